@@ -1,0 +1,250 @@
+// clock.hpp: where strand costs come from.
+//
+// A strand's cost is the difference of two clock readings taken at the fork-join
+// events that bound it. Four sources are offered:
+//  - cost:   a deterministic per-thread counter advanced only by charge(n); every
+//            number is then exactly reproducible (the basis of the test suite);
+//  - tsc:    the x86 time-stamp counter, used only when it is invariant, calibrated
+//            against steady_clock to convert ticks to nanoseconds;
+//  - arm_counter: the AArch64 virtual counter (cntvct_el0, frequency in cntfrq_el0);
+//  - steady: std::chrono::steady_clock, the portable fallback.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+#include "config.hpp"
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#define FORKSCALE_DETAIL_X86 1
+#if defined(_MSC_VER)
+#include <intrin.h>
+#else
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+#else
+#define FORKSCALE_DETAIL_X86 0
+#endif
+#if defined(__aarch64__)
+#define FORKSCALE_DETAIL_ARM64 1
+#else
+#define FORKSCALE_DETAIL_ARM64 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+
+enum class clock_kind : unsigned char {
+  automatic,    // tsc when invariant, arm_counter on AArch64, else steady
+  cost,         // charge(n) units, deterministic
+  tsc,          // x86 time-stamp counter, reported in ns
+  steady,       // std::chrono::steady_clock, reported in ns
+  arm_counter,  // AArch64 cntvct_el0, reported in ns
+};
+
+inline const char* to_string(clock_kind k) noexcept {
+  switch (k) {
+    case clock_kind::automatic: return "automatic";
+    case clock_kind::cost: return "cost";
+    case clock_kind::tsc: return "tsc";
+    case clock_kind::steady: return "steady";
+    case clock_kind::arm_counter: return "arm_counter";
+  }
+  return "unknown";
+}
+
+namespace detail {
+
+// The cost clock: a per-thread counter. Strand costs are differences of it, so a
+// task run by a thread that is blocked in a join is charged to that task alone.
+inline thread_local std::uint64_t cost_counter = 0;
+
+inline std::uint64_t steady_ticks() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+inline std::uint64_t tsc_ticks() noexcept {
+#if FORKSCALE_DETAIL_X86
+  return __rdtsc();
+#else
+  return steady_ticks();
+#endif
+}
+
+inline std::uint64_t arm_ticks() noexcept {
+#if FORKSCALE_DETAIL_ARM64
+  std::uint64_t v;
+  asm volatile("mrs %0, cntvct_el0" : "=r"(v));
+  return v;
+#else
+  return steady_ticks();
+#endif
+}
+
+// CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate in every P-, C- and
+// T-state, so tick differences measure time (Intel SDM vol. 3, 18.17.1).
+inline bool invariant_tsc() noexcept {
+#if FORKSCALE_DETAIL_X86 && !defined(_MSC_VER)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  __cpuid(0x80000007u, a, b, c, d);
+  return (d & (1u << 8)) != 0;
+#elif FORKSCALE_DETAIL_X86
+  int r[4] = {0, 0, 0, 0};
+  __cpuid(r, static_cast<int>(0x80000000u));
+  if (static_cast<unsigned>(r[0]) < 0x80000007u) return false;
+  __cpuid(r, static_cast<int>(0x80000007u));
+  return (static_cast<unsigned>(r[3]) & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+// Nanoseconds per TSC tick, measured once per process against steady_clock over
+// about 20 ms (two samples of 10 ms; the smaller rate error wins).
+inline double tsc_ns_per_tick() noexcept {
+  static const double value = [] {
+    double best = 0;
+    for (int round = 0; round < 2; ++round) {
+      const std::uint64_t s0 = steady_ticks();
+      const std::uint64_t t0 = tsc_ticks();
+      std::uint64_t s1 = s0;
+      while (s1 - s0 < 10'000'000) s1 = steady_ticks();
+      const std::uint64_t t1 = tsc_ticks();
+      if (t1 > t0) {
+        const double r = static_cast<double>(s1 - s0) / static_cast<double>(t1 - t0);
+        best = best == 0 ? r : (r < best ? r : best);
+      }
+    }
+    return best > 0 ? best : 1.0;
+  }();
+  return value;
+}
+
+inline double arm_ns_per_tick() noexcept {
+#if FORKSCALE_DETAIL_ARM64
+  std::uint64_t f;
+  asm volatile("mrs %0, cntfrq_el0" : "=r"(f));
+  return f ? 1e9 / static_cast<double>(f) : 1.0;
+#else
+  return 1.0;
+#endif
+}
+
+}  // namespace detail
+
+// Charges `units` to the strand running on this thread (cost clock only; under a
+// timed clock it does nothing that shows up in any number).
+#if FORKSCALE_ENABLE
+inline void charge(std::uint64_t units) noexcept { detail::cost_counter += units; }
+#else
+inline void charge(std::uint64_t) noexcept {}
+#endif
+
+// What a resolved clock is: its kind, how to turn its ticks into the report's unit,
+// and the report's unit name ("ns" for timed clocks, "units" for the cost clock).
+struct clock_info {
+  clock_kind kind = clock_kind::cost;
+  double unit_per_tick = 1.0;
+  const char* unit = "units";
+  // 15,000 cycles (Cilkview §3's burden) in this clock's ticks.
+  std::uint64_t default_burden_ticks = 15000;
+};
+
+namespace detail {
+
+inline clock_kind resolve_automatic() noexcept {
+#if FORKSCALE_DETAIL_X86
+  return invariant_tsc() ? clock_kind::tsc : clock_kind::steady;
+#elif FORKSCALE_DETAIL_ARM64
+  return clock_kind::arm_counter;
+#else
+  return clock_kind::steady;
+#endif
+}
+
+// Cycles per nanosecond, for expressing the 15,000-cycle burden in ns. The invariant
+// TSC runs at the nominal core frequency; without one, 3 GHz is assumed.
+inline double cycles_per_ns() noexcept {
+#if FORKSCALE_DETAIL_X86
+  if (invariant_tsc()) return 1.0 / tsc_ns_per_tick();
+#endif
+  return 3.0;
+}
+
+inline clock_info describe(clock_kind k) noexcept {
+  clock_info info;
+  if (k == clock_kind::automatic) k = resolve_automatic();
+  info.kind = k;
+  switch (k) {
+    case clock_kind::automatic:
+    case clock_kind::cost:
+      info.unit_per_tick = 1.0;
+      info.unit = "units";
+      info.default_burden_ticks = 15000;
+      break;
+    case clock_kind::tsc:
+      info.unit_per_tick = tsc_ns_per_tick();
+      info.unit = "ns";
+      info.default_burden_ticks = 15000;
+      break;
+    case clock_kind::steady:
+      info.unit_per_tick = 1.0;
+      info.unit = "ns";
+      info.default_burden_ticks = static_cast<std::uint64_t>(15000.0 / cycles_per_ns());
+      break;
+    case clock_kind::arm_counter: {
+      info.unit_per_tick = arm_ns_per_tick();
+      info.unit = "ns";
+      const double ns = 15000.0 / cycles_per_ns();
+      info.default_burden_ticks = static_cast<std::uint64_t>(ns / info.unit_per_tick + 0.5);
+      if (info.default_burden_ticks == 0) info.default_burden_ticks = 1;
+      break;
+    }
+  }
+  return info;
+}
+
+inline std::uint64_t read_clock(clock_kind k) noexcept {
+  switch (k) {
+    case clock_kind::cost: return cost_counter;
+    case clock_kind::tsc: return tsc_ticks();
+    case clock_kind::arm_counter: return arm_ticks();
+    default: return steady_ticks();
+  }
+}
+
+}  // namespace detail
+
+// Clock policies for the engine templates. `runtime_clock` (the default) reads the
+// clock chosen by the session's options; the others fix one source at compile time.
+struct runtime_clock {
+  static constexpr bool fixed = false;
+  static constexpr clock_kind kind = clock_kind::automatic;
+  static std::uint64_t now(clock_kind k) noexcept { return detail::read_clock(k); }
+};
+struct cost_clock {
+  static constexpr bool fixed = true;
+  static constexpr clock_kind kind = clock_kind::cost;
+  static std::uint64_t now(clock_kind) noexcept { return detail::cost_counter; }
+};
+struct tsc_clock {
+  static constexpr bool fixed = true;
+  static constexpr clock_kind kind = clock_kind::tsc;
+  static std::uint64_t now(clock_kind) noexcept { return detail::tsc_ticks(); }
+};
+struct steady_clock_source {
+  static constexpr bool fixed = true;
+  static constexpr clock_kind kind = clock_kind::steady;
+  static std::uint64_t now(clock_kind) noexcept { return detail::steady_ticks(); }
+};
+struct arm_counter_clock {
+  static constexpr bool fixed = true;
+  static constexpr clock_kind kind = clock_kind::arm_counter;
+  static std::uint64_t now(clock_kind) noexcept { return detail::arm_ticks(); }
+};
+
+FORKSCALE_NAMESPACE_END

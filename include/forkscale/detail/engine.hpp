@@ -1,0 +1,304 @@
+// detail/engine.hpp: the per-event code. Each event is a few additions, one clock
+// reading and, where a child finishes or a join completes, one uncontended lock on
+// the join set involved. No global lock is taken on any of these paths.
+#pragma once
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "../clock.hpp"
+#include "../config.hpp"
+#include "state.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A child (or a forwarded join set) is done: fold its totals into `j` and drop its
+// reference. The last user of a join set whose owner has let go passes the
+// accumulated totals on to where the owner's own totals went, and so on upward.
+inline void fold_into(join_set* j, path_totals t) noexcept {
+  while (j) {
+    j->lock.lock();
+    j->acc.join(t);
+    ++j->finished;
+    const bool last = --j->outstanding == 0;
+    j->lock.unlock();
+    if (!last) return;
+    join_set* next = j->forward;
+    t = j->acc;
+    delete_join_set(j);
+    j = next;
+  }
+}
+
+// The owner of `j` lets go without joining. Children still running will report
+// to `forward` (which must already count `j` as one of its own); with no forward,
+// what they report is dropped.
+inline void release_owner(join_set* j, join_set* forward) noexcept {
+  j->lock.lock();
+  j->forward = forward;
+  j->outstanding += static_cast<std::int64_t>(j->unpublished) - join_set::owner_ref;
+  j->unpublished = 0;
+  const bool last = j->outstanding == 0;
+  path_totals t = j->acc;
+  j->lock.unlock();
+  if (last) {
+    delete_join_set(j);
+    if (forward) fold_into(forward, t);
+  }
+}
+
+// Count one more child of `j` from a thread other than its owner (task groups).
+inline void publish_child(join_set* j) noexcept {
+  j->lock.lock();
+  ++j->outstanding;
+  j->lock.unlock();
+}
+
+// A spawned task was destroyed without ever running (a cancelled task group, a
+// dropped callable): it reports nothing, but it must not keep its join waiting.
+FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk) noexcept {
+  join_set* j = tk.target;
+  tk.target = nullptr;
+  session* s = j->owner_session;
+  misuse(s, site{}, "a spawned task was destroyed without running (cancelled?); it counts as empty");
+  j->lock.lock();
+  const bool last = --j->outstanding == 0;
+  j->lock.unlock();
+  if (last) {
+    join_set* next = j->forward;
+    path_totals t = j->acc;
+    delete_join_set(j);
+    if (next) fold_into(next, t);
+  }
+}
+
+inline spawn_token::~spawn_token() {
+  if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
+}
+
+// At the end of a task: children it never joined are waited for by whoever joins
+// the task itself (shape 5 of the design: tasks that outlive their spawner). If
+// they are all done already their totals are simply merged.
+inline void settle_pending(frame& f) noexcept {
+  join_set* j = f.pending;
+  if (!j) return;
+  f.pending = nullptr;
+  j->lock.lock();
+  const std::int64_t remaining = j->remaining();
+  if (remaining == 0) {
+    f.t.join(j->acc);
+    j->lock.unlock();
+    delete_join_set(j);
+    return;
+  }
+  j->lock.unlock();
+  if (f.report_to) {
+    publish_child(f.report_to);  // the forwarded set is one more child of report_to
+    release_owner(j, f.report_to);
+  } else {
+    misuse(f.s, f.where,
+           "the measurement ended while " + std::to_string(remaining) +
+               " spawned task(s) had not finished; they are not counted");
+    release_owner(j, nullptr);
+  }
+}
+
+}  // namespace detail
+
+// The engine: one thread-local "current frame" per thread and per clock policy,
+// and the events. All members are static; the template parameter fixes the clock.
+template <class Clock>
+struct basic_engine {
+  using frame = detail::frame;
+  using run_state = detail::frame::run_state;
+
+  static frame*& current() noexcept {
+    static thread_local frame* f = nullptr;
+    return f;
+  }
+
+  static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
+
+  // Ends the open strand of `f` at clock reading `t`: its cost (less the
+  // compensation estimate) extends every path through `f` and adds to its work.
+  static void close_strand(frame& f, std::uint64_t t) noexcept {
+    const std::uint64_t raw = t > f.t0 ? t - f.t0 : 0;
+    const std::uint64_t cost = raw > f.comp ? raw - f.comp : 0;
+    f.t.pos += cost;
+    f.t.bpos += cost;
+    f.t.rpos += raw;
+    f.t.work += cost;
+    f.t.subtracted += raw - cost;
+  }
+
+  // ---- spawn, parent side --------------------------------------------------
+  // The parent's strand ends; the child will start from the path lengths here; the
+  // continuation edge carries the burden (Cilkview Fig. 13).
+  static detail::spawn_token spawn(detail::join_set* group) noexcept {
+    detail::spawn_token tk;
+    frame* f = current();
+    if (!f) return tk;  // not measuring: the child will run unmeasured
+    std::uint64_t t = 0;
+    if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      t = now(*f);
+      close_strand(*f, t);
+    }
+    detail::join_set* j = group;
+    if (j) {
+      detail::publish_child(j);
+    } else {
+      j = f->pending;
+      if (!j) j = f->pending = detail::new_join_set(f->s);
+      ++j->unpublished;
+    }
+    tk.target = j;
+    tk.region = f->region;
+    tk.pos = f->t.pos;
+    tk.bpos = f->t.bpos;
+    tk.rpos = f->t.rpos;
+    ++f->t.spawns;
+    f->t.bpos += f->burden;
+    if (f->state == run_state::running) f->t0 = t;
+    return tk;
+  }
+
+  // A spawn whose target belongs to a session but which happens outside any frame
+  // of it cannot be measured; the token stays empty.
+
+  // ---- spawn, child side ---------------------------------------------------
+  // `c` becomes the running frame of this thread. Whatever this thread was running
+  // is suspended: time spent in the child is not its work.
+  static void begin_child(frame& c, detail::spawn_token& tk, const site& where) noexcept {
+    frame* outer = current();
+    if (!tk.target) {
+      c.s = nullptr;
+      if (outer)
+        detail::misuse(outer->s, where,
+                       "spawn_scope opened with no spawn point (the token is empty or was "
+                       "already used); the task is not measured");
+      return;
+    }
+    detail::session* s = tk.target->owner_session;
+    if (outer && outer->state == run_state::running) {
+      close_strand(*outer, now(*outer));
+      outer->state = run_state::suspended;
+    }
+    c.t = detail::path_totals{};
+    c.t.pos = tk.pos;
+    c.t.bpos = tk.bpos;
+    c.t.rpos = tk.rpos;
+    c.comp = s->comp;
+    c.burden = s->burden;
+    c.kind = s->kind;
+    c.state = run_state::running;
+    c.guards = 0;
+    c.outer = outer;
+    c.s = s;
+    c.pending = nullptr;
+    c.report_to = tk.target;
+    c.region = tk.region;
+    c.where = where;
+    tk.target = nullptr;
+    current() = &c;
+    c.t0 = now(c);
+  }
+
+  static void end_child(frame& c) noexcept {
+    if (!c.s) return;
+    const std::uint64_t t = now(c);
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0)) misplaced_end(c);
+    if (c.state == run_state::running) close_strand(c, t);
+    detail::settle_pending(c);
+    detail::fold_into(c.report_to, c.t);
+    frame* outer = c.outer;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      outer->t0 = outer->kind == c.kind ? t : now(*outer);
+    }
+  }
+
+  FORKSCALE_DETAIL_NOINLINE static void misplaced_end(frame& c) noexcept {
+    if (current() != &c)
+      detail::misuse(c.s, c.where,
+                     "spawn_scope closed while another task scope opened after it on this "
+                     "thread is still open (guards closed out of order)");
+    if (c.guards != 0)
+      detail::misuse(c.s, c.where,
+                     "task ended with " + std::to_string(c.guards) +
+                         " guard(s) still open in it (guards closed out of order)");
+  }
+
+  // ---- sync --------------------------------------------------------------------
+  // Before the library's join blocks: the strand ends; time spent blocked is not
+  // work (tasks this thread runs meanwhile open frames of their own).
+  static frame* begin_sync(unsigned& depth, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->state != run_state::running)) {
+      detail::misuse(f->s, where, "sync_point opened inside another sync_point of the same task");
+      return nullptr;
+    }
+    close_strand(*f, now(*f));
+    f->state = run_state::blocked;
+    depth = ++f->guards;
+    return f;
+  }
+
+  // After the join returns: the children's totals merge into the task, and a new
+  // strand starts. `j` is the join set the join waited for (a task group's or a
+  // join handle's); null means the task's own sync block.
+  static void end_sync(frame* f, detail::join_set* j, unsigned depth, const site& where) noexcept {
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
+      detail::misuse(f->s, where, "sync_point closed out of order with other guards");
+    if (!j) j = f->pending;
+    if (j) {
+      j->lock.lock();
+      const std::int64_t remaining = j->remaining();
+      f->t.join(j->acc);
+      j->acc = detail::path_totals{};
+      j->finished = 0;
+      if (FORKSCALE_DETAIL_LIKELY(remaining == 0)) {
+        j->outstanding = detail::join_set::owner_ref;
+        j->unpublished = 0;
+      }
+      j->lock.unlock();
+      if (FORKSCALE_DETAIL_UNLIKELY(remaining != 0)) incomplete_join(f, remaining, where);
+    }
+    ++f->t.syncs;
+    f->guards = depth - 1;
+    f->state = run_state::running;
+    f->t0 = now(*f);
+  }
+
+  // Children that report after their join are merged by the task's next join (or
+  // its end); the numbers of this join miss them, which the diagnostic says.
+  FORKSCALE_DETAIL_NOINLINE static void incomplete_join(frame* f, std::int64_t remaining,
+                                                        const site& where) noexcept {
+    detail::misuse(f->s, where,
+                   "sync_point ended while " + std::to_string(remaining) +
+                       " spawned task(s) had not reported back (never ran, still running, or "
+                       "not waited for by this join); this join does not include them");
+  }
+
+  // ---- call sites -----------------------------------------------------------------
+  static frame* begin_call(unsigned& depth) noexcept {
+    frame* f = current();
+    if (!f) return nullptr;
+    ++f->t.calls;
+    depth = ++f->guards;
+    return f;
+  }
+  static void end_call(frame* f, unsigned depth, const site& where) noexcept {
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
+      detail::misuse(f->s, where, "call_site closed out of order with other guards");
+    f->guards = depth - 1;
+  }
+};
+
+FORKSCALE_NAMESPACE_END

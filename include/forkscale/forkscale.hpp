@@ -1,0 +1,12 @@
+// forkscale — how parallel is your fork-join code, really?
+//
+// The umbrella header: the clocks, the guards, measure() and the reports. It
+// includes no parallel library; adapters live in their own headers.
+#pragma once
+
+#include "config.hpp"
+#include "site.hpp"
+#include "clock.hpp"
+#include "report.hpp"
+#include "guards.hpp"
+#include "detail/report_writers.hpp"
