@@ -360,7 +360,7 @@ class basic_region {
     }
     detail::frame* f = frame_;
     if (E::current() != f || f->guards != depth_)
-      detail::misuse(f->s, where_, "region closed out of order with other guards");
+      E::close_out_of_order(f, depth_, where_, "region");
     if (f->state == detail::frame::run_state::running) {
       const std::uint64_t t = E::now(*f);
       E::close_strand(*f, t);
@@ -369,7 +369,7 @@ class basic_region {
     const detail::path_totals d = detail::difference(f->t, at_open_);
     detail::record_region(f->s, node_, d);
     f->region = saved_;
-    f->guards = depth_ - 1;
+    if (f->guards >= depth_) f->guards = depth_ - 1;
     report rep = detail::make_report_shell(*f->s);
     rep.label = node_->path;
     rep.regions.push_back(detail::make_row(*f->s, *node_, 1, d));

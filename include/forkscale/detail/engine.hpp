@@ -254,7 +254,7 @@ struct basic_engine {
   static void end_sync(frame* f, detail::join_set* j, unsigned depth, const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
-      detail::misuse(f->s, where, "sync_point closed out of order with other guards");
+      close_out_of_order(f, depth, where, "sync_point");
     if (!j) j = f->pending;
     if (j) {
       j->lock.lock();
@@ -270,7 +270,7 @@ struct basic_engine {
       if (FORKSCALE_DETAIL_UNLIKELY(remaining != 0)) incomplete_join(f, remaining, where);
     }
     ++f->t.syncs;
-    f->guards = depth - 1;
+    if (f->guards >= depth) f->guards = depth - 1;
     f->state = run_state::running;
     f->t0 = now(*f);
   }
@@ -296,8 +296,24 @@ struct basic_engine {
   static void end_call(frame* f, unsigned depth, const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
-      detail::misuse(f->s, where, "call_site closed out of order with other guards");
-    f->guards = depth - 1;
+      close_out_of_order(f, depth, where, "call_site");
+    if (f->guards >= depth) f->guards = depth - 1;
+  }
+
+  // A guard closes while one opened after it is still open, or on another thread.
+  // (When a guard opened before it has already closed early, that close was the
+  // one diagnosed.)
+  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth,
+                                                           const site& where,
+                                                           const char* what) noexcept {
+    if (current() != f)
+      detail::misuse(f->s, where,
+                     std::string(what) + " closed on another thread or outside the task that "
+                                         "opened it (guards closed out of order)");
+    else if (f->guards > depth)
+      detail::misuse(f->s, where,
+                     std::string(what) + " closed while a guard opened after it is still open "
+                                         "(guards closed out of order)");
   }
 };
 

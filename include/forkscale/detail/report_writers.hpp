@@ -1,0 +1,722 @@
+// detail/report_writers.hpp: a report as text (for people), JSON and CSV (for
+// programs), and the write_* functions that put them in files.
+//
+// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
+// is independent of the global C and C++ locales: numbers always use '.' and no
+// digit grouping except the explicit ',' separators of the text report.
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../clock.hpp"
+#include "../config.hpp"
+#include "../report.hpp"
+#include "atomic_file.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace report_io {
+
+// ---- UTF-8 ------------------------------------------------------------------
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;         // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;         // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;         // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;         // nothing above U+10FFFF
+    } else {
+      out += replacement;                // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;                // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size());
+  for (const char ch : v) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// ---- numbers ----------------------------------------------------------------
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+// ---- JSON -------------------------------------------------------------------
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 ||
+                static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+// ---- CSV --------------------------------------------------------------------
+
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+  }
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+
+// ---- text -------------------------------------------------------------------
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (const auto& row : rows_) {
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (const auto& row : rows_) {
+      if (w.size() < row.size()) w.resize(row.size(), 0);
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  if (short_form && ratio >= 9999.995 && ratio < 1.8e19)
+    return compact(static_cast<std::uint64_t>(std::round(ratio)));
+  return fixed(ratio, 2);
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  const text_table exact = build(false);
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < 16 ? name_width : 16;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns),
+             num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+}  // namespace report_io
+}  // namespace detail
+
+// ---- report members ---------------------------------------------------------
+
+inline std::string report::to_text(bool show_raw) const {
+  namespace io = detail::report_io;
+  const std::string u = io::printable(unit);
+  std::string out = "forkscale report";
+  if (!label.empty()) out += ": " + io::printable(label);
+  out += "  (clock: ";
+  out += to_string(clock);
+  out += ", unit: " + u + ")\n";
+
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    const region_result& r = regions.front();
+    out += "\n1) Parallelism Profile\n";
+    struct line {
+      const char* name;
+      std::string value;
+      bool timed;
+    };
+    const line lines[] = {
+        {"Work:", io::grouped(r.work), true},
+        {"Span:", io::grouped(r.span), true},
+        {"Burdened span:", io::grouped(r.burdened_span), true},
+        {"Parallelism:", io::ratio_text(r.span, r.parallelism()), false},
+        {"Burdened parallelism:", io::ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+        {"Spawns:", io::grouped(r.spawns), false},
+        {"Syncs:", io::grouped(r.syncs), false},
+        {"Average maximal strand:", io::grouped_round(r.average_maximal_strand()), true},
+    };
+    // Integer parts right-aligned, so ratios line up with the counts above them.
+    std::size_t int_width = 0;
+    for (const auto& l : lines) {
+      const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+      if (w > int_width) int_width = w;
+    }
+    for (const auto& l : lines) {
+      const std::size_t dot = l.value.find('.');
+      const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+      out += "  " + io::pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+      if (l.timed) out += " " + u;
+      out += '\n';
+    }
+
+    out += "\n2) Speedup Estimate\n";
+    const std::vector<speedup_bound> bounds = r.speedup_estimate(max_processors);
+    if (bounds.empty()) {
+      out += "  (none: max_processors is below 2)\n";
+    } else if (r.span == 0) {
+      out += "  (none: the span is zero)\n";
+    } else {
+      const std::size_t p_width = std::to_string(bounds.back().processors).size();
+      std::size_t lower_width = 0;
+      for (const auto& b : bounds) {
+        const std::size_t w = io::fixed(b.lower, 2).size();
+        if (w > lower_width) lower_width = w;
+      }
+      for (const auto& b : bounds) {
+        out += "  " + io::pad_left(std::to_string(b.processors), p_width) + " processors:  " +
+               io::pad_left(io::fixed(b.lower, 2), lower_width) + " - " + io::fixed(b.upper, 2) + "\n";
+      }
+    }
+
+    int section = 3;
+    if (regions.size() > 1) {
+      out += "\n" + std::to_string(section++) + ") Regions (work and span in " + u + ")\n";
+      out += io::regions_table(regions);
+    }
+    if (show_raw) {
+      out += "\n" + std::to_string(section++) + ") Before overhead compensation (in " + u + ")\n";
+      out += io::raw_table(regions);
+    }
+  }
+
+  out += "\nBurden: " + io::grouped(burden) + " " + u + " per continuation edge";
+  if (profiler_bytes > 0) out += "; profiler memory: " + io::bytes_text(profiler_bytes);
+  out += ".\n";
+  if (compensation_per_strand > 0) {
+    out += "Overhead compensation: " + io::fixed(compensation_per_strand, 2) + " " + u +
+           " subtracted per strand, " + io::grouped(compensation_total) + " " + u + " in total.\n";
+  }
+
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      diagnostic_count > diagnostics.size() ? diagnostic_count : diagnostics.size();
+  if (count == 0) {
+    out += "Diagnostics: none.\n";
+  } else {
+    const std::size_t shown = diagnostics.size() < shown_limit ? diagnostics.size() : shown_limit;
+    out += "Diagnostics: " + io::grouped(count);
+    if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+    out += "\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+      const diagnostic& d = diagnostics[i];
+      out += "  ";
+      if (!d.where.empty()) out += io::printable(d.where) + ": ";
+      out += io::printable(d.problem) + "\n";
+    }
+  }
+  return out;
+}
+
+inline std::string report::to_json() const {
+  detail::report_io::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", label);
+  j.member("unit", unit);
+  j.member("clock", to_string(clock));
+  j.member("burden", burden);
+  j.member("compensation_per_strand", compensation_per_strand);
+  j.member("compensation_total", compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(profiler_bytes));
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.member("diagnostic_count", diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+inline std::string report::to_csv() const {
+  namespace io = detail::report_io;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+inline void report::write_text(const std::string& path, bool show_raw) const {
+  detail::write_file_atomically(path, to_text(show_raw));
+}
+
+inline void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+
+inline void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+
+FORKSCALE_NAMESPACE_END

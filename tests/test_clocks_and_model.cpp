@@ -1,0 +1,142 @@
+// Clocks, compensation and the report's derived numbers (parallelism, average
+// maximal strand, speedup estimate). Timed clocks are checked only for structure
+// (never for how long anything took): these machines are shared and noisy.
+#include <gtest/gtest.h>
+
+#include <forkscale/forkscale.hpp>
+
+#include <cmath>
+
+namespace fs = forkscale;
+
+namespace {
+
+long fib(int n) {
+  if (n < 2) return n;
+  long x = 0, y = 0;
+  auto t = fs::spawn([&] { x = fib(n - 1); });
+  t();
+  {
+    fs::call_site cs;
+    y = fib(n - 2);
+  }
+  fs::sync_point sp;
+  return x + y;
+}
+
+TEST(Clocks, AutomaticResolvesToATimedClock) {
+  const fs::clock_info info = fs::detail::describe(fs::clock_kind::automatic);
+  EXPECT_NE(info.kind, fs::clock_kind::automatic);
+  EXPECT_NE(info.kind, fs::clock_kind::cost);
+  EXPECT_STREQ(info.unit, "ns");
+  EXPECT_GT(info.unit_per_tick, 0.0);
+  EXPECT_GT(info.default_burden_ticks, 0u);
+}
+
+TEST(Clocks, TimedMeasurementsAreConsistent) {
+  for (fs::clock_kind k : {fs::clock_kind::automatic, fs::clock_kind::steady, fs::clock_kind::tsc}) {
+    fs::options o;
+    o.clock = k;
+    long out = 0;
+    const fs::report r = fs::measure("fib", [&] { out = fib(18); }, o);
+    EXPECT_EQ(out, 2584);
+    EXPECT_EQ(r.unit, "ns");
+    EXPECT_EQ(r.spawns(), 4180u);  // one per internal call of fib(18)
+    EXPECT_EQ(r.syncs(), 4180u);
+    EXPECT_EQ(r.calls(), 4180u);
+    EXPECT_LE(r.span(), r.work());
+    EXPECT_LE(r.span(), r.burdened_span());
+    EXPECT_GE(r.root().raw_work, r.work());
+    EXPECT_EQ(r.compensation_total, r.root().raw_work - r.work());
+    EXPECT_GE(r.compensation_per_strand, 0.0);
+    EXPECT_TRUE(r.diagnostics.empty());
+  }
+}
+
+TEST(Clocks, CompensationCanBeTurnedOff) {
+  fs::options o;
+  o.clock = fs::clock_kind::steady;
+  o.compensate = false;
+  const fs::report r = fs::measure("fib", [] { fib(12); }, o);
+  EXPECT_EQ(r.compensation_per_strand, 0.0);
+  EXPECT_EQ(r.compensation_total, 0u);
+  EXPECT_EQ(r.root().raw_work, r.work());
+  EXPECT_EQ(r.root().raw_span, r.span());
+}
+
+TEST(Clocks, CostClockIsNeverCompensated) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  const fs::report r = fs::measure("x", [] { fs::charge(5); }, o);
+  EXPECT_EQ(r.compensation_per_strand, 0.0);
+  EXPECT_EQ(r.work(), 5u);
+  EXPECT_EQ(r.unit, "units");
+}
+
+TEST(Clocks, FixedPolicies) {
+  const fs::report r = fs::measure<fs::cost_clock>("x", [] {
+    fs::charge(4);
+    auto t = fs::spawn<fs::cost_clock>([] { fs::charge(6); });
+    t();
+    fs::basic_sync_point<fs::cost_clock> sp;
+  });
+  EXPECT_EQ(r.clock, fs::clock_kind::cost);
+  EXPECT_EQ(r.work(), 10u);
+  EXPECT_EQ(r.span(), 10u);
+  const fs::report s = fs::measure<fs::steady_clock_source>("y", [] {});
+  EXPECT_EQ(s.clock, fs::clock_kind::steady);
+}
+
+TEST(Model, DerivedNumbers) {
+  fs::region_result r;
+  r.work = 1000;
+  r.span = 100;
+  r.burdened_span = 250;
+  r.spawns = 10;
+  r.syncs = 4;
+  EXPECT_DOUBLE_EQ(r.parallelism(), 10.0);
+  EXPECT_DOUBLE_EQ(r.burdened_parallelism(), 4.0);
+  EXPECT_DOUBLE_EQ(r.average_maximal_strand(), 1000.0 / (1 + 20 + 4));
+  const auto est = r.speedup_estimate(16);
+  ASSERT_EQ(est.size(), 4u);  // P = 2, 4, 8, 16
+  const unsigned ps[] = {2, 4, 8, 16};
+  for (std::size_t i = 0; i < est.size(); ++i) {
+    const double p = ps[i];
+    EXPECT_EQ(est[i].processors, ps[i]);
+    EXPECT_DOUBLE_EQ(est[i].upper, std::min(p, 10.0));
+    EXPECT_DOUBLE_EQ(est[i].lower, 1000.0 / (1000.0 / p + 1.7 * 250.0));
+  }
+  // A maximum that is not a power of two ends the list.
+  const auto odd = r.speedup_estimate(12);
+  ASSERT_EQ(odd.size(), 4u);
+  EXPECT_EQ(odd.back().processors, 12u);
+  EXPECT_TRUE(r.speedup_estimate(1).empty());
+}
+
+TEST(Model, EmptyReport) {
+  fs::report r;
+  EXPECT_TRUE(r.empty());
+  EXPECT_EQ(r.work(), 0u);
+  EXPECT_EQ(r.parallelism(), 0.0);
+  EXPECT_THROW(r.root(), fs::error);
+}
+
+TEST(Model, ParallelismGrowsWithFibSize) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  auto charged_fib = [](auto&& self, int n) -> long {
+    fs::charge(1);
+    if (n < 2) return n;
+    long x = 0, y = 0;
+    auto t = fs::spawn([&] { x = self(self, n - 1); });
+    t();
+    y = self(self, n - 2);
+    fs::sync_point sp;
+    return x + y;
+  };
+  const double p10 = fs::measure("f", [&] { charged_fib(charged_fib, 10); }, o).parallelism();
+  const double p20 = fs::measure("f", [&] { charged_fib(charged_fib, 20); }, o).parallelism();
+  EXPECT_GT(p20, p10);
+}
+
+}  // namespace

@@ -1,0 +1,243 @@
+// Misuse of the guards is diagnosed — naming the site and the problem — and never
+// crashes, hangs or leaves the engine in a state that spoils the next measurement.
+#include <gtest/gtest.h>
+
+#include <forkscale/forkscale.hpp>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = forkscale;
+
+namespace {
+
+struct captured {
+  std::vector<fs::diagnostic> all;
+  fs::options options() {
+    fs::options o;
+    o.clock = fs::clock_kind::cost;
+    o.on_diagnostic = [this](const fs::diagnostic& d) { all.push_back(d); };
+    return o;
+  }
+  bool has(const std::string& problem_part, const std::string& where_part = "test_misuse.cpp") const {
+    for (const auto& d : all)
+      if (d.problem.find(problem_part) != std::string::npos &&
+          d.where.find(where_part) != std::string::npos)
+        return true;
+    return false;
+  }
+  std::string dump() const {
+    std::string s;
+    for (const auto& d : all) s += d.where + ": " + d.problem + "\n";
+    return s;
+  }
+};
+
+// After any misuse, a clean measurement on this thread gives exact numbers.
+void expect_engine_clean() {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  o.on_diagnostic = [](const fs::diagnostic& d) {
+    ADD_FAILURE() << "unexpected diagnostic: " << d.where << ": " << d.problem;
+  };
+  const fs::report r = fs::measure("clean", [] {
+    fs::charge(3);
+    auto t = fs::spawn([] { fs::charge(10); });
+    t();
+    fs::charge(4);
+    { fs::sync_point sp; }
+  }, o);
+  EXPECT_EQ(r.work(), 17u);
+  EXPECT_EQ(r.span(), 13u);
+  EXPECT_EQ(r.diagnostic_count, 0u);
+}
+
+TEST(Misuse, SyncWhileChildNeverReportedBack) {
+  captured c;
+  fs::spawn_token late;
+  unsigned sync_line = 0;
+  const fs::report r = fs::measure("m", [&] {
+    fs::charge(1);
+    late = fs::spawn_point();  // the child's body is not run before the join
+    { sync_line = __LINE__; fs::sync_point sp; }
+    { fs::spawn_scope child(std::move(late)); fs::charge(7); }  // it reports late
+    { fs::sync_point sp; }
+  }, c.options());
+  EXPECT_TRUE(c.has("sync_point ended while 1 spawned task(s) had not reported back",
+                    "test_misuse.cpp:" + std::to_string(sync_line)))
+      << c.dump();
+  EXPECT_EQ(r.diagnostic_count, c.all.size());
+  EXPECT_EQ(r.work(), 8u);  // the late child is merged by the next join
+  expect_engine_clean();
+}
+
+TEST(Misuse, ChildScopeWithoutSpawnPoint) {
+  captured c;
+  const fs::report r = fs::measure("m", [&] {
+    fs::spawn_token none;
+    { fs::spawn_scope child(std::move(none)); fs::charge(5); }
+  }, c.options());
+  EXPECT_TRUE(c.has("spawn_scope opened with no spawn point")) << c.dump();
+  EXPECT_EQ(r.work(), 5u);  // the body's cost stays with the running task
+  expect_engine_clean();
+}
+
+TEST(Misuse, SpawnedTaskRunTwice) {
+  captured c;
+  const fs::report r = fs::measure("m", [&] {
+    auto t = fs::spawn([] { fs::charge(2); });
+    t();
+    t();
+    { fs::sync_point sp; }
+  }, c.options());
+  EXPECT_TRUE(c.has("no spawn point")) << c.dump();
+  EXPECT_EQ(r.spawns(), 1u);
+  expect_engine_clean();
+}
+
+TEST(Misuse, GuardsClosedOutOfOrder) {
+  captured c;
+  fs::measure("m", [&] {
+    std::optional<fs::call_site> a;
+    std::optional<fs::call_site> b;
+    a.emplace(FORKSCALE_HERE);  // (a default site here would name std::optional's line)
+    b.emplace(FORKSCALE_HERE);
+    a.reset();  // closes before b, which opened after it
+    b.reset();
+  }, c.options());
+  EXPECT_TRUE(c.has("call_site closed while a guard opened after it is still open")) << c.dump();
+  EXPECT_EQ(c.all.size(), 1u) << c.dump();  // one misuse, one diagnostic
+  expect_engine_clean();
+}
+
+TEST(Misuse, SyncInsideSync) {
+  captured c;
+  fs::measure("m", [&] {
+    fs::sync_point outer;
+    fs::sync_point inner;
+  }, c.options());
+  EXPECT_TRUE(c.has("sync_point opened inside another sync_point")) << c.dump();
+  expect_engine_clean();
+}
+
+TEST(Misuse, SpawnedTaskDestroyedWithoutRunning) {
+  captured c;
+  const fs::report r = fs::measure("m", [&] {
+    { auto t = fs::spawn([] { fs::charge(100); }); }  // dropped, as a cancelled task
+    fs::charge(1);
+    { fs::sync_point sp; }
+  }, c.options());
+  EXPECT_TRUE(c.has("destroyed without running", "")) << c.dump();
+  EXPECT_EQ(r.work(), 1u);
+  EXPECT_EQ(r.spawns(), 1u);
+  expect_engine_clean();
+}
+
+TEST(Misuse, MeasurementEndsWhileTaskStillRunning) {
+  captured c;
+  std::optional<std::thread> straggler;
+  fs::join_handle h;
+  const fs::report r = fs::measure("m", [&] {
+    fs::charge(1);
+    auto t = fs::spawn([] { fs::charge(9); });
+    // The task runs on a thread nobody joins inside the measurement.
+    straggler.emplace([t = std::move(t)]() mutable {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      t();
+    });
+  }, c.options());
+  EXPECT_TRUE(c.has("the measurement ended while 1 spawned task(s) had not finished")) << c.dump();
+  EXPECT_EQ(r.work(), 1u);
+  straggler->join();  // reports to the ended measurement: no crash
+  expect_engine_clean();
+}
+
+TEST(Misuse, TaskGroupDestroyedWithUnjoinedTasks) {
+  captured c;
+  fs::measure("m", [&] {
+    fs::task_group g;
+    auto t = fs::spawn(g, [] { fs::charge(3); });
+    t();
+  }, c.options());
+  EXPECT_TRUE(c.has("task_group destroyed with 1 finished task(s) that no sync_point joined")) << c.dump();
+  expect_engine_clean();
+}
+
+TEST(Misuse, JoinHandleDestroyedBeforeJoin) {
+  captured c;
+  fs::measure("m", [&] {
+    fs::join_handle h;
+    auto t = fs::spawn(h, [] { fs::charge(3); });
+    t();
+  }, c.options());
+  EXPECT_TRUE(c.has("join_handle destroyed before its task was joined")) << c.dump();
+  expect_engine_clean();
+}
+
+TEST(Misuse, ExceptionUnwindsThroughGuards) {
+  captured c;
+  const fs::report r = fs::measure("m", [&] {
+    fs::charge(2);
+    try {
+      fs::call_site cs;
+      fs::region inner("inner");
+      auto t = fs::spawn([] {
+        fs::charge(5);
+        throw std::runtime_error("boom");
+      });
+      t();
+    } catch (const std::runtime_error&) {
+    }
+    { fs::sync_point sp; }
+  }, c.options());
+  EXPECT_EQ(c.all.size(), 0u) << c.dump();
+  EXPECT_EQ(r.work(), 7u);
+  EXPECT_EQ(r.span(), 7u);
+  ASSERT_NE(r.find("m/inner"), nullptr);
+  expect_engine_clean();
+}
+
+TEST(Misuse, ExceptionLeavesTheMeasurement) {
+  EXPECT_THROW(fs::measure("m", [] {
+    fs::region inner("inner");
+    auto t = fs::spawn([] { fs::charge(1); });
+    t();
+    throw std::logic_error("out");
+  }),
+               std::logic_error);
+  expect_engine_clean();
+}
+
+TEST(Misuse, GuardsOutsideAMeasurementDoNothing) {
+  fs::call_site cs;
+  auto t = fs::spawn([] { fs::charge(1); });
+  t();
+  { fs::sync_point sp; }
+  fs::task_group g;
+  auto u = fs::spawn(g, [] {});
+  u();
+  { fs::sync_point sp(g); }
+  expect_engine_clean();
+}
+
+TEST(Misuse, ClockContradictingTheFixedPolicyIsAnError) {
+  fs::options o;
+  o.clock = fs::clock_kind::steady;
+  try {
+    fs::measure<fs::cost_clock>("m", [] {}, o);
+    FAIL() << "no error";
+  } catch (const fs::error& e) {
+    EXPECT_NE(std::string(e.what()).find("options.clock is 'steady'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Misuse, NotANumberBurdenIsAnError) {
+  fs::options o;
+  o.burden = std::nan("");
+  EXPECT_THROW(fs::measure("m", [] {}, o), fs::error);
+}
+
+}  // namespace
