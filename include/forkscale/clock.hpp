@@ -89,7 +89,7 @@ inline std::uint64_t arm_ticks() noexcept {
 inline bool invariant_tsc() noexcept {
 #if FORKSCALE_DETAIL_X86 && !defined(_MSC_VER)
   unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000u, nullptr)) < 0x80000007u) return false;
   __cpuid(0x80000007u, a, b, c, d);
   return (d & (1u << 8)) != 0;
 #elif FORKSCALE_DETAIL_X86

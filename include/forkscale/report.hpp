@@ -138,6 +138,6 @@ struct report {
   void write_csv(const std::string& path) const;
 };
 
-std::ostream& operator<<(std::ostream& os, const report& r);
+inline std::ostream& operator<<(std::ostream& os, const report& r);
 
 FORKSCALE_NAMESPACE_END

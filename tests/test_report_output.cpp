@@ -1,0 +1,796 @@
+// Report output: text, JSON and CSV, and the atomic file writers.
+//
+// The JSON and CSV files are read back by real parsers (Python's json and csv
+// modules, run through std::system), so that escaping and quoting are checked
+// against independent implementations rather than against this library's own idea
+// of them. Without python3 those tests are skipped, never passed.
+#include <forkscale/forkscale.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <locale>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
+
+namespace fs = forkscale;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// ---- helpers -----------------------------------------------------------------
+
+std::string read_file(const stdfs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_plain_file(const stdfs::path& p, const std::string& contents) {
+  std::ofstream out(p, std::ios::binary);
+  out << contents;
+}
+
+std::vector<std::string> directory_entries(const stdfs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : stdfs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  const auto lines = lines_of(text);
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+// A Python expression for the string these bytes decode to (ill-formed UTF-8 as
+// U+FFFD, as Python's "replace" error handler does).
+std::string py_str(const std::string& bytes) {
+  static const char hex[] = "0123456789abcdef";
+  std::string h;
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    h += hex[b >> 4];
+    h += hex[b & 0xf];
+  }
+  return "bytes.fromhex('" + h + "').decode('utf-8', 'replace')";
+}
+
+// A Python expression for exactly this double (None for NaN and infinities, which
+// the JSON writer turns into null).
+std::string py_float(double v) {
+  if (!std::isfinite(v)) return "None";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os << std::hexfloat << v;
+  return "float.fromhex('" + os.str() + "')";
+}
+
+std::string py_int(std::uint64_t v) { return std::to_string(v); }
+
+// A fresh directory under the system's temporary directory, removed afterwards.
+class ReportOutput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    static std::atomic<unsigned> counter{0};
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const stdfs::path candidate =
+          stdfs::temp_directory_path() /
+          ("forkscale_report_test_" + std::to_string(rd()) + "_" + std::to_string(counter++));
+      std::error_code ec;
+      if (stdfs::create_directory(candidate, ec)) {
+        dir_ = candidate;
+        break;
+      }
+    }
+    ASSERT_FALSE(dir_.empty()) << "cannot create a temporary directory";
+    work_ = dir_ / "work";
+    stdfs::create_directory(work_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) stdfs::remove_all(dir_, ec);
+  }
+
+  bool python_available() {
+    const stdfs::path out = dir_ / "python_probe.txt";
+    const std::string cmd = "python3 -c \"import json, csv, sys\" > \"" + out.string() + "\" 2>&1";
+    const bool ok = std::system(cmd.c_str()) == 0;
+    stdfs::remove(out);
+    return ok;
+  }
+
+  // Runs `script` with python3 on `arg`; returns its exit status and output.
+  int run_python(const std::string& script, const stdfs::path& arg, std::string& output) {
+    const stdfs::path py = dir_ / "check.py";
+    const stdfs::path out = dir_ / "check_output.txt";
+    write_plain_file(py, script);
+    const std::string cmd = "python3 \"" + py.string() + "\" \"" + arg.string() + "\" > \"" +
+                            out.string() + "\" 2>&1";
+    const int rc = std::system(cmd.c_str());
+    output = read_file(out);
+    stdfs::remove(py);
+    stdfs::remove(out);
+    return rc;
+  }
+
+  stdfs::path dir_;   // scratch space of the test (scripts, outputs)
+  stdfs::path work_;  // where reports are written; nothing else lives here
+};
+
+// Texts that need escaping in JSON, quoting in CSV, a formula guard, or repair.
+const std::vector<std::string>& tricky_texts() {
+  static const std::vector<std::string> texts = {
+      "plain",
+      "comma, here",
+      "quote \"q\" inside",
+      "\"starts with a quote",
+      "new\nline",
+      "cr\r\nlf",
+      "back\\slash\\",
+      "tab\there",
+      "utf8 \xC3\xBCn\xC3\xAF""c\xC3\xB8""d\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80",
+      "=cmd|' /C calc'!A0",
+      "+plus",
+      "-minus",
+      "@at",
+      "\tstarts with a tab",
+      "\rstarts with a CR",
+      "\x01 control \x1f and del \x7f",
+      "line separator \xE2\x80\xA8 and paragraph separator \xE2\x80\xA9",
+      "bad \xFF lead, \xC0\xAF overlong, \xED\xA0\x80 surrogate, \xF4\x90\x80\x80 too big",
+      "cut \xE6\x97 short, \xF0\x9F\x9A short",
+      "",
+  };
+  return texts;
+}
+
+fs::region_result make_region(std::string label, std::string path, std::string parent, unsigned depth,
+                              std::uint64_t seed) {
+  fs::region_result r;
+  r.label = std::move(label);
+  r.path = std::move(path);
+  r.parent = std::move(parent);
+  r.depth = depth;
+  r.instances = 1 + seed % 7;
+  r.work = 1000003 * (seed + 11);
+  r.span = 7919 * (seed + 3);
+  r.burdened_span = r.span + 15000 * (seed + 1);
+  r.spawns = 17 * seed + 1;
+  r.syncs = 5 * seed + 2;
+  r.calls = 3 * seed;
+  r.raw_work = r.work + 101 * seed;
+  r.raw_span = r.span + 13 * seed;
+  return r;
+}
+
+// Every tricky text as a region label (with path and parent built from it) and as
+// a diagnostic; plus extreme integers and awkward doubles.
+fs::report tricky_report() {
+  fs::report rep;
+  rep.label = "=cmd report, \"quoted\"\n\xE6\x97\xA5";
+  rep.unit = "ns";
+  rep.clock = fs::clock_kind::tsc;
+  rep.burden = 5000;
+  rep.compensation_per_strand = 0.1;  // not exact in binary: must round-trip
+  rep.compensation_total = std::numeric_limits<std::uint64_t>::max();
+  rep.max_processors = 48;            // not a power of two: last line is 48
+  rep.profiler_bytes = 123456789;
+  rep.regions.push_back(make_region("-root", "-root", "", 0, 0));
+  std::uint64_t seed = 1;
+  for (const auto& t : tricky_texts()) {
+    rep.regions.push_back(make_region(t, "-root/" + t, "-root", 1, seed));
+    rep.regions.push_back(make_region("@inner", "-root/" + t + "/@inner", "-root/" + t, 2, seed + 100));
+    rep.diagnostics.push_back({t, "problem: " + t});
+    ++seed;
+  }
+  // Extremes: the largest integers are exact in JSON and CSV.
+  fs::region_result big = make_region("big", "-root/big", "-root", 1, 999);
+  big.work = std::numeric_limits<std::uint64_t>::max();
+  big.raw_work = std::numeric_limits<std::uint64_t>::max();
+  big.instances = std::numeric_limits<std::uint64_t>::max() - 1;
+  big.span = 3;
+  big.burdened_span = 7;
+  rep.regions.push_back(big);
+  fs::region_result zero = make_region("zero", "-root/zero", "-root", 1, 0);
+  zero.work = zero.span = zero.burdened_span = zero.raw_work = zero.raw_span = 0;
+  zero.spawns = zero.syncs = 0;
+  rep.regions.push_back(zero);
+  rep.diagnostic_count = rep.diagnostics.size() + 5;
+  return rep;
+}
+
+// The report as the Python value json.load must produce.
+std::string expected_json_python(const fs::report& rep) {
+  std::string e = "{\n";
+  e += " 'schema': 'forkscale.report',\n";
+  e += " 'schema_version': 1,\n";
+  e += " 'forkscale_version': " + py_str(FORKSCALE_VERSION_STRING) + ",\n";
+  e += " 'label': " + py_str(rep.label) + ",\n";
+  e += " 'unit': " + py_str(rep.unit) + ",\n";
+  e += " 'clock': " + py_str(fs::to_string(rep.clock)) + ",\n";
+  e += " 'burden': " + py_int(rep.burden) + ",\n";
+  e += " 'compensation_per_strand': " + py_float(rep.compensation_per_strand) + ",\n";
+  e += " 'compensation_total': " + py_int(rep.compensation_total) + ",\n";
+  e += " 'max_processors': " + py_int(rep.max_processors) + ",\n";
+  e += " 'profiler_bytes': " + py_int(rep.profiler_bytes) + ",\n";
+  e += " 'regions': [\n";
+  for (const auto& r : rep.regions) {
+    e += "  {'label': " + py_str(r.label) + ", 'path': " + py_str(r.path) +
+         ", 'parent': " + py_str(r.parent) + ", 'depth': " + py_int(r.depth) +
+         ", 'instances': " + py_int(r.instances) + ", 'work': " + py_int(r.work) +
+         ", 'span': " + py_int(r.span) + ", 'burdened_span': " + py_int(r.burdened_span) +
+         ", 'parallelism': " + py_float(r.parallelism()) +
+         ", 'burdened_parallelism': " + py_float(r.burdened_parallelism()) +
+         ", 'spawns': " + py_int(r.spawns) + ", 'syncs': " + py_int(r.syncs) +
+         ", 'calls': " + py_int(r.calls) +
+         ", 'average_maximal_strand': " + py_float(r.average_maximal_strand()) +
+         ", 'raw_work': " + py_int(r.raw_work) + ", 'raw_span': " + py_int(r.raw_span) +
+         ", 'speedup_estimate': [";
+    for (const auto& b : r.speedup_estimate(rep.max_processors))
+      e += "{'processors': " + py_int(b.processors) + ", 'lower': " + py_float(b.lower) +
+           ", 'upper': " + py_float(b.upper) + "}, ";
+    e += "]},\n";
+  }
+  e += " ],\n";
+  e += " 'diagnostic_count': " + py_int(rep.diagnostic_count) + ",\n";
+  e += " 'diagnostics': [\n";
+  for (const auto& d : rep.diagnostics)
+    e += "  {'where': " + py_str(d.where) + ", 'problem': " + py_str(d.problem) + "},\n";
+  e += " ],\n";
+  e += "}\n";
+  return e;
+}
+
+// Compares the parsed document with the expected value: same keys in the same
+// order, same types (int stays int, float stays float), same values exactly.
+const char* const json_check_script = R"PY(
+import json, sys
+
+problems = []
+
+def compare(where, got, want):
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            problems.append(f'{where}: expected an object, got {got!r}')
+            return
+        if list(got.keys()) != list(want.keys()):
+            problems.append(f'{where}: keys {list(got.keys())} != {list(want.keys())}')
+        for k in want:
+            if k in got:
+                compare(f'{where}.{k}', got[k], want[k])
+    elif isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            problems.append(f'{where}: expected a list of {len(want)}, got {got!r}')
+            return
+        for i, (g, w) in enumerate(zip(got, want)):
+            compare(f'{where}[{i}]', g, w)
+    elif want is None:
+        if got is not None:
+            problems.append(f'{where}: expected null, got {got!r}')
+    elif type(want) is float:
+        if type(got) is not float or got != want:
+            problems.append(f'{where}: expected float {want!r}, got {got!r}')
+    elif type(want) is int:
+        if type(got) is not int or got != want:
+            problems.append(f'{where}: expected int {want!r}, got {got!r}')
+    else:
+        if type(got) is not str or got != want:
+            problems.append(f'{where}: expected {want!r}, got {got!r}')
+
+raw = open(sys.argv[1], 'rb').read()
+text = raw.decode('utf-8')          # strict: the file must be valid UTF-8
+document = json.loads(text)
+compare('$', document, EXPECTED)
+
+if not text.endswith('}\n'):
+    problems.append('the file does not end with "}\\n"')
+for number, line in enumerate(text.split('\n')[:-1], 1):
+    indent = len(line) - len(line.lstrip(' '))
+    if indent % 2 or line != line.rstrip() or not line.strip():
+        problems.append(f'line {number} is not 2-space pretty-printed: {line!r}')
+        break
+if '\u2028' in text or '\u2029' in text:
+    problems.append('U+2028/U+2029 not escaped')
+
+for p in problems[:40]:
+    print(p)
+sys.exit(1 if problems else 0)
+)PY";
+
+const char* const csv_header =
+    "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+    "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,unit,clock";
+
+// Rows as Python values: strings (before the formula guard), ints and floats.
+std::string expected_csv_python(const fs::report& rep) {
+  std::string e = "[\n";
+  for (const auto& r : rep.regions) {
+    e += " [" + py_str(r.label) + ", " + py_str(r.path) + ", " + py_str(r.parent) + ", " +
+         py_int(r.depth) + ", " + py_int(r.instances) + ", " + py_int(r.work) + ", " +
+         py_int(r.span) + ", " + py_int(r.burdened_span) + ", " + py_float(r.parallelism()) + ", " +
+         py_float(r.burdened_parallelism()) + ", " + py_int(r.spawns) + ", " + py_int(r.syncs) +
+         ", " + py_int(r.calls) + ", " + py_float(r.average_maximal_strand()) + ", " +
+         py_int(r.raw_work) + ", " + py_int(r.raw_span) + ", " + py_str(rep.unit) + ", " +
+         py_str(fs::to_string(rep.clock)) + "],\n";
+  }
+  e += "]\n";
+  return e;
+}
+
+const char* const csv_check_script = R"PY(
+import csv, sys
+
+problems = []
+
+def guarded(s):
+    # OWASP CSV injection advice: a leading ' before =, +, -, @, tab, CR.
+    return "'" + s if s[:1] in ('=', '+', '-', '@', '\t', '\r') else s
+
+raw = open(sys.argv[1], 'rb').read()
+if not raw.startswith((HEADER + '\n').encode()):
+    problems.append('the header line is not exactly the expected one')
+if not raw.endswith(b'\n') or raw.endswith(b'\r\n'):
+    problems.append('the file does not end with a bare "\\n"')
+
+with open(sys.argv[1], newline='', encoding='utf-8') as f:
+    rows = list(csv.reader(f, strict=True))
+
+if rows[0] != HEADER.split(','):
+    problems.append(f'header {rows[0]!r}')
+body = rows[1:]
+if len(body) != len(EXPECTED):
+    problems.append(f'{len(body)} rows, expected {len(EXPECTED)}')
+for i, (got, want) in enumerate(zip(body, EXPECTED)):
+    if len(got) != len(want):
+        problems.append(f'row {i}: {len(got)} fields, expected {len(want)}: {got!r}')
+        continue
+    for j, (g, w) in enumerate(zip(got, want)):
+        where = f'row {i} column {rows[0][j]}'
+        if type(w) is str:
+            if g != guarded(w):
+                problems.append(f'{where}: {g!r} != {guarded(w)!r}')
+        elif type(w) is int:
+            if g != str(w):
+                problems.append(f'{where}: {g!r} != {w!r}')
+        elif w is None:
+            if g != '':
+                problems.append(f'{where}: {g!r} should be empty')
+        else:
+            try:
+                value = float(g)
+            except ValueError:
+                value = None
+            if value != w:
+                problems.append(f'{where}: {g!r} != {w!r}')
+
+for p in problems[:40]:
+    print(p)
+sys.exit(1 if problems else 0)
+)PY";
+
+// The quicksort numbers of the Cilkview paper's textual output example.
+fs::report quicksort_report() {
+  fs::report rep;
+  rep.label = "quicksort";
+  rep.unit = "ns";
+  rep.clock = fs::clock_kind::tsc;
+  rep.burden = 5000;
+  fs::region_result r;
+  r.label = "quicksort";
+  r.path = "quicksort";
+  r.instances = 1;
+  r.work = 5570609776;
+  r.span = 261374874;
+  r.burdened_span = 262078779;
+  r.spawns = 8518398;
+  r.syncs = 8518398;
+  r.calls = 1;
+  r.raw_work = r.work;
+  r.raw_span = r.span;
+  rep.regions.push_back(r);
+  return rep;
+}
+
+std::string fixed2(double v) {
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(2);
+  os << v;
+  return os.str();
+}
+
+void expect_no_temporaries(const stdfs::path& dir) {
+  for (const auto& name : directory_entries(dir))
+    EXPECT_EQ(name.find(".tmp."), std::string::npos) << "temporary file left behind: " << name;
+}
+
+// ---- JSON --------------------------------------------------------------------
+
+TEST_F(ReportOutput, JsonRoundTripsThroughPython) {
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  const fs::report rep = tricky_report();
+  const stdfs::path file = work_ / "report.json";
+  rep.write_json(file.string());
+  EXPECT_EQ(read_file(file), rep.to_json());
+
+  std::string script = "EXPECTED = " + expected_json_python(rep) + json_check_script;
+  std::string output;
+  const int rc = run_python(script, file, output);
+  EXPECT_EQ(rc, 0) << output;
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"report.json"});
+}
+
+TEST_F(ReportOutput, JsonOfAnEmptyReportAndNonFiniteNumbers) {
+  fs::report rep;
+  rep.compensation_per_strand = std::numeric_limits<double>::quiet_NaN();
+  std::string json = rep.to_json();
+  EXPECT_NE(json.find("\n  \"compensation_per_strand\": null,\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("\n  \"regions\": [],\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("\n  \"diagnostics\": []\n}\n"), std::string::npos) << json;
+  rep.compensation_per_strand = std::numeric_limits<double>::infinity();
+  json = rep.to_json();
+  EXPECT_NE(json.find("\"compensation_per_strand\": null"), std::string::npos) << json;
+  EXPECT_EQ(json.rfind("{\n  \"schema\": \"forkscale.report\",\n  \"schema_version\": 1,\n", 0), 0u)
+      << json;
+
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  rep.compensation_per_strand = std::numeric_limits<double>::quiet_NaN();
+  const stdfs::path file = work_ / "empty.json";
+  rep.write_json(file.string());
+  std::string output;
+  EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0)
+      << output;
+}
+
+TEST_F(ReportOutput, JsonEscapesControlCharactersAndRepairsUtf8) {
+  fs::report rep;
+  rep.label = std::string("a\"b\\c\nd\x01\x1f\x7f") + "\xC3\xA9\xFF";
+  const std::string json = rep.to_json();
+  EXPECT_NE(json.find("\"label\": \"a\\\"b\\\\c\\u000ad\\u0001\\u001f\x7f\xC3\xA9\xEF\xBF\xBD\","),
+            std::string::npos)
+      << json;
+}
+
+TEST_F(ReportOutput, NumbersIgnoreTheGlobalLocale) {
+  // A C++ global locale with ',' as decimal point and '.' grouping must not leak
+  // into the JSON, CSV or text output.
+  struct comma_numpunct : std::numpunct<char> {
+    char do_decimal_point() const override { return ','; }
+    char do_thousands_sep() const override { return '.'; }
+    std::string do_grouping() const override { return "\3"; }
+  };
+  const fs::report rep = quicksort_report();
+  const std::string json = rep.to_json(), csv = rep.to_csv(), text = rep.to_text();
+  const std::locale previous = std::locale::global(std::locale(std::locale::classic(), new comma_numpunct));
+  const std::string json2 = rep.to_json(), csv2 = rep.to_csv(), text2 = rep.to_text();
+  std::locale::global(previous);
+  EXPECT_EQ(json, json2);
+  EXPECT_EQ(csv, csv2);
+  EXPECT_EQ(text, text2);
+  EXPECT_NE(json.find("\"work\": 5570609776,"), std::string::npos);
+}
+
+// ---- CSV ---------------------------------------------------------------------
+
+TEST_F(ReportOutput, CsvRoundTripsThroughPython) {
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  const fs::report rep = tricky_report();
+  const stdfs::path file = work_ / "report.csv";
+  rep.write_csv(file.string());
+  EXPECT_EQ(read_file(file), rep.to_csv());
+
+  const std::string script = std::string("HEADER = '") + csv_header + "'\nEXPECTED = " +
+                             expected_csv_python(rep) + csv_check_script;
+  std::string output;
+  const int rc = run_python(script, file, output);
+  EXPECT_EQ(rc, 0) << output;
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"report.csv"});
+}
+
+TEST_F(ReportOutput, CsvQuotingAndFormulaGuard) {
+  fs::report rep;
+  rep.unit = "units";
+  fs::region_result r;
+  r.label = "=SUM(A1:A2)";
+  r.path = "a,b";
+  r.parent = "say \"hi\"";
+  r.work = 10;
+  r.span = 4;
+  r.burdened_span = 5;
+  rep.regions.push_back(r);
+  r.label = "-1+2";
+  r.path = "line\nbreak";
+  r.parent = "\tx";
+  rep.regions.push_back(r);
+  const auto lines = lines_of(rep.to_csv());
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0], csv_header);
+  EXPECT_EQ(lines[1], "'=SUM(A1:A2),\"a,b\",\"say \"\"hi\"\"\",0,0,10,4,5,2.5,2.0,0,0,0,10.0,0,0,units,cost");
+  EXPECT_EQ(lines[2], "'-1+2,\"line");
+  EXPECT_EQ(lines[3], "break\",'\tx,0,0,10,4,5,2.5,2.0,0,0,0,10.0,0,0,units,cost");
+
+  fs::report empty;
+  EXPECT_EQ(empty.to_csv(), std::string(csv_header) + "\n");
+}
+
+// ---- text --------------------------------------------------------------------
+
+TEST_F(ReportOutput, TextShowsProfileAndSpeedupEstimate) {
+  const fs::report rep = quicksort_report();
+  const std::string text = rep.to_text();
+  EXPECT_EQ(lines_of(text).at(0), "forkscale report: quicksort  (clock: tsc, unit: ns)");
+  EXPECT_TRUE(has_line(text, "1) Parallelism Profile")) << text;
+  EXPECT_TRUE(has_line(text, "  Work:                   5,570,609,776 ns")) << text;
+  EXPECT_TRUE(has_line(text, "  Span:                     261,374,874 ns")) << text;
+  EXPECT_TRUE(has_line(text, "  Burdened span:            262,078,779 ns")) << text;
+  EXPECT_TRUE(has_line(text, "  Parallelism:                       21.31")) << text;
+  EXPECT_TRUE(has_line(text, "  Burdened parallelism:              21.26")) << text;
+  EXPECT_TRUE(has_line(text, "  Spawns:                     8,518,398")) << text;
+  EXPECT_TRUE(has_line(text, "  Syncs:                      8,518,398")) << text;
+  EXPECT_TRUE(has_line(text, "  Average maximal strand:           218 ns")) << text;
+  EXPECT_TRUE(has_line(text, "2) Speedup Estimate")) << text;
+  const auto bounds = rep.speedup_estimate();
+  ASSERT_EQ(bounds.size(), 5u);
+  for (const auto& b : bounds) {
+    std::string p = std::to_string(b.processors);
+    if (p.size() < 2) p = " " + p;
+    const std::string line = "  " + p + " processors:  " + fixed2(b.lower) + " - " + fixed2(b.upper);
+    EXPECT_TRUE(has_line(text, line)) << "missing: " << line << "\n" << text;
+  }
+  EXPECT_TRUE(has_line(text, "  32 processors:  " + fixed2(bounds.back().lower) + " - 21.31")) << text;
+  // One region: no region table; no compensation: no compensation line.
+  EXPECT_EQ(text.find("3) Regions"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Overhead compensation"), std::string::npos) << text;
+  EXPECT_TRUE(has_line(text, "Diagnostics: none.")) << text;
+
+  std::ostringstream os;
+  os << rep;
+  EXPECT_EQ(os.str(), rep.to_text(false));
+}
+
+TEST_F(ReportOutput, TextRegionsCompensationRawAndDiagnostics) {
+  fs::report rep = tricky_report();
+  rep.compensation_per_strand = 12.5;
+  rep.compensation_total = 1234567;
+  const std::string text = rep.to_text(false);
+  EXPECT_NE(text.find("\n3) Regions (work and span in ns)\n"), std::string::npos) << text;
+  EXPECT_TRUE(has_line(text,
+                       "Overhead compensation: 12.50 ns subtracted per strand, 1,234,567 ns in total."))
+      << text;
+  EXPECT_EQ(text.find("Before overhead compensation"), std::string::npos) << text;
+  EXPECT_NE(text.find("Diagnostics: " + std::to_string(rep.diagnostic_count) + " (the first 10 shown)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(has_line(text, "  new\\nline: problem: new\\nline")) << text;
+  EXPECT_EQ(text.find("problem: " + tricky_texts()[10]), std::string::npos) << "more than 10 shown";
+
+  const std::string raw = rep.to_text(true);
+  EXPECT_NE(raw.find("\n4) Before overhead compensation (in ns)\n"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("raw work"), std::string::npos) << raw;
+  // big.raw_work is 2^64 - 1: too wide for 80 columns, so the tables round.
+  EXPECT_NE(raw.find("18.4E"), std::string::npos) << raw;
+  EXPECT_NE(raw.find("(numbers rounded: k = 10^3"), std::string::npos) << raw;
+
+  // Labels are shown as one line each, valid UTF-8, and everything fits in 80 columns.
+  for (const std::string* t : {&text, &raw}) {
+    for (const auto& line : lines_of(*t)) {
+      EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+      for (const char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << line;
+    }
+    EXPECT_EQ(fs::detail::report_io::valid_utf8(*t), *t);
+  }
+}
+
+TEST_F(ReportOutput, TextOfSmallAndEmptyReports) {
+  fs::report rep;
+  rep.label = "small";
+  fs::region_result root;
+  root.label = "root";
+  root.path = "root";
+  root.instances = 1;
+  root.work = 100;
+  root.span = 40;
+  root.burdened_span = 60;
+  root.spawns = 2;
+  root.syncs = 1;
+  fs::region_result child = root;
+  child.label = "child";
+  child.path = "root/child";
+  child.parent = "root";
+  child.depth = 1;
+  rep.regions = {root, child};
+  const std::string text = rep.to_text();
+  EXPECT_TRUE(has_line(text, "  Parallelism:              2.50")) << text;
+  EXPECT_TRUE(has_line(text, "  region   inst.  work  span  par.  b.par.  spawns  syncs")) << text;
+  EXPECT_TRUE(has_line(text, "  root         1   100    40  2.50    1.67       2      1")) << text;
+  EXPECT_TRUE(has_line(text, "    child      1   100    40  2.50    1.67       2      1")) << text;
+
+  fs::report empty;
+  const std::string none = empty.to_text();
+  EXPECT_EQ(lines_of(none).at(0), "forkscale report  (clock: cost, unit: units)");
+  EXPECT_TRUE(has_line(none, "Nothing was measured.")) << none;
+
+  fs::report zero = quicksort_report();
+  zero.regions[0].span = zero.regions[0].burdened_span = 0;
+  const std::string z = zero.to_text();
+  EXPECT_TRUE(has_line(z, "  Parallelism:                      n/a")) << z;  // ends under the 6 of 776
+  EXPECT_TRUE(has_line(z, "  (none: the span is zero)")) << z;
+}
+
+TEST(ReportUtf8, RepairMatchesMaximalSubparts) {
+  using fs::detail::report_io::valid_utf8;
+  const std::string fffd = "\xEF\xBF\xBD";
+  EXPECT_EQ(valid_utf8("plain \xC3\xA9 \xF0\x9F\x9A\x80"), "plain \xC3\xA9 \xF0\x9F\x9A\x80");
+  EXPECT_EQ(valid_utf8("\xFF"), fffd);
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), fffd + fffd);
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), fffd + fffd + fffd);
+  EXPECT_EQ(valid_utf8("\xF0\x9F\x9A" "A"), fffd + "A");
+  EXPECT_EQ(valid_utf8("\xE6\x97"), fffd);
+  EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);
+}
+
+// ---- files -------------------------------------------------------------------
+
+TEST_F(ReportOutput, WritesReplaceExistingFiles) {
+  const fs::report rep = tricky_report();
+  const stdfs::path file = work_ / "out.txt";
+  write_plain_file(file, std::string(100000, 'x'));  // longer than every report
+
+  rep.write_json(file.string());
+  EXPECT_EQ(read_file(file), rep.to_json());
+  rep.write_csv(file.string());
+  EXPECT_EQ(read_file(file), rep.to_csv());
+  rep.write_text(file.string(), true);
+  EXPECT_EQ(read_file(file), rep.to_text(true));
+  rep.write_text(file.string());
+  EXPECT_EQ(read_file(file), rep.to_text(false));
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"out.txt"});
+}
+
+TEST_F(ReportOutput, ConcurrentWritersLeaveOneCompleteFile) {
+  std::vector<fs::report> reports(4, quicksort_report());
+  for (std::size_t i = 0; i < reports.size(); ++i) reports[i].label = "writer " + std::to_string(i);
+  const stdfs::path file = work_ / "shared.json";
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    threads.emplace_back([&, i] {
+      for (int k = 0; k < 25; ++k) {
+        try {
+          reports[i].write_json(file.string());
+        } catch (const fs::error&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  const std::string got = read_file(file);
+  bool matches_one = false;
+  for (const auto& r : reports) matches_one = matches_one || got == r.to_json();
+  EXPECT_TRUE(matches_one) << got;
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"shared.json"});
+}
+
+// Every writer fails the same way: fs::error, one line naming the path, no file.
+template <typename Write>
+void expect_write_error(const std::string& path, const std::string& shown_path, Write write) {
+  try {
+    write(path);
+    ADD_FAILURE() << "no error writing to '" << path << "'";
+  } catch (const fs::error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_EQ(what.find('\r'), std::string::npos) << what;
+    const std::string prefix = "forkscale: cannot write report '" + shown_path + "': ";
+    EXPECT_EQ(what.rfind(prefix, 0), 0u) << what;
+    EXPECT_GT(what.size(), prefix.size()) << "no reason given: " << what;
+  }
+}
+
+template <typename Check>
+void for_each_writer(const fs::report& rep, Check check) {
+  check([&](const std::string& p) { rep.write_json(p); });
+  check([&](const std::string& p) { rep.write_csv(p); });
+  check([&](const std::string& p) { rep.write_text(p, false); });
+  check([&](const std::string& p) { rep.write_text(p, true); });
+}
+
+TEST_F(ReportOutput, WritingIntoAMissingDirectoryFails) {
+  const fs::report rep = quicksort_report();
+  const std::string path = (work_ / "no_such_dir" / "report.json").string();
+  for_each_writer(rep, [&](auto write) { expect_write_error(path, path, write); });
+  try {
+    rep.write_json(path);
+  } catch (const fs::error& e) {
+    EXPECT_NE(std::string(e.what()).find("No such file or directory"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(directory_entries(work_).empty());
+}
+
+TEST_F(ReportOutput, WritingOntoADirectoryFails) {
+  const fs::report rep = quicksort_report();
+  const stdfs::path target = work_ / "a_directory";
+  stdfs::create_directory(target);
+  for (const std::string& path : {target.string(), target.string() + "/"}) {
+    for_each_writer(rep, [&](auto write) { expect_write_error(path, path, write); });
+  }
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"a_directory"});
+  EXPECT_TRUE(directory_entries(target).empty());
+  EXPECT_TRUE(stdfs::is_directory(target));
+}
+
+TEST_F(ReportOutput, EmptyPathAndControlCharactersInPaths) {
+  const fs::report rep = quicksort_report();
+  for_each_writer(rep, [&](auto write) { expect_write_error("", "", write); });
+  try {
+    rep.write_csv("");
+  } catch (const fs::error& e) {
+    EXPECT_NE(std::string(e.what()).find("empty"), std::string::npos) << e.what();
+  }
+  const std::string dir = work_.string();
+  const std::string path = dir + "/no\nsuch\r/x\t.csv";
+  for_each_writer(rep, [&](auto write) {
+    expect_write_error(path, dir + "/no\\nsuch\\r/x\\t.csv", write);
+  });
+  EXPECT_TRUE(directory_entries(work_).empty());
+}
+
+TEST_F(ReportOutput, WriteFileAtomicallyLeavesNoTemporaries) {
+  const stdfs::path file = work_ / "plain.txt";
+  fs::detail::write_file_atomically(file.string(), "");
+  EXPECT_EQ(read_file(file), "");
+  EXPECT_TRUE(stdfs::exists(file));
+  const std::string big(3u << 20, 'y');
+  fs::detail::write_file_atomically(file.string(), big);
+  EXPECT_EQ(read_file(file), big);
+  expect_no_temporaries(work_);
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"plain.txt"});
+}
+
+#if !defined(_WIN32)
+TEST_F(ReportOutput, DevicesAndPipesAreWrittenInPlace) {
+  const fs::report rep = quicksort_report();
+  rep.write_json("/dev/null");  // not replaced by a regular file
+  struct stat st;
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+
+  const stdfs::path fifo = work_ / "pipe";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string received;
+  std::thread reader([&] { received = read_file(fifo); });
+  rep.write_csv(fifo.string());
+  reader.join();
+  EXPECT_EQ(received, rep.to_csv());
+  EXPECT_TRUE(stdfs::is_fifo(fifo));
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"pipe"});
+}
+#endif
+
+}  // namespace
