@@ -1,0 +1,100 @@
+// Built with -DFORKSCALE_ENABLE=0 (see tests/CMakeLists.txt): every guard and
+// macro a user writes must still compile warning-free, the program must still
+// compute its own results, the guards must be empty types, and the report of a
+// measurement must be all zeros.
+#include <forkscale/forkscale.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <thread>
+#include <type_traits>
+#include <utility>
+
+#if !defined(FORKSCALE_ENABLE) || FORKSCALE_ENABLE != 0
+#error "test_disabled must be compiled with -DFORKSCALE_ENABLE=0"
+#endif
+
+namespace fs = forkscale;
+
+static_assert(std::is_empty<fs::sync_point>::value, "a disabled sync_point must be an empty type");
+static_assert(std::is_empty<fs::call_site>::value, "a disabled call_site must be an empty type");
+
+namespace {
+
+// Cilk-style fib with every guard a user would write around their own library.
+long fib(int n) {
+  if (n < 2) {
+    fs::charge(1);
+    return n;
+  }
+  long x = 0;
+  long y = 0;
+  auto task = fs::spawn([&] { x = fib(n - 1); });
+  std::thread worker(std::move(task));
+  {
+    fs::call_site cs;
+    y = fib(n - 2);
+  }
+  {
+    fs::sync_point sp;
+    worker.join();
+  }
+  return x + y;
+}
+
+long fib_inline(int n) {
+  if (n < 2) return n;
+  long x = 0;
+  long y = 0;
+  auto task = fs::spawn([&] { x = fib_inline(n - 1); });
+  task();
+  {
+    // Two macro guards of each kind in one scope must not clash (__COUNTER__ names).
+    FORKSCALE_CALL_SITE();
+    FORKSCALE_CALL_SITE();
+    y = fib_inline(n - 2);
+  }
+  {
+    FORKSCALE_SYNC_POINT();
+    FORKSCALE_SYNC_POINT();
+  }
+  return x + y;
+}
+
+TEST(Disabled, GuardsStillRunTheProgram) {
+  EXPECT_EQ(fib(10), 55);
+  EXPECT_EQ(fib_inline(20), 6765);
+}
+
+TEST(Disabled, RegionsCompileAndDoNothing) {
+  long sum = 0;
+  {
+    fs::region r("x");
+    FORKSCALE_REGION("x");
+    FORKSCALE_REGION("y");
+    for (int i = 1; i <= 100; ++i) sum += i;
+  }
+  EXPECT_EQ(sum, 5050);
+}
+
+TEST(Disabled, MeasureRunsTheCallableAndReportsZeros) {
+  fs::options opt;
+  opt.clock = fs::clock_kind::cost;
+  int calls = 0;
+  long result = 0;
+  fs::report rep = fs::measure("disabled", [&] {
+    ++calls;
+    fs::charge(1000);
+    result = fib_inline(15);
+  }, opt);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(result, 610);
+  EXPECT_EQ(rep.work(), std::uint64_t{0});
+  EXPECT_EQ(rep.span(), std::uint64_t{0});
+  EXPECT_EQ(rep.spawns(), std::uint64_t{0});
+  EXPECT_EQ(rep.syncs(), std::uint64_t{0});
+  EXPECT_TRUE(rep.parallelism() == 0) << "parallelism() = " << rep.parallelism();
+}
+
+}  // namespace

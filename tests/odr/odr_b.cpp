@@ -1,0 +1,34 @@
+// Second translation unit of the ODR test; odr_a.cpp is its twin.
+#include <forkscale/forkscale.hpp>
+
+#include "odr.hpp"
+
+namespace fs = forkscale;
+
+void odr_test::program_b(std::uint64_t leaf) {
+  fs::charge(1);
+  for (int i = 0; i < 3; ++i) {
+    auto task = fs::spawn([leaf] { fs::charge(leaf); });
+    task();
+  }
+  fs::charge(2);
+  { fs::sync_point sp; }
+  fs::charge(3);
+}
+
+namespace {
+
+fs::report measure_here(void (*program)(std::uint64_t), std::uint64_t leaf) {
+  fs::options opt;
+  opt.clock = fs::clock_kind::cost;
+  return fs::measure("odr_b", [&] { program(leaf); }, opt);
+}
+
+}  // namespace
+
+std::uint64_t odr_test::work_in_b(void (*program)(std::uint64_t), std::uint64_t leaf) {
+  return measure_here(program, leaf).work();
+}
+std::uint64_t odr_test::span_in_b(void (*program)(std::uint64_t), std::uint64_t leaf) {
+  return measure_here(program, leaf).span();
+}
