@@ -221,23 +221,39 @@ inline bool invariant_tsc() noexcept {
 #endif
 }
 
+// A (steady_clock, TSC) pair read as close together as possible: the TSC is read
+// just before and just after steady_clock, and of five tries the one with the
+// narrowest bracket wins (a preemption in between widens the bracket).
+struct clock_pair {
+  std::uint64_t steady = 0;
+  std::uint64_t tsc = 0;
+};
+inline clock_pair read_clock_pair() noexcept {
+  clock_pair best;
+  std::uint64_t best_width = ~std::uint64_t(0);
+  for (int i = 0; i < 5; ++i) {
+    const std::uint64_t a = tsc_ticks();
+    const std::uint64_t s = steady_ticks();
+    const std::uint64_t b = tsc_ticks();
+    if (b >= a && b - a < best_width) {
+      best_width = b - a;
+      best.steady = s;
+      best.tsc = a + (b - a) / 2;
+    }
+  }
+  return best;
+}
+
 // Nanoseconds per TSC tick, measured once per process against steady_clock over
-// about 20 ms (two samples of 10 ms; the smaller rate error wins).
+// about 20 ms.
 inline double tsc_ns_per_tick() noexcept {
   static const double value = [] {
-    double best = 0;
-    for (int round = 0; round < 2; ++round) {
-      const std::uint64_t s0 = steady_ticks();
-      const std::uint64_t t0 = tsc_ticks();
-      std::uint64_t s1 = s0;
-      while (s1 - s0 < 10'000'000) s1 = steady_ticks();
-      const std::uint64_t t1 = tsc_ticks();
-      if (t1 > t0) {
-        const double r = static_cast<double>(s1 - s0) / static_cast<double>(t1 - t0);
-        best = best == 0 ? r : (r < best ? r : best);
-      }
-    }
-    return best > 0 ? best : 1.0;
+    const clock_pair p0 = read_clock_pair();
+    std::uint64_t s = p0.steady;
+    while (s - p0.steady < 20'000'000) s = steady_ticks();
+    const clock_pair p1 = read_clock_pair();
+    if (p1.tsc <= p0.tsc || p1.steady <= p0.steady) return 1.0;
+    return static_cast<double>(p1.steady - p0.steady) / static_cast<double>(p1.tsc - p0.tsc);
   }();
   return value;
 }
@@ -1082,8 +1098,13 @@ struct basic_engine {
       return;
     }
     detail::session* s = tk.target->owner_session;
+    // One clock reading ends the outer strand and starts the child's.
+    std::uint64_t t = 0;
+    bool have_t = false;
     if (outer && outer->state == run_state::running) {
-      close_strand(*outer, now(*outer));
+      t = now(*outer);
+      have_t = outer->kind == s->kind;
+      close_strand(*outer, t);
       outer->state = run_state::suspended;
     }
     c.t = detail::path_totals{};
@@ -1103,7 +1124,7 @@ struct basic_engine {
     c.where = where;
     tk.target = nullptr;
     current() = &c;
-    c.t0 = now(c);
+    c.t0 = have_t ? t : now(c);
   }
 
   static void end_child(frame& c) noexcept {

@@ -182,8 +182,13 @@ struct basic_engine {
       return;
     }
     detail::session* s = tk.target->owner_session;
+    // One clock reading ends the outer strand and starts the child's.
+    std::uint64_t t = 0;
+    bool have_t = false;
     if (outer && outer->state == run_state::running) {
-      close_strand(*outer, now(*outer));
+      t = now(*outer);
+      have_t = outer->kind == s->kind;
+      close_strand(*outer, t);
       outer->state = run_state::suspended;
     }
     c.t = detail::path_totals{};
@@ -203,7 +208,7 @@ struct basic_engine {
     c.where = where;
     tk.target = nullptr;
     current() = &c;
-    c.t0 = now(c);
+    c.t0 = have_t ? t : now(c);
   }
 
   static void end_child(frame& c) noexcept {

@@ -1,0 +1,1497 @@
+// bench_engine: what the forkscale engine costs and how well it measures.
+//
+//   bench_engine [--quick] [--out FILE]      (default FILE: bench/results/engine.json)
+//
+// Three sections, written to one JSON file (FILE.tmp, then renamed) and printed as
+// a table:
+//   event_cost  ns per event (spawn and its parts, sync_point, call_site) against
+//               one raw clock read; best of 5, loop overhead subtracted.
+//   memory      the engine's memory high-water mark for many tasks and for fib(n),
+//               each case in a fresh child process (the pool is process-wide and
+//               never shrinks).
+//   accuracy    busy-wait programs whose true work and span this program measures
+//               itself; measured/true with and without overhead compensation.
+//
+// Nothing here asserts on a timing: goals are recorded ("goal_met"), never enforced.
+// The exit status is 0 unless the arguments are bad (2) or something broke: the
+// JSON could not be written, or a memory case's child process failed (1).
+#include <forkscale/forkscale.hpp>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdarg>
+#include <cmath>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace fs = forkscale;
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BENCH_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define BENCH_SANITIZED 1
+#endif
+#endif
+#ifndef BENCH_SANITIZED
+#define BENCH_SANITIZED 0
+#endif
+
+namespace {
+
+// ============================================================================
+// A minimal JSON value (ordered objects) and its writer.
+// ============================================================================
+class json {
+ public:
+  enum class kind { null, boolean, integer, unsigned_integer, number, string, array, object };
+
+  json() = default;
+  json(std::nullptr_t) {}
+  json(bool b) : k_(kind::boolean), b_(b) {}
+  template <class T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value &&
+                                          std::is_signed<T>::value,
+                                      int> = 0>
+  json(T v) : k_(kind::integer), i_(static_cast<long long>(v)) {}
+  template <class T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value &&
+                                          std::is_unsigned<T>::value,
+                                      int> = 0>
+  json(T v) : k_(kind::unsigned_integer), u_(static_cast<unsigned long long>(v)) {}
+  json(double d) : k_(kind::number), d_(d) {}
+  json(const char* s) : k_(kind::string), s_(s ? s : "") {}
+  json(std::string s) : k_(kind::string), s_(std::move(s)) {}
+
+  static json object() {
+    json j;
+    j.k_ = kind::object;
+    return j;
+  }
+  static json array() {
+    json j;
+    j.k_ = kind::array;
+    return j;
+  }
+
+  json& set(const std::string& key, json v) {
+    for (auto& kv : o_)
+      if (kv.first == key) {
+        kv.second = std::move(v);
+        return *this;
+      }
+    o_.emplace_back(key, std::move(v));
+    return *this;
+  }
+  json& push(json v) {
+    a_.push_back(std::move(v));
+    return *this;
+  }
+
+  std::string dump() const {
+    std::string out;
+    write(out, 0);
+    out += '\n';
+    return out;
+  }
+
+ private:
+  static void escape(std::string& out, const std::string& s) {
+    out += '"';
+    for (const unsigned char c : s) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+    }
+    out += '"';
+  }
+  static void newline(std::string& out, int indent) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(indent) * 2, ' ');
+  }
+  void write(std::string& out, int indent) const {
+    char buf[64];
+    switch (k_) {
+      case kind::null: out += "null"; break;
+      case kind::boolean: out += b_ ? "true" : "false"; break;
+      case kind::integer: out += std::to_string(i_); break;
+      case kind::unsigned_integer: out += std::to_string(u_); break;
+      case kind::number:
+        if (!std::isfinite(d_)) {
+          out += "null";
+        } else {
+          std::snprintf(buf, sizeof buf, "%.6g", d_);
+          out += buf;
+        }
+        break;
+      case kind::string: escape(out, s_); break;
+      case kind::array: {
+        // Arrays of scalars stay on one line.
+        bool flat = true;
+        for (const auto& v : a_)
+          if (v.k_ == kind::array || v.k_ == kind::object) flat = false;
+        out += '[';
+        for (std::size_t i = 0; i < a_.size(); ++i) {
+          if (i) out += flat ? ", " : ",";
+          if (!flat) newline(out, indent + 1);
+          a_[i].write(out, indent + 1);
+        }
+        if (!flat && !a_.empty()) newline(out, indent);
+        out += ']';
+        break;
+      }
+      case kind::object: {
+        out += '{';
+        for (std::size_t i = 0; i < o_.size(); ++i) {
+          if (i) out += ',';
+          newline(out, indent + 1);
+          escape(out, o_[i].first);
+          out += ": ";
+          o_[i].second.write(out, indent + 1);
+        }
+        if (!o_.empty()) newline(out, indent);
+        out += '}';
+        break;
+      }
+    }
+  }
+
+  kind k_ = kind::null;
+  bool b_ = false;
+  long long i_ = 0;
+  unsigned long long u_ = 0;
+  double d_ = 0;
+  std::string s_;
+  std::vector<json> a_;
+  std::vector<std::pair<std::string, json>> o_;
+};
+
+// ============================================================================
+// Small helpers
+// ============================================================================
+inline void barrier() noexcept { asm volatile("" ::: "memory"); }
+template <class T>
+inline void keep(const T& v) noexcept {
+  asm volatile("" : : "r"(v) : "memory");
+}
+
+inline std::uint64_t now_ns() noexcept { return fs::detail::steady_ticks(); }
+
+// Busy-waits for `d` ns on steady_clock; returns the duration actually spun (last
+// reading minus first), which is this strand's "true" length.
+inline std::uint64_t spin(std::uint64_t d) noexcept {
+  const std::uint64_t t0 = now_ns();
+  std::uint64_t t = t0;
+  do {
+    t = now_ns();
+  } while (t - t0 < d);
+  return t - t0;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return trim(line.substr(colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string read_first_line(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  return trim(line);
+}
+
+unsigned nproc() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+std::string compiler_string() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+const char* sanitizer_name() {
+#if defined(__SANITIZE_ADDRESS__)
+  return "address";
+#elif defined(__SANITIZE_THREAD__)
+  return "thread";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return "address";
+#elif __has_feature(thread_sanitizer)
+  return "thread";
+#else
+  return "none";
+#endif
+#else
+  return "none";
+#endif
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// Diagnostics found by forkscale during this benchmark (there should be none).
+std::atomic<std::uint64_t> g_diagnostics{0};
+std::mutex g_diag_mutex;
+std::vector<std::string> g_diag_samples;
+
+fs::options bench_options(bool compensate = true) {
+  fs::options o;  // default clock: automatic (the invariant TSC on x86)
+  o.compensate = compensate;
+  o.on_diagnostic = [](const fs::diagnostic& d) {
+    g_diagnostics.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> g(g_diag_mutex);
+    if (g_diag_samples.size() < 10) g_diag_samples.push_back(d.where + ": " + d.problem);
+  };
+  return o;
+}
+
+struct config {
+  bool quick = false;
+  std::string out = "bench/results/engine.json";
+};
+
+// ============================================================================
+// 1. event_cost
+// ============================================================================
+
+// A clock policy that counts its readings, to state how many clock reads each
+// event makes (measured, not assumed). Single-threaded use only.
+struct counting_clock {
+  static constexpr bool fixed = true;
+  static constexpr fs::clock_kind kind = fs::clock_kind::tsc;
+  static inline std::uint64_t reads = 0;
+  static std::uint64_t now(fs::clock_kind) noexcept {
+    ++reads;
+    return fs::detail::tsc_ticks();
+  }
+};
+
+struct clock_read_counts {
+  double spawn = 0, spawn_wrapper = 0, spawn_point = 0, child_scope = 0, child_open = 0,
+         child_close = 0, sync = 0, call = 0;
+};
+
+clock_read_counts count_clock_reads() {
+  using C = counting_clock;
+  clock_read_counts r;
+  constexpr int n = 1000;
+  fs::measure<C>(
+      "count_clock_reads",
+      [&] {
+        std::uint64_t before = C::reads;
+        for (int i = 0; i < n; ++i) {
+          fs::basic_spawn_scope<C> c(fs::basic_spawn_point<C>());
+        }
+        r.spawn = double(C::reads - before) / n;
+        { fs::basic_sync_point<C> sp; }
+
+        before = C::reads;
+        for (int i = 0; i < n; ++i) fs::spawn<C>([] { barrier(); })();
+        r.spawn_wrapper = double(C::reads - before) / n;
+        { fs::basic_sync_point<C> sp; }
+
+        std::vector<fs::spawn_token> tokens;
+        tokens.reserve(n);
+        before = C::reads;
+        for (int i = 0; i < n; ++i) tokens.push_back(fs::basic_spawn_point<C>());
+        r.spawn_point = double(C::reads - before) / n;
+        before = C::reads;
+        for (int i = 0; i < n; ++i) {
+          fs::basic_spawn_scope<C> c(std::move(tokens[static_cast<std::size_t>(i)]));
+        }
+        r.child_scope = double(C::reads - before) / n;
+        tokens.clear();
+        { fs::basic_sync_point<C> sp; }
+
+        {
+          fs::spawn_token tk = fs::basic_spawn_point<C>();
+          before = C::reads;
+          auto* c = new fs::basic_spawn_scope<C>(std::move(tk));
+          r.child_open = double(C::reads - before);
+          before = C::reads;
+          delete c;
+          r.child_close = double(C::reads - before);
+        }
+
+        before = C::reads;
+        for (int i = 0; i < n; ++i) {
+          fs::basic_sync_point<C> sp;
+        }
+        r.sync = double(C::reads - before) / n;
+
+        before = C::reads;
+        for (int i = 0; i < n; ++i) {
+          fs::basic_call_site<C> cs;
+        }
+        r.call = double(C::reads - before) / n;
+      },
+      bench_options());
+  return r;
+}
+
+constexpr std::size_t spawn_batch = 1000;  // spawns between two syncs
+constexpr std::size_t nest_depth = 250;    // nested child scopes (open/close split)
+
+// Raw storage for a batch of spawn tokens (spawn points made before their children run).
+struct token_buffer {
+  explicit token_buffer(std::size_t n)
+      : mem(static_cast<fs::spawn_token*>(::operator new(n * sizeof(fs::spawn_token)))) {}
+  ~token_buffer() { ::operator delete(mem); }
+  token_buffer(const token_buffer&) = delete;
+  token_buffer& operator=(const token_buffer&) = delete;
+  fs::spawn_token* mem;
+};
+
+// Opens child scopes tk[i..n) nested in one another, notes the time at the deepest
+// point, and closes them on the way back.
+__attribute__((noinline)) void nest_scopes(fs::spawn_token* tk, std::size_t i, std::size_t n,
+                                           std::uint64_t& t_mid) {
+  if (i == n) {
+    t_mid = now_ns();
+    return;
+  }
+  {
+    fs::spawn_scope c(std::move(tk[i]));
+    barrier();
+    nest_scopes(tk, i + 1, n, t_mid);
+    barrier();
+  }
+  tk[i].~spawn_token();
+}
+// The same recursion with a frame of the same size and no scope: the overhead.
+__attribute__((noinline)) void nest_empty(fs::spawn_token* tk, std::size_t i, std::size_t n,
+                                          std::uint64_t& t_mid) {
+  if (i == n) {
+    t_mid = now_ns();
+    return;
+  }
+  {
+    alignas(fs::spawn_scope) unsigned char pad[sizeof(fs::spawn_scope)];
+    keep(&pad[0]);
+    barrier();
+    nest_empty(tk, i + 1, n, t_mid);
+    barrier();
+  }
+  keep(tk);
+}
+
+struct event_row {
+  std::string name;
+  std::string what;
+  std::string role;  // "reference", "event" or "part"
+  double ns = 0;
+  double raw_ns = 0;       // before subtracting the loop overhead
+  double overhead_ns = 0;  // the empty loop's cost per iteration
+  double clock_reads = -1;
+};
+
+struct event_cost_result {
+  std::uint64_t n = 0;
+  int reps = 0;
+  std::vector<event_row> rows;
+  double tsc_read_ns = 0;
+  std::string clock;
+  double compensation_per_strand_ns = 0;
+  std::uint64_t diagnostics = 0;
+};
+
+event_cost_result run_event_cost(const config& cfg) {
+  event_cost_result res;
+  std::uint64_t n = cfg.quick ? 100'000 : 2'000'000;
+  if (BENCH_SANITIZED && cfg.quick) n = 20'000;
+  static_assert(spawn_batch % nest_depth == 0, "n must be a multiple of both");
+  n = std::max<std::uint64_t>(n / spawn_batch, 1) * spawn_batch;
+  const int reps = 5;
+  res.n = n;
+  res.reps = reps;
+  const std::uint64_t batches = n / spawn_batch;
+  const std::uint64_t nests = n / nest_depth;
+  const double inf = std::numeric_limits<double>::infinity();
+
+  const clock_read_counts reads = count_clock_reads();
+  const std::uint64_t diag_before = g_diagnostics.load();
+
+  // Best of `reps` of fn(), which returns the ns taken by n events.
+  auto best = [&](auto&& fn) {
+    double b = inf;
+    for (int r = 0; r < reps; ++r) b = std::min(b, static_cast<double>(fn()));
+    return b / static_cast<double>(n);
+  };
+  auto best2 = [&](auto&& fn, double& a_out, double& b_out) {  // fn(a, b) adds to two totals
+    double ba = inf, bb = inf;
+    for (int r = 0; r < reps; ++r) {
+      std::uint64_t a = 0, b = 0;
+      fn(a, b);
+      ba = std::min(ba, static_cast<double>(a));
+      bb = std::min(bb, static_cast<double>(b));
+    }
+    a_out = ba / static_cast<double>(n);
+    b_out = bb / static_cast<double>(n);
+  };
+
+  token_buffer buf(std::max(spawn_batch, nest_depth));
+  fs::spawn_token* tk = buf.mem;
+
+  fs::report rep = fs::measure(
+      "event_cost",
+      [&] {
+        // Loop overheads: the same loop structures with nothing in them.
+        const double flat_empty = best([&] {
+          const std::uint64_t t0 = now_ns();
+          for (std::uint64_t i = 0; i < n; ++i) barrier();
+          return now_ns() - t0;
+        });
+        const double batch_empty = best([&] {
+          std::uint64_t total = 0;
+          for (std::uint64_t b = 0; b < batches; ++b) {
+            const std::uint64_t t0 = now_ns();
+            for (std::size_t i = 0; i < spawn_batch; ++i) barrier();
+            total += now_ns() - t0;
+          }
+          return total;
+        });
+        double nest_open_empty = 0, nest_close_empty = 0;
+        best2(
+            [&](std::uint64_t& open, std::uint64_t& close) {
+              for (std::uint64_t b = 0; b < nests; ++b) {
+                std::uint64_t mid = 0;
+                const std::uint64_t t0 = now_ns();
+                nest_empty(tk, 0, nest_depth, mid);
+                const std::uint64_t t1 = now_ns();
+                open += mid - t0;
+                close += t1 - mid;
+              }
+            },
+            nest_open_empty, nest_close_empty);
+
+        auto add = [&](const char* name, const char* what, const char* role, double raw,
+                       double overhead, double clock_reads) {
+          event_row row;
+          row.name = name;
+          row.what = what;
+          row.role = role;
+          row.raw_ns = raw;
+          row.overhead_ns = overhead;
+          row.ns = std::max(0.0, raw - overhead);
+          row.clock_reads = clock_reads;
+          res.rows.push_back(row);
+        };
+
+        // Raw clock reads.
+        add("clock_read_tsc", "fs::detail::tsc_ticks()", "reference", best([&] {
+              const std::uint64_t t0 = now_ns();
+              for (std::uint64_t i = 0; i < n; ++i) keep(fs::detail::tsc_ticks());
+              return now_ns() - t0;
+            }),
+            flat_empty, 1);
+        add("clock_read_steady", "fs::detail::steady_ticks()", "reference", best([&] {
+              const std::uint64_t t0 = now_ns();
+              for (std::uint64_t i = 0; i < n; ++i) keep(fs::detail::steady_ticks());
+              return now_ns() - t0;
+            }),
+            flat_empty, 1);
+
+        // A whole spawn run inline: spawn point, child scope open and close; a sync
+        // (untimed) after every batch.
+        add("spawn", "spawn_point() + spawn_scope open/close (child run inline)", "event",
+            best([&] {
+              std::uint64_t total = 0;
+              for (std::uint64_t b = 0; b < batches; ++b) {
+                const std::uint64_t t0 = now_ns();
+                for (std::size_t i = 0; i < spawn_batch; ++i) {
+                  fs::spawn_scope c(fs::spawn_point());
+                  barrier();
+                }
+                total += now_ns() - t0;
+                fs::sync_point sp;
+              }
+              return total;
+            }),
+            batch_empty, reads.spawn);
+        add("spawn_wrapper", "fs::spawn(f)() with an empty f", "event", best([&] {
+              std::uint64_t total = 0;
+              for (std::uint64_t b = 0; b < batches; ++b) {
+                const std::uint64_t t0 = now_ns();
+                for (std::size_t i = 0; i < spawn_batch; ++i) fs::spawn([] { barrier(); })();
+                total += now_ns() - t0;
+                fs::sync_point sp;
+              }
+              return total;
+            }),
+            batch_empty, reads.spawn_wrapper);
+
+        // The parts: a batch of spawn points, then their child scopes, then a sync.
+        double sp_raw = 0, child_raw = 0;
+        best2(
+            [&](std::uint64_t& t_sp, std::uint64_t& t_child) {
+              for (std::uint64_t b = 0; b < batches; ++b) {
+                std::uint64_t t0 = now_ns();
+                for (std::size_t i = 0; i < spawn_batch; ++i) {
+                  new (&tk[i]) fs::spawn_token(fs::spawn_point());
+                  barrier();
+                }
+                t_sp += now_ns() - t0;
+                t0 = now_ns();
+                for (std::size_t i = 0; i < spawn_batch; ++i) {
+                  { fs::spawn_scope c(std::move(tk[i])); }
+                  tk[i].~spawn_token();
+                  barrier();
+                }
+                t_child += now_ns() - t0;
+                fs::sync_point sp;
+              }
+            },
+            sp_raw, child_raw);
+        add("spawn_point", "parent side: auto tk = fs::spawn_point()", "part", sp_raw,
+            batch_empty, reads.spawn_point);
+        add("child_scope", "child side: { fs::spawn_scope c(std::move(tk)); }", "part", child_raw,
+            batch_empty, reads.child_scope);
+
+        // Child open and close apart: scopes nested nest_depth deep.
+        double open_raw = 0, close_raw = 0;
+        best2(
+            [&](std::uint64_t& open, std::uint64_t& close) {
+              for (std::uint64_t b = 0; b < nests; ++b) {
+                for (std::size_t i = 0; i < nest_depth; ++i)
+                  new (&tk[i]) fs::spawn_token(fs::spawn_point());
+                std::uint64_t mid = 0;
+                const std::uint64_t t0 = now_ns();
+                nest_scopes(tk, 0, nest_depth, mid);
+                const std::uint64_t t1 = now_ns();
+                open += mid - t0;
+                close += t1 - mid;
+                fs::sync_point sp;
+              }
+            },
+            open_raw, close_raw);
+        add("child_open", "spawn_scope constructor (nested scopes)", "part", open_raw,
+            nest_open_empty, reads.child_open);
+        add("child_close", "spawn_scope destructor (nested scopes)", "part", close_raw,
+            nest_close_empty, reads.child_close);
+
+        // Sync with the task's join set present (as after any spawn), nothing pending.
+        add("sync_point", "{ fs::sync_point sp; }", "event", best([&] {
+              const std::uint64_t t0 = now_ns();
+              for (std::uint64_t i = 0; i < n; ++i) {
+                fs::sync_point sp;
+                barrier();
+              }
+              return now_ns() - t0;
+            }),
+            flat_empty, reads.sync);
+        add("call_site", "{ fs::call_site cs; }", "event", best([&] {
+              const std::uint64_t t0 = now_ns();
+              for (std::uint64_t i = 0; i < n; ++i) {
+                fs::call_site cs;
+                barrier();
+              }
+              return now_ns() - t0;
+            }),
+            flat_empty, reads.call);
+      },
+      bench_options());
+
+  res.clock = fs::to_string(rep.clock);
+  res.compensation_per_strand_ns = rep.compensation_per_strand;
+  res.diagnostics = g_diagnostics.load() - diag_before;
+  for (const auto& r : res.rows)
+    if (r.name == "clock_read_tsc") res.tsc_read_ns = r.ns;
+  return res;
+}
+
+json event_cost_json(const event_cost_result& r) {
+  json j = json::object();
+  j.set("n", r.n);
+  j.set("repetitions", r.reps);
+  j.set("statistic", "best of repetitions; empty-loop overhead of the same structure subtracted");
+  j.set("spawn_batch", static_cast<std::uint64_t>(spawn_batch));
+  j.set("nest_depth", static_cast<std::uint64_t>(nest_depth));
+  j.set("clock", r.clock);
+  j.set("compensate", true);
+  j.set("compensation_per_strand_ns", r.compensation_per_strand_ns);
+  j.set("goal", "each event <= 2.5 x one TSC read");
+  j.set("clock_read_ns", r.tsc_read_ns);
+  j.set("diagnostics", r.diagnostics);
+  json events = json::object();
+  for (const auto& row : r.rows) {
+    json e = json::object();
+    e.set("what", row.what);
+    e.set("role", row.role);
+    e.set("ns", row.ns);
+    e.set("ratio_to_clock_read", r.tsc_read_ns > 0 ? row.ns / r.tsc_read_ns : 0.0);
+    if (row.role != "reference") e.set("goal_met", row.ns <= 2.5 * r.tsc_read_ns);
+    e.set("clock_reads", row.clock_reads);
+    if (row.role != "reference")
+      e.set("ns_beyond_clock_reads", row.ns - row.clock_reads * r.tsc_read_ns);
+    e.set("raw_ns", row.raw_ns);
+    e.set("loop_overhead_ns", row.overhead_ns);
+    events.set(row.name, std::move(e));
+  }
+  j.set("events", std::move(events));
+  return j;
+}
+
+// ============================================================================
+// 2. memory
+// ============================================================================
+
+struct mem_numbers {
+  std::uint64_t baseline_bytes = 0;  // pool size before the case (fresh process: 0)
+  std::uint64_t reserved_bytes = 0;  // join_pool::reserved_bytes() after the run
+  std::uint64_t profiler_bytes = 0;  // report.profiler_bytes
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t diagnostics = 0;
+  std::uint64_t max_rss_kb = 0;
+  std::int64_t value = 0;  // fib's result, or tasks run
+  double elapsed_ms = 0;
+};
+
+struct mem_case {
+  std::string name;   // e.g. "tasks_inline"
+  std::string shape;  // tasks_inline, tasks_2_threads, fib
+  std::uint64_t size = 0;
+  bool ok = false;
+  std::string error;
+  mem_numbers m;
+};
+
+long fib(int n) {
+  if (n < 2) return n;
+  long x = 0, y = 0;
+  fs::spawn([&] { x = fib(n - 1); })();
+  {
+    fs::call_site cs;
+    y = fib(n - 2);
+  }
+  { fs::sync_point sp; }
+  return x + y;
+}
+
+mem_numbers mem_tasks_inline(std::uint64_t count) {
+  mem_numbers m;
+  std::uint64_t ran = 0;
+  m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  const std::uint64_t t0 = now_ns();
+  fs::report r = fs::measure(
+      "tasks_inline",
+      [&] {
+        for (std::uint64_t i = 0; i < count; ++i) fs::spawn([&] { ++ran; barrier(); })();
+        fs::sync_point sp;
+      },
+      bench_options());
+  m.elapsed_ms = double(now_ns() - t0) / 1e6;
+  m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.profiler_bytes = r.profiler_bytes;
+  m.spawns = r.spawns();
+  m.syncs = r.syncs();
+  m.diagnostics = r.diagnostic_count;
+  m.value = static_cast<std::int64_t>(ran);
+  return m;
+}
+
+struct tiny_task {
+  std::atomic<std::uint64_t>* ran;
+  void operator()() const { ran->fetch_add(1, std::memory_order_relaxed); }
+};
+using spawned_tiny = decltype(fs::spawn(std::declval<tiny_task>()));
+
+mem_numbers mem_tasks_threads(std::uint64_t count) {
+  mem_numbers m;
+  std::atomic<std::uint64_t> ran{0};
+  m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  const std::uint64_t t0 = now_ns();
+  fs::report r = fs::measure(
+      "tasks_2_threads",
+      [&] {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::deque<spawned_tiny> queue;
+        bool done = false;
+        auto worker = [&] {
+          for (;;) {
+            std::unique_lock<std::mutex> lk(mu);
+            cv.wait(lk, [&] { return done || !queue.empty(); });
+            if (queue.empty()) return;  // done and drained
+            spawned_tiny t = std::move(queue.front());
+            queue.pop_front();
+            lk.unlock();
+            t();
+          }
+        };
+        std::thread w0(worker), w1(worker);
+        for (std::uint64_t i = 0; i < count; ++i) {
+          spawned_tiny t = fs::spawn(tiny_task{&ran});
+          {
+            std::lock_guard<std::mutex> g(mu);
+            queue.push_back(std::move(t));
+          }
+          cv.notify_one();
+        }
+        fs::sync_point sp;
+        {
+          std::lock_guard<std::mutex> g(mu);
+          done = true;
+        }
+        cv.notify_all();
+        w0.join();
+        w1.join();
+      },
+      bench_options());
+  m.elapsed_ms = double(now_ns() - t0) / 1e6;
+  m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.profiler_bytes = r.profiler_bytes;
+  m.spawns = r.spawns();
+  m.syncs = r.syncs();
+  m.diagnostics = r.diagnostic_count;
+  m.value = static_cast<std::int64_t>(ran.load());
+  return m;
+}
+
+mem_numbers mem_fib(int n) {
+  mem_numbers m;
+  long v = 0;
+  m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  const std::uint64_t t0 = now_ns();
+  fs::report r = fs::measure("fib", [&] { v = fib(n); }, bench_options());
+  m.elapsed_ms = double(now_ns() - t0) / 1e6;
+  m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.profiler_bytes = r.profiler_bytes;
+  m.spawns = r.spawns();
+  m.syncs = r.syncs();
+  m.diagnostics = r.diagnostic_count;
+  m.value = v;
+  return m;
+}
+
+bool write_all(int fd, const void* p, std::size_t n) {
+  const char* c = static_cast<const char*>(p);
+  while (n) {
+    const ssize_t w = ::write(fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    c += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+std::size_t read_all(int fd, void* p, std::size_t n) {
+  char* c = static_cast<char*>(p);
+  std::size_t got = 0;
+  while (got < n) {
+    const ssize_t r = ::read(fd, c + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
+
+// Runs fn() in a fresh child process (fork) and brings its numbers back over a pipe.
+template <class Fn>
+void run_isolated(mem_case& c, Fn fn) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  int p[2];
+  if (::pipe(p) != 0) {
+    c.error = std::string("pipe: ") + std::strerror(errno);
+    return;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    c.error = std::string("fork: ") + std::strerror(errno);
+    ::close(p[0]);
+    ::close(p[1]);
+    return;
+  }
+  if (pid == 0) {
+    ::close(p[0]);
+    int code = 0;
+    try {
+      mem_numbers m = fn();
+      rusage ru{};
+      if (::getrusage(RUSAGE_SELF, &ru) == 0) m.max_rss_kb = static_cast<std::uint64_t>(ru.ru_maxrss);
+      if (!write_all(p[1], &m, sizeof m)) code = 4;
+    } catch (...) {
+      code = 3;
+    }
+    ::close(p[1]);
+    ::_exit(code);
+  }
+  ::close(p[1]);
+  mem_numbers m;
+  const std::size_t got = read_all(p[0], &m, sizeof m);
+  ::close(p[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    c.error = fmt("child process killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    c.error = fmt("child process exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else if (got != sizeof m) {
+    c.error = "child process sent incomplete results";
+  } else {
+    c.ok = true;
+    c.m = m;
+  }
+}
+
+struct memory_result {
+  std::vector<mem_case> cases;
+  std::uint64_t tasks_small = 0, tasks_big = 0;
+  int fib_small = 0, fib_big = 0;
+};
+
+memory_result run_memory(const config& cfg) {
+  memory_result res;
+  res.tasks_small = cfg.quick ? 10'000 : 100'000;
+  res.tasks_big = cfg.quick ? 100'000 : 1'000'000;
+  res.fib_small = cfg.quick ? 15 : 20;
+  res.fib_big = cfg.quick ? 20 : 27;
+  auto add = [&](const std::string& shape, std::uint64_t size, auto fn) {
+    mem_case c;
+    c.shape = shape;
+    c.size = size;
+    c.name = shape + "(" + std::to_string(size) + ")";
+    run_isolated(c, fn);
+    res.cases.push_back(std::move(c));
+  };
+  for (std::uint64_t n : {res.tasks_small, res.tasks_big})
+    add("tasks_inline", n, [n] { return mem_tasks_inline(n); });
+  for (std::uint64_t n : {res.tasks_small, res.tasks_big})
+    add("tasks_2_threads", n, [n] { return mem_tasks_threads(n); });
+  for (int n : {res.fib_small, res.fib_big})
+    add("fib", static_cast<std::uint64_t>(n), [n] { return mem_fib(n); });
+  return res;
+}
+
+const mem_case* find_case(const memory_result& r, const std::string& shape, std::uint64_t size) {
+  for (const auto& c : r.cases)
+    if (c.shape == shape && c.size == size) return &c;
+  return nullptr;
+}
+
+json memory_json(const memory_result& r) {
+  json j = json::object();
+  j.set("isolation", "each case runs in a fresh child process (fork + pipe)");
+  j.set("join_set_bytes", static_cast<std::uint64_t>(sizeof(fs::detail::join_set)));
+  j.set("pool_batch", static_cast<std::uint64_t>(fs::detail::join_pool::batch));
+  j.set("goal", "engine memory does not grow with the number of tasks (big/small ratio ~1)");
+  json cases = json::array();
+  for (const auto& c : r.cases) {
+    json e = json::object();
+    e.set("name", c.name);
+    e.set("shape", c.shape);
+    e.set(c.shape == "fib" ? "n" : "tasks", c.size);
+    e.set("ok", c.ok);
+    if (!c.ok) {
+      e.set("error", c.error);
+    } else {
+      e.set("engine_reserved_bytes", c.m.reserved_bytes);
+      e.set("baseline_reserved_bytes", c.m.baseline_bytes);
+      e.set("profiler_bytes", c.m.profiler_bytes);
+      e.set("spawns", c.m.spawns);
+      e.set("syncs", c.m.syncs);
+      e.set(c.shape == "fib" ? "fib_value" : "tasks_run", c.m.value);
+      e.set("diagnostics", c.m.diagnostics);
+      e.set("max_rss_kb", c.m.max_rss_kb);
+      e.set("elapsed_ms", c.m.elapsed_ms);
+    }
+    cases.push(std::move(e));
+  }
+  j.set("cases", std::move(cases));
+
+  json ratios = json::object();
+  auto ratio = [&](const char* key, const std::string& shape, std::uint64_t small, std::uint64_t big) {
+    const mem_case* a = find_case(r, shape, small);
+    const mem_case* b = find_case(r, shape, big);
+    json e = json::object();
+    e.set("small", small);
+    e.set("big", big);
+    if (a && b && a->ok && b->ok && a->m.reserved_bytes > 0 && a->m.profiler_bytes > 0) {
+      const double rr = double(b->m.reserved_bytes) / double(a->m.reserved_bytes);
+      e.set("task_count_ratio", b->m.spawns && a->m.spawns ? double(b->m.spawns) / double(a->m.spawns) : 0.0);
+      e.set("engine_reserved_bytes_ratio", rr);
+      e.set("profiler_bytes_ratio", double(b->m.profiler_bytes) / double(a->m.profiler_bytes));
+      e.set("goal_met", rr <= 1.0 + 1e-9);
+    } else {
+      e.set("engine_reserved_bytes_ratio", nullptr);
+      e.set("goal_met", nullptr);
+    }
+    ratios.set(key, std::move(e));
+  };
+  ratio("tasks_inline", "tasks_inline", r.tasks_small, r.tasks_big);
+  ratio("tasks_2_threads", "tasks_2_threads", r.tasks_small, r.tasks_big);
+  ratio("fib", "fib", static_cast<std::uint64_t>(r.fib_small), static_cast<std::uint64_t>(r.fib_big));
+  j.set("big_over_small", std::move(ratios));
+  return j;
+}
+
+// ============================================================================
+// 3. accuracy
+// ============================================================================
+
+struct truth {
+  std::uint64_t work = 0;
+  std::uint64_t span = 0;
+  std::uint64_t strands = 0;  // spun strands
+};
+
+struct run_numbers {
+  truth t;
+  std::uint64_t work = 0, span = 0, raw_work = 0, raw_span = 0;
+  double comp_ns = 0;
+  std::uint64_t spawns = 0, syncs = 0, diagnostics = 0;
+  std::uint64_t involuntary_switches = 0;  // the process was preempted this often during the run
+};
+
+std::uint64_t involuntary_switches() {
+  rusage ru{};
+  if (::getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return static_cast<std::uint64_t>(ru.ru_nivcsw);
+}
+
+void empty_task() {}
+
+// A chain of `strands` spins separated alternately by a spawn of an empty task (run
+// inline) and by a sync.
+run_numbers run_serial(std::uint64_t grain, std::uint64_t strands, bool compensate) {
+  run_numbers out;
+  std::uint64_t w = 0;
+  const std::uint64_t switches = involuntary_switches();
+  fs::report r = fs::measure(
+      "serial",
+      [&] {
+        for (std::uint64_t s = 0; s < strands; ++s) {
+          w += spin(grain);
+          if (s + 1 == strands) break;
+          if (s % 2 == 0) {
+            fs::spawn(empty_task)();
+          } else {
+            fs::sync_point sp;
+          }
+        }
+      },
+      bench_options(compensate));
+  out.t.work = w;
+  out.t.span = w;
+  out.t.strands = strands;
+  out.work = r.work();
+  out.span = r.span();
+  out.raw_work = r.regions[0].raw_work;
+  out.raw_span = r.regions[0].raw_span;
+  out.comp_ns = r.compensation_per_strand;
+  out.spawns = r.spawns();
+  out.syncs = r.syncs();
+  out.diagnostics = r.diagnostic_count;
+  out.involuntary_switches = involuntary_switches() - switches;
+  return out;
+}
+
+// A child of the fork-join shape: `m` spins separated by syncs (with nothing to join).
+struct child_body {
+  std::uint64_t m;
+  std::uint64_t grain;
+  std::uint64_t* out;
+  void operator()() const {
+    std::uint64_t sum = 0;
+    for (std::uint64_t j = 0; j < m; ++j) {
+      sum += spin(grain);
+      if (j + 1 < m) {
+        fs::sync_point sp;
+      }
+    }
+    *out = sum;
+  }
+};
+using spawned_child = decltype(fs::spawn(std::declval<fs::task_group&>(), std::declval<child_body>()));
+
+// `rounds` times: the parent spins one strand, spawns k children (each m spins)
+// into a task group, and joins them while two std::threads run them (children
+// 0,2,4.. on one, 1,3,5.. on the other). A last parent strand follows. The true
+// span follows the dag: per round, the parent strand plus the longest child (the
+// parent's strands between spawns are empty).
+run_numbers run_fork_join(std::uint64_t grain, std::uint64_t rounds, std::uint64_t k,
+                          std::uint64_t m, bool compensate) {
+  run_numbers out;
+  std::vector<std::uint64_t> child_true(k, 0);
+  std::vector<spawned_child> tasks;
+  tasks.reserve(k);
+  truth t;
+  const std::uint64_t switches = involuntary_switches();
+  fs::report r = fs::measure(
+      "fork_join",
+      [&] {
+        for (std::uint64_t round = 0; round < rounds; ++round) {
+          const std::uint64_t p = spin(grain);
+          fs::task_group tg;
+          for (std::uint64_t c = 0; c < k; ++c)
+            tasks.push_back(fs::spawn(tg, child_body{m, grain, &child_true[c]}));
+          {
+            fs::sync_point sp(tg);
+            auto run = [&](std::uint64_t first) {
+              for (std::uint64_t c = first; c < k; c += 2) tasks[c]();
+            };
+            std::thread a(run, 0), b(run, 1);
+            a.join();
+            b.join();
+          }
+          tasks.clear();
+          std::uint64_t longest = 0;
+          for (std::uint64_t c = 0; c < k; ++c) {
+            t.work += child_true[c];
+            longest = std::max(longest, child_true[c]);
+          }
+          t.work += p;
+          t.span += p + longest;
+        }
+        const std::uint64_t p = spin(grain);
+        t.work += p;
+        t.span += p;
+      },
+      bench_options(compensate));
+  t.strands = rounds * (1 + k * m) + 1;
+  out.t = t;
+  out.work = r.work();
+  out.span = r.span();
+  out.raw_work = r.regions[0].raw_work;
+  out.raw_span = r.regions[0].raw_span;
+  out.comp_ns = r.compensation_per_strand;
+  out.spawns = r.spawns();
+  out.syncs = r.syncs();
+  out.diagnostics = r.diagnostic_count;
+  out.involuntary_switches = involuntary_switches() - switches;
+  return out;
+}
+
+struct accuracy_row {
+  std::string grain_name;
+  std::uint64_t grain = 0;
+  std::string shape;
+  bool compensate = true;
+  double tolerance = 0;
+  std::string params;
+  std::vector<run_numbers> runs;
+  double work_ratio = 0, span_ratio = 0;  // medians over runs
+  double work_ratio_min = 0, work_ratio_max = 0, span_ratio_min = 0, span_ratio_max = 0;
+  bool goal_met = false;
+};
+
+struct accuracy_result {
+  int reps = 0;
+  std::vector<accuracy_row> rows;
+  // How much longer a spin really is than its own steady_clock measurement says
+  // (the part of the bracketing clock reads that falls outside them, call overhead):
+  // the median of TSC-bracketed spins, per grain. Not forkscale's error.
+  double truth_gap_fine_ns = 0, truth_gap_coarse_ns = 0;
+};
+
+double truth_gap_ns(std::uint64_t grain, int samples) {
+  const double ns_per_tick = fs::detail::tsc_ns_per_tick();
+  std::vector<double> gap;
+  for (int i = 0; i < samples; ++i) {
+    const std::uint64_t a = fs::detail::tsc_ticks();
+    const std::uint64_t d = spin(grain);
+    const std::uint64_t b = fs::detail::tsc_ticks();
+    gap.push_back(double(b - a) * ns_per_tick - double(d));
+  }
+  return median(gap);
+}
+
+accuracy_result run_accuracy(const config& cfg) {
+  accuracy_result res;
+  const int reps = cfg.quick ? 1 : 5;
+  res.reps = reps;
+  res.truth_gap_fine_ns = truth_gap_ns(1'000, cfg.quick ? 200 : 2000);
+  res.truth_gap_coarse_ns = truth_gap_ns(100'000, cfg.quick ? 10 : 50);
+  struct grain_cfg {
+    const char* name;
+    std::uint64_t ns;
+    double tol;
+    std::uint64_t serial_strands, rounds, k, m;
+  };
+  const grain_cfg grains[] = {
+      {"coarse", 100'000, 0.05, cfg.quick ? 40u : 200u, cfg.quick ? 2u : 10u, 4, 5},
+      {"fine", 1'000, 0.25, cfg.quick ? 4000u : 20000u, cfg.quick ? 40u : 200u, 8, 10},
+  };
+  for (const auto& g : grains) {
+    for (const char* shape : {"serial", "fork_join_2_threads"}) {
+      for (bool comp : {true, false}) {
+        accuracy_row row;
+        row.grain_name = g.name;
+        row.grain = g.ns;
+        row.shape = shape;
+        row.compensate = comp;
+        row.tolerance = g.tol;
+        const bool serial = std::string(shape) == "serial";
+        row.params = serial ? fmt("%" PRIu64 " strands", g.serial_strands)
+                            : fmt("%" PRIu64 " rounds x %" PRIu64 " children x %" PRIu64 " strands",
+                                  g.rounds, g.k, g.m);
+        std::vector<double> wr, sr;
+        for (int rep = 0; rep < reps; ++rep) {
+          run_numbers n = serial ? run_serial(g.ns, g.serial_strands, comp)
+                                 : run_fork_join(g.ns, g.rounds, g.k, g.m, comp);
+          wr.push_back(n.t.work ? double(n.work) / double(n.t.work) : 0.0);
+          sr.push_back(n.t.span ? double(n.span) / double(n.t.span) : 0.0);
+          row.runs.push_back(n);
+        }
+        row.work_ratio = median(wr);
+        row.span_ratio = median(sr);
+        row.work_ratio_min = *std::min_element(wr.begin(), wr.end());
+        row.work_ratio_max = *std::max_element(wr.begin(), wr.end());
+        row.span_ratio_min = *std::min_element(sr.begin(), sr.end());
+        row.span_ratio_max = *std::max_element(sr.begin(), sr.end());
+        row.goal_met = std::fabs(row.work_ratio - 1.0) <= g.tol &&
+                       std::fabs(row.span_ratio - 1.0) <= g.tol;
+        res.rows.push_back(std::move(row));
+      }
+    }
+  }
+  return res;
+}
+
+json accuracy_json(const accuracy_result& r) {
+  json j = json::object();
+  j.set("repetitions", r.reps);
+  j.set("statistic", "median of repetitions (min and max also given)");
+  j.set("clock", "default options (automatic: the invariant TSC on x86)");
+  j.set("truth", "each strand is a busy-wait on steady_clock timed by this program; true span "
+                 "follows the dag from those timings");
+  j.set("goal", "|measured/true - 1| <= 0.05 for coarse (100 us) strands, <= 0.25 for fine (1 us)");
+  json gap = json::object();
+  gap.set("what", "median of (TSC-bracketed spin - the spin's own steady_clock duration): time a strand "
+                  "really spends beyond its 'true' length, from the truth measurement itself");
+  gap.set("fine_ns", r.truth_gap_fine_ns);
+  gap.set("coarse_ns", r.truth_gap_coarse_ns);
+  j.set("truth_measurement_gap", std::move(gap));
+  json rows = json::array();
+  for (const auto& a : r.rows) {
+    json e = json::object();
+    e.set("name", a.grain_name + "_" + a.shape + (a.compensate ? "_compensated" : "_uncompensated"));
+    e.set("grain", a.grain_name);
+    e.set("strand_ns", a.grain);
+    e.set("shape", a.shape);
+    e.set("compensate", a.compensate);
+    e.set("params", a.params);
+    e.set("tolerance", a.tolerance);
+    e.set("work_ratio", a.work_ratio);
+    e.set("span_ratio", a.span_ratio);
+    e.set("work_ratio_min", a.work_ratio_min);
+    e.set("work_ratio_max", a.work_ratio_max);
+    e.set("span_ratio_min", a.span_ratio_min);
+    e.set("span_ratio_max", a.span_ratio_max);
+    e.set("goal_met", a.goal_met);
+    json runs = json::array();
+    for (const auto& n : a.runs) {
+      json x = json::object();
+      x.set("true_work_ns", n.t.work);
+      x.set("true_span_ns", n.t.span);
+      x.set("spun_strands", n.t.strands);
+      x.set("work_ns", n.work);
+      x.set("span_ns", n.span);
+      x.set("raw_work_ns", n.raw_work);
+      x.set("raw_span_ns", n.raw_span);
+      x.set("compensation_per_strand_ns", n.comp_ns);
+      x.set("spawns", n.spawns);
+      x.set("syncs", n.syncs);
+      x.set("diagnostics", n.diagnostics);
+      x.set("involuntary_context_switches", n.involuntary_switches);
+      runs.push(std::move(x));
+    }
+    e.set("runs", std::move(runs));
+    rows.push(std::move(e));
+  }
+  j.set("cases", std::move(rows));
+  return j;
+}
+
+// ============================================================================
+// Output
+// ============================================================================
+
+std::string human_bytes(std::uint64_t b) {
+  if (b >= (1u << 20)) return fmt("%.2f MiB", double(b) / (1 << 20));
+  if (b >= 1024) return fmt("%.1f KiB", double(b) / 1024);
+  return fmt("%" PRIu64 " B", b);
+}
+
+void print_summary(const config& cfg, const std::string& loadavg, const event_cost_result& ev, const memory_result& mem,
+                   const accuracy_result& acc, const std::string& model, unsigned cpus) {
+  std::printf("forkscale engine benchmark (%s)\n", cfg.quick ? "quick" : "full");
+  std::printf("  machine: %s, %u cpu(s), load %s; %s%s; clock %s, %.5f ns/tick\n", model.c_str(), cpus,
+              loadavg.substr(0, 14).c_str(),
+              compiler_string().c_str(),
+              std::string(sanitizer_name()) == "none" ? "" : (std::string(", sanitizer ") + sanitizer_name()).c_str(),
+              ev.clock.c_str(), fs::detail::tsc_ns_per_tick());
+
+  std::printf("\n1) event cost  (N=%" PRIu64 ", best of %d, loop overhead subtracted; compensation %.2f ns/strand)\n",
+              ev.n, ev.reps, ev.compensation_per_strand_ns);
+  std::printf("  %-18s %9s %10s %11s %10s\n", "event", "ns", "x clock", "clock reads", "<=2.5x");
+  for (const auto& r : ev.rows) {
+    const double ratio = ev.tsc_read_ns > 0 ? r.ns / ev.tsc_read_ns : 0;
+    std::printf("  %-18s %9.2f %10.2f %11.2g %10s\n", r.name.c_str(), r.ns, ratio, r.clock_reads,
+                r.role == "reference" ? "-" : (r.ns <= 2.5 * ev.tsc_read_ns ? "yes" : "NO"));
+  }
+  if (ev.diagnostics) std::printf("  (forkscale reported %" PRIu64 " diagnostic(s))\n", ev.diagnostics);
+
+  std::printf("\n2) memory  (each case in a fresh process)\n");
+  std::printf("  %-24s %10s %14s %14s %12s %10s\n", "case", "spawns", "engine bytes", "profiler_bytes",
+              "max RSS", "ms");
+  for (const auto& c : mem.cases) {
+    if (!c.ok) {
+      std::printf("  %-24s FAILED: %s\n", c.name.c_str(), c.error.c_str());
+      continue;
+    }
+    std::printf("  %-24s %10" PRIu64 " %14s %14s %12s %10.1f\n", c.name.c_str(), c.m.spawns,
+                human_bytes(c.m.reserved_bytes).c_str(), human_bytes(c.m.profiler_bytes).c_str(),
+                human_bytes(c.m.max_rss_kb * 1024).c_str(), c.m.elapsed_ms);
+  }
+  auto print_ratio = [&](const char* label, const std::string& shape, std::uint64_t a, std::uint64_t b) {
+    const mem_case* x = find_case(mem, shape, a);
+    const mem_case* y = find_case(mem, shape, b);
+    if (!x || !y || !x->ok || !y->ok || !x->m.reserved_bytes || !x->m.spawns) {
+      std::printf("  %-16s big/small: n/a\n", label);
+      return;
+    }
+    const double rr = double(y->m.reserved_bytes) / double(x->m.reserved_bytes);
+    std::printf("  %-16s big/small: tasks x%.1f, engine bytes x%.2f  -> %s\n", label,
+                double(y->m.spawns) / double(x->m.spawns), rr,
+                rr <= 1.0 + 1e-9 ? "does not grow" : "GROWS");
+  };
+  print_ratio("tasks_inline", "tasks_inline", mem.tasks_small, mem.tasks_big);
+  print_ratio("tasks_2_threads", "tasks_2_threads", mem.tasks_small, mem.tasks_big);
+  print_ratio("fib", "fib", static_cast<std::uint64_t>(mem.fib_small), static_cast<std::uint64_t>(mem.fib_big));
+
+  std::printf("\n3) accuracy  (measured / true; %s of %d run(s))\n", acc.reps > 1 ? "median" : "one", acc.reps);
+  std::printf("  (a spin is ~%.0f ns (1 us) / ~%.0f ns (100 us) longer than its own steady_clock timing says)\n",
+              acc.truth_gap_fine_ns, acc.truth_gap_coarse_ns);
+  std::printf("  %-7s %-20s %-6s %-38s %8s %8s %6s %5s\n", "grain", "shape", "comp", "program", "work",
+              "span", "tol", "goal");
+  for (const auto& a : acc.rows) {
+    std::printf("  %-7s %-20s %-6s %-38s %8.4f %8.4f %5.0f%% %5s\n", a.grain_name.c_str(), a.shape.c_str(),
+                a.compensate ? "on" : "off", a.params.c_str(), a.work_ratio, a.span_ratio,
+                a.tolerance * 100, a.goal_met ? "yes" : "NO");
+  }
+}
+
+bool write_file_atomically(const std::string& path, const std::string& text, std::string& err) {
+  namespace sfs = std::filesystem;
+  std::error_code ec;
+  const sfs::path p(path);
+  if (p.has_parent_path()) {
+    sfs::create_directories(p.parent_path(), ec);
+    if (ec) {
+      err = "cannot create directory '" + p.parent_path().string() + "': " + ec.message();
+      return false;
+    }
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      err = "cannot open '" + tmp + "' for writing";
+      return false;
+    }
+    out << text;
+    out.flush();
+    if (!out) {
+      err = "cannot write '" + tmp + "'";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+constexpr const char* usage = "usage: bench_engine [--quick] [--out FILE]";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  config cfg;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") {
+      cfg.quick = true;
+    } else if (a == "--out") {
+      if (i + 1 >= argc || argv[i + 1][0] == '\0') {
+        std::fprintf(stderr, "bench_engine: --out needs a file name (%s)\n", usage);
+        return 2;
+      }
+      cfg.out = argv[++i];
+    } else if (a.rfind("--out=", 0) == 0) {
+      if (a.size() == 6) {
+        std::fprintf(stderr, "bench_engine: --out needs a file name (%s)\n", usage);
+        return 2;
+      }
+      cfg.out = a.substr(6);
+    } else if (a == "-h" || a == "--help") {
+      std::printf("%s\n", usage);
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_engine: unknown argument '%s' (%s)\n", a.c_str(), usage);
+      return 2;
+    }
+  }
+
+  const std::string model = cpu_model();
+  const std::string loadavg = read_first_line("/proc/loadavg");
+  const unsigned cpus = nproc();
+  const double ns_per_tick = fs::detail::tsc_ns_per_tick();
+
+  // Memory first: its children are forked before this process has touched the
+  // engine (or started a thread), so each starts with an empty pool.
+  const memory_result mem = run_memory(cfg);
+  const event_cost_result ev = run_event_cost(cfg);
+  const accuracy_result acc = run_accuracy(cfg);
+
+  json root = json::object();
+  root.set("benchmark", "forkscale engine");
+  root.set("forkscale_version", FORKSCALE_VERSION_STRING);
+  root.set("mode", cfg.quick ? "quick" : "full");
+  json machine = json::object();
+  machine.set("nproc", cpus);
+  machine.set("hardware_concurrency", std::thread::hardware_concurrency());
+  machine.set("cpu_model", model);
+  machine.set("loadavg_at_start", loadavg);
+  machine.set("clocksource", read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+  root.set("machine", std::move(machine));
+  json build = json::object();
+  build.set("cplusplus", static_cast<long long>(__cplusplus));
+#if defined(__OPTIMIZE__)
+  build.set("optimized", true);
+#else
+  build.set("optimized", false);
+#endif
+  build.set("sanitizer", sanitizer_name());
+  root.set("compiler", compiler_string());
+  root.set("build", std::move(build));
+  root.set("date", utc_now());
+  root.set("clock", ev.clock);
+  json cal = json::object();
+  cal.set("invariant_tsc", fs::detail::invariant_tsc());
+  cal.set("tsc_ns_per_tick", ns_per_tick);
+  cal.set("tsc_ghz", ns_per_tick > 0 ? 1.0 / ns_per_tick : 0.0);
+  cal.set("compensation_per_strand_ns", ev.compensation_per_strand_ns);
+  root.set("tsc_calibration", std::move(cal));
+  root.set("event_cost", event_cost_json(ev));
+  root.set("memory", memory_json(mem));
+  root.set("accuracy", accuracy_json(acc));
+  json diag = json::object();
+  diag.set("count", g_diagnostics.load());
+  {
+    json samples = json::array();
+    std::lock_guard<std::mutex> g(g_diag_mutex);
+    for (const auto& s : g_diag_samples) samples.push(s);
+    diag.set("samples", std::move(samples));
+  }
+  root.set("diagnostics", std::move(diag));
+
+  print_summary(cfg, loadavg, ev, mem, acc, model, cpus);
+
+  std::string err;
+  if (!write_file_atomically(cfg.out, root.dump(), err)) {
+    std::fprintf(stderr, "bench_engine: %s\n", err.c_str());
+    return 1;
+  }
+  std::printf("\nwrote %s\n", cfg.out.c_str());
+
+  bool failed = false;
+  for (const auto& c : mem.cases)
+    if (!c.ok) failed = true;
+  if (failed) {
+    std::fprintf(stderr, "bench_engine: a memory case failed (see %s)\n", cfg.out.c_str());
+    return 1;
+  }
+  return 0;
+}
