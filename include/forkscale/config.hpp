@@ -42,15 +42,7 @@
 #define FORKSCALE_DETAIL_UNIQUE(prefix) FORKSCALE_DETAIL_CAT(prefix, __LINE__)
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
+#include "detail/macro_scope.hpp"
 
 // Call sites are named by file:line and function. GCC and Clang (and MSVC 16.6+)
 // evaluate these builtins at the caller when used as default arguments, which

@@ -10,3 +10,5 @@
 #include "report.hpp"
 #include "guards.hpp"
 #include "detail/report_writers.hpp"
+
+#include "detail/macro_unscope.hpp"

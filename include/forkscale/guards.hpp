@@ -18,6 +18,7 @@
 
 #include "clock.hpp"
 #include "config.hpp"
+#include "detail/macro_scope.hpp"
 #include "report.hpp"
 #include "site.hpp"
 

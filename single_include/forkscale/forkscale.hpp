@@ -52,6 +52,11 @@
 #define FORKSCALE_DETAIL_UNIQUE(prefix) FORKSCALE_DETAIL_CAT(prefix, __LINE__)
 #endif
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
 #if defined(__GNUC__) || defined(__clang__)
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -61,6 +66,8 @@
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
 #endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 // Call sites are named by file:line and function. GCC and Clang (and MSVC 16.6+)
 // evaluate these builtins at the caller when used as default arguments, which
@@ -2877,4 +2884,13 @@ inline std::ostream& operator<<(std::ostream& os, const report& r) { return os <
 
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/report_writers.hpp
+
+// begin include/forkscale/detail/macro_unscope.hpp
+// detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the
+// umbrella header, so that they do not leak into user code. (The public
+// FORKSCALE_* macros, and the FORKSCALE_DETAIL_ ones they expand to, stay.)
+#undef FORKSCALE_DETAIL_LIKELY
+#undef FORKSCALE_DETAIL_UNLIKELY
+#undef FORKSCALE_DETAIL_NOINLINE
+// end include/forkscale/detail/macro_unscope.hpp
 // end include/forkscale/forkscale.hpp

@@ -10,6 +10,7 @@
 
 #include "../clock.hpp"
 #include "../config.hpp"
+#include "macro_scope.hpp"
 #include "state.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

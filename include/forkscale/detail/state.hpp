@@ -22,6 +22,7 @@
 
 #include "../clock.hpp"
 #include "../config.hpp"
+#include "macro_scope.hpp"
 #include "../report.hpp"
 #include "../site.hpp"
 
