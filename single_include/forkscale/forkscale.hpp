@@ -1997,8 +1997,8 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// The path as it goes into a one-line message: control characters are written as
-// escapes, so a path holding a newline cannot split the message.
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
 inline std::string printable_path(const std::string& path) {
   static const char hex[] = "0123456789abcdef";
   std::string out;
@@ -2294,29 +2294,7 @@ inline std::string truncate_display(const std::string& s, std::size_t width) {
 
 // Text as the text report shows it: valid UTF-8, with control characters written
 // as escapes so that a label cannot break a line or move the cursor.
-inline std::string printable(const std::string& s) {
-  static const char hex[] = "0123456789abcdef";
-  const std::string v = valid_utf8(s);
-  std::string out;
-  out.reserve(v.size());
-  for (const char ch : v) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
 
 // ---- numbers ----------------------------------------------------------------
 

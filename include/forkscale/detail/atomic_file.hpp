@@ -28,8 +28,8 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// The path as it goes into a one-line message: control characters are written as
-// escapes, so a path holding a newline cannot split the message.
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
 inline std::string printable_path(const std::string& path) {
   static const char hex[] = "0123456789abcdef";
   std::string out;
