@@ -19,6 +19,15 @@ namespace fs = forkscale;
 
 static_assert(std::is_empty<fs::sync_point>::value, "a disabled sync_point must be an empty type");
 static_assert(std::is_empty<fs::call_site>::value, "a disabled call_site must be an empty type");
+static_assert(std::is_empty<fs::spawn_scope>::value, "a disabled spawn_scope must be an empty type");
+static_assert(std::is_empty<fs::task_group>::value, "a disabled task_group must be an empty type");
+static_assert(std::is_empty<fs::join_handle>::value, "a disabled join_handle must be an empty type");
+static_assert(std::is_empty<fs::region>::value, "a disabled region must be an empty type");
+static_assert(std::is_empty<fs::spawn_token>::value, "a disabled spawn token must be empty");
+// A disabled spawn hands the library the user's own callable, unchanged.
+inline auto disabled_body = [] { return 7; };
+static_assert(std::is_same<decltype(fs::spawn(disabled_body)), decltype(disabled_body)>::value,
+              "a disabled spawn must return the callable itself");
 
 namespace {
 
