@@ -125,12 +125,13 @@ TEST(Misuse, SyncInsideSync) {
 
 TEST(Misuse, SpawnedTaskDestroyedWithoutRunning) {
   captured c;
+  unsigned line = 0;
   const fs::report r = fs::measure("m", [&] {
-    { auto t = fs::spawn([] { fs::charge(100); }); }  // dropped, as a cancelled task
+    { line = __LINE__; auto t = fs::spawn([] { fs::charge(100); }); }  // dropped, as a cancelled task
     fs::charge(1);
     { fs::sync_point sp; }
   }, c.options());
-  EXPECT_TRUE(c.has("destroyed without running", "")) << c.dump();
+  EXPECT_TRUE(c.has("destroyed without running", "test_misuse.cpp:" + std::to_string(line))) << c.dump();
   EXPECT_EQ(r.work(), 1u);
   EXPECT_EQ(r.spawns(), 1u);
   expect_engine_clean();

@@ -125,6 +125,29 @@ TEST(Regions, MacrosGiveUniqueNames) {
   EXPECT_EQ(r.find("prog/a")->calls, 2u);
 }
 
+// A call is a sync scope (as a Cilk function is): a sync inside it does not join
+// the caller's earlier children, so they stay parallel to the rest of the call.
+TEST(Regions, CallIsASyncScope) {
+  const fs::report r = fs::measure("prog", [] {
+    auto a = fs::spawn([] { fs::charge(100); });
+    a();
+    {
+      fs::call_site cs;
+      auto b = fs::spawn([] { fs::charge(1); });
+      b();
+      { fs::sync_point sp; }  // joins b only
+      fs::charge(50);
+      auto c = fs::spawn([] { fs::charge(7); });
+      c();  // left unjoined: passes to the caller's sync block
+    }
+    fs::sync_point sp;  // joins a and c
+  }, cost());
+  EXPECT_EQ(r.work(), 158u);
+  EXPECT_EQ(r.span(), 100u);  // max(100, 1 + 50 + 7); 150 if the inner sync had joined a
+  EXPECT_EQ(r.syncs(), 2u);
+  EXPECT_EQ(r.diagnostic_count, 0u);
+}
+
 // Cilkview Fig. 13: the burden sits on each continuation edge, so a spawn whose
 // continuation is on the longest burdened path pays it.
 TEST(Regions, BurdenOnContinuationEdges) {

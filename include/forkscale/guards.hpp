@@ -198,6 +198,9 @@ class basic_spawned {
   basic_spawned& operator=(basic_spawned&&) = default;
   basic_spawned(const basic_spawned&) = delete;
   basic_spawned& operator=(const basic_spawned&) = delete;
+  ~basic_spawned() {
+    if (FORKSCALE_DETAIL_UNLIKELY(static_cast<bool>(token_))) detail::drop_unrun(token_, where_);
+  }
 
   decltype(auto) operator()() const {
     basic_spawn_scope<Clock> scope(std::move(token_), where_);
@@ -280,19 +283,22 @@ class basic_sync_point {
   site where_;
 };
 
-// Marks a call as a profiled site (per-site profiles build on it).
+// Marks a call as a profiled site (per-site profiles build on it). A call is also a
+// sync scope, as a Cilk function is: a plain sync_point inside it joins only the
+// children spawned inside it; children it leaves unjoined pass to its caller.
 template <class Clock>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_);
+    frame_ = basic_engine<Clock>::begin_call(depth_, saved_);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
-  ~basic_call_site() { basic_engine<Clock>::end_call(frame_, depth_, where_); }
+  ~basic_call_site() { basic_engine<Clock>::end_call(frame_, depth_, saved_, where_); }
 
  private:
   detail::frame* frame_ = nullptr;
+  detail::join_set* saved_ = nullptr;  // the caller's sync block
   unsigned depth_ = 0;
   site where_;
 };

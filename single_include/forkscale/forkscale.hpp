@@ -982,11 +982,11 @@ inline void publish_child(join_set* j) noexcept {
 
 // A spawned task was destroyed without ever running (a cancelled task group, a
 // dropped callable): it reports nothing, but it must not keep its join waiting.
-FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk) noexcept {
+FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
   session* s = j->owner_session;
-  misuse(s, site{}, "a spawned task was destroyed without running (cancelled?); it counts as empty");
+  misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->lock.lock();
   const bool last = --j->outstanding == 0;
   j->lock.unlock();
@@ -1027,6 +1027,33 @@ inline void settle_pending(frame& f) noexcept {
                " spawned task(s) had not finished; they are not counted");
     release_owner(j, nullptr);
   }
+}
+
+// A call scope ends: the children spawned inside it that no join inside it waited
+// for join the enclosing scope's sync block — finished ones with their totals,
+// running ones as one forwarded set.
+inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  inner->lock.lock();
+  const std::int64_t remaining = inner->remaining();
+  const std::uint64_t finished = inner->finished;
+  const path_totals acc = inner->acc;
+  inner->lock.unlock();
+  if (remaining == 0 && finished == 0) {
+    delete_join_set(inner);
+    return;
+  }
+  join_set* outer = f.pending;
+  if (!outer) outer = f.pending = new_join_set(f.s);
+  if (remaining == 0) {
+    delete_join_set(inner);
+    outer->lock.lock();
+    outer->acc.join(acc);
+    outer->finished += finished;
+    outer->lock.unlock();
+    return;
+  }
+  ++outer->unpublished;  // the forwarded set counts as one child of the outer block
+  release_owner(inner, outer);
 }
 
 }  // namespace detail
@@ -1214,18 +1241,27 @@ struct basic_engine {
   }
 
   // ---- call sites -----------------------------------------------------------------
-  static frame* begin_call(unsigned& depth) noexcept {
+  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it joins
+  // only the children spawned inside it, never its caller's. Children it leaves
+  // unjoined pass to the enclosing scope when it returns.
+  static frame* begin_call(unsigned& depth, detail::join_set*& saved) noexcept {
     frame* f = current();
     if (!f) return nullptr;
     ++f->t.calls;
     depth = ++f->guards;
+    saved = f->pending;
+    f->pending = nullptr;
     return f;
   }
-  static void end_call(frame* f, unsigned depth, const site& where) noexcept {
+  static void end_call(frame* f, unsigned depth, detail::join_set* saved,
+                       const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    detail::join_set* inner = f->pending;
+    f->pending = saved;
+    if (inner) detail::hand_on_call_block(*f, inner);
   }
 
   // A guard closes while one opened after it is still open, or on another thread.
@@ -1646,6 +1682,9 @@ class basic_spawned {
   basic_spawned& operator=(basic_spawned&&) = default;
   basic_spawned(const basic_spawned&) = delete;
   basic_spawned& operator=(const basic_spawned&) = delete;
+  ~basic_spawned() {
+    if (FORKSCALE_DETAIL_UNLIKELY(static_cast<bool>(token_))) detail::drop_unrun(token_, where_);
+  }
 
   decltype(auto) operator()() const {
     basic_spawn_scope<Clock> scope(std::move(token_), where_);
@@ -1728,19 +1767,22 @@ class basic_sync_point {
   site where_;
 };
 
-// Marks a call as a profiled site (per-site profiles build on it).
+// Marks a call as a profiled site (per-site profiles build on it). A call is also a
+// sync scope, as a Cilk function is: a plain sync_point inside it joins only the
+// children spawned inside it; children it leaves unjoined pass to its caller.
 template <class Clock>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_);
+    frame_ = basic_engine<Clock>::begin_call(depth_, saved_);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
-  ~basic_call_site() { basic_engine<Clock>::end_call(frame_, depth_, where_); }
+  ~basic_call_site() { basic_engine<Clock>::end_call(frame_, depth_, saved_, where_); }
 
  private:
   detail::frame* frame_ = nullptr;
+  detail::join_set* saved_ = nullptr;  // the caller's sync block
   unsigned depth_ = 0;
   site where_;
 };

@@ -33,7 +33,7 @@ enum class op {
   sync,          // join the task's own sync block (Cilk sync)
   join_handle,   // join the one task behind handle `id`
   group_scope,   // declare task group `id`, run `body`, then wait for the group
-  call,          // run `body` as a plain call inside a call_site guard
+  call,          // run `body` inside a call_site guard (a sync scope)
   region,        // run `body` inside region `label`
 };
 
@@ -402,10 +402,17 @@ class oracle {
           run(*s.sub, t);
           join(t, group_ends_[idx(s.id)]);
           break;
-        case op::call:
+        case op::call: {
+          // A call is a sync scope: its syncs join only what it spawned, and
+          // what it leaves unjoined passes to the caller's sync block.
           nodes_[idx(t.cur)].calls += 1;
+          std::vector<int> caller_block;
+          caller_block.swap(t.block);
           run(*s.sub, t);
+          caller_block.insert(caller_block.end(), t.block.begin(), t.block.end());
+          t.block.swap(caller_block);
           break;
+        }
         case op::region: {
           region_instance r;
           r.task = t.id;
@@ -675,7 +682,9 @@ class interpreter {
         }
         case op::call: {
           forkscale::basic_call_site<Clock> cs;
-          run_body(*s.sub, block);
+          scheduler::counter* inner = sched_.make_counter();
+          run_body(*s.sub, inner);
+          sched_.forward(inner, block);  // what the call left unjoined
           break;
         }
         case op::region: {

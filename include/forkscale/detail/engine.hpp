@@ -60,11 +60,11 @@ inline void publish_child(join_set* j) noexcept {
 
 // A spawned task was destroyed without ever running (a cancelled task group, a
 // dropped callable): it reports nothing, but it must not keep its join waiting.
-FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk) noexcept {
+FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
   session* s = j->owner_session;
-  misuse(s, site{}, "a spawned task was destroyed without running (cancelled?); it counts as empty");
+  misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->lock.lock();
   const bool last = --j->outstanding == 0;
   j->lock.unlock();
@@ -105,6 +105,33 @@ inline void settle_pending(frame& f) noexcept {
                " spawned task(s) had not finished; they are not counted");
     release_owner(j, nullptr);
   }
+}
+
+// A call scope ends: the children spawned inside it that no join inside it waited
+// for join the enclosing scope's sync block — finished ones with their totals,
+// running ones as one forwarded set.
+inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  inner->lock.lock();
+  const std::int64_t remaining = inner->remaining();
+  const std::uint64_t finished = inner->finished;
+  const path_totals acc = inner->acc;
+  inner->lock.unlock();
+  if (remaining == 0 && finished == 0) {
+    delete_join_set(inner);
+    return;
+  }
+  join_set* outer = f.pending;
+  if (!outer) outer = f.pending = new_join_set(f.s);
+  if (remaining == 0) {
+    delete_join_set(inner);
+    outer->lock.lock();
+    outer->acc.join(acc);
+    outer->finished += finished;
+    outer->lock.unlock();
+    return;
+  }
+  ++outer->unpublished;  // the forwarded set counts as one child of the outer block
+  release_owner(inner, outer);
 }
 
 }  // namespace detail
@@ -292,18 +319,27 @@ struct basic_engine {
   }
 
   // ---- call sites -----------------------------------------------------------------
-  static frame* begin_call(unsigned& depth) noexcept {
+  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it joins
+  // only the children spawned inside it, never its caller's. Children it leaves
+  // unjoined pass to the enclosing scope when it returns.
+  static frame* begin_call(unsigned& depth, detail::join_set*& saved) noexcept {
     frame* f = current();
     if (!f) return nullptr;
     ++f->t.calls;
     depth = ++f->guards;
+    saved = f->pending;
+    f->pending = nullptr;
     return f;
   }
-  static void end_call(frame* f, unsigned depth, const site& where) noexcept {
+  static void end_call(frame* f, unsigned depth, detail::join_set* saved,
+                       const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    detail::join_set* inner = f->pending;
+    f->pending = saved;
+    if (inner) detail::hand_on_call_block(*f, inner);
   }
 
   // A guard closes while one opened after it is still open, or on another thread.
