@@ -10,12 +10,17 @@
 #pragma once
 #include <charconv>
 #include <cstdint>
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <forkscale/forkscale.hpp>
 
@@ -50,6 +55,17 @@ struct config {
   bool help = false;
 };
 
+// An option only some examples take, e.g. stencil's "--loop inner|outer": its
+// name, the placeholder and help shown by --help, and what to do with its value
+// (throw usage_error when the value is bad). It also takes the --name=value form.
+struct extra_option {
+  std::string name;        // "--loop"
+  std::string value_name;  // "inner|outer"
+  std::string help;        // after the name; any further line starts with 13 spaces
+  std::function<void(const std::string&)> apply;
+};
+using extra_options = std::vector<extra_option>;
+
 // A whole string as a decimal integer in [1, max]: no sign, no spaces, no
 // trailing characters. `what` names the value in the message.
 inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max,
@@ -68,10 +84,19 @@ inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max,
   return v;
 }
 
-inline std::string usage(const std::string& program, std::uint64_t default_n) {
-  return "usage: " + program +
-         " [N] [--backend serial|threads] [--threads T] [--out DIR]"
-         " [--clock auto|tsc|steady|cost]\n"
+inline std::string usage(const std::string& program, std::uint64_t default_n,
+                         const extra_options& extra) {
+  std::string line = "usage: " + program +
+                     " [N] [--backend serial|threads] [--threads T] [--out DIR]"
+                     " [--clock auto|tsc|steady|cost]";
+  std::string extra_help;
+  for (const extra_option& o : extra) {
+    line += " [" + o.name + " " + o.value_name + "]";
+    std::string name = o.name;
+    if (name.size() < 10) name.resize(10, ' ');
+    extra_help += "  " + name + " " + o.help + "\n";
+  }
+  return line + "\n"
          "  N          problem size (default " + std::to_string(default_n) + ")\n"
          "  --backend  serial: spawned bodies run inline (the serial elision);\n"
          "             threads: on std::threads near the top of the recursion (default)\n"
@@ -79,11 +104,18 @@ inline std::string usage(const std::string& program, std::uint64_t default_n) {
          "             (default: hardware concurrency)\n"
          "  --out      also write DIR/<name>.json, .csv and .txt (DIR is created)\n"
          "  --clock    auto (default: tsc when invariant), tsc, steady, or cost\n"
-         "             (deterministic units charged by the program)\n";
+         "             (deterministic units charged by the program)\n" +
+         extra_help;
 }
 
-// Parses argv. `max_n` bounds N (the message names the bound).
-inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_t max_n) {
+inline std::string usage(const std::string& program, std::uint64_t default_n) {
+  return usage(program, default_n, extra_options{});
+}
+
+// Parses argv. `max_n` bounds N (the message names the bound); `extra` lists the
+// options this example takes beyond the common ones.
+inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_t max_n,
+                    const extra_options& extra) {
   config c;
   c.n = default_n;
   const unsigned hw = std::thread::hardware_concurrency();
@@ -107,13 +139,19 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
         value = arg.substr(eq + 1);
         inline_value = true;
       }
-      if (name != "--backend" && name != "--threads" && name != "--out" && name != "--clock")
+      const extra_option* special = nullptr;
+      for (const extra_option& o : extra)
+        if (name == o.name) special = &o;
+      if (name != "--backend" && name != "--threads" && name != "--out" && name != "--clock" &&
+          !special)
         throw usage_error("unknown option '" + arg + "' (try --help)");
       if (!inline_value) {
         if (i + 1 >= argc) throw usage_error("option " + name + " needs a value");
         value = argv[++i];
       }
-      if (name == "--backend") {
+      if (special) {
+        special->apply(value);
+      } else if (name == "--backend") {
         if (value == "serial") c.be = backend::serial;
         else if (value == "threads") c.be = backend::threads;
         else throw usage_error("unknown backend '" + value + "' (expected serial or threads)");
@@ -136,6 +174,10 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
     have_n = true;
   }
   return c;
+}
+
+inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_t max_n) {
+  return parse(argc, argv, default_n, max_n, extra_options{});
 }
 
 // How deep in the recursion the 'threads' backend still starts a std::thread:
@@ -172,5 +214,125 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
   }
   return true;
 }
+
+
+// One fork-join step of a divide-and-conquer example — some spawned children, a
+// call in the continuation, a sync — run the way the backend runs it:
+//
+//   example_args::fork_join fj(cfg.be, budget);
+//   fj.spawn([&](unsigned b) { left(b); });   // cilk_spawn left();
+//   fj.call([&](unsigned b) { right(b); });   // right();  (a profiled call site)
+//   fj.sync();                                // cilk_sync;
+//
+// Every body receives its thread budget: how many threads the work it starts may
+// keep busy at once, its own included. The top of the recursion gets --threads.
+//
+// The children are spawned into a task_group of this step and the sync is a
+// sync_point of that group, so it joins exactly the children of this step, as
+// cilk_sync joins the children of its own function. (A plain sync_point joins
+// every child of the running task, which includes the children a caller
+// spawned before calling this function: a sync inside a called function would
+// join its caller's children early and lengthen the span.)
+//
+// With the serial backend, or a budget of 1, each spawned body runs inline when
+// it is spawned (the serial elision). With the threads backend and a budget
+// b >= 2, the spawned bodies start at the call (or at the sync when there is no
+// call): the k bodies, the called one last, are dealt in order into min(b, k)
+// batches that share the budget; every batch but the last runs on a std::thread
+// of its own, the last one (with the call) on this thread, and the sync joins
+// the threads. The spawn points are recorded in program order either way and
+// the continuation does no work between them, so the dag, and under the cost
+// clock every number, is the same on both backends. No more than --threads
+// threads ever run at once: oversubscribing the cores would make the timed
+// clocks count waiting for a core as work (see thread_depth_cutoff).
+//
+// The destructor syncs whatever sync() was not called for, as a Cilk function
+// does when it returns.
+class fork_join {
+ public:
+  fork_join(backend be, unsigned budget) noexcept
+      : deferred_(be == backend::threads && budget >= 2), budget_(budget < 1 ? 1 : budget) {}
+  fork_join(const fork_join&) = delete;
+  fork_join& operator=(const fork_join&) = delete;
+  ~fork_join() {
+    if (open_) sync();
+  }
+
+  template <class F>
+  void spawn(F&& body) {
+    open_ = true;
+    if (!deferred_) {
+      fs::spawn(group_, [&body] { body(1u); })();
+      return;
+    }
+    auto budget = std::make_shared<unsigned>(1u);
+    auto spawned = fs::spawn(group_, [budget, fn = std::decay_t<F>(std::forward<F>(body))] {
+      fn(*budget);
+    });
+    auto shared = std::make_shared<decltype(spawned)>(std::move(spawned));
+    pending_.push_back(task{budget, [shared] { (*shared)(); }});
+  }
+
+  template <class F>
+  void call(F&& body) {
+    open_ = true;
+    const unsigned budget = deferred_ ? start(true) : 1u;
+    fs::call_site cs;
+    std::forward<F>(body)(budget);
+  }
+
+  void sync() {
+    if (!pending_.empty()) start(false);
+    {
+      fs::sync_point sp(group_);
+      for (std::thread& t : threads_) t.join();
+    }
+    threads_.clear();
+    open_ = false;
+  }
+
+ private:
+  struct task {
+    std::shared_ptr<unsigned> budget;  // read by the body when it runs
+    std::function<void()> run;         // the spawned callable
+  };
+
+  // Deals the pending spawned bodies (and the call, last, if `with_call`) into
+  // batches, starts a thread per batch but the last, runs the spawned bodies of
+  // the last one here, and returns the call's budget.
+  unsigned start(bool with_call) {
+    const std::size_t k = pending_.size() + (with_call ? 1 : 0);
+    const std::size_t g = k < budget_ ? k : budget_;
+    std::size_t first = 0;
+    unsigned last_budget = 1;
+    for (std::size_t j = 0; j < g; ++j) {
+      const std::size_t end = (j + 1) * k / g;
+      const unsigned b = static_cast<unsigned>(budget_ / g + (j < budget_ % g ? 1 : 0));
+      std::vector<task> batch;
+      for (std::size_t i = first; i < end && i < pending_.size(); ++i) {
+        *pending_[i].budget = b;
+        batch.push_back(std::move(pending_[i]));
+      }
+      first = end;
+      if (j + 1 < g) {
+        threads_.emplace_back([batch = std::move(batch)] {
+          for (const task& t : batch) t.run();
+        });
+      } else {
+        for (const task& t : batch) t.run();
+        last_budget = b;
+      }
+    }
+    pending_.clear();
+    return last_budget;
+  }
+
+  const bool deferred_;
+  const unsigned budget_;
+  bool open_ = false;
+  fs::task_group group_;
+  std::vector<task> pending_;
+  std::vector<std::thread> threads_;
+};
 
 }  // namespace example_args

@@ -1,0 +1,139 @@
+// gtest_helpers: the GoogleTest assertion helpers pass when the bound holds, and
+// fail — at the caller's line, with the label, the value and the bound — when it
+// does not (checked here with gtest-spi's EXPECT_NONFATAL_FAILURE and
+// EXPECT_FATAL_FAILURE; gtest_failing.cpp checks the printed site).
+//
+// Built twice: as is, and with FORKSCALE_ENABLE=0, where every report is empty
+// and every check passes.
+#include <forkscale/gtest.hpp>
+
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "programs.hpp"
+
+namespace fs = forkscale;
+namespace progs = integration_programs;
+
+#if FORKSCALE_ENABLE
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(ForkscaleGtest, PassingChecksPass) {
+  const fs::report rep = progs::fan_out(8, 1000);  // parallelism 8, span 12.5% of work
+  ASSERT_EQ(rep.parallelism(), 8.0);
+  FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 8);
+  FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 7.5);
+  FORKSCALE_ASSERT_PARALLELISM_AT_LEAST(rep, 1);
+  FORKSCALE_EXPECT_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 12.5);
+  FORKSCALE_ASSERT_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 50);
+  FORKSCALE_EXPECT_NO_DIAGNOSTICS(rep);
+  FORKSCALE_ASSERT_NO_DIAGNOSTICS(rep);
+
+  // A burden of 100 per edge: burdened span max(7·100 + 1,000, 8·100) = 1,700.
+  const fs::report light = progs::fan_out(8, 1000, 100);
+  FORKSCALE_EXPECT_BURDENED_PARALLELISM_AT_LEAST(light, 4.7);
+  FORKSCALE_ASSERT_BURDENED_PARALLELISM_AT_LEAST(light, 8000.0 / 1700.0);
+}
+
+TEST(ForkscaleGtest, RowsAndPointersToRows) {
+  const fs::report rep = progs::phases(3000, 4, 1000);
+  FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep.find("phases/parallel"), 4);
+  FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(*rep.find("phases/serial"), 1);
+  FORKSCALE_EXPECT_SPAN_AT_MOST_PERCENT_OF_WORK(rep.regions.front(), 58);  // 4,000 / 7,000
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep.find("phases/serial"), 2),
+                          "parallelism of 'phases/serial' is 1.00, expected at least 2");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep.find("phases/nowhere"), 2),
+                          "no such region (rep.find(\"phases/nowhere\") is null)");
+}
+
+TEST(ForkscaleGtest, FailuresNameLabelValueAndBound) {
+  const fs::report rep = progs::fan_out(4, 1000);  // parallelism 4, burdened ~0.07
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 100),
+                          "forkscale: parallelism of 'fan_out' is 4.00, expected at least 100");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 4.001),
+                          "is 4.000, expected at least 4.001");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_BURDENED_PARALLELISM_AT_LEAST(rep, 1),
+                          "burdened parallelism of 'fan_out' is 0.07, expected at least 1");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 10),
+                          "span of 'fan_out' is 25.00% of the work, expected at most 10% of the work");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 100),
+                          "work 4,000 units, span 1,000 units, burdened span 60,000 units");
+  const double kMinimum = 16;
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, kMinimum),
+                          "expected at least 16 (kMinimum)");
+
+  const fs::report bad = progs::misused();
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_NO_DIAGNOSTICS(bad),
+                          "forkscale: 'misused' (bad) has 1 misuse diagnostic(s), expected none");
+}
+
+// The ASSERT_ forms are fatal; EXPECT_FATAL_FAILURE cannot see local variables.
+fs::report g_fan_out;
+
+TEST(ForkscaleGtest, AssertFormsAreFatal) {
+  g_fan_out = progs::fan_out(4, 1000);
+  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_PARALLELISM_AT_LEAST(g_fan_out, 5),
+                       "parallelism of 'fan_out' is 4.00, expected at least 5");
+  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_BURDENED_PARALLELISM_AT_LEAST(g_fan_out, 5),
+                       "expected at least 5");
+  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_SPAN_AT_MOST_PERCENT_OF_WORK(g_fan_out, 5),
+                       "expected at most 5% of the work");
+}
+
+TEST(ForkscaleGtest, EmptyReportFails) {
+  const fs::report nothing;
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(nothing, 1),
+                          "cannot check the parallelism (expected at least 1): the report "
+                          "(nothing) is empty: nothing was measured");
+}
+
+// The checks behind the macros, framework-free.
+TEST(ForkscaleAssertions, Outcomes) {
+  const fs::report rep = progs::fan_out(4, 1000);
+  const auto pass = fs::assertions::parallelism_at_least(rep, 4);
+  EXPECT_TRUE(pass.passed);
+  EXPECT_TRUE(static_cast<bool>(pass));
+  EXPECT_TRUE(pass.message.empty());
+  EXPECT_EQ(pass.value, 4.0);
+
+  const auto fail = fs::assertions::span_at_most_percent_of_work(rep, 20, "rep", "20");
+  EXPECT_FALSE(fail.passed);
+  EXPECT_EQ(fail.value, 25.0);
+  EXPECT_EQ(fail.bound, 20.0);
+  EXPECT_EQ(fail.relation, "at most");
+  EXPECT_TRUE(contains(fail.message, "span of 'fan_out' is 25.00% of the work")) << fail.message;
+
+  // A value that only rounds to the bound is shown with the digits that differ.
+  const fs::report third = progs::fan_out(3, 1000, -1, "third");
+  const auto close = fs::assertions::span_at_most_percent_of_work(third, 33.333);
+  EXPECT_FALSE(close.passed);
+  EXPECT_TRUE(contains(close.message, "is 33.3333% of the work, expected at most 33.333%"))
+      << close.message;
+}
+
+}  // namespace
+
+#else  // FORKSCALE_ENABLE == 0
+
+namespace {
+
+TEST(ForkscaleGtestDisabled, EveryCheckPassesOnTheEmptyReports) {
+  const fs::report rep = progs::fan_out(4, 1000);
+  EXPECT_TRUE(rep.empty());
+  FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 100);
+  FORKSCALE_ASSERT_BURDENED_PARALLELISM_AT_LEAST(rep, 100);
+  FORKSCALE_EXPECT_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 1);
+  FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep.find("fan_out/nowhere"), 2);
+  FORKSCALE_EXPECT_NO_DIAGNOSTICS(rep);
+}
+
+}  // namespace
+
+#endif
