@@ -4,6 +4,7 @@
 
 #include <forkscale/forkscale.hpp>
 
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -110,6 +111,27 @@ TEST(Misuse, GuardsClosedOutOfOrder) {
   }, c.options());
   EXPECT_TRUE(c.has("call_site closed while a guard opened after it is still open")) << c.dump();
   EXPECT_EQ(c.all.size(), 1u) << c.dump();  // one misuse, one diagnostic
+  expect_engine_clean();
+}
+
+TEST(Misuse, TaskScopeClosedOnAnotherThread) {
+  captured c;
+  const fs::report r = fs::measure("m", [&] {
+    fs::charge(1);
+    fs::spawn_token tk = fs::spawn_point();
+    std::unique_ptr<fs::spawn_scope> scope;
+    // Opened on one thread (which then ends), closed on this one: an untied task.
+    std::thread([&] { scope = std::make_unique<fs::spawn_scope>(std::move(tk)); }).join();
+    scope.reset();
+    fs::charge(2);
+    fs::sync_point sp;
+  }, c.options());
+  EXPECT_TRUE(c.has("spawn_scope closed on a thread that did not open it", "")) << c.dump();
+  // This thread's strands are intact (the migrated scope's own cost mixes two
+  // threads' clocks and is not meaningful).
+  EXPECT_GE(r.work(), 3u);
+  EXPECT_EQ(r.spawns(), 1u);
+  EXPECT_EQ(r.syncs(), 1u);
   expect_engine_clean();
 }
 

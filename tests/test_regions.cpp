@@ -148,6 +148,24 @@ TEST(Regions, CallIsASyncScope) {
   EXPECT_EQ(r.diagnostic_count, 0u);
 }
 
+// A task_call_site only counts: a sync inside it joins every child of the task
+// (OpenMP's taskwait in a called function).
+TEST(Regions, TaskCallSiteIsNotASyncScope) {
+  const fs::report r = fs::measure("prog", [] {
+    auto a = fs::spawn([] { fs::charge(100); });
+    a();
+    {
+      fs::task_call_site cs;
+      { fs::sync_point sp; }  // joins a
+      fs::charge(50);
+    }
+    fs::sync_point sp;
+  }, cost());
+  EXPECT_EQ(r.span(), 150u);
+  EXPECT_EQ(r.calls(), 1u);
+  EXPECT_EQ(r.diagnostic_count, 0u);
+}
+
 // Cilkview Fig. 13: the burden sits on each continuation edge, so a spawn whose
 // continuation is on the longest burdened path pays it.
 TEST(Regions, BurdenOnContinuationEdges) {

@@ -283,18 +283,23 @@ class basic_sync_point {
   site where_;
 };
 
-// Marks a call as a profiled site (per-site profiles build on it). A call is also a
-// sync scope, as a Cilk function is: a plain sync_point inside it joins only the
-// children spawned inside it; children it leaves unjoined pass to its caller.
-template <class Clock>
+// Marks a call as a profiled site (per-site profiles build on it). A call_site is
+// also a sync scope, as a Cilk function is: a plain sync_point inside it joins only
+// the children spawned inside it, and children it leaves unjoined pass to its
+// caller. For libraries whose join waits for every child of the task — OpenMP's
+// taskwait inside a called function waits for the caller's tasks too — use
+// task_call_site, which only counts the call.
+template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_, saved_);
+    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
-  ~basic_call_site() { basic_engine<Clock>::end_call(frame_, depth_, saved_, where_); }
+  ~basic_call_site() {
+    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, where_);
+  }
 
  private:
   detail::frame* frame_ = nullptr;
@@ -456,7 +461,7 @@ class basic_sync_point {
   explicit basic_sync_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {}
   explicit basic_sync_point(basic_join_handle<Clock>&, const site& = site::current()) noexcept {}
 };
-template <class Clock>
+template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& = site::current()) noexcept {}
@@ -484,6 +489,7 @@ using join_handle = basic_join_handle<default_clock>;
 using spawn_scope = basic_spawn_scope<default_clock>;
 using sync_point = basic_sync_point<default_clock>;
 using call_site = basic_call_site<default_clock>;
+using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
 
 inline spawn_token spawn_point() noexcept { return basic_spawn_point<default_clock>(); }

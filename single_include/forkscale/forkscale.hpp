@@ -1164,10 +1164,13 @@ struct basic_engine {
   static void end_child(frame& c) noexcept {
     if (!c.s) return;
     const std::uint64_t t = now(c);
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0)) misplaced_end(c);
+    bool on_this_thread = true;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0))
+      on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
     detail::settle_pending(c);
     detail::fold_into(c.report_to, c.t);
+    if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
@@ -1176,15 +1179,23 @@ struct basic_engine {
     }
   }
 
-  FORKSCALE_DETAIL_NOINLINE static void misplaced_end(frame& c) noexcept {
-    if (current() != &c)
+  // Returns whether `c` is among this thread's frames (then the frames opened after
+  // it are abandoned with it).
+  FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
+    bool here = current() == &c;
+    if (!here) {
+      for (frame* f = current(); f; f = f->outer) here = here || f == &c;
       detail::misuse(c.s, c.where,
-                     "spawn_scope closed while another task scope opened after it on this "
-                     "thread is still open (guards closed out of order)");
+                     here ? "spawn_scope closed while another task scope opened after it on this "
+                            "thread is still open (guards closed out of order)"
+                          : "spawn_scope closed on a thread that did not open it (an untied "
+                            "task that migrated?); this thread's frames are left as they are");
+    }
     if (c.guards != 0)
       detail::misuse(c.s, c.where,
                      "task ended with " + std::to_string(c.guards) +
                          " guard(s) still open in it (guards closed out of order)");
+    return here;
   }
 
   // ---- sync --------------------------------------------------------------------
@@ -1244,21 +1255,26 @@ struct basic_engine {
   // A call is a sync scope, as a Cilk function is: a plain sync_point inside it joins
   // only the children spawned inside it, never its caller's. Children it leaves
   // unjoined pass to the enclosing scope when it returns.
-  static frame* begin_call(unsigned& depth, detail::join_set*& saved) noexcept {
+  // With `scope` false the call only counts (OpenMP: a taskwait inside a called
+  // function waits for every child of the task, the caller's too).
+  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope) noexcept {
     frame* f = current();
     if (!f) return nullptr;
     ++f->t.calls;
     depth = ++f->guards;
-    saved = f->pending;
-    f->pending = nullptr;
+    if (scope) {
+      saved = f->pending;
+      f->pending = nullptr;
+    }
     return f;
   }
-  static void end_call(frame* f, unsigned depth, detail::join_set* saved,
+  static void end_call(frame* f, unsigned depth, detail::join_set* saved, bool scope,
                        const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    if (!scope) return;
     detail::join_set* inner = f->pending;
     f->pending = saved;
     if (inner) detail::hand_on_call_block(*f, inner);
@@ -1767,18 +1783,23 @@ class basic_sync_point {
   site where_;
 };
 
-// Marks a call as a profiled site (per-site profiles build on it). A call is also a
-// sync scope, as a Cilk function is: a plain sync_point inside it joins only the
-// children spawned inside it; children it leaves unjoined pass to its caller.
-template <class Clock>
+// Marks a call as a profiled site (per-site profiles build on it). A call_site is
+// also a sync scope, as a Cilk function is: a plain sync_point inside it joins only
+// the children spawned inside it, and children it leaves unjoined pass to its
+// caller. For libraries whose join waits for every child of the task — OpenMP's
+// taskwait inside a called function waits for the caller's tasks too — use
+// task_call_site, which only counts the call.
+template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_, saved_);
+    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
-  ~basic_call_site() { basic_engine<Clock>::end_call(frame_, depth_, saved_, where_); }
+  ~basic_call_site() {
+    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, where_);
+  }
 
  private:
   detail::frame* frame_ = nullptr;
@@ -1940,7 +1961,7 @@ class basic_sync_point {
   explicit basic_sync_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {}
   explicit basic_sync_point(basic_join_handle<Clock>&, const site& = site::current()) noexcept {}
 };
-template <class Clock>
+template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& = site::current()) noexcept {}
@@ -1968,6 +1989,7 @@ using join_handle = basic_join_handle<default_clock>;
 using spawn_scope = basic_spawn_scope<default_clock>;
 using sync_point = basic_sync_point<default_clock>;
 using call_site = basic_call_site<default_clock>;
+using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
 
 inline spawn_token spawn_point() noexcept { return basic_spawn_point<default_clock>(); }

@@ -34,6 +34,7 @@ enum class op {
   join_handle,   // join the one task behind handle `id`
   group_scope,   // declare task group `id`, run `body`, then wait for the group
   call,          // run `body` inside a call_site guard (a sync scope)
+  task_call,     // run `body` inside a task_call_site guard (counted, not a scope)
   region,        // run `body` inside region `label`
 };
 
@@ -138,7 +139,7 @@ class generator {
         sy.kind = op::sync;
         s.sub->push_back(sy);
       } else if (r < 92) {
-        s.kind = op::call;
+        s.kind = pick(0, 2) == 0 ? op::task_call : op::call;
         s.sub = sub(depth, groups, p);
       } else {
         s.kind = op::region;
@@ -185,6 +186,7 @@ inline void describe_body(std::ostringstream& os, const body& b, int indent) {
       case op::join_handle: os << "join handle " << s.id << "\n"; break;
       case op::group_scope: os << "group " << s.id << " {\n"; break;
       case op::call: os << "call {\n"; break;
+      case op::task_call: os << "task call {\n"; break;
       case op::region: os << "region " << s.label << " {\n"; break;
     }
     if (s.sub) {
@@ -401,6 +403,10 @@ class oracle {
         case op::group_scope:
           run(*s.sub, t);
           join(t, group_ends_[idx(s.id)]);
+          break;
+        case op::task_call:
+          nodes_[idx(t.cur)].calls += 1;
+          run(*s.sub, t);
           break;
         case op::call: {
           // A call is a sync scope: its syncs join only what it spawned, and
@@ -678,6 +684,11 @@ class interpreter {
           run_body(*s.sub, block);
           forkscale::basic_sync_point<Clock> sp(g.group);
           sched_.wait(g.counter);
+          break;
+        }
+        case op::task_call: {
+          forkscale::basic_call_site<Clock, false> cs;
+          run_body(*s.sub, block);
           break;
         }
         case op::call: {

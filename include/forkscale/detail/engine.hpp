@@ -242,10 +242,13 @@ struct basic_engine {
   static void end_child(frame& c) noexcept {
     if (!c.s) return;
     const std::uint64_t t = now(c);
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0)) misplaced_end(c);
+    bool on_this_thread = true;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0))
+      on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
     detail::settle_pending(c);
     detail::fold_into(c.report_to, c.t);
+    if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
@@ -254,15 +257,23 @@ struct basic_engine {
     }
   }
 
-  FORKSCALE_DETAIL_NOINLINE static void misplaced_end(frame& c) noexcept {
-    if (current() != &c)
+  // Returns whether `c` is among this thread's frames (then the frames opened after
+  // it are abandoned with it).
+  FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
+    bool here = current() == &c;
+    if (!here) {
+      for (frame* f = current(); f; f = f->outer) here = here || f == &c;
       detail::misuse(c.s, c.where,
-                     "spawn_scope closed while another task scope opened after it on this "
-                     "thread is still open (guards closed out of order)");
+                     here ? "spawn_scope closed while another task scope opened after it on this "
+                            "thread is still open (guards closed out of order)"
+                          : "spawn_scope closed on a thread that did not open it (an untied "
+                            "task that migrated?); this thread's frames are left as they are");
+    }
     if (c.guards != 0)
       detail::misuse(c.s, c.where,
                      "task ended with " + std::to_string(c.guards) +
                          " guard(s) still open in it (guards closed out of order)");
+    return here;
   }
 
   // ---- sync --------------------------------------------------------------------
@@ -322,21 +333,26 @@ struct basic_engine {
   // A call is a sync scope, as a Cilk function is: a plain sync_point inside it joins
   // only the children spawned inside it, never its caller's. Children it leaves
   // unjoined pass to the enclosing scope when it returns.
-  static frame* begin_call(unsigned& depth, detail::join_set*& saved) noexcept {
+  // With `scope` false the call only counts (OpenMP: a taskwait inside a called
+  // function waits for every child of the task, the caller's too).
+  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope) noexcept {
     frame* f = current();
     if (!f) return nullptr;
     ++f->t.calls;
     depth = ++f->guards;
-    saved = f->pending;
-    f->pending = nullptr;
+    if (scope) {
+      saved = f->pending;
+      f->pending = nullptr;
+    }
     return f;
   }
-  static void end_call(frame* f, unsigned depth, detail::join_set* saved,
+  static void end_call(frame* f, unsigned depth, detail::join_set* saved, bool scope,
                        const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    if (!scope) return;
     detail::join_set* inner = f->pending;
     f->pending = saved;
     if (inner) detail::hand_on_call_block(*f, inner);
