@@ -1,0 +1,330 @@
+// The HTML report (html.hpp): one self-contained file, every user string
+// escaped (an injected tag shows as text), no external URL of any kind, a
+// Content-Security-Policy that allows exactly the page's own script and style,
+// stable ids and table classes for browser tests. The page is well-formed XML,
+// so Python's xml.etree reads it as an independent check (skipped without
+// python3).
+#include <forkscale/forkscale.hpp>
+#include <forkscale/html.hpp>
+#include <forkscale/study.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace fs = forkscale;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+const std::string evil = "<img src=x onerror=alert(1)>";
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::size_t count(const std::string& s, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find(part); at != std::string::npos; at = s.find(part, at + 1)) ++n;
+  return n;
+}
+
+fs::report evil_report() {
+  fs::report r;
+  r.label = evil;
+  r.unit = "units";
+  r.burden = 15000;
+  r.max_processors = 8;
+  fs::region_result root;
+  root.label = root.path = evil;
+  root.instances = 1;
+  root.work = root.raw_work = 100000;
+  root.span = root.raw_span = 2500;
+  root.burdened_span = 40000;
+  root.spawns = root.syncs = 100;
+  r.regions.push_back(root);
+  fs::region_result child = root;
+  child.label = "</section><script>alert(2)</script>";
+  child.path = evil + "/" + child.label;
+  child.parent = evil;
+  child.depth = 1;
+  child.work = 60000;
+  r.regions.push_back(child);
+  fs::region_result other = child;
+  other.label = "\" onmouseover=\"alert(3)";
+  other.path = evil + "/" + other.label;
+  other.work = 30000;
+  r.regions.push_back(other);
+  r.diagnostics.push_back({"evil.cpp:1 in <f>", "problem with <b>markup</b> & 'quotes'"});
+  r.diagnostic_count = 1;
+  return r;
+}
+
+fs::study_result evil_study() {
+  fs::study_result s;
+  s.label = evil;
+  s.clock = fs::clock_kind::tsc;
+  s.hardware_threads = 2;
+  s.repetitions = 2;
+  s.baseline = fs::sample_stats::of({1000, 1010});
+  for (const unsigned p : {1u, 2u, 4u}) {
+    fs::study_point pt;
+    pt.processors = p;
+    pt.oversubscribed = p > 2;
+    pt.time = fs::sample_stats::of({1200.0 / p + 40, 1200.0 / p + 50});
+    pt.raw_work = fs::sample_stats::of({1200, 1210});
+    pt.work = pt.raw_work;
+    pt.spawns = fs::sample_stats::of({10, 10});
+    s.points.push_back(pt);
+  }
+  s.profile = evil_report();
+  s.warnings.push_back("warning: " + evil);
+  s.recompute();
+  return s;
+}
+
+// What no self-contained page may contain.
+void expect_self_contained(const std::string& html) {
+  EXPECT_FALSE(contains(html, "http:"));
+  EXPECT_FALSE(contains(html, "https:"));
+  EXPECT_FALSE(contains(html, "://"));
+  EXPECT_FALSE(contains(html, "\"//"));  // no protocol-relative URL either
+  EXPECT_FALSE(contains(html, "'//"));
+  EXPECT_FALSE(contains(html, "(//"));
+  EXPECT_FALSE(contains(html, "url("));
+  EXPECT_FALSE(contains(html, "@import"));
+  EXPECT_FALSE(contains(html, " src=\""));  // (the escaped text "&lt;img src=x" is fine)
+  EXPECT_FALSE(contains(html, " src='"));
+  EXPECT_FALSE(contains(html, "<link"));
+  EXPECT_FALSE(contains(html, "<iframe"));
+  EXPECT_FALSE(contains(html, "<img"));
+  EXPECT_EQ(count(html, "<script"), 1u);
+  EXPECT_EQ(count(html, "<style"), 1u);
+  // Every link is an anchor in the page.
+  for (std::size_t at = html.find("href=\""); at != std::string::npos; at = html.find("href=\"", at + 1))
+    EXPECT_EQ(html[at + 6], '#') << html.substr(at, 40);
+}
+
+class Html : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<unsigned> counter{0};
+    dir_ = stdfs::temp_directory_path() /
+           ("forkscale_html_test_" + std::to_string(std::random_device{}()) + "_" + std::to_string(counter++));
+    stdfs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    stdfs::remove_all(dir_, ec);
+  }
+  bool python_available() {
+    return std::system(("python3 -c \"import xml.etree.ElementTree, hashlib, base64\" > \"" +
+                        (dir_ / "probe").string() + "\" 2>&1")
+                           .c_str()) == 0;
+  }
+  int run_python(const std::string& script, const std::string& arg, std::string& output) {
+    const stdfs::path py = dir_ / "check.py", out = dir_ / "out.txt";
+    std::ofstream(py) << script;
+    const int rc = std::system(
+        ("python3 \"" + py.string() + "\" \"" + arg + "\" > \"" + out.string() + "\" 2>&1").c_str());
+    std::ifstream in(out);
+    output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return rc;
+  }
+  stdfs::path dir_;
+};
+
+// Reads the page as XML; checks ids, classes, the escaped texts as the DOM sees
+// them, that nothing user-supplied became an element or attribute, and the CSP.
+const char* const check_page = R"py(
+import base64, hashlib, re, sys
+import xml.etree.ElementTree as ET
+text = open(sys.argv[1], encoding='utf-8').read()
+root = ET.fromstring(text)
+evil = '<img src=x onerror=alert(1)>'
+problems = []
+ids = {e.get('id'): e for e in root.iter() if e.get('id')}
+for want in sys.argv[2].split(','):
+    if want not in ids:
+        problems.append('missing id ' + want)
+# The label is text: in the <title>, the <h1> and the table of regions.
+h1 = ids['fs-title']
+if ''.join(h1.itertext()) != 'forkscale: ' + evil:
+    problems.append('h1: %r' % ''.join(h1.itertext()))
+if root.find('head/title').text != 'forkscale: ' + evil:
+    problems.append('title: %r' % root.find('head/title').text)
+tags = {e.tag for e in root.iter()}
+for bad in ('img', 'iframe', 'object', 'embed', 'link', 'base', 'form'):
+    if bad in tags or '{http://www.w3.org/2000/svg}' + bad in tags:
+        problems.append('element ' + bad)
+scripts = list(root.iter('script'))
+if len(scripts) != 1:
+    problems.append('%d scripts' % len(scripts))
+for e in root.iter():
+    for k, v in e.attrib.items():
+        if k.startswith('on') or k in ('src', 'srcset', 'action', 'formaction', 'xlink:href'):
+            problems.append('attribute %s=%r on %s' % (k, v, e.tag))
+        if k == 'href' and not v.startswith('#'):
+            problems.append('href %r' % v)
+# Tables: class fs-table; sortable ones have a head and a body, numeric cells a sort value.
+tables = list(root.iter('table'))
+if not tables:
+    problems.append('no tables')
+for t in tables:
+    cls = (t.get('class') or '').split()
+    if 'fs-table' not in cls:
+        problems.append('table without fs-table: %r' % t.get('id'))
+    if 'fs-sortable' in cls:
+        if t.find('thead') is None or t.find('tbody') is None:
+            problems.append('sortable table without thead/tbody: %r' % t.get('id'))
+    for td in t.iter('td'):
+        if 'num' in (td.get('class') or '').split():
+            v = td.get('data-sort-value')
+            if v is None or (v != '' and not re.fullmatch(r'-?[0-9.]+(e[-+]?[0-9]+)?', v)):
+                problems.append('numeric cell %r with sort value %r' % (td.text, v))
+# The CSP allows exactly this script and this style.
+csp = [m.get('content') for m in root.iter('meta') if m.get('http-equiv') == 'Content-Security-Policy'][0]
+def h(s):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(s.encode('utf-8')).digest()).decode() + "'"
+if "default-src 'none'" not in csp:
+    problems.append('csp: ' + csp)
+if 'script-src ' + h(scripts[0].text) not in csp:
+    problems.append('script hash not in the csp')
+if 'style-src ' + h(root.find('head/style').text) not in csp:
+    problems.append('style hash not in the csp')
+if 'unsafe-inline' in csp:
+    problems.append('unsafe-inline in the csp')
+extra = sys.argv[3] if len(sys.argv) > 3 else ''
+if extra == 'report':
+    rows = [''.join(tr.find('td').itertext()) for tr in ids['fs-regions-table'].find('tbody')]
+    want = [evil, evil + '/</section><script>alert(2)</script>', evil + '/" onmouseover="alert(3)']
+    if rows != want:
+        problems.append('regions: %r' % rows)
+    li = ids['fs-diagnostics'].find('ul/li')
+    if ''.join(li.itertext()) != "evil.cpp:1 in <f>: problem with <b>markup</b> & 'quotes'":
+        problems.append('diagnostic: %r' % ''.join(li.itertext()))
+    summary = {tr.get('data-key'): tr.findall('td')[1] for tr in ids['fs-summary-table'].find('tbody')}
+    if summary['work'].get('data-sort-value') != '100000' or summary['work'].text != '100,000 units':
+        problems.append('work cell: %r %r' % (summary['work'].get('data-sort-value'), summary['work'].text))
+if extra == 'study':
+    li = ids['fs-warnings'].find('ul/li')
+    if li.text != 'warning: ' + evil:
+        problems.append('warning: %r' % li.text)
+    rows = ids['fs-study-runs-table'].find('tbody').findall('tr')
+    keys = [tr.get('data-key') for tr in rows]
+    if keys != ['1', '2', '4']:
+        problems.append('runs: %r' % keys)
+    if rows[2].get('class') != 'fs-oversubscribed' or rows[1].get('class') is not None:
+        problems.append('oversubscribed rows: %r' % [tr.get('class') for tr in rows])
+    svgs = [e for e in root.iter() if e.tag.endswith('svg')]
+    if [s.get('id') for s in svgs] != ['fs-plot-factored', 'fs-plot-scalability']:
+        problems.append('svgs: %r' % [s.get('id') for s in svgs])
+print('\n'.join(problems) if problems else 'ok')
+sys.exit(1 if problems else 0)
+)py";
+
+}  // namespace
+
+TEST(HtmlEscape, MarkupIsText) {
+  EXPECT_EQ(fs::html_escape(evil), "&lt;img src=x onerror=alert(1)&gt;");
+  EXPECT_EQ(fs::html_escape("a & b \"c\" 'd'"), "a &amp; b &quot;c&quot; &#39;d&#39;");
+  EXPECT_EQ(fs::html_escape("line\nbreak\x7f"), "line\\nbreak\\x7f");
+  EXPECT_EQ(fs::html_escape("\xC3\xA9t\xC3\xA9 \xFF"), "\xC3\xA9t\xC3\xA9 \xEF\xBF\xBD");
+}
+
+TEST(HtmlEscape, Sha256AndBase64) {
+  namespace dh = fs::detail::html;
+  EXPECT_EQ(dh::base64(dh::sha256("")), "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+  EXPECT_EQ(dh::base64(dh::sha256("abc")), "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
+  EXPECT_EQ(dh::base64(dh::sha256(std::string(1000, 'a'))), "Qe3s5C1j6Nm/UVqbppMuHCDLyfWl0TRkWttdsblzfqM=");
+  EXPECT_EQ(dh::base64("f"), "Zg==");
+  EXPECT_EQ(dh::base64("fo"), "Zm8=");
+  EXPECT_EQ(dh::base64("foo"), "Zm9v");
+}
+
+TEST_F(Html, ReportPageEscapesEverythingAndLoadsNothing) {
+  const std::string html = fs::to_html(evil_report());
+  expect_self_contained(html);
+  EXPECT_TRUE(contains(html, "&lt;img src=x onerror=alert(1)&gt;"));
+  EXPECT_FALSE(contains(html, "alert(2)</script>"));
+  EXPECT_TRUE(contains(html, "&lt;/section&gt;&lt;script&gt;alert(2)&lt;/script&gt;"));
+  EXPECT_TRUE(contains(html, "&quot; onmouseover=&quot;alert(3)"));
+  for (const char* id : {"id=\"fs-summary\"", "id=\"fs-speedup-estimate\"", "id=\"fs-regions\"",
+                         "id=\"fs-plots\"", "id=\"fs-diagnostics\"", "id=\"fs-plot-scalability\"",
+                         "class=\"fs-table fs-sortable\""})
+    EXPECT_TRUE(contains(html, id)) << id;
+  // Summary before the estimate before the regions before the plots before the diagnostics.
+  EXPECT_LT(html.find("id=\"fs-summary\""), html.find("id=\"fs-speedup-estimate\""));
+  EXPECT_LT(html.find("id=\"fs-speedup-estimate\""), html.find("id=\"fs-regions\""));
+  EXPECT_LT(html.find("id=\"fs-regions\""), html.find("id=\"fs-plots\""));
+  EXPECT_LT(html.find("id=\"fs-plots\""), html.find("id=\"fs-diagnostics\""));
+
+  if (!python_available()) GTEST_SKIP() << "python3 is not available: the XML checks are skipped";
+  const stdfs::path file = dir_ / "report.html";
+  fs::write_html(evil_report(), file.string());
+  std::string out;
+  EXPECT_EQ(run_python(check_page,
+                       file.string() + "\" \"fs-title,fs-summary,fs-summary-table,fs-speedup-estimate,"
+                                       "fs-speedup-estimate-table,fs-regions,fs-regions-table,fs-plots,"
+                                       "fs-plot-scalability,fs-diagnostics,fs-toc\" \"report",
+                       out),
+            0)
+      << out;
+}
+
+TEST_F(Html, StudyPageHasEverySection) {
+  const std::string html = fs::to_html(evil_study());
+  expect_self_contained(html);
+  EXPECT_FALSE(contains(html, "<img"));
+  for (const char* id : {"fs-study-summary", "fs-warnings", "fs-study-runs", "fs-study-speedups",
+                         "fs-bandwidth-probe", "fs-summary", "fs-speedup-estimate", "fs-regions", "fs-plots",
+                         "fs-plot-factored", "fs-plot-scalability", "fs-diagnostics"})
+    EXPECT_TRUE(contains(html, std::string("id=\"") + id + "\"")) << id;
+  EXPECT_TRUE(contains(html, "class=\"fs-oversubscribed\""));
+  if (!python_available()) GTEST_SKIP() << "python3 is not available: the XML checks are skipped";
+  const stdfs::path file = dir_ / "study.html";
+  fs::write_html(evil_study(), file.string());
+  std::string out;
+  EXPECT_EQ(run_python(check_page,
+                       file.string() + "\" \"fs-title,fs-study-summary,fs-warnings,fs-study-runs-table,"
+                                       "fs-study-speedups-table,fs-bandwidth-probe,fs-plot-factored\" \"study",
+                       out),
+            0)
+      << out;
+}
+
+TEST(HtmlPage, SectionsAreOrderedAndIdsChecked) {
+  fs::html_report page("custom");
+  page.add_section("late", "Late", "<p>late</p>", 900);
+  page.add_section("early", "Early", "<p>" + fs::html_escape(evil) + "</p>", 10);
+  page.add_section("middle", "Middle", "<p>middle</p>", fs::html_order::call_sites);
+  const std::string html = page.str();
+  EXPECT_LT(html.find("id=\"early\""), html.find("id=\"middle\""));
+  EXPECT_LT(html.find("id=\"middle\""), html.find("id=\"late\""));
+  EXPECT_TRUE(contains(html, "<li><a href=\"#early\">Early</a></li>"));
+  EXPECT_THROW(page.add_section("early", "Again", "", 1), fs::error);
+  EXPECT_THROW(page.add_section("bad id", "X", "", 1), fs::error);
+  EXPECT_THROW(page.add_section("\"><script>", "X", "", 1), fs::error);
+  EXPECT_THROW(page.add_section("", "X", "", 1), fs::error);
+  // A report and a study cannot both fill the same sections.
+  fs::html_report both("both");
+  both.add_study(evil_study());
+  EXPECT_THROW(both.add_report(evil_report()), fs::error);
+}
+
+TEST_F(Html, WriteIsAtomicAndReportsErrors) {
+  const stdfs::path file = dir_ / "x.html";
+  fs::write_html(evil_report(), file.string());
+  EXPECT_TRUE(stdfs::exists(file));
+  try {
+    fs::write_html(evil_report(), (dir_ / "missing" / "x.html").string());
+    FAIL() << "wrote into a missing directory";
+  } catch (const fs::error& e) {
+    EXPECT_TRUE(contains(e.what(), "No such file or directory")) << e.what();
+  }
+}

@@ -1,0 +1,446 @@
+// The strict JSON reader (detail/json_reader.hpp) and reading reports back
+// (report_io.hpp): what it accepts, what it refuses and with which message, and a
+// fuzz test — thousands of mutations of real reports and studies (byte flips,
+// truncations, insertions, deletions, duplications) must each give a report or a
+// one-line forkscale::error, never a crash, a hang or another exception. Run it
+// under ASan+UBSan too: cmake --preset asan && cmake --build --preset asan
+// --target test_json_reader.
+#include <forkscale/forkscale.hpp>
+#include <forkscale/report_io.hpp>
+#include <forkscale/study.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fs = forkscale;
+namespace json = forkscale::detail::json;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+// ---- real documents ------------------------------------------------------------
+
+long fib(int n) {
+  fs::charge(1);
+  if (n < 2) return n;
+  long x = 0, y = 0;
+  fs::spawn([&] { x = fib(n - 1); })();
+  {
+    fs::call_site cs;
+    y = fib(n - 2);
+  }
+  { fs::sync_point sp; }
+  return x + y;
+}
+
+// A report with nested regions, a diagnostic and labels that need escaping.
+fs::report real_report() {
+  fs::options opt;
+  opt.clock = fs::clock_kind::cost;
+  opt.on_diagnostic = [](const fs::diagnostic&) {};
+  return fs::measure(
+      "fib \"quoted\" <tag> \xE6\x97\xA5\xE6\x9C\xAC",
+      [] {
+        {
+          fs::region r("phase\none");
+          fib(12);
+        }
+        {
+          fs::region r("phase two");
+          fs::join_handle h;
+          std::thread t(fs::spawn(h, [] { fib(10); }));
+          fib(9);
+          {
+            fs::sync_point sp(h);
+            t.join();
+          }
+        }
+        // A misuse: a spawned callable destroyed without running.
+        { auto lost = fs::spawn([] {}); (void)lost; }
+      },
+      opt);
+}
+
+fs::study_result synthetic_study() {
+  fs::study_result s;
+  s.label = "study \"x\"";
+  s.clock = fs::clock_kind::tsc;
+  s.hardware_threads = 2;
+  s.repetitions = 3;
+  s.warmup = 1;
+  s.baseline = fs::sample_stats::of({1000, 1010, 990});
+  s.elision = fs::sample_stats::of({1040, 1050, 1030});
+  for (unsigned p : {1u, 2u, 4u}) {
+    fs::study_point pt;
+    pt.processors = p;
+    pt.oversubscribed = p > 2;
+    const double t = 1200.0 / p + 30 * p;
+    pt.time = fs::sample_stats::of({t, t + 7, t - 5});
+    pt.raw_work = fs::sample_stats::of({1180.0 + 20 * p, 1185.0 + 20 * p, 1175.0 + 20 * p});
+    pt.work = fs::sample_stats::of({1170.0 + 20 * p, 1175.0 + 20 * p, 1165.0 + 20 * p});
+    pt.span = fs::sample_stats::of({300, 301, 299});
+    pt.burdened_span = fs::sample_stats::of({500, 501, 499});
+    pt.spawns = fs::sample_stats::of({40, 40, 40});
+    s.points.push_back(pt);
+  }
+  s.probe_alone = fs::sample_stats::of({1000, 1002, 998});
+  fs::bandwidth_point b;
+  b.copies = 2;
+  b.together = fs::sample_stats::of({1300, 1310, 1290});
+  s.bandwidth.push_back(b);
+  s.profile = real_report();
+  s.warnings.push_back("a warning with <markup> and \"quotes\"");
+  s.recompute();
+  return s;
+}
+
+// ---- helpers -------------------------------------------------------------------
+
+// The message of the forkscale::error `text` raises, or "" when it parses.
+std::string report_error(const std::string& text) {
+  try {
+    fs::from_json(text);
+    return std::string();
+  } catch (const fs::error& e) {
+    return e.what();
+  }
+}
+
+std::string parse_error(const std::string& text, const json::limits& lim = json::limits{}) {
+  try {
+    json::parse(text, lim);
+    return std::string();
+  } catch (const json::json_error& e) {
+    return e.what();
+  }
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+}  // namespace
+
+// ---- the parser ---------------------------------------------------------------
+
+TEST(JsonReader, ParsesEveryKindOfValue) {
+  const json::value v = json::parse(
+      " {\"a\": [1, -2.5e3, 0, 18446744073709551615, true, false, null, \"s\\u00e9\\ud83d\\ude80\\n\\\"\"],"
+      " \"b\": {}, \"c\": []} ");
+  ASSERT_TRUE(v.is(json::kind::object));
+  ASSERT_EQ(v.members.size(), 3u);
+  const json::value& a = *v.find("a");
+  ASSERT_EQ(a.items.size(), 8u);
+  std::uint64_t u = 0;
+  EXPECT_TRUE(json::number_as_u64(a.items[0], u));
+  EXPECT_EQ(u, 1u);
+  double d = 0;
+  EXPECT_TRUE(json::number_as_double(a.items[1], d));
+  EXPECT_EQ(d, -2500.0);
+  EXPECT_FALSE(json::number_as_u64(a.items[1], u));
+  EXPECT_TRUE(json::number_as_u64(a.items[3], u));
+  EXPECT_EQ(u, std::numeric_limits<std::uint64_t>::max());
+  EXPECT_TRUE(a.items[4].boolean);
+  EXPECT_FALSE(a.items[5].boolean);
+  EXPECT_TRUE(a.items[6].is(json::kind::null));
+  EXPECT_EQ(a.items[7].text, "s\xC3\xA9\xF0\x9F\x9A\x80\n\"");
+  EXPECT_EQ(a.offset, 7u);
+}
+
+TEST(JsonReader, RefusesWithOneLineMessagesAndOffsets) {
+  struct bad {
+    const char* text;
+    const char* message;
+  };
+  const bad cases[] = {
+      {"", "byte 0: the input is empty"},
+      {"  \n", "byte 3: the input holds only whitespace"},
+      {"\xEF\xBB\xBF{}", "byte 0: a byte order mark is not allowed"},
+      {"{} x", "byte 3: unexpected character 'x' after the JSON value"},
+      {"[1,]", "byte 3: expected a value after ',' (trailing commas are not allowed), found character ']'"},
+      {"{\"a\":1,}", "byte 7: expected a key after ',' (trailing commas are not allowed), found character '}'"},
+      {"[01]", "byte 2: leading zeros are not allowed in a number, found character '1'"},
+      {"[1.]", "byte 3: expected a digit after the decimal point, found character ']'"},
+      {"[1e]", "byte 3: expected a digit in the exponent, found character ']'"},
+      {"[-]", "byte 2: expected a digit in a number, found character ']'"},
+      {"[NaN]", "byte 1: expected a JSON value, found character 'N'"},
+      {"[Infinity]", "byte 1: expected a JSON value, found character 'I'"},
+      {"[tru]", "byte 1: expected a JSON value, found character 't'"},
+      {"// c\n{}", "byte 0: expected a JSON value, found character '/'"},
+      {"{\"a\" 1}", "byte 5: expected ':' after an object key, found character '1'"},
+      {"{1:2}", "byte 1: expected a string as object key, found character '1'"},
+      {"{\"a\":1 \"b\":2}", "byte 7: expected ',' or '}' in an object, found character '\"'"},
+      {"[1 2]", "byte 3: expected ',' or ']' in an array, found character '2'"},
+      {"\"abc", "byte 0: unterminated string"},
+      {"\"a\tb\"", "byte 2: control character inside a string (must be escaped), found byte 0x09"},
+      {"\"\\x\"", "byte 2: invalid escape in a string, found character 'x'"},
+      {"\"\\u12G4\"", "byte 5: expected four hex digits after \\u, found character 'G'"},
+      {"\"\\ud800\"", "byte 1: unpaired surrogate in a \\u escape"},
+      {"\"\\udc00\"", "byte 1: unpaired surrogate in a \\u escape"},
+      {"\"\\ud800\\u0041\"", "byte 1: unpaired surrogate in a \\u escape"},
+      {"\"\xFF\"", "byte 1: invalid UTF-8 in a string"},
+      {"\"\xC0\xAF\"", "byte 1: invalid UTF-8 in a string"},
+      {"\"\xED\xA0\x80\"", "byte 1: invalid UTF-8 in a string"},
+      {"\"\xE6\x97", "byte 1: invalid UTF-8 in a string (cut short)"},
+      {"{\"a\":1,\"b\":2,\"a\":3}", "byte 13: duplicate object key 'a'"},
+      {"[1,", "byte 3: unexpected end of input: expected a JSON value"},
+      {"{", "byte 1: unexpected end of input: expected a string as object key"},
+  };
+  for (const auto& c : cases) {
+    const std::string msg = parse_error(std::string(c.text));
+    EXPECT_EQ(msg, c.message) << "input: " << c.text;
+    EXPECT_EQ(msg.find('\n'), std::string::npos);
+  }
+}
+
+TEST(JsonReader, LimitsBoundDepthSizeAndValues) {
+  std::string deep(100000, '[');
+  EXPECT_EQ(parse_error(deep), "byte 64: arrays and objects nested more than 64 deep");
+  std::string ok(64, '[');
+  ok += std::string(64, ']');
+  EXPECT_EQ(parse_error(ok), "");
+
+  json::limits small;
+  small.max_bytes = 10;
+  EXPECT_EQ(parse_error("[1,2,3,4,5,6]", small), "byte 0: the input is 13 bytes, more than the limit of 10");
+  json::limits few;
+  few.max_values = 3;
+  EXPECT_EQ(parse_error("[1,2,3]", few), "byte 5: more than 3 values in one document");
+}
+
+// ---- reports ------------------------------------------------------------------
+
+TEST(ReportIo, RoundTripsARealReport) {
+  const fs::report rep = real_report();
+  ASSERT_GE(rep.regions.size(), 3u);
+  ASSERT_GE(rep.diagnostic_count, 1u);
+  const std::string text = rep.to_json();
+  const fs::report back = fs::from_json(text);
+  EXPECT_EQ(back.to_json(), text);
+  EXPECT_EQ(back.to_text(true), rep.to_text(true));
+  EXPECT_EQ(back.to_csv(), rep.to_csv());
+  EXPECT_EQ(back.work(), rep.work());
+  EXPECT_EQ(back.regions[1].label, rep.regions[1].label);
+}
+
+TEST(ReportIo, SchemaProblemsAreNamed) {
+  const std::string good = real_report().to_json();
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    const std::size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return t.replace(at, from.size(), to);
+  };
+  EXPECT_EQ(report_error(replaced("\"schema\": \"forkscale.report\"", "\"schema\": \"forkscale.study\"")),
+            "forkscale: invalid report JSON: byte 14: not a forkscale.report document (its schema is "
+            "'forkscale.study')");
+  EXPECT_EQ(report_error(replaced("\"schema\": \"forkscale.report\",", "")),
+            "forkscale: invalid report JSON: byte 0: not a forkscale.report document (no \"schema\" key)");
+  EXPECT_NE(report_error(replaced("\"schema_version\": 1", "\"schema_version\": 2"))
+                .find("schema_version 2 is newer than this reader understands (1)"),
+            std::string::npos);
+  EXPECT_NE(report_error(replaced("\"schema_version\": 1", "\"schema_version\": 0")).find("schema_version 0 is not"),
+            std::string::npos);
+  EXPECT_NE(report_error(replaced("\"clock\": \"cost\"", "\"clock\": \"sundial\"")).find("clock: unknown clock 'sundial'"),
+            std::string::npos);
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": -1")).find("burden: expected an unsigned 64-bit integer, found '-1'"),
+            std::string::npos);
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": 1.5")).find("burden: expected an unsigned"),
+            std::string::npos);
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": \"15000\"")).find("burden: expected an unsigned integer, found a string"),
+            std::string::npos);
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": 18446744073709551616")).find("burden: expected an unsigned 64-bit"),
+            std::string::npos);
+  // A corrupted digit makes the stated parallelism disagree with work / span.
+  const fs::report rep = real_report();
+  const std::string work = "\"work\": " + std::to_string(rep.regions[0].work);
+  EXPECT_NE(report_error(replaced(work, "\"work\": " + std::to_string(rep.regions[0].work + 1)))
+                .find("regions[0].parallelism is"),
+            std::string::npos);
+  // Unknown keys are ignored, as the schema asks.
+  EXPECT_EQ(report_error(replaced("\"schema_version\": 1,", "\"schema_version\": 1, \"future\": [1, {\"x\": null}],")),
+            "");
+}
+
+TEST(ReportIo, ReadReportNamesTheFile) {
+  const stdfs::path dir = stdfs::temp_directory_path() /
+                          ("forkscale_json_reader_" + std::to_string(std::random_device{}()));
+  stdfs::create_directories(dir);
+  const std::string good = (dir / "good.json").string();
+  real_report().write_json(good);
+  EXPECT_EQ(fs::read_report(good).to_json(), fs::from_json(real_report().to_json()).to_json());
+
+  const auto message = [](const std::string& path) {
+    try {
+      fs::read_report(path);
+      return std::string();
+    } catch (const fs::error& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string missing = (dir / "missing.json").string();
+  EXPECT_EQ(message(missing), "forkscale: cannot read report '" + missing + "': No such file or directory");
+  EXPECT_EQ(message(dir.string()), "forkscale: cannot read report '" + dir.string() + "': it is a directory");
+  const std::string empty = (dir / "empty.json").string();
+  std::ofstream(empty).close();
+  EXPECT_EQ(message(empty), "forkscale: cannot read report '" + empty + "': byte 0: the input is empty");
+  const std::string cut = (dir / "cut.json").string();
+  std::ofstream(cut) << real_report().to_json().substr(0, 100);
+  EXPECT_TRUE(starts_with(message(cut), "forkscale: cannot read report '" + cut + "': byte 100: unexpected end of input"))
+      << message(cut);
+  EXPECT_THROW(json::read_file(good, "report", 10), fs::error);
+  std::error_code ec;
+  stdfs::remove_all(dir, ec);
+}
+
+// ---- fuzz -------------------------------------------------------------------------
+
+namespace {
+
+struct fuzz_counts {
+  int parsed = 0;
+  int refused = 0;
+};
+
+// Feeds `text` to `read`: it must return, or throw forkscale::error with one
+// line that begins with `prefix` and names a byte offset inside the input.
+template <class Read>
+void expect_graceful(const std::string& text, const std::string& prefix, Read read, fuzz_counts& counts) {
+  try {
+    read(text);
+    ++counts.parsed;
+  } catch (const fs::error& e) {
+    ++counts.refused;
+    const std::string msg = e.what();
+    ASSERT_TRUE(starts_with(msg, prefix + "byte ")) << msg;
+    ASSERT_EQ(msg.find('\n'), std::string::npos) << msg;
+    const std::size_t offset = std::stoull(msg.substr(prefix.size() + 5));
+    ASSERT_LE(offset, text.size()) << msg;
+  } catch (const std::exception& e) {
+    FAIL() << "unexpected exception " << e.what() << " for input of " << text.size() << " bytes";
+  }
+}
+
+std::vector<std::string> mutations(const std::string& seed, unsigned count, std::uint64_t rng_seed) {
+  std::mt19937_64 rng(rng_seed);
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % (n ? n : 1)); };
+  static const std::string tokens[] = {"{", "}", "[", "]", "\"", ",", ":", "\\", "\\u", "\\ud800", "-", "0",
+                                       "1e999", "null", "true", "\xFF", std::string(1, '\0'), "\xE2\x80\xA8",
+                                       "18446744073709551616", "NaN", " ", "\n", "9999999999", ".5"};
+  std::vector<std::string> out;
+  out.reserve(count);
+  for (unsigned i = 0; i < count; ++i) {
+    std::string t = seed;
+    const unsigned edits = 1 + static_cast<unsigned>(rng() % 3);
+    for (unsigned e = 0; e < edits && !t.empty(); ++e) {
+      switch (rng() % 8) {
+        case 0:  // flip a bit
+          t[pick(t.size())] ^= static_cast<char>(1u << (rng() % 8));
+          break;
+        case 1:  // replace a byte
+          t[pick(t.size())] = static_cast<char>(rng() & 0xff);
+          break;
+        case 2:  // truncate
+          t.resize(pick(t.size()));
+          break;
+        case 3:  // insert a token
+          t.insert(pick(t.size() + 1), tokens[pick(sizeof tokens / sizeof tokens[0])]);
+          break;
+        case 4: {  // delete a span
+          const std::size_t at = pick(t.size());
+          t.erase(at, 1 + pick(16));
+          break;
+        }
+        case 5: {  // duplicate a span
+          const std::size_t at = pick(t.size());
+          const std::string span = t.substr(at, 1 + pick(64));
+          t.insert(pick(t.size() + 1), span);
+          break;
+        }
+        case 6: {  // change a digit
+          const std::size_t at = t.find_first_of("0123456789", pick(t.size()));
+          if (at != std::string::npos) t[at] = static_cast<char>('0' + rng() % 10);
+          break;
+        }
+        default: {  // swap two bytes
+          const std::size_t a = pick(t.size()), b = pick(t.size());
+          std::swap(t[a], t[b]);
+        }
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ReportIoFuzz, MutatedReportsGiveAReportOrOneLineError) {
+  const std::string seed = real_report().to_json();
+  fuzz_counts counts;
+  const std::string prefix = "forkscale: invalid report JSON: ";
+  const auto read = [](const std::string& text) {
+    const fs::report r = fs::from_json(text);
+    // Whatever was accepted writes out and reads back to the same report.
+    const std::string again = r.to_json();
+    if (fs::from_json(again).to_json() != again) throw std::logic_error("report does not round-trip");
+  };
+  for (const std::string& t : mutations(seed, 6000, 20240601)) {
+    expect_graceful(t, prefix, read, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Every truncation.
+  for (std::size_t n = 0; n < seed.size(); ++n) {
+    expect_graceful(seed.substr(0, n), prefix, read, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(counts.refused, 5000);
+  EXPECT_GT(counts.parsed, 20);  // edits inside strings and whitespace keep a valid report
+  RecordProperty("parsed", counts.parsed);
+  RecordProperty("refused", counts.refused);
+}
+
+TEST(ReportIoFuzz, MutatedStudiesGiveAStudyOrOneLineError) {
+  const std::string seed = synthetic_study().to_json();
+  ASSERT_EQ(fs::study_from_json(seed).to_json(), seed);
+  fuzz_counts counts;
+  const auto read = [](const std::string& text) {
+    const fs::study_result s = fs::study_from_json(text);
+    const std::string again = s.to_json();
+    if (fs::study_from_json(again).to_json() != again) throw std::logic_error("study does not round-trip");
+  };
+  for (const std::string& t : mutations(seed, 3000, 777)) {
+    expect_graceful(t, "forkscale: invalid study JSON: ", read, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(counts.refused, 2000);
+  EXPECT_GT(counts.parsed, 5);
+}
+
+TEST(ReportIoFuzz, RandomBytesAndStructures) {
+  std::mt19937_64 rng(99);
+  fuzz_counts counts;
+  const auto read = [](const std::string& text) { fs::from_json(text); };
+  const std::string alphabet = "{}[]\",:0123456789-+.eEtruefalsn \\u\n\t\x01\xC3\xA9\xFF";
+  for (int i = 0; i < 3000; ++i) {
+    std::string t;
+    const std::size_t n = rng() % 200;
+    for (std::size_t k = 0; k < n; ++k) t += alphabet[rng() % alphabet.size()];
+    expect_graceful(t, "forkscale: invalid report JSON: ", read, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Deep nesting of every kind stops at the depth limit, without recursion trouble.
+  for (const char* open : {"[", "{\"a\":", "[{\"a\":[", "[\"x\","}) {
+    std::string t;
+    for (int k = 0; k < 20000; ++k) t += open;
+    expect_graceful(t, "forkscale: invalid report JSON: ", read, counts);
+  }
+}

@@ -1,0 +1,352 @@
+// forkscale_cli.hpp: the forkscale-report command line, as a function that
+// tests can call in-process (tools/forkscale_cli.cpp is just its main).
+//
+//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot]
+//                                    [--plot factored|scalability] [-o OUT]
+//   forkscale-report compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]
+//   forkscale-report --help | --version
+//
+// IN.json is a report (schema "forkscale.report", report::write_json) or a
+// scaling study (schema "forkscale.study", study_result::write_json). Output goes
+// to stdout, or atomically to OUT with -o; --to gnuplot writes OUT.dat and
+// OUT.gp and needs -o. Exit status: 0 done, 2 anything wrong — bad usage, a file
+// that cannot be read or is not a valid report, an output that cannot be
+// written — always with exactly one line on stderr naming the file and the
+// problem.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <new>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <forkscale/forkscale.hpp>
+#include <forkscale/html.hpp>
+#include <forkscale/plot.hpp>
+#include <forkscale/report_io.hpp>
+#include <forkscale/study.hpp>
+
+namespace forkscale_cli {
+
+namespace fs = forkscale;
+namespace io = forkscale::detail::report_io;
+
+inline const char* const program = "forkscale-report";
+
+inline std::string usage() {
+  return std::string("usage: ") + program +
+         " convert IN.json [--to text|csv|json|svg|html|gnuplot] [--plot factored|scalability] [-o OUT]\n"
+         "       " + program + " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
+         "       " + program + " --help | --version\n"
+         "\n"
+         "IN.json is a forkscale report (report::write_json) or a scaling study\n"
+         "(study_result::write_json). convert writes it as text (default), CSV, normalized\n"
+         "JSON, an SVG plot (a report: its scalability bounds; a study: --plot factored,\n"
+         "the default, or scalability), a self-contained HTML page, or gnuplot data and\n"
+         "script (OUT.dat and OUT.gp; needs -o OUT). compare shows work, span, parallelism\n"
+         "and the other counts of two reports side by side, whole program and per region.\n"
+         "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
+         "stderr when anything is wrong.\n";
+}
+
+// A problem worth one line on stderr and exit status 2.
+struct failure {
+  std::string message;
+};
+
+// forkscale::error messages start with "forkscale: "; the tool's own name goes first instead.
+inline std::string retag(const std::string& what) {
+  const std::string prefix = "forkscale: ";
+  const std::string body = what.compare(0, prefix.size(), prefix) == 0 ? what.substr(prefix.size()) : what;
+  return std::string(program) + ": " + body;
+}
+
+inline std::string quoted(const std::string& path) { return "'" + fs::detail::printable_path(path) + "'"; }
+
+struct document {
+  bool is_study = false;
+  fs::report rep;
+  fs::study_result study;
+};
+
+inline document load(const std::string& path) {
+  const std::string text = fs::detail::json::read_file(path, "");  // throws forkscale::error
+  document d;
+  try {
+    const fs::detail::json::value v = fs::detail::json::parse(text);
+    const fs::detail::json::value* schema = v.is(fs::detail::json::kind::object) ? v.find("schema") : nullptr;
+    if (schema && schema->is(fs::detail::json::kind::string) && schema->text == "forkscale.study") {
+      d.is_study = true;
+      d.study = fs::detail::study::study_from_value(v);
+    } else if (!schema || !schema->is(fs::detail::json::kind::string) || schema->text == "forkscale.report") {
+      d.rep = fs::detail::json::report_from_value(v);
+    } else {
+      throw fs::detail::json::json_error(
+          schema->offset, "not a forkscale report or study (its schema is " +
+                              fs::detail::json::quote_for_message(schema->text) + ")");
+    }
+  } catch (const fs::detail::json::json_error& e) {
+    throw failure{std::string(program) + ": cannot read " + quoted(path) + ": " + e.what()};
+  }
+  return d;
+}
+
+inline void emit(const std::string& text, const std::string& out_path, std::ostream& out) {
+  if (out_path.empty() || out_path == "-") {
+    out << text;
+    out.flush();
+    if (!out) throw failure{std::string(program) + ": cannot write to stdout"};
+    return;
+  }
+  fs::detail::write_file_atomically(out_path, text);  // throws forkscale::error
+}
+
+// ---- compare -------------------------------------------------------------------
+
+inline std::string change_text(double before, double after) {
+  if (std::isnan(before) || std::isnan(after)) return "n/a";
+  if (before == after) return "0.0%";
+  if (before == 0) return "new";
+  const double r = (after - before) / before;
+  return (r > 0 ? "+" : "") + io::fixed(100 * r, 1) + "% (" + io::fixed(after / before, 3) + "x)";
+}
+
+inline double ratio_or_nan(std::uint64_t den, double value) { return den ? value : std::nan(""); }
+
+struct metric {
+  const char* name;
+  const char* key;
+  bool ratio;  // parallelism-like (two decimals) rather than a count
+  double before, after;
+};
+
+inline std::vector<metric> root_metrics(const fs::region_result& a, const fs::region_result& b) {
+  const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+  return {
+      {"Work", "work", false, d(a.work), d(b.work)},
+      {"Span", "span", false, d(a.span), d(b.span)},
+      {"Burdened span", "burdened_span", false, d(a.burdened_span), d(b.burdened_span)},
+      {"Parallelism", "parallelism", true, ratio_or_nan(a.span, a.parallelism()), ratio_or_nan(b.span, b.parallelism())},
+      {"Burdened parallelism", "burdened_parallelism", true, ratio_or_nan(a.burdened_span, a.burdened_parallelism()),
+       ratio_or_nan(b.burdened_span, b.burdened_parallelism())},
+      {"Spawns", "spawns", false, d(a.spawns), d(b.spawns)},
+      {"Syncs", "syncs", false, d(a.syncs), d(b.syncs)},
+      {"Calls", "calls", false, d(a.calls), d(b.calls)},
+      {"Average maximal strand", "average_maximal_strand", true, a.average_maximal_strand(),
+       b.average_maximal_strand()},
+  };
+}
+
+inline std::string value_text(const metric& m, double v) {
+  if (std::isnan(v)) return "n/a";
+  if (m.ratio) return io::fixed(v, 2);
+  return io::grouped_round(v);
+}
+
+inline std::string compare_text(const fs::report& a, const std::string& pa, const fs::report& b,
+                                const std::string& pb) {
+  std::string o = "forkscale compare (unit: " + io::printable(a.unit) + ")\n";
+  o += "  before: " + quoted(pa) + "  " + io::printable(a.label) + ", clock " + fs::to_string(a.clock) + "\n";
+  o += "  after:  " + quoted(pb) + "  " + io::printable(b.label) + ", clock " + fs::to_string(b.clock) + "\n\n";
+  if (a.empty() || b.empty()) return o + "Nothing to compare: " + (a.empty() ? "before" : "after") + " is empty.\n";
+
+  io::text_table t({"whole program", "before", "after", "change"});
+  for (const metric& m : root_metrics(a.root(), b.root()))
+    t.add({m.name, value_text(m, m.before), value_text(m, m.after), change_text(m.before, m.after)});
+  o += t.render();
+
+  if (a.regions.size() > 1 || b.regions.size() > 1) {
+    o += "\nRegions (matched by path)\n";
+    io::text_table r({"region", "work before", "work after", "change", "span before", "span after", "change",
+                      "par. before", "par. after"});
+    std::vector<std::string> only_before, only_after;
+    for (const auto& ra : a.regions) {
+      const fs::region_result* rb = b.find(ra.path);
+      if (!rb) {
+        only_before.push_back(ra.path);
+        continue;
+      }
+      const metric par{"", "", true, ratio_or_nan(ra.span, ra.parallelism()), ratio_or_nan(rb->span, rb->parallelism())};
+      r.add({io::printable(ra.path), io::grouped(ra.work), io::grouped(rb->work),
+             change_text(static_cast<double>(ra.work), static_cast<double>(rb->work)), io::grouped(ra.span),
+             io::grouped(rb->span), change_text(static_cast<double>(ra.span), static_cast<double>(rb->span)),
+             value_text(par, par.before), value_text(par, par.after)});
+    }
+    for (const auto& rb : b.regions)
+      if (!a.find(rb.path)) only_after.push_back(rb.path);
+    o += r.render();
+    const auto list = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& p : v) s += (s.empty() ? "" : ", ") + io::printable(p);
+      return s;
+    };
+    if (!only_before.empty()) o += "  only before: " + list(only_before) + "\n";
+    if (!only_after.empty()) o += "  only after: " + list(only_after) + "\n";
+  }
+  if (a.diagnostic_count || b.diagnostic_count)
+    o += "\nDiagnostics: " + std::to_string(a.diagnostic_count) + " before, " + std::to_string(b.diagnostic_count) +
+         " after (numbers with diagnostics may not be trustworthy).\n";
+  return o;
+}
+
+inline std::string compare_csv(const fs::report& a, const fs::report& b) {
+  std::string o = "path,metric,before,after,ratio,unit\n";
+  const auto row = [&](const std::string& path, const metric& m) {
+    const double ratio = (m.before > 0 && !std::isnan(m.after)) ? m.after / m.before : std::nan("");
+    o += io::csv_text(path) + "," + m.key + "," + io::csv_number(m.before) + "," + io::csv_number(m.after) + "," +
+         io::csv_number(ratio) + "," + io::csv_text(a.unit) + "\n";
+  };
+  for (const auto& ra : a.regions) {
+    const fs::region_result* rb = b.find(ra.path);
+    if (!rb) continue;
+    for (const metric& m : root_metrics(ra, *rb)) row(ra.path, m);
+  }
+  return o;
+}
+
+// ---- the command line ----------------------------------------------------------
+
+struct options {
+  std::string command;
+  std::vector<std::string> inputs;
+  std::string to;
+  std::string plot;
+  std::string out;
+};
+
+inline options parse_args(const std::vector<std::string>& args) {
+  options o;
+  const auto bad = [](const std::string& msg) { return failure{std::string(program) + ": " + msg + " (try --help)"}; };
+  if (args.empty()) throw bad("no command given");
+  o.command = args[0];
+  if (o.command != "convert" && o.command != "compare")
+    throw bad("unknown command " + quoted(o.command) + " (expected convert or compare)");
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    bool has_value = false;
+    if (a.compare(0, 2, "--") == 0 && a.find('=') != std::string::npos) {
+      value = a.substr(a.find('=') + 1);
+      a = a.substr(0, a.find('='));
+      has_value = true;
+    }
+    if (a == "--to" || a == "--plot" || a == "-o" || a == "--output") {
+      if (!has_value) {
+        if (i + 1 >= args.size()) throw bad("option " + a + " needs a value");
+        value = args[++i];
+      }
+      std::string& slot = a == "--to" ? o.to : (a == "--plot" ? o.plot : o.out);
+      if (!slot.empty()) throw bad("option " + a + " given twice");
+      if (value.empty()) throw bad("option " + a + " needs a non-empty value");
+      slot = value;
+      continue;
+    }
+    if (a.size() > 1 && a[0] == '-') throw bad("unknown option " + quoted(args[i]));
+    o.inputs.push_back(args[i]);
+  }
+  if (o.to.empty()) o.to = "text";
+  if (o.command == "convert") {
+    if (o.inputs.size() != 1)
+      throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
+    if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot")
+      throw bad("unknown format " + quoted(o.to) + " for --to (expected text, csv, json, svg, html or gnuplot)");
+    if (!o.plot.empty() && o.plot != "factored" && o.plot != "scalability")
+      throw bad("unknown plot " + quoted(o.plot) + " (expected factored or scalability)");
+    if (!o.plot.empty() && o.to != "svg" && o.to != "gnuplot") throw bad("--plot goes with --to svg or --to gnuplot");
+    if (o.to == "gnuplot" && (o.out.empty() || o.out == "-"))
+      throw bad("--to gnuplot writes OUT.dat and OUT.gp: give -o OUT");
+  } else {
+    if (o.inputs.size() != 2)
+      throw bad("compare takes two input files (before and after), got " + std::to_string(o.inputs.size()));
+    if (o.to != "text" && o.to != "csv") throw bad("unknown format " + quoted(o.to) + " for compare (expected text or csv)");
+    if (!o.plot.empty()) throw bad("--plot goes with convert");
+  }
+  return o;
+}
+
+inline void convert(const options& o, std::ostream& out) {
+  const document d = load(o.inputs[0]);
+  const std::string plot = o.plot.empty() ? "factored" : o.plot;
+  if (o.to == "gnuplot") {
+    const std::size_t slash = o.out.find_last_of("/\\");
+    const std::string base = slash == std::string::npos ? o.out : o.out.substr(slash + 1);
+    fs::gnuplot_files g;
+    if (d.is_study)
+      g = plot == "factored" ? fs::factored_speedup_gnuplot(d.study, base + ".dat", base + ".svg")
+                             : fs::scalability_gnuplot(d.study, base + ".dat", base + ".svg");
+    else if (plot == "scalability" || o.plot.empty())
+      g = fs::scalability_gnuplot(d.rep, base + ".dat", base + ".svg");
+    else
+      throw failure{std::string(program) + ": " + quoted(o.inputs[0]) +
+                    " is a report, not a study: only --plot scalability applies"};
+    fs::detail::write_file_atomically(o.out + ".dat", g.data);
+    fs::detail::write_file_atomically(o.out + ".gp", g.script);
+    return;
+  }
+  std::string text;
+  if (d.is_study) {
+    if (o.to == "text") text = d.study.to_text();
+    else if (o.to == "csv") text = d.study.to_csv();
+    else if (o.to == "json") text = d.study.to_json();
+    else if (o.to == "html") text = fs::to_html(d.study);
+    else text = plot == "factored" ? fs::factored_speedup_svg(d.study) : fs::scalability_svg(d.study);
+  } else {
+    if (o.to == "text") text = d.rep.to_text();
+    else if (o.to == "csv") text = d.rep.to_csv();
+    else if (o.to == "json") text = d.rep.to_json();
+    else if (o.to == "html") text = fs::to_html(d.rep);
+    else if (o.plot == "factored")
+      throw failure{std::string(program) + ": " + quoted(o.inputs[0]) +
+                    " is a report, not a study: it has no factored speedups (only --plot scalability)"};
+    else text = fs::scalability_svg(d.rep);
+  }
+  emit(text, o.out, out);
+}
+
+inline void compare(const options& o, std::ostream& out) {
+  const document a = load(o.inputs[0]);
+  const document b = load(o.inputs[1]);
+  for (int k = 0; k < 2; ++k) {
+    const document& d = k ? b : a;
+    if (d.is_study)
+      throw failure{std::string(program) + ": " + quoted(o.inputs[k]) +
+                    " is a scaling study; compare takes two reports (forkscale.report)"};
+  }
+  if (a.rep.unit != b.rep.unit)
+    throw failure{std::string(program) + ": cannot compare " + quoted(o.inputs[0]) + " (" + io::printable(a.rep.unit) +
+                  ") with " + quoted(o.inputs[1]) + " (" + io::printable(b.rep.unit) + "): the units differ"};
+  emit(o.to == "csv" ? compare_csv(a.rep, b.rep) : compare_text(a.rep, o.inputs[0], b.rep, o.inputs[1]), o.out, out);
+}
+
+// Runs the tool on `args` (without the program name). Never throws.
+inline int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+      out << usage();
+      return 0;
+    }
+    if (!args.empty() && args[0] == "--version") {
+      out << program << " (forkscale " FORKSCALE_VERSION_STRING ")\n";
+      return 0;
+    }
+    const options o = parse_args(args);
+    if (o.command == "convert") convert(o, out);
+    else compare(o, out);
+    return 0;
+  } catch (const failure& f) {
+    err << f.message << "\n";
+  } catch (const fs::error& e) {
+    err << retag(e.what()) << "\n";
+  } catch (const std::bad_alloc&) {
+    err << program << ": out of memory\n";
+  } catch (const std::exception& e) {
+    err << program << ": " << io::printable(e.what()) << "\n";
+  } catch (...) {
+    err << program << ": unexpected error\n";
+  }
+  return 2;
+}
+
+}  // namespace forkscale_cli

@@ -1,0 +1,472 @@
+// forkscale-report, run as a user runs it: conversions and comparisons of real
+// reports written by the examples (quicksort, fib), of a real scaling study;
+// bad files and bad usage end with exit status 2 and exactly one line on stderr
+// naming the file and the problem; thousands of mutated reports never crash it
+// (in-process through forkscale_cli::run, and a few hundred through the real
+// executable, where a crash would show as a signal).
+#include "forkscale_cli.hpp"
+
+#include <forkscale/forkscale.hpp>
+#include <forkscale/report_io.hpp>
+#include <forkscale/study.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if !defined(_WIN32)
+#include <sys/wait.h>
+#endif
+
+namespace fs = forkscale;
+namespace stdfs = std::filesystem;
+
+namespace {
+
+std::string read_file(const stdfs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_file(const stdfs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+struct outcome {
+  int status = -1;        // exit status
+  bool signaled = false;  // killed by a signal (a crash)
+  std::string out, err;
+};
+
+// The lines of stderr (none for an empty one).
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> v;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) v.push_back(l);
+  return v;
+}
+
+long fib(int n) {
+  fs::charge(1);
+  if (n < 2) return n;
+  long x = 0, y = 0;
+  fs::spawn([&] { x = fib(n - 1); })();
+  y = fib(n - 2);
+  { fs::sync_point sp; }
+  return x + y;
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new stdfs::path(stdfs::path(FORKSCALE_TEST_TMP) /
+                           ("cli_" + std::to_string(std::random_device{}())));
+    stdfs::create_directories(*dir_);
+    // Reports as the examples write them (--out writes .json, .csv and .txt).
+#ifdef FORKSCALE_QUICKSORT_EXE
+    for (const char* n : {"100000", "200000"}) {
+      const outcome o = run(FORKSCALE_QUICKSORT_EXE, {n, "--clock", "cost", "--out", (*dir_ / ("q" + std::string(n))).string()});
+      ASSERT_EQ(o.status, 0) << o.err;
+    }
+    before_ = new stdfs::path(*dir_ / "q100000" / "quicksort");
+    after_ = new stdfs::path(*dir_ / "q200000" / "quicksort");
+#else
+    std::cout << "[   NOTE   ] the quicksort example is not built: reports are made in-process\n";
+    fs::options opt;
+    opt.clock = fs::clock_kind::cost;
+    stdfs::create_directories(*dir_ / "a");
+    stdfs::create_directories(*dir_ / "b");
+    before_ = new stdfs::path(*dir_ / "a" / "fib");
+    after_ = new stdfs::path(*dir_ / "b" / "fib");
+    for (int k = 0; k < 2; ++k) {
+      const fs::report r = fs::measure("fib", [k] { fib(14 + 2 * k); }, opt);
+      const stdfs::path base = k ? *after_ : *before_;
+      r.write_json(base.string() + ".json");
+      r.write_csv(base.string() + ".csv");
+      r.write_text(base.string() + ".txt");
+    }
+#endif
+#ifdef FORKSCALE_FIB_EXE
+    {
+      const outcome o = run(FORKSCALE_FIB_EXE, {"18", "--clock", "cost", "--out", (*dir_ / "fib").string()});
+      ASSERT_EQ(o.status, 0) << o.err;
+    }
+#endif
+    // A real (tiny) scaling study.
+    fs::study_workload w;
+    std::vector<int> data(20000);
+    w.baseline = [&] { std::fill(data.begin(), data.end(), 1); };
+    w.parallel = [&](unsigned p) {
+      fs::join_handle h;
+      std::thread t;
+      if (p > 1) t = std::thread(fs::spawn(h, [&] { std::fill(data.begin(), data.begin() + 10000, 2); }));
+      std::fill(data.begin() + 10000, data.end(), 3);
+      fs::sync_point sp(h);
+      if (t.joinable()) t.join();
+    };
+    fs::study_options so;
+    so.processors = {2};
+    so.repetitions = 2;
+    so.hardware_threads = 2;
+    study_ = new stdfs::path(*dir_ / "study.json");
+    fs::run_study("fill", w, so).write_json(study_->string());
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    if (!HasFailure()) stdfs::remove_all(*dir_, ec);
+    delete dir_;
+    delete before_;
+    delete after_;
+    delete study_;
+  }
+
+  static outcome run(const std::string& exe, const std::vector<std::string>& args) {
+    static std::atomic<unsigned> counter{0};
+    const unsigned k = counter++;
+    const stdfs::path out = *dir_ / ("stdout." + std::to_string(k)), err = *dir_ / ("stderr." + std::to_string(k));
+    std::string cmd = shell_quote(exe);
+    for (const auto& a : args) cmd += " " + shell_quote(a);
+    cmd += " > " + shell_quote(out.string()) + " 2> " + shell_quote(err.string());
+    const int rc = std::system(cmd.c_str());
+    outcome o;
+#if !defined(_WIN32)
+    if (WIFEXITED(rc)) o.status = WEXITSTATUS(rc);
+    o.signaled = WIFSIGNALED(rc) || (WIFEXITED(rc) && WEXITSTATUS(rc) >= 128);
+#else
+    o.status = rc;
+#endif
+    o.out = read_file(out);
+    o.err = read_file(err);
+    stdfs::remove(out);
+    stdfs::remove(err);
+    return o;
+  }
+  static outcome tool(const std::vector<std::string>& args) { return run(FORKSCALE_REPORT_EXE, args); }
+
+  // Exit status 2 and one line on stderr that begins with the tool's name and
+  // contains `part`.
+  static void expect_one_line_failure(const outcome& o, const std::string& part, const std::string& what) {
+    EXPECT_FALSE(o.signaled) << what;
+    EXPECT_EQ(o.status, 2) << what << "\nstderr: " << o.err;
+    const auto l = lines(o.err);
+    ASSERT_EQ(l.size(), 1u) << what << "\nstderr: " << o.err;
+    EXPECT_EQ(l[0].rfind("forkscale-report: ", 0), 0u) << what << ": " << l[0];
+    EXPECT_TRUE(contains(l[0], part)) << what << ": '" << l[0] << "' does not contain '" << part << "'";
+    EXPECT_TRUE(o.out.empty()) << what;
+  }
+
+  static stdfs::path* dir_;
+  static stdfs::path* before_;  // <stem> of the smaller run's .json/.csv/.txt
+  static stdfs::path* after_;
+  static stdfs::path* study_;
+};
+
+stdfs::path* Cli::dir_ = nullptr;
+stdfs::path* Cli::before_ = nullptr;
+stdfs::path* Cli::after_ = nullptr;
+stdfs::path* Cli::study_ = nullptr;
+
+bool python_available() { return std::system("python3 -c \"import xml.etree.ElementTree\" > /dev/null 2>&1") == 0; }
+
+}  // namespace
+
+TEST_F(Cli, ConvertGivesBackTheExamplesOwnFiles) {
+  const std::string json = before_->string() + ".json";
+  for (const char* ext : {"txt", "csv", "json"}) {
+    const std::string to = std::string(ext) == "txt" ? "text" : ext;
+    const outcome o = tool({"convert", json, "--to", to});
+    EXPECT_EQ(o.status, 0) << o.err;
+    EXPECT_TRUE(o.err.empty()) << o.err;
+    EXPECT_EQ(o.out, read_file(before_->string() + "." + ext)) << ext;
+  }
+  // Text is the default; -o writes the same bytes to a file.
+  EXPECT_EQ(tool({"convert", json}).out, read_file(before_->string() + ".txt"));
+  const stdfs::path out = *dir_ / "converted.txt";
+  EXPECT_EQ(tool({"convert", json, "-o", out.string()}).status, 0);
+  EXPECT_EQ(read_file(out), read_file(before_->string() + ".txt"));
+#ifdef FORKSCALE_FIB_EXE
+  EXPECT_EQ(tool({"convert", (*dir_ / "fib" / "fib.json").string(), "--to=json"}).out,
+            read_file(*dir_ / "fib" / "fib.json"));
+#endif
+}
+
+TEST_F(Cli, ConvertToSvgHtmlAndGnuplot) {
+  const std::string json = before_->string() + ".json";
+  const stdfs::path svg = *dir_ / "bounds.svg", html = *dir_ / "report.html", gp = *dir_ / "bounds";
+  EXPECT_EQ(tool({"convert", json, "--to", "svg", "-o", svg.string()}).status, 0);
+  EXPECT_EQ(tool({"convert", json, "--to", "html", "-o", html.string()}).status, 0);
+  EXPECT_EQ(tool({"convert", json, "--to", "gnuplot", "-o", gp.string()}).status, 0);
+  EXPECT_TRUE(contains(read_file(svg), "data-series=\"span-law\""));
+  EXPECT_TRUE(contains(read_file(html), "id=\"fs-summary\""));
+  EXPECT_TRUE(contains(read_file(gp.string() + ".gp"), "plot 'bounds.dat'"));
+  EXPECT_FALSE(read_file(gp.string() + ".dat").empty());
+  if (!python_available()) GTEST_SKIP() << "python3 is not available: the XML checks are skipped";
+  for (const auto& f : {svg, html})
+    EXPECT_EQ(std::system(("python3 -c \"import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])\" " +
+                           shell_quote(f.string()))
+                              .c_str()),
+              0)
+        << f;
+}
+
+TEST_F(Cli, ConvertsAStudy) {
+  const std::string s = study_->string();
+  const outcome text = tool({"convert", s});
+  EXPECT_EQ(text.status, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "forkscale scaling study: fill"));
+  EXPECT_TRUE(contains(text.out, "Factored speedups"));
+  EXPECT_EQ(tool({"convert", s, "--to", "json"}).out, read_file(*study_));
+  EXPECT_EQ(lines(tool({"convert", s, "--to", "csv"}).out).size(), 3u);
+  EXPECT_TRUE(contains(tool({"convert", s, "--to", "svg"}).out, "id=\"fs-plot-factored\""));
+  EXPECT_TRUE(contains(tool({"convert", s, "--to", "svg", "--plot", "scalability"}).out, "id=\"fs-plot-scalability\""));
+  const outcome html = tool({"convert", s, "--to", "html"});
+  EXPECT_TRUE(contains(html.out, "id=\"fs-study-runs\""));
+  EXPECT_TRUE(contains(html.out, "id=\"fs-plot-factored\""));
+  EXPECT_EQ(tool({"convert", s, "--to", "gnuplot", "--plot", "factored", "-o", (*dir_ / "f").string()}).status, 0);
+  EXPECT_TRUE(contains(read_file(*dir_ / "f.gp"), "set label 'D'"));
+  // A report has no factored plot.
+  expect_one_line_failure(tool({"convert", before_->string() + ".json", "--to", "svg", "--plot", "factored"}),
+                          "is a report, not a study", "factored plot of a report");
+}
+
+TEST_F(Cli, ComparesTwoReports) {
+  const fs::report a = fs::read_report(before_->string() + ".json");
+  const fs::report b = fs::read_report(after_->string() + ".json");
+  const outcome o = tool({"compare", before_->string() + ".json", after_->string() + ".json"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(o.err.empty());
+  bool work = false, span = false, par = false;
+  for (const auto& l : lines(o.out)) {
+    namespace io = fs::detail::report_io;
+    if (l.rfind("  Work ", 0) == 0)
+      work = contains(l, io::grouped(a.work())) && contains(l, io::grouped(b.work()));
+    if (l.rfind("  Span ", 0) == 0)
+      span = contains(l, io::grouped(a.span())) && contains(l, io::grouped(b.span()));
+    if (l.rfind("  Parallelism ", 0) == 0)
+      par = contains(l, io::fixed(a.parallelism(), 2)) && contains(l, io::fixed(b.parallelism(), 2));
+  }
+  EXPECT_TRUE(work && span && par) << o.out;
+
+  const outcome same = tool({"compare", before_->string() + ".json", before_->string() + ".json"});
+  EXPECT_EQ(same.status, 0);
+  for (const auto& l : lines(same.out)) {
+    if (l.rfind("  ", 0) == 0 && !contains(l, "whole program") && !contains(l, "before:") && !contains(l, "after:")) {
+      EXPECT_TRUE(contains(l, "0.0%")) << l;
+    }
+  }
+
+  const outcome csv = tool({"compare", before_->string() + ".json", after_->string() + ".json", "--to", "csv"});
+  EXPECT_EQ(csv.status, 0);
+  const auto rows = lines(csv.out);
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows[0], "path,metric,before,after,ratio,unit");
+  EXPECT_EQ(rows.size(), 1 + 9 * a.regions.size());
+  EXPECT_TRUE(contains(csv.out, "quicksort,work," + std::to_string(a.work()) + ".0," + std::to_string(b.work()) + ".0,") ||
+              !contains(a.label, "quicksort"))
+      << csv.out;
+
+  // A study is not a report; reports in different units are not comparable.
+  expect_one_line_failure(tool({"compare", before_->string() + ".json", study_->string()}),
+                          "is a scaling study; compare takes two reports", "study in compare");
+  fs::report ns = a;
+  ns.unit = "ns";
+  ns.clock = fs::clock_kind::steady;
+  const stdfs::path ns_file = *dir_ / "ns.json";
+  ns.write_json(ns_file.string());
+  expect_one_line_failure(tool({"compare", before_->string() + ".json", ns_file.string()}), "the units differ",
+                          "different units");
+}
+
+TEST_F(Cli, BadFilesGiveOneLineAndExitStatusTwo) {
+  const std::string good = read_file(before_->string() + ".json");
+  struct bad {
+    const char* name;
+    std::string contents;
+    const char* message;
+  };
+  std::string flipped = good;
+  flipped[flipped.find("\"work\"") + 2] = 'X';  // a key no longer there
+  std::string digit = good;
+  digit[digit.find("\"span\": ") + 8] = digit[digit.find("\"span\": ") + 8] == '9' ? '8' : '9';
+  const std::vector<bad> cases = {
+      {"empty.json", "", "byte 0: the input is empty"},
+      {"truncated.json", good.substr(0, good.size() / 2), "unexpected end of input"},
+      {"flipped.json", flipped, "missing key 'work'"},
+      {"digit.json", digit, "(the file is inconsistent)"},
+      {"schema.json", "{\"schema\": \"something.else\", \"schema_version\": 1}",
+       "not a forkscale report or study (its schema is 'something.else')"},
+      {"noschema.json", "{\"label\": \"x\"}", "not a forkscale.report document (no \"schema\" key)"},
+      {"array.json", "[1, 2, 3]", "top level: expected an object, found an array"},
+      {"version.json", good.substr(0, good.find("\"schema_version\": 1")) + "\"schema_version\": 7" +
+                           good.substr(good.find("\"schema_version\": 1") + 19),
+       "schema_version 7 is newer than this reader understands (1)"},
+      {"binary.json", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10), "expected a JSON value"},
+      {"bom.json", "\xEF\xBB\xBF" + good, "a byte order mark is not allowed"},
+      {"deep.json", std::string(5000, '['), "nested more than 64 deep"},
+      {"trailing.json", good + "}", "after the JSON value"},
+      {"newline\nname.json", "nope", "expected a JSON value"},
+  };
+  for (const auto& c : cases) {
+    const stdfs::path p = *dir_ / c.name;
+    write_file(p, c.contents);
+    const outcome o = tool({"convert", p.string()});
+    expect_one_line_failure(o, c.message, c.name);
+    // The file is named (control characters escaped, so the line stays one line).
+    EXPECT_TRUE(contains(o.err, "cannot read '" + fs::detail::printable_path(p.string()) + "'")) << o.err;
+    const outcome cmp = tool({"compare", before_->string() + ".json", p.string()});
+    expect_one_line_failure(cmp, fs::detail::printable_path(p.string()), std::string("compare ") + c.name);
+  }
+  expect_one_line_failure(tool({"convert", (*dir_ / "missing.json").string()}), "No such file or directory", "missing");
+  expect_one_line_failure(tool({"convert", dir_->string()}), "it is a directory", "directory");
+  expect_one_line_failure(
+      tool({"convert", before_->string() + ".json", "-o", (*dir_ / "no" / "such" / "dir.txt").string()}),
+      "cannot write", "unwritable output");
+}
+
+TEST_F(Cli, BadUsageGivesOneLineAndExitStatusTwo) {
+  const std::string in = before_->string() + ".json";
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"frobnicate"},
+      {"convert"},
+      {"convert", in, in},
+      {"convert", in, "--to"},
+      {"convert", in, "--to", "pdf"},
+      {"convert", in, "--to", "gnuplot"},
+      {"convert", in, "--plot", "pie", "--to", "svg"},
+      {"convert", in, "--plot", "factored"},
+      {"convert", in, "--to", "text", "--to", "csv"},
+      {"convert", in, "--bogus"},
+      {"convert", in, "-o", ""},
+      {"compare", in},
+      {"compare", in, in, in},
+      {"compare", in, in, "--to", "html"},
+  };
+  for (const auto& args : cases) {
+    std::string what = "forkscale-report";
+    for (const auto& a : args) what += " " + a;
+    expect_one_line_failure(tool(args), "(try --help)", what);
+  }
+  const outcome help = tool({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_TRUE(contains(help.out, "usage: forkscale-report convert"));
+  EXPECT_EQ(tool({"--version"}).out, "forkscale-report (forkscale " FORKSCALE_VERSION_STRING ")\n");
+}
+
+namespace {
+
+std::vector<std::string> mutations(const std::string& seed, unsigned count, std::uint64_t rng_seed) {
+  std::mt19937_64 rng(rng_seed);
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % (n ? n : 1)); };
+  static const char* const tokens[] = {"{", "}", "[", "]", "\"", ",", ":", "\\", "\\ud800", "-", "1e999",
+                                       "null", "\xFF", "18446744073709551616", " "};
+  std::vector<std::string> out;
+  for (unsigned i = 0; i < count; ++i) {
+    std::string t = seed;
+    for (unsigned e = 0, edits = 1 + static_cast<unsigned>(rng() % 3); e < edits && !t.empty(); ++e) {
+      switch (rng() % 6) {
+        case 0: t[pick(t.size())] ^= static_cast<char>(1u << (rng() % 8)); break;
+        case 1: t.resize(pick(t.size())); break;
+        case 2: t.insert(pick(t.size() + 1), tokens[pick(sizeof tokens / sizeof tokens[0])]); break;
+        case 3: t.erase(pick(t.size()), 1 + pick(16)); break;
+        case 4: {
+          const std::string span = t.substr(pick(t.size()), 1 + pick(64));
+          t.insert(pick(t.size() + 1), span);
+          break;
+        }
+        default: {
+          const std::size_t at = t.find_first_of("0123456789", pick(t.size()));
+          if (at != std::string::npos) t[at] = static_cast<char>('0' + rng() % 10);
+        }
+      }
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_F(Cli, FuzzMutatedReportsInProcess) {
+  const std::string seeds[] = {read_file(before_->string() + ".json"), read_file(*study_)};
+  int ok = 0, refused = 0;
+  unsigned k = 0;
+  for (int s = 0; s < 2; ++s) {
+    for (const std::string& m : mutations(seeds[s], s == 0 ? 3000 : 1500, 4242 + s)) {
+      // A new file each time: rewriting one file in place makes some file systems
+      // (ext4's auto_da_alloc) flush it to disk on every close.
+      const stdfs::path p = *dir_ / ("mutant-" + std::to_string(k++) + ".json");
+      write_file(p, m);
+      struct remover {
+        stdfs::path p;
+        ~remover() { stdfs::remove(p); }
+      } remove_later{p};
+      for (const char* to : {"text", "html"}) {
+        std::ostringstream out, err;
+        const int rc = forkscale_cli::run({"convert", p.string(), "--to", to}, out, err);
+        if (rc == 0) {
+          ++ok;
+          ASSERT_TRUE(err.str().empty()) << err.str();
+          continue;
+        }
+        ++refused;
+        ASSERT_EQ(rc, 2);
+        const auto l = lines(err.str());
+        ASSERT_EQ(l.size(), 1u) << err.str();
+        ASSERT_EQ(l[0].rfind("forkscale-report: cannot read '" + p.string() + "': byte ", 0), 0u) << l[0];
+        ASSERT_TRUE(out.str().empty());
+      }
+    }
+  }
+  EXPECT_GT(refused, 7000);
+  EXPECT_GT(ok, 20);
+}
+
+TEST_F(Cli, FuzzMutatedReportsThroughTheExecutable) {
+  const std::string seed = read_file(before_->string() + ".json");
+  int ok = 0, refused = 0;
+  unsigned k = 0;
+  for (const std::string& m : mutations(seed, 1000, 99)) {
+    const stdfs::path p = *dir_ / ("exe-mutant-" + std::to_string(k++) + ".json");
+    write_file(p, m);
+    struct remover {
+      stdfs::path p;
+      ~remover() { stdfs::remove(p); }
+    } remove_later{p};
+    const outcome o = tool({"convert", p.string(), "--to", "csv"});
+    ASSERT_FALSE(o.signaled) << "crashed on mutant " << k;
+    if (o.status == 0) {
+      ++ok;
+      continue;
+    }
+    ++refused;
+    ASSERT_EQ(o.status, 2) << o.err;
+    ASSERT_EQ(lines(o.err).size(), 1u) << o.err;
+    ASSERT_TRUE(contains(o.err, "cannot read '" + p.string() + "'")) << o.err;
+  }
+  EXPECT_GT(refused, 800);
+}
