@@ -1,13 +1,17 @@
 # compare_backends.cmake: an example must print the same parallelism profile
 # whatever backend runs it, under the deterministic cost clock.
 #
-#   cmake -DEXE=<example> -P compare_backends.cmake -- <common arguments...>
+#   cmake -DEXE=<example> [-DBACKENDS=serial,threads,tbb,openmp]
+#         -P compare_backends.cmake -- <common arguments...>
 #
-# Runs EXE with the common arguments plus "--clock cost" and, in turn,
-# "--backend serial", "--backend threads --threads 2" and "--backend threads
-# --threads 8" (real std::threads even on a one-core machine), and fails unless
-# every run exits with 0 and prints identical Work, Span, Burdened span, Spawns
-# and Syncs lines.
+# Runs EXE with the common arguments plus "--clock cost" once per variant of each
+# backend in BACKENDS (comma-separated; default "serial,threads": what every
+# build has): "--backend serial"; "--backend threads --threads 2" and "--backend
+# threads --threads 8" (real std::threads even on a one-core machine);
+# "--backend tbb --threads 4"; "--backend openmp --threads 4". Fails unless every
+# run exits with 0 and prints identical Work, Span, Burdened span, Spawns and
+# Syncs lines. The first backend listed is the reference (serial: the serial
+# elision).
 cmake_minimum_required(VERSION 3.14)
 
 if(NOT DEFINED EXE)
@@ -25,15 +29,30 @@ foreach(i RANGE 0 ${last})
   endif()
 endforeach()
 
-set(variants "serial" "threads2" "threads8")
+if(NOT DEFINED BACKENDS OR BACKENDS STREQUAL "")
+  set(BACKENDS "serial,threads")
+endif()
+string(REPLACE "," ";" backends "${BACKENDS}")
+set(variants "")
+foreach(backend IN LISTS backends)
+  if(backend STREQUAL "serial")
+    list(APPEND variants "serial")
+  elseif(backend STREQUAL "threads")
+    list(APPEND variants "threads2" "threads8")
+  elseif(backend STREQUAL "tbb" OR backend STREQUAL "openmp")
+    list(APPEND variants "${backend}4")
+  else()
+    message(FATAL_ERROR "compare_backends.cmake: unknown backend '${backend}' in BACKENDS=${BACKENDS}")
+  endif()
+endforeach()
+
 set(reference "")
 foreach(variant IN LISTS variants)
-  if(variant STREQUAL "serial")
-    set(backend_args --backend serial)
-  elseif(variant STREQUAL "threads2")
-    set(backend_args --backend threads --threads 2)
+  # "threads8" -> --backend threads --threads 8
+  if(variant MATCHES "^([a-z]+)([0-9]+)$")
+    set(backend_args --backend ${CMAKE_MATCH_1} --threads ${CMAKE_MATCH_2})
   else()
-    set(backend_args --backend threads --threads 8)
+    set(backend_args --backend ${variant})
   endif()
   execute_process(
     COMMAND "${EXE}" ${common} --clock cost ${backend_args}

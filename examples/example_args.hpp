@@ -1,8 +1,13 @@
-// example_args.hpp: the command line shared by the forkscale examples, and the
-// code that writes their reports.
+// example_args.hpp: the command line shared by the forkscale examples, the code
+// that runs a fork-join step and the measurement on each backend, and the code
+// that writes their reports.
 //
-//   <program> [N] [--backend serial|threads] [--threads T] [--out DIR]
+//   <program> [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
 //             [--clock auto|tsc|steady|cost]
+//
+// The tbb and openmp backends exist when the build found oneTBB
+// (FORKSCALE_EXAMPLES_HAVE_TBB) and OpenMP (FORKSCALE_EXAMPLES_HAVE_OPENMP);
+// asking for one that is not built in is a usage error.
 //
 // Options also take the form --name=value. Any mistake throws usage_error, whose
 // message the example prints as one line ("<program>: <message>") before exiting
@@ -11,6 +16,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -24,6 +30,16 @@
 
 #include <forkscale/forkscale.hpp>
 
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+#include <optional>
+
+#include <forkscale/tbb.hpp>
+#include <oneapi/tbb/global_control.h>
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+#include <forkscale/openmp.hpp>
+#endif
+
 namespace example_args {
 
 namespace fs = forkscale;
@@ -32,10 +48,38 @@ namespace fs = forkscale;
 enum class backend {
   serial,   // inline, on the spawning thread: the serial elision
   threads,  // on a new std::thread near the top of the recursion, inline below it
+  tbb,      // a oneTBB task (forkscale/tbb.hpp), at every level
+  openmp,   // an OpenMP task (forkscale/openmp.hpp), at every level
 };
 
 inline const char* to_string(backend b) noexcept {
-  return b == backend::serial ? "serial" : "threads";
+  switch (b) {
+    case backend::serial: return "serial";
+    case backend::threads: return "threads";
+    case backend::tbb: return "tbb";
+    case backend::openmp: return "openmp";
+  }
+  return "?";
+}
+
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+inline constexpr bool have_tbb = true;
+#else
+inline constexpr bool have_tbb = false;
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+inline constexpr bool have_openmp = true;
+#else
+inline constexpr bool have_openmp = false;
+#endif
+
+// The backends this build has: "serial|threads[|tbb][|openmp]" with "|" as the
+// separator.
+inline std::string built_in_backends(const char* separator) {
+  std::string list = std::string("serial") + separator + "threads";
+  if (have_tbb) list += std::string(separator) + "tbb";
+  if (have_openmp) list += std::string(separator) + "openmp";
+  return list;
 }
 
 struct usage_error : std::runtime_error {
@@ -86,9 +130,8 @@ inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max,
 
 inline std::string usage(const std::string& program, std::uint64_t default_n,
                          const extra_options& extra) {
-  std::string line = "usage: " + program +
-                     " [N] [--backend serial|threads] [--threads T] [--out DIR]"
-                     " [--clock auto|tsc|steady|cost]";
+  std::string line = "usage: " + program + " [N] [--backend " + built_in_backends("|") +
+                     "] [--threads T] [--out DIR] [--clock auto|tsc|steady|cost]";
   std::string extra_help;
   for (const extra_option& o : extra) {
     line += " [" + o.name + " " + o.value_name + "]";
@@ -99,8 +142,13 @@ inline std::string usage(const std::string& program, std::uint64_t default_n,
   return line + "\n"
          "  N          problem size (default " + std::to_string(default_n) + ")\n"
          "  --backend  serial: spawned bodies run inline (the serial elision);\n"
-         "             threads: on std::threads near the top of the recursion (default)\n"
-         "  --threads  the most threads the threads backend runs at once\n"
+         "             threads: on std::threads near the top of the recursion (default)\n" +
+         (have_tbb ? "             tbb: as oneTBB tasks (forkscale/tbb.hpp)\n"
+                   : "             tbb: not built in (oneTBB was not found at build time)\n") +
+         (have_openmp ? "             openmp: as OpenMP tasks (forkscale/openmp.hpp)\n"
+                      : "             openmp: not built in (OpenMP was not found at build time)\n") +
+         "  --threads  the most threads a backend runs at once: std::threads (threads),\n"
+         "             oneTBB's max_allowed_parallelism (tbb), the team (openmp)\n"
          "             (default: hardware concurrency)\n"
          "  --out      also write DIR/<name>.json, .csv and .txt (DIR is created)\n"
          "  --clock    auto (default: tsc when invariant), tsc, steady, or cost\n"
@@ -154,7 +202,17 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
       } else if (name == "--backend") {
         if (value == "serial") c.be = backend::serial;
         else if (value == "threads") c.be = backend::threads;
-        else throw usage_error("unknown backend '" + value + "' (expected serial or threads)");
+        else if (value == "tbb" && have_tbb) c.be = backend::tbb;
+        else if (value == "openmp" && have_openmp) c.be = backend::openmp;
+        else if (value == "tbb")
+          throw usage_error("backend 'tbb' is not built in (oneTBB was not found at build time)");
+        else if (value == "openmp")
+          throw usage_error("backend 'openmp' is not built in (OpenMP was not found at build time)");
+        else {
+          std::string expected = built_in_backends(", ");
+          expected.replace(expected.rfind(", "), 2, " or ");
+          throw usage_error("unknown backend '" + value + "' (expected " + expected + ")");
+        }
       } else if (name == "--threads") {
         c.threads = static_cast<unsigned>(parse_positive(value, max_threads, "--threads"));
       } else if (name == "--out") {
@@ -216,6 +274,68 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
 }
 
 
+// A note for the banner line of a backend that needs one: the oneTBB and OpenMP
+// thread limits ("" for serial and threads, whose examples say it themselves).
+inline std::string runtime_note(const config& c) {
+  if (c.be == backend::tbb) return " (oneTBB tasks, at most " + std::to_string(c.threads) + " threads)";
+  if (c.be == backend::openmp) return " (OpenMP tasks, a team of " + std::to_string(c.threads) + " threads)";
+  return "";
+}
+
+// Runs `body` — the example's fs::measure(...) — where the backend's runtime
+// wants it:
+//
+//   tbb      under a tbb::global_control that lets oneTBB run at most --threads
+//            threads at once (the main thread included), oneTBB started;
+//   openmp   in a parallel region of --threads threads, on the one thread that
+//            runs its `single` block, as an OpenMP program starts its tasks:
+//
+//              #pragma omp parallel num_threads(threads)
+//              #pragma omp single
+//              rep = fs::measure("fib", [&] { fib(n); });
+//
+//            The region encloses the measurement, so its own fork and join are
+//            not in the report (fs::omp::team is for a measurement that encloses
+//            a region; it would add one spawn and one sync that the other
+//            backends do not have). The team's other threads run the tasks.
+//   serial, threads: just calls it.
+template <class F>
+void run_on_backend(const config& c, F&& body) {
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+  if (c.be == backend::tbb) {
+    ::tbb::global_control limit(::tbb::global_control::max_allowed_parallelism, c.threads);
+    // oneTBB starts its scheduler and worker threads at the first task: do that
+    // now, or the start-up (most of a millisecond) is timed as the work of the
+    // first strand, on the critical path. (The OpenMP team below exists before
+    // the measurement starts, too.)
+    ::tbb::task_group warm_up;
+    warm_up.run([] {});
+    warm_up.wait();
+    body();
+    return;
+  }
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+  if (c.be == backend::openmp) {
+    const int threads = static_cast<int>(c.threads);
+    std::exception_ptr failure;  // nothing may leave a structured block by an exception
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+    {
+      try {
+        body();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    }
+    if (failure) std::rethrow_exception(failure);
+    return;
+  }
+#endif
+  (void)c;
+  body();
+}
+
 // One fork-join step of a divide-and-conquer example — some spawned children, a
 // call in the continuation, a sync — run the way the backend runs it:
 //
@@ -226,6 +346,7 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
 //
 // Every body receives its thread budget: how many threads the work it starts may
 // keep busy at once, its own included. The top of the recursion gets --threads.
+// (Only the threads backend uses it; the others pass 1.)
 //
 // The children are spawned into a task_group of this step and the sync is a
 // sync_point of that group, so it joins exactly the children of this step, as
@@ -246,12 +367,42 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
 // threads ever run at once: oversubscribing the cores would make the timed
 // clocks count waiting for a core as work (see thread_depth_cutoff).
 //
+// With the tbb backend the step is a fs::tbb::task_group — spawn is run(), the
+// call a call_site, the sync wait() — at every level of the recursion:
+//
+//   fs::tbb::task_group g;
+//   g.run([&] { left(); });
+//   { fs::call_site cs; right(); }
+//   g.wait();
+//
+// With the openmp backend the step is an OpenMP taskgroup: the spawned bodies
+// become tasks created in it, the call runs in it, and its end is the sync.
+//
+//   fs::omp::taskgroup([&] {                  // #pragma omp taskgroup
+//     auto tk = fs::omp::spawn_point();
+//     #pragma omp task
+//     { fs::omp::task_scope ts(tk); left(); }
+//     fs::omp::call_site cs;
+//     right();
+//   });
+//
+// Not a taskwait: OpenMP's taskwait waits for every child of the running *task*,
+// so a taskwait inside right() would also wait for left(), which its caller
+// spawned — an edge Cilk's sync (and the other backends) do not have. A taskgroup
+// waits for the tasks created inside it only, at any depth of calls. As with the
+// threads backend, the tasks are created when the step reaches its call (or its
+// sync): the continuation does no work in between, so the dag is the same.
+//
 // The destructor syncs whatever sync() was not called for, as a Cilk function
 // does when it returns.
 class fork_join {
  public:
-  fork_join(backend be, unsigned budget) noexcept
-      : deferred_(be == backend::threads && budget >= 2), budget_(budget < 1 ? 1 : budget) {}
+  fork_join(backend be, unsigned budget)
+      : be_(be), deferred_(be == backend::threads && budget >= 2), budget_(budget < 1 ? 1 : budget) {
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+    if (be_ == backend::tbb) tbb_.emplace();
+#endif
+  }
   fork_join(const fork_join&) = delete;
   fork_join& operator=(const fork_join&) = delete;
   ~fork_join() {
@@ -261,6 +412,18 @@ class fork_join {
   template <class F>
   void spawn(F&& body) {
     open_ = true;
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+    if (be_ == backend::tbb) {
+      tbb_->run([fn = std::decay_t<F>(std::forward<F>(body))] { fn(1u); });
+      return;
+    }
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+    if (be_ == backend::openmp) {
+      omp_pending_.emplace_back([fn = std::decay_t<F>(std::forward<F>(body))] { fn(1u); });
+      return;
+    }
+#endif
     if (!deferred_) {
       fs::spawn(group_, [&body] { body(1u); })();
       return;
@@ -276,12 +439,36 @@ class fork_join {
   template <class F>
   void call(F&& body) {
     open_ = true;
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+    if (be_ == backend::openmp) {
+      omp_step([&body] {
+        fs::omp::call_site cs;
+        body(1u);
+      });
+      return;
+    }
+#endif
     const unsigned budget = deferred_ ? start(true) : 1u;
     fs::call_site cs;
     std::forward<F>(body)(budget);
   }
 
   void sync() {
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+    if (be_ == backend::tbb) {
+      tbb_->wait();
+      open_ = false;
+      return;
+    }
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+    if (be_ == backend::openmp) {
+      if (!omp_joined_) omp_step([] {});
+      omp_joined_ = false;
+      open_ = false;
+      return;
+    }
+#endif
     if (!pending_.empty()) start(false);
     {
       fs::sync_point sp(group_);
@@ -327,12 +514,42 @@ class fork_join {
     return last_budget;
   }
 
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+  // The whole step as one OpenMP taskgroup: a task per pending spawned body, in
+  // order, then `call` (the continuation), then the taskgroup's end — the sync.
+  template <class Call>
+  void omp_step(const Call& call) {
+    fs::omp::taskgroup([&] {
+      for (std::function<void()>& body : omp_pending_) {
+        std::function<void()>* run = &body;  // alive until the taskgroup ends
+        auto tk = fs::omp::spawn_point();
+#pragma omp task firstprivate(run, tk)
+        {
+          fs::omp::task_scope ts(tk);
+          (*run)();
+        }
+      }
+      call();
+    });
+    omp_pending_.clear();
+    omp_joined_ = true;
+  }
+#endif
+
+  const backend be_;
   const bool deferred_;
   const unsigned budget_;
   bool open_ = false;
   fs::task_group group_;
   std::vector<task> pending_;
   std::vector<std::thread> threads_;
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+  std::optional<fs::tbb::task_group> tbb_;
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+  std::vector<std::function<void()>> omp_pending_;
+  bool omp_joined_ = false;  // call() ran the step's taskgroup, sync included
+#endif
 };
 
 }  // namespace example_args

@@ -1,7 +1,7 @@
 // fib: the recursive Fibonacci program of Cilkprof (SPAA'15) Fig. 5, measured by
 // forkscale.
 //
-//   fib [N] [--backend serial|threads] [--threads T] [--out DIR]
+//   fib [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
 //       [--clock auto|tsc|steady|cost]
 //
 // fib(n) spawns fib(n-1), calls fib(n-2) (a profiled call site) and syncs. Its
@@ -13,8 +13,11 @@
 //
 // Backends: 'serial' runs every spawned body inline (the serial elision);
 // 'threads' runs it on a new std::thread while the recursion is shallower than a
-// cutoff derived from --threads, inline below it. Both are annotated so that the
-// dag is the same, so under --clock cost both print the same numbers.
+// cutoff derived from --threads, inline below it; 'tbb' (when oneTBB was found at
+// build time) makes every spawn a task of a fs::tbb::task_group; 'openmp' (when
+// OpenMP was found) an OpenMP task, synced by the end of a taskgroup. All are
+// annotated so that the dag is the same, so under --clock cost all print the
+// same numbers.
 //
 // Exit status: 0 computed and reported; 1 wrong result or forkscale found misuse;
 // 2 bad command line or the report files cannot be written.
@@ -53,6 +56,35 @@ struct fibber {
         fs::sync_point sp(h);
         t.join();
       }
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+    } else if (be == backend::tbb) {
+      // oneTBB: fib(n - 1) is a task of a task_group; wait() is the sync.
+      fs::tbb::task_group g;
+      g.run([this, &x, n, depth] { x = fib(n - 1, depth + 1); });
+      {
+        fs::call_site cs;
+        y = fib(n - 2, depth + 1);
+      }
+      g.wait();
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+    } else if (be == backend::openmp) {
+      // OpenMP: fib(n - 1) is a task, and the end of a taskgroup is the sync. (A
+      // taskwait waits for every child of the running task: the one in the call
+      // fib(n - 2), which runs in this task, would wait for fib(n - 1) too,
+      // making the span longer than Cilk's — docs/openmp.md. A taskgroup waits
+      // only for the tasks created inside it.)
+      fs::omp::taskgroup([&] {
+        auto tk = fs::omp::spawn_point();
+#pragma omp task shared(x)
+        {
+          fs::omp::task_scope ts(tk);
+          x = fib(n - 1, depth + 1);
+        }
+        fs::omp::call_site cs;
+        y = fib(n - 2, depth + 1);
+      });
+#endif
     } else {
       // Serial elision: the spawned body runs here and now.
       fs::spawn([this, &x, n, depth] { x = fib(n - 1, depth + 1); })();
@@ -100,10 +132,13 @@ int run(int argc, char** argv) {
   std::cout << "fib(" << n << "): backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads)
     std::cout << " (" << cfg.threads << " threads: std::thread for spawns at depth < " << cutoff << ")";
-  std::cout << "\n";
+  std::cout << example_args::runtime_note(cfg) << "\n";
 
   std::int64_t result = 0;
-  const fs::report rep = fs::measure("fib", [&] { result = f.fib(n, 0); }, opt);
+  fs::report rep;
+  example_args::run_on_backend(cfg, [&] {
+    rep = fs::measure("fib", [&] { result = f.fib(n, 0); }, opt);
+  });
 
   if (result != fib_iterative(n)) {
     std::cerr << program << ": fib(" << n << ") gave " << result << ", expected "

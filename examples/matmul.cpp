@@ -1,7 +1,7 @@
 // matmul: the divide-and-conquer matrix multiplication of Cilkprof (SPAA'15)
 // Fig. 8, measured by forkscale.
 //
-//   matmul [N] [--backend serial|threads] [--threads T] [--out DIR]
+//   matmul [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
 //          [--clock auto|tsc|steady|cost]
 //
 // Computes C = A·B for N×N matrices of doubles (default N = 512, the size of
@@ -22,8 +22,10 @@
 //
 // Backends: 'serial' runs every spawned body inline (the serial elision);
 // 'threads' deals the four products of a phase to std::threads near the top of
-// the recursion, never more than --threads at once (example_args::fork_join).
-// The dag is the same, so under --clock cost both print the same numbers.
+// the recursion, never more than --threads at once; 'tbb' (when oneTBB was found
+// at build time) runs each phase as a fs::tbb::task_group; 'openmp' (when OpenMP
+// was found) as OpenMP tasks in a taskgroup (example_args::fork_join). The dag is
+// the same, so under --clock cost all print the same numbers.
 //
 // The product is checked exactly with Freivalds' test: A and B hold small
 // integers, so every sum is exact, and C·r must equal A·(B·r) for random r.
@@ -179,10 +181,13 @@ int run(int argc, char** argv) {
 
   std::cout << "matmul: " << N << "x" << N << " doubles, backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";
-  std::cout << ", COARSENING " << COARSENING << "\n\n";
+  std::cout << example_args::runtime_note(cfg) << ", COARSENING " << COARSENING << "\n\n";
 
-  const fs::report rep = fs::measure(
-      "matmul", [&] { mult.mm(C.data(), A.data(), B.data(), N, N, N, budget); }, opt);
+  fs::report rep;
+  example_args::run_on_backend(cfg, [&] {
+    rep = fs::measure(
+        "matmul", [&] { mult.mm(C.data(), A.data(), B.data(), N, N, N, budget); }, opt);
+  });
 
   if (!product_is_right(A, B, C, N)) {
     std::cerr << program << ": the product is wrong\n";

@@ -1,7 +1,7 @@
 // quicksort: the parallel quicksort of Cilkprof (SPAA'15) Fig. 1 and Cilkview
 // (SPAA'10) Fig. 1, measured by forkscale.
 //
-//   quicksort [N] [--backend serial|threads] [--threads T] [--out DIR]
+//   quicksort [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
 //             [--clock auto|tsc|steady|cost]
 //
 // Sorts N (default 10,000,000) 64-bit integers drawn by std::mt19937_64 (seed 42).
@@ -17,9 +17,13 @@
 //
 // Backends: 'serial' runs every spawned body inline (the serial elision);
 // 'threads' runs it on a new std::thread while the recursion is shallower than a
-// cutoff derived from --threads, inline below it. Both are annotated so that the
-// dag is the same, so under --clock cost (one unit per element a partition
-// touches and per comparison of the insertion sort) both print the same numbers.
+// cutoff derived from --threads, inline below it; 'tbb' (when oneTBB was found at
+// build time) makes every spawn a task of a fs::tbb::task_group, at most
+// --threads threads; 'openmp' (when OpenMP was found) makes every spawn an OpenMP
+// task, synced by the end of a taskgroup, in a team of --threads threads. All are
+// annotated so that the dag is the same, so under --clock cost (one unit per
+// element a partition touches and per comparison of the insertion sort) all
+// print the same numbers.
 //
 // Exit status: 0 sorted and reported; 1 the result is not sorted or forkscale
 // found misuse; 2 bad command line or the report files cannot be written.
@@ -126,6 +130,36 @@ struct sorter {
         fs::sync_point sp(h);
         t.join();
       }
+#ifdef FORKSCALE_EXAMPLES_HAVE_TBB
+    } else if (be == backend::tbb) {
+      // oneTBB: the lower part is a task of a task_group; wait() is the sync.
+      fs::tbb::task_group g;
+      g.run([this, low, part, depth] { pqsort(low, part, depth + 1); });
+      {
+        fs::call_site cs;
+        pqsort(part, high, depth + 1);
+      }
+      g.wait();
+#endif
+#ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
+    } else if (be == backend::openmp) {
+      // OpenMP: the lower part is a task, and the end of a taskgroup is the sync.
+      // Not a taskwait: OpenMP's taskwait waits for every child of the running
+      // task, and the call below runs in this task, so its taskwait would wait
+      // for this lower part too — a dependence Cilk's sync, and the other
+      // backends, do not have. A taskgroup waits only for the tasks created
+      // inside it (and theirs).
+      fs::omp::taskgroup([&] {
+        auto tk = fs::omp::spawn_point();
+#pragma omp task
+        {
+          fs::omp::task_scope ts(tk);
+          pqsort(low, part, depth + 1);
+        }
+        fs::omp::call_site cs;
+        pqsort(part, high, depth + 1);
+      });
+#endif
     } else {
       // Serial elision: the spawned body runs here and now; the sync waits for
       // nothing, but it is still the sync of the dag.
@@ -176,10 +210,13 @@ int run(int argc, char** argv) {
   std::cout << "quicksort: " << cfg.n << " integers, backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads)
     std::cout << " (" << cfg.threads << " threads: std::thread for spawns at depth < " << cutoff << ")";
-  std::cout << ", COARSENING " << COARSENING << "\n\n";
+  std::cout << example_args::runtime_note(cfg) << ", COARSENING " << COARSENING << "\n\n";
 
-  const fs::report rep = fs::measure(
-      "quicksort", [&] { s.pqsort(0, static_cast<std::ptrdiff_t>(data.size()), 0); }, opt);
+  fs::report rep;
+  example_args::run_on_backend(cfg, [&] {
+    rep = fs::measure(
+        "quicksort", [&] { s.pqsort(0, static_cast<std::ptrdiff_t>(data.size()), 0); }, opt);
+  });
 
   std::uint64_t after = 0;
   for (const auto x : data) after += static_cast<std::uint64_t>(x);

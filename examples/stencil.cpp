@@ -2,7 +2,7 @@
 // the parallel loop in the innermost or the outermost dimension.
 //
 //   stencil [N] [--loop inner|outer] [--steps S] [--grain G]
-//           [--backend serial|threads] [--threads T] [--out DIR]
+//           [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
 //           [--clock auto|tsc|steady|cost]
 //
 // Runs S (default 4) time steps of the heat equation on an N×N×N grid (default
@@ -34,8 +34,13 @@
 // Backends: 'serial' runs every spawned body inline (the serial elision);
 // 'threads' runs the halves of each loop's top splits on std::threads, never
 // more than --threads at once (example_args::fork_join) — with --loop inner
-// that is a thread per loop, which is the point. Both backends record the same
-// dag, so under --clock cost both print the same numbers.
+// that is a thread per loop, which is the point. 'tbb' (when oneTBB was found at
+// build time) runs every split as a fs::tbb::task_group, 'openmp' (when OpenMP
+// was found) as OpenMP tasks in a taskgroup (example_args::fork_join). All
+// backends record the same dag, so under --clock cost all print the same
+// numbers. (The loop is this cilk_for, not oneTBB's parallel_for or OpenMP's
+// parallel for: those split differently — oneTBB spawns the second half,
+// OpenMP's loop is a flat fork — and so give a different, if similar, dag.)
 //
 // The result is checked against a plain serial run of the same steps: every
 // point must be bit-for-bit equal.
@@ -213,14 +218,17 @@ int run(int argc, char** argv) {
             << (loop == loop_kind::inner ? " (z" : " (x") << ", " << n << " iterations, grain "
             << grain << "), backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";
-  std::cout << "\n\n";
+  std::cout << example_args::runtime_note(cfg) << "\n\n";
 
-  const fs::report rep = fs::measure(
-      label,
-      [&] {
-        for (std::uint64_t t = 0; t < steps; ++t) s.step(grids[t % 2], grids[(t + 1) % 2]);
-      },
-      opt);
+  fs::report rep;
+  example_args::run_on_backend(cfg, [&] {
+    rep = fs::measure(
+        label,
+        [&] {
+          for (std::uint64_t t = 0; t < steps; ++t) s.step(grids[t % 2], grids[(t + 1) % 2]);
+        },
+        opt);
+  });
 
   // The same steps, plain and serial.
   const stepper plain{loop_kind::outer, n, backend::serial, 1};

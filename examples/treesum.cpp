@@ -1,6 +1,6 @@
 // treesum: the tree sum of TaskProf (FSE'17) Fig. 2, measured by forkscale.
 //
-//   treesum [N] [--backend serial|threads] [--threads T] [--out DIR]
+//   treesum [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
 //           [--clock auto|tsc|steady|cost]
 //
 // main builds a binary tree of N nodes (default 1,000,000) with create_tree —
@@ -24,8 +24,10 @@
 //
 // Backends: 'serial' runs every spawned body inline (the serial elision);
 // 'threads' runs the two children of the top nodes on std::threads, never more
-// than --threads at once (example_args::fork_join). The dag is the same, so
-// under --clock cost both print the same numbers.
+// than --threads at once; 'tbb' (when oneTBB was found at build time) runs every
+// node's two children as a fs::tbb::task_group, 'openmp' (when OpenMP was found)
+// as two OpenMP tasks in a taskgroup (example_args::fork_join). The dag is the
+// same, so under --clock cost all print the same numbers.
 //
 // Exit status: 0 summed and reported; 1 wrong sum or forkscale found misuse;
 // 2 bad command line or the report files cannot be written.
@@ -141,27 +143,29 @@ int run(int argc, char** argv) {
 
   std::cout << "treesum: " << cfg.n << " nodes, backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";
-  std::cout << ", BASE " << BASE << "\n\n";
+  std::cout << example_args::runtime_note(cfg) << ", BASE " << BASE << "\n\n";
 
   node* root = nullptr;
   std::int64_t expected = 0, sum = 0;
   std::mt19937_64 gen(42);
   fs::report rep;
   try {
-    rep = fs::measure(
-        "treesum",
-        [&] {
-          {
-            fs::region r("create_tree");
-            fs::call_site cs;
-            root = create_tree(cfg.n, gen, expected);
-          }
-          fs::region r("tree_sum");
-          example_args::fork_join fj(cfg.be, budget);
-          fj.spawn([&](unsigned b) { s.compute_tree_sum(root, &sum, b); });
-          fj.sync();
-        },
-        opt);
+    example_args::run_on_backend(cfg, [&] {
+      rep = fs::measure(
+          "treesum",
+          [&] {
+            {
+              fs::region r("create_tree");
+              fs::call_site cs;
+              root = create_tree(cfg.n, gen, expected);
+            }
+            fs::region r("tree_sum");
+            example_args::fork_join fj(cfg.be, budget);
+            fj.spawn([&](unsigned b) { s.compute_tree_sum(root, &sum, b); });
+            fj.sync();
+          },
+          opt);
+    });
   } catch (const std::bad_alloc&) {
     std::cerr << program << ": cannot allocate " << cfg.n << " tree nodes\n";
     return 1;
