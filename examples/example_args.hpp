@@ -276,6 +276,32 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
 
 // A note for the banner line of a backend that needs one: the oneTBB and OpenMP
 // thread limits ("" for serial and threads, whose examples say it themselves).
+// The end of every example: print the report, write it with --out (exit 2 when
+// that fails), and fail (exit 1) when forkscale found misuse, since the numbers
+// are then not trustworthy.
+inline int finish(const fs::report& rep, const config& cfg, const std::string& stem,
+                  const std::string& program) {
+  std::cout << rep;
+  if (!cfg.out_dir.empty() && !write_reports(rep, cfg.out_dir, stem, program)) return 2;
+  if (rep.diagnostic_count != 0) {
+    std::cerr << program << ": forkscale reported " << rep.diagnostic_count
+              << " misuse diagnostic(s); the numbers above are not trustworthy\n";
+    return 1;
+  }
+  return 0;
+}
+
+// main() of every example: anything thrown becomes one line and exit status 1.
+template <class Run>
+int guarded_main(const char* name, Run run, int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
 inline std::string runtime_note(const config& c) {
   if (c.be == backend::tbb) return " (oneTBB tasks, at most " + std::to_string(c.threads) + " threads)";
   if (c.be == backend::openmp) return " (OpenMP tasks, a team of " + std::to_string(c.threads) + " threads)";

@@ -145,24 +145,10 @@ int run(int argc, char** argv) {
               << fib_iterative(n) << "\n";
     return 1;
   }
-  std::cout << "fib(" << n << ") = " << result << "\n\n" << rep;
-  if (!cfg.out_dir.empty() && !example_args::write_reports(rep, cfg.out_dir, "fib", program))
-    return 2;
-  if (rep.diagnostic_count != 0) {
-    std::cerr << program << ": forkscale reported " << rep.diagnostic_count
-              << " misuse diagnostic(s); the numbers above are not trustworthy\n";
-    return 1;
-  }
-  return 0;
+  std::cout << "fib(" << n << ") = " << result << "\n\n";
+  return example_args::finish(rep, cfg, "fib", program);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "fib: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return example_args::guarded_main("fib", run, argc, argv); }

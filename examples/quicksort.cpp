@@ -225,24 +225,9 @@ int run(int argc, char** argv) {
     return 1;
   }
 
-  std::cout << rep;
-  if (!cfg.out_dir.empty() && !example_args::write_reports(rep, cfg.out_dir, "quicksort", program))
-    return 2;
-  if (rep.diagnostic_count != 0) {
-    std::cerr << program << ": forkscale reported " << rep.diagnostic_count
-              << " misuse diagnostic(s); the numbers above are not trustworthy\n";
-    return 1;
-  }
-  return 0;
+  return example_args::finish(rep, cfg, "quicksort", program);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "quicksort: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return example_args::guarded_main("quicksort", run, argc, argv); }

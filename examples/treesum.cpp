@@ -176,24 +176,10 @@ int run(int argc, char** argv) {
     std::cerr << program << ": the tree sums to " << sum << ", expected " << expected << "\n";
     return 1;
   }
-  std::cout << "sum = " << sum << "\n\n" << rep;
-  if (!cfg.out_dir.empty() && !example_args::write_reports(rep, cfg.out_dir, "treesum", program))
-    return 2;
-  if (rep.diagnostic_count != 0) {
-    std::cerr << program << ": forkscale reported " << rep.diagnostic_count
-              << " misuse diagnostic(s); the numbers above are not trustworthy\n";
-    return 1;
-  }
-  return 0;
+  std::cout << "sum = " << sum << "\n\n";
+  return example_args::finish(rep, cfg, "treesum", program);
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "treesum: " << e.what() << "\n";
-    return 1;
-  }
-}
+int main(int argc, char** argv) { return example_args::guarded_main("treesum", run, argc, argv); }
