@@ -475,7 +475,11 @@ TEST(StudyRun, UnannotatedWorkloadIsNoticed) {
   w.parallel = [&](unsigned p) {
     // Threads without any forkscale guard: their work is invisible to the engine.
     std::vector<std::thread> ts;
-    for (unsigned i = 1; i < p; ++i) ts.emplace_back([&] { std::fill(v.begin(), v.end(), 2); });
+    for (unsigned i = 1; i < p; ++i)
+      ts.emplace_back([] {
+        std::vector<int> own(1000);
+        std::fill(own.begin(), own.end(), 2);
+      });
     std::fill(v.begin(), v.end(), 3);
     for (auto& t : ts) t.join();
   };
