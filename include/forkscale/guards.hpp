@@ -152,20 +152,20 @@ class basic_join_handle {
 // returns the token the child half needs. Outside a measurement the token is empty
 // and the child runs unmeasured.
 template <class Clock = default_clock>
-spawn_token basic_spawn_point() noexcept {
-  return basic_engine<Clock>::spawn(nullptr);
+spawn_token basic_spawn_point(const site& where = site::current()) noexcept {
+  return basic_engine<Clock>::spawn(nullptr, where);
 }
 template <class Clock>
 spawn_token basic_spawn_point(basic_task_group<Clock>& g, const site& where = site::current()) {
   detail::frame* f = basic_engine<Clock>::current();
   if (!f) return spawn_token{};
-  return basic_engine<Clock>::spawn(g.join_set_for(f->s, where));
+  return basic_engine<Clock>::spawn(g.join_set_for(f->s, where), where);
 }
 template <class Clock>
 spawn_token basic_spawn_point(basic_join_handle<Clock>& h, const site& where = site::current()) {
   detail::frame* f = basic_engine<Clock>::current();
   if (!f) return spawn_token{};
-  return basic_engine<Clock>::spawn(h.bind(f->s, where));
+  return basic_engine<Clock>::spawn(h.bind(f->s, where), where);
 }
 
 // The child half of a spawn: open it when the task body starts, on whatever thread
@@ -215,7 +215,7 @@ class basic_spawned {
 
 template <class Clock = default_clock, class F>
 basic_spawned<Clock, std::decay_t<F>> spawn(F&& fn, const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_engine<Clock>::spawn(nullptr),
+  return basic_spawned<Clock, std::decay_t<F>>(basic_engine<Clock>::spawn(nullptr, where),
                                                std::forward<F>(fn), where);
 }
 template <class Clock, class F>
@@ -293,17 +293,18 @@ template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope);
+    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope, state_, where_);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
   ~basic_call_site() {
-    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, where_);
+    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, state_, where_);
   }
 
  private:
   detail::frame* frame_ = nullptr;
   detail::join_set* saved_ = nullptr;  // the caller's sync block
+  detail::call_state state_;           // for the site profile
   unsigned depth_ = 0;
   site where_;
 };
@@ -417,6 +418,7 @@ struct options {
   clock_kind clock = clock_kind::automatic;
   double burden = -1;
   bool compensate = true;
+  bool site_profiles = true;
   unsigned max_processors = 0;
   std::function<void(const diagnostic&)> on_diagnostic;
 };
@@ -428,7 +430,7 @@ class basic_task_group {};
 template <class Clock>
 class basic_join_handle {};
 template <class Clock = default_clock>
-constexpr spawn_token basic_spawn_point() noexcept { return {}; }
+constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept { return {}; }
 template <class Clock>
 constexpr spawn_token basic_spawn_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {
   return {};
@@ -492,7 +494,9 @@ using call_site = basic_call_site<default_clock>;
 using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
 
-inline spawn_token spawn_point() noexcept { return basic_spawn_point<default_clock>(); }
+inline spawn_token spawn_point(const site& where = site::current()) noexcept {
+  return basic_spawn_point<default_clock>(where);
+}
 
 FORKSCALE_NAMESPACE_END
 

@@ -7,7 +7,8 @@
 //
 // The page needs nothing outside itself: no network, no external scripts,
 // styles, fonts or images. Plots are inline SVG; the one script (sorting tables
-// by a click on a column heading) and the one style sheet are inline, and a
+// by a click on a column heading, filtering the site tables by a text box) and
+// the one style sheet are inline, and a
 // Content-Security-Policy allows exactly those two (by their SHA-256) and
 // nothing else, so even markup that slipped through could neither run script
 // nor load anything. Every user-supplied string (labels, paths, diagnostics,
@@ -17,7 +18,11 @@
 // with a stable id (html_section_ids below), tables have class "fs-table" (and
 // "fs-sortable" when sortable), numeric cells carry data-sort-value with the
 // exact number, and the markup is well-formed XML (polyglot HTML5), so an XML
-// parser can read the page.
+// parser can read the page. A filterable table (class "fs-filterable") names
+// the columns its filter searches in data-filter-columns ("0 1": the cells'
+// text and title); its filter is <input class="fs-filter" data-table="TABLE-ID"
+// data-status="STATUS-ID"/>, and rows that do not match get the hidden
+// attribute. The column a table is first sorted by has aria-sort set.
 //
 // Sections are ordered by a number, so that later kinds of section (call-site
 // and spawn-site tables, what-if tables) can be placed between the existing ones.
@@ -29,6 +34,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config.hpp"
@@ -55,9 +61,9 @@ constexpr int bandwidth_probe = 140;
 constexpr int summary = 200;
 constexpr int speedup_estimate = 210;
 constexpr int regions = 300;
-constexpr int call_sites = 400;   // reserved
-constexpr int spawn_sites = 450;  // reserved
-constexpr int what_if = 500;      // reserved
+constexpr int call_sites = 400;
+constexpr int spawn_sites = 450;
+constexpr int what_if = 500;  // reserved for the what-if tables
 constexpr int plots = 800;
 constexpr int diagnostics = 900;
 }  // namespace html_order
@@ -72,6 +78,10 @@ inline const char* const bandwidth_probe = "fs-bandwidth-probe";
 inline const char* const summary = "fs-summary";
 inline const char* const speedup_estimate = "fs-speedup-estimate";
 inline const char* const regions = "fs-regions";
+inline const char* const call_sites = "fs-call-sites";          // table fs-call-sites-table
+inline const char* const call_sites_filter = "fs-call-sites-filter";
+inline const char* const spawn_sites = "fs-spawn-sites";        // table fs-spawn-sites-table
+inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
 inline const char* const plots = "fs-plots";
 inline const char* const diagnostics = "fs-diagnostics";
 }  // namespace html_section_ids
@@ -185,11 +195,19 @@ a { color: #1f5fbf; }
 table.fs-table { border-collapse: collapse; margin: 6px 0 10px; font-size: 0.92em; }
 table.fs-table th, table.fs-table td { border: 1px solid #ddd; padding: 3px 8px; }
 table.fs-table th { background: #f3f3f3; text-align: left; }
-table.fs-table td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.fs-table td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.fs-table tr.fs-group th { text-align: center; font-weight: normal; font-style: italic; }
+table.fs-sortable tr.fs-group th { cursor: default; }
+table.fs-filterable th, table.fs-filterable td { padding: 3px 5px; }
 table.fs-sortable th { cursor: pointer; }
 table.fs-sortable th[aria-sort="ascending"]::after { content: " \25B2"; }
 table.fs-sortable th[aria-sort="descending"]::after { content: " \25BC"; }
+table.fs-table tr[hidden] { display: none; }
+.fs-scroll { overflow-x: auto; max-width: 100%; }
+.fs-filter-bar { margin: 6px 0; }
+.fs-filter-bar input { margin: 0 8px; min-width: 18em; }
 tr.fs-oversubscribed td { background: #fbeeee; }
+tr.fs-root td { font-style: italic; }
 ul.fs-warnings li { color: #8a3b00; }
 .fs-note { color: #555; font-size: 0.9em; }
 .fs-plot { max-width: 100%; height: auto; display: block; margin: 10px 0; }
@@ -219,9 +237,11 @@ inline const std::string& sort_script() {
     if (y.n !== null) { return 1; }
     return x.s.localeCompare(y.s);
   }
+  // The last heading row has one cell per column (rows above it group columns).
+  function headings(table) { return table.tHead.rows[table.tHead.rows.length - 1]; }
   function sortBy(table, column, th) {
     var ascending = th.getAttribute('aria-sort') !== 'ascending';
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) {
+    Array.prototype.forEach.call(headings(table).cells, function (c) {
       c.setAttribute('aria-sort', 'none');
     });
     th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
@@ -238,14 +258,39 @@ inline const std::string& sort_script() {
   }
   Array.prototype.forEach.call(document.querySelectorAll('table.fs-sortable'), function (table) {
     if (!table.tHead || !table.tBodies.length) { return; }
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, column) {
+    Array.prototype.forEach.call(headings(table).cells, function (th, column) {
       th.setAttribute('tabindex', '0');
-      th.setAttribute('aria-sort', 'none');
+      if (!th.hasAttribute('aria-sort')) { th.setAttribute('aria-sort', 'none'); }
       th.addEventListener('click', function () { sortBy(table, column, th); });
       th.addEventListener('keydown', function (e) {
         if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(table, column, th); }
       });
     });
+  });
+  function cellText(cell) {
+    if (!cell) { return ''; }
+    return cell.textContent + ' ' + (cell.getAttribute('title') || '');
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('input.fs-filter'), function (input) {
+    var table = document.getElementById(input.getAttribute('data-table') || '');
+    if (!table || !table.tBodies.length) { return; }
+    var columns = (table.getAttribute('data-filter-columns') || '0').split(' ').map(Number);
+    var status = document.getElementById(input.getAttribute('data-status') || '');
+    function apply() {
+      var needle = input.value.trim().toLowerCase();
+      var rows = table.tBodies[0].rows;
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var text = columns.map(function (c) { return cellText(row.cells[c]); }).join(' ').toLowerCase();
+        var match = needle === '' || text.indexOf(needle) !== -1;
+        row.hidden = !match;
+        if (match) { shown += 1; }
+      });
+      if (status) { status.textContent = shown + ' of ' + rows.length + ' shown'; }
+    }
+    input.addEventListener('input', apply);
+    input.disabled = false;
+    apply();
   });
 })();
 )js";
@@ -259,9 +304,13 @@ namespace io = report_io;
 inline std::string esc(const std::string& s) { return html_escape(s); }
 
 struct cell {
+  cell(std::string text_ = std::string(), std::string sort_value_ = std::string(), bool numeric_ = false,
+       std::string title_ = std::string())
+      : text(std::move(text_)), sort_value(std::move(sort_value_)), numeric(numeric_), title(std::move(title_)) {}
   std::string text;        // shown (escaped when rendered)
   std::string sort_value;  // data-sort-value; empty: none
   bool numeric = false;
+  std::string title;       // title attribute (escaped when rendered); empty: none
 };
 
 inline cell text_cell(const std::string& s) { return cell{s, "", false}; }
@@ -271,6 +320,17 @@ inline cell int_cell(std::uint64_t v, const std::string& unit = std::string()) {
 inline cell num_cell(double v, int decimals = 2, const std::string& unit = std::string()) {
   if (std::isnan(v)) return cell{"n/a", "", true};
   return cell{io::fixed(v, decimals) + (unit.empty() ? "" : " " + unit), io::round_trip(v), true};
+}
+// A signed integer ("-1,234").
+inline cell signed_cell(std::int64_t v) {
+  const std::uint64_t magnitude =
+      v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
+  return cell{(v < 0 ? "-" : "") + io::grouped(magnitude), std::to_string(v), true};
+}
+// A percentage of `whole` with one decimal; n/a when whole is zero.
+inline cell percent_cell(double part, double whole) {
+  if (!(whole != 0)) return cell{"n/a", "", true};
+  return num_cell(100 * part / whole, 1, "%");
 }
 // A time in ns, grouped to whole ns.
 inline cell ns_cell(double v) {
@@ -287,11 +347,44 @@ class table {
     row_classes_.push_back(std::move(row_class));
     row_keys_.push_back(std::move(row_key));
   }
+  // Another attribute of the <table> element (the value is escaped).
+  void attribute(std::string name, std::string value) { attributes_.emplace_back(std::move(name), std::move(value)); }
+  // A heading row above the column headings: (text, number of columns) pairs.
+  void group_head(std::vector<std::pair<std::string, std::size_t>> groups) { groups_ = std::move(groups); }
+  // Per column: a stable key (data-key on its heading) and a longer title.
+  void head_details(std::vector<std::string> keys, std::vector<std::string> titles) {
+    head_keys_ = std::move(keys);
+    head_titles_ = std::move(titles);
+  }
+  // Marks the column the rows are already sorted by (aria-sort on its heading).
+  void sorted_by(std::size_t column, bool descending) {
+    sorted_column_ = column;
+    sorted_descending_ = descending;
+  }
+  std::size_t size() const noexcept { return rows_.size(); }
   std::string render() const {
     std::string o = "<table";
     if (!id_.empty()) o += " id=\"" + esc(id_) + "\"";
-    o += " class=\"fs-table" + (classes_.empty() ? std::string() : " " + classes_) + "\">\n<thead><tr>";
-    for (const auto& h : head_) o += "<th scope=\"col\">" + esc(h) + "</th>";
+    o += " class=\"fs-table" + (classes_.empty() ? std::string() : " " + classes_) + "\"";
+    for (const auto& a : attributes_) o += " " + a.first + "=\"" + esc(a.second) + "\"";
+    o += ">\n<thead>";
+    if (!groups_.empty()) {
+      o += "<tr class=\"fs-group\">";
+      for (const auto& g : groups_) {
+        o += "<th scope=\"colgroup\"";
+        if (g.second != 1) o += " colspan=\"" + std::to_string(g.second) + "\"";
+        o += ">" + esc(g.first) + "</th>";
+      }
+      o += "</tr>\n";
+    }
+    o += "<tr>";
+    for (std::size_t c = 0; c < head_.size(); ++c) {
+      o += "<th scope=\"col\"";
+      if (c < head_keys_.size() && !head_keys_[c].empty()) o += " data-key=\"" + esc(head_keys_[c]) + "\"";
+      if (c < head_titles_.size() && !head_titles_[c].empty()) o += " title=\"" + esc(head_titles_[c]) + "\"";
+      if (c == sorted_column_) o += sorted_descending_ ? " aria-sort=\"descending\"" : " aria-sort=\"ascending\"";
+      o += ">" + esc(head_[c]) + "</th>";
+    }
     o += "</tr></thead>\n<tbody>\n";
     for (std::size_t r = 0; r < rows_.size(); ++r) {
       o += "<tr";
@@ -302,6 +395,7 @@ class table {
         o += "<td";
         if (c.numeric) o += " class=\"num\"";
         if (c.numeric || !c.sort_value.empty()) o += " data-sort-value=\"" + esc(c.sort_value) + "\"";
+        if (!c.title.empty()) o += " title=\"" + esc(c.title) + "\"";
         o += ">" + esc(c.text) + "</td>";
       }
       o += "</tr>\n";
@@ -315,6 +409,11 @@ class table {
   std::vector<std::string> head_;
   std::vector<std::vector<cell>> rows_;
   std::vector<std::string> row_classes_, row_keys_;
+  std::vector<std::pair<std::string, std::string>> attributes_;
+  std::vector<std::pair<std::string, std::size_t>> groups_;
+  std::vector<std::string> head_keys_, head_titles_;
+  std::size_t sorted_column_ = static_cast<std::size_t>(-1);
+  bool sorted_descending_ = false;
 };
 
 inline std::string paragraph(const std::string& text, const char* cls = "fs-note") {
@@ -371,6 +470,141 @@ inline std::string regions_body(const report& r) {
            g.burdened_span ? num_cell(g.burdened_parallelism()) : cell{"n/a", "", true}, int_cell(g.spawns),
            int_cell(g.syncs), int_cell(g.calls)});
   return t.render() + paragraph("Work and span in " + r.unit + ". Click a column heading to sort.");
+}
+
+// Where a site is, for the site cell's title: "file:line in function (tag)".
+template <class Site>
+std::string site_location(const Site& s) {
+  std::string o = s.file.empty() ? std::string("(no file)") : s.file;
+  if (s.line) o += ":" + std::to_string(s.line);
+  if (!s.function.empty()) o += " in " + s.function;
+  if (!s.tag.empty()) o += " (tag " + s.tag + ")";
+  return o;
+}
+
+// The text box that filters a site table by its site and function columns, and
+// the table in a horizontally scrolling box.
+inline std::string filterable(const table& t, const std::string& table_id, const std::string& filter_id,
+                              const char* what) {
+  const std::string status_id = filter_id + "-status";
+  std::string o = "<p class=\"fs-filter-bar\"><label for=\"" + esc(filter_id) + "\">Filter " + esc(what) +
+                  " by site or function:</label><input type=\"search\" id=\"" + esc(filter_id) +
+                  "\" class=\"fs-filter\" data-table=\"" + esc(table_id) + "\" data-status=\"" + esc(status_id) +
+                  "\" autocomplete=\"off\" disabled=\"disabled\"/><span id=\"" + esc(status_id) +
+                  "\" class=\"fs-note\" aria-live=\"polite\">" + esc(std::to_string(t.size()) + " " + what) +
+                  "</span></p>\n";
+  return o + "<div class=\"fs-scroll\">\n" + t.render() + "</div>\n";
+}
+
+// A column of a site table: the heading, its data-key (the CSV column of
+// docs/report-schema.md where there is one) and its full name (title).
+struct column {
+  const char* head;
+  const char* key;
+  const char* title;
+};
+
+inline table site_table(const char* id, const std::vector<column>& columns) {
+  std::vector<std::string> head, keys, titles;
+  for (const column& c : columns) {
+    head.push_back(c.head);
+    keys.push_back(c.key);
+    titles.push_back(c.title);
+  }
+  table t(id, "fs-sortable fs-filterable", head);
+  t.head_details(keys, titles);
+  t.attribute("data-filter-columns", "0 1");  // site, function
+  return t;
+}
+
+inline cell finite_cell(double v, int decimals, const std::string& unit = std::string()) {
+  return std::isfinite(v) ? num_cell(v, decimals, unit) : cell{"n/a", "", true};
+}
+
+// Cilkprof's call-site profile (docs/model.md, "Per-site profiles"), one row per
+// site (the root row included), first sorted by local span on span, largest
+// first (ties in the report's order).
+inline std::string call_sites_body(const report& r) {
+  const char* const id = "fs-call-sites-table";
+  table t = site_table(
+      id, {{"site", "name", "the tag, or file:line"},
+           {"function", "function", "the function the site is in"},
+           {"kind", "kind", "root, call or spawn"},
+           {"rec.", "recursive", "recursive: some invocation ran inside another invocation of the same site"},
+           {"local span", "local_on_span_span", "local span on span"},
+           {"% of span", "local_on_span_span_percent", "local span on span as a percentage of the span"},
+           {"local work", "local_on_span_work", "local work on span"},
+           {"top-call-site work", "top_call_site_on_work_work", "top-call-site work on work"},
+           {"top-call-site span", "top_call_site_on_work_span", "top-call-site span on work"},
+           {"top-call-site par.", "top_call_site_on_work_parallelism", "top-call-site parallelism on work"},
+           {"top-caller work", "top_caller_on_work_work", "top-caller work on work"},
+           {"top-caller span", "top_caller_on_work_span", "top-caller span on work"},
+           {"local work", "local_on_work_work", "local work on work"},
+           {"local span", "local_on_work_span", "local span on work"},
+           {"count", "local_on_work_count", "invocations of the site"}});
+  t.group_head({{"", 4}, {"on span", 3}, {"on work", 8}});
+  t.sorted_by(4, true);
+  std::vector<const call_site_profile*> rows;
+  for (const auto& s : r.call_sites) rows.push_back(&s);
+  std::stable_sort(rows.begin(), rows.end(), [](const call_site_profile* a, const call_site_profile* b) {
+    return a->local_on_span.span > b->local_on_span.span;
+  });
+  const double span = static_cast<double>(r.span());
+  for (const call_site_profile* s : rows) {
+    cell site = text_cell(s->name);
+    site.title = site_location(*s);
+    const site_measure& tcs = s->top_call_site_on_work;
+    t.add({site, text_cell(s->function), text_cell(to_string(s->kind)), text_cell(s->recursive ? "yes" : ""),
+           signed_cell(s->local_on_span.span), percent_cell(static_cast<double>(s->local_on_span.span), span),
+           int_cell(s->local_on_span.work), int_cell(tcs.work), signed_cell(tcs.span),
+           tcs.span > 0 ? num_cell(tcs.parallelism()) : cell{"n/a", "", true}, int_cell(s->top_caller_on_work.work),
+           signed_cell(s->top_caller_on_work.span), int_cell(s->local_on_work.work),
+           signed_cell(s->local_on_work.span), int_cell(s->local_on_work.count)},
+          s->kind == site_kind::root ? "fs-root" : "");
+  }
+  return filterable(t, id, html_section_ids::call_sites_filter, "call sites") +
+         paragraph("Work and span in " + r.unit +
+                   ". Every call_site guard and every spawned task is an invocation of its site; the root row "
+                   "(in italics) is the measurement itself. On span: the invocations that end on the critical "
+                   "path; on work: all of them. Local: the invocation's own strands, without the invocations it "
+                   "makes. Top-call-site: invocations with no enclosing invocation of the same site; top-caller: "
+                   "with none of a site in the same function. Count: all invocations. Local span on span summed "
+                   "over all rows is the span, local work on work the work. Click a column heading to sort.");
+}
+
+// TaskProf's spawn-site profile, first sorted by critical span, largest first.
+inline std::string spawn_sites_body(const report& r) {
+  const char* const id = "fs-spawn-sites-table";
+  table t = site_table(id, {{"site", "name", "the tag, or file:line of the spawn point"},
+                            {"function", "function", "the function the spawn point is in"},
+                            {"tasks", "tasks", "tasks spawned here"},
+                            {"work", "work", "work of the top-call-site tasks"},
+                            {"span", "span", "span of the top-call-site tasks"},
+                            {"parallelism", "parallelism", "work / span"},
+                            {"exclusive work", "exclusive_work", "the tasks' own strands"},
+                            {"critical span", "critical_span", "the tasks' own strands on the critical path"},
+                            {"critical %", "critical_percent", "critical span as a percentage of the span"}});
+  t.sorted_by(7, true);
+  std::vector<const spawn_site_profile*> rows;
+  for (const auto& s : r.spawn_sites) rows.push_back(&s);
+  std::stable_sort(rows.begin(), rows.end(), [](const spawn_site_profile* a, const spawn_site_profile* b) {
+    return a->critical_span > b->critical_span;
+  });
+  for (const spawn_site_profile* s : rows) {
+    cell site = text_cell(s->name);
+    site.title = site_location(*s);
+    t.add({site, text_cell(s->function), int_cell(s->tasks), int_cell(s->work), int_cell(s->span),
+           s->span ? num_cell(s->parallelism()) : cell{"n/a", "", true}, int_cell(s->exclusive_work),
+           signed_cell(s->critical_span), finite_cell(s->critical_percent, 1, "%")},
+          s->kind == site_kind::root ? "fs-root" : "");
+  }
+  return filterable(t, id, html_section_ids::spawn_sites_filter, "spawn sites") +
+         paragraph("Work and span in " + r.unit +
+                   ". Work, span and parallelism of the tasks spawned at the site (a task inside another task of "
+                   "the same site is not counted twice); exclusive work: the tasks' own strands, without their "
+                   "child tasks; critical span: the tasks' own strands on the critical path, also as a share of "
+                   "the span. The root row (in italics) is the measured program's own task. Click a column "
+                   "heading to sort.");
 }
 
 inline std::string diagnostics_body(const report& r) {
@@ -460,6 +694,12 @@ class html_report {
                 html_order::speedup_estimate);
     if (r.regions.size() > 1)
       add_section(html_section_ids::regions, "Regions", dh::regions_body(r), html_order::regions);
+    if (!r.call_sites.empty())
+      add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
+    if (!r.spawn_sites.empty())
+      add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
+    // The what-if tables go here (html_order::what_if, a section "fs-what-if"):
+    // a later issue fills them.
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 

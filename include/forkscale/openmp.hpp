@@ -195,7 +195,7 @@ basic_task_token<Clock> spawn_point(const site& where = site::current()) {
     return basic_task_token<Clock>(basic_spawn_point<Clock>(*ctx->group, where), where);
   }
 #endif
-  return basic_task_token<Clock>(basic_spawn_point<Clock>(), where);
+  return basic_task_token<Clock>(basic_spawn_point<Clock>(where), where);
 }
 
 // The spawn point of a task joined by an fs::sync_point on `group`.

@@ -83,6 +83,69 @@ struct region_result {
   }
 };
 
+// One measurement of a site (Cilkprof §6): how many invocations it aggregates,
+// the sum of their work and the sum of their spans. Spans are signed because a
+// local span can be negative in programs that join, inside an invocation, tasks
+// spawned before it (see docs/model.md); in Cilk-style code none is.
+struct site_measure {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  double parallelism() const noexcept {
+    return span > 0 ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
+  }
+};
+
+// What kind of site a profile row is about.
+enum class site_kind { root, call, spawn };
+inline const char* to_string(site_kind k) noexcept {
+  return k == site_kind::root ? "root" : k == site_kind::call ? "call" : "spawn";
+}
+
+// One row of the call-site profile (Cilkprof §4–§6). Every call_site guard and
+// every spawned task is an invocation of its site; the measurement itself is the
+// root row. "On work" aggregates every invocation, "on span" only those that end
+// on the critical path. Top-call-site: invocations with no enclosing invocation of
+// the same site; top-caller: invocations with no enclosing invocation of a site in
+// the same function; local: every invocation, counting only the strands that
+// belong to it directly (not to the invocations it makes).
+struct call_site_profile {
+  std::string name;      // the tag, or file:line (file without its directory)
+  std::string file;      // as the compiler named it
+  unsigned line = 0;
+  std::string function;
+  std::string tag;       // empty when the site has none
+  site_kind kind = site_kind::call;
+  bool recursive = false;  // some invocation ran inside another invocation of the same site
+
+  site_measure top_call_site_on_work, top_caller_on_work, local_on_work;
+  site_measure top_call_site_on_span, top_caller_on_span, local_on_span;
+};
+
+// One row of the spawn-site profile (TaskProf's ws_profile): the tasks spawned at
+// a site, and the share of the critical path done by their own strands. The root
+// row stands for the measured program's own task.
+struct spawn_site_profile {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  site_kind kind = site_kind::spawn;  // root for the program's own row
+  bool recursive = false;
+  std::uint64_t tasks = 0;            // tasks spawned here
+  std::uint64_t work = 0;             // summed over top-call-site tasks (no double counting)
+  std::uint64_t span = 0;             // likewise
+  std::uint64_t exclusive_work = 0;   // the tasks' own strands, all tasks
+  std::int64_t critical_span = 0;     // the tasks' own strands on the critical path
+  double critical_percent = 0;        // critical_span as a percentage of the span
+
+  double parallelism() const noexcept {
+    return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
+  }
+};
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -97,6 +160,11 @@ struct report {
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;   // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
+  // Per-site profiles of the whole measurement (empty for a nested region's report
+  // or with options.site_profiles off). The root row comes first; the other rows
+  // are sorted by local span on span, largest first.
+  std::vector<call_site_profile> call_sites;
+  std::vector<spawn_site_profile> spawn_sites;
 
   bool empty() const noexcept { return regions.empty(); }
   const region_result& root() const {
@@ -123,6 +191,13 @@ struct report {
   double average_maximal_strand() const noexcept {
     return empty() ? 0 : regions.front().average_maximal_strand();
   }
+  // The profile's built-in self-checks (Cilkprof §2): local span on span summed
+  // over the call-site rows (root included) equals the span, local work on work
+  // summed equals the work, and the same for the spawn-site rows' critical and
+  // exclusive columns. Returns an empty string when they hold (or there is no
+  // profile), else one line saying which failed.
+  std::string check_profile() const;
+
   std::vector<speedup_bound> speedup_estimate() const {
     return empty() ? std::vector<speedup_bound>{} : regions.front().speedup_estimate(max_processors);
   }
@@ -136,6 +211,14 @@ struct report {
   void write_text(const std::string& path, bool show_raw = false) const;
   void write_json(const std::string& path) const;
   void write_csv(const std::string& path) const;
+  // The profiles as CSV, one row per site, with stable headers (docs/report-schema.md).
+  // The top `top_n` call sites by local span on span and the spawn-site table, as
+  // the text report shows them (to_text includes this).
+  std::string sites_text(std::size_t top_n = 10) const;
+  std::string call_sites_csv() const;
+  std::string spawn_sites_csv() const;
+  void write_call_sites_csv(const std::string& path) const;
+  void write_spawn_sites_csv(const std::string& path) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);

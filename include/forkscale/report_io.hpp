@@ -5,10 +5,12 @@
 // Opt-in (the umbrella header does not include it). The reader is strict: the
 // file must be the JSON that report::to_json() writes (docs/report-schema.md),
 // schema "forkscale.report", schema_version 1 or lower; keys it does not know
-// are ignored, as the schema asks. The derived numbers a file states
-// (parallelism, burdened parallelism, average maximal strand, speedup estimate)
-// must agree with the ones recomputed from its integers, which catches most
-// corrupted digits. Every problem throws forkscale::error with one line naming
+// are ignored, as the schema asks, and the per-site profiles ("call_sites",
+// "spawn_sites") may be absent, as in files written before they existed. The
+// derived numbers a file states (parallelism, burdened parallelism, average
+// maximal strand, speedup estimate, the sites' parallelism) must agree with
+// the ones recomputed from its integers, which catches most corrupted digits.
+// Every problem throws forkscale::error with one line naming
 // the file, the byte offset and the problem, e.g.
 //
 //   forkscale: cannot read report 'a.json': byte 812: regions[1].work: expected
@@ -170,6 +172,78 @@ inline region_result region_from_value(const value& v, const std::string& where,
   return g;
 }
 
+inline site_kind site_kind_from_name(const object_reader& r, const char* key) {
+  const std::string name = r.str(key);
+  for (const site_kind k : {site_kind::root, site_kind::call, site_kind::spawn})
+    if (name == to_string(k)) return k;
+  throw json_error(r.required(key).offset, r.path(key) + ": unknown site kind " + quote_for_message(name) +
+                                               " (expected root, call or spawn)");
+}
+
+// The members every site row starts with (name, kind, file, line, function, tag,
+// recursive).
+template <typename Row>
+void site_identity_from(const object_reader& r, Row& row) {
+  row.name = r.str("name");
+  row.kind = site_kind_from_name(r, "kind");
+  row.file = r.str("file");
+  row.line = r.u32("line");
+  row.function = r.str("function");
+  row.tag = r.str("tag");
+  row.recursive = r.boolean("recursive");
+}
+
+inline site_measure site_measure_from(const object_reader& row, const char* key) {
+  const object_reader r(row.object(key), row.path(key));
+  site_measure m;
+  m.count = r.u64("count");
+  m.work = r.u64("work");
+  m.span = r.i64("span");
+  check_derived(r.required("parallelism"), r.path("parallelism"), r.number("parallelism"), m.parallelism());
+  return m;
+}
+
+inline call_site_profile call_site_from_value(const value& v, const std::string& where) {
+  const object_reader r(v, where);
+  call_site_profile c;
+  site_identity_from(r, c);
+  c.top_call_site_on_work = site_measure_from(r, "top_call_site_on_work");
+  c.top_caller_on_work = site_measure_from(r, "top_caller_on_work");
+  c.local_on_work = site_measure_from(r, "local_on_work");
+  c.top_call_site_on_span = site_measure_from(r, "top_call_site_on_span");
+  c.top_caller_on_span = site_measure_from(r, "top_caller_on_span");
+  c.local_on_span = site_measure_from(r, "local_on_span");
+  return c;
+}
+
+inline spawn_site_profile spawn_site_from_value(const value& v, const std::string& where) {
+  const object_reader r(v, where);
+  spawn_site_profile p;
+  site_identity_from(r, p);
+  p.tasks = r.u64("tasks");
+  p.work = r.u64("work");
+  p.span = r.u64("span");
+  check_derived(r.required("parallelism"), r.path("parallelism"), r.number("parallelism"), p.parallelism());
+  p.exclusive_work = r.u64("exclusive_work");
+  p.critical_span = r.i64("critical_span");
+  p.critical_percent = r.number("critical_percent", true);
+  return p;
+}
+
+// The rows of an optional array member (absent in files written before the site
+// profiles existed: no rows).
+template <typename Row, typename Read>
+std::vector<Row> optional_rows(const object_reader& top, const char* key, Read read) {
+  std::vector<Row> rows;
+  const value* a = top.optional(key);
+  if (!a) return rows;
+  if (!a->is(kind::array)) top.wrong(key, *a, "an array");
+  rows.reserve(a->items.size());
+  for (std::size_t i = 0; i < a->items.size(); ++i)
+    rows.push_back(read(a->items[i], top.path(key) + "[" + std::to_string(i) + "]"));
+  return rows;
+}
+
 // A report from a parsed "forkscale.report" document; `where` prefixes the
 // member paths in messages (empty at the top of a file).
 inline report report_from_value(const value& v, const std::string& where = std::string()) {
@@ -197,6 +271,9 @@ inline report report_from_value(const value& v, const std::string& where = std::
     if (i == 0 && rep.regions[0].depth != 0)
       throw json_error(regions.items[0].offset, top.path("regions") + "[0]: the first region must be the root (depth 0)");
   }
+
+  rep.call_sites = optional_rows<call_site_profile>(top, "call_sites", call_site_from_value);
+  rep.spawn_sites = optional_rows<spawn_site_profile>(top, "spawn_sites", spawn_site_from_value);
 
   rep.diagnostic_count = top.u64("diagnostic_count");
   const value& diags = top.array("diagnostics");

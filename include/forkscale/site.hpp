@@ -10,7 +10,10 @@ struct site {
   const char* file = "";
   unsigned line = 0;
   const char* function = "";
-  const char* tag = nullptr;  // a user tag replaces file:line in reports when set
+  // A user tag replaces file:line in reports when set. Sites are cached by the
+  // addresses they hold, so a tag must be a string literal or other storage whose
+  // text never changes while the program runs.
+  const char* tag = nullptr;
 
 #if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
   static constexpr site current(const char* file_ = __builtin_FILE(),

@@ -97,7 +97,10 @@ struct site {
   const char* file = "";
   unsigned line = 0;
   const char* function = "";
-  const char* tag = nullptr;  // a user tag replaces file:line in reports when set
+  // A user tag replaces file:line in reports when set. Sites are cached by the
+  // addresses they hold, so a tag must be a string literal or other storage whose
+  // text never changes while the program runs.
+  const char* tag = nullptr;
 
 #if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
   static constexpr site current(const char* file_ = __builtin_FILE(),
@@ -473,6 +476,69 @@ struct region_result {
   }
 };
 
+// One measurement of a site (Cilkprof §6): how many invocations it aggregates,
+// the sum of their work and the sum of their spans. Spans are signed because a
+// local span can be negative in programs that join, inside an invocation, tasks
+// spawned before it (see docs/model.md); in Cilk-style code none is.
+struct site_measure {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  double parallelism() const noexcept {
+    return span > 0 ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
+  }
+};
+
+// What kind of site a profile row is about.
+enum class site_kind { root, call, spawn };
+inline const char* to_string(site_kind k) noexcept {
+  return k == site_kind::root ? "root" : k == site_kind::call ? "call" : "spawn";
+}
+
+// One row of the call-site profile (Cilkprof §4–§6). Every call_site guard and
+// every spawned task is an invocation of its site; the measurement itself is the
+// root row. "On work" aggregates every invocation, "on span" only those that end
+// on the critical path. Top-call-site: invocations with no enclosing invocation of
+// the same site; top-caller: invocations with no enclosing invocation of a site in
+// the same function; local: every invocation, counting only the strands that
+// belong to it directly (not to the invocations it makes).
+struct call_site_profile {
+  std::string name;      // the tag, or file:line (file without its directory)
+  std::string file;      // as the compiler named it
+  unsigned line = 0;
+  std::string function;
+  std::string tag;       // empty when the site has none
+  site_kind kind = site_kind::call;
+  bool recursive = false;  // some invocation ran inside another invocation of the same site
+
+  site_measure top_call_site_on_work, top_caller_on_work, local_on_work;
+  site_measure top_call_site_on_span, top_caller_on_span, local_on_span;
+};
+
+// One row of the spawn-site profile (TaskProf's ws_profile): the tasks spawned at
+// a site, and the share of the critical path done by their own strands. The root
+// row stands for the measured program's own task.
+struct spawn_site_profile {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  site_kind kind = site_kind::spawn;  // root for the program's own row
+  bool recursive = false;
+  std::uint64_t tasks = 0;            // tasks spawned here
+  std::uint64_t work = 0;             // summed over top-call-site tasks (no double counting)
+  std::uint64_t span = 0;             // likewise
+  std::uint64_t exclusive_work = 0;   // the tasks' own strands, all tasks
+  std::int64_t critical_span = 0;     // the tasks' own strands on the critical path
+  double critical_percent = 0;        // critical_span as a percentage of the span
+
+  double parallelism() const noexcept {
+    return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
+  }
+};
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -487,6 +553,11 @@ struct report {
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;   // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
+  // Per-site profiles of the whole measurement (empty for a nested region's report
+  // or with options.site_profiles off). The root row comes first; the other rows
+  // are sorted by local span on span, largest first.
+  std::vector<call_site_profile> call_sites;
+  std::vector<spawn_site_profile> spawn_sites;
 
   bool empty() const noexcept { return regions.empty(); }
   const region_result& root() const {
@@ -513,6 +584,13 @@ struct report {
   double average_maximal_strand() const noexcept {
     return empty() ? 0 : regions.front().average_maximal_strand();
   }
+  // The profile's built-in self-checks (Cilkprof §2): local span on span summed
+  // over the call-site rows (root included) equals the span, local work on work
+  // summed equals the work, and the same for the spawn-site rows' critical and
+  // exclusive columns. Returns an empty string when they hold (or there is no
+  // profile), else one line saying which failed.
+  std::string check_profile() const;
+
   std::vector<speedup_bound> speedup_estimate() const {
     return empty() ? std::vector<speedup_bound>{} : regions.front().speedup_estimate(max_processors);
   }
@@ -526,6 +604,14 @@ struct report {
   void write_text(const std::string& path, bool show_raw = false) const;
   void write_json(const std::string& path) const;
   void write_csv(const std::string& path) const;
+  // The profiles as CSV, one row per site, with stable headers (docs/report-schema.md).
+  // The top `top_n` call sites by local span on span and the spawn-site table, as
+  // the text report shows them (to_text includes this).
+  std::string sites_text(std::size_t top_n = 10) const;
+  std::string call_sites_csv() const;
+  std::string spawn_sites_csv() const;
+  void write_call_sites_csv(const std::string& path) const;
+  void write_spawn_sites_csv(const std::string& path) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);
@@ -584,6 +670,488 @@ FORKSCALE_NAMESPACE_END
 #include <thread>
 #include <vector>
 
+// begin include/forkscale/detail/profile.hpp
+// detail/profile.hpp: the data behind the per-site profiles (docs/model.md,
+// "Per-site profiles"; Cilkprof SPAA'15 §4–§6, TaskProf FSE'17).
+//
+// - Sites and the sets of sites open above an invocation ("contexts") are interned
+//   once per process. An invocation finds its site id and whether it is a
+//   top-call-site / top-caller invocation with one lookup of (context, site) in a
+//   per-thread direct-mapped cache; misses take a process-wide lock.
+// - Every finished invocation is a record. Its on-work part goes to a per-thread
+//   table of per-site sums. Its on-span part is appended to the path value of the
+//   point where it ends: a chain of shared, reference-counted nodes (so that a
+//   child and its spawner share their common prefix) that is folded into one
+//   per-site array once it holds more records than there are sites (Cilkprof §5's
+//   list/array hybrid, made persistent). A join keeps the winning path's chain.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (pos, key) beat (other_pos, other_key) at a join?
+inline bool path_beats(std::uint64_t pos, std::uint64_t key, std::uint64_t other_pos,
+                       std::uint64_t other_key) noexcept {
+  return pos > other_pos || (pos == other_pos && key > other_key);
+}
+
+enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Per-site sums of records.
+struct site_sums {
+  std::uint64_t tcs_n = 0, tcs_work = 0;
+  std::int64_t tcs_span = 0;
+  std::uint64_t tc_n = 0, tc_work = 0;
+  std::int64_t tc_span = 0;
+  std::uint64_t n = 0, local_work = 0;
+  std::int64_t local_span = 0;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & rec_top_call_site) {
+      ++tcs_n;
+      tcs_work += r.work;
+      tcs_span += r.span;
+    }
+    if (r.flags & rec_top_caller) {
+      ++tc_n;
+      tc_work += r.work;
+      tc_span += r.span;
+    }
+    ++n;
+    local_work += r.local_work;
+    local_span += r.local_span;
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    tcs_n += o.tcs_n;
+    tcs_work += o.tcs_work;
+    tcs_span += o.tcs_span;
+    tc_n += o.tc_n;
+    tc_work += o.tc_work;
+    tc_span += o.tc_span;
+    n += o.n;
+    local_work += o.local_work;
+    local_span += o.local_span;
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+// ---- sites and contexts ------------------------------------------------------
+
+struct site_entry {
+  std::string file, function, tag;
+  unsigned line = 0;
+  bool has_tag = false;
+  site_kind kind = site_kind::call;
+  std::uint32_t function_id = 0;
+};
+
+// The sites of the invocations open above a point (a set), and what opening one
+// more invocation does to it.
+struct site_context {
+  std::vector<std::uint32_t> sites;      // sorted
+  std::vector<std::uint32_t> functions;  // sorted
+};
+
+struct site_step {
+  const site_context* next = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+};
+
+class site_registry {
+ public:
+  static site_registry& instance() {
+    static site_registry* r = new site_registry;  // never destroyed: late threads may use it
+    return *r;
+  }
+
+  const site_context* empty() const noexcept { return empty_; }
+  std::uint32_t count() const noexcept { return count_.load(std::memory_order_acquire); }
+
+  FORKSCALE_DETAIL_NOINLINE site_step step(const site_context* ctx, const site& where, site_kind kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t id = intern_site(where, kind);
+    auto& memo = steps_[ctx];
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const std::uint32_t fn = entries_[id].function_id;
+    site_step st;
+    st.site = id;
+    const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
+    const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : rec_top_call_site) | (seen_fn ? 0 : rec_top_caller));
+    if (seen_site) {
+      st.next = ctx;
+    } else {
+      std::vector<std::uint32_t> s = ctx->sites;
+      s.insert(std::upper_bound(s.begin(), s.end(), id), id);
+      auto found = contexts_.find(s);
+      if (found != contexts_.end()) {
+        st.next = found->second;
+      } else {
+        auto c = std::make_unique<site_context>();
+        c->sites = s;
+        c->functions = ctx->functions;
+        if (!seen_fn) c->functions.insert(std::upper_bound(c->functions.begin(), c->functions.end(), fn), fn);
+        st.next = c.get();
+        contexts_.emplace(std::move(s), c.get());
+        owned_.push_back(std::move(c));
+      }
+    }
+    memo.emplace(id, st);
+    return st;
+  }
+
+  // A copy of the entries [0, n) for a report.
+  std::vector<site_entry> entries(std::uint32_t n) {
+    std::lock_guard<std::mutex> g(m_);
+    n = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(entries_.size()));
+    return std::vector<site_entry>(entries_.begin(), entries_.begin() + n);
+  }
+
+  std::size_t bytes() {
+    std::lock_guard<std::mutex> g(m_);
+    std::size_t b = entries_.size() * sizeof(site_entry) + owned_.size() * sizeof(site_context);
+    for (const auto& c : owned_) b += (c->sites.size() + c->functions.size()) * sizeof(std::uint32_t);
+    for (const auto& kv : steps_) b += kv.second.size() * (sizeof(site_step) + 16);
+    return b;
+  }
+
+ private:
+  site_registry() {
+    auto c = std::make_unique<site_context>();
+    empty_ = c.get();
+    owned_.push_back(std::move(c));
+  }
+
+  std::uint32_t intern_site(const site& where, site_kind kind) {
+    std::string key;
+    key += static_cast<char>('0' + static_cast<int>(kind));
+    key += where.file ? where.file : "";
+    key += '\0';
+    key += std::to_string(where.line);
+    key += '\0';
+    key += where.function ? where.function : "";
+    key += '\0';
+    if (where.tag) {
+      key += '1';
+      key += where.tag;
+    }
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    site_entry e;
+    e.file = where.file ? where.file : "";
+    e.function = where.function ? where.function : "";
+    e.line = where.line;
+    e.has_tag = where.tag != nullptr;
+    e.tag = where.tag ? where.tag : "";
+    e.kind = kind;
+    auto f = functions_.find(e.function);
+    if (f == functions_.end())
+      f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    e.function_id = f->second;
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(std::move(e));
+    by_key_.emplace(std::move(key), id);
+    count_.store(static_cast<std::uint32_t>(entries_.size()), std::memory_order_release);
+    return id;
+  }
+
+  std::mutex m_;
+  std::deque<site_entry> entries_;
+  std::unordered_map<std::string, std::uint32_t> by_key_;
+  std::unordered_map<std::string, std::uint32_t> functions_;
+  std::map<std::vector<std::uint32_t>, const site_context*> contexts_;
+  std::vector<std::unique_ptr<site_context>> owned_;
+  std::unordered_map<const site_context*, std::unordered_map<std::uint32_t, site_step>> steps_;
+  const site_context* empty_ = nullptr;
+  std::atomic<std::uint32_t> count_{0};
+};
+
+// The per-thread cache in front of site_registry::step. Keyed by the pointers the
+// site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), so a hit costs a hash and four compares.
+struct site_cache_entry {
+  const site_context* ctx = nullptr;
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  unsigned line = 0;
+  site_kind kind = site_kind::root;
+  site_step step;
+};
+
+inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  static thread_local site_cache_entry cache[512];
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.tag);
+  site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
+  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
+                              e.function == where.function && e.tag == where.tag && e.kind == kind))
+    return e.step;
+  const site_step st = site_registry::instance().step(ctx, where, kind);
+  e.ctx = ctx;
+  e.file = where.file;
+  e.function = where.function;
+  e.tag = where.tag;
+  e.line = where.line;
+  e.kind = kind;
+  e.step = st;
+  return st;
+}
+
+// ---- on-span chains ------------------------------------------------------------
+
+struct prof_node {
+  static constexpr unsigned capacity = 4;
+  std::atomic<std::int64_t> refs{1};
+  prof_node* parent = nullptr;
+  std::uint32_t n = 0;      // records in `recs`
+  std::uint32_t since = 0;  // records here and below, down to the nearest array node
+  std::vector<site_sums>* sums = nullptr;  // an array node: everything below it, summed
+  prof_record recs[capacity];
+  prof_node* next_free = nullptr;  // pool link
+};
+
+// What a path carries for the on-span profile: the tie-break key of the task it
+// arrives from (in join sets and when a task ends), the running sums u and ut whose
+// differences are local and exclusive spans, and the chain of records.
+struct path_prof {
+  std::uint64_t key = 0;
+  std::uint64_t u = 0;
+  std::uint64_t ut = 0;
+  prof_node* node = nullptr;
+};
+
+// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
+// a process-wide free list that is touched once per batch. Memory is kept for
+// reuse, so the pool's size is the high-water mark.
+template <class T>
+class object_pool {
+ public:
+  static constexpr unsigned batch = 64;
+
+  static object_pool& instance() noexcept {
+    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
+    return *p;
+  }
+
+  T* take_batch(unsigned& count) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (free_) {
+        T* head = free_;
+        T* tail = head;
+        count = 1;
+        while (count < batch && tail->next_free) {
+          tail = tail->next_free;
+          ++count;
+        }
+        free_ = tail->next_free;
+        tail->next_free = nullptr;
+        return head;
+      }
+    }
+    auto* chunk = new T[batch];
+    {
+      std::lock_guard<std::mutex> g(m_);
+      chunks_.push_back(chunk);
+    }
+    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
+    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
+    count = batch;
+    return chunk;
+  }
+
+  void give_back(T* head, T* tail) {
+    std::lock_guard<std::mutex> g(m_);
+    tail->next_free = free_;
+    free_ = head;
+  }
+
+  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex m_;
+  T* free_ = nullptr;
+  std::vector<T*> chunks_;  // keeps the memory reachable
+  std::atomic<std::size_t> reserved_{0};
+};
+
+template <class T>
+struct object_cache {
+  T* head = nullptr;
+  unsigned count = 0;
+  ~object_cache() {
+    if (head) {
+      T* tail = head;
+      while (tail->next_free) tail = tail->next_free;
+      object_pool<T>::instance().give_back(head, tail);
+    }
+  }
+
+  static object_cache& local() noexcept {
+    static thread_local object_cache cache;
+    return cache;
+  }
+
+  T* take() {
+    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
+    T* o = head;
+    head = o->next_free;
+    --count;
+    o->next_free = nullptr;
+    return o;
+  }
+
+  void put(T* o) noexcept {
+    o->next_free = head;
+    head = o;
+    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
+      // Hand a batch back so a thread that only frees does not hoard memory.
+      T* first = head;
+      T* last = first;
+      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
+      head = last->next_free;
+      count -= object_pool<T>::batch;
+      object_pool<T>::instance().give_back(first, last);
+    }
+  }
+};
+
+inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+inline prof_node* new_prof_node() {
+  prof_node* p = object_cache<prof_node>::local().take();
+  p->refs.store(1, std::memory_order_relaxed);
+  p->parent = nullptr;
+  p->n = 0;
+  p->since = 0;
+  p->sums = nullptr;
+  return p;
+}
+
+// Drops one reference; frees what is no longer shared, down the chain.
+inline void release_prof(prof_node* p) noexcept {
+  while (p) {
+    // The sole owner frees without a read-modify-write: nobody else can add a
+    // reference to a node no one else holds.
+    if (p->refs.load(std::memory_order_acquire) != 1 &&
+        p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
+      return;
+    prof_node* parent = p->parent;
+    if (p->sums) {
+      prof_array_bytes().fetch_sub(p->sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+      delete p->sums;
+      p->sums = nullptr;
+    }
+    object_cache<prof_node>::local().put(p);
+    p = parent;
+  }
+}
+
+inline prof_node* share_prof(prof_node* p) noexcept {
+  if (p) p->refs.fetch_add(1, std::memory_order_relaxed);
+  return p;
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  for (; p; p = p->parent) {
+    if (p->sums) {
+      if (out.size() < p->sums->size()) out.resize(p->sums->size());
+      for (std::size_t i = 0; i < p->sums->size(); ++i) out[i].add((*p->sums)[i]);
+    }
+    for (std::uint32_t i = 0; i < p->n; ++i) {
+      if (out.size() <= p->recs[i].site) out.resize(p->recs[i].site + 1u);
+      out[p->recs[i].site].add(p->recs[i]);
+    }
+  }
+}
+
+// Pushes `n` records on top of the chain `*head` (whose reference the new node
+// takes over); folds the chain into one array node once it has grown past the
+// number of sites, so a chain never holds more than O(sites) records.
+inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
+  prof_node* p = new_prof_node();
+  p->parent = head;
+  p->n = n;
+  for (unsigned i = 0; i < n; ++i) p->recs[i] = recs[i];
+  p->since = (head ? head->since : 0) + n;
+  head = p;
+  const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
+  if (FORKSCALE_DETAIL_UNLIKELY(p->since > limit)) {
+    auto* sums = new std::vector<site_sums>;
+    sum_chain(p, *sums);
+    prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+    prof_node* a = new_prof_node();
+    a->sums = sums;
+    release_prof(head);
+    head = a;
+  }
+}
+
+// ---- on-work tables ------------------------------------------------------------
+
+// One thread's on-work sums for one session. Only that thread writes it; the
+// report reads it after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct onwork_table {
+  std::vector<site_sums> sums;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/profile.hpp
 
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
 #include <immintrin.h>
@@ -602,6 +1170,9 @@ struct options {
   // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
   // Never applies to the cost clock.
   bool compensate = true;
+  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
+  // cheaper and the report has no site rows.
+  bool site_profiles = true;
   // The speedup estimate goes up to this many processors (0: 32, or the number of
   // hardware threads if that is larger).
   unsigned max_processors = 0;
@@ -684,6 +1255,7 @@ struct join_set {
   spinlock lock;
   std::int64_t outstanding = owner_ref;  // guarded by lock
   path_totals acc;                       // guarded by lock
+  path_prof pacc;                        // the winning path's profile; guarded by lock
   std::uint64_t finished = 0;            // children folded in since the last join
   std::uint64_t unpublished = 0;         // owner only
   join_set* forward = nullptr;           // where the totals go once the owner let go
@@ -696,90 +1268,16 @@ struct join_set {
   }
 };
 
-// Pooled allocation of join sets: a per-thread cache in front of a process-wide
-// free list that is touched once per batch. Memory is kept for reuse, so the
-// pool's size is the engine's high-water mark.
-class join_pool {
- public:
-  static constexpr unsigned batch = 64;
-
-  static join_pool& instance() noexcept {
-    static join_pool* p = new join_pool;  // never destroyed: late threads may still return sets
-    return *p;
-  }
-
-  join_set* take_batch(unsigned& count) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      if (free_) {
-        join_set* head = free_;
-        join_set* tail = head;
-        count = 1;
-        while (count < batch && tail->next_free) {
-          tail = tail->next_free;
-          ++count;
-        }
-        free_ = tail->next_free;
-        tail->next_free = nullptr;
-        free_count_ -= count;
-        return head;
-      }
-    }
-    auto* chunk = new join_set[batch];
-    {
-      std::lock_guard<std::mutex> g(m_);
-      chunks_.push_back(chunk);
-    }
-    reserved_.fetch_add(sizeof(join_set) * batch, std::memory_order_relaxed);
-    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
-    count = batch;
-    return chunk;
-  }
-
-  void give_back(join_set* head, join_set* tail, unsigned count) {
-    std::lock_guard<std::mutex> g(m_);
-    tail->next_free = free_;
-    free_ = head;
-    free_count_ += count;
-  }
-
-  // Bytes ever obtained from the heap for join sets.
-  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
-
- private:
-  std::mutex m_;
-  join_set* free_ = nullptr;
-  std::size_t free_count_ = 0;
-  std::vector<join_set*> chunks_;  // keeps the memory reachable
-  std::atomic<std::size_t> reserved_{0};
-};
-
-struct join_cache {
-  join_set* head = nullptr;
-  unsigned count = 0;
-  ~join_cache() {
-    if (head) {
-      join_set* tail = head;
-      while (tail->next_free) tail = tail->next_free;
-      join_pool::instance().give_back(head, tail, count);
-    }
-  }
-};
-
-inline join_cache& local_join_cache() noexcept {
-  static thread_local join_cache cache;
-  return cache;
-}
+// Join sets come from the engine's object pool (profile.hpp): a per-thread cache in
+// front of a process-wide free list touched once per batch; the pool's size is the
+// high-water mark.
+using join_pool = object_pool<join_set>;
 
 inline join_set* new_join_set(session* s) {
-  join_cache& c = local_join_cache();
-  if (FORKSCALE_DETAIL_UNLIKELY(!c.head)) c.head = join_pool::instance().take_batch(c.count);
-  join_set* j = c.head;
-  c.head = j->next_free;
-  --c.count;
-  j->next_free = nullptr;
+  join_set* j = object_cache<join_set>::local().take();
   j->outstanding = join_set::owner_ref;
   j->acc = path_totals{};
+  j->pacc = path_prof{};
   j->finished = 0;
   j->unpublished = 0;
   j->forward = nullptr;
@@ -788,18 +1286,11 @@ inline join_set* new_join_set(session* s) {
 }
 
 inline void delete_join_set(join_set* j) noexcept {
-  join_cache& c = local_join_cache();
-  j->next_free = c.head;
-  c.head = j;
-  if (FORKSCALE_DETAIL_UNLIKELY(++c.count > 2 * join_pool::batch)) {
-    // Hand a batch back so a thread that only frees does not hoard memory.
-    join_set* head = c.head;
-    join_set* tail = head;
-    for (unsigned i = 1; i < join_pool::batch; ++i) tail = tail->next_free;
-    c.head = tail->next_free;
-    c.count -= join_pool::batch;
-    join_pool::instance().give_back(head, tail, join_pool::batch);
+  if (j->pacc.node) {
+    release_prof(j->pacc.node);
+    j->pacc.node = nullptr;
   }
+  object_cache<join_set>::local().put(j);
 }
 
 // A labeled region, interned per session so that tasks can refer to it after the
@@ -824,6 +1315,8 @@ struct session {
   double comp_exact = 0;     // the calibrated estimate, before rounding
   unsigned max_processors = 32;
   std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;     // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
 
   std::mutex m;  // guards everything below (regions and diagnostics: not the event path)
   region_node root;
@@ -832,7 +1325,36 @@ struct session {
   // task_group and join_handle objects bound to this session and not yet released;
   // a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
+  // Per-thread on-work tables of the site profile (guarded by m when the list changes).
+  std::vector<std::unique_ptr<onwork_table>> onwork;
 };
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's on-work table for `s`.
+inline onwork_table& onwork_for(session* s) {
+  struct slot {
+    std::uint64_t serial = 0;
+    onwork_table* table = nullptr;
+  };
+  static thread_local slot cached;
+  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.table;
+  std::lock_guard<std::mutex> g(s->m);
+  s->onwork.push_back(std::make_unique<onwork_table>());
+  cached.serial = s->serial;
+  cached.table = s->onwork.back().get();
+  return *cached.table;
+}
+
+inline void record_onwork(session* s, const prof_record& r) {
+  onwork_table& t = onwork_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.sums.size() <= r.site))
+    t.sums.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.sums[r.site].add(r);
+}
 
 // Sessions that ended while tasks or groups still referred to them. They are kept
 // (and reachable) so that late tasks can still report their misuse safely.
@@ -898,6 +1420,80 @@ struct frame {
   join_set* report_to = nullptr;  // where this task's totals go; null for a root
   region_node* region = nullptr;  // innermost region, inherited by children
   site where;                     // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (t.pos, id) plus `pp`
+  // and the records in `rel` not yet pushed onto pp.node.
+  bool profile = false;
+  unsigned char inv_flags = 0;     // this task's own invocation
+  unsigned rel_n = 0;
+  std::uint32_t inv_site = 0;
+  std::uint64_t id = root_task_id;  // task id (tie-break at joins)
+  std::uint64_t own_spawns = 0;     // spawns made by this task, for its children's ids
+  std::uint64_t own_local = 0;      // cost of strands of the innermost open invocation
+  std::uint64_t own_task = 0;       // cost of this task's own strands
+  std::uint64_t pos0 = 0, u0 = 0, ut0 = 0;  // at the task's start
+  const site_context* ctx = nullptr;  // sites of the invocations open here
+  path_prof pp;
+  std::int64_t credits = 0;  // references to pp.node taken in advance, for spawns
+  prof_record rel[prof_node::capacity];
+};
+
+// Appends a finished invocation's on-span record to the frame's path.
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.credits) {
+    f.pp.node->refs.fetch_sub(f.credits, std::memory_order_release);
+    f.credits = 0;
+  }
+}
+
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.rel_n == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.pp.node, f.rel, f.rel_n);
+    f.rel_n = 0;
+  }
+  f.rel[f.rel_n++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.rel_n) {
+    drop_credits(f);
+    push_records(f.pp.node, f.rel, f.rel_n);
+    f.rel_n = 0;
+  }
+  return f.pp.node;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(f.credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.credits = 64;
+  }
+  --f.credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.pp.node = nullptr;
+  return p;
+}
+
+// What a call_site guard keeps to make its invocation's record.
+struct call_state {
+  const site_context* ctx = nullptr;  // the caller's
+  std::uint64_t own_local = 0;        // the caller's
+  std::uint64_t pos0 = 0, work0 = 0, u0 = 0;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
 };
 
 // What a spawn hands to its child: where to report and the path lengths at the
@@ -906,26 +1502,40 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t pos = 0, bpos = 0, rpos = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t id = 0;
+  const site_context* ctx = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof pp;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
   spawn_token& operator=(const spawn_token&) = delete;
-  spawn_token(spawn_token&& o) noexcept
-      : target(o.target), region(o.region), pos(o.pos), bpos(o.bpos), rpos(o.rpos) {
-    o.target = nullptr;
-  }
+  spawn_token(spawn_token&& o) noexcept { take(o); }
   ~spawn_token();  // a token never used releases its join (engine.hpp)
   spawn_token& operator=(spawn_token&& o) noexcept {
     if (this != &o) {
       this->~spawn_token();
-      target = o.target;
-      region = o.region;
-      pos = o.pos;
-      bpos = o.bpos;
-      rpos = o.rpos;
-      o.target = nullptr;
+      take(o);
     }
     return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    pos = o.pos;
+    bpos = o.bpos;
+    rpos = o.rpos;
+    id = o.id;
+    ctx = o.ctx;
+    site = o.site;
+    flags = o.flags;
+    profile = o.profile;
+    pp = o.pp;
+    o.target = nullptr;
+    o.pp.node = nullptr;
   }
   explicit operator bool() const noexcept { return target != nullptr; }
 };
@@ -941,19 +1551,29 @@ namespace detail {
 // A child (or a forwarded join set) is done: fold its totals into `j` and drop its
 // reference. The last user of a join set whose owner has let go passes the
 // accumulated totals on to where the owner's own totals went, and so on upward.
-inline void fold_into(join_set* j, path_totals t) noexcept {
+// The path profile `p` goes with the totals: the join keeps the winning path's.
+inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
   while (j) {
     j->lock.lock();
+    path_prof loser = p;
+    if (path_beats(t.pos, p.key, j->acc.pos, j->pacc.key)) {
+      loser = j->pacc;
+      j->pacc = p;
+    }
     j->acc.join(t);
     ++j->finished;
     const bool last = --j->outstanding == 0;
     j->lock.unlock();
+    release_prof(loser.node);
     if (!last) return;
     join_set* next = j->forward;
     t = j->acc;
+    p = j->pacc;
+    j->pacc = path_prof{};
     delete_join_set(j);
     j = next;
   }
+  release_prof(p.node);
 }
 
 // The owner of `j` lets go without joining. Children still running will report
@@ -966,10 +1586,18 @@ inline void release_owner(join_set* j, join_set* forward) noexcept {
   j->unpublished = 0;
   const bool last = j->outstanding == 0;
   path_totals t = j->acc;
+  path_prof p;
+  if (last) {
+    p = j->pacc;
+    j->pacc = path_prof{};
+  }
   j->lock.unlock();
   if (last) {
     delete_join_set(j);
-    if (forward) fold_into(forward, t);
+    if (forward)
+      fold_into(forward, t, p);
+    else
+      release_prof(p.node);
   }
 }
 
@@ -985,6 +1613,8 @@ inline void publish_child(join_set* j) noexcept {
 FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
+  release_prof(tk.pp.node);
+  tk.pp.node = nullptr;
   session* s = j->owner_session;
   misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->lock.lock();
@@ -993,8 +1623,13 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   if (last) {
     join_set* next = j->forward;
     path_totals t = j->acc;
+    path_prof p = j->pacc;
+    j->pacc = path_prof{};
     delete_join_set(j);
-    if (next) fold_into(next, t);
+    if (next)
+      fold_into(next, t, p);
+    else
+      release_prof(p.node);
   }
 }
 
@@ -1005,15 +1640,24 @@ inline spawn_token::~spawn_token() {
 // At the end of a task: children it never joined are waited for by whoever joins
 // the task itself (shape 5 of the design: tasks that outlive their spawner). If
 // they are all done already their totals are simply merged.
-inline void settle_pending(frame& f) noexcept {
+// `out` is the task's path profile at its end; children merged here compete
+// with it for the path.
+inline void settle_pending(frame& f, path_prof* out = nullptr) noexcept {
   join_set* j = f.pending;
   if (!j) return;
   f.pending = nullptr;
   j->lock.lock();
   const std::int64_t remaining = j->remaining();
   if (remaining == 0) {
+    path_prof loser = j->pacc;
+    if (out && path_beats(j->acc.pos, j->pacc.key, f.t.pos, out->key)) {
+      loser = *out;
+      *out = j->pacc;
+    }
+    j->pacc = path_prof{};
     f.t.join(j->acc);
     j->lock.unlock();
+    release_prof(loser.node);
     delete_join_set(j);
     return;
   }
@@ -1045,11 +1689,19 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   join_set* outer = f.pending;
   if (!outer) outer = f.pending = new_join_set(f.s);
   if (remaining == 0) {
+    path_prof p = inner->pacc;
+    inner->pacc = path_prof{};
     delete_join_set(inner);
     outer->lock.lock();
+    path_prof loser = p;
+    if (path_beats(acc.pos, p.key, outer->acc.pos, outer->pacc.key)) {
+      loser = outer->pacc;
+      outer->pacc = p;
+    }
     outer->acc.join(acc);
     outer->finished += finished;
     outer->lock.unlock();
+    release_prof(loser.node);
     return;
   }
   ++outer->unpublished;  // the forwarded set counts as one child of the outer block
@@ -1082,12 +1734,16 @@ struct basic_engine {
     f.t.rpos += raw;
     f.t.work += cost;
     f.t.subtracted += raw - cost;
+    f.own_local += cost;
+    f.own_task += cost;
+    f.pp.u += cost;
+    f.pp.ut += cost;
   }
 
   // ---- spawn, parent side --------------------------------------------------
   // The parent's strand ends; the child will start from the path lengths here; the
   // continuation edge carries the burden (Cilkview Fig. 13).
-  static detail::spawn_token spawn(detail::join_set* group) noexcept {
+  static detail::spawn_token spawn(detail::join_set* group, const site& where) noexcept {
     detail::spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
@@ -1109,14 +1765,25 @@ struct basic_engine {
     tk.pos = f->t.pos;
     tk.bpos = f->t.bpos;
     tk.rpos = f->t.rpos;
+    if (f->profile) profile_spawn(*f, tk, where);
     ++f->t.spawns;
     f->t.bpos += f->burden;
     if (f->state == run_state::running) f->t0 = t;
     return tk;
   }
 
-  // A spawn whose target belongs to a session but which happens outside any frame
-  // of it cannot be measured; the token stays empty.
+  // The child's task id, its site and the spawner's path profile.
+  static void profile_spawn(frame& f, detail::spawn_token& tk, const site& where) {
+    const detail::site_step st = detail::site_step_for(f.ctx, where, site_kind::spawn);
+    tk.id = detail::child_task_id(f.id, ++f.own_spawns);
+    tk.ctx = st.next;
+    tk.site = st.site;
+    tk.flags = static_cast<unsigned char>(st.flags | detail::rec_task);
+    tk.profile = true;
+    tk.pp.u = f.pp.u;
+    tk.pp.ut = f.pp.ut;
+    tk.pp.node = detail::share_path(f);
+  }
 
   // ---- spawn, child side ---------------------------------------------------
   // `c` becomes the running frame of this thread. Whatever this thread was running
@@ -1156,6 +1823,23 @@ struct basic_engine {
     c.report_to = tk.target;
     c.region = tk.region;
     c.where = where;
+    c.profile = tk.profile;
+    if (tk.profile) {
+      c.id = tk.id;
+      c.own_spawns = 0;
+      c.own_local = 0;
+      c.own_task = 0;
+      c.pos0 = tk.pos;
+      c.u0 = tk.pp.u;
+      c.ut0 = tk.pp.ut;
+      c.ctx = tk.ctx;
+      c.inv_site = tk.site;
+      c.inv_flags = tk.flags;
+      c.rel_n = 0;
+      c.credits = 0;
+      c.pp = tk.pp;
+      tk.pp.node = nullptr;
+    }
     tk.target = nullptr;
     current() = &c;
     c.t0 = have_t ? t : now(c);
@@ -1168,8 +1852,15 @@ struct basic_engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0))
       on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
-    detail::settle_pending(c);
-    detail::fold_into(c.report_to, c.t);
+    detail::path_prof out;
+    if (c.profile) {
+      finish_task_profile(c);
+      out = c.pp;
+      out.key = c.id;
+      out.node = detail::take_path(c);
+    }
+    detail::settle_pending(c, c.profile ? &out : nullptr);
+    detail::fold_into(c.report_to, c.t, out);
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
@@ -1177,6 +1868,23 @@ struct basic_engine {
       outer->state = run_state::running;
       outer->t0 = outer->kind == c.kind ? t : now(*outer);
     }
+  }
+
+  // The task's own invocation record: on work now, on span with its path.
+  static void finish_task_profile(frame& c) {
+    detail::prof_record r{};
+    r.site = c.inv_site;
+    r.flags = c.inv_flags;
+    r.work = c.t.work;
+    r.span = static_cast<std::int64_t>(c.t.pos - c.pos0);
+    r.local_work = c.own_local;
+    r.local_span = static_cast<std::int64_t>(c.pp.u - c.u0);
+    r.task_work = c.own_task;
+    r.task_span = static_cast<std::int64_t>(c.pp.ut - c.ut0);
+    c.pp.u = c.u0;
+    c.pp.ut = c.ut0;
+    detail::record_onwork(c.s, r);
+    detail::append_record(c, r);
   }
 
   // Returns whether `c` is among this thread's frames (then the frames opened after
@@ -1225,6 +1933,9 @@ struct basic_engine {
     if (j) {
       j->lock.lock();
       const std::int64_t remaining = j->remaining();
+      detail::path_prof taken = j->pacc;
+      j->pacc = detail::path_prof{};
+      const bool child_path = f->profile && detail::path_beats(j->acc.pos, taken.key, f->t.pos, f->id);
       f->t.join(j->acc);
       j->acc = detail::path_totals{};
       j->finished = 0;
@@ -1233,6 +1944,17 @@ struct basic_engine {
         j->unpublished = 0;
       }
       j->lock.unlock();
+      if (child_path) {
+        // The join's longest incoming path is a child's: the task's path becomes it.
+        detail::drop_credits(*f);
+        detail::release_prof(f->pp.node);
+        f->rel_n = 0;
+        f->pp.u = taken.u;
+        f->pp.ut = taken.ut;
+        f->pp.node = taken.node;
+      } else {
+        detail::release_prof(taken.node);
+      }
       if (FORKSCALE_DETAIL_UNLIKELY(remaining != 0)) incomplete_join(f, remaining, where);
     }
     ++f->t.syncs;
@@ -1257,7 +1979,10 @@ struct basic_engine {
   // unjoined pass to the enclosing scope when it returns.
   // With `scope` false the call only counts (OpenMP: a taskwait inside a called
   // function waits for every child of the task, the caller's too).
-  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope) noexcept {
+  // With site profiles on, the clock is read when the call opens and closes, so
+  // that the strands inside belong to the call's invocation.
+  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope,
+                           detail::call_state& cs, const site& where) noexcept {
     frame* f = current();
     if (!f) return nullptr;
     ++f->t.calls;
@@ -1266,14 +1991,50 @@ struct basic_engine {
       saved = f->pending;
       f->pending = nullptr;
     }
+    if (f->profile) {
+      const detail::site_step st = detail::site_step_for(f->ctx, where, site_kind::call);
+      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+        const std::uint64_t t = now(*f);
+        close_strand(*f, t);
+        f->t0 = t;
+      }
+      cs.ctx = f->ctx;
+      cs.own_local = f->own_local;
+      cs.pos0 = f->t.pos;
+      cs.work0 = f->t.work;
+      cs.u0 = f->pp.u;
+      cs.site = st.site;
+      cs.flags = st.flags;
+      f->ctx = st.next;
+      f->own_local = 0;
+    }
     return f;
   }
   static void end_call(frame* f, unsigned depth, detail::join_set* saved, bool scope,
-                       const site& where) noexcept {
+                       const detail::call_state& cs, const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    if (f->profile && cs.ctx) {
+      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+        const std::uint64_t t = now(*f);
+        close_strand(*f, t);
+        f->t0 = t;
+      }
+      detail::prof_record r{};
+      r.site = cs.site;
+      r.flags = cs.flags;
+      r.work = f->t.work - cs.work0;
+      r.span = static_cast<std::int64_t>(f->t.pos - cs.pos0);
+      r.local_work = f->own_local;
+      r.local_span = static_cast<std::int64_t>(f->pp.u - cs.u0);
+      f->pp.u = cs.u0;
+      f->ctx = cs.ctx;
+      f->own_local = cs.own_local;
+      detail::record_onwork(f->s, r);
+      detail::append_record(*f, r);
+    }
     if (!scope) return;
     detail::join_set* inner = f->pending;
     f->pending = saved;
@@ -1328,6 +2089,16 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.report_to = nullptr;
   root.region = &s->root;
   root.where = where;
+  root.profile = s->profile;
+  root.id = root_task_id;
+  root.own_spawns = 0;
+  root.own_local = 0;
+  root.own_task = 0;
+  root.pos0 = root.u0 = root.ut0 = 0;
+  root.ctx = site_registry::instance().empty();
+  root.rel_n = 0;
+  root.credits = 0;
+  root.pp = path_prof{};
 }
 
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
@@ -1335,15 +2106,17 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
 // strand. Returns ticks per strand: the median over 15 batches of 200
 // spawn/child/sync rounds (4 strand ends each).
 template <class Clock>
-double calibrate_compensation(clock_kind kind) {
+double calibrate_compensation(clock_kind kind, bool profile) {
   using E = basic_engine<Clock>;
   static std::mutex m;
-  static double cached[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   std::lock_guard<std::mutex> g(m);
-  const auto slot = static_cast<unsigned>(kind) & 7u;
+  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
   if (cached[slot] >= 0) return cached[slot];
   session s;
   s.kind = kind;
+  s.profile = profile;
+  s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
   constexpr int rounds = 200;
   std::vector<double> per_strand;
@@ -1354,7 +2127,7 @@ double calibrate_compensation(clock_kind kind) {
     root.t0 = E::now(root);
     for (int i = 0; i < rounds; ++i) {
       {
-        spawn_token tk = E::spawn(nullptr);
+        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
         frame child;
         E::begin_child(child, tk, site{});
         E::end_child(child);
@@ -1365,6 +2138,7 @@ double calibrate_compensation(clock_kind kind) {
     }
     E::close_strand(root, E::now(root));
     settle_pending(root);
+    release_prof(take_path(root));
     E::current() = nullptr;
     per_strand.push_back(static_cast<double>(root.t.work) / (4.0 * rounds + 1.0));
   }
@@ -1395,10 +2169,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
   s->on_diagnostic = opt.on_diagnostic;
+  s->profile = opt.site_profiles;
+  s->serial = next_session_serial();
   s->root.label = label;
   s->root.path = label;
   if (opt.compensate && kind != clock_kind::cost) {
-    s->comp_exact = calibrate_compensation<Clock>(kind);
+    s->comp_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
     s->comp = static_cast<std::uint64_t>(std::llround(s->comp_exact));
   }
   return s;
@@ -1489,14 +2265,188 @@ inline void add_region_rows(report& rep, const session& s, const region_node& n)
   }
 }
 
+inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcept {
+  return ticks < 0 ? -static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(-ticks)))
+                   : static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(ticks)));
+}
+
+// Converts one column of tick values to the report's unit so that the converted
+// values add up to the converted total: each is the difference of the rounded
+// running sums (the self-checks stay exact with timed clocks too).
+class column_rounding {
+ public:
+  explicit column_rounding(const session& s) : s_(s) {}
+  std::int64_t next(std::int64_t ticks) {
+    sum_ += ticks;
+    const std::int64_t now = to_unit_signed(s_, sum_);
+    const std::int64_t v = now - done_;
+    done_ = now;
+    return v;
+  }
+
+ private:
+  const session& s_;
+  std::int64_t sum_ = 0;
+  std::int64_t done_ = 0;
+};
+
+inline std::string site_display_name(const site_entry& e) {
+  if (e.has_tag) return e.tag;
+  std::string f = e.file;
+  const auto slash = f.find_last_of("/\\");
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  return f + ":" + std::to_string(e.line);
+}
+
+// The call-site and spawn-site rows of a finished measurement.
+inline void add_site_profiles(report& rep, const session& s, const frame& root, const path_prof& end) {
+  std::vector<site_sums> on_work;
+  std::size_t table_bytes = 0;
+  {
+    std::lock_guard<std::mutex> g(const_cast<session&>(s).m);
+    for (const auto& t : s.onwork) {
+      if (on_work.size() < t->sums.size()) on_work.resize(t->sums.size());
+      for (std::size_t i = 0; i < t->sums.size(); ++i) on_work[i].add(t->sums[i]);
+      table_bytes += t->sums.capacity() * sizeof(site_sums);
+    }
+  }
+  std::vector<site_sums> on_span;
+  sum_chain(end.node, on_span);
+  const std::size_t n = std::max(on_work.size(), on_span.size());
+  on_work.resize(n);
+  on_span.resize(n);
+  const std::vector<site_entry> entries = site_registry::instance().entries(static_cast<std::uint32_t>(n));
+
+  const std::uint64_t work = root.t.work, span = root.t.pos;
+  struct row {
+    std::uint32_t id;  // n for the root
+    std::int64_t key_span;
+    std::uint64_t key_work;
+  };
+  std::vector<row> calls, spawns;
+  calls.push_back(row{static_cast<std::uint32_t>(n), 0, 0});
+  spawns.push_back(row{static_cast<std::uint32_t>(n), 0, 0});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (on_work[i].n == 0) continue;
+    calls.push_back(row{i, on_span[i].local_span, on_work[i].local_work});
+    if (entries[i].kind == site_kind::spawn) spawns.push_back(row{i, on_span[i].task_span, on_work[i].task_work});
+  }
+  const auto by_name = [&](std::uint32_t a, std::uint32_t b) {
+    const std::string na = site_display_name(entries[a]), nb = site_display_name(entries[b]);
+    return na != nb ? na < nb : a < b;
+  };
+  const auto order = [&](const row& a, const row& b) {
+    if (a.key_span != b.key_span) return a.key_span > b.key_span;
+    if (a.key_work != b.key_work) return a.key_work > b.key_work;
+    return by_name(a.id, b.id);
+  };
+  std::sort(calls.begin() + 1, calls.end(), order);
+  std::sort(spawns.begin() + 1, spawns.end(), order);
+
+  const auto measure = [&](std::uint64_t count, std::uint64_t w, std::int64_t sp) {
+    site_measure m;
+    m.count = count;
+    m.work = to_unit(s, w);
+    m.span = to_unit_signed(s, sp);
+    return m;
+  };
+  const auto describe_row = [&](auto& out, std::uint32_t id) {
+    if (id == n) {
+      out.name = s.root.label;
+      out.kind = site_kind::root;
+      return;
+    }
+    const site_entry& e = entries[id];
+    out.name = site_display_name(e);
+    out.file = e.file;
+    out.line = e.line;
+    out.function = e.function;
+    out.tag = e.tag;
+    out.kind = e.kind;
+    out.recursive = on_work[id].n > on_work[id].tcs_n;
+  };
+
+  column_rounding local_span_col(s), local_work_col(s);
+  for (const row& r : calls) {
+    call_site_profile p;
+    describe_row(p, r.id);
+    if (r.id == n) {
+      p.top_call_site_on_work = p.top_caller_on_work = p.top_call_site_on_span = p.top_caller_on_span =
+          measure(1, work, static_cast<std::int64_t>(span));
+      p.local_on_work = measure(1, root.own_local, static_cast<std::int64_t>(end.u));
+      p.local_on_span = p.local_on_work;
+      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.own_local)));
+      p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.u));
+    } else {
+      const site_sums& w = on_work[r.id];
+      const site_sums& sp = on_span[r.id];
+      p.top_call_site_on_work = measure(w.tcs_n, w.tcs_work, w.tcs_span);
+      p.top_caller_on_work = measure(w.tc_n, w.tc_work, w.tc_span);
+      p.local_on_work = measure(w.n, w.local_work, w.local_span);
+      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(w.local_work)));
+      p.top_call_site_on_span = measure(sp.tcs_n, sp.tcs_work, sp.tcs_span);
+      p.top_caller_on_span = measure(sp.tc_n, sp.tc_work, sp.tc_span);
+      p.local_on_span = measure(sp.n, sp.local_work, sp.local_span);
+      p.local_on_span.span = local_span_col.next(sp.local_span);
+    }
+    rep.call_sites.push_back(std::move(p));
+  }
+
+  column_rounding crit_col(s), excl_col(s);
+  const double span_units = static_cast<double>(rep.root().span);
+  for (const row& r : spawns) {
+    spawn_site_profile p;
+    describe_row(p, r.id);
+    if (r.id == n) {
+      p.tasks = 1;
+      p.work = to_unit(s, work);
+      p.span = to_unit(s, span);
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(root.own_task)));
+      p.critical_span = crit_col.next(static_cast<std::int64_t>(end.ut));
+    } else {
+      const site_sums& w = on_work[r.id];
+      p.tasks = w.n;
+      p.work = to_unit(s, w.tcs_work);
+      p.span = static_cast<std::uint64_t>(std::max<std::int64_t>(0, to_unit_signed(s, w.tcs_span)));
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(w.task_work)));
+      p.critical_span = crit_col.next(on_span[r.id].task_span);
+    }
+    p.critical_percent = span_units > 0 ? 100.0 * static_cast<double>(p.critical_span) / span_units : 0.0;
+    rep.spawn_sites.push_back(std::move(p));
+  }
+  rep.profiler_bytes += table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
+                        object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
+}
+
 // Ends a measurement whose root frame is `root` (already closed) and builds its
 // report. The session is freed unless tasks or groups still refer to it.
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
-  settle_pending(root);
+  path_prof out;
+  if (root.profile) {
+    out = root.pp;
+    out.key = root.id;
+    out.node = take_path(root);
+  }
+  // Tasks still running (misuse, diagnosed) may still write their threads'
+  // on-work tables: the profile is left out then.
+  bool settled = true;
+  if (root.pending) {
+    root.pending->lock.lock();
+    settled = root.pending->remaining() == 0;
+    root.pending->lock.unlock();
+  }
+  settle_pending(root, root.profile ? &out : nullptr);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.t));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    settled = settled && s->diagnostic_count == 0;
+  }
+  if (root.profile && settled && s->bound_objects.load(std::memory_order_acquire) == 0)
+    add_site_profiles(rep, *s, root, out);
+  release_prof(out.node);
   {
     std::lock_guard<std::mutex> g(s->m);
     rep.diagnostics = s->diagnostics;
@@ -1652,20 +2602,20 @@ class basic_join_handle {
 // returns the token the child half needs. Outside a measurement the token is empty
 // and the child runs unmeasured.
 template <class Clock = default_clock>
-spawn_token basic_spawn_point() noexcept {
-  return basic_engine<Clock>::spawn(nullptr);
+spawn_token basic_spawn_point(const site& where = site::current()) noexcept {
+  return basic_engine<Clock>::spawn(nullptr, where);
 }
 template <class Clock>
 spawn_token basic_spawn_point(basic_task_group<Clock>& g, const site& where = site::current()) {
   detail::frame* f = basic_engine<Clock>::current();
   if (!f) return spawn_token{};
-  return basic_engine<Clock>::spawn(g.join_set_for(f->s, where));
+  return basic_engine<Clock>::spawn(g.join_set_for(f->s, where), where);
 }
 template <class Clock>
 spawn_token basic_spawn_point(basic_join_handle<Clock>& h, const site& where = site::current()) {
   detail::frame* f = basic_engine<Clock>::current();
   if (!f) return spawn_token{};
-  return basic_engine<Clock>::spawn(h.bind(f->s, where));
+  return basic_engine<Clock>::spawn(h.bind(f->s, where), where);
 }
 
 // The child half of a spawn: open it when the task body starts, on whatever thread
@@ -1715,7 +2665,7 @@ class basic_spawned {
 
 template <class Clock = default_clock, class F>
 basic_spawned<Clock, std::decay_t<F>> spawn(F&& fn, const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_engine<Clock>::spawn(nullptr),
+  return basic_spawned<Clock, std::decay_t<F>>(basic_engine<Clock>::spawn(nullptr, where),
                                                std::forward<F>(fn), where);
 }
 template <class Clock, class F>
@@ -1793,17 +2743,18 @@ template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope);
+    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope, state_, where_);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
   ~basic_call_site() {
-    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, where_);
+    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, state_, where_);
   }
 
  private:
   detail::frame* frame_ = nullptr;
   detail::join_set* saved_ = nullptr;  // the caller's sync block
+  detail::call_state state_;           // for the site profile
   unsigned depth_ = 0;
   site where_;
 };
@@ -1917,6 +2868,7 @@ struct options {
   clock_kind clock = clock_kind::automatic;
   double burden = -1;
   bool compensate = true;
+  bool site_profiles = true;
   unsigned max_processors = 0;
   std::function<void(const diagnostic&)> on_diagnostic;
 };
@@ -1928,7 +2880,7 @@ class basic_task_group {};
 template <class Clock>
 class basic_join_handle {};
 template <class Clock = default_clock>
-constexpr spawn_token basic_spawn_point() noexcept { return {}; }
+constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept { return {}; }
 template <class Clock>
 constexpr spawn_token basic_spawn_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {
   return {};
@@ -1992,7 +2944,9 @@ using call_site = basic_call_site<default_clock>;
 using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
 
-inline spawn_token spawn_point() noexcept { return basic_spawn_point<default_clock>(); }
+inline spawn_token spawn_point(const site& where = site::current()) noexcept {
+  return basic_spawn_point<default_clock>(where);
+}
 
 FORKSCALE_NAMESPACE_END
 
@@ -2022,6 +2976,7 @@ FORKSCALE_NAMESPACE_END
 // The JSON and CSV layouts are described in docs/report-schema.md. Everything here
 // is independent of the global C and C++ locales: numbers always use '.' and no
 // digit grouping except the explicit ',' separators of the text report.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -2703,10 +3658,288 @@ inline std::string raw_table(const std::vector<region_result>& regions) {
   });
 }
 
+// ---- per-site profiles -------------------------------------------------------
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+}
+
+// The site tables: exact numbers with each site's function when that fits in 80
+// columns, else short numbers, else short numbers without the functions (a site
+// keeps its file:line or tag, which is what tells the rows apart).
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  const text_table exact = build(false, true);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const std::string rounded = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+  const text_table short_fn = build(true, true);
+  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded;
+  return build(true, false).render() + rounded +
+         "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function,
+                              bool mark_spawn, bool with_function = true) {
+  if (kind == site_kind::root) return "(root)";
+  std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  s += name.empty() ? std::string("(unnamed)") : printable(name);
+  if (with_function && !function.empty()) s += " in " + printable(function);
+  return s;
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v) overflow_ = true;
+    else s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text).
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  const std::string u = printable(rep.unit);
+  const std::uint64_t span = rep.span();
+  if (!rep.call_sites.empty()) {
+    std::size_t hidden = 0;
+    const std::vector<std::size_t> shown = top_rows(
+        rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+    text_section s;
+    s.heading = "Call sites (by local span on span, largest first; work and span in " + u + ")";
+    s.body = fitted_site_columns([&](bool short_numbers, bool with_function) {
+      const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
+      const auto snum = [short_numbers](std::int64_t v) {
+        return short_numbers ? compact_signed(v) : grouped_signed(v);
+      };
+      text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+      for (const std::size_t i : shown) {
+        const call_site_profile& c = rep.call_sites[i];
+        const site_measure& tcs = c.top_call_site_on_work;
+        t.add({site_label(c.kind, c.name, c.function, true, with_function), snum(c.local_on_span.span),
+               share_text(c.local_on_span.span, span), num(c.local_on_span.work), num(tcs.work), snum(tcs.span),
+               ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers), num(c.local_on_work.count),
+               c.recursive ? "*" : ""});
+      }
+      return t;
+    });
+    if (hidden) s.body += "  (" + grouped(hidden) + (hidden == 1 ? " more call site" : " more call sites") + " not shown)\n";
+    s.body +=
+        "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+        "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n";
+    out.push_back(std::move(s));
+  }
+  if (!rep.spawn_sites.empty()) {
+    std::size_t hidden = 0;
+    const std::vector<std::size_t> shown = top_rows(
+        rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+    text_section s;
+    s.heading = "Spawn sites (by critical span, largest first; work and span in " + u + ")";
+    s.body = fitted_site_columns([&](bool short_numbers, bool with_function) {
+      const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
+      text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+      for (const std::size_t i : shown) {
+        const spawn_site_profile& p = rep.spawn_sites[i];
+        t.add({site_label(p.kind, p.name, p.function, false, with_function), num(p.tasks), num(p.work), num(p.span),
+               ratio_text(p.span, p.parallelism(), short_numbers),
+               short_numbers ? compact_signed(p.critical_span) : grouped_signed(p.critical_span),
+               percent_text(p.critical_percent)});
+      }
+      return t;
+    });
+    if (hidden) s.body += "  (" + grouped(hidden) + (hidden == 1 ? " more spawn site" : " more spawn sites") + " not shown)\n";
+    s.body +=
+        "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+        "  the critical path (% = share of the span)\n";
+    out.push_back(std::move(s));
+  }
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
 }  // namespace report_io
 }  // namespace detail
 
 // ---- report members ---------------------------------------------------------
+
+inline std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::report_io::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+inline std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::report_io::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
 
 inline std::string report::to_text(bool show_raw) const {
   namespace io = detail::report_io;
@@ -2775,6 +4008,8 @@ inline std::string report::to_text(bool show_raw) const {
       out += "\n" + std::to_string(section++) + ") Regions (work and span in " + u + ")\n";
       out += io::regions_table(regions);
     }
+    for (const auto& s : io::site_sections(*this, 10))
+      out += "\n" + std::to_string(section++) + ") " + s.heading + "\n" + s.body;
     if (show_raw) {
       out += "\n" + std::to_string(section++) + ") Before overhead compensation (in " + u + ")\n";
       out += io::raw_table(regions);
@@ -2856,6 +4091,58 @@ inline std::string report::to_json() const {
     j.end_object();
   }
   j.end_array();
+  namespace io = detail::report_io;
+  const auto measure = [&j](const char* name, const site_measure& m) {
+    j.key(name);
+    j.begin_object();
+    j.member("count", m.count);
+    j.member("work", m.work);
+    j.key("span");
+    j.value_raw(io::json_signed(m.span));
+    j.member("parallelism", m.parallelism());
+    j.end_object();
+  };
+  const auto site = [&j](const std::string& name, site_kind kind, const std::string& file, unsigned line,
+                         const std::string& function, const std::string& tag, bool recursive) {
+    j.member("name", name);
+    j.member("kind", to_string(kind));
+    j.member("file", file);
+    j.member("line", static_cast<std::uint64_t>(line));
+    j.member("function", function);
+    j.member("tag", tag);
+    j.key("recursive");
+    j.value_raw(io::bool_text(recursive));
+  };
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : call_sites) {
+    j.begin_object();
+    site(c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    measure("top_call_site_on_work", c.top_call_site_on_work);
+    measure("top_caller_on_work", c.top_caller_on_work);
+    measure("local_on_work", c.local_on_work);
+    measure("top_call_site_on_span", c.top_call_site_on_span);
+    measure("top_caller_on_span", c.top_caller_on_span);
+    measure("local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : spawn_sites) {
+    j.begin_object();
+    site(p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(io::json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
   j.member("diagnostic_count", diagnostic_count);
   j.key("diagnostics");
   j.begin_array();
@@ -2908,6 +4195,47 @@ inline std::string report::to_csv() const {
     out += '\n';
   }
   return out;
+}
+
+inline std::string report::call_sites_csv() const {
+  namespace io = detail::report_io;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+inline std::string report::spawn_sites_csv() const {
+  namespace io = detail::report_io;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+inline void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+inline void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
 }
 
 inline void report::write_text(const std::string& path, bool show_raw) const {

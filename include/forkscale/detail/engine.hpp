@@ -19,19 +19,29 @@ namespace detail {
 // A child (or a forwarded join set) is done: fold its totals into `j` and drop its
 // reference. The last user of a join set whose owner has let go passes the
 // accumulated totals on to where the owner's own totals went, and so on upward.
-inline void fold_into(join_set* j, path_totals t) noexcept {
+// The path profile `p` goes with the totals: the join keeps the winning path's.
+inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
   while (j) {
     j->lock.lock();
+    path_prof loser = p;
+    if (path_beats(t.pos, p.key, j->acc.pos, j->pacc.key)) {
+      loser = j->pacc;
+      j->pacc = p;
+    }
     j->acc.join(t);
     ++j->finished;
     const bool last = --j->outstanding == 0;
     j->lock.unlock();
+    release_prof(loser.node);
     if (!last) return;
     join_set* next = j->forward;
     t = j->acc;
+    p = j->pacc;
+    j->pacc = path_prof{};
     delete_join_set(j);
     j = next;
   }
+  release_prof(p.node);
 }
 
 // The owner of `j` lets go without joining. Children still running will report
@@ -44,10 +54,18 @@ inline void release_owner(join_set* j, join_set* forward) noexcept {
   j->unpublished = 0;
   const bool last = j->outstanding == 0;
   path_totals t = j->acc;
+  path_prof p;
+  if (last) {
+    p = j->pacc;
+    j->pacc = path_prof{};
+  }
   j->lock.unlock();
   if (last) {
     delete_join_set(j);
-    if (forward) fold_into(forward, t);
+    if (forward)
+      fold_into(forward, t, p);
+    else
+      release_prof(p.node);
   }
 }
 
@@ -63,6 +81,8 @@ inline void publish_child(join_set* j) noexcept {
 FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
+  release_prof(tk.pp.node);
+  tk.pp.node = nullptr;
   session* s = j->owner_session;
   misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->lock.lock();
@@ -71,8 +91,13 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   if (last) {
     join_set* next = j->forward;
     path_totals t = j->acc;
+    path_prof p = j->pacc;
+    j->pacc = path_prof{};
     delete_join_set(j);
-    if (next) fold_into(next, t);
+    if (next)
+      fold_into(next, t, p);
+    else
+      release_prof(p.node);
   }
 }
 
@@ -83,15 +108,24 @@ inline spawn_token::~spawn_token() {
 // At the end of a task: children it never joined are waited for by whoever joins
 // the task itself (shape 5 of the design: tasks that outlive their spawner). If
 // they are all done already their totals are simply merged.
-inline void settle_pending(frame& f) noexcept {
+// `out` is the task's path profile at its end; children merged here compete
+// with it for the path.
+inline void settle_pending(frame& f, path_prof* out = nullptr) noexcept {
   join_set* j = f.pending;
   if (!j) return;
   f.pending = nullptr;
   j->lock.lock();
   const std::int64_t remaining = j->remaining();
   if (remaining == 0) {
+    path_prof loser = j->pacc;
+    if (out && path_beats(j->acc.pos, j->pacc.key, f.t.pos, out->key)) {
+      loser = *out;
+      *out = j->pacc;
+    }
+    j->pacc = path_prof{};
     f.t.join(j->acc);
     j->lock.unlock();
+    release_prof(loser.node);
     delete_join_set(j);
     return;
   }
@@ -123,11 +157,19 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   join_set* outer = f.pending;
   if (!outer) outer = f.pending = new_join_set(f.s);
   if (remaining == 0) {
+    path_prof p = inner->pacc;
+    inner->pacc = path_prof{};
     delete_join_set(inner);
     outer->lock.lock();
+    path_prof loser = p;
+    if (path_beats(acc.pos, p.key, outer->acc.pos, outer->pacc.key)) {
+      loser = outer->pacc;
+      outer->pacc = p;
+    }
     outer->acc.join(acc);
     outer->finished += finished;
     outer->lock.unlock();
+    release_prof(loser.node);
     return;
   }
   ++outer->unpublished;  // the forwarded set counts as one child of the outer block
@@ -160,12 +202,16 @@ struct basic_engine {
     f.t.rpos += raw;
     f.t.work += cost;
     f.t.subtracted += raw - cost;
+    f.own_local += cost;
+    f.own_task += cost;
+    f.pp.u += cost;
+    f.pp.ut += cost;
   }
 
   // ---- spawn, parent side --------------------------------------------------
   // The parent's strand ends; the child will start from the path lengths here; the
   // continuation edge carries the burden (Cilkview Fig. 13).
-  static detail::spawn_token spawn(detail::join_set* group) noexcept {
+  static detail::spawn_token spawn(detail::join_set* group, const site& where) noexcept {
     detail::spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
@@ -187,14 +233,25 @@ struct basic_engine {
     tk.pos = f->t.pos;
     tk.bpos = f->t.bpos;
     tk.rpos = f->t.rpos;
+    if (f->profile) profile_spawn(*f, tk, where);
     ++f->t.spawns;
     f->t.bpos += f->burden;
     if (f->state == run_state::running) f->t0 = t;
     return tk;
   }
 
-  // A spawn whose target belongs to a session but which happens outside any frame
-  // of it cannot be measured; the token stays empty.
+  // The child's task id, its site and the spawner's path profile.
+  static void profile_spawn(frame& f, detail::spawn_token& tk, const site& where) {
+    const detail::site_step st = detail::site_step_for(f.ctx, where, site_kind::spawn);
+    tk.id = detail::child_task_id(f.id, ++f.own_spawns);
+    tk.ctx = st.next;
+    tk.site = st.site;
+    tk.flags = static_cast<unsigned char>(st.flags | detail::rec_task);
+    tk.profile = true;
+    tk.pp.u = f.pp.u;
+    tk.pp.ut = f.pp.ut;
+    tk.pp.node = detail::share_path(f);
+  }
 
   // ---- spawn, child side ---------------------------------------------------
   // `c` becomes the running frame of this thread. Whatever this thread was running
@@ -234,6 +291,23 @@ struct basic_engine {
     c.report_to = tk.target;
     c.region = tk.region;
     c.where = where;
+    c.profile = tk.profile;
+    if (tk.profile) {
+      c.id = tk.id;
+      c.own_spawns = 0;
+      c.own_local = 0;
+      c.own_task = 0;
+      c.pos0 = tk.pos;
+      c.u0 = tk.pp.u;
+      c.ut0 = tk.pp.ut;
+      c.ctx = tk.ctx;
+      c.inv_site = tk.site;
+      c.inv_flags = tk.flags;
+      c.rel_n = 0;
+      c.credits = 0;
+      c.pp = tk.pp;
+      tk.pp.node = nullptr;
+    }
     tk.target = nullptr;
     current() = &c;
     c.t0 = have_t ? t : now(c);
@@ -246,8 +320,15 @@ struct basic_engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0))
       on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
-    detail::settle_pending(c);
-    detail::fold_into(c.report_to, c.t);
+    detail::path_prof out;
+    if (c.profile) {
+      finish_task_profile(c);
+      out = c.pp;
+      out.key = c.id;
+      out.node = detail::take_path(c);
+    }
+    detail::settle_pending(c, c.profile ? &out : nullptr);
+    detail::fold_into(c.report_to, c.t, out);
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
@@ -255,6 +336,23 @@ struct basic_engine {
       outer->state = run_state::running;
       outer->t0 = outer->kind == c.kind ? t : now(*outer);
     }
+  }
+
+  // The task's own invocation record: on work now, on span with its path.
+  static void finish_task_profile(frame& c) {
+    detail::prof_record r{};
+    r.site = c.inv_site;
+    r.flags = c.inv_flags;
+    r.work = c.t.work;
+    r.span = static_cast<std::int64_t>(c.t.pos - c.pos0);
+    r.local_work = c.own_local;
+    r.local_span = static_cast<std::int64_t>(c.pp.u - c.u0);
+    r.task_work = c.own_task;
+    r.task_span = static_cast<std::int64_t>(c.pp.ut - c.ut0);
+    c.pp.u = c.u0;
+    c.pp.ut = c.ut0;
+    detail::record_onwork(c.s, r);
+    detail::append_record(c, r);
   }
 
   // Returns whether `c` is among this thread's frames (then the frames opened after
@@ -303,6 +401,9 @@ struct basic_engine {
     if (j) {
       j->lock.lock();
       const std::int64_t remaining = j->remaining();
+      detail::path_prof taken = j->pacc;
+      j->pacc = detail::path_prof{};
+      const bool child_path = f->profile && detail::path_beats(j->acc.pos, taken.key, f->t.pos, f->id);
       f->t.join(j->acc);
       j->acc = detail::path_totals{};
       j->finished = 0;
@@ -311,6 +412,17 @@ struct basic_engine {
         j->unpublished = 0;
       }
       j->lock.unlock();
+      if (child_path) {
+        // The join's longest incoming path is a child's: the task's path becomes it.
+        detail::drop_credits(*f);
+        detail::release_prof(f->pp.node);
+        f->rel_n = 0;
+        f->pp.u = taken.u;
+        f->pp.ut = taken.ut;
+        f->pp.node = taken.node;
+      } else {
+        detail::release_prof(taken.node);
+      }
       if (FORKSCALE_DETAIL_UNLIKELY(remaining != 0)) incomplete_join(f, remaining, where);
     }
     ++f->t.syncs;
@@ -335,7 +447,10 @@ struct basic_engine {
   // unjoined pass to the enclosing scope when it returns.
   // With `scope` false the call only counts (OpenMP: a taskwait inside a called
   // function waits for every child of the task, the caller's too).
-  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope) noexcept {
+  // With site profiles on, the clock is read when the call opens and closes, so
+  // that the strands inside belong to the call's invocation.
+  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope,
+                           detail::call_state& cs, const site& where) noexcept {
     frame* f = current();
     if (!f) return nullptr;
     ++f->t.calls;
@@ -344,14 +459,50 @@ struct basic_engine {
       saved = f->pending;
       f->pending = nullptr;
     }
+    if (f->profile) {
+      const detail::site_step st = detail::site_step_for(f->ctx, where, site_kind::call);
+      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+        const std::uint64_t t = now(*f);
+        close_strand(*f, t);
+        f->t0 = t;
+      }
+      cs.ctx = f->ctx;
+      cs.own_local = f->own_local;
+      cs.pos0 = f->t.pos;
+      cs.work0 = f->t.work;
+      cs.u0 = f->pp.u;
+      cs.site = st.site;
+      cs.flags = st.flags;
+      f->ctx = st.next;
+      f->own_local = 0;
+    }
     return f;
   }
   static void end_call(frame* f, unsigned depth, detail::join_set* saved, bool scope,
-                       const site& where) noexcept {
+                       const detail::call_state& cs, const site& where) noexcept {
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    if (f->profile && cs.ctx) {
+      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+        const std::uint64_t t = now(*f);
+        close_strand(*f, t);
+        f->t0 = t;
+      }
+      detail::prof_record r{};
+      r.site = cs.site;
+      r.flags = cs.flags;
+      r.work = f->t.work - cs.work0;
+      r.span = static_cast<std::int64_t>(f->t.pos - cs.pos0);
+      r.local_work = f->own_local;
+      r.local_span = static_cast<std::int64_t>(f->pp.u - cs.u0);
+      f->pp.u = cs.u0;
+      f->ctx = cs.ctx;
+      f->own_local = cs.own_local;
+      detail::record_onwork(f->s, r);
+      detail::append_record(*f, r);
+    }
     if (!scope) return;
     detail::join_set* inner = f->pending;
     f->pending = saved;

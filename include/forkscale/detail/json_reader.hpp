@@ -466,6 +466,20 @@ inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
   return r.ec == std::errc() && r.ptr == last;
 }
 
+// True when the number is written as a plain integer (an optional '-', then
+// digits) that fits a signed 64-bit integer; the value goes to `out`.
+inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
+  if (digits == v.text.size()) return false;
+  for (std::size_t i = digits; i < v.text.size(); ++i)
+    if (v.text[i] < '0' || v.text[i] > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
 // The number as the nearest double; false when it is out of range.
 inline bool number_as_double(const value& v, double& out) noexcept {
   if (v.type != kind::number || v.text.empty()) return false;
@@ -511,6 +525,16 @@ class object_reader {
       throw json_error(m.offset, path(key) + ": expected an unsigned 64-bit integer, found " +
                                      quote_for_message(m.text));
     wrong(key, m, "an unsigned integer");
+  }
+
+  std::int64_t i64(const char* key) const {
+    const value& m = required(key);
+    std::int64_t out = 0;
+    if (number_as_i64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " +
+                                     quote_for_message(m.text));
+    wrong(key, m, "an integer");
   }
 
   unsigned u32(const char* key) const {

@@ -5,6 +5,7 @@
 // is independent of the global C and C++ locales: numbers always use '.' and no
 // digit grouping except the explicit ',' separators of the text report.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -476,10 +477,288 @@ inline std::string raw_table(const std::vector<region_result>& regions) {
   });
 }
 
+// ---- per-site profiles -------------------------------------------------------
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+}
+
+// The site tables: exact numbers with each site's function when that fits in 80
+// columns, else short numbers, else short numbers without the functions (a site
+// keeps its file:line or tag, which is what tells the rows apart).
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  const text_table exact = build(false, true);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const std::string rounded = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+  const text_table short_fn = build(true, true);
+  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded;
+  return build(true, false).render() + rounded +
+         "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function,
+                              bool mark_spawn, bool with_function = true) {
+  if (kind == site_kind::root) return "(root)";
+  std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  s += name.empty() ? std::string("(unnamed)") : printable(name);
+  if (with_function && !function.empty()) s += " in " + printable(function);
+  return s;
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v) overflow_ = true;
+    else s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text).
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  const std::string u = printable(rep.unit);
+  const std::uint64_t span = rep.span();
+  if (!rep.call_sites.empty()) {
+    std::size_t hidden = 0;
+    const std::vector<std::size_t> shown = top_rows(
+        rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+    text_section s;
+    s.heading = "Call sites (by local span on span, largest first; work and span in " + u + ")";
+    s.body = fitted_site_columns([&](bool short_numbers, bool with_function) {
+      const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
+      const auto snum = [short_numbers](std::int64_t v) {
+        return short_numbers ? compact_signed(v) : grouped_signed(v);
+      };
+      text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+      for (const std::size_t i : shown) {
+        const call_site_profile& c = rep.call_sites[i];
+        const site_measure& tcs = c.top_call_site_on_work;
+        t.add({site_label(c.kind, c.name, c.function, true, with_function), snum(c.local_on_span.span),
+               share_text(c.local_on_span.span, span), num(c.local_on_span.work), num(tcs.work), snum(tcs.span),
+               ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers), num(c.local_on_work.count),
+               c.recursive ? "*" : ""});
+      }
+      return t;
+    });
+    if (hidden) s.body += "  (" + grouped(hidden) + (hidden == 1 ? " more call site" : " more call sites") + " not shown)\n";
+    s.body +=
+        "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+        "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n";
+    out.push_back(std::move(s));
+  }
+  if (!rep.spawn_sites.empty()) {
+    std::size_t hidden = 0;
+    const std::vector<std::size_t> shown = top_rows(
+        rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+    text_section s;
+    s.heading = "Spawn sites (by critical span, largest first; work and span in " + u + ")";
+    s.body = fitted_site_columns([&](bool short_numbers, bool with_function) {
+      const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
+      text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+      for (const std::size_t i : shown) {
+        const spawn_site_profile& p = rep.spawn_sites[i];
+        t.add({site_label(p.kind, p.name, p.function, false, with_function), num(p.tasks), num(p.work), num(p.span),
+               ratio_text(p.span, p.parallelism(), short_numbers),
+               short_numbers ? compact_signed(p.critical_span) : grouped_signed(p.critical_span),
+               percent_text(p.critical_percent)});
+      }
+      return t;
+    });
+    if (hidden) s.body += "  (" + grouped(hidden) + (hidden == 1 ? " more spawn site" : " more spawn sites") + " not shown)\n";
+    s.body +=
+        "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+        "  the critical path (% = share of the span)\n";
+    out.push_back(std::move(s));
+  }
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
 }  // namespace report_io
 }  // namespace detail
 
 // ---- report members ---------------------------------------------------------
+
+inline std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::report_io::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+inline std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::report_io::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
 
 inline std::string report::to_text(bool show_raw) const {
   namespace io = detail::report_io;
@@ -548,6 +827,8 @@ inline std::string report::to_text(bool show_raw) const {
       out += "\n" + std::to_string(section++) + ") Regions (work and span in " + u + ")\n";
       out += io::regions_table(regions);
     }
+    for (const auto& s : io::site_sections(*this, 10))
+      out += "\n" + std::to_string(section++) + ") " + s.heading + "\n" + s.body;
     if (show_raw) {
       out += "\n" + std::to_string(section++) + ") Before overhead compensation (in " + u + ")\n";
       out += io::raw_table(regions);
@@ -629,6 +910,58 @@ inline std::string report::to_json() const {
     j.end_object();
   }
   j.end_array();
+  namespace io = detail::report_io;
+  const auto measure = [&j](const char* name, const site_measure& m) {
+    j.key(name);
+    j.begin_object();
+    j.member("count", m.count);
+    j.member("work", m.work);
+    j.key("span");
+    j.value_raw(io::json_signed(m.span));
+    j.member("parallelism", m.parallelism());
+    j.end_object();
+  };
+  const auto site = [&j](const std::string& name, site_kind kind, const std::string& file, unsigned line,
+                         const std::string& function, const std::string& tag, bool recursive) {
+    j.member("name", name);
+    j.member("kind", to_string(kind));
+    j.member("file", file);
+    j.member("line", static_cast<std::uint64_t>(line));
+    j.member("function", function);
+    j.member("tag", tag);
+    j.key("recursive");
+    j.value_raw(io::bool_text(recursive));
+  };
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : call_sites) {
+    j.begin_object();
+    site(c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    measure("top_call_site_on_work", c.top_call_site_on_work);
+    measure("top_caller_on_work", c.top_caller_on_work);
+    measure("local_on_work", c.local_on_work);
+    measure("top_call_site_on_span", c.top_call_site_on_span);
+    measure("top_caller_on_span", c.top_caller_on_span);
+    measure("local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : spawn_sites) {
+    j.begin_object();
+    site(p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(io::json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
   j.member("diagnostic_count", diagnostic_count);
   j.key("diagnostics");
   j.begin_array();
@@ -681,6 +1014,47 @@ inline std::string report::to_csv() const {
     out += '\n';
   }
   return out;
+}
+
+inline std::string report::call_sites_csv() const {
+  namespace io = detail::report_io;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+inline std::string report::spawn_sites_csv() const {
+  namespace io = detail::report_io;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+inline void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+inline void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
 }
 
 inline void report::write_text(const std::string& path, bool show_raw) const {

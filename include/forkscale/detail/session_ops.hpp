@@ -32,6 +32,16 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.report_to = nullptr;
   root.region = &s->root;
   root.where = where;
+  root.profile = s->profile;
+  root.id = root_task_id;
+  root.own_spawns = 0;
+  root.own_local = 0;
+  root.own_task = 0;
+  root.pos0 = root.u0 = root.ut0 = 0;
+  root.ctx = site_registry::instance().empty();
+  root.rel_n = 0;
+  root.credits = 0;
+  root.pp = path_prof{};
 }
 
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
@@ -39,15 +49,17 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
 // strand. Returns ticks per strand: the median over 15 batches of 200
 // spawn/child/sync rounds (4 strand ends each).
 template <class Clock>
-double calibrate_compensation(clock_kind kind) {
+double calibrate_compensation(clock_kind kind, bool profile) {
   using E = basic_engine<Clock>;
   static std::mutex m;
-  static double cached[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
   std::lock_guard<std::mutex> g(m);
-  const auto slot = static_cast<unsigned>(kind) & 7u;
+  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
   if (cached[slot] >= 0) return cached[slot];
   session s;
   s.kind = kind;
+  s.profile = profile;
+  s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
   constexpr int rounds = 200;
   std::vector<double> per_strand;
@@ -58,7 +70,7 @@ double calibrate_compensation(clock_kind kind) {
     root.t0 = E::now(root);
     for (int i = 0; i < rounds; ++i) {
       {
-        spawn_token tk = E::spawn(nullptr);
+        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
         frame child;
         E::begin_child(child, tk, site{});
         E::end_child(child);
@@ -69,6 +81,7 @@ double calibrate_compensation(clock_kind kind) {
     }
     E::close_strand(root, E::now(root));
     settle_pending(root);
+    release_prof(take_path(root));
     E::current() = nullptr;
     per_strand.push_back(static_cast<double>(root.t.work) / (4.0 * rounds + 1.0));
   }
@@ -99,10 +112,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
   s->on_diagnostic = opt.on_diagnostic;
+  s->profile = opt.site_profiles;
+  s->serial = next_session_serial();
   s->root.label = label;
   s->root.path = label;
   if (opt.compensate && kind != clock_kind::cost) {
-    s->comp_exact = calibrate_compensation<Clock>(kind);
+    s->comp_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
     s->comp = static_cast<std::uint64_t>(std::llround(s->comp_exact));
   }
   return s;
@@ -193,14 +208,188 @@ inline void add_region_rows(report& rep, const session& s, const region_node& n)
   }
 }
 
+inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcept {
+  return ticks < 0 ? -static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(-ticks)))
+                   : static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(ticks)));
+}
+
+// Converts one column of tick values to the report's unit so that the converted
+// values add up to the converted total: each is the difference of the rounded
+// running sums (the self-checks stay exact with timed clocks too).
+class column_rounding {
+ public:
+  explicit column_rounding(const session& s) : s_(s) {}
+  std::int64_t next(std::int64_t ticks) {
+    sum_ += ticks;
+    const std::int64_t now = to_unit_signed(s_, sum_);
+    const std::int64_t v = now - done_;
+    done_ = now;
+    return v;
+  }
+
+ private:
+  const session& s_;
+  std::int64_t sum_ = 0;
+  std::int64_t done_ = 0;
+};
+
+inline std::string site_display_name(const site_entry& e) {
+  if (e.has_tag) return e.tag;
+  std::string f = e.file;
+  const auto slash = f.find_last_of("/\\");
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  return f + ":" + std::to_string(e.line);
+}
+
+// The call-site and spawn-site rows of a finished measurement.
+inline void add_site_profiles(report& rep, const session& s, const frame& root, const path_prof& end) {
+  std::vector<site_sums> on_work;
+  std::size_t table_bytes = 0;
+  {
+    std::lock_guard<std::mutex> g(const_cast<session&>(s).m);
+    for (const auto& t : s.onwork) {
+      if (on_work.size() < t->sums.size()) on_work.resize(t->sums.size());
+      for (std::size_t i = 0; i < t->sums.size(); ++i) on_work[i].add(t->sums[i]);
+      table_bytes += t->sums.capacity() * sizeof(site_sums);
+    }
+  }
+  std::vector<site_sums> on_span;
+  sum_chain(end.node, on_span);
+  const std::size_t n = std::max(on_work.size(), on_span.size());
+  on_work.resize(n);
+  on_span.resize(n);
+  const std::vector<site_entry> entries = site_registry::instance().entries(static_cast<std::uint32_t>(n));
+
+  const std::uint64_t work = root.t.work, span = root.t.pos;
+  struct row {
+    std::uint32_t id;  // n for the root
+    std::int64_t key_span;
+    std::uint64_t key_work;
+  };
+  std::vector<row> calls, spawns;
+  calls.push_back(row{static_cast<std::uint32_t>(n), 0, 0});
+  spawns.push_back(row{static_cast<std::uint32_t>(n), 0, 0});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (on_work[i].n == 0) continue;
+    calls.push_back(row{i, on_span[i].local_span, on_work[i].local_work});
+    if (entries[i].kind == site_kind::spawn) spawns.push_back(row{i, on_span[i].task_span, on_work[i].task_work});
+  }
+  const auto by_name = [&](std::uint32_t a, std::uint32_t b) {
+    const std::string na = site_display_name(entries[a]), nb = site_display_name(entries[b]);
+    return na != nb ? na < nb : a < b;
+  };
+  const auto order = [&](const row& a, const row& b) {
+    if (a.key_span != b.key_span) return a.key_span > b.key_span;
+    if (a.key_work != b.key_work) return a.key_work > b.key_work;
+    return by_name(a.id, b.id);
+  };
+  std::sort(calls.begin() + 1, calls.end(), order);
+  std::sort(spawns.begin() + 1, spawns.end(), order);
+
+  const auto measure = [&](std::uint64_t count, std::uint64_t w, std::int64_t sp) {
+    site_measure m;
+    m.count = count;
+    m.work = to_unit(s, w);
+    m.span = to_unit_signed(s, sp);
+    return m;
+  };
+  const auto describe_row = [&](auto& out, std::uint32_t id) {
+    if (id == n) {
+      out.name = s.root.label;
+      out.kind = site_kind::root;
+      return;
+    }
+    const site_entry& e = entries[id];
+    out.name = site_display_name(e);
+    out.file = e.file;
+    out.line = e.line;
+    out.function = e.function;
+    out.tag = e.tag;
+    out.kind = e.kind;
+    out.recursive = on_work[id].n > on_work[id].tcs_n;
+  };
+
+  column_rounding local_span_col(s), local_work_col(s);
+  for (const row& r : calls) {
+    call_site_profile p;
+    describe_row(p, r.id);
+    if (r.id == n) {
+      p.top_call_site_on_work = p.top_caller_on_work = p.top_call_site_on_span = p.top_caller_on_span =
+          measure(1, work, static_cast<std::int64_t>(span));
+      p.local_on_work = measure(1, root.own_local, static_cast<std::int64_t>(end.u));
+      p.local_on_span = p.local_on_work;
+      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.own_local)));
+      p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.u));
+    } else {
+      const site_sums& w = on_work[r.id];
+      const site_sums& sp = on_span[r.id];
+      p.top_call_site_on_work = measure(w.tcs_n, w.tcs_work, w.tcs_span);
+      p.top_caller_on_work = measure(w.tc_n, w.tc_work, w.tc_span);
+      p.local_on_work = measure(w.n, w.local_work, w.local_span);
+      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(w.local_work)));
+      p.top_call_site_on_span = measure(sp.tcs_n, sp.tcs_work, sp.tcs_span);
+      p.top_caller_on_span = measure(sp.tc_n, sp.tc_work, sp.tc_span);
+      p.local_on_span = measure(sp.n, sp.local_work, sp.local_span);
+      p.local_on_span.span = local_span_col.next(sp.local_span);
+    }
+    rep.call_sites.push_back(std::move(p));
+  }
+
+  column_rounding crit_col(s), excl_col(s);
+  const double span_units = static_cast<double>(rep.root().span);
+  for (const row& r : spawns) {
+    spawn_site_profile p;
+    describe_row(p, r.id);
+    if (r.id == n) {
+      p.tasks = 1;
+      p.work = to_unit(s, work);
+      p.span = to_unit(s, span);
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(root.own_task)));
+      p.critical_span = crit_col.next(static_cast<std::int64_t>(end.ut));
+    } else {
+      const site_sums& w = on_work[r.id];
+      p.tasks = w.n;
+      p.work = to_unit(s, w.tcs_work);
+      p.span = static_cast<std::uint64_t>(std::max<std::int64_t>(0, to_unit_signed(s, w.tcs_span)));
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(w.task_work)));
+      p.critical_span = crit_col.next(on_span[r.id].task_span);
+    }
+    p.critical_percent = span_units > 0 ? 100.0 * static_cast<double>(p.critical_span) / span_units : 0.0;
+    rep.spawn_sites.push_back(std::move(p));
+  }
+  rep.profiler_bytes += table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
+                        object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
+}
+
 // Ends a measurement whose root frame is `root` (already closed) and builds its
 // report. The session is freed unless tasks or groups still refer to it.
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
-  settle_pending(root);
+  path_prof out;
+  if (root.profile) {
+    out = root.pp;
+    out.key = root.id;
+    out.node = take_path(root);
+  }
+  // Tasks still running (misuse, diagnosed) may still write their threads'
+  // on-work tables: the profile is left out then.
+  bool settled = true;
+  if (root.pending) {
+    root.pending->lock.lock();
+    settled = root.pending->remaining() == 0;
+    root.pending->lock.unlock();
+  }
+  settle_pending(root, root.profile ? &out : nullptr);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.t));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    settled = settled && s->diagnostic_count == 0;
+  }
+  if (root.profile && settled && s->bound_objects.load(std::memory_order_acquire) == 0)
+    add_site_profiles(rep, *s, root, out);
+  release_prof(out.node);
   {
     std::lock_guard<std::mutex> g(s->m);
     rep.diagnostics = s->diagnostics;

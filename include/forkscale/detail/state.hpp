@@ -23,6 +23,7 @@
 #include "../clock.hpp"
 #include "../config.hpp"
 #include "macro_scope.hpp"
+#include "profile.hpp"
 #include "../report.hpp"
 #include "../site.hpp"
 
@@ -43,6 +44,9 @@ struct options {
   // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
   // Never applies to the cost clock.
   bool compensate = true;
+  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
+  // cheaper and the report has no site rows.
+  bool site_profiles = true;
   // The speedup estimate goes up to this many processors (0: 32, or the number of
   // hardware threads if that is larger).
   unsigned max_processors = 0;
@@ -125,6 +129,7 @@ struct join_set {
   spinlock lock;
   std::int64_t outstanding = owner_ref;  // guarded by lock
   path_totals acc;                       // guarded by lock
+  path_prof pacc;                        // the winning path's profile; guarded by lock
   std::uint64_t finished = 0;            // children folded in since the last join
   std::uint64_t unpublished = 0;         // owner only
   join_set* forward = nullptr;           // where the totals go once the owner let go
@@ -137,90 +142,16 @@ struct join_set {
   }
 };
 
-// Pooled allocation of join sets: a per-thread cache in front of a process-wide
-// free list that is touched once per batch. Memory is kept for reuse, so the
-// pool's size is the engine's high-water mark.
-class join_pool {
- public:
-  static constexpr unsigned batch = 64;
-
-  static join_pool& instance() noexcept {
-    static join_pool* p = new join_pool;  // never destroyed: late threads may still return sets
-    return *p;
-  }
-
-  join_set* take_batch(unsigned& count) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      if (free_) {
-        join_set* head = free_;
-        join_set* tail = head;
-        count = 1;
-        while (count < batch && tail->next_free) {
-          tail = tail->next_free;
-          ++count;
-        }
-        free_ = tail->next_free;
-        tail->next_free = nullptr;
-        free_count_ -= count;
-        return head;
-      }
-    }
-    auto* chunk = new join_set[batch];
-    {
-      std::lock_guard<std::mutex> g(m_);
-      chunks_.push_back(chunk);
-    }
-    reserved_.fetch_add(sizeof(join_set) * batch, std::memory_order_relaxed);
-    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
-    count = batch;
-    return chunk;
-  }
-
-  void give_back(join_set* head, join_set* tail, unsigned count) {
-    std::lock_guard<std::mutex> g(m_);
-    tail->next_free = free_;
-    free_ = head;
-    free_count_ += count;
-  }
-
-  // Bytes ever obtained from the heap for join sets.
-  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
-
- private:
-  std::mutex m_;
-  join_set* free_ = nullptr;
-  std::size_t free_count_ = 0;
-  std::vector<join_set*> chunks_;  // keeps the memory reachable
-  std::atomic<std::size_t> reserved_{0};
-};
-
-struct join_cache {
-  join_set* head = nullptr;
-  unsigned count = 0;
-  ~join_cache() {
-    if (head) {
-      join_set* tail = head;
-      while (tail->next_free) tail = tail->next_free;
-      join_pool::instance().give_back(head, tail, count);
-    }
-  }
-};
-
-inline join_cache& local_join_cache() noexcept {
-  static thread_local join_cache cache;
-  return cache;
-}
+// Join sets come from the engine's object pool (profile.hpp): a per-thread cache in
+// front of a process-wide free list touched once per batch; the pool's size is the
+// high-water mark.
+using join_pool = object_pool<join_set>;
 
 inline join_set* new_join_set(session* s) {
-  join_cache& c = local_join_cache();
-  if (FORKSCALE_DETAIL_UNLIKELY(!c.head)) c.head = join_pool::instance().take_batch(c.count);
-  join_set* j = c.head;
-  c.head = j->next_free;
-  --c.count;
-  j->next_free = nullptr;
+  join_set* j = object_cache<join_set>::local().take();
   j->outstanding = join_set::owner_ref;
   j->acc = path_totals{};
+  j->pacc = path_prof{};
   j->finished = 0;
   j->unpublished = 0;
   j->forward = nullptr;
@@ -229,18 +160,11 @@ inline join_set* new_join_set(session* s) {
 }
 
 inline void delete_join_set(join_set* j) noexcept {
-  join_cache& c = local_join_cache();
-  j->next_free = c.head;
-  c.head = j;
-  if (FORKSCALE_DETAIL_UNLIKELY(++c.count > 2 * join_pool::batch)) {
-    // Hand a batch back so a thread that only frees does not hoard memory.
-    join_set* head = c.head;
-    join_set* tail = head;
-    for (unsigned i = 1; i < join_pool::batch; ++i) tail = tail->next_free;
-    c.head = tail->next_free;
-    c.count -= join_pool::batch;
-    join_pool::instance().give_back(head, tail, join_pool::batch);
+  if (j->pacc.node) {
+    release_prof(j->pacc.node);
+    j->pacc.node = nullptr;
   }
+  object_cache<join_set>::local().put(j);
 }
 
 // A labeled region, interned per session so that tasks can refer to it after the
@@ -265,6 +189,8 @@ struct session {
   double comp_exact = 0;     // the calibrated estimate, before rounding
   unsigned max_processors = 32;
   std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;     // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
 
   std::mutex m;  // guards everything below (regions and diagnostics: not the event path)
   region_node root;
@@ -273,7 +199,36 @@ struct session {
   // task_group and join_handle objects bound to this session and not yet released;
   // a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
+  // Per-thread on-work tables of the site profile (guarded by m when the list changes).
+  std::vector<std::unique_ptr<onwork_table>> onwork;
 };
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's on-work table for `s`.
+inline onwork_table& onwork_for(session* s) {
+  struct slot {
+    std::uint64_t serial = 0;
+    onwork_table* table = nullptr;
+  };
+  static thread_local slot cached;
+  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.table;
+  std::lock_guard<std::mutex> g(s->m);
+  s->onwork.push_back(std::make_unique<onwork_table>());
+  cached.serial = s->serial;
+  cached.table = s->onwork.back().get();
+  return *cached.table;
+}
+
+inline void record_onwork(session* s, const prof_record& r) {
+  onwork_table& t = onwork_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.sums.size() <= r.site))
+    t.sums.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.sums[r.site].add(r);
+}
 
 // Sessions that ended while tasks or groups still referred to them. They are kept
 // (and reachable) so that late tasks can still report their misuse safely.
@@ -339,6 +294,80 @@ struct frame {
   join_set* report_to = nullptr;  // where this task's totals go; null for a root
   region_node* region = nullptr;  // innermost region, inherited by children
   site where;                     // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (t.pos, id) plus `pp`
+  // and the records in `rel` not yet pushed onto pp.node.
+  bool profile = false;
+  unsigned char inv_flags = 0;     // this task's own invocation
+  unsigned rel_n = 0;
+  std::uint32_t inv_site = 0;
+  std::uint64_t id = root_task_id;  // task id (tie-break at joins)
+  std::uint64_t own_spawns = 0;     // spawns made by this task, for its children's ids
+  std::uint64_t own_local = 0;      // cost of strands of the innermost open invocation
+  std::uint64_t own_task = 0;       // cost of this task's own strands
+  std::uint64_t pos0 = 0, u0 = 0, ut0 = 0;  // at the task's start
+  const site_context* ctx = nullptr;  // sites of the invocations open here
+  path_prof pp;
+  std::int64_t credits = 0;  // references to pp.node taken in advance, for spawns
+  prof_record rel[prof_node::capacity];
+};
+
+// Appends a finished invocation's on-span record to the frame's path.
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.credits) {
+    f.pp.node->refs.fetch_sub(f.credits, std::memory_order_release);
+    f.credits = 0;
+  }
+}
+
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.rel_n == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.pp.node, f.rel, f.rel_n);
+    f.rel_n = 0;
+  }
+  f.rel[f.rel_n++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.rel_n) {
+    drop_credits(f);
+    push_records(f.pp.node, f.rel, f.rel_n);
+    f.rel_n = 0;
+  }
+  return f.pp.node;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(f.credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.credits = 64;
+  }
+  --f.credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.pp.node = nullptr;
+  return p;
+}
+
+// What a call_site guard keeps to make its invocation's record.
+struct call_state {
+  const site_context* ctx = nullptr;  // the caller's
+  std::uint64_t own_local = 0;        // the caller's
+  std::uint64_t pos0 = 0, work0 = 0, u0 = 0;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
 };
 
 // What a spawn hands to its child: where to report and the path lengths at the
@@ -347,26 +376,40 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t pos = 0, bpos = 0, rpos = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t id = 0;
+  const site_context* ctx = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof pp;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
   spawn_token& operator=(const spawn_token&) = delete;
-  spawn_token(spawn_token&& o) noexcept
-      : target(o.target), region(o.region), pos(o.pos), bpos(o.bpos), rpos(o.rpos) {
-    o.target = nullptr;
-  }
+  spawn_token(spawn_token&& o) noexcept { take(o); }
   ~spawn_token();  // a token never used releases its join (engine.hpp)
   spawn_token& operator=(spawn_token&& o) noexcept {
     if (this != &o) {
       this->~spawn_token();
-      target = o.target;
-      region = o.region;
-      pos = o.pos;
-      bpos = o.bpos;
-      rpos = o.rpos;
-      o.target = nullptr;
+      take(o);
     }
     return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    pos = o.pos;
+    bpos = o.bpos;
+    rpos = o.rpos;
+    id = o.id;
+    ctx = o.ctx;
+    site = o.site;
+    flags = o.flags;
+    profile = o.profile;
+    pp = o.pp;
+    o.target = nullptr;
+    o.pp.node = nullptr;
   }
   explicit operator bool() const noexcept { return target != nullptr; }
 };
