@@ -1,14 +1,19 @@
 // Property test: random fork-join programs, run through the guards serially and
 // on real threads, must give exactly the numbers of the brute-force dag oracle
-// under the cost clock — whole program and every region.
+// under the cost clock — whole program, every region, and every field of every
+// row of the call-site and spawn-site profiles (with report::check_profile()
+// holding).
 //
 // FORKSCALE_PROPERTY_SEED=<n> replays from seed n; FORKSCALE_PROPERTY_COUNT=<n>
 // sets how many programs are run (default 10,000).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "support/random_program.hpp"
@@ -50,7 +55,10 @@ std::string compare(const rp::region_table& expected, const rp::region_table& go
 void run_programs(unsigned workers, std::uint64_t seed_offset) {
   const std::uint64_t count = env_or("FORKSCALE_PROPERTY_COUNT", 10000);
   rp::scheduler sched(workers);
-  std::uint64_t failures = 0;
+  // Region and profile mismatches are counted apart, so that a profile bug does
+  // not stop the region checks: the run stops after 3 region failures, and at most
+  // 3 profile failures are shown.
+  std::uint64_t failures = 0, profile_failures = 0, programs = 0;
   for (std::uint64_t i = 0; i < count && failures < 3; ++i) {
     const std::uint64_t seed = base_seed() + seed_offset + i;
     rp::generator gen(seed);
@@ -62,6 +70,7 @@ void run_programs(unsigned workers, std::uint64_t seed_offset) {
     forkscale::options opt;
     opt.on_diagnostic = [&](const forkscale::diagnostic& d) { diags.push_back(d); };
     const forkscale::report rep = run.run(p, "program", opt);
+    ++programs;
     const std::string diff = compare(expected, rp::from_report(rep));
     std::string diag_text;
     for (const auto& d : rep.diagnostics) diag_text += "  " + d.where + ": " + d.problem + "\n";
@@ -73,7 +82,27 @@ void run_programs(unsigned workers, std::uint64_t seed_offset) {
                     << diag_text << "program:\n"
                     << p.describe();
     }
+
+    const rp::totals& whole = expected.at("program");
+    std::string profile_diff = rp::compare_profiles(o.profiles(), rep);
+    const std::string oracle_check = rp::profile_self_check(o.profiles(), whole.work, whole.span);
+    if (!oracle_check.empty()) profile_diff += "  the oracle's own profile fails the self-checks:\n" + oracle_check;
+    const std::string engine_check = rep.check_profile();
+    if (!engine_check.empty()) profile_diff += "  report::check_profile(): " + engine_check + "\n";
+    if (!profile_diff.empty()) {
+      if (++profile_failures <= 3)
+        ADD_FAILURE() << "program with seed " << seed << " (workers " << workers
+                      << "): its site profiles differ from the oracle (first of the programs "
+                         "run with FORKSCALE_PROPERTY_SEED="
+                      << seed - seed_offset << "):\n"
+                      << profile_diff << "program:\n"
+                      << p.describe() << "the oracle's invocations:\n"
+                      << o.explain();
+    }
   }
+  if (profile_failures > 0)
+    ADD_FAILURE() << "site profiles differ from the oracle in " << profile_failures << " of " << programs
+                  << " programs (workers " << workers << ")";
 }
 
 TEST(EngineProperty, SerialRunsMatchOracle) { run_programs(0, 0); }
@@ -119,6 +148,191 @@ TEST(Oracle, HandMadeProgram) {
   EXPECT_EQ(r.burdened_span, 115u); // continuation 10 + 7 + 50 = 67 < 110
   EXPECT_EQ(r.spawns, 1u);
   EXPECT_EQ(r.syncs, 1u);
+}
+
+// Statements for hand-made programs.
+rp::stmt charge(std::uint64_t cost) {
+  rp::stmt s;
+  s.kind = rp::op::charge;
+  s.cost = cost;
+  return s;
+}
+rp::stmt with_body(rp::op kind, int site, rp::body b) {
+  rp::stmt s;
+  s.kind = kind;
+  s.site = site;
+  s.sub = std::make_shared<rp::body>(std::move(b));
+  return s;
+}
+rp::stmt sync() {
+  rp::stmt s;
+  s.kind = rp::op::sync;
+  return s;
+}
+
+template <class Row>
+const Row& row(const std::vector<Row>& rows, forkscale::site_kind kind, const std::string& name) {
+  for (const Row& r : rows)
+    if (r.kind == kind && r.name == name) return r;
+  throw std::runtime_error("no row " + name);
+}
+
+void expect_measure(const forkscale::site_measure& m, std::uint64_t count, std::uint64_t work,
+                    std::int64_t span, const std::string& what) {
+  EXPECT_EQ(m.count, count) << what;
+  EXPECT_EQ(m.work, work) << what;
+  EXPECT_EQ(m.span, span) << what;
+}
+
+// The oracle's profiles on a program whose numbers are worked out by hand. Task ids
+// (docs/model.md; the values are checked in test_profile_cases.cpp): the root's 1st
+// and 2nd tasks 0x910a2dec89025cc1 < 0xbeeb8da1658eec67; the 2nd task's 1st and 2nd
+// 0x778b1aa9c29bc869 > 0x08c9eb4685b1dad7.
+//   spawn A [alpha.cpp:12] { charge 10 }
+//   spawn B [beta.cpp:22] {
+//     spawn R1 [task ζ] { charge 4 }; spawn R2 [alpha.cpp:10] { charge 4 }
+//     charge 3; sync          B's own 3 < R1 4 = R2 4: R1 (larger id) wins
+//     charge 6                B ends at 10
+//   }
+//   charge 10; sync           root 10 = A 10 = B 10: B (largest id) wins
+// W = 10 + 17 + 10 = 37, S = 10; on span B, R1. Local spans: A 10, R1 4, R2 4,
+// B 10 - 4 = 6, root 10 - 10 = 0 (local work 10). Then a task call that joins a
+// task spawned before it:
+//   spawn A [alpha.cpp:12] { charge 10 }; charge 8; task call T [fa alpha.cpp:10] { sync; charge 1 }
+// W = 19, S = 11; T: work 11, span 3, local span 3 - 10 = -7; root local span 8.
+TEST(Oracle, HandMadeProfiles) {
+  {
+    rp::program p;
+    p.root.push_back(with_body(rp::op::spawn, 1, {charge(10)}));
+    p.root.push_back(with_body(rp::op::spawn, 2,
+                               {with_body(rp::op::spawn, 3, {charge(4)}),
+                                with_body(rp::op::spawn, 0, {charge(4)}), charge(3), sync(), charge(6)}));
+    p.root.push_back(charge(10));
+    p.root.push_back(sync());
+    rp::oracle o;
+    const auto t = o.evaluate(p, "root");
+    EXPECT_EQ(t.at("root").work, 37u);
+    EXPECT_EQ(t.at("root").span, 10u);
+    const rp::site_profiles& pr = o.profiles();
+    ASSERT_EQ(pr.call_sites.size(), 5u);
+    ASSERT_EQ(pr.spawn_sites.size(), 5u);
+    const auto spawn = forkscale::site_kind::spawn;
+    const auto& root = pr.call_sites.front();
+    EXPECT_EQ(root.kind, forkscale::site_kind::root);
+    expect_measure(root.top_call_site_on_span, 1, 37, 10, "root");
+    expect_measure(root.local_on_work, 1, 10, 0, "root");
+    const auto& a = row(pr.call_sites, spawn, "alpha.cpp:12");
+    expect_measure(a.top_call_site_on_work, 1, 10, 10, "A");
+    expect_measure(a.top_call_site_on_span, 0, 0, 0, "A");
+    expect_measure(a.local_on_span, 0, 0, 0, "A");
+    const auto& b = row(pr.call_sites, spawn, "beta.cpp:22");
+    expect_measure(b.top_call_site_on_span, 1, 17, 10, "B");
+    expect_measure(b.top_caller_on_span, 1, 17, 10, "B");
+    expect_measure(b.local_on_span, 1, 9, 6, "B");
+    const auto& r1 = row(pr.call_sites, spawn, "task \u03b6");
+    expect_measure(r1.top_caller_on_span, 1, 4, 4, "R1");
+    expect_measure(r1.local_on_span, 1, 4, 4, "R1");
+    const auto& r2 = row(pr.call_sites, spawn, "alpha.cpp:10");
+    expect_measure(r2.top_caller_on_work, 1, 4, 4, "R2");
+    expect_measure(r2.top_caller_on_span, 0, 0, 0, "R2");
+    EXPECT_EQ(row(pr.spawn_sites, spawn, "beta.cpp:22").critical_span, 6);
+    EXPECT_DOUBLE_EQ(row(pr.spawn_sites, spawn, "beta.cpp:22").critical_percent, 60.0);
+    EXPECT_EQ(row(pr.spawn_sites, spawn, "task \u03b6").critical_span, 4);
+    EXPECT_EQ(row(pr.spawn_sites, spawn, "alpha.cpp:12").critical_span, 0);
+    EXPECT_EQ(pr.spawn_sites.front().critical_span, 0);
+    EXPECT_EQ(pr.spawn_sites.front().exclusive_work, 10u);
+  }
+  {
+    rp::program p;
+    p.root.push_back(with_body(rp::op::spawn, 1, {charge(10)}));
+    p.root.push_back(charge(8));
+    p.root.push_back(with_body(rp::op::task_call, 0, {sync(), charge(1)}));
+    rp::oracle o;
+    const auto t = o.evaluate(p, "root");
+    EXPECT_EQ(t.at("root").span, 11u);
+    const rp::site_profiles& pr = o.profiles();
+    const auto& call = row(pr.call_sites, forkscale::site_kind::call, "alpha.cpp:10");
+    expect_measure(call.top_call_site_on_span, 1, 11, 3, "T");
+    expect_measure(call.local_on_span, 1, 1, -7, "T");
+    expect_measure(pr.call_sites.front().local_on_span, 1, 8, 8, "root");
+    EXPECT_EQ(pr.spawn_sites.front().critical_span, 1);
+  }
+}
+
+// The profile comparison sees a change in any one field of any row.
+TEST(Oracle, ProfileComparisonSeesEveryField) {
+  rp::program p;
+  rp::oracle o;
+  // a program with a few sites
+  for (std::uint64_t seed = 1;; ++seed) {
+    p = rp::generator(seed).make();
+    o.evaluate(p, "program");
+    if (o.profiles().call_sites.size() >= 4 && o.profiles().spawn_sites.size() >= 3) break;
+  }
+  forkscale::report rep;
+  rep.call_sites = o.profiles().call_sites;
+  rep.spawn_sites = o.profiles().spawn_sites;
+  std::stable_sort(rep.call_sites.begin() + 1, rep.call_sites.end(), [](const auto& x, const auto& y) {
+    return x.local_on_span.span > y.local_on_span.span;
+  });
+  ASSERT_EQ(rp::compare_profiles(o.profiles(), rep), "");
+  using call_edit = void (*)(forkscale::call_site_profile&);
+  const call_edit call_edits[] = {
+      [](forkscale::call_site_profile& r) { r.file += "x"; },
+      [](forkscale::call_site_profile& r) { r.line += 1; },
+      [](forkscale::call_site_profile& r) { r.function += "x"; },
+      [](forkscale::call_site_profile& r) { r.tag += "x"; },
+      [](forkscale::call_site_profile& r) { r.name += "x"; },
+      [](forkscale::call_site_profile& r) { r.kind = forkscale::site_kind::call; },
+      [](forkscale::call_site_profile& r) { r.recursive = !r.recursive; },
+      [](forkscale::call_site_profile& r) { r.top_call_site_on_work.count += 1; },
+      [](forkscale::call_site_profile& r) { r.top_call_site_on_work.work += 1; },
+      [](forkscale::call_site_profile& r) { r.top_call_site_on_work.span += 1; },
+      [](forkscale::call_site_profile& r) { r.top_call_site_on_span.count += 1; },
+      [](forkscale::call_site_profile& r) { r.top_caller_on_work.work += 1; },
+      [](forkscale::call_site_profile& r) { r.top_caller_on_span.span += 1; },
+      [](forkscale::call_site_profile& r) { r.local_on_work.count += 1; },
+      [](forkscale::call_site_profile& r) { r.local_on_span.work += 1; },
+  };
+  for (std::size_t i = 0; i < rep.call_sites.size(); ++i)
+    for (std::size_t e = 0; e < sizeof call_edits / sizeof call_edits[0]; ++e) {
+      forkscale::report changed = rep;
+      if (i == 0 && e < 5) continue;  // the root row's identity is the engine's own
+      if (changed.call_sites[i].kind == forkscale::site_kind::call && e == 5)
+        changed.call_sites[i].kind = forkscale::site_kind::spawn;
+      else
+        call_edits[e](changed.call_sites[i]);
+      EXPECT_NE(rp::compare_profiles(o.profiles(), changed), "") << "row " << i << ", edit " << e;
+    }
+  using spawn_edit = void (*)(forkscale::spawn_site_profile&);
+  const spawn_edit spawn_edits[] = {
+      [](forkscale::spawn_site_profile& r) { r.line += 1; },
+      [](forkscale::spawn_site_profile& r) { r.name += "x"; },
+      [](forkscale::spawn_site_profile& r) { r.recursive = !r.recursive; },
+      [](forkscale::spawn_site_profile& r) { r.tasks += 1; },
+      [](forkscale::spawn_site_profile& r) { r.work += 1; },
+      [](forkscale::spawn_site_profile& r) { r.span += 1; },
+      [](forkscale::spawn_site_profile& r) { r.exclusive_work += 1; },
+      [](forkscale::spawn_site_profile& r) { r.critical_span += 1; },
+      [](forkscale::spawn_site_profile& r) { r.critical_percent += 0.5; },
+  };
+  for (std::size_t i = 0; i < rep.spawn_sites.size(); ++i)
+    for (std::size_t e = 0; e < sizeof spawn_edits / sizeof spawn_edits[0]; ++e) {
+      if (i == 0 && e < 2) continue;
+      forkscale::report changed = rep;
+      spawn_edits[e](changed.spawn_sites[i]);
+      EXPECT_NE(rp::compare_profiles(o.profiles(), changed), "") << "spawn row " << i << ", edit " << e;
+    }
+  // a missing row, an extra row, the root row not first
+  forkscale::report changed = rep;
+  changed.call_sites.pop_back();
+  EXPECT_NE(rp::compare_profiles(o.profiles(), changed), "");
+  changed = rep;
+  changed.spawn_sites.push_back(changed.spawn_sites.back());
+  EXPECT_NE(rp::compare_profiles(o.profiles(), changed), "");
+  changed = rep;
+  std::swap(changed.call_sites[0], changed.call_sites[1]);
+  EXPECT_NE(rp::compare_profiles(o.profiles(), changed), "");
 }
 
 }  // namespace

@@ -4,11 +4,15 @@
 // The oracle knows nothing of the engine: it unrolls the program into an explicit
 // dag of strands (one node per strand, split at every event), then computes longest
 // paths by dynamic programming over the nodes in creation order (a topological
-// order) and region totals from ancestor sets.
+// order) and region totals from ancestor sets. From the same dag it computes the
+// per-site profiles (docs/model.md, "Per-site profiles"): the invocation tree, the
+// chosen critical path (with the task-id tie rule) and every profile column.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <map>
@@ -17,8 +21,11 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <forkscale/forkscale.hpp>
@@ -38,6 +45,56 @@ enum class op {
   region,        // run `body` inside region `label`
 };
 
+// ---------------------------------------------------------------------------
+// The sites programs use. Static storage only: the engine caches sites by the
+// address of their strings. A handful of functions with a few lines each, so that
+// random nesting makes direct recursion (a site inside itself), mutual recursion
+// (fa's site inside fb's inside fa's) and same-function different-line nesting
+// (top-caller) common. Call sites index call_site_table (call, task_call), spawn
+// sites spawn_site_table (spawn, spawn_group, spawn_handle).
+//
+// call_site_table[0] and spawn_site_table[0] have the same file, line, function and
+// tag: they differ only by kind, so they are two sites. call_site_table[2] and [3]
+// differ only by the tag. "fc" has sites in two files: the function is the
+// site's `function` string alone.
+inline constexpr forkscale::site call_site_table[] = {
+    {"src/alpha.cpp", 10, "fa", nullptr},
+    {"src/alpha.cpp", 14, "fa", nullptr},
+    {"src/beta.cpp", 20, "fb", nullptr},
+    {"src/beta.cpp", 20, "fb", "hot, \"loop\""},
+    {"include/gamma.hpp", 30, "fc", "gamma"},
+    {"src/delta.cpp", 40, "fc", nullptr},
+};
+inline constexpr forkscale::site spawn_site_table[] = {
+    {"src/alpha.cpp", 10, "fa", nullptr},
+    {"src/alpha.cpp", 12, "fa", nullptr},
+    {"src/beta.cpp", 22, "fb", nullptr},
+    {"include/gamma.hpp", 31, "fc", "task \u03b6"},
+};
+// Passed to spawn_scope guards, whose site is not the task's (the spawn point's is).
+inline constexpr forkscale::site spawn_scope_decoy_site{"src/decoy.cpp", 99, "fz", "spawn scope decoy"};
+inline constexpr int call_site_count = static_cast<int>(sizeof call_site_table / sizeof call_site_table[0]);
+inline constexpr int spawn_site_count = static_cast<int>(sizeof spawn_site_table / sizeof spawn_site_table[0]);
+
+inline bool is_spawn(op k) { return k == op::spawn || k == op::spawn_group || k == op::spawn_handle; }
+inline bool is_call(op k) { return k == op::call || k == op::task_call; }
+
+// A statement's site; statements made by hand without one use entry 0.
+inline const forkscale::site& site_of(bool spawn, int index) {
+  const int i = index < 0 ? 0 : index;
+  return spawn ? spawn_site_table[i] : call_site_table[i];
+}
+
+// What a profile row is named by (report.hpp): the tag, or file:line with the file
+// without its directory.
+inline std::string site_name(const forkscale::site& w) {
+  if (w.tag && *w.tag) return w.tag;
+  std::string f = w.file;
+  const auto slash = f.find_last_of("/\\");
+  if (slash != std::string::npos) f = f.substr(slash + 1);
+  return f + ":" + std::to_string(w.line);
+}
+
 struct stmt;
 using body = std::vector<stmt>;
 
@@ -47,6 +104,7 @@ struct stmt {
   int id = -1;
   std::string label;
   std::shared_ptr<body> sub;
+  int site = -1;  // call/task_call: index into call_site_table; spawns: spawn_site_table
 };
 
 struct program {
@@ -63,11 +121,17 @@ struct program {
 // after the spawn finishes.
 class generator {
  public:
-  explicit generator(std::uint64_t seed) : rng_(seed) {}
+  // Sites (and the small-cost choice below) come from their own random stream, so
+  // a seed gives the same program shape as before sites existed.
+  explicit generator(std::uint64_t seed) : rng_(seed), site_rng_(seed ^ 0x5DEECE66DA3B1F27ull) {}
 
   program make() {
     program p;
     budget_ = pick(4, 160);
+    // In about a third of the programs every charge is 0, 1 or 2 units, so that
+    // paths of equal length meet at joins often and the tie rule of the chosen
+    // critical path decides which invocations are on span.
+    small_costs_ = std::uniform_int_distribution<int>(0, 2)(site_rng_) == 0;
     p.burden = pick(0, 3) == 0 ? 0 : pick(1, 400);
     std::vector<int> groups;
     p.root = make_body(0, groups, p);
@@ -87,10 +151,34 @@ class generator {
     s.kind = op::charge;
     const auto r = pick(0, 9);
     s.cost = r == 0 ? 0 : r < 7 ? pick(1, 100) : pick(100, 5000);
+    if (small_costs_) s.cost %= 3;
     return s;
   }
   std::shared_ptr<body> sub(int depth, const std::vector<int>& groups, program& p) {
     return std::make_shared<body>(make_body(depth + 1, groups, p));
+  }
+  // An invocation's body: generated with its site on the stack of enclosing
+  // invocations (whose order is the invocation tree's).
+  std::shared_ptr<body> invocation_body(stmt& s, int depth, const std::vector<int>& groups,
+                                        program& p) {
+    const bool spawn = is_spawn(s.kind);
+    s.site = choose_site(spawn);
+    enclosing_.emplace_back(spawn, s.site);
+    auto b = sub(depth, groups, p);
+    enclosing_.pop_back();
+    return b;
+  }
+  // Often an enclosing invocation's site (recursion), else any site of the kind.
+  int choose_site(bool spawn) {
+    std::vector<int> same;
+    for (const auto& e : enclosing_)
+      if (e.first == spawn) same.push_back(e.second);
+    const auto r = std::uniform_int_distribution<int>(0, 99)(site_rng_);
+    if (!same.empty() && r < 25) return same.back();  // direct recursion
+    if (!same.empty() && r < 40)
+      return same[std::uniform_int_distribution<std::size_t>(0, same.size() - 1)(site_rng_)];
+    return std::uniform_int_distribution<int>(0, (spawn ? spawn_site_count : call_site_count) - 1)(
+        site_rng_);
   }
 
   // `groups`: task groups whose wait surely comes after this code has finished.
@@ -107,7 +195,7 @@ class generator {
         s = charge_stmt();
       } else if (r < 45) {
         s.kind = op::spawn;
-        s.sub = sub(depth, groups, p);
+        s.sub = invocation_body(s, depth, groups, p);
       } else if (r < 53 && !groups.empty()) {
         s.kind = op::spawn_group;
         const auto k = pick(0, groups.size() - 1);
@@ -115,11 +203,11 @@ class generator {
         // The group's wait covers this task, but not waits of groups declared
         // inside the group's scope: the task may run after those.
         const std::vector<int> outer(groups.begin(), groups.begin() + static_cast<long>(k) + 1);
-        s.sub = sub(depth, outer, p);
+        s.sub = invocation_body(s, depth, outer, p);
       } else if (r < 60) {
         s.kind = op::spawn_handle;
         s.id = p.handles++;
-        s.sub = sub(depth, groups, p);
+        s.sub = invocation_body(s, depth, groups, p);
         open_handles.push_back(s.id);
       } else if (r < 70) {
         s.kind = op::sync;
@@ -140,7 +228,7 @@ class generator {
         s.sub->push_back(sy);
       } else if (r < 92) {
         s.kind = pick(0, 2) == 0 ? op::task_call : op::call;
-        s.sub = sub(depth, groups, p);
+        s.sub = invocation_body(s, depth, groups, p);
       } else {
         s.kind = op::region;
         static const char* const labels[] = {"a", "b", "c"};
@@ -171,22 +259,32 @@ class generator {
   }
 
   std::mt19937_64 rng_;
+  std::mt19937_64 site_rng_;
+  bool small_costs_ = false;
+  std::vector<std::pair<bool, int>> enclosing_;  // (spawn kind, site) of enclosing invocations
   int budget_ = 0;
 };
+
+// "[fa alpha.cpp:10]": the site's function and name.
+inline std::string describe_site(bool spawn, int index) {
+  const forkscale::site& w = site_of(spawn, index);
+  return std::string("[") + w.function + " " + site_name(w) + "]";
+}
 
 inline void describe_body(std::ostringstream& os, const body& b, int indent) {
   for (const auto& s : b) {
     os << std::string(static_cast<std::size_t>(indent) * 2, ' ');
+    const std::string at = is_spawn(s.kind) || is_call(s.kind) ? describe_site(is_spawn(s.kind), s.site) + " " : "";
     switch (s.kind) {
       case op::charge: os << "charge " << s.cost << "\n"; break;
-      case op::spawn: os << "spawn {\n"; break;
-      case op::spawn_group: os << "spawn into group " << s.id << " {\n"; break;
-      case op::spawn_handle: os << "spawn handle " << s.id << " {\n"; break;
+      case op::spawn: os << "spawn " << at << "{\n"; break;
+      case op::spawn_group: os << "spawn into group " << s.id << " " << at << "{\n"; break;
+      case op::spawn_handle: os << "spawn handle " << s.id << " " << at << "{\n"; break;
       case op::sync: os << "sync\n"; break;
       case op::join_handle: os << "join handle " << s.id << "\n"; break;
       case op::group_scope: os << "group " << s.id << " {\n"; break;
-      case op::call: os << "call {\n"; break;
-      case op::task_call: os << "task call {\n"; break;
+      case op::call: os << "call " << at << "{\n"; break;
+      case op::task_call: os << "task call " << at << "{\n"; break;
       case op::region: os << "region " << s.label << " {\n"; break;
     }
     if (s.sub) {
@@ -249,6 +347,52 @@ inline region_table from_report(const forkscale::report& r) {
 // task is absorbed by the join that waits for it (for a task that ended before
 // its own children, the join that waits for the task absorbs them too), and with
 // it everything it absorbed during its own life.
+//
+// The per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof, Schardl et
+// al., SPAA'15, §3–§6; TaskProf, Yoga and Nagarakatte, FSE'17, for the spawn-site
+// table), from the same dag:
+//
+// - Every call/task_call and every spawned task is an invocation; the measurement
+//   is invocation 0, the root. A call splits its task's strand where it opens and
+//   where it closes, so its start is the end of the node before it and its end the
+//   end of its last node; a task starts at the end of its spawner's node and ends
+//   at the end of its last node. Every node belongs to the innermost invocation
+//   open in its task when it was made.
+// - work(x): the nodes x's task counts between x's start and end, exactly as a
+//   region does; span(x): longest path to its end minus to its start.
+// - The chosen path: each node's chosen predecessor is the one with the longest
+//   path, ties to the predecessor whose task has the larger task id (a join
+//   node's predecessors are the joining task's previous node and the last node of
+//   every task it absorbs). Walking chosen predecessors back from the program's
+//   last node gives the chosen path; an invocation is on span when its last node
+//   is on it.
+// - L(v) = L(chosen predecessor of v) + the local span of the invocation ending at
+//   v (if any), local span(x) = span(x) − (L(chosen predecessor of x's end) −
+//   L(x's start)), over nodes in creation (topological) order; E(v) and the
+//   exclusive span of tasks likewise with tasks only.
+
+// The profiles the oracle computes, in the report's own row types (the root row
+// first; identity fields of the root rows are left empty).
+struct site_profiles {
+  std::vector<forkscale::call_site_profile> call_sites;
+  std::vector<forkscale::spawn_site_profile> spawn_sites;
+};
+
+// SplitMix64's finalizer (Steele, Lea and Flood, "Fast splittable pseudorandom
+// number generators", OOPSLA'14), as docs/model.md defines task ids with it.
+inline std::uint64_t splitmix64_mix(std::uint64_t z) {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task (k = 1, 2, ...) spawned by a task with id `parent`.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) {
+  return splitmix64_mix(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+
 class oracle {
  public:
   region_table evaluate(const program& p, const std::string& root_label) {
@@ -256,36 +400,76 @@ class oracle {
     nodes_.clear();
     absorbed_.clear();
     final_node_.clear();
+    task_uid_.clear();
+    task_inv_.clear();
+    open_inv_.clear();
+    invocations_.clear();
     group_ends_.assign(static_cast<std::size_t>(p.groups), {});
     handle_ends_.assign(static_cast<std::size_t>(p.handles), {});
     regions_.clear();
     task t;
     t.id = new_task();
+    t.uid = 1;  // the root task's id
+    task_uid_[idx(t.id)] = t.uid;
+    invocations_.emplace_back();  // the root invocation
+    invocations_[0].task = t.id;
+    task_inv_[idx(t.id)] = 0;
+    t.invs.push_back(0);
+    open_inv_[idx(t.id)] = 0;
     t.cur = new_node(t.id);
     t.region_path = root_label;
     run(p.root, t);
     if (!t.block.empty()) throw std::logic_error("program leaves tasks unjoined");
     const int root_end = t.cur;
+    invocations_[0].end = root_end;
 
-    // Longest paths, plain and burdened, in creation (= topological) order.
-    std::vector<std::uint64_t> dist(nodes_.size()), bdist(nodes_.size());
-    for (std::size_t v = 0; v < nodes_.size(); ++v) {
+    // Longest paths, plain and burdened, in creation (= topological) order; the
+    // chosen predecessor of every node; L and E along the chosen paths.
+    const std::size_t n = nodes_.size();
+    dist_.assign(n, 0);
+    std::vector<std::uint64_t> bdist(n);
+    chosen_.assign(n, -1);
+    lsum_.assign(n, 0);
+    esum_.assign(n, 0);
+    local_span_.assign(invocations_.size(), 0);
+    exclusive_span_.assign(invocations_.size(), 0);
+    for (std::size_t v = 0; v < n; ++v) {
       std::uint64_t best = 0, bbest = 0;
+      int chosen = -1;
       for (const auto& e : nodes_[v].preds) {
-        best = std::max(best, dist[idx(e.from)]);
+        best = std::max(best, dist_[idx(e.from)]);
         bbest = std::max(bbest, bdist[idx(e.from)] + (e.continuation ? burden_ : 0));
+        if (chosen < 0 || beats(e.from, chosen)) chosen = e.from;
       }
-      dist[v] = best + nodes_[v].cost;
+      dist_[v] = best + nodes_[v].cost;
       bdist[v] = bbest + nodes_[v].cost;
+      chosen_[v] = chosen;
+      const std::int64_t lbase = chosen < 0 ? 0 : lsum_[idx(chosen)];
+      const std::int64_t ebase = chosen < 0 ? 0 : esum_[idx(chosen)];
+      lsum_[v] = lbase;
+      esum_[v] = ebase;
+      const int x = nodes_[v].ends;
+      if (x >= 0) {
+        const invocation& in = invocations_[idx(x)];
+        const std::int64_t sp = span_of(x);
+        const std::int64_t ls = sp - (lbase - (in.start < 0 ? 0 : lsum_[idx(in.start)]));
+        local_span_[idx(x)] = ls;
+        lsum_[v] += ls;
+        if (in.spawn) {
+          const std::int64_t es = sp - (ebase - (in.start < 0 ? 0 : esum_[idx(in.start)]));
+          exclusive_span_[idx(x)] = es;
+          esum_[v] += es;
+        }
+      }
     }
     // The last node of the root follows every other node.
     for (std::size_t v = 0; v < nodes_.size(); ++v)
-      if (dist[v] > dist[idx(root_end)] || bdist[v] > bdist[idx(root_end)])
+      if (dist_[v] > dist_[idx(root_end)] || bdist[v] > bdist[idx(root_end)])
         throw std::logic_error("a strand does not precede the end of the program");
 
     region_table out;
     totals root = sum_region(t.id, -1, root_end);
-    root.span = dist[idx(root_end)];
+    root.span = dist_[idx(root_end)];
     root.burdened_span = bdist[idx(root_end)];
     root.instances = 1;
     out[root_label] = root;
@@ -294,13 +478,39 @@ class oracle {
       totals& acc = out[r.path];
       acc.instances += 1;
       acc.work += x.work;
-      acc.span += dist[idx(r.close)] - dist[idx(r.open)];
+      acc.span += dist_[idx(r.close)] - dist_[idx(r.open)];
       acc.burdened_span += bdist[idx(r.close)] - bdist[idx(r.open)];
       acc.spawns += x.spawns;
       acc.syncs += x.syncs;
       acc.calls += x.calls;
     }
+    compute_profiles(root_end);
+    if (work_[0] != root.work) throw std::logic_error("invocation work disagrees with region work");
     return out;
+  }
+
+  // The per-site profiles of the program last evaluated.
+  const site_profiles& profiles() const { return profiles_; }
+
+  // Every invocation of the program last evaluated, one per line: site, parent,
+  // task id, work, span, local work and span, on span (for failure messages).
+  std::string explain() const {
+    std::ostringstream os;
+    for (std::size_t x = 0; x < invocations_.size(); ++x) {
+      const invocation& in = invocations_[x];
+      os << "  #" << x << " ";
+      if (x == 0)
+        os << "root";
+      else
+        os << (in.spawn ? "task " : "call ") << describe_site(in.spawn, in.site) << " parent #"
+           << in.parent;
+      os << " task id 0x" << std::hex << task_uid_[idx(in.task)] << std::dec << ": work " << work_[x] << ", span "
+         << span_of(static_cast<int>(x)) << ", local work " << local_work_[x] << ", local span "
+         << (x == 0 ? root_local_span_ : local_span_[x]);
+      if (in.spawn) os << ", exclusive work " << exclusive_work_[x] << ", exclusive span " << exclusive_span_[x];
+      os << (on_span_[x] ? ", on span" : "") << "\n";
+    }
+    return os.str();
   }
 
  private:
@@ -315,12 +525,17 @@ class oracle {
     int spawns = 0;     // spawn events at the end of this node
     bool sync = false;  // this node starts after a join
     int calls = 0;      // call events inside this node
+    int inv = -1;       // the invocation this node belongs to
+    int ends = -1;      // the invocation whose last node this is
   };
   struct task {
     int id = -1;
     int cur = -1;
     std::vector<int> block;  // tasks in the task's own sync block
     std::string region_path;
+    std::uint64_t uid = 0;      // the task id of docs/model.md
+    std::uint64_t spawned = 0;  // spawns made so far, all kinds
+    std::vector<int> invs;      // open invocations, innermost last (the task's own first)
   };
   struct region_instance {
     std::string path;
@@ -330,17 +545,29 @@ class oracle {
     int by_task = -1;
     int at_node = -1;
   };
+  struct invocation {
+    int site = -1;  // index into the kind's table; -1 for the root
+    bool spawn = false;
+    int parent = -1;
+    int task = -1;
+    int start = -1;  // the node whose end is the invocation's start (-1: the program's)
+    int end = -1;    // its last node
+  };
 
   static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
 
   int new_task() {
     absorbed_.emplace_back();
     final_node_.push_back(-1);
+    task_uid_.push_back(0);
+    task_inv_.push_back(-1);
+    open_inv_.push_back(-1);
     return static_cast<int>(absorbed_.size()) - 1;
   }
   int new_node(int task_id) {
     nodes_.emplace_back();
     nodes_.back().task = task_id;
+    nodes_.back().inv = open_inv_[idx(task_id)];
     return static_cast<int>(nodes_.size()) - 1;
   }
   int follow(int from, int task_id, bool continuation = false) {
@@ -360,21 +587,62 @@ class oracle {
     t.cur = w;
   }
 
+  void open_invocation(task& t, bool spawn, int site, int task_id, int start) {
+    invocation in;
+    in.site = site < 0 ? 0 : site;
+    in.spawn = spawn;
+    in.parent = t.invs.back();
+    in.task = task_id;
+    in.start = start;
+    invocations_.push_back(in);
+  }
+  void end_invocation(int x, int last) {
+    invocations_[idx(x)].end = last;
+    if (nodes_[idx(last)].ends >= 0) throw std::logic_error("two invocations end at one node");
+    nodes_[idx(last)].ends = x;
+  }
+
   // Runs a child task to its end; returns the tasks its joiner waits for: the
   // child and the children it left unjoined (they outlive it).
-  std::vector<int> spawn_child(const body& b, task& parent) {
+  std::vector<int> spawn_child(const stmt& s, task& parent) {
     const int u = parent.cur;
     nodes_[idx(u)].spawns += 1;
     task child;
     child.id = new_task();
+    child.uid = child_task_id(parent.uid, ++parent.spawned);
+    task_uid_[idx(child.id)] = child.uid;
+    // The task's invocation: its parent is the innermost invocation open in the
+    // spawning task at the spawn point.
+    open_invocation(parent, true, s.site, child.id, u);
+    const int x = static_cast<int>(invocations_.size()) - 1;
+    task_inv_[idx(child.id)] = x;
+    child.invs.push_back(x);
+    open_inv_[idx(child.id)] = x;
     child.cur = follow(u, child.id);
     child.region_path = parent.region_path;
-    run(b, child);
+    run(*s.sub, child);
     final_node_[idx(child.id)] = child.cur;
+    end_invocation(x, child.cur);
     parent.cur = follow(u, parent.id, /*continuation=*/true);
     std::vector<int> waited = child.block;
     waited.push_back(child.id);
     return waited;
+  }
+
+  // A call's invocation around `inner`: the strand splits where it opens and
+  // where it closes.
+  template <class Inner>
+  void invoke_call(const stmt& s, task& t, Inner inner) {
+    open_invocation(t, false, s.site, t.id, t.cur);
+    const int x = static_cast<int>(invocations_.size()) - 1;
+    t.invs.push_back(x);
+    open_inv_[idx(t.id)] = x;
+    t.cur = follow(t.cur, t.id);
+    inner();
+    end_invocation(x, t.cur);
+    t.invs.pop_back();
+    open_inv_[idx(t.id)] = t.invs.back();
+    t.cur = follow(t.cur, t.id);
   }
 
   void run(const body& b, task& t) {
@@ -382,18 +650,18 @@ class oracle {
       switch (s.kind) {
         case op::charge: nodes_[idx(t.cur)].cost += s.cost; break;
         case op::spawn: {
-          auto w = spawn_child(*s.sub, t);
+          auto w = spawn_child(s, t);
           t.block.insert(t.block.end(), w.begin(), w.end());
           break;
         }
         case op::spawn_group: {
-          auto w = spawn_child(*s.sub, t);
+          auto w = spawn_child(s, t);
           auto& g = group_ends_[idx(s.id)];
           g.insert(g.end(), w.begin(), w.end());
           break;
         }
         case op::spawn_handle: {
-          auto w = spawn_child(*s.sub, t);
+          auto w = spawn_child(s, t);
           auto& h = handle_ends_[idx(s.id)];
           h.insert(h.end(), w.begin(), w.end());
           break;
@@ -406,17 +674,19 @@ class oracle {
           break;
         case op::task_call:
           nodes_[idx(t.cur)].calls += 1;
-          run(*s.sub, t);
+          invoke_call(s, t, [&] { run(*s.sub, t); });
           break;
         case op::call: {
           // A call is a sync scope: its syncs join only what it spawned, and
           // what it leaves unjoined passes to the caller's sync block.
           nodes_[idx(t.cur)].calls += 1;
-          std::vector<int> caller_block;
-          caller_block.swap(t.block);
-          run(*s.sub, t);
-          caller_block.insert(caller_block.end(), t.block.begin(), t.block.end());
-          t.block.swap(caller_block);
+          invoke_call(s, t, [&] {
+            std::vector<int> caller_block;
+            caller_block.swap(t.block);
+            run(*s.sub, t);
+            caller_block.insert(caller_block.end(), t.block.begin(), t.block.end());
+            t.block.swap(caller_block);
+          });
           break;
         }
         case op::region: {
@@ -436,6 +706,22 @@ class oracle {
         }
       }
     }
+  }
+
+  // Does the path to node a win over the path to node b at a join? Longer wins;
+  // on a tie, the one from the task with the larger task id.
+  bool beats(int a, int b) const {
+    if (dist_[idx(a)] != dist_[idx(b)]) return dist_[idx(a)] > dist_[idx(b)];
+    const std::uint64_t ia = task_uid_[idx(nodes_[idx(a)].task)];
+    const std::uint64_t ib = task_uid_[idx(nodes_[idx(b)].task)];
+    if (ia == ib) throw std::logic_error("two incoming paths of a join with one task id");
+    return ia > ib;
+  }
+
+  std::int64_t span_of(int x) const {
+    const invocation& in = invocations_[idx(x)];
+    const std::uint64_t to_start = in.start < 0 ? 0 : dist_[idx(in.start)];
+    return static_cast<std::int64_t>(dist_[idx(in.end)]) - static_cast<std::int64_t>(to_start);
   }
 
   // Is node v counted by a region of task `owner` spanning nodes (open, close]?
@@ -463,13 +749,394 @@ class oracle {
     return x;
   }
 
+  // Work of an invocation: what its task counts between its start and its end.
+  // Summed by ancestor chains like sum_region, but for all invocations in one
+  // pass over the nodes.
+  void invocation_work() {
+    const std::size_t ni = invocations_.size();
+    work_.assign(ni, 0);
+    // the invocations of each task, to find those whose (start, end] holds a point
+    std::vector<std::vector<int>> of_task(absorbed_.size());
+    for (std::size_t x = 0; x < ni; ++x) of_task[idx(invocations_[x].task)].push_back(static_cast<int>(x));
+    for (std::size_t v = 0; v < nodes_.size(); ++v) {
+      const std::uint64_t c = nodes_[v].cost;
+      if (c == 0) continue;
+      // every (task, node) the node is counted at: its own, then each absorption
+      int tk = nodes_[v].task;
+      int at = static_cast<int>(v);
+      for (;;) {
+        for (int x : of_task[idx(tk)]) {
+          const invocation& in = invocations_[idx(x)];
+          if (at > in.start && at <= in.end) work_[idx(x)] += c;
+        }
+        const absorption& a = absorbed_[idx(tk)];
+        if (a.by_task < 0) break;
+        tk = a.by_task;
+        at = a.at_node;
+      }
+    }
+  }
+
+  void compute_profiles(int root_end) {
+    const std::size_t ni = invocations_.size();
+    invocation_work();
+    local_work_.assign(ni, 0);
+    exclusive_work_.assign(ni, 0);
+    for (const auto& nd : nodes_) {
+      local_work_[idx(nd.inv)] += nd.cost;
+      exclusive_work_[idx(task_inv_[idx(nd.task)])] += nd.cost;
+    }
+    // On span: the last node is on the chosen path to the program's end.
+    std::vector<bool> on_path(nodes_.size(), false);
+    for (int v = root_end; v >= 0; v = chosen_[idx(v)]) on_path[idx(v)] = true;
+    on_span_.assign(ni, false);
+    for (std::size_t x = 0; x < ni; ++x) on_span_[x] = on_path[idx(invocations_[x].end)];
+
+    const std::uint64_t total_work = work_[0];
+    const std::int64_t total_span = span_of(0);
+    root_local_span_ = total_span - lsum_[idx(root_end)];
+    const std::int64_t root_critical = total_span - esum_[idx(root_end)];
+
+    profiles_ = site_profiles{};
+    forkscale::call_site_profile root;
+    root.kind = forkscale::site_kind::root;
+    const forkscale::site_measure whole{1, total_work, total_span};
+    const forkscale::site_measure own{1, local_work_[0], root_local_span_};
+    root.top_call_site_on_work = root.top_call_site_on_span = whole;
+    root.top_caller_on_work = root.top_caller_on_span = whole;
+    root.local_on_work = root.local_on_span = own;
+    profiles_.call_sites.push_back(root);
+    forkscale::spawn_site_profile sroot;
+    sroot.kind = forkscale::site_kind::root;
+    sroot.tasks = 1;
+    sroot.work = total_work;
+    sroot.span = static_cast<std::uint64_t>(total_span);
+    sroot.exclusive_work = exclusive_work_[0];
+    sroot.critical_span = root_critical;
+    sroot.critical_percent = total_span > 0 ? 100.0 * static_cast<double>(root_critical) /
+                                                  static_cast<double>(total_span)
+                                            : 0.0;
+    profiles_.spawn_sites.push_back(sroot);
+
+    std::map<std::pair<bool, int>, forkscale::call_site_profile> rows;
+    std::map<int, forkscale::spawn_site_profile> spawn_rows;
+    auto add = [](forkscale::site_measure& m, std::uint64_t w, std::int64_t s) {
+      m.count += 1;
+      m.work += w;
+      m.span += s;
+    };
+    for (std::size_t x = 1; x < ni; ++x) {
+      const invocation& in = invocations_[x];
+      const forkscale::site& where = site_of(in.spawn, in.site);
+      bool same_site = false, same_function = false;
+      for (int a = in.parent; a > 0; a = invocations_[idx(a)].parent) {
+        const invocation& an = invocations_[idx(a)];
+        if (an.spawn == in.spawn && an.site == in.site) same_site = true;
+        if (std::strcmp(site_of(an.spawn, an.site).function, where.function) == 0) same_function = true;
+      }
+      const std::pair<bool, int> key(in.spawn, in.site);
+      auto it = rows.find(key);
+      if (it == rows.end()) {
+        forkscale::call_site_profile r;
+        r.name = site_name(where);
+        r.file = where.file;
+        r.line = where.line;
+        r.function = where.function;
+        r.tag = where.tag ? where.tag : "";
+        r.kind = in.spawn ? forkscale::site_kind::spawn : forkscale::site_kind::call;
+        it = rows.emplace(key, r).first;
+      }
+      forkscale::call_site_profile& r = it->second;
+      const std::uint64_t w = work_[x];
+      const std::int64_t s = span_of(static_cast<int>(x));
+      const bool on = on_span_[x];
+      r.recursive = r.recursive || same_site;
+      if (!same_site) {
+        add(r.top_call_site_on_work, w, s);
+        if (on) add(r.top_call_site_on_span, w, s);
+      }
+      if (!same_function) {
+        add(r.top_caller_on_work, w, s);
+        if (on) add(r.top_caller_on_span, w, s);
+      }
+      add(r.local_on_work, local_work_[x], local_span_[x]);
+      if (on) add(r.local_on_span, local_work_[x], local_span_[x]);
+      if (in.spawn) {
+        auto sit = spawn_rows.find(in.site);
+        if (sit == spawn_rows.end()) {
+          forkscale::spawn_site_profile sr;
+          sr.name = r.name;
+          sr.file = r.file;
+          sr.line = r.line;
+          sr.function = r.function;
+          sr.tag = r.tag;
+          sr.kind = forkscale::site_kind::spawn;
+          sit = spawn_rows.emplace(in.site, sr).first;
+        }
+        forkscale::spawn_site_profile& sr = sit->second;
+        sr.recursive = sr.recursive || same_site;
+        sr.tasks += 1;
+        if (!same_site) {
+          sr.work += w;
+          sr.span += static_cast<std::uint64_t>(s);
+        }
+        sr.exclusive_work += exclusive_work_[x];
+        if (on) sr.critical_span += exclusive_span_[x];
+      }
+    }
+    for (auto& [key, r] : rows) profiles_.call_sites.push_back(r);
+    for (auto& [key, sr] : spawn_rows) {
+      sr.critical_percent = total_span > 0 ? 100.0 * static_cast<double>(sr.critical_span) /
+                                                 static_cast<double>(total_span)
+                                           : 0.0;
+      profiles_.spawn_sites.push_back(sr);
+    }
+  }
+
   std::uint64_t burden_ = 0;
   std::vector<node> nodes_;
   std::vector<absorption> absorbed_;
   std::vector<int> final_node_;
+  std::vector<std::uint64_t> task_uid_;  // by task
+  std::vector<int> task_inv_;            // by task: its own invocation
+  std::vector<int> open_inv_;            // by task: its innermost open invocation
   std::vector<std::vector<int>> group_ends_, handle_ends_;
   std::vector<region_instance> regions_;
+  std::vector<invocation> invocations_;
+  // by node
+  std::vector<std::uint64_t> dist_;
+  std::vector<int> chosen_;
+  std::vector<std::int64_t> lsum_, esum_;
+  // by invocation
+  std::vector<std::uint64_t> work_, local_work_, exclusive_work_;
+  std::vector<std::int64_t> local_span_, exclusive_span_;
+  std::vector<bool> on_span_;
+  std::int64_t root_local_span_ = 0;
+  site_profiles profiles_;
 };
+
+// ---------------------------------------------------------------------------
+// Comparing per-site profiles: the oracle's against a report's, row by row by site
+// identity (kind, file, line, function, tag), every field.
+
+inline std::string to_string(const forkscale::site_measure& m) {
+  return "{count " + std::to_string(m.count) + ", work " + std::to_string(m.work) + ", span " +
+         std::to_string(m.span) + "}";
+}
+
+struct field_diff {
+  std::string field, want, got;
+  bool same = true;
+};
+
+namespace detail {
+
+using site_key = std::tuple<int, std::string, unsigned, std::string, std::string>;
+
+template <class Row>
+site_key key_of(const Row& r) {
+  return site_key(static_cast<int>(r.kind), r.file, r.line, r.function, r.tag);
+}
+
+template <class Row>
+std::string row_title(const Row& r) {
+  if (r.kind == forkscale::site_kind::root) return "root row";
+  std::string t = std::string(forkscale::to_string(r.kind)) + " site " + r.name + " (" + r.file + ":" +
+                  std::to_string(r.line) + " in " + r.function;
+  if (!r.tag.empty()) t += ", tag \"" + r.tag + "\"";
+  return t + ")";
+}
+
+inline void field(std::vector<field_diff>& out, const std::string& name, const std::string& want,
+                  const std::string& got) {
+  out.push_back(field_diff{name, want, got, want == got});
+}
+
+inline bool percent_close(double a, double b) {
+  return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+}
+
+inline std::string fmt_double(double d) {
+  std::ostringstream os;
+  os.precision(17);
+  os << d;
+  return os.str();
+}
+
+template <class Row>
+void identity_fields(std::vector<field_diff>& out, const Row& want, const Row& got) {
+  field(out, "kind", forkscale::to_string(want.kind), forkscale::to_string(got.kind));
+  if (want.kind == forkscale::site_kind::root) return;  // the root's position is the engine's
+  field(out, "name", want.name, got.name);
+  field(out, "file", want.file, got.file);
+  field(out, "line", std::to_string(want.line), std::to_string(got.line));
+  field(out, "function", want.function, got.function);
+  field(out, "tag", want.tag, got.tag);
+}
+
+inline std::vector<field_diff> fields(const forkscale::call_site_profile& w,
+                                      const forkscale::call_site_profile& g) {
+  std::vector<field_diff> out;
+  identity_fields(out, w, g);
+  field(out, "recursive", w.recursive ? "true" : "false", g.recursive ? "true" : "false");
+  field(out, "top_call_site_on_work", to_string(w.top_call_site_on_work), to_string(g.top_call_site_on_work));
+  field(out, "top_call_site_on_span", to_string(w.top_call_site_on_span), to_string(g.top_call_site_on_span));
+  field(out, "top_caller_on_work", to_string(w.top_caller_on_work), to_string(g.top_caller_on_work));
+  field(out, "top_caller_on_span", to_string(w.top_caller_on_span), to_string(g.top_caller_on_span));
+  field(out, "local_on_work", to_string(w.local_on_work), to_string(g.local_on_work));
+  field(out, "local_on_span", to_string(w.local_on_span), to_string(g.local_on_span));
+  return out;
+}
+
+inline std::vector<field_diff> fields(const forkscale::spawn_site_profile& w,
+                                      const forkscale::spawn_site_profile& g) {
+  std::vector<field_diff> out;
+  identity_fields(out, w, g);
+  field(out, "recursive", w.recursive ? "true" : "false", g.recursive ? "true" : "false");
+  field(out, "tasks", std::to_string(w.tasks), std::to_string(g.tasks));
+  field(out, "work", std::to_string(w.work), std::to_string(g.work));
+  field(out, "span", std::to_string(w.span), std::to_string(g.span));
+  field(out, "exclusive_work", std::to_string(w.exclusive_work), std::to_string(g.exclusive_work));
+  field(out, "critical_span", std::to_string(w.critical_span), std::to_string(g.critical_span));
+  out.push_back(field_diff{"critical_percent", fmt_double(w.critical_percent), fmt_double(g.critical_percent),
+                           percent_close(w.critical_percent, g.critical_percent)});
+  return out;
+}
+
+// The same comparisons as fields() without formatting anything (most rows agree).
+inline bool same_measure(const forkscale::site_measure& a, const forkscale::site_measure& b) {
+  return a.count == b.count && a.work == b.work && a.span == b.span;
+}
+template <class Row>
+bool same_identity(const Row& w, const Row& g) {
+  if (w.kind != g.kind) return false;
+  if (w.kind == forkscale::site_kind::root) return true;
+  return w.name == g.name && w.file == g.file && w.line == g.line && w.function == g.function && w.tag == g.tag;
+}
+inline bool same(const forkscale::call_site_profile& w, const forkscale::call_site_profile& g) {
+  return same_identity(w, g) && w.recursive == g.recursive &&
+         same_measure(w.top_call_site_on_work, g.top_call_site_on_work) &&
+         same_measure(w.top_call_site_on_span, g.top_call_site_on_span) &&
+         same_measure(w.top_caller_on_work, g.top_caller_on_work) &&
+         same_measure(w.top_caller_on_span, g.top_caller_on_span) && same_measure(w.local_on_work, g.local_on_work) &&
+         same_measure(w.local_on_span, g.local_on_span);
+}
+inline bool same(const forkscale::spawn_site_profile& w, const forkscale::spawn_site_profile& g) {
+  return same_identity(w, g) && w.recursive == g.recursive && w.tasks == g.tasks && w.work == g.work &&
+         w.span == g.span && w.exclusive_work == g.exclusive_work && w.critical_span == g.critical_span &&
+         percent_close(w.critical_percent, g.critical_percent);
+}
+
+inline std::string table(const std::string& title, const std::vector<field_diff>& f) {
+  std::size_t w0 = 5, w1 = 6;
+  for (const auto& d : f) {
+    w0 = std::max(w0, d.field.size());
+    w1 = std::max(w1, d.want.size());
+  }
+  auto pad = [](const std::string& s, std::size_t n) { return s + std::string(n - s.size(), ' '); };
+  std::string t = "  " + title + ":\n    " + pad("field", w0) + "  " + pad("oracle", w1) + "  engine\n";
+  for (const auto& d : f)
+    t += "    " + pad(d.field, w0) + "  " + pad(d.want, w1) + "  " + d.got + (d.same ? "" : "   <-- differs") +
+         "\n";
+  return t;
+}
+
+// One table (call sites or spawn sites): a diff, empty when they agree.
+template <class Row>
+std::string compare_rows(const char* what, const std::vector<Row>& want, const std::vector<Row>& got) {
+  std::string out;
+  if (got.empty()) return "  " + std::string(what) + ": the engine has no rows (the oracle has " +
+                          std::to_string(want.size()) + ")\n";
+  if (got.front().kind != forkscale::site_kind::root)
+    out += "  " + std::string(what) + ": the engine's first row is not the root row but " +
+           row_title(got.front()) + "\n";
+  std::map<site_key, const Row*> by_key;
+  const Row* got_root = nullptr;
+  for (const Row& r : got) {
+    if (r.kind == forkscale::site_kind::root) {
+      if (got_root) out += "  " + std::string(what) + ": more than one root row\n";
+      got_root = &r;
+    } else if (!by_key.emplace(key_of(r), &r).second) {
+      out += "  " + std::string(what) + ": two rows for " + row_title(r) + "\n";
+    }
+  }
+  std::string first_table;
+  std::vector<std::string> others;
+  auto check = [&](const Row& w, const Row& g) {
+    if (same(w, g)) return;
+    const auto f = fields(w, g);
+    if (first_table.empty())
+      first_table = table(std::string(what) + ", first differing row: " + row_title(w), f);
+    else
+      others.push_back(row_title(w));
+  };
+  for (const Row& w : want) {
+    if (w.kind == forkscale::site_kind::root) {
+      if (got_root)
+        check(w, *got_root);
+      else
+        out += "  " + std::string(what) + ": no root row\n";
+      continue;
+    }
+    auto it = by_key.find(key_of(w));
+    if (it == by_key.end()) {
+      out += "  " + std::string(what) + ": the engine has no row for " + row_title(w) + "\n";
+      continue;
+    }
+    check(w, *it->second);
+    by_key.erase(it);
+  }
+  for (const auto& [key, r] : by_key) out += "  " + std::string(what) + ": unexpected " + row_title(*r) + "\n";
+  out += first_table;
+  if (!others.empty()) {
+    out += "  " + std::string(what) + ", other differing rows:";
+    for (const auto& o : others) out += " " + o + ";";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace detail
+
+// Every row and every field of the report's profiles against the oracle's; empty
+// when they agree. Also checks that the root rows come first and that the other
+// call-site rows are sorted by local span on span, largest first (report.hpp).
+inline std::string compare_profiles(const site_profiles& want, const forkscale::report& got) {
+  std::string out = detail::compare_rows("call sites", want.call_sites, got.call_sites);
+  out += detail::compare_rows("spawn sites", want.spawn_sites, got.spawn_sites);
+  for (std::size_t i = 2; i < got.call_sites.size(); ++i)
+    if (got.call_sites[i - 1].local_on_span.span < got.call_sites[i].local_on_span.span) {
+      out += "  call sites: rows not sorted by local span on span: " + detail::row_title(got.call_sites[i - 1]) +
+             " before " + detail::row_title(got.call_sites[i]) + "\n";
+      break;
+    }
+  return out;
+}
+
+// The self-checks of docs/model.md on a set of profiles: local span on span summed
+// over the call-site rows is the span, local work on work summed is the work, and
+// likewise critical span and exclusive work over the spawn-site rows. Empty when
+// they hold.
+inline std::string profile_self_check(const site_profiles& p, std::uint64_t work, std::uint64_t span) {
+  std::int64_t ls = 0, cs = 0;
+  std::uint64_t lw = 0, ew = 0;
+  for (const auto& r : p.call_sites) {
+    ls += r.local_on_span.span;
+    lw += r.local_on_work.work;
+  }
+  for (const auto& r : p.spawn_sites) {
+    cs += r.critical_span;
+    ew += r.exclusive_work;
+  }
+  std::string out;
+  if (ls != static_cast<std::int64_t>(span))
+    out += "  local span on span sums to " + std::to_string(ls) + ", span " + std::to_string(span) + "\n";
+  if (lw != work) out += "  local work on work sums to " + std::to_string(lw) + ", work " + std::to_string(work) + "\n";
+  if (cs != static_cast<std::int64_t>(span))
+    out += "  critical span sums to " + std::to_string(cs) + ", span " + std::to_string(span) + "\n";
+  if (ew != work) out += "  exclusive work sums to " + std::to_string(ew) + ", work " + std::to_string(work) + "\n";
+  return out;
+}
 
 // ---------------------------------------------------------------------------
 // A small scheduler: a shared queue, worker threads, and joins that run queued
@@ -625,6 +1292,17 @@ class interpreter {
     sched_.forward(block, target);
   }
 
+  // The other way to spawn: a spawn point now, a spawn_scope when the task runs.
+  // The task's site is the spawn point's (docs/model.md); the scope gets a site
+  // no program uses, which must not show in the profiles.
+  template <class Task>
+  static auto by_spawn_point(forkscale::spawn_token tk, Task task) {
+    return [tk = std::move(tk), task]() mutable {
+      forkscale::basic_spawn_scope<Clock> scope(std::move(tk), spawn_scope_decoy_site);
+      task();
+    };
+  }
+
   template <class Spawned>
   void dispatch(Spawned&& task, scheduler::counter* target) {
     sched_.add(target);
@@ -646,16 +1324,22 @@ class interpreter {
         case op::charge: forkscale::charge(s.cost); break;
         case op::spawn: {
           const body* sub = s.sub.get();
-          auto t = forkscale::spawn<Clock>([this, sub, block] { run_task(*sub, block); });
-          dispatch(std::move(t), block);
+          auto task = [this, sub, block] { run_task(*sub, block); };
+          if (coin(30))
+            dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(site_of(true, s.site)), task), block);
+          else
+            dispatch(forkscale::spawn<Clock>(task, site_of(true, s.site)), block);
           break;
         }
         case op::spawn_group: {
           group_slot& g = *groups_[static_cast<std::size_t>(s.id)];
           const body* sub = s.sub.get();
           scheduler::counter* c = g.counter;
-          auto t = forkscale::spawn(g.group, [this, sub, c] { run_task(*sub, c); });
-          dispatch(std::move(t), c);
+          auto task = [this, sub, c] { run_task(*sub, c); };
+          if (coin(30))
+            dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(g.group, site_of(true, s.site)), task), c);
+          else
+            dispatch(forkscale::spawn(g.group, task, site_of(true, s.site)), c);
           break;
         }
         case op::spawn_handle: {
@@ -663,8 +1347,11 @@ class interpreter {
           h.counter = sched_.make_counter();
           const body* sub = s.sub.get();
           scheduler::counter* c = h.counter;
-          auto t = forkscale::spawn(h.handle, [this, sub, c] { run_task(*sub, c); });
-          dispatch(std::move(t), c);
+          auto task = [this, sub, c] { run_task(*sub, c); };
+          if (coin(30))
+            dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(h.handle, site_of(true, s.site)), task), c);
+          else
+            dispatch(forkscale::spawn(h.handle, task, site_of(true, s.site)), c);
           break;
         }
         case op::sync: {
@@ -687,12 +1374,12 @@ class interpreter {
           break;
         }
         case op::task_call: {
-          forkscale::basic_call_site<Clock, false> cs;
+          forkscale::basic_call_site<Clock, false> cs(site_of(false, s.site));
           run_body(*s.sub, block);
           break;
         }
         case op::call: {
-          forkscale::basic_call_site<Clock> cs;
+          forkscale::basic_call_site<Clock> cs(site_of(false, s.site));
           scheduler::counter* inner = sched_.make_counter();
           run_body(*s.sub, inner);
           sched_.forward(inner, block);  // what the call left unjoined
