@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -231,6 +232,195 @@ TEST(ReportIo, RoundTripsARealReport) {
   EXPECT_EQ(back.regions[1].label, rep.regions[1].label);
 }
 
+// A report with per-site profiles built by hand (whatever the engine fills in):
+// text that needs escaping (valid UTF-8, so it reads back byte for byte), the
+// extremes of every integer column, negative spans and a NaN percentage.
+fs::report profile_report() {
+  fs::report rep = real_report();
+  rep.call_sites.clear();
+  rep.spawn_sites.clear();
+  const auto u64 = std::numeric_limits<std::uint64_t>::max();
+  const auto i64_min = std::numeric_limits<std::int64_t>::min();
+  const auto i64_max = std::numeric_limits<std::int64_t>::max();
+  const std::string texts[] = {"plain", "comma, \"quote\"", "new\nline\ttab\x01", "=cmd|' /C calc'!A0", "+plus",
+                               "-minus", "@at", "\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80 \xE2\x80\xA8", ""};
+  const auto m = [](std::uint64_t count, std::uint64_t work, std::int64_t span) {
+    fs::site_measure x;
+    x.count = count;
+    x.work = work;
+    x.span = span;
+    return x;
+  };
+  std::uint64_t k = 0;
+  for (const std::string& t : texts) {
+    fs::call_site_profile c;
+    c.name = t;
+    c.file = "src/" + t + ".cpp";
+    c.line = k == 0 ? std::numeric_limits<unsigned>::max() : static_cast<unsigned>(k);
+    c.function = "fn " + t;
+    c.tag = t;
+    c.kind = k == 0 ? fs::site_kind::root : k % 2 ? fs::site_kind::call : fs::site_kind::spawn;
+    c.recursive = k % 3 == 1;
+    const auto i = static_cast<std::int64_t>(k);
+    c.top_call_site_on_work = m(k == 1 ? u64 : k, k == 2 ? u64 : 1000 * k + 1, k == 3 ? i64_max : 7 * i);
+    c.top_caller_on_work = m(k, 999 * k, k == 4 ? i64_min : 3 * i);
+    c.local_on_work = m(2 * k, 17 * k, -i);
+    c.top_call_site_on_span = m(k / 2, 11 * k, 0);
+    c.top_caller_on_span = m(1, 13 * k, i64_max - i);
+    c.local_on_span = m(k % 3, 19 * k, k == 5 ? i64_min : -3 * i + 5);
+    rep.call_sites.push_back(c);
+
+    fs::spawn_site_profile p;
+    p.name = t;
+    p.file = c.file;
+    p.line = static_cast<unsigned>(100 + k);
+    p.function = c.function;
+    p.tag = t;
+    p.kind = k == 0 ? fs::site_kind::root : fs::site_kind::spawn;
+    p.recursive = k % 2 == 0;
+    p.tasks = k == 6 ? u64 : k + 1;
+    p.work = k == 7 ? u64 : 23 * k;
+    p.span = k == 8 ? 0 : 5 * k + 1;
+    p.exclusive_work = k == 8 ? u64 : 29 * k;
+    p.critical_span = k == 3 ? i64_min : k == 4 ? i64_max : -i;
+    p.critical_percent = k == 5 ? std::numeric_limits<double>::quiet_NaN() : 0.1 * static_cast<double>(k) - 0.3;
+    rep.spawn_sites.push_back(p);
+    ++k;
+  }
+  return rep;
+}
+
+bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+void expect_same_measure(const fs::site_measure& a, const fs::site_measure& b, const std::string& where) {
+  EXPECT_EQ(a.count, b.count) << where;
+  EXPECT_EQ(a.work, b.work) << where;
+  EXPECT_EQ(a.span, b.span) << where;
+}
+
+void expect_same_sites(const fs::report& a, const fs::report& b) {
+  ASSERT_EQ(a.call_sites.size(), b.call_sites.size());
+  for (std::size_t i = 0; i < a.call_sites.size(); ++i) {
+    const fs::call_site_profile &x = a.call_sites[i], &y = b.call_sites[i];
+    const std::string w = "call_sites[" + std::to_string(i) + "]";
+    EXPECT_EQ(x.name, y.name) << w;
+    EXPECT_EQ(x.file, y.file) << w;
+    EXPECT_EQ(x.line, y.line) << w;
+    EXPECT_EQ(x.function, y.function) << w;
+    EXPECT_EQ(x.tag, y.tag) << w;
+    EXPECT_EQ(x.kind, y.kind) << w;
+    EXPECT_EQ(x.recursive, y.recursive) << w;
+    expect_same_measure(x.top_call_site_on_work, y.top_call_site_on_work, w + ".top_call_site_on_work");
+    expect_same_measure(x.top_caller_on_work, y.top_caller_on_work, w + ".top_caller_on_work");
+    expect_same_measure(x.local_on_work, y.local_on_work, w + ".local_on_work");
+    expect_same_measure(x.top_call_site_on_span, y.top_call_site_on_span, w + ".top_call_site_on_span");
+    expect_same_measure(x.top_caller_on_span, y.top_caller_on_span, w + ".top_caller_on_span");
+    expect_same_measure(x.local_on_span, y.local_on_span, w + ".local_on_span");
+  }
+  ASSERT_EQ(a.spawn_sites.size(), b.spawn_sites.size());
+  for (std::size_t i = 0; i < a.spawn_sites.size(); ++i) {
+    const fs::spawn_site_profile &x = a.spawn_sites[i], &y = b.spawn_sites[i];
+    const std::string w = "spawn_sites[" + std::to_string(i) + "]";
+    EXPECT_EQ(x.name, y.name) << w;
+    EXPECT_EQ(x.file, y.file) << w;
+    EXPECT_EQ(x.line, y.line) << w;
+    EXPECT_EQ(x.function, y.function) << w;
+    EXPECT_EQ(x.tag, y.tag) << w;
+    EXPECT_EQ(x.kind, y.kind) << w;
+    EXPECT_EQ(x.recursive, y.recursive) << w;
+    EXPECT_EQ(x.tasks, y.tasks) << w;
+    EXPECT_EQ(x.work, y.work) << w;
+    EXPECT_EQ(x.span, y.span) << w;
+    EXPECT_EQ(x.exclusive_work, y.exclusive_work) << w;
+    EXPECT_EQ(x.critical_span, y.critical_span) << w;
+    EXPECT_TRUE(same_double(x.critical_percent, y.critical_percent))
+        << w << ": " << x.critical_percent << " vs " << y.critical_percent;
+  }
+}
+
+TEST(ReportIo, RoundTripsSiteProfiles) {
+  const fs::report rep = profile_report();
+  const std::string text = rep.to_json();
+  const fs::report back = fs::from_json(text);
+  expect_same_sites(rep, back);
+  EXPECT_EQ(back.to_json(), text);
+  EXPECT_EQ(back.to_text(true), rep.to_text(true));
+  EXPECT_EQ(back.call_sites_csv(), rep.call_sites_csv());
+  EXPECT_EQ(back.spawn_sites_csv(), rep.spawn_sites_csv());
+  EXPECT_EQ(back.check_profile(), rep.check_profile());
+  // The engine's own profile, if it made one, round-trips too.
+  const fs::report real = real_report();
+  expect_same_sites(real, fs::from_json(real.to_json()));
+}
+
+TEST(ReportIo, ReadsReportsWrittenBeforeSiteProfiles) {
+  fs::report rep = real_report();
+  rep.call_sites.clear();
+  rep.spawn_sites.clear();
+  const std::string current = rep.to_json();
+  std::string old = current;
+  const std::string keys = "  \"call_sites\": [],\n  \"spawn_sites\": [],\n";
+  const std::size_t at = old.find(keys);
+  ASSERT_NE(at, std::string::npos) << current;
+  old.erase(at, keys.size());
+  const fs::report back = fs::from_json(old);
+  EXPECT_TRUE(back.call_sites.empty());
+  EXPECT_TRUE(back.spawn_sites.empty());
+  EXPECT_EQ(back.to_json(), current);
+  EXPECT_EQ(back.check_profile(), "");
+}
+
+TEST(ReportIo, SiteProfileProblemsAreNamed) {
+  const std::string good = profile_report().to_json();
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    const std::size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? t : t.replace(at, from.size(), to);
+  };
+  const auto expect_error = [&](const std::string& text, const std::string& part) {
+    const std::string e = report_error(text);
+    EXPECT_TRUE(starts_with(e, "forkscale: invalid report JSON: byte ")) << e;
+    EXPECT_NE(e.find(part), std::string::npos) << "'" << e << "' does not contain '" << part << "'";
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  };
+  expect_error(replaced("\"kind\": \"call\"", "\"kind\": \"jump\""),
+               "call_sites[1].kind: unknown site kind 'jump' (expected root, call or spawn)");
+  expect_error(replaced("\"recursive\": true", "\"recursive\": \"yes\""),
+               "call_sites[1].recursive: expected true or false, found a string");
+  expect_error(replaced("\"span\": -9223372036854775808", "\"span\": -9223372036854775809"),
+               ".span: expected a signed 64-bit integer, found '-9223372036854775809'");
+  expect_error(replaced("\"span\": -9223372036854775808", "\"span\": -1.5"),
+               ".span: expected a signed 64-bit integer, found '-1.5'");
+  expect_error(replaced("\"span\": -9223372036854775808", "\"span\": \"-1\""), ".span: expected an integer, found a string");
+  expect_error(replaced("\"line\": 4294967295", "\"line\": 4294967296"), "call_sites[0].line: 4294967296 is too large");
+  fs::report plain = real_report();
+  plain.call_sites.clear();
+  std::string object = plain.to_json();
+  const std::string empty_array = "\"call_sites\": []";
+  ASSERT_NE(object.find(empty_array), std::string::npos);
+  expect_error(object.replace(object.find(empty_array), empty_array.size(), "\"call_sites\": {}"),
+               "call_sites: expected an array, found an object");
+  expect_error(replaced("\"top_caller_on_work\": {", "\"top_caller_on_work\": [{") , "expected");
+  expect_error(replaced("\"critical_percent\": null", "\"critical_percent\": \"NaN\""),
+               "critical_percent: expected a number or null, found a string");
+  // A corrupted digit makes the stated parallelism disagree with the row's work and span.
+  const fs::report rep = profile_report();
+  const fs::spawn_site_profile& p = rep.spawn_sites[2];
+  expect_error(replaced("\"tasks\": 3,\n      \"work\": " + std::to_string(p.work),
+                        "\"tasks\": 3,\n      \"work\": " + std::to_string(p.work + 1)),
+               "spawn_sites[2].parallelism is");
+  const fs::call_site_profile& c = rep.call_sites[1];
+  ASSERT_GT(c.local_on_span.span, 0);
+  expect_error(replaced("\"local_on_span\": {\n        \"count\": 1,\n        \"work\": " +
+                            std::to_string(c.local_on_span.work),
+                        "\"local_on_span\": {\n        \"count\": 1,\n        \"work\": " +
+                            std::to_string(c.local_on_span.work + 1)),
+               "call_sites[1].local_on_span.parallelism is");
+  // A missing member of a row.
+  expect_error(replaced("\"exclusive_work\": 0,", ""), "spawn_sites[0]: missing key 'exclusive_work'");
+}
+
 TEST(ReportIo, SchemaProblemsAreNamed) {
   const std::string good = real_report().to_json();
   const auto replaced = [&](const std::string& from, const std::string& to) {
@@ -406,6 +596,26 @@ TEST(ReportIoFuzz, MutatedReportsGiveAReportOrOneLineError) {
   EXPECT_GT(counts.parsed, 20);  // edits inside strings and whitespace keep a valid report
   RecordProperty("parsed", counts.parsed);
   RecordProperty("refused", counts.refused);
+}
+
+TEST(ReportIoFuzz, MutatedSiteProfilesGiveAReportOrOneLineError) {
+  const std::string seed = profile_report().to_json();
+  fuzz_counts counts;
+  const auto read = [](const std::string& text) {
+    const fs::report r = fs::from_json(text);
+    const std::string again = r.to_json();
+    if (fs::from_json(again).to_json() != again) throw std::logic_error("report does not round-trip");
+    (void)r.to_text(true);
+    (void)r.call_sites_csv();
+    (void)r.spawn_sites_csv();
+    (void)r.check_profile();
+  };
+  for (const std::string& t : mutations(seed, 4000, 31337)) {
+    expect_graceful(t, "forkscale: invalid report JSON: ", read, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(counts.refused, 3000);
+  EXPECT_GT(counts.parsed, 20);
 }
 
 TEST(ReportIoFuzz, MutatedStudiesGiveAStudyOrOneLineError) {

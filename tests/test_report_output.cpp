@@ -88,6 +88,44 @@ std::string py_float(double v) {
 }
 
 std::string py_int(std::uint64_t v) { return std::to_string(v); }
+std::string py_i64(std::int64_t v) { return std::to_string(v); }
+std::string py_bool(bool b) { return b ? "True" : "False"; }
+
+// The keys every site row starts with, as a Python dict's first members.
+std::string py_site_identity(const std::string& name, fs::site_kind kind, const std::string& file, unsigned line,
+                             const std::string& function, const std::string& tag, bool recursive) {
+  return "'name': " + py_str(name) + ", 'kind': " + py_str(fs::to_string(kind)) + ", 'file': " + py_str(file) +
+         ", 'line': " + py_int(line) + ", 'function': " + py_str(function) + ", 'tag': " + py_str(tag) +
+         ", 'recursive': " + py_bool(recursive);
+}
+
+std::string py_measure(const fs::site_measure& m) {
+  return "{'count': " + py_int(m.count) + ", 'work': " + py_int(m.work) + ", 'span': " + py_i64(m.span) +
+         ", 'parallelism': " + py_float(m.parallelism()) + "}";
+}
+
+// The "call_sites" and "spawn_sites" members as Python values.
+std::string expected_sites_python(const fs::report& rep) {
+  std::string e = " 'call_sites': [\n";
+  for (const auto& c : rep.call_sites)
+    e += "  {" + py_site_identity(c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive) +
+         ", 'top_call_site_on_work': " + py_measure(c.top_call_site_on_work) +
+         ", 'top_caller_on_work': " + py_measure(c.top_caller_on_work) +
+         ", 'local_on_work': " + py_measure(c.local_on_work) +
+         ", 'top_call_site_on_span': " + py_measure(c.top_call_site_on_span) +
+         ", 'top_caller_on_span': " + py_measure(c.top_caller_on_span) +
+         ", 'local_on_span': " + py_measure(c.local_on_span) + "},\n";
+  e += " ],\n";
+  e += " 'spawn_sites': [\n";
+  for (const auto& p : rep.spawn_sites)
+    e += "  {" + py_site_identity(p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive) +
+         ", 'tasks': " + py_int(p.tasks) + ", 'work': " + py_int(p.work) + ", 'span': " + py_int(p.span) +
+         ", 'parallelism': " + py_float(p.parallelism()) + ", 'exclusive_work': " + py_int(p.exclusive_work) +
+         ", 'critical_span': " + py_i64(p.critical_span) +
+         ", 'critical_percent': " + py_float(p.critical_percent) + "},\n";
+  e += " ],\n";
+  return e;
+}
 
 // A fresh directory under the system's temporary directory, removed afterwards.
 class ReportOutput : public ::testing::Test {
@@ -255,6 +293,7 @@ std::string expected_json_python(const fs::report& rep) {
     e += "]},\n";
   }
   e += " ],\n";
+  e += expected_sites_python(rep);
   e += " 'diagnostic_count': " + py_int(rep.diagnostic_count) + ",\n";
   e += " 'diagnostics': [\n";
   for (const auto& d : rep.diagnostics)
@@ -290,6 +329,9 @@ def compare(where, got, want):
     elif want is None:
         if got is not None:
             problems.append(f'{where}: expected null, got {got!r}')
+    elif type(want) is bool:
+        if type(got) is not bool or got != want:
+            problems.append(f'{where}: expected {want!r}, got {got!r}')
     elif type(want) is float:
         if type(got) is not float or got != want:
             problems.append(f'{where}: expected float {want!r}, got {got!r}')
@@ -385,6 +427,16 @@ for i, (got, want) in enumerate(zip(body, EXPECTED)):
                 value = None
             if value != w:
                 problems.append(f'{where}: {g!r} != {w!r}')
+
+# Whatever the column, a cell a spreadsheet would take for a formula must be a
+# plain number (a negative one starts with '-').
+for i, row in enumerate(rows):
+    for j, cell in enumerate(row):
+        if cell[:1] in ('=', '+', '-', '@', '\t', '\r'):
+            try:
+                float(cell)
+            except ValueError:
+                problems.append(f'row {i} field {j}: {cell!r} starts like a formula')
 
 for p in problems[:40]:
     print(p)
@@ -719,6 +771,8 @@ void for_each_writer(const fs::report& rep, Check check) {
   check([&](const std::string& p) { rep.write_csv(p); });
   check([&](const std::string& p) { rep.write_text(p, false); });
   check([&](const std::string& p) { rep.write_text(p, true); });
+  check([&](const std::string& p) { rep.write_call_sites_csv(p); });
+  check([&](const std::string& p) { rep.write_spawn_sites_csv(p); });
 }
 
 TEST_F(ReportOutput, WritingIntoAMissingDirectoryFails) {
@@ -792,5 +846,477 @@ TEST_F(ReportOutput, DevicesAndPipesAreWrittenInPlace) {
   EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"pipe"});
 }
 #endif
+
+// ---- per-site profiles -------------------------------------------------------
+
+const char* const call_sites_csv_header =
+    "name,kind,file,line,function,tag,recursive,"
+    "top_call_site_on_work_count,top_call_site_on_work_work,top_call_site_on_work_span,"
+    "top_call_site_on_work_parallelism,"
+    "top_caller_on_work_count,top_caller_on_work_work,top_caller_on_work_span,top_caller_on_work_parallelism,"
+    "local_on_work_count,local_on_work_work,local_on_work_span,local_on_work_parallelism,"
+    "top_call_site_on_span_count,top_call_site_on_span_work,top_call_site_on_span_span,"
+    "top_call_site_on_span_parallelism,"
+    "top_caller_on_span_count,top_caller_on_span_work,top_caller_on_span_span,top_caller_on_span_parallelism,"
+    "local_on_span_count,local_on_span_work,local_on_span_span,local_on_span_parallelism,"
+    "unit,clock";
+
+const char* const spawn_sites_csv_header =
+    "name,kind,file,line,function,tag,recursive,tasks,work,span,parallelism,exclusive_work,critical_span,"
+    "critical_percent,unit,clock";
+
+fs::site_measure measure(std::uint64_t count, std::uint64_t work, std::int64_t span) {
+  fs::site_measure m;
+  m.count = count;
+  m.work = work;
+  m.span = span;
+  return m;
+}
+
+// A report with a call site and a spawn site for every tricky text (as name,
+// tag, function and file), some negative local and critical spans, a NaN
+// percentage, and root rows that make the four self-checks hold.
+fs::report profile_report() {
+  fs::report rep;
+  rep.label = "profile \"p\"";
+  rep.unit = "units";
+  rep.clock = fs::clock_kind::cost;
+  fs::region_result root = make_region("profile", "profile", "", 0, 5);
+  root.work = 1000000007;
+  root.span = 12345679;
+  rep.regions.push_back(root);
+
+  fs::call_site_profile call_root;
+  call_root.name = "profile";
+  call_root.kind = fs::site_kind::root;
+  call_root.top_call_site_on_work = call_root.top_caller_on_work = measure(1, root.work, 12345679);
+  call_root.top_call_site_on_span = call_root.top_caller_on_span = measure(1, root.work, 12345679);
+  fs::spawn_site_profile spawn_root;
+  spawn_root.name = "profile";
+  spawn_root.kind = fs::site_kind::root;
+  spawn_root.tasks = 1;
+  spawn_root.work = root.work;
+  spawn_root.span = root.span;
+  rep.call_sites.push_back(call_root);
+  rep.spawn_sites.push_back(spawn_root);
+
+  std::int64_t local_span = 0, critical_span = 0;
+  std::uint64_t local_work = 0, exclusive_work = 0;
+  std::uint64_t k = 1;
+  for (const auto& t : tricky_texts()) {
+    fs::call_site_profile c;
+    c.name = t;
+    c.tag = t;
+    c.function = "fn " + t;
+    c.file = "dir/" + t + ".cpp";
+    c.line = static_cast<unsigned>(10 * k + 1);
+    c.kind = k % 3 == 0 ? fs::site_kind::spawn : fs::site_kind::call;
+    c.recursive = k % 2 == 1;
+    const auto i = static_cast<std::int64_t>(k);
+    c.top_call_site_on_work = measure(k + 1, 1000 * k + 7, 100 * i + 3);
+    c.top_caller_on_work = measure(k, 900 * k, 90 * i);
+    c.local_on_work = measure(2 * k + 1, 500 * k + 11, 50 * i + 1);
+    c.top_call_site_on_span = measure(k % 4, 300 * k, 30 * i);
+    c.top_caller_on_span = measure(k % 3, 200 * k, 20 * i);
+    c.local_on_span = measure(k % 5, 100 * k + 5, k % 4 == 3 ? -7 * i : 40 * i + 2);
+    local_span += c.local_on_span.span;
+    local_work += c.local_on_work.work;
+    rep.call_sites.push_back(c);
+
+    fs::spawn_site_profile p;
+    p.name = t;
+    p.tag = t;
+    p.function = "fn " + t;
+    p.file = "dir/" + t + ".cpp";
+    p.line = static_cast<unsigned>(10 * k + 3);
+    p.recursive = k % 2 == 0;
+    p.tasks = k + 1;
+    p.work = 2000 * k + 1;
+    p.span = 200 * k + 1;
+    p.exclusive_work = 1000 * k + 3;
+    p.critical_span = k % 5 == 4 ? -3 * i : 60 * i + 1;
+    p.critical_percent = k == 7 ? std::numeric_limits<double>::quiet_NaN()
+                                : 100.0 * static_cast<double>(p.critical_span) / static_cast<double>(root.span);
+    critical_span += p.critical_span;
+    exclusive_work += p.exclusive_work;
+    rep.spawn_sites.push_back(p);
+    ++k;
+  }
+  rep.call_sites[0].local_on_span = measure(1, 77, static_cast<std::int64_t>(root.span) - local_span);
+  rep.call_sites[0].local_on_work = measure(1, root.work - local_work, 88);
+  rep.spawn_sites[0].exclusive_work = root.work - exclusive_work;
+  rep.spawn_sites[0].critical_span = static_cast<std::int64_t>(root.span) - critical_span;
+  rep.spawn_sites[0].critical_percent = 100.0 * static_cast<double>(rep.spawn_sites[0].critical_span) / 12345679.0;
+  return rep;
+}
+
+// The largest and smallest numbers each column can hold.
+fs::report extreme_profile_report() {
+  fs::report rep = quicksort_report();
+  const auto u64 = std::numeric_limits<std::uint64_t>::max();
+  const auto i64_min = std::numeric_limits<std::int64_t>::min();
+  const auto i64_max = std::numeric_limits<std::int64_t>::max();
+  fs::call_site_profile c;
+  c.name = "-extreme";
+  c.file = "@file";
+  c.line = std::numeric_limits<unsigned>::max();
+  c.function = "+fn";
+  c.tag = "=tag";
+  c.top_call_site_on_work = measure(u64, u64, i64_max);
+  c.top_caller_on_work = measure(u64, u64, i64_min);
+  c.local_on_work = measure(0, 0, 0);
+  c.top_call_site_on_span = measure(u64, 1, -1);
+  c.top_caller_on_span = measure(1, u64, 1);
+  c.local_on_span = measure(u64 - 1, u64 - 1, i64_min + 1);
+  rep.call_sites.push_back(c);
+  fs::spawn_site_profile p;
+  p.name = "@spawn";
+  p.tasks = u64;
+  p.work = u64;
+  p.span = 3;
+  p.exclusive_work = u64;
+  p.critical_span = i64_min;
+  p.critical_percent = -1e300;
+  rep.spawn_sites.push_back(p);
+  p.name = "zero span";
+  p.span = 0;
+  p.critical_span = i64_max;
+  p.critical_percent = 0.1;
+  rep.spawn_sites.push_back(p);
+  return rep;
+}
+
+std::string expected_call_sites_csv_python(const fs::report& rep) {
+  std::string e = "[\n";
+  for (const auto& c : rep.call_sites) {
+    e += " [" + py_str(c.name) + ", " + py_str(fs::to_string(c.kind)) + ", " + py_str(c.file) + ", " +
+         py_int(c.line) + ", " + py_str(c.function) + ", " + py_str(c.tag) + ", " +
+         (c.recursive ? "'true'" : "'false'");
+    for (const fs::site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                      &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      e += ", " + py_int(m->count) + ", " + py_int(m->work) + ", " + py_i64(m->span) + ", " +
+           py_float(m->parallelism());
+    e += ", " + py_str(rep.unit) + ", " + py_str(fs::to_string(rep.clock)) + "],\n";
+  }
+  return e + "]\n";
+}
+
+std::string expected_spawn_sites_csv_python(const fs::report& rep) {
+  std::string e = "[\n";
+  for (const auto& p : rep.spawn_sites)
+    e += " [" + py_str(p.name) + ", " + py_str(fs::to_string(p.kind)) + ", " + py_str(p.file) + ", " +
+         py_int(p.line) + ", " + py_str(p.function) + ", " + py_str(p.tag) + ", " +
+         (p.recursive ? "'true'" : "'false'") + ", " + py_int(p.tasks) + ", " + py_int(p.work) + ", " +
+         py_int(p.span) + ", " + py_float(p.parallelism()) + ", " + py_int(p.exclusive_work) + ", " +
+         py_i64(p.critical_span) + ", " + py_float(p.critical_percent) + ", " + py_str(rep.unit) + ", " +
+         py_str(fs::to_string(rep.clock)) + "],\n";
+  return e + "]\n";
+}
+
+TEST_F(ReportOutput, SiteProfilesInJsonRoundTripThroughPython) {
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  for (const fs::report& rep : {profile_report(), extreme_profile_report()}) {
+    const stdfs::path file = work_ / "profile.json";
+    rep.write_json(file.string());
+    EXPECT_EQ(read_file(file), rep.to_json());
+    std::string output;
+    EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0)
+        << output;
+    EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"profile.json"});
+  }
+}
+
+TEST_F(ReportOutput, SiteProfilesInJsonAreAlwaysThere) {
+  const std::string json = quicksort_report().to_json();
+  EXPECT_NE(json.find("\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"diagnostic_count\": 0,\n"),
+            std::string::npos)
+      << json;
+  const std::string sites = extreme_profile_report().to_json();
+  EXPECT_NE(sites.find("\"span\": -9223372036854775808,"), std::string::npos) << sites;
+  EXPECT_NE(sites.find("\"critical_span\": -9223372036854775808,"), std::string::npos) << sites;
+  EXPECT_NE(sites.find("\"line\": 4294967295,"), std::string::npos) << sites;
+  EXPECT_NE(sites.find("\"recursive\": false,"), std::string::npos) << sites;
+}
+
+TEST_F(ReportOutput, SiteProfilesInCsvRoundTripThroughPython) {
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  for (const fs::report& rep : {profile_report(), extreme_profile_report(), quicksort_report()}) {
+    const stdfs::path calls = work_ / "calls.csv", spawns = work_ / "spawns.csv";
+    rep.write_call_sites_csv(calls.string());
+    rep.write_spawn_sites_csv(spawns.string());
+    EXPECT_EQ(read_file(calls), rep.call_sites_csv());
+    EXPECT_EQ(read_file(spawns), rep.spawn_sites_csv());
+    EXPECT_EQ(directory_entries(work_), (std::vector<std::string>{"calls.csv", "spawns.csv"}));
+    std::string output;
+    EXPECT_EQ(run_python(std::string("HEADER = '") + call_sites_csv_header + "'\nEXPECTED = " +
+                             expected_call_sites_csv_python(rep) + csv_check_script,
+                         calls, output),
+              0)
+        << output;
+    EXPECT_EQ(run_python(std::string("HEADER = '") + spawn_sites_csv_header + "'\nEXPECTED = " +
+                             expected_spawn_sites_csv_python(rep) + csv_check_script,
+                         spawns, output),
+              0)
+        << output;
+  }
+}
+
+TEST_F(ReportOutput, SiteCsvQuotingAndFormulaGuard) {
+  fs::report rep = quicksort_report();
+  fs::call_site_profile c;
+  c.name = "=SUM(A1:A2)";
+  c.file = "a,b.cpp";
+  c.line = 42;
+  c.function = "say \"hi\"";
+  c.tag = "@tag\nnext";
+  c.recursive = true;
+  c.local_on_span = measure(2, 10, -4);
+  rep.call_sites.push_back(c);
+  fs::spawn_site_profile p;
+  p.name = "+1";
+  p.kind = fs::site_kind::spawn;
+  p.function = "-f";
+  p.tasks = 3;
+  p.work = 10;
+  p.span = 4;
+  p.exclusive_work = 9;
+  p.critical_span = -2;
+  p.critical_percent = std::numeric_limits<double>::quiet_NaN();
+  rep.spawn_sites.push_back(p);
+
+  const auto calls = lines_of(rep.call_sites_csv());
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0], call_sites_csv_header);
+  EXPECT_EQ(calls[1], "'=SUM(A1:A2),call,\"a,b.cpp\",42,\"say \"\"hi\"\"\",\"'@tag");
+  EXPECT_EQ(calls[2],
+            "next\",true,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,2,10,-4,0.0,ns,tsc");
+  const auto spawns = lines_of(rep.spawn_sites_csv());
+  ASSERT_EQ(spawns.size(), 2u);
+  EXPECT_EQ(spawns[0], spawn_sites_csv_header);
+  EXPECT_EQ(spawns[1], "'+1,spawn,,0,'-f,,false,3,10,4,2.5,9,-2,,ns,tsc");
+
+  const fs::report none = quicksort_report();
+  EXPECT_EQ(none.call_sites_csv(), std::string(call_sites_csv_header) + "\n");
+  EXPECT_EQ(none.spawn_sites_csv(), std::string(spawn_sites_csv_header) + "\n");
+}
+
+TEST_F(ReportOutput, CheckProfilePassesOnConsistentRowsAndNamesEachFailure) {
+  const fs::report good = profile_report();
+  EXPECT_EQ(good.check_profile(), "");
+  EXPECT_EQ(quicksort_report().check_profile(), "") << "no profile: nothing to check";
+  EXPECT_EQ(fs::report().check_profile(), "");
+
+  const std::string span = std::to_string(good.span()), work = std::to_string(good.work());
+  const std::string rows = std::to_string(good.call_sites.size()) + " rows";
+  const std::string spawn_rows = std::to_string(good.spawn_sites.size()) + " rows";
+  {
+    fs::report r = good;
+    r.call_sites[3].local_on_span.span += 5;
+    EXPECT_EQ(r.check_profile(), "profile self-check failed: call sites: local span on span sums to " +
+                                     std::to_string(good.span() + 5) + " over " + rows + ", but the span is " + span);
+  }
+  {
+    fs::report r = good;
+    r.call_sites[0].local_on_work.work -= 1;
+    EXPECT_EQ(r.check_profile(), "profile self-check failed: call sites: local work on work sums to " +
+                                     std::to_string(good.work() - 1) + " over " + rows + ", but the work is " + work);
+  }
+  {
+    fs::report r = good;
+    r.spawn_sites.back().critical_span -= 2;
+    EXPECT_EQ(r.check_profile(), "profile self-check failed: spawn sites: critical span sums to " +
+                                     std::to_string(good.span() - 2) + " over " + spawn_rows +
+                                     ", but the span is " + span);
+  }
+  {
+    fs::report r = good;
+    r.spawn_sites[1].exclusive_work += 10;
+    EXPECT_EQ(r.check_profile(), "profile self-check failed: spawn sites: exclusive work sums to " +
+                                     std::to_string(good.work() + 10) + " over " + spawn_rows +
+                                     ", but the work is " + work);
+  }
+  {
+    // Two failures in one line; a negative sum; an empty table against a span.
+    fs::report r = good;
+    r.call_sites[0].local_on_span.span = -static_cast<std::int64_t>(good.span()) - 100;
+    r.spawn_sites.clear();
+    const std::string m = r.check_profile();
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_NE(m.find("call sites: local span on span sums to -"), std::string::npos) << m;
+    EXPECT_NE(m.find("; spawn sites: critical span sums to 0 over 0 rows, but the span is " + span), std::string::npos)
+        << m;
+    EXPECT_NE(m.find("; spawn sites: exclusive work sums to 0 over 0 rows, but the work is " + work),
+              std::string::npos)
+        << m;
+    EXPECT_EQ(m.find("local work on work"), std::string::npos) << m;
+  }
+  {
+    fs::report r = good;
+    r.call_sites[1].local_on_work.work = std::numeric_limits<std::uint64_t>::max();
+    EXPECT_NE(r.check_profile().find("call sites: local work on work overflows 64 bits over "), std::string::npos)
+        << r.check_profile();
+  }
+  // A failed check shows in the text report.
+  fs::report bad = good;
+  bad.call_sites[2].local_on_span.span += 1;
+  EXPECT_NE(bad.to_text().find("\n  profile self-check failed:\n    call sites: local span on span sums to " +
+                               std::to_string(good.span() + 1) + " over "),
+            std::string::npos)
+      << bad.to_text();
+  EXPECT_EQ(good.to_text().find("self-check"), std::string::npos);
+}
+
+// A small profile whose table order is easy to see: local spans on span of
+// 10 (root), 50, -5, 30 and 5; critical spans of 20 (root), 40, 30, 0.
+fs::report ordering_report() {
+  fs::report rep;
+  rep.label = "order";
+  fs::region_result root = make_region("order", "order", "", 0, 1);
+  root.work = 1000;
+  root.span = 90;
+  rep.regions.push_back(root);
+  const auto site = [](const char* name, fs::site_kind kind, std::int64_t local_span) {
+    fs::call_site_profile c;
+    c.name = name;
+    c.function = kind == fs::site_kind::root ? "" : "fn";
+    c.kind = kind;
+    c.local_on_span = measure(1, 7, local_span);
+    c.local_on_work = measure(3, 200, 9);
+    c.top_call_site_on_work = measure(2, 400, 40);
+    return c;
+  };
+  rep.call_sites = {site("order", fs::site_kind::root, 10), site("alpha", fs::site_kind::call, 50),
+                    site("bravo", fs::site_kind::call, -5), site("charlie", fs::site_kind::spawn, 30),
+                    site("delta", fs::site_kind::call, 5)};
+  rep.call_sites[2].recursive = true;
+  const auto task = [](const char* name, fs::site_kind kind, std::int64_t critical) {
+    fs::spawn_site_profile p;
+    p.name = name;
+    p.kind = kind;
+    p.tasks = 4;
+    p.work = 300;
+    p.span = 60;
+    p.exclusive_work = 250;
+    p.critical_span = critical;
+    p.critical_percent = 100.0 * static_cast<double>(critical) / 90.0;
+    return p;
+  };
+  rep.spawn_sites = {task("order", fs::site_kind::root, 20), task("echo", fs::site_kind::spawn, 40),
+                     task("foxtrot", fs::site_kind::spawn, 30), task("golf", fs::site_kind::spawn, 0)};
+  return rep;
+}
+
+// The order in which the lines holding these texts appear ("" for a missing one).
+std::vector<std::string> order_of(const std::string& text, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::size_t, std::string>> found;
+  for (const auto& n : names) {
+    const std::size_t at = text.find("\n  " + n);
+    if (at != std::string::npos) found.emplace_back(at, n);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (const auto& f : found) out.push_back(f.second);
+  return out;
+}
+
+TEST_F(ReportOutput, SitesTextSortsByLocalSpanAndKeepsTheRoot) {
+  const fs::report rep = ordering_report();
+  const std::vector<std::string> calls = {"(root)", "alpha in fn", "bravo in fn", "spawn charlie in fn",
+                                          "delta in fn"};
+  const std::string all = rep.sites_text(10);
+  EXPECT_EQ(order_of(all, calls),
+            (std::vector<std::string>{"alpha in fn", "spawn charlie in fn", "(root)", "delta in fn", "bravo in fn"}))
+      << all;
+  EXPECT_EQ(all.find("more call sites"), std::string::npos) << all;
+  EXPECT_TRUE(has_line(all, "  call site            l.span     %  l.work  t.work  t.span  t.par  count  r")) << all;
+  EXPECT_TRUE(has_line(all, "  alpha in fn              50  55.6       7     400      40  10.00      3")) << all;
+  EXPECT_TRUE(has_line(all, "  bravo in fn              -5  -5.6       7     400      40  10.00      3  *")) << all;
+  EXPECT_TRUE(has_line(all, "  spawn site  tasks  work  span  par.  crit.span  crit.%")) << all;
+  EXPECT_TRUE(has_line(all, "  echo            4   300    60  5.00         40    44.4")) << all;
+  const std::string spawns = all.substr(all.find("\nSpawn sites"));
+  EXPECT_EQ(order_of(spawns, {"(root)", "echo", "foxtrot", "golf"}),
+            (std::vector<std::string>{"echo", "foxtrot", "(root)", "golf"}))
+      << all;
+
+  // The top two, and the root wherever it falls.
+  const std::string two = rep.sites_text(2);
+  EXPECT_EQ(order_of(two, calls), (std::vector<std::string>{"alpha in fn", "spawn charlie in fn", "(root)"})) << two;
+  EXPECT_TRUE(has_line(two, "  (2 more call sites not shown)")) << two;
+  EXPECT_TRUE(has_line(two, "  (1 more spawn site not shown)")) << two;
+  const std::string none = rep.sites_text(0);
+  EXPECT_EQ(order_of(none, calls), (std::vector<std::string>{"(root)"})) << none;
+  EXPECT_TRUE(has_line(none, "  (4 more call sites not shown)")) << none;
+
+  EXPECT_EQ(quicksort_report().sites_text(), "No site profiles in this report.\n");
+}
+
+TEST_F(ReportOutput, TextReportNumbersTheSiteSections) {
+  fs::report rep = ordering_report();
+  std::string text = rep.to_text();
+  EXPECT_NE(text.find("\n\n3) Call sites (by local span on span, largest first; work and span in units)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n\n4) Spawn sites (by critical span, largest first; work and span in units)\n"),
+            std::string::npos)
+      << text;
+  // The same tables as sites_text shows.
+  const std::string sites = rep.sites_text(10);
+  const std::size_t calls_end = sites.find("\nSpawn sites");
+  ASSERT_NE(calls_end, std::string::npos) << sites;
+  EXPECT_NE(text.find(sites.substr(sites.find('\n'), calls_end - sites.find('\n'))), std::string::npos) << text;
+  EXPECT_NE(text.find(sites.substr(sites.find('\n', calls_end + 1))), std::string::npos) << text;
+  rep.regions.push_back(make_region("inner", "order/inner", "order", 1, 2));
+  text = rep.to_text(true);
+  EXPECT_NE(text.find("\n3) Regions"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n4) Call sites"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n5) Spawn sites"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n6) Before overhead compensation"), std::string::npos) << text;
+  // No call sites, no section.
+  rep.call_sites.clear();
+  rep.spawn_sites.clear();
+  EXPECT_EQ(rep.to_text().find("Call sites"), std::string::npos);
+}
+
+TEST_F(ReportOutput, SitesTextEscapesNamesAndFitsTheTerminal) {
+  for (const fs::report& rep : {profile_report(), extreme_profile_report()}) {
+    const std::string text = rep.to_text(true);
+    for (const auto& line : lines_of(text)) {
+      EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+      for (const char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << line;
+    }
+    EXPECT_EQ(fs::detail::report_io::valid_utf8(text), text);
+  }
+  const std::string text = profile_report().sites_text(100);
+  // Control characters escaped; too wide even with short numbers, the functions
+  // are left out (and said so); names still too long are cut with "...".
+  EXPECT_NE(text.find("\n  new\\nline  "), std::string::npos) << text;
+  EXPECT_EQ(text.find(" in fn n"), std::string::npos) << text;
+  EXPECT_NE(text.find("(functions left out to fit 80 columns"), std::string::npos) << text;
+  bool cut = false;
+  for (const auto& line : lines_of(text))
+    if (line.rfind("  spawn bad ", 0) == 0) cut = line.find("...  ") != std::string::npos;
+  EXPECT_TRUE(cut) << text;
+  EXPECT_NE(text.find("\n  plain  "), std::string::npos) << text;
+  EXPECT_NE(text.find("(numbers rounded"), std::string::npos) << text;
+  // Exact, negative numbers in the short form.
+  const std::string extreme = extreme_profile_report().sites_text();
+  EXPECT_NE(extreme.find("-9.22E"), std::string::npos) << extreme;
+}
+
+TEST_F(ReportOutput, SiteCsvWritersFailCleanly) {
+  const fs::report rep = profile_report();
+  const std::string missing = (work_ / "no_such_dir" / "calls.csv").string();
+  expect_write_error(missing, missing, [&](const std::string& p) { rep.write_call_sites_csv(p); });
+  expect_write_error(missing, missing, [&](const std::string& p) { rep.write_spawn_sites_csv(p); });
+  EXPECT_TRUE(directory_entries(work_).empty());
+  // Replacing an existing file leaves the new contents and no temporary.
+  const stdfs::path file = work_ / "sites.csv";
+  write_plain_file(file, std::string(100000, 'x'));
+  rep.write_call_sites_csv(file.string());
+  EXPECT_EQ(read_file(file), rep.call_sites_csv());
+  rep.write_spawn_sites_csv(file.string());
+  EXPECT_EQ(read_file(file), rep.spawn_sites_csv());
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"sites.csv"});
+}
 
 }  // namespace

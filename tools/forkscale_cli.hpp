@@ -1,7 +1,7 @@
 // forkscale_cli.hpp: the forkscale-report command line, as a function that
 // tests can call in-process (tools/forkscale_cli.cpp is just its main).
 //
-//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot]
+//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv]
 //                                    [--plot factored|scalability] [-o OUT]
 //   forkscale-report compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]
 //   forkscale-report --help | --version
@@ -9,14 +9,20 @@
 // IN.json is a report (schema "forkscale.report", report::write_json) or a
 // scaling study (schema "forkscale.study", study_result::write_json). Output goes
 // to stdout, or atomically to OUT with -o; --to gnuplot writes OUT.dat and
-// OUT.gp and needs -o. Exit status: 0 done, 2 anything wrong — bad usage, a file
+// OUT.gp and needs -o; --to calls-csv and spawns-csv write the per-site profiles
+// (report::call_sites_csv, report::spawn_sites_csv; of a study, its profile
+// run's). compare also lists the call sites whose share of the span moved most
+// (text only). Exit status: 0 done, 2 anything wrong — bad usage, a file
 // that cannot be read or is not a valid report, an output that cannot be
 // written — always with exactly one line on stderr naming the file and the
 // problem.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <exception>
+#include <map>
 #include <new>
 #include <ostream>
 #include <string>
@@ -37,7 +43,8 @@ inline const char* const program = "forkscale-report";
 
 inline std::string usage() {
   return std::string("usage: ") + program +
-         " convert IN.json [--to text|csv|json|svg|html|gnuplot] [--plot factored|scalability] [-o OUT]\n"
+         " convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv]\n"
+         "       " + std::string(std::strlen(program), ' ') + "         [--plot factored|scalability] [-o OUT]\n"
          "       " + program + " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
          "       " + program + " --help | --version\n"
          "\n"
@@ -45,8 +52,11 @@ inline std::string usage() {
          "(study_result::write_json). convert writes it as text (default), CSV, normalized\n"
          "JSON, an SVG plot (a report: its scalability bounds; a study: --plot factored,\n"
          "the default, or scalability), a self-contained HTML page, or gnuplot data and\n"
-         "script (OUT.dat and OUT.gp; needs -o OUT). compare shows work, span, parallelism\n"
-         "and the other counts of two reports side by side, whole program and per region.\n"
+         "script (OUT.dat and OUT.gp; needs -o OUT), or the call-site or spawn-site\n"
+         "profile as CSV (calls-csv, spawns-csv; for a study, of its profile run).\n"
+         "compare shows work, span, parallelism and the other counts of two reports side\n"
+         "by side, whole program and per region, and (text only) the call sites whose\n"
+         "share of the span moved most.\n"
          "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
          "stderr when anything is wrong.\n";
 }
@@ -145,6 +155,88 @@ inline std::string value_text(const metric& m, double v) {
   return io::grouped_round(v);
 }
 
+// ---- compare: the call sites whose share of the span moved most ---------------
+
+// A call site across two reports: its kind, function and tag, or file:line when
+// it has no tag (so a tagged site is matched even when its line moved). Rows of
+// one report with the same key are added together.
+inline std::string site_key(const fs::call_site_profile& c) {
+  if (c.kind == fs::site_kind::root) return std::string(1, '\0');
+  return std::string(fs::to_string(c.kind)) + '\0' + c.function + '\0' +
+         (c.tag.empty() ? "\x01" + c.file + ":" + std::to_string(c.line) : c.tag);
+}
+
+struct site_share {
+  std::string label;           // as the text report names the site
+  double before = 0, after = 0;  // local span on span, percent of the span
+  bool in_before = false, in_after = false;
+  double change() const { return after - before; }
+};
+
+// Every call site of either report with its share of the span before and after,
+// sorted by the absolute change, largest first (ties by label, then key).
+inline std::vector<site_share> site_shares(const fs::report& a, const fs::report& b) {
+  std::vector<std::pair<std::string, site_share>> all;
+  std::map<std::string, std::size_t> index;
+  const auto add = [&](const fs::report& r, bool after) {
+    for (const auto& c : r.call_sites) {
+      const std::string key = site_key(c);
+      const auto found = index.emplace(key, all.size());
+      if (found.second) {
+        all.emplace_back(key, site_share{});
+        all.back().second.label = io::site_label(c.kind, c.name, c.function, true);
+      }
+      site_share& s = all[found.first->second].second;
+      const double share = 100.0 * static_cast<double>(c.local_on_span.span) / static_cast<double>(r.span());
+      (after ? s.after : s.before) += share;
+      (after ? s.in_after : s.in_before) = true;
+    }
+  };
+  add(a, false);
+  add(b, true);
+  std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) {
+    const double cx = std::fabs(x.second.change()), cy = std::fabs(y.second.change());
+    if (cx != cy) return cx > cy;
+    if (x.second.label != y.second.label) return x.second.label < y.second.label;
+    return x.first < y.first;
+  });
+  std::vector<site_share> out;
+  for (auto& e : all) out.push_back(std::move(e.second));
+  return out;
+}
+
+// One decimal, without a negative zero; with `sign`, "+" before positive values.
+inline std::string points_text(double v, bool sign) {
+  std::string t = io::fixed(v, 1);
+  if (t == "-0.0") t = "0.0";
+  return sign && t != "0.0" && v > 0 ? "+" + t : t;
+}
+
+// The call sites whose local span on span, as a share of the span, changed
+// most between the reports: the `top_n` largest changes in percentage points,
+// sites found in one report only marked new or removed. Empty when neither
+// report has a site profile.
+inline std::string sites_compare_text(const fs::report& a, const fs::report& b, std::size_t top_n = 10) {
+  if (a.call_sites.empty() && b.call_sites.empty()) return std::string();
+  std::string o = "\nCall sites whose share of the span moved most (local span on span, % of the span)\n";
+  if (a.call_sites.empty() || b.call_sites.empty())
+    return o + "  (" + (a.call_sites.empty() ? "before" : "after") + " has no site profile)\n";
+  if (a.span() == 0 || b.span() == 0) return o + "  (" + (a.span() ? "after" : "before") + " has a span of zero)\n";
+  io::text_table t({"call site", "before", "after", "change", ""});
+  std::size_t moved = 0;
+  for (const auto& s : site_shares(a, b)) {
+    if (s.change() == 0) continue;  // also new or removed sites without a share of the span
+    if (++moved > top_n) continue;
+    t.add({s.label, s.in_before ? points_text(s.before, false) : "-", s.in_after ? points_text(s.after, false) : "-",
+           points_text(s.change(), true) + " pp", !s.in_before ? "new" : !s.in_after ? "removed" : ""});
+  }
+  if (moved == 0) return o + "  (no call site's share of the span changed)\n";
+  o += t.render();
+  if (moved > top_n) o += "  (" + std::to_string(moved - top_n) + " more sites moved)\n";
+  o += "  pp = percentage points of the span; new, removed: in one report only\n";
+  return o;
+}
+
 inline std::string compare_text(const fs::report& a, const std::string& pa, const fs::report& b,
                                 const std::string& pb) {
   std::string o = "forkscale compare (unit: " + io::printable(a.unit) + ")\n";
@@ -185,6 +277,7 @@ inline std::string compare_text(const fs::report& a, const std::string& pa, cons
     if (!only_before.empty()) o += "  only before: " + list(only_before) + "\n";
     if (!only_after.empty()) o += "  only after: " + list(only_after) + "\n";
   }
+  o += sites_compare_text(a, b);
   if (a.diagnostic_count || b.diagnostic_count)
     o += "\nDiagnostics: " + std::to_string(a.diagnostic_count) + " before, " + std::to_string(b.diagnostic_count) +
          " after (numbers with diagnostics may not be trustworthy).\n";
@@ -250,8 +343,10 @@ inline options parse_args(const std::vector<std::string>& args) {
   if (o.command == "convert") {
     if (o.inputs.size() != 1)
       throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
-    if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot")
-      throw bad("unknown format " + quoted(o.to) + " for --to (expected text, csv, json, svg, html or gnuplot)");
+    if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot" &&
+        o.to != "calls-csv" && o.to != "spawns-csv")
+      throw bad("unknown format " + quoted(o.to) +
+                " for --to (expected text, csv, json, svg, html, gnuplot, calls-csv or spawns-csv)");
     if (!o.plot.empty() && o.plot != "factored" && o.plot != "scalability")
       throw bad("unknown plot " + quoted(o.plot) + " (expected factored or scalability)");
     if (!o.plot.empty() && o.to != "svg" && o.to != "gnuplot") throw bad("--plot goes with --to svg or --to gnuplot");
@@ -286,6 +381,15 @@ inline void convert(const options& o, std::ostream& out) {
     return;
   }
   std::string text;
+  if (o.to == "calls-csv" || o.to == "spawns-csv") {
+    // A study's site profiles are those of its profile run.
+    if (d.is_study && d.study.profile.empty())
+      throw failure{std::string(program) + ": " + quoted(o.inputs[0]) +
+                    " is a scaling study without a profile run: it has no site profiles"};
+    const fs::report& r = d.is_study ? d.study.profile : d.rep;
+    emit(o.to == "calls-csv" ? r.call_sites_csv() : r.spawn_sites_csv(), o.out, out);
+    return;
+  }
   if (d.is_study) {
     if (o.to == "text") text = d.study.to_text();
     else if (o.to == "csv") text = d.study.to_csv();

@@ -274,6 +274,7 @@ TEST_F(Cli, ComparesTwoReports) {
   const outcome same = tool({"compare", before_->string() + ".json", before_->string() + ".json"});
   EXPECT_EQ(same.status, 0);
   for (const auto& l : lines(same.out)) {
+    if (l.rfind("Call sites whose share", 0) == 0) break;  // the sites' section has its own test
     if (l.rfind("  ", 0) == 0 && !contains(l, "whole program") && !contains(l, "before:") && !contains(l, "after:")) {
       EXPECT_TRUE(contains(l, "0.0%")) << l;
     }
@@ -299,6 +300,175 @@ TEST_F(Cli, ComparesTwoReports) {
   ns.write_json(ns_file.string());
   expect_one_line_failure(tool({"compare", before_->string() + ".json", ns_file.string()}), "the units differ",
                           "different units");
+}
+
+namespace {
+
+// A report of `span` units whose call sites have these local spans on span
+// (the first is the root's, and they add up to `span`); names are tags when
+// `tag` is set, else file:line.
+struct site_spec {
+  const char* tag;
+  const char* file;
+  unsigned line;
+  const char* function;
+  std::int64_t local_span;
+};
+
+fs::report sites_report(const char* label, std::uint64_t span, const std::vector<site_spec>& sites) {
+  fs::report rep;
+  rep.label = label;
+  fs::region_result root;
+  root.label = root.path = label;
+  root.instances = 1;
+  root.work = 10 * span;
+  root.span = root.raw_span = span;
+  root.raw_work = root.work;
+  root.burdened_span = span + 100;
+  rep.regions.push_back(root);
+  for (const site_spec& s : sites) {
+    fs::call_site_profile c;
+    c.kind = rep.call_sites.empty() ? fs::site_kind::root : fs::site_kind::call;
+    c.tag = s.tag;
+    c.file = s.file;
+    c.line = s.line;
+    c.function = s.function;
+    c.name = *s.tag ? s.tag : std::string(s.file) + ":" + std::to_string(s.line);
+    c.local_on_span.count = 1;
+    c.local_on_span.work = 3;
+    c.local_on_span.span = s.local_span;
+    c.local_on_work = c.local_on_span;
+    c.local_on_work.work = 10 * static_cast<std::uint64_t>(s.local_span);  // the self-checks hold
+    c.top_call_site_on_work = c.local_on_span;
+    rep.call_sites.push_back(c);
+    fs::spawn_site_profile p;
+    p.name = c.name;
+    p.kind = c.kind == fs::site_kind::root ? fs::site_kind::root : fs::site_kind::spawn;
+    p.function = s.function;
+    p.tasks = 2;
+    p.work = 8;
+    p.span = 4;
+    p.critical_span = s.local_span;
+    p.exclusive_work = c.local_on_work.work;
+    p.critical_percent = 100.0 * static_cast<double>(s.local_span) / static_cast<double>(span);
+    rep.spawn_sites.push_back(p);
+  }
+  return rep;
+}
+
+}  // namespace
+
+TEST_F(Cli, ConvertWritesTheSiteProfilesAsCsv) {
+  const fs::report rep = sites_report("sites", 1000, {{"", "", 0, "", 100},
+                                                      {"=alpha, \"a\"", "a.cpp", 10, "f", 500},
+                                                      {"", "dir/b.cpp", 20, "g", 400}});
+  const stdfs::path json = *dir_ / "sites.json";
+  rep.write_json(json.string());
+  const outcome calls = tool({"convert", json.string(), "--to", "calls-csv"});
+  EXPECT_EQ(calls.status, 0) << calls.err;
+  EXPECT_TRUE(calls.err.empty()) << calls.err;
+  EXPECT_EQ(calls.out, rep.call_sites_csv());
+  EXPECT_EQ(lines(calls.out).size(), 4u) << calls.out;
+  EXPECT_TRUE(contains(calls.out, "\n\"'=alpha, \"\"a\"\"\",call,a.cpp,10,f,")) << calls.out;
+  const outcome spawns = tool({"convert", json.string(), "--to=spawns-csv"});
+  EXPECT_EQ(spawns.status, 0) << spawns.err;
+  EXPECT_EQ(spawns.out, rep.spawn_sites_csv());
+  const stdfs::path out = *dir_ / "calls.csv";
+  EXPECT_EQ(tool({"convert", json.string(), "--to", "calls-csv", "-o", out.string()}).status, 0);
+  EXPECT_EQ(read_file(out), rep.call_sites_csv());
+  // The text conversion shows the tables.
+  const outcome text = tool({"convert", json.string()});
+  EXPECT_TRUE(contains(text.out, "\n3) Call sites (by local span on span")) << text.out;
+  EXPECT_TRUE(contains(text.out, "\n4) Spawn sites (by critical span")) << text.out;
+
+  // A study's site profiles are its profile run's; a report without them gives the header only.
+  const fs::study_result study = fs::read_study(study_->string());
+  const outcome s = tool({"convert", study_->string(), "--to", "calls-csv"});
+  EXPECT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(s.out, study.profile.call_sites_csv());
+  EXPECT_EQ(tool({"convert", study_->string(), "--to", "spawns-csv"}).out, study.profile.spawn_sites_csv());
+  fs::report none = rep;
+  none.call_sites.clear();
+  none.spawn_sites.clear();
+  const stdfs::path none_json = *dir_ / "none.json";
+  none.write_json(none_json.string());
+  EXPECT_EQ(lines(tool({"convert", none_json.string(), "--to", "calls-csv"}).out),
+            std::vector<std::string>{lines(rep.call_sites_csv())[0]});
+  // Unwritable output: one line, nothing left behind.
+  expect_one_line_failure(
+      tool({"convert", json.string(), "--to", "spawns-csv", "-o", (*dir_ / "no" / "such" / "s.csv").string()}),
+      "cannot write", "unwritable site CSV");
+  EXPECT_FALSE(stdfs::exists(*dir_ / "no"));
+}
+
+TEST_F(Cli, CompareShowsTheSitesWhoseSpanShareMovedMost) {
+  const fs::report a = sites_report("sites", 1000, {{"", "", 0, "", 100},
+                                                     {"alpha", "a.cpp", 10, "f", 500},
+                                                     {"", "b.cpp", 20, "g", 200},
+                                                     {"charlie", "c.cpp", 30, "h", 100},
+                                                     {"delta", "c.cpp", 40, "h", 100}});
+  // charlie moved to another line but keeps its tag: the same site.
+  const fs::report b = sites_report("sites", 2000, {{"", "", 0, "", 200},
+                                                    {"alpha", "a.cpp", 10, "f", 400},
+                                                    {"", "b.cpp", 20, "g", 1000},
+                                                    {"charlie", "c.cpp", 31, "h", 100},
+                                                    {"echo", "c.cpp", 50, "h", 300}});
+  ASSERT_EQ(a.check_profile(), "");
+  ASSERT_EQ(b.check_profile(), "");
+  const stdfs::path pa = *dir_ / "sites_before.json", pb = *dir_ / "sites_after.json";
+  a.write_json(pa.string());
+  b.write_json(pb.string());
+  const outcome o = tool({"compare", pa.string(), pb.string()});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const std::string section = "\nCall sites whose share of the span moved most (local span on span, % of the span)\n"
+                              "  call site      before  after    change\n"
+                              "  alpha in f       50.0   20.0  -30.0 pp\n"
+                              "  b.cpp:20 in g    20.0   50.0  +30.0 pp\n"
+                              "  echo in h           -   15.0  +15.0 pp      new\n"
+                              "  delta in h       10.0      -  -10.0 pp  removed\n"
+                              "  charlie in h     10.0    5.0   -5.0 pp\n"
+                              "  pp = percentage points of the span; new, removed: in one report only\n";
+  EXPECT_TRUE(contains(o.out, section)) << o.out;
+  EXPECT_FALSE(contains(o.out, "(root)")) << "the root's share did not move\n" << o.out;
+  // The CSV form has the root region's rows only, no site rows.
+  const outcome csv = tool({"compare", pa.string(), pb.string(), "--to", "csv"});
+  EXPECT_EQ(lines(csv.out).size(), 1u + 9u) << csv.out;
+
+  // The ten largest changes, and how many more moved.
+  std::vector<site_spec> many = {{"", "", 0, "", 0}};
+  static const char* const names[] = {"s00", "s01", "s02", "s03", "s04", "s05", "s06",
+                                      "s07", "s08", "s09", "s10", "s11", "s12"};
+  for (int i = 0; i < 13; ++i) many.push_back({names[i], "m.cpp", static_cast<unsigned>(i), "m", 100 + i});
+  std::int64_t rest = 0;
+  for (const auto& s : many) rest += s.local_span;
+  const fs::report m = sites_report("many", static_cast<std::uint64_t>(rest), many);
+  const stdfs::path pm = *dir_ / "sites_many.json";
+  m.write_json(pm.string());
+  const fs::report only_root = sites_report("root", 1000, {{"", "", 0, "", 1000}});
+  const stdfs::path pr = *dir_ / "sites_root.json";
+  only_root.write_json(pr.string());
+  const outcome mo = tool({"compare", pr.string(), pm.string()});
+  ASSERT_EQ(mo.status, 0) << mo.err;
+  const auto ml = lines(mo.out);
+  const auto head = std::find(ml.begin(), ml.end(),
+                              "Call sites whose share of the span moved most (local span on span, % of the span)");
+  ASSERT_NE(head, ml.end()) << mo.out;
+  ASSERT_GE(ml.end() - head, 14) << mo.out;
+  EXPECT_EQ(head[2].rfind("  (root)  ", 0), 0u) << mo.out;         // 100% -> 0%
+  EXPECT_EQ(head[3].rfind("  s12 in m  ", 0), 0u) << mo.out;       // the largest new share
+  EXPECT_TRUE(contains(head[3], "new")) << head[3];
+  EXPECT_EQ(head[11].rfind("  s04 in m  ", 0), 0u) << mo.out;      // the tenth
+  EXPECT_EQ(head[12], "  (4 more sites moved)") << mo.out;
+
+  // Nothing moved; one side without a profile.
+  EXPECT_TRUE(contains(tool({"compare", pa.string(), pa.string()}).out,
+                       "most (local span on span, % of the span)\n  (no call site's share of the span changed)\n"));
+  fs::report plain = a;
+  plain.call_sites.clear();
+  const stdfs::path pp = *dir_ / "sites_plain.json";
+  plain.write_json(pp.string());
+  EXPECT_TRUE(contains(tool({"compare", pp.string(), pa.string()}).out, "\n  (before has no site profile)\n"));
+  EXPECT_FALSE(contains(tool({"compare", pp.string(), pp.string()}).out, "Call sites whose share"));
 }
 
 TEST_F(Cli, BadFilesGiveOneLineAndExitStatusTwo) {
@@ -365,6 +535,8 @@ TEST_F(Cli, BadUsageGivesOneLineAndExitStatusTwo) {
       {"compare", in},
       {"compare", in, in, in},
       {"compare", in, in, "--to", "html"},
+      {"compare", in, in, "--to", "calls-csv"},
+      {"convert", in, "--to", "calls-csv", "--plot", "factored"},
   };
   for (const auto& args : cases) {
     std::string what = "forkscale-report";
@@ -374,6 +546,7 @@ TEST_F(Cli, BadUsageGivesOneLineAndExitStatusTwo) {
   const outcome help = tool({"--help"});
   EXPECT_EQ(help.status, 0);
   EXPECT_TRUE(contains(help.out, "usage: forkscale-report convert"));
+  EXPECT_TRUE(contains(help.out, "|calls-csv|spawns-csv]")) << help.out;
   EXPECT_EQ(tool({"--version"}).out, "forkscale-report (forkscale " FORKSCALE_VERSION_STRING ")\n");
 }
 
