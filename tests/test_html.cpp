@@ -11,12 +11,14 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace fs = forkscale;
@@ -63,6 +65,93 @@ fs::report evil_report() {
   r.diagnostics.push_back({"evil.cpp:1 in <f>", "problem with <b>markup</b> & 'quotes'"});
   r.diagnostic_count = 1;
   return r;
+}
+
+fs::site_measure measure(std::uint64_t count, std::uint64_t work, std::int64_t span) {
+  fs::site_measure m;
+  m.count = count;
+  m.work = work;
+  m.span = span;
+  return m;
+}
+
+fs::call_site_profile call_row(const std::string& name, const std::string& function, fs::site_kind kind,
+                               std::int64_t local_span_on_span, std::uint64_t local_work_on_work) {
+  fs::call_site_profile c;
+  c.name = name;
+  c.file = "dir/" + name + ".cpp";
+  c.line = 7;
+  c.function = function;
+  c.kind = kind;
+  c.local_on_span = measure(1, 10, local_span_on_span);
+  c.local_on_work = measure(3, local_work_on_work, 40);
+  c.top_call_site_on_work = measure(2, 5000, 250);
+  c.top_caller_on_work = measure(2, 5000, 250);
+  return c;
+}
+
+// evil_report() with a call-site and a spawn-site profile: markup in the names,
+// functions, tags and files; rows in an order other than the page's default
+// (local span on span, largest first); a negative local span.
+fs::report evil_site_report() {
+  fs::report r = evil_report();
+  fs::call_site_profile root = call_row("root", "main", fs::site_kind::root, 300, 60000);
+  fs::call_site_profile tagged = call_row(evil, "f<T>()", fs::site_kind::call, 2000, 30000);
+  tagged.tag = evil;
+  tagged.file = "</td><td>x.cpp";
+  tagged.recursive = true;
+  fs::call_site_profile negative = call_row("neg", "g", fs::site_kind::spawn, -100, 9000);
+  fs::call_site_profile quoted = call_row("\" onclick=\"alert(5)", "h & 'i'", fs::site_kind::call, 300, 1000);
+  r.call_sites = {root, negative, tagged, quoted};  // local span on span: 300 - 100 + 2000 + 300 = 2500
+  fs::spawn_site_profile task;
+  task.name = "<script>alert(6)</script>";
+  task.function = evil;
+  task.file = "t.cpp";
+  task.line = 3;
+  task.tasks = 100;
+  task.work = 40000;
+  task.span = 2000;
+  task.exclusive_work = 40000;
+  task.critical_span = 2200;
+  task.critical_percent = 88;
+  fs::spawn_site_profile own = task;
+  own.name = "root";
+  own.function = "main";
+  own.kind = fs::site_kind::root;
+  own.tasks = 1;
+  own.work = 100000;
+  own.span = 2500;
+  own.exclusive_work = 60000;
+  own.critical_span = 300;
+  own.critical_percent = 12;
+  r.spawn_sites = {own, task};
+  return r;
+}
+
+// The markup of the element with this id, up to its end tag (no nesting of the
+// same element inside).
+std::string element(const std::string& html, const std::string& tag, const std::string& id) {
+  const std::size_t start = html.find("<" + tag + " id=\"" + id + "\"");
+  if (start == std::string::npos) return std::string();
+  const std::size_t end = html.find("</" + tag + ">", start);
+  return end == std::string::npos ? std::string() : html.substr(start, end + tag.size() + 3 - start);
+}
+
+// The text of the first cell of each body row of a rendered table, unescaped
+// for the few entities html_escape writes.
+std::vector<std::string> first_cells(const std::string& table) {
+  std::vector<std::string> out;
+  for (std::size_t at = table.find("<tr", table.find("<tbody>")); at != std::string::npos;
+       at = table.find("<tr", at + 1)) {
+    const std::size_t open = table.find(">", table.find("<td", at)) + 1;
+    std::string text = table.substr(open, table.find("</td>", open) - open);
+    for (const auto& e : std::vector<std::pair<std::string, std::string>>{
+             {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}})
+      for (std::size_t p = text.find(e.first); p != std::string::npos; p = text.find(e.first, p + 1))
+        text.replace(p, e.first.size(), e.second);
+    out.push_back(text);
+  }
+  return out;
 }
 
 fs::study_result evil_study() {
@@ -211,6 +300,31 @@ if extra == 'report':
     summary = {tr.get('data-key'): tr.findall('td')[1] for tr in ids['fs-summary-table'].find('tbody')}
     if summary['work'].get('data-sort-value') != '100000' or summary['work'].text != '100,000 units':
         problems.append('work cell: %r %r' % (summary['work'].get('data-sort-value'), summary['work'].text))
+if extra == 'sites':
+    def cells(table_id, column):
+        return [''.join(tr.findall('td')[column].itertext()) for tr in ids[table_id].find('tbody')]
+    want = [evil, 'root', '" onclick="alert(5)', 'neg']
+    if cells('fs-call-sites-table', 0) != want:
+        problems.append('call sites: %r' % cells('fs-call-sites-table', 0))
+    if cells('fs-call-sites-table', 1) != ['f<T>()', 'main', "h & 'i'", 'g']:
+        problems.append('functions: %r' % cells('fs-call-sites-table', 1))
+    title = ids['fs-call-sites-table'].find('tbody').find('tr').find('td').get('title')
+    if title != '</td><td>x.cpp:7 in f<T>() (tag ' + evil + ')':
+        problems.append('site title: %r' % title)
+    if cells('fs-spawn-sites-table', 0) != ['<script>alert(6)</script>', 'root']:
+        problems.append('spawn sites: %r' % cells('fs-spawn-sites-table', 0))
+    if cells('fs-spawn-sites-table', 1) != [evil, 'main']:
+        problems.append('spawn functions: %r' % cells('fs-spawn-sites-table', 1))
+    heads = ids['fs-call-sites-table'].find('thead').findall('tr')[-1].findall('th')
+    sorted_heads = [th.get('data-key') for th in heads if th.get('aria-sort')]
+    if sorted_heads != ['local_on_span_span'] or len(heads) != 15:
+        problems.append('call-site headings: %d, sorted by %r' % (len(heads), sorted_heads))
+    for f, t in (('fs-call-sites-filter', 'fs-call-sites-table'), ('fs-spawn-sites-filter', 'fs-spawn-sites-table')):
+        box = ids[f]
+        if box.tag != 'input' or box.get('data-table') != t or box.get('data-status') not in ids:
+            problems.append('filter %s: %r' % (f, box.attrib))
+        if ids[t].get('data-filter-columns') != '0 1':
+            problems.append('filter columns of %s: %r' % (t, ids[t].get('data-filter-columns')))
 if extra == 'study':
     li = ids['fs-warnings'].find('ul/li')
     if li.text != 'warning: ' + evil:
@@ -275,6 +389,102 @@ TEST_F(Html, ReportPageEscapesEverythingAndLoadsNothing) {
                        out),
             0)
       << out;
+}
+
+TEST_F(Html, SiteTablesEscapeSortAndFilter) {
+  const fs::report rep = evil_site_report();
+  const std::string html = fs::to_html(rep);
+  expect_self_contained(html);
+  // Sections in their reserved places: after the regions, before the plots.
+  for (const char* id : {"fs-regions", "fs-call-sites", "fs-spawn-sites", "fs-plots"})
+    EXPECT_TRUE(contains(html, std::string("<section id=\"") + id + "\"")) << id;
+  EXPECT_LT(html.find("<section id=\"fs-regions\""), html.find("<section id=\"fs-call-sites\""));
+  EXPECT_LT(html.find("<section id=\"fs-call-sites\""), html.find("<section id=\"fs-spawn-sites\""));
+  EXPECT_LT(html.find("<section id=\"fs-spawn-sites\""), html.find("<section id=\"fs-plots\""));
+  EXPECT_TRUE(contains(html, "<li><a href=\"#fs-call-sites\">Call sites</a></li>"));
+  EXPECT_EQ(std::string(fs::html_section_ids::call_sites), "fs-call-sites");
+  EXPECT_EQ(std::string(fs::html_section_ids::spawn_sites), "fs-spawn-sites");
+
+  const std::string calls = element(html, "table", "fs-call-sites-table");
+  const std::string spawns = element(html, "table", "fs-spawn-sites-table");
+  ASSERT_FALSE(calls.empty());
+  ASSERT_FALSE(spawns.empty());
+  EXPECT_TRUE(contains(calls, "class=\"fs-table fs-sortable fs-filterable\""));
+  // One row per site; the call sites by local span on span, largest first (ties
+  // in the report's order), the spawn sites by critical span.
+  EXPECT_EQ(count(calls, "<tr"), 2u + rep.call_sites.size());  // two heading rows
+  EXPECT_EQ(count(spawns, "<tr"), 1u + rep.spawn_sites.size());
+  EXPECT_EQ(first_cells(calls), (std::vector<std::string>{evil, "root", "\" onclick=\"alert(5)", "neg"}));
+  EXPECT_EQ(first_cells(spawns), (std::vector<std::string>{"<script>alert(6)</script>", "root"}));
+  // Every string is escaped: names, functions, tags and files.
+  EXPECT_TRUE(contains(calls, ">&lt;img src=x onerror=alert(1)&gt;</td>"));
+  EXPECT_TRUE(contains(calls, "title=\"&lt;/td&gt;&lt;td&gt;x.cpp:7 in f&lt;T&gt;() (tag &lt;img src=x onerror=alert(1)&gt;)\""));
+  EXPECT_TRUE(contains(calls, ">f&lt;T&gt;()</td>"));
+  EXPECT_TRUE(contains(calls, ">&quot; onclick=&quot;alert(5)</td>"));
+  EXPECT_TRUE(contains(calls, ">h &amp; &#39;i&#39;</td>"));
+  EXPECT_TRUE(contains(spawns, ">&lt;script&gt;alert(6)&lt;/script&gt;</td>"));
+  EXPECT_FALSE(contains(html, "alert(6)</script>"));
+  EXPECT_FALSE(contains(html, "onclick=\"alert"));
+  // Numbers: exact sort values, signed spans, the share of the span.
+  EXPECT_TRUE(contains(calls, "<td class=\"num\" data-sort-value=\"-100\">-100</td>"));
+  EXPECT_TRUE(contains(calls, "<td class=\"num\" data-sort-value=\"2000\">2,000</td>"));
+  EXPECT_TRUE(contains(calls, ">80.0 %</td>"));  // 2000 of the span 2500
+  EXPECT_TRUE(contains(spawns, ">88.0 %</td>"));
+  // The default column is marked, every column has a stable key, the recursive mark shows.
+  EXPECT_TRUE(contains(calls, "data-key=\"local_on_span_span\" title=\"local span on span\" aria-sort=\"descending\""));
+  EXPECT_TRUE(contains(spawns, "data-key=\"critical_span\" title=\"the tasks&#39; own strands on the critical path\" "
+                               "aria-sort=\"descending\""));
+  EXPECT_EQ(count(calls, "aria-sort="), 1u);
+  EXPECT_EQ(count(calls, "<th scope=\"col\" data-key="), 15u);
+  EXPECT_EQ(count(spawns, "<th scope=\"col\" data-key="), 9u);
+  EXPECT_EQ(count(calls, "<td>yes</td>"), 1u);
+  EXPECT_EQ(count(calls, "<tr class=\"fs-root\">"), 1u);
+  // The filter boxes name their tables; the script filters and sorts.
+  EXPECT_TRUE(contains(html, "<input type=\"search\" id=\"fs-call-sites-filter\" class=\"fs-filter\" "
+                             "data-table=\"fs-call-sites-table\" data-status=\"fs-call-sites-filter-status\""));
+  EXPECT_TRUE(contains(html, "id=\"fs-spawn-sites-filter\" class=\"fs-filter\" data-table=\"fs-spawn-sites-table\""));
+  EXPECT_TRUE(contains(calls, "data-filter-columns=\"0 1\""));
+  namespace dh = fs::detail::html;
+  const std::string& js = dh::sort_script();
+  EXPECT_TRUE(contains(js, "input.fs-filter"));
+  EXPECT_TRUE(contains(js, "table.fs-sortable"));
+  EXPECT_TRUE(contains(html, "<script>" + js + "</script>"));
+  // The one inline script is the one the CSP allows (by its hash), and nothing inline else.
+  EXPECT_TRUE(contains(html, "script-src &#39;sha256-" + dh::base64(dh::sha256(js)) + "&#39;"));
+  EXPECT_FALSE(contains(html, "unsafe-inline"));
+  EXPECT_FALSE(contains(js, "<"));  // keeps the page well-formed XML
+  EXPECT_FALSE(contains(js, "&"));
+
+  if (!python_available()) GTEST_SKIP() << "python3 is not available: the XML checks are skipped";
+  const stdfs::path file = dir_ / "sites.html";
+  fs::write_html(rep, file.string());
+  std::string out;
+  EXPECT_EQ(run_python(check_page,
+                       file.string() + "\" \"fs-title,fs-call-sites,fs-call-sites-table,fs-call-sites-filter,"
+                                       "fs-spawn-sites,fs-spawn-sites-table,fs-spawn-sites-filter,fs-plots\" \"sites",
+                       out),
+            0)
+      << out;
+}
+
+TEST(HtmlPage, NoSiteSectionsWithoutProfiles) {
+  const std::string html = fs::to_html(evil_report());
+  EXPECT_FALSE(contains(html, "fs-call-sites"));
+  EXPECT_FALSE(contains(html, "fs-spawn-sites"));
+  EXPECT_FALSE(contains(html, "<input"));
+  // Only spawn sites: only that section.
+  fs::report r = evil_site_report();
+  r.call_sites.clear();
+  const std::string spawns_only = fs::to_html(r);
+  EXPECT_FALSE(contains(spawns_only, "id=\"fs-call-sites\""));
+  EXPECT_TRUE(contains(spawns_only, "id=\"fs-spawn-sites\""));
+  // A study shows its profile's sites.
+  fs::study_result s = evil_study();
+  s.profile = evil_site_report();
+  const std::string study = fs::to_html(s);
+  EXPECT_TRUE(contains(study, "<section id=\"fs-call-sites\""));
+  EXPECT_TRUE(contains(study, "<section id=\"fs-spawn-sites\""));
+  EXPECT_LT(study.find("<section id=\"fs-spawn-sites\""), study.find("<section id=\"fs-plots\""));
 }
 
 TEST_F(Html, StudyPageHasEverySection) {
