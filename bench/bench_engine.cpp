@@ -2,15 +2,25 @@
 //
 //   bench_engine [--quick] [--out FILE]      (default FILE: bench/results/engine.json)
 //
-// Three sections, written to one JSON file (FILE.tmp, then renamed) and printed as
+// Four sections, written to one JSON file (FILE.tmp, then renamed) and printed as
 // a table:
-//   event_cost  ns per event (spawn and its parts, sync_point, call_site) against
-//               one raw clock read; best of 5, loop overhead subtracted.
-//   memory      the engine's memory high-water mark for many tasks and for fib(n),
-//               each case in a fresh child process (the pool is process-wide and
-//               never shrinks).
-//   accuracy    busy-wait programs whose true work and span this program measures
-//               itself; measured/true with and without overhead compensation.
+//   event_cost     ns per event (spawn and its parts, sync_point, call_site) against
+//                  one raw clock read, with site profiles on (the default); best of
+//                  5 in each of 3 whole runs (1 with --quick), loop overhead
+//                  subtracted.
+//   memory         the engine's memory high-water mark for many tasks and for
+//                  fib(n) (with site profiles on, and fib also with them off), each
+//                  case in a fresh child process (the pool is process-wide and never
+//                  shrinks).
+//   accuracy       busy-wait programs whose true work and span this program
+//                  measures itself; measured/true with and without overhead
+//                  compensation.
+//   site_profiles  what the per-site profiles cost: every event of event_cost also
+//                  measured with options.site_profiles = false, in runs alternating
+//                  with the profiled ones, and on/off per event (goal: <= 1.5x); the
+//                  call site's cost against a clock read (profiled, it reads the
+//                  clock twice; unprofiled, never); profiler_bytes and peak RSS of
+//                  fib at two sizes (goal: within 10% of each other).
 //
 // Nothing here asserts on a timing: goals are recorded ("goal_met"), never enforced.
 // The exit status is 0 unless the arguments are bad (2) or something broke: the
@@ -318,9 +328,10 @@ std::atomic<std::uint64_t> g_diagnostics{0};
 std::mutex g_diag_mutex;
 std::vector<std::string> g_diag_samples;
 
-fs::options bench_options(bool compensate = true) {
+fs::options bench_options(bool compensate = true, bool site_profiles = true) {
   fs::options o;  // default clock: automatic (the invariant TSC on x86)
   o.compensate = compensate;
+  o.site_profiles = site_profiles;  // on by default, as in fs::options
   o.on_diagnostic = [](const fs::diagnostic& d) {
     g_diagnostics.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard<std::mutex> g(g_diag_mutex);
@@ -355,7 +366,7 @@ struct clock_read_counts {
          child_close = 0, sync = 0, call = 0;
 };
 
-clock_read_counts count_clock_reads() {
+clock_read_counts count_clock_reads(bool site_profiles) {
   using C = counting_clock;
   clock_read_counts r;
   constexpr int n = 1000;
@@ -409,7 +420,7 @@ clock_read_counts count_clock_reads() {
         }
         r.call = double(C::reads - before) / n;
       },
-      bench_options());
+      bench_options(true, site_profiles));
   return r;
 }
 
@@ -470,8 +481,10 @@ struct event_row {
 };
 
 struct event_cost_result {
+  bool site_profiles = true;
   std::uint64_t n = 0;
   int reps = 0;
+  int rounds = 1;  // whole runs merged (best of each row over them)
   std::vector<event_row> rows;
   double tsc_read_ns = 0;
   std::string clock;
@@ -479,8 +492,9 @@ struct event_cost_result {
   std::uint64_t diagnostics = 0;
 };
 
-event_cost_result run_event_cost(const config& cfg) {
+event_cost_result run_event_cost(const config& cfg, bool site_profiles) {
   event_cost_result res;
+  res.site_profiles = site_profiles;
   std::uint64_t n = cfg.quick ? 100'000 : 2'000'000;
   if (BENCH_SANITIZED && cfg.quick) n = 20'000;
   static_assert(spawn_batch % nest_depth == 0, "n must be a multiple of both");
@@ -492,7 +506,7 @@ event_cost_result run_event_cost(const config& cfg) {
   const std::uint64_t nests = n / nest_depth;
   const double inf = std::numeric_limits<double>::infinity();
 
-  const clock_read_counts reads = count_clock_reads();
+  const clock_read_counts reads = count_clock_reads(site_profiles);
   const std::uint64_t diag_before = g_diagnostics.load();
 
   // Best of `reps` of fn(), which returns the ns taken by n events.
@@ -673,7 +687,7 @@ event_cost_result run_event_cost(const config& cfg) {
             }),
             flat_empty, reads.call);
       },
-      bench_options());
+      bench_options(true, site_profiles));
 
   res.clock = fs::to_string(rep.clock);
   res.compensation_per_strand_ns = rep.compensation_per_strand;
@@ -683,11 +697,54 @@ event_cost_result run_event_cost(const config& cfg) {
   return res;
 }
 
+// The event costs with site profiles on and off, measured in the same process in
+// alternating whole runs (on, off, off, on, on, off, ...) so that a change in the
+// machine's load falls on both; each row keeps its best run.
+struct event_cost_pair {
+  event_cost_result on, off;
+};
+
+void keep_best(event_cost_result& into, const event_cost_result& r) {
+  into.rounds += 1;
+  into.diagnostics += r.diagnostics;
+  for (auto& row : into.rows)
+    for (const auto& other : r.rows)
+      if (other.name == row.name && other.ns < row.ns) row = other;
+  for (const auto& row : into.rows)
+    if (row.name == "clock_read_tsc") into.tsc_read_ns = row.ns;
+}
+
+event_cost_pair run_event_costs(const config& cfg) {
+  const int rounds = cfg.quick ? 1 : 3;
+  event_cost_pair p;
+  bool have_on = false, have_off = false;
+  auto one = [&](bool profiles) {
+    event_cost_result r = run_event_cost(cfg, profiles);
+    event_cost_result& into = profiles ? p.on : p.off;
+    bool& have = profiles ? have_on : have_off;
+    if (!have) {
+      into = std::move(r);
+      have = true;
+    } else {
+      keep_best(into, r);
+    }
+  };
+  for (int i = 0; i < rounds; ++i) {
+    const bool on_first = i % 2 == 0;
+    one(on_first);
+    one(!on_first);
+  }
+  return p;
+}
+
 json event_cost_json(const event_cost_result& r) {
   json j = json::object();
   j.set("n", r.n);
   j.set("repetitions", r.reps);
-  j.set("statistic", "best of repetitions; empty-loop overhead of the same structure subtracted");
+  j.set("rounds", r.rounds);
+  j.set("site_profiles", r.site_profiles);
+  j.set("statistic", "best of repetitions (in each of `rounds` whole runs, alternating with site profiles "
+                     "off); empty-loop overhead of the same structure subtracted");
   j.set("spawn_batch", static_cast<std::uint64_t>(spawn_batch));
   j.set("nest_depth", static_cast<std::uint64_t>(nest_depth));
   j.set("clock", r.clock);
@@ -832,12 +889,12 @@ mem_numbers mem_tasks_threads(std::uint64_t count) {
   return m;
 }
 
-mem_numbers mem_fib(int n) {
+mem_numbers mem_fib(int n, bool site_profiles) {
   mem_numbers m;
   long v = 0;
   m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
   const std::uint64_t t0 = now_ns();
-  fs::report r = fs::measure("fib", [&] { v = fib(n); }, bench_options());
+  fs::report r = fs::measure("fib", [&] { v = fib(n); }, bench_options(true, site_profiles));
   m.elapsed_ms = double(now_ns() - t0) / 1e6;
   m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
   m.profiler_bytes = r.profiler_bytes;
@@ -946,7 +1003,10 @@ memory_result run_memory(const config& cfg) {
   for (std::uint64_t n : {res.tasks_small, res.tasks_big})
     add("tasks_2_threads", n, [n] { return mem_tasks_threads(n); });
   for (int n : {res.fib_small, res.fib_big})
-    add("fib", static_cast<std::uint64_t>(n), [n] { return mem_fib(n); });
+    add("fib", static_cast<std::uint64_t>(n), [n] { return mem_fib(n, true); });
+  // The same with options.site_profiles = false: what the profiles hold.
+  for (int n : {res.fib_small, res.fib_big})
+    add("fib_no_profiles", static_cast<std::uint64_t>(n), [n] { return mem_fib(n, false); });
   return res;
 }
 
@@ -967,7 +1027,9 @@ json memory_json(const memory_result& r) {
     json e = json::object();
     e.set("name", c.name);
     e.set("shape", c.shape);
-    e.set(c.shape == "fib" ? "n" : "tasks", c.size);
+    const bool is_fib = c.shape.rfind("fib", 0) == 0;
+    e.set(is_fib ? "n" : "tasks", c.size);
+    e.set("site_profiles", c.shape != "fib_no_profiles");
     e.set("ok", c.ok);
     if (!c.ok) {
       e.set("error", c.error);
@@ -977,7 +1039,7 @@ json memory_json(const memory_result& r) {
       e.set("profiler_bytes", c.m.profiler_bytes);
       e.set("spawns", c.m.spawns);
       e.set("syncs", c.m.syncs);
-      e.set(c.shape == "fib" ? "fib_value" : "tasks_run", c.m.value);
+      e.set(is_fib ? "fib_value" : "tasks_run", c.m.value);
       e.set("diagnostics", c.m.diagnostics);
       e.set("max_rss_kb", c.m.max_rss_kb);
       e.set("elapsed_ms", c.m.elapsed_ms);
@@ -998,6 +1060,7 @@ json memory_json(const memory_result& r) {
       e.set("task_count_ratio", b->m.spawns && a->m.spawns ? double(b->m.spawns) / double(a->m.spawns) : 0.0);
       e.set("engine_reserved_bytes_ratio", rr);
       e.set("profiler_bytes_ratio", double(b->m.profiler_bytes) / double(a->m.profiler_bytes));
+      e.set("max_rss_ratio", a->m.max_rss_kb ? double(b->m.max_rss_kb) / double(a->m.max_rss_kb) : 0.0);
       e.set("goal_met", rr <= 1.0 + 1e-9);
     } else {
       e.set("engine_reserved_bytes_ratio", nullptr);
@@ -1008,6 +1071,8 @@ json memory_json(const memory_result& r) {
   ratio("tasks_inline", "tasks_inline", r.tasks_small, r.tasks_big);
   ratio("tasks_2_threads", "tasks_2_threads", r.tasks_small, r.tasks_big);
   ratio("fib", "fib", static_cast<std::uint64_t>(r.fib_small), static_cast<std::uint64_t>(r.fib_big));
+  ratio("fib_no_profiles", "fib_no_profiles", static_cast<std::uint64_t>(r.fib_small),
+        static_cast<std::uint64_t>(r.fib_big));
   j.set("big_over_small", std::move(ratios));
   return j;
 }
@@ -1291,6 +1356,131 @@ json accuracy_json(const accuracy_result& r) {
 }
 
 // ============================================================================
+// 4. site_profiles: the cost of the per-site profiles (options.site_profiles)
+// ============================================================================
+
+// The events compared with profiles on and off, in the order printed.
+const char* const profile_events[] = {"spawn_point", "child_open",  "child_close",  "child_scope",
+                                      "sync_point",  "call_site",   "spawn",        "spawn_wrapper"};
+constexpr double profile_event_goal = 1.5;   // on/off per event
+constexpr double profile_memory_goal = 0.10;  // |big/small - 1| for fib with profiles on
+
+const event_row* find_row(const event_cost_result& r, const std::string& name) {
+  for (const auto& row : r.rows)
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
+// on/off, or NaN (written as null) when the off cost is not positive.
+double on_off_ratio(double on, double off) {
+  return off > 0 ? on / off : std::numeric_limits<double>::quiet_NaN();
+}
+
+struct memory_pair {
+  const mem_case* small = nullptr;
+  const mem_case* big = nullptr;
+  bool ok() const { return small && big && small->ok && big->ok; }
+  double bytes_ratio() const {
+    return ok() && small->m.profiler_bytes ? double(big->m.profiler_bytes) / double(small->m.profiler_bytes)
+                                           : std::numeric_limits<double>::quiet_NaN();
+  }
+  double rss_ratio() const {
+    return ok() && small->m.max_rss_kb ? double(big->m.max_rss_kb) / double(small->m.max_rss_kb)
+                                       : std::numeric_limits<double>::quiet_NaN();
+  }
+};
+
+memory_pair fib_pair(const memory_result& mem, const std::string& shape) {
+  return {find_case(mem, shape, static_cast<std::uint64_t>(mem.fib_small)),
+          find_case(mem, shape, static_cast<std::uint64_t>(mem.fib_big))};
+}
+
+json site_profiles_json(const event_cost_pair& ev, const memory_result& mem) {
+  json j = json::object();
+  j.set("what", "the same events as event_cost with options.site_profiles on (the default) and off, "
+                "measured in the same process in alternating whole runs");
+  j.set("goal", "the profile adds at most 1.5x to the engine-only cost per event (on_ns / off_ns <= 1.5)");
+  j.set("rounds", ev.on.rounds);
+  j.set("clock_read_ns", ev.on.tsc_read_ns);
+  j.set("clock_read_ns_profiles_off_runs", ev.off.tsc_read_ns);
+  json events = json::object();
+  int met = 0, compared = 0;
+  for (const char* name : profile_events) {
+    const event_row* on = find_row(ev.on, name);
+    const event_row* off = find_row(ev.off, name);
+    if (!on || !off) continue;
+    json e = json::object();
+    e.set("on_ns", on->ns);
+    e.set("off_ns", off->ns);
+    const double ratio = on_off_ratio(on->ns, off->ns);
+    e.set("ratio", ratio);
+    e.set("added_ns", on->ns - off->ns);
+    e.set("on_clock_reads", on->clock_reads);
+    e.set("off_clock_reads", off->clock_reads);
+    const bool ok = std::isfinite(ratio) && ratio <= profile_event_goal;
+    e.set("goal_met", ok);
+    ++compared;
+    met += ok ? 1 : 0;
+    events.set(name, std::move(e));
+  }
+  j.set("events", std::move(events));
+  j.set("events_meeting_goal", met);
+  j.set("events_compared", compared);
+
+  // call_site: with profiles on it reads the clock when it opens and when it
+  // closes; with profiles off it reads none, so its on/off ratio compares two clock
+  // reads with almost nothing. Its absolute cost against one clock read says more.
+  if (const event_row* on = find_row(ev.on, "call_site")) {
+    const event_row* off = find_row(ev.off, "call_site");
+    json c = json::object();
+    c.set("note", "profiles on: two clock reads (open and close); off: none");
+    c.set("on_ns", on->ns);
+    c.set("off_ns", off ? off->ns : 0.0);
+    c.set("clock_read_ns", ev.on.tsc_read_ns);
+    c.set("on_clock_reads", on->clock_reads);
+    c.set("off_clock_reads", off ? off->clock_reads : -1.0);
+    c.set("on_ratio_to_clock_read", ev.on.tsc_read_ns > 0 ? on->ns / ev.on.tsc_read_ns : 0.0);
+    c.set("on_ns_beyond_clock_reads", on->ns - on->clock_reads * ev.on.tsc_read_ns);
+    j.set("call_site", std::move(c));
+  }
+
+  json m = json::object();
+  m.set("goal", "report.profiler_bytes for fib(small) and fib(big) with profiles on differ by under 10%");
+  m.set("fib_small", mem.fib_small);
+  m.set("fib_big", mem.fib_big);
+  for (const char* shape : {"fib", "fib_no_profiles"}) {
+    const memory_pair p = fib_pair(mem, shape);
+    json e = json::object();
+    e.set("site_profiles", std::string(shape) == "fib");
+    e.set("ok", p.ok());
+    if (p.ok()) {
+      e.set("small_spawns", p.small->m.spawns);
+      e.set("big_spawns", p.big->m.spawns);
+      e.set("small_profiler_bytes", p.small->m.profiler_bytes);
+      e.set("big_profiler_bytes", p.big->m.profiler_bytes);
+      e.set("profiler_bytes_ratio", p.bytes_ratio());
+      e.set("small_max_rss_kb", p.small->m.max_rss_kb);
+      e.set("big_max_rss_kb", p.big->m.max_rss_kb);
+      e.set("max_rss_ratio", p.rss_ratio());
+    }
+    m.set(std::string(shape) == "fib" ? "profiles_on" : "profiles_off", std::move(e));
+  }
+  const memory_pair on = fib_pair(mem, "fib");
+  const double br = on.bytes_ratio();
+  if (std::isfinite(br)) {
+    m.set("goal_met", std::fabs(br - 1.0) < profile_memory_goal);
+  } else {
+    m.set("goal_met", nullptr);
+  }
+  const memory_pair off = fib_pair(mem, "fib_no_profiles");
+  if (on.ok() && off.ok() && off.big->m.profiler_bytes) {
+    m.set("big_on_over_off_profiler_bytes", double(on.big->m.profiler_bytes) / double(off.big->m.profiler_bytes));
+  }
+  j.set("memory", std::move(m));
+  return j;
+}
+
+// ============================================================================
 // Output
 // ============================================================================
 
@@ -1300,8 +1490,9 @@ std::string human_bytes(std::uint64_t b) {
   return fmt("%" PRIu64 " B", b);
 }
 
-void print_summary(const config& cfg, const std::string& loadavg, const event_cost_result& ev, const memory_result& mem,
+void print_summary(const config& cfg, const std::string& loadavg, const event_cost_pair& evp, const memory_result& mem,
                    const accuracy_result& acc, const std::string& model, unsigned cpus) {
+  const event_cost_result& ev = evp.on;
   std::printf("forkscale engine benchmark (%s)\n", cfg.quick ? "quick" : "full");
   std::printf("  machine: %s, %u cpu(s), load %s; %s%s; clock %s, %.5f ns/tick\n", model.c_str(), cpus,
               loadavg.substr(0, 14).c_str(),
@@ -1309,8 +1500,9 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
               std::string(sanitizer_name()) == "none" ? "" : (std::string(", sanitizer ") + sanitizer_name()).c_str(),
               ev.clock.c_str(), fs::detail::tsc_ns_per_tick());
 
-  std::printf("\n1) event cost  (N=%" PRIu64 ", best of %d, loop overhead subtracted; compensation %.2f ns/strand)\n",
-              ev.n, ev.reps, ev.compensation_per_strand_ns);
+  std::printf("\n1) event cost  (site profiles on; N=%" PRIu64 ", best of %d x %d run(s), loop overhead subtracted; "
+              "compensation %.2f ns/strand)\n",
+              ev.n, ev.reps, ev.rounds, ev.compensation_per_strand_ns);
   std::printf("  %-18s %9s %10s %11s %10s\n", "event", "ns", "x clock", "clock reads", "<=2.5x");
   for (const auto& r : ev.rows) {
     const double ratio = ev.tsc_read_ns > 0 ? r.ns / ev.tsc_read_ns : 0;
@@ -1346,6 +1538,8 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
   print_ratio("tasks_inline", "tasks_inline", mem.tasks_small, mem.tasks_big);
   print_ratio("tasks_2_threads", "tasks_2_threads", mem.tasks_small, mem.tasks_big);
   print_ratio("fib", "fib", static_cast<std::uint64_t>(mem.fib_small), static_cast<std::uint64_t>(mem.fib_big));
+  print_ratio("fib_no_profiles", "fib_no_profiles", static_cast<std::uint64_t>(mem.fib_small),
+              static_cast<std::uint64_t>(mem.fib_big));
 
   std::printf("\n3) accuracy  (measured / true; %s of %d run(s))\n", acc.reps > 1 ? "median" : "one", acc.reps);
   std::printf("  (a spin is ~%.0f ns (1 us) / ~%.0f ns (100 us) longer than its own steady_clock timing says)\n",
@@ -1356,6 +1550,48 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
     std::printf("  %-7s %-20s %-6s %-38s %8.4f %8.4f %5.0f%% %5s\n", a.grain_name.c_str(), a.shape.c_str(),
                 a.compensate ? "on" : "off", a.params.c_str(), a.work_ratio, a.span_ratio,
                 a.tolerance * 100, a.goal_met ? "yes" : "NO");
+  }
+}
+
+void print_site_profiles(const event_cost_pair& evp, const memory_result& mem) {
+  const double clk = evp.on.tsc_read_ns;
+  std::printf("\n4) site profiles: on (default) vs off  (same N and statistic as 1; %d alternating run(s) each)\n",
+              evp.on.rounds);
+  std::printf("  %-14s %9s %9s %9s %8s %8s %9s\n", "event", "on ns", "off ns", "on/off", "reads on", "reads off",
+              "<=1.5x");
+  for (const char* name : profile_events) {
+    const event_row* on = find_row(evp.on, name);
+    const event_row* off = find_row(evp.off, name);
+    if (!on || !off) continue;
+    const double ratio = on_off_ratio(on->ns, off->ns);
+    std::printf("  %-14s %9.2f %9.2f %9s %8.2g %9.2g %9s\n", name, on->ns, off->ns,
+                std::isfinite(ratio) ? fmt("%.2f", ratio).c_str() : "n/a", on->clock_reads, off->clock_reads,
+                std::isfinite(ratio) && ratio <= profile_event_goal ? "yes" : "NO");
+  }
+  if (const event_row* cs = find_row(evp.on, "call_site")) {
+    std::printf("  call_site with profiles on: %.2f ns = %.2f x one clock read (%.2f ns); it reads the clock %.2g "
+                "times (off: none), %.2f ns beyond those reads\n",
+                cs->ns, clk > 0 ? cs->ns / clk : 0.0, clk, cs->clock_reads, cs->ns - cs->clock_reads * clk);
+  }
+  const memory_pair on = fib_pair(mem, "fib");
+  const memory_pair off = fib_pair(mem, "fib_no_profiles");
+  if (on.ok()) {
+    const double br = on.bytes_ratio();
+    std::printf("  memory, profiles on: fib(%d) %s, fib(%d) %s profiler_bytes -> x%.3f (%s 10%%); max RSS %s -> %s "
+                "(x%.3f)\n",
+                mem.fib_small, human_bytes(on.small->m.profiler_bytes).c_str(), mem.fib_big,
+                human_bytes(on.big->m.profiler_bytes).c_str(), br,
+                std::isfinite(br) && std::fabs(br - 1.0) < profile_memory_goal ? "within" : "NOT within",
+                human_bytes(on.small->m.max_rss_kb * 1024).c_str(), human_bytes(on.big->m.max_rss_kb * 1024).c_str(),
+                on.rss_ratio());
+  } else {
+    std::printf("  memory, profiles on: n/a (a fib case failed)\n");
+  }
+  if (off.ok()) {
+    std::printf("  memory, profiles off: fib(%d) %s, fib(%d) %s profiler_bytes; max RSS %s -> %s\n", mem.fib_small,
+                human_bytes(off.small->m.profiler_bytes).c_str(), mem.fib_big,
+                human_bytes(off.big->m.profiler_bytes).c_str(), human_bytes(off.small->m.max_rss_kb * 1024).c_str(),
+                human_bytes(off.big->m.max_rss_kb * 1024).c_str());
   }
 }
 
@@ -1432,7 +1668,8 @@ int main(int argc, char** argv) {
   // Memory first: its children are forked before this process has touched the
   // engine (or started a thread), so each starts with an empty pool.
   const memory_result mem = run_memory(cfg);
-  const event_cost_result ev = run_event_cost(cfg);
+  const event_cost_pair evp = run_event_costs(cfg);
+  const event_cost_result& ev = evp.on;
   const accuracy_result acc = run_accuracy(cfg);
 
   json root = json::object();
@@ -1467,6 +1704,7 @@ int main(int argc, char** argv) {
   root.set("event_cost", event_cost_json(ev));
   root.set("memory", memory_json(mem));
   root.set("accuracy", accuracy_json(acc));
+  root.set("site_profiles", site_profiles_json(evp, mem));
   json diag = json::object();
   diag.set("count", g_diagnostics.load());
   {
@@ -1477,7 +1715,8 @@ int main(int argc, char** argv) {
   }
   root.set("diagnostics", std::move(diag));
 
-  print_summary(cfg, loadavg, ev, mem, acc, model, cpus);
+  print_summary(cfg, loadavg, evp, mem, acc, model, cpus);
+  print_site_profiles(evp, mem);
 
   std::string err;
   if (!write_file_atomically(cfg.out, root.dump(), err)) {

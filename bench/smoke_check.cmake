@@ -24,7 +24,7 @@ if(EXISTS "${OUT}.tmp")
   message(FATAL_ERROR "bench_engine --quick left its temporary file ${OUT}.tmp behind")
 endif()
 
-set(sections machine compiler date clock tsc_calibration event_cost memory accuracy)
+set(sections machine compiler date clock tsc_calibration event_cost memory accuracy site_profiles)
 
 if(PYTHON AND EXISTS "${PYTHON}")
   string(REPLACE ";" " " section_words "${sections}")
@@ -42,7 +42,8 @@ if not isinstance(doc, dict):
 for key in sys.argv[2].split():
     if key not in doc:
         sys.exit("no \"%s\" in the document" % key)
-for section, member in (("event_cost", "events"), ("memory", "cases"), ("accuracy", "cases")):
+for section, member in (("event_cost", "events"), ("memory", "cases"), ("accuracy", "cases"),
+                        ("site_profiles", "events")):
     if not doc[section].get(member):
         sys.exit("\"%s\".\"%s\" is missing or empty" % (section, member))
 ]=])
@@ -76,7 +77,7 @@ foreach(key IN LISTS sections)
     message(FATAL_ERROR "${OUT} has no \"${key}\": ${err}")
   endif()
 endforeach()
-foreach(path "event_cost;events" "memory;cases" "accuracy;cases")
+foreach(path "event_cost;events" "memory;cases" "accuracy;cases" "site_profiles;events")
   string(JSON n ERROR_VARIABLE err LENGTH "${text}" ${path})
   if(err OR n EQUAL 0)
     message(FATAL_ERROR "${OUT}: \"${path}\" is missing or empty ${err}")
