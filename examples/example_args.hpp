@@ -150,7 +150,8 @@ inline std::string usage(const std::string& program, std::uint64_t default_n,
          "  --threads  the most threads a backend runs at once: std::threads (threads),\n"
          "             oneTBB's max_allowed_parallelism (tbb), the team (openmp)\n"
          "             (default: hardware concurrency)\n"
-         "  --out      also write DIR/<name>.json, .csv and .txt (DIR is created)\n"
+         "  --out      also write DIR/<name>.json, .csv, .txt, .call_sites.csv and\n"
+         "             .spawn_sites.csv (DIR is created)\n"
          "  --clock    auto (default: tsc when invariant), tsc, steady, or cost\n"
          "             (deterministic units charged by the program)\n" +
          extra_help;
@@ -251,8 +252,9 @@ inline unsigned thread_depth_cutoff(unsigned threads) noexcept {
   return log2_floor;
 }
 
-// Writes DIR/<stem>.json, .csv and .txt. On failure prints one line to stderr and
-// returns false.
+// Writes DIR/<stem>.json, .csv and .txt, and the site profiles as
+// DIR/<stem>.call_sites.csv and DIR/<stem>.spawn_sites.csv. On failure prints one
+// line to stderr and returns false.
 inline bool write_reports(const fs::report& rep, const std::string& dir, const std::string& stem,
                           const std::string& program) {
   std::error_code ec;
@@ -266,6 +268,8 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
     rep.write_json(base.string() + ".json");
     rep.write_csv(base.string() + ".csv");
     rep.write_text(base.string() + ".txt");
+    rep.write_call_sites_csv(base.string() + ".call_sites.csv");
+    rep.write_spawn_sites_csv(base.string() + ".spawn_sites.csv");
   } catch (const fs::error& e) {
     std::cerr << e.what() << "\n";
     return false;
@@ -435,47 +439,49 @@ class fork_join {
     if (open_) sync();
   }
 
+  // `where` defaults to the caller's line: the profiles name the example's own
+  // spawn and call sites, not this helper's.
   template <class F>
-  void spawn(F&& body) {
+  void spawn(F&& body, const fs::site& where = fs::site::current()) {
     open_ = true;
 #ifdef FORKSCALE_EXAMPLES_HAVE_TBB
     if (be_ == backend::tbb) {
-      tbb_->run([fn = std::decay_t<F>(std::forward<F>(body))] { fn(1u); });
+      tbb_->run([fn = std::decay_t<F>(std::forward<F>(body))] { fn(1u); }, where);
       return;
     }
 #endif
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
     if (be_ == backend::openmp) {
-      omp_pending_.emplace_back([fn = std::decay_t<F>(std::forward<F>(body))] { fn(1u); });
+      omp_pending_.emplace_back([fn = std::decay_t<F>(std::forward<F>(body))] { fn(1u); }, where);
       return;
     }
 #endif
     if (!deferred_) {
-      fs::spawn(group_, [&body] { body(1u); })();
+      fs::spawn(group_, [&body] { body(1u); }, where)();
       return;
     }
     auto budget = std::make_shared<unsigned>(1u);
     auto spawned = fs::spawn(group_, [budget, fn = std::decay_t<F>(std::forward<F>(body))] {
       fn(*budget);
-    });
+    }, where);
     auto shared = std::make_shared<decltype(spawned)>(std::move(spawned));
     pending_.push_back(task{budget, [shared] { (*shared)(); }});
   }
 
   template <class F>
-  void call(F&& body) {
+  void call(F&& body, const fs::site& where = fs::site::current()) {
     open_ = true;
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
     if (be_ == backend::openmp) {
-      omp_step([&body] {
-        fs::omp::call_site cs;
+      omp_step([&body, &where] {
+        fs::omp::call_site cs(where);
         body(1u);
       });
       return;
     }
 #endif
     const unsigned budget = deferred_ ? start(true) : 1u;
-    fs::call_site cs;
+    fs::call_site cs(where);
     std::forward<F>(body)(budget);
   }
 
@@ -546,9 +552,9 @@ class fork_join {
   template <class Call>
   void omp_step(const Call& call) {
     fs::omp::taskgroup([&] {
-      for (std::function<void()>& body : omp_pending_) {
-        std::function<void()>* run = &body;  // alive until the taskgroup ends
-        auto tk = fs::omp::spawn_point();
+      for (auto& pending : omp_pending_) {
+        std::function<void()>* run = &pending.first;  // alive until the taskgroup ends
+        auto tk = fs::omp::spawn_point(pending.second);
 #pragma omp task firstprivate(run, tk)
         {
           fs::omp::task_scope ts(tk);
@@ -573,7 +579,7 @@ class fork_join {
   std::optional<fs::tbb::task_group> tbb_;
 #endif
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
-  std::vector<std::function<void()>> omp_pending_;
+  std::vector<std::pair<std::function<void()>, fs::site>> omp_pending_;
   bool omp_joined_ = false;  // call() ran the step's taskgroup, sync included
 #endif
 };

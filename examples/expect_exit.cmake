@@ -10,8 +10,8 @@
 # program's name or "forkscale" followed by ": "). Before the run, CLEAN is
 # removed, then MAKE_DIR is created as a directory and MAKE_FILE as a regular
 # file (to make an output path unwritable whoever runs the test, root included).
-# With EXPECT_FILES_IN, the run must have written <dir>/<STEM>.json, .csv and
-# .txt, none of them empty.
+# With EXPECT_FILES_IN, the run must have written <dir>/<STEM>.json, .csv, .txt,
+# .call_sites.csv and .spawn_sites.csv, none of them empty.
 cmake_minimum_required(VERSION 3.14)
 
 if(NOT DEFINED EXE OR NOT DEFINED EXPECTED)
@@ -69,7 +69,7 @@ if(NOT EXPECTED STREQUAL "0")
 endif()
 
 if(DEFINED EXPECT_FILES_IN)
-  foreach(ext json csv txt)
+  foreach(ext json csv txt call_sites.csv spawn_sites.csv)
     set(f "${EXPECT_FILES_IN}/${STEM}.${ext}")
     if(NOT EXISTS "${f}" OR IS_DIRECTORY "${f}")
       message(FATAL_ERROR "${ran}: did not write ${f}")
