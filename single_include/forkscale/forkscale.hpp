@@ -969,6 +969,17 @@ struct path_prof {
   prof_node* node = nullptr;
 };
 
+// A join of two paths: `kept` (ending at kept_pos) becomes the longer of itself and
+// `incoming` (ties by key, docs/model.md); returns the loser, whose chain reference
+// the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_pos, const path_prof& incoming,
+                             std::uint64_t incoming_pos) noexcept {
+  if (!path_beats(incoming_pos, incoming.key, kept_pos, kept.key)) return incoming;
+  const path_prof loser = kept;
+  kept = incoming;
+  return loser;
+}
+
 // Pooled allocation for fixed-size engine objects: a per-thread cache in front of
 // a process-wide free list that is touched once per batch. Memory is kept for
 // reuse, so the pool's size is the high-water mark.
@@ -1097,11 +1108,6 @@ inline void release_prof(prof_node* p) noexcept {
     object_cache<prof_node>::local().put(p);
     p = parent;
   }
-}
-
-inline prof_node* share_prof(prof_node* p) noexcept {
-  if (p) p->refs.fetch_add(1, std::memory_order_relaxed);
-  return p;
 }
 
 // Adds everything in the chain starting at `p` into `out`.
@@ -1555,11 +1561,7 @@ namespace detail {
 inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
   while (j) {
     j->lock.lock();
-    path_prof loser = p;
-    if (path_beats(t.pos, p.key, j->acc.pos, j->pacc.key)) {
-      loser = j->pacc;
-      j->pacc = p;
-    }
+    const path_prof loser = keep_longer(j->pacc, j->acc.pos, p, t.pos);
     j->acc.join(t);
     ++j->finished;
     const bool last = --j->outstanding == 0;
@@ -1649,11 +1651,7 @@ inline void settle_pending(frame& f, path_prof* out = nullptr) noexcept {
   j->lock.lock();
   const std::int64_t remaining = j->remaining();
   if (remaining == 0) {
-    path_prof loser = j->pacc;
-    if (out && path_beats(j->acc.pos, j->pacc.key, f.t.pos, out->key)) {
-      loser = *out;
-      *out = j->pacc;
-    }
+    const path_prof loser = out ? keep_longer(*out, f.t.pos, j->pacc, j->acc.pos) : j->pacc;
     j->pacc = path_prof{};
     f.t.join(j->acc);
     j->lock.unlock();
@@ -1693,11 +1691,7 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
     inner->pacc = path_prof{};
     delete_join_set(inner);
     outer->lock.lock();
-    path_prof loser = p;
-    if (path_beats(acc.pos, p.key, outer->acc.pos, outer->pacc.key)) {
-      loser = outer->pacc;
-      outer->pacc = p;
-    }
+    const path_prof loser = keep_longer(outer->pacc, outer->acc.pos, p, acc.pos);
     outer->acc.join(acc);
     outer->finished += finished;
     outer->lock.unlock();

@@ -23,11 +23,7 @@ namespace detail {
 inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
   while (j) {
     j->lock.lock();
-    path_prof loser = p;
-    if (path_beats(t.pos, p.key, j->acc.pos, j->pacc.key)) {
-      loser = j->pacc;
-      j->pacc = p;
-    }
+    const path_prof loser = keep_longer(j->pacc, j->acc.pos, p, t.pos);
     j->acc.join(t);
     ++j->finished;
     const bool last = --j->outstanding == 0;
@@ -117,11 +113,7 @@ inline void settle_pending(frame& f, path_prof* out = nullptr) noexcept {
   j->lock.lock();
   const std::int64_t remaining = j->remaining();
   if (remaining == 0) {
-    path_prof loser = j->pacc;
-    if (out && path_beats(j->acc.pos, j->pacc.key, f.t.pos, out->key)) {
-      loser = *out;
-      *out = j->pacc;
-    }
+    const path_prof loser = out ? keep_longer(*out, f.t.pos, j->pacc, j->acc.pos) : j->pacc;
     j->pacc = path_prof{};
     f.t.join(j->acc);
     j->lock.unlock();
@@ -161,11 +153,7 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
     inner->pacc = path_prof{};
     delete_join_set(inner);
     outer->lock.lock();
-    path_prof loser = p;
-    if (path_beats(acc.pos, p.key, outer->acc.pos, outer->pacc.key)) {
-      loser = outer->pacc;
-      outer->pacc = p;
-    }
+    const path_prof loser = keep_longer(outer->pacc, outer->acc.pos, p, acc.pos);
     outer->acc.join(acc);
     outer->finished += finished;
     outer->lock.unlock();

@@ -301,6 +301,17 @@ struct path_prof {
   prof_node* node = nullptr;
 };
 
+// A join of two paths: `kept` (ending at kept_pos) becomes the longer of itself and
+// `incoming` (ties by key, docs/model.md); returns the loser, whose chain reference
+// the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_pos, const path_prof& incoming,
+                             std::uint64_t incoming_pos) noexcept {
+  if (!path_beats(incoming_pos, incoming.key, kept_pos, kept.key)) return incoming;
+  const path_prof loser = kept;
+  kept = incoming;
+  return loser;
+}
+
 // Pooled allocation for fixed-size engine objects: a per-thread cache in front of
 // a process-wide free list that is touched once per batch. Memory is kept for
 // reuse, so the pool's size is the high-water mark.
@@ -429,11 +440,6 @@ inline void release_prof(prof_node* p) noexcept {
     object_cache<prof_node>::local().put(p);
     p = parent;
   }
-}
-
-inline prof_node* share_prof(prof_node* p) noexcept {
-  if (p) p->refs.fetch_add(1, std::memory_order_relaxed);
-  return p;
 }
 
 // Adds everything in the chain starting at `p` into `out`.
