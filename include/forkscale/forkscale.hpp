@@ -1,7 +1,8 @@
 // forkscale — how parallel is your fork-join code, really?
 //
-// The umbrella header: the clocks, the guards, measure() and the reports. It
-// includes no parallel library; adapters live in their own headers.
+// The umbrella header: the clocks, the guards, measure(), the reports and the
+// what-if advisor. It includes no parallel library; adapters live in their own
+// headers.
 #pragma once
 
 #include "config.hpp"
@@ -10,5 +11,6 @@
 #include "report.hpp"
 #include "guards.hpp"
 #include "detail/report_writers.hpp"
+#include "advisor.hpp"
 
 #include "detail/macro_unscope.hpp"

@@ -309,6 +309,75 @@ class basic_call_site {
   site where_;
 };
 
+// Marks code whose speedup the what-if analysis predicts (docs/model.md, "What-if
+// regions"): the report says what the whole program's span and parallelism would
+// be if the strands inside were k× faster, for every factor k of
+// options.what_if.factors. A region is its site (file:line, or the tag when one is
+// given); every entry of it, from any task on any thread, counts, and so do the
+// tasks spawned inside it. Nested regions count once. Outside a measurement it
+// does nothing.
+//
+//   { fs::what_if_region wi("partition"); p = partition(a, lo, hi); }
+template <class Clock>
+class basic_what_if_region {
+ public:
+  explicit basic_what_if_region(const site& where = site::current()) noexcept : where_(where) { open(); }
+  // `tag` names the region in reports; it must be a string literal or other text
+  // that never changes while the program runs.
+  explicit basic_what_if_region(const char* tag, const site& where = site::current()) noexcept
+      : where_(site::tagged(tag, where)) {
+    open();
+  }
+  basic_what_if_region(const basic_what_if_region&) = delete;
+  basic_what_if_region& operator=(const basic_what_if_region&) = delete;
+  ~basic_what_if_region() {
+    using E = basic_engine<Clock>;
+    detail::frame* f = frame_;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(E::current() != f || f->guards != depth_))
+      E::close_out_of_order(f, depth_, where_, "what_if_region");
+    if (f->guards >= depth_) f->guards = depth_ - 1;
+    if (!changed_) return;
+    if (FORKSCALE_DETAIL_LIKELY(f->state == detail::frame::run_state::running)) {
+      const std::uint64_t t = E::now(*f);
+      E::close_strand(*f, t);
+      f->t0 = t;
+    }
+    f->wi_mask = saved_;
+  }
+
+ private:
+  void open() noexcept {
+    using E = basic_engine<Clock>;
+    detail::frame* f = E::current();
+    if (!f) return;
+    std::uint64_t bit = 0;
+    try {
+      bit = detail::wi_site_bits(f->s, where_, false);
+    } catch (...) {
+      return;  // out of memory registering the region: it is not analysed
+    }
+    frame_ = f;
+    depth_ = ++f->guards;
+    if (!bit || (f->wi_mask & bit)) return;  // inside this region already: counts once
+    detail::record_wi_entries(f->s, bit);
+    if (FORKSCALE_DETAIL_LIKELY(f->state == detail::frame::run_state::running)) {
+      const std::uint64_t t = E::now(*f);
+      E::close_strand(*f, t);
+      f->t0 = t;
+    }
+    saved_ = f->wi_mask;
+    f->wi_mask |= bit;
+    changed_ = true;
+  }
+
+  detail::frame* frame_ = nullptr;
+  std::uint64_t saved_ = 0;
+  unsigned depth_ = 0;
+  bool changed_ = false;
+  site where_;
+};
+
 // A labeled region. Outside any measurement it starts one (stop() returns the
 // report; without stop() the report goes to last_report()). Inside one it adds a
 // row, joined to the enclosing region by its path: everything that completes
@@ -420,6 +489,7 @@ struct options {
   bool compensate = true;
   bool site_profiles = true;
   unsigned max_processors = 0;
+  what_if_options what_if;
   std::function<void(const diagnostic&)> on_diagnostic;
 };
 struct spawn_token {
@@ -469,6 +539,12 @@ class basic_call_site {
   explicit basic_call_site(const site& = site::current()) noexcept {}
 };
 template <class Clock>
+class basic_what_if_region {
+ public:
+  explicit basic_what_if_region(const site& = site::current()) noexcept {}
+  explicit basic_what_if_region(const char*, const site& = site::current()) noexcept {}
+};
+template <class Clock>
 class basic_region {
  public:
   explicit basic_region(const std::string&, const options& = options{},
@@ -493,6 +569,7 @@ using sync_point = basic_sync_point<default_clock>;
 using call_site = basic_call_site<default_clock>;
 using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
+using what_if_region = basic_what_if_region<default_clock>;
 
 inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
@@ -512,9 +589,13 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_REGION(label)                                    \
   ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)( \
       (label), ::forkscale::options{}, FORKSCALE_HERE)
+#define FORKSCALE_WHAT_IF_REGION(tag)                                              \
+  ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
+      ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
 #else
 #define FORKSCALE_CALL_SITE() (void)0
 #define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
 #define FORKSCALE_SYNC_POINT() (void)0
 #define FORKSCALE_REGION(label) (void)0
+#define FORKSCALE_WHAT_IF_REGION(tag) (void)0
 #endif

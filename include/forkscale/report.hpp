@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -146,6 +147,80 @@ struct spawn_site_profile {
   }
 };
 
+// One what-if prediction (docs/model.md, "What-if regions"): the whole program's
+// work, span and parallelism if the strands of a region (or of every region
+// together) were `factor` times faster. Two models: "parallelized" (the region's
+// contribution to every path divides by the factor, total work unchanged —
+// TaskProf's model) and "optimized" (its work divides too). Times are in the
+// report's unit; with infinity as the factor a region's strands cost nothing.
+enum class what_if_model { parallelized, optimized };
+inline const char* to_string(what_if_model m) noexcept {
+  return m == what_if_model::parallelized ? "parallelized" : "optimized";
+}
+
+// Where a what-if region comes from.
+enum class what_if_source { all, region, call_site };
+inline const char* to_string(what_if_source s) noexcept {
+  return s == what_if_source::all ? "all" : s == what_if_source::region ? "region" : "call_site";
+}
+
+// What the what-if analysis looks at (options::what_if).
+struct what_if_options {
+  // The speedup factors each region is analysed at: positive, at most 65536, or
+  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
+  // Fractions are kept exactly when their numerator and denominator are at most
+  // 65536 (1.5 is 3/2), else as the nearest such fraction.
+  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
+  // Call sites analysed as what-if regions without editing their code: "file:line"
+  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
+  // becomes one region covering every call_site guard it names.
+  std::vector<std::string> call_sites;
+  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
+  // which replaces `factors`.
+  bool read_environment = true;
+  // The advisor's mode: the measurement itself takes these call sites to be
+  // `assume_factor`× faster (parallelized model: their strands' contribution to
+  // every path divides, the work stays). Every number of the report, profiles
+  // included, is then about that hypothetical program.
+  std::vector<std::string> assume_faster;
+  double assume_factor = 16;
+};
+
+struct what_if_result {
+  std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
+  what_if_source source = what_if_source::all;
+  std::string file;       // where the region is (the first matching site of a named call site)
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  what_if_model model = what_if_model::parallelized;
+  double factor = 1;      // may be infinity
+  bool executed = false;  // false: named but never entered; the numbers below are 0
+  std::uint64_t entries = 0;      // outermost entries of the region
+  std::uint64_t region_work = 0;  // work of the strands inside the region, before the speedup
+  double work = 0;                // predicted work (the measured work when parallelized)
+  double span = 0;                // predicted span
+  double burdened_span = 0;       // predicted span plus the measured path's burden (an estimate)
+  double parallelism = 0;         // work / span; infinity when the span drops to 0
+  double gain = 0;                // parallelism / the measured parallelism
+  // The predicted span exactly, in clock ticks: span_ticks_num / span_ticks_den
+  // (under the cost clock ticks are the report's units).
+  std::int64_t span_ticks_num = 0;
+  std::int64_t span_ticks_den = 1;
+
+  // Cilkview's bounds (speedup_bound) for the predicted program.
+  speedup_bound speedup_at(unsigned processors) const noexcept {
+    speedup_bound b;
+    b.processors = processors;
+    const double p = static_cast<double>(processors);
+    b.upper = parallelism < p ? parallelism : p;
+    const double denom = work / p + 1.7 * burdened_span;
+    b.lower = denom > 0 ? work / denom : 0.0;
+    if (b.lower > b.upper) b.lower = b.upper;
+    return b;
+  }
+};
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -165,6 +240,17 @@ struct report {
   // are sorted by local span on span, largest first.
   std::vector<call_site_profile> call_sites;
   std::vector<spawn_site_profile> spawn_sites;
+  // What-if predictions (empty when no what-if region was entered or named): the
+  // all-regions rows first, then each region's, each at every factor of
+  // options.what_if.factors, parallelized then optimized.
+  std::vector<what_if_result> what_if;
+  // The rows for one region ("(all regions)", a tag, file:line or named call site).
+  std::vector<const what_if_result*> what_if_rows(const std::string& region) const {
+    std::vector<const what_if_result*> out;
+    for (const auto& w : what_if)
+      if (w.region == region) out.push_back(&w);
+    return out;
+  }
 
   bool empty() const noexcept { return regions.empty(); }
   const region_result& root() const {
@@ -219,6 +305,11 @@ struct report {
   std::string spawn_sites_csv() const;
   void write_call_sites_csv(const std::string& path) const;
   void write_spawn_sites_csv(const std::string& path) const;
+  // The what-if table as the text report shows it (empty without rows), and as
+  // CSV, one row per region × factor × model.
+  std::string what_if_text() const;
+  std::string what_if_csv() const;
+  void write_what_if_csv(const std::string& path) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);

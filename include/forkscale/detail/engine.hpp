@@ -32,12 +32,14 @@ inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
     if (!last) return;
     join_set* next = j->forward;
     t = j->acc;
+    j->acc.wi = nullptr;
     p = j->pacc;
     j->pacc = path_prof{};
     delete_join_set(j);
     j = next;
   }
   release_prof(p.node);
+  wi_release(t.wi);
 }
 
 // The owner of `j` lets go without joining. Children still running will report
@@ -54,14 +56,17 @@ inline void release_owner(join_set* j, join_set* forward) noexcept {
   if (last) {
     p = j->pacc;
     j->pacc = path_prof{};
+    j->acc.wi = nullptr;
   }
   j->lock.unlock();
   if (last) {
     delete_join_set(j);
-    if (forward)
+    if (forward) {
       fold_into(forward, t, p);
-    else
+    } else {
       release_prof(p.node);
+      wi_release(t.wi);
+    }
   }
 }
 
@@ -79,6 +84,8 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.target = nullptr;
   release_prof(tk.pp.node);
   tk.pp.node = nullptr;
+  wi_release(tk.wi);
+  tk.wi = nullptr;
   session* s = j->owner_session;
   misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->lock.lock();
@@ -87,18 +94,22 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   if (last) {
     join_set* next = j->forward;
     path_totals t = j->acc;
+    j->acc.wi = nullptr;
     path_prof p = j->pacc;
     j->pacc = path_prof{};
     delete_join_set(j);
-    if (next)
+    if (next) {
       fold_into(next, t, p);
-    else
+    } else {
       release_prof(p.node);
+      wi_release(t.wi);
+    }
   }
 }
 
 inline spawn_token::~spawn_token() {
   if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
+  if (FORKSCALE_DETAIL_UNLIKELY(wi != nullptr)) wi_release(wi);
 }
 
 // At the end of a task: children it never joined are waited for by whoever joins
@@ -140,7 +151,7 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   inner->lock.lock();
   const std::int64_t remaining = inner->remaining();
   const std::uint64_t finished = inner->finished;
-  const path_totals acc = inner->acc;
+  path_totals acc = inner->acc;  // owns acc.wi only where it is taken below
   inner->lock.unlock();
   if (remaining == 0 && finished == 0) {
     delete_join_set(inner);
@@ -151,6 +162,7 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   if (remaining == 0) {
     path_prof p = inner->pacc;
     inner->pacc = path_prof{};
+    inner->acc.wi = nullptr;
     delete_join_set(inner);
     outer->lock.lock();
     const path_prof loser = keep_longer(outer->pacc, outer->acc.pos, p, acc.pos);
@@ -185,6 +197,10 @@ struct basic_engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.t0 ? t - f.t0 : 0;
     const std::uint64_t cost = raw > f.comp ? raw - f.comp : 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.wi_mask != 0)) {
+      what_if_strand(f, raw, cost);
+      return;
+    }
     f.t.pos += cost;
     f.t.bpos += cost;
     f.t.rpos += raw;
@@ -194,6 +210,36 @@ struct basic_engine {
     f.own_task += cost;
     f.pp.u += cost;
     f.pp.ut += cost;
+  }
+
+  // A strand inside what-if regions, or of a measurement that assumes call sites
+  // faster (what_if.hpp): the path cost may differ from the work cost, and the
+  // regions' offsets and work grow.
+  FORKSCALE_DETAIL_NOINLINE static void what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) noexcept {
+    const detail::wi_config& cfg = f.s->wi;
+    std::uint64_t wraw = raw, wcost = cost, path = cost, rpath = raw;
+    if (f.wi_mask & detail::wi_scaled_bit) {
+      const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+      const auto Q = (f.wi_mask & detail::wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+      wraw = raw * P;
+      wcost = cost * P;
+      path = cost * Q;
+      rpath = raw * Q;
+    }
+    const std::uint64_t regions = f.wi_mask & detail::wi_region_bits;
+    if (regions) {
+      detail::wi_add(f.t.wi, &cfg, regions, path);
+      detail::record_wi_work(f.s, regions, wcost);
+    }
+    f.t.pos += path;
+    f.t.bpos += path;
+    f.t.rpos += rpath;
+    f.t.work += wcost;
+    f.t.subtracted += wraw - wcost;
+    f.own_local += wcost;
+    f.own_task += wcost;
+    f.pp.u += path;
+    f.pp.ut += path;
   }
 
   // ---- spawn, parent side --------------------------------------------------
@@ -218,6 +264,8 @@ struct basic_engine {
     }
     tk.target = j;
     tk.region = f->region;
+    tk.wi_mask = f->wi_mask;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->t.wi != nullptr)) tk.wi = detail::wi_copy(f->t.wi);
     tk.pos = f->t.pos;
     tk.bpos = f->t.bpos;
     tk.rpos = f->t.rpos;
@@ -268,6 +316,9 @@ struct basic_engine {
     c.t.pos = tk.pos;
     c.t.bpos = tk.bpos;
     c.t.rpos = tk.rpos;
+    c.t.wi = tk.wi;
+    tk.wi = nullptr;
+    c.wi_mask = tk.wi_mask;
     c.comp = s->comp;
     c.burden = s->burden;
     c.kind = s->kind;
@@ -317,6 +368,7 @@ struct basic_engine {
     }
     detail::settle_pending(c, c.profile ? &out : nullptr);
     detail::fold_into(c.report_to, c.t, out);
+    c.t.wi = nullptr;  // fold_into took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
@@ -447,13 +499,21 @@ struct basic_engine {
       saved = f->pending;
       f->pending = nullptr;
     }
+    std::uint64_t wi_new = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->s->wi_calls)) wi_new = detail::wi_site_bits(f->s, where, true) & ~f->wi_mask;
+    if ((f->profile || wi_new) && FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      const std::uint64_t t = now(*f);
+      close_strand(*f, t);
+      f->t0 = t;
+    }
+    if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
+      cs.wi_set = true;
+      cs.wi_saved = f->wi_mask;
+      f->wi_mask |= wi_new;
+      if (wi_new & detail::wi_region_bits) detail::record_wi_entries(f->s, wi_new & detail::wi_region_bits);
+    }
     if (f->profile) {
       const detail::site_step st = detail::site_step_for(f->ctx, where, site_kind::call);
-      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-        const std::uint64_t t = now(*f);
-        close_strand(*f, t);
-        f->t0 = t;
-      }
       cs.ctx = f->ctx;
       cs.own_local = f->own_local;
       cs.pos0 = f->t.pos;
@@ -472,12 +532,13 @@ struct basic_engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    if (((f->profile && cs.ctx) || cs.wi_set) && FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      const std::uint64_t t = now(*f);
+      close_strand(*f, t);
+      f->t0 = t;
+    }
+    if (FORKSCALE_DETAIL_UNLIKELY(cs.wi_set)) f->wi_mask = cs.wi_saved;
     if (f->profile && cs.ctx) {
-      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-        const std::uint64_t t = now(*f);
-        close_strand(*f, t);
-        f->t0 = t;
-      }
       detail::prof_record r{};
       r.site = cs.site;
       r.flags = cs.flags;

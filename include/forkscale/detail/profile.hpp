@@ -485,6 +485,10 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
 // join that absorbs its task), and not at all when tasks may still be running.
 struct onwork_table {
   std::vector<site_sums> sums;
+  // What-if (what_if.hpp): entries per region, and work inside regions (index 0:
+  // any region; r + 1: region r).
+  std::vector<std::uint64_t> wi_entries;
+  std::vector<std::uint64_t> wi_work;
 };
 
 }  // namespace detail

@@ -4,6 +4,8 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -42,6 +44,7 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.rel_n = 0;
   root.credits = 0;
   root.pp = path_prof{};
+  root.wi_mask = s->wi_root_mask;
 }
 
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
@@ -90,6 +93,59 @@ double calibrate_compensation(clock_kind kind, bool profile) {
   return cached[slot];
 }
 
+// The what-if configuration of a measurement: options, then FORKSCALE_WHAT_IF.
+inline void configure_what_if(session& s, const what_if_options& o) {
+  wi_config& c = s.wi;
+  std::vector<wi_factor> factors;
+  for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
+  std::vector<wi_spec> specs;
+  for (const std::string& t : o.call_sites) specs.push_back(parse_spec(t, "options.what_if.call_sites"));
+  if (o.read_environment) {
+    bool env_factors = false;
+    std::vector<wi_factor> ef;
+    parse_what_if_env(std::getenv("FORKSCALE_WHAT_IF"), specs, ef, env_factors);
+    if (env_factors) factors = ef;
+  }
+  if (factors.empty()) throw error("forkscale: options.what_if.factors is empty; give at least one factor");
+  if (factors.size() > wi_max_factors)
+    throw error("forkscale: " + std::to_string(factors.size()) + " what-if factors; at most " +
+                std::to_string(wi_max_factors) + " are analysed");
+  // One region per distinct named call site, in the order named.
+  std::vector<wi_spec> unique;
+  for (const wi_spec& sp : specs) {
+    bool seen = false;
+    for (const wi_spec& u : unique) seen = seen || u.text == sp.text;
+    if (!seen) unique.push_back(sp);
+  }
+  if (unique.size() > wi_max_regions)
+    throw error("forkscale: " + std::to_string(unique.size()) + " what-if call sites named; at most " +
+                std::to_string(wi_max_regions) + " are analysed");
+  c.factors = factors;
+  c.F = static_cast<unsigned>(factors.size());
+  for (unsigned i = 0; i < c.F; ++i) {
+    c.p[i] = factors[i].p;
+    c.c[i] = factors[i].q - factors[i].p;
+  }
+  c.call_sites = unique;
+  for (const wi_spec& sp : unique) {
+    wi_region r;
+    r.name = sp.text;
+    r.spec = sp.text;
+    r.call_site = true;
+    if (sp.by_tag) r.tag = sp.tag;
+    s.wi_regions.push_back(std::move(r));
+  }
+  for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
+  c.assume_factor = make_factor(o.assume_factor, "options.what_if.assume_factor");
+  if (!c.assume.empty()) {
+    c.scale = c.assume_factor.p;
+    s.wi_root_mask = wi_scaled_bit;
+    s.burden *= static_cast<std::uint64_t>(c.scale);
+    s.info.unit_per_tick /= static_cast<double>(c.scale);
+  }
+  s.wi_calls = !c.call_sites.empty() || !c.assume.empty();
+}
+
 template <class Clock>
 std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
   clock_kind kind = opt.clock;
@@ -116,6 +172,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->serial = next_session_serial();
   s->root.label = label;
   s->root.path = label;
+  configure_what_if(*s, opt.what_if);
   if (opt.compensate && kind != clock_kind::cost) {
     s->comp_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
     s->comp = static_cast<std::uint64_t>(std::llround(s->comp_exact));
@@ -194,7 +251,7 @@ inline report make_report_shell(const session& s) {
   rep.unit = s.info.unit;
   rep.clock = s.kind;
   rep.burden = to_unit(s, s.burden);
-  rep.compensation_per_strand = s.comp_exact * s.info.unit_per_tick;
+  rep.compensation_per_strand = s.comp_exact * s.info.unit_per_tick * static_cast<double>(s.wi.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = join_pool::instance().reserved_bytes() + sizeof(session);
   return rep;
@@ -361,6 +418,93 @@ inline void add_site_profiles(report& rep, const session& s, const frame& root, 
                         object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
 }
 
+// The what-if rows of a finished measurement (docs/model.md, "What-if regions").
+inline void add_what_if(report& rep, session& s, const frame& root) {
+  std::vector<wi_region> regions;
+  std::vector<std::uint64_t> entries(wi_max_regions, 0), work(wi_max_regions + 1, 0);
+  {
+    std::lock_guard<std::mutex> g(s.m);
+    regions = s.wi_regions;
+    for (const auto& t : s.onwork) {
+      for (std::size_t i = 0; i < t->wi_entries.size(); ++i) entries[i] += t->wi_entries[i];
+      for (std::size_t i = 0; i < t->wi_work.size(); ++i) work[i] += t->wi_work[i];
+    }
+  }
+  if (regions.empty()) return;
+  const wi_config& c = s.wi;
+  const wi_vec* v = root.t.wi;
+  const std::uint64_t W = root.t.work, S = root.t.pos, burden = root.t.bpos - root.t.pos;
+  const double upt = s.info.unit_per_tick;
+  const double measured = S ? static_cast<double>(W) / static_cast<double>(S) : 0.0;
+  std::uint64_t any_entries = 0;
+  for (std::uint64_t e : entries) any_entries += e;
+
+  struct block {
+    std::vector<what_if_result> rows;
+    double key = 0;  // predicted parallelism at the last factor, parallelized
+  };
+  std::vector<block> blocks;
+  for (std::size_t sc = 0; sc <= regions.size(); ++sc) {
+    block b;
+    what_if_result base;
+    if (sc == 0) {
+      base.region = "(all regions)";
+      base.source = what_if_source::all;
+      base.entries = any_entries;
+      base.executed = any_entries > 0;
+    } else {
+      const wi_region& r = regions[sc - 1];
+      base.region = r.name;
+      base.source = r.call_site ? what_if_source::call_site : what_if_source::region;
+      base.file = r.file;
+      base.line = r.line;
+      base.function = r.function;
+      base.tag = r.tag;
+      base.entries = entries[sc - 1];
+      base.executed = base.entries > 0;
+    }
+    const std::uint64_t w_r = work[sc];
+    base.region_work = to_unit(s, w_r);
+    for (unsigned i = 0; i < c.F; ++i) {
+      const wi_factor& f = c.factors[i];
+      const std::size_t idx = sc * c.F + i;
+      const std::int64_t d = v && idx < v->n ? v->data()[idx] : 0;
+      const std::int64_t span_num = static_cast<std::int64_t>(S) * f.p + d;
+      for (what_if_model m : {what_if_model::parallelized, what_if_model::optimized}) {
+        what_if_result r = base;
+        r.model = m;
+        r.factor = f.value;
+        if (r.executed) {
+          r.span_ticks_num = span_num;
+          r.span_ticks_den = f.p;
+          // Work in ticks × p: unchanged, or with the region's work divided.
+          const long double work_num = m == what_if_model::parallelized
+                                           ? static_cast<long double>(W) * f.p
+                                           : static_cast<long double>(W) * f.p -
+                                                 static_cast<long double>(w_r) * static_cast<long double>(f.p - f.q);
+          r.work = static_cast<double>(work_num / f.p) * upt;
+          r.span = static_cast<double>(static_cast<long double>(span_num) / f.p) * upt;
+          r.burdened_span = r.span + static_cast<double>(burden) * upt;
+          r.parallelism = span_num > 0 ? static_cast<double>(work_num / span_num)
+                                       : std::numeric_limits<double>::infinity();
+          r.gain = measured > 0 ? r.parallelism / measured : 0.0;
+        } else {
+          r.span_ticks_num = 0;
+          r.span_ticks_den = 1;
+        }
+        b.rows.push_back(std::move(r));
+      }
+    }
+    b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
+    blocks.push_back(std::move(b));
+  }
+  // The all-regions rows first; then regions by what they could give at the last
+  // factor, largest first; regions never entered last.
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+  for (auto& b : blocks)
+    for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
+}
+
 // Ends a measurement whose root frame is `root` (already closed) and builds its
 // report. The session is freed unless tasks or groups still refer to it.
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
@@ -389,7 +533,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   }
   if (root.profile && settled && s->bound_objects.load(std::memory_order_acquire) == 0)
     add_site_profiles(rep, *s, root, out);
+  if (settled && s->bound_objects.load(std::memory_order_acquire) == 0) add_what_if(rep, *s, root);
+  rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
   release_prof(out.node);
+  wi_release(root.t.wi);
+  root.t.wi = nullptr;
   {
     std::lock_guard<std::mutex> g(s->m);
     rep.diagnostics = s->diagnostics;

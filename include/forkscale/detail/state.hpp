@@ -24,6 +24,7 @@
 #include "../config.hpp"
 #include "macro_scope.hpp"
 #include "profile.hpp"
+#include "what_if.hpp"
 #include "../report.hpp"
 #include "../site.hpp"
 
@@ -50,6 +51,8 @@ struct options {
   // The speedup estimate goes up to this many processors (0: 32, or the number of
   // hardware threads if that is larger).
   unsigned max_processors = 0;
+  // What-if regions and factors (docs/model.md, "What-if regions").
+  what_if_options what_if;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.
   std::function<void(const diagnostic&)> on_diagnostic;
@@ -97,9 +100,14 @@ struct path_totals {
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;
+  // What-if offsets of this path (what_if.hpp); null: all 0. Owned by whichever
+  // path value holds it; a copy of a path_totals does not own it.
+  wi_vec* wi = nullptr;
 
-  // A join: path lengths take the maximum, everything else adds up.
-  void join(const path_totals& o) noexcept {
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed.
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(wi != nullptr || o.wi != nullptr)) wi_join(wi, pos, o.wi, o.pos);
     if (o.pos > pos) pos = o.pos;
     if (o.bpos > bpos) bpos = o.bpos;
     if (o.rpos > rpos) rpos = o.rpos;
@@ -160,6 +168,10 @@ inline join_set* new_join_set(session* s) {
 }
 
 inline void delete_join_set(join_set* j) noexcept {
+  if (j->acc.wi) {
+    wi_release(j->acc.wi);
+    j->acc.wi = nullptr;
+  }
   if (j->pacc.node) {
     release_prof(j->pacc.node);
     j->pacc.node = nullptr;
@@ -201,6 +213,13 @@ struct session {
   std::atomic<std::int64_t> bound_objects{0};
   // Per-thread on-work tables of the site profile (guarded by m when the list changes).
   std::vector<std::unique_ptr<onwork_table>> onwork;
+  // What-if: the configuration (fixed at the start), whether call sites are looked
+  // up (named ones or assumed ones), and the regions known so far (guarded by m;
+  // named call sites first, then guards in the order of their first entry).
+  wi_config wi;
+  bool wi_calls = false;
+  std::uint64_t wi_root_mask = 0;
+  std::vector<wi_region> wi_regions;
 };
 
 inline std::uint64_t next_session_serial() noexcept {
@@ -221,6 +240,20 @@ inline onwork_table& onwork_for(session* s) {
   cached.serial = s->serial;
   cached.table = s->onwork.back().get();
   return *cached.table;
+}
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  onwork_table& t = onwork_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.wi_work.empty())) t.wi_work.assign(wi_max_regions + 1, 0);
+  t.wi_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.wi_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_wi_entries(session* s, std::uint64_t mask) {
+  onwork_table& t = onwork_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.wi_entries.empty())) t.wi_entries.assign(wi_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.wi_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
 inline void record_onwork(session* s, const prof_record& r) {
@@ -274,6 +307,97 @@ FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std:
   }
 }
 
+// ---- what-if regions ----------------------------------------------------------
+
+// A guard's region: found by the site's content, registered at its first entry.
+// Returns its bit, or 0 when the measurement already has the most regions it can
+// analyse (said once per site by a diagnostic).
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+  const std::string file = w.file ? w.file : "", function = w.function ? w.function : "";
+  const std::string tag = w.tag ? w.tag : "";
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::size_t i = 0; i < s->wi_regions.size(); ++i) {
+      const wi_region& r = s->wi_regions[i];
+      if (!r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+          (r.tag.empty() == (w.tag == nullptr)))
+        return std::uint64_t{1} << i;
+    }
+    if (s->wi_regions.size() < wi_max_regions) {
+      wi_region r;
+      r.file = file;
+      r.line = w.line;
+      r.function = function;
+      r.tag = tag;
+      if (w.tag) {
+        r.name = tag;
+      } else {
+        const auto slash = file.find_last_of("/\\");
+        r.name = (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(w.line);
+      }
+      s->wi_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->wi_regions.size() - 1);
+    }
+  }
+  misuse(s, w,
+         "more than " + std::to_string(wi_max_regions) +
+             " what-if regions in one measurement; this one is not analysed");
+  return 0;
+}
+
+// A call site's what-if bits: the named call sites it matches, and the assumed bit.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+  std::uint64_t bits = 0;
+  const wi_config& c = s->wi;
+  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
+    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
+  for (const wi_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= wi_assumed_bit;
+  if (bits & wi_region_bits) {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
+      wi_region& r = s->wi_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      if (r.file.empty() && r.line == 0) {
+        r.file = w.file ? w.file : "";
+        r.line = w.line;
+        r.function = w.function ? w.function : "";
+        r.tag = w.tag ? w.tag : "";
+      }
+    }
+  }
+  return bits;
+}
+
+// The bits of a site (a guard's region, or a call site's), cached per thread.
+inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+  struct slot {
+    std::uint64_t serial = 0;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    bool call = false;
+    std::uint64_t bits = 0;
+  };
+  static thread_local slot cache[64];
+  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
+                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
+                           static_cast<std::uintptr_t>(call);
+  slot& e = cache[h & 63u];
+  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
+                              e.function == w.function && e.tag == w.tag && e.call == call))
+    return e.bits;
+  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  e.serial = s->serial;
+  e.file = w.file;
+  e.function = w.function;
+  e.tag = w.tag;
+  e.line = w.line;
+  e.call = call;
+  e.bits = bits;
+  return bits;
+}
+
 // One running task body (or the root of a measurement) on one thread. Frames live
 // inside the guards that open them, on the running thread's stack; a thread's
 // frames form a stack through `outer` (a task run while another is blocked in a
@@ -310,6 +434,8 @@ struct frame {
   path_prof pp;
   std::int64_t credits = 0;  // references to pp.node taken in advance, for spawns
   prof_record rel[prof_node::capacity];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t wi_mask = 0;
 };
 
 // Appends a finished invocation's on-span record to the frame's path.
@@ -368,6 +494,8 @@ struct call_state {
   std::uint64_t pos0 = 0, work0 = 0, u0 = 0;
   std::uint32_t site = 0;
   unsigned char flags = 0;
+  bool wi_set = false;            // the call entered what-if regions (or an assumed site)
+  std::uint64_t wi_saved = 0;     // the caller's what-if mask
 };
 
 // What a spawn hands to its child: where to report and the path lengths at the
@@ -383,6 +511,8 @@ struct spawn_token {
   unsigned char flags = 0;
   bool profile = false;
   path_prof pp;
+  std::uint64_t wi_mask = 0;
+  wi_vec* wi = nullptr;  // the spawner's what-if offsets (a copy the child takes)
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -408,8 +538,11 @@ struct spawn_token {
     flags = o.flags;
     profile = o.profile;
     pp = o.pp;
+    wi_mask = o.wi_mask;
+    wi = o.wi;
     o.target = nullptr;
     o.pp.node = nullptr;
+    o.wi = nullptr;
   }
   explicit operator bool() const noexcept { return target != nullptr; }
 };
