@@ -50,6 +50,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -735,6 +736,106 @@ event_cost_pair run_event_costs(const config& cfg) {
     one(!on_first);
   }
   return p;
+}
+
+// ---- what-if -------------------------------------------------------------------
+// What the what-if analysis adds to every event while 8 regions × 5 factors are
+// active: a spawn + child + call_site + sync cycle, measured with every strand
+// inside 8 nested what-if regions (each path value then carries (8 + 1) × 5
+// offsets, copied at each spawn and merged at each join), against the same cycle
+// with no region entered. Runs alternate (none, active, active, none, ...); each
+// keeps its best of 5 repetitions. Also the cost of entering and leaving one
+// region (the guard reads the clock twice).
+struct what_if_result_row {
+  double none_ns = 0, active_ns = 0, guard_ns = 0;
+  std::uint64_t n = 0;
+  int rounds = 0;
+};
+
+template <int Depth>
+struct nested_regions {
+  static void run(const std::function<void()>& body) {
+    static const char* const tags[8] = {"wi0", "wi1", "wi2", "wi3", "wi4", "wi5", "wi6", "wi7"};
+    fs::what_if_region r(tags[Depth - 1]);
+    nested_regions<Depth - 1>::run(body);
+  }
+};
+template <>
+struct nested_regions<0> {
+  static void run(const std::function<void()>& body) { body(); }
+};
+
+what_if_result_row run_what_if_cost(const config& cfg) {
+  what_if_result_row res;
+  std::uint64_t n = cfg.quick ? 50'000 : 1'000'000;
+  if (BENCH_SANITIZED && cfg.quick) n = 10'000;
+  res.n = n;
+  const int reps = 5, rounds = cfg.quick ? 1 : 3;
+  res.rounds = rounds;
+  const double inf = std::numeric_limits<double>::infinity();
+  auto cycle_loop = [&]() {
+    const std::uint64_t t0 = now_ns();
+    for (std::uint64_t i = 0; i < n; ++i) {
+      {
+        fs::spawn_token tk = fs::spawn_point();
+        fs::spawn_scope c(std::move(tk));
+        fs::call_site cs;
+        barrier();
+      }
+      fs::sync_point sp;
+    }
+    return now_ns() - t0;
+  };
+  fs::options o = bench_options(true, true);
+  o.what_if.factors = {2, 4, 8, 16, inf};
+  o.what_if.read_environment = false;
+  double none = inf, active = inf, guard = inf;
+  for (int round = 0; round < 2 * rounds; ++round) {
+    const bool with_regions = (round % 4 == 1) || (round % 4 == 2);
+    fs::measure("what_if_cost", [&] {
+      if (with_regions) {
+        nested_regions<8>::run([&] {
+          for (int r = 0; r < reps; ++r) active = std::min(active, static_cast<double>(cycle_loop()) / n);
+        });
+        // One region entered and left, inside the 8 (every strand is in regions).
+        nested_regions<8>::run([&] {
+          for (int r = 0; r < reps; ++r) {
+            const std::uint64_t t0 = now_ns();
+            for (std::uint64_t i = 0; i < n; ++i) {
+              fs::what_if_region g("wi-guard");
+              barrier();
+            }
+            guard = std::min(guard, static_cast<double>(now_ns() - t0) / n);
+          }
+        });
+      } else {
+        for (int r = 0; r < reps; ++r) none = std::min(none, static_cast<double>(cycle_loop()) / n);
+      }
+    }, o);
+  }
+  res.none_ns = none;
+  res.active_ns = active;
+  res.guard_ns = guard;
+  return res;
+}
+
+json what_if_json(const what_if_result_row& r, double clock_read_ns) {
+  json j = json::object();
+  j.set("what", "ns per spawn + child + call_site + sync cycle: every strand inside 8 nested what-if regions "
+                "with 5 factors (2, 4, 8, 16, inf), against no region entered; best of 5 repetitions in each "
+                "of `rounds` alternating runs, loop overhead not subtracted");
+  j.set("n", r.n);
+  j.set("rounds", r.rounds);
+  j.set("regions", 8);
+  j.set("factors", 5);
+  j.set("cycle_none_ns", r.none_ns);
+  j.set("cycle_active_ns", r.active_ns);
+  j.set("ratio", r.none_ns > 0 ? r.active_ns / r.none_ns : 0.0);
+  j.set("goal", "ratio <= 2");
+  j.set("goal_met", r.none_ns > 0 && r.active_ns / r.none_ns <= 2.0);
+  j.set("region_enter_leave_ns", r.guard_ns);
+  j.set("region_enter_leave_vs_clock_read", clock_read_ns > 0 ? r.guard_ns / clock_read_ns : 0.0);
+  return j;
 }
 
 json event_cost_json(const event_cost_result& r) {
@@ -1671,6 +1772,7 @@ int main(int argc, char** argv) {
   const event_cost_pair evp = run_event_costs(cfg);
   const event_cost_result& ev = evp.on;
   const accuracy_result acc = run_accuracy(cfg);
+  const what_if_result_row wi = run_what_if_cost(cfg);
 
   json root = json::object();
   root.set("benchmark", "forkscale engine");
@@ -1705,6 +1807,7 @@ int main(int argc, char** argv) {
   root.set("memory", memory_json(mem));
   root.set("accuracy", accuracy_json(acc));
   root.set("site_profiles", site_profiles_json(evp, mem));
+  root.set("what_if", what_if_json(wi, ev.tsc_read_ns));
   json diag = json::object();
   diag.set("count", g_diagnostics.load());
   {
@@ -1717,6 +1820,9 @@ int main(int argc, char** argv) {
 
   print_summary(cfg, loadavg, evp, mem, acc, model, cpus);
   print_site_profiles(evp, mem);
+  std::printf("\nwhat-if: spawn+child+call+sync cycle %.2f ns with 8 regions x 5 factors active, %.2f ns with "
+              "none (%.2fx; goal <= 2x); entering and leaving a region %.2f ns\n",
+              wi.active_ns, wi.none_ns, wi.none_ns > 0 ? wi.active_ns / wi.none_ns : 0.0, wi.guard_ns);
 
   std::string err;
   if (!write_file_atomically(cfg.out, root.dump(), err)) {

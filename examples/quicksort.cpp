@@ -115,6 +115,9 @@ struct sorter {
     }
     std::ptrdiff_t part;
     {
+      // The report's what-if table: the program's parallelism if the partition
+      // were k times faster (parallelized, or optimized).
+      fs::what_if_region wi("partition");
       fs::call_site cs;
       part = partition(a, low, high);
     }

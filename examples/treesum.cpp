@@ -156,6 +156,7 @@ int run(int argc, char** argv) {
           [&] {
             {
               fs::region r("create_tree");
+              fs::what_if_region wi("create_tree");  // the report's what-if table
               fs::call_site cs;
               root = create_tree(cfg.n, gen, expected);
             }

@@ -17,11 +17,10 @@
 //   - under the cost clock (fs::charge proportional to the real work), exactly,
 //     against values worked out independently of the engine: closed forms for fib
 //     and the matrix product, a plain recursion over the same input for quicksort;
-//   - under the default timed clock (the TSC), with bounds wide enough that a
-//     noisy shared machine cannot make them flake. These assert readings (shares
-//     and ratios), never speed. Where a run can be disturbed by preemption, the
-//     statistic over several runs is said at the assertion.
-// The timed readings are printed, so they show in the test log.
+//   - under the default timed clock (the TSC), where only what does not depend on
+//     the clock is asserted (counts, the self-checks); the timed shares and
+//     ratios are printed, so they show in the test log, but a shared machine's
+//     load moves them too much to assert.
 //
 // Every program runs its spawns inline (the serial elision: fs::spawn(f)() runs f
 // at once); fib also runs with std::threads at the top of its recursion, where the
