@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -325,6 +326,23 @@ if extra == 'sites':
             problems.append('filter %s: %r' % (f, box.attrib))
         if ids[t].get('data-filter-columns') != '0 1':
             problems.append('filter columns of %s: %r' % (t, ids[t].get('data-filter-columns')))
+if extra == 'whatif':
+    def cells(column):
+        return [''.join(tr.findall('td')[column].itertext()) for tr in ids['fs-what-if-table'].find('tbody')]
+    if cells(0) != ['(all regions)', '(all regions)', evil, evil, 'missing.cpp:12']:
+        problems.append('what-if regions: %r' % cells(0))
+    if cells(3) != ['2', 'inf', '2', 'inf', '']:
+        problems.append('what-if factors: %r' % cells(3))
+    if cells(7) != ['16.67', 'inf', '12.50', '25.00', '']:
+        problems.append('what-if parallelism: %r' % cells(7))
+    if cells(6)[4] != 'never executed':
+        problems.append('never executed row: %r' % cells(6))
+    title = ids['fs-what-if-table'].find('tbody').findall('tr')[2].find('td').get('title')
+    if title != '</td>.cpp:57 in f<T>() (tag ' + evil + ')':
+        problems.append('what-if title: %r' % title)
+    box = ids['fs-what-if-filter']
+    if box.get('data-table') != 'fs-what-if-table' or ids['fs-what-if-table'].get('data-filter-columns') != '0 1':
+        problems.append('what-if filter: %r' % box.attrib)
 if extra == 'study':
     li = ids['fs-warnings'].find('ul/li')
     if li.text != 'warning: ' + evil:
@@ -462,6 +480,111 @@ TEST_F(Html, SiteTablesEscapeSortAndFilter) {
   EXPECT_EQ(run_python(check_page,
                        file.string() + "\" \"fs-title,fs-call-sites,fs-call-sites-table,fs-call-sites-filter,"
                                        "fs-spawn-sites,fs-spawn-sites-table,fs-spawn-sites-filter,fs-plots\" \"sites",
+                       out),
+            0)
+      << out;
+}
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+fs::what_if_result what_if_row(const std::string& region, fs::what_if_source source, fs::what_if_model model,
+                               double factor, double work, double span) {
+  fs::what_if_result w;
+  w.region = region;
+  w.source = source;
+  w.model = model;
+  w.factor = factor;
+  w.executed = true;
+  w.entries = 3;
+  w.region_work = 600;
+  w.work = work;
+  w.span = span;
+  w.burdened_span = span + 100;
+  w.parallelism = span > 0 ? work / span : inf;
+  w.gain = w.parallelism / 40.0;
+  return w;
+}
+
+// evil_report() (work 100,000, span 2,500: parallelism 40) with what-if rows:
+// the all-regions rows (infinite parallelism at inf), a region whose tag,
+// file and function carry markup, and a named call site that never ran.
+fs::report evil_what_if_report() {
+  fs::report r = evil_report();
+  using M = fs::what_if_model;
+  using S = fs::what_if_source;
+  r.what_if = {what_if_row("(all regions)", S::all, M::parallelized, 2, 100000, 6000),
+               what_if_row("(all regions)", S::all, M::optimized, 2, 80000, 6000),
+               what_if_row("(all regions)", S::all, M::parallelized, inf, 100000, 0),
+               what_if_row("(all regions)", S::all, M::optimized, inf, 60000, 0),
+               what_if_row(evil, S::region, M::parallelized, 2, 100000, 8000),
+               what_if_row(evil, S::region, M::optimized, 2, 80000, 8000),
+               what_if_row(evil, S::region, M::parallelized, inf, 100000, 4000),
+               what_if_row(evil, S::region, M::optimized, inf, 60000, 4000)};
+  for (std::size_t i = 4; i < 8; ++i) {
+    r.what_if[i].file = "</td>.cpp";
+    r.what_if[i].line = 57;
+    r.what_if[i].function = "f<T>()";
+    r.what_if[i].tag = evil;
+  }
+  for (const double k : {2.0, inf})
+    for (const M m : {M::parallelized, M::optimized}) {
+      fs::what_if_result w;
+      w.region = "missing.cpp:12";
+      w.source = S::call_site;
+      w.model = m;
+      w.factor = k;
+      r.what_if.push_back(w);
+    }
+  return r;
+}
+
+}  // namespace
+
+TEST_F(Html, WhatIfTableEscapesSortsAndFilters) {
+  const fs::report rep = evil_what_if_report();
+  const std::string html = fs::to_html(rep);
+  expect_self_contained(html);
+  EXPECT_EQ(std::string(fs::html_section_ids::what_if), "fs-what-if");
+  EXPECT_TRUE(contains(html, "<li><a href=\"#fs-what-if\">What if</a></li>"));
+  // In its reserved place: after the regions (and site tables), before the plots.
+  EXPECT_LT(html.find("<section id=\"fs-regions\""), html.find("<section id=\"fs-what-if\""));
+  EXPECT_LT(html.find("<section id=\"fs-what-if\""), html.find("<section id=\"fs-plots\""));
+  const std::string table = element(html, "table", "fs-what-if-table");
+  ASSERT_FALSE(table.empty());
+  EXPECT_TRUE(contains(table, "class=\"fs-table fs-sortable fs-filterable\" data-filter-columns=\"0 1\""));
+  // One row per region and factor (both models on it); one for the call site that never ran.
+  EXPECT_EQ(count(table, "<tr"), 2u + 2u + 2u + 1u);
+  EXPECT_EQ(first_cells(table),
+            (std::vector<std::string>{"(all regions)", "(all regions)", evil, evil, "missing.cpp:12"}));
+  EXPECT_EQ(count(table, "<tr class=\"fs-never\""), 1u);
+  EXPECT_EQ(count(table, ">never executed</td>"), 1u);
+  EXPECT_EQ(count(table, "<tr class=\"fs-root\""), 2u);
+  // Escaped: the region's name, its title (file, function, tag) and its key.
+  EXPECT_TRUE(contains(table, ">&lt;img src=x onerror=alert(1)&gt;</td>"));
+  EXPECT_TRUE(contains(table, "title=\"&lt;/td&gt;.cpp:57 in f&lt;T&gt;() (tag &lt;img src=x onerror=alert(1)&gt;)\""));
+  EXPECT_TRUE(contains(table, ">f&lt;T&gt;()</td>"));
+  EXPECT_FALSE(contains(table, "<img"));
+  // Infinity shows as inf and sorts above every number.
+  EXPECT_TRUE(contains(table, "<td class=\"num\" data-sort-value=\"1.7976931348623157e+308\">inf</td>"));
+  EXPECT_TRUE(contains(table, "<td class=\"num\" data-sort-value=\"12.5\">12.50</td>"));
+  EXPECT_TRUE(contains(table, "<td class=\"num\" data-sort-value=\"0.625\">0.62x</td>"));  // optimized gain: 10 / 40
+  EXPECT_TRUE(contains(html, "<input type=\"search\" id=\"fs-what-if-filter\" class=\"fs-filter\" "
+                             "data-table=\"fs-what-if-table\" data-status=\"fs-what-if-filter-status\""));
+  EXPECT_EQ(count(table, "<th scope=\"col\" data-key="), 12u);
+
+  // No rows, no section; a study shows its profile's.
+  EXPECT_FALSE(contains(fs::to_html(evil_report()), "fs-what-if"));
+  fs::study_result s = evil_study();
+  s.profile = rep;
+  EXPECT_TRUE(contains(fs::to_html(s), "<section id=\"fs-what-if\""));
+
+  if (!python_available()) GTEST_SKIP() << "python3 is not available: the XML checks are skipped";
+  const stdfs::path file = dir_ / "what_if.html";
+  fs::write_html(rep, file.string());
+  std::string out;
+  EXPECT_EQ(run_python(check_page, file.string() + "\" \"fs-title,fs-what-if,fs-what-if-table,fs-what-if-filter\" \"whatif",
                        out),
             0)
       << out;

@@ -654,3 +654,197 @@ TEST(ReportIoFuzz, RandomBytesAndStructures) {
     expect_graceful(t, "forkscale: invalid report JSON: ", read, counts);
   }
 }
+
+// ---- what-if rows ----------------------------------------------------------------
+
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+// A real measurement with two what-if regions and a named call site that never
+// runs (whose rows are all zeros).
+fs::report what_if_report() {
+  fs::options opt;
+  opt.clock = fs::clock_kind::cost;
+  opt.what_if.read_environment = false;
+  opt.what_if.factors = {1.5, 4, inf};
+  opt.what_if.call_sites = {"no_such_file.cpp:12"};
+  return fs::measure(
+      "what if",
+      [] {
+        {
+          fs::what_if_region g("serial, \"part\" \xE6\x97\xA5");
+          fs::charge(70);
+        }
+        fs::spawn([] { fs::charge(20); })();
+        {
+          fs::what_if_region g("combine");
+          fs::charge(30);
+        }
+        fs::sync_point sp;
+      },
+      opt);
+}
+
+// Hand-made rows: infinite factor, parallelism and gain, a NaN gain, extreme
+// integers, text that needs escaping.
+fs::report hand_what_if_report() {
+  fs::report rep = real_report();
+  fs::what_if_result w;
+  w.region = "=tag, \"q\" \xE6\x97\xA5 \xE2\x80\xA8";
+  w.source = fs::what_if_source::call_site;
+  w.file = "src/a\nb.cpp";
+  w.line = std::numeric_limits<unsigned>::max();
+  w.function = "f<int>";
+  w.tag = w.region;
+  w.model = fs::what_if_model::optimized;
+  w.factor = inf;
+  w.executed = true;
+  w.entries = std::numeric_limits<std::uint64_t>::max();
+  w.region_work = 12345;
+  w.work = 0.1;
+  w.span = 0;
+  w.burdened_span = 3.5;
+  w.parallelism = inf;
+  w.gain = inf;
+  w.span_ticks_num = std::numeric_limits<std::int64_t>::min();
+  w.span_ticks_den = std::numeric_limits<std::int64_t>::max();
+  rep.what_if.push_back(w);
+  w.factor = 1.0 / 3.0;
+  w.model = fs::what_if_model::parallelized;
+  w.source = fs::what_if_source::region;
+  w.work = 1000.0 / 3.0;
+  w.span = 7.25;
+  w.parallelism = w.work / w.span;
+  w.gain = std::numeric_limits<double>::quiet_NaN();
+  w.span_ticks_num = 29;
+  w.span_ticks_den = 4;
+  rep.what_if.push_back(w);
+  fs::what_if_result never;
+  never.region = "no_such_file.cpp:12";
+  never.source = fs::what_if_source::call_site;
+  never.executed = false;
+  rep.what_if.push_back(never);
+  return rep;
+}
+
+void expect_same_what_if(const fs::report& a, const fs::report& b) {
+  ASSERT_EQ(a.what_if.size(), b.what_if.size());
+  for (std::size_t i = 0; i < a.what_if.size(); ++i) {
+    const fs::what_if_result &x = a.what_if[i], &y = b.what_if[i];
+    const std::string w = "what_if[" + std::to_string(i) + "]";
+    EXPECT_EQ(x.region, y.region) << w;
+    EXPECT_EQ(x.source, y.source) << w;
+    EXPECT_EQ(x.file, y.file) << w;
+    EXPECT_EQ(x.line, y.line) << w;
+    EXPECT_EQ(x.function, y.function) << w;
+    EXPECT_EQ(x.tag, y.tag) << w;
+    EXPECT_EQ(x.model, y.model) << w;
+    EXPECT_TRUE(same_double(x.factor, y.factor)) << w << ": " << x.factor << " vs " << y.factor;
+    EXPECT_EQ(x.executed, y.executed) << w;
+    EXPECT_EQ(x.entries, y.entries) << w;
+    EXPECT_EQ(x.region_work, y.region_work) << w;
+    EXPECT_TRUE(same_double(x.work, y.work)) << w;
+    EXPECT_TRUE(same_double(x.span, y.span)) << w;
+    EXPECT_TRUE(same_double(x.burdened_span, y.burdened_span)) << w;
+    EXPECT_TRUE(same_double(x.parallelism, y.parallelism)) << w << ": " << x.parallelism << " vs " << y.parallelism;
+    EXPECT_TRUE(same_double(x.gain, y.gain)) << w << ": " << x.gain << " vs " << y.gain;
+    EXPECT_EQ(x.span_ticks_num, y.span_ticks_num) << w;
+    EXPECT_EQ(x.span_ticks_den, y.span_ticks_den) << w;
+  }
+}
+
+}  // namespace
+
+TEST(ReportIo, RoundTripsWhatIfRowsExactly) {
+  const fs::report real = what_if_report();
+  ASSERT_EQ(real.what_if.size(), 4u * 3u * 2u);
+  EXPECT_FALSE(real.what_if.back().executed);
+  for (const fs::report& rep : {real, hand_what_if_report()}) {
+    const std::string text = rep.to_json();
+    const fs::report back = fs::from_json(text);
+    expect_same_what_if(rep, back);
+    EXPECT_EQ(back.to_json(), text);
+    EXPECT_EQ(back.to_text(true), rep.to_text(true));
+    EXPECT_EQ(back.what_if_csv(), rep.what_if_csv());
+  }
+  // The writer's convention: +infinity as the string "inf", NaN as null.
+  const std::string hand = hand_what_if_report().to_json();
+  EXPECT_NE(hand.find("\"factor\": \"inf\","), std::string::npos) << hand;
+  EXPECT_NE(hand.find("\"parallelism\": \"inf\",\n      \"gain\": \"inf\","), std::string::npos) << hand;
+  EXPECT_NE(hand.find("\"gain\": null,"), std::string::npos) << hand;
+  EXPECT_NE(hand.find("\"span_ticks_num\": -9223372036854775808,"), std::string::npos) << hand;
+}
+
+TEST(ReportIo, ReadsReportsWrittenBeforeWhatIf) {
+  fs::report rep = real_report();
+  rep.what_if.clear();
+  const std::string current = rep.to_json();
+  std::string old = current;
+  const std::string key = "  \"what_if\": [],\n";
+  const std::size_t at = old.find(key);
+  ASSERT_NE(at, std::string::npos) << current;
+  old.erase(at, key.size());
+  const fs::report back = fs::from_json(old);
+  EXPECT_TRUE(back.what_if.empty());
+  EXPECT_EQ(back.to_json(), current);
+  EXPECT_EQ(back.what_if_text(), "");
+}
+
+TEST(ReportIo, WhatIfProblemsAreNamed) {
+  const std::string good = hand_what_if_report().to_json();
+  const auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    const std::size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return at == std::string::npos ? t : t.replace(at, from.size(), to);
+  };
+  const auto expect_error = [&](const std::string& text, const std::string& part) {
+    const std::string e = report_error(text);
+    EXPECT_TRUE(starts_with(e, "forkscale: invalid report JSON: byte ")) << e;
+    EXPECT_NE(e.find(part), std::string::npos) << "'" << e << "' does not contain '" << part << "'";
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  };
+  expect_error(replaced("\"factor\": \"inf\"", "\"factor\": \"Infinity\""),
+               "what_if[0].factor: expected a number, \"inf\" or null, found the string 'Infinity'");
+  expect_error(replaced("\"factor\": \"inf\"", "\"factor\": true"),
+               "what_if[0].factor: expected a number, \"inf\" or null, found a boolean");
+  expect_error(replaced("\"model\": \"optimized\"", "\"model\": \"faster\""),
+               "what_if[0].model: unknown what-if model 'faster' (expected parallelized or optimized)");
+  expect_error(replaced("\"source\": \"region\"", "\"source\": \"guard\""),
+               "what_if[1].source: unknown what-if source 'guard'");
+  expect_error(replaced("\"executed\": true", "\"executed\": 1"), "what_if[0].executed: expected true or false");
+  expect_error(replaced("\"span_ticks_den\": 4", "\"span_ticks_den\": 0"), "what_if[1].span_ticks_den: 0 is not positive");
+  expect_error(replaced("\"entries\": 18446744073709551615", "\"entries\": -1"),
+               "what_if[0].entries: expected an unsigned 64-bit integer");
+  // A corrupted digit of the span makes the stated parallelism disagree.
+  expect_error(replaced("\"span\": 7.25", "\"span\": 7.35"), "what_if[1].parallelism is");
+  expect_error(replaced("\"region_work\": 12345,", ""), "what_if[0]: missing key 'region_work'");
+  fs::report none = real_report();
+  std::string object = none.to_json();
+  const std::string empty_array = "\"what_if\": []";
+  ASSERT_NE(object.find(empty_array), std::string::npos);
+  expect_error(object.replace(object.find(empty_array), empty_array.size(), "\"what_if\": {}"),
+               "what_if: expected an array, found an object");
+}
+
+TEST(ReportIoFuzz, MutatedWhatIfRowsGiveAReportOrOneLineError) {
+  fs::report rep = hand_what_if_report();
+  for (const auto& w : what_if_report().what_if) rep.what_if.push_back(w);
+  const std::string seed = rep.to_json();
+  fuzz_counts counts;
+  const auto read = [](const std::string& text) {
+    const fs::report r = fs::from_json(text);
+    const std::string again = r.to_json();
+    if (fs::from_json(again).to_json() != again) throw std::logic_error("report does not round-trip");
+    (void)r.to_text(true);
+    (void)r.what_if_text();
+    (void)r.what_if_csv();
+  };
+  for (const std::string& t : mutations(seed, 3000, 4242)) {
+    expect_graceful(t, "forkscale: invalid report JSON: ", read, counts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(counts.refused, 2000);
+  EXPECT_GT(counts.parsed, 20);
+}

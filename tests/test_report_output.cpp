@@ -127,6 +127,30 @@ std::string expected_sites_python(const fs::report& rep) {
   return e;
 }
 
+// A what-if factor, parallelism or gain as json.load gives it: 'inf' for
+// +infinity (the writer's string), None for NaN, else the float.
+std::string py_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "'inf'";
+  return py_float(v);
+}
+
+// The "what_if" member as a Python value.
+std::string expected_what_if_python(const fs::report& rep) {
+  std::string e = " 'what_if': [\n";
+  for (const auto& w : rep.what_if)
+    e += "  {'region': " + py_str(w.region) + ", 'source': " + py_str(fs::to_string(w.source)) +
+         ", 'file': " + py_str(w.file) + ", 'line': " + py_int(w.line) + ", 'function': " + py_str(w.function) +
+         ", 'tag': " + py_str(w.tag) + ", 'model': " + py_str(fs::to_string(w.model)) +
+         ", 'factor': " + py_unbounded(w.factor) + ", 'executed': " + py_bool(w.executed) +
+         ", 'entries': " + py_int(w.entries) + ", 'region_work': " + py_int(w.region_work) +
+         ", 'work': " + py_float(w.work) + ", 'span': " + py_float(w.span) +
+         ", 'burdened_span': " + py_float(w.burdened_span) + ", 'parallelism': " + py_unbounded(w.parallelism) +
+         ", 'gain': " + py_unbounded(w.gain) + ", 'span_ticks_num': " + py_i64(w.span_ticks_num) +
+         ", 'span_ticks_den': " + py_i64(w.span_ticks_den) + "},\n";
+  e += " ],\n";
+  return e;
+}
+
 // A fresh directory under the system's temporary directory, removed afterwards.
 class ReportOutput : public ::testing::Test {
  protected:
@@ -294,6 +318,7 @@ std::string expected_json_python(const fs::report& rep) {
   }
   e += " ],\n";
   e += expected_sites_python(rep);
+  e += expected_what_if_python(rep);
   e += " 'diagnostic_count': " + py_int(rep.diagnostic_count) + ",\n";
   e += " 'diagnostics': [\n";
   for (const auto& d : rep.diagnostics)
@@ -773,6 +798,7 @@ void for_each_writer(const fs::report& rep, Check check) {
   check([&](const std::string& p) { rep.write_text(p, true); });
   check([&](const std::string& p) { rep.write_call_sites_csv(p); });
   check([&](const std::string& p) { rep.write_spawn_sites_csv(p); });
+  check([&](const std::string& p) { rep.write_what_if_csv(p); });
 }
 
 TEST_F(ReportOutput, WritingIntoAMissingDirectoryFails) {
@@ -1028,7 +1054,8 @@ TEST_F(ReportOutput, SiteProfilesInJsonRoundTripThroughPython) {
 
 TEST_F(ReportOutput, SiteProfilesInJsonAreAlwaysThere) {
   const std::string json = quicksort_report().to_json();
-  EXPECT_NE(json.find("\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"diagnostic_count\": 0,\n"),
+  EXPECT_NE(json.find("\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"what_if\": [],\n"
+                      "  \"diagnostic_count\": 0,\n"),
             std::string::npos)
       << json;
   const std::string sites = extreme_profile_report().to_json();
@@ -1317,6 +1344,278 @@ TEST_F(ReportOutput, SiteCsvWritersFailCleanly) {
   rep.write_spawn_sites_csv(file.string());
   EXPECT_EQ(read_file(file), rep.spawn_sites_csv());
   EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"sites.csv"});
+}
+
+// ---- what-if -------------------------------------------------------------------
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+const char* const what_if_csv_header =
+    "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+    "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock";
+
+// The tag of the hand-made region: a formula start, a comma, quotes and
+// non-ASCII text.
+const std::string wi_tag = "=part, \"q\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9";
+
+std::size_t display_width_of_longest(const std::string& text) {
+  std::size_t w = 0;
+  for (const auto& line : lines_of(text)) w = std::max(w, fs::detail::report_io::display_width(line));
+  return w;
+}
+
+fs::what_if_result wi_row(const std::string& region, fs::what_if_source source, fs::what_if_model model,
+                          double factor, double work, double span, std::int64_t num, std::int64_t den) {
+  fs::what_if_result w;
+  w.region = region;
+  w.source = source;
+  w.model = model;
+  w.factor = factor;
+  w.executed = true;
+  w.entries = 7;
+  w.region_work = 400;
+  w.work = work;
+  w.span = span;
+  w.burdened_span = span + 5000;
+  w.parallelism = span > 0 ? work / span : inf;
+  w.gain = w.parallelism / 10.0;
+  w.span_ticks_num = num;
+  w.span_ticks_den = den;
+  return w;
+}
+
+// Work 1000, span 100 (parallelism 10); factors 2 and inf; the all-regions
+// rows (the span drops to 0 at inf: infinite parallelism), a region with a
+// tricky tag, a named call site that never ran, and a region with a long name.
+fs::report what_if_report() {
+  fs::report rep;
+  rep.label = "what if";
+  rep.unit = "units";
+  rep.clock = fs::clock_kind::cost;
+  rep.burden = 5000;
+  fs::region_result root = make_region("what if", "what if", "", 0, 1);
+  root.work = 1000;
+  root.span = 100;
+  root.burdened_span = 5100;
+  rep.regions.push_back(root);
+  using M = fs::what_if_model;
+  using S = fs::what_if_source;
+  const std::string all = "(all regions)";
+  rep.what_if = {wi_row(all, S::all, M::parallelized, 2, 1000, 60, 120, 2),
+                 wi_row(all, S::all, M::optimized, 2, 800, 60, 120, 2),
+                 wi_row(all, S::all, M::parallelized, inf, 1000, 0, 0, 1),
+                 wi_row(all, S::all, M::optimized, inf, 600, 0, 0, 1),
+                 wi_row(wi_tag, S::region, M::parallelized, 2, 1000, 80, 160, 2),
+                 wi_row(wi_tag, S::region, M::optimized, 2, 800, 80, 160, 2),
+                 wi_row(wi_tag, S::region, M::parallelized, inf, 1000, 40, 40, 1),
+                 wi_row(wi_tag, S::region, M::optimized, inf, 600, 40, 40, 1)};
+  for (std::size_t i = 4; i < 8; ++i) {
+    rep.what_if[i].file = "src/qs,\"x\".cpp";
+    rep.what_if[i].line = 57;
+    rep.what_if[i].function = "pqsort<int>";
+    rep.what_if[i].tag = wi_tag;
+  }
+  const std::string long_name(70, 'L');
+  for (double k : {2.0, inf})
+    for (M m : {M::parallelized, M::optimized}) {
+      fs::what_if_result w = wi_row(long_name, S::region, m, k, m == M::optimized ? 900 : 1000,
+                                    k == 2 ? 95 : 90, k == 2 ? 190 : 90, k == 2 ? 2 : 1);
+      w.tag = long_name;
+      rep.what_if.push_back(w);
+    }
+  for (double k : {2.0, inf})
+    for (M m : {M::parallelized, M::optimized}) {
+      fs::what_if_result w;
+      w.region = "missing.cpp:12";
+      w.source = S::call_site;
+      w.model = m;
+      w.factor = k;
+      w.executed = false;
+      rep.what_if.push_back(w);
+    }
+  return rep;
+}
+
+TEST_F(ReportOutput, WhatIfTextTableFitsAndNamesEveryRegion) {
+  const fs::report rep = what_if_report();
+  const std::string text = rep.what_if_text();
+  for (const auto& line : lines_of(text)) {
+    EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+    for (const char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << line;
+  }
+  EXPECT_EQ(text.rfind("What if a region ran k times faster (span in units)\n", 0), 0u) << text;
+  EXPECT_NE(text.find("measured: span 100, parallelism 10.00."), std::string::npos) << text;
+  // The summary names the region (not the all-regions rows) with the most to
+  // gain at its largest factor, and the bound on 32 processors.
+  EXPECT_NE(text.find("\n  Most to gain: " + wi_tag + " at k = inf: parallelism 10.00 -> 25.00\n    (2.50x); speedup "
+                      "on 32 processors at most 10.00 -> 25.00.\n"),
+            std::string::npos)
+      << text;
+  // One line per region and factor, both models on it; inf for the infinite
+  // factor and parallelism; the long name cut so that the table fits 80 columns.
+  const auto row = [](const std::string& name, const std::string& rest) {
+    return "  " + name + std::string(33 - fs::detail::report_io::display_width(name), ' ') + rest;
+  };
+  EXPECT_TRUE(has_line(text, row("region", "    k  span   par.   gain  opt.par.  opt.gain"))) << text;
+  EXPECT_TRUE(has_line(text, row("(all regions)", "    2    60  16.67  1.67x     13.33     1.33x"))) << text;
+  EXPECT_TRUE(has_line(text, row("(all regions)", "  inf     0    inf    inf       inf       inf"))) << text;
+  EXPECT_TRUE(has_line(text, row(wi_tag, "    2    80  12.50  1.25x     10.00     1.00x"))) << text;
+  EXPECT_TRUE(has_line(text, row(wi_tag, "  inf    40  25.00  2.50x     15.00     1.50x"))) << text;
+  EXPECT_TRUE(has_line(text, row(std::string(30, 'L') + "...", "    2    95  10.53  1.05x      9.47     0.95x")))
+      << text;
+  EXPECT_EQ(display_width_of_longest(text), 80u) << text;
+  // The named call site that never ran: one line, no numbers.
+  EXPECT_TRUE(has_line(text, row("missing.cpp:12", "  never executed (named call site)"))) << text;
+  EXPECT_EQ(text.find("missing.cpp:12 ", 0), text.rfind("missing.cpp:12 ")) << text;
+  std::size_t table_lines = 0;
+  for (const auto& line : lines_of(text))
+    if (line.find("(all regions) ") == 2 || line.find(wi_tag) == 2 || line.find("LLL") == 2 ||
+        line.find("missing.cpp") == 2)
+      ++table_lines;
+  EXPECT_EQ(table_lines, 2u + 2u + 2u + 1u) << text;
+
+  // to_text shows it after the site profiles, numbered; not without rows.
+  fs::report with_sites = ordering_report();
+  with_sites.what_if = rep.what_if;
+  const std::string all = with_sites.to_text(true);
+  EXPECT_NE(all.find("\n\n5) What if a region ran k times faster (span in units)\n"), std::string::npos) << all;
+  EXPECT_LT(all.find("4) Spawn sites"), all.find("5) What if"));
+  EXPECT_NE(all.find("\n6) Before overhead compensation"), std::string::npos) << all;
+  EXPECT_EQ(quicksort_report().what_if_text(), "");
+  EXPECT_EQ(quicksort_report().to_text().find("What if"), std::string::npos);
+  EXPECT_EQ(fs::report().what_if_text(), "");
+}
+
+TEST_F(ReportOutput, WhatIfTextShortensHugeNumbers) {
+  fs::report rep = what_if_report();
+  rep.regions[0].work = 50000000000000ull;
+  rep.regions[0].span = 10000000000000ull;
+  for (auto& w : rep.what_if) {
+    if (!w.executed) continue;
+    w.span *= 1e11;
+    w.work *= 1e11;
+    if (std::isfinite(w.parallelism)) w.parallelism *= 1e4;
+    if (std::isfinite(w.gain)) w.gain *= 1e4;
+  }
+  const std::string text = rep.what_if_text();
+  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+  EXPECT_NE(text.find("(numbers rounded"), std::string::npos) << text;
+  EXPECT_NE(text.find("inf"), std::string::npos) << text;
+}
+
+TEST_F(ReportOutput, WhatIfCsvQuotesGuardsAndWritesInfinity) {
+  const fs::report rep = what_if_report();
+  const auto rows = lines_of(rep.what_if_csv());
+  ASSERT_EQ(rows.size(), 1u + rep.what_if.size());
+  EXPECT_EQ(rows[0], what_if_csv_header);
+  EXPECT_EQ(rows[1], "(all regions),all,,0,,,parallelized,2.0,true,7,400,1000.0,60.0,5060.0,16.666666666666668,"
+                     "1.6666666666666667,120,2,units,cost");
+  EXPECT_EQ(rows[3], "(all regions),all,,0,,,parallelized,inf,true,7,400,1000.0,0.0,5000.0,inf,inf,0,1,units,cost");
+  EXPECT_EQ(rows[6], "\"'=part, \"\"q\"\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9\",region,\"src/qs,\"\"x\"\".cpp\",57,"
+                     "pqsort<int>,\"'=part, \"\"q\"\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9\",optimized,2.0,true,7,400,"
+                     "800.0,80.0,5080.0,10.0,1.0,160,2,units,cost");
+  EXPECT_EQ(rows.back(), "missing.cpp:12,call_site,,0,,,optimized,inf,false,0,0,0.0,0.0,0.0,0.0,0.0,0,1,units,cost");
+  EXPECT_EQ(quicksort_report().what_if_csv(), std::string(what_if_csv_header) + "\n");
+
+  // Python's csv module reads every row back.
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  const stdfs::path file = work_ / "what_if.csv";
+  rep.write_what_if_csv(file.string());
+  EXPECT_EQ(read_file(file), rep.what_if_csv());
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"what_if.csv"});
+  const auto unbounded = [](double v) { return std::isinf(v) && v > 0 ? std::string("'inf'") : py_float(v); };
+  std::string expected = "[\n";
+  for (const auto& w : rep.what_if)
+    expected += " [" + py_str(w.region) + ", " + py_str(fs::to_string(w.source)) + ", " + py_str(w.file) + ", " +
+                py_int(w.line) + ", " + py_str(w.function) + ", " + py_str(w.tag) + ", " +
+                py_str(fs::to_string(w.model)) + ", " + unbounded(w.factor) + ", " +
+                (w.executed ? "'true'" : "'false'") + ", " + py_int(w.entries) + ", " + py_int(w.region_work) +
+                ", " + py_float(w.work) + ", " + py_float(w.span) + ", " + py_float(w.burdened_span) + ", " +
+                unbounded(w.parallelism) + ", " + unbounded(w.gain) + ", " + py_i64(w.span_ticks_num) + ", " +
+                py_i64(w.span_ticks_den) + ", 'units', 'cost'],\n";
+  expected += "]\n";
+  std::string output;
+  EXPECT_EQ(run_python(std::string("HEADER = '") + what_if_csv_header + "'\nEXPECTED = " + expected +
+                           csv_check_script,
+                       file, output),
+            0)
+      << output;
+}
+
+TEST_F(ReportOutput, WhatIfJsonRoundTripsThroughPython) {
+  const fs::report rep = what_if_report();
+  const std::string json = rep.to_json();
+  EXPECT_NE(json.find("\"factor\": \"inf\","), std::string::npos) << json;
+  EXPECT_NE(json.find("\"parallelism\": \"inf\",\n      \"gain\": \"inf\","), std::string::npos) << json;
+  EXPECT_NE(json.find("\"executed\": false,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"span_ticks_den\": 2\n"), std::string::npos) << json;
+  if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
+  const stdfs::path file = work_ / "what_if.json";
+  rep.write_json(file.string());
+  std::string output;
+  EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0) << output;
+}
+
+TEST_F(ReportOutput, WhatIfWriterFailsCleanly) {
+  const fs::report rep = what_if_report();
+  const std::string missing = (work_ / "no_such_dir" / "w.csv").string();
+  expect_write_error(missing, missing, [&](const std::string& p) { rep.write_what_if_csv(p); });
+  EXPECT_TRUE(directory_entries(work_).empty());
+  const stdfs::path file = work_ / "w.csv";
+  write_plain_file(file, std::string(100000, 'x'));
+  rep.write_what_if_csv(file.string());
+  EXPECT_EQ(read_file(file), rep.what_if_csv());
+  EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"w.csv"});
+}
+
+// A real measurement under the cost clock: 60 units of serial work in the
+// region "serial", then two tasks of 20 units each. Work 100, span 80.
+fs::report what_if_measurement() {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  o.what_if.read_environment = false;
+  o.what_if.factors = {2, inf};
+  return fs::measure(
+      "what-if demo",
+      [] {
+        {
+          fs::what_if_region g("serial");
+          fs::charge(60);
+        }
+        fs::spawn([] { fs::charge(20); })();
+        {
+          fs::what_if_region g("task, \"b\"");
+          fs::charge(20);
+        }
+        fs::sync_point sp;
+      },
+      o);
+}
+
+TEST_F(ReportOutput, WhatIfSectionOfARealMeasurement) {
+  const fs::report rep = what_if_measurement();
+  ASSERT_EQ(rep.work(), 100u);
+  ASSERT_EQ(rep.span(), 80u);
+  ASSERT_EQ(rep.what_if.size(), 3u * 2u * 2u);
+  const std::string text = rep.to_text();
+  EXPECT_NE(text.find(") What if a region ran k times faster (span in units)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(rep.what_if_text().substr(rep.what_if_text().find('\n'))), std::string::npos) << text;
+  // serial at 2: span 30 + 20 = 50, parallelism 2 (gain 1.6); optimized: work 70.
+  // At inf: span 20, parallelism 5; optimized 40 / 20 = 2.
+  EXPECT_TRUE(has_line(text, "  serial           2    50  2.00  1.60x      1.40     1.12x")) << text;
+  EXPECT_TRUE(has_line(text, "  serial         inf    20  5.00  4.00x      2.00     1.60x")) << text;
+  // The continuation's region is not on the critical path (the spawned task is):
+  // the span stays 80; optimized, the work drops to 90.
+  EXPECT_TRUE(has_line(text, "  task, \"b\"        2    80  1.25  1.00x      1.12     0.90x")) << text;
+  // Both regions together: the spawned task (in no region) keeps 20 on the
+  // path: 30 + 20 at 2, 20 at inf; optimized, the work is 60 and 20.
+  EXPECT_TRUE(has_line(text, "  (all regions)    2    50  2.00  1.60x      1.20     0.96x")) << text;
+  EXPECT_TRUE(has_line(text, "  (all regions)  inf    20  5.00  4.00x      1.00     0.80x")) << text;
+  EXPECT_NE(text.find("Most to gain: serial at k = inf: parallelism 1.25 -> 5.00 (4.00x)"), std::string::npos)
+      << text;
+  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+  const auto csv = lines_of(rep.what_if_csv());
+  EXPECT_EQ(csv.size(), 1u + rep.what_if.size());
 }
 
 }  // namespace

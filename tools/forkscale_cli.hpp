@@ -1,7 +1,7 @@
 // forkscale_cli.hpp: the forkscale-report command line, as a function that
 // tests can call in-process (tools/forkscale_cli.cpp is just its main).
 //
-//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv]
+//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv]
 //                                    [--plot factored|scalability] [-o OUT]
 //   forkscale-report compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]
 //   forkscale-report --help | --version
@@ -11,8 +11,10 @@
 // to stdout, or atomically to OUT with -o; --to gnuplot writes OUT.dat and
 // OUT.gp and needs -o; --to calls-csv and spawns-csv write the per-site profiles
 // (report::call_sites_csv, report::spawn_sites_csv; of a study, its profile
-// run's). compare also lists the call sites whose share of the span moved most
-// (text only). Exit status: 0 done, 2 anything wrong — bad usage, a file
+// run's), --to whatif-csv the what-if rows (report::what_if_csv). compare also
+// lists the call sites whose share of the span moved most and, when both
+// reports have what-if rows, the regions whose predicted parallelism at the
+// largest factor changed most (text only). Exit status: 0 done, 2 anything wrong — bad usage, a file
 // that cannot be read or is not a valid report, an output that cannot be
 // written — always with exactly one line on stderr naming the file and the
 // problem.
@@ -22,6 +24,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <map>
 #include <new>
 #include <ostream>
@@ -43,7 +46,7 @@ inline const char* const program = "forkscale-report";
 
 inline std::string usage() {
   return std::string("usage: ") + program +
-         " convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv]\n"
+         " convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv]\n"
          "       " + std::string(std::strlen(program), ' ') + "         [--plot factored|scalability] [-o OUT]\n"
          "       " + program + " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
          "       " + program + " --help | --version\n"
@@ -53,10 +56,12 @@ inline std::string usage() {
          "JSON, an SVG plot (a report: its scalability bounds; a study: --plot factored,\n"
          "the default, or scalability), a self-contained HTML page, or gnuplot data and\n"
          "script (OUT.dat and OUT.gp; needs -o OUT), or the call-site or spawn-site\n"
-         "profile as CSV (calls-csv, spawns-csv; for a study, of its profile run).\n"
+         "profile as CSV (calls-csv, spawns-csv; for a study, of its profile run), or\n"
+         "the what-if predictions as CSV (whatif-csv).\n"
          "compare shows work, span, parallelism and the other counts of two reports side\n"
          "by side, whole program and per region, and (text only) the call sites whose\n"
-         "share of the span moved most.\n"
+         "share of the span moved most and the what-if regions whose predicted\n"
+         "parallelism changed most.\n"
          "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
          "stderr when anything is wrong.\n";
 }
@@ -237,6 +242,74 @@ inline std::string sites_compare_text(const fs::report& a, const fs::report& b, 
   return o;
 }
 
+// ---- compare: the what-if regions whose predicted parallelism changed most -----
+
+// A what-if region across two reports: its source and name.
+struct what_if_change {
+  std::string label;
+  double factor = 0;             // the largest factor both reports analysed it at
+  double before = 0, after = 0;  // predicted parallelism there, parallelized model
+  // How much it moved: |log(after / before)|, infinity when exactly one of them
+  // is infinite or zero.
+  double size() const {
+    if (before == after) return 0;
+    if (!(before > 0) || !(after > 0) || std::isinf(before) || std::isinf(after))
+      return std::numeric_limits<double>::infinity();
+    return std::fabs(std::log(after / before));
+  }
+};
+
+// The executed parallelized rows of a report, by source and region, with the
+// parallelism at each factor.
+inline std::map<std::string, std::map<double, double>> what_if_table(const fs::report& r) {
+  std::map<std::string, std::map<double, double>> m;
+  for (const auto& w : r.what_if)
+    if (w.executed && w.model == fs::what_if_model::parallelized && !std::isnan(w.factor))
+      m[std::string(fs::to_string(w.source)) + '\0' + w.region][w.factor] = w.parallelism;
+  return m;
+}
+
+inline std::string what_if_compare_text(const fs::report& a, const fs::report& b, std::size_t top_n = 10) {
+  if (a.what_if.empty() || b.what_if.empty()) return std::string();
+  const auto before = what_if_table(a), after = what_if_table(b);
+  std::vector<what_if_change> changes;
+  for (const auto& e : before) {
+    const auto other = after.find(e.first);
+    if (other == after.end()) continue;
+    for (auto f = e.second.rbegin(); f != e.second.rend(); ++f) {
+      const auto g = other->second.find(f->first);
+      if (g == other->second.end()) continue;
+      what_if_change c;
+      c.label = io::printable(e.first.substr(e.first.find('\0') + 1));
+      c.factor = f->first;
+      c.before = f->second;
+      c.after = g->second;
+      changes.push_back(c);
+      break;
+    }
+  }
+  std::string o = "\nWhat-if regions whose predicted parallelism changed most (parallelized, at the\nlargest factor both analysed)\n";
+  std::stable_sort(changes.begin(), changes.end(), [](const what_if_change& x, const what_if_change& y) {
+    if (x.size() != y.size()) return x.size() > y.size();
+    return x.label < y.label;
+  });
+  io::text_table t({"region", "k", "before", "after", "change"});
+  std::size_t moved = 0;
+  for (const auto& c : changes) {
+    if (c.size() == 0) continue;
+    if (++moved > top_n) continue;
+    const std::string change = std::isinf(c.before) || std::isinf(c.after) ? std::string("n/a")
+                                                                             : change_text(c.before, c.after);
+    t.add({c.label, io::factor_text(c.factor), io::unbounded_ratio_text(c.before), io::unbounded_ratio_text(c.after),
+           change});
+  }
+  if (changes.empty()) return o + "  (no region was analysed, at the same factor, in both reports)\n";
+  if (moved == 0) return o + "  (no region's predicted parallelism changed)\n";
+  o += t.render();
+  if (moved > top_n) o += "  (" + std::to_string(moved - top_n) + " more regions changed)\n";
+  return o;
+}
+
 inline std::string compare_text(const fs::report& a, const std::string& pa, const fs::report& b,
                                 const std::string& pb) {
   std::string o = "forkscale compare (unit: " + io::printable(a.unit) + ")\n";
@@ -278,6 +351,7 @@ inline std::string compare_text(const fs::report& a, const std::string& pa, cons
     if (!only_after.empty()) o += "  only after: " + list(only_after) + "\n";
   }
   o += sites_compare_text(a, b);
+  o += what_if_compare_text(a, b);
   if (a.diagnostic_count || b.diagnostic_count)
     o += "\nDiagnostics: " + std::to_string(a.diagnostic_count) + " before, " + std::to_string(b.diagnostic_count) +
          " after (numbers with diagnostics may not be trustworthy).\n";
@@ -344,9 +418,9 @@ inline options parse_args(const std::vector<std::string>& args) {
     if (o.inputs.size() != 1)
       throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
     if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot" &&
-        o.to != "calls-csv" && o.to != "spawns-csv")
+        o.to != "calls-csv" && o.to != "spawns-csv" && o.to != "whatif-csv")
       throw bad("unknown format " + quoted(o.to) +
-                " for --to (expected text, csv, json, svg, html, gnuplot, calls-csv or spawns-csv)");
+                " for --to (expected text, csv, json, svg, html, gnuplot, calls-csv, spawns-csv or whatif-csv)");
     if (!o.plot.empty() && o.plot != "factored" && o.plot != "scalability")
       throw bad("unknown plot " + quoted(o.plot) + " (expected factored or scalability)");
     if (!o.plot.empty() && o.to != "svg" && o.to != "gnuplot") throw bad("--plot goes with --to svg or --to gnuplot");
@@ -381,13 +455,14 @@ inline void convert(const options& o, std::ostream& out) {
     return;
   }
   std::string text;
-  if (o.to == "calls-csv" || o.to == "spawns-csv") {
-    // A study's site profiles are those of its profile run.
+  if (o.to == "calls-csv" || o.to == "spawns-csv" || o.to == "whatif-csv") {
+    // A study's site profiles and what-if rows are those of its profile run.
     if (d.is_study && d.study.profile.empty())
-      throw failure{std::string(program) + ": " + quoted(o.inputs[0]) +
-                    " is a scaling study without a profile run: it has no site profiles"};
+      throw failure{std::string(program) + ": " + quoted(o.inputs[0]) + " is a scaling study without a profile run: " +
+                    (o.to == "whatif-csv" ? "it has no what-if rows" : "it has no site profiles")};
     const fs::report& r = d.is_study ? d.study.profile : d.rep;
-    emit(o.to == "calls-csv" ? r.call_sites_csv() : r.spawn_sites_csv(), o.out, out);
+    emit(o.to == "calls-csv" ? r.call_sites_csv() : o.to == "spawns-csv" ? r.spawn_sites_csv() : r.what_if_csv(),
+         o.out, out);
     return;
   }
   if (d.is_study) {

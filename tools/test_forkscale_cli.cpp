@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
@@ -401,6 +402,82 @@ TEST_F(Cli, ConvertWritesTheSiteProfilesAsCsv) {
   EXPECT_FALSE(stdfs::exists(*dir_ / "no"));
 }
 
+// A cost-clock measurement with what-if regions: `serial` units of serial work
+// (the region "serial, \"s\""), then two tasks of 20 units, one of them the
+// region "task".
+fs::report what_if_run(std::uint64_t serial) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  o.what_if.read_environment = false;
+  o.what_if.factors = {2, std::numeric_limits<double>::infinity()};
+  o.what_if.call_sites = {"never_here.cpp:1"};
+  return fs::measure(
+      "what if",
+      [serial] {
+        {
+          fs::what_if_region g("serial, \"s\"");
+          fs::charge(serial);
+        }
+        fs::spawn([] { fs::charge(20); })();
+        {
+          fs::what_if_region g("task");
+          fs::charge(20);
+        }
+        fs::sync_point sp;
+      },
+      o);
+}
+
+TEST_F(Cli, ConvertWritesWhatIfCsvAndCompareListsWhatIfChanges) {
+  const fs::report before = what_if_run(60), after = what_if_run(20);
+  ASSERT_FALSE(before.what_if.empty());
+  const stdfs::path a = *dir_ / "what_if_a.json", b = *dir_ / "what_if_b.json";
+  before.write_json(a.string());
+  after.write_json(b.string());
+  const outcome csv = tool({"convert", a.string(), "--to", "whatif-csv"});
+  EXPECT_EQ(csv.status, 0) << csv.err;
+  EXPECT_TRUE(csv.err.empty()) << csv.err;
+  EXPECT_EQ(csv.out, before.what_if_csv());
+  EXPECT_EQ(lines(csv.out).size(), 1u + before.what_if.size());
+  EXPECT_TRUE(contains(csv.out, "\n\"serial, \"\"s\"\"\",region,")) << csv.out;
+  EXPECT_TRUE(contains(csv.out, "\nnever_here.cpp:1,call_site,")) << csv.out;
+  const stdfs::path out = *dir_ / "what_if.csv";
+  EXPECT_EQ(tool({"convert", a.string(), "--to=whatif-csv", "-o", out.string()}).status, 0);
+  EXPECT_EQ(read_file(out), before.what_if_csv());
+  const outcome text = tool({"convert", a.string()});
+  EXPECT_TRUE(contains(text.out, ") What if a region ran k times faster (span in units)\n")) << text.out;
+  EXPECT_TRUE(contains(text.out, "  never_here.cpp:1")) << text.out;
+  // A study without what-if rows gives the header only.
+  const outcome s = tool({"convert", study_->string(), "--to", "whatif-csv"});
+  EXPECT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(lines(s.out), std::vector<std::string>{lines(before.what_if_csv())[0]});
+
+  // serial 60 -> 20: the span is 80 -> 40, the work 100 -> 60. At inf,
+  // parallelized: serial's parallelism 100 / 20 = 5 -> 60 / 20 = 3; task's
+  // 100 / 80 = 1.25 -> 60 / 40 = 1.5 (task's continuation is now on the path:
+  // max(20, 20) stays 40 at inf). The largest change comes first.
+  const outcome cmp = tool({"compare", a.string(), b.string()});
+  EXPECT_EQ(cmp.status, 0) << cmp.err;
+  const std::string& t = cmp.out;
+  const std::size_t at = t.find("\nWhat-if regions whose predicted parallelism changed most");
+  ASSERT_NE(at, std::string::npos) << t;
+  const std::string section = t.substr(at);
+  EXPECT_TRUE(contains(section, "\n  region           k  before  after           change\n"
+                                "  (all regions)  inf    5.00   3.00  -40.0% (0.600x)\n"
+                                "  serial, \"s\"    inf    5.00   3.00  -40.0% (0.600x)\n"
+                                "  task           inf    1.25   1.50  +20.0% (1.200x)\n"))
+      << section;
+  EXPECT_EQ(section.find("never_here"), std::string::npos) << section;  // never ran: nothing to compare
+  // Without what-if rows on one side, no section.
+  fs::report plain = before;
+  plain.what_if.clear();
+  const stdfs::path c = *dir_ / "what_if_none.json";
+  plain.write_json(c.string());
+  const outcome none = tool({"compare", c.string(), a.string()});
+  EXPECT_EQ(none.status, 0) << none.err;
+  EXPECT_FALSE(contains(none.out, "What-if regions")) << none.out;
+}
+
 TEST_F(Cli, CompareShowsTheSitesWhoseSpanShareMovedMost) {
   const fs::report a = sites_report("sites", 1000, {{"", "", 0, "", 100},
                                                      {"alpha", "a.cpp", 10, "f", 500},
@@ -546,7 +623,7 @@ TEST_F(Cli, BadUsageGivesOneLineAndExitStatusTwo) {
   const outcome help = tool({"--help"});
   EXPECT_EQ(help.status, 0);
   EXPECT_TRUE(contains(help.out, "usage: forkscale-report convert"));
-  EXPECT_TRUE(contains(help.out, "|calls-csv|spawns-csv]")) << help.out;
+  EXPECT_TRUE(contains(help.out, "|calls-csv|spawns-csv|whatif-csv]")) << help.out;
   EXPECT_EQ(tool({"--version"}).out, "forkscale-report (forkscale " FORKSCALE_VERSION_STRING ")\n");
 }
 

@@ -63,7 +63,7 @@ constexpr int speedup_estimate = 210;
 constexpr int regions = 300;
 constexpr int call_sites = 400;
 constexpr int spawn_sites = 450;
-constexpr int what_if = 500;  // reserved for the what-if tables
+constexpr int what_if = 500;
 constexpr int plots = 800;
 constexpr int diagnostics = 900;
 }  // namespace html_order
@@ -82,6 +82,8 @@ inline const char* const call_sites = "fs-call-sites";          // table fs-call
 inline const char* const call_sites_filter = "fs-call-sites-filter";
 inline const char* const spawn_sites = "fs-spawn-sites";        // table fs-spawn-sites-table
 inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
+inline const char* const what_if = "fs-what-if";                // table fs-what-if-table
+inline const char* const what_if_filter = "fs-what-if-filter";
 inline const char* const plots = "fs-plots";
 inline const char* const diagnostics = "fs-diagnostics";
 }  // namespace html_section_ids
@@ -607,6 +609,80 @@ inline std::string spawn_sites_body(const report& r) {
                    "heading to sort.");
 }
 
+// A predicted parallelism or gain: "inf" when infinite, sorted above every
+// number (its sort value is the largest double, written exactly, so that the
+// sort script compares two of them as equal).
+inline const char* infinity_sort_value() noexcept { return "1.7976931348623157e+308"; }
+inline cell unbounded_cell(double v, const std::string& suffix = std::string()) {
+  if (std::isinf(v) && v > 0) return cell{"inf", infinity_sort_value(), true};
+  if (!std::isfinite(v)) return cell{"n/a", "", true};
+  return cell{io::fixed(v, 2) + suffix, io::round_trip(v), true};
+}
+
+// The what-if predictions (docs/model.md, "What-if regions"): one row per
+// region and factor with both models, in the report's order (the all-regions
+// rows first); one row for a named call site that never ran.
+inline std::string what_if_body(const report& r) {
+  const char* const id = "fs-what-if-table";
+  table t = site_table(
+      id, {{"region", "region", "the region's tag or file:line, the named call site, or (all regions)"},
+           {"function", "function", "the function the region is in"},
+           {"source", "source", "all (every region together), region (a what_if_region guard) or call_site "
+                                "(a call site named at run time)"},
+           {"k", "factor", "how many times faster the region's strands are assumed to be"},
+           {"entries", "entries", "outermost entries of the region"},
+           {"region work", "region_work", "work of the strands inside the region, as measured"},
+           {"span", "span", "predicted span (both models)"},
+           {"parallelism", "parallelized_parallelism", "predicted parallelism, parallelized model (work unchanged)"},
+           {"gain", "parallelized_gain", "parallelized parallelism / measured parallelism"},
+           {"work", "optimized_work", "predicted work, optimized model (the region's work divides by k)"},
+           {"parallelism", "optimized_parallelism", "predicted parallelism, optimized model"},
+           {"gain", "optimized_gain", "optimized parallelism / measured parallelism"}});
+  t.group_head({{"", 7}, {"parallelized", 2}, {"optimized", 3}});
+  const bool measured = r.span() > 0;
+  const auto gain = [measured](const what_if_result* w) {
+    if (!w) return cell{"", "", true};
+    return measured ? unbounded_cell(w->gain, "x") : cell{"n/a", "", true};
+  };
+  const auto blank = [] { return cell{"", "", true}; };
+  std::size_t never = 0;
+  for (const io::what_if_block& b : io::what_if_blocks(r.what_if)) {
+    const what_if_result& f = *b.first;
+    cell region = text_cell(f.region);
+    if (!f.file.empty() || !f.tag.empty()) region.title = site_location(f);
+    const std::string key = std::string(to_string(f.source)) + ":" + f.region;
+    if (!b.executed) {
+      ++never;
+      t.add({region, text_cell(f.function), text_cell(to_string(f.source)), blank(), int_cell(0), blank(),
+             cell{"never executed", "", true}, blank(), blank(), blank(), blank(), blank()},
+            "fs-never", key);
+      continue;
+    }
+    for (const io::what_if_line& l : b.lines) {
+      const what_if_result& a = l.any();
+      const cell k{io::factor_text(l.factor),
+                   std::isinf(l.factor) ? std::string(infinity_sort_value()) : io::round_trip(l.factor),
+                   true};
+      t.add({region, text_cell(f.function), text_cell(to_string(f.source)), k, int_cell(a.entries),
+             int_cell(a.region_work), cell{io::grouped_round(a.span), io::round_trip(a.span), true},
+             l.parallelized ? unbounded_cell(l.parallelized->parallelism) : blank(), gain(l.parallelized),
+             l.optimized ? cell{io::grouped_round(l.optimized->work), io::round_trip(l.optimized->work), true}
+                         : blank(),
+             l.optimized ? unbounded_cell(l.optimized->parallelism) : blank(), gain(l.optimized)},
+            f.source == what_if_source::all ? "fs-root" : "", key + "@" + io::factor_text(l.factor));
+    }
+  }
+  std::string note = "Times in " + r.unit + "; measured: span " + io::grouped(r.span()) + ", parallelism " +
+                     io::ratio_text(r.span(), r.parallelism()) +
+                     ". Predicted span and parallelism of the whole program if the strands of a region were k "
+                     "times faster. Parallelized: the region's contribution to every path divides by k and the "
+                     "work stays; optimized: its work divides too. Gain: predicted / measured parallelism; inf: "
+                     "the predicted span is 0. The first rows (in italics) take every region together.";
+  if (never) note += " Never executed: a named call site that did not run.";
+  return filterable(t, id, html_section_ids::what_if_filter, "what-if rows") +
+         paragraph(note + " Click a column heading to sort.");
+}
+
 inline std::string diagnostics_body(const report& r) {
   const std::uint64_t count = std::max<std::uint64_t>(r.diagnostic_count, r.diagnostics.size());
   if (count == 0) return paragraph("None: no misuse of the guards was found.");
@@ -698,8 +774,8 @@ class html_report {
       add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
     if (!r.spawn_sites.empty())
       add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
-    // The what-if tables go here (html_order::what_if, a section "fs-what-if"):
-    // a later issue fills them.
+    if (!r.what_if.empty())
+      add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 

@@ -6,10 +6,11 @@
 // file must be the JSON that report::to_json() writes (docs/report-schema.md),
 // schema "forkscale.report", schema_version 1 or lower; keys it does not know
 // are ignored, as the schema asks, and the per-site profiles ("call_sites",
-// "spawn_sites") may be absent, as in files written before they existed. The
-// derived numbers a file states (parallelism, burdened parallelism, average
-// maximal strand, speedup estimate, the sites' parallelism) must agree with
-// the ones recomputed from its integers, which catches most corrupted digits.
+// "spawn_sites") and the what-if rows ("what_if") may be absent, as in files
+// written before they existed. The derived numbers a file states (parallelism,
+// burdened parallelism, average maximal strand, speedup estimate, the sites'
+// and the what-if rows' parallelism) must agree with the ones recomputed from
+// its own numbers, which catches most corrupted digits.
 // Every problem throws forkscale::error with one line naming
 // the file, the byte offset and the problem, e.g.
 //
@@ -20,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -230,6 +232,65 @@ inline spawn_site_profile spawn_site_from_value(const value& v, const std::strin
   return p;
 }
 
+// A number that may be +infinity: a JSON number, the string "inf" (+infinity)
+// or null (not a number), as report_io::json_unbounded writes them.
+inline double unbounded_from(const object_reader& r, const char* key) {
+  const value& m = r.required(key);
+  if (m.is(kind::string)) {
+    if (m.text == "inf") return std::numeric_limits<double>::infinity();
+    throw json_error(m.offset, r.path(key) + ": expected a number, \"inf\" or null, found the string " +
+                                   quote_for_message(m.text));
+  }
+  if (!m.is(kind::number) && !m.is(kind::null)) r.wrong(key, m, "a number, \"inf\" or null");
+  return object_reader::number_of(m, r.path(key), true);
+}
+
+inline what_if_model what_if_model_from_name(const object_reader& r, const char* key) {
+  const std::string name = r.str(key);
+  for (const what_if_model m : {what_if_model::parallelized, what_if_model::optimized})
+    if (name == to_string(m)) return m;
+  throw json_error(r.required(key).offset, r.path(key) + ": unknown what-if model " + quote_for_message(name) +
+                                               " (expected parallelized or optimized)");
+}
+
+inline what_if_source what_if_source_from_name(const object_reader& r, const char* key) {
+  const std::string name = r.str(key);
+  for (const what_if_source k : {what_if_source::all, what_if_source::region, what_if_source::call_site})
+    if (name == to_string(k)) return k;
+  throw json_error(r.required(key).offset, r.path(key) + ": unknown what-if source " + quote_for_message(name) +
+                                               " (expected all, region or call_site)");
+}
+
+inline what_if_result what_if_from_value(const value& v, const std::string& where) {
+  const object_reader r(v, where);
+  what_if_result w;
+  w.region = r.str("region");
+  w.source = what_if_source_from_name(r, "source");
+  w.file = r.str("file");
+  w.line = r.u32("line");
+  w.function = r.str("function");
+  w.tag = r.str("tag");
+  w.model = what_if_model_from_name(r, "model");
+  w.factor = unbounded_from(r, "factor");
+  w.executed = r.boolean("executed");
+  w.entries = r.u64("entries");
+  w.region_work = r.u64("region_work");
+  w.work = r.number("work", true);
+  w.span = r.number("span", true);
+  w.burdened_span = r.number("burdened_span", true);
+  w.parallelism = unbounded_from(r, "parallelism");
+  w.gain = unbounded_from(r, "gain");
+  w.span_ticks_num = r.i64("span_ticks_num");
+  w.span_ticks_den = r.i64("span_ticks_den");
+  if (w.span_ticks_den <= 0)
+    throw json_error(r.required("span_ticks_den").offset,
+                     r.path("span_ticks_den") + ": " + std::to_string(w.span_ticks_den) + " is not positive");
+  // A corrupted digit of work or span makes the stated parallelism disagree.
+  if (w.span > 0 && std::isfinite(w.span) && std::isfinite(w.work))
+    check_derived(r.required("parallelism"), r.path("parallelism"), w.parallelism, w.work / w.span);
+  return w;
+}
+
 // The rows of an optional array member (absent in files written before the site
 // profiles existed: no rows).
 template <typename Row, typename Read>
@@ -274,6 +335,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
 
   rep.call_sites = optional_rows<call_site_profile>(top, "call_sites", call_site_from_value);
   rep.spawn_sites = optional_rows<spawn_site_profile>(top, "spawn_sites", spawn_site_from_value);
+  rep.what_if = optional_rows<what_if_result>(top, "what_if", what_if_from_value);
 
   rep.diagnostic_count = top.u64("diagnostic_count");
   const value& diags = top.array("diagnostics");

@@ -370,8 +370,20 @@ class text_table {
  public:
   static constexpr std::size_t line_width = 80;
 
-  explicit text_table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
 
   // The width the table needs without cutting the first column.
   std::size_t natural_width() const { return total(widths()); }
@@ -385,10 +397,13 @@ class text_table {
       w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
     }
     std::string out;
-    for (const auto& row : rows_) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
       std::string line = "  ";
       for (std::size_t c = 0; c < row.size(); ++c) {
-        if (c == 0) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
           line += pad_right(truncate_display(row[0], w[0]), w[0]);
         } else {
           line += "  ";
@@ -405,9 +420,11 @@ class text_table {
  private:
   std::vector<std::size_t> widths() const {
     std::vector<std::size_t> w;
-    for (const auto& row : rows_) {
-      if (w.size() < row.size()) w.resize(row.size(), 0);
-      for (std::size_t c = 0; c < row.size(); ++c) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
         const std::size_t cw = display_width(row[c]);
         if (cw > w[c]) w[c] = cw;
       }
@@ -421,6 +438,7 @@ class text_table {
   }
 
   std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
 };
 
 // The region's name in the tables: its label, indented two spaces per level.
@@ -740,6 +758,175 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
   return out;
 }
 
+// ---- what-if ---------------------------------------------------------------
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): in
+// JSON the number, the string "inf" for +infinity, null for anything else that
+// is not finite; in CSV the number, "inf", or an empty field.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// The what-if rows of one region, as the text table shows them: one line per
+// factor with both models.
+struct what_if_line {
+  double factor = 1;
+  const what_if_result* parallelized = nullptr;
+  const what_if_result* optimized = nullptr;
+  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
+};
+struct what_if_block {
+  const what_if_result* first = nullptr;
+  bool executed = false;
+  std::vector<what_if_line> lines;
+};
+
+// Consecutive rows of the same region (name and source) make a block, in the
+// report's order; within a block, rows of the same factor make a line.
+inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
+  std::vector<what_if_block> blocks;
+  for (const what_if_result& w : rows) {
+    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
+      blocks.emplace_back();
+      blocks.back().first = &w;
+    }
+    what_if_block& b = blocks.back();
+    b.executed = b.executed || w.executed;
+    what_if_line* line = nullptr;
+    for (auto& l : b.lines)
+      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
+    if (!line) {
+      b.lines.emplace_back();
+      line = &b.lines.back();
+      line->factor = w.factor;
+    }
+    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
+    if (!slot) slot = &w;
+  }
+  return blocks;
+}
+
+// Orders parallelism values, +infinity largest, NaN smallest.
+inline bool parallelism_less(double a, double b) noexcept {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a < b;
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::string u = printable(rep.unit);
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (span in " + u + ")";
+  s.body = wrapped("Predicted span and parallelism of the whole program if the strands of a region were k times "
+                   "faster; measured: span " + grouped(rep.span()) + ", parallelism " +
+                       ratio_text(rep.span(), now) + ".",
+                   "  ", "  ");
+
+  // The region with the most to gain at its largest factor (parallelized).
+  const what_if_result* best = nullptr;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (const what_if_block& b : blocks) {
+      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
+      const what_if_result* top = nullptr;
+      for (const what_if_line& l : b.lines)
+        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
+      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
+    }
+  }
+  if (best) {
+    std::string line = "Most to gain: " + truncate_display(printable(best->region), 40) + " at k = " +
+                       factor_text(best->factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
+                       unbounded_ratio_text(best->parallelism);
+    if (measured && std::isfinite(best->gain)) line += " (" + gain_text(best->gain, measured) + ")";
+    if (rep.max_processors >= 2) {
+      const double p = static_cast<double>(rep.max_processors);
+      line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+              fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best->speedup_at(rep.max_processors).upper, 2);
+    }
+    s.body += wrapped(line + ".", "  ", "    ");
+  }
+
+  const auto build = [&](bool short_numbers) {
+    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
+    for (const what_if_block& b : blocks) {
+      const std::string name = printable(b.first->region);
+      if (!b.executed) {
+        t.add_note(name, b.first->source == what_if_source::call_site ? "never executed (named call site)"
+                                                                      : "never executed");
+        continue;
+      }
+      for (const what_if_line& l : b.lines) {
+        const double span = l.any().span;
+        const std::string span_text =
+            short_numbers && span >= 0 && span < 1.8e19 ? compact(static_cast<std::uint64_t>(std::round(span)))
+                                                        : grouped_round(span);
+        const auto par = [&](const what_if_result* w) {
+          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
+        };
+        const auto gain = [&](const what_if_result* w) {
+          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
+        };
+        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized),
+               par(l.optimized), gain(l.optimized)});
+      }
+    }
+    return t;
+  };
+  // Exact numbers when they fit next to a readable region column.
+  const text_table exact = build(false);
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  const std::size_t wanted = name_width < 20 ? name_width : 20;
+  if (exact.natural_width() - name_width + wanted <= text_table::line_width) {
+    s.body += exact.render();
+  } else {
+    s.body += build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+  }
+  s.body += wrapped("par., gain: parallelized (the region's share of every path divides by k, the work stays); "
+                    "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
+                    "  ", "  ");
+  return s;
+}
+
 }  // namespace report_io
 }  // namespace detail
 
@@ -758,6 +945,11 @@ inline std::string report::sites_text(std::size_t top_n) const {
   std::string out;
   for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
+}
+
+inline std::string report::what_if_text() const {
+  const detail::report_io::text_section s = detail::report_io::what_if_section(*this);
+  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
 
 inline std::string report::to_text(bool show_raw) const {
@@ -829,6 +1021,8 @@ inline std::string report::to_text(bool show_raw) const {
     }
     for (const auto& s : io::site_sections(*this, 10))
       out += "\n" + std::to_string(section++) + ") " + s.heading + "\n" + s.body;
+    const io::text_section wi = io::what_if_section(*this);
+    if (!wi.heading.empty()) out += "\n" + std::to_string(section++) + ") " + wi.heading + "\n" + wi.body;
     if (show_raw) {
       out += "\n" + std::to_string(section++) + ") Before overhead compensation (in " + u + ")\n";
       out += io::raw_table(regions);
@@ -962,6 +1156,37 @@ inline std::string report::to_json() const {
     j.end_object();
   }
   j.end_array();
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(io::json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(io::bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(io::json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(io::json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(io::json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(io::json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
   j.member("diagnostic_count", diagnostic_count);
   j.key("diagnostics");
   j.begin_array();
@@ -1047,6 +1272,29 @@ inline std::string report::spawn_sites_csv() const {
     out += tail;
   }
   return out;
+}
+
+inline std::string report::what_if_csv() const {
+  namespace io = detail::report_io;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' +
+           io::csv_signed(w.span_ticks_num) + ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+inline void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
 }
 
 inline void report::write_call_sites_csv(const std::string& path) const {

@@ -217,20 +217,23 @@ inline std::atomic<std::size_t>& wi_bytes() noexcept {
 struct wi_cache {
   wi_vec* head[wi_classes] = {};
   unsigned count[wi_classes] = {};
-  ~wi_cache() {
-    for (unsigned c = 0; c < wi_classes; ++c)
-      while (head[c]) {
-        wi_vec* v = head[c];
-        head[c] = v->next_free;
-        v->~wi_vec();
-        ::operator delete(v);
-      }
-  }
+  ~wi_cache();
   static wi_cache& local() noexcept {
     static thread_local wi_cache c;
     return c;
   }
 };
+
+inline wi_cache::~wi_cache() {
+  for (unsigned c = 0; c < wi_classes; ++c)
+    while (head[c]) {
+      wi_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~wi_vec();
+      ::operator delete(v);
+      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+    }
+}
 
 inline wi_vec* wi_alloc(std::uint32_t entries) {
   unsigned cls = 0;
