@@ -189,14 +189,15 @@ struct what_if_options {
 struct what_if_result {
   std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
   what_if_source source = what_if_source::all;
-  std::string file;       // where the region is (the first matching site of a named call site)
+  std::string file;       // where the region is (for a named call site: the first matching
+                          // site to run, which on several threads may be any of them)
   unsigned line = 0;
   std::string function;
   std::string tag;
   what_if_model model = what_if_model::parallelized;
   double factor = 1;      // may be infinity
   bool executed = false;  // false: named but never entered; the numbers below are 0
-  std::uint64_t entries = 0;      // outermost entries of the region
+  std::uint64_t entries = 0;      // outermost entries of the region (all regions: their sum)
   std::uint64_t region_work = 0;  // work of the strands inside the region, before the speedup
   double work = 0;                // predicted work (the measured work when parallelized)
   double span = 0;                // predicted span

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,7 @@ enum class op {
   call,          // run `body` inside a call_site guard (a sync scope)
   task_call,     // run `body` inside a task_call_site guard (counted, not a scope)
   region,        // run `body` inside region `label`
+  what_if,       // run `body` inside a what_if_region guard at what_if_site_table[site]
 };
 
 // ---------------------------------------------------------------------------
@@ -71,6 +73,26 @@ inline constexpr forkscale::site spawn_site_table[] = {
     {"src/beta.cpp", 22, "fb", nullptr},
     {"include/gamma.hpp", 31, "fc", "task \u03b6"},
 };
+// The sites of what_if_region guards (generator flag `what_if`). A guard region is
+// identified by its site's content, not by the addresses in it: entry [4] is entry
+// [0] again, spelled with strings kept elsewhere, so the two are one region (and
+// entering one inside the other counts once). Entry [5] differs from [1] by the
+// line only: two regions that the report names alike ("wb"). Entry [3] has no tag:
+// the report names it "delta.cpp:80".
+inline constexpr char what_if_alias_file[] = "src/alpha.cpp";
+inline constexpr char what_if_alias_function[] = "fa";
+inline constexpr char what_if_alias_tag[] = "wa";
+inline constexpr forkscale::site what_if_site_table[] = {
+    {"src/alpha.cpp", 50, "fa", "wa"},
+    {"src/beta.cpp", 60, "fb", "wb"},
+    {"include/gamma.hpp", 70, "fc", "wc"},
+    {"src/delta.cpp", 80, "fd", nullptr},
+    {what_if_alias_file, 50, what_if_alias_function, what_if_alias_tag},
+    {"src/beta.cpp", 61, "fb", "wb"},
+};
+inline constexpr int what_if_site_count =
+    static_cast<int>(sizeof what_if_site_table / sizeof what_if_site_table[0]);
+
 // Passed to spawn_scope guards, whose site is not the task's (the spawn point's is).
 inline constexpr forkscale::site spawn_scope_decoy_site{"src/decoy.cpp", 99, "fz", "spawn scope decoy"};
 inline constexpr int call_site_count = static_cast<int>(sizeof call_site_table / sizeof call_site_table[0]);
@@ -107,13 +129,51 @@ struct stmt {
   int site = -1;  // call/task_call: index into call_site_table; spawns: spawn_site_table
 };
 
+// A what-if factor k = p/q exactly (q = 0: infinitely fast), and the double that
+// options.what_if.factors is given.
+struct what_if_factor {
+  double value = 1;
+  std::int64_t p = 1, q = 1;
+};
+
 struct program {
   body root;
   int groups = 0;
   int handles = 0;
   std::uint64_t burden = 0;
+  // The what-if analysis asked for (generator flag `what_if`): when `what_if` is
+  // set the interpreter passes these as options.what_if.factors and .call_sites.
+  bool what_if = false;
+  std::vector<what_if_factor> what_if_factors;
+  std::vector<std::string> what_if_call_sites;
   std::string describe() const;
 };
+
+// The factors random programs are analysed at: each with its exact fraction.
+inline const std::vector<what_if_factor>& what_if_factor_table() {
+  static const std::vector<what_if_factor> t = {
+      {1, 1, 1},   {2, 2, 1},    {3, 3, 1},   {1.5, 3, 2},
+      {0.5, 1, 2},  // a slowdown
+      {16, 16, 1}, {std::numeric_limits<double>::infinity(), 1, 0}, {1.25, 5, 4},
+  };
+  return t;
+}
+
+// Call sites a program may name at run time: file:line and tag=NAME specs of
+// call_site_table entries ("beta.cpp:20" names [2] and [3] together; a spec and its
+// longer spelling are two regions), then specs that name no call guard of any
+// program (a spawn site's line or tag, a suffix that does not start at a directory
+// boundary, a what-if guard's tag, a file no site has): those never execute.
+inline const std::vector<std::string>& what_if_spec_table() {
+  static const std::vector<std::string> t = {
+      "alpha.cpp:10", "src/alpha.cpp:10", "alpha.cpp:14", "beta.cpp:20", "gamma.hpp:30",
+      "include/gamma.hpp:30", "delta.cpp:40", "tag=gamma", "tag=hot, \"loop\"",
+      // never executed
+      "alpha.cpp:12", "pha.cpp:10", "tag=task \u03b6", "tag=wa", "nowhere.cpp:5", "tag=spawn scope decoy",
+  };
+  return t;
+}
+inline constexpr std::size_t what_if_live_specs = 9;  // the first 9 can execute
 
 // ---------------------------------------------------------------------------
 // Generator. Every program it makes is well formed: every spawn is joined before
@@ -124,6 +184,11 @@ class generator {
   // Sites (and the small-cost choice below) come from their own random stream, so
   // a seed gives the same program shape as before sites existed.
   explicit generator(std::uint64_t seed) : rng_(seed), site_rng_(seed ^ 0x5DEECE66DA3B1F27ull) {}
+  // what_if: also make what-if region statements, name call sites at run time and
+  // choose factors, all from a third random stream (without it a seed makes the
+  // same program as before what-if regions existed).
+  generator(std::uint64_t seed, bool what_if)
+      : rng_(seed), site_rng_(seed ^ 0x5DEECE66DA3B1F27ull), wi_rng_(seed ^ 0x2545F4914F6CDD1Dull), what_if_(what_if) {}
 
   program make() {
     program p;
@@ -139,12 +204,39 @@ class generator {
     s.kind = op::sync;  // the measured program joins everything it spawned
     p.root.push_back(s);
     if (pick(0, 1)) p.root.push_back(charge_stmt());
+    if (what_if_) choose_what_if_options(p);
     return p;
   }
 
  private:
   std::uint64_t pick(std::uint64_t lo, std::uint64_t hi) {
     return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng_);
+  }
+  std::uint64_t wi_pick(std::uint64_t lo, std::uint64_t hi) {
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(wi_rng_);
+  }
+  // 1 to 5 factors (repeats allowed); in half the programs 1 to 3 named call sites,
+  // mostly ones that can execute, sometimes one twice.
+  void choose_what_if_options(program& p) {
+    p.what_if = true;
+    const auto& ft = what_if_factor_table();
+    const auto nf = wi_pick(1, 5);
+    for (std::uint64_t i = 0; i < nf; ++i) p.what_if_factors.push_back(ft[wi_pick(0, ft.size() - 1)]);
+    if (wi_pick(0, 1)) {
+      const auto& st = what_if_spec_table();
+      const auto ns = wi_pick(1, 3);
+      for (std::uint64_t i = 0; i < ns; ++i) {
+        const bool dead = wi_pick(0, 3) == 0;
+        p.what_if_call_sites.push_back(dead ? st[wi_pick(what_if_live_specs, st.size() - 1)]
+                                            : st[wi_pick(0, what_if_live_specs - 1)]);
+      }
+    }
+  }
+  // Often an enclosing what-if region's site (a region inside itself), else any.
+  int choose_what_if_site() {
+    if (!wi_enclosing_.empty() && wi_pick(0, 2) == 0)
+      return wi_enclosing_[wi_pick(0, wi_enclosing_.size() - 1)];
+    return static_cast<int>(wi_pick(0, what_if_site_count - 1));
   }
   stmt charge_stmt() {
     stmt s;
@@ -191,7 +283,13 @@ class generator {
       const auto r = pick(0, 99);
       const bool can_nest = depth < 6;
       stmt s;
-      if (r < 30 || !can_nest) {
+      if (what_if_ && can_nest && wi_pick(0, 99) < 14) {
+        s.kind = op::what_if;
+        s.site = choose_what_if_site();
+        wi_enclosing_.push_back(s.site);
+        s.sub = sub(depth, groups, p);
+        wi_enclosing_.pop_back();
+      } else if (r < 30 || !can_nest) {
         s = charge_stmt();
       } else if (r < 45) {
         s.kind = op::spawn;
@@ -260,6 +358,9 @@ class generator {
 
   std::mt19937_64 rng_;
   std::mt19937_64 site_rng_;
+  std::mt19937_64 wi_rng_;
+  bool what_if_ = false;
+  std::vector<int> wi_enclosing_;  // sites of the enclosing what-if statements
   bool small_costs_ = false;
   std::vector<std::pair<bool, int>> enclosing_;  // (spawn kind, site) of enclosing invocations
   int budget_ = 0;
@@ -286,6 +387,12 @@ inline void describe_body(std::ostringstream& os, const body& b, int indent) {
       case op::call: os << "call " << at << "{\n"; break;
       case op::task_call: os << "task call " << at << "{\n"; break;
       case op::region: os << "region " << s.label << " {\n"; break;
+      case op::what_if: {
+        const forkscale::site& w = what_if_site_table[s.site < 0 ? 0 : s.site];
+        os << "what-if #" << s.site << " [" << w.function << " " << site_name(w) << " line " << w.line
+           << "] {\n";
+        break;
+      }
     }
     if (s.sub) {
       describe_body(os, *s.sub, indent + 1);
@@ -297,6 +404,13 @@ inline void describe_body(std::ostringstream& os, const body& b, int indent) {
 inline std::string program::describe() const {
   std::ostringstream os;
   os << "burden " << burden << "\n";
+  if (what_if) {
+    os << "what-if factors";
+    for (const auto& f : what_if_factors) os << " " << f.value << " (" << f.p << "/" << f.q << ")";
+    os << "\nwhat-if call sites:";
+    for (const auto& c : what_if_call_sites) os << " \"" << c << "\"";
+    os << (what_if_call_sites.empty() ? " none\n" : "\n");
+  }
   describe_body(os, root, 0);
   return os.str();
 }
@@ -393,8 +507,81 @@ inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) {
   return splitmix64_mix(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
 }
 
+// ---------------------------------------------------------------------------
+// What-if predictions from the same dag (the what-if model: docs/model.md, "What-if
+// regions"; include/forkscale/detail/what_if.hpp).
+//
+// Every node (strand) carries the set of what-if regions open around it: those
+// opened in its task and not yet closed, plus those its task inherited — a task
+// inherits the set open in its spawner at the spawn point. A guard region is its
+// site's content; a call site named at run time (one region per distinct text) is
+// open inside every call/task_call guard whose site it names. An entry counts
+// when the region was not open around it already. For each scenario (every region
+// together; each region alone) and factor p/q, the predicted span × p is the
+// longest path with each node weighing cost × q when it is in a region of the
+// scenario (once, however many), cost × p otherwise: exact integers.
+
+// A scenario's expected rows (the identity, then per factor the span).
+struct what_if_scenario {
+  forkscale::what_if_source source = forkscale::what_if_source::all;
+  std::string name, file, function, tag;
+  unsigned line = 0;
+  // A named call site's identity is that of a site it matched: the call_site_table
+  // entries it matched, in order of first execution (serial order).
+  std::vector<int> call_candidates;
+  std::uint64_t entries = 0, region_work = 0;
+  bool executed = false;
+  std::vector<std::int64_t> span_num;  // per factor: the predicted span × p
+};
+
+struct what_if_expected {
+  std::vector<what_if_factor> factors;
+  std::uint64_t work = 0, span = 0, burdened_span = 0;  // as measured
+  std::vector<what_if_scenario> scenarios;                // empty: no rows; else [0] is all regions
+};
+
+// Deliberately wrong models, to show that the comparison can fail.
+enum class what_if_mutant {
+  none,
+  no_inheritance,  // spawned tasks do not inherit the regions open at their spawn point
+  every_entry,     // every entry counts, also inside the region already
+};
+
+// A named call site, parsed without the engine's code.
+struct what_if_call_spec {
+  std::string text, file, tag;
+  unsigned line = 0;
+  bool by_tag = false;
+
+  explicit what_if_call_spec(const std::string& t) : text(t) {
+    if (t.rfind("tag=", 0) == 0) {
+      by_tag = true;
+      tag = t.substr(4);
+      return;
+    }
+    const auto colon = t.rfind(':');
+    if (colon == std::string::npos) throw std::logic_error("call site spec without a line: " + t);
+    file = t.substr(0, colon);
+    line = static_cast<unsigned>(std::stoul(t.substr(colon + 1)));
+  }
+  // "file:line": the same line, and the file equal to the site's or a suffix of it
+  // that starts after a '/'.
+  bool names(const forkscale::site& w) const {
+    if (by_tag) return w.tag != nullptr && tag == w.tag;
+    if (w.line != line) return false;
+    const std::string f = w.file;
+    if (f == file) return true;
+    return f.size() > file.size() && f.compare(f.size() - file.size(), file.size(), file) == 0 &&
+           f[f.size() - file.size() - 1] == '/';
+  }
+};
+
 class oracle {
  public:
+  void set_what_if_mutant(what_if_mutant m) { mutant_ = m; }
+  // The what-if rows of the program last evaluated.
+  const what_if_expected& what_if() const { return what_if_; }
+
   region_table evaluate(const program& p, const std::string& root_label) {
     burden_ = p.burden;
     nodes_.clear();
@@ -407,6 +594,16 @@ class oracle {
     group_ends_.assign(static_cast<std::size_t>(p.groups), {});
     handle_ends_.assign(static_cast<std::size_t>(p.handles), {});
     regions_.clear();
+    task_mask_.clear();
+    wi_specs_.clear();
+    for (const auto& text : p.what_if_call_sites) {
+      bool seen = false;
+      for (const auto& x : wi_specs_) seen = seen || x.text == text;
+      if (!seen) wi_specs_.emplace_back(text);
+    }
+    wi_guards_.clear();
+    wi_entries_.assign(wi_specs_.size(), 0);
+    wi_candidates_.assign(wi_specs_.size(), {});
     task t;
     t.id = new_task();
     t.uid = 1;  // the root task's id
@@ -485,6 +682,7 @@ class oracle {
       acc.calls += x.calls;
     }
     compute_profiles(root_end);
+    compute_what_if(p, root_end, root.work, root.span, root.burdened_span);
     if (work_[0] != root.work) throw std::logic_error("invocation work disagrees with region work");
     return out;
   }
@@ -527,6 +725,7 @@ class oracle {
     int calls = 0;      // call events inside this node
     int inv = -1;       // the invocation this node belongs to
     int ends = -1;      // the invocation whose last node this is
+    std::uint32_t wi = 0;  // the what-if regions open around it (bit r: region r)
   };
   struct task {
     int id = -1;
@@ -556,18 +755,98 @@ class oracle {
 
   static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
 
+  // Region r opens in task t (the caller restores the task's set when it closes).
+  void enter_what_if(task& t, int r) {
+    const std::uint32_t bit = std::uint32_t{1} << r;
+    std::uint32_t& m = task_mask_[idx(t.id)];
+    if (!(m & bit) || mutant_ == what_if_mutant::every_entry) wi_entries_[idx(r)] += 1;
+    m |= bit;
+  }
+  // The region of a what_if_region guard: by the content of its site. Named call
+  // sites come first (bits 0 .. specs − 1), then guard regions as first entered.
+  int guard_region(const forkscale::site& w) {
+    const std::string tag = w.tag ? w.tag : "";
+    for (std::size_t k = 0; k < wi_guards_.size(); ++k) {
+      const forkscale::site& g = wi_guards_[k];
+      if (std::strcmp(g.file, w.file) == 0 && g.line == w.line && std::strcmp(g.function, w.function) == 0 &&
+          (g.tag == nullptr) == (w.tag == nullptr) && (g.tag == nullptr || tag == g.tag))
+        return static_cast<int>(wi_specs_.size() + k);
+    }
+    wi_guards_.push_back(w);
+    wi_entries_.push_back(0);
+    if (wi_entries_.size() > 32) throw std::logic_error("more than 32 what-if regions");
+    return static_cast<int>(wi_entries_.size()) - 1;
+  }
+
+  // The expected what-if rows: none when the measurement has no region (no guard
+  // entered, no call site named).
+  void compute_what_if(const program& p, int root_end, std::uint64_t work, std::uint64_t span,
+                       std::uint64_t burdened_span) {
+    what_if_ = what_if_expected{};
+    what_if_.factors = p.what_if
+                           ? p.what_if_factors
+                           : std::vector<what_if_factor>{{2, 2, 1}, {4, 4, 1}, {8, 8, 1}, {16, 16, 1},
+                                                         {std::numeric_limits<double>::infinity(), 1, 0}};
+    what_if_.work = work;
+    what_if_.span = span;
+    what_if_.burdened_span = burdened_span;
+    const std::size_t regions = wi_entries_.size();
+    if (regions == 0) return;
+    const std::size_t n = nodes_.size();
+    std::vector<std::int64_t> len(n);
+    for (std::size_t sc = 0; sc <= regions; ++sc) {
+      what_if_scenario x;
+      const std::uint32_t in = sc == 0 ? ~std::uint32_t{0} : std::uint32_t{1} << (sc - 1);
+      if (sc == 0) {
+        x.name = "(all regions)";
+        for (std::uint64_t e : wi_entries_) x.entries += e;
+      } else if (sc - 1 < wi_specs_.size()) {
+        const what_if_call_spec& sp = wi_specs_[sc - 1];
+        x.source = forkscale::what_if_source::call_site;
+        x.name = sp.text;
+        x.call_candidates = wi_candidates_[sc - 1];
+        if (sp.by_tag) x.tag = sp.tag;  // what a call site never entered shows
+        x.entries = wi_entries_[sc - 1];
+      } else {
+        const forkscale::site& g = wi_guards_[sc - 1 - wi_specs_.size()];
+        x.source = forkscale::what_if_source::region;
+        x.name = site_name(g);
+        x.file = g.file;
+        x.line = g.line;
+        x.function = g.function;
+        x.tag = g.tag ? g.tag : "";
+        x.entries = wi_entries_[sc - 1];
+      }
+      x.executed = x.entries > 0;
+      for (const auto& nd : nodes_)
+        if (nd.wi & in) x.region_work += nd.cost;
+      for (const auto& f : what_if_.factors) {
+        for (std::size_t v = 0; v < n; ++v) {
+          std::int64_t best = 0;
+          for (const auto& e : nodes_[v].preds) best = std::max(best, len[idx(e.from)]);
+          const std::int64_t c = static_cast<std::int64_t>(nodes_[v].cost);
+          len[v] = best + c * ((nodes_[v].wi & in) ? f.q : f.p);
+        }
+        x.span_num.push_back(len[idx(root_end)]);
+      }
+      what_if_.scenarios.push_back(std::move(x));
+    }
+  }
+
   int new_task() {
     absorbed_.emplace_back();
     final_node_.push_back(-1);
     task_uid_.push_back(0);
     task_inv_.push_back(-1);
     open_inv_.push_back(-1);
+    task_mask_.push_back(0);
     return static_cast<int>(absorbed_.size()) - 1;
   }
   int new_node(int task_id) {
     nodes_.emplace_back();
     nodes_.back().task = task_id;
     nodes_.back().inv = open_inv_[idx(task_id)];
+    nodes_.back().wi = task_mask_[idx(task_id)];
     return static_cast<int>(nodes_.size()) - 1;
   }
   int follow(int from, int task_id, bool continuation = false) {
@@ -618,6 +897,7 @@ class oracle {
     task_inv_[idx(child.id)] = x;
     child.invs.push_back(x);
     open_inv_[idx(child.id)] = x;
+    task_mask_[idx(child.id)] = mutant_ == what_if_mutant::no_inheritance ? 0u : task_mask_[idx(parent.id)];
     child.cur = follow(u, child.id);
     child.region_path = parent.region_path;
     run(*s.sub, child);
@@ -637,11 +917,21 @@ class oracle {
     const int x = static_cast<int>(invocations_.size()) - 1;
     t.invs.push_back(x);
     open_inv_[idx(t.id)] = x;
+    // The call sites named at run time that name this one are open inside it.
+    const std::uint32_t saved = task_mask_[idx(t.id)];
+    const forkscale::site& w = site_of(false, s.site);
+    for (std::size_t r = 0; r < wi_specs_.size(); ++r) {
+      if (!wi_specs_[r].names(w)) continue;
+      auto& c = wi_candidates_[r];
+      if (std::find(c.begin(), c.end(), s.site) == c.end()) c.push_back(s.site);
+      enter_what_if(t, static_cast<int>(r));
+    }
     t.cur = follow(t.cur, t.id);
     inner();
     end_invocation(x, t.cur);
     t.invs.pop_back();
     open_inv_[idx(t.id)] = t.invs.back();
+    task_mask_[idx(t.id)] = saved;
     t.cur = follow(t.cur, t.id);
   }
 
@@ -702,6 +992,16 @@ class oracle {
           r.close = t.cur;
           t.cur = follow(t.cur, t.id);
           regions_.push_back(r);
+          break;
+        }
+        case op::what_if: {
+          // A new strand on both sides, with the region open in between.
+          const std::uint32_t saved = task_mask_[idx(t.id)];
+          enter_what_if(t, guard_region(what_if_site_table[s.site]));
+          t.cur = follow(t.cur, t.id);
+          run(*s.sub, t);
+          task_mask_[idx(t.id)] = saved;
+          t.cur = follow(t.cur, t.id);
           break;
         }
       }
@@ -913,6 +1213,14 @@ class oracle {
   std::vector<bool> on_span_;
   std::int64_t root_local_span_ = 0;
   site_profiles profiles_;
+  // what-if
+  what_if_mutant mutant_ = what_if_mutant::none;
+  std::vector<std::uint32_t> task_mask_;  // by task: the what-if regions open in it now
+  std::vector<what_if_call_spec> wi_specs_;
+  std::vector<forkscale::site> wi_guards_;       // guard regions, as first entered
+  std::vector<std::uint64_t> wi_entries_;        // by region
+  std::vector<std::vector<int>> wi_candidates_;  // by named call site: the call sites it matched
+  what_if_expected what_if_;
 };
 
 // ---------------------------------------------------------------------------
@@ -1139,6 +1447,217 @@ inline std::string profile_self_check(const site_profiles& p, std::uint64_t work
 }
 
 // ---------------------------------------------------------------------------
+// Comparing what-if rows: the oracle's against a report's. The report has, when the
+// oracle expects any, one block of 2F rows per scenario (F factors, each
+// parallelized then optimized): "(all regions)" first, then the regions, sorted by
+// the predicted parallelism at the last factor (parallelized), largest first, with
+// regions never entered last. Blocks are matched to scenarios by identity.
+
+namespace detail {
+
+// Doubles the engine computes in floating point: equal, or within 1e-12 relative.
+inline bool close_enough(double a, double b) {
+  if (a == b) return true;
+  if (std::isinf(a) || std::isinf(b) || std::isnan(a) || std::isnan(b)) return false;
+  return std::fabs(a - b) <= 1e-12 * std::max(1.0, std::max(std::fabs(a), std::fabs(b)));
+}
+
+inline std::string what_if_title(const forkscale::what_if_result& r) {
+  std::string t = "\"" + r.region + "\" (" + forkscale::to_string(r.source);
+  if (r.source == forkscale::what_if_source::region) t += " " + r.file + ":" + std::to_string(r.line) + " in " + r.function;
+  return t + ")";
+}
+
+// The row the oracle expects for scenario x, factor i and model m; `site` is the
+// call_site_table entry whose identity a named call site shows (-1: none).
+inline forkscale::what_if_result expected_what_if_row(const what_if_expected& e, const what_if_scenario& x,
+                                                      std::size_t i, forkscale::what_if_model m, int site) {
+  forkscale::what_if_result r;
+  const what_if_factor& f = e.factors[i];
+  r.region = x.name;
+  r.source = x.source;
+  r.file = x.file;
+  r.line = x.line;
+  r.function = x.function;
+  r.tag = x.tag;
+  if (site >= 0) {
+    const forkscale::site& w = call_site_table[site];
+    r.file = w.file;
+    r.line = w.line;
+    r.function = w.function;
+    r.tag = w.tag ? w.tag : "";
+  }
+  r.model = m;
+  r.factor = f.value;
+  r.executed = x.executed;
+  r.entries = x.entries;
+  r.region_work = x.region_work;
+  if (!x.executed) return r;  // numbers 0, span 0/1
+  const std::int64_t W = static_cast<std::int64_t>(e.work);
+  // Work × p, exactly: unchanged, or the region's work at q/p.
+  const std::int64_t work_num = m == forkscale::what_if_model::parallelized
+                                    ? W * f.p
+                                    : W * f.p - static_cast<std::int64_t>(x.region_work) * (f.p - f.q);
+  const std::int64_t span_num = x.span_num[i];
+  r.span_ticks_num = span_num;
+  r.span_ticks_den = f.p;
+  r.work = static_cast<double>(static_cast<long double>(work_num) / f.p);
+  r.span = static_cast<double>(static_cast<long double>(span_num) / f.p);
+  r.burdened_span = r.span + static_cast<double>(e.burdened_span - e.span);
+  r.parallelism = span_num > 0 ? static_cast<double>(static_cast<long double>(work_num) / span_num)
+                               : std::numeric_limits<double>::infinity();
+  const double measured = e.span ? static_cast<double>(e.work) / static_cast<double>(e.span) : 0.0;
+  r.gain = measured > 0 ? r.parallelism / measured : 0.0;
+  return r;
+}
+
+inline std::vector<field_diff> what_if_fields(const forkscale::what_if_result& w, const forkscale::what_if_result& g) {
+  std::vector<field_diff> out;
+  auto yes = [](bool b) { return std::string(b ? "true" : "false"); };
+  field(out, "region", w.region, g.region);
+  field(out, "source", forkscale::to_string(w.source), forkscale::to_string(g.source));
+  field(out, "file", w.file, g.file);
+  field(out, "line", std::to_string(w.line), std::to_string(g.line));
+  field(out, "function", w.function, g.function);
+  field(out, "tag", w.tag, g.tag);
+  field(out, "model", forkscale::to_string(w.model), forkscale::to_string(g.model));
+  out.push_back(field_diff{"factor", fmt_double(w.factor), fmt_double(g.factor), w.factor == g.factor});
+  field(out, "executed", yes(w.executed), yes(g.executed));
+  field(out, "entries", std::to_string(w.entries), std::to_string(g.entries));
+  field(out, "region_work", std::to_string(w.region_work), std::to_string(g.region_work));
+  // The span as a fraction: equal by cross-multiplying (the values are small), and
+  // with the factor's numerator as the denominator.
+  const bool same_span = g.span_ticks_den > 0 && w.span_ticks_num * g.span_ticks_den == g.span_ticks_num * w.span_ticks_den;
+  out.push_back(field_diff{"span_ticks", std::to_string(w.span_ticks_num) + "/" + std::to_string(w.span_ticks_den),
+                           std::to_string(g.span_ticks_num) + "/" + std::to_string(g.span_ticks_den), same_span});
+  field(out, "span_ticks_den", std::to_string(w.span_ticks_den), std::to_string(g.span_ticks_den));
+  const std::pair<const char*, std::pair<double, double>> doubles[] = {
+      {"work", {w.work, g.work}},
+      {"span", {w.span, g.span}},
+      {"burdened_span", {w.burdened_span, g.burdened_span}},
+      {"parallelism", {w.parallelism, g.parallelism}},
+      {"gain", {w.gain, g.gain}},
+  };
+  for (const auto& d : doubles)
+    out.push_back(field_diff{d.first, fmt_double(d.second.first), fmt_double(d.second.second),
+                             close_enough(d.second.first, d.second.second)});
+  return out;
+}
+
+// Does the engine's block (first row `g`) show scenario x?
+inline bool same_scenario(const what_if_scenario& x, const forkscale::what_if_result& g) {
+  if (g.source != x.source || g.region != x.name) return false;
+  if (x.source == forkscale::what_if_source::region)
+    return g.file == x.file && g.line == x.line && g.function == x.function && g.tag == x.tag;
+  return true;  // "(all regions)", or a named call site: its text is unique
+}
+
+}  // namespace detail
+
+// Every what-if row and field against the oracle's; empty when they agree.
+// `exact_identity`: a named call site must show the first site it matched in serial
+// order (serial runs); else any site it matched (the first to reach the engine).
+inline std::string compare_what_if(const what_if_expected& want, const forkscale::report& got, bool exact_identity) {
+  using forkscale::what_if_model;
+  std::string out;
+  if (want.scenarios.empty()) {
+    if (!got.what_if.empty())
+      out += "  the engine has " + std::to_string(got.what_if.size()) + " what-if rows; the oracle expects none (first: " +
+             detail::what_if_title(got.what_if.front()) + ")\n";
+    return out;
+  }
+  const std::size_t F = want.factors.size(), per = 2 * F;
+  if (got.what_if.size() != want.scenarios.size() * per) {
+    out += "  the engine has " + std::to_string(got.what_if.size()) + " what-if rows, the oracle expects " +
+           std::to_string(want.scenarios.size()) + " regions (with all) x " + std::to_string(per) + "\n  engine rows:";
+    for (std::size_t k = 0; k < got.what_if.size(); k += std::max<std::size_t>(per, 1))
+      out += " " + detail::what_if_title(got.what_if[k]) + ";";
+    out += "\n  oracle regions:";
+    for (const auto& x : want.scenarios) out += " \"" + x.name + "\";";
+    return out + "\n";
+  }
+  std::vector<bool> used(want.scenarios.size(), false);
+  std::string first_table;
+  std::vector<std::string> others;
+  double last_key = std::numeric_limits<double>::infinity();
+  for (std::size_t b = 0; b < want.scenarios.size(); ++b) {
+    const forkscale::what_if_result& head = got.what_if[b * per];
+    std::size_t found = want.scenarios.size();
+    if (b == 0) {
+      if (detail::same_scenario(want.scenarios[0], head)) found = 0;
+    } else {
+      for (std::size_t k = 1; k < want.scenarios.size() && found == want.scenarios.size(); ++k)
+        if (!used[k] && detail::same_scenario(want.scenarios[k], head)) found = k;
+    }
+    if (found == want.scenarios.size()) {
+      out += "  block " + std::to_string(b) + ": the oracle has no (other) region " + detail::what_if_title(head) + "\n";
+      continue;
+    }
+    used[found] = true;
+    const what_if_scenario& x = want.scenarios[found];
+    // A named call site shows one of the sites it matched.
+    int site = -1;
+    if (!x.call_candidates.empty()) {
+      site = x.call_candidates.front();
+      if (!exact_identity)
+        for (int c : x.call_candidates) {
+          const forkscale::site& w = call_site_table[c];
+          if (head.file == w.file && head.line == w.line && head.function == w.function &&
+              head.tag == (w.tag ? w.tag : ""))
+            site = c;
+        }
+    }
+    for (std::size_t j = 0; j < per; ++j) {
+      const forkscale::what_if_result& g = got.what_if[b * per + j];
+      const forkscale::what_if_result w = detail::expected_what_if_row(
+          want, x, j / 2, j % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized, site);
+      const auto f = detail::what_if_fields(w, g);
+      bool same = true;
+      for (const auto& d : f) same = same && d.same;
+      if (same) continue;
+      const std::string title = "what-if row " + detail::what_if_title(w) + " factor #" + std::to_string(j / 2) + " " +
+                                detail::fmt_double(w.factor) + " " + forkscale::to_string(w.model);
+      if (first_table.empty())
+        first_table = detail::table("first differing " + title, f);
+      else
+        others.push_back(title);
+    }
+    // The order of the region blocks.
+    if (b > 0) {
+      const forkscale::what_if_result& key_row = got.what_if[b * per + per - 2];
+      const double key = key_row.executed ? key_row.parallelism : -1.0;
+      if (key > last_key)
+        out += "  block " + std::to_string(b) + " " + detail::what_if_title(head) +
+               " comes after a block with a smaller parallelism at the last factor\n";
+      last_key = key;
+    }
+  }
+  for (std::size_t k = 0; k < want.scenarios.size(); ++k)
+    if (!used[k]) out += "  the engine has no block for the oracle's region \"" + want.scenarios[k].name + "\"\n";
+  out += first_table;
+  if (!others.empty()) {
+    out += "  other differing what-if rows:";
+    for (const auto& o : others) out += " " + o + ";";
+    out += "\n";
+  }
+  return out;
+}
+
+// The oracle's what-if scenarios, one per line (for failure messages).
+inline std::string explain_what_if(const what_if_expected& e) {
+  std::ostringstream os;
+  os << "  measured work " << e.work << ", span " << e.span << ", burdened span " << e.burdened_span << "\n";
+  for (const auto& x : e.scenarios) {
+    os << "  \"" << x.name << "\" (" << forkscale::to_string(x.source) << "): entries " << x.entries
+       << ", region work " << x.region_work << (x.executed ? "" : ", never executed") << ", span x p:";
+    for (std::size_t i = 0; i < x.span_num.size(); ++i)
+      os << " " << detail::fmt_double(e.factors[i].value) << "->" << x.span_num[i] << "/" << e.factors[i].p;
+    os << "\n";
+  }
+  return os.str();
+}
+
+// ---------------------------------------------------------------------------
 // A small scheduler: a shared queue, worker threads, and joins that run queued
 // tasks while they wait (as oneTBB's wait does). Its own bookkeeping of which
 // tasks a join waits for is separate from forkscale's.
@@ -1255,6 +1774,12 @@ class interpreter {
     for (int i = 0; i < p.handles; ++i) handles_.push_back(std::make_unique<handle_slot>());
     opt.clock = Clock::fixed ? Clock::kind : forkscale::clock_kind::cost;
     opt.burden = static_cast<double>(p.burden);
+    if (p.what_if) {
+      opt.what_if.factors.clear();
+      for (const auto& f : p.what_if_factors) opt.what_if.factors.push_back(f.value);
+      opt.what_if.call_sites = p.what_if_call_sites;
+      opt.what_if.read_environment = false;  // the program's own analysis only
+    }
     forkscale::report rep = forkscale::measure<Clock>(
         label,
         [&] {
@@ -1388,6 +1913,18 @@ class interpreter {
         case op::region: {
           forkscale::basic_region<Clock> r(s.label);
           run_body(*s.sub, block);
+          break;
+        }
+        case op::what_if: {
+          // Both constructors: the site with its tag, or the tag apart.
+          const forkscale::site& w = what_if_site_table[s.site];
+          if (w.tag && coin(50)) {
+            forkscale::basic_what_if_region<Clock> g(w.tag, w);
+            run_body(*s.sub, block);
+          } else {
+            forkscale::basic_what_if_region<Clock> g(w);
+            run_body(*s.sub, block);
+          }
           break;
         }
       }
