@@ -25,7 +25,6 @@
 #include "report.hpp"
 #include "detail/macro_scope.hpp"
 #include "detail/report_writers.hpp"
-#include "detail/what_if.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -82,6 +81,13 @@ inline std::string parallelism_text(double p) {
   return report_io::fixed(p, p < 100 ? 2 : 0);
 }
 
+inline std::string factor_text(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 inline std::string advisor_spec(const call_site_profile& c) {
   if (!c.tag.empty()) return "tag=" + c.tag;
   return c.file + ":" + std::to_string(c.line);
@@ -94,7 +100,7 @@ inline std::string advice::to_text() const {
   out += "Advisor: " + label + "\n";
   out += "  target parallelism " + detail::parallelism_text(target);
   if (hardware_threads) out += " (8 x " + std::to_string(hardware_threads) + " hardware threads)";
-  out += "; each chosen site assumed " + detail::format_factor(factor) + "x faster (parallelized)\n";
+  out += "; each chosen site assumed " + detail::factor_text(factor) + "x faster (parallelized)\n";
   out += "  measured parallelism " + detail::parallelism_text(measured_parallelism) + "\n";
   if (!steps.empty()) {
     std::vector<std::vector<std::string>> rows;
@@ -138,7 +144,7 @@ template <class Clock = default_clock, class Fn>
 advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
   const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
-    throw error("forkscale: advisor_options.target_parallelism " + detail::format_factor(ao.target_parallelism) +
+    throw error("forkscale: advisor_options.target_parallelism " + detail::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");
   advice a;
   a.label = label;

@@ -126,12 +126,21 @@ inline clock_pair read_clock_pair() noexcept {
   return best;
 }
 
+// Where the TSC's rate starts being measured: the first call (the first
+// measurement on the TSC opens with it).
+inline const clock_pair& tsc_calibration_start() noexcept {
+  static const clock_pair p = read_clock_pair();
+  return p;
+}
+
 // Nanoseconds per TSC tick, measured once per process against steady_clock over
-// about 20 ms.
+// at least 20 ms from tsc_calibration_start(). Reports need it only when they are
+// made, so a first measurement that lasts 20 ms or more pays nothing for it; a
+// shorter one waits out the rest.
 inline double tsc_ns_per_tick() noexcept {
   static const double value = [] {
-    const clock_pair p0 = read_clock_pair();
-    std::uint64_t s = p0.steady;
+    const clock_pair p0 = tsc_calibration_start();
+    std::uint64_t s = steady_ticks();
     while (s - p0.steady < 20'000'000) s = steady_ticks();
     const clock_pair p1 = read_clock_pair();
     if (p1.tsc <= p0.tsc || p1.steady <= p0.steady) return 1.0;
@@ -191,7 +200,9 @@ inline double cycles_per_ns() noexcept {
   return 3.0;
 }
 
-inline clock_info describe(clock_kind k) noexcept {
+// With `rate_now` false the TSC's rate is left for later (unit_per_tick 0; see
+// tsc_ns_per_tick()) and only its measurement is started.
+inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
   clock_info info;
   if (k == clock_kind::automatic) k = resolve_automatic();
   info.kind = k;
@@ -203,7 +214,12 @@ inline clock_info describe(clock_kind k) noexcept {
       info.default_burden_ticks = 15000;
       break;
     case clock_kind::tsc:
-      info.unit_per_tick = tsc_ns_per_tick();
+      if (rate_now) {
+        info.unit_per_tick = tsc_ns_per_tick();
+      } else {
+        (void)tsc_calibration_start();
+        info.unit_per_tick = 0;
+      }
       info.unit = "ns";
       info.default_burden_ticks = 15000;
       break;

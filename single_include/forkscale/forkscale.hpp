@@ -5,8 +5,9 @@
 // begin include/forkscale/forkscale.hpp
 // forkscale — how parallel is your fork-join code, really?
 //
-// The umbrella header: the clocks, the guards, measure() and the reports. It
-// includes no parallel library; adapters live in their own headers.
+// The umbrella header: the clocks, the guards, measure(), the reports and the
+// what-if advisor. It includes no parallel library; adapters live in their own
+// headers.
 
 // begin include/forkscale/config.hpp
 // forkscale — measure how parallel fork-join code really is.
@@ -254,12 +255,21 @@ inline clock_pair read_clock_pair() noexcept {
   return best;
 }
 
+// Where the TSC's rate starts being measured: the first call (the first
+// measurement on the TSC opens with it).
+inline const clock_pair& tsc_calibration_start() noexcept {
+  static const clock_pair p = read_clock_pair();
+  return p;
+}
+
 // Nanoseconds per TSC tick, measured once per process against steady_clock over
-// about 20 ms.
+// at least 20 ms from tsc_calibration_start(). Reports need it only when they are
+// made, so a first measurement that lasts 20 ms or more pays nothing for it; a
+// shorter one waits out the rest.
 inline double tsc_ns_per_tick() noexcept {
   static const double value = [] {
-    const clock_pair p0 = read_clock_pair();
-    std::uint64_t s = p0.steady;
+    const clock_pair p0 = tsc_calibration_start();
+    std::uint64_t s = steady_ticks();
     while (s - p0.steady < 20'000'000) s = steady_ticks();
     const clock_pair p1 = read_clock_pair();
     if (p1.tsc <= p0.tsc || p1.steady <= p0.steady) return 1.0;
@@ -319,7 +329,9 @@ inline double cycles_per_ns() noexcept {
   return 3.0;
 }
 
-inline clock_info describe(clock_kind k) noexcept {
+// With `rate_now` false the TSC's rate is left for later (unit_per_tick 0; see
+// tsc_ns_per_tick()) and only its measurement is started.
+inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
   clock_info info;
   if (k == clock_kind::automatic) k = resolve_automatic();
   info.kind = k;
@@ -331,7 +343,12 @@ inline clock_info describe(clock_kind k) noexcept {
       info.default_burden_ticks = 15000;
       break;
     case clock_kind::tsc:
-      info.unit_per_tick = tsc_ns_per_tick();
+      if (rate_now) {
+        info.unit_per_tick = tsc_ns_per_tick();
+      } else {
+        (void)tsc_calibration_start();
+        info.unit_per_tick = 0;
+      }
       info.unit = "ns";
       info.default_burden_ticks = 15000;
       break;
@@ -398,6 +415,7 @@ FORKSCALE_NAMESPACE_END
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -539,6 +557,81 @@ struct spawn_site_profile {
   }
 };
 
+// One what-if prediction (docs/model.md, "What-if regions"): the whole program's
+// work, span and parallelism if the strands of a region (or of every region
+// together) were `factor` times faster. Two models: "parallelized" (the region's
+// contribution to every path divides by the factor, total work unchanged —
+// TaskProf's model) and "optimized" (its work divides too). Times are in the
+// report's unit; with infinity as the factor a region's strands cost nothing.
+enum class what_if_model { parallelized, optimized };
+inline const char* to_string(what_if_model m) noexcept {
+  return m == what_if_model::parallelized ? "parallelized" : "optimized";
+}
+
+// Where a what-if region comes from.
+enum class what_if_source { all, region, call_site };
+inline const char* to_string(what_if_source s) noexcept {
+  return s == what_if_source::all ? "all" : s == what_if_source::region ? "region" : "call_site";
+}
+
+// What the what-if analysis looks at (options::what_if).
+struct what_if_options {
+  // The speedup factors each region is analysed at: positive, at most 65536, or
+  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
+  // Fractions are kept exactly when their numerator and denominator are at most
+  // 65536 (1.5 is 3/2), else as the nearest such fraction.
+  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
+  // Call sites analysed as what-if regions without editing their code: "file:line"
+  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
+  // becomes one region covering every call_site guard it names.
+  std::vector<std::string> call_sites;
+  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
+  // which replaces `factors`.
+  bool read_environment = true;
+  // The advisor's mode: the measurement itself takes these call sites to be
+  // `assume_factor`× faster (parallelized model: their strands' contribution to
+  // every path divides, the work stays). Every number of the report, profiles
+  // included, is then about that hypothetical program.
+  std::vector<std::string> assume_faster;
+  double assume_factor = 16;
+};
+
+struct what_if_result {
+  std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
+  what_if_source source = what_if_source::all;
+  std::string file;       // where the region is (for a named call site: the first matching
+                          // site to run, which on several threads may be any of them)
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  what_if_model model = what_if_model::parallelized;
+  double factor = 1;      // may be infinity
+  bool executed = false;  // false: named but never entered; the numbers below are 0
+  std::uint64_t entries = 0;      // outermost entries of the region (all regions: their sum)
+  std::uint64_t region_work = 0;  // work of the strands inside the region, before the speedup
+  double work = 0;                // predicted work (the measured work when parallelized)
+  double span = 0;                // predicted span
+  double burdened_span = 0;       // predicted span plus the measured path's burden (an estimate)
+  double parallelism = 0;         // work / span; infinity when the span drops to 0
+  double gain = 0;                // parallelism / the measured parallelism
+  // The predicted span exactly, in clock ticks: span_ticks_num / span_ticks_den
+  // (under the cost clock ticks are the report's units).
+  std::int64_t span_ticks_num = 0;
+  std::int64_t span_ticks_den = 1;
+
+  // Cilkview's bounds (speedup_bound) for the predicted program.
+  speedup_bound speedup_at(unsigned processors) const noexcept {
+    speedup_bound b;
+    b.processors = processors;
+    const double p = static_cast<double>(processors);
+    b.upper = parallelism < p ? parallelism : p;
+    const double denom = work / p + 1.7 * burdened_span;
+    b.lower = denom > 0 ? work / denom : 0.0;
+    if (b.lower > b.upper) b.lower = b.upper;
+    return b;
+  }
+};
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -558,6 +651,17 @@ struct report {
   // are sorted by local span on span, largest first.
   std::vector<call_site_profile> call_sites;
   std::vector<spawn_site_profile> spawn_sites;
+  // What-if predictions (empty when no what-if region was entered or named): the
+  // all-regions rows first, then each region's, each at every factor of
+  // options.what_if.factors, parallelized then optimized.
+  std::vector<what_if_result> what_if;
+  // The rows for one region ("(all regions)", a tag, file:line or named call site).
+  std::vector<const what_if_result*> what_if_rows(const std::string& region) const {
+    std::vector<const what_if_result*> out;
+    for (const auto& w : what_if)
+      if (w.region == region) out.push_back(&w);
+    return out;
+  }
 
   bool empty() const noexcept { return regions.empty(); }
   const region_result& root() const {
@@ -612,6 +716,11 @@ struct report {
   std::string spawn_sites_csv() const;
   void write_call_sites_csv(const std::string& path) const;
   void write_spawn_sites_csv(const std::string& path) const;
+  // The what-if table as the text report shows it (empty without rows), and as
+  // CSV, one row per region × factor × model.
+  std::string what_if_text() const;
+  std::string what_if_csv() const;
+  void write_what_if_csv(const std::string& path) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);
@@ -1112,6 +1221,9 @@ inline void release_prof(prof_node* p) noexcept {
 
 // Adds everything in the chain starting at `p` into `out`.
 inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  // Every site a record names is registered already: one allocation up front.
+  const std::size_t sites = site_registry::instance().count();
+  if (out.size() < sites) out.resize(sites);
   for (; p; p = p->parent) {
     if (p->sums) {
       if (out.size() < p->sums->size()) out.resize(p->sums->size());
@@ -1134,7 +1246,9 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
   for (unsigned i = 0; i < n; ++i) p->recs[i] = recs[i];
   p->since = (head ? head->since : 0) + n;
   head = p;
-  const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
+  // Past 64 records (or twice the sites): each fold copies O(sites) sums, so rarer
+  // folds cost less per record while a chain still holds O(sites) records.
+  const std::uint32_t limit = std::max<std::uint32_t>(64, 2 * site_registry::instance().count());
   if (FORKSCALE_DETAIL_UNLIKELY(p->since > limit)) {
     auto* sums = new std::vector<site_sums>;
     sum_chain(p, *sums);
@@ -1153,11 +1267,389 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
 // join that absorbs its task), and not at all when tasks may still be running.
 struct onwork_table {
   std::vector<site_sums> sums;
+  // What-if (what_if.hpp): entries per region, and work inside regions (index 0:
+  // any region; r + 1: region r).
+  std::vector<std::uint64_t> wi_entries;
+  std::vector<std::uint64_t> wi_work;
 };
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/profile.hpp
+// begin include/forkscale/detail/what_if.hpp
+// detail/what_if.hpp: the what-if (causal) analysis's data (docs/model.md,
+// "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = pos + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − pos₁)·p, d₂ − (P − pos₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned wi_max_regions = 62;
+inline constexpr unsigned wi_max_factors = 16;
+inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t wi_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct wi_factor {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline wi_factor make_factor(double v, const std::string& origin) {
+  if (std::isnan(v)) throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  wi_factor f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
+      if (pd > static_cast<double>(wi_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// "2", "0.5", "inf", "infinity" (any case).
+inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty()) throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct wi_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
+  wi_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok)
+    throw error("forkscale: " + origin + ": call site \"" + s.text +
+                "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list.
+inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
+                              bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  const std::string all = value ? value : "";
+  std::size_t start = 0;
+  while (start <= all.size()) {
+    std::size_t end = all.find(';', start);
+    if (end == std::string::npos) end = all.size();
+    const std::string item = trim(all.substr(start, end - start));
+    start = end + 1;
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      factors.clear();
+      factors_set = true;
+      const std::string list = item.substr(8);
+      std::size_t a = 0;
+      while (a <= list.size()) {
+        std::size_t b = list.find(',', a);
+        if (b == std::string::npos) b = list.size();
+        factors.push_back(parse_factor(list.substr(a, b - a), origin));
+        a = b + 1;
+      }
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+struct wi_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct wi_vec {
+  wi_vec* next_free = nullptr;
+  const wi_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned wi_classes = 3;
+inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& wi_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct wi_cache {
+  wi_vec* head[wi_classes] = {};
+  unsigned count[wi_classes] = {};
+  ~wi_cache();
+  static wi_cache& local() noexcept {
+    static thread_local wi_cache c;
+    return c;
+  }
+};
+
+inline wi_cache::~wi_cache() {
+  for (unsigned c = 0; c < wi_classes; ++c)
+    while (head[c]) {
+      wi_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~wi_vec();
+      ::operator delete(v);
+      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+    }
+}
+
+inline wi_vec* wi_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (wi_class_capacity(cls) < entries) ++cls;
+  wi_cache& c = wi_cache::local();
+  wi_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
+    v = new (::operator new(bytes)) wi_vec;
+    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void wi_release(wi_vec* v) noexcept {
+  if (!v) return;
+  wi_cache& c = wi_cache::local();
+  if (c.count[v->cls] >= 64) {
+    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls),
+                         std::memory_order_relaxed);
+    v->~wi_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline wi_vec* wi_copy(const wi_vec* v) {
+  if (!v) return nullptr;
+  wi_vec* c = wi_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = wi_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (wi_class_capacity(v->cls) < entries) {
+    wi_vec* bigger = wi_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    wi_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct wi_config {
+  std::vector<wi_factor> factors;
+  unsigned F = 0;
+  std::int64_t p[wi_max_factors] = {};
+  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<wi_spec> call_sites;
+  std::vector<wi_spec> assume;          // call sites whose strands the measurement rescales
+  wi_factor assume_factor;
+  std::int64_t scale = 1;               // with `assume`: every cost is multiplied by assume_factor.p,
+                                        // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_pos) becomes the larger of
+// the two entry by entry; `b` (ending at b_pos) is consumed.
+inline void wi_join(wi_vec*& a, std::uint64_t a_pos, wi_vec*& b, std::uint64_t b_pos) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_pos == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  wi_reserve(a, cfg, n);
+  const std::uint64_t top = a_pos > b_pos ? a_pos : b_pos;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_pos), db = static_cast<std::int64_t>(top - b_pos);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  wi_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  wi_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct wi_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;   // a call site named at run time (else a what_if_region guard)
+  std::string spec;         // for a named call site: the text that named it
+  bool entered = false;     // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/what_if.hpp
 
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
 #include <immintrin.h>
@@ -1182,6 +1674,8 @@ struct options {
   // The speedup estimate goes up to this many processors (0: 32, or the number of
   // hardware threads if that is larger).
   unsigned max_processors = 0;
+  // What-if regions and factors (docs/model.md, "What-if regions").
+  what_if_options what_if;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.
   std::function<void(const diagnostic&)> on_diagnostic;
@@ -1229,9 +1723,14 @@ struct path_totals {
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;
+  // What-if offsets of this path (what_if.hpp); null: all 0. Owned by whichever
+  // path value holds it; a copy of a path_totals does not own it.
+  wi_vec* wi = nullptr;
 
-  // A join: path lengths take the maximum, everything else adds up.
-  void join(const path_totals& o) noexcept {
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed.
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(wi != nullptr || o.wi != nullptr)) wi_join(wi, pos, o.wi, o.pos);
     if (o.pos > pos) pos = o.pos;
     if (o.bpos > bpos) bpos = o.bpos;
     if (o.rpos > rpos) rpos = o.rpos;
@@ -1292,6 +1791,10 @@ inline join_set* new_join_set(session* s) {
 }
 
 inline void delete_join_set(join_set* j) noexcept {
+  if (j->acc.wi) {
+    wi_release(j->acc.wi);
+    j->acc.wi = nullptr;
+  }
   if (j->pacc.node) {
     release_prof(j->pacc.node);
     j->pacc.node = nullptr;
@@ -1333,6 +1836,13 @@ struct session {
   std::atomic<std::int64_t> bound_objects{0};
   // Per-thread on-work tables of the site profile (guarded by m when the list changes).
   std::vector<std::unique_ptr<onwork_table>> onwork;
+  // What-if: the configuration (fixed at the start), whether call sites are looked
+  // up (named ones or assumed ones), and the regions known so far (guarded by m;
+  // named call sites first, then guards in the order of their first entry).
+  wi_config wi;
+  bool wi_calls = false;
+  std::uint64_t wi_root_mask = 0;
+  std::vector<wi_region> wi_regions;
 };
 
 inline std::uint64_t next_session_serial() noexcept {
@@ -1353,6 +1863,20 @@ inline onwork_table& onwork_for(session* s) {
   cached.serial = s->serial;
   cached.table = s->onwork.back().get();
   return *cached.table;
+}
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  onwork_table& t = onwork_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.wi_work.empty())) t.wi_work.assign(wi_max_regions + 1, 0);
+  t.wi_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.wi_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_wi_entries(session* s, std::uint64_t mask) {
+  onwork_table& t = onwork_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.wi_entries.empty())) t.wi_entries.assign(wi_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.wi_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
 inline void record_onwork(session* s, const prof_record& r) {
@@ -1406,6 +1930,97 @@ FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std:
   }
 }
 
+// ---- what-if regions ----------------------------------------------------------
+
+// A guard's region: found by the site's content, registered at its first entry.
+// Returns its bit, or 0 when the measurement already has the most regions it can
+// analyse (said once per site by a diagnostic).
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+  const std::string file = w.file ? w.file : "", function = w.function ? w.function : "";
+  const std::string tag = w.tag ? w.tag : "";
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::size_t i = 0; i < s->wi_regions.size(); ++i) {
+      const wi_region& r = s->wi_regions[i];
+      if (!r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+          (r.tag.empty() == (w.tag == nullptr)))
+        return std::uint64_t{1} << i;
+    }
+    if (s->wi_regions.size() < wi_max_regions) {
+      wi_region r;
+      r.file = file;
+      r.line = w.line;
+      r.function = function;
+      r.tag = tag;
+      if (w.tag) {
+        r.name = tag;
+      } else {
+        const auto slash = file.find_last_of("/\\");
+        r.name = (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(w.line);
+      }
+      s->wi_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->wi_regions.size() - 1);
+    }
+  }
+  misuse(s, w,
+         "more than " + std::to_string(wi_max_regions) +
+             " what-if regions in one measurement; this one is not analysed");
+  return 0;
+}
+
+// A call site's what-if bits: the named call sites it matches, and the assumed bit.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+  std::uint64_t bits = 0;
+  const wi_config& c = s->wi;
+  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
+    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
+  for (const wi_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= wi_assumed_bit;
+  if (bits & wi_region_bits) {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
+      wi_region& r = s->wi_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      if (r.file.empty() && r.line == 0) {
+        r.file = w.file ? w.file : "";
+        r.line = w.line;
+        r.function = w.function ? w.function : "";
+        r.tag = w.tag ? w.tag : "";
+      }
+    }
+  }
+  return bits;
+}
+
+// The bits of a site (a guard's region, or a call site's), cached per thread.
+inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+  struct slot {
+    std::uint64_t serial = 0;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    bool call = false;
+    std::uint64_t bits = 0;
+  };
+  static thread_local slot cache[64];
+  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
+                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
+                           static_cast<std::uintptr_t>(call);
+  slot& e = cache[h & 63u];
+  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
+                              e.function == w.function && e.tag == w.tag && e.call == call))
+    return e.bits;
+  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  e.serial = s->serial;
+  e.file = w.file;
+  e.function = w.function;
+  e.tag = w.tag;
+  e.line = w.line;
+  e.call = call;
+  e.bits = bits;
+  return bits;
+}
+
 // One running task body (or the root of a measurement) on one thread. Frames live
 // inside the guards that open them, on the running thread's stack; a thread's
 // frames form a stack through `outer` (a task run while another is blocked in a
@@ -1442,6 +2057,8 @@ struct frame {
   path_prof pp;
   std::int64_t credits = 0;  // references to pp.node taken in advance, for spawns
   prof_record rel[prof_node::capacity];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t wi_mask = 0;
 };
 
 // Appends a finished invocation's on-span record to the frame's path.
@@ -1500,6 +2117,8 @@ struct call_state {
   std::uint64_t pos0 = 0, work0 = 0, u0 = 0;
   std::uint32_t site = 0;
   unsigned char flags = 0;
+  bool wi_set = false;            // the call entered what-if regions (or an assumed site)
+  std::uint64_t wi_saved = 0;     // the caller's what-if mask
 };
 
 // What a spawn hands to its child: where to report and the path lengths at the
@@ -1515,6 +2134,8 @@ struct spawn_token {
   unsigned char flags = 0;
   bool profile = false;
   path_prof pp;
+  std::uint64_t wi_mask = 0;
+  wi_vec* wi = nullptr;  // the spawner's what-if offsets (a copy the child takes)
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -1540,8 +2161,11 @@ struct spawn_token {
     flags = o.flags;
     profile = o.profile;
     pp = o.pp;
+    wi_mask = o.wi_mask;
+    wi = o.wi;
     o.target = nullptr;
     o.pp.node = nullptr;
+    o.wi = nullptr;
   }
   explicit operator bool() const noexcept { return target != nullptr; }
 };
@@ -1570,12 +2194,14 @@ inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
     if (!last) return;
     join_set* next = j->forward;
     t = j->acc;
+    j->acc.wi = nullptr;
     p = j->pacc;
     j->pacc = path_prof{};
     delete_join_set(j);
     j = next;
   }
   release_prof(p.node);
+  wi_release(t.wi);
 }
 
 // The owner of `j` lets go without joining. Children still running will report
@@ -1592,14 +2218,17 @@ inline void release_owner(join_set* j, join_set* forward) noexcept {
   if (last) {
     p = j->pacc;
     j->pacc = path_prof{};
+    j->acc.wi = nullptr;
   }
   j->lock.unlock();
   if (last) {
     delete_join_set(j);
-    if (forward)
+    if (forward) {
       fold_into(forward, t, p);
-    else
+    } else {
       release_prof(p.node);
+      wi_release(t.wi);
+    }
   }
 }
 
@@ -1617,6 +2246,8 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.target = nullptr;
   release_prof(tk.pp.node);
   tk.pp.node = nullptr;
+  wi_release(tk.wi);
+  tk.wi = nullptr;
   session* s = j->owner_session;
   misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->lock.lock();
@@ -1625,18 +2256,22 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   if (last) {
     join_set* next = j->forward;
     path_totals t = j->acc;
+    j->acc.wi = nullptr;
     path_prof p = j->pacc;
     j->pacc = path_prof{};
     delete_join_set(j);
-    if (next)
+    if (next) {
       fold_into(next, t, p);
-    else
+    } else {
       release_prof(p.node);
+      wi_release(t.wi);
+    }
   }
 }
 
 inline spawn_token::~spawn_token() {
   if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
+  if (FORKSCALE_DETAIL_UNLIKELY(wi != nullptr)) wi_release(wi);
 }
 
 // At the end of a task: children it never joined are waited for by whoever joins
@@ -1678,7 +2313,7 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   inner->lock.lock();
   const std::int64_t remaining = inner->remaining();
   const std::uint64_t finished = inner->finished;
-  const path_totals acc = inner->acc;
+  path_totals acc = inner->acc;  // owns acc.wi only where it is taken below
   inner->lock.unlock();
   if (remaining == 0 && finished == 0) {
     delete_join_set(inner);
@@ -1689,6 +2324,7 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   if (remaining == 0) {
     path_prof p = inner->pacc;
     inner->pacc = path_prof{};
+    inner->acc.wi = nullptr;
     delete_join_set(inner);
     outer->lock.lock();
     const path_prof loser = keep_longer(outer->pacc, outer->acc.pos, p, acc.pos);
@@ -1723,6 +2359,10 @@ struct basic_engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.t0 ? t - f.t0 : 0;
     const std::uint64_t cost = raw > f.comp ? raw - f.comp : 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.wi_mask != 0)) {
+      what_if_strand(f, raw, cost);
+      return;
+    }
     f.t.pos += cost;
     f.t.bpos += cost;
     f.t.rpos += raw;
@@ -1732,6 +2372,36 @@ struct basic_engine {
     f.own_task += cost;
     f.pp.u += cost;
     f.pp.ut += cost;
+  }
+
+  // A strand inside what-if regions, or of a measurement that assumes call sites
+  // faster (what_if.hpp): the path cost may differ from the work cost, and the
+  // regions' offsets and work grow.
+  FORKSCALE_DETAIL_NOINLINE static void what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) noexcept {
+    const detail::wi_config& cfg = f.s->wi;
+    std::uint64_t wraw = raw, wcost = cost, path = cost, rpath = raw;
+    if (f.wi_mask & detail::wi_scaled_bit) {
+      const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+      const auto Q = (f.wi_mask & detail::wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+      wraw = raw * P;
+      wcost = cost * P;
+      path = cost * Q;
+      rpath = raw * Q;
+    }
+    const std::uint64_t regions = f.wi_mask & detail::wi_region_bits;
+    if (regions) {
+      detail::wi_add(f.t.wi, &cfg, regions, path);
+      detail::record_wi_work(f.s, regions, wcost);
+    }
+    f.t.pos += path;
+    f.t.bpos += path;
+    f.t.rpos += rpath;
+    f.t.work += wcost;
+    f.t.subtracted += wraw - wcost;
+    f.own_local += wcost;
+    f.own_task += wcost;
+    f.pp.u += path;
+    f.pp.ut += path;
   }
 
   // ---- spawn, parent side --------------------------------------------------
@@ -1756,6 +2426,8 @@ struct basic_engine {
     }
     tk.target = j;
     tk.region = f->region;
+    tk.wi_mask = f->wi_mask;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->t.wi != nullptr)) tk.wi = detail::wi_copy(f->t.wi);
     tk.pos = f->t.pos;
     tk.bpos = f->t.bpos;
     tk.rpos = f->t.rpos;
@@ -1806,6 +2478,9 @@ struct basic_engine {
     c.t.pos = tk.pos;
     c.t.bpos = tk.bpos;
     c.t.rpos = tk.rpos;
+    c.t.wi = tk.wi;
+    tk.wi = nullptr;
+    c.wi_mask = tk.wi_mask;
     c.comp = s->comp;
     c.burden = s->burden;
     c.kind = s->kind;
@@ -1855,6 +2530,7 @@ struct basic_engine {
     }
     detail::settle_pending(c, c.profile ? &out : nullptr);
     detail::fold_into(c.report_to, c.t, out);
+    c.t.wi = nullptr;  // fold_into took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
@@ -1985,13 +2661,21 @@ struct basic_engine {
       saved = f->pending;
       f->pending = nullptr;
     }
+    std::uint64_t wi_new = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->s->wi_calls)) wi_new = detail::wi_site_bits(f->s, where, true) & ~f->wi_mask;
+    if ((f->profile || wi_new) && FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      const std::uint64_t t = now(*f);
+      close_strand(*f, t);
+      f->t0 = t;
+    }
+    if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
+      cs.wi_set = true;
+      cs.wi_saved = f->wi_mask;
+      f->wi_mask |= wi_new;
+      if (wi_new & detail::wi_region_bits) detail::record_wi_entries(f->s, wi_new & detail::wi_region_bits);
+    }
     if (f->profile) {
       const detail::site_step st = detail::site_step_for(f->ctx, where, site_kind::call);
-      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-        const std::uint64_t t = now(*f);
-        close_strand(*f, t);
-        f->t0 = t;
-      }
       cs.ctx = f->ctx;
       cs.own_local = f->own_local;
       cs.pos0 = f->t.pos;
@@ -2010,12 +2694,13 @@ struct basic_engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
       close_out_of_order(f, depth, where, "call_site");
     if (f->guards >= depth) f->guards = depth - 1;
+    if (((f->profile && cs.ctx) || cs.wi_set) && FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      const std::uint64_t t = now(*f);
+      close_strand(*f, t);
+      f->t0 = t;
+    }
+    if (FORKSCALE_DETAIL_UNLIKELY(cs.wi_set)) f->wi_mask = cs.wi_saved;
     if (f->profile && cs.ctx) {
-      if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-        const std::uint64_t t = now(*f);
-        close_strand(*f, t);
-        f->t0 = t;
-      }
       detail::prof_record r{};
       r.site = cs.site;
       r.flags = cs.flags;
@@ -2060,6 +2745,8 @@ FORKSCALE_NAMESPACE_END
 // None of this is on the per-event path.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -2093,6 +2780,7 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.rel_n = 0;
   root.credits = 0;
   root.pp = path_prof{};
+  root.wi_mask = s->wi_root_mask;
 }
 
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
@@ -2141,6 +2829,66 @@ double calibrate_compensation(clock_kind kind, bool profile) {
   return cached[slot];
 }
 
+// The report's unit per engine tick. The TSC's rate is measured while the first
+// measurement runs (clock.hpp), so it is looked up only when a report is made.
+// A measurement that assumes call sites faster counts in 1/scale ticks.
+inline double unit_per_tick(const session& s) noexcept {
+  const double base = s.info.kind == clock_kind::tsc ? tsc_ns_per_tick() : s.info.unit_per_tick;
+  return base / static_cast<double>(s.wi.scale);
+}
+
+// The what-if configuration of a measurement: options, then FORKSCALE_WHAT_IF.
+inline void configure_what_if(session& s, const what_if_options& o) {
+  wi_config& c = s.wi;
+  std::vector<wi_factor> factors;
+  for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
+  std::vector<wi_spec> specs;
+  for (const std::string& t : o.call_sites) specs.push_back(parse_spec(t, "options.what_if.call_sites"));
+  if (o.read_environment) {
+    bool env_factors = false;
+    std::vector<wi_factor> ef;
+    parse_what_if_env(std::getenv("FORKSCALE_WHAT_IF"), specs, ef, env_factors);
+    if (env_factors) factors = ef;
+  }
+  if (factors.empty()) throw error("forkscale: options.what_if.factors is empty; give at least one factor");
+  if (factors.size() > wi_max_factors)
+    throw error("forkscale: " + std::to_string(factors.size()) + " what-if factors; at most " +
+                std::to_string(wi_max_factors) + " are analysed");
+  // One region per distinct named call site, in the order named.
+  std::vector<wi_spec> unique;
+  for (const wi_spec& sp : specs) {
+    bool seen = false;
+    for (const wi_spec& u : unique) seen = seen || u.text == sp.text;
+    if (!seen) unique.push_back(sp);
+  }
+  if (unique.size() > wi_max_regions)
+    throw error("forkscale: " + std::to_string(unique.size()) + " what-if call sites named; at most " +
+                std::to_string(wi_max_regions) + " are analysed");
+  c.factors = factors;
+  c.F = static_cast<unsigned>(factors.size());
+  for (unsigned i = 0; i < c.F; ++i) {
+    c.p[i] = factors[i].p;
+    c.c[i] = factors[i].q - factors[i].p;
+  }
+  c.call_sites = unique;
+  for (const wi_spec& sp : unique) {
+    wi_region r;
+    r.name = sp.text;
+    r.spec = sp.text;
+    r.call_site = true;
+    if (sp.by_tag) r.tag = sp.tag;
+    s.wi_regions.push_back(std::move(r));
+  }
+  for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
+  c.assume_factor = make_factor(o.assume_factor, "options.what_if.assume_factor");
+  if (!c.assume.empty()) {
+    c.scale = c.assume_factor.p;
+    s.wi_root_mask = wi_scaled_bit;
+    s.burden *= static_cast<std::uint64_t>(c.scale);
+  }
+  s.wi_calls = !c.call_sites.empty() || !c.assume.empty();
+}
+
 template <class Clock>
 std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
   clock_kind kind = opt.clock;
@@ -2156,10 +2904,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     throw error("forkscale: options.burden is not a number");
   auto s = std::make_unique<session>();
   s->kind = kind;
-  s->info = describe(kind);
+  s->info = describe(kind, /*rate_now=*/false);
   s->burden = opt.burden < 0
                   ? s->info.default_burden_ticks
-                  : static_cast<std::uint64_t>(std::llround(opt.burden / s->info.unit_per_tick));
+                  : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
   s->on_diagnostic = opt.on_diagnostic;
@@ -2167,6 +2915,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->serial = next_session_serial();
   s->root.label = label;
   s->root.path = label;
+  configure_what_if(*s, opt.what_if);
   if (opt.compensate && kind != clock_kind::cost) {
     s->comp_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
     s->comp = static_cast<std::uint64_t>(std::llround(s->comp_exact));
@@ -2216,8 +2965,9 @@ inline void record_region(session* s, region_node* node, const path_totals& d) {
 }
 
 inline std::uint64_t to_unit(const session& s, std::uint64_t ticks) noexcept {
-  if (s.info.unit_per_tick == 1.0) return ticks;  // exact for the cost clock
-  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * s.info.unit_per_tick));
+  const double upt = unit_per_tick(s);
+  if (upt == 1.0) return ticks;  // exact for the cost clock
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * upt));
 }
 
 inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
@@ -2245,7 +2995,7 @@ inline report make_report_shell(const session& s) {
   rep.unit = s.info.unit;
   rep.clock = s.kind;
   rep.burden = to_unit(s, s.burden);
-  rep.compensation_per_strand = s.comp_exact * s.info.unit_per_tick;
+  rep.compensation_per_strand = s.comp_exact * unit_per_tick(s) * static_cast<double>(s.wi.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = join_pool::instance().reserved_bytes() + sizeof(session);
   return rep;
@@ -2412,6 +3162,93 @@ inline void add_site_profiles(report& rep, const session& s, const frame& root, 
                         object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
 }
 
+// The what-if rows of a finished measurement (docs/model.md, "What-if regions").
+inline void add_what_if(report& rep, session& s, const frame& root) {
+  std::vector<wi_region> regions;
+  std::vector<std::uint64_t> entries(wi_max_regions, 0), work(wi_max_regions + 1, 0);
+  {
+    std::lock_guard<std::mutex> g(s.m);
+    regions = s.wi_regions;
+    for (const auto& t : s.onwork) {
+      for (std::size_t i = 0; i < t->wi_entries.size(); ++i) entries[i] += t->wi_entries[i];
+      for (std::size_t i = 0; i < t->wi_work.size(); ++i) work[i] += t->wi_work[i];
+    }
+  }
+  if (regions.empty()) return;
+  const wi_config& c = s.wi;
+  const wi_vec* v = root.t.wi;
+  const std::uint64_t W = root.t.work, S = root.t.pos, burden = root.t.bpos - root.t.pos;
+  const double upt = unit_per_tick(s);
+  const double measured = S ? static_cast<double>(W) / static_cast<double>(S) : 0.0;
+  std::uint64_t any_entries = 0;
+  for (std::uint64_t e : entries) any_entries += e;
+
+  struct block {
+    std::vector<what_if_result> rows;
+    double key = 0;  // predicted parallelism at the last factor, parallelized
+  };
+  std::vector<block> blocks;
+  for (std::size_t sc = 0; sc <= regions.size(); ++sc) {
+    block b;
+    what_if_result base;
+    if (sc == 0) {
+      base.region = "(all regions)";
+      base.source = what_if_source::all;
+      base.entries = any_entries;
+      base.executed = any_entries > 0;
+    } else {
+      const wi_region& r = regions[sc - 1];
+      base.region = r.name;
+      base.source = r.call_site ? what_if_source::call_site : what_if_source::region;
+      base.file = r.file;
+      base.line = r.line;
+      base.function = r.function;
+      base.tag = r.tag;
+      base.entries = entries[sc - 1];
+      base.executed = base.entries > 0;
+    }
+    const std::uint64_t w_r = work[sc];
+    base.region_work = to_unit(s, w_r);
+    for (unsigned i = 0; i < c.F; ++i) {
+      const wi_factor& f = c.factors[i];
+      const std::size_t idx = sc * c.F + i;
+      const std::int64_t d = v && idx < v->n ? v->data()[idx] : 0;
+      const std::int64_t span_num = static_cast<std::int64_t>(S) * f.p + d;
+      for (what_if_model m : {what_if_model::parallelized, what_if_model::optimized}) {
+        what_if_result r = base;
+        r.model = m;
+        r.factor = f.value;
+        if (r.executed) {
+          r.span_ticks_num = span_num;
+          r.span_ticks_den = f.p;
+          // Work in ticks × p: unchanged, or with the region's work divided.
+          const long double work_num = m == what_if_model::parallelized
+                                           ? static_cast<long double>(W) * f.p
+                                           : static_cast<long double>(W) * f.p -
+                                                 static_cast<long double>(w_r) * static_cast<long double>(f.p - f.q);
+          r.work = static_cast<double>(work_num / f.p) * upt;
+          r.span = static_cast<double>(static_cast<long double>(span_num) / f.p) * upt;
+          r.burdened_span = r.span + static_cast<double>(burden) * upt;
+          r.parallelism = span_num > 0 ? static_cast<double>(work_num / span_num)
+                                       : std::numeric_limits<double>::infinity();
+          r.gain = measured > 0 ? r.parallelism / measured : 0.0;
+        } else {
+          r.span_ticks_num = 0;
+          r.span_ticks_den = 1;
+        }
+        b.rows.push_back(std::move(r));
+      }
+    }
+    b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
+    blocks.push_back(std::move(b));
+  }
+  // The all-regions rows first; then regions by what they could give at the last
+  // factor, largest first; regions never entered last.
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+  for (auto& b : blocks)
+    for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
+}
+
 // Ends a measurement whose root frame is `root` (already closed) and builds its
 // report. The session is freed unless tasks or groups still refer to it.
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
@@ -2440,7 +3277,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   }
   if (root.profile && settled && s->bound_objects.load(std::memory_order_acquire) == 0)
     add_site_profiles(rep, *s, root, out);
+  if (settled && s->bound_objects.load(std::memory_order_acquire) == 0) add_what_if(rep, *s, root);
+  rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
   release_prof(out.node);
+  wi_release(root.t.wi);
+  root.t.wi = nullptr;
   {
     std::lock_guard<std::mutex> g(s->m);
     rep.diagnostics = s->diagnostics;
@@ -2753,6 +3594,75 @@ class basic_call_site {
   site where_;
 };
 
+// Marks code whose speedup the what-if analysis predicts (docs/model.md, "What-if
+// regions"): the report says what the whole program's span and parallelism would
+// be if the strands inside were k× faster, for every factor k of
+// options.what_if.factors. A region is its site (file:line, or the tag when one is
+// given); every entry of it, from any task on any thread, counts, and so do the
+// tasks spawned inside it. Nested regions count once. Outside a measurement it
+// does nothing.
+//
+//   { fs::what_if_region wi("partition"); p = partition(a, lo, hi); }
+template <class Clock>
+class basic_what_if_region {
+ public:
+  explicit basic_what_if_region(const site& where = site::current()) noexcept : where_(where) { open(); }
+  // `tag` names the region in reports; it must be a string literal or other text
+  // that never changes while the program runs.
+  explicit basic_what_if_region(const char* tag, const site& where = site::current()) noexcept
+      : where_(site::tagged(tag, where)) {
+    open();
+  }
+  basic_what_if_region(const basic_what_if_region&) = delete;
+  basic_what_if_region& operator=(const basic_what_if_region&) = delete;
+  ~basic_what_if_region() {
+    using E = basic_engine<Clock>;
+    detail::frame* f = frame_;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(E::current() != f || f->guards != depth_))
+      E::close_out_of_order(f, depth_, where_, "what_if_region");
+    if (f->guards >= depth_) f->guards = depth_ - 1;
+    if (!changed_) return;
+    if (FORKSCALE_DETAIL_LIKELY(f->state == detail::frame::run_state::running)) {
+      const std::uint64_t t = E::now(*f);
+      E::close_strand(*f, t);
+      f->t0 = t;
+    }
+    f->wi_mask = saved_;
+  }
+
+ private:
+  void open() noexcept {
+    using E = basic_engine<Clock>;
+    detail::frame* f = E::current();
+    if (!f) return;
+    std::uint64_t bit = 0;
+    try {
+      bit = detail::wi_site_bits(f->s, where_, false);
+    } catch (...) {
+      return;  // out of memory registering the region: it is not analysed
+    }
+    frame_ = f;
+    depth_ = ++f->guards;
+    if (!bit || (f->wi_mask & bit)) return;  // inside this region already: counts once
+    detail::record_wi_entries(f->s, bit);
+    if (FORKSCALE_DETAIL_LIKELY(f->state == detail::frame::run_state::running)) {
+      const std::uint64_t t = E::now(*f);
+      E::close_strand(*f, t);
+      f->t0 = t;
+    }
+    saved_ = f->wi_mask;
+    f->wi_mask |= bit;
+    changed_ = true;
+  }
+
+  detail::frame* frame_ = nullptr;
+  std::uint64_t saved_ = 0;
+  unsigned depth_ = 0;
+  bool changed_ = false;
+  site where_;
+};
+
 // A labeled region. Outside any measurement it starts one (stop() returns the
 // report; without stop() the report goes to last_report()). Inside one it adds a
 // row, joined to the enclosing region by its path: everything that completes
@@ -2864,6 +3774,7 @@ struct options {
   bool compensate = true;
   bool site_profiles = true;
   unsigned max_processors = 0;
+  what_if_options what_if;
   std::function<void(const diagnostic&)> on_diagnostic;
 };
 struct spawn_token {
@@ -2913,6 +3824,12 @@ class basic_call_site {
   explicit basic_call_site(const site& = site::current()) noexcept {}
 };
 template <class Clock>
+class basic_what_if_region {
+ public:
+  explicit basic_what_if_region(const site& = site::current()) noexcept {}
+  explicit basic_what_if_region(const char*, const site& = site::current()) noexcept {}
+};
+template <class Clock>
 class basic_region {
  public:
   explicit basic_region(const std::string&, const options& = options{},
@@ -2937,6 +3854,7 @@ using sync_point = basic_sync_point<default_clock>;
 using call_site = basic_call_site<default_clock>;
 using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
+using what_if_region = basic_what_if_region<default_clock>;
 
 inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
@@ -2956,11 +3874,15 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_REGION(label)                                    \
   ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)( \
       (label), ::forkscale::options{}, FORKSCALE_HERE)
+#define FORKSCALE_WHAT_IF_REGION(tag)                                              \
+  ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
+      ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
 #else
 #define FORKSCALE_CALL_SITE() (void)0
 #define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
 #define FORKSCALE_SYNC_POINT() (void)0
 #define FORKSCALE_REGION(label) (void)0
+#define FORKSCALE_WHAT_IF_REGION(tag) (void)0
 #endif
 // end include/forkscale/guards.hpp
 // begin include/forkscale/detail/report_writers.hpp
@@ -3545,8 +4467,20 @@ class text_table {
  public:
   static constexpr std::size_t line_width = 80;
 
-  explicit text_table(std::vector<std::string> header) { rows_.push_back(std::move(header)); }
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
 
   // The width the table needs without cutting the first column.
   std::size_t natural_width() const { return total(widths()); }
@@ -3560,10 +4494,13 @@ class text_table {
       w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
     }
     std::string out;
-    for (const auto& row : rows_) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
       std::string line = "  ";
       for (std::size_t c = 0; c < row.size(); ++c) {
-        if (c == 0) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
           line += pad_right(truncate_display(row[0], w[0]), w[0]);
         } else {
           line += "  ";
@@ -3580,9 +4517,11 @@ class text_table {
  private:
   std::vector<std::size_t> widths() const {
     std::vector<std::size_t> w;
-    for (const auto& row : rows_) {
-      if (w.size() < row.size()) w.resize(row.size(), 0);
-      for (std::size_t c = 0; c < row.size(); ++c) {
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
         const std::size_t cw = display_width(row[c]);
         if (cw > w[c]) w[c] = cw;
       }
@@ -3596,6 +4535,7 @@ class text_table {
   }
 
   std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
 };
 
 // The region's name in the tables: its label, indented two spaces per level.
@@ -3915,6 +4855,175 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
   return out;
 }
 
+// ---- what-if ---------------------------------------------------------------
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): in
+// JSON the number, the string "inf" for +infinity, null for anything else that
+// is not finite; in CSV the number, "inf", or an empty field.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// The what-if rows of one region, as the text table shows them: one line per
+// factor with both models.
+struct what_if_line {
+  double factor = 1;
+  const what_if_result* parallelized = nullptr;
+  const what_if_result* optimized = nullptr;
+  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
+};
+struct what_if_block {
+  const what_if_result* first = nullptr;
+  bool executed = false;
+  std::vector<what_if_line> lines;
+};
+
+// Consecutive rows of the same region (name and source) make a block, in the
+// report's order; within a block, rows of the same factor make a line.
+inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
+  std::vector<what_if_block> blocks;
+  for (const what_if_result& w : rows) {
+    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
+      blocks.emplace_back();
+      blocks.back().first = &w;
+    }
+    what_if_block& b = blocks.back();
+    b.executed = b.executed || w.executed;
+    what_if_line* line = nullptr;
+    for (auto& l : b.lines)
+      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
+    if (!line) {
+      b.lines.emplace_back();
+      line = &b.lines.back();
+      line->factor = w.factor;
+    }
+    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
+    if (!slot) slot = &w;
+  }
+  return blocks;
+}
+
+// Orders parallelism values, +infinity largest, NaN smallest.
+inline bool parallelism_less(double a, double b) noexcept {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a < b;
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::string u = printable(rep.unit);
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (span in " + u + ")";
+  s.body = wrapped("Predicted span and parallelism of the whole program if the strands of a region were k times "
+                   "faster; measured: span " + grouped(rep.span()) + ", parallelism " +
+                       ratio_text(rep.span(), now) + ".",
+                   "  ", "  ");
+
+  // The region with the most to gain at its largest factor (parallelized).
+  const what_if_result* best = nullptr;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (const what_if_block& b : blocks) {
+      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
+      const what_if_result* top = nullptr;
+      for (const what_if_line& l : b.lines)
+        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
+      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
+    }
+  }
+  if (best) {
+    std::string line = "Most to gain: " + truncate_display(printable(best->region), 40) + " at k = " +
+                       factor_text(best->factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
+                       unbounded_ratio_text(best->parallelism);
+    if (measured && std::isfinite(best->gain)) line += " (" + gain_text(best->gain, measured) + ")";
+    if (rep.max_processors >= 2) {
+      const double p = static_cast<double>(rep.max_processors);
+      line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+              fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best->speedup_at(rep.max_processors).upper, 2);
+    }
+    s.body += wrapped(line + ".", "  ", "    ");
+  }
+
+  const auto build = [&](bool short_numbers) {
+    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
+    for (const what_if_block& b : blocks) {
+      const std::string name = printable(b.first->region);
+      if (!b.executed) {
+        t.add_note(name, b.first->source == what_if_source::call_site ? "never executed (named call site)"
+                                                                      : "never executed");
+        continue;
+      }
+      for (const what_if_line& l : b.lines) {
+        const double span = l.any().span;
+        const std::string span_text =
+            short_numbers && span >= 0 && span < 1.8e19 ? compact(static_cast<std::uint64_t>(std::round(span)))
+                                                        : grouped_round(span);
+        const auto par = [&](const what_if_result* w) {
+          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
+        };
+        const auto gain = [&](const what_if_result* w) {
+          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
+        };
+        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized),
+               par(l.optimized), gain(l.optimized)});
+      }
+    }
+    return t;
+  };
+  // Exact numbers when they fit next to a readable region column.
+  const text_table exact = build(false);
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  const std::size_t wanted = name_width < 20 ? name_width : 20;
+  if (exact.natural_width() - name_width + wanted <= text_table::line_width) {
+    s.body += exact.render();
+  } else {
+    s.body += build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+  }
+  s.body += wrapped("par., gain: parallelized (the region's share of every path divides by k, the work stays); "
+                    "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
+                    "  ", "  ");
+  return s;
+}
+
 }  // namespace report_io
 }  // namespace detail
 
@@ -3933,6 +5042,11 @@ inline std::string report::sites_text(std::size_t top_n) const {
   std::string out;
   for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
+}
+
+inline std::string report::what_if_text() const {
+  const detail::report_io::text_section s = detail::report_io::what_if_section(*this);
+  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
 
 inline std::string report::to_text(bool show_raw) const {
@@ -4004,6 +5118,8 @@ inline std::string report::to_text(bool show_raw) const {
     }
     for (const auto& s : io::site_sections(*this, 10))
       out += "\n" + std::to_string(section++) + ") " + s.heading + "\n" + s.body;
+    const io::text_section wi = io::what_if_section(*this);
+    if (!wi.heading.empty()) out += "\n" + std::to_string(section++) + ") " + wi.heading + "\n" + wi.body;
     if (show_raw) {
       out += "\n" + std::to_string(section++) + ") Before overhead compensation (in " + u + ")\n";
       out += io::raw_table(regions);
@@ -4137,6 +5253,37 @@ inline std::string report::to_json() const {
     j.end_object();
   }
   j.end_array();
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(io::json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(io::bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(io::json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(io::json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(io::json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(io::json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
   j.member("diagnostic_count", diagnostic_count);
   j.key("diagnostics");
   j.begin_array();
@@ -4224,6 +5371,29 @@ inline std::string report::spawn_sites_csv() const {
   return out;
 }
 
+inline std::string report::what_if_csv() const {
+  namespace io = detail::report_io;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' +
+           io::csv_signed(w.span_ticks_num) + ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+inline void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
 inline void report::write_call_sites_csv(const std::string& path) const {
   detail::write_file_atomically(path, call_sites_csv());
 }
@@ -4248,6 +5418,246 @@ inline std::ostream& operator<<(std::ostream& os, const report& r) { return os <
 
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/report_writers.hpp
+// begin include/forkscale/advisor.hpp
+// advisor.hpp: where to spend optimization work (TaskProf2's adviser, done with
+// forkscale's own measurements).
+//
+//   fs::advice a = fs::advise("treesum", [&] { run_workload(); });
+//   std::cout << a.to_text();
+//
+// The advisor runs the workload, takes the call site with the most exclusive
+// critical-path work (local span on span, docs/model.md), assumes it `factor`×
+// faster in the next run (the parallelized model: its strands' share of every path
+// divides, the work stays), and repeats on the program so changed — until the
+// predicted parallelism reaches the target or no site helps. Each step also says
+// what the chosen site would give if it were infinitely fast, so a site that has
+// fallen off the critical path shows as one whose infinite speedup buys little.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+struct advisor_options {
+  // Stop once the predicted parallelism reaches this; 0 means 8 × the hardware
+  // threads (TaskProf2's rule of thumb for enough slack).
+  double target_parallelism = 0;
+  // How much faster a chosen site is assumed to become (positive, ≤ 65536, or inf).
+  double factor = 16;
+  // At most this many sites are chosen.
+  unsigned max_steps = 8;
+  // The options of every run. Site profiles are always on; the advisor sets
+  // what_if.assume_faster, what_if.call_sites and what_if.factors itself.
+  options measure;
+};
+
+// One step: the site chosen, why, and what it is predicted to give.
+struct advisor_step {
+  unsigned step = 0;
+  std::string site;      // its tag or file:line
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string spec;      // how the advisor named it (file:line or tag=NAME)
+  double critical_share = 0;           // its local span on span / the span, in the run that chose it
+  double parallelism_before = 0;       // of the program with the earlier steps applied
+  double predicted_parallelism = 0;    // with this site `factor`× faster too
+  double parallelism_at_infinity = 0;  // with this site infinitely fast instead (inf: nothing else is left)
+};
+
+struct advice {
+  std::string label;
+  double factor = 16;
+  double target = 0;
+  unsigned hardware_threads = 0;
+  double measured_parallelism = 0;
+  std::vector<advisor_step> steps;
+  bool reached_target = false;
+  std::string stopped_because;
+  unsigned runs = 0;       // how many times the workload ran
+  std::string unit;        // of the measurements
+
+  double final_parallelism() const noexcept {
+    return steps.empty() ? measured_parallelism : steps.back().predicted_parallelism;
+  }
+  std::string to_text() const;
+};
+
+namespace detail {
+
+inline std::string parallelism_text(double p) {
+  if (std::isinf(p)) return "inf";
+  if (p >= 1000) return report_io::grouped_round(p);
+  return report_io::fixed(p, p < 100 ? 2 : 0);
+}
+
+inline std::string factor_text(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+inline std::string advisor_spec(const call_site_profile& c) {
+  if (!c.tag.empty()) return "tag=" + c.tag;
+  return c.file + ":" + std::to_string(c.line);
+}
+
+}  // namespace detail
+
+inline std::string advice::to_text() const {
+  std::string out;
+  out += "Advisor: " + label + "\n";
+  out += "  target parallelism " + detail::parallelism_text(target);
+  if (hardware_threads) out += " (8 x " + std::to_string(hardware_threads) + " hardware threads)";
+  out += "; each chosen site assumed " + detail::factor_text(factor) + "x faster (parallelized)\n";
+  out += "  measured parallelism " + detail::parallelism_text(measured_parallelism) + "\n";
+  if (!steps.empty()) {
+    std::vector<std::vector<std::string>> rows;
+    for (const advisor_step& s : steps) {
+      std::string name = s.site;
+      if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
+      const double gain = s.parallelism_before > 0 ? s.predicted_parallelism / s.parallelism_before : 0;
+      rows.push_back({std::to_string(s.step), detail::report_io::printable(name), detail::report_io::fixed(100.0 * s.critical_share, 1) + "%",
+                      detail::parallelism_text(s.predicted_parallelism) + " (" +
+                          (std::isinf(gain) ? std::string("inf") : detail::report_io::fixed(gain, 2)) + "x)",
+                      detail::parallelism_text(s.parallelism_at_infinity)});
+    }
+    const std::vector<std::string> head = {"step", "site", "of span", "parallelism after", "at inf"};
+    std::vector<std::size_t> w(head.size());
+    for (std::size_t i = 0; i < head.size(); ++i) w[i] = detail::report_io::display_width(head[i]);
+    for (const auto& r : rows)
+      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], detail::report_io::display_width(r[i]));
+    std::size_t others = 0;
+    for (std::size_t i = 0; i < w.size(); ++i)
+      if (i != 1) others += w[i] + 2;
+    if (2 + others + w[1] > 80) w[1] = std::max<std::size_t>(12, 80 > 2 + others ? 80 - 2 - others : 12);
+    const auto line = [&](const std::vector<std::string>& r) {
+      std::string l = "  " + detail::report_io::pad_left(r[0], w[0]) + "  " + detail::report_io::pad_right(detail::report_io::truncate_display(r[1], w[1]), w[1]);
+      for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::report_io::pad_left(r[i], w[i]);
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      return l + "\n";
+    };
+    out += line(head);
+    for (const auto& r : rows) out += line(r);
+  }
+  out += "  " + std::string(reached_target ? "reached the target: " : "stopped: ") + stopped_because + " (" +
+         std::to_string(runs) + " runs)\n";
+  return out;
+}
+
+#if FORKSCALE_ENABLE
+
+// Runs `workload` (a callable taking no arguments; it must do the same work each
+// time) max_steps + 1 times at most, each run measured.
+template <class Clock = default_clock, class Fn>
+advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
+  const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
+  if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
+    throw error("forkscale: advisor_options.target_parallelism " + detail::factor_text(ao.target_parallelism) +
+                " is not a positive number (0 means 8 x the hardware threads)");
+  advice a;
+  a.label = label;
+  a.factor = k.value;
+  a.hardware_threads = std::max(1u, std::thread::hardware_concurrency());
+  a.target = ao.target_parallelism > 0 ? ao.target_parallelism : 8.0 * a.hardware_threads;
+  if (ao.target_parallelism > 0) a.hardware_threads = 0;  // the target was given, not derived
+
+  options base = ao.measure;
+  base.site_profiles = true;
+  base.what_if.call_sites.clear();
+  base.what_if.assume_faster.clear();
+  base.what_if.read_environment = false;
+  base.what_if.assume_factor = ao.factor;
+
+  report rep = measure<Clock>(label, workload, base);
+  ++a.runs;
+  a.unit = rep.unit;
+  a.measured_parallelism = rep.parallelism();
+  double current = a.measured_parallelism;
+  std::vector<std::string> chosen;
+  for (unsigned step = 1;; ++step) {
+    if (current >= a.target) {
+      a.reached_target = true;
+      a.stopped_because = "predicted parallelism " + detail::parallelism_text(current) + " >= " +
+                          detail::parallelism_text(a.target);
+      break;
+    }
+    if (step > ao.max_steps) {
+      a.stopped_because = "max_steps (" + std::to_string(ao.max_steps) + ") sites chosen";
+      break;
+    }
+    if (rep.call_sites.empty()) {
+      a.stopped_because = rep.diagnostic_count ? "the run had misuse diagnostics, so it has no site profile"
+                                               : "the run has no call-site profile";
+      break;
+    }
+    const call_site_profile* best = nullptr;
+    for (const call_site_profile& c : rep.call_sites) {
+      if (c.kind != site_kind::call || c.local_on_span.span <= 0) continue;
+      const std::string spec = detail::advisor_spec(c);
+      if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end()) continue;
+      if (!best || c.local_on_span.span > best->local_on_span.span) best = &c;
+    }
+    if (!best) {
+      a.stopped_because = "no call site left with exclusive work on the critical path";
+      break;
+    }
+    advisor_step s;
+    s.step = step;
+    s.site = best->name;
+    s.file = best->file;
+    s.line = best->line;
+    s.function = best->function;
+    s.spec = detail::advisor_spec(*best);
+    s.critical_share = rep.span() ? static_cast<double>(best->local_on_span.span) / static_cast<double>(rep.span()) : 0;
+    s.parallelism_before = current;
+
+    options o = base;
+    o.what_if.assume_faster = chosen;
+    o.what_if.assume_faster.push_back(s.spec);
+    o.what_if.call_sites = {s.spec};
+    o.what_if.factors = {std::numeric_limits<double>::infinity()};
+    report next = measure<Clock>(label, workload, o);
+    ++a.runs;
+    s.predicted_parallelism = next.parallelism();
+    for (const what_if_result& w : next.what_if)
+      if (w.source == what_if_source::call_site && w.model == what_if_model::parallelized && w.executed)
+        s.parallelism_at_infinity = w.parallelism;
+    a.steps.push_back(s);
+    if (!(s.predicted_parallelism > current)) {
+      a.stopped_because = "the best site does not raise the parallelism";
+      break;
+    }
+    chosen.push_back(s.spec);
+    current = s.predicted_parallelism;
+    rep = std::move(next);
+  }
+  return a;
+}
+
+#else
+
+template <class Clock = default_clock, class Fn>
+advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
+  std::forward<Fn>(workload)();
+  advice a;
+  a.label = label;
+  a.factor = ao.factor;
+  a.runs = 1;
+  a.stopped_because = "forkscale is compiled out (FORKSCALE_ENABLE=0)";
+  return a;
+}
+
+#endif
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/advisor.hpp
 
 // begin include/forkscale/detail/macro_unscope.hpp
 // detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the

@@ -444,6 +444,9 @@ inline void release_prof(prof_node* p) noexcept {
 
 // Adds everything in the chain starting at `p` into `out`.
 inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  // Every site a record names is registered already: one allocation up front.
+  const std::size_t sites = site_registry::instance().count();
+  if (out.size() < sites) out.resize(sites);
   for (; p; p = p->parent) {
     if (p->sums) {
       if (out.size() < p->sums->size()) out.resize(p->sums->size());
@@ -466,7 +469,9 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
   for (unsigned i = 0; i < n; ++i) p->recs[i] = recs[i];
   p->since = (head ? head->since : 0) + n;
   head = p;
-  const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
+  // Past 64 records (or twice the sites): each fold copies O(sites) sums, so rarer
+  // folds cost less per record while a chain still holds O(sites) records.
+  const std::uint32_t limit = std::max<std::uint32_t>(64, 2 * site_registry::instance().count());
   if (FORKSCALE_DETAIL_UNLIKELY(p->since > limit)) {
     auto* sums = new std::vector<site_sums>;
     sum_chain(p, *sums);

@@ -93,6 +93,14 @@ double calibrate_compensation(clock_kind kind, bool profile) {
   return cached[slot];
 }
 
+// The report's unit per engine tick. The TSC's rate is measured while the first
+// measurement runs (clock.hpp), so it is looked up only when a report is made.
+// A measurement that assumes call sites faster counts in 1/scale ticks.
+inline double unit_per_tick(const session& s) noexcept {
+  const double base = s.info.kind == clock_kind::tsc ? tsc_ns_per_tick() : s.info.unit_per_tick;
+  return base / static_cast<double>(s.wi.scale);
+}
+
 // The what-if configuration of a measurement: options, then FORKSCALE_WHAT_IF.
 inline void configure_what_if(session& s, const what_if_options& o) {
   wi_config& c = s.wi;
@@ -141,7 +149,6 @@ inline void configure_what_if(session& s, const what_if_options& o) {
     c.scale = c.assume_factor.p;
     s.wi_root_mask = wi_scaled_bit;
     s.burden *= static_cast<std::uint64_t>(c.scale);
-    s.info.unit_per_tick /= static_cast<double>(c.scale);
   }
   s.wi_calls = !c.call_sites.empty() || !c.assume.empty();
 }
@@ -161,10 +168,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     throw error("forkscale: options.burden is not a number");
   auto s = std::make_unique<session>();
   s->kind = kind;
-  s->info = describe(kind);
+  s->info = describe(kind, /*rate_now=*/false);
   s->burden = opt.burden < 0
                   ? s->info.default_burden_ticks
-                  : static_cast<std::uint64_t>(std::llround(opt.burden / s->info.unit_per_tick));
+                  : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
   s->on_diagnostic = opt.on_diagnostic;
@@ -222,8 +229,9 @@ inline void record_region(session* s, region_node* node, const path_totals& d) {
 }
 
 inline std::uint64_t to_unit(const session& s, std::uint64_t ticks) noexcept {
-  if (s.info.unit_per_tick == 1.0) return ticks;  // exact for the cost clock
-  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * s.info.unit_per_tick));
+  const double upt = unit_per_tick(s);
+  if (upt == 1.0) return ticks;  // exact for the cost clock
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * upt));
 }
 
 inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
@@ -251,7 +259,7 @@ inline report make_report_shell(const session& s) {
   rep.unit = s.info.unit;
   rep.clock = s.kind;
   rep.burden = to_unit(s, s.burden);
-  rep.compensation_per_strand = s.comp_exact * s.info.unit_per_tick * static_cast<double>(s.wi.scale);
+  rep.compensation_per_strand = s.comp_exact * unit_per_tick(s) * static_cast<double>(s.wi.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = join_pool::instance().reserved_bytes() + sizeof(session);
   return rep;
@@ -434,7 +442,7 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
   const wi_config& c = s.wi;
   const wi_vec* v = root.t.wi;
   const std::uint64_t W = root.t.work, S = root.t.pos, burden = root.t.bpos - root.t.pos;
-  const double upt = s.info.unit_per_tick;
+  const double upt = unit_per_tick(s);
   const double measured = S ? static_cast<double>(W) / static_cast<double>(S) : 0.0;
   std::uint64_t any_entries = 0;
   for (std::uint64_t e : entries) any_entries += e;
