@@ -27,6 +27,8 @@
 // JSON could not be written, or a memory case's child process failed (1).
 #include <forkscale/forkscale.hpp>
 
+#include "bench_common.hpp"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -64,18 +66,9 @@
 
 namespace fs = forkscale;
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define BENCH_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define BENCH_SANITIZED 1
-#endif
-#endif
-#ifndef BENCH_SANITIZED
-#define BENCH_SANITIZED 0
-#endif
-
 namespace {
+
+using namespace bench_common;  // bench_common.hpp
 
 // ============================================================================
 // A minimal JSON value (ordered objects) and its writer.
@@ -132,47 +125,18 @@ class json {
   }
 
  private:
-  static void escape(std::string& out, const std::string& s) {
-    out += '"';
-    for (const unsigned char c : s) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-          if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-    }
-    out += '"';
-  }
   static void newline(std::string& out, int indent) {
     out += '\n';
     out.append(static_cast<std::size_t>(indent) * 2, ' ');
   }
   void write(std::string& out, int indent) const {
-    char buf[64];
     switch (k_) {
       case kind::null: out += "null"; break;
       case kind::boolean: out += b_ ? "true" : "false"; break;
       case kind::integer: out += std::to_string(i_); break;
       case kind::unsigned_integer: out += std::to_string(u_); break;
-      case kind::number:
-        if (!std::isfinite(d_)) {
-          out += "null";
-        } else {
-          std::snprintf(buf, sizeof buf, "%.6g", d_);
-          out += buf;
-        }
-        break;
-      case kind::string: escape(out, s_); break;
+      case kind::number: bench_common::json_number(out, d_); break;
+      case kind::string: bench_common::json_escape(out, s_); break;
       case kind::array: {
         // Arrays of scalars stay on one line.
         bool flat = true;
@@ -193,7 +157,7 @@ class json {
         for (std::size_t i = 0; i < o_.size(); ++i) {
           if (i) out += ',';
           newline(out, indent + 1);
-          escape(out, o_[i].first);
+          bench_common::json_escape(out, o_[i].first);
           out += ": ";
           o_[i].second.write(out, indent + 1);
         }
@@ -234,84 +198,6 @@ inline std::uint64_t spin(std::uint64_t d) noexcept {
     t = now_ns();
   } while (t - t0 < d);
   return t - t0;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string trim(std::string s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return trim(line.substr(colon + 1));
-    }
-  }
-  return "unknown";
-}
-
-std::string read_first_line(const char* path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!std::getline(in, line)) return "";
-  return trim(line);
-}
-
-unsigned nproc() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
-
-std::string compiler_string() {
-#if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("g++ ") + __VERSION__;
-#else
-  return "unknown";
-#endif
-}
-
-const char* sanitizer_name() {
-#if defined(__SANITIZE_ADDRESS__)
-  return "address";
-#elif defined(__SANITIZE_THREAD__)
-  return "thread";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return "address";
-#elif __has_feature(thread_sanitizer)
-  return "thread";
-#else
-  return "none";
-#endif
-#else
-  return "none";
-#endif
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
@@ -1696,40 +1582,6 @@ void print_site_profiles(const event_cost_pair& evp, const memory_result& mem) {
   }
 }
 
-bool write_file_atomically(const std::string& path, const std::string& text, std::string& err) {
-  namespace sfs = std::filesystem;
-  std::error_code ec;
-  const sfs::path p(path);
-  if (p.has_parent_path()) {
-    sfs::create_directories(p.parent_path(), ec);
-    if (ec) {
-      err = "cannot create directory '" + p.parent_path().string() + "': " + ec.message();
-      return false;
-    }
-  }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      err = "cannot open '" + tmp + "' for writing";
-      return false;
-    }
-    out << text;
-    out.flush();
-    if (!out) {
-      err = "cannot write '" + tmp + "'";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 constexpr const char* usage = "usage: bench_engine [--quick] [--out FILE]";
 
 }  // namespace
@@ -1752,18 +1604,14 @@ int main(int argc, char** argv) {
         return 2;
       }
       cfg.out = a.substr(6);
-    } else if (a == "-h" || a == "--help") {
-      std::printf("%s\n", usage);
-      return 0;
     } else {
-      std::fprintf(stderr, "bench_engine: unknown argument '%s' (%s)\n", a.c_str(), usage);
-      return 2;
+      return help_or_unknown_argument("bench_engine", a, usage);
     }
   }
 
   const std::string model = cpu_model();
   const std::string loadavg = read_first_line("/proc/loadavg");
-  const unsigned cpus = nproc();
+  const unsigned cpus = cores();
   const double ns_per_tick = fs::detail::tsc_ns_per_tick();
 
   // Memory first: its children are forked before this process has touched the

@@ -54,6 +54,8 @@
 // written (1).
 #include <forkscale/config.hpp>
 
+#include "bench_common.hpp"
+
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -81,6 +83,8 @@
 
 namespace {
 
+using namespace bench_common;  // bench_common.hpp
+
 // ============================================================================
 // JSON output: a small streaming writer (objects and arrays nest; the writer
 // places the commas and the indentation).
@@ -94,19 +98,13 @@ class json_out {
 
   json_out& kv(const char* key, const std::string& v) {
     item(key);
-    quote(v);
+    bench_common::json_escape(text_, v);
     return *this;
   }
   json_out& kv(const char* key, const char* v) { return kv(key, std::string(v)); }
   json_out& kv(const char* key, double v) {
     item(key);
-    if (!std::isfinite(v)) {
-      text_ += "null";
-    } else {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.6g", v);
-      text_ += buf;
-    }
+    bench_common::json_number(text_, v);
     return *this;
   }
   json_out& kv(const char* key, std::uint64_t v) {
@@ -135,9 +133,8 @@ class json_out {
     item(key);
     text_ += '[';
     for (std::size_t i = 0; i < v.size(); ++i) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v[i]);
-      text_ += std::isfinite(v[i]) ? buf : (i ? ", null" : "null");
+      if (i) text_ += ", ";
+      bench_common::json_number(text_, v[i]);
     }
     text_ += ']';
     return *this;
@@ -166,7 +163,7 @@ class json_out {
       newline();
     }
     if (key) {
-      quote(key);
+      bench_common::json_escape(text_, key);
       text_ += ": ";
     }
   }
@@ -174,96 +171,10 @@ class json_out {
     text_ += '\n';
     text_.append(first_.size() * 2, ' ');
   }
-  void quote(const std::string& s) {
-    text_ += '"';
-    for (const unsigned char c : s) {
-      if (c == '"' || c == '\\') {
-        text_ += '\\';
-        text_ += static_cast<char>(c);
-      } else if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        text_ += buf;
-      } else {
-        text_ += static_cast<char>(c);
-      }
-    }
-    text_ += '"';
-  }
 
   std::string text_;
   std::vector<bool> first_;
 };
-
-// ============================================================================
-// Machine description
-// ============================================================================
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos)
-      return trim(line.substr(line.find(':') + 1));
-  return "unknown";
-}
-
-std::string first_line(const char* path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return trim(line);
-}
-
-unsigned cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
-
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("g++ ") + __VERSION__;
-#else
-  return "unknown";
-#endif
-}
-
-const char* sanitizer() {
-#if defined(__SANITIZE_ADDRESS__)
-  return "address";
-#elif defined(__SANITIZE_THREAD__)
-  return "thread";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return "address";
-#elif __has_feature(thread_sanitizer)
-  return "thread";
-#else
-  return "none";
-#endif
-#else
-  return "none";
-#endif
-}
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // ============================================================================
 // Running one workload process
@@ -432,13 +343,6 @@ struct config {
   std::string on, off;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 struct bench_result {
   const bench_def* def = nullptr;
   std::uint64_t size = 0;
@@ -556,36 +460,6 @@ std::string fmt_kib(double kb) {
   return buf;
 }
 
-bool write_atomically(const std::string& path, const std::string& text, std::string& err) {
-  namespace sfs = std::filesystem;
-  std::error_code ec;
-  const sfs::path p(path);
-  if (p.has_parent_path()) {
-    sfs::create_directories(p.parent_path(), ec);
-    if (ec) {
-      err = "cannot create '" + p.parent_path().string() + "': " + ec.message();
-      return false;
-    }
-  }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) {
-      err = "cannot write '" + tmp + "'";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
-}
-
 std::string self_dir() {
   std::error_code ec;
   const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -639,12 +513,8 @@ int main(int argc, char** argv) {
       cfg.on = value("--on");
     } else if (a == "--off") {
       cfg.off = value("--off");
-    } else if (a == "-h" || a == "--help") {
-      std::printf("%s\n", usage);
-      return 0;
     } else {
-      std::fprintf(stderr, "bench_overhead: unknown argument '%s' (%s)\n", a.c_str(), usage);
-      return 2;
+      return help_or_unknown_argument("bench_overhead", a, usage);
     }
   }
   if (cfg.quick && !runs_given) cfg.runs = 1;
@@ -653,7 +523,7 @@ int main(int argc, char** argv) {
   if (cfg.off.empty()) cfg.off = dir + "/bench_overhead_workload_off";
 
   const auto suite_t0 = std::chrono::steady_clock::now();
-  const std::string loadavg_start = first_line("/proc/loadavg");
+  const std::string loadavg_start = read_first_line("/proc/loadavg");
 
   // Which builds are these? (oneTBB available, profiling really on / off.)
   const child_result info_on = run_child(cfg.on, {"--info"});
@@ -788,7 +658,7 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   const double suite_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_t0).count();
-  const std::string loadavg_end = first_line("/proc/loadavg");
+  const std::string loadavg_end = read_first_line("/proc/loadavg");
 
   // --- goals -----------------------------------------------------------------
   struct goal {
@@ -843,9 +713,10 @@ int main(int argc, char** argv) {
   // --- print -----------------------------------------------------------------
   const std::string model = cpu_model();
   std::printf("\nmachine: %s, %u core(s); %s; oneTBB %s; -O2; load %s -> %s; suite took %.0f s\n", model.c_str(),
-              cores(), compiler().c_str(), tbb_version.c_str(), loadavg_start.substr(0, 14).c_str(),
+              cores(), compiler_string().c_str(), tbb_version.c_str(), loadavg_start.substr(0, 14).c_str(),
               loadavg_end.substr(0, 14).c_str(), suite_s);
-  if (std::string(sanitizer()) != "none") std::printf("sanitizer: %s (timings are not meaningful)\n", sanitizer());
+  if (std::string(sanitizer_name()) != "none")
+    std::printf("sanitizer: %s (timings are not meaningful)\n", sanitizer_name());
 
   // The Fig. 11-style table: one row per benchmark, the ratio of each comparison,
   // and Cilkprof's own ratio for the same program.
@@ -969,10 +840,10 @@ int main(int argc, char** argv) {
   j.kv("loadavg_at_start", loadavg_start);
   j.kv("loadavg_at_end", loadavg_end);
   j.end_object();
-  j.kv("compiler", compiler());
+  j.kv("compiler", compiler_string());
   j.begin_object("build");
   j.kv("optimization", "-O2");
-  j.kv("sanitizer", sanitizer());
+  j.kv("sanitizer", sanitizer_name());
   j.kv("profiling_off", "FORKSCALE_ENABLE=0");
   j.kv("profiling_on", "FORKSCALE_ENABLE=1, fs::options defaults (automatic clock, site profiles on)");
   j.end_object();
@@ -1176,7 +1047,7 @@ int main(int argc, char** argv) {
   j.end_object();
 
   std::string err;
-  if (!write_atomically(cfg.out, j.str(), err)) {
+  if (!write_file_atomically(cfg.out, j.str(), err)) {
     std::fprintf(stderr, "bench_overhead: %s\n", err.c_str());
     return 1;
   }
