@@ -703,8 +703,8 @@ int main(int argc, char** argv) {
     goals.push_back({"profiling memory growth beyond allowance (KiB)", "<= 0", worst, 0.0, any});
   }
 
-  // The ratio without the fixed cost of a process's first measurement (the TSC
-  // calibration): what a longer run would approach.
+  // The ratio without the fixed cost of a process's first measurement (the
+  // compensation's calibration): what a longer run would approach.
   auto without_fixed = [&](const bench_result& r) {
     if (!micro.ok || !(r.off_s > 0)) return std::numeric_limits<double>::quiet_NaN();
     return std::max(r.on_s - micro.first_measure_s, 0.0) / r.off_s;
@@ -785,7 +785,7 @@ int main(int argc, char** argv) {
     std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "sync (nothing to join)", micro.sync_ns,
                 over_clock(micro.sync_ns));
     std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "call_site", micro.call_ns, over_clock(micro.call_ns));
-    std::printf("  fixed cost: a process's first (empty) fs::measure %.2f ms (TSC and compensation calibration), "
+    std::printf("  fixed cost: a process's first fs::measure takes %.2f ms besides its body (compensation calibration), "
                 "a later one %.1f us; the -fixed column above is on/off without the first\n",
                 micro.first_measure_s * 1e3, micro.later_measure_s * 1e6);
   } else {
@@ -952,7 +952,7 @@ int main(int argc, char** argv) {
   j.begin_object("fixed_cost");
   j.kv("first_measure_s", micro.first_measure_s);
   j.kv("later_measure_s", micro.later_measure_s);
-  j.kv("what", "an empty fs::measure: the first in a process calibrates the TSC (about 20 ms) and the overhead "
+  j.kv("what", "a 25 ms fs::measure less its body: the first in a process calibrates the overhead "
                "compensation; ratio_without_fixed_cost = (on_s - first_measure_s) / off_s");
   j.end_object();
   j.begin_object("events");

@@ -469,9 +469,7 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
   for (unsigned i = 0; i < n; ++i) p->recs[i] = recs[i];
   p->since = (head ? head->since : 0) + n;
   head = p;
-  // Past 64 records (or twice the sites): each fold copies O(sites) sums, so rarer
-  // folds cost less per record while a chain still holds O(sites) records.
-  const std::uint32_t limit = std::max<std::uint32_t>(64, 2 * site_registry::instance().count());
+  const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
   if (FORKSCALE_DETAIL_UNLIKELY(p->since > limit)) {
     auto* sums = new std::vector<site_sums>;
     sum_chain(p, *sums);
