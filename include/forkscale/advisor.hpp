@@ -75,19 +75,6 @@ struct advice {
 
 namespace detail {
 
-inline std::string parallelism_text(double p) {
-  if (std::isinf(p)) return "inf";
-  if (p >= 1000) return report_io::grouped_round(p);
-  return report_io::fixed(p, p < 100 ? 2 : 0);
-}
-
-inline std::string factor_text(double v) {
-  if (std::isinf(v)) return "inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 inline std::string advisor_spec(const call_site_profile& c) {
   if (!c.tag.empty()) return "tag=" + c.tag;
   return c.file + ":" + std::to_string(c.line);
@@ -98,20 +85,21 @@ inline std::string advisor_spec(const call_site_profile& c) {
 inline std::string advice::to_text() const {
   std::string out;
   out += "Advisor: " + label + "\n";
-  out += "  target parallelism " + detail::parallelism_text(target);
+  out += "  target parallelism " + detail::report_io::unbounded_ratio_text(target);
   if (hardware_threads) out += " (8 x " + std::to_string(hardware_threads) + " hardware threads)";
-  out += "; each chosen site assumed " + detail::factor_text(factor) + "x faster (parallelized)\n";
-  out += "  measured parallelism " + detail::parallelism_text(measured_parallelism) + "\n";
+  out += "; each chosen site assumed " + detail::report_io::factor_text(factor) + "x faster (parallelized)\n";
+  out += "  measured parallelism " + detail::report_io::unbounded_ratio_text(measured_parallelism) + "\n";
   if (!steps.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const advisor_step& s : steps) {
       std::string name = s.site;
       if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
-      const double gain = s.parallelism_before > 0 ? s.predicted_parallelism / s.parallelism_before : 0;
+      const bool measured = s.parallelism_before > 0;
+      const double gain = measured ? s.predicted_parallelism / s.parallelism_before : 0;
       rows.push_back({std::to_string(s.step), detail::report_io::printable(name), detail::report_io::fixed(100.0 * s.critical_share, 1) + "%",
-                      detail::parallelism_text(s.predicted_parallelism) + " (" +
-                          (std::isinf(gain) ? std::string("inf") : detail::report_io::fixed(gain, 2)) + "x)",
-                      detail::parallelism_text(s.parallelism_at_infinity)});
+                      detail::report_io::unbounded_ratio_text(s.predicted_parallelism) + " (" +
+                          detail::report_io::gain_text(gain, measured) + ")",
+                      detail::report_io::unbounded_ratio_text(s.parallelism_at_infinity)});
     }
     const std::vector<std::string> head = {"step", "site", "of span", "parallelism after", "at inf"};
     std::vector<std::size_t> w(head.size());
@@ -144,7 +132,7 @@ template <class Clock = default_clock, class Fn>
 advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
   const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
-    throw error("forkscale: advisor_options.target_parallelism " + detail::factor_text(ao.target_parallelism) +
+    throw error("forkscale: advisor_options.target_parallelism " + detail::report_io::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");
   advice a;
   a.label = label;
@@ -169,8 +157,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   for (unsigned step = 1;; ++step) {
     if (current >= a.target) {
       a.reached_target = true;
-      a.stopped_because = "predicted parallelism " + detail::parallelism_text(current) + " >= " +
-                          detail::parallelism_text(a.target);
+      a.stopped_because = "predicted parallelism " + detail::report_io::unbounded_ratio_text(current) + " >= " +
+                          detail::report_io::unbounded_ratio_text(a.target);
       break;
     }
     if (step > ao.max_steps) {

@@ -1435,28 +1435,28 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list.
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
 inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
                               bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
-  const std::string all = value ? value : "";
-  std::size_t start = 0;
-  while (start <= all.size()) {
-    std::size_t end = all.find(';', start);
-    if (end == std::string::npos) end = all.size();
-    const std::string item = trim(all.substr(start, end - start));
-    start = end + 1;
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
     if (item.empty()) continue;
     if (item.compare(0, 8, "factors=") == 0) {
       factors.clear();
       factors_set = true;
-      const std::string list = item.substr(8);
-      std::size_t a = 0;
-      while (a <= list.size()) {
-        std::size_t b = list.find(',', a);
-        if (b == std::string::npos) b = list.size();
-        factors.push_back(parse_factor(list.substr(a, b - a), origin));
-        a = b + 1;
-      }
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
       continue;
     }
     specs.push_back(parse_spec(item, origin));
@@ -1893,15 +1893,15 @@ inline void keep_orphan(std::unique_ptr<session> s) {
   orphans->push_back(std::move(s));
 }
 
+// "file.cpp:42": the file without its directory, and the line.
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
 inline std::string describe_site(const site& where) {
   if (where.tag) return std::string(where.tag);
-  std::string s = where.file ? where.file : "";
-  if (!s.empty()) {
-    const auto slash = s.find_last_of("/\\");
-    if (slash != std::string::npos) s = s.substr(slash + 1);
-  }
-  s += ':';
-  s += std::to_string(where.line);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
   if (where.function && *where.function) {
     s += " in ";
     s += where.function;
@@ -1950,12 +1950,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
       r.line = w.line;
       r.function = function;
       r.tag = tag;
-      if (w.tag) {
-        r.name = tag;
-      } else {
-        const auto slash = file.find_last_of("/\\");
-        r.name = (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(w.line);
-      }
+      r.name = w.tag ? tag : short_site_name(file, w.line);
       s->wi_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->wi_regions.size() - 1);
     }
@@ -2361,15 +2356,23 @@ struct basic_engine {
       what_if_strand(f, raw, cost);
       return;
     }
-    f.t.pos += cost;
-    f.t.bpos += cost;
-    f.t.rpos += raw;
-    f.t.work += cost;
-    f.t.subtracted += raw - cost;
-    f.own_local += cost;
-    f.own_task += cost;
-    f.pp.u += cost;
-    f.pp.ut += cost;
+    add_strand(f, raw, cost, raw, cost);
+  }
+
+  // A strand's cost: `wraw`/`wcost` (before/after compensation) to the work,
+  // `rpath`/`path` to every path through `f`. They differ only when a measurement
+  // assumes call sites faster.
+  static void add_strand(frame& f, std::uint64_t wraw, std::uint64_t wcost, std::uint64_t rpath,
+                         std::uint64_t path) noexcept {
+    f.t.pos += path;
+    f.t.bpos += path;
+    f.t.rpos += rpath;
+    f.t.work += wcost;
+    f.t.subtracted += wraw - wcost;
+    f.own_local += wcost;
+    f.own_task += wcost;
+    f.pp.u += path;
+    f.pp.ut += path;
   }
 
   // A strand inside what-if regions, or of a measurement that assumes call sites
@@ -2391,15 +2394,7 @@ struct basic_engine {
       detail::wi_add(f.t.wi, &cfg, regions, path);
       detail::record_wi_work(f.s, regions, wcost);
     }
-    f.t.pos += path;
-    f.t.bpos += path;
-    f.t.rpos += rpath;
-    f.t.work += wcost;
-    f.t.subtracted += wraw - wcost;
-    f.own_local += wcost;
-    f.own_task += wcost;
-    f.pp.u += path;
-    f.pp.ut += path;
+    add_strand(f, wraw, wcost, rpath, path);
   }
 
   // ---- spawn, parent side --------------------------------------------------
@@ -3033,11 +3028,7 @@ class column_rounding {
 };
 
 inline std::string site_display_name(const site_entry& e) {
-  if (e.has_tag) return e.tag;
-  std::string f = e.file;
-  const auto slash = f.find_last_of("/\\");
-  if (slash != std::string::npos) f = f.substr(slash + 1);
-  return f + ":" + std::to_string(e.line);
+  return e.has_tag ? e.tag : short_site_name(e.file, e.line);
 }
 
 // The call-site and spawn-site rows of a finished measurement.
@@ -5488,19 +5479,6 @@ struct advice {
 
 namespace detail {
 
-inline std::string parallelism_text(double p) {
-  if (std::isinf(p)) return "inf";
-  if (p >= 1000) return report_io::grouped_round(p);
-  return report_io::fixed(p, p < 100 ? 2 : 0);
-}
-
-inline std::string factor_text(double v) {
-  if (std::isinf(v)) return "inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 inline std::string advisor_spec(const call_site_profile& c) {
   if (!c.tag.empty()) return "tag=" + c.tag;
   return c.file + ":" + std::to_string(c.line);
@@ -5511,20 +5489,21 @@ inline std::string advisor_spec(const call_site_profile& c) {
 inline std::string advice::to_text() const {
   std::string out;
   out += "Advisor: " + label + "\n";
-  out += "  target parallelism " + detail::parallelism_text(target);
+  out += "  target parallelism " + detail::report_io::unbounded_ratio_text(target);
   if (hardware_threads) out += " (8 x " + std::to_string(hardware_threads) + " hardware threads)";
-  out += "; each chosen site assumed " + detail::factor_text(factor) + "x faster (parallelized)\n";
-  out += "  measured parallelism " + detail::parallelism_text(measured_parallelism) + "\n";
+  out += "; each chosen site assumed " + detail::report_io::factor_text(factor) + "x faster (parallelized)\n";
+  out += "  measured parallelism " + detail::report_io::unbounded_ratio_text(measured_parallelism) + "\n";
   if (!steps.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const advisor_step& s : steps) {
       std::string name = s.site;
       if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
-      const double gain = s.parallelism_before > 0 ? s.predicted_parallelism / s.parallelism_before : 0;
+      const bool measured = s.parallelism_before > 0;
+      const double gain = measured ? s.predicted_parallelism / s.parallelism_before : 0;
       rows.push_back({std::to_string(s.step), detail::report_io::printable(name), detail::report_io::fixed(100.0 * s.critical_share, 1) + "%",
-                      detail::parallelism_text(s.predicted_parallelism) + " (" +
-                          (std::isinf(gain) ? std::string("inf") : detail::report_io::fixed(gain, 2)) + "x)",
-                      detail::parallelism_text(s.parallelism_at_infinity)});
+                      detail::report_io::unbounded_ratio_text(s.predicted_parallelism) + " (" +
+                          detail::report_io::gain_text(gain, measured) + ")",
+                      detail::report_io::unbounded_ratio_text(s.parallelism_at_infinity)});
     }
     const std::vector<std::string> head = {"step", "site", "of span", "parallelism after", "at inf"};
     std::vector<std::size_t> w(head.size());
@@ -5557,7 +5536,7 @@ template <class Clock = default_clock, class Fn>
 advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
   const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
-    throw error("forkscale: advisor_options.target_parallelism " + detail::factor_text(ao.target_parallelism) +
+    throw error("forkscale: advisor_options.target_parallelism " + detail::report_io::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");
   advice a;
   a.label = label;
@@ -5582,8 +5561,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   for (unsigned step = 1;; ++step) {
     if (current >= a.target) {
       a.reached_target = true;
-      a.stopped_because = "predicted parallelism " + detail::parallelism_text(current) + " >= " +
-                          detail::parallelism_text(a.target);
+      a.stopped_because = "predicted parallelism " + detail::report_io::unbounded_ratio_text(current) + " >= " +
+                          detail::report_io::unbounded_ratio_text(a.target);
       break;
     }
     if (step > ao.max_steps) {

@@ -201,15 +201,23 @@ struct basic_engine {
       what_if_strand(f, raw, cost);
       return;
     }
-    f.t.pos += cost;
-    f.t.bpos += cost;
-    f.t.rpos += raw;
-    f.t.work += cost;
-    f.t.subtracted += raw - cost;
-    f.own_local += cost;
-    f.own_task += cost;
-    f.pp.u += cost;
-    f.pp.ut += cost;
+    add_strand(f, raw, cost, raw, cost);
+  }
+
+  // A strand's cost: `wraw`/`wcost` (before/after compensation) to the work,
+  // `rpath`/`path` to every path through `f`. They differ only when a measurement
+  // assumes call sites faster.
+  static void add_strand(frame& f, std::uint64_t wraw, std::uint64_t wcost, std::uint64_t rpath,
+                         std::uint64_t path) noexcept {
+    f.t.pos += path;
+    f.t.bpos += path;
+    f.t.rpos += rpath;
+    f.t.work += wcost;
+    f.t.subtracted += wraw - wcost;
+    f.own_local += wcost;
+    f.own_task += wcost;
+    f.pp.u += path;
+    f.pp.ut += path;
   }
 
   // A strand inside what-if regions, or of a measurement that assumes call sites
@@ -231,15 +239,7 @@ struct basic_engine {
       detail::wi_add(f.t.wi, &cfg, regions, path);
       detail::record_wi_work(f.s, regions, wcost);
     }
-    f.t.pos += path;
-    f.t.bpos += path;
-    f.t.rpos += rpath;
-    f.t.work += wcost;
-    f.t.subtracted += wraw - wcost;
-    f.own_local += wcost;
-    f.own_task += wcost;
-    f.pp.u += path;
-    f.pp.ut += path;
+    add_strand(f, wraw, wcost, rpath, path);
   }
 
   // ---- spawn, parent side --------------------------------------------------

@@ -299,11 +299,7 @@ class column_rounding {
 };
 
 inline std::string site_display_name(const site_entry& e) {
-  if (e.has_tag) return e.tag;
-  std::string f = e.file;
-  const auto slash = f.find_last_of("/\\");
-  if (slash != std::string::npos) f = f.substr(slash + 1);
-  return f + ":" + std::to_string(e.line);
+  return e.has_tag ? e.tag : short_site_name(e.file, e.line);
 }
 
 // The call-site and spawn-site rows of a finished measurement.

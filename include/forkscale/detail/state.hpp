@@ -272,15 +272,15 @@ inline void keep_orphan(std::unique_ptr<session> s) {
   orphans->push_back(std::move(s));
 }
 
+// "file.cpp:42": the file without its directory, and the line.
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
 inline std::string describe_site(const site& where) {
   if (where.tag) return std::string(where.tag);
-  std::string s = where.file ? where.file : "";
-  if (!s.empty()) {
-    const auto slash = s.find_last_of("/\\");
-    if (slash != std::string::npos) s = s.substr(slash + 1);
-  }
-  s += ':';
-  s += std::to_string(where.line);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
   if (where.function && *where.function) {
     s += " in ";
     s += where.function;
@@ -329,12 +329,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
       r.line = w.line;
       r.function = function;
       r.tag = tag;
-      if (w.tag) {
-        r.name = tag;
-      } else {
-        const auto slash = file.find_last_of("/\\");
-        r.name = (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(w.line);
-      }
+      r.name = w.tag ? tag : short_site_name(file, w.line);
       s->wi_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->wi_regions.size() - 1);
     }

@@ -163,28 +163,28 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list.
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
 inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
                               bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
-  const std::string all = value ? value : "";
-  std::size_t start = 0;
-  while (start <= all.size()) {
-    std::size_t end = all.find(';', start);
-    if (end == std::string::npos) end = all.size();
-    const std::string item = trim(all.substr(start, end - start));
-    start = end + 1;
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
     if (item.empty()) continue;
     if (item.compare(0, 8, "factors=") == 0) {
       factors.clear();
       factors_set = true;
-      const std::string list = item.substr(8);
-      std::size_t a = 0;
-      while (a <= list.size()) {
-        std::size_t b = list.find(',', a);
-        if (b == std::string::npos) b = list.size();
-        factors.push_back(parse_factor(list.substr(a, b - a), origin));
-        a = b + 1;
-      }
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
       continue;
     }
     specs.push_back(parse_spec(item, origin));
