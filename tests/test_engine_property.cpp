@@ -20,6 +20,10 @@
 
 namespace {
 
+using rp::charge;
+using rp::sync;
+using rp::with_body;
+
 std::uint64_t env_or(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
@@ -150,25 +154,6 @@ TEST(Oracle, HandMadeProgram) {
   EXPECT_EQ(r.syncs, 1u);
 }
 
-// Statements for hand-made programs.
-rp::stmt charge(std::uint64_t cost) {
-  rp::stmt s;
-  s.kind = rp::op::charge;
-  s.cost = cost;
-  return s;
-}
-rp::stmt with_body(rp::op kind, int site, rp::body b) {
-  rp::stmt s;
-  s.kind = kind;
-  s.site = site;
-  s.sub = std::make_shared<rp::body>(std::move(b));
-  return s;
-}
-rp::stmt sync() {
-  rp::stmt s;
-  s.kind = rp::op::sync;
-  return s;
-}
 
 template <class Row>
 const Row& row(const std::vector<Row>& rows, forkscale::site_kind kind, const std::string& name) {

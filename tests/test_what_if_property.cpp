@@ -35,6 +35,10 @@
 
 namespace {
 
+using rp::charge;
+using rp::sync;
+using rp::with_body;
+
 std::uint64_t env_or(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
@@ -218,24 +222,6 @@ TEST(WhatIfProperty, WholeProgramRegionDropsOutAtInfinity) {
 // ---------------------------------------------------------------------------
 // The oracle and the comparison themselves.
 
-rp::stmt charge(std::uint64_t cost) {
-  rp::stmt s;
-  s.kind = rp::op::charge;
-  s.cost = cost;
-  return s;
-}
-rp::stmt with_body(rp::op kind, int site, rp::body b) {
-  rp::stmt s;
-  s.kind = kind;
-  s.site = site;
-  s.sub = std::make_shared<rp::body>(std::move(b));
-  return s;
-}
-rp::stmt sync() {
-  rp::stmt s;
-  s.kind = rp::op::sync;
-  return s;
-}
 
 const rp::what_if_scenario& scenario(const rp::what_if_expected& e, const std::string& name) {
   for (const auto& x : e.scenarios)

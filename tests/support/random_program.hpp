@@ -149,6 +149,26 @@ struct program {
   std::string describe() const;
 };
 
+// Statements for hand-made programs.
+inline stmt charge(std::uint64_t cost) {
+  stmt s;
+  s.kind = op::charge;
+  s.cost = cost;
+  return s;
+}
+inline stmt with_body(op kind, int site, body b) {
+  stmt s;
+  s.kind = kind;
+  s.site = site;
+  s.sub = std::make_shared<body>(std::move(b));
+  return s;
+}
+inline stmt sync() {
+  stmt s;
+  s.kind = op::sync;
+  return s;
+}
+
 // The factors random programs are analysed at: each with its exact fraction.
 inline const std::vector<what_if_factor>& what_if_factor_table() {
   static const std::vector<what_if_factor> t = {
