@@ -36,10 +36,10 @@
 // Exit status: 0 verified; 1 wrong result or forkscale reported misuse; 2 bad
 // command line.
 #include <forkscale/forkscale.hpp>
-#include <forkscale/serial.hpp>
+#include <forkscale/adapters/serial.hpp>
 
 #if defined(BENCH_OVERHEAD_HAVE_TBB)
-#include <forkscale/tbb.hpp>
+#include <forkscale/adapters/tbb.hpp>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/version.h>
 #endif

@@ -33,11 +33,11 @@
 #ifdef FORKSCALE_EXAMPLES_HAVE_TBB
 #include <optional>
 
-#include <forkscale/tbb.hpp>
+#include <forkscale/adapters/tbb.hpp>
 #include <oneapi/tbb/global_control.h>
 #endif
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
-#include <forkscale/openmp.hpp>
+#include <forkscale/adapters/openmp.hpp>
 #endif
 
 namespace example_args {

@@ -5,8 +5,8 @@
 // so Python's xml.etree reads it as an independent check (skipped without
 // python3).
 #include <forkscale/forkscale.hpp>
-#include <forkscale/html.hpp>
-#include <forkscale/study.hpp>
+#include <forkscale/study/html.hpp>
+#include <forkscale/study/study.hpp>
 
 #include <gtest/gtest.h>
 

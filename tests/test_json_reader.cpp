@@ -6,8 +6,8 @@
 // under ASan+UBSan too: cmake --preset asan && cmake --build --preset asan
 // --target test_json_reader.
 #include <forkscale/forkscale.hpp>
-#include <forkscale/report_io.hpp>
-#include <forkscale/study.hpp>
+#include <forkscale/read_report.hpp>
+#include <forkscale/study/study.hpp>
 
 #include <gtest/gtest.h>
 

@@ -4,8 +4,8 @@
 // coordinate mapping the SVG declares; the gnuplot data holds the same numbers.
 // Without python3 the XML tests are skipped, never passed.
 #include <forkscale/forkscale.hpp>
-#include <forkscale/plot.hpp>
-#include <forkscale/study.hpp>
+#include <forkscale/study/plot.hpp>
+#include <forkscale/study/study.hpp>
 
 #include <gtest/gtest.h>
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include <forkscale/forkscale.hpp>
-#include <forkscale/serial.hpp>
-#include <forkscale/std_thread.hpp>
+#include <forkscale/adapters/serial.hpp>
+#include <forkscale/adapters/std_thread.hpp>
 
 #include "support/adapter_check.hpp"
 

@@ -32,10 +32,10 @@
 #include <vector>
 
 #include <forkscale/forkscale.hpp>
-#include <forkscale/html.hpp>
-#include <forkscale/plot.hpp>
-#include <forkscale/report_io.hpp>
-#include <forkscale/study.hpp>
+#include <forkscale/study/html.hpp>
+#include <forkscale/study/plot.hpp>
+#include <forkscale/read_report.hpp>
+#include <forkscale/study/study.hpp>
 
 namespace forkscale_cli {
 

@@ -7,8 +7,8 @@
 #include "forkscale_cli.hpp"
 
 #include <forkscale/forkscale.hpp>
-#include <forkscale/report_io.hpp>
-#include <forkscale/study.hpp>
+#include <forkscale/read_report.hpp>
+#include <forkscale/study/study.hpp>
 
 #include <gtest/gtest.h>
 

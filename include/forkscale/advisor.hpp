@@ -24,7 +24,7 @@
 #include "guards.hpp"
 #include "report.hpp"
 #include "detail/macro_scope.hpp"
-#include "detail/report_writers.hpp"
+#include "detail/output/report_writers.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 

@@ -10,7 +10,7 @@
 #include "clock.hpp"
 #include "report.hpp"
 #include "guards.hpp"
-#include "detail/report_writers.hpp"
+#include "detail/output/report_writers.hpp"
 #include "advisor.hpp"
 
 #include "detail/macro_unscope.hpp"

@@ -23,9 +23,9 @@
 #include "site.hpp"
 
 #if FORKSCALE_ENABLE
-#include "detail/engine.hpp"
-#include "detail/session_ops.hpp"
-#include "detail/state.hpp"
+#include "detail/engine/engine.hpp"
+#include "detail/engine/session_ops.hpp"
+#include "detail/engine/state.hpp"
 #else
 #include <functional>
 #endif

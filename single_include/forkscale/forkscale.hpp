@@ -747,7 +747,7 @@ FORKSCALE_NAMESPACE_END
 
 
 #if FORKSCALE_ENABLE
-// begin include/forkscale/detail/engine.hpp
+// begin include/forkscale/detail/engine/engine.hpp
 // detail/engine.hpp: the per-event code. Each event is a few additions, one clock
 // reading and, where a child finishes or a join completes, one uncontended lock on
 // the join set involved. No global lock is taken on any of these paths.
@@ -757,7 +757,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 
-// begin include/forkscale/detail/state.hpp
+// begin include/forkscale/detail/engine/state.hpp
 // detail/state.hpp: the engine's data — what flows along the dag's edges
 // (path_totals), where children report (join_set), one running task (frame), and
 // one measurement (session).
@@ -779,7 +779,7 @@ FORKSCALE_NAMESPACE_END
 #include <thread>
 #include <vector>
 
-// begin include/forkscale/detail/profile.hpp
+// begin include/forkscale/detail/profile/profile.hpp
 // detail/profile.hpp: the data behind the per-site profiles (docs/model.md,
 // "Per-site profiles"; Cilkprof SPAA'15 §4–§6, TaskProf FSE'17).
 //
@@ -1273,8 +1273,8 @@ struct onwork_table {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/profile.hpp
-// begin include/forkscale/detail/what_if.hpp
+// end include/forkscale/detail/profile/profile.hpp
+// begin include/forkscale/detail/what_if/what_if.hpp
 // detail/what_if.hpp: the what-if (causal) analysis's data (docs/model.md,
 // "What-if regions").
 //
@@ -1647,7 +1647,7 @@ struct wi_region {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/what_if.hpp
+// end include/forkscale/detail/what_if/what_if.hpp
 
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
 #include <immintrin.h>
@@ -2166,7 +2166,7 @@ struct spawn_token {
 }  // namespace detail
 
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/state.hpp
+// end include/forkscale/detail/engine/state.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -2731,8 +2731,8 @@ struct basic_engine {
 };
 
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/engine.hpp
-// begin include/forkscale/detail/session_ops.hpp
+// end include/forkscale/detail/engine/engine.hpp
+// begin include/forkscale/detail/engine/session_ops.hpp
 // detail/session_ops.hpp: starting and ending a measurement — resolving the clock,
 // calibrating the overhead compensation, interning regions and building the report.
 // None of this is on the per-event path.
@@ -3299,7 +3299,7 @@ inline report last_report() {
 }
 
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/session_ops.hpp
+// end include/forkscale/detail/engine/session_ops.hpp
 #else
 #include <functional>
 #endif
@@ -3874,7 +3874,7 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_WHAT_IF_REGION(tag) (void)0
 #endif
 // end include/forkscale/guards.hpp
-// begin include/forkscale/detail/report_writers.hpp
+// begin include/forkscale/detail/output/report_writers.hpp
 // detail/report_writers.hpp: a report as text (for people), JSON and CSV (for
 // programs), and the write_* functions that put them in files.
 //
@@ -3893,7 +3893,7 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/atomic_file.hpp
+// begin include/forkscale/detail/util/atomic_file.hpp
 // detail/atomic_file.hpp: replace a file in one step, or not at all.
 //
 // The contents go to a fresh temporary file next to the target (same directory,
@@ -4106,7 +4106,7 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/atomic_file.hpp
+// end include/forkscale/detail/util/atomic_file.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -5406,7 +5406,7 @@ inline void report::write_csv(const std::string& path) const {
 inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
 
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/report_writers.hpp
+// end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/advisor.hpp
 // advisor.hpp: where to spend optimization work (TaskProf2's adviser, done with
 // forkscale's own measurements).

@@ -15,8 +15,8 @@
 // "local work on work" column numerically differs from sorting its text. Keep
 // the EXPECTED data in check_html_report.py in step with this file.
 #include <forkscale/forkscale.hpp>
-#include <forkscale/html.hpp>
-#include <forkscale/study.hpp>
+#include <forkscale/study/html.hpp>
+#include <forkscale/study/study.hpp>
 
 #include <cstdint>
 #include <exception>

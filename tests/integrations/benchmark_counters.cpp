@@ -2,7 +2,7 @@
 // known values under the cost clock. check_benchmark_json.cmake runs it with
 // --benchmark_out_format=json and compares the counters in the JSON output with
 // the values derived in programs.hpp.
-#include <forkscale/benchmark.hpp>
+#include <forkscale/integrations/benchmark.hpp>
 
 #include <stdexcept>
 

@@ -5,7 +5,7 @@
 // marked "expect-pass" are not reported; and that no "expect-absent:" text is
 // printed (the code after a REQUIRE that failed must not run).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <forkscale/doctest.hpp>
+#include <forkscale/integrations/doctest.hpp>
 
 #include <iostream>
 

@@ -1,7 +1,7 @@
 // doctest_helpers: the doctest assertion helpers pass when the bound holds (and
 // count as doctest assertions). doctest_failing.cpp checks the failures.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
-#include <forkscale/doctest.hpp>
+#include <forkscale/integrations/doctest.hpp>
 
 #include "programs.hpp"
 

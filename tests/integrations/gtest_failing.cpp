@@ -4,7 +4,7 @@
 // the text after the marker (the label, the value and the bound); that lines
 // marked "expect-pass" are not reported; and that no "expect-absent:" text is
 // printed (the code after a fatal assertion must not run).
-#include <forkscale/gtest.hpp>
+#include <forkscale/integrations/gtest.hpp>
 
 #include <iostream>
 

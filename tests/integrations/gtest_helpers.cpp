@@ -5,7 +5,7 @@
 //
 // Built twice: as is, and with FORKSCALE_ENABLE=0, where every report is empty
 // and every check passes.
-#include <forkscale/gtest.hpp>
+#include <forkscale/integrations/gtest.hpp>
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 // report — work, span, burdened span, spawns, syncs, calls, every region row —
 // must be the same, run after run, and equal to values worked out by hand from
 // docs/model.md and docs/openmp.md. No run may produce a diagnostic.
-#include <forkscale/openmp.hpp>
+#include <forkscale/adapters/openmp.hpp>
 
 #include <gtest/gtest.h>
 #include <omp.h>

@@ -1,7 +1,7 @@
 // forkscale/openmp.hpp built with -DFORKSCALE_ENABLE=0: every adapter name still
 // compiles warning-free around real OpenMP constructs, the program computes its
 // own results, and a measurement's report is empty.
-#include <forkscale/openmp.hpp>
+#include <forkscale/adapters/openmp.hpp>
 
 #include <gtest/gtest.h>
 #include <omp.h>

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include <forkscale/serial.hpp>
-#include <forkscale/std_thread.hpp>
+#include <forkscale/adapters/serial.hpp>
+#include <forkscale/adapters/std_thread.hpp>
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include <thread>
 
 #include <forkscale/forkscale.hpp>
-#include <forkscale/serial.hpp>
-#include <forkscale/tbb.hpp>
+#include <forkscale/adapters/serial.hpp>
+#include <forkscale/adapters/tbb.hpp>
 
 #include "../support/adapter_check.hpp"
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include <forkscale/tbb.hpp>
+#include <forkscale/adapters/tbb.hpp>
 
 namespace {
 

@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "../clock.hpp"
-#include "../config.hpp"
-#include "../report.hpp"
-#include "atomic_file.hpp"
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../util/atomic_file.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "../clock.hpp"
-#include "../config.hpp"
-#include "../report.hpp"
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
 #include "engine.hpp"
 #include "state.hpp"
 

@@ -24,10 +24,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../config.hpp"
-#include "../report.hpp"
-#include "../site.hpp"
-#include "macro_scope.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../../site.hpp"
+#include "../macro_scope.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -29,10 +29,10 @@
 #include <string>
 #include <vector>
 
-#include "../config.hpp"
-#include "../report.hpp"
-#include "../site.hpp"
-#include "macro_scope.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../../site.hpp"
+#include "../macro_scope.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -20,13 +20,13 @@
 #include <thread>
 #include <vector>
 
-#include "../clock.hpp"
-#include "../config.hpp"
-#include "macro_scope.hpp"
-#include "profile.hpp"
-#include "what_if.hpp"
-#include "../report.hpp"
-#include "../site.hpp"
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../macro_scope.hpp"
+#include "../profile/profile.hpp"
+#include "../what_if/what_if.hpp"
+#include "../../report.hpp"
+#include "../../site.hpp"
 
 #if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
 #include <immintrin.h>

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "../config.hpp"
+#include "../../config.hpp"
 #include "report_writers.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

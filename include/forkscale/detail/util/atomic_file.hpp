@@ -14,8 +14,8 @@
 #include <string>
 #include <system_error>
 
-#include "../config.hpp"
-#include "../report.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
 
 #if defined(_WIN32)
 #include <filesystem>

@@ -21,8 +21,8 @@
 #include <utility>
 #include <vector>
 
-#include "../config.hpp"
-#include "../report.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

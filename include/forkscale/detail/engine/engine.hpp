@@ -8,9 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "../clock.hpp"
-#include "../config.hpp"
-#include "macro_scope.hpp"
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../macro_scope.hpp"
 #include "state.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

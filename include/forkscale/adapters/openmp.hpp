@@ -1,0 +1,385 @@
+// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, parallel
+// regions and `parallel for` loops, with GCC's libgomp and LLVM's libomp.
+//
+// OpenMP's constructs are pragmas, so the adapter keeps them: the program still
+// writes every `#pragma omp` line it had, with its clauses, and adds one line at
+// each spawn point, each task body and each join:
+//
+//   #pragma omp task shared(x)               auto tk = fs::omp::spawn_point();     // spawn point
+//   x = fib(n - 1);                          #pragma omp task shared(x)
+//                                            { fs::omp::task_scope ts(tk); x = fib(n - 1); }
+//   #pragma omp taskwait                     fs::omp::taskwait();                  // join
+//
+//   #pragma omp taskgroup                    fs::omp::taskgroup([&] {
+//   { produce(); }                             produce();                          // its tasks, and theirs
+//                                            });
+//
+//   #pragma omp parallel                     { fs::omp::team team;                 // fork of the region's
+//   #pragma omp single                         #pragma omp parallel                //   work, and its join
+//   { root(); }                                #pragma omp single
+//                                              { fs::omp::task_scope ts(team); root(); }
+//                                            }
+//
+//   #pragma omp parallel for \               fs::omp::parallel_for(0, n, 64,
+//           schedule(dynamic, 64)                                 [&](int i) { f(i); });
+//   for (int i = 0; i < n; ++i) f(i);
+//
+// The model of each construct (docs/openmp.md has the details):
+//  - task: a spawn at spawn_point(); the child's scope is the task body, opened by
+//    task_scope on whatever thread runs it. An undeferred task (if(0), final, a
+//    team of one) runs at once on the spawning thread: the same dag.
+//  - taskwait: the join of the children of the task. Wrap profiled calls in
+//    fs::omp::call_site, which keeps that meaning; fs::call_site would make the
+//    call a Cilk sync scope (docs/openmp.md says when the two differ).
+//  - taskgroup: an fs::task_group. Tasks the encountering task creates inside it go
+//    into the group; tasks those tasks create and leave unwaited are handed on to
+//    the group when their parent ends (docs/model.md); the end of the taskgroup is
+//    the group's join.
+//  - parallel region: the team's work is one child of the encountering task,
+//    spawned when the team is declared; the region's end (its implicit barrier) is
+//    the join of that child and of every task left unwaited inside the region.
+//    Code that every thread of the team runs outside the measured block is not
+//    measured (it has no task scope on threads other than the master's).
+//  - parallel_for: each chunk is a child of the calling task, spawned before the
+//    loop starts, in index order; the loop's end is their join (a flat fork).
+//
+// Tasks must be tied (the default). forkscale keeps the running task per thread;
+// an untied task may resume on another thread after a task scheduling point and
+// would close its scope on a thread that never opened it.
+//
+// Opt-in: forkscale.hpp does not include this header.
+#pragma once
+
+#ifndef _OPENMP
+#error "forkscale/openmp.hpp needs OpenMP: compile with -fopenmp (GCC: libgomp) or -fopenmp=libomp (Clang: LLVM's libomp), or link CMake's OpenMP::OpenMP_CXX"
+#endif
+
+#include <omp.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../forkscale.hpp"
+
+// Functions whose own memory accesses ThreadSanitizer must not track (see
+// basic_task_token's destructor).
+#if defined(__SANITIZE_THREAD__)
+#define FORKSCALE_DETAIL_OMP_NO_TSAN __attribute__((no_sanitize("thread")))
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define FORKSCALE_DETAIL_OMP_NO_TSAN __attribute__((no_sanitize("thread")))
+#endif
+#endif
+#ifndef FORKSCALE_DETAIL_OMP_NO_TSAN
+#define FORKSCALE_DETAIL_OMP_NO_TSAN
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+
+namespace omp {
+template <class Clock>
+class basic_team;
+template <class Clock>
+class basic_task_scope;
+}  // namespace omp
+
+#if FORKSCALE_ENABLE
+namespace detail {
+namespace omp_adapter {
+
+// An fs::omp::taskgroup open in a task: spawn points of that task (and only of
+// that task: not of the tasks it creates, nor of tasks its thread runs while it
+// waits) go into the group. One per taskgroup, on the stack of the thread that
+// runs the task; they nest as the tied tasks of one thread do.
+template <class Clock>
+struct group_context {
+  const void* task;  // the task that opened the taskgroup (its frame)
+  basic_task_group<Clock>* group;
+  group_context* outer;
+  std::uint64_t spawned = 0;  // spawns into the group since its last join
+  bool open = true;
+
+  static group_context*& innermost() noexcept {
+    static thread_local group_context* top = nullptr;
+    return top;
+  }
+  explicit group_context(basic_task_group<Clock>& g) noexcept
+      : task(basic_engine<Clock>::current()), group(&g), outer(innermost()) {
+    innermost() = this;
+  }
+  group_context(const group_context&) = delete;
+  group_context& operator=(const group_context&) = delete;
+  ~group_context() { close(); }
+  void close() noexcept {
+    if (open) {
+      innermost() = outer;
+      open = false;
+    }
+  }
+};
+
+}  // namespace omp_adapter
+}  // namespace detail
+#endif
+
+namespace omp {
+
+// The spawn point of one task, handed to the task body through OpenMP's data
+// environment. A local variable is firstprivate in a task by default, and OpenMP
+// copies it exactly once, when it creates the task: copying a task_token therefore
+// *moves* the spawn point into the copy (the variable left behind is empty). The
+// body's task_scope takes it from there. A token that reaches no task_scope
+// reports a spawned task that never ran when it is destroyed.
+template <class Clock = default_clock>
+class basic_task_token {
+ public:
+  basic_task_token() noexcept { ::new (static_cast<void*>(&token_)) spawn_token(); }
+  explicit basic_task_token(spawn_token&& tk, const site& where = site::current()) noexcept
+      : where_(where) {
+    ::new (static_cast<void*>(&token_)) spawn_token(std::move(tk));
+  }
+  basic_task_token(const basic_task_token& other) noexcept : where_(other.where_) {
+    ::new (static_cast<void*>(&token_)) spawn_token(std::move(other.token_));
+  }
+  basic_task_token& operator=(const basic_task_token& other) noexcept {
+    if (this != &other) {
+      drop();
+      token_ = std::move(other.token_);
+      where_ = other.where_;
+    }
+    return *this;
+  }
+  // libomp (LLVM 14 at least) runs the destructors of a task's firstprivate copies
+  // after it has published the task's completion, on memory it then gives to a new
+  // task — maybe on another thread — through an allocator ThreadSanitizer does not
+  // see. So the emptiness check here is not instrumented. A token that still holds
+  // its spawn point (no task took it) reports a task that never ran, with its site.
+  FORKSCALE_DETAIL_OMP_NO_TSAN ~basic_task_token() {
+#if FORKSCALE_ENABLE
+    if (token_.target != nullptr) drop();
+#endif
+  }
+
+  // True while it holds a spawn point not yet handed to a task scope.
+  explicit operator bool() const noexcept { return static_cast<bool>(token_); }
+  spawn_token take() noexcept { return std::move(token_); }
+
+ private:
+  void drop() noexcept {
+#if FORKSCALE_ENABLE
+    if (token_) detail::drop_unrun(token_, where_);
+#endif
+  }
+
+  union {
+    mutable spawn_token token_;  // a union member: its destructor runs only from ours
+  };
+  site where_;
+};
+
+// The spawn point of a task: call it right before `#pragma omp task`, in the
+// task that creates it. Inside an fs::omp::taskgroup opened by this task the
+// child goes into that group, as OpenMP's taskgroup collects it.
+template <class Clock = default_clock>
+basic_task_token<Clock> spawn_point(const site& where = site::current()) {
+#if FORKSCALE_ENABLE
+  auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
+  if (ctx && ctx->task == static_cast<const void*>(basic_engine<Clock>::current())) {
+    ++ctx->spawned;
+    return basic_task_token<Clock>(basic_spawn_point<Clock>(*ctx->group, where), where);
+  }
+#endif
+  return basic_task_token<Clock>(basic_spawn_point<Clock>(where), where);
+}
+
+// The spawn point of a task joined by an fs::sync_point on `group`.
+template <class Clock>
+basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group,
+                                    const site& where = site::current()) {
+  return basic_task_token<Clock>(basic_spawn_point<Clock>(group, where), where);
+}
+
+// A parallel region's fork and join. Declare it right before `#pragma omp
+// parallel`, in a block that ends right after the region: the team's measured
+// work — the block that opens `task_scope ts(team)`, normally a `single` or a
+// `master` block — is one child spawned here, and the end of the block joins it
+// together with every task the region left unwaited (the region's implicit
+// barrier waited for them). The encountering task is blocked meanwhile: what its
+// thread does in the region outside the measured block is not measured.
+template <class Clock = default_clock>
+class basic_team {
+ public:
+  explicit basic_team(const site& where = site::current())
+      : token_(basic_spawn_point<Clock>(group_, where), where) {
+    join_.emplace(group_, where);
+  }
+  basic_team(const basic_team&) = delete;
+  basic_team& operator=(const basic_team&) = delete;
+  // Members go in reverse order: an unused token is reported as a task that never
+  // ran (and counts as empty), then the join, then the group.
+  ~basic_team() = default;
+
+ private:
+  friend class basic_task_scope<Clock>;
+  // The first block to open a scope on the team gets its spawn point; any other
+  // (a task_scope in code every thread runs) gets none, without a data race.
+  spawn_token take() noexcept {
+    if (taken_.exchange(true, std::memory_order_acq_rel)) return spawn_token{};
+    return token_.take();
+  }
+
+  basic_task_group<Clock> group_;
+  std::optional<basic_sync_point<Clock>> join_;
+  basic_task_token<Clock> token_;
+  std::atomic<bool> taken_{false};
+};
+
+// The child half: the first line of the task body (or of the team's measured
+// block). It closes when the body ends.
+template <class Clock = default_clock>
+class basic_task_scope {
+ public:
+  explicit basic_task_scope(basic_task_token<Clock>& tk, const site& where = site::current()) noexcept
+      : scope_(tk.take(), where) {}
+  explicit basic_task_scope(basic_task_token<Clock>&& tk, const site& where = site::current()) noexcept
+      : scope_(tk.take(), where) {}
+  explicit basic_task_scope(basic_team<Clock>& team, const site& where = site::current()) noexcept
+      : scope_(team.take(), where) {}
+  basic_task_scope(const basic_task_scope&) = delete;
+  basic_task_scope& operator=(const basic_task_scope&) = delete;
+
+ private:
+  basic_spawn_scope<Clock> scope_;
+};
+
+// `#pragma omp taskwait`, with its join: the task's strand ends before the wait
+// and a new one starts after it, after every child the task created since its
+// last join. Inside fs::omp::taskgroup blocks opened by this task, the children
+// in those groups are joined too (one more sync for each group that has some).
+template <class Clock = default_clock>
+void taskwait(const site& where = site::current()) {
+  {
+    basic_sync_point<Clock> sp(where);
+#pragma omp taskwait
+  }
+#if FORKSCALE_ENABLE
+  const void* task = basic_engine<Clock>::current();
+  for (auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
+       ctx && ctx->task == task; ctx = ctx->outer) {
+    if (ctx->spawned != 0) {
+      ctx->spawned = 0;
+      basic_sync_point<Clock> sp(*ctx->group, where);
+    }
+  }
+#endif
+}
+
+// `#pragma omp taskgroup { body(); }`, with its join: an fs::task_group that
+// collects the tasks this task creates in `body` (with their descendants), joined
+// where the taskgroup ends. `body` must not throw (OpenMP forbids leaving a
+// structured block by an exception).
+template <class Clock = default_clock, class Body>
+void taskgroup(Body&& body, const site& where = site::current()) {
+  basic_task_group<Clock> group;
+  std::optional<basic_sync_point<Clock>> join;
+  {
+#if FORKSCALE_ENABLE
+    detail::omp_adapter::group_context<Clock> ctx(group);
+#endif
+#pragma omp taskgroup
+    {
+      std::forward<Body>(body)();
+#if FORKSCALE_ENABLE
+      ctx.close();  // tasks this thread runs while the taskgroup waits are not its own
+#endif
+      join.emplace(group, where);  // the strand ends before the taskgroup's wait
+    }
+  }
+  join.reset();  // ... and merges the group after it
+}
+
+// How parallel_for hands chunks to threads: `schedule(dynamic, chunk)` or
+// `schedule(static, chunk)` (round robin). The dag is the same either way.
+enum class loop_schedule { dynamic, static_chunks };
+
+// `#pragma omp parallel for schedule(dynamic, chunk)` over [first, last), calling
+// body(i) for each index. Chunk k covers [first + k*chunk, first + (k+1)*chunk):
+// it is one child of the calling task, spawned before the loop starts, in index
+// order (so chunk k's spawn comes after k others: its path carries k burdens), and
+// the loop's end joins them all, with whatever tasks they left unwaited.
+// num_threads <= 0 means omp_get_max_threads(). `body` must not throw.
+template <class Clock = default_clock, class First, class Last, class Chunk, class Body>
+void parallel_for(First first, Last last, Chunk chunk, Body&& body,
+                  loop_schedule kind = loop_schedule::dynamic, int num_threads = 0,
+                  const site& where = site::current()) {
+  using Index = std::common_type_t<First, Last>;
+  static_assert(std::is_integral<Index>::value && std::is_integral<Chunk>::value,
+                "fs::omp::parallel_for: first, last and chunk must be integers");
+  const Index lo = static_cast<Index>(first);
+  const Index hi = static_cast<Index>(last);
+  if (!(lo < hi)) return;
+  const Index step = chunk > 0 ? static_cast<Index>(chunk) : Index(1);
+  const auto count = static_cast<std::uint64_t>(hi - lo);
+  const auto size = static_cast<std::uint64_t>(step);
+  const auto chunks = static_cast<std::int64_t>(count / size + (count % size != 0 ? 1 : 0));
+  const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+  auto run = [&](std::int64_t k) {
+    const Index b = static_cast<Index>(lo + static_cast<Index>(k) * step);
+    const Index e = hi - b > step ? static_cast<Index>(b + step) : hi;
+    for (Index i = b; i < e; ++i) body(i);
+  };
+
+#if FORKSCALE_ENABLE
+  if (basic_engine<Clock>::current() != nullptr) {
+    basic_task_group<Clock> group;
+    std::vector<spawn_token> tokens;
+    tokens.reserve(static_cast<std::size_t>(chunks));
+    for (std::int64_t k = 0; k < chunks; ++k) tokens.push_back(basic_spawn_point<Clock>(group, where));
+    std::optional<basic_sync_point<Clock>> join;
+    join.emplace(group, where);
+    auto run_chunk = [&](std::int64_t k) {
+      basic_spawn_scope<Clock> scope(std::move(tokens[static_cast<std::size_t>(k)]), where);
+      run(k);
+    };
+    if (kind == loop_schedule::dynamic) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+      for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);
+    } else {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+      for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);
+    }
+    join.reset();
+    return;
+  }
+#endif
+  (void)where;
+  if (kind == loop_schedule::dynamic) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t k = 0; k < chunks; ++k) run(k);
+  } else {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+    for (std::int64_t k = 0; k < chunks; ++k) run(k);
+  }
+}
+
+// The names a program uses, on the default clock policy.
+// A profiled call with OpenMP's semantics: a taskwait inside the called function
+// waits for every child of the task, the caller's too (fs::call_site would make the
+// call a Cilk sync scope instead).
+template <class Clock = default_clock>
+using basic_call_site = ::forkscale::basic_call_site<Clock, false>;
+using call_site = basic_call_site<default_clock>;
+
+using task_token = basic_task_token<default_clock>;
+using task_scope = basic_task_scope<default_clock>;
+using team = basic_team<default_clock>;
+
+}  // namespace omp
+
+FORKSCALE_NAMESPACE_END

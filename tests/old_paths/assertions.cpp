@@ -1,0 +1,3 @@
+#include <forkscale/assertions.hpp>
+#include <string>
+std::string old_path_assertions() { return "assertions.hpp"; }

@@ -1,0 +1,3 @@
+#include <forkscale/html.hpp>
+#include <string>
+std::string old_path_html() { return "html.hpp"; }

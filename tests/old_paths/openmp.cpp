@@ -1,0 +1,3 @@
+#include <forkscale/openmp.hpp>
+#include <string>
+std::string old_path_openmp() { return "openmp.hpp"; }

@@ -1,0 +1,3 @@
+#include <forkscale/plot.hpp>
+#include <string>
+std::string old_path_plot() { return "plot.hpp"; }

@@ -1,0 +1,3 @@
+#include <forkscale/split_tree.hpp>
+#include <string>
+std::string old_path_split_tree() { return "split_tree.hpp"; }
