@@ -4,19 +4,19 @@
 //     /proc/loadavg), cores, compiler_string, sanitizer_name (and the macro
 //     BENCH_SANITIZED), utc_now;
 //   - median;
-//   - JSON scalars as both JSON writers emit them: json_escape (a quoted string)
-//     and json_number (%.6g; null when not finite);
-//   - write_file_atomically (FILE.tmp, then renamed);
+//   - json_out: the library's JSON writer (forkscale::detail), with the values the
+//     benchmarks write besides its own (numbers as %.6g; null when not finite);
+//   - write_results_file: the library's atomic file write, into a directory it
+//     creates;
 //   - help_or_unknown_argument, the last branch of the argument loops.
 #pragma once
 
 #include <sched.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +24,11 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 #include <vector>
+
+#include <forkscale/detail/output/report_writers.hpp>  // json_writer
+#include <forkscale/detail/util/atomic_file.hpp>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define BENCH_SANITIZED 1
@@ -126,48 +130,90 @@ inline std::string utc_now() {
 }
 
 // ============================================================================
-// JSON scalars
+// JSON output
 // ============================================================================
-// Appends `s` as a quoted JSON string.
-inline void json_escape(std::string& out, const std::string& s) {
-  out += '"';
-  for (const unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
+// The library's streaming JSON writer (pretty-printed, two-space indentation), with
+// what the benchmarks write besides its strings and unsigned integers: members by
+// key in one call, signed integers, booleans, null, and numbers with 6 significant
+// digits (null when not finite), as the results have always had them.
+class json_out {
+ public:
+  // A key only inside an object; none for the document or an array element.
+  json_out& begin_object(const char* key = nullptr) {
+    if (key) w_.key(key);
+    w_.begin_object();
+    return *this;
   }
-  out += '"';
-}
+  json_out& begin_array(const char* key = nullptr) {
+    if (key) w_.key(key);
+    w_.begin_array();
+    return *this;
+  }
+  json_out& end_object() {
+    w_.end_object();
+    return *this;
+  }
+  json_out& end_array() {
+    w_.end_array();
+    return *this;
+  }
 
-// Appends `d` with 6 significant digits, or null when it is not finite.
-inline void json_number(std::string& out, double d) {
-  if (!std::isfinite(d)) {
-    out += "null";
-  } else {
+  json_out& kv(const char* key, const std::string& v) { return member(key, v); }
+  json_out& kv(const char* key, const char* v) { return member(key, std::string(v)); }
+  json_out& kv(const char* key, double v) { return raw(key, number(v)); }
+  json_out& kv(const char* key, bool v) { return raw(key, v ? "true" : "false"); }
+  template <class T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value, int> = 0>
+  json_out& kv(const char* key, T v) {
+    if constexpr (std::is_signed<T>::value) return raw(key, std::to_string(v));
+    else return member(key, static_cast<std::uint64_t>(v));
+  }
+  json_out& null(const char* key) { return raw(key, "null"); }
+  // An array of numbers.
+  json_out& numbers(const char* key, const std::vector<double>& v) {
+    begin_array(key);
+    for (const double d : v) w_.value_raw(number(d));
+    return end_array();
+  }
+  // An array of strings.
+  json_out& strings(const char* key, const std::vector<std::string>& v) {
+    begin_array(key);
+    for (const auto& s : v) w_.value(s);
+    return end_array();
+  }
+
+  // The document, ended by a newline.
+  std::string str() { return w_.finish(); }
+
+  // `d` with 6 significant digits, or null when it is not finite.
+  static std::string number(double d) {
+    if (!std::isfinite(d)) return "null";
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", d);
-    out += buf;
+    return buf;
   }
-}
+
+ private:
+  template <class T>
+  json_out& member(const char* key, const T& v) {
+    w_.member(key, v);
+    return *this;
+  }
+  json_out& raw(const char* key, const std::string& text) {
+    w_.key(key);
+    w_.value_raw(text);
+    return *this;
+  }
+
+  forkscale::detail::report_io::json_writer w_;
+};
 
 // ============================================================================
 // Output files
 // ============================================================================
-// Writes `text` to PATH.tmp (creating PATH's directory), then renames it to PATH.
-// On failure: false, with the reason in `err`, and no PATH.tmp left behind.
-inline bool write_file_atomically(const std::string& path, const std::string& text, std::string& err) {
+// Writes `text` to PATH in one step (forkscale::detail::write_file_atomically: a
+// temporary file renamed onto PATH), creating PATH's directory first. On failure:
+// false, with the reason in `err`, and no temporary file left behind.
+inline bool write_results_file(const std::string& path, const std::string& text, std::string& err) {
   namespace sfs = std::filesystem;
   std::error_code ec;
   const sfs::path p(path);
@@ -178,24 +224,10 @@ inline bool write_file_atomically(const std::string& path, const std::string& te
       return false;
     }
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      err = "cannot open '" + tmp + "' for writing";
-      return false;
-    }
-    out << text;
-    out.flush();
-    if (!out) {
-      err = "cannot write '" + tmp + "'";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = "cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(errno);
-    std::remove(tmp.c_str());
+  try {
+    forkscale::detail::write_file_atomically(path, text);
+  } catch (const forkscale::error& e) {
+    err = e.what();
     return false;
   }
   return true;

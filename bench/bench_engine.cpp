@@ -2,8 +2,8 @@
 //
 //   bench_engine [--quick] [--out FILE]      (default FILE: bench/results/engine.json)
 //
-// Four sections, written to one JSON file (FILE.tmp, then renamed) and printed as
-// a table:
+// Four sections, written to one JSON file (atomically: a temporary file renamed
+// onto FILE) and printed as a table:
 //   event_cost     ns per event (spawn and its parts, sync_point, call_site) against
 //                  one raw clock read, with site profiles on (the default); best of
 //                  5 in each of 3 whole runs (1 with --quick), loop overhead
@@ -69,114 +69,6 @@ namespace fs = forkscale;
 namespace {
 
 using namespace bench_common;  // bench_common.hpp
-
-// ============================================================================
-// A minimal JSON value (ordered objects) and its writer.
-// ============================================================================
-class json {
- public:
-  enum class kind { null, boolean, integer, unsigned_integer, number, string, array, object };
-
-  json() = default;
-  json(std::nullptr_t) {}
-  json(bool b) : k_(kind::boolean), b_(b) {}
-  template <class T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value &&
-                                          std::is_signed<T>::value,
-                                      int> = 0>
-  json(T v) : k_(kind::integer), i_(static_cast<long long>(v)) {}
-  template <class T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value &&
-                                          std::is_unsigned<T>::value,
-                                      int> = 0>
-  json(T v) : k_(kind::unsigned_integer), u_(static_cast<unsigned long long>(v)) {}
-  json(double d) : k_(kind::number), d_(d) {}
-  json(const char* s) : k_(kind::string), s_(s ? s : "") {}
-  json(std::string s) : k_(kind::string), s_(std::move(s)) {}
-
-  static json object() {
-    json j;
-    j.k_ = kind::object;
-    return j;
-  }
-  static json array() {
-    json j;
-    j.k_ = kind::array;
-    return j;
-  }
-
-  json& set(const std::string& key, json v) {
-    for (auto& kv : o_)
-      if (kv.first == key) {
-        kv.second = std::move(v);
-        return *this;
-      }
-    o_.emplace_back(key, std::move(v));
-    return *this;
-  }
-  json& push(json v) {
-    a_.push_back(std::move(v));
-    return *this;
-  }
-
-  std::string dump() const {
-    std::string out;
-    write(out, 0);
-    out += '\n';
-    return out;
-  }
-
- private:
-  static void newline(std::string& out, int indent) {
-    out += '\n';
-    out.append(static_cast<std::size_t>(indent) * 2, ' ');
-  }
-  void write(std::string& out, int indent) const {
-    switch (k_) {
-      case kind::null: out += "null"; break;
-      case kind::boolean: out += b_ ? "true" : "false"; break;
-      case kind::integer: out += std::to_string(i_); break;
-      case kind::unsigned_integer: out += std::to_string(u_); break;
-      case kind::number: bench_common::json_number(out, d_); break;
-      case kind::string: bench_common::json_escape(out, s_); break;
-      case kind::array: {
-        // Arrays of scalars stay on one line.
-        bool flat = true;
-        for (const auto& v : a_)
-          if (v.k_ == kind::array || v.k_ == kind::object) flat = false;
-        out += '[';
-        for (std::size_t i = 0; i < a_.size(); ++i) {
-          if (i) out += flat ? ", " : ",";
-          if (!flat) newline(out, indent + 1);
-          a_[i].write(out, indent + 1);
-        }
-        if (!flat && !a_.empty()) newline(out, indent);
-        out += ']';
-        break;
-      }
-      case kind::object: {
-        out += '{';
-        for (std::size_t i = 0; i < o_.size(); ++i) {
-          if (i) out += ',';
-          newline(out, indent + 1);
-          bench_common::json_escape(out, o_[i].first);
-          out += ": ";
-          o_[i].second.write(out, indent + 1);
-        }
-        if (!o_.empty()) newline(out, indent);
-        out += '}';
-        break;
-      }
-    }
-  }
-
-  kind k_ = kind::null;
-  bool b_ = false;
-  long long i_ = 0;
-  unsigned long long u_ = 0;
-  double d_ = 0;
-  std::string s_;
-  std::vector<json> a_;
-  std::vector<std::pair<std::string, json>> o_;
-};
 
 // ============================================================================
 // Small helpers
@@ -379,6 +271,210 @@ struct event_cost_result {
   std::uint64_t diagnostics = 0;
 };
 
+// One whole run of the event-cost loops, inside one fs::measure: each loop times
+// n events, best of `reps`; the empty loops of the same structures give the
+// overheads subtracted.
+struct event_cost_run {
+  std::uint64_t n = 0, batches = 0, nests = 0;
+  int reps = 0;
+  clock_read_counts reads;
+  fs::spawn_token* tk = nullptr;  // room for max(spawn_batch, nest_depth) tokens
+  std::vector<event_row>* rows = nullptr;
+  double flat_empty = 0, batch_empty = 0, nest_open_empty = 0, nest_close_empty = 0;
+
+  // Best of `reps` of fn(), which returns the ns taken by n events.
+  template <class Fn>
+  double best(Fn&& fn) const {
+    double b = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < reps; ++r) b = std::min(b, static_cast<double>(fn()));
+    return b / static_cast<double>(n);
+  }
+  // The same for fn(a, b), which adds to two totals.
+  template <class Fn>
+  void best2(Fn&& fn, double& a_out, double& b_out) const {
+    double ba = std::numeric_limits<double>::infinity(), bb = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < reps; ++r) {
+      std::uint64_t a = 0, b = 0;
+      fn(a, b);
+      ba = std::min(ba, static_cast<double>(a));
+      bb = std::min(bb, static_cast<double>(b));
+    }
+    a_out = ba / static_cast<double>(n);
+    b_out = bb / static_cast<double>(n);
+  }
+
+  void add(const char* name, const char* what, const char* role, double raw, double overhead,
+           double clock_reads) const {
+    event_row row;
+    row.name = name;
+    row.what = what;
+    row.role = role;
+    row.raw_ns = raw;
+    row.overhead_ns = overhead;
+    row.ns = std::max(0.0, raw - overhead);
+    row.clock_reads = clock_reads;
+    rows->push_back(row);
+  }
+
+  void all() {
+    loop_overheads();
+    clock_reads();
+    whole_spawns();
+    spawn_parts();
+    child_open_close();
+    sync_and_call();
+  }
+
+  // Loop overheads: the same loop structures with nothing in them.
+  void loop_overheads() {
+    flat_empty = best([&] {
+      const std::uint64_t t0 = now_ns();
+      for (std::uint64_t i = 0; i < n; ++i) barrier();
+      return now_ns() - t0;
+    });
+    batch_empty = best([&] {
+      std::uint64_t total = 0;
+      for (std::uint64_t b = 0; b < batches; ++b) {
+        const std::uint64_t t0 = now_ns();
+        for (std::size_t i = 0; i < spawn_batch; ++i) barrier();
+        total += now_ns() - t0;
+      }
+      return total;
+    });
+    best2(
+        [&](std::uint64_t& open, std::uint64_t& close) {
+          for (std::uint64_t b = 0; b < nests; ++b) {
+            std::uint64_t mid = 0;
+            const std::uint64_t t0 = now_ns();
+            nest_empty(tk, 0, nest_depth, mid);
+            const std::uint64_t t1 = now_ns();
+            open += mid - t0;
+            close += t1 - mid;
+          }
+        },
+        nest_open_empty, nest_close_empty);
+  }
+
+  // Raw clock reads.
+  void clock_reads() const {
+    add("clock_read_tsc", "fs::detail::tsc_ticks()", "reference", best([&] {
+          const std::uint64_t t0 = now_ns();
+          for (std::uint64_t i = 0; i < n; ++i) keep(fs::detail::tsc_ticks());
+          return now_ns() - t0;
+        }),
+        flat_empty, 1);
+    add("clock_read_steady", "fs::detail::steady_ticks()", "reference", best([&] {
+          const std::uint64_t t0 = now_ns();
+          for (std::uint64_t i = 0; i < n; ++i) keep(fs::detail::steady_ticks());
+          return now_ns() - t0;
+        }),
+        flat_empty, 1);
+  }
+
+  // A whole spawn run inline: spawn point, child scope open and close; a sync
+  // (untimed) after every batch.
+  void whole_spawns() const {
+    add("spawn", "spawn_point() + spawn_scope open/close (child run inline)", "event", best([&] {
+          std::uint64_t total = 0;
+          for (std::uint64_t b = 0; b < batches; ++b) {
+            const std::uint64_t t0 = now_ns();
+            for (std::size_t i = 0; i < spawn_batch; ++i) {
+              fs::spawn_scope c(fs::spawn_point());
+              barrier();
+            }
+            total += now_ns() - t0;
+            fs::sync_point sp;
+          }
+          return total;
+        }),
+        batch_empty, reads.spawn);
+    add("spawn_wrapper", "fs::spawn(f)() with an empty f", "event", best([&] {
+          std::uint64_t total = 0;
+          for (std::uint64_t b = 0; b < batches; ++b) {
+            const std::uint64_t t0 = now_ns();
+            for (std::size_t i = 0; i < spawn_batch; ++i) fs::spawn([] { barrier(); })();
+            total += now_ns() - t0;
+            fs::sync_point sp;
+          }
+          return total;
+        }),
+        batch_empty, reads.spawn_wrapper);
+  }
+
+  // The parts: a batch of spawn points, then their child scopes, then a sync.
+  void spawn_parts() const {
+    double sp_raw = 0, child_raw = 0;
+    best2(
+        [&](std::uint64_t& t_sp, std::uint64_t& t_child) {
+          for (std::uint64_t b = 0; b < batches; ++b) {
+            std::uint64_t t0 = now_ns();
+            for (std::size_t i = 0; i < spawn_batch; ++i) {
+              new (&tk[i]) fs::spawn_token(fs::spawn_point());
+              barrier();
+            }
+            t_sp += now_ns() - t0;
+            t0 = now_ns();
+            for (std::size_t i = 0; i < spawn_batch; ++i) {
+              { fs::spawn_scope c(std::move(tk[i])); }
+              tk[i].~spawn_token();
+              barrier();
+            }
+            t_child += now_ns() - t0;
+            fs::sync_point sp;
+          }
+        },
+        sp_raw, child_raw);
+    add("spawn_point", "parent side: auto tk = fs::spawn_point()", "part", sp_raw, batch_empty, reads.spawn_point);
+    add("child_scope", "child side: { fs::spawn_scope c(std::move(tk)); }", "part", child_raw, batch_empty,
+        reads.child_scope);
+  }
+
+  // Child open and close apart: scopes nested nest_depth deep.
+  void child_open_close() const {
+    double open_raw = 0, close_raw = 0;
+    best2(
+        [&](std::uint64_t& open, std::uint64_t& close) {
+          for (std::uint64_t b = 0; b < nests; ++b) {
+            for (std::size_t i = 0; i < nest_depth; ++i) new (&tk[i]) fs::spawn_token(fs::spawn_point());
+            std::uint64_t mid = 0;
+            const std::uint64_t t0 = now_ns();
+            nest_scopes(tk, 0, nest_depth, mid);
+            const std::uint64_t t1 = now_ns();
+            open += mid - t0;
+            close += t1 - mid;
+            fs::sync_point sp;
+          }
+        },
+        open_raw, close_raw);
+    add("child_open", "spawn_scope constructor (nested scopes)", "part", open_raw, nest_open_empty, reads.child_open);
+    add("child_close", "spawn_scope destructor (nested scopes)", "part", close_raw, nest_close_empty,
+        reads.child_close);
+  }
+
+  // Sync with the task's join set present (as after any spawn), nothing pending;
+  // then a call_site.
+  void sync_and_call() const {
+    add("sync_point", "{ fs::sync_point sp; }", "event", best([&] {
+          const std::uint64_t t0 = now_ns();
+          for (std::uint64_t i = 0; i < n; ++i) {
+            fs::sync_point sp;
+            barrier();
+          }
+          return now_ns() - t0;
+        }),
+        flat_empty, reads.sync);
+    add("call_site", "{ fs::call_site cs; }", "event", best([&] {
+          const std::uint64_t t0 = now_ns();
+          for (std::uint64_t i = 0; i < n; ++i) {
+            fs::call_site cs;
+            barrier();
+          }
+          return now_ns() - t0;
+        }),
+        flat_empty, reads.call);
+  }
+};
+
 event_cost_result run_event_cost(const config& cfg, bool site_profiles) {
   event_cost_result res;
   res.site_profiles = site_profiles;
@@ -389,192 +485,19 @@ event_cost_result run_event_cost(const config& cfg, bool site_profiles) {
   const int reps = 5;
   res.n = n;
   res.reps = reps;
-  const std::uint64_t batches = n / spawn_batch;
-  const std::uint64_t nests = n / nest_depth;
-  const double inf = std::numeric_limits<double>::infinity();
 
-  const clock_read_counts reads = count_clock_reads(site_profiles);
+  event_cost_run run;
+  run.n = n;
+  run.batches = n / spawn_batch;
+  run.nests = n / nest_depth;
+  run.reps = reps;
+  run.reads = count_clock_reads(site_profiles);
   const std::uint64_t diag_before = g_diagnostics.load();
-
-  // Best of `reps` of fn(), which returns the ns taken by n events.
-  auto best = [&](auto&& fn) {
-    double b = inf;
-    for (int r = 0; r < reps; ++r) b = std::min(b, static_cast<double>(fn()));
-    return b / static_cast<double>(n);
-  };
-  auto best2 = [&](auto&& fn, double& a_out, double& b_out) {  // fn(a, b) adds to two totals
-    double ba = inf, bb = inf;
-    for (int r = 0; r < reps; ++r) {
-      std::uint64_t a = 0, b = 0;
-      fn(a, b);
-      ba = std::min(ba, static_cast<double>(a));
-      bb = std::min(bb, static_cast<double>(b));
-    }
-    a_out = ba / static_cast<double>(n);
-    b_out = bb / static_cast<double>(n);
-  };
-
   token_buffer buf(std::max(spawn_batch, nest_depth));
-  fs::spawn_token* tk = buf.mem;
+  run.tk = buf.mem;
+  run.rows = &res.rows;
 
-  fs::report rep = fs::measure(
-      "event_cost",
-      [&] {
-        // Loop overheads: the same loop structures with nothing in them.
-        const double flat_empty = best([&] {
-          const std::uint64_t t0 = now_ns();
-          for (std::uint64_t i = 0; i < n; ++i) barrier();
-          return now_ns() - t0;
-        });
-        const double batch_empty = best([&] {
-          std::uint64_t total = 0;
-          for (std::uint64_t b = 0; b < batches; ++b) {
-            const std::uint64_t t0 = now_ns();
-            for (std::size_t i = 0; i < spawn_batch; ++i) barrier();
-            total += now_ns() - t0;
-          }
-          return total;
-        });
-        double nest_open_empty = 0, nest_close_empty = 0;
-        best2(
-            [&](std::uint64_t& open, std::uint64_t& close) {
-              for (std::uint64_t b = 0; b < nests; ++b) {
-                std::uint64_t mid = 0;
-                const std::uint64_t t0 = now_ns();
-                nest_empty(tk, 0, nest_depth, mid);
-                const std::uint64_t t1 = now_ns();
-                open += mid - t0;
-                close += t1 - mid;
-              }
-            },
-            nest_open_empty, nest_close_empty);
-
-        auto add = [&](const char* name, const char* what, const char* role, double raw,
-                       double overhead, double clock_reads) {
-          event_row row;
-          row.name = name;
-          row.what = what;
-          row.role = role;
-          row.raw_ns = raw;
-          row.overhead_ns = overhead;
-          row.ns = std::max(0.0, raw - overhead);
-          row.clock_reads = clock_reads;
-          res.rows.push_back(row);
-        };
-
-        // Raw clock reads.
-        add("clock_read_tsc", "fs::detail::tsc_ticks()", "reference", best([&] {
-              const std::uint64_t t0 = now_ns();
-              for (std::uint64_t i = 0; i < n; ++i) keep(fs::detail::tsc_ticks());
-              return now_ns() - t0;
-            }),
-            flat_empty, 1);
-        add("clock_read_steady", "fs::detail::steady_ticks()", "reference", best([&] {
-              const std::uint64_t t0 = now_ns();
-              for (std::uint64_t i = 0; i < n; ++i) keep(fs::detail::steady_ticks());
-              return now_ns() - t0;
-            }),
-            flat_empty, 1);
-
-        // A whole spawn run inline: spawn point, child scope open and close; a sync
-        // (untimed) after every batch.
-        add("spawn", "spawn_point() + spawn_scope open/close (child run inline)", "event",
-            best([&] {
-              std::uint64_t total = 0;
-              for (std::uint64_t b = 0; b < batches; ++b) {
-                const std::uint64_t t0 = now_ns();
-                for (std::size_t i = 0; i < spawn_batch; ++i) {
-                  fs::spawn_scope c(fs::spawn_point());
-                  barrier();
-                }
-                total += now_ns() - t0;
-                fs::sync_point sp;
-              }
-              return total;
-            }),
-            batch_empty, reads.spawn);
-        add("spawn_wrapper", "fs::spawn(f)() with an empty f", "event", best([&] {
-              std::uint64_t total = 0;
-              for (std::uint64_t b = 0; b < batches; ++b) {
-                const std::uint64_t t0 = now_ns();
-                for (std::size_t i = 0; i < spawn_batch; ++i) fs::spawn([] { barrier(); })();
-                total += now_ns() - t0;
-                fs::sync_point sp;
-              }
-              return total;
-            }),
-            batch_empty, reads.spawn_wrapper);
-
-        // The parts: a batch of spawn points, then their child scopes, then a sync.
-        double sp_raw = 0, child_raw = 0;
-        best2(
-            [&](std::uint64_t& t_sp, std::uint64_t& t_child) {
-              for (std::uint64_t b = 0; b < batches; ++b) {
-                std::uint64_t t0 = now_ns();
-                for (std::size_t i = 0; i < spawn_batch; ++i) {
-                  new (&tk[i]) fs::spawn_token(fs::spawn_point());
-                  barrier();
-                }
-                t_sp += now_ns() - t0;
-                t0 = now_ns();
-                for (std::size_t i = 0; i < spawn_batch; ++i) {
-                  { fs::spawn_scope c(std::move(tk[i])); }
-                  tk[i].~spawn_token();
-                  barrier();
-                }
-                t_child += now_ns() - t0;
-                fs::sync_point sp;
-              }
-            },
-            sp_raw, child_raw);
-        add("spawn_point", "parent side: auto tk = fs::spawn_point()", "part", sp_raw,
-            batch_empty, reads.spawn_point);
-        add("child_scope", "child side: { fs::spawn_scope c(std::move(tk)); }", "part", child_raw,
-            batch_empty, reads.child_scope);
-
-        // Child open and close apart: scopes nested nest_depth deep.
-        double open_raw = 0, close_raw = 0;
-        best2(
-            [&](std::uint64_t& open, std::uint64_t& close) {
-              for (std::uint64_t b = 0; b < nests; ++b) {
-                for (std::size_t i = 0; i < nest_depth; ++i)
-                  new (&tk[i]) fs::spawn_token(fs::spawn_point());
-                std::uint64_t mid = 0;
-                const std::uint64_t t0 = now_ns();
-                nest_scopes(tk, 0, nest_depth, mid);
-                const std::uint64_t t1 = now_ns();
-                open += mid - t0;
-                close += t1 - mid;
-                fs::sync_point sp;
-              }
-            },
-            open_raw, close_raw);
-        add("child_open", "spawn_scope constructor (nested scopes)", "part", open_raw,
-            nest_open_empty, reads.child_open);
-        add("child_close", "spawn_scope destructor (nested scopes)", "part", close_raw,
-            nest_close_empty, reads.child_close);
-
-        // Sync with the task's join set present (as after any spawn), nothing pending.
-        add("sync_point", "{ fs::sync_point sp; }", "event", best([&] {
-              const std::uint64_t t0 = now_ns();
-              for (std::uint64_t i = 0; i < n; ++i) {
-                fs::sync_point sp;
-                barrier();
-              }
-              return now_ns() - t0;
-            }),
-            flat_empty, reads.sync);
-        add("call_site", "{ fs::call_site cs; }", "event", best([&] {
-              const std::uint64_t t0 = now_ns();
-              for (std::uint64_t i = 0; i < n; ++i) {
-                fs::call_site cs;
-                barrier();
-              }
-              return now_ns() - t0;
-            }),
-            flat_empty, reads.call);
-      },
-      bench_options(true, site_profiles));
+  fs::report rep = fs::measure("event_cost", [&] { run.all(); }, bench_options(true, site_profiles));
 
   res.clock = fs::to_string(rep.clock);
   res.compensation_per_strand_ns = rep.compensation_per_strand;
@@ -705,58 +628,58 @@ what_if_result_row run_what_if_cost(const config& cfg) {
   return res;
 }
 
-json what_if_json(const what_if_result_row& r, double clock_read_ns) {
-  json j = json::object();
-  j.set("what", "ns per spawn + child + call_site + sync cycle: every strand inside 8 nested what-if regions "
-                "with 5 factors (2, 4, 8, 16, inf), against no region entered; best of 5 repetitions in each "
-                "of `rounds` alternating runs, loop overhead not subtracted");
-  j.set("n", r.n);
-  j.set("rounds", r.rounds);
-  j.set("regions", 8);
-  j.set("factors", 5);
-  j.set("cycle_none_ns", r.none_ns);
-  j.set("cycle_active_ns", r.active_ns);
-  j.set("ratio", r.none_ns > 0 ? r.active_ns / r.none_ns : 0.0);
-  j.set("goal", "ratio <= 2");
-  j.set("goal_met", r.none_ns > 0 && r.active_ns / r.none_ns <= 2.0);
-  j.set("region_enter_leave_ns", r.guard_ns);
-  j.set("region_enter_leave_vs_clock_read", clock_read_ns > 0 ? r.guard_ns / clock_read_ns : 0.0);
-  return j;
+void what_if_json(json_out& j, const what_if_result_row& r, double clock_read_ns) {
+  j.begin_object("what_if");
+  j.kv("what", "ns per spawn + child + call_site + sync cycle: every strand inside 8 nested what-if regions "
+               "with 5 factors (2, 4, 8, 16, inf), against no region entered; best of 5 repetitions in each "
+               "of `rounds` alternating runs, loop overhead not subtracted");
+  j.kv("n", r.n);
+  j.kv("rounds", r.rounds);
+  j.kv("regions", 8);
+  j.kv("factors", 5);
+  j.kv("cycle_none_ns", r.none_ns);
+  j.kv("cycle_active_ns", r.active_ns);
+  j.kv("ratio", r.none_ns > 0 ? r.active_ns / r.none_ns : 0.0);
+  j.kv("goal", "ratio <= 2");
+  j.kv("goal_met", r.none_ns > 0 && r.active_ns / r.none_ns <= 2.0);
+  j.kv("region_enter_leave_ns", r.guard_ns);
+  j.kv("region_enter_leave_vs_clock_read", clock_read_ns > 0 ? r.guard_ns / clock_read_ns : 0.0);
+  j.end_object();
 }
 
-json event_cost_json(const event_cost_result& r) {
-  json j = json::object();
-  j.set("n", r.n);
-  j.set("repetitions", r.reps);
-  j.set("rounds", r.rounds);
-  j.set("site_profiles", r.site_profiles);
-  j.set("statistic", "best of repetitions (in each of `rounds` whole runs, alternating with site profiles "
-                     "off); empty-loop overhead of the same structure subtracted");
-  j.set("spawn_batch", static_cast<std::uint64_t>(spawn_batch));
-  j.set("nest_depth", static_cast<std::uint64_t>(nest_depth));
-  j.set("clock", r.clock);
-  j.set("compensate", true);
-  j.set("compensation_per_strand_ns", r.compensation_per_strand_ns);
-  j.set("goal", "each event <= 2.5 x one TSC read");
-  j.set("clock_read_ns", r.tsc_read_ns);
-  j.set("diagnostics", r.diagnostics);
-  json events = json::object();
+void event_cost_json(json_out& j, const event_cost_result& r) {
+  j.begin_object("event_cost");
+  j.kv("n", r.n);
+  j.kv("repetitions", r.reps);
+  j.kv("rounds", r.rounds);
+  j.kv("site_profiles", r.site_profiles);
+  j.kv("statistic", "best of repetitions (in each of `rounds` whole runs, alternating with site profiles "
+                    "off); empty-loop overhead of the same structure subtracted");
+  j.kv("spawn_batch", static_cast<std::uint64_t>(spawn_batch));
+  j.kv("nest_depth", static_cast<std::uint64_t>(nest_depth));
+  j.kv("clock", r.clock);
+  j.kv("compensate", true);
+  j.kv("compensation_per_strand_ns", r.compensation_per_strand_ns);
+  j.kv("goal", "each event <= 2.5 x one TSC read");
+  j.kv("clock_read_ns", r.tsc_read_ns);
+  j.kv("diagnostics", r.diagnostics);
+  j.begin_object("events");
   for (const auto& row : r.rows) {
-    json e = json::object();
-    e.set("what", row.what);
-    e.set("role", row.role);
-    e.set("ns", row.ns);
-    e.set("ratio_to_clock_read", r.tsc_read_ns > 0 ? row.ns / r.tsc_read_ns : 0.0);
-    if (row.role != "reference") e.set("goal_met", row.ns <= 2.5 * r.tsc_read_ns);
-    e.set("clock_reads", row.clock_reads);
+    j.begin_object(row.name.c_str());
+    j.kv("what", row.what);
+    j.kv("role", row.role);
+    j.kv("ns", row.ns);
+    j.kv("ratio_to_clock_read", r.tsc_read_ns > 0 ? row.ns / r.tsc_read_ns : 0.0);
+    if (row.role != "reference") j.kv("goal_met", row.ns <= 2.5 * r.tsc_read_ns);
+    j.kv("clock_reads", row.clock_reads);
     if (row.role != "reference")
-      e.set("ns_beyond_clock_reads", row.ns - row.clock_reads * r.tsc_read_ns);
-    e.set("raw_ns", row.raw_ns);
-    e.set("loop_overhead_ns", row.overhead_ns);
-    events.set(row.name, std::move(e));
+      j.kv("ns_beyond_clock_reads", row.ns - row.clock_reads * r.tsc_read_ns);
+    j.kv("raw_ns", row.raw_ns);
+    j.kv("loop_overhead_ns", row.overhead_ns);
+    j.end_object();
   }
-  j.set("events", std::move(events));
-  return j;
+  j.end_object();
+  j.end_object();
 }
 
 // ============================================================================
@@ -765,7 +688,7 @@ json event_cost_json(const event_cost_result& r) {
 
 struct mem_numbers {
   std::uint64_t baseline_bytes = 0;  // pool size before the case (fresh process: 0)
-  std::uint64_t reserved_bytes = 0;  // join_pool::reserved_bytes() after the run
+  std::uint64_t reserved_bytes = 0;  // the join-set pool's reserved bytes after the run
   std::uint64_t profiler_bytes = 0;  // report.profiler_bytes
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
@@ -799,7 +722,7 @@ long fib(int n) {
 mem_numbers mem_tasks_inline(std::uint64_t count) {
   mem_numbers m;
   std::uint64_t ran = 0;
-  m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.baseline_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   const std::uint64_t t0 = now_ns();
   fs::report r = fs::measure(
       "tasks_inline",
@@ -809,7 +732,7 @@ mem_numbers mem_tasks_inline(std::uint64_t count) {
       },
       bench_options());
   m.elapsed_ms = double(now_ns() - t0) / 1e6;
-  m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.reserved_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   m.profiler_bytes = r.profiler_bytes;
   m.spawns = r.spawns();
   m.syncs = r.syncs();
@@ -827,7 +750,7 @@ using spawned_tiny = decltype(fs::spawn(std::declval<tiny_task>()));
 mem_numbers mem_tasks_threads(std::uint64_t count) {
   mem_numbers m;
   std::atomic<std::uint64_t> ran{0};
-  m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.baseline_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   const std::uint64_t t0 = now_ns();
   fs::report r = fs::measure(
       "tasks_2_threads",
@@ -867,7 +790,7 @@ mem_numbers mem_tasks_threads(std::uint64_t count) {
       },
       bench_options());
   m.elapsed_ms = double(now_ns() - t0) / 1e6;
-  m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.reserved_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   m.profiler_bytes = r.profiler_bytes;
   m.spawns = r.spawns();
   m.syncs = r.syncs();
@@ -879,11 +802,11 @@ mem_numbers mem_tasks_threads(std::uint64_t count) {
 mem_numbers mem_fib(int n, bool site_profiles) {
   mem_numbers m;
   long v = 0;
-  m.baseline_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.baseline_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   const std::uint64_t t0 = now_ns();
   fs::report r = fs::measure("fib", [&] { v = fib(n); }, bench_options(true, site_profiles));
   m.elapsed_ms = double(now_ns() - t0) / 1e6;
-  m.reserved_bytes = fs::detail::join_pool::instance().reserved_bytes();
+  m.reserved_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   m.profiler_bytes = r.profiler_bytes;
   m.spawns = r.spawns();
   m.syncs = r.syncs();
@@ -1003,65 +926,68 @@ const mem_case* find_case(const memory_result& r, const std::string& shape, std:
   return nullptr;
 }
 
-json memory_json(const memory_result& r) {
-  json j = json::object();
-  j.set("isolation", "each case runs in a fresh child process (fork + pipe)");
-  j.set("join_set_bytes", static_cast<std::uint64_t>(sizeof(fs::detail::join_set)));
-  j.set("pool_batch", static_cast<std::uint64_t>(fs::detail::join_pool::batch));
-  j.set("goal", "engine memory does not grow with the number of tasks (big/small ratio ~1)");
-  json cases = json::array();
-  for (const auto& c : r.cases) {
-    json e = json::object();
-    e.set("name", c.name);
-    e.set("shape", c.shape);
-    const bool is_fib = c.shape.rfind("fib", 0) == 0;
-    e.set(is_fib ? "n" : "tasks", c.size);
-    e.set("site_profiles", c.shape != "fib_no_profiles");
-    e.set("ok", c.ok);
-    if (!c.ok) {
-      e.set("error", c.error);
-    } else {
-      e.set("engine_reserved_bytes", c.m.reserved_bytes);
-      e.set("baseline_reserved_bytes", c.m.baseline_bytes);
-      e.set("profiler_bytes", c.m.profiler_bytes);
-      e.set("spawns", c.m.spawns);
-      e.set("syncs", c.m.syncs);
-      e.set(is_fib ? "fib_value" : "tasks_run", c.m.value);
-      e.set("diagnostics", c.m.diagnostics);
-      e.set("max_rss_kb", c.m.max_rss_kb);
-      e.set("elapsed_ms", c.m.elapsed_ms);
-    }
-    cases.push(std::move(e));
+// One memory case.
+void memory_case_json(json_out& j, const mem_case& c) {
+  j.begin_object();
+  j.kv("name", c.name);
+  j.kv("shape", c.shape);
+  const bool is_fib = c.shape.rfind("fib", 0) == 0;
+  j.kv(is_fib ? "n" : "tasks", c.size);
+  j.kv("site_profiles", c.shape != "fib_no_profiles");
+  j.kv("ok", c.ok);
+  if (!c.ok) {
+    j.kv("error", c.error);
+  } else {
+    j.kv("engine_reserved_bytes", c.m.reserved_bytes);
+    j.kv("baseline_reserved_bytes", c.m.baseline_bytes);
+    j.kv("profiler_bytes", c.m.profiler_bytes);
+    j.kv("spawns", c.m.spawns);
+    j.kv("syncs", c.m.syncs);
+    j.kv(is_fib ? "fib_value" : "tasks_run", c.m.value);
+    j.kv("diagnostics", c.m.diagnostics);
+    j.kv("max_rss_kb", c.m.max_rss_kb);
+    j.kv("elapsed_ms", c.m.elapsed_ms);
   }
-  j.set("cases", std::move(cases));
+  j.end_object();
+}
 
-  json ratios = json::object();
+void memory_json(json_out& j, const memory_result& r) {
+  j.begin_object("memory");
+  j.kv("isolation", "each case runs in a fresh child process (fork + pipe)");
+  j.kv("join_set_bytes", static_cast<std::uint64_t>(sizeof(fs::detail::join_set)));
+  j.kv("pool_batch", static_cast<std::uint64_t>(fs::detail::object_pool<fs::detail::join_set>::batch));
+  j.kv("goal", "engine memory does not grow with the number of tasks (big/small ratio ~1)");
+  j.begin_array("cases");
+  for (const auto& c : r.cases) memory_case_json(j, c);
+  j.end_array();
+
+  j.begin_object("big_over_small");
   auto ratio = [&](const char* key, const std::string& shape, std::uint64_t small, std::uint64_t big) {
     const mem_case* a = find_case(r, shape, small);
     const mem_case* b = find_case(r, shape, big);
-    json e = json::object();
-    e.set("small", small);
-    e.set("big", big);
+    j.begin_object(key);
+    j.kv("small", small);
+    j.kv("big", big);
     if (a && b && a->ok && b->ok && a->m.reserved_bytes > 0 && a->m.profiler_bytes > 0) {
       const double rr = double(b->m.reserved_bytes) / double(a->m.reserved_bytes);
-      e.set("task_count_ratio", b->m.spawns && a->m.spawns ? double(b->m.spawns) / double(a->m.spawns) : 0.0);
-      e.set("engine_reserved_bytes_ratio", rr);
-      e.set("profiler_bytes_ratio", double(b->m.profiler_bytes) / double(a->m.profiler_bytes));
-      e.set("max_rss_ratio", a->m.max_rss_kb ? double(b->m.max_rss_kb) / double(a->m.max_rss_kb) : 0.0);
-      e.set("goal_met", rr <= 1.0 + 1e-9);
+      j.kv("task_count_ratio", b->m.spawns && a->m.spawns ? double(b->m.spawns) / double(a->m.spawns) : 0.0);
+      j.kv("engine_reserved_bytes_ratio", rr);
+      j.kv("profiler_bytes_ratio", double(b->m.profiler_bytes) / double(a->m.profiler_bytes));
+      j.kv("max_rss_ratio", a->m.max_rss_kb ? double(b->m.max_rss_kb) / double(a->m.max_rss_kb) : 0.0);
+      j.kv("goal_met", rr <= 1.0 + 1e-9);
     } else {
-      e.set("engine_reserved_bytes_ratio", nullptr);
-      e.set("goal_met", nullptr);
+      j.null("engine_reserved_bytes_ratio");
+      j.null("goal_met");
     }
-    ratios.set(key, std::move(e));
+    j.end_object();
   };
   ratio("tasks_inline", "tasks_inline", r.tasks_small, r.tasks_big);
   ratio("tasks_2_threads", "tasks_2_threads", r.tasks_small, r.tasks_big);
   ratio("fib", "fib", static_cast<std::uint64_t>(r.fib_small), static_cast<std::uint64_t>(r.fib_big));
   ratio("fib_no_profiles", "fib_no_profiles", static_cast<std::uint64_t>(r.fib_small),
         static_cast<std::uint64_t>(r.fib_big));
-  j.set("big_over_small", std::move(ratios));
-  return j;
+  j.end_object();
+  j.end_object();
 }
 
 // ============================================================================
@@ -1287,59 +1213,62 @@ accuracy_result run_accuracy(const config& cfg) {
   return res;
 }
 
-json accuracy_json(const accuracy_result& r) {
-  json j = json::object();
-  j.set("repetitions", r.reps);
-  j.set("statistic", "median of repetitions (min and max also given)");
-  j.set("clock", "default options (automatic: the invariant TSC on x86)");
-  j.set("truth", "each strand is a busy-wait on steady_clock timed by this program; true span "
-                 "follows the dag from those timings");
-  j.set("goal", "|measured/true - 1| <= 0.05 for coarse (100 us) strands, <= 0.25 for fine (1 us)");
-  json gap = json::object();
-  gap.set("what", "median of (TSC-bracketed spin - the spin's own steady_clock duration): time a strand "
-                  "really spends beyond its 'true' length, from the truth measurement itself");
-  gap.set("fine_ns", r.truth_gap_fine_ns);
-  gap.set("coarse_ns", r.truth_gap_coarse_ns);
-  j.set("truth_measurement_gap", std::move(gap));
-  json rows = json::array();
+// One run of an accuracy case: the truth and what forkscale measured.
+void accuracy_run_json(json_out& j, const run_numbers& n) {
+  j.begin_object();
+  j.kv("true_work_ns", n.t.work);
+  j.kv("true_span_ns", n.t.span);
+  j.kv("spun_strands", n.t.strands);
+  j.kv("work_ns", n.work);
+  j.kv("span_ns", n.span);
+  j.kv("raw_work_ns", n.raw_work);
+  j.kv("raw_span_ns", n.raw_span);
+  j.kv("compensation_per_strand_ns", n.comp_ns);
+  j.kv("spawns", n.spawns);
+  j.kv("syncs", n.syncs);
+  j.kv("diagnostics", n.diagnostics);
+  j.kv("involuntary_context_switches", n.involuntary_switches);
+  j.end_object();
+}
+
+void accuracy_json(json_out& j, const accuracy_result& r) {
+  j.begin_object("accuracy");
+  j.kv("repetitions", r.reps);
+  j.kv("statistic", "median of repetitions (min and max also given)");
+  j.kv("clock", "default options (automatic: the invariant TSC on x86)");
+  j.kv("truth", "each strand is a busy-wait on steady_clock timed by this program; true span "
+                "follows the dag from those timings");
+  j.kv("goal", "|measured/true - 1| <= 0.05 for coarse (100 us) strands, <= 0.25 for fine (1 us)");
+  j.begin_object("truth_measurement_gap");
+  j.kv("what", "median of (TSC-bracketed spin - the spin's own steady_clock duration): time a strand "
+               "really spends beyond its 'true' length, from the truth measurement itself");
+  j.kv("fine_ns", r.truth_gap_fine_ns);
+  j.kv("coarse_ns", r.truth_gap_coarse_ns);
+  j.end_object();
+  j.begin_array("cases");
   for (const auto& a : r.rows) {
-    json e = json::object();
-    e.set("name", a.grain_name + "_" + a.shape + (a.compensate ? "_compensated" : "_uncompensated"));
-    e.set("grain", a.grain_name);
-    e.set("strand_ns", a.grain);
-    e.set("shape", a.shape);
-    e.set("compensate", a.compensate);
-    e.set("params", a.params);
-    e.set("tolerance", a.tolerance);
-    e.set("work_ratio", a.work_ratio);
-    e.set("span_ratio", a.span_ratio);
-    e.set("work_ratio_min", a.work_ratio_min);
-    e.set("work_ratio_max", a.work_ratio_max);
-    e.set("span_ratio_min", a.span_ratio_min);
-    e.set("span_ratio_max", a.span_ratio_max);
-    e.set("goal_met", a.goal_met);
-    json runs = json::array();
-    for (const auto& n : a.runs) {
-      json x = json::object();
-      x.set("true_work_ns", n.t.work);
-      x.set("true_span_ns", n.t.span);
-      x.set("spun_strands", n.t.strands);
-      x.set("work_ns", n.work);
-      x.set("span_ns", n.span);
-      x.set("raw_work_ns", n.raw_work);
-      x.set("raw_span_ns", n.raw_span);
-      x.set("compensation_per_strand_ns", n.comp_ns);
-      x.set("spawns", n.spawns);
-      x.set("syncs", n.syncs);
-      x.set("diagnostics", n.diagnostics);
-      x.set("involuntary_context_switches", n.involuntary_switches);
-      runs.push(std::move(x));
-    }
-    e.set("runs", std::move(runs));
-    rows.push(std::move(e));
+    j.begin_object();
+    j.kv("name", a.grain_name + "_" + a.shape + (a.compensate ? "_compensated" : "_uncompensated"));
+    j.kv("grain", a.grain_name);
+    j.kv("strand_ns", a.grain);
+    j.kv("shape", a.shape);
+    j.kv("compensate", a.compensate);
+    j.kv("params", a.params);
+    j.kv("tolerance", a.tolerance);
+    j.kv("work_ratio", a.work_ratio);
+    j.kv("span_ratio", a.span_ratio);
+    j.kv("work_ratio_min", a.work_ratio_min);
+    j.kv("work_ratio_max", a.work_ratio_max);
+    j.kv("span_ratio_min", a.span_ratio_min);
+    j.kv("span_ratio_max", a.span_ratio_max);
+    j.kv("goal_met", a.goal_met);
+    j.begin_array("runs");
+    for (const auto& n : a.runs) accuracy_run_json(j, n);
+    j.end_array();
+    j.end_object();
   }
-  j.set("cases", std::move(rows));
-  return j;
+  j.end_array();
+  j.end_object();
 }
 
 // ============================================================================
@@ -1382,89 +1311,94 @@ memory_pair fib_pair(const memory_result& mem, const std::string& shape) {
           find_case(mem, shape, static_cast<std::uint64_t>(mem.fib_big))};
 }
 
-json site_profiles_json(const event_cost_pair& ev, const memory_result& mem) {
-  json j = json::object();
-  j.set("what", "the same events as event_cost with options.site_profiles on (the default) and off, "
-                "measured in the same process in alternating whole runs");
-  j.set("goal", "the profile adds at most 1.5x to the engine-only cost per event (on_ns / off_ns <= 1.5)");
-  j.set("rounds", ev.on.rounds);
-  j.set("clock_read_ns", ev.on.tsc_read_ns);
-  j.set("clock_read_ns_profiles_off_runs", ev.off.tsc_read_ns);
-  json events = json::object();
+// call_site: with profiles on it reads the clock when it opens and when it
+// closes; with profiles off it reads none, so its on/off ratio compares two clock
+// reads with almost nothing. Its absolute cost against one clock read says more.
+void call_site_cost_json(json_out& j, const event_cost_pair& ev, const event_row& on) {
+  const event_row* off = find_row(ev.off, "call_site");
+  j.begin_object("call_site");
+  j.kv("note", "profiles on: two clock reads (open and close); off: none");
+  j.kv("on_ns", on.ns);
+  j.kv("off_ns", off ? off->ns : 0.0);
+  j.kv("clock_read_ns", ev.on.tsc_read_ns);
+  j.kv("on_clock_reads", on.clock_reads);
+  j.kv("off_clock_reads", off ? off->clock_reads : -1.0);
+  j.kv("on_ratio_to_clock_read", ev.on.tsc_read_ns > 0 ? on.ns / ev.on.tsc_read_ns : 0.0);
+  j.kv("on_ns_beyond_clock_reads", on.ns - on.clock_reads * ev.on.tsc_read_ns);
+  j.end_object();
+}
+
+// profiler_bytes and peak RSS of fib at two sizes, with profiles on and off.
+void profile_memory_json(json_out& j, const memory_result& mem) {
+  j.begin_object("memory");
+  j.kv("goal", "report.profiler_bytes for fib(small) and fib(big) with profiles on differ by under 10%");
+  j.kv("fib_small", mem.fib_small);
+  j.kv("fib_big", mem.fib_big);
+  for (const char* shape : {"fib", "fib_no_profiles"}) {
+    const memory_pair p = fib_pair(mem, shape);
+    j.begin_object(std::string(shape) == "fib" ? "profiles_on" : "profiles_off");
+    j.kv("site_profiles", std::string(shape) == "fib");
+    j.kv("ok", p.ok());
+    if (p.ok()) {
+      j.kv("small_spawns", p.small->m.spawns);
+      j.kv("big_spawns", p.big->m.spawns);
+      j.kv("small_profiler_bytes", p.small->m.profiler_bytes);
+      j.kv("big_profiler_bytes", p.big->m.profiler_bytes);
+      j.kv("profiler_bytes_ratio", p.bytes_ratio());
+      j.kv("small_max_rss_kb", p.small->m.max_rss_kb);
+      j.kv("big_max_rss_kb", p.big->m.max_rss_kb);
+      j.kv("max_rss_ratio", p.rss_ratio());
+    }
+    j.end_object();
+  }
+  const memory_pair on = fib_pair(mem, "fib");
+  const double br = on.bytes_ratio();
+  if (std::isfinite(br)) {
+    j.kv("goal_met", std::fabs(br - 1.0) < profile_memory_goal);
+  } else {
+    j.null("goal_met");
+  }
+  const memory_pair off = fib_pair(mem, "fib_no_profiles");
+  if (on.ok() && off.ok() && off.big->m.profiler_bytes) {
+    j.kv("big_on_over_off_profiler_bytes", double(on.big->m.profiler_bytes) / double(off.big->m.profiler_bytes));
+  }
+  j.end_object();
+}
+
+void site_profiles_json(json_out& j, const event_cost_pair& ev, const memory_result& mem) {
+  j.begin_object("site_profiles");
+  j.kv("what", "the same events as event_cost with options.site_profiles on (the default) and off, "
+               "measured in the same process in alternating whole runs");
+  j.kv("goal", "the profile adds at most 1.5x to the engine-only cost per event (on_ns / off_ns <= 1.5)");
+  j.kv("rounds", ev.on.rounds);
+  j.kv("clock_read_ns", ev.on.tsc_read_ns);
+  j.kv("clock_read_ns_profiles_off_runs", ev.off.tsc_read_ns);
+  j.begin_object("events");
   int met = 0, compared = 0;
   for (const char* name : profile_events) {
     const event_row* on = find_row(ev.on, name);
     const event_row* off = find_row(ev.off, name);
     if (!on || !off) continue;
-    json e = json::object();
-    e.set("on_ns", on->ns);
-    e.set("off_ns", off->ns);
+    j.begin_object(name);
+    j.kv("on_ns", on->ns);
+    j.kv("off_ns", off->ns);
     const double ratio = on_off_ratio(on->ns, off->ns);
-    e.set("ratio", ratio);
-    e.set("added_ns", on->ns - off->ns);
-    e.set("on_clock_reads", on->clock_reads);
-    e.set("off_clock_reads", off->clock_reads);
+    j.kv("ratio", ratio);
+    j.kv("added_ns", on->ns - off->ns);
+    j.kv("on_clock_reads", on->clock_reads);
+    j.kv("off_clock_reads", off->clock_reads);
     const bool ok = std::isfinite(ratio) && ratio <= profile_event_goal;
-    e.set("goal_met", ok);
+    j.kv("goal_met", ok);
     ++compared;
     met += ok ? 1 : 0;
-    events.set(name, std::move(e));
+    j.end_object();
   }
-  j.set("events", std::move(events));
-  j.set("events_meeting_goal", met);
-  j.set("events_compared", compared);
-
-  // call_site: with profiles on it reads the clock when it opens and when it
-  // closes; with profiles off it reads none, so its on/off ratio compares two clock
-  // reads with almost nothing. Its absolute cost against one clock read says more.
-  if (const event_row* on = find_row(ev.on, "call_site")) {
-    const event_row* off = find_row(ev.off, "call_site");
-    json c = json::object();
-    c.set("note", "profiles on: two clock reads (open and close); off: none");
-    c.set("on_ns", on->ns);
-    c.set("off_ns", off ? off->ns : 0.0);
-    c.set("clock_read_ns", ev.on.tsc_read_ns);
-    c.set("on_clock_reads", on->clock_reads);
-    c.set("off_clock_reads", off ? off->clock_reads : -1.0);
-    c.set("on_ratio_to_clock_read", ev.on.tsc_read_ns > 0 ? on->ns / ev.on.tsc_read_ns : 0.0);
-    c.set("on_ns_beyond_clock_reads", on->ns - on->clock_reads * ev.on.tsc_read_ns);
-    j.set("call_site", std::move(c));
-  }
-
-  json m = json::object();
-  m.set("goal", "report.profiler_bytes for fib(small) and fib(big) with profiles on differ by under 10%");
-  m.set("fib_small", mem.fib_small);
-  m.set("fib_big", mem.fib_big);
-  for (const char* shape : {"fib", "fib_no_profiles"}) {
-    const memory_pair p = fib_pair(mem, shape);
-    json e = json::object();
-    e.set("site_profiles", std::string(shape) == "fib");
-    e.set("ok", p.ok());
-    if (p.ok()) {
-      e.set("small_spawns", p.small->m.spawns);
-      e.set("big_spawns", p.big->m.spawns);
-      e.set("small_profiler_bytes", p.small->m.profiler_bytes);
-      e.set("big_profiler_bytes", p.big->m.profiler_bytes);
-      e.set("profiler_bytes_ratio", p.bytes_ratio());
-      e.set("small_max_rss_kb", p.small->m.max_rss_kb);
-      e.set("big_max_rss_kb", p.big->m.max_rss_kb);
-      e.set("max_rss_ratio", p.rss_ratio());
-    }
-    m.set(std::string(shape) == "fib" ? "profiles_on" : "profiles_off", std::move(e));
-  }
-  const memory_pair on = fib_pair(mem, "fib");
-  const double br = on.bytes_ratio();
-  if (std::isfinite(br)) {
-    m.set("goal_met", std::fabs(br - 1.0) < profile_memory_goal);
-  } else {
-    m.set("goal_met", nullptr);
-  }
-  const memory_pair off = fib_pair(mem, "fib_no_profiles");
-  if (on.ok() && off.ok() && off.big->m.profiler_bytes) {
-    m.set("big_on_over_off_profiler_bytes", double(on.big->m.profiler_bytes) / double(off.big->m.profiler_bytes));
-  }
-  j.set("memory", std::move(m));
-  return j;
+  j.end_object();
+  j.kv("events_meeting_goal", met);
+  j.kv("events_compared", compared);
+  if (const event_row* on = find_row(ev.on, "call_site")) call_site_cost_json(j, ev, *on);
+  profile_memory_json(j, mem);
+  j.end_object();
 }
 
 // ============================================================================
@@ -1584,10 +1518,8 @@ void print_site_profiles(const event_cost_pair& evp, const memory_result& mem) {
 
 constexpr const char* usage = "usage: bench_engine [--quick] [--out FILE]";
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  config cfg;
+// Fills `cfg` from the arguments; returns -1 to go on, else main's exit status.
+int parse_arguments(int argc, char** argv, config& cfg) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick") {
@@ -1608,72 +1540,113 @@ int main(int argc, char** argv) {
       return help_or_unknown_argument("bench_engine", a, usage);
     }
   }
+  return -1;
+}
 
-  const std::string model = cpu_model();
-  const std::string loadavg = read_first_line("/proc/loadavg");
-  const unsigned cpus = cores();
-  const double ns_per_tick = fs::detail::tsc_ns_per_tick();
+// What the sections ran on, besides their results.
+struct run_context {
+  std::string model, loadavg;
+  unsigned cpus = 0;
+  double ns_per_tick = 0;
+};
+
+void machine_json(json_out& j, const run_context& ctx) {
+  j.begin_object("machine");
+  j.kv("nproc", ctx.cpus);
+  j.kv("hardware_concurrency", std::thread::hardware_concurrency());
+  j.kv("cpu_model", ctx.model);
+  j.kv("loadavg_at_start", ctx.loadavg);
+  j.kv("clocksource", read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
+  j.end_object();
+}
+
+void build_json(json_out& j) {
+  j.begin_object("build");
+  j.kv("cplusplus", static_cast<long long>(__cplusplus));
+#if defined(__OPTIMIZE__)
+  j.kv("optimized", true);
+#else
+  j.kv("optimized", false);
+#endif
+  j.kv("sanitizer", sanitizer_name());
+  j.end_object();
+}
+
+void calibration_json(json_out& j, const run_context& ctx, const event_cost_result& ev) {
+  j.begin_object("tsc_calibration");
+  j.kv("invariant_tsc", fs::detail::invariant_tsc());
+  j.kv("tsc_ns_per_tick", ctx.ns_per_tick);
+  j.kv("tsc_ghz", ctx.ns_per_tick > 0 ? 1.0 / ctx.ns_per_tick : 0.0);
+  j.kv("compensation_per_strand_ns", ev.compensation_per_strand_ns);
+  j.end_object();
+}
+
+// The diagnostics forkscale reported during the whole benchmark (a few samples).
+void diagnostics_json(json_out& j) {
+  j.begin_object("diagnostics");
+  j.kv("count", g_diagnostics.load());
+  {
+    std::lock_guard<std::mutex> g(g_diag_mutex);
+    j.strings("samples", g_diag_samples);
+  }
+  j.end_object();
+}
+
+// The whole document.
+std::string engine_json(const config& cfg, const run_context& ctx, const event_cost_pair& evp,
+                        const memory_result& mem, const accuracy_result& acc, const what_if_result_row& wi) {
+  const event_cost_result& ev = evp.on;
+  json_out j;
+  j.begin_object();
+  j.kv("benchmark", "forkscale engine");
+  j.kv("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.kv("mode", cfg.quick ? "quick" : "full");
+  machine_json(j, ctx);
+  j.kv("compiler", compiler_string());
+  build_json(j);
+  j.kv("date", utc_now());
+  j.kv("clock", ev.clock);
+  calibration_json(j, ctx, ev);
+  event_cost_json(j, ev);
+  memory_json(j, mem);
+  accuracy_json(j, acc);
+  site_profiles_json(j, evp, mem);
+  what_if_json(j, wi, ev.tsc_read_ns);
+  diagnostics_json(j);
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  config cfg;
+  const int status = parse_arguments(argc, argv, cfg);
+  if (status >= 0) return status;
+
+  run_context ctx;
+  ctx.model = cpu_model();
+  ctx.loadavg = read_first_line("/proc/loadavg");
+  ctx.cpus = cores();
+  ctx.ns_per_tick = fs::detail::tsc_ns_per_tick();
 
   // Memory first: its children are forked before this process has touched the
   // engine (or started a thread), so each starts with an empty pool.
   const memory_result mem = run_memory(cfg);
   const event_cost_pair evp = run_event_costs(cfg);
-  const event_cost_result& ev = evp.on;
   const accuracy_result acc = run_accuracy(cfg);
   const what_if_result_row wi = run_what_if_cost(cfg);
 
-  json root = json::object();
-  root.set("benchmark", "forkscale engine");
-  root.set("forkscale_version", FORKSCALE_VERSION_STRING);
-  root.set("mode", cfg.quick ? "quick" : "full");
-  json machine = json::object();
-  machine.set("nproc", cpus);
-  machine.set("hardware_concurrency", std::thread::hardware_concurrency());
-  machine.set("cpu_model", model);
-  machine.set("loadavg_at_start", loadavg);
-  machine.set("clocksource", read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource"));
-  root.set("machine", std::move(machine));
-  json build = json::object();
-  build.set("cplusplus", static_cast<long long>(__cplusplus));
-#if defined(__OPTIMIZE__)
-  build.set("optimized", true);
-#else
-  build.set("optimized", false);
-#endif
-  build.set("sanitizer", sanitizer_name());
-  root.set("compiler", compiler_string());
-  root.set("build", std::move(build));
-  root.set("date", utc_now());
-  root.set("clock", ev.clock);
-  json cal = json::object();
-  cal.set("invariant_tsc", fs::detail::invariant_tsc());
-  cal.set("tsc_ns_per_tick", ns_per_tick);
-  cal.set("tsc_ghz", ns_per_tick > 0 ? 1.0 / ns_per_tick : 0.0);
-  cal.set("compensation_per_strand_ns", ev.compensation_per_strand_ns);
-  root.set("tsc_calibration", std::move(cal));
-  root.set("event_cost", event_cost_json(ev));
-  root.set("memory", memory_json(mem));
-  root.set("accuracy", accuracy_json(acc));
-  root.set("site_profiles", site_profiles_json(evp, mem));
-  root.set("what_if", what_if_json(wi, ev.tsc_read_ns));
-  json diag = json::object();
-  diag.set("count", g_diagnostics.load());
-  {
-    json samples = json::array();
-    std::lock_guard<std::mutex> g(g_diag_mutex);
-    for (const auto& s : g_diag_samples) samples.push(s);
-    diag.set("samples", std::move(samples));
-  }
-  root.set("diagnostics", std::move(diag));
+  const std::string json_text = engine_json(cfg, ctx, evp, mem, acc, wi);
 
-  print_summary(cfg, loadavg, evp, mem, acc, model, cpus);
+  print_summary(cfg, ctx.loadavg, evp, mem, acc, ctx.model, ctx.cpus);
   print_site_profiles(evp, mem);
   std::printf("\nwhat-if: spawn+child+call+sync cycle %.2f ns with 8 regions x 5 factors active, %.2f ns with "
               "none (%.2fx; goal <= 2x); entering and leaving a region %.2f ns\n",
               wi.active_ns, wi.none_ns, wi.none_ns > 0 ? wi.active_ns / wi.none_ns : 0.0, wi.guard_ns);
 
   std::string err;
-  if (!write_file_atomically(cfg.out, root.dump(), err)) {
+  if (!write_results_file(cfg.out, json_text, err)) {
     std::fprintf(stderr, "bench_engine: %s\n", err.c_str());
     return 1;
   }

@@ -86,97 +86,6 @@ namespace {
 using namespace bench_common;  // bench_common.hpp
 
 // ============================================================================
-// JSON output: a small streaming writer (objects and arrays nest; the writer
-// places the commas and the indentation).
-// ============================================================================
-class json_out {
- public:
-  json_out& begin_object(const char* key = nullptr) { return open(key, '{'); }
-  json_out& begin_array(const char* key = nullptr) { return open(key, '['); }
-  json_out& end_object() { return close('}'); }
-  json_out& end_array() { return close(']'); }
-
-  json_out& kv(const char* key, const std::string& v) {
-    item(key);
-    bench_common::json_escape(text_, v);
-    return *this;
-  }
-  json_out& kv(const char* key, const char* v) { return kv(key, std::string(v)); }
-  json_out& kv(const char* key, double v) {
-    item(key);
-    bench_common::json_number(text_, v);
-    return *this;
-  }
-  json_out& kv(const char* key, std::uint64_t v) {
-    item(key);
-    text_ += std::to_string(v);
-    return *this;
-  }
-  json_out& kv(const char* key, int v) {
-    item(key);
-    text_ += std::to_string(v);
-    return *this;
-  }
-  json_out& kv(const char* key, unsigned v) { return kv(key, static_cast<std::uint64_t>(v)); }
-  json_out& kv(const char* key, bool v) {
-    item(key);
-    text_ += v ? "true" : "false";
-    return *this;
-  }
-  json_out& null(const char* key) {
-    item(key);
-    text_ += "null";
-    return *this;
-  }
-  // An array of numbers on one line.
-  json_out& numbers(const char* key, const std::vector<double>& v) {
-    item(key);
-    text_ += '[';
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (i) text_ += ", ";
-      bench_common::json_number(text_, v[i]);
-    }
-    text_ += ']';
-    return *this;
-  }
-
-  std::string str() const { return text_ + "\n"; }
-
- private:
-  json_out& open(const char* key, char c) {
-    item(key);
-    text_ += c;
-    first_.push_back(true);
-    return *this;
-  }
-  json_out& close(char c) {
-    const bool empty = first_.back();
-    first_.pop_back();
-    if (!empty) newline();
-    text_ += c;
-    return *this;
-  }
-  void item(const char* key) {
-    if (!first_.empty()) {
-      if (!first_.back()) text_ += ',';
-      first_.back() = false;
-      newline();
-    }
-    if (key) {
-      bench_common::json_escape(text_, key);
-      text_ += ": ";
-    }
-  }
-  void newline() {
-    text_ += '\n';
-    text_.append(first_.size() * 2, ' ');
-  }
-
-  std::string text_;
-  std::vector<bool> first_;
-};
-
-// ============================================================================
 // Running one workload process
 // ============================================================================
 struct child_result {
@@ -469,10 +378,39 @@ std::string self_dir() {
 constexpr const char* usage =
     "usage: bench_overhead [--quick] [--runs R] [--only a,b,...] [--out FILE] [--on PROGRAM] [--off PROGRAM]";
 
-}  // namespace
+// ============================================================================
+// The command line
+// ============================================================================
+// --runs R: false (after saying why) unless R is a number from 1 to 1000.
+bool parse_runs(const std::string& v, int& runs) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (*end || n < 1 || n > 1000) {
+    std::fprintf(stderr, "bench_overhead: --runs takes a number from 1 to 1000 (%s)\n", usage);
+    return false;
+  }
+  runs = static_cast<int>(n);
+  return true;
+}
 
-int main(int argc, char** argv) {
-  config cfg;
+// --only a,b,...: false (after saying why) when a name is not a benchmark's.
+bool parse_only(const std::string& v, std::vector<std::string>& only) {
+  std::stringstream ss(v);
+  std::string name;
+  while (std::getline(ss, name, ',')) {
+    bool known = false;
+    for (const auto& b : benchmarks) known = known || name == b.name;
+    if (!known) {
+      std::fprintf(stderr, "bench_overhead: unknown benchmark '%s'\n", name.c_str());
+      return false;
+    }
+    only.push_back(name);
+  }
+  return true;
+}
+
+// Fills `cfg` from the arguments; returns -1 to go on, else main's exit status.
+int parse_arguments(int argc, char** argv, config& cfg) {
   bool runs_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -486,27 +424,10 @@ int main(int argc, char** argv) {
     if (a == "--quick") {
       cfg.quick = true;
     } else if (a == "--runs") {
-      const std::string v = value("--runs");
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (*end || n < 1 || n > 1000) {
-        std::fprintf(stderr, "bench_overhead: --runs takes a number from 1 to 1000 (%s)\n", usage);
-        return 2;
-      }
-      cfg.runs = static_cast<int>(n);
+      if (!parse_runs(value("--runs"), cfg.runs)) return 2;
       runs_given = true;
     } else if (a == "--only") {
-      std::stringstream ss(value("--only"));
-      std::string name;
-      while (std::getline(ss, name, ',')) {
-        bool known = false;
-        for (const auto& b : benchmarks) known = known || name == b.name;
-        if (!known) {
-          std::fprintf(stderr, "bench_overhead: unknown benchmark '%s'\n", name.c_str());
-          return 2;
-        }
-        cfg.only.push_back(name);
-      }
+      if (!parse_only(value("--only"), cfg.only)) return 2;
     } else if (a == "--out") {
       cfg.out = value("--out");
     } else if (a == "--on") {
@@ -521,161 +442,194 @@ int main(int argc, char** argv) {
   const std::string dir = self_dir();
   if (cfg.on.empty()) cfg.on = dir + "/bench_overhead_workload_on";
   if (cfg.off.empty()) cfg.off = dir + "/bench_overhead_workload_off";
+  return -1;
+}
 
-  const auto suite_t0 = std::chrono::steady_clock::now();
-  const std::string loadavg_start = read_first_line("/proc/loadavg");
+// ============================================================================
+// The suite's results
+// ============================================================================
+struct goal {
+  std::string name, target;
+  double value;
+  double limit;
+  bool available;
+  bool met() const { return available && std::isfinite(value) && value <= limit; }
+};
 
-  // Which builds are these? (oneTBB available, profiling really on / off.)
-  const child_result info_on = run_child(cfg.on, {"--info"});
-  const child_result info_off = run_child(cfg.off, {"--info"});
-  if (!info_on.ok || !info_off.ok || info_on.text("enabled") != "1" || info_off.text("enabled") != "0") {
-    std::fprintf(stderr, "bench_overhead: the workload programs are missing or wrong (%s: %s; %s: %s)\n",
-                 cfg.on.c_str(), info_on.ok ? "ok" : info_on.error.c_str(), cfg.off.c_str(),
-                 info_off.ok ? "ok" : info_off.error.c_str());
-    return 1;
-  }
-  const bool have_tbb = info_on.text("tbb") == "1" && info_off.text("tbb") == "1";
-  const std::string tbb_version = have_tbb ? info_on.text("tbb_version") : "none";
-
-  std::printf("forkscale overhead suite (%s): %d run(s) per side, alternating off/on, each run a fresh process\n",
-              cfg.quick ? "quick" : "full", cfg.runs);
-  if (!have_tbb)
-    std::printf("oneTBB was not found at build time: only the serial-elision comparison runs\n");
-  std::fflush(stdout);
-
+struct suite {
+  config cfg;
+  bool have_tbb = false;
+  std::string tbb_version;
+  std::string model, loadavg_start, loadavg_end;
+  double suite_s = 0;
+  micro_result micro;
+  std::vector<comparison_result> results;
+  const comparison_result* mem_base = nullptr;  // in `results`: the comparison memory compares with
+  std::vector<memory_row> memory;
+  std::vector<goal> goals;
   bool failed = false;
 
-  // --- event costs (first: a quiet start) -----------------------------------
-  // Five separate processes (one with --quick); each event keeps its best, the
-  // fixed cost its median. (The spawn's cost varies between processes — 100 to 180
-  // ns on the 2-core VM, whatever the load — so one process is not enough.)
-  micro_result micro;
-  {
-    std::vector<std::string> args = {"--micro"};
-    if (cfg.quick) args.push_back("--quick");
-    const int rounds = cfg.quick ? 1 : 5;
-    std::vector<double> first, later;
-    auto keep_min = [](double& into, double v, bool first_round) {
-      if (first_round || v < into) into = v;
-    };
-    for (int round = 0; round < rounds; ++round) {
-      const child_result c = run_child(cfg.on, args);
-      if (!c.ok) {
-        micro.ok = false;
-        micro.error = c.error;
-        failed = true;
-        std::fprintf(stderr, "bench_overhead: event cost run: %s\n", c.error.c_str());
-        break;
-      }
-      const bool first_round = round == 0;
-      micro.ok = true;
-      micro.rounds = round + 1;
-      micro.clock = c.text("clock");
-      micro.n = c.u64("n");
-      keep_min(micro.clock_read_ns, c.num("clock_read_ns"), first_round);
-      keep_min(micro.spawn_ns, c.num("spawn_ns"), first_round);
-      keep_min(micro.sync_ns, c.num("sync_ns"), first_round);
-      keep_min(micro.call_ns, c.num("call_site_ns"), first_round);
-      micro.per_process["clock_read"].push_back(c.num("clock_read_ns"));
-      micro.per_process["spawn"].push_back(c.num("spawn_ns"));
-      micro.per_process["sync"].push_back(c.num("sync_ns"));
-      micro.per_process["call_site"].push_back(c.num("call_site_ns"));
-      first.push_back(c.num("first_measure_s"));
-      later.push_back(c.num("later_measure_s"));
-    }
-    micro.first_measure_s = median(first);
-    micro.later_measure_s = median(later);
+  // ns over one clock read (NaN without a clock read).
+  double over_clock(double ns) const {
+    const double clk = micro.clock_read_ns;
+    return clk > 0 ? ns / clk : std::numeric_limits<double>::quiet_NaN();
   }
-
-  // --- the three comparisons -------------------------------------------------
-  std::vector<comparison_result> results;
-  for (const auto& cd : comparisons) {
-    comparison_result cr;
-    cr.def = &cd;
-    if (std::string(cd.backend) == "tbb" && !have_tbb) {
-      cr.skipped = true;
-      cr.note = "skipped: oneTBB was not found at build time";
-      results.push_back(std::move(cr));
-      continue;
-    }
-    std::printf("  %s ...", cd.title);
-    std::fflush(stdout);
-    double log_sum = 0;
-    int counted = 0;
-    for (const auto& b : benchmarks) {
-      if (!selected(cfg, b.name)) continue;
-      std::printf(" %s", b.name);
-      std::fflush(stdout);
-      bench_result r = measure_pair(cfg, b, cd.backend, cd.threads, cfg.quick ? b.quick_size : b.size, cfg.runs);
-      if (!r.ok) {
-        failed = true;
-      } else if (r.ratio > 0 && std::isfinite(r.ratio)) {
-        log_sum += std::log(r.ratio);
-        ++counted;
-        if (r.ratio > cr.max_ratio) {
-          cr.max_ratio = r.ratio;
-          cr.max_name = b.name;
-        }
-      }
-      cr.benches.push_back(std::move(r));
-    }
-    std::printf("\n");
-    cr.geomean = counted ? std::exp(log_sum / counted) : std::numeric_limits<double>::quiet_NaN();
-    if (!counted) cr.max_ratio = std::numeric_limits<double>::quiet_NaN();
-    results.push_back(std::move(cr));
+  // The ratio without the fixed cost of a process's first measurement (the
+  // compensation's calibration): what a longer run would approach.
+  double without_fixed(const bench_result& r) const {
+    if (!micro.ok || !(r.off_s > 0)) return std::numeric_limits<double>::quiet_NaN();
+    return std::max(r.on_s - micro.first_measure_s, 0.0) / r.off_s;
   }
+  // Each process's ns for one event ([] when none ran).
+  const std::vector<double>& per_process(const std::string& event) const {
+    static const std::vector<double> none;
+    const auto it = micro.per_process.find(event);
+    return it == micro.per_process.end() ? none : it->second;
+  }
+};
 
-  // --- memory at two sizes ---------------------------------------------------
-  // The big size is the first comparison that ran (serial oneTBB at 1 thread, or
-  // the serial elision without oneTBB); the small size runs here the same way.
-  std::vector<memory_row> memory;
-  const comparison_result* mem_base = nullptr;
-  for (const auto& cr : results)
-    if (!cr.skipped) {
-      mem_base = &cr;
+// Which builds are these? (oneTBB available, profiling really on / off.) False
+// (after saying why) when the workload programs are missing or wrong.
+bool check_workloads(suite& s) {
+  const child_result info_on = run_child(s.cfg.on, {"--info"});
+  const child_result info_off = run_child(s.cfg.off, {"--info"});
+  if (!info_on.ok || !info_off.ok || info_on.text("enabled") != "1" || info_off.text("enabled") != "0") {
+    std::fprintf(stderr, "bench_overhead: the workload programs are missing or wrong (%s: %s; %s: %s)\n",
+                 s.cfg.on.c_str(), info_on.ok ? "ok" : info_on.error.c_str(), s.cfg.off.c_str(),
+                 info_off.ok ? "ok" : info_off.error.c_str());
+    return false;
+  }
+  s.have_tbb = info_on.text("tbb") == "1" && info_off.text("tbb") == "1";
+  s.tbb_version = s.have_tbb ? info_on.text("tbb_version") : "none";
+  return true;
+}
+
+// ============================================================================
+// Running the suite
+// ============================================================================
+// Event costs (first: a quiet start). Five separate processes (one with --quick);
+// each event keeps its best, the fixed cost its median. (The spawn's cost varies
+// between processes — 100 to 180 ns on the 2-core VM, whatever the load — so one
+// process is not enough.)
+void run_event_costs(suite& s) {
+  micro_result& micro = s.micro;
+  std::vector<std::string> args = {"--micro"};
+  if (s.cfg.quick) args.push_back("--quick");
+  const int rounds = s.cfg.quick ? 1 : 5;
+  std::vector<double> first, later;
+  auto keep_min = [](double& into, double v, bool first_round) {
+    if (first_round || v < into) into = v;
+  };
+  for (int round = 0; round < rounds; ++round) {
+    const child_result c = run_child(s.cfg.on, args);
+    if (!c.ok) {
+      micro.ok = false;
+      micro.error = c.error;
+      s.failed = true;
+      std::fprintf(stderr, "bench_overhead: event cost run: %s\n", c.error.c_str());
       break;
     }
-  if (mem_base) {
-    std::printf("  memory at a second size (%s) ...", mem_base->def->title);
-    std::fflush(stdout);
-    const int mem_runs = cfg.quick ? 1 : std::max(1, (cfg.runs + 1) / 2);
-    for (const auto& big : mem_base->benches) {
-      memory_row m;
-      m.def = big.def;
-      m.big = big;
-      std::printf(" %s", big.def->name);
-      std::fflush(stdout);
-      m.small = measure_pair(cfg, *big.def, mem_base->def->backend, mem_base->def->threads,
-                             cfg.quick ? big.def->quick_small_size : big.def->small_size, mem_runs);
-      if (!m.small.ok) failed = true;
-      if (m.small.ok && m.big.ok) {
-        m.delta_small_kb = m.small.peak_rss_on - m.small.peak_rss_off;
-        m.delta_big_kb = m.big.peak_rss_on - m.big.peak_rss_off;
-        m.grows = memory_grows(m.delta_small_kb, m.delta_big_kb);
-      }
-      memory.push_back(std::move(m));
-    }
-    std::printf("\n");
+    const bool first_round = round == 0;
+    micro.ok = true;
+    micro.rounds = round + 1;
+    micro.clock = c.text("clock");
+    micro.n = c.u64("n");
+    keep_min(micro.clock_read_ns, c.num("clock_read_ns"), first_round);
+    keep_min(micro.spawn_ns, c.num("spawn_ns"), first_round);
+    keep_min(micro.sync_ns, c.num("sync_ns"), first_round);
+    keep_min(micro.call_ns, c.num("call_site_ns"), first_round);
+    micro.per_process["clock_read"].push_back(c.num("clock_read_ns"));
+    micro.per_process["spawn"].push_back(c.num("spawn_ns"));
+    micro.per_process["sync"].push_back(c.num("sync_ns"));
+    micro.per_process["call_site"].push_back(c.num("call_site_ns"));
+    first.push_back(c.num("first_measure_s"));
+    later.push_back(c.num("later_measure_s"));
   }
-  const double suite_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_t0).count();
-  const std::string loadavg_end = read_first_line("/proc/loadavg");
+  micro.first_measure_s = median(first);
+  micro.later_measure_s = median(later);
+}
 
-  // --- goals -----------------------------------------------------------------
-  struct goal {
-    std::string name, target;
-    double value;
-    double limit;
-    bool available;
-    bool met() const { return available && std::isfinite(value) && value <= limit; }
-  };
+// One comparison: every selected benchmark, off against on; the geometric mean
+// and the maximum of the ratios.
+comparison_result run_comparison(suite& s, const comparison_def& cd) {
+  comparison_result cr;
+  cr.def = &cd;
+  if (std::string(cd.backend) == "tbb" && !s.have_tbb) {
+    cr.skipped = true;
+    cr.note = "skipped: oneTBB was not found at build time";
+    return cr;
+  }
+  std::printf("  %s ...", cd.title);
+  std::fflush(stdout);
+  double log_sum = 0;
+  int counted = 0;
+  for (const auto& b : benchmarks) {
+    if (!selected(s.cfg, b.name)) continue;
+    std::printf(" %s", b.name);
+    std::fflush(stdout);
+    bench_result r = measure_pair(s.cfg, b, cd.backend, cd.threads, s.cfg.quick ? b.quick_size : b.size, s.cfg.runs);
+    if (!r.ok) {
+      s.failed = true;
+    } else if (r.ratio > 0 && std::isfinite(r.ratio)) {
+      log_sum += std::log(r.ratio);
+      ++counted;
+      if (r.ratio > cr.max_ratio) {
+        cr.max_ratio = r.ratio;
+        cr.max_name = b.name;
+      }
+    }
+    cr.benches.push_back(std::move(r));
+  }
+  std::printf("\n");
+  cr.geomean = counted ? std::exp(log_sum / counted) : std::numeric_limits<double>::quiet_NaN();
+  if (!counted) cr.max_ratio = std::numeric_limits<double>::quiet_NaN();
+  return cr;
+}
+
+// Memory at two sizes. The big size is the first comparison that ran (serial
+// oneTBB at 1 thread, or the serial elision without oneTBB); the small size runs
+// here the same way.
+void run_memory(suite& s) {
+  for (const auto& cr : s.results)
+    if (!cr.skipped) {
+      s.mem_base = &cr;
+      break;
+    }
+  if (!s.mem_base) return;
+  const comparison_result& base = *s.mem_base;
+  std::printf("  memory at a second size (%s) ...", base.def->title);
+  std::fflush(stdout);
+  const int mem_runs = s.cfg.quick ? 1 : std::max(1, (s.cfg.runs + 1) / 2);
+  for (const auto& big : base.benches) {
+    memory_row m;
+    m.def = big.def;
+    m.big = big;
+    std::printf(" %s", big.def->name);
+    std::fflush(stdout);
+    m.small = measure_pair(s.cfg, *big.def, base.def->backend, base.def->threads,
+                           s.cfg.quick ? big.def->quick_small_size : big.def->small_size, mem_runs);
+    if (!m.small.ok) s.failed = true;
+    if (m.small.ok && m.big.ok) {
+      m.delta_small_kb = m.small.peak_rss_on - m.small.peak_rss_off;
+      m.delta_big_kb = m.big.peak_rss_on - m.big.peak_rss_off;
+      m.grows = memory_grows(m.delta_small_kb, m.delta_big_kb);
+    }
+    s.memory.push_back(std::move(m));
+  }
+  std::printf("\n");
+}
+
+const comparison_result* find_comparison(const suite& s, const char* name) {
+  for (const auto& cr : s.results)
+    if (std::string(cr.def->name) == name && !cr.skipped) return &cr;
+  return nullptr;
+}
+
+// The goals of issue 7, against this run.
+std::vector<goal> evaluate_goals(const suite& s) {
   std::vector<goal> goals;
-  auto find_comp = [&](const char* name) -> const comparison_result* {
-    for (const auto& cr : results)
-      if (std::string(cr.def->name) == name && !cr.skipped) return &cr;
-    return nullptr;
-  };
-  const comparison_result* serial_c = find_comp("serial_tbb_1");
-  const comparison_result* parallel_c = find_comp("parallel_tbb_2");
+  const comparison_result* serial_c = find_comparison(s, "serial_tbb_1");
+  const comparison_result* parallel_c = find_comparison(s, "parallel_tbb_2");
   goals.push_back({"serial_tbb_1 geomean ratio", "<= 1.3", serial_c ? serial_c->geomean : 0, goal_serial_geomean,
                    serial_c != nullptr});
   goals.push_back({"serial_tbb_1 max ratio", "<= 4", serial_c ? serial_c->max_ratio : 0, goal_serial_max,
@@ -684,79 +638,82 @@ int main(int argc, char** argv) {
                    goal_parallel_geomean, parallel_c != nullptr});
   goals.push_back({"parallel_tbb_2 max ratio", "<= 2", parallel_c ? parallel_c->max_ratio : 0, goal_parallel_max,
                    parallel_c != nullptr});
-  const double clk = micro.clock_read_ns;
-  auto over_clock = [&](double ns) { return clk > 0 ? ns / clk : std::numeric_limits<double>::quiet_NaN(); };
-  goals.push_back({"spawn (spawn point + child + sync) / clock read", "<= 2.5", over_clock(micro.spawn_ns),
+  const micro_result& micro = s.micro;
+  goals.push_back({"spawn (spawn point + child + sync) / clock read", "<= 2.5", s.over_clock(micro.spawn_ns),
                    goal_event_over_clock, micro.ok});
-  goals.push_back({"sync / clock read", "<= 2.5", over_clock(micro.sync_ns), goal_event_over_clock, micro.ok});
-  goals.push_back({"call_site / clock read", "<= 2.5", over_clock(micro.call_ns), goal_event_over_clock, micro.ok});
-  {
-    // The worst growth of profiling memory (on - off) from the small to the big
-    // size, in KiB beyond the allowance (0: none grows).
-    double worst = 0;
-    bool any = false;
-    for (const auto& m : memory)
-      if (m.small.ok && m.big.ok) {
-        any = true;
-        worst = std::max(worst, m.delta_big_kb - (std::max(0.0, m.delta_small_kb) * 1.10 + memory_slack_kb));
-      }
-    goals.push_back({"profiling memory growth beyond allowance (KiB)", "<= 0", worst, 0.0, any});
-  }
+  goals.push_back({"sync / clock read", "<= 2.5", s.over_clock(micro.sync_ns), goal_event_over_clock, micro.ok});
+  goals.push_back({"call_site / clock read", "<= 2.5", s.over_clock(micro.call_ns), goal_event_over_clock, micro.ok});
+  // The worst growth of profiling memory (on - off) from the small to the big
+  // size, in KiB beyond the allowance (0: none grows).
+  double worst = 0;
+  bool any = false;
+  for (const auto& m : s.memory)
+    if (m.small.ok && m.big.ok) {
+      any = true;
+      worst = std::max(worst, m.delta_big_kb - (std::max(0.0, m.delta_small_kb) * 1.10 + memory_slack_kb));
+    }
+  goals.push_back({"profiling memory growth beyond allowance (KiB)", "<= 0", worst, 0.0, any});
+  return goals;
+}
 
-  // The ratio without the fixed cost of a process's first measurement (the
-  // compensation's calibration): what a longer run would approach.
-  auto without_fixed = [&](const bench_result& r) {
-    if (!micro.ok || !(r.off_s > 0)) return std::numeric_limits<double>::quiet_NaN();
-    return std::max(r.on_s - micro.first_measure_s, 0.0) / r.off_s;
-  };
-
-  // --- print -----------------------------------------------------------------
-  const std::string model = cpu_model();
-  std::printf("\nmachine: %s, %u core(s); %s; oneTBB %s; -O2; load %s -> %s; suite took %.0f s\n", model.c_str(),
-              cores(), compiler_string().c_str(), tbb_version.c_str(), loadavg_start.substr(0, 14).c_str(),
-              loadavg_end.substr(0, 14).c_str(), suite_s);
+// ============================================================================
+// Printing
+// ============================================================================
+void print_machine(const suite& s) {
+  std::printf("\nmachine: %s, %u core(s); %s; oneTBB %s; -O2; load %s -> %s; suite took %.0f s\n", s.model.c_str(),
+              cores(), compiler_string().c_str(), s.tbb_version.c_str(), s.loadavg_start.substr(0, 14).c_str(),
+              s.loadavg_end.substr(0, 14).c_str(), s.suite_s);
   if (std::string(sanitizer_name()) != "none")
     std::printf("sanitizer: %s (timings are not meaningful)\n", sanitizer_name());
+}
 
-  // The Fig. 11-style table: one row per benchmark, the ratio of each comparison,
-  // and Cilkprof's own ratio for the same program.
-  std::printf("\nOverhead = profiling on / off (median of %d alternating runs each)   [cf. Cilkprof SPAA'15 Fig. 11]\n",
-              cfg.runs);
-  std::printf("%-10s %-18s %-32s", "Benchmark", "Input size", "Description");
-  for (const auto& cr : results) std::printf(" %10s", cr.def->name == std::string("serial_tbb_1") ? "TBB 1 thr"
-                                                       : cr.def->name == std::string("parallel_tbb_2") ? "TBB 2 thr"
-                                                                                                       : "elision");
-  std::printf(" | %-9s %s\n", "Cilkprof", "(its input)");
-  for (const auto& b : benchmarks) {
-    if (!selected(cfg, b.name)) continue;
-    std::string input = "-";
-    for (const auto& cr : results)
-      for (const auto& r : cr.benches)
-        if (r.def == &b && !r.input.empty()) input = r.input;
-    std::printf("%-10s %-18s %-32s", b.name, input.c_str(), b.description);
-    for (const auto& cr : results) {
-      std::string cell = cr.skipped ? "n/a" : "FAILED";
-      for (const auto& r : cr.benches)
-        if (r.def == &b && r.ok) cell = fmt_ratio(r.ratio);
-      std::printf(" %10s", cell.c_str());
-    }
-    if (b.cilkprof_name)
-      std::printf(" | %-9.2f (%s %s)\n", b.cilkprof_overhead, b.cilkprof_name, b.cilkprof_input);
-    else
-      std::printf(" | %-9s\n", "-");
+// One row of the Fig. 11-style table: the ratio of each comparison, and
+// Cilkprof's own ratio for the same program.
+void print_overhead_row(const suite& s, const bench_def& b) {
+  std::string input = "-";
+  for (const auto& cr : s.results)
+    for (const auto& r : cr.benches)
+      if (r.def == &b && !r.input.empty()) input = r.input;
+  std::printf("%-10s %-18s %-32s", b.name, input.c_str(), b.description);
+  for (const auto& cr : s.results) {
+    std::string cell = cr.skipped ? "n/a" : "FAILED";
+    for (const auto& r : cr.benches)
+      if (r.def == &b && r.ok) cell = fmt_ratio(r.ratio);
+    std::printf(" %10s", cell.c_str());
   }
+  if (b.cilkprof_name)
+    std::printf(" | %-9.2f (%s %s)\n", b.cilkprof_overhead, b.cilkprof_name, b.cilkprof_input);
+  else
+    std::printf(" | %-9s\n", "-");
+}
+
+// The Fig. 11-style table: one row per benchmark, then the geometric mean and the
+// maximum, and the other papers' figures.
+void print_overhead_table(const suite& s) {
+  std::printf("\nOverhead = profiling on / off (median of %d alternating runs each)   [cf. Cilkprof SPAA'15 Fig. 11]\n",
+              s.cfg.runs);
+  std::printf("%-10s %-18s %-32s", "Benchmark", "Input size", "Description");
+  for (const auto& cr : s.results) std::printf(" %10s", cr.def->name == std::string("serial_tbb_1") ? "TBB 1 thr"
+                                                         : cr.def->name == std::string("parallel_tbb_2") ? "TBB 2 thr"
+                                                                                                         : "elision");
+  std::printf(" | %-9s %s\n", "Cilkprof", "(its input)");
+  for (const auto& b : benchmarks)
+    if (selected(s.cfg, b.name)) print_overhead_row(s, b);
   std::printf("%-10s %-18s %-32s", "geomean", "", "");
-  for (const auto& cr : results) std::printf(" %10s", cr.skipped ? "n/a" : fmt_ratio(cr.geomean).c_str());
+  for (const auto& cr : s.results) std::printf(" %10s", cr.skipped ? "n/a" : fmt_ratio(cr.geomean).c_str());
   std::printf(" | %-9.1f (16 benchmarks)\n", cilkprof_geomean);
   std::printf("%-10s %-18s %-32s", "max", "", "");
-  for (const auto& cr : results) std::printf(" %10s", cr.skipped ? "n/a" : fmt_ratio(cr.max_ratio).c_str());
+  for (const auto& cr : s.results) std::printf(" %10s", cr.skipped ? "n/a" : fmt_ratio(cr.max_ratio).c_str());
   std::printf(" | %-9.1f (fib)\n", cilkprof_max);
   std::printf("TaskProf FSE'17 (RQ3): 56%% average overhead (%.2fx) profiling in parallel, 23 TBB apps, 16 cores;"
               " compare the TBB 2 thr column.\n",
               taskprof_average);
   std::printf("Cilkscale: \"typically under 2x\" (as quoted in issue 7; not in the seed papers).\n");
+}
 
-  for (const auto& cr : results) {
+// Per comparison, every benchmark's numbers.
+void print_comparisons(const suite& s) {
+  for (const auto& cr : s.results) {
     std::printf("\n%s  (%s)\n", cr.def->title, cr.def->measured_like);
     if (cr.skipped) {
       std::printf("  %s\n", cr.note.c_str());
@@ -770,47 +727,53 @@ int main(int argc, char** argv) {
         continue;
       }
       std::printf("  %-10s %9.4f %9.4f %7.2f %7s %11llu %10.1f %8s %10s %10s\n", r.def->name, r.off_s, r.on_s,
-                  r.ratio, fmt_ratio(without_fixed(r)).c_str(), static_cast<unsigned long long>(r.events), r.ns_per_event,
-                  fmt_ratio(over_clock(r.ns_per_event)).c_str(), fmt_kib(r.peak_rss_off).c_str(),
+                  r.ratio, fmt_ratio(s.without_fixed(r)).c_str(), static_cast<unsigned long long>(r.events),
+                  r.ns_per_event, fmt_ratio(s.over_clock(r.ns_per_event)).c_str(), fmt_kib(r.peak_rss_off).c_str(),
                   fmt_kib(r.peak_rss_on).c_str());
     }
   }
+}
 
+void print_event_cost(const suite& s) {
+  const micro_result& micro = s.micro;
   std::printf("\nEvent cost (profiling on, best of %d process(es) x 5 loops x %llu, loop overhead subtracted)\n",
               micro.rounds, static_cast<unsigned long long>(micro.n));
-  if (micro.ok) {
-    std::printf("  %-40s %8.2f ns\n", ("one clock read (" + micro.clock + ")").c_str(), micro.clock_read_ns);
-    std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "spawn (spawn point + child + sync)", micro.spawn_ns,
-                over_clock(micro.spawn_ns));
-    std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "sync (nothing to join)", micro.sync_ns,
-                over_clock(micro.sync_ns));
-    std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "call_site", micro.call_ns, over_clock(micro.call_ns));
-    std::printf("  fixed cost: a process's first fs::measure takes %.2f ms besides its body (compensation calibration), "
-                "a later one %.1f us; the -fixed column above is on/off without the first\n",
-                micro.first_measure_s * 1e3, micro.later_measure_s * 1e6);
-  } else {
+  if (!micro.ok) {
     std::printf("  FAILED: %s\n", micro.error.c_str());
+    return;
   }
+  std::printf("  %-40s %8.2f ns\n", ("one clock read (" + micro.clock + ")").c_str(), micro.clock_read_ns);
+  std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "spawn (spawn point + child + sync)", micro.spawn_ns,
+              s.over_clock(micro.spawn_ns));
+  std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "sync (nothing to join)", micro.sync_ns,
+              s.over_clock(micro.sync_ns));
+  std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "call_site", micro.call_ns, s.over_clock(micro.call_ns));
+  std::printf("  fixed cost: a process's first fs::measure takes %.2f ms besides its body (compensation calibration), "
+              "a later one %.1f us; the -fixed column above is on/off without the first\n",
+              micro.first_measure_s * 1e3, micro.later_measure_s * 1e6);
+}
 
-  if (mem_base) {
-    std::printf("\nProfiling memory: peak RSS on - off at two sizes (%s; medians)\n", mem_base->def->title);
-    std::printf("  %-10s %12s %12s %12s %12s %14s %14s %6s\n", "benchmark", "small size", "on-off", "big size",
-                "on-off", "prof. bytes s", "prof. bytes b", "grows");
-    for (const auto& m : memory) {
-      if (!m.small.ok || !m.big.ok) {
-        std::printf("  %-10s FAILED\n", m.def->name);
-        continue;
-      }
-      std::printf("  %-10s %12llu %12s %12llu %12s %14llu %14llu %6s\n", m.def->name,
-                  static_cast<unsigned long long>(m.small.size), fmt_kib(m.delta_small_kb).c_str(),
-                  static_cast<unsigned long long>(m.big.size), fmt_kib(m.delta_big_kb).c_str(),
-                  static_cast<unsigned long long>(m.small.profiler_bytes),
-                  static_cast<unsigned long long>(m.big.profiler_bytes), m.grows ? "YES" : "no");
+void print_memory(const suite& s) {
+  if (!s.mem_base) return;
+  std::printf("\nProfiling memory: peak RSS on - off at two sizes (%s; medians)\n", s.mem_base->def->title);
+  std::printf("  %-10s %12s %12s %12s %12s %14s %14s %6s\n", "benchmark", "small size", "on-off", "big size",
+              "on-off", "prof. bytes s", "prof. bytes b", "grows");
+  for (const auto& m : s.memory) {
+    if (!m.small.ok || !m.big.ok) {
+      std::printf("  %-10s FAILED\n", m.def->name);
+      continue;
     }
+    std::printf("  %-10s %12llu %12s %12llu %12s %14llu %14llu %6s\n", m.def->name,
+                static_cast<unsigned long long>(m.small.size), fmt_kib(m.delta_small_kb).c_str(),
+                static_cast<unsigned long long>(m.big.size), fmt_kib(m.delta_big_kb).c_str(),
+                static_cast<unsigned long long>(m.small.profiler_bytes),
+                static_cast<unsigned long long>(m.big.profiler_bytes), m.grows ? "YES" : "no");
   }
+}
 
+void print_goals(const suite& s) {
   std::printf("\nGoals (issue 7; recorded, never enforced)\n");
-  for (const auto& g : goals) {
+  for (const auto& g : s.goals) {
     if (!g.available) {
       std::printf("  %-50s %8s  %-7s  n/a\n", g.name.c_str(), "-", g.target.c_str());
       continue;
@@ -824,21 +787,24 @@ int main(int argc, char** argv) {
     }
     std::printf("\n");
   }
+}
 
-  // --- JSON ------------------------------------------------------------------
-  json_out j;
-  j.begin_object();
+// ============================================================================
+// JSON (layout: bench/README.md, "JSON layout")
+// ============================================================================
+// The run's description: machine, compiler, build, oneTBB, method and units.
+void json_header(json_out& j, const suite& s) {
   j.kv("benchmark", "forkscale overhead suite");
   j.kv("forkscale_version", FORKSCALE_VERSION_STRING);
-  j.kv("mode", cfg.quick ? "quick" : "full");
-  j.kv("runs_per_side", cfg.runs);
-  j.kv("suite_seconds", suite_s);
+  j.kv("mode", s.cfg.quick ? "quick" : "full");
+  j.kv("runs_per_side", s.cfg.runs);
+  j.kv("suite_seconds", s.suite_s);
   j.begin_object("machine");
-  j.kv("cpu_model", model);
+  j.kv("cpu_model", s.model);
   j.kv("cores", cores());
   j.kv("hardware_concurrency", std::thread::hardware_concurrency());
-  j.kv("loadavg_at_start", loadavg_start);
-  j.kv("loadavg_at_end", loadavg_end);
+  j.kv("loadavg_at_start", s.loadavg_start);
+  j.kv("loadavg_at_end", s.loadavg_end);
   j.end_object();
   j.kv("compiler", compiler_string());
   j.begin_object("build");
@@ -849,8 +815,8 @@ int main(int argc, char** argv) {
   j.end_object();
   j.kv("date", utc_now());
   j.begin_object("tbb");
-  j.kv("available", have_tbb);
-  j.kv("version", tbb_version);
+  j.kv("available", s.have_tbb);
+  j.kv("version", s.tbb_version);
   j.end_object();
   j.begin_object("method");
   j.kv("runs", "per benchmark and comparison, R runs per side alternating off, on, off, on, ...; "
@@ -869,9 +835,58 @@ int main(int argc, char** argv) {
   j.kv("ns_per_event", "ns");
   j.kv("peak_rss", "KiB");
   j.end_object();
+}
 
+// One benchmark of a comparison.
+void json_benchmark(json_out& j, const suite& s, const comparison_result& cr, const bench_result& r) {
+  j.begin_object();
+  j.kv("name", r.def->name);
+  j.kv("backend", cr.def->backend);
+  j.kv("threads", cr.def->threads);
+  j.kv("size", r.size);
+  j.kv("input", r.input);
+  j.kv("ok", r.ok);
+  if (!r.ok) {
+    j.kv("error", r.error);
+    j.end_object();
+    return;
+  }
+  j.kv("off_s", r.off_s);
+  j.kv("on_s", r.on_s);
+  j.kv("ratio", r.ratio);
+  j.kv("ratio_without_fixed_cost", s.without_fixed(r));
+  j.kv("events", r.events);
+  j.kv("spawns", r.spawns);
+  j.kv("syncs", r.syncs);
+  j.kv("calls", r.calls);
+  j.kv("ns_per_event", r.ns_per_event);
+  j.kv("ns_per_event_over_clock_read", s.over_clock(r.ns_per_event));
+  j.kv("ns_per_event_without_fixed_cost",
+       s.micro.ok && r.events ? (r.on_s - s.micro.first_measure_s - r.off_s) * 1e9 / double(r.events)
+                              : std::numeric_limits<double>::quiet_NaN());
+  j.kv("peak_rss_off", r.peak_rss_off);
+  j.kv("peak_rss_on", r.peak_rss_on);
+  j.kv("profiler_bytes", r.profiler_bytes);
+  j.kv("parallelism", r.parallelism);
+  j.numbers("off_runs_s", r.off_runs);
+  j.numbers("on_runs_s", r.on_runs);
+  j.numbers("peak_rss_off_runs", r.rss_off_runs);
+  j.numbers("peak_rss_on_runs", r.rss_on_runs);
+  if (r.def->cilkprof_name) {
+    j.begin_object("cilkprof_fig11");
+    j.kv("benchmark", r.def->cilkprof_name);
+    j.kv("input", r.def->cilkprof_input);
+    j.kv("overhead", r.def->cilkprof_overhead);
+    j.end_object();
+  } else {
+    j.null("cilkprof_fig11");
+  }
+  j.end_object();
+}
+
+void json_comparisons(json_out& j, const suite& s) {
   j.begin_array("comparisons");
-  for (const auto& cr : results) {
+  for (const auto& cr : s.results) {
     j.begin_object();
     j.kv("name", cr.def->name);
     j.kv("title", cr.def->title);
@@ -881,51 +896,7 @@ int main(int argc, char** argv) {
     j.kv("skipped", cr.skipped);
     if (cr.skipped) j.kv("note", cr.note);
     j.begin_array("benchmarks");
-    for (const auto& r : cr.benches) {
-      j.begin_object();
-      j.kv("name", r.def->name);
-      j.kv("backend", cr.def->backend);
-      j.kv("threads", cr.def->threads);
-      j.kv("size", r.size);
-      j.kv("input", r.input);
-      j.kv("ok", r.ok);
-      if (!r.ok) {
-        j.kv("error", r.error);
-        j.end_object();
-        continue;
-      }
-      j.kv("off_s", r.off_s);
-      j.kv("on_s", r.on_s);
-      j.kv("ratio", r.ratio);
-      j.kv("ratio_without_fixed_cost", without_fixed(r));
-      j.kv("events", r.events);
-      j.kv("spawns", r.spawns);
-      j.kv("syncs", r.syncs);
-      j.kv("calls", r.calls);
-      j.kv("ns_per_event", r.ns_per_event);
-      j.kv("ns_per_event_over_clock_read", over_clock(r.ns_per_event));
-      j.kv("ns_per_event_without_fixed_cost",
-           micro.ok && r.events ? (r.on_s - micro.first_measure_s - r.off_s) * 1e9 / double(r.events)
-                                : std::numeric_limits<double>::quiet_NaN());
-      j.kv("peak_rss_off", r.peak_rss_off);
-      j.kv("peak_rss_on", r.peak_rss_on);
-      j.kv("profiler_bytes", r.profiler_bytes);
-      j.kv("parallelism", r.parallelism);
-      j.numbers("off_runs_s", r.off_runs);
-      j.numbers("on_runs_s", r.on_runs);
-      j.numbers("peak_rss_off_runs", r.rss_off_runs);
-      j.numbers("peak_rss_on_runs", r.rss_on_runs);
-      if (r.def->cilkprof_name) {
-        j.begin_object("cilkprof_fig11");
-        j.kv("benchmark", r.def->cilkprof_name);
-        j.kv("input", r.def->cilkprof_input);
-        j.kv("overhead", r.def->cilkprof_overhead);
-        j.end_object();
-      } else {
-        j.null("cilkprof_fig11");
-      }
-      j.end_object();
-    }
+    for (const auto& r : cr.benches) json_benchmark(j, s, cr, r);
     j.end_array();
     if (cr.skipped) {
       j.null("geomean_ratio");
@@ -938,7 +909,10 @@ int main(int argc, char** argv) {
     j.end_object();
   }
   j.end_array();
+}
 
+void json_event_cost(json_out& j, const suite& s) {
+  const micro_result& micro = s.micro;
   j.begin_object("event_cost");
   j.kv("ok", micro.ok);
   j.kv("clock", micro.clock);
@@ -947,7 +921,7 @@ int main(int argc, char** argv) {
   j.kv("statistic", "best of `rounds` processes x 5 loops of `iterations`, empty-loop cost subtracted, inside one "
                     "fs::measure; fixed_cost: the median over the processes");
   j.kv("clock_read_ns", micro.clock_read_ns);
-  j.numbers("clock_read_ns_per_process", micro.per_process["clock_read"]);
+  j.numbers("clock_read_ns_per_process", s.per_process("clock_read"));
   j.kv("goal", "each event <= 2.5 x one clock read");
   j.begin_object("fixed_cost");
   j.kv("first_measure_s", micro.first_measure_s);
@@ -960,9 +934,9 @@ int main(int argc, char** argv) {
     j.begin_object(key);
     j.kv("what", what);
     j.kv("ns", ns);
-    j.numbers("ns_per_process", micro.per_process[key]);
-    j.kv("over_clock_read", over_clock(ns));
-    j.kv("goal_met", micro.ok && over_clock(ns) <= goal_event_over_clock);
+    j.numbers("ns_per_process", s.per_process(key));
+    j.kv("over_clock_read", s.over_clock(ns));
+    j.kv("goal_met", micro.ok && s.over_clock(ns) <= goal_event_over_clock);
     j.end_object();
   };
   event("spawn", "fs::spawn(f)() then { fs::sync_point sp; }: spawn point, child scope, the sync that joins it",
@@ -975,13 +949,15 @@ int main(int argc, char** argv) {
   // goal_met}).
   j.null("what_if");
   j.end_object();
+}
 
+void json_memory(json_out& j, const suite& s) {
   j.begin_object("memory");
-  j.kv("comparison", mem_base ? mem_base->def->name : "none");
+  j.kv("comparison", s.mem_base ? s.mem_base->def->name : "none");
   j.kv("goal", "profiling memory (peak RSS on - off) does not grow with the problem size");
   j.kv("grows_if", "on-off at the big size > 1.10 x on-off at the small size + 1024 KiB");
   j.begin_array("benchmarks");
-  for (const auto& m : memory) {
+  for (const auto& m : s.memory) {
     j.begin_object();
     j.kv("name", m.def->name);
     j.kv("ok", m.small.ok && m.big.ok);
@@ -1000,7 +976,10 @@ int main(int argc, char** argv) {
   }
   j.end_array();
   j.end_object();
+}
 
+// The seed papers' figures.
+void json_papers(json_out& j) {
   j.begin_object("papers");
   j.begin_object("cilkprof_fig11");
   j.kv("source", "Schardl et al., The Cilkprof Scalability Profiler, SPAA'15, Fig. 11 (16 benchmarks, "
@@ -1027,9 +1006,11 @@ int main(int argc, char** argv) {
   j.kv("typical_ratio_below", 2.0);
   j.end_object();
   j.end_object();
+}
 
+void json_goals(json_out& j, const suite& s) {
   j.begin_array("goals");
-  for (const auto& g : goals) {
+  for (const auto& g : s.goals) {
     j.begin_object();
     j.kv("goal", g.name);
     j.kv("target", g.target);
@@ -1043,17 +1024,62 @@ int main(int argc, char** argv) {
     j.end_object();
   }
   j.end_array();
-  j.kv("failed", failed);
+}
+
+std::string suite_json(const suite& s) {
+  json_out j;
+  j.begin_object();
+  json_header(j, s);
+  json_comparisons(j, s);
+  json_event_cost(j, s);
+  json_memory(j, s);
+  json_papers(j);
+  json_goals(j, s);
+  j.kv("failed", s.failed);
   j.end_object();
+  return j.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  suite s;
+  const int status = parse_arguments(argc, argv, s.cfg);
+  if (status >= 0) return status;
+
+  const auto suite_t0 = std::chrono::steady_clock::now();
+  s.loadavg_start = read_first_line("/proc/loadavg");
+  if (!check_workloads(s)) return 1;
+
+  std::printf("forkscale overhead suite (%s): %d run(s) per side, alternating off/on, each run a fresh process\n",
+              s.cfg.quick ? "quick" : "full", s.cfg.runs);
+  if (!s.have_tbb)
+    std::printf("oneTBB was not found at build time: only the serial-elision comparison runs\n");
+  std::fflush(stdout);
+
+  run_event_costs(s);
+  for (const auto& cd : comparisons) s.results.push_back(run_comparison(s, cd));
+  run_memory(s);
+  s.suite_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - suite_t0).count();
+  s.loadavg_end = read_first_line("/proc/loadavg");
+  s.goals = evaluate_goals(s);
+
+  s.model = cpu_model();
+  print_machine(s);
+  print_overhead_table(s);
+  print_comparisons(s);
+  print_event_cost(s);
+  print_memory(s);
+  print_goals(s);
 
   std::string err;
-  if (!write_file_atomically(cfg.out, j.str(), err)) {
+  if (!write_results_file(s.cfg.out, suite_json(s), err)) {
     std::fprintf(stderr, "bench_overhead: %s\n", err.c_str());
     return 1;
   }
-  std::printf("\nwrote %s\n", cfg.out.c_str());
-  if (failed) {
-    std::fprintf(stderr, "bench_overhead: a benchmark run failed (see above and %s)\n", cfg.out.c_str());
+  std::printf("\nwrote %s\n", s.cfg.out.c_str());
+  if (s.failed) {
+    std::fprintf(stderr, "bench_overhead: a benchmark run failed (see above and %s)\n", s.cfg.out.c_str());
     return 1;
   }
   return 0;

@@ -784,27 +784,35 @@ bool parse_u64(const char* s, std::uint64_t& out) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line.
+struct arguments {
   std::string bench, backend = "serial";
   std::uint64_t threads = 1, size = 0;
   bool micro = false, quick = false, info = false;
+};
+
+// Fills `args`; false (after saying why) on a bad argument.
+bool parse_arguments(int argc, char** argv, arguments& args) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "--bench" && v) bench = argv[++i];
-    else if (a == "--backend" && v) backend = argv[++i];
-    else if (a == "--threads" && v && parse_u64(argv[++i], threads) && threads > 0) continue;
-    else if (a == "--size" && v && parse_u64(argv[++i], size) && size > 0) continue;
-    else if (a == "--micro") micro = true;
-    else if (a == "--quick") quick = true;
-    else if (a == "--info") info = true;
+    if (a == "--bench" && v) args.bench = argv[++i];
+    else if (a == "--backend" && v) args.backend = argv[++i];
+    else if (a == "--threads" && v && parse_u64(argv[++i], args.threads) && args.threads > 0) continue;
+    else if (a == "--size" && v && parse_u64(argv[++i], args.size) && args.size > 0) continue;
+    else if (a == "--micro") args.micro = true;
+    else if (a == "--quick") args.quick = true;
+    else if (a == "--info") args.info = true;
     else {
       std::fprintf(stderr, "bench_overhead_workload: bad argument '%s'\n%s\n", a.c_str(), usage);
-      return 2;
+      return false;
     }
   }
+  return true;
+}
+
+// --info: which build this is.
+int print_info() {
 #if defined(BENCH_OVERHEAD_HAVE_TBB)
   const bool have_tbb = true;
   const char* tbb_version = TBB_VERSION_STRING;
@@ -812,20 +820,50 @@ int main(int argc, char** argv) {
   const bool have_tbb = false;
   const char* tbb_version = "none";
 #endif
-  if (info) {
-    std::printf("RESULT info=1 enabled=%d tbb=%d tbb_version=%s\n", FORKSCALE_ENABLE, have_tbb ? 1 : 0, tbb_version);
-    return 0;
-  }
-  if (micro) {
-#if FORKSCALE_ENABLE
-    return run_micro(quick);
+  std::printf("RESULT info=1 enabled=%d tbb=%d tbb_version=%s\n", FORKSCALE_ENABLE, have_tbb ? 1 : 0, tbb_version);
+  return 0;
+}
+
+// Runs the benchmark on its backend; -1 when it ran (`known` says whether the
+// benchmark exists), else main's exit status.
+int run_benchmark(const arguments& args, timed_run& t, outcome& o, bool& known) {
+  if (args.backend == "serial") {
+    known = dispatch<fs::serial::backend>(args.bench, args.size, t, o);
+  } else if (args.backend == "tbb") {
+#if defined(BENCH_OVERHEAD_HAVE_TBB)
+    ::oneapi::tbb::global_control limit(::oneapi::tbb::global_control::max_allowed_parallelism,
+                                        static_cast<std::size_t>(args.threads));
+#if BENCH_OVERHEAD_TSAN
+    known = dispatch<tsan_joined<fs::tbb::backend>>(args.bench, args.size, t, o);
 #else
-    (void)quick;
+    known = dispatch<fs::tbb::backend>(args.bench, args.size, t, o);
+#endif
+#else
+    std::fprintf(stderr, "bench_overhead_workload: oneTBB was not found at build time\n");
+    return 2;
+#endif
+  } else {
+    std::fprintf(stderr, "bench_overhead_workload: unknown backend '%s'\n%s\n", args.backend.c_str(), usage);
+    return 2;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  arguments args;
+  if (!parse_arguments(argc, argv, args)) return 2;
+  if (args.info) return print_info();
+  if (args.micro) {
+#if FORKSCALE_ENABLE
+    return run_micro(args.quick);
+#else
     std::printf("RESULT micro=1 enabled=0\n");
     return 0;
 #endif
   }
-  if (bench.empty() || size == 0) {
+  if (args.bench.empty() || args.size == 0) {
     std::fprintf(stderr, "bench_overhead_workload: --bench and --size are required\n%s\n", usage);
     return 2;
   }
@@ -833,39 +871,22 @@ int main(int argc, char** argv) {
   timed_run t;
   outcome o;
   bool known = false;
-  if (backend == "serial") {
-    known = dispatch<fs::serial::backend>(bench, size, t, o);
-  } else if (backend == "tbb") {
-#if defined(BENCH_OVERHEAD_HAVE_TBB)
-    ::oneapi::tbb::global_control limit(::oneapi::tbb::global_control::max_allowed_parallelism,
-                                        static_cast<std::size_t>(threads));
-#if BENCH_OVERHEAD_TSAN
-    known = dispatch<tsan_joined<fs::tbb::backend>>(bench, size, t, o);
-#else
-    known = dispatch<fs::tbb::backend>(bench, size, t, o);
-#endif
-#else
-    std::fprintf(stderr, "bench_overhead_workload: oneTBB was not found at build time\n");
-    return 2;
-#endif
-  } else {
-    std::fprintf(stderr, "bench_overhead_workload: unknown backend '%s'\n%s\n", backend.c_str(), usage);
-    return 2;
-  }
+  const int status = run_benchmark(args, t, o, known);
+  if (status >= 0) return status;
   if (!known) {
-    std::fprintf(stderr, "bench_overhead_workload: unknown benchmark '%s'\n", bench.c_str());
+    std::fprintf(stderr, "bench_overhead_workload: unknown benchmark '%s'\n", args.bench.c_str());
     return 2;
   }
   const std::uint64_t diagnostics = g_diagnostics.load();
   std::printf("RESULT bench=%s enabled=%d backend=%s threads=%" PRIu64 " size=%" PRIu64
               " seconds=%.9f spawns=%" PRIu64 " syncs=%" PRIu64 " calls=%" PRIu64 " profiler_bytes=%zu"
               " parallelism=%.4f diagnostics=%" PRIu64 " ok=%d input=%s\n",
-              bench.c_str(), FORKSCALE_ENABLE, backend.c_str(), threads, size, t.seconds, t.rep.spawns(),
-              t.rep.syncs(), t.rep.calls(), t.rep.profiler_bytes, t.rep.parallelism(), diagnostics, o.ok ? 1 : 0,
-              o.what.c_str());
+              args.bench.c_str(), FORKSCALE_ENABLE, args.backend.c_str(), args.threads, args.size, t.seconds,
+              t.rep.spawns(), t.rep.syncs(), t.rep.calls(), t.rep.profiler_bytes, t.rep.parallelism(), diagnostics,
+              o.ok ? 1 : 0, o.what.c_str());
   std::fflush(stdout);
   if (!o.ok) {
-    std::fprintf(stderr, "bench_overhead_workload: %s gave a wrong result\n", bench.c_str());
+    std::fprintf(stderr, "bench_overhead_workload: %s gave a wrong result\n", args.bench.c_str());
     return 1;
   }
   return diagnostics ? 1 : 0;

@@ -155,71 +155,95 @@ std::size_t default_grain(std::size_t iterations) {
   return std::max<std::size_t>(1, std::min<std::size_t>(2048, g));
 }
 
-int run(int argc, char** argv) {
-  const std::string program = "stencil";
-  constexpr std::uint64_t default_n = 128;
+// The command line: example_args' options, and the stencil's own.
+struct settings {
   loop_kind loop = loop_kind::outer;
   std::uint64_t steps = 4;
   std::uint64_t grain = 0;  // 0: cilk_for's rule
-  const example_args::extra_options extra = {
+  example_args::config cfg;
+};
+
+// --loop, --steps and --grain, which set `set`.
+example_args::extra_options stencil_options(settings& set) {
+  return {
       {"--loop", "inner|outer",
        "which loop is the parallel one: inner (z, Cilkview Fig. 7) or\n"
        "             outer (x, Fig. 9; default)",
-       [&](const std::string& v) {
-         if (v == "inner") loop = loop_kind::inner;
-         else if (v == "outer") loop = loop_kind::outer;
+       [&set](const std::string& v) {
+         if (v == "inner") set.loop = loop_kind::inner;
+         else if (v == "outer") set.loop = loop_kind::outer;
          else throw example_args::usage_error("unknown loop '" + v + "' (expected inner or outer)");
        }},
       {"--steps", "S", "time steps (default 4)",
-       [&](const std::string& v) { steps = example_args::parse_positive(v, 1'000'000, "--steps"); }},
+       [&set](const std::string& v) { set.steps = example_args::parse_positive(v, 1'000'000, "--steps"); }},
       {"--grain", "G",
        "iterations a parallel loop runs serially (default: cilk_for's\n"
        "             min(2048, N / 64), i.e. for 8 workers)",
-       [&](const std::string& v) { grain = example_args::parse_positive(v, 1u << 30, "--grain"); }},
+       [&set](const std::string& v) { set.grain = example_args::parse_positive(v, 1u << 30, "--grain"); }},
   };
-  example_args::config cfg;
-  try {
-    // Two (N+2)³ grids of doubles: 16 GiB at the bound.
-    cfg = example_args::parse(argc, argv, default_n, 1024, extra);
-  } catch (const example_args::usage_error& e) {
-    std::cerr << program << ": " << e.what() << "\n";
-    return 2;
-  }
-  if (cfg.help) {
-    std::cout << example_args::usage(program, default_n, extra);
-    return 0;
-  }
+}
 
-  const std::size_t n = static_cast<std::size_t>(cfg.n);
-  if (grain == 0) grain = default_grain(n);
-  const char* loop_name = loop == loop_kind::inner ? "inner" : "outer";
-  const std::string label = std::string("stencil-") + loop_name;
-
-  std::vector<grid> grids;
-  grid reference[2] = {grid(0), grid(0)};
+// The two grids the measured run steps between and the two of the plain serial
+// run, all N³ with the same initial values; false when they cannot be allocated.
+bool make_grids(std::size_t n, std::vector<grid>& grids, grid (&reference)[2]) {
   try {
     grids.emplace_back(n);
     grids.emplace_back(n);
     reference[0] = grid(n);
     reference[1] = grid(n);
   } catch (const std::exception&) {
-    std::cerr << program << ": cannot allocate four grids of " << n + 2 << "^3 doubles\n";
-    return 1;
+    return false;
   }
   initial(grids[0]);
   reference[0].v = grids[0].v;
+  return true;
+}
+
+void print_setup(const settings& set, std::size_t n, unsigned budget) {
+  const char* loop_name = set.loop == loop_kind::inner ? "inner" : "outer";
+  std::cout << "stencil: " << n << "^3 points, " << set.steps << " steps, parallel loop " << loop_name
+            << (set.loop == loop_kind::inner ? " (z" : " (x") << ", " << n << " iterations, grain "
+            << set.grain << "), backend " << example_args::to_string(set.cfg.be);
+  if (set.cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";
+  std::cout << example_args::runtime_note(set.cfg) << "\n\n";
+}
+
+int run(int argc, char** argv) {
+  const std::string program = "stencil";
+  constexpr std::uint64_t default_n = 128;
+  settings set;
+  const example_args::extra_options extra = stencil_options(set);
+  try {
+    // Two (N+2)³ grids of doubles: 16 GiB at the bound.
+    set.cfg = example_args::parse(argc, argv, default_n, 1024, extra);
+  } catch (const example_args::usage_error& e) {
+    std::cerr << program << ": " << e.what() << "\n";
+    return 2;
+  }
+  const example_args::config& cfg = set.cfg;
+  if (cfg.help) {
+    std::cout << example_args::usage(program, default_n, extra);
+    return 0;
+  }
+
+  const std::size_t n = static_cast<std::size_t>(cfg.n);
+  if (set.grain == 0) set.grain = default_grain(n);
+  const std::string label = std::string("stencil-") + (set.loop == loop_kind::inner ? "inner" : "outer");
+
+  std::vector<grid> grids;
+  grid reference[2] = {grid(0), grid(0)};
+  if (!make_grids(n, grids, reference)) {
+    std::cerr << program << ": cannot allocate four grids of " << n + 2 << "^3 doubles\n";
+    return 1;
+  }
 
   const unsigned budget = cfg.be == backend::threads ? cfg.threads : 1;
-  const stepper s{loop, static_cast<std::size_t>(grain), cfg.be, budget};
+  const stepper s{set.loop, static_cast<std::size_t>(set.grain), cfg.be, budget};
   fs::options opt;
   opt.clock = cfg.clock;
+  print_setup(set, n, budget);
 
-  std::cout << "stencil: " << n << "^3 points, " << steps << " steps, parallel loop " << loop_name
-            << (loop == loop_kind::inner ? " (z" : " (x") << ", " << n << " iterations, grain "
-            << grain << "), backend " << example_args::to_string(cfg.be);
-  if (cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";
-  std::cout << example_args::runtime_note(cfg) << "\n\n";
-
+  const std::uint64_t steps = set.steps;
   fs::report rep;
   example_args::run_on_backend(cfg, [&] {
     rep = fs::measure(

@@ -9,6 +9,7 @@
 #include "site.hpp"
 #include "clock.hpp"
 #include "report.hpp"
+#include "options.hpp"
 #include "guards.hpp"
 #include "detail/output/report_writers.hpp"
 #include "advisor.hpp"

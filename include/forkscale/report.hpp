@@ -164,28 +164,6 @@ inline const char* to_string(what_if_source s) noexcept {
   return s == what_if_source::all ? "all" : s == what_if_source::region ? "region" : "call_site";
 }
 
-// What the what-if analysis looks at (options::what_if).
-struct what_if_options {
-  // The speedup factors each region is analysed at: positive, at most 65536, or
-  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
-  // Fractions are kept exactly when their numerator and denominator are at most
-  // 65536 (1.5 is 3/2), else as the nearest such fraction.
-  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
-  // Call sites analysed as what-if regions without editing their code: "file:line"
-  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
-  // becomes one region covering every call_site guard it names.
-  std::vector<std::string> call_sites;
-  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
-  // which replaces `factors`.
-  bool read_environment = true;
-  // The advisor's mode: the measurement itself takes these call sites to be
-  // `assume_factor`× faster (parallelized model: their strands' contribution to
-  // every path divides, the work stays). Every number of the report, profiles
-  // included, is then about that hypothetical program.
-  std::vector<std::string> assume_faster;
-  double assume_factor = 16;
-};
-
 struct what_if_result {
   std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
   what_if_source source = what_if_source::all;

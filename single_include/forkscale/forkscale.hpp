@@ -574,28 +574,6 @@ inline const char* to_string(what_if_source s) noexcept {
   return s == what_if_source::all ? "all" : s == what_if_source::region ? "region" : "call_site";
 }
 
-// What the what-if analysis looks at (options::what_if).
-struct what_if_options {
-  // The speedup factors each region is analysed at: positive, at most 65536, or
-  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
-  // Fractions are kept exactly when their numerator and denominator are at most
-  // 65536 (1.5 is 3/2), else as the nearest such fraction.
-  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
-  // Call sites analysed as what-if regions without editing their code: "file:line"
-  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
-  // becomes one region covering every call_site guard it names.
-  std::vector<std::string> call_sites;
-  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
-  // which replaces `factors`.
-  bool read_environment = true;
-  // The advisor's mode: the measurement itself takes these call sites to be
-  // `assume_factor`× faster (parallelized model: their strands' contribution to
-  // every path divides, the work stays). Every number of the report, profiles
-  // included, is then about that hypothetical program.
-  std::vector<std::string> assume_faster;
-  double assume_factor = 16;
-};
-
 struct what_if_result {
   std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
   what_if_source source = what_if_source::all;
@@ -727,6 +705,63 @@ inline std::ostream& operator<<(std::ostream& os, const report& r);
 
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/report.hpp
+// begin include/forkscale/options.hpp
+// options.hpp: how a measurement is made. Everything has a sensible default.
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// What the what-if analysis looks at (options::what_if).
+struct what_if_options {
+  // The speedup factors each region is analysed at: positive, at most 65536, or
+  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
+  // Fractions are kept exactly when their numerator and denominator are at most
+  // 65536 (1.5 is 3/2), else as the nearest such fraction.
+  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
+  // Call sites analysed as what-if regions without editing their code: "file:line"
+  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
+  // becomes one region covering every call_site guard it names.
+  std::vector<std::string> call_sites;
+  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
+  // which replaces `factors`.
+  bool read_environment = true;
+  // The advisor's mode: the measurement itself takes these call sites to be
+  // `assume_factor`× faster (parallelized model: their strands' contribution to
+  // every path divides, the work stays). Every number of the report, profiles
+  // included, is then about that hypothetical program.
+  std::vector<std::string> assume_faster;
+  double assume_factor = 16;
+};
+
+struct options {
+  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
+  // policy fixes the source at compile time, unless it contradicts it.
+  clock_kind clock = clock_kind::automatic;
+  // Burden per continuation edge in the report's unit; negative means Cilkview's
+  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
+  double burden = -1;
+  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
+  // Never applies to the cost clock.
+  bool compensate = true;
+  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
+  // cheaper and the report has no site rows.
+  bool site_profiles = true;
+  // The speedup estimate goes up to this many processors (0: 32, or the number of
+  // hardware threads if that is larger).
+  unsigned max_processors = 0;
+  // What-if regions and factors (docs/model.md, "What-if regions").
+  what_if_options what_if;
+  // Called for each misuse found (already counted in the report). Empty: print one
+  // line to stderr.
+  std::function<void(const diagnostic&)> on_diagnostic;
+};
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/options.hpp
 // begin include/forkscale/guards.hpp
 // guards.hpp: the RAII guards a program wraps around its library's spawn, sync and
 // call points, the regions that label parts of a run, and measure().
@@ -739,6 +774,7 @@ FORKSCALE_NAMESPACE_END
 // use FORKSCALE_DEFAULT_CLOCK (runtime_clock unless defined otherwise), which reads
 // the clock chosen by each measurement's options. With FORKSCALE_ENABLE=0 every
 // guard is an empty type and measure() simply runs the callable.
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -747,63 +783,163 @@ FORKSCALE_NAMESPACE_END
 
 
 #if FORKSCALE_ENABLE
-// begin include/forkscale/detail/engine/engine.hpp
-// detail/engine.hpp: the per-event code. Each event is a few additions, one clock
-// reading and, where a child finishes or a join completes, one uncontended lock on
-// the join set involved. No global lock is taken on any of these paths.
-#include <algorithm>
-#include <cstdio>
-#include <memory>
-#include <string>
-#include <utility>
-
-// begin include/forkscale/detail/engine/state.hpp
-// detail/state.hpp: the engine's data — what flows along the dag's edges
-// (path_totals), where children report (join_set), one running task (frame), and
-// one measurement (session).
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern and
-// for real parallel execution: every point of the program carries the length of the
-// longest path from the start of the measurement to it (plain, burdened and raw),
-// together with the work, spawns and syncs of everything that is known to precede
-// it. A child starts with its spawner's path lengths; whoever joins it takes the
-// maximum of the path lengths and the sum of the rest. Because max and + commute,
-// the result is the same whatever the threads and the interleaving.
-#include <atomic>
-#include <cstdio>
+// begin include/forkscale/detail/engine/events.hpp
+// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
+// the OpenMP tool) reports enters here through one function: spawn, child
+// open/close, sync open/close, call open/close, region open/close, what-if
+// region open/close. Each is a few additions, one clock reading and, where a
+// child finishes or a join completes, one uncontended lock on the join set
+// involved; sessions and regions take a lock only when they are created.
 #include <cstdint>
-#include <functional>
-#include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
-// begin include/forkscale/detail/profile/profile.hpp
-// detail/profile.hpp: the data behind the per-site profiles (docs/model.md,
-// "Per-site profiles"; Cilkprof SPAA'15 §4–§6, TaskProf FSE'17).
+// begin include/forkscale/detail/profile/task_profile.hpp
+// detail/profile/task_profile.hpp: what each event does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
+// (engine/events.hpp) call these when the measurement profiles sites.
 //
-// - Sites and the sets of sites open above an invocation ("contexts") are interned
-//   once per process. An invocation finds its site id and whether it is a
-//   top-call-site / top-caller invocation with one lookup of (context, site) in a
-//   per-thread direct-mapped cache; misses take a process-wide lock.
-// - Every finished invocation is a record. Its on-work part goes to a per-thread
-//   table of per-site sums. Its on-span part is appended to the path value of the
-//   point where it ends: a chain of shared, reference-counted nodes (so that a
-//   child and its spawner share their common prefix) that is folded into one
-//   per-site array once it holds more records than there are sites (Cilkprof §5's
-//   list/array hybrid, made persistent). A join keeps the winning path's chain.
+// A frame's path value for the on-span profile is (totals.span, task_id), its
+// running sums `path.local_span` / `path.task_span`, and its chain of records:
+// `path.chain` plus up to prof_node::capacity records held in the frame itself,
+// pushed onto the chain only when the path is shared (a spawn) or handed on.
+#include <algorithm>
+#include <cstdint>
+
+// begin include/forkscale/detail/engine/frame.hpp
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#include <cstdint>
+#include <memory>
+
+// begin include/forkscale/detail/profile/chain.hpp
+// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
+// invocation's record is appended to the path value of the point where it ends: a
+// chain of shared, reference-counted nodes (a child and its spawner share their
+// common prefix) that is folded into one per-site array once it holds more
+// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
+// A join keeps the winning path's chain and drops the others.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <deque>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <thread>
-#include <unordered_map>
 #include <vector>
+
+// begin include/forkscale/detail/engine/pool.hpp
+// detail/engine/pool.hpp: pooled allocation for the engine's fixed-size objects
+// (join sets, on-span chain nodes). No allocation on the event path once a
+// thread's cache is warm; a process-wide free list is touched once per batch.
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
+// a process-wide free list that is touched once per batch. Memory is kept for
+// reuse, so the pool's size is the high-water mark.
+template <class T>
+class object_pool {
+ public:
+  static constexpr unsigned batch = 64;
+
+  static object_pool& instance() noexcept {
+    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
+    return *p;
+  }
+
+  T* take_batch(unsigned& count) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (free_) {
+        T* head = free_;
+        T* tail = head;
+        count = 1;
+        while (count < batch && tail->next_free) {
+          tail = tail->next_free;
+          ++count;
+        }
+        free_ = tail->next_free;
+        tail->next_free = nullptr;
+        return head;
+      }
+    }
+    auto* chunk = new T[batch];
+    {
+      std::lock_guard<std::mutex> g(m_);
+      chunks_.push_back(chunk);
+    }
+    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
+    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
+    count = batch;
+    return chunk;
+  }
+
+  void give_back(T* head, T* tail) {
+    std::lock_guard<std::mutex> g(m_);
+    tail->next_free = free_;
+    free_ = head;
+  }
+
+  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex m_;
+  T* free_ = nullptr;
+  std::vector<T*> chunks_;  // keeps the memory reachable
+  std::atomic<std::size_t> reserved_{0};
+};
+
+template <class T>
+struct object_cache {
+  T* head = nullptr;
+  unsigned count = 0;
+  ~object_cache() {
+    if (head) {
+      T* tail = head;
+      while (tail->next_free) tail = tail->next_free;
+      object_pool<T>::instance().give_back(head, tail);
+    }
+  }
+
+  static object_cache& local() noexcept {
+    static thread_local object_cache cache;
+    return cache;
+  }
+
+  T* take() {
+    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
+    T* o = head;
+    head = o->next_free;
+    --count;
+    o->next_free = nullptr;
+    return o;
+  }
+
+  void put(T* o) noexcept {
+    o->next_free = head;
+    head = o;
+    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
+      // Hand a batch back so a thread that only frees does not hoard memory.
+      T* first = head;
+      T* last = first;
+      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
+      head = last->next_free;
+      count -= object_pool<T>::batch;
+      object_pool<T>::instance().give_back(first, last);
+    }
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/pool.hpp
+// begin include/forkscale/detail/profile/records.hpp
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -818,21 +954,25 @@ inline std::uint64_t mix64(std::uint64_t z) noexcept {
   z ^= z >> 31;
   return z;
 }
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
 inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
   return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
 }
 constexpr std::uint64_t root_task_id = 1;
 
-// Does the path (pos, key) beat (other_pos, other_key) at a join?
-inline bool path_beats(std::uint64_t pos, std::uint64_t key, std::uint64_t other_pos,
-                       std::uint64_t other_key) noexcept {
-  return pos > other_pos || (pos == other_pos && key > other_key);
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
 }
 
+// Which measurements an invocation counts in (Cilkprof §6).
 enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
-// frames and nodes hold arrays of these that must cost nothing to construct
+// frames and chain nodes hold arrays of these that must cost nothing to construct
 // (make one with prof_record r{}).
 struct prof_record {
   std::uint32_t site;
@@ -845,50 +985,70 @@ struct prof_record {
   std::int64_t task_span;   // tasks only: exclusive span
 };
 
-// Per-site sums of records.
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
 struct site_sums {
-  std::uint64_t tcs_n = 0, tcs_work = 0;
-  std::int64_t tcs_span = 0;
-  std::uint64_t tc_n = 0, tc_work = 0;
-  std::int64_t tc_span = 0;
-  std::uint64_t n = 0, local_work = 0;
-  std::int64_t local_span = 0;
+  measure_sum top_call_site, top_caller, local;
   std::uint64_t task_work = 0;
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) {
-      ++tcs_n;
-      tcs_work += r.work;
-      tcs_span += r.span;
-    }
-    if (r.flags & rec_top_caller) {
-      ++tc_n;
-      tc_work += r.work;
-      tc_span += r.span;
-    }
-    ++n;
-    local_work += r.local_work;
-    local_span += r.local_span;
+    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;
   }
   void add(const site_sums& o) noexcept {
-    tcs_n += o.tcs_n;
-    tcs_work += o.tcs_work;
-    tcs_span += o.tcs_span;
-    tc_n += o.tc_n;
-    tc_work += o.tc_work;
-    tc_span += o.tc_span;
-    n += o.n;
-    local_work += o.local_work;
-    local_span += o.local_span;
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
     task_work += o.task_work;
     task_span += o.task_span;
   }
 };
 
-// ---- sites and contexts ------------------------------------------------------
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/profile/sites.hpp
+// detail/profile/sites.hpp: call and spawn sites, interned once per process, and
+// the sets of sites open above an invocation ("contexts"). An invocation finds
+// its site id and whether it is a top-call-site / top-caller invocation with one
+// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
+// the registry's lock.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 struct site_entry {
   std::string file, function, tag;
@@ -1055,135 +1215,44 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
   return st;
 }
 
-// ---- on-span chains ------------------------------------------------------------
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/profile/sites.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 struct prof_node {
   static constexpr unsigned capacity = 4;
   std::atomic<std::int64_t> refs{1};
   prof_node* parent = nullptr;
-  std::uint32_t n = 0;      // records in `recs`
-  std::uint32_t since = 0;  // records here and below, down to the nearest array node
-  std::vector<site_sums>* sums = nullptr;  // an array node: everything below it, summed
-  prof_record recs[capacity];
+  std::uint32_t count = 0;          // records in `records`
+  std::uint32_t records_below = 0;  // records here and below, down to the nearest folded node
+  std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
+  prof_record records[capacity];
   prof_node* next_free = nullptr;  // pool link
 };
 
-// What a path carries for the on-span profile: the tie-break key of the task it
-// arrives from (in join sets and when a task ends), the running sums u and ut whose
-// differences are local and exclusive spans, and the chain of records.
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
 struct path_prof {
-  std::uint64_t key = 0;
-  std::uint64_t u = 0;
-  std::uint64_t ut = 0;
-  prof_node* node = nullptr;
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
 };
 
-// A join of two paths: `kept` (ending at kept_pos) becomes the longer of itself and
-// `incoming` (ties by key, docs/model.md); returns the loser, whose chain reference
-// the caller drops (outside any lock).
-inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_pos, const path_prof& incoming,
-                             std::uint64_t incoming_pos) noexcept {
-  if (!path_beats(incoming_pos, incoming.key, kept_pos, kept.key)) return incoming;
+// A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
+// and `incoming` (ties by task id, docs/model.md); returns the loser, whose chain
+// reference the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_span, const path_prof& incoming,
+                             std::uint64_t incoming_span) noexcept {
+  if (!path_beats(incoming_span, incoming.task, kept_span, kept.task)) return incoming;
   const path_prof loser = kept;
   kept = incoming;
   return loser;
 }
-
-// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
-// a process-wide free list that is touched once per batch. Memory is kept for
-// reuse, so the pool's size is the high-water mark.
-template <class T>
-class object_pool {
- public:
-  static constexpr unsigned batch = 64;
-
-  static object_pool& instance() noexcept {
-    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
-    return *p;
-  }
-
-  T* take_batch(unsigned& count) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      if (free_) {
-        T* head = free_;
-        T* tail = head;
-        count = 1;
-        while (count < batch && tail->next_free) {
-          tail = tail->next_free;
-          ++count;
-        }
-        free_ = tail->next_free;
-        tail->next_free = nullptr;
-        return head;
-      }
-    }
-    auto* chunk = new T[batch];
-    {
-      std::lock_guard<std::mutex> g(m_);
-      chunks_.push_back(chunk);
-    }
-    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
-    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
-    count = batch;
-    return chunk;
-  }
-
-  void give_back(T* head, T* tail) {
-    std::lock_guard<std::mutex> g(m_);
-    tail->next_free = free_;
-    free_ = head;
-  }
-
-  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
-
- private:
-  std::mutex m_;
-  T* free_ = nullptr;
-  std::vector<T*> chunks_;  // keeps the memory reachable
-  std::atomic<std::size_t> reserved_{0};
-};
-
-template <class T>
-struct object_cache {
-  T* head = nullptr;
-  unsigned count = 0;
-  ~object_cache() {
-    if (head) {
-      T* tail = head;
-      while (tail->next_free) tail = tail->next_free;
-      object_pool<T>::instance().give_back(head, tail);
-    }
-  }
-
-  static object_cache& local() noexcept {
-    static thread_local object_cache cache;
-    return cache;
-  }
-
-  T* take() {
-    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
-    T* o = head;
-    head = o->next_free;
-    --count;
-    o->next_free = nullptr;
-    return o;
-  }
-
-  void put(T* o) noexcept {
-    o->next_free = head;
-    head = o;
-    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
-      // Hand a batch back so a thread that only frees does not hoard memory.
-      T* first = head;
-      T* last = first;
-      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
-      head = last->next_free;
-      count -= object_pool<T>::batch;
-      object_pool<T>::instance().give_back(first, last);
-    }
-  }
-};
 
 inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
@@ -1194,9 +1263,9 @@ inline prof_node* new_prof_node() {
   prof_node* p = object_cache<prof_node>::local().take();
   p->refs.store(1, std::memory_order_relaxed);
   p->parent = nullptr;
-  p->n = 0;
-  p->since = 0;
-  p->sums = nullptr;
+  p->count = 0;
+  p->records_below = 0;
+  p->folded = nullptr;
   return p;
 }
 
@@ -1209,10 +1278,10 @@ inline void release_prof(prof_node* p) noexcept {
         p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
       return;
     prof_node* parent = p->parent;
-    if (p->sums) {
-      prof_array_bytes().fetch_sub(p->sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
-      delete p->sums;
-      p->sums = nullptr;
+    if (p->folded) {
+      prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+      delete p->folded;
+      p->folded = nullptr;
     }
     object_cache<prof_node>::local().put(p);
     p = parent;
@@ -1225,13 +1294,13 @@ inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
   const std::size_t sites = site_registry::instance().count();
   if (out.size() < sites) out.resize(sites);
   for (; p; p = p->parent) {
-    if (p->sums) {
-      if (out.size() < p->sums->size()) out.resize(p->sums->size());
-      for (std::size_t i = 0; i < p->sums->size(); ++i) out[i].add((*p->sums)[i]);
+    if (p->folded) {
+      if (out.size() < p->folded->size()) out.resize(p->folded->size());
+      for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
     }
-    for (std::uint32_t i = 0; i < p->n; ++i) {
-      if (out.size() <= p->recs[i].site) out.resize(p->recs[i].site + 1u);
-      out[p->recs[i].site].add(p->recs[i]);
+    for (std::uint32_t i = 0; i < p->count; ++i) {
+      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
+      out[p->records[i].site].add(p->records[i]);
     }
   }
 }
@@ -1242,41 +1311,61 @@ inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
 inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
   prof_node* p = new_prof_node();
   p->parent = head;
-  p->n = n;
-  for (unsigned i = 0; i < n; ++i) p->recs[i] = recs[i];
-  p->since = (head ? head->since : 0) + n;
+  p->count = n;
+  for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
+  p->records_below = (head ? head->records_below : 0) + n;
   head = p;
   const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
-  if (FORKSCALE_DETAIL_UNLIKELY(p->since > limit)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > limit)) {
     auto* sums = new std::vector<site_sums>;
     sum_chain(p, *sums);
     prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
     prof_node* a = new_prof_node();
-    a->sums = sums;
+    a->folded = sums;
     release_prof(head);
     head = a;
   }
 }
 
-// ---- on-work tables ------------------------------------------------------------
-
-// One thread's on-work sums for one session. Only that thread writes it; the
-// report reads it after every task has been joined (each write happens before the
-// join that absorbs its task), and not at all when tasks may still be running.
-struct onwork_table {
-  std::vector<site_sums> sums;
-  // What-if (what_if.hpp): entries per region, and work inside regions (index 0:
-  // any region; r + 1: region r).
-  std::vector<std::uint64_t> wi_entries;
-  std::vector<std::uint64_t> wi_work;
-};
-
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/profile/profile.hpp
-// begin include/forkscale/detail/what_if/what_if.hpp
-// detail/what_if.hpp: the what-if (causal) analysis's data (docs/model.md,
-// "What-if regions").
+// end include/forkscale/detail/profile/chain.hpp
+// begin include/forkscale/detail/engine/join_set.hpp
+// detail/engine/join_set.hpp: where children report.
+//
+// A join set is what one join waits for: the implicit sync block of a task
+// (Cilk's sync), a task_group, or the single child behind a join_handle.
+// Children fold their path values in as they finish; the join takes the result.
+// A set whose owner lets go without joining hands everything on to `forward`,
+// the set its owner's own totals go to (tasks that outlive their spawner).
+//
+// Counting without an atomic on the spawn path: `outstanding_` starts at
+// owner_ref (the owner's reference) and each finishing child subtracts one.
+// Spawns made by the owning task are counted in `unpublished_`, which only the
+// owner touches; a join is complete when outstanding_ + unpublished_ ==
+// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
+// whoever then brings `outstanding_` to zero is the last user and hands the
+// totals on. Every other field is guarded by the set's own lock.
+#include <cstdint>
+
+// begin include/forkscale/detail/engine/path.hpp
+// detail/engine/path.hpp: what flows along the dag's edges.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/what_if/offsets.hpp
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
 //
 // For each scenario s (0: every region together; r + 1: region r alone) and each
 // factor k = p/q, a path's what-if length is its length with every strand inside
@@ -1284,27 +1373,86 @@ FORKSCALE_NAMESPACE_END
 // grow by a strand's cost, as the real length does, except inside regions; so a
 // path value keeps them as offsets from its real length, in units of 1/p tick:
 //
-//   what-if length (s, k) = pos + d[s·F + k] / p_k.
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
 //
 // A strand outside every region changes no offset; a strand of cost c inside
 // regions R adds c·(q − p) to the offsets of the scenarios that contain R's
 // regions (each strand at most once per scenario, so nested regions count once).
 // A join takes, entry by entry, the larger of its two inputs' what-if lengths:
-// with P the larger real length, d = max(d₁ − (P − pos₁)·p, d₂ − (P − pos₂)·p).
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
 // Max and + commute, so the result is the same whatever the interleaving, as
 // for the real span. Offsets are exact integers; the report divides at the end.
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/what_if/factors.hpp
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <new>
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/util/strings.hpp
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line.
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/util/strings.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1369,13 +1517,6 @@ inline wi_factor make_factor(double v, const std::string& origin) {
   return f;
 }
 
-inline std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return std::string();
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 // "2", "0.5", "inf", "infinity" (any case).
 inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
@@ -1435,18 +1576,6 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list.
-// `text` cut at every `sep` (an empty text gives one empty piece).
-inline std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = text.find(sep, a);
-    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) return out;
-    a = b + 1;
-  }
-}
-
 inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
                               bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
@@ -1462,6 +1591,13 @@ inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, st
     specs.push_back(parse_spec(item, origin));
   }
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 struct wi_config;
 
@@ -1583,13 +1719,13 @@ struct wi_config {
                                         // an assumed strand's path cost by assume_factor.q instead
 };
 
-// The offsets of a join's two inputs: `a` (ending at a_pos) becomes the larger of
-// the two entry by entry; `b` (ending at b_pos) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_pos, wi_vec*& b, std::uint64_t b_pos) {
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
-  } else if (!a && a_pos == 0) {
+  } else if (!a && a_span == 0) {
     // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
     // every what-if length is ≥ 0 when factors are positive.
     a = b;
@@ -1599,8 +1735,8 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_pos, wi_vec*& b, std::uint64_t b
   const wi_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
   wi_reserve(a, cfg, n);
-  const std::uint64_t top = a_pos > b_pos ? a_pos : b_pos;
-  const std::int64_t da = static_cast<std::int64_t>(top - a_pos), db = static_cast<std::int64_t>(top - b_pos);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
   std::int64_t* x = a->data();
   const std::int64_t* y = b ? b->data() : nullptr;
@@ -1647,47 +1783,20 @@ struct wi_region {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/what_if/what_if.hpp
-
-#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
-#include <immintrin.h>
-#endif
+// end include/forkscale/detail/what_if/offsets.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
-
-// How a measurement is made. Everything has a sensible default.
-struct options {
-  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
-  // policy fixes the source at compile time, unless it contradicts it.
-  clock_kind clock = clock_kind::automatic;
-  // Burden per continuation edge in the report's unit; negative means Cilkview's
-  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
-  double burden = -1;
-  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
-  // Never applies to the cost clock.
-  bool compensate = true;
-  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
-  // cheaper and the report has no site rows.
-  bool site_profiles = true;
-  // The speedup estimate goes up to this many processors (0: 32, or the number of
-  // hardware threads if that is larger).
-  unsigned max_processors = 0;
-  // What-if regions and factors (docs/model.md, "What-if regions").
-  what_if_options what_if;
-  // Called for each misuse found (already counted in the report). Empty: print one
-  // line to stderr.
-  std::function<void(const diagnostic&)> on_diagnostic;
-};
-
 namespace detail {
 
 inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64)
-  _mm_pause();
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
 #endif
 }
 
-// A test-and-test-and-set lock held for a handful of instructions. Each join_set
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
 // has its own; only siblings finishing at the same instant ever contend.
 class spinlock {
  public:
@@ -1713,92 +1822,267 @@ class spinlock {
 // lengths are absolute (from the start of the measurement) and in clock ticks;
 // the counters cover the task's own strands plus every child it has joined.
 struct path_totals {
-  std::uint64_t pos = 0;         // longest path (the span so far)
-  std::uint64_t bpos = 0;        // longest path in the burdened dag
-  std::uint64_t rpos = 0;        // longest path before overhead compensation
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
   std::uint64_t work = 0;
-  std::uint64_t subtracted = 0;  // compensation taken off `work`
+  std::uint64_t compensation = 0;   // compensation taken off `work`
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;
-  // What-if offsets of this path (what_if.hpp); null: all 0. Owned by whichever
-  // path value holds it; a copy of a path_totals does not own it.
-  wi_vec* wi = nullptr;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  wi_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed.
   void join(path_totals& o) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(wi != nullptr || o.wi != nullptr)) wi_join(wi, pos, o.wi, o.pos);
-    if (o.pos > pos) pos = o.pos;
-    if (o.bpos > bpos) bpos = o.bpos;
-    if (o.rpos > rpos) rpos = o.rpos;
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      wi_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) span = o.span;
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
     work += o.work;
-    subtracted += o.subtracted;
+    compensation += o.compensation;
     spawns += o.spawns;
     syncs += o.syncs;
     calls += o.calls;
   }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
 };
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/path.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 struct session;
 
-// A set of children that one join waits for: the implicit sync block of a task
-// (Cilk's sync), a task_group, or the single child behind a join_handle. Children
-// fold their totals in as they finish; the join takes the result.
-//
-// Reference counting without an atomic on the spawn path: `outstanding` starts at
-// owner_ref (the owner's reference) and each finishing child subtracts one. Spawns
-// made by the owning task are counted in `unpublished`, which only the owner
-// touches; a join is complete when outstanding + unpublished == owner_ref. When the
-// owner lets go it publishes its count and drops owner_ref; whoever then brings
-// `outstanding` to zero is the last user and hands the totals on to `forward`.
-struct join_set {
-  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
-
-  spinlock lock;
-  std::int64_t outstanding = owner_ref;  // guarded by lock
-  path_totals acc;                       // guarded by lock
-  path_prof pacc;                        // the winning path's profile; guarded by lock
-  std::uint64_t finished = 0;            // children folded in since the last join
-  std::uint64_t unpublished = 0;         // owner only
-  join_set* forward = nullptr;           // where the totals go once the owner let go
-  session* owner_session = nullptr;
-  join_set* next_free = nullptr;         // pool link
-
-  // Children spawned and not yet finished.
-  std::int64_t remaining() const noexcept {
-    return outstanding + static_cast<std::int64_t>(unpublished) - owner_ref;
-  }
+// What a join takes out of a set.
+struct join_contents {
+  path_totals totals;       // owns totals.what_if
+  path_prof prof;           // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;  // children spawned and not yet reported
+  std::uint64_t finished = 0;  // children folded in since the last join
 };
 
-// Join sets come from the engine's object pool (profile.hpp): a per-thread cache in
-// front of a process-wide free list touched once per batch; the pool's size is the
-// high-water mark.
-using join_pool = object_pool<join_set>;
+class join_set {
+ public:
+  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
 
-inline join_set* new_join_set(session* s) {
-  join_set* j = object_cache<join_set>::local().take();
-  j->outstanding = join_set::owner_ref;
-  j->acc = path_totals{};
-  j->pacc = path_prof{};
-  j->finished = 0;
-  j->unpublished = 0;
-  j->forward = nullptr;
-  j->owner_session = s;
-  return j;
-}
+  static join_set* make(session* s) {
+    join_set* j = object_cache<join_set>::local().take();
+    j->outstanding_ = owner_ref;
+    j->acc_ = path_totals{};
+    j->acc_prof_ = path_prof{};
+    j->finished_ = 0;
+    j->unpublished_ = 0;
+    j->forward_ = nullptr;
+    j->session_ = s;
+    return j;
+  }
+  // Frees a set nobody refers to any more.
+  static void destroy(join_set* j) noexcept {
+    wi_release(j->acc_.what_if);
+    j->acc_.what_if = nullptr;
+    release_prof(j->acc_prof_.chain);
+    j->acc_prof_.chain = nullptr;
+    object_cache<join_set>::local().put(j);
+  }
 
-inline void delete_join_set(join_set* j) noexcept {
-  if (j->acc.wi) {
-    wi_release(j->acc.wi);
-    j->acc.wi = nullptr;
+  session* owner_session() const noexcept { return session_; }
+
+  // One more child, spawned by the owning task: no lock, no atomic.
+  void count_own_child() noexcept { ++unpublished_; }
+  // One more child, spawned from any other task (task groups, forwarded sets).
+  void count_shared_child() noexcept {
+    lock_.lock();
+    ++outstanding_;
+    lock_.unlock();
   }
-  if (j->pacc.node) {
-    release_prof(j->pacc.node);
-    j->pacc.node = nullptr;
+
+  // Children spawned and not yet reported, and children reported since the last
+  // join. The owner's own count is exact only on the owner's thread.
+  join_contents tally() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    lock_.unlock();
+    return c;
   }
-  object_cache<join_set>::local().put(j);
-}
+
+  // A finished child (or a forwarded set) reports to `j`: its path value folds in
+  // and its reference drops. The last user of a set whose owner has let go hands
+  // the result on, and so on up the chain of forwards.
+  static void report(join_set* j, path_totals t, path_prof p) noexcept {
+    while (j) {
+      j->lock_.lock();
+      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      j->acc_.join(t);
+      ++j->finished_;
+      const bool last = --j->outstanding_ == 0;
+      j->lock_.unlock();
+      release_prof(loser.chain);
+      if (!last) return;
+      join_set* next = retire(j, t, p);
+      j = next;
+    }
+    release_prof(p.chain);
+    wi_release(t.what_if);
+  }
+
+  // The owner lets go without joining. Children still running will report to
+  // `forward` (which must already count this set as one of its children); with
+  // no forward, what they report is dropped.
+  void release(join_set* forward) noexcept {
+    lock_.lock();
+    forward_ = forward;
+    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
+    unpublished_ = 0;
+    const bool last = outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // A spawned task that never ran: its reference drops with nothing folded in.
+  void drop_child() noexcept {
+    lock_.lock();
+    const bool last = --outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // The join: takes everything folded in so far. When nothing is outstanding the
+  // set is ready for its next round (a task's sync block is reused).
+  join_contents take() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    acc_ = path_totals{};
+    acc_prof_ = path_prof{};
+    finished_ = 0;
+    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
+      outstanding_ = owner_ref;
+      unpublished_ = 0;
+    }
+    lock_.unlock();
+    return c;
+  }
+
+  // Takes everything out and frees the set when nothing is outstanding; else
+  // leaves it alone and says how many are.
+  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
+    j->lock_.lock();
+    out.running = j->running();
+    out.finished = j->finished_;
+    if (out.running != 0) {
+      j->lock_.unlock();
+      return false;
+    }
+    out.totals = j->acc_;
+    out.prof = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    j->lock_.unlock();
+    destroy(j);
+    return true;
+  }
+
+  // Merges what a completed set held, as if its children had reported here.
+  void absorb(join_contents& c) noexcept {
+    lock_.lock();
+    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    acc_.join(c.totals);
+    finished_ += c.finished;
+    lock_.unlock();
+    release_prof(loser.chain);
+    c.prof.chain = nullptr;
+  }
+
+  join_set* next_free = nullptr;  // pool link
+
+ private:
+  std::int64_t running() const noexcept {
+    return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref;
+  }
+  // The last user of a set: its totals go to the set's forward, and it is freed.
+  // Returns the forward; `t` and `p` receive what it held.
+  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
+    join_set* next = j->forward_;
+    t = j->acc_;
+    p = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    destroy(j);
+    return next;
+  }
+  static void pass_on(join_set* j) noexcept {
+    path_totals t;
+    path_prof p;
+    join_set* next = retire(j, t, p);
+    report(next, t, p);
+  }
+
+  spinlock lock_;
+  std::int64_t outstanding_ = owner_ref;
+  path_totals acc_;
+  path_prof acc_prof_;
+  std::uint64_t finished_ = 0;
+  std::uint64_t unpublished_ = 0;  // owner only
+  join_set* forward_ = nullptr;
+  session* session_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/join_set.hpp
+// begin include/forkscale/detail/engine/session.hpp
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 // A labeled region, interned per session so that tasks can refer to it after the
 // guard that opened it has gone. Rows are summed over instances.
@@ -1809,38 +2093,46 @@ struct region_node {
   unsigned depth = 0;
   std::vector<std::unique_ptr<region_node>> children;
   std::uint64_t instances = 0;
-  path_totals sum;  // pos/bpos/rpos hold summed spans here
+  path_totals sum;  // spans summed over instances
 };
 
-// One measurement: its clock, burden and compensation, its regions and the misuse
-// found. Touched on the event path only through plain reads of its constants.
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;  // ticks
-  std::uint64_t comp = 0;    // ticks subtracted per strand
-  double comp_exact = 0;     // the calibrated estimate, before rounding
+  std::uint64_t burden = 0;        // ticks
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
   std::function<void(const diagnostic&)> on_diagnostic;
-  bool profile = true;     // options.site_profiles
+  bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
 
-  std::mutex m;  // guards everything below (regions and diagnostics: not the event path)
+  std::mutex m;  // guards everything below (not on the event path)
   region_node root;
   std::vector<diagnostic> diagnostics;
   std::uint64_t diagnostic_count = 0;
-  // task_group and join_handle objects bound to this session and not yet released;
-  // a session that ends while some remain is kept alive for them.
+  // task_group and join_handle objects bound to this session and not yet
+  // released; a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
-  // Per-thread on-work tables of the site profile (guarded by m when the list changes).
-  std::vector<std::unique_ptr<onwork_table>> onwork;
-  // What-if: the configuration (fixed at the start), whether call sites are looked
-  // up (named ones or assumed ones), and the regions known so far (guarded by m;
-  // named call sites first, then guards in the order of their first entry).
-  wi_config wi;
-  bool wi_calls = false;
-  std::uint64_t wi_root_mask = 0;
-  std::vector<wi_region> wi_regions;
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  wi_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<wi_region> what_if_regions;
 };
 
 inline std::uint64_t next_session_serial() noexcept {
@@ -1848,44 +2140,23 @@ inline std::uint64_t next_session_serial() noexcept {
   return n.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-// This thread's on-work table for `s`.
-inline onwork_table& onwork_for(session* s) {
+// This thread's tables for `s`.
+inline thread_tables& tables_for(session* s) {
   struct slot {
     std::uint64_t serial = 0;
-    onwork_table* table = nullptr;
+    thread_tables* tables = nullptr;
   };
   static thread_local slot cached;
-  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.table;
+  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.tables;
   std::lock_guard<std::mutex> g(s->m);
-  s->onwork.push_back(std::make_unique<onwork_table>());
+  s->tables.push_back(std::make_unique<thread_tables>());
   cached.serial = s->serial;
-  cached.table = s->onwork.back().get();
-  return *cached.table;
+  cached.tables = s->tables.back().get();
+  return *cached.tables;
 }
 
-// A strand of work cost `cost` inside the regions of `mask` (region bits only).
-inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
-  onwork_table& t = onwork_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.wi_work.empty())) t.wi_work.assign(wi_max_regions + 1, 0);
-  t.wi_work[0] += cost;
-  for (std::uint64_t m = mask; m; m &= m - 1) t.wi_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
-}
-
-inline void record_wi_entries(session* s, std::uint64_t mask) {
-  onwork_table& t = onwork_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.wi_entries.empty())) t.wi_entries.assign(wi_max_regions, 0);
-  for (std::uint64_t m = mask; m; m &= m - 1) ++t.wi_entries[static_cast<unsigned>(__builtin_ctzll(m))];
-}
-
-inline void record_onwork(session* s, const prof_record& r) {
-  onwork_table& t = onwork_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.sums.size() <= r.site))
-    t.sums.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
-  t.sums[r.site].add(r);
-}
-
-// Sessions that ended while tasks or groups still referred to them. They are kept
-// (and reachable) so that late tasks can still report their misuse safely.
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
 inline void keep_orphan(std::unique_ptr<session> s) {
   static std::mutex m;
   static auto* orphans = new std::vector<std::unique_ptr<session>>;
@@ -1893,24 +2164,10 @@ inline void keep_orphan(std::unique_ptr<session> s) {
   orphans->push_back(std::move(s));
 }
 
-// "file.cpp:42": the file without its directory, and the line.
-inline std::string short_site_name(const std::string& file, unsigned line) {
-  const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
-}
-
-inline std::string describe_site(const site& where) {
-  if (where.tag) return std::string(where.tag);
-  std::string s = short_site_name(where.file ? where.file : "", where.line);
-  if (where.function && *where.function) {
-    s += " in ";
-    s += where.function;
-  }
-  return s;
-}
-
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
+// Misuse found while the program ran: counted in the report, passed to the
+// user's handler or printed as one line.
 FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std::string problem) {
   if (!s) return;
   diagnostic d{describe_site(where), std::move(problem)};
@@ -1928,7 +2185,342 @@ FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std:
   }
 }
 
-// ---- what-if regions ----------------------------------------------------------
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// One running task body (or the root of a measurement) on one thread. Frames
+// live inside the guards that open them, on the running thread's stack; a
+// thread's frames form a stack through `outer` (a task run while another is
+// blocked in a join, or run inline by its spawner).
+struct frame {
+  enum class run_state : unsigned char { running, suspended, blocked };
+
+  path_totals totals;               // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;   // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;   // copies of the session's constants, for the hot path
+  std::uint64_t burden = 0;
+  clock_kind kind = clock_kind::cost;
+  run_state state = run_state::running;
+  unsigned open_guards = 0;         // guards open in this frame, for order checks
+  frame* outer = nullptr;
+  session* sess = nullptr;
+  join_set* sync_block = nullptr;   // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;    // where this task's totals go; null for a root
+  region_node* region = nullptr;    // innermost region, inherited by children
+  site where;                       // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (totals.span,
+  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // chain.
+  bool profile = false;
+  unsigned char task_flags = 0;     // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;   // references to path.chain taken in advance, for spawns
+  prof_record records[prof_node::capacity];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t what_if_mask = 0;
+};
+
+// What a spawn hands to its child: where to report and the path value at the
+// spawn point. Move-only: a spawn is consumed exactly once.
+struct spawn_token {
+  join_set* target = nullptr;
+  region_node* region = nullptr;
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof path;
+  std::uint64_t what_if_mask = 0;
+  wi_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+
+  spawn_token() = default;
+  spawn_token(const spawn_token&) = delete;
+  spawn_token& operator=(const spawn_token&) = delete;
+  spawn_token(spawn_token&& o) noexcept { take(o); }
+  ~spawn_token();  // a token never used releases its join (events.hpp)
+  spawn_token& operator=(spawn_token&& o) noexcept {
+    if (this != &o) {
+      this->~spawn_token();
+      take(o);
+    }
+    return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    span = o.span;
+    burdened_span = o.burdened_span;
+    raw_span = o.raw_span;
+    task_id = o.task_id;
+    context = o.context;
+    site_id = o.site_id;
+    flags = o.flags;
+    profile = o.profile;
+    path = o.path;
+    what_if_mask = o.what_if_mask;
+    what_if = o.what_if;
+    o.target = nullptr;
+    o.path.chain = nullptr;
+    o.what_if = nullptr;
+  }
+  explicit operator bool() const noexcept { return target != nullptr; }
+};
+
+// What a sync_point keeps between its two events.
+struct sync_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+};
+
+// What a call_site keeps: its scope, and what makes its invocation's record.
+struct call_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  join_set* caller_block = nullptr;       // the caller's sync block, while the call has its own
+  const site_context* caller_context = nullptr;
+  std::uint64_t caller_local_work = 0;
+  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool what_if_set = false;               // the call entered what-if regions (or an assumed site)
+  std::uint64_t caller_what_if_mask = 0;
+};
+
+// What a what_if_region keeps.
+struct what_if_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  bool changed = false;  // this instance added its region to the task's mask
+  std::uint64_t saved_mask = 0;
+};
+
+// What a region keeps: for an outermost one, the measurement itself.
+struct region_state {
+  std::unique_ptr<session> owned;  // set for an outermost region
+  frame root;
+  frame* task = nullptr;           // set for a nested region
+  region_node* node = nullptr;
+  region_node* saved = nullptr;
+  path_totals at_open;
+  unsigned depth = 0;
+  bool stopped = false;
+  site where;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/frame.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- the frame's chain ----------------------------------------------------------
+
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.chain_credits) {
+    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
+    f.chain_credits = 0;
+  }
+}
+
+// Appends a finished invocation's on-span record to the frame's path.
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.record_count == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.path.chain, f.records, f.record_count);
+    f.record_count = 0;
+  }
+  f.records[f.record_count++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.record_count) {
+    drop_credits(f);
+    push_records(f.path.chain, f.records, f.record_count);
+    f.record_count = 0;
+  }
+  return f.path.chain;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.chain_credits = 64;
+  }
+  --f.chain_credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.path.chain = nullptr;
+  return p;
+}
+
+// The on-work half of a record: this thread's table, no lock.
+inline void record_on_work(session* s, const prof_record& r) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
+    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.on_work[r.site].add(r);
+}
+
+// ---- events -------------------------------------------------------------------
+
+// Spawn: the child's task id, its site and the spawner's path profile.
+inline void profile_spawn(frame& f, spawn_token& tk, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::spawn);
+  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
+  tk.context = st.next;
+  tk.site_id = st.site;
+  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.profile = true;
+  tk.path.local_span = f.path.local_span;
+  tk.path.task_span = f.path.task_span;
+  tk.path.chain = share_path(f);
+}
+
+// A child starts: its invocation opens with the spawner's path value.
+inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
+  c.task_id = tk.task_id;
+  c.spawn_count = 0;
+  c.local_work = 0;
+  c.task_work = 0;
+  c.span_at_start = tk.span;
+  c.local_span_at_start = tk.path.local_span;
+  c.task_span_at_start = tk.path.task_span;
+  c.context = tk.context;
+  c.task_site = tk.site_id;
+  c.task_flags = tk.flags;
+  c.record_count = 0;
+  c.chain_credits = 0;
+  c.path = tk.path;
+  tk.path.chain = nullptr;
+}
+
+// A task ends: its own invocation's record (on work now, on span with its path),
+// and the path profile it reports with.
+inline path_prof profile_task_end(frame& c) {
+  prof_record r{};
+  r.site = c.task_site;
+  r.flags = c.task_flags;
+  r.work = c.totals.work;
+  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
+  r.local_work = c.local_work;
+  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
+  r.task_work = c.task_work;
+  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  c.path.local_span = c.local_span_at_start;
+  c.path.task_span = c.task_span_at_start;
+  record_on_work(c.sess, r);
+  append_record(c, r);
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A call opens: its invocation starts counting local work and span.
+inline void profile_call_open(frame& f, call_state& cs, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::call);
+  cs.caller_context = f.context;
+  cs.caller_local_work = f.local_work;
+  cs.span_at_open = f.totals.span;
+  cs.work_at_open = f.totals.work;
+  cs.local_span_at_open = f.path.local_span;
+  cs.site_id = st.site;
+  cs.flags = st.flags;
+  f.context = st.next;
+  f.local_work = 0;
+}
+
+// A call closes: its invocation's record.
+inline void profile_call_close(frame& f, const call_state& cs) {
+  prof_record r{};
+  r.site = cs.site_id;
+  r.flags = cs.flags;
+  r.work = f.totals.work - cs.work_at_open;
+  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
+  f.path.local_span = cs.local_span_at_open;
+  f.context = cs.caller_context;
+  f.local_work = cs.caller_local_work;
+  record_on_work(f.sess, r);
+  append_record(f, r);
+}
+
+// A join took `joined` (ending at joined_span) while the task's own path ends
+// at f.totals.span (before the join): when a child's path is the longer, the
+// task's path becomes it; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+    drop_credits(f);
+    release_prof(f.path.chain);
+    f.record_count = 0;
+    f.path.local_span = joined.local_span;
+    f.path.task_span = joined.task_span;
+    f.path.chain = joined.chain;
+  } else {
+    release_prof(joined.chain);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/profile/task_profile.hpp
+// begin include/forkscale/detail/what_if/regions.hpp
+// detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
+// strand inside regions does to its path's offsets and to the regions' work
+// (docs/model.md, "What-if regions").
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(wi_max_regions + 1, 0);
+  t.what_if_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_wi_entries(session* s, std::uint64_t mask) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(wi_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
+}
+
 
 // A guard's region: found by the site's content, registered at its first entry.
 // Returns its bit, or 0 when the measurement already has the most regions it can
@@ -1938,21 +2530,21 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
   const std::string tag = w.tag ? w.tag : "";
   {
     std::lock_guard<std::mutex> g(s->m);
-    for (std::size_t i = 0; i < s->wi_regions.size(); ++i) {
-      const wi_region& r = s->wi_regions[i];
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i) {
+      const wi_region& r = s->what_if_regions[i];
       if (!r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
           (r.tag.empty() == (w.tag == nullptr)))
         return std::uint64_t{1} << i;
     }
-    if (s->wi_regions.size() < wi_max_regions) {
+    if (s->what_if_regions.size() < wi_max_regions) {
       wi_region r;
       r.file = file;
       r.line = w.line;
       r.function = function;
       r.tag = tag;
       r.name = w.tag ? tag : short_site_name(file, w.line);
-      s->wi_regions.push_back(std::move(r));
-      return std::uint64_t{1} << (s->wi_regions.size() - 1);
+      s->what_if_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
   }
   misuse(s, w,
@@ -1964,7 +2556,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
 // A call site's what-if bits: the named call sites it matches, and the assumed bit.
 FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
   std::uint64_t bits = 0;
-  const wi_config& c = s->wi;
+  const wi_config& c = s->what_if;
   for (std::size_t i = 0; i < c.call_sites.size(); ++i)
     if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
   for (const wi_spec& a : c.assume)
@@ -1972,7 +2564,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, con
   if (bits & wi_region_bits) {
     std::lock_guard<std::mutex> g(s->m);
     for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
-      wi_region& r = s->wi_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      wi_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
       if (r.file.empty() && r.line == 0) {
         r.file = w.file ? w.file : "";
         r.line = w.line;
@@ -2014,331 +2606,256 @@ inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
   return bits;
 }
 
-// One running task body (or the root of a measurement) on one thread. Frames live
-// inside the guards that open them, on the running thread's stack; a thread's
-// frames form a stack through `outer` (a task run while another is blocked in a
-// join, or run inline by its spawner).
-struct frame {
-  enum class run_state : unsigned char { running, suspended, blocked };
-
-  path_totals t;
-  std::uint64_t t0 = 0;      // clock reading at the start of the open strand
-  std::uint64_t comp = 0;    // copies of the session's constants, for the hot path
-  std::uint64_t burden = 0;
-  clock_kind kind = clock_kind::cost;
-  run_state state = run_state::running;
-  unsigned guards = 0;       // guards open in this frame, for order checks
-  frame* outer = nullptr;
-  session* s = nullptr;
-  join_set* pending = nullptr;    // the implicit sync block (lazily allocated)
-  join_set* report_to = nullptr;  // where this task's totals go; null for a root
-  region_node* region = nullptr;  // innermost region, inherited by children
-  site where;                     // the guard that opened the frame
-
-  // Site profiles (docs/model.md). The frame's path value is (t.pos, id) plus `pp`
-  // and the records in `rel` not yet pushed onto pp.node.
-  bool profile = false;
-  unsigned char inv_flags = 0;     // this task's own invocation
-  unsigned rel_n = 0;
-  std::uint32_t inv_site = 0;
-  std::uint64_t id = root_task_id;  // task id (tie-break at joins)
-  std::uint64_t own_spawns = 0;     // spawns made by this task, for its children's ids
-  std::uint64_t own_local = 0;      // cost of strands of the innermost open invocation
-  std::uint64_t own_task = 0;       // cost of this task's own strands
-  std::uint64_t pos0 = 0, u0 = 0, ut0 = 0;  // at the task's start
-  const site_context* ctx = nullptr;  // sites of the invocations open here
-  path_prof pp;
-  std::int64_t credits = 0;  // references to pp.node taken in advance, for spawns
-  prof_record rel[prof_node::capacity];
-  // What-if regions open here (inherited by children) and the session's mode bits.
-  std::uint64_t wi_mask = 0;
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only when a measurement assumes call sites faster.
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
 };
 
-// Appends a finished invocation's on-span record to the frame's path.
-// Gives back the references to the frame's chain head taken in advance; call
-// before the head changes.
-inline void drop_credits(frame& f) noexcept {
-  if (f.credits) {
-    f.pp.node->refs.fetch_sub(f.credits, std::memory_order_release);
-    f.credits = 0;
+// A strand inside what-if regions, or of a measurement that assumes call sites
+// faster: the path cost may differ from the work cost, and the regions' offsets
+// and work grow.
+FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
+  const wi_config& cfg = f.sess->what_if;
+  strand_cost c{raw, cost, raw, cost};
+  if (f.what_if_mask & wi_scaled_bit) {
+    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+    const auto Q = (f.what_if_mask & wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
   }
+  const std::uint64_t regions = f.what_if_mask & wi_region_bits;
+  if (regions) {
+    wi_add(f.totals.what_if, &cfg, regions, c.path);
+    record_wi_work(f.sess, regions, c.work);
+  }
+  return c;
 }
-
-inline void append_record(frame& f, const prof_record& r) {
-  if (f.rel_n == prof_node::capacity) {
-    drop_credits(f);
-    push_records(f.pp.node, f.rel, f.rel_n);
-    f.rel_n = 0;
-  }
-  f.rel[f.rel_n++] = r;
-}
-
-// Makes the frame's path value shareable: its records go onto its chain.
-inline prof_node* freeze_path(frame& f) {
-  if (f.rel_n) {
-    drop_credits(f);
-    push_records(f.pp.node, f.rel, f.rel_n);
-    f.rel_n = 0;
-  }
-  return f.pp.node;
-}
-
-// A reference to the frame's path for a child: one atomic add per 64 spawns.
-inline prof_node* share_path(frame& f) {
-  prof_node* p = freeze_path(f);
-  if (!p) return nullptr;
-  if (FORKSCALE_DETAIL_UNLIKELY(f.credits == 0)) {
-    p->refs.fetch_add(64, std::memory_order_relaxed);
-    f.credits = 64;
-  }
-  --f.credits;
-  return p;
-}
-
-// Takes the frame's path away from it (its end): the caller owns the reference.
-inline prof_node* take_path(frame& f) {
-  prof_node* p = freeze_path(f);
-  drop_credits(f);
-  f.pp.node = nullptr;
-  return p;
-}
-
-// What a call_site guard keeps to make its invocation's record.
-struct call_state {
-  const site_context* ctx = nullptr;  // the caller's
-  std::uint64_t own_local = 0;        // the caller's
-  std::uint64_t pos0 = 0, work0 = 0, u0 = 0;
-  std::uint32_t site = 0;
-  unsigned char flags = 0;
-  bool wi_set = false;            // the call entered what-if regions (or an assumed site)
-  std::uint64_t wi_saved = 0;     // the caller's what-if mask
-};
-
-// What a spawn hands to its child: where to report and the path lengths at the
-// spawn point. Move-only: a spawn is consumed exactly once.
-struct spawn_token {
-  join_set* target = nullptr;
-  region_node* region = nullptr;
-  std::uint64_t pos = 0, bpos = 0, rpos = 0;
-  // Site profiles: the child's id, its invocation and the spawner's path value.
-  std::uint64_t id = 0;
-  const site_context* ctx = nullptr;
-  std::uint32_t site = 0;
-  unsigned char flags = 0;
-  bool profile = false;
-  path_prof pp;
-  std::uint64_t wi_mask = 0;
-  wi_vec* wi = nullptr;  // the spawner's what-if offsets (a copy the child takes)
-
-  spawn_token() = default;
-  spawn_token(const spawn_token&) = delete;
-  spawn_token& operator=(const spawn_token&) = delete;
-  spawn_token(spawn_token&& o) noexcept { take(o); }
-  ~spawn_token();  // a token never used releases its join (engine.hpp)
-  spawn_token& operator=(spawn_token&& o) noexcept {
-    if (this != &o) {
-      this->~spawn_token();
-      take(o);
-    }
-    return *this;
-  }
-  void take(spawn_token& o) noexcept {
-    target = o.target;
-    region = o.region;
-    pos = o.pos;
-    bpos = o.bpos;
-    rpos = o.rpos;
-    id = o.id;
-    ctx = o.ctx;
-    site = o.site;
-    flags = o.flags;
-    profile = o.profile;
-    pp = o.pp;
-    wi_mask = o.wi_mask;
-    wi = o.wi;
-    o.target = nullptr;
-    o.pp.node = nullptr;
-    o.wi = nullptr;
-  }
-  explicit operator bool() const noexcept { return target != nullptr; }
-};
 
 }  // namespace detail
-
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/engine/state.hpp
+// end include/forkscale/detail/what_if/regions.hpp
+// begin include/forkscale/detail/engine/tasks.hpp
+// detail/engine/tasks.hpp: the parts of the events that do not read the clock —
+// a task's start and end, its children handed on to whoever joins it, task
+// groups and join handles, and labeled regions.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// A child (or a forwarded join set) is done: fold its totals into `j` and drop its
-// reference. The last user of a join set whose owner has let go passes the
-// accumulated totals on to where the owner's own totals went, and so on upward.
-// The path profile `p` goes with the totals: the join keeps the winning path's.
-inline void fold_into(join_set* j, path_totals t, path_prof p) noexcept {
-  while (j) {
-    j->lock.lock();
-    const path_prof loser = keep_longer(j->pacc, j->acc.pos, p, t.pos);
-    j->acc.join(t);
-    ++j->finished;
-    const bool last = --j->outstanding == 0;
-    j->lock.unlock();
-    release_prof(loser.node);
-    if (!last) return;
-    join_set* next = j->forward;
-    t = j->acc;
-    j->acc.wi = nullptr;
-    p = j->pacc;
-    j->pacc = path_prof{};
-    delete_join_set(j);
-    j = next;
-  }
-  release_prof(p.node);
-  wi_release(t.wi);
+// ---- frames ---------------------------------------------------------------------
+
+// The root frame of a measurement.
+inline void init_root(frame& root, session* s, const site& where) noexcept {
+  root.totals = path_totals{};
+  root.compensation = s->compensation;
+  root.burden = s->burden;
+  root.kind = s->kind;
+  root.state = frame::run_state::running;
+  root.open_guards = 0;
+  root.outer = nullptr;
+  root.sess = s;
+  root.sync_block = nullptr;
+  root.report_to = nullptr;
+  root.region = &s->root;
+  root.where = where;
+  root.profile = s->profile;
+  root.task_id = root_task_id;
+  root.spawn_count = 0;
+  root.local_work = 0;
+  root.task_work = 0;
+  root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
+  root.context = site_registry::instance().empty();
+  root.record_count = 0;
+  root.chain_credits = 0;
+  root.path = path_prof{};
+  root.what_if_mask = s->what_if_root_mask;
 }
 
-// The owner of `j` lets go without joining. Children still running will report
-// to `forward` (which must already count `j` as one of its own); with no forward,
-// what they report is dropped.
-inline void release_owner(join_set* j, join_set* forward) noexcept {
-  j->lock.lock();
-  j->forward = forward;
-  j->outstanding += static_cast<std::int64_t>(j->unpublished) - join_set::owner_ref;
-  j->unpublished = 0;
-  const bool last = j->outstanding == 0;
-  path_totals t = j->acc;
-  path_prof p;
-  if (last) {
-    p = j->pacc;
-    j->pacc = path_prof{};
-    j->acc.wi = nullptr;
+// A spawned task's frame, from its spawn token (consumed).
+inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
+  c.totals = path_totals{};
+  c.totals.span = tk.span;
+  c.totals.burdened_span = tk.burdened_span;
+  c.totals.raw_span = tk.raw_span;
+  c.totals.what_if = tk.what_if;
+  tk.what_if = nullptr;
+  c.what_if_mask = tk.what_if_mask;
+  c.compensation = s->compensation;
+  c.burden = s->burden;
+  c.kind = s->kind;
+  c.state = frame::run_state::running;
+  c.open_guards = 0;
+  c.outer = outer;
+  c.sess = s;
+  c.sync_block = nullptr;
+  c.report_to = tk.target;
+  c.region = tk.region;
+  c.where = where;
+  c.profile = tk.profile;
+  if (tk.profile) profile_task_start(c, tk);
+  tk.target = nullptr;
+}
+
+// ---- children handed on -----------------------------------------------------------
+
+// At the end of a task: children it never joined are waited for by whoever
+// joins the task itself (tasks that outlive their spawner). If they are all
+// done already their totals are simply merged. `out` is the task's path profile
+// at its end; children merged here compete with it for the path.
+inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+  join_set* j = f.sync_block;
+  if (!j) return;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (join_set::take_if_complete(j, c)) {
+    const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
+    f.totals.join(c.totals);
+    release_prof(loser.chain);
+    return;
   }
-  j->lock.unlock();
-  if (last) {
-    delete_join_set(j);
-    if (forward) {
-      fold_into(forward, t, p);
-    } else {
-      release_prof(p.node);
-      wi_release(t.wi);
-    }
+  if (f.report_to) {
+    f.report_to->count_shared_child();  // the forwarded set is one more child of report_to
+    j->release(f.report_to);
+  } else {
+    misuse(f.sess, f.where,
+           "the measurement ended while " + std::to_string(c.running) +
+               " spawned task(s) had not finished; they are not counted");
+    j->release(nullptr);
   }
 }
 
-// Count one more child of `j` from a thread other than its owner (task groups).
-inline void publish_child(join_set* j) noexcept {
-  j->lock.lock();
-  ++j->outstanding;
-  j->lock.unlock();
+// A call scope ends: the children spawned inside it that no join inside it
+// waited for join the enclosing scope's sync block — finished ones with their
+// totals, running ones as one forwarded set.
+inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  join_contents c;
+  if (join_set::take_if_complete(inner, c)) {
+    if (c.finished == 0) return;
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+    f.sync_block->absorb(c);
+    return;
+  }
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+  f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
+  inner->release(f.sync_block);
 }
 
-// A spawned task was destroyed without ever running (a cancelled task group, a
+// Children that report after their join are merged by the task's next join (or
+// its end); the numbers of this join miss them, which the diagnostic says.
+FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t running, const site& where) noexcept {
+  misuse(f->sess, where,
+         "sync_point ended while " + std::to_string(running) +
+             " spawned task(s) had not reported back (never ran, still running, or not waited for by this join); "
+             "this join does not include them");
+}
+
+// A spawned task destroyed without ever running (a cancelled task group, a
 // dropped callable): it reports nothing, but it must not keep its join waiting.
 FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
-  release_prof(tk.pp.node);
-  tk.pp.node = nullptr;
-  wi_release(tk.wi);
-  tk.wi = nullptr;
-  session* s = j->owner_session;
-  misuse(s, where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
-  j->lock.lock();
-  const bool last = --j->outstanding == 0;
-  j->lock.unlock();
-  if (last) {
-    join_set* next = j->forward;
-    path_totals t = j->acc;
-    j->acc.wi = nullptr;
-    path_prof p = j->pacc;
-    j->pacc = path_prof{};
-    delete_join_set(j);
-    if (next) {
-      fold_into(next, t, p);
-    } else {
-      release_prof(p.node);
-      wi_release(t.wi);
-    }
-  }
+  release_prof(tk.path.chain);
+  tk.path.chain = nullptr;
+  wi_release(tk.what_if);
+  tk.what_if = nullptr;
+  misuse(j->owner_session(), where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
+  j->drop_child();
 }
 
 inline spawn_token::~spawn_token() {
   if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
-  if (FORKSCALE_DETAIL_UNLIKELY(wi != nullptr)) wi_release(wi);
+  if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr)) wi_release(what_if);
 }
 
-// At the end of a task: children it never joined are waited for by whoever joins
-// the task itself (shape 5 of the design: tasks that outlive their spawner). If
-// they are all done already their totals are simply merged.
-// `out` is the task's path profile at its end; children merged here compete
-// with it for the path.
-inline void settle_pending(frame& f, path_prof* out = nullptr) noexcept {
-  join_set* j = f.pending;
-  if (!j) return;
-  f.pending = nullptr;
-  j->lock.lock();
-  const std::int64_t remaining = j->remaining();
-  if (remaining == 0) {
-    const path_prof loser = out ? keep_longer(*out, f.t.pos, j->pacc, j->acc.pos) : j->pacc;
-    j->pacc = path_prof{};
-    f.t.join(j->acc);
-    j->lock.unlock();
-    release_prof(loser.node);
-    delete_join_set(j);
-    return;
+// ---- task groups and join handles -----------------------------------------------
+
+// A task group's join set, created by the first spawn made into it inside a
+// measurement (`slot` is the group's; `where` records the site of that spawn).
+inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
+  join_set* j = slot.load(std::memory_order_acquire);
+  if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
+  join_set* fresh = join_set::make(s);
+  if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
+    group_site = where;
+    s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+    return fresh;
   }
-  j->lock.unlock();
-  if (f.report_to) {
-    publish_child(f.report_to);  // the forwarded set is one more child of report_to
-    release_owner(j, f.report_to);
-  } else {
-    misuse(f.s, f.where,
-           "the measurement ended while " + std::to_string(remaining) +
-               " spawned task(s) had not finished; they are not counted");
-    release_owner(j, nullptr);
-  }
+  join_set::destroy(fresh);
+  return j;
 }
 
-// A call scope ends: the children spawned inside it that no join inside it waited
-// for join the enclosing scope's sync block — finished ones with their totals,
-// running ones as one forwarded set.
-inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
-  inner->lock.lock();
-  const std::int64_t remaining = inner->remaining();
-  const std::uint64_t finished = inner->finished;
-  path_totals acc = inner->acc;  // owns acc.wi only where it is taken below
-  inner->lock.unlock();
-  if (remaining == 0 && finished == 0) {
-    delete_join_set(inner);
-    return;
+// A task group goes away: tasks it still waits for are misuse.
+inline void close_group(join_set* j, const site& where) noexcept {
+  session* s = j->owner_session();
+  const join_contents c = j->tally();
+  if (c.running != 0)
+    misuse(s, where,
+           "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
+  else if (c.finished != 0)
+    misuse(s, where,
+           "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
+  j->release(nullptr);
+  s->bound_objects.fetch_sub(1, std::memory_order_release);
+}
+
+// A join handle lets go of its set: after its join (`why` null), or before it,
+// which is misuse when the task was spawned (`why` says how it happened).
+inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
+  session* s = j->owner_session();
+  if (why) {
+    const join_contents c = j->tally();
+    if (c.running != 0 || c.finished != 0) misuse(s, where, why);
   }
-  join_set* outer = f.pending;
-  if (!outer) outer = f.pending = new_join_set(f.s);
-  if (remaining == 0) {
-    path_prof p = inner->pacc;
-    inner->pacc = path_prof{};
-    inner->acc.wi = nullptr;
-    delete_join_set(inner);
-    outer->lock.lock();
-    const path_prof loser = keep_longer(outer->pacc, outer->acc.pos, p, acc.pos);
-    outer->acc.join(acc);
-    outer->finished += finished;
-    outer->lock.unlock();
-    release_prof(loser.node);
-    return;
-  }
-  ++outer->unpublished;  // the forwarded set counts as one child of the outer block
-  release_owner(inner, outer);
+  j->release(nullptr);
+  s->bound_objects.fetch_sub(1, std::memory_order_release);
+}
+
+// A join handle's set for its next task.
+inline join_set* bind_handle(session* s) {
+  s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+  return join_set::make(s);
+}
+
+// ---- labeled regions --------------------------------------------------------------
+
+inline region_node* intern_region(session* s, region_node* parent, const std::string& label) {
+  std::lock_guard<std::mutex> g(s->m);
+  for (auto& c : parent->children)
+    if (c->label == label) return c.get();
+  auto node = std::make_unique<region_node>();
+  node->label = label;
+  node->path = parent->path + "/" + label;
+  node->parent = parent;
+  node->depth = parent->depth + 1;
+  parent->children.push_back(std::move(node));
+  return parent->children.back().get();
+}
+
+inline void record_region(session* s, region_node* node, const path_totals& d) {
+  std::lock_guard<std::mutex> g(s->m);
+  ++node->instances;
+  node->sum.add(d);
 }
 
 }  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/tasks.hpp
 
-// The engine: one thread-local "current frame" per thread and per clock policy,
-// and the events. All members are static; the template parameter fixes the clock.
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The events, for one clock policy (clock.hpp). All members are static; each
+// thread has one current frame per policy.
 template <class Clock>
-struct basic_engine {
-  using frame = detail::frame;
-  using run_state = detail::frame::run_state;
+struct engine {
+  using run_state = frame::run_state;
 
   static frame*& current() noexcept {
     static thread_local frame* f = nullptr;
@@ -2347,61 +2864,46 @@ struct basic_engine {
 
   static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
 
+  // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
   static void close_strand(frame& f, std::uint64_t t) noexcept {
-    const std::uint64_t raw = t > f.t0 ? t - f.t0 : 0;
-    const std::uint64_t cost = raw > f.comp ? raw - f.comp : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.wi_mask != 0)) {
-      what_if_strand(f, raw, cost);
+    const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
+    const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.what_if_mask != 0)) {
+      add_strand(f, what_if_strand(f, raw, cost));
       return;
     }
-    add_strand(f, raw, cost, raw, cost);
+    add_strand(f, strand_cost{raw, cost, raw, cost});
   }
 
-  // A strand's cost: `wraw`/`wcost` (before/after compensation) to the work,
-  // `rpath`/`path` to every path through `f`. They differ only when a measurement
-  // assumes call sites faster.
-  static void add_strand(frame& f, std::uint64_t wraw, std::uint64_t wcost, std::uint64_t rpath,
-                         std::uint64_t path) noexcept {
-    f.t.pos += path;
-    f.t.bpos += path;
-    f.t.rpos += rpath;
-    f.t.work += wcost;
-    f.t.subtracted += wraw - wcost;
-    f.own_local += wcost;
-    f.own_task += wcost;
-    f.pp.u += path;
-    f.pp.ut += path;
+  static void add_strand(frame& f, const strand_cost& c) noexcept {
+    f.totals.span += c.path;
+    f.totals.burdened_span += c.path;
+    f.totals.raw_span += c.path_raw;
+    f.totals.work += c.work;
+    f.totals.compensation += c.work_raw - c.work;
+    f.local_work += c.work;
+    f.task_work += c.work;
+    f.path.local_span += c.path;
+    f.path.task_span += c.path;
   }
 
-  // A strand inside what-if regions, or of a measurement that assumes call sites
-  // faster (what_if.hpp): the path cost may differ from the work cost, and the
-  // regions' offsets and work grow.
-  FORKSCALE_DETAIL_NOINLINE static void what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) noexcept {
-    const detail::wi_config& cfg = f.s->wi;
-    std::uint64_t wraw = raw, wcost = cost, path = cost, rpath = raw;
-    if (f.wi_mask & detail::wi_scaled_bit) {
-      const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
-      const auto Q = (f.wi_mask & detail::wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
-      wraw = raw * P;
-      wcost = cost * P;
-      path = cost * Q;
-      rpath = raw * Q;
-    }
-    const std::uint64_t regions = f.wi_mask & detail::wi_region_bits;
-    if (regions) {
-      detail::wi_add(f.t.wi, &cfg, regions, path);
-      detail::record_wi_work(f.s, regions, wcost);
-    }
-    add_strand(f, wraw, wcost, rpath, path);
+  // Ends the open strand of a running frame and starts the next one at once:
+  // a guard boundary inside a task (call sites, regions, what-if regions).
+  static void split_strand(frame& f) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
+    const std::uint64_t t = now(f);
+    close_strand(f, t);
+    f.strand_start = t;
   }
 
-  // ---- spawn, parent side --------------------------------------------------
-  // The parent's strand ends; the child will start from the path lengths here; the
-  // continuation edge carries the burden (Cilkview Fig. 13).
-  static detail::spawn_token spawn(detail::join_set* group, const site& where) noexcept {
-    detail::spawn_token tk;
+  // ---- spawn, parent side --------------------------------------------------------
+  // The parent's strand ends; the child will start from the path value here; the
+  // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
+  // the child reports to, or null for the task's own sync block.
+  static spawn_token spawn(join_set* group, const site& where) noexcept {
+    spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
     std::uint64_t t = 0;
@@ -2409,55 +2911,42 @@ struct basic_engine {
       t = now(*f);
       close_strand(*f, t);
     }
-    detail::join_set* j = group;
+    join_set* j = group;
     if (j) {
-      detail::publish_child(j);
+      j->count_shared_child();
     } else {
-      j = f->pending;
-      if (!j) j = f->pending = detail::new_join_set(f->s);
-      ++j->unpublished;
+      j = f->sync_block;
+      if (!j) j = f->sync_block = join_set::make(f->sess);
+      j->count_own_child();
     }
     tk.target = j;
     tk.region = f->region;
-    tk.wi_mask = f->wi_mask;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->t.wi != nullptr)) tk.wi = detail::wi_copy(f->t.wi);
-    tk.pos = f->t.pos;
-    tk.bpos = f->t.bpos;
-    tk.rpos = f->t.rpos;
+    tk.what_if_mask = f->what_if_mask;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    tk.span = f->totals.span;
+    tk.burdened_span = f->totals.burdened_span;
+    tk.raw_span = f->totals.raw_span;
     if (f->profile) profile_spawn(*f, tk, where);
-    ++f->t.spawns;
-    f->t.bpos += f->burden;
-    if (f->state == run_state::running) f->t0 = t;
+    ++f->totals.spawns;
+    f->totals.burdened_span += f->burden;
+    if (f->state == run_state::running) f->strand_start = t;
     return tk;
   }
 
-  // The child's task id, its site and the spawner's path profile.
-  static void profile_spawn(frame& f, detail::spawn_token& tk, const site& where) {
-    const detail::site_step st = detail::site_step_for(f.ctx, where, site_kind::spawn);
-    tk.id = detail::child_task_id(f.id, ++f.own_spawns);
-    tk.ctx = st.next;
-    tk.site = st.site;
-    tk.flags = static_cast<unsigned char>(st.flags | detail::rec_task);
-    tk.profile = true;
-    tk.pp.u = f.pp.u;
-    tk.pp.ut = f.pp.ut;
-    tk.pp.node = detail::share_path(f);
-  }
-
-  // ---- spawn, child side ---------------------------------------------------
-  // `c` becomes the running frame of this thread. Whatever this thread was running
-  // is suspended: time spent in the child is not its work.
-  static void begin_child(frame& c, detail::spawn_token& tk, const site& where) noexcept {
+  // ---- spawn, child side ---------------------------------------------------------
+  // `c` becomes the running frame of this thread. Whatever this thread was
+  // running is suspended: time spent in the child is not its work.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
     frame* outer = current();
     if (!tk.target) {
-      c.s = nullptr;
+      c.sess = nullptr;
       if (outer)
-        detail::misuse(outer->s, where,
-                       "spawn_scope opened with no spawn point (the token is empty or was "
-                       "already used); the task is not measured");
+        misuse(outer->sess, where,
+               "spawn_scope opened with no spawn point (the token is empty or was already used); the "
+               "task is not measured");
       return;
     }
-    detail::session* s = tk.target->owner_session;
+    session* s = tk.target->owner_session();
     // One clock reading ends the outer strand and starts the child's.
     std::uint64_t t = 0;
     bool have_t = false;
@@ -2467,372 +2956,483 @@ struct basic_engine {
       close_strand(*outer, t);
       outer->state = run_state::suspended;
     }
-    c.t = detail::path_totals{};
-    c.t.pos = tk.pos;
-    c.t.bpos = tk.bpos;
-    c.t.rpos = tk.rpos;
-    c.t.wi = tk.wi;
-    tk.wi = nullptr;
-    c.wi_mask = tk.wi_mask;
-    c.comp = s->comp;
-    c.burden = s->burden;
-    c.kind = s->kind;
-    c.state = run_state::running;
-    c.guards = 0;
-    c.outer = outer;
-    c.s = s;
-    c.pending = nullptr;
-    c.report_to = tk.target;
-    c.region = tk.region;
-    c.where = where;
-    c.profile = tk.profile;
-    if (tk.profile) {
-      c.id = tk.id;
-      c.own_spawns = 0;
-      c.own_local = 0;
-      c.own_task = 0;
-      c.pos0 = tk.pos;
-      c.u0 = tk.pp.u;
-      c.ut0 = tk.pp.ut;
-      c.ctx = tk.ctx;
-      c.inv_site = tk.site;
-      c.inv_flags = tk.flags;
-      c.rel_n = 0;
-      c.credits = 0;
-      c.pp = tk.pp;
-      tk.pp.node = nullptr;
-    }
-    tk.target = nullptr;
+    start_task(c, s, outer, tk, where);
     current() = &c;
-    c.t0 = have_t ? t : now(c);
+    c.strand_start = have_t ? t : now(c);
   }
 
   static void end_child(frame& c) noexcept {
-    if (!c.s) return;
+    if (!c.sess) return;
     const std::uint64_t t = now(c);
     bool on_this_thread = true;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.guards != 0))
-      on_this_thread = misplaced_end(c);
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
-    detail::path_prof out;
-    if (c.profile) {
-      finish_task_profile(c);
-      out = c.pp;
-      out.key = c.id;
-      out.node = detail::take_path(c);
-    }
-    detail::settle_pending(c, c.profile ? &out : nullptr);
-    detail::fold_into(c.report_to, c.t, out);
-    c.t.wi = nullptr;  // fold_into took it
+    path_prof out;
+    if (c.profile) out = profile_task_end(c);
+    settle_sync_block(c, c.profile ? &out : nullptr);
+    join_set::report(c.report_to, c.totals, out);
+    c.totals.what_if = nullptr;  // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      outer->t0 = outer->kind == c.kind ? t : now(*outer);
+      outer->strand_start = outer->kind == c.kind ? t : now(*outer);
     }
   }
 
-  // The task's own invocation record: on work now, on span with its path.
-  static void finish_task_profile(frame& c) {
-    detail::prof_record r{};
-    r.site = c.inv_site;
-    r.flags = c.inv_flags;
-    r.work = c.t.work;
-    r.span = static_cast<std::int64_t>(c.t.pos - c.pos0);
-    r.local_work = c.own_local;
-    r.local_span = static_cast<std::int64_t>(c.pp.u - c.u0);
-    r.task_work = c.own_task;
-    r.task_span = static_cast<std::int64_t>(c.pp.ut - c.ut0);
-    c.pp.u = c.u0;
-    c.pp.ut = c.ut0;
-    detail::record_onwork(c.s, r);
-    detail::append_record(c, r);
-  }
-
-  // Returns whether `c` is among this thread's frames (then the frames opened after
-  // it are abandoned with it).
+  // Returns whether `c` is among this thread's frames (then the frames opened
+  // after it are abandoned with it).
   FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
     bool here = current() == &c;
     if (!here) {
       for (frame* f = current(); f; f = f->outer) here = here || f == &c;
-      detail::misuse(c.s, c.where,
-                     here ? "spawn_scope closed while another task scope opened after it on this "
-                            "thread is still open (guards closed out of order)"
-                          : "spawn_scope closed on a thread that did not open it (an untied "
-                            "task that migrated?); this thread's frames are left as they are");
+      misuse(c.sess, c.where,
+             here ? "spawn_scope closed while another task scope opened after it on this thread is still "
+                    "open (guards closed out of order)"
+                  : "spawn_scope closed on a thread that did not open it (an untied task that "
+                    "migrated?); this thread's frames are left as they are");
     }
-    if (c.guards != 0)
-      detail::misuse(c.s, c.where,
-                     "task ended with " + std::to_string(c.guards) +
-                         " guard(s) still open in it (guards closed out of order)");
+    if (c.open_guards != 0)
+      misuse(c.sess, c.where,
+             "task ended with " + std::to_string(c.open_guards) +
+                 " guard(s) still open in it (guards closed out of order)");
     return here;
   }
 
-  // ---- sync --------------------------------------------------------------------
+  // ---- sync ----------------------------------------------------------------------
   // Before the library's join blocks: the strand ends; time spent blocked is not
   // work (tasks this thread runs meanwhile open frames of their own).
-  static frame* begin_sync(unsigned& depth, const site& where) noexcept {
+  static void begin_sync(sync_state& st, const site& where) noexcept {
     frame* f = current();
-    if (!f) return nullptr;
+    if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(f->state != run_state::running)) {
-      detail::misuse(f->s, where, "sync_point opened inside another sync_point of the same task");
-      return nullptr;
+      misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
+      return;
     }
     close_strand(*f, now(*f));
     f->state = run_state::blocked;
-    depth = ++f->guards;
-    return f;
+    st.depth = ++f->open_guards;
+    st.task = f;
   }
 
-  // After the join returns: the children's totals merge into the task, and a new
-  // strand starts. `j` is the join set the join waited for (a task group's or a
-  // join handle's); null means the task's own sync block.
-  static void end_sync(frame* f, detail::join_set* j, unsigned depth, const site& where) noexcept {
+  // After the join returns: the children's path values merge into the task, and
+  // a new strand starts. `j` is the set the join waited for (a task group's or a
+  // join handle's, null when nothing was ever spawned into it); `own_block`
+  // means the task's own sync block instead.
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    frame* f = st.task;
     if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
-      close_out_of_order(f, depth, where, "sync_point");
-    if (!j) j = f->pending;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
+      close_out_of_order(f, st.depth, where, "sync_point");
+    if (own_block) j = f->sync_block;
     if (j) {
-      j->lock.lock();
-      const std::int64_t remaining = j->remaining();
-      detail::path_prof taken = j->pacc;
-      j->pacc = detail::path_prof{};
-      const bool child_path = f->profile && detail::path_beats(j->acc.pos, taken.key, f->t.pos, f->id);
-      f->t.join(j->acc);
-      j->acc = detail::path_totals{};
-      j->finished = 0;
-      if (FORKSCALE_DETAIL_LIKELY(remaining == 0)) {
-        j->outstanding = detail::join_set::owner_ref;
-        j->unpublished = 0;
-      }
-      j->lock.unlock();
-      if (child_path) {
-        // The join's longest incoming path is a child's: the task's path becomes it.
-        detail::drop_credits(*f);
-        detail::release_prof(f->pp.node);
-        f->rel_n = 0;
-        f->pp.u = taken.u;
-        f->pp.ut = taken.ut;
-        f->pp.node = taken.node;
+      join_contents c = j->take();
+      if (f->profile) {
+        profile_join(*f, c.prof, c.totals.span);
       } else {
-        detail::release_prof(taken.node);
+        release_prof(c.prof.chain);
       }
-      if (FORKSCALE_DETAIL_UNLIKELY(remaining != 0)) incomplete_join(f, remaining, where);
+      f->totals.join(c.totals);
+      if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
     }
-    ++f->t.syncs;
-    if (f->guards >= depth) f->guards = depth - 1;
+    ++f->totals.syncs;
+    if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    f->t0 = now(*f);
+    f->strand_start = now(*f);
   }
 
-  // Children that report after their join are merged by the task's next join (or
-  // its end); the numbers of this join miss them, which the diagnostic says.
-  FORKSCALE_DETAIL_NOINLINE static void incomplete_join(frame* f, std::int64_t remaining,
-                                                        const site& where) noexcept {
-    detail::misuse(f->s, where,
-                   "sync_point ended while " + std::to_string(remaining) +
-                       " spawned task(s) had not reported back (never ran, still running, or "
-                       "not waited for by this join); this join does not include them");
-  }
-
-  // ---- call sites -----------------------------------------------------------------
-  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it joins
-  // only the children spawned inside it, never its caller's. Children it leaves
-  // unjoined pass to the enclosing scope when it returns.
-  // With `scope` false the call only counts (OpenMP: a taskwait inside a called
-  // function waits for every child of the task, the caller's too).
-  // With site profiles on, the clock is read when the call opens and closes, so
-  // that the strands inside belong to the call's invocation.
-  static frame* begin_call(unsigned& depth, detail::join_set*& saved, bool scope,
-                           detail::call_state& cs, const site& where) noexcept {
+  // ---- call sites ----------------------------------------------------------------
+  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it
+  // joins only the children spawned inside it, never its caller's; children it
+  // leaves unjoined pass to the enclosing scope when it returns. With `scope`
+  // false the call only counts (OpenMP: a taskwait inside a called function
+  // waits for every child of the task, the caller's too). With site profiles on,
+  // the clock is read when the call opens and closes, so that the strands inside
+  // belong to the call's invocation.
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
     frame* f = current();
-    if (!f) return nullptr;
-    ++f->t.calls;
-    depth = ++f->guards;
+    if (!f) return;
+    cs.task = f;
+    ++f->totals.calls;
+    cs.depth = ++f->open_guards;
     if (scope) {
-      saved = f->pending;
-      f->pending = nullptr;
+      cs.caller_block = f->sync_block;
+      f->sync_block = nullptr;
     }
     std::uint64_t wi_new = 0;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->s->wi_calls)) wi_new = detail::wi_site_bits(f->s, where, true) & ~f->wi_mask;
-    if ((f->profile || wi_new) && FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-      const std::uint64_t t = now(*f);
-      close_strand(*f, t);
-      f->t0 = t;
-    }
+    if (FORKSCALE_DETAIL_UNLIKELY(f->sess->what_if_calls))
+      wi_new = wi_site_bits(f->sess, where, true) & ~f->what_if_mask;
+    if (f->profile || wi_new) split_strand(*f);
     if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
-      cs.wi_set = true;
-      cs.wi_saved = f->wi_mask;
-      f->wi_mask |= wi_new;
-      if (wi_new & detail::wi_region_bits) detail::record_wi_entries(f->s, wi_new & detail::wi_region_bits);
+      cs.what_if_set = true;
+      cs.caller_what_if_mask = f->what_if_mask;
+      f->what_if_mask |= wi_new;
+      if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
     }
-    if (f->profile) {
-      const detail::site_step st = detail::site_step_for(f->ctx, where, site_kind::call);
-      cs.ctx = f->ctx;
-      cs.own_local = f->own_local;
-      cs.pos0 = f->t.pos;
-      cs.work0 = f->t.work;
-      cs.u0 = f->pp.u;
-      cs.site = st.site;
-      cs.flags = st.flags;
-      f->ctx = st.next;
-      f->own_local = 0;
-    }
-    return f;
-  }
-  static void end_call(frame* f, unsigned depth, detail::join_set* saved, bool scope,
-                       const detail::call_state& cs, const site& where) noexcept {
-    if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->guards != depth))
-      close_out_of_order(f, depth, where, "call_site");
-    if (f->guards >= depth) f->guards = depth - 1;
-    if (((f->profile && cs.ctx) || cs.wi_set) && FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-      const std::uint64_t t = now(*f);
-      close_strand(*f, t);
-      f->t0 = t;
-    }
-    if (FORKSCALE_DETAIL_UNLIKELY(cs.wi_set)) f->wi_mask = cs.wi_saved;
-    if (f->profile && cs.ctx) {
-      detail::prof_record r{};
-      r.site = cs.site;
-      r.flags = cs.flags;
-      r.work = f->t.work - cs.work0;
-      r.span = static_cast<std::int64_t>(f->t.pos - cs.pos0);
-      r.local_work = f->own_local;
-      r.local_span = static_cast<std::int64_t>(f->pp.u - cs.u0);
-      f->pp.u = cs.u0;
-      f->ctx = cs.ctx;
-      f->own_local = cs.own_local;
-      detail::record_onwork(f->s, r);
-      detail::append_record(*f, r);
-    }
-    if (!scope) return;
-    detail::join_set* inner = f->pending;
-    f->pending = saved;
-    if (inner) detail::hand_on_call_block(*f, inner);
+    if (f->profile) profile_call_open(*f, cs, where);
   }
 
-  // A guard closes while one opened after it is still open, or on another thread.
-  // (When a guard opened before it has already closed early, that close was the
-  // one diagnosed.)
-  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth,
-                                                           const site& where,
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = cs.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
+      close_out_of_order(f, cs.depth, where, "call_site");
+    if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
+    const bool profiled = f->profile && cs.caller_context;
+    if (profiled || cs.what_if_set) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(cs.what_if_set)) f->what_if_mask = cs.caller_what_if_mask;
+    if (profiled) profile_call_close(*f, cs);
+    if (!scope) return;
+    join_set* inner = f->sync_block;
+    f->sync_block = cs.caller_block;
+    if (inner) hand_on_call_block(*f, inner);
+  }
+
+  // ---- what-if regions -----------------------------------------------------------
+  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
+  // Entering a region the task is already inside counts once.
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    std::uint64_t bit = 0;
+    try {
+      bit = wi_site_bits(f->sess, where, false);
+    } catch (...) {
+      return;  // out of memory registering the region: it is not analysed
+    }
+    ws.task = f;
+    ws.depth = ++f->open_guards;
+    if (!bit || (f->what_if_mask & bit)) return;
+    record_wi_entries(f->sess, bit);
+    split_strand(*f);
+    ws.saved_mask = f->what_if_mask;
+    f->what_if_mask |= bit;
+    ws.changed = true;
+  }
+
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = ws.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
+      close_out_of_order(f, ws.depth, where, "what_if_region");
+    if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
+    if (!ws.changed) return;
+    split_strand(*f);
+    f->what_if_mask = ws.saved_mask;
+  }
+
+  // ---- labeled regions -----------------------------------------------------------
+  // A region inside a measurement adds a row: what completes in this task between
+  // its opening and its closing. Outside any measurement, a region is one.
+  static void begin_region(region_state& rs, const std::string& label) {
+    frame* f = current();
+    rs.task = f;
+    rs.node = intern_region(f->sess, f->region, label);
+    split_strand(*f);
+    rs.at_open = f->totals;
+    rs.saved = f->region;
+    f->region = rs.node;
+    rs.depth = ++f->open_guards;
+  }
+
+  // Returns the instance's totals (the report of a nested region).
+  static path_totals end_region(region_state& rs) {
+    frame* f = rs.task;
+    if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
+    split_strand(*f);
+    const path_totals d = f->totals.since(rs.at_open);
+    record_region(f->sess, rs.node, d);
+    f->region = rs.saved;
+    if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
+    return d;
+  }
+
+  // A measurement's root frame starts running on this thread.
+  static void begin_measurement(region_state& rs) noexcept {
+    init_root(rs.root, rs.owned.get(), rs.where);
+    current() = &rs.root;
+    rs.root.strand_start = now(rs.root);
+  }
+
+  // The measurement's root frame ends (misuse diagnosed); the caller builds the
+  // report from it.
+  static void end_measurement(region_state& rs) noexcept {
+    session* s = rs.owned.get();
+    if (current() != &rs.root)
+      misuse(s, rs.where,
+             "measurement ended while a task scope opened inside it is still open on this thread (guards "
+             "closed out of order)");
+    if (rs.root.open_guards != 0)
+      misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
+    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    current() = nullptr;
+  }
+
+  // A guard closes while one opened after it is still open, or on another
+  // thread. (When a guard opened before it has already closed early, that close
+  // was the one diagnosed.)
+  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth, const site& where,
                                                            const char* what) noexcept {
     if (current() != f)
-      detail::misuse(f->s, where,
-                     std::string(what) + " closed on another thread or outside the task that "
-                                         "opened it (guards closed out of order)");
-    else if (f->guards > depth)
-      detail::misuse(f->s, where,
-                     std::string(what) + " closed while a guard opened after it is still open "
-                                         "(guards closed out of order)");
+      misuse(f->sess, where,
+             std::string(what) + " closed on another thread or outside the task that opened it (guards closed out "
+                                 "of order)");
+    else if (f->open_guards > depth)
+      misuse(f->sess, where,
+             std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
   }
 };
 
+}  // namespace detail
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/engine/engine.hpp
-// begin include/forkscale/detail/engine/session_ops.hpp
-// detail/session_ops.hpp: starting and ending a measurement — resolving the clock,
-// calibrating the overhead compensation, interning regions and building the report.
-// None of this is on the per-event path.
+// end include/forkscale/detail/engine/events.hpp
+// begin include/forkscale/detail/engine/measure.hpp
+// detail/engine/measure.hpp: starting and ending a measurement — resolving the
+// clock, calibrating the overhead compensation, and building the report. None of
+// this is on the per-event path.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+// begin include/forkscale/detail/profile/rows.hpp
+// detail/profile/rows.hpp: a finished measurement's call-site and spawn-site
+// rows (docs/model.md, "Per-site profiles").
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/engine/units.hpp
+// detail/engine/units.hpp: engine ticks to the report's unit.
+#include <cmath>
+#include <cstdint>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-
-inline void init_root(frame& root, session* s, const site& where) noexcept {
-  root.t = path_totals{};
-  root.comp = s->comp;
-  root.burden = s->burden;
-  root.kind = s->kind;
-  root.state = frame::run_state::running;
-  root.guards = 0;
-  root.outer = nullptr;
-  root.s = s;
-  root.pending = nullptr;
-  root.report_to = nullptr;
-  root.region = &s->root;
-  root.where = where;
-  root.profile = s->profile;
-  root.id = root_task_id;
-  root.own_spawns = 0;
-  root.own_local = 0;
-  root.own_task = 0;
-  root.pos0 = root.u0 = root.ut0 = 0;
-  root.ctx = site_registry::instance().empty();
-  root.rel_n = 0;
-  root.credits = 0;
-  root.pp = path_prof{};
-  root.wi_mask = s->wi_root_mask;
-}
-
-// Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
-// it is measured once (per clock) on empty strands and subtracted from every
-// strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each).
-template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile) {
-  using E = basic_engine<Clock>;
-  static std::mutex m;
-  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
-  std::lock_guard<std::mutex> g(m);
-  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
-  if (cached[slot] >= 0) return cached[slot];
-  session s;
-  s.kind = kind;
-  s.profile = profile;
-  s.serial = next_session_serial();
-  s.on_diagnostic = [](const diagnostic&) {};
-  constexpr int rounds = 200;
-  std::vector<double> per_strand;
-  for (int batch = 0; batch < 15; ++batch) {
-    frame root;
-    init_root(root, &s, site{});
-    E::current() = &root;
-    root.t0 = E::now(root);
-    for (int i = 0; i < rounds; ++i) {
-      {
-        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
-        frame child;
-        E::begin_child(child, tk, site{});
-        E::end_child(child);
-      }
-      unsigned depth = 0;
-      frame* f = E::begin_sync(depth, site{});
-      E::end_sync(f, nullptr, depth, site{});
-    }
-    E::close_strand(root, E::now(root));
-    settle_pending(root);
-    release_prof(take_path(root));
-    E::current() = nullptr;
-    per_strand.push_back(static_cast<double>(root.t.work) / (4.0 * rounds + 1.0));
-  }
-  std::sort(per_strand.begin(), per_strand.end());
-  cached[slot] = per_strand[per_strand.size() / 2];
-  return cached[slot];
-}
 
 // The report's unit per engine tick. The TSC's rate is measured while the first
 // measurement runs (clock.hpp), so it is looked up only when a report is made.
 // A measurement that assumes call sites faster counts in 1/scale ticks.
 inline double unit_per_tick(const session& s) noexcept {
   const double base = s.info.kind == clock_kind::tsc ? tsc_ns_per_tick() : s.info.unit_per_tick;
-  return base / static_cast<double>(s.wi.scale);
+  return base / static_cast<double>(s.what_if.scale);
 }
+
+inline std::uint64_t to_unit(const session& s, std::uint64_t ticks) noexcept {
+  const double upt = unit_per_tick(s);
+  if (upt == 1.0) return ticks;  // exact for the cost clock
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * upt));
+}
+
+inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcept {
+  return ticks < 0 ? -static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(-ticks)))
+                   : static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(ticks)));
+}
+
+// Converts one column of tick values to the report's unit so that the converted
+// values add up to the converted total: each is the difference of the rounded
+// running sums (the self-checks stay exact with timed clocks too).
+class column_rounding {
+ public:
+  explicit column_rounding(const session& s) : s_(s) {}
+  std::int64_t next(std::int64_t ticks) {
+    sum_ += ticks;
+    const std::int64_t now = to_unit_signed(s_, sum_);
+    const std::int64_t v = now - done_;
+    done_ = now;
+    return v;
+  }
+
+ private:
+  const session& s_;
+  std::int64_t sum_ = 0;
+  std::int64_t done_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/units.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline std::string site_display_name(const site_entry& e) {
+  return e.has_tag ? e.tag : short_site_name(e.file, e.line);
+}
+
+// Everything the rows are made from: per-site sums on work (over every thread's
+// table) and on span (along the critical path's chain), the sites, and the
+// root's own numbers.
+struct site_profile_input {
+  std::vector<site_sums> on_work, on_span;
+  std::vector<site_entry> entries;
+  std::uint32_t root_id = 0;  // rows use this id for the measurement itself
+  std::size_t table_bytes = 0;
+};
+
+inline site_profile_input collect_site_sums(const session& s, const path_prof& end) {
+  site_profile_input in;
+  {
+    std::lock_guard<std::mutex> g(const_cast<session&>(s).m);
+    for (const auto& t : s.tables) {
+      if (in.on_work.size() < t->on_work.size()) in.on_work.resize(t->on_work.size());
+      for (std::size_t i = 0; i < t->on_work.size(); ++i) in.on_work[i].add(t->on_work[i]);
+      in.table_bytes += t->on_work.capacity() * sizeof(site_sums);
+    }
+  }
+  sum_chain(end.chain, in.on_span);
+  const std::size_t n = std::max(in.on_work.size(), in.on_span.size());
+  in.on_work.resize(n);
+  in.on_span.resize(n);
+  in.entries = site_registry::instance().entries(static_cast<std::uint32_t>(n));
+  in.root_id = static_cast<std::uint32_t>(n);
+  return in;
+}
+
+// Row order: the root first, then by the span column (largest first), then by
+// the work column, then by name.
+struct site_row_key {
+  std::uint32_t id;
+  std::int64_t span;
+  std::uint64_t work;
+};
+
+inline std::vector<site_row_key> ordered_site_rows(const site_profile_input& in, bool spawns_only) {
+  std::vector<site_row_key> rows;
+  rows.push_back(site_row_key{in.root_id, 0, 0});
+  for (std::uint32_t i = 0; i < in.root_id; ++i) {
+    if (in.on_work[i].local.count == 0) continue;
+    if (!spawns_only) {
+      rows.push_back(site_row_key{i, in.on_span[i].local.span, in.on_work[i].local.work});
+    } else if (in.entries[i].kind == site_kind::spawn) {
+      rows.push_back(site_row_key{i, in.on_span[i].task_span, in.on_work[i].task_work});
+    }
+  }
+  std::sort(rows.begin() + 1, rows.end(), [&](const site_row_key& a, const site_row_key& b) {
+    if (a.span != b.span) return a.span > b.span;
+    if (a.work != b.work) return a.work > b.work;
+    const std::string na = site_display_name(in.entries[a.id]), nb = site_display_name(in.entries[b.id]);
+    return na != nb ? na < nb : a.id < b.id;
+  });
+  return rows;
+}
+
+template <class Row>
+void describe_site_row(Row& out, const site_profile_input& in, const session& s, std::uint32_t id) {
+  if (id == in.root_id) {
+    out.name = s.root.label;
+    out.kind = site_kind::root;
+    return;
+  }
+  const site_entry& e = in.entries[id];
+  out.name = site_display_name(e);
+  out.file = e.file;
+  out.line = e.line;
+  out.function = e.function;
+  out.tag = e.tag;
+  out.kind = e.kind;
+  out.recursive = in.on_work[id].local.count > in.on_work[id].top_call_site.count;
+}
+
+inline site_measure to_site_measure(const session& s, const measure_sum& m) {
+  site_measure out;
+  out.count = m.count;
+  out.work = to_unit(s, m.work);
+  out.span = to_unit_signed(s, m.span);
+  return out;
+}
+
+inline void add_call_site_rows(report& rep, const session& s, const site_profile_input& in, const frame& root,
+                               const path_prof& end) {
+  column_rounding local_span_col(s), local_work_col(s);
+  for (const site_row_key& key : ordered_site_rows(in, false)) {
+    call_site_profile p;
+    describe_site_row(p, in, s, key.id);
+    if (key.id == in.root_id) {
+      const measure_sum whole{1, root.totals.work, static_cast<std::int64_t>(root.totals.span)};
+      p.top_call_site_on_work = p.top_caller_on_work = p.top_call_site_on_span = p.top_caller_on_span =
+          to_site_measure(s, whole);
+      p.local_on_work = p.local_on_span =
+          to_site_measure(s, measure_sum{1, root.local_work, static_cast<std::int64_t>(end.local_span)});
+      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.local_work)));
+      p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.local_span));
+    } else {
+      const site_sums& w = in.on_work[key.id];
+      const site_sums& sp = in.on_span[key.id];
+      p.top_call_site_on_work = to_site_measure(s, w.top_call_site);
+      p.top_caller_on_work = to_site_measure(s, w.top_caller);
+      p.local_on_work = to_site_measure(s, w.local);
+      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(w.local.work)));
+      p.top_call_site_on_span = to_site_measure(s, sp.top_call_site);
+      p.top_caller_on_span = to_site_measure(s, sp.top_caller);
+      p.local_on_span = to_site_measure(s, sp.local);
+      p.local_on_span.span = local_span_col.next(sp.local.span);
+    }
+    rep.call_sites.push_back(std::move(p));
+  }
+}
+
+inline void add_spawn_site_rows(report& rep, const session& s, const site_profile_input& in, const frame& root,
+                                const path_prof& end) {
+  column_rounding crit_col(s), excl_col(s);
+  const double span_units = static_cast<double>(rep.root().span);
+  for (const site_row_key& key : ordered_site_rows(in, true)) {
+    spawn_site_profile p;
+    describe_site_row(p, in, s, key.id);
+    if (key.id == in.root_id) {
+      p.tasks = 1;
+      p.work = to_unit(s, root.totals.work);
+      p.span = to_unit(s, root.totals.span);
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(root.task_work)));
+      p.critical_span = crit_col.next(static_cast<std::int64_t>(end.task_span));
+    } else {
+      const site_sums& w = in.on_work[key.id];
+      p.tasks = w.local.count;
+      p.work = to_unit(s, w.top_call_site.work);
+      p.span = static_cast<std::uint64_t>(std::max<std::int64_t>(0, to_unit_signed(s, w.top_call_site.span)));
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(w.task_work)));
+      p.critical_span = crit_col.next(in.on_span[key.id].task_span);
+    }
+    p.critical_percent = span_units > 0 ? 100.0 * static_cast<double>(p.critical_span) / span_units : 0.0;
+    rep.spawn_sites.push_back(std::move(p));
+  }
+}
+
+// The call-site and spawn-site rows of a finished measurement whose root frame
+// is `root` and whose critical path's profile is `end`.
+inline void add_site_profiles(report& rep, const session& s, const frame& root, const path_prof& end) {
+  const site_profile_input in = collect_site_sums(s, end);
+  add_call_site_rows(rep, s, in, root, end);
+  add_spawn_site_rows(rep, s, in, root, end);
+  rep.profiler_bytes += in.table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
+                        object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/profile/rows.hpp
+// begin include/forkscale/detail/what_if/config.hpp
+// detail/what_if/config.hpp: a measurement's what-if configuration, from its
+// options and the FORKSCALE_WHAT_IF environment variable.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 // The what-if configuration of a measurement: options, then FORKSCALE_WHAT_IF.
 inline void configure_what_if(session& s, const what_if_options& o) {
-  wi_config& c = s.wi;
+  wi_config& c = s.what_if;
   std::vector<wi_factor> factors;
   for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
   std::vector<wi_spec> specs;
@@ -2870,16 +3470,245 @@ inline void configure_what_if(session& s, const what_if_options& o) {
     r.spec = sp.text;
     r.call_site = true;
     if (sp.by_tag) r.tag = sp.tag;
-    s.wi_regions.push_back(std::move(r));
+    s.what_if_regions.push_back(std::move(r));
   }
   for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
   c.assume_factor = make_factor(o.assume_factor, "options.what_if.assume_factor");
   if (!c.assume.empty()) {
     c.scale = c.assume_factor.p;
-    s.wi_root_mask = wi_scaled_bit;
+    s.what_if_root_mask = wi_scaled_bit;
     s.burden *= static_cast<std::uint64_t>(c.scale);
   }
-  s.wi_calls = !c.call_sites.empty() || !c.assume.empty();
+  s.what_if_calls = !c.call_sites.empty() || !c.assume.empty();
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/what_if/config.hpp
+// begin include/forkscale/detail/what_if/rows.hpp
+// detail/what_if/rows.hpp: a finished measurement's what-if rows (docs/model.md,
+// "What-if regions").
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region entries and work summed over every thread's table.
+struct what_if_sums {
+  std::vector<wi_region> regions;
+  std::vector<std::uint64_t> entries, work;  // work[0]: any region; work[r + 1]: region r
+  std::uint64_t any_entries = 0;
+};
+
+inline what_if_sums collect_what_if(session& s) {
+  what_if_sums w;
+  w.entries.assign(wi_max_regions, 0);
+  w.work.assign(wi_max_regions + 1, 0);
+  std::lock_guard<std::mutex> g(s.m);
+  w.regions = s.what_if_regions;
+  for (const auto& t : s.tables) {
+    for (std::size_t i = 0; i < t->what_if_entries.size(); ++i) w.entries[i] += t->what_if_entries[i];
+    for (std::size_t i = 0; i < t->what_if_work.size(); ++i) w.work[i] += t->what_if_work[i];
+  }
+  for (std::uint64_t e : w.entries) w.any_entries += e;
+  return w;
+}
+
+// The fields every row of scenario `sc` shares (0: all regions; r + 1: region r).
+inline what_if_result scenario_row(const session& s, const what_if_sums& w, std::size_t sc) {
+  what_if_result base;
+  if (sc == 0) {
+    base.region = "(all regions)";
+    base.source = what_if_source::all;
+    base.entries = w.any_entries;
+  } else {
+    const wi_region& r = w.regions[sc - 1];
+    base.region = r.name;
+    base.source = r.call_site ? what_if_source::call_site : what_if_source::region;
+    base.file = r.file;
+    base.line = r.line;
+    base.function = r.function;
+    base.tag = r.tag;
+    base.entries = w.entries[sc - 1];
+  }
+  base.executed = base.entries > 0;
+  base.region_work = to_unit(s, w.work[sc]);
+  return base;
+}
+
+// The prediction of one (scenario, factor, model): `offset` is the root path's
+// what-if offset for it, in 1/p ticks.
+inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f,
+                        std::int64_t offset, std::uint64_t region_work_ticks) {
+  if (!r.executed) {
+    r.span_ticks_num = 0;
+    r.span_ticks_den = 1;
+    return;
+  }
+  const std::uint64_t W = root.totals.work, S = root.totals.span;
+  const std::uint64_t burden = root.totals.burdened_span - root.totals.span;
+  const double upt = unit_per_tick(s);
+  const double measured = S ? static_cast<double>(W) / static_cast<double>(S) : 0.0;
+  const std::int64_t span_num = static_cast<std::int64_t>(S) * f.p + offset;
+  r.span_ticks_num = span_num;
+  r.span_ticks_den = f.p;
+  // Work in ticks × p: unchanged, or with the region's work divided.
+  const long double work_num = r.model == what_if_model::parallelized
+                                   ? static_cast<long double>(W) * f.p
+                                   : static_cast<long double>(W) * f.p -
+                                         static_cast<long double>(region_work_ticks) *
+                                             static_cast<long double>(f.p - f.q);
+  r.work = static_cast<double>(work_num / f.p) * upt;
+  r.span = static_cast<double>(static_cast<long double>(span_num) / f.p) * upt;
+  r.burdened_span = r.span + static_cast<double>(burden) * upt;
+  r.parallelism = span_num > 0 ? static_cast<double>(work_num / span_num) : std::numeric_limits<double>::infinity();
+  r.gain = measured > 0 ? r.parallelism / measured : 0.0;
+}
+
+// The what-if rows of a finished measurement: the all-regions rows first; then
+// regions by what they could give at the last factor, largest first; regions
+// never entered last.
+inline void add_what_if(report& rep, session& s, const frame& root) {
+  const what_if_sums w = collect_what_if(s);
+  if (w.regions.empty()) return;
+  const wi_config& c = s.what_if;
+  const wi_vec* v = root.totals.what_if;
+  struct block {
+    std::vector<what_if_result> rows;
+    double key = 0;  // predicted parallelism at the last factor, parallelized
+  };
+  std::vector<block> blocks;
+  for (std::size_t sc = 0; sc <= w.regions.size(); ++sc) {
+    block b;
+    const what_if_result base = scenario_row(s, w, sc);
+    for (unsigned i = 0; i < c.F; ++i) {
+      const std::size_t idx = sc * c.F + i;
+      const std::int64_t offset = v && idx < v->n ? v->data()[idx] : 0;
+      for (what_if_model m : {what_if_model::parallelized, what_if_model::optimized}) {
+        what_if_result r = base;
+        r.model = m;
+        r.factor = c.factors[i].value;
+        predict_row(r, s, root, c.factors[i], offset, w.work[sc]);
+        b.rows.push_back(std::move(r));
+      }
+    }
+    b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
+    blocks.push_back(std::move(b));
+  }
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+  for (auto& b : blocks)
+    for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/what_if/rows.hpp
+// begin include/forkscale/detail/engine/region_rows.hpp
+// detail/engine/region_rows.hpp: a finished measurement's region rows and the
+// report's header fields.
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
+                              const path_totals& t) {
+  region_result r;
+  r.label = n.label;
+  r.path = n.path;
+  r.parent = n.parent ? n.parent->path : std::string();
+  r.depth = n.depth;
+  r.instances = instances;
+  r.work = to_unit(s, t.work);
+  r.span = to_unit(s, t.span);
+  r.burdened_span = to_unit(s, t.burdened_span);
+  r.spawns = t.spawns;
+  r.syncs = t.syncs;
+  r.calls = t.calls;
+  r.raw_work = to_unit(s, t.work + t.compensation);
+  r.raw_span = to_unit(s, t.raw_span);
+  return r;
+}
+
+inline report make_report_shell(const session& s) {
+  report rep;
+  rep.label = s.root.label;
+  rep.unit = s.info.unit;
+  rep.clock = s.kind;
+  rep.burden = to_unit(s, s.burden);
+  rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
+  rep.max_processors = s.max_processors;
+  rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
+  return rep;
+}
+
+inline void add_region_rows(report& rep, const session& s, const region_node& n) {
+  for (const auto& c : n.children) {
+    rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
+    rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
+    add_region_rows(rep, s, *c);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/region_rows.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
+// it is measured once (per clock) on empty strands and subtracted from every
+// strand. Returns ticks per strand: the median over 15 batches of 200
+// spawn/child/sync rounds (4 strand ends each).
+template <class Clock>
+double calibrate_compensation(clock_kind kind, bool profile) {
+  using E = engine<Clock>;
+  static std::mutex m;
+  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  std::lock_guard<std::mutex> g(m);
+  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
+  if (cached[slot] >= 0) return cached[slot];
+  session s;
+  s.kind = kind;
+  s.profile = profile;
+  s.serial = next_session_serial();
+  s.on_diagnostic = [](const diagnostic&) {};
+  constexpr int rounds = 200;
+  std::vector<double> per_strand;
+  for (int batch = 0; batch < 15; ++batch) {
+    frame root;
+    init_root(root, &s, site{});
+    E::current() = &root;
+    root.strand_start = E::now(root);
+    for (int i = 0; i < rounds; ++i) {
+      {
+        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
+        frame child;
+        E::begin_child(child, tk, site{});
+        E::end_child(child);
+      }
+      sync_state st;
+      E::begin_sync(st, site{});
+      E::end_sync(st, nullptr, true, site{});
+    }
+    E::close_strand(root, E::now(root));
+    settle_sync_block(root, nullptr);
+    release_prof(take_path(root));
+    E::current() = nullptr;
+    per_strand.push_back(static_cast<double>(root.totals.work) / (4.0 * rounds + 1.0));
+  }
+  std::sort(per_strand.begin(), per_strand.end());
+  cached[slot] = per_strand[per_strand.size() / 2];
+  return cached[slot];
 }
 
 template <class Clock>
@@ -2893,14 +3722,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   } else if (kind == clock_kind::automatic) {
     kind = resolve_automatic();
   }
-  if (!(opt.burden < 0) && !(opt.burden >= 0))
-    throw error("forkscale: options.burden is not a number");
+  if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
   auto s = std::make_unique<session>();
   s->kind = kind;
   s->info = describe(kind, /*rate_now=*/false);
-  s->burden = opt.burden < 0
-                  ? s->info.default_burden_ticks
-                  : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
+  s->burden = opt.burden < 0 ? s->info.default_burden_ticks
+                             : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
   s->on_diagnostic = opt.on_diagnostic;
@@ -2910,332 +3737,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->root.path = label;
   configure_what_if(*s, opt.what_if);
   if (opt.compensate && kind != clock_kind::cost) {
-    s->comp_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
-    s->comp = static_cast<std::uint64_t>(std::llround(s->comp_exact));
+    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
+    s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
   return s;
-}
-
-inline region_node* intern_region(session* s, region_node* parent, const std::string& label) {
-  std::lock_guard<std::mutex> g(s->m);
-  for (auto& c : parent->children)
-    if (c->label == label) return c.get();
-  auto node = std::make_unique<region_node>();
-  node->label = label;
-  node->path = parent->path + "/" + label;
-  node->parent = parent;
-  node->depth = parent->depth + 1;
-  parent->children.push_back(std::move(node));
-  return parent->children.back().get();
-}
-
-// The totals of a region instance: what happened between two snapshots of the
-// same task — its own strands and every child it joined in between.
-inline path_totals difference(const path_totals& end, const path_totals& begin) noexcept {
-  path_totals d;
-  d.pos = end.pos - begin.pos;
-  d.bpos = end.bpos - begin.bpos;
-  d.rpos = end.rpos - begin.rpos;
-  d.work = end.work - begin.work;
-  d.subtracted = end.subtracted - begin.subtracted;
-  d.spawns = end.spawns - begin.spawns;
-  d.syncs = end.syncs - begin.syncs;
-  d.calls = end.calls - begin.calls;
-  return d;
-}
-
-inline void record_region(session* s, region_node* node, const path_totals& d) {
-  std::lock_guard<std::mutex> g(s->m);
-  ++node->instances;
-  node->sum.pos += d.pos;
-  node->sum.bpos += d.bpos;
-  node->sum.rpos += d.rpos;
-  node->sum.work += d.work;
-  node->sum.subtracted += d.subtracted;
-  node->sum.spawns += d.spawns;
-  node->sum.syncs += d.syncs;
-  node->sum.calls += d.calls;
-}
-
-inline std::uint64_t to_unit(const session& s, std::uint64_t ticks) noexcept {
-  const double upt = unit_per_tick(s);
-  if (upt == 1.0) return ticks;  // exact for the cost clock
-  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * upt));
-}
-
-inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
-                              const path_totals& t) {
-  region_result r;
-  r.label = n.label;
-  r.path = n.path;
-  r.parent = n.parent ? n.parent->path : std::string();
-  r.depth = n.depth;
-  r.instances = instances;
-  r.work = to_unit(s, t.work);
-  r.span = to_unit(s, t.pos);
-  r.burdened_span = to_unit(s, t.bpos);
-  r.spawns = t.spawns;
-  r.syncs = t.syncs;
-  r.calls = t.calls;
-  r.raw_work = to_unit(s, t.work + t.subtracted);
-  r.raw_span = to_unit(s, t.rpos);
-  return r;
-}
-
-inline report make_report_shell(const session& s) {
-  report rep;
-  rep.label = s.root.label;
-  rep.unit = s.info.unit;
-  rep.clock = s.kind;
-  rep.burden = to_unit(s, s.burden);
-  rep.compensation_per_strand = s.comp_exact * unit_per_tick(s) * static_cast<double>(s.wi.scale);
-  rep.max_processors = s.max_processors;
-  rep.profiler_bytes = join_pool::instance().reserved_bytes() + sizeof(session);
-  return rep;
-}
-
-inline void add_region_rows(report& rep, const session& s, const region_node& n) {
-  for (const auto& c : n.children) {
-    rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
-    rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
-    add_region_rows(rep, s, *c);
-  }
-}
-
-inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcept {
-  return ticks < 0 ? -static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(-ticks)))
-                   : static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(ticks)));
-}
-
-// Converts one column of tick values to the report's unit so that the converted
-// values add up to the converted total: each is the difference of the rounded
-// running sums (the self-checks stay exact with timed clocks too).
-class column_rounding {
- public:
-  explicit column_rounding(const session& s) : s_(s) {}
-  std::int64_t next(std::int64_t ticks) {
-    sum_ += ticks;
-    const std::int64_t now = to_unit_signed(s_, sum_);
-    const std::int64_t v = now - done_;
-    done_ = now;
-    return v;
-  }
-
- private:
-  const session& s_;
-  std::int64_t sum_ = 0;
-  std::int64_t done_ = 0;
-};
-
-inline std::string site_display_name(const site_entry& e) {
-  return e.has_tag ? e.tag : short_site_name(e.file, e.line);
-}
-
-// The call-site and spawn-site rows of a finished measurement.
-inline void add_site_profiles(report& rep, const session& s, const frame& root, const path_prof& end) {
-  std::vector<site_sums> on_work;
-  std::size_t table_bytes = 0;
-  {
-    std::lock_guard<std::mutex> g(const_cast<session&>(s).m);
-    for (const auto& t : s.onwork) {
-      if (on_work.size() < t->sums.size()) on_work.resize(t->sums.size());
-      for (std::size_t i = 0; i < t->sums.size(); ++i) on_work[i].add(t->sums[i]);
-      table_bytes += t->sums.capacity() * sizeof(site_sums);
-    }
-  }
-  std::vector<site_sums> on_span;
-  sum_chain(end.node, on_span);
-  const std::size_t n = std::max(on_work.size(), on_span.size());
-  on_work.resize(n);
-  on_span.resize(n);
-  const std::vector<site_entry> entries = site_registry::instance().entries(static_cast<std::uint32_t>(n));
-
-  const std::uint64_t work = root.t.work, span = root.t.pos;
-  struct row {
-    std::uint32_t id;  // n for the root
-    std::int64_t key_span;
-    std::uint64_t key_work;
-  };
-  std::vector<row> calls, spawns;
-  calls.push_back(row{static_cast<std::uint32_t>(n), 0, 0});
-  spawns.push_back(row{static_cast<std::uint32_t>(n), 0, 0});
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (on_work[i].n == 0) continue;
-    calls.push_back(row{i, on_span[i].local_span, on_work[i].local_work});
-    if (entries[i].kind == site_kind::spawn) spawns.push_back(row{i, on_span[i].task_span, on_work[i].task_work});
-  }
-  const auto by_name = [&](std::uint32_t a, std::uint32_t b) {
-    const std::string na = site_display_name(entries[a]), nb = site_display_name(entries[b]);
-    return na != nb ? na < nb : a < b;
-  };
-  const auto order = [&](const row& a, const row& b) {
-    if (a.key_span != b.key_span) return a.key_span > b.key_span;
-    if (a.key_work != b.key_work) return a.key_work > b.key_work;
-    return by_name(a.id, b.id);
-  };
-  std::sort(calls.begin() + 1, calls.end(), order);
-  std::sort(spawns.begin() + 1, spawns.end(), order);
-
-  const auto measure = [&](std::uint64_t count, std::uint64_t w, std::int64_t sp) {
-    site_measure m;
-    m.count = count;
-    m.work = to_unit(s, w);
-    m.span = to_unit_signed(s, sp);
-    return m;
-  };
-  const auto describe_row = [&](auto& out, std::uint32_t id) {
-    if (id == n) {
-      out.name = s.root.label;
-      out.kind = site_kind::root;
-      return;
-    }
-    const site_entry& e = entries[id];
-    out.name = site_display_name(e);
-    out.file = e.file;
-    out.line = e.line;
-    out.function = e.function;
-    out.tag = e.tag;
-    out.kind = e.kind;
-    out.recursive = on_work[id].n > on_work[id].tcs_n;
-  };
-
-  column_rounding local_span_col(s), local_work_col(s);
-  for (const row& r : calls) {
-    call_site_profile p;
-    describe_row(p, r.id);
-    if (r.id == n) {
-      p.top_call_site_on_work = p.top_caller_on_work = p.top_call_site_on_span = p.top_caller_on_span =
-          measure(1, work, static_cast<std::int64_t>(span));
-      p.local_on_work = measure(1, root.own_local, static_cast<std::int64_t>(end.u));
-      p.local_on_span = p.local_on_work;
-      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.own_local)));
-      p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.u));
-    } else {
-      const site_sums& w = on_work[r.id];
-      const site_sums& sp = on_span[r.id];
-      p.top_call_site_on_work = measure(w.tcs_n, w.tcs_work, w.tcs_span);
-      p.top_caller_on_work = measure(w.tc_n, w.tc_work, w.tc_span);
-      p.local_on_work = measure(w.n, w.local_work, w.local_span);
-      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(w.local_work)));
-      p.top_call_site_on_span = measure(sp.tcs_n, sp.tcs_work, sp.tcs_span);
-      p.top_caller_on_span = measure(sp.tc_n, sp.tc_work, sp.tc_span);
-      p.local_on_span = measure(sp.n, sp.local_work, sp.local_span);
-      p.local_on_span.span = local_span_col.next(sp.local_span);
-    }
-    rep.call_sites.push_back(std::move(p));
-  }
-
-  column_rounding crit_col(s), excl_col(s);
-  const double span_units = static_cast<double>(rep.root().span);
-  for (const row& r : spawns) {
-    spawn_site_profile p;
-    describe_row(p, r.id);
-    if (r.id == n) {
-      p.tasks = 1;
-      p.work = to_unit(s, work);
-      p.span = to_unit(s, span);
-      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(root.own_task)));
-      p.critical_span = crit_col.next(static_cast<std::int64_t>(end.ut));
-    } else {
-      const site_sums& w = on_work[r.id];
-      p.tasks = w.n;
-      p.work = to_unit(s, w.tcs_work);
-      p.span = static_cast<std::uint64_t>(std::max<std::int64_t>(0, to_unit_signed(s, w.tcs_span)));
-      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(w.task_work)));
-      p.critical_span = crit_col.next(on_span[r.id].task_span);
-    }
-    p.critical_percent = span_units > 0 ? 100.0 * static_cast<double>(p.critical_span) / span_units : 0.0;
-    rep.spawn_sites.push_back(std::move(p));
-  }
-  rep.profiler_bytes += table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
-                        object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
-}
-
-// The what-if rows of a finished measurement (docs/model.md, "What-if regions").
-inline void add_what_if(report& rep, session& s, const frame& root) {
-  std::vector<wi_region> regions;
-  std::vector<std::uint64_t> entries(wi_max_regions, 0), work(wi_max_regions + 1, 0);
-  {
-    std::lock_guard<std::mutex> g(s.m);
-    regions = s.wi_regions;
-    for (const auto& t : s.onwork) {
-      for (std::size_t i = 0; i < t->wi_entries.size(); ++i) entries[i] += t->wi_entries[i];
-      for (std::size_t i = 0; i < t->wi_work.size(); ++i) work[i] += t->wi_work[i];
-    }
-  }
-  if (regions.empty()) return;
-  const wi_config& c = s.wi;
-  const wi_vec* v = root.t.wi;
-  const std::uint64_t W = root.t.work, S = root.t.pos, burden = root.t.bpos - root.t.pos;
-  const double upt = unit_per_tick(s);
-  const double measured = S ? static_cast<double>(W) / static_cast<double>(S) : 0.0;
-  std::uint64_t any_entries = 0;
-  for (std::uint64_t e : entries) any_entries += e;
-
-  struct block {
-    std::vector<what_if_result> rows;
-    double key = 0;  // predicted parallelism at the last factor, parallelized
-  };
-  std::vector<block> blocks;
-  for (std::size_t sc = 0; sc <= regions.size(); ++sc) {
-    block b;
-    what_if_result base;
-    if (sc == 0) {
-      base.region = "(all regions)";
-      base.source = what_if_source::all;
-      base.entries = any_entries;
-      base.executed = any_entries > 0;
-    } else {
-      const wi_region& r = regions[sc - 1];
-      base.region = r.name;
-      base.source = r.call_site ? what_if_source::call_site : what_if_source::region;
-      base.file = r.file;
-      base.line = r.line;
-      base.function = r.function;
-      base.tag = r.tag;
-      base.entries = entries[sc - 1];
-      base.executed = base.entries > 0;
-    }
-    const std::uint64_t w_r = work[sc];
-    base.region_work = to_unit(s, w_r);
-    for (unsigned i = 0; i < c.F; ++i) {
-      const wi_factor& f = c.factors[i];
-      const std::size_t idx = sc * c.F + i;
-      const std::int64_t d = v && idx < v->n ? v->data()[idx] : 0;
-      const std::int64_t span_num = static_cast<std::int64_t>(S) * f.p + d;
-      for (what_if_model m : {what_if_model::parallelized, what_if_model::optimized}) {
-        what_if_result r = base;
-        r.model = m;
-        r.factor = f.value;
-        if (r.executed) {
-          r.span_ticks_num = span_num;
-          r.span_ticks_den = f.p;
-          // Work in ticks × p: unchanged, or with the region's work divided.
-          const long double work_num = m == what_if_model::parallelized
-                                           ? static_cast<long double>(W) * f.p
-                                           : static_cast<long double>(W) * f.p -
-                                                 static_cast<long double>(w_r) * static_cast<long double>(f.p - f.q);
-          r.work = static_cast<double>(work_num / f.p) * upt;
-          r.span = static_cast<double>(static_cast<long double>(span_num) / f.p) * upt;
-          r.burdened_span = r.span + static_cast<double>(burden) * upt;
-          r.parallelism = span_num > 0 ? static_cast<double>(work_num / span_num)
-                                       : std::numeric_limits<double>::infinity();
-          r.gain = measured > 0 ? r.parallelism / measured : 0.0;
-        } else {
-          r.span_ticks_num = 0;
-          r.span_ticks_den = 1;
-        }
-        b.rows.push_back(std::move(r));
-      }
-    }
-    b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
-    blocks.push_back(std::move(b));
-  }
-  // The all-regions rows first; then regions by what they could give at the last
-  // factor, largest first; regions never entered last.
-  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
-  for (auto& b : blocks)
-    for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
 }
 
 // Ends a measurement whose root frame is `root` (already closed) and builds its
@@ -3243,34 +3748,29 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
   path_prof out;
   if (root.profile) {
-    out = root.pp;
-    out.key = root.id;
-    out.node = take_path(root);
+    out = root.path;
+    out.task = root.task_id;
+    out.chain = take_path(root);
   }
   // Tasks still running (misuse, diagnosed) may still write their threads'
-  // on-work tables: the profile is left out then.
-  bool settled = true;
-  if (root.pending) {
-    root.pending->lock.lock();
-    settled = root.pending->remaining() == 0;
-    root.pending->lock.unlock();
-  }
-  settle_pending(root, root.profile ? &out : nullptr);
+  // tables: the profile is left out then.
+  bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
+  settle_sync_block(root, root.profile ? &out : nullptr);
   report rep = make_report_shell(*s);
-  rep.regions.push_back(make_row(*s, s->root, 1, root.t));
+  rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
   {
     std::lock_guard<std::mutex> g(s->m);
     settled = settled && s->diagnostic_count == 0;
   }
-  if (root.profile && settled && s->bound_objects.load(std::memory_order_acquire) == 0)
-    add_site_profiles(rep, *s, root, out);
-  if (settled && s->bound_objects.load(std::memory_order_acquire) == 0) add_what_if(rep, *s, root);
+  const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
+  if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
+  if (settled && unbound) add_what_if(rep, *s, root);
   rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
-  release_prof(out.node);
-  wi_release(root.t.wi);
-  root.t.wi = nullptr;
+  release_prof(out.chain);
+  wi_release(root.totals.what_if);
+  root.totals.what_if = nullptr;
   {
     std::lock_guard<std::mutex> g(s->m);
     rep.diagnostics = s->diagnostics;
@@ -3278,6 +3778,15 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   }
   if (s->bound_objects.load(std::memory_order_acquire) != 0 || rep.diagnostic_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
+  return rep;
+}
+
+// The report of one instance of a nested region: its only row is the instance.
+inline report nested_region_report(const session& s, const region_node& node, const path_totals& d) {
+  report rep = make_report_shell(s);
+  rep.label = node.path;
+  rep.regions.push_back(make_row(s, node, 1, d));
+  rep.compensation_total = rep.regions.front().raw_work - rep.regions.front().work;
   return rep;
 }
 
@@ -3299,9 +3808,7 @@ inline report last_report() {
 }
 
 FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/engine/session_ops.hpp
-#else
-#include <functional>
+// end include/forkscale/detail/engine/measure.hpp
 #endif
 
 #ifndef FORKSCALE_DEFAULT_CLOCK
@@ -3316,9 +3823,6 @@ using default_clock = FORKSCALE_DEFAULT_CLOCK;
 
 using spawn_token = detail::spawn_token;
 
-template <class Clock>
-class basic_sync_point;
-
 // A set of tasks waited for together, wherever they were spawned from: nested
 // calls, or tasks of the group itself (oneTBB task_group, OpenMP taskgroup).
 // Spawn into it with spawn(group, f); wait with sync_point sp(group).
@@ -3329,37 +3833,12 @@ class basic_task_group {
   basic_task_group(const basic_task_group&) = delete;
   basic_task_group& operator=(const basic_task_group&) = delete;
   ~basic_task_group() {
-    detail::join_set* j = set_.load(std::memory_order_acquire);
-    if (!j) return;
-    detail::session* s = j->owner_session;
-    j->lock.lock();
-    const std::int64_t remaining = j->remaining();
-    const std::uint64_t finished = j->finished;
-    j->lock.unlock();
-    if (remaining != 0)
-      detail::misuse(s, where_,
-                     "task_group destroyed while " + std::to_string(remaining) +
-                         " of its tasks had not finished");
-    else if (finished != 0)
-      detail::misuse(s, where_,
-                     "task_group destroyed with " + std::to_string(finished) +
-                         " finished task(s) that no sync_point joined");
-    detail::release_owner(j, nullptr);
-    s->bound_objects.fetch_sub(1, std::memory_order_release);
+    if (detail::join_set* j = set_.load(std::memory_order_acquire)) detail::close_group(j, where_);
   }
 
   // The group's join set, created by the first spawn made inside a measurement.
   detail::join_set* join_set_for(detail::session* s, const site& where) {
-    detail::join_set* j = set_.load(std::memory_order_acquire);
-    if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
-    detail::join_set* fresh = detail::new_join_set(s);
-    if (set_.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
-      where_ = where;
-      s->bound_objects.fetch_add(1, std::memory_order_relaxed);
-      return fresh;
-    }
-    detail::delete_join_set(fresh);
-    return j;
+    return detail::group_join_set(set_, where_, s, where);
   }
   detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
 
@@ -3374,48 +3853,33 @@ template <class Clock>
 class basic_join_handle {
  public:
   basic_join_handle() noexcept = default;
-  basic_join_handle(basic_join_handle&& o) noexcept : set_(o.set_), where_(o.where_) {
-    o.set_ = nullptr;
-  }
+  basic_join_handle(basic_join_handle&& o) noexcept : set_(o.set_), where_(o.where_) { o.set_ = nullptr; }
   basic_join_handle& operator=(basic_join_handle&& o) noexcept {
     if (this != &o) {
-      drop("join_handle overwritten before its task was joined");
+      release("join_handle overwritten before its task was joined");
       set_ = o.set_;
       where_ = o.where_;
       o.set_ = nullptr;
     }
     return *this;
   }
-  ~basic_join_handle() { drop("join_handle destroyed before its task was joined"); }
+  ~basic_join_handle() { release("join_handle destroyed before its task was joined"); }
 
   detail::join_set* bind(detail::session* s, const site& where) {
-    drop("join_handle reused before its task was joined");
-    set_ = detail::new_join_set(s);
+    release("join_handle reused before its task was joined");
+    set_ = detail::bind_handle(s);
     where_ = where;
-    s->bound_objects.fetch_add(1, std::memory_order_relaxed);
     return set_;
   }
   detail::join_set* current_set() const noexcept { return set_; }
   // Called by the sync_point that joined it.
-  void joined() noexcept {
-    if (!set_) return;
-    detail::session* s = set_->owner_session;
-    detail::release_owner(set_, nullptr);
-    set_ = nullptr;
-    s->bound_objects.fetch_sub(1, std::memory_order_release);
-  }
+  void joined() noexcept { release(nullptr); }
 
  private:
-  void drop(const char* why) noexcept {
+  void release(const char* why) noexcept {
     if (!set_) return;
-    detail::session* s = set_->owner_session;
-    set_->lock.lock();
-    const bool unjoined = set_->remaining() != 0 || set_->finished != 0;
-    set_->lock.unlock();
-    if (unjoined) detail::misuse(s, where_, why);
-    detail::release_owner(set_, nullptr);
+    detail::release_handle(set_, where_, why);
     set_ = nullptr;
-    s->bound_objects.fetch_sub(1, std::memory_order_release);
   }
 
   detail::join_set* set_ = nullptr;
@@ -3427,19 +3891,19 @@ class basic_join_handle {
 // and the child runs unmeasured.
 template <class Clock = default_clock>
 spawn_token basic_spawn_point(const site& where = site::current()) noexcept {
-  return basic_engine<Clock>::spawn(nullptr, where);
+  return detail::engine<Clock>::spawn(nullptr, where);
 }
 template <class Clock>
 spawn_token basic_spawn_point(basic_task_group<Clock>& g, const site& where = site::current()) {
-  detail::frame* f = basic_engine<Clock>::current();
+  detail::frame* f = detail::engine<Clock>::current();
   if (!f) return spawn_token{};
-  return basic_engine<Clock>::spawn(g.join_set_for(f->s, where), where);
+  return detail::engine<Clock>::spawn(g.join_set_for(f->sess, where), where);
 }
 template <class Clock>
 spawn_token basic_spawn_point(basic_join_handle<Clock>& h, const site& where = site::current()) {
-  detail::frame* f = basic_engine<Clock>::current();
+  detail::frame* f = detail::engine<Clock>::current();
   if (!f) return spawn_token{};
-  return basic_engine<Clock>::spawn(h.bind(f->s, where), where);
+  return detail::engine<Clock>::spawn(h.bind(f->sess, where), where);
 }
 
 // The child half of a spawn: open it when the task body starts, on whatever thread
@@ -3448,11 +3912,11 @@ template <class Clock>
 class basic_spawn_scope {
  public:
   explicit basic_spawn_scope(spawn_token&& tk, const site& where = site::current()) noexcept {
-    basic_engine<Clock>::begin_child(frame_, tk, where);
+    detail::engine<Clock>::begin_child(frame_, tk, where);
   }
   basic_spawn_scope(const basic_spawn_scope&) = delete;
   basic_spawn_scope& operator=(const basic_spawn_scope&) = delete;
-  ~basic_spawn_scope() { basic_engine<Clock>::end_child(frame_); }
+  ~basic_spawn_scope() { detail::engine<Clock>::end_child(frame_); }
 
  private:
   detail::frame frame_;
@@ -3466,8 +3930,7 @@ class basic_spawned {
  public:
   basic_spawned(spawn_token&& tk, F&& fn, const site& where)
       : token_(std::move(tk)), fn_(std::move(fn)), where_(where) {}
-  basic_spawned(spawn_token&& tk, const F& fn, const site& where)
-      : token_(std::move(tk)), fn_(fn), where_(where) {}
+  basic_spawned(spawn_token&& tk, const F& fn, const site& where) : token_(std::move(tk)), fn_(fn), where_(where) {}
   basic_spawned(basic_spawned&&) noexcept(std::is_nothrow_move_constructible<F>::value) = default;
   basic_spawned& operator=(basic_spawned&&) = default;
   basic_spawned(const basic_spawned&) = delete;
@@ -3489,20 +3952,16 @@ class basic_spawned {
 
 template <class Clock = default_clock, class F>
 basic_spawned<Clock, std::decay_t<F>> spawn(F&& fn, const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_engine<Clock>::spawn(nullptr, where),
-                                               std::forward<F>(fn), where);
+  return basic_spawned<Clock, std::decay_t<F>>(detail::engine<Clock>::spawn(nullptr, where), std::forward<F>(fn),
+                                               where);
 }
 template <class Clock, class F>
-basic_spawned<Clock, std::decay_t<F>> spawn(basic_task_group<Clock>& g, F&& fn,
-                                            const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(g, where),
-                                               std::forward<F>(fn), where);
+basic_spawned<Clock, std::decay_t<F>> spawn(basic_task_group<Clock>& g, F&& fn, const site& where = site::current()) {
+  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(g, where), std::forward<F>(fn), where);
 }
 template <class Clock, class F>
-basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn,
-                                            const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where),
-                                               std::forward<F>(fn), where);
+basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn, const site& where = site::current()) {
+  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where), std::forward<F>(fn), where);
 }
 
 // Wrap the library's join: the strand ends when the guard opens, and the joined
@@ -3513,47 +3972,34 @@ template <class Clock>
 class basic_sync_point {
  public:
   explicit basic_sync_point(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_sync(depth_, where_);
+    detail::engine<Clock>::begin_sync(state_, where_);
   }
   explicit basic_sync_point(basic_task_group<Clock>& g, const site& where = site::current()) noexcept
       : group_(&g), where_(where) {
-    frame_ = basic_engine<Clock>::begin_sync(depth_, where_);
+    detail::engine<Clock>::begin_sync(state_, where_);
   }
   explicit basic_sync_point(basic_join_handle<Clock>& h, const site& where = site::current()) noexcept
       : handle_(&h), where_(where) {
-    frame_ = basic_engine<Clock>::begin_sync(depth_, where_);
+    detail::engine<Clock>::begin_sync(state_, where_);
   }
   basic_sync_point(const basic_sync_point&) = delete;
   basic_sync_point& operator=(const basic_sync_point&) = delete;
   ~basic_sync_point() {
-    if (!frame_) return;
+    if (!state_.task) return;
     if (group_) {
-      detail::join_set* j = group_->current_set();
-      if (!j) {  // nothing was ever spawned into the group: an empty join
-        basic_engine<Clock>::end_sync(frame_, empty_set(), depth_, where_);
-        return;
-      }
-      basic_engine<Clock>::end_sync(frame_, j, depth_, where_);
+      detail::engine<Clock>::end_sync(state_, group_->current_set(), false, where_);
     } else if (handle_) {
-      detail::join_set* j = handle_->current_set();
-      basic_engine<Clock>::end_sync(frame_, j ? j : empty_set(), depth_, where_);
+      detail::engine<Clock>::end_sync(state_, handle_->current_set(), false, where_);
       handle_->joined();
     } else {
-      basic_engine<Clock>::end_sync(frame_, nullptr, depth_, where_);
+      detail::engine<Clock>::end_sync(state_, nullptr, true, where_);
     }
   }
 
  private:
-  // A join set with nothing in it, for joins of groups and handles never spawned into.
-  static detail::join_set* empty_set() noexcept {
-    static thread_local detail::join_set empty;
-    return &empty;
-  }
-
-  detail::frame* frame_ = nullptr;
+  detail::sync_state state_;
   basic_task_group<Clock>* group_ = nullptr;
   basic_join_handle<Clock>* handle_ = nullptr;
-  unsigned depth_ = 0;
   site where_;
 };
 
@@ -3567,19 +4013,14 @@ template <class Clock, bool OpensSyncScope = true>
 class basic_call_site {
  public:
   explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    frame_ = basic_engine<Clock>::begin_call(depth_, saved_, OpensSyncScope, state_, where_);
+    detail::engine<Clock>::begin_call(state_, OpensSyncScope, where_);
   }
   basic_call_site(const basic_call_site&) = delete;
   basic_call_site& operator=(const basic_call_site&) = delete;
-  ~basic_call_site() {
-    basic_engine<Clock>::end_call(frame_, depth_, saved_, OpensSyncScope, state_, where_);
-  }
+  ~basic_call_site() { detail::engine<Clock>::end_call(state_, OpensSyncScope, where_); }
 
  private:
-  detail::frame* frame_ = nullptr;
-  detail::join_set* saved_ = nullptr;  // the caller's sync block
-  detail::call_state state_;           // for the site profile
-  unsigned depth_ = 0;
+  detail::call_state state_;
   site where_;
 };
 
@@ -3595,60 +4036,21 @@ class basic_call_site {
 template <class Clock>
 class basic_what_if_region {
  public:
-  explicit basic_what_if_region(const site& where = site::current()) noexcept : where_(where) { open(); }
+  explicit basic_what_if_region(const site& where = site::current()) noexcept : where_(where) {
+    detail::engine<Clock>::begin_what_if(state_, where_);
+  }
   // `tag` names the region in reports; it must be a string literal or other text
   // that never changes while the program runs.
   explicit basic_what_if_region(const char* tag, const site& where = site::current()) noexcept
       : where_(site::tagged(tag, where)) {
-    open();
+    detail::engine<Clock>::begin_what_if(state_, where_);
   }
   basic_what_if_region(const basic_what_if_region&) = delete;
   basic_what_if_region& operator=(const basic_what_if_region&) = delete;
-  ~basic_what_if_region() {
-    using E = basic_engine<Clock>;
-    detail::frame* f = frame_;
-    if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(E::current() != f || f->guards != depth_))
-      E::close_out_of_order(f, depth_, where_, "what_if_region");
-    if (f->guards >= depth_) f->guards = depth_ - 1;
-    if (!changed_) return;
-    if (FORKSCALE_DETAIL_LIKELY(f->state == detail::frame::run_state::running)) {
-      const std::uint64_t t = E::now(*f);
-      E::close_strand(*f, t);
-      f->t0 = t;
-    }
-    f->wi_mask = saved_;
-  }
+  ~basic_what_if_region() { detail::engine<Clock>::end_what_if(state_, where_); }
 
  private:
-  void open() noexcept {
-    using E = basic_engine<Clock>;
-    detail::frame* f = E::current();
-    if (!f) return;
-    std::uint64_t bit = 0;
-    try {
-      bit = detail::wi_site_bits(f->s, where_, false);
-    } catch (...) {
-      return;  // out of memory registering the region: it is not analysed
-    }
-    frame_ = f;
-    depth_ = ++f->guards;
-    if (!bit || (f->wi_mask & bit)) return;  // inside this region already: counts once
-    detail::record_wi_entries(f->s, bit);
-    if (FORKSCALE_DETAIL_LIKELY(f->state == detail::frame::run_state::running)) {
-      const std::uint64_t t = E::now(*f);
-      E::close_strand(*f, t);
-      f->t0 = t;
-    }
-    saved_ = f->wi_mask;
-    f->wi_mask |= bit;
-    changed_ = true;
-  }
-
-  detail::frame* frame_ = nullptr;
-  std::uint64_t saved_ = 0;
-  unsigned depth_ = 0;
-  bool changed_ = false;
+  detail::what_if_state state_;
   site where_;
 };
 
@@ -3660,34 +4062,20 @@ class basic_what_if_region {
 template <class Clock>
 class basic_region {
  public:
-  explicit basic_region(std::string label, const options& opt = options{},
-                        const site& where = site::current())
-      : where_(where) {
-    using E = basic_engine<Clock>;
-    detail::frame* f = E::current();
-    if (!f) {
-      owned_ = detail::open_session<Clock>(label, opt);
-      detail::init_root(root_, owned_.get(), where);
-      E::current() = &root_;
-      root_.t0 = E::now(root_);
-      return;
+  explicit basic_region(std::string label, const options& opt = options{}, const site& where = site::current()) {
+    using E = detail::engine<Clock>;
+    state_.where = where;
+    if (!E::current()) {
+      state_.owned = detail::open_session<Clock>(label, opt);
+      E::begin_measurement(state_);
+    } else {
+      E::begin_region(state_, label);
     }
-    frame_ = f;
-    node_ = detail::intern_region(f->s, f->region, label);
-    if (f->state == detail::frame::run_state::running) {
-      const std::uint64_t t = E::now(*f);
-      E::close_strand(*f, t);
-      f->t0 = t;
-    }
-    at_open_ = f->t;
-    saved_ = f->region;
-    f->region = node_;
-    depth_ = ++f->guards;
   }
   basic_region(const basic_region&) = delete;
   basic_region& operator=(const basic_region&) = delete;
   ~basic_region() {
-    if (stopped_) return;
+    if (state_.stopped) return;
     report r = stop();
     if (!r.empty() && r.regions.front().depth == 0) {
       std::lock_guard<std::mutex> g(detail::last_report_mutex());
@@ -3698,58 +4086,25 @@ class basic_region {
   // Ends the region. The outermost region returns the whole report; a nested one
   // returns a report whose only row is this instance.
   report stop() {
-    using E = basic_engine<Clock>;
-    if (stopped_) return report{};
-    stopped_ = true;
-    if (owned_) {
-      if (E::current() != &root_)
-        detail::misuse(owned_.get(), where_,
-                       "measurement ended while a task scope opened inside it is still open on "
-                       "this thread (guards closed out of order)");
-      if (root_.guards != 0)
-        detail::misuse(owned_.get(), where_,
-                       "measurement ended with " + std::to_string(root_.guards) +
-                           " guard(s) still open");
-      if (root_.state == detail::frame::run_state::running) E::close_strand(root_, E::now(root_));
-      E::current() = nullptr;
-      return detail::finish_session(std::move(owned_), root_);
+    using E = detail::engine<Clock>;
+    if (state_.stopped) return report{};
+    state_.stopped = true;
+    if (state_.owned) {
+      E::end_measurement(state_);
+      return detail::finish_session(std::move(state_.owned), state_.root);
     }
-    detail::frame* f = frame_;
-    if (E::current() != f || f->guards != depth_)
-      E::close_out_of_order(f, depth_, where_, "region");
-    if (f->state == detail::frame::run_state::running) {
-      const std::uint64_t t = E::now(*f);
-      E::close_strand(*f, t);
-      f->t0 = t;
-    }
-    const detail::path_totals d = detail::difference(f->t, at_open_);
-    detail::record_region(f->s, node_, d);
-    f->region = saved_;
-    if (f->guards >= depth_) f->guards = depth_ - 1;
-    report rep = detail::make_report_shell(*f->s);
-    rep.label = node_->path;
-    rep.regions.push_back(detail::make_row(*f->s, *node_, 1, d));
-    rep.compensation_total = rep.regions.front().raw_work - rep.regions.front().work;
-    return rep;
+    const detail::path_totals d = E::end_region(state_);
+    return detail::nested_region_report(*state_.task->sess, *state_.node, d);
   }
 
  private:
-  std::unique_ptr<detail::session> owned_;  // set for an outermost region
-  detail::frame root_;
-  detail::frame* frame_ = nullptr;          // set for a nested region
-  detail::region_node* node_ = nullptr;
-  detail::region_node* saved_ = nullptr;
-  detail::path_totals at_open_;
-  unsigned depth_ = 0;
-  bool stopped_ = false;
-  site where_;
+  detail::region_state state_;
 };
 
 // Runs `fn` as a measured region and returns its report (nested inside another
 // measurement, the report of this instance).
 template <class Clock = default_clock, class Fn>
-report measure(std::string label, Fn&& fn, const options& opt = options{},
-               const site& where = site::current()) {
+report measure(std::string label, Fn&& fn, const options& opt = options{}, const site& where = site::current()) {
   basic_region<Clock> r(std::move(label), opt, where);
   std::forward<Fn>(fn)();
   return r.stop();
@@ -3757,15 +4112,6 @@ report measure(std::string label, Fn&& fn, const options& opt = options{},
 
 #else  // FORKSCALE_ENABLE == 0: the same names, compiled to nothing.
 
-struct options {
-  clock_kind clock = clock_kind::automatic;
-  double burden = -1;
-  bool compensate = true;
-  bool site_profiles = true;
-  unsigned max_processors = 0;
-  what_if_options what_if;
-  std::function<void(const diagnostic&)> on_diagnostic;
-};
 struct spawn_token {
   explicit operator bool() const noexcept { return false; }
 };

@@ -603,104 +603,23 @@ class oracle {
   const what_if_expected& what_if() const { return what_if_; }
 
   region_table evaluate(const program& p, const std::string& root_label) {
-    burden_ = p.burden;
-    nodes_.clear();
-    absorbed_.clear();
-    final_node_.clear();
-    task_uid_.clear();
-    task_inv_.clear();
-    open_inv_.clear();
-    invocations_.clear();
-    group_ends_.assign(static_cast<std::size_t>(p.groups), {});
-    handle_ends_.assign(static_cast<std::size_t>(p.handles), {});
-    regions_.clear();
-    task_mask_.clear();
-    wi_specs_.clear();
-    for (const auto& text : p.what_if_call_sites) {
-      bool seen = false;
-      for (const auto& x : wi_specs_) seen = seen || x.text == text;
-      if (!seen) wi_specs_.emplace_back(text);
-    }
-    wi_guards_.clear();
-    wi_entries_.assign(wi_specs_.size(), 0);
-    wi_candidates_.assign(wi_specs_.size(), {});
-    task t;
-    t.id = new_task();
-    t.uid = 1;  // the root task's id
-    task_uid_[idx(t.id)] = t.uid;
-    invocations_.emplace_back();  // the root invocation
-    invocations_[0].task = t.id;
-    task_inv_[idx(t.id)] = 0;
-    t.invs.push_back(0);
-    open_inv_[idx(t.id)] = 0;
-    t.cur = new_node(t.id);
-    t.region_path = root_label;
+    reset(p);
+    task t = root_task(root_label);
     run(p.root, t);
     if (!t.block.empty()) throw std::logic_error("program leaves tasks unjoined");
     const int root_end = t.cur;
     invocations_[0].end = root_end;
 
-    // Longest paths, plain and burdened, in creation (= topological) order; the
-    // chosen predecessor of every node; L and E along the chosen paths.
-    const std::size_t n = nodes_.size();
-    dist_.assign(n, 0);
-    std::vector<std::uint64_t> bdist(n);
-    chosen_.assign(n, -1);
-    lsum_.assign(n, 0);
-    esum_.assign(n, 0);
-    local_span_.assign(invocations_.size(), 0);
-    exclusive_span_.assign(invocations_.size(), 0);
-    for (std::size_t v = 0; v < n; ++v) {
-      std::uint64_t best = 0, bbest = 0;
-      int chosen = -1;
-      for (const auto& e : nodes_[v].preds) {
-        best = std::max(best, dist_[idx(e.from)]);
-        bbest = std::max(bbest, bdist[idx(e.from)] + (e.continuation ? burden_ : 0));
-        if (chosen < 0 || beats(e.from, chosen)) chosen = e.from;
-      }
-      dist_[v] = best + nodes_[v].cost;
-      bdist[v] = bbest + nodes_[v].cost;
-      chosen_[v] = chosen;
-      const std::int64_t lbase = chosen < 0 ? 0 : lsum_[idx(chosen)];
-      const std::int64_t ebase = chosen < 0 ? 0 : esum_[idx(chosen)];
-      lsum_[v] = lbase;
-      esum_[v] = ebase;
-      const int x = nodes_[v].ends;
-      if (x >= 0) {
-        const invocation& in = invocations_[idx(x)];
-        const std::int64_t sp = span_of(x);
-        const std::int64_t ls = sp - (lbase - (in.start < 0 ? 0 : lsum_[idx(in.start)]));
-        local_span_[idx(x)] = ls;
-        lsum_[v] += ls;
-        if (in.spawn) {
-          const std::int64_t es = sp - (ebase - (in.start < 0 ? 0 : esum_[idx(in.start)]));
-          exclusive_span_[idx(x)] = es;
-          esum_[v] += es;
-        }
-      }
-    }
-    // The last node of the root follows every other node.
-    for (std::size_t v = 0; v < nodes_.size(); ++v)
-      if (dist_[v] > dist_[idx(root_end)] || bdist[v] > bdist[idx(root_end)])
-        throw std::logic_error("a strand does not precede the end of the program");
+    longest_paths();
+    check_root_end_is_last(root_end);
 
     region_table out;
     totals root = sum_region(t.id, -1, root_end);
     root.span = dist_[idx(root_end)];
-    root.burdened_span = bdist[idx(root_end)];
+    root.burdened_span = bdist_[idx(root_end)];
     root.instances = 1;
     out[root_label] = root;
-    for (const auto& r : regions_) {
-      totals x = sum_region(r.task, r.open, r.close);
-      totals& acc = out[r.path];
-      acc.instances += 1;
-      acc.work += x.work;
-      acc.span += dist_[idx(r.close)] - dist_[idx(r.open)];
-      acc.burdened_span += bdist[idx(r.close)] - bdist[idx(r.open)];
-      acc.spawns += x.spawns;
-      acc.syncs += x.syncs;
-      acc.calls += x.calls;
-    }
+    add_region_rows(out);
     compute_profiles(root_end);
     compute_what_if(p, root_end, root.work, root.span, root.burdened_span);
     if (work_[0] != root.work) throw std::logic_error("invocation work disagrees with region work");
@@ -774,6 +693,112 @@ class oracle {
   };
 
   static std::size_t idx(int i) { return static_cast<std::size_t>(i); }
+
+  // Forgets the program evaluated before; the call sites `p` names at run time
+  // become what-if regions 0 .. specs − 1 (each distinct text once).
+  void reset(const program& p) {
+    burden_ = p.burden;
+    nodes_.clear();
+    absorbed_.clear();
+    final_node_.clear();
+    task_uid_.clear();
+    task_inv_.clear();
+    open_inv_.clear();
+    invocations_.clear();
+    group_ends_.assign(static_cast<std::size_t>(p.groups), {});
+    handle_ends_.assign(static_cast<std::size_t>(p.handles), {});
+    regions_.clear();
+    task_mask_.clear();
+    wi_specs_.clear();
+    for (const auto& text : p.what_if_call_sites) {
+      bool seen = false;
+      for (const auto& x : wi_specs_) seen = seen || x.text == text;
+      if (!seen) wi_specs_.emplace_back(text);
+    }
+    wi_guards_.clear();
+    wi_entries_.assign(wi_specs_.size(), 0);
+    wi_candidates_.assign(wi_specs_.size(), {});
+  }
+
+  // The measurement's task, in the root invocation, at its first node.
+  task root_task(const std::string& root_label) {
+    task t;
+    t.id = new_task();
+    t.uid = 1;  // the root task's id
+    task_uid_[idx(t.id)] = t.uid;
+    invocations_.emplace_back();  // the root invocation
+    invocations_[0].task = t.id;
+    task_inv_[idx(t.id)] = 0;
+    t.invs.push_back(0);
+    open_inv_[idx(t.id)] = 0;
+    t.cur = new_node(t.id);
+    t.region_path = root_label;
+    return t;
+  }
+
+  // Longest paths, plain and burdened, in creation (= topological) order; the
+  // chosen predecessor of every node; L and E along the chosen paths.
+  void longest_paths() {
+    const std::size_t n = nodes_.size();
+    dist_.assign(n, 0);
+    bdist_.assign(n, 0);
+    chosen_.assign(n, -1);
+    lsum_.assign(n, 0);
+    esum_.assign(n, 0);
+    local_span_.assign(invocations_.size(), 0);
+    exclusive_span_.assign(invocations_.size(), 0);
+    for (std::size_t v = 0; v < n; ++v) {
+      std::uint64_t best = 0, bbest = 0;
+      int chosen = -1;
+      for (const auto& e : nodes_[v].preds) {
+        best = std::max(best, dist_[idx(e.from)]);
+        bbest = std::max(bbest, bdist_[idx(e.from)] + (e.continuation ? burden_ : 0));
+        if (chosen < 0 || beats(e.from, chosen)) chosen = e.from;
+      }
+      dist_[v] = best + nodes_[v].cost;
+      bdist_[v] = bbest + nodes_[v].cost;
+      chosen_[v] = chosen;
+      const std::int64_t lbase = chosen < 0 ? 0 : lsum_[idx(chosen)];
+      const std::int64_t ebase = chosen < 0 ? 0 : esum_[idx(chosen)];
+      lsum_[v] = lbase;
+      esum_[v] = ebase;
+      const int x = nodes_[v].ends;
+      if (x >= 0) {
+        const invocation& in = invocations_[idx(x)];
+        const std::int64_t sp = span_of(x);
+        const std::int64_t ls = sp - (lbase - (in.start < 0 ? 0 : lsum_[idx(in.start)]));
+        local_span_[idx(x)] = ls;
+        lsum_[v] += ls;
+        if (in.spawn) {
+          const std::int64_t es = sp - (ebase - (in.start < 0 ? 0 : esum_[idx(in.start)]));
+          exclusive_span_[idx(x)] = es;
+          esum_[v] += es;
+        }
+      }
+    }
+  }
+
+  // The last node of the root follows every other node.
+  void check_root_end_is_last(int root_end) const {
+    for (std::size_t v = 0; v < nodes_.size(); ++v)
+      if (dist_[v] > dist_[idx(root_end)] || bdist_[v] > bdist_[idx(root_end)])
+        throw std::logic_error("a strand does not precede the end of the program");
+  }
+
+  // A row per region path: the instances of each summed.
+  void add_region_rows(region_table& out) const {
+    for (const auto& r : regions_) {
+      totals x = sum_region(r.task, r.open, r.close);
+      totals& acc = out[r.path];
+      acc.instances += 1;
+      acc.work += x.work;
+      acc.span += dist_[idx(r.close)] - dist_[idx(r.open)];
+      acc.burdened_span += bdist_[idx(r.close)] - bdist_[idx(r.open)];
+      acc.spawns += x.spawns;
+      acc.syncs += x.syncs;
+      acc.calls += x.calls;
+    }
+  }
 
   // Region r opens in task t (the caller restores the task's set when it closes).
   void enter_what_if(task& t, int r) {
@@ -1097,7 +1122,33 @@ class oracle {
     }
   }
 
+  using call_rows = std::map<std::pair<bool, int>, forkscale::call_site_profile>;  // by (spawn, site)
+  using spawn_rows = std::map<int, forkscale::spawn_site_profile>;                 // by spawn site
+
   void compute_profiles(int root_end) {
+    invocation_measures(root_end);
+    const std::uint64_t total_work = work_[0];
+    const std::int64_t total_span = span_of(0);
+    root_local_span_ = total_span - lsum_[idx(root_end)];
+    const std::int64_t root_critical = total_span - esum_[idx(root_end)];
+
+    profiles_ = site_profiles{};
+    add_root_rows(total_work, total_span, root_critical);
+    call_rows rows;
+    spawn_rows spawns;
+    for (std::size_t x = 1; x < invocations_.size(); ++x) add_invocation(x, rows, spawns);
+    for (auto& [key, r] : rows) profiles_.call_sites.push_back(r);
+    for (auto& [key, sr] : spawns) {
+      sr.critical_percent = total_span > 0 ? 100.0 * static_cast<double>(sr.critical_span) /
+                                                 static_cast<double>(total_span)
+                                           : 0.0;
+      profiles_.spawn_sites.push_back(sr);
+    }
+  }
+
+  // Per invocation: work, local and exclusive work, on span (its last node is on
+  // the chosen path to the program's end).
+  void invocation_measures(int root_end) {
     const std::size_t ni = invocations_.size();
     invocation_work();
     local_work_.assign(ni, 0);
@@ -1106,18 +1157,14 @@ class oracle {
       local_work_[idx(nd.inv)] += nd.cost;
       exclusive_work_[idx(task_inv_[idx(nd.task)])] += nd.cost;
     }
-    // On span: the last node is on the chosen path to the program's end.
     std::vector<bool> on_path(nodes_.size(), false);
     for (int v = root_end; v >= 0; v = chosen_[idx(v)]) on_path[idx(v)] = true;
     on_span_.assign(ni, false);
     for (std::size_t x = 0; x < ni; ++x) on_span_[x] = on_path[idx(invocations_[x].end)];
+  }
 
-    const std::uint64_t total_work = work_[0];
-    const std::int64_t total_span = span_of(0);
-    root_local_span_ = total_span - lsum_[idx(root_end)];
-    const std::int64_t root_critical = total_span - esum_[idx(root_end)];
-
-    profiles_ = site_profiles{};
+  // The root rows of both tables: the whole measurement, once.
+  void add_root_rows(std::uint64_t total_work, std::int64_t total_span, std::int64_t root_critical) {
     forkscale::call_site_profile root;
     root.kind = forkscale::site_kind::root;
     const forkscale::site_measure whole{1, total_work, total_span};
@@ -1137,80 +1184,84 @@ class oracle {
                                                   static_cast<double>(total_span)
                                             : 0.0;
     profiles_.spawn_sites.push_back(sroot);
+  }
 
-    std::map<std::pair<bool, int>, forkscale::call_site_profile> rows;
-    std::map<int, forkscale::spawn_site_profile> spawn_rows;
-    auto add = [](forkscale::site_measure& m, std::uint64_t w, std::int64_t s) {
-      m.count += 1;
-      m.work += w;
-      m.span += s;
-    };
-    for (std::size_t x = 1; x < ni; ++x) {
-      const invocation& in = invocations_[x];
-      const forkscale::site& where = site_of(in.spawn, in.site);
-      bool same_site = false, same_function = false;
-      for (int a = in.parent; a > 0; a = invocations_[idx(a)].parent) {
-        const invocation& an = invocations_[idx(a)];
-        if (an.spawn == in.spawn && an.site == in.site) same_site = true;
-        if (std::strcmp(site_of(an.spawn, an.site).function, where.function) == 0) same_function = true;
-      }
-      const std::pair<bool, int> key(in.spawn, in.site);
-      auto it = rows.find(key);
-      if (it == rows.end()) {
-        forkscale::call_site_profile r;
-        r.name = site_name(where);
-        r.file = where.file;
-        r.line = where.line;
-        r.function = where.function;
-        r.tag = where.tag ? where.tag : "";
-        r.kind = in.spawn ? forkscale::site_kind::spawn : forkscale::site_kind::call;
-        it = rows.emplace(key, r).first;
-      }
-      forkscale::call_site_profile& r = it->second;
-      const std::uint64_t w = work_[x];
-      const std::int64_t s = span_of(static_cast<int>(x));
-      const bool on = on_span_[x];
-      r.recursive = r.recursive || same_site;
-      if (!same_site) {
-        add(r.top_call_site_on_work, w, s);
-        if (on) add(r.top_call_site_on_span, w, s);
-      }
-      if (!same_function) {
-        add(r.top_caller_on_work, w, s);
-        if (on) add(r.top_caller_on_span, w, s);
-      }
-      add(r.local_on_work, local_work_[x], local_span_[x]);
-      if (on) add(r.local_on_span, local_work_[x], local_span_[x]);
-      if (in.spawn) {
-        auto sit = spawn_rows.find(in.site);
-        if (sit == spawn_rows.end()) {
-          forkscale::spawn_site_profile sr;
-          sr.name = r.name;
-          sr.file = r.file;
-          sr.line = r.line;
-          sr.function = r.function;
-          sr.tag = r.tag;
-          sr.kind = forkscale::site_kind::spawn;
-          sit = spawn_rows.emplace(in.site, sr).first;
-        }
-        forkscale::spawn_site_profile& sr = sit->second;
-        sr.recursive = sr.recursive || same_site;
-        sr.tasks += 1;
-        if (!same_site) {
-          sr.work += w;
-          sr.span += static_cast<std::uint64_t>(s);
-        }
-        sr.exclusive_work += exclusive_work_[x];
-        if (on) sr.critical_span += exclusive_span_[x];
-      }
+  static void add_measure(forkscale::site_measure& m, std::uint64_t w, std::int64_t s) {
+    m.count += 1;
+    m.work += w;
+    m.span += s;
+  }
+
+  // Invocation x (not the root) into its site's call-site row and, for a task, its
+  // spawn site's row.
+  void add_invocation(std::size_t x, call_rows& rows, spawn_rows& spawns) const {
+    const invocation& in = invocations_[x];
+    const forkscale::site& where = site_of(in.spawn, in.site);
+    bool same_site = false, same_function = false;
+    for (int a = in.parent; a > 0; a = invocations_[idx(a)].parent) {
+      const invocation& an = invocations_[idx(a)];
+      if (an.spawn == in.spawn && an.site == in.site) same_site = true;
+      if (std::strcmp(site_of(an.spawn, an.site).function, where.function) == 0) same_function = true;
     }
-    for (auto& [key, r] : rows) profiles_.call_sites.push_back(r);
-    for (auto& [key, sr] : spawn_rows) {
-      sr.critical_percent = total_span > 0 ? 100.0 * static_cast<double>(sr.critical_span) /
-                                                 static_cast<double>(total_span)
-                                           : 0.0;
-      profiles_.spawn_sites.push_back(sr);
+    forkscale::call_site_profile& r = call_row(rows, in, where);
+    const std::uint64_t w = work_[x];
+    const std::int64_t s = span_of(static_cast<int>(x));
+    const bool on = on_span_[x];
+    r.recursive = r.recursive || same_site;
+    if (!same_site) {
+      add_measure(r.top_call_site_on_work, w, s);
+      if (on) add_measure(r.top_call_site_on_span, w, s);
     }
+    if (!same_function) {
+      add_measure(r.top_caller_on_work, w, s);
+      if (on) add_measure(r.top_caller_on_span, w, s);
+    }
+    add_measure(r.local_on_work, local_work_[x], local_span_[x]);
+    if (on) add_measure(r.local_on_span, local_work_[x], local_span_[x]);
+    if (!in.spawn) return;
+    forkscale::spawn_site_profile& sr = spawn_row(spawns, in.site, r);
+    sr.recursive = sr.recursive || same_site;
+    sr.tasks += 1;
+    if (!same_site) {
+      sr.work += w;
+      sr.span += static_cast<std::uint64_t>(s);
+    }
+    sr.exclusive_work += exclusive_work_[x];
+    if (on) sr.critical_span += exclusive_span_[x];
+  }
+
+  // The call-site row of in's site, made (identity, no measures) when new.
+  static forkscale::call_site_profile& call_row(call_rows& rows, const invocation& in, const forkscale::site& where) {
+    const std::pair<bool, int> key(in.spawn, in.site);
+    auto it = rows.find(key);
+    if (it == rows.end()) {
+      forkscale::call_site_profile r;
+      r.name = site_name(where);
+      r.file = where.file;
+      r.line = where.line;
+      r.function = where.function;
+      r.tag = where.tag ? where.tag : "";
+      r.kind = in.spawn ? forkscale::site_kind::spawn : forkscale::site_kind::call;
+      it = rows.emplace(key, r).first;
+    }
+    return it->second;
+  }
+
+  // The spawn-site row of spawn site `site`, made with the identity of its
+  // call-site row `r` when new.
+  static forkscale::spawn_site_profile& spawn_row(spawn_rows& spawns, int site, const forkscale::call_site_profile& r) {
+    auto sit = spawns.find(site);
+    if (sit == spawns.end()) {
+      forkscale::spawn_site_profile sr;
+      sr.name = r.name;
+      sr.file = r.file;
+      sr.line = r.line;
+      sr.function = r.function;
+      sr.tag = r.tag;
+      sr.kind = forkscale::site_kind::spawn;
+      sit = spawns.emplace(site, sr).first;
+    }
+    return sit->second;
   }
 
   std::uint64_t burden_ = 0;
@@ -1224,7 +1275,7 @@ class oracle {
   std::vector<region_instance> regions_;
   std::vector<invocation> invocations_;
   // by node
-  std::vector<std::uint64_t> dist_;
+  std::vector<std::uint64_t> dist_, bdist_;  // longest path to its end: plain, burdened
   std::vector<int> chosen_;
   std::vector<std::int64_t> lsum_, esum_;
   // by invocation
@@ -1572,13 +1623,82 @@ inline bool same_scenario(const what_if_scenario& x, const forkscale::what_if_re
   return true;  // "(all regions)", or a named call site: its text is unique
 }
 
+// The message when the engine has not the rows the oracle expects (`per` rows
+// per region).
+inline std::string what_if_count_mismatch(const what_if_expected& want, const forkscale::report& got,
+                                          std::size_t per) {
+  std::string out = "  the engine has " + std::to_string(got.what_if.size()) + " what-if rows, the oracle expects " +
+                    std::to_string(want.scenarios.size()) + " regions (with all) x " + std::to_string(per) +
+                    "\n  engine rows:";
+  for (std::size_t k = 0; k < got.what_if.size(); k += std::max<std::size_t>(per, 1))
+    out += " " + what_if_title(got.what_if[k]) + ";";
+  out += "\n  oracle regions:";
+  for (const auto& x : want.scenarios) out += " \"" + x.name + "\";";
+  return out + "\n";
+}
+
+// The oracle's scenario that the engine's block b (first row `head`) shows: block 0
+// is all regions; the others any scenario not `used` yet. want.scenarios.size():
+// none.
+inline std::size_t find_scenario(const what_if_expected& want, const forkscale::what_if_result& head,
+                                 std::size_t b, const std::vector<bool>& used) {
+  std::size_t found = want.scenarios.size();
+  if (b == 0) {
+    if (same_scenario(want.scenarios[0], head)) found = 0;
+  } else {
+    for (std::size_t k = 1; k < want.scenarios.size() && found == want.scenarios.size(); ++k)
+      if (!used[k] && same_scenario(want.scenarios[k], head)) found = k;
+  }
+  return found;
+}
+
+// The call_site_table entry whose identity the block of scenario x shows (-1: not a
+// named call site): one of the sites it matched — the first in serial order when
+// `exact_identity`, else the one the engine's block `head` shows.
+inline int shown_call_site(const what_if_scenario& x, const forkscale::what_if_result& head, bool exact_identity) {
+  int site = -1;
+  if (!x.call_candidates.empty()) {
+    site = x.call_candidates.front();
+    if (!exact_identity)
+      for (int c : x.call_candidates) {
+        const forkscale::site& w = call_site_table[c];
+        if (head.file == w.file && head.line == w.line && head.function == w.function &&
+            head.tag == (w.tag ? w.tag : ""))
+          site = c;
+      }
+  }
+  return site;
+}
+
+// The rows of the engine's block b against scenario x's: the first differing row as
+// a table (when none was yet), the others by title.
+inline void compare_what_if_block(const what_if_expected& want, const what_if_scenario& x, int site,
+                                  const forkscale::report& got, std::size_t b, std::size_t per,
+                                  std::string& first_table, std::vector<std::string>& others) {
+  using forkscale::what_if_model;
+  for (std::size_t j = 0; j < per; ++j) {
+    const forkscale::what_if_result& g = got.what_if[b * per + j];
+    const forkscale::what_if_result w =
+        expected_what_if_row(want, x, j / 2, j % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized, site);
+    const auto f = what_if_fields(w, g);
+    bool same = true;
+    for (const auto& d : f) same = same && d.same;
+    if (same) continue;
+    const std::string title = "what-if row " + what_if_title(w) + " factor #" + std::to_string(j / 2) + " " +
+                              fmt_double(w.factor) + " " + forkscale::to_string(w.model);
+    if (first_table.empty())
+      first_table = table("first differing " + title, f);
+    else
+      others.push_back(title);
+  }
+}
+
 }  // namespace detail
 
 // Every what-if row and field against the oracle's; empty when they agree.
 // `exact_identity`: a named call site must show the first site it matched in serial
 // order (serial runs); else any site it matched (the first to reach the engine).
 inline std::string compare_what_if(const what_if_expected& want, const forkscale::report& got, bool exact_identity) {
-  using forkscale::what_if_model;
   std::string out;
   if (want.scenarios.empty()) {
     if (!got.what_if.empty())
@@ -1587,61 +1707,22 @@ inline std::string compare_what_if(const what_if_expected& want, const forkscale
     return out;
   }
   const std::size_t F = want.factors.size(), per = 2 * F;
-  if (got.what_if.size() != want.scenarios.size() * per) {
-    out += "  the engine has " + std::to_string(got.what_if.size()) + " what-if rows, the oracle expects " +
-           std::to_string(want.scenarios.size()) + " regions (with all) x " + std::to_string(per) + "\n  engine rows:";
-    for (std::size_t k = 0; k < got.what_if.size(); k += std::max<std::size_t>(per, 1))
-      out += " " + detail::what_if_title(got.what_if[k]) + ";";
-    out += "\n  oracle regions:";
-    for (const auto& x : want.scenarios) out += " \"" + x.name + "\";";
-    return out + "\n";
-  }
+  if (got.what_if.size() != want.scenarios.size() * per) return out + detail::what_if_count_mismatch(want, got, per);
   std::vector<bool> used(want.scenarios.size(), false);
   std::string first_table;
   std::vector<std::string> others;
   double last_key = std::numeric_limits<double>::infinity();
   for (std::size_t b = 0; b < want.scenarios.size(); ++b) {
     const forkscale::what_if_result& head = got.what_if[b * per];
-    std::size_t found = want.scenarios.size();
-    if (b == 0) {
-      if (detail::same_scenario(want.scenarios[0], head)) found = 0;
-    } else {
-      for (std::size_t k = 1; k < want.scenarios.size() && found == want.scenarios.size(); ++k)
-        if (!used[k] && detail::same_scenario(want.scenarios[k], head)) found = k;
-    }
+    const std::size_t found = detail::find_scenario(want, head, b, used);
     if (found == want.scenarios.size()) {
       out += "  block " + std::to_string(b) + ": the oracle has no (other) region " + detail::what_if_title(head) + "\n";
       continue;
     }
     used[found] = true;
     const what_if_scenario& x = want.scenarios[found];
-    // A named call site shows one of the sites it matched.
-    int site = -1;
-    if (!x.call_candidates.empty()) {
-      site = x.call_candidates.front();
-      if (!exact_identity)
-        for (int c : x.call_candidates) {
-          const forkscale::site& w = call_site_table[c];
-          if (head.file == w.file && head.line == w.line && head.function == w.function &&
-              head.tag == (w.tag ? w.tag : ""))
-            site = c;
-        }
-    }
-    for (std::size_t j = 0; j < per; ++j) {
-      const forkscale::what_if_result& g = got.what_if[b * per + j];
-      const forkscale::what_if_result w = detail::expected_what_if_row(
-          want, x, j / 2, j % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized, site);
-      const auto f = detail::what_if_fields(w, g);
-      bool same = true;
-      for (const auto& d : f) same = same && d.same;
-      if (same) continue;
-      const std::string title = "what-if row " + detail::what_if_title(w) + " factor #" + std::to_string(j / 2) + " " +
-                                detail::fmt_double(w.factor) + " " + forkscale::to_string(w.model);
-      if (first_table.empty())
-        first_table = detail::table("first differing " + title, f);
-      else
-        others.push_back(title);
-    }
+    const int site = detail::shown_call_site(x, head, exact_identity);
+    detail::compare_what_if_block(want, x, site, got, b, per, first_table, others);
     // The order of the region blocks.
     if (b > 0) {
       const forkscale::what_if_result& key_row = got.what_if[b * per + per - 2];
@@ -1867,87 +1948,93 @@ class interpreter {
     for (const auto& s : b) {
       switch (s.kind) {
         case op::charge: forkscale::charge(s.cost); break;
-        case op::spawn: {
-          const body* sub = s.sub.get();
-          auto task = [this, sub, block] { run_task(*sub, block); };
-          if (coin(30))
-            dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(site_of(true, s.site)), task), block);
-          else
-            dispatch(forkscale::spawn<Clock>(task, site_of(true, s.site)), block);
-          break;
-        }
-        case op::spawn_group: {
-          group_slot& g = *groups_[static_cast<std::size_t>(s.id)];
-          const body* sub = s.sub.get();
-          scheduler::counter* c = g.counter;
-          auto task = [this, sub, c] { run_task(*sub, c); };
-          if (coin(30))
-            dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(g.group, site_of(true, s.site)), task), c);
-          else
-            dispatch(forkscale::spawn(g.group, task, site_of(true, s.site)), c);
-          break;
-        }
-        case op::spawn_handle: {
-          handle_slot& h = *handles_[static_cast<std::size_t>(s.id)];
-          h.counter = sched_.make_counter();
-          const body* sub = s.sub.get();
-          scheduler::counter* c = h.counter;
-          auto task = [this, sub, c] { run_task(*sub, c); };
-          if (coin(30))
-            dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(h.handle, site_of(true, s.site)), task), c);
-          else
-            dispatch(forkscale::spawn(h.handle, task, site_of(true, s.site)), c);
-          break;
-        }
-        case op::sync: {
-          forkscale::basic_sync_point<Clock> sp;
-          sched_.wait(block);
-          break;
-        }
-        case op::join_handle: {
-          handle_slot& h = *handles_[static_cast<std::size_t>(s.id)];
-          forkscale::basic_sync_point<Clock> sp(h.handle);
-          sched_.wait(h.counter);
-          break;
-        }
-        case op::group_scope: {
-          group_slot& g = *groups_[static_cast<std::size_t>(s.id)];
-          g.counter = sched_.make_counter();
-          run_body(*s.sub, block);
-          forkscale::basic_sync_point<Clock> sp(g.group);
-          sched_.wait(g.counter);
-          break;
-        }
-        case op::task_call: {
-          forkscale::basic_call_site<Clock, false> cs(site_of(false, s.site));
-          run_body(*s.sub, block);
-          break;
-        }
-        case op::call: {
-          forkscale::basic_call_site<Clock> cs(site_of(false, s.site));
-          scheduler::counter* inner = sched_.make_counter();
-          run_body(*s.sub, inner);
-          sched_.forward(inner, block);  // what the call left unjoined
-          break;
-        }
-        case op::region: {
-          forkscale::basic_region<Clock> r(s.label);
-          run_body(*s.sub, block);
-          break;
-        }
-        case op::what_if: {
-          // Both constructors: the site with its tag, or the tag apart.
-          const forkscale::site& w = what_if_site_table[s.site];
-          if (w.tag && coin(50)) {
-            forkscale::basic_what_if_region<Clock> g(w.tag, w);
-            run_body(*s.sub, block);
-          } else {
-            forkscale::basic_what_if_region<Clock> g(w);
-            run_body(*s.sub, block);
-          }
-          break;
-        }
+        case op::spawn: spawn_into_block(s, block); break;
+        case op::spawn_group: spawn_into_group(s); break;
+        case op::spawn_handle: spawn_behind_handle(s); break;
+        case op::sync: sync_block(block); break;
+        case op::join_handle: join_handle(s); break;
+        case op::group_scope: run_group_scope(s, block); break;
+        case op::task_call: run_task_call(s, block); break;
+        case op::call: run_call(s, block); break;
+        case op::region: run_region(s, block); break;
+        case op::what_if: run_what_if(s, block); break;
       }
+    }
+  }
+
+  // The spawns: by a spawn point and a spawn_scope (30%) or by fs::spawn.
+  void spawn_into_block(const stmt& s, scheduler::counter* block) {
+    const body* sub = s.sub.get();
+    auto task = [this, sub, block] { run_task(*sub, block); };
+    if (coin(30))
+      dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(site_of(true, s.site)), task), block);
+    else
+      dispatch(forkscale::spawn<Clock>(task, site_of(true, s.site)), block);
+  }
+  void spawn_into_group(const stmt& s) {
+    group_slot& g = *groups_[static_cast<std::size_t>(s.id)];
+    const body* sub = s.sub.get();
+    scheduler::counter* c = g.counter;
+    auto task = [this, sub, c] { run_task(*sub, c); };
+    if (coin(30))
+      dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(g.group, site_of(true, s.site)), task), c);
+    else
+      dispatch(forkscale::spawn(g.group, task, site_of(true, s.site)), c);
+  }
+  void spawn_behind_handle(const stmt& s) {
+    handle_slot& h = *handles_[static_cast<std::size_t>(s.id)];
+    h.counter = sched_.make_counter();
+    const body* sub = s.sub.get();
+    scheduler::counter* c = h.counter;
+    auto task = [this, sub, c] { run_task(*sub, c); };
+    if (coin(30))
+      dispatch(by_spawn_point(forkscale::basic_spawn_point<Clock>(h.handle, site_of(true, s.site)), task), c);
+    else
+      dispatch(forkscale::spawn(h.handle, task, site_of(true, s.site)), c);
+  }
+
+  // The joins: the guard first, then the scheduler's wait.
+  void sync_block(scheduler::counter* block) {
+    forkscale::basic_sync_point<Clock> sp;
+    sched_.wait(block);
+  }
+  void join_handle(const stmt& s) {
+    handle_slot& h = *handles_[static_cast<std::size_t>(s.id)];
+    forkscale::basic_sync_point<Clock> sp(h.handle);
+    sched_.wait(h.counter);
+  }
+  void run_group_scope(const stmt& s, scheduler::counter* block) {
+    group_slot& g = *groups_[static_cast<std::size_t>(s.id)];
+    g.counter = sched_.make_counter();
+    run_body(*s.sub, block);
+    forkscale::basic_sync_point<Clock> sp(g.group);
+    sched_.wait(g.counter);
+  }
+
+  // The statements with a body run inside a guard.
+  void run_task_call(const stmt& s, scheduler::counter* block) {
+    forkscale::basic_call_site<Clock, false> cs(site_of(false, s.site));
+    run_body(*s.sub, block);
+  }
+  void run_call(const stmt& s, scheduler::counter* block) {
+    forkscale::basic_call_site<Clock> cs(site_of(false, s.site));
+    scheduler::counter* inner = sched_.make_counter();
+    run_body(*s.sub, inner);
+    sched_.forward(inner, block);  // what the call left unjoined
+  }
+  void run_region(const stmt& s, scheduler::counter* block) {
+    forkscale::basic_region<Clock> r(s.label);
+    run_body(*s.sub, block);
+  }
+  void run_what_if(const stmt& s, scheduler::counter* block) {
+    // Both constructors: the site with its tag, or the tag apart.
+    const forkscale::site& w = what_if_site_table[s.site];
+    if (w.tag && coin(50)) {
+      forkscale::basic_what_if_region<Clock> g(w.tag, w);
+      run_body(*s.sub, block);
+    } else {
+      forkscale::basic_what_if_region<Clock> g(w);
+      run_body(*s.sub, block);
     }
   }
 

@@ -110,7 +110,7 @@ struct group_context {
     return top;
   }
   explicit group_context(basic_task_group<Clock>& g) noexcept
-      : task(basic_engine<Clock>::current()), group(&g), outer(innermost()) {
+      : task(detail::engine<Clock>::current()), group(&g), outer(innermost()) {
     innermost() = this;
   }
   group_context(const group_context&) = delete;
@@ -190,7 +190,7 @@ template <class Clock = default_clock>
 basic_task_token<Clock> spawn_point(const site& where = site::current()) {
 #if FORKSCALE_ENABLE
   auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
-  if (ctx && ctx->task == static_cast<const void*>(basic_engine<Clock>::current())) {
+  if (ctx && ctx->task == static_cast<const void*>(detail::engine<Clock>::current())) {
     ++ctx->spawned;
     return basic_task_token<Clock>(basic_spawn_point<Clock>(*ctx->group, where), where);
   }
@@ -269,7 +269,7 @@ void taskwait(const site& where = site::current()) {
 #pragma omp taskwait
   }
 #if FORKSCALE_ENABLE
-  const void* task = basic_engine<Clock>::current();
+  const void* task = detail::engine<Clock>::current();
   for (auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
        ctx && ctx->task == task; ctx = ctx->outer) {
     if (ctx->spawned != 0) {
@@ -336,7 +336,7 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body,
   };
 
 #if FORKSCALE_ENABLE
-  if (basic_engine<Clock>::current() != nullptr) {
+  if (detail::engine<Clock>::current() != nullptr) {
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
     tokens.reserve(static_cast<std::size_t>(chunks));

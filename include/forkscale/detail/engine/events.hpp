@@ -1,0 +1,359 @@
+// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
+// the OpenMP tool) reports enters here through one function: spawn, child
+// open/close, sync open/close, call open/close, region open/close, what-if
+// region open/close. Each is a few additions, one clock reading and, where a
+// child finishes or a join completes, one uncontended lock on the join set
+// involved; sessions and regions take a lock only when they are created.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../site.hpp"
+#include "../macro_scope.hpp"
+#include "../profile/task_profile.hpp"
+#include "../what_if/regions.hpp"
+#include "frame.hpp"
+#include "join_set.hpp"
+#include "session.hpp"
+#include "tasks.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The events, for one clock policy (clock.hpp). All members are static; each
+// thread has one current frame per policy.
+template <class Clock>
+struct engine {
+  using run_state = frame::run_state;
+
+  static frame*& current() noexcept {
+    static thread_local frame* f = nullptr;
+    return f;
+  }
+
+  static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
+
+  // ---- strands -------------------------------------------------------------------
+  // Ends the open strand of `f` at clock reading `t`: its cost (less the
+  // compensation estimate) extends every path through `f` and adds to its work.
+  static void close_strand(frame& f, std::uint64_t t) noexcept {
+    const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
+    const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.what_if_mask != 0)) {
+      add_strand(f, what_if_strand(f, raw, cost));
+      return;
+    }
+    add_strand(f, strand_cost{raw, cost, raw, cost});
+  }
+
+  static void add_strand(frame& f, const strand_cost& c) noexcept {
+    f.totals.span += c.path;
+    f.totals.burdened_span += c.path;
+    f.totals.raw_span += c.path_raw;
+    f.totals.work += c.work;
+    f.totals.compensation += c.work_raw - c.work;
+    f.local_work += c.work;
+    f.task_work += c.work;
+    f.path.local_span += c.path;
+    f.path.task_span += c.path;
+  }
+
+  // Ends the open strand of a running frame and starts the next one at once:
+  // a guard boundary inside a task (call sites, regions, what-if regions).
+  static void split_strand(frame& f) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
+    const std::uint64_t t = now(f);
+    close_strand(f, t);
+    f.strand_start = t;
+  }
+
+  // ---- spawn, parent side --------------------------------------------------------
+  // The parent's strand ends; the child will start from the path value here; the
+  // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
+  // the child reports to, or null for the task's own sync block.
+  static spawn_token spawn(join_set* group, const site& where) noexcept {
+    spawn_token tk;
+    frame* f = current();
+    if (!f) return tk;  // not measuring: the child will run unmeasured
+    std::uint64_t t = 0;
+    if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      t = now(*f);
+      close_strand(*f, t);
+    }
+    join_set* j = group;
+    if (j) {
+      j->count_shared_child();
+    } else {
+      j = f->sync_block;
+      if (!j) j = f->sync_block = join_set::make(f->sess);
+      j->count_own_child();
+    }
+    tk.target = j;
+    tk.region = f->region;
+    tk.what_if_mask = f->what_if_mask;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    tk.span = f->totals.span;
+    tk.burdened_span = f->totals.burdened_span;
+    tk.raw_span = f->totals.raw_span;
+    if (f->profile) profile_spawn(*f, tk, where);
+    ++f->totals.spawns;
+    f->totals.burdened_span += f->burden;
+    if (f->state == run_state::running) f->strand_start = t;
+    return tk;
+  }
+
+  // ---- spawn, child side ---------------------------------------------------------
+  // `c` becomes the running frame of this thread. Whatever this thread was
+  // running is suspended: time spent in the child is not its work.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    frame* outer = current();
+    if (!tk.target) {
+      c.sess = nullptr;
+      if (outer)
+        misuse(outer->sess, where,
+               "spawn_scope opened with no spawn point (the token is empty or was already used); the "
+               "task is not measured");
+      return;
+    }
+    session* s = tk.target->owner_session();
+    // One clock reading ends the outer strand and starts the child's.
+    std::uint64_t t = 0;
+    bool have_t = false;
+    if (outer && outer->state == run_state::running) {
+      t = now(*outer);
+      have_t = outer->kind == s->kind;
+      close_strand(*outer, t);
+      outer->state = run_state::suspended;
+    }
+    start_task(c, s, outer, tk, where);
+    current() = &c;
+    c.strand_start = have_t ? t : now(c);
+  }
+
+  static void end_child(frame& c) noexcept {
+    if (!c.sess) return;
+    const std::uint64_t t = now(c);
+    bool on_this_thread = true;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
+    if (c.state == run_state::running) close_strand(c, t);
+    path_prof out;
+    if (c.profile) out = profile_task_end(c);
+    settle_sync_block(c, c.profile ? &out : nullptr);
+    join_set::report(c.report_to, c.totals, out);
+    c.totals.what_if = nullptr;  // report() took it
+    if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
+    frame* outer = c.outer;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      outer->strand_start = outer->kind == c.kind ? t : now(*outer);
+    }
+  }
+
+  // Returns whether `c` is among this thread's frames (then the frames opened
+  // after it are abandoned with it).
+  FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
+    bool here = current() == &c;
+    if (!here) {
+      for (frame* f = current(); f; f = f->outer) here = here || f == &c;
+      misuse(c.sess, c.where,
+             here ? "spawn_scope closed while another task scope opened after it on this thread is still "
+                    "open (guards closed out of order)"
+                  : "spawn_scope closed on a thread that did not open it (an untied task that "
+                    "migrated?); this thread's frames are left as they are");
+    }
+    if (c.open_guards != 0)
+      misuse(c.sess, c.where,
+             "task ended with " + std::to_string(c.open_guards) +
+                 " guard(s) still open in it (guards closed out of order)");
+    return here;
+  }
+
+  // ---- sync ----------------------------------------------------------------------
+  // Before the library's join blocks: the strand ends; time spent blocked is not
+  // work (tasks this thread runs meanwhile open frames of their own).
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->state != run_state::running)) {
+      misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
+      return;
+    }
+    close_strand(*f, now(*f));
+    f->state = run_state::blocked;
+    st.depth = ++f->open_guards;
+    st.task = f;
+  }
+
+  // After the join returns: the children's path values merge into the task, and
+  // a new strand starts. `j` is the set the join waited for (a task group's or a
+  // join handle's, null when nothing was ever spawned into it); `own_block`
+  // means the task's own sync block instead.
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    frame* f = st.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
+      close_out_of_order(f, st.depth, where, "sync_point");
+    if (own_block) j = f->sync_block;
+    if (j) {
+      join_contents c = j->take();
+      if (f->profile) {
+        profile_join(*f, c.prof, c.totals.span);
+      } else {
+        release_prof(c.prof.chain);
+      }
+      f->totals.join(c.totals);
+      if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+    }
+    ++f->totals.syncs;
+    if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
+    f->state = run_state::running;
+    f->strand_start = now(*f);
+  }
+
+  // ---- call sites ----------------------------------------------------------------
+  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it
+  // joins only the children spawned inside it, never its caller's; children it
+  // leaves unjoined pass to the enclosing scope when it returns. With `scope`
+  // false the call only counts (OpenMP: a taskwait inside a called function
+  // waits for every child of the task, the caller's too). With site profiles on,
+  // the clock is read when the call opens and closes, so that the strands inside
+  // belong to the call's invocation.
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    cs.task = f;
+    ++f->totals.calls;
+    cs.depth = ++f->open_guards;
+    if (scope) {
+      cs.caller_block = f->sync_block;
+      f->sync_block = nullptr;
+    }
+    std::uint64_t wi_new = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->sess->what_if_calls))
+      wi_new = wi_site_bits(f->sess, where, true) & ~f->what_if_mask;
+    if (f->profile || wi_new) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
+      cs.what_if_set = true;
+      cs.caller_what_if_mask = f->what_if_mask;
+      f->what_if_mask |= wi_new;
+      if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
+    }
+    if (f->profile) profile_call_open(*f, cs, where);
+  }
+
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = cs.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
+      close_out_of_order(f, cs.depth, where, "call_site");
+    if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
+    const bool profiled = f->profile && cs.caller_context;
+    if (profiled || cs.what_if_set) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(cs.what_if_set)) f->what_if_mask = cs.caller_what_if_mask;
+    if (profiled) profile_call_close(*f, cs);
+    if (!scope) return;
+    join_set* inner = f->sync_block;
+    f->sync_block = cs.caller_block;
+    if (inner) hand_on_call_block(*f, inner);
+  }
+
+  // ---- what-if regions -----------------------------------------------------------
+  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
+  // Entering a region the task is already inside counts once.
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    std::uint64_t bit = 0;
+    try {
+      bit = wi_site_bits(f->sess, where, false);
+    } catch (...) {
+      return;  // out of memory registering the region: it is not analysed
+    }
+    ws.task = f;
+    ws.depth = ++f->open_guards;
+    if (!bit || (f->what_if_mask & bit)) return;
+    record_wi_entries(f->sess, bit);
+    split_strand(*f);
+    ws.saved_mask = f->what_if_mask;
+    f->what_if_mask |= bit;
+    ws.changed = true;
+  }
+
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = ws.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
+      close_out_of_order(f, ws.depth, where, "what_if_region");
+    if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
+    if (!ws.changed) return;
+    split_strand(*f);
+    f->what_if_mask = ws.saved_mask;
+  }
+
+  // ---- labeled regions -----------------------------------------------------------
+  // A region inside a measurement adds a row: what completes in this task between
+  // its opening and its closing. Outside any measurement, a region is one.
+  static void begin_region(region_state& rs, const std::string& label) {
+    frame* f = current();
+    rs.task = f;
+    rs.node = intern_region(f->sess, f->region, label);
+    split_strand(*f);
+    rs.at_open = f->totals;
+    rs.saved = f->region;
+    f->region = rs.node;
+    rs.depth = ++f->open_guards;
+  }
+
+  // Returns the instance's totals (the report of a nested region).
+  static path_totals end_region(region_state& rs) {
+    frame* f = rs.task;
+    if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
+    split_strand(*f);
+    const path_totals d = f->totals.since(rs.at_open);
+    record_region(f->sess, rs.node, d);
+    f->region = rs.saved;
+    if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
+    return d;
+  }
+
+  // A measurement's root frame starts running on this thread.
+  static void begin_measurement(region_state& rs) noexcept {
+    init_root(rs.root, rs.owned.get(), rs.where);
+    current() = &rs.root;
+    rs.root.strand_start = now(rs.root);
+  }
+
+  // The measurement's root frame ends (misuse diagnosed); the caller builds the
+  // report from it.
+  static void end_measurement(region_state& rs) noexcept {
+    session* s = rs.owned.get();
+    if (current() != &rs.root)
+      misuse(s, rs.where,
+             "measurement ended while a task scope opened inside it is still open on this thread (guards "
+             "closed out of order)");
+    if (rs.root.open_guards != 0)
+      misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
+    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    current() = nullptr;
+  }
+
+  // A guard closes while one opened after it is still open, or on another
+  // thread. (When a guard opened before it has already closed early, that close
+  // was the one diagnosed.)
+  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth, const site& where,
+                                                           const char* what) noexcept {
+    if (current() != f)
+      misuse(f->sess, where,
+             std::string(what) + " closed on another thread or outside the task that opened it (guards closed out "
+                                 "of order)");
+    else if (f->open_guards > depth)
+      misuse(f->sess, where,
+             std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

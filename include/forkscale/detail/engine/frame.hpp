@@ -1,0 +1,153 @@
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../site.hpp"
+#include "../profile/chain.hpp"
+#include "../profile/sites.hpp"
+#include "join_set.hpp"
+#include "path.hpp"
+#include "session.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// One running task body (or the root of a measurement) on one thread. Frames
+// live inside the guards that open them, on the running thread's stack; a
+// thread's frames form a stack through `outer` (a task run while another is
+// blocked in a join, or run inline by its spawner).
+struct frame {
+  enum class run_state : unsigned char { running, suspended, blocked };
+
+  path_totals totals;               // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;   // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;   // copies of the session's constants, for the hot path
+  std::uint64_t burden = 0;
+  clock_kind kind = clock_kind::cost;
+  run_state state = run_state::running;
+  unsigned open_guards = 0;         // guards open in this frame, for order checks
+  frame* outer = nullptr;
+  session* sess = nullptr;
+  join_set* sync_block = nullptr;   // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;    // where this task's totals go; null for a root
+  region_node* region = nullptr;    // innermost region, inherited by children
+  site where;                       // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (totals.span,
+  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // chain.
+  bool profile = false;
+  unsigned char task_flags = 0;     // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;   // references to path.chain taken in advance, for spawns
+  prof_record records[prof_node::capacity];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t what_if_mask = 0;
+};
+
+// What a spawn hands to its child: where to report and the path value at the
+// spawn point. Move-only: a spawn is consumed exactly once.
+struct spawn_token {
+  join_set* target = nullptr;
+  region_node* region = nullptr;
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof path;
+  std::uint64_t what_if_mask = 0;
+  wi_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+
+  spawn_token() = default;
+  spawn_token(const spawn_token&) = delete;
+  spawn_token& operator=(const spawn_token&) = delete;
+  spawn_token(spawn_token&& o) noexcept { take(o); }
+  ~spawn_token();  // a token never used releases its join (events.hpp)
+  spawn_token& operator=(spawn_token&& o) noexcept {
+    if (this != &o) {
+      this->~spawn_token();
+      take(o);
+    }
+    return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    span = o.span;
+    burdened_span = o.burdened_span;
+    raw_span = o.raw_span;
+    task_id = o.task_id;
+    context = o.context;
+    site_id = o.site_id;
+    flags = o.flags;
+    profile = o.profile;
+    path = o.path;
+    what_if_mask = o.what_if_mask;
+    what_if = o.what_if;
+    o.target = nullptr;
+    o.path.chain = nullptr;
+    o.what_if = nullptr;
+  }
+  explicit operator bool() const noexcept { return target != nullptr; }
+};
+
+// What a sync_point keeps between its two events.
+struct sync_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+};
+
+// What a call_site keeps: its scope, and what makes its invocation's record.
+struct call_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  join_set* caller_block = nullptr;       // the caller's sync block, while the call has its own
+  const site_context* caller_context = nullptr;
+  std::uint64_t caller_local_work = 0;
+  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool what_if_set = false;               // the call entered what-if regions (or an assumed site)
+  std::uint64_t caller_what_if_mask = 0;
+};
+
+// What a what_if_region keeps.
+struct what_if_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  bool changed = false;  // this instance added its region to the task's mask
+  std::uint64_t saved_mask = 0;
+};
+
+// What a region keeps: for an outermost one, the measurement itself.
+struct region_state {
+  std::unique_ptr<session> owned;  // set for an outermost region
+  frame root;
+  frame* task = nullptr;           // set for a nested region
+  region_node* node = nullptr;
+  region_node* saved = nullptr;
+  path_totals at_open;
+  unsigned depth = 0;
+  bool stopped = false;
+  site where;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

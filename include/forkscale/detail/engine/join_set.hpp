@@ -1,0 +1,210 @@
+// detail/engine/join_set.hpp: where children report.
+//
+// A join set is what one join waits for: the implicit sync block of a task
+// (Cilk's sync), a task_group, or the single child behind a join_handle.
+// Children fold their path values in as they finish; the join takes the result.
+// A set whose owner lets go without joining hands everything on to `forward`,
+// the set its owner's own totals go to (tasks that outlive their spawner).
+//
+// Counting without an atomic on the spawn path: `outstanding_` starts at
+// owner_ref (the owner's reference) and each finishing child subtracts one.
+// Spawns made by the owning task are counted in `unpublished_`, which only the
+// owner touches; a join is complete when outstanding_ + unpublished_ ==
+// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
+// whoever then brings `outstanding_` to zero is the last user and hands the
+// totals on. Every other field is guarded by the set's own lock.
+#pragma once
+#include <cstdint>
+
+#include "../../config.hpp"
+#include "../macro_scope.hpp"
+#include "../profile/chain.hpp"
+#include "path.hpp"
+#include "pool.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+
+// What a join takes out of a set.
+struct join_contents {
+  path_totals totals;       // owns totals.what_if
+  path_prof prof;           // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;  // children spawned and not yet reported
+  std::uint64_t finished = 0;  // children folded in since the last join
+};
+
+class join_set {
+ public:
+  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
+
+  static join_set* make(session* s) {
+    join_set* j = object_cache<join_set>::local().take();
+    j->outstanding_ = owner_ref;
+    j->acc_ = path_totals{};
+    j->acc_prof_ = path_prof{};
+    j->finished_ = 0;
+    j->unpublished_ = 0;
+    j->forward_ = nullptr;
+    j->session_ = s;
+    return j;
+  }
+  // Frees a set nobody refers to any more.
+  static void destroy(join_set* j) noexcept {
+    wi_release(j->acc_.what_if);
+    j->acc_.what_if = nullptr;
+    release_prof(j->acc_prof_.chain);
+    j->acc_prof_.chain = nullptr;
+    object_cache<join_set>::local().put(j);
+  }
+
+  session* owner_session() const noexcept { return session_; }
+
+  // One more child, spawned by the owning task: no lock, no atomic.
+  void count_own_child() noexcept { ++unpublished_; }
+  // One more child, spawned from any other task (task groups, forwarded sets).
+  void count_shared_child() noexcept {
+    lock_.lock();
+    ++outstanding_;
+    lock_.unlock();
+  }
+
+  // Children spawned and not yet reported, and children reported since the last
+  // join. The owner's own count is exact only on the owner's thread.
+  join_contents tally() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    lock_.unlock();
+    return c;
+  }
+
+  // A finished child (or a forwarded set) reports to `j`: its path value folds in
+  // and its reference drops. The last user of a set whose owner has let go hands
+  // the result on, and so on up the chain of forwards.
+  static void report(join_set* j, path_totals t, path_prof p) noexcept {
+    while (j) {
+      j->lock_.lock();
+      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      j->acc_.join(t);
+      ++j->finished_;
+      const bool last = --j->outstanding_ == 0;
+      j->lock_.unlock();
+      release_prof(loser.chain);
+      if (!last) return;
+      join_set* next = retire(j, t, p);
+      j = next;
+    }
+    release_prof(p.chain);
+    wi_release(t.what_if);
+  }
+
+  // The owner lets go without joining. Children still running will report to
+  // `forward` (which must already count this set as one of its children); with
+  // no forward, what they report is dropped.
+  void release(join_set* forward) noexcept {
+    lock_.lock();
+    forward_ = forward;
+    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
+    unpublished_ = 0;
+    const bool last = outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // A spawned task that never ran: its reference drops with nothing folded in.
+  void drop_child() noexcept {
+    lock_.lock();
+    const bool last = --outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // The join: takes everything folded in so far. When nothing is outstanding the
+  // set is ready for its next round (a task's sync block is reused).
+  join_contents take() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    acc_ = path_totals{};
+    acc_prof_ = path_prof{};
+    finished_ = 0;
+    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
+      outstanding_ = owner_ref;
+      unpublished_ = 0;
+    }
+    lock_.unlock();
+    return c;
+  }
+
+  // Takes everything out and frees the set when nothing is outstanding; else
+  // leaves it alone and says how many are.
+  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
+    j->lock_.lock();
+    out.running = j->running();
+    out.finished = j->finished_;
+    if (out.running != 0) {
+      j->lock_.unlock();
+      return false;
+    }
+    out.totals = j->acc_;
+    out.prof = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    j->lock_.unlock();
+    destroy(j);
+    return true;
+  }
+
+  // Merges what a completed set held, as if its children had reported here.
+  void absorb(join_contents& c) noexcept {
+    lock_.lock();
+    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    acc_.join(c.totals);
+    finished_ += c.finished;
+    lock_.unlock();
+    release_prof(loser.chain);
+    c.prof.chain = nullptr;
+  }
+
+  join_set* next_free = nullptr;  // pool link
+
+ private:
+  std::int64_t running() const noexcept {
+    return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref;
+  }
+  // The last user of a set: its totals go to the set's forward, and it is freed.
+  // Returns the forward; `t` and `p` receive what it held.
+  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
+    join_set* next = j->forward_;
+    t = j->acc_;
+    p = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    destroy(j);
+    return next;
+  }
+  static void pass_on(join_set* j) noexcept {
+    path_totals t;
+    path_prof p;
+    join_set* next = retire(j, t, p);
+    report(next, t, p);
+  }
+
+  spinlock lock_;
+  std::int64_t outstanding_ = owner_ref;
+  path_totals acc_;
+  path_prof acc_prof_;
+  std::uint64_t finished_ = 0;
+  std::uint64_t unpublished_ = 0;  // owner only
+  join_set* forward_ = nullptr;
+  session* session_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

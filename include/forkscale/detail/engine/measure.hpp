@@ -1,0 +1,172 @@
+// detail/engine/measure.hpp: starting and ending a measurement — resolving the
+// clock, calibrating the overhead compensation, and building the report. None of
+// this is on the per-event path.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../options.hpp"
+#include "../../report.hpp"
+#include "../profile/rows.hpp"
+#include "../profile/task_profile.hpp"
+#include "../what_if/config.hpp"
+#include "../what_if/rows.hpp"
+#include "events.hpp"
+#include "region_rows.hpp"
+#include "session.hpp"
+#include "tasks.hpp"
+#include "units.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
+// it is measured once (per clock) on empty strands and subtracted from every
+// strand. Returns ticks per strand: the median over 15 batches of 200
+// spawn/child/sync rounds (4 strand ends each).
+template <class Clock>
+double calibrate_compensation(clock_kind kind, bool profile) {
+  using E = engine<Clock>;
+  static std::mutex m;
+  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  std::lock_guard<std::mutex> g(m);
+  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
+  if (cached[slot] >= 0) return cached[slot];
+  session s;
+  s.kind = kind;
+  s.profile = profile;
+  s.serial = next_session_serial();
+  s.on_diagnostic = [](const diagnostic&) {};
+  constexpr int rounds = 200;
+  std::vector<double> per_strand;
+  for (int batch = 0; batch < 15; ++batch) {
+    frame root;
+    init_root(root, &s, site{});
+    E::current() = &root;
+    root.strand_start = E::now(root);
+    for (int i = 0; i < rounds; ++i) {
+      {
+        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
+        frame child;
+        E::begin_child(child, tk, site{});
+        E::end_child(child);
+      }
+      sync_state st;
+      E::begin_sync(st, site{});
+      E::end_sync(st, nullptr, true, site{});
+    }
+    E::close_strand(root, E::now(root));
+    settle_sync_block(root, nullptr);
+    release_prof(take_path(root));
+    E::current() = nullptr;
+    per_strand.push_back(static_cast<double>(root.totals.work) / (4.0 * rounds + 1.0));
+  }
+  std::sort(per_strand.begin(), per_strand.end());
+  cached[slot] = per_strand[per_strand.size() / 2];
+  return cached[slot];
+}
+
+template <class Clock>
+std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
+  clock_kind kind = opt.clock;
+  if (Clock::fixed) {
+    if (kind != clock_kind::automatic && kind != Clock::kind)
+      throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
+                  "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
+    kind = Clock::kind;
+  } else if (kind == clock_kind::automatic) {
+    kind = resolve_automatic();
+  }
+  if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
+  auto s = std::make_unique<session>();
+  s->kind = kind;
+  s->info = describe(kind, /*rate_now=*/false);
+  s->burden = opt.burden < 0 ? s->info.default_burden_ticks
+                             : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
+  const unsigned hw = std::thread::hardware_concurrency();
+  s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
+  s->on_diagnostic = opt.on_diagnostic;
+  s->profile = opt.site_profiles;
+  s->serial = next_session_serial();
+  s->root.label = label;
+  s->root.path = label;
+  configure_what_if(*s, opt.what_if);
+  if (opt.compensate && kind != clock_kind::cost) {
+    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
+    s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
+  }
+  return s;
+}
+
+// Ends a measurement whose root frame is `root` (already closed) and builds its
+// report. The session is freed unless tasks or groups still refer to it.
+inline report finish_session(std::unique_ptr<session> s, frame& root) {
+  path_prof out;
+  if (root.profile) {
+    out = root.path;
+    out.task = root.task_id;
+    out.chain = take_path(root);
+  }
+  // Tasks still running (misuse, diagnosed) may still write their threads'
+  // tables: the profile is left out then.
+  bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
+  settle_sync_block(root, root.profile ? &out : nullptr);
+  report rep = make_report_shell(*s);
+  rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
+  add_region_rows(rep, *s, s->root);
+  rep.compensation_total = rep.root().raw_work - rep.root().work;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    settled = settled && s->diagnostic_count == 0;
+  }
+  const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
+  if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
+  if (settled && unbound) add_what_if(rep, *s, root);
+  rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
+  release_prof(out.chain);
+  wi_release(root.totals.what_if);
+  root.totals.what_if = nullptr;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    rep.diagnostics = s->diagnostics;
+    rep.diagnostic_count = s->diagnostic_count;
+  }
+  if (s->bound_objects.load(std::memory_order_acquire) != 0 || rep.diagnostic_count != 0)
+    keep_orphan(std::move(s));  // something may still report to it
+  return rep;
+}
+
+// The report of one instance of a nested region: its only row is the instance.
+inline report nested_region_report(const session& s, const region_node& node, const path_totals& d) {
+  report rep = make_report_shell(s);
+  rep.label = node.path;
+  rep.regions.push_back(make_row(s, node, 1, d));
+  rep.compensation_total = rep.regions.front().raw_work - rep.regions.front().work;
+  return rep;
+}
+
+inline std::mutex& last_report_mutex() {
+  static std::mutex m;
+  return m;
+}
+inline report& last_report_slot() {
+  static report r;
+  return r;
+}
+
+}  // namespace detail
+
+// The report of the last outermost region that ended without stop() being called.
+inline report last_report() {
+  std::lock_guard<std::mutex> g(detail::last_report_mutex());
+  return detail::last_report_slot();
+}
+
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,58 @@
+// detail/engine/region_rows.hpp: a finished measurement's region rows and the
+// report's header fields.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../profile/chain.hpp"
+#include "../what_if/offsets.hpp"
+#include "join_set.hpp"
+#include "session.hpp"
+#include "units.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
+                              const path_totals& t) {
+  region_result r;
+  r.label = n.label;
+  r.path = n.path;
+  r.parent = n.parent ? n.parent->path : std::string();
+  r.depth = n.depth;
+  r.instances = instances;
+  r.work = to_unit(s, t.work);
+  r.span = to_unit(s, t.span);
+  r.burdened_span = to_unit(s, t.burdened_span);
+  r.spawns = t.spawns;
+  r.syncs = t.syncs;
+  r.calls = t.calls;
+  r.raw_work = to_unit(s, t.work + t.compensation);
+  r.raw_span = to_unit(s, t.raw_span);
+  return r;
+}
+
+inline report make_report_shell(const session& s) {
+  report rep;
+  rep.label = s.root.label;
+  rep.unit = s.info.unit;
+  rep.clock = s.kind;
+  rep.burden = to_unit(s, s.burden);
+  rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
+  rep.max_processors = s.max_processors;
+  rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
+  return rep;
+}
+
+inline void add_region_rows(report& rep, const session& s, const region_node& n) {
+  for (const auto& c : n.children) {
+    rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
+    rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
+    add_region_rows(rep, s, *c);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,130 @@
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../../site.hpp"
+#include "../macro_scope.hpp"
+#include "../profile/records.hpp"
+#include "../util/strings.hpp"
+#include "../what_if/offsets.hpp"
+#include "path.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  std::uint64_t burden = 0;        // ticks
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  unsigned max_processors = 32;
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released; a session that ends while some remain is kept alive for them.
+  std::atomic<std::int64_t> bound_objects{0};
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  wi_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<wi_region> what_if_regions;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`.
+inline thread_tables& tables_for(session* s) {
+  struct slot {
+    std::uint64_t serial = 0;
+    thread_tables* tables = nullptr;
+  };
+  static thread_local slot cached;
+  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.tables;
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  cached.serial = s->serial;
+  cached.tables = s->tables.back().get();
+  return *cached.tables;
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// Misuse found while the program ran: counted in the report, passed to the
+// user's handler or printed as one line.
+FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std::string problem) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

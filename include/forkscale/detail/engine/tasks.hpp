@@ -1,0 +1,218 @@
+// detail/engine/tasks.hpp: the parts of the events that do not read the clock —
+// a task's start and end, its children handed on to whoever joins it, task
+// groups and join handles, and labeled regions.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "../../config.hpp"
+#include "../../site.hpp"
+#include "../macro_scope.hpp"
+#include "../profile/task_profile.hpp"
+#include "frame.hpp"
+#include "join_set.hpp"
+#include "session.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- frames ---------------------------------------------------------------------
+
+// The root frame of a measurement.
+inline void init_root(frame& root, session* s, const site& where) noexcept {
+  root.totals = path_totals{};
+  root.compensation = s->compensation;
+  root.burden = s->burden;
+  root.kind = s->kind;
+  root.state = frame::run_state::running;
+  root.open_guards = 0;
+  root.outer = nullptr;
+  root.sess = s;
+  root.sync_block = nullptr;
+  root.report_to = nullptr;
+  root.region = &s->root;
+  root.where = where;
+  root.profile = s->profile;
+  root.task_id = root_task_id;
+  root.spawn_count = 0;
+  root.local_work = 0;
+  root.task_work = 0;
+  root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
+  root.context = site_registry::instance().empty();
+  root.record_count = 0;
+  root.chain_credits = 0;
+  root.path = path_prof{};
+  root.what_if_mask = s->what_if_root_mask;
+}
+
+// A spawned task's frame, from its spawn token (consumed).
+inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
+  c.totals = path_totals{};
+  c.totals.span = tk.span;
+  c.totals.burdened_span = tk.burdened_span;
+  c.totals.raw_span = tk.raw_span;
+  c.totals.what_if = tk.what_if;
+  tk.what_if = nullptr;
+  c.what_if_mask = tk.what_if_mask;
+  c.compensation = s->compensation;
+  c.burden = s->burden;
+  c.kind = s->kind;
+  c.state = frame::run_state::running;
+  c.open_guards = 0;
+  c.outer = outer;
+  c.sess = s;
+  c.sync_block = nullptr;
+  c.report_to = tk.target;
+  c.region = tk.region;
+  c.where = where;
+  c.profile = tk.profile;
+  if (tk.profile) profile_task_start(c, tk);
+  tk.target = nullptr;
+}
+
+// ---- children handed on -----------------------------------------------------------
+
+// At the end of a task: children it never joined are waited for by whoever
+// joins the task itself (tasks that outlive their spawner). If they are all
+// done already their totals are simply merged. `out` is the task's path profile
+// at its end; children merged here compete with it for the path.
+inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+  join_set* j = f.sync_block;
+  if (!j) return;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (join_set::take_if_complete(j, c)) {
+    const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
+    f.totals.join(c.totals);
+    release_prof(loser.chain);
+    return;
+  }
+  if (f.report_to) {
+    f.report_to->count_shared_child();  // the forwarded set is one more child of report_to
+    j->release(f.report_to);
+  } else {
+    misuse(f.sess, f.where,
+           "the measurement ended while " + std::to_string(c.running) +
+               " spawned task(s) had not finished; they are not counted");
+    j->release(nullptr);
+  }
+}
+
+// A call scope ends: the children spawned inside it that no join inside it
+// waited for join the enclosing scope's sync block — finished ones with their
+// totals, running ones as one forwarded set.
+inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  join_contents c;
+  if (join_set::take_if_complete(inner, c)) {
+    if (c.finished == 0) return;
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+    f.sync_block->absorb(c);
+    return;
+  }
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+  f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
+  inner->release(f.sync_block);
+}
+
+// Children that report after their join are merged by the task's next join (or
+// its end); the numbers of this join miss them, which the diagnostic says.
+FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t running, const site& where) noexcept {
+  misuse(f->sess, where,
+         "sync_point ended while " + std::to_string(running) +
+             " spawned task(s) had not reported back (never ran, still running, or not waited for by this join); "
+             "this join does not include them");
+}
+
+// A spawned task destroyed without ever running (a cancelled task group, a
+// dropped callable): it reports nothing, but it must not keep its join waiting.
+FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
+  join_set* j = tk.target;
+  tk.target = nullptr;
+  release_prof(tk.path.chain);
+  tk.path.chain = nullptr;
+  wi_release(tk.what_if);
+  tk.what_if = nullptr;
+  misuse(j->owner_session(), where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
+  j->drop_child();
+}
+
+inline spawn_token::~spawn_token() {
+  if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
+  if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr)) wi_release(what_if);
+}
+
+// ---- task groups and join handles -----------------------------------------------
+
+// A task group's join set, created by the first spawn made into it inside a
+// measurement (`slot` is the group's; `where` records the site of that spawn).
+inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
+  join_set* j = slot.load(std::memory_order_acquire);
+  if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
+  join_set* fresh = join_set::make(s);
+  if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
+    group_site = where;
+    s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+    return fresh;
+  }
+  join_set::destroy(fresh);
+  return j;
+}
+
+// A task group goes away: tasks it still waits for are misuse.
+inline void close_group(join_set* j, const site& where) noexcept {
+  session* s = j->owner_session();
+  const join_contents c = j->tally();
+  if (c.running != 0)
+    misuse(s, where,
+           "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
+  else if (c.finished != 0)
+    misuse(s, where,
+           "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
+  j->release(nullptr);
+  s->bound_objects.fetch_sub(1, std::memory_order_release);
+}
+
+// A join handle lets go of its set: after its join (`why` null), or before it,
+// which is misuse when the task was spawned (`why` says how it happened).
+inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
+  session* s = j->owner_session();
+  if (why) {
+    const join_contents c = j->tally();
+    if (c.running != 0 || c.finished != 0) misuse(s, where, why);
+  }
+  j->release(nullptr);
+  s->bound_objects.fetch_sub(1, std::memory_order_release);
+}
+
+// A join handle's set for its next task.
+inline join_set* bind_handle(session* s) {
+  s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+  return join_set::make(s);
+}
+
+// ---- labeled regions --------------------------------------------------------------
+
+inline region_node* intern_region(session* s, region_node* parent, const std::string& label) {
+  std::lock_guard<std::mutex> g(s->m);
+  for (auto& c : parent->children)
+    if (c->label == label) return c.get();
+  auto node = std::make_unique<region_node>();
+  node->label = label;
+  node->path = parent->path + "/" + label;
+  node->parent = parent;
+  node->depth = parent->depth + 1;
+  parent->children.push_back(std::move(node));
+  return parent->children.back().get();
+}
+
+inline void record_region(session* s, region_node* node, const path_totals& d) {
+  std::lock_guard<std::mutex> g(s->m);
+  ++node->instances;
+  node->sum.add(d);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,187 @@
+// detail/profile/task_profile.hpp: what each event does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
+// (engine/events.hpp) call these when the measurement profiles sites.
+//
+// A frame's path value for the on-span profile is (totals.span, task_id), its
+// running sums `path.local_span` / `path.task_span`, and its chain of records:
+// `path.chain` plus up to prof_node::capacity records held in the frame itself,
+// pushed onto the chain only when the path is shared (a spawn) or handed on.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../../site.hpp"
+#include "../engine/frame.hpp"
+#include "../engine/session.hpp"
+#include "../macro_scope.hpp"
+#include "chain.hpp"
+#include "records.hpp"
+#include "sites.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- the frame's chain ----------------------------------------------------------
+
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.chain_credits) {
+    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
+    f.chain_credits = 0;
+  }
+}
+
+// Appends a finished invocation's on-span record to the frame's path.
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.record_count == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.path.chain, f.records, f.record_count);
+    f.record_count = 0;
+  }
+  f.records[f.record_count++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.record_count) {
+    drop_credits(f);
+    push_records(f.path.chain, f.records, f.record_count);
+    f.record_count = 0;
+  }
+  return f.path.chain;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.chain_credits = 64;
+  }
+  --f.chain_credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.path.chain = nullptr;
+  return p;
+}
+
+// The on-work half of a record: this thread's table, no lock.
+inline void record_on_work(session* s, const prof_record& r) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
+    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.on_work[r.site].add(r);
+}
+
+// ---- events -------------------------------------------------------------------
+
+// Spawn: the child's task id, its site and the spawner's path profile.
+inline void profile_spawn(frame& f, spawn_token& tk, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::spawn);
+  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
+  tk.context = st.next;
+  tk.site_id = st.site;
+  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.profile = true;
+  tk.path.local_span = f.path.local_span;
+  tk.path.task_span = f.path.task_span;
+  tk.path.chain = share_path(f);
+}
+
+// A child starts: its invocation opens with the spawner's path value.
+inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
+  c.task_id = tk.task_id;
+  c.spawn_count = 0;
+  c.local_work = 0;
+  c.task_work = 0;
+  c.span_at_start = tk.span;
+  c.local_span_at_start = tk.path.local_span;
+  c.task_span_at_start = tk.path.task_span;
+  c.context = tk.context;
+  c.task_site = tk.site_id;
+  c.task_flags = tk.flags;
+  c.record_count = 0;
+  c.chain_credits = 0;
+  c.path = tk.path;
+  tk.path.chain = nullptr;
+}
+
+// A task ends: its own invocation's record (on work now, on span with its path),
+// and the path profile it reports with.
+inline path_prof profile_task_end(frame& c) {
+  prof_record r{};
+  r.site = c.task_site;
+  r.flags = c.task_flags;
+  r.work = c.totals.work;
+  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
+  r.local_work = c.local_work;
+  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
+  r.task_work = c.task_work;
+  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  c.path.local_span = c.local_span_at_start;
+  c.path.task_span = c.task_span_at_start;
+  record_on_work(c.sess, r);
+  append_record(c, r);
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A call opens: its invocation starts counting local work and span.
+inline void profile_call_open(frame& f, call_state& cs, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::call);
+  cs.caller_context = f.context;
+  cs.caller_local_work = f.local_work;
+  cs.span_at_open = f.totals.span;
+  cs.work_at_open = f.totals.work;
+  cs.local_span_at_open = f.path.local_span;
+  cs.site_id = st.site;
+  cs.flags = st.flags;
+  f.context = st.next;
+  f.local_work = 0;
+}
+
+// A call closes: its invocation's record.
+inline void profile_call_close(frame& f, const call_state& cs) {
+  prof_record r{};
+  r.site = cs.site_id;
+  r.flags = cs.flags;
+  r.work = f.totals.work - cs.work_at_open;
+  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
+  f.path.local_span = cs.local_span_at_open;
+  f.context = cs.caller_context;
+  f.local_work = cs.caller_local_work;
+  record_on_work(f.sess, r);
+  append_record(f, r);
+}
+
+// A join took `joined` (ending at joined_span) while the task's own path ends
+// at f.totals.span (before the join): when a child's path is the longer, the
+// task's path becomes it; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+    drop_credits(f);
+    release_prof(f.path.chain);
+    f.record_count = 0;
+    f.path.local_span = joined.local_span;
+    f.path.task_span = joined.task_span;
+    f.path.chain = joined.chain;
+  } else {
+    release_prof(joined.chain);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,146 @@
+// detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
+// strand inside regions does to its path's offsets and to the regions' work
+// (docs/model.md, "What-if regions").
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "../../config.hpp"
+#include "../../site.hpp"
+#include "../engine/frame.hpp"
+#include "../engine/session.hpp"
+#include "../macro_scope.hpp"
+#include "../util/strings.hpp"
+#include "offsets.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(wi_max_regions + 1, 0);
+  t.what_if_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_wi_entries(session* s, std::uint64_t mask) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(wi_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
+}
+
+
+// A guard's region: found by the site's content, registered at its first entry.
+// Returns its bit, or 0 when the measurement already has the most regions it can
+// analyse (said once per site by a diagnostic).
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+  const std::string file = w.file ? w.file : "", function = w.function ? w.function : "";
+  const std::string tag = w.tag ? w.tag : "";
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i) {
+      const wi_region& r = s->what_if_regions[i];
+      if (!r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+          (r.tag.empty() == (w.tag == nullptr)))
+        return std::uint64_t{1} << i;
+    }
+    if (s->what_if_regions.size() < wi_max_regions) {
+      wi_region r;
+      r.file = file;
+      r.line = w.line;
+      r.function = function;
+      r.tag = tag;
+      r.name = w.tag ? tag : short_site_name(file, w.line);
+      s->what_if_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
+    }
+  }
+  misuse(s, w,
+         "more than " + std::to_string(wi_max_regions) +
+             " what-if regions in one measurement; this one is not analysed");
+  return 0;
+}
+
+// A call site's what-if bits: the named call sites it matches, and the assumed bit.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+  std::uint64_t bits = 0;
+  const wi_config& c = s->what_if;
+  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
+    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
+  for (const wi_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= wi_assumed_bit;
+  if (bits & wi_region_bits) {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
+      wi_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      if (r.file.empty() && r.line == 0) {
+        r.file = w.file ? w.file : "";
+        r.line = w.line;
+        r.function = w.function ? w.function : "";
+        r.tag = w.tag ? w.tag : "";
+      }
+    }
+  }
+  return bits;
+}
+
+// The bits of a site (a guard's region, or a call site's), cached per thread.
+inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+  struct slot {
+    std::uint64_t serial = 0;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    bool call = false;
+    std::uint64_t bits = 0;
+  };
+  static thread_local slot cache[64];
+  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
+                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
+                           static_cast<std::uintptr_t>(call);
+  slot& e = cache[h & 63u];
+  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
+                              e.function == w.function && e.tag == w.tag && e.call == call))
+    return e.bits;
+  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  e.serial = s->serial;
+  e.file = w.file;
+  e.function = w.function;
+  e.tag = w.tag;
+  e.line = w.line;
+  e.call = call;
+  e.bits = bits;
+  return bits;
+}
+
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only when a measurement assumes call sites faster.
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
+};
+
+// A strand inside what-if regions, or of a measurement that assumes call sites
+// faster: the path cost may differ from the work cost, and the regions' offsets
+// and work grow.
+FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
+  const wi_config& cfg = f.sess->what_if;
+  strand_cost c{raw, cost, raw, cost};
+  if (f.what_if_mask & wi_scaled_bit) {
+    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+    const auto Q = (f.what_if_mask & wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
+  }
+  const std::uint64_t regions = f.what_if_mask & wi_region_bits;
+  if (regions) {
+    wi_add(f.totals.what_if, &cfg, regions, c.path);
+    record_wi_work(f.sess, regions, c.work);
+  }
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,59 @@
+// options.hpp: how a measurement is made. Everything has a sensible default.
+#pragma once
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "clock.hpp"
+#include "config.hpp"
+#include "report.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// What the what-if analysis looks at (options::what_if).
+struct what_if_options {
+  // The speedup factors each region is analysed at: positive, at most 65536, or
+  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
+  // Fractions are kept exactly when their numerator and denominator are at most
+  // 65536 (1.5 is 3/2), else as the nearest such fraction.
+  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
+  // Call sites analysed as what-if regions without editing their code: "file:line"
+  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
+  // becomes one region covering every call_site guard it names.
+  std::vector<std::string> call_sites;
+  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
+  // which replaces `factors`.
+  bool read_environment = true;
+  // The advisor's mode: the measurement itself takes these call sites to be
+  // `assume_factor`× faster (parallelized model: their strands' contribution to
+  // every path divides, the work stays). Every number of the report, profiles
+  // included, is then about that hypothetical program.
+  std::vector<std::string> assume_faster;
+  double assume_factor = 16;
+};
+
+struct options {
+  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
+  // policy fixes the source at compile time, unless it contradicts it.
+  clock_kind clock = clock_kind::automatic;
+  // Burden per continuation edge in the report's unit; negative means Cilkview's
+  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
+  double burden = -1;
+  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
+  // Never applies to the cost clock.
+  bool compensate = true;
+  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
+  // cheaper and the report has no site rows.
+  bool site_profiles = true;
+  // The speedup estimate goes up to this many processors (0: 32, or the number of
+  // hardware threads if that is larger).
+  unsigned max_processors = 0;
+  // What-if regions and factors (docs/model.md, "What-if regions").
+  what_if_options what_if;
+  // Called for each misuse found (already counted in the report). Empty: print one
+  // line to stderr.
+  std::function<void(const diagnostic&)> on_diagnostic;
+};
+
+FORKSCALE_NAMESPACE_END
