@@ -204,7 +204,7 @@ class json_out {
     return *this;
   }
 
-  forkscale::detail::report_io::json_writer w_;
+  forkscale::detail::output::json_writer w_;
 };
 
 // ============================================================================

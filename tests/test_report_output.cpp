@@ -675,10 +675,10 @@ TEST_F(ReportOutput, TextRegionsCompensationRawAndDiagnostics) {
   // Labels are shown as one line each, valid UTF-8, and everything fits in 80 columns.
   for (const std::string* t : {&text, &raw}) {
     for (const auto& line : lines_of(*t)) {
-      EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+      EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
       for (const char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << line;
     }
-    EXPECT_EQ(fs::detail::report_io::valid_utf8(*t), *t);
+    EXPECT_EQ(fs::detail::output::valid_utf8(*t), *t);
   }
 }
 
@@ -719,7 +719,7 @@ TEST_F(ReportOutput, TextOfSmallAndEmptyReports) {
 }
 
 TEST(ReportUtf8, RepairMatchesMaximalSubparts) {
-  using fs::detail::report_io::valid_utf8;
+  using fs::detail::output::valid_utf8;
   const std::string fffd = "\xEF\xBF\xBD";
   EXPECT_EQ(valid_utf8("plain \xC3\xA9 \xF0\x9F\x9A\x80"), "plain \xC3\xA9 \xF0\x9F\x9A\x80");
   EXPECT_EQ(valid_utf8("\xFF"), fffd);
@@ -1308,10 +1308,10 @@ TEST_F(ReportOutput, SitesTextEscapesNamesAndFitsTheTerminal) {
   for (const fs::report& rep : {profile_report(), extreme_profile_report()}) {
     const std::string text = rep.to_text(true);
     for (const auto& line : lines_of(text)) {
-      EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+      EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
       for (const char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << line;
     }
-    EXPECT_EQ(fs::detail::report_io::valid_utf8(text), text);
+    EXPECT_EQ(fs::detail::output::valid_utf8(text), text);
   }
   const std::string text = profile_report().sites_text(100);
   // Control characters escaped; too wide even with short numbers, the functions
@@ -1360,7 +1360,7 @@ const std::string wi_tag = "=part, \"q\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9";
 
 std::size_t display_width_of_longest(const std::string& text) {
   std::size_t w = 0;
-  for (const auto& line : lines_of(text)) w = std::max(w, fs::detail::report_io::display_width(line));
+  for (const auto& line : lines_of(text)) w = std::max(w, fs::detail::output::display_width(line));
   return w;
 }
 
@@ -1440,7 +1440,7 @@ TEST_F(ReportOutput, WhatIfTextTableFitsAndNamesEveryRegion) {
   const fs::report rep = what_if_report();
   const std::string text = rep.what_if_text();
   for (const auto& line : lines_of(text)) {
-    EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+    EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
     for (const char c : line) EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20) << line;
   }
   EXPECT_EQ(text.rfind("What if a region ran k times faster (span in units)\n", 0), 0u) << text;
@@ -1454,7 +1454,7 @@ TEST_F(ReportOutput, WhatIfTextTableFitsAndNamesEveryRegion) {
   // One line per region and factor, both models on it; inf for the infinite
   // factor and parallelism; the long name cut so that the table fits 80 columns.
   const auto row = [](const std::string& name, const std::string& rest) {
-    return "  " + name + std::string(33 - fs::detail::report_io::display_width(name), ' ') + rest;
+    return "  " + name + std::string(33 - fs::detail::output::display_width(name), ' ') + rest;
   };
   EXPECT_TRUE(has_line(text, row("region", "    k  span   par.   gain  opt.par.  opt.gain"))) << text;
   EXPECT_TRUE(has_line(text, row("(all regions)", "    2    60  16.67  1.67x     13.33     1.33x"))) << text;
@@ -1498,7 +1498,7 @@ TEST_F(ReportOutput, WhatIfTextShortensHugeNumbers) {
     if (std::isfinite(w.gain)) w.gain *= 1e4;
   }
   const std::string text = rep.what_if_text();
-  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
   EXPECT_NE(text.find("(numbers rounded"), std::string::npos) << text;
   EXPECT_NE(text.find("inf"), std::string::npos) << text;
 }
@@ -1613,7 +1613,7 @@ TEST_F(ReportOutput, WhatIfSectionOfARealMeasurement) {
   EXPECT_TRUE(has_line(text, "  (all regions)  inf    20  5.00  4.00x      1.00     0.80x")) << text;
   EXPECT_NE(text.find("Most to gain: serial at k = inf: parallelism 1.25 -> 5.00 (4.00x)"), std::string::npos)
       << text;
-  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::report_io::display_width(line), 80u) << line;
+  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
   const auto csv = lines_of(rep.what_if_csv());
   EXPECT_EQ(csv.size(), 1u + rep.what_if.size());
 }

@@ -40,7 +40,7 @@
 namespace forkscale_cli {
 
 namespace fs = forkscale;
-namespace io = forkscale::detail::report_io;
+namespace io = forkscale::detail::output;
 
 inline const char* const program = "forkscale-report";
 

@@ -262,7 +262,7 @@ TEST_F(Cli, ComparesTwoReports) {
   EXPECT_TRUE(o.err.empty());
   bool work = false, span = false, par = false;
   for (const auto& l : lines(o.out)) {
-    namespace io = fs::detail::report_io;
+    namespace io = fs::detail::output;
     if (l.rfind("  Work ", 0) == 0)
       work = contains(l, io::grouped(a.work())) && contains(l, io::grouped(b.work()));
     if (l.rfind("  Span ", 0) == 0)

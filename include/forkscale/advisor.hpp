@@ -85,10 +85,10 @@ inline std::string advisor_spec(const call_site_profile& c) {
 inline std::string advice::to_text() const {
   std::string out;
   out += "Advisor: " + label + "\n";
-  out += "  target parallelism " + detail::report_io::unbounded_ratio_text(target);
+  out += "  target parallelism " + detail::output::unbounded_ratio_text(target);
   if (hardware_threads) out += " (8 x " + std::to_string(hardware_threads) + " hardware threads)";
-  out += "; each chosen site assumed " + detail::report_io::factor_text(factor) + "x faster (parallelized)\n";
-  out += "  measured parallelism " + detail::report_io::unbounded_ratio_text(measured_parallelism) + "\n";
+  out += "; each chosen site assumed " + detail::output::factor_text(factor) + "x faster (parallelized)\n";
+  out += "  measured parallelism " + detail::output::unbounded_ratio_text(measured_parallelism) + "\n";
   if (!steps.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const advisor_step& s : steps) {
@@ -96,23 +96,23 @@ inline std::string advice::to_text() const {
       if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
       const bool measured = s.parallelism_before > 0;
       const double gain = measured ? s.predicted_parallelism / s.parallelism_before : 0;
-      rows.push_back({std::to_string(s.step), detail::report_io::printable(name), detail::report_io::fixed(100.0 * s.critical_share, 1) + "%",
-                      detail::report_io::unbounded_ratio_text(s.predicted_parallelism) + " (" +
-                          detail::report_io::gain_text(gain, measured) + ")",
-                      detail::report_io::unbounded_ratio_text(s.parallelism_at_infinity)});
+      rows.push_back({std::to_string(s.step), detail::output::printable(name), detail::output::fixed(100.0 * s.critical_share, 1) + "%",
+                      detail::output::unbounded_ratio_text(s.predicted_parallelism) + " (" +
+                          detail::output::gain_text(gain, measured) + ")",
+                      detail::output::unbounded_ratio_text(s.parallelism_at_infinity)});
     }
     const std::vector<std::string> head = {"step", "site", "of span", "parallelism after", "at inf"};
     std::vector<std::size_t> w(head.size());
-    for (std::size_t i = 0; i < head.size(); ++i) w[i] = detail::report_io::display_width(head[i]);
+    for (std::size_t i = 0; i < head.size(); ++i) w[i] = detail::output::display_width(head[i]);
     for (const auto& r : rows)
-      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], detail::report_io::display_width(r[i]));
+      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], detail::output::display_width(r[i]));
     std::size_t others = 0;
     for (std::size_t i = 0; i < w.size(); ++i)
       if (i != 1) others += w[i] + 2;
     if (2 + others + w[1] > 80) w[1] = std::max<std::size_t>(12, 80 > 2 + others ? 80 - 2 - others : 12);
     const auto line = [&](const std::vector<std::string>& r) {
-      std::string l = "  " + detail::report_io::pad_left(r[0], w[0]) + "  " + detail::report_io::pad_right(detail::report_io::truncate_display(r[1], w[1]), w[1]);
-      for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::report_io::pad_left(r[i], w[i]);
+      std::string l = "  " + detail::output::pad_left(r[0], w[0]) + "  " + detail::output::pad_right(detail::output::truncate_display(r[1], w[1]), w[1]);
+      for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::output::pad_left(r[i], w[i]);
       while (!l.empty() && l.back() == ' ') l.pop_back();
       return l + "\n";
     };
@@ -126,13 +126,56 @@ inline std::string advice::to_text() const {
 
 #if FORKSCALE_ENABLE
 
+namespace detail {
+
+// The options of the advisor's first run; every later run adds its what-if sites.
+inline options advisor_base_options(const advisor_options& ao) {
+  options base = ao.measure;
+  base.site_profiles = true;
+  base.what_if.call_sites.clear();
+  base.what_if.assume_faster.clear();
+  base.what_if.read_environment = false;
+  base.what_if.assume_factor = ao.factor;
+  return base;
+}
+
+// The site to choose next: the call site with the most exclusive work on the
+// critical path of `rep` that is not chosen yet; null when none is left.
+inline const call_site_profile* advisor_best_site(const report& rep, const std::vector<std::string>& chosen) {
+  const call_site_profile* best = nullptr;
+  for (const call_site_profile& c : rep.call_sites) {
+    if (c.kind != site_kind::call || c.local_on_span.span <= 0) continue;
+    const std::string spec = advisor_spec(c);
+    if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end()) continue;
+    if (!best || c.local_on_span.span > best->local_on_span.span) best = &c;
+  }
+  return best;
+}
+
+// Step `step` choosing `best`, a site of `rep` (whose parallelism is `current`),
+// before its run.
+inline advisor_step advisor_step_for(unsigned step, const call_site_profile& best, const report& rep, double current) {
+  advisor_step s;
+  s.step = step;
+  s.site = best.name;
+  s.file = best.file;
+  s.line = best.line;
+  s.function = best.function;
+  s.spec = advisor_spec(best);
+  s.critical_share = rep.span() ? static_cast<double>(best.local_on_span.span) / static_cast<double>(rep.span()) : 0;
+  s.parallelism_before = current;
+  return s;
+}
+
+}  // namespace detail
+
 // Runs `workload` (a callable taking no arguments; it must do the same work each
 // time) max_steps + 1 times at most, each run measured.
 template <class Clock = default_clock, class Fn>
 advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
   const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
-    throw error("forkscale: advisor_options.target_parallelism " + detail::report_io::factor_text(ao.target_parallelism) +
+    throw error("forkscale: advisor_options.target_parallelism " + detail::output::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");
   advice a;
   a.label = label;
@@ -141,12 +184,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   a.target = ao.target_parallelism > 0 ? ao.target_parallelism : 8.0 * a.hardware_threads;
   if (ao.target_parallelism > 0) a.hardware_threads = 0;  // the target was given, not derived
 
-  options base = ao.measure;
-  base.site_profiles = true;
-  base.what_if.call_sites.clear();
-  base.what_if.assume_faster.clear();
-  base.what_if.read_environment = false;
-  base.what_if.assume_factor = ao.factor;
+  const options base = detail::advisor_base_options(ao);
 
   report rep = measure<Clock>(label, workload, base);
   ++a.runs;
@@ -157,8 +195,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   for (unsigned step = 1;; ++step) {
     if (current >= a.target) {
       a.reached_target = true;
-      a.stopped_because = "predicted parallelism " + detail::report_io::unbounded_ratio_text(current) + " >= " +
-                          detail::report_io::unbounded_ratio_text(a.target);
+      a.stopped_because = "predicted parallelism " + detail::output::unbounded_ratio_text(current) + " >= " +
+                          detail::output::unbounded_ratio_text(a.target);
       break;
     }
     if (step > ao.max_steps) {
@@ -170,26 +208,12 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
                                                : "the run has no call-site profile";
       break;
     }
-    const call_site_profile* best = nullptr;
-    for (const call_site_profile& c : rep.call_sites) {
-      if (c.kind != site_kind::call || c.local_on_span.span <= 0) continue;
-      const std::string spec = detail::advisor_spec(c);
-      if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end()) continue;
-      if (!best || c.local_on_span.span > best->local_on_span.span) best = &c;
-    }
+    const call_site_profile* best = detail::advisor_best_site(rep, chosen);
     if (!best) {
       a.stopped_because = "no call site left with exclusive work on the critical path";
       break;
     }
-    advisor_step s;
-    s.step = step;
-    s.site = best->name;
-    s.file = best->file;
-    s.line = best->line;
-    s.function = best->function;
-    s.spec = detail::advisor_spec(*best);
-    s.critical_share = rep.span() ? static_cast<double>(best->local_on_span.span) / static_cast<double>(rep.span()) : 0;
-    s.parallelism_before = current;
+    advisor_step s = detail::advisor_step_for(step, *best, rep, current);
 
     options o = base;
     o.what_if.assume_faster = chosen;

@@ -80,7 +80,7 @@ inline std::string read_file(const std::string& path, const std::string& what,
 
 // ---- writing a parsed value back (to embed one document in another) ------------
 
-inline void write_value(report_io::json_writer& j, const value& v) {
+inline void write_value(output::json_writer& j, const value& v) {
   switch (v.type) {
     case kind::null: j.value_raw("null"); break;
     case kind::boolean: j.value_raw(v.boolean ? "true" : "false"); break;
@@ -233,7 +233,7 @@ inline spawn_site_profile spawn_site_from_value(const value& v, const std::strin
 }
 
 // A number that may be +infinity: a JSON number, the string "inf" (+infinity)
-// or null (not a number), as report_io::json_unbounded writes them.
+// or null (not a number), as output::json_unbounded writes them.
 inline double unbounded_from(const object_reader& r, const char* key) {
   const value& m = r.required(key);
   if (m.is(kind::string)) {

@@ -4221,23 +4221,20 @@ FORKSCALE_NAMESPACE_END
 #endif
 // end include/forkscale/guards.hpp
 // begin include/forkscale/detail/output/report_writers.hpp
-// detail/report_writers.hpp: a report as text (for people), JSON and CSV (for
-// programs), and the write_* functions that put them in files.
+// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
+// (for programs), and the write_* functions that put them in files; each piece
+// is in its own header, all in namespace detail::output.
 //
 // The JSON and CSV layouts are described in docs/report-schema.md. Everything here
 // is independent of the global C and C++ locales: numbers always use '.' and no
 // digit grouping except the explicit ',' separators of the text report.
-#include <algorithm>
+// begin include/forkscale/detail/output/csv.hpp
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
 #include <cmath>
-#include <cstddef>
 #include <cstdint>
-#include <ios>
-#include <locale>
-#include <ostream>
-#include <sstream>
 #include <string>
-#include <utility>
-#include <vector>
 
 // begin include/forkscale/detail/util/atomic_file.hpp
 // detail/atomic_file.hpp: replace a file in one step, or not at all.
@@ -4453,12 +4450,197 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/output/format.hpp
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace report_io {
+namespace output {
 
-// ---- UTF-8 ------------------------------------------------------------------
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/utf8.hpp
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
 
 // `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
 // maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
@@ -4566,90 +4748,215 @@ inline std::string truncate_display(const std::string& s, std::size_t width) {
 // as escapes so that a label cannot break a line or move the cursor.
 inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
 
-// ---- numbers ----------------------------------------------------------------
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
 
-// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
-// classic locale; a ".0" is added to integral values so that they stay floats for
-// typed readers. Non-finite values give an empty string (the caller decides).
-inline std::string round_trip(double v) {
-  if (!std::isfinite(v)) return std::string();
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  std::string text;
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.precision(precision);
-    os << v;
-    text = os.str();
-    std::istringstream is(text);
-    is.imbue(std::locale::classic());
-    double back = 0;
-    is >> back;
-    if (back == v) break;
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
   }
-  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
-  return text;
-}
-
-inline std::string fixed(double v, int decimals) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os.setf(std::ios::fixed, std::ios::floatfield);
-  os.precision(decimals);
-  os << v;
-  return os.str();
-}
-
-// 1234567 -> "1,234,567".
-inline std::string grouped(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
   std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  const std::size_t lead = digits.size() % 3;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
-    out += digits[i];
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, "inf" for +infinity, an empty field for anything else that is not
+// finite.
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// The two columns every CSV row ends with: the report's unit and clock, then the
+// end of the line.
+inline std::string csv_unit_clock(const report& rep) {
+  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
   }
   return out;
 }
 
-// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
-// fall back to two decimals.
-inline std::string grouped_round(double v) {
-  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
-  return grouped(static_cast<std::uint64_t>(std::round(v)));
-}
-
-// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
-// 10,000.
-inline std::string compact(std::uint64_t v) {
-  if (v < 10000) return std::to_string(v);
-  static const char suffixes[] = "kMGTPE";
-  double x = static_cast<double>(v);
-  int s = -1;
-  while (x >= 999.5 && s < 5) {
-    x /= 1000;
-    ++s;
+inline std::string report::call_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
   }
-  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
-  return fixed(x, decimals) + suffixes[s];
+  return out;
 }
 
-inline std::string bytes_text(std::size_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double x = static_cast<double>(bytes) / 1024;
-  int u = 0;
-  while (x >= 1023.95 && u < 5) {
-    x /= 1024;
-    ++u;
+inline std::string report::spawn_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
   }
-  return fixed(x, 1) + " " + units[u];
+  return out;
 }
 
-// ---- JSON -------------------------------------------------------------------
+inline std::string report::what_if_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' +
+           io::csv_signed(w.span_ticks_num) + ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+inline void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+inline void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
+inline void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+inline void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
+}
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/csv.hpp
+// begin include/forkscale/detail/output/json.hpp
+// detail/output/json.hpp: a report as JSON, for programs (layout in
+// docs/report-schema.md): report::to_json, one function per member, and
+// report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_writer.hpp
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
 
 // A JSON string literal: quote and backslash escaped, control characters as
 // \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
@@ -4689,6 +4996,15 @@ inline std::string json_number(double v) {
 }
 
 inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
 
 // Pretty-printing with two-space indentation, one member per line.
 class json_writer {
@@ -4758,43 +5074,226 @@ class json_writer {
   bool after_key_ = false;
 };
 
-// ---- CSV --------------------------------------------------------------------
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/json_writer.hpp
 
-// One text field: valid UTF-8; a leading ' when it starts with a character a
-// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
-// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
-inline std::string csv_text(const std::string& s) {
-  std::string v = valid_utf8(s);
-  if (!v.empty()) {
-    const char c = v.front();
-    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The members before the tables: the schema, the report's label, unit and clock,
+// and the settings it was measured with.
+inline void json_header(json_writer& j, const report& rep) {
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", rep.label);
+  j.member("unit", rep.unit);
+  j.member("clock", to_string(rep.clock));
+  j.member("burden", rep.burden);
+  j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_total", rep.compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
+}
+
+// "regions": one object per region, with its speedup estimate.
+inline void json_regions(json_writer& j, const report& rep) {
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : rep.regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
   }
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out;
-  out.reserve(v.size() + 2);
-  out += '"';
-  for (const char c : v) {
-    if (c == '"') out += '"';
-    out += c;
+  j.end_array();
+}
+
+// One measurement of a call site, as the object `name`.
+inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
+  j.key(name);
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("work", m.work);
+  j.key("span");
+  j.value_raw(json_signed(m.span));
+  j.member("parallelism", m.parallelism());
+  j.end_object();
+}
+
+// The members every site object starts with: what the site is and where.
+inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
+                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  j.member("name", name);
+  j.member("kind", to_string(kind));
+  j.member("file", file);
+  j.member("line", static_cast<std::uint64_t>(line));
+  j.member("function", function);
+  j.member("tag", tag);
+  j.key("recursive");
+  j.value_raw(bool_text(recursive));
+}
+
+// "call_sites": one object per call site, with its six measurements.
+inline void json_call_sites(json_writer& j, const report& rep) {
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : rep.call_sites) {
+    j.begin_object();
+    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
+    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
+    json_measure(j, "local_on_work", c.local_on_work);
+    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
+    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
+    json_measure(j, "local_on_span", c.local_on_span);
+    j.end_object();
   }
-  out += '"';
-  return out;
+  j.end_array();
 }
 
-inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
-inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
-
-// ---- text -------------------------------------------------------------------
-
-inline std::string pad_left(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : std::string(width - w, ' ') + s;
+// "spawn_sites": one object per spawn site.
+inline void json_spawn_sites(json_writer& j, const report& rep) {
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : rep.spawn_sites) {
+    j.begin_object();
+    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
 }
 
-inline std::string pad_right(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : s + std::string(width - w, ' ');
+// "what_if": one object per what-if row.
+inline void json_what_if(json_writer& j, const report& rep) {
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : rep.what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
 }
+
+// "diagnostic_count" and "diagnostics", the ones the report kept.
+inline void json_diagnostics(json_writer& j, const report& rep) {
+  j.member("diagnostic_count", rep.diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : rep.diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_json() const {
+  namespace io = detail::output;
+  io::json_writer j;
+  j.begin_object();
+  io::json_header(j, *this);
+  io::json_regions(j, *this);
+  io::json_call_sites(j, *this);
+  io::json_spawn_sites(j, *this);
+  io::json_what_if(j, *this);
+  io::json_diagnostics(j, *this);
+  j.end_object();
+  return j.finish();
+}
+
+inline void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/json.hpp
+// begin include/forkscale/detail/output/site_tables.hpp
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
 
 // A table: the first column left-aligned (and cut to fit), the others right-aligned.
 // Rows are indented by two spaces, columns separated by two.
@@ -4873,73 +5372,21 @@ class text_table {
   std::vector<bool> notes_;  // per row: a note row (add_note)
 };
 
-// The region's name in the tables: its label, indented two spaces per level.
-inline std::string tree_name(const region_result& r) {
-  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
-  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
-}
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
 
-// A ratio with two decimals, "n/a" when its denominator is zero; in short form
-// (tables that would not fit otherwise) large ratios become "6.15E".
-inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
-  if (!denominator) return "n/a";
-  if (short_form && ratio >= 9999.995 && ratio < 1.8e19)
-    return compact(static_cast<std::uint64_t>(std::round(ratio)));
-  return fixed(ratio, 2);
-}
-
-// A table of regions with exact, grouped numbers when they fit in 80 columns next
-// to a readable region column; otherwise with three significant digits (5.57G).
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
 template <typename Build>
-std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
   const text_table exact = build(false);
-  std::size_t name_width = 6;  // "region"
-  for (const auto& r : regions) {
-    const std::size_t w = display_width(tree_name(r));
-    if (w > name_width) name_width = w;
-  }
   const std::size_t numbers_width = exact.natural_width() - name_width;
-  const std::size_t wanted_name = name_width < 16 ? name_width : 16;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
   if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
-  return build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+  return build(true).render() + rounded_note;
 }
-
-inline std::string regions_table(const std::vector<region_result>& regions) {
-  return fitted_table(regions, [&](bool short_numbers) {
-    const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
-    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
-    for (const auto& r : regions)
-      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
-             ratio_text(r.span, r.parallelism(), short_numbers),
-             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns),
-             num(r.syncs)});
-    return t;
-  });
-}
-
-inline std::string raw_table(const std::vector<region_result>& regions) {
-  return fitted_table(regions, [&](bool short_numbers) {
-    const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
-    text_table t({"region", "raw work", "raw span", "work", "span"});
-    for (const auto& r : regions)
-      t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
-    return t;
-  });
-}
-
-// ---- per-site profiles -------------------------------------------------------
-
-inline std::uint64_t magnitude(std::int64_t v) noexcept {
-  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-}
-
-// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
-inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
-inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
-
-inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
-inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
-inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
 
 // A table built twice, with exact grouped numbers and with three significant
 // digits: the exact one when it fits in 80 columns without cutting a site's
@@ -4949,8 +5396,46 @@ template <typename Build>
 std::string fitted_columns(Build build) {
   const text_table exact = build(false);
   if (exact.natural_width() <= text_table::line_width) return exact.render();
-  return build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+  return build(true).render() + rounded_note;
 }
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
 
 // The site tables: exact numbers with each site's function when that fits in 80
 // columns, else short numbers, else short numbers without the functions (a site
@@ -4959,31 +5444,10 @@ template <typename Build>
 std::string fitted_site_columns(Build build) {
   const text_table exact = build(false, true);
   if (exact.natural_width() <= text_table::line_width) return exact.render();
-  const std::string rounded = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
   const text_table short_fn = build(true, true);
-  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded;
-  return build(true, false).render() + rounded +
+  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded_note;
+  return build(true, false).render() + rounded_note +
          "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
-}
-
-// A percentage with one decimal ("-0.0" written as "0.0"), three significant
-// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
-inline std::string percent_text(double percent) {
-  if (!std::isfinite(percent)) return "n/a";
-  const double m = std::fabs(percent);
-  if (m >= 99999.95) {
-    const std::string sign = percent < 0 ? "-" : "";
-    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.setf(std::ios::scientific, std::ios::floatfield);
-    os.precision(1);
-    os << m;
-    return sign + os.str();
-  }
-  std::string t = fixed(percent, 1);
-  if (t == "-0.0") t = "0.0";
-  return t;
 }
 
 // `part` as a percentage of `whole`; "n/a" when `whole` is 0.
@@ -5081,107 +5545,77 @@ inline std::vector<std::string> profile_check_failures(const report& rep) {
   return failed;
 }
 
-// `text` (one line, no control characters) cut into lines of at most `width`
-// columns at spaces, the first starting with `indent`, the others with `more`;
-// words longer than a line stay whole.
-inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
-                           std::size_t width = 80) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-      out += line + '\n';
-      line.clear();
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, with_function),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
     }
-    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
-    start = end + 1;
-  }
-  if (!line.empty()) out += line + '\n';
-  return out;
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
 }
 
-// The columns every site CSV starts with (docs/report-schema.md), and their
-// fields for one row.
-inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
-
-inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
-                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
-  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
-         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
-         bool_text(recursive);
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, with_function), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
 }
 
-// The four columns of one measurement: count, work, span, parallelism.
-inline void csv_measure(std::string& out, const site_measure& m) {
-  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
-         csv_number(m.parallelism());
-}
-
-struct text_section {
-  std::string heading;  // one line, without its number
-  std::string body;     // lines ending in '\n'
-};
-
-// The call-site and spawn-site tables (report::sites_text, report::to_text).
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
 inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
   std::vector<text_section> out;
-  const std::string u = printable(rep.unit);
-  const std::uint64_t span = rep.span();
-  if (!rep.call_sites.empty()) {
-    std::size_t hidden = 0;
-    const std::vector<std::size_t> shown = top_rows(
-        rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
-    text_section s;
-    s.heading = "Call sites (by local span on span, largest first; work and span in " + u + ")";
-    s.body = fitted_site_columns([&](bool short_numbers, bool with_function) {
-      const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
-      const auto snum = [short_numbers](std::int64_t v) {
-        return short_numbers ? compact_signed(v) : grouped_signed(v);
-      };
-      text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
-      for (const std::size_t i : shown) {
-        const call_site_profile& c = rep.call_sites[i];
-        const site_measure& tcs = c.top_call_site_on_work;
-        t.add({site_label(c.kind, c.name, c.function, true, with_function), snum(c.local_on_span.span),
-               share_text(c.local_on_span.span, span), num(c.local_on_span.work), num(tcs.work), snum(tcs.span),
-               ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers), num(c.local_on_work.count),
-               c.recursive ? "*" : ""});
-      }
-      return t;
-    });
-    if (hidden) s.body += "  (" + grouped(hidden) + (hidden == 1 ? " more call site" : " more call sites") + " not shown)\n";
-    s.body +=
-        "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
-        "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n";
-    out.push_back(std::move(s));
-  }
-  if (!rep.spawn_sites.empty()) {
-    std::size_t hidden = 0;
-    const std::vector<std::size_t> shown = top_rows(
-        rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
-    text_section s;
-    s.heading = "Spawn sites (by critical span, largest first; work and span in " + u + ")";
-    s.body = fitted_site_columns([&](bool short_numbers, bool with_function) {
-      const auto num = [short_numbers](std::uint64_t v) { return short_numbers ? compact(v) : grouped(v); };
-      text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
-      for (const std::size_t i : shown) {
-        const spawn_site_profile& p = rep.spawn_sites[i];
-        t.add({site_label(p.kind, p.name, p.function, false, with_function), num(p.tasks), num(p.work), num(p.span),
-               ratio_text(p.span, p.parallelism(), short_numbers),
-               short_numbers ? compact_signed(p.critical_span) : grouped_signed(p.critical_span),
-               percent_text(p.critical_percent)});
-      }
-      return t;
-    });
-    if (hidden) s.body += "  (" + grouped(hidden) + (hidden == 1 ? " more spawn site" : " more spawn sites") + " not shown)\n";
-    s.body +=
-        "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
-        "  the critical path (% = share of the span)\n";
-    out.push_back(std::move(s));
-  }
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
   const std::vector<std::string> failed = profile_check_failures(rep);
   if (!failed.empty() && !out.empty()) {
     out.back().body += "  profile self-check failed:\n";
@@ -5190,47 +5624,50 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
   return out;
 }
 
-// ---- what-if ---------------------------------------------------------------
+}  // namespace output
+}  // namespace detail
 
-// A number that may be +infinity (a what-if factor, parallelism or gain): in
-// JSON the number, the string "inf" for +infinity, null for anything else that
-// is not finite; in CSV the number, "inf", or an empty field.
-inline std::string json_unbounded(double v) {
-  if (std::isinf(v) && v > 0) return "\"inf\"";
-  return json_number(v);
-}
-inline std::string csv_unbounded(double v) {
-  if (std::isinf(v) && v > 0) return "inf";
-  return csv_number(v);
+inline std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
 }
 
-// A factor as the tables show it: "inf", else up to six significant digits
-// ("16", "1.5", "0.333333").
-inline std::string factor_text(double k) {
-  if (std::isnan(k)) return "n/a";
-  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os.precision(6);
-  os << k;
-  return os.str();
+inline std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
 }
 
-// A predicted parallelism: two decimals, "inf" when infinite; in short form
-// large values as "6.15E".
-inline std::string unbounded_ratio_text(double v, bool short_form = false) {
-  if (std::isinf(v) && v > 0) return "inf";
-  if (!std::isfinite(v)) return "n/a";
-  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
-  return fixed(v, 2);
-}
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/site_tables.hpp
+// begin include/forkscale/detail/output/text.hpp
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
 
-// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
-inline std::string gain_text(double gain, bool measured, bool short_form = false) {
-  if (!measured) return "n/a";
-  const std::string t = unbounded_ratio_text(gain, short_form);
-  return t == "inf" || t == "n/a" ? t : t + "x";
-}
+// begin include/forkscale/detail/output/what_if_tables.hpp
+// detail/output/what_if_tables.hpp: the what-if predictions in text: the
+// region with the most to gain, the table of predicted spans, parallelism and
+// gains, and report::what_if_text.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
 
 // The what-if rows of one region, as the text table shows them: one line per
 // factor with both models.
@@ -5278,22 +5715,9 @@ inline bool parallelism_less(double a, double b) noexcept {
   return a < b;
 }
 
-// The what-if section (report::what_if_text, report::to_text); empty heading
-// when the report has no what-if rows.
-inline text_section what_if_section(const report& rep) {
-  text_section s;
-  if (rep.what_if.empty()) return s;
-  const std::string u = printable(rep.unit);
-  const bool measured = rep.span() > 0;
-  const double now = rep.parallelism();
-  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
-  s.heading = "What if a region ran k times faster (span in " + u + ")";
-  s.body = wrapped("Predicted span and parallelism of the whole program if the strands of a region were k times "
-                   "faster; measured: span " + grouped(rep.span()) + ", parallelism " +
-                       ratio_text(rep.span(), now) + ".",
-                   "  ", "  ");
-
-  // The region with the most to gain at its largest factor (parallelized).
+// The region with the most to gain at its largest factor (parallelized): an
+// executed region's row, named regions before "all regions"; null when none.
+inline const what_if_result* most_to_gain(const std::vector<what_if_block>& blocks) {
   const what_if_result* best = nullptr;
   for (int pass = 0; pass < 2 && !best; ++pass) {
     for (const what_if_block& b : blocks) {
@@ -5304,20 +5728,33 @@ inline text_section what_if_section(const report& rep) {
       if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
     }
   }
-  if (best) {
-    std::string line = "Most to gain: " + truncate_display(printable(best->region), 40) + " at k = " +
-                       factor_text(best->factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
-                       unbounded_ratio_text(best->parallelism);
-    if (measured && std::isfinite(best->gain)) line += " (" + gain_text(best->gain, measured) + ")";
-    if (rep.max_processors >= 2) {
-      const double p = static_cast<double>(rep.max_processors);
-      line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
-              fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best->speedup_at(rep.max_processors).upper, 2);
-    }
-    s.body += wrapped(line + ".", "  ", "    ");
-  }
+  return best;
+}
 
-  const auto build = [&](bool short_numbers) {
+// "Most to gain: <region> at k = <factor>: parallelism <now> -> <then> ...",
+// wrapped.
+inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) + " at k = " +
+                     factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
+                     unbounded_ratio_text(best.parallelism);
+  if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
+  if (rep.max_processors >= 2) {
+    const double p = static_cast<double>(rep.max_processors);
+    line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+            fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best.speedup_at(rep.max_processors).upper, 2);
+  }
+  return wrapped(line + ".", "  ", "    ");
+}
+
+// The what-if table: a line per region and factor with both models, or a note
+// for a region that never ran; exact numbers when they fit next to a readable
+// region column.
+inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
     text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
     for (const what_if_block& b : blocks) {
       const std::string name = printable(b.first->region);
@@ -5342,416 +5779,223 @@ inline text_section what_if_section(const report& rep) {
       }
     }
     return t;
-  };
-  // Exact numbers when they fit next to a readable region column.
-  const text_table exact = build(false);
-  std::size_t name_width = 6;  // "region"
-  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
-  const std::size_t wanted = name_width < 20 ? name_width : 20;
-  if (exact.natural_width() - name_width + wanted <= text_table::line_width) {
-    s.body += exact.render();
-  } else {
-    s.body += build(true).render() + "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
-  }
+  });
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
+  s.body = wrapped("Predicted span and parallelism of the whole program if the strands of a region were k times "
+                   "faster; measured: span " + grouped(rep.span()) + ", parallelism " +
+                       ratio_text(rep.span(), rep.parallelism()) + ".",
+                   "  ", "  ");
+  if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
+  s.body += what_if_table(blocks, rep.span() > 0);
   s.body += wrapped("par., gain: parallelized (the region's share of every path divides by k, the work stays); "
                     "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
                     "  ", "  ");
   return s;
 }
 
-}  // namespace report_io
+}  // namespace output
 }  // namespace detail
 
-// ---- report members ---------------------------------------------------------
-
-inline std::string report::check_profile() const {
-  std::string out;
-  for (const auto& f : detail::report_io::profile_check_failures(*this))
-    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
-  return out;
-}
-
-inline std::string report::sites_text(std::size_t top_n) const {
-  const auto sections = detail::report_io::site_sections(*this, top_n);
-  if (sections.empty()) return "No site profiles in this report.\n";
-  std::string out;
-  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
-  return out;
-}
-
 inline std::string report::what_if_text() const {
-  const detail::report_io::text_section s = detail::report_io::what_if_section(*this);
+  const detail::output::text_section s = detail::output::what_if_section(*this);
   return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
 
-inline std::string report::to_text(bool show_raw) const {
-  namespace io = detail::report_io;
-  const std::string u = io::printable(unit);
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/what_if_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  return fitted_next_to_names(name_width, 16, build);
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns),
+             num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+// The first line: the report's label, clock and unit.
+inline std::string title_text(const report& rep) {
   std::string out = "forkscale report";
-  if (!label.empty()) out += ": " + io::printable(label);
+  if (!rep.label.empty()) out += ": " + printable(rep.label);
   out += "  (clock: ";
-  out += to_string(clock);
-  out += ", unit: " + u + ")\n";
-
-  if (regions.empty()) {
-    out += "\nNothing was measured.\n";
-  } else {
-    const region_result& r = regions.front();
-    out += "\n1) Parallelism Profile\n";
-    struct line {
-      const char* name;
-      std::string value;
-      bool timed;
-    };
-    const line lines[] = {
-        {"Work:", io::grouped(r.work), true},
-        {"Span:", io::grouped(r.span), true},
-        {"Burdened span:", io::grouped(r.burdened_span), true},
-        {"Parallelism:", io::ratio_text(r.span, r.parallelism()), false},
-        {"Burdened parallelism:", io::ratio_text(r.burdened_span, r.burdened_parallelism()), false},
-        {"Spawns:", io::grouped(r.spawns), false},
-        {"Syncs:", io::grouped(r.syncs), false},
-        {"Average maximal strand:", io::grouped_round(r.average_maximal_strand()), true},
-    };
-    // Integer parts right-aligned, so ratios line up with the counts above them.
-    std::size_t int_width = 0;
-    for (const auto& l : lines) {
-      const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
-      if (w > int_width) int_width = w;
-    }
-    for (const auto& l : lines) {
-      const std::size_t dot = l.value.find('.');
-      const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
-      out += "  " + io::pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
-      if (l.timed) out += " " + u;
-      out += '\n';
-    }
-
-    out += "\n2) Speedup Estimate\n";
-    const std::vector<speedup_bound> bounds = r.speedup_estimate(max_processors);
-    if (bounds.empty()) {
-      out += "  (none: max_processors is below 2)\n";
-    } else if (r.span == 0) {
-      out += "  (none: the span is zero)\n";
-    } else {
-      const std::size_t p_width = std::to_string(bounds.back().processors).size();
-      std::size_t lower_width = 0;
-      for (const auto& b : bounds) {
-        const std::size_t w = io::fixed(b.lower, 2).size();
-        if (w > lower_width) lower_width = w;
-      }
-      for (const auto& b : bounds) {
-        out += "  " + io::pad_left(std::to_string(b.processors), p_width) + " processors:  " +
-               io::pad_left(io::fixed(b.lower, 2), lower_width) + " - " + io::fixed(b.upper, 2) + "\n";
-      }
-    }
-
-    int section = 3;
-    if (regions.size() > 1) {
-      out += "\n" + std::to_string(section++) + ") Regions (work and span in " + u + ")\n";
-      out += io::regions_table(regions);
-    }
-    for (const auto& s : io::site_sections(*this, 10))
-      out += "\n" + std::to_string(section++) + ") " + s.heading + "\n" + s.body;
-    const io::text_section wi = io::what_if_section(*this);
-    if (!wi.heading.empty()) out += "\n" + std::to_string(section++) + ") " + wi.heading + "\n" + wi.body;
-    if (show_raw) {
-      out += "\n" + std::to_string(section++) + ") Before overhead compensation (in " + u + ")\n";
-      out += io::raw_table(regions);
-    }
-  }
-
-  out += "\nBurden: " + io::grouped(burden) + " " + u + " per continuation edge";
-  if (profiler_bytes > 0) out += "; profiler memory: " + io::bytes_text(profiler_bytes);
-  out += ".\n";
-  if (compensation_per_strand > 0) {
-    out += "Overhead compensation: " + io::fixed(compensation_per_strand, 2) + " " + u +
-           " subtracted per strand, " + io::grouped(compensation_total) + " " + u + " in total.\n";
-  }
-
-  const std::size_t shown_limit = 10;
-  const std::uint64_t count =
-      diagnostic_count > diagnostics.size() ? diagnostic_count : diagnostics.size();
-  if (count == 0) {
-    out += "Diagnostics: none.\n";
-  } else {
-    const std::size_t shown = diagnostics.size() < shown_limit ? diagnostics.size() : shown_limit;
-    out += "Diagnostics: " + io::grouped(count);
-    if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
-    out += "\n";
-    for (std::size_t i = 0; i < shown; ++i) {
-      const diagnostic& d = diagnostics[i];
-      out += "  ";
-      if (!d.where.empty()) out += io::printable(d.where) + ": ";
-      out += io::printable(d.problem) + "\n";
-    }
-  }
+  out += to_string(rep.clock);
+  out += ", unit: " + printable(rep.unit) + ")\n";
   return out;
 }
 
-inline std::string report::to_json() const {
-  detail::report_io::json_writer j;
-  j.begin_object();
-  j.member("schema", "forkscale.report");
-  j.member("schema_version", std::uint64_t{1});
-  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
-  j.member("label", label);
-  j.member("unit", unit);
-  j.member("clock", to_string(clock));
-  j.member("burden", burden);
-  j.member("compensation_per_strand", compensation_per_strand);
-  j.member("compensation_total", compensation_total);
-  j.member("max_processors", static_cast<std::uint64_t>(max_processors));
-  j.member("profiler_bytes", static_cast<std::uint64_t>(profiler_bytes));
-  j.key("regions");
-  j.begin_array();
-  for (const auto& r : regions) {
-    j.begin_object();
-    j.member("label", r.label);
-    j.member("path", r.path);
-    j.member("parent", r.parent);
-    j.member("depth", static_cast<std::uint64_t>(r.depth));
-    j.member("instances", r.instances);
-    j.member("work", r.work);
-    j.member("span", r.span);
-    j.member("burdened_span", r.burdened_span);
-    j.member("parallelism", r.parallelism());
-    j.member("burdened_parallelism", r.burdened_parallelism());
-    j.member("spawns", r.spawns);
-    j.member("syncs", r.syncs);
-    j.member("calls", r.calls);
-    j.member("average_maximal_strand", r.average_maximal_strand());
-    j.member("raw_work", r.raw_work);
-    j.member("raw_span", r.raw_span);
-    j.key("speedup_estimate");
-    j.begin_array();
-    for (const auto& b : r.speedup_estimate(max_processors)) {
-      j.begin_object();
-      j.member("processors", static_cast<std::uint64_t>(b.processors));
-      j.member("lower", b.lower);
-      j.member("upper", b.upper);
-      j.end_object();
-    }
-    j.end_array();
-    j.end_object();
-  }
-  j.end_array();
-  namespace io = detail::report_io;
-  const auto measure = [&j](const char* name, const site_measure& m) {
-    j.key(name);
-    j.begin_object();
-    j.member("count", m.count);
-    j.member("work", m.work);
-    j.key("span");
-    j.value_raw(io::json_signed(m.span));
-    j.member("parallelism", m.parallelism());
-    j.end_object();
+// Section 1: the whole program's numbers, one a line, integer parts
+// right-aligned so that ratios line up with the counts above them; `u` is the
+// unit as the report shows it.
+inline std::string profile_text(const region_result& r, const std::string& u) {
+  struct line {
+    const char* name;
+    std::string value;
+    bool timed;
   };
-  const auto site = [&j](const std::string& name, site_kind kind, const std::string& file, unsigned line,
-                         const std::string& function, const std::string& tag, bool recursive) {
-    j.member("name", name);
-    j.member("kind", to_string(kind));
-    j.member("file", file);
-    j.member("line", static_cast<std::uint64_t>(line));
-    j.member("function", function);
-    j.member("tag", tag);
-    j.key("recursive");
-    j.value_raw(io::bool_text(recursive));
+  const line lines[] = {
+      {"Work:", grouped(r.work), true},
+      {"Span:", grouped(r.span), true},
+      {"Burdened span:", grouped(r.burdened_span), true},
+      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
+      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+      {"Spawns:", grouped(r.spawns), false},
+      {"Syncs:", grouped(r.syncs), false},
+      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
   };
-  j.key("call_sites");
-  j.begin_array();
-  for (const auto& c : call_sites) {
-    j.begin_object();
-    site(c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
-    measure("top_call_site_on_work", c.top_call_site_on_work);
-    measure("top_caller_on_work", c.top_caller_on_work);
-    measure("local_on_work", c.local_on_work);
-    measure("top_call_site_on_span", c.top_call_site_on_span);
-    measure("top_caller_on_span", c.top_caller_on_span);
-    measure("local_on_span", c.local_on_span);
-    j.end_object();
+  std::size_t int_width = 0;
+  for (const auto& l : lines) {
+    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+    if (w > int_width) int_width = w;
   }
-  j.end_array();
-  j.key("spawn_sites");
-  j.begin_array();
-  for (const auto& p : spawn_sites) {
-    j.begin_object();
-    site(p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
-    j.member("tasks", p.tasks);
-    j.member("work", p.work);
-    j.member("span", p.span);
-    j.member("parallelism", p.parallelism());
-    j.member("exclusive_work", p.exclusive_work);
-    j.key("critical_span");
-    j.value_raw(io::json_signed(p.critical_span));
-    j.member("critical_percent", p.critical_percent);
-    j.end_object();
-  }
-  j.end_array();
-  j.key("what_if");
-  j.begin_array();
-  for (const auto& w : what_if) {
-    j.begin_object();
-    j.member("region", w.region);
-    j.member("source", to_string(w.source));
-    j.member("file", w.file);
-    j.member("line", static_cast<std::uint64_t>(w.line));
-    j.member("function", w.function);
-    j.member("tag", w.tag);
-    j.member("model", to_string(w.model));
-    j.key("factor");
-    j.value_raw(io::json_unbounded(w.factor));
-    j.key("executed");
-    j.value_raw(io::bool_text(w.executed));
-    j.member("entries", w.entries);
-    j.member("region_work", w.region_work);
-    j.member("work", w.work);
-    j.member("span", w.span);
-    j.member("burdened_span", w.burdened_span);
-    j.key("parallelism");
-    j.value_raw(io::json_unbounded(w.parallelism));
-    j.key("gain");
-    j.value_raw(io::json_unbounded(w.gain));
-    j.key("span_ticks_num");
-    j.value_raw(io::json_signed(w.span_ticks_num));
-    j.key("span_ticks_den");
-    j.value_raw(io::json_signed(w.span_ticks_den));
-    j.end_object();
-  }
-  j.end_array();
-  j.member("diagnostic_count", diagnostic_count);
-  j.key("diagnostics");
-  j.begin_array();
-  for (const auto& d : diagnostics) {
-    j.begin_object();
-    j.member("where", d.where);
-    j.member("problem", d.problem);
-    j.end_object();
-  }
-  j.end_array();
-  j.end_object();
-  return j.finish();
-}
-
-inline std::string report::to_csv() const {
-  namespace io = detail::report_io;
-  std::string out =
-      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
-      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
-      "unit,clock\n";
-  const std::string unit_field = io::csv_text(unit);
-  const std::string clock_field = io::csv_text(to_string(clock));
-  for (const auto& r : regions) {
-    const std::string fields[] = {
-        io::csv_text(r.label),
-        io::csv_text(r.path),
-        io::csv_text(r.parent),
-        io::csv_number(static_cast<std::uint64_t>(r.depth)),
-        io::csv_number(r.instances),
-        io::csv_number(r.work),
-        io::csv_number(r.span),
-        io::csv_number(r.burdened_span),
-        io::csv_number(r.parallelism()),
-        io::csv_number(r.burdened_parallelism()),
-        io::csv_number(r.spawns),
-        io::csv_number(r.syncs),
-        io::csv_number(r.calls),
-        io::csv_number(r.average_maximal_strand()),
-        io::csv_number(r.raw_work),
-        io::csv_number(r.raw_span),
-        unit_field,
-        clock_field,
-    };
-    bool first = true;
-    for (const auto& f : fields) {
-      if (!first) out += ',';
-      first = false;
-      out += f;
-    }
+  std::string out = "\n1) Parallelism Profile\n";
+  for (const auto& l : lines) {
+    const std::size_t dot = l.value.find('.');
+    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+    if (l.timed) out += " " + u;
     out += '\n';
   }
   return out;
 }
 
-inline std::string report::call_sites_csv() const {
-  namespace io = detail::report_io;
-  std::string out = io::site_csv_identity();
-  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
-                        "top_caller_on_span", "local_on_span"})
-    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
-  out += ",unit,clock\n";
-  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
-  for (const auto& c : call_sites) {
-    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
-    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
-                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
-      io::csv_measure(out, *m);
-    out += tail;
+// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
+inline std::string speedup_text(const region_result& r, unsigned max_processors) {
+  std::string out = "\n2) Speedup Estimate\n";
+  const auto bounds = r.speedup_estimate(max_processors);
+  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
+  if (r.span == 0) return out + "  (none: the span is zero)\n";
+  const std::size_t p_width = std::to_string(bounds.back().processors).size();
+  std::size_t lower_width = 0;
+  for (const auto& b : bounds) {
+    const std::size_t w = fixed(b.lower, 2).size();
+    if (w > lower_width) lower_width = w;
+  }
+  for (const auto& b : bounds) {
+    out += "  " + pad_left(std::to_string(b.processors), p_width) + " processors:  " +
+           pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
   }
   return out;
 }
 
-inline std::string report::spawn_sites_csv() const {
-  namespace io = detail::report_io;
-  std::string out = std::string(io::site_csv_identity()) +
-                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
-  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
-  for (const auto& p : spawn_sites) {
-    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
-    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
-           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
-           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
-    out += tail;
+// Sections 3 on, those the report has: regions, call sites, spawn sites,
+// what-if, and with `show_raw` the numbers before overhead compensation.
+inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
+  std::string out;
+  int section = 3;
+  const auto add = [&](const std::string& heading, const std::string& body) {
+    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
+  };
+  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
+  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
+  const text_section wi = what_if_section(rep);
+  if (!wi.heading.empty()) add(wi.heading, wi.body);
+  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
+  return out;
+}
+
+// The lines after the sections: the burden, the profiler's memory and the
+// overhead compensation.
+inline std::string burden_text(const report& rep, const std::string& u) {
+  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
+  out += ".\n";
+  if (rep.compensation_per_strand > 0) {
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u +
+           " subtracted per strand, " + grouped(rep.compensation_total) + " " + u + " in total.\n";
   }
   return out;
 }
 
-inline std::string report::what_if_csv() const {
-  namespace io = detail::report_io;
-  std::string out =
-      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
-      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
-  const std::string tail = "," + io::csv_text(unit) + "," + io::csv_text(to_string(clock)) + "\n";
-  for (const auto& w : what_if) {
-    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
-           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
-           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
-           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
-           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
-           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' +
-           io::csv_signed(w.span_ticks_num) + ',' + io::csv_signed(w.span_ticks_den);
-    out += tail;
+// The diagnostics: their count and the first ten.
+inline std::string diagnostics_text(const report& rep) {
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
+  if (count == 0) return "Diagnostics: none.\n";
+  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
+  std::string out = "Diagnostics: " + grouped(count);
+  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+  out += "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& d = rep.diagnostics[i];
+    out += "  ";
+    if (!d.where.empty()) out += printable(d.where) + ": ";
+    out += printable(d.problem) + "\n";
   }
   return out;
 }
 
-inline void report::write_what_if_csv(const std::string& path) const {
-  detail::write_file_atomically(path, what_if_csv());
-}
+}  // namespace output
+}  // namespace detail
 
-inline void report::write_call_sites_csv(const std::string& path) const {
-  detail::write_file_atomically(path, call_sites_csv());
-}
-
-inline void report::write_spawn_sites_csv(const std::string& path) const {
-  detail::write_file_atomically(path, spawn_sites_csv());
+inline std::string report::to_text(bool show_raw) const {
+  namespace io = detail::output;
+  const std::string u = io::printable(unit);
+  std::string out = io::title_text(*this);
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    out += io::profile_text(regions.front(), u);
+    out += io::speedup_text(regions.front(), max_processors);
+    out += io::numbered_sections(*this, show_raw, u);
+  }
+  out += io::burden_text(*this, u);
+  out += io::diagnostics_text(*this);
+  return out;
 }
 
 inline void report::write_text(const std::string& path, bool show_raw) const {
   detail::write_file_atomically(path, to_text(show_raw));
 }
 
-inline void report::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
-
-inline void report::write_csv(const std::string& path) const {
-  detail::write_file_atomically(path, to_csv());
-}
-
 inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
 
 FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/text.hpp
 // end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/advisor.hpp
 // advisor.hpp: where to spend optimization work (TaskProf2's adviser, done with
@@ -5835,10 +6079,10 @@ inline std::string advisor_spec(const call_site_profile& c) {
 inline std::string advice::to_text() const {
   std::string out;
   out += "Advisor: " + label + "\n";
-  out += "  target parallelism " + detail::report_io::unbounded_ratio_text(target);
+  out += "  target parallelism " + detail::output::unbounded_ratio_text(target);
   if (hardware_threads) out += " (8 x " + std::to_string(hardware_threads) + " hardware threads)";
-  out += "; each chosen site assumed " + detail::report_io::factor_text(factor) + "x faster (parallelized)\n";
-  out += "  measured parallelism " + detail::report_io::unbounded_ratio_text(measured_parallelism) + "\n";
+  out += "; each chosen site assumed " + detail::output::factor_text(factor) + "x faster (parallelized)\n";
+  out += "  measured parallelism " + detail::output::unbounded_ratio_text(measured_parallelism) + "\n";
   if (!steps.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const advisor_step& s : steps) {
@@ -5846,23 +6090,23 @@ inline std::string advice::to_text() const {
       if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
       const bool measured = s.parallelism_before > 0;
       const double gain = measured ? s.predicted_parallelism / s.parallelism_before : 0;
-      rows.push_back({std::to_string(s.step), detail::report_io::printable(name), detail::report_io::fixed(100.0 * s.critical_share, 1) + "%",
-                      detail::report_io::unbounded_ratio_text(s.predicted_parallelism) + " (" +
-                          detail::report_io::gain_text(gain, measured) + ")",
-                      detail::report_io::unbounded_ratio_text(s.parallelism_at_infinity)});
+      rows.push_back({std::to_string(s.step), detail::output::printable(name), detail::output::fixed(100.0 * s.critical_share, 1) + "%",
+                      detail::output::unbounded_ratio_text(s.predicted_parallelism) + " (" +
+                          detail::output::gain_text(gain, measured) + ")",
+                      detail::output::unbounded_ratio_text(s.parallelism_at_infinity)});
     }
     const std::vector<std::string> head = {"step", "site", "of span", "parallelism after", "at inf"};
     std::vector<std::size_t> w(head.size());
-    for (std::size_t i = 0; i < head.size(); ++i) w[i] = detail::report_io::display_width(head[i]);
+    for (std::size_t i = 0; i < head.size(); ++i) w[i] = detail::output::display_width(head[i]);
     for (const auto& r : rows)
-      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], detail::report_io::display_width(r[i]));
+      for (std::size_t i = 0; i < r.size(); ++i) w[i] = std::max(w[i], detail::output::display_width(r[i]));
     std::size_t others = 0;
     for (std::size_t i = 0; i < w.size(); ++i)
       if (i != 1) others += w[i] + 2;
     if (2 + others + w[1] > 80) w[1] = std::max<std::size_t>(12, 80 > 2 + others ? 80 - 2 - others : 12);
     const auto line = [&](const std::vector<std::string>& r) {
-      std::string l = "  " + detail::report_io::pad_left(r[0], w[0]) + "  " + detail::report_io::pad_right(detail::report_io::truncate_display(r[1], w[1]), w[1]);
-      for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::report_io::pad_left(r[i], w[i]);
+      std::string l = "  " + detail::output::pad_left(r[0], w[0]) + "  " + detail::output::pad_right(detail::output::truncate_display(r[1], w[1]), w[1]);
+      for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::output::pad_left(r[i], w[i]);
       while (!l.empty() && l.back() == ' ') l.pop_back();
       return l + "\n";
     };
@@ -5876,13 +6120,56 @@ inline std::string advice::to_text() const {
 
 #if FORKSCALE_ENABLE
 
+namespace detail {
+
+// The options of the advisor's first run; every later run adds its what-if sites.
+inline options advisor_base_options(const advisor_options& ao) {
+  options base = ao.measure;
+  base.site_profiles = true;
+  base.what_if.call_sites.clear();
+  base.what_if.assume_faster.clear();
+  base.what_if.read_environment = false;
+  base.what_if.assume_factor = ao.factor;
+  return base;
+}
+
+// The site to choose next: the call site with the most exclusive work on the
+// critical path of `rep` that is not chosen yet; null when none is left.
+inline const call_site_profile* advisor_best_site(const report& rep, const std::vector<std::string>& chosen) {
+  const call_site_profile* best = nullptr;
+  for (const call_site_profile& c : rep.call_sites) {
+    if (c.kind != site_kind::call || c.local_on_span.span <= 0) continue;
+    const std::string spec = advisor_spec(c);
+    if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end()) continue;
+    if (!best || c.local_on_span.span > best->local_on_span.span) best = &c;
+  }
+  return best;
+}
+
+// Step `step` choosing `best`, a site of `rep` (whose parallelism is `current`),
+// before its run.
+inline advisor_step advisor_step_for(unsigned step, const call_site_profile& best, const report& rep, double current) {
+  advisor_step s;
+  s.step = step;
+  s.site = best.name;
+  s.file = best.file;
+  s.line = best.line;
+  s.function = best.function;
+  s.spec = advisor_spec(best);
+  s.critical_share = rep.span() ? static_cast<double>(best.local_on_span.span) / static_cast<double>(rep.span()) : 0;
+  s.parallelism_before = current;
+  return s;
+}
+
+}  // namespace detail
+
 // Runs `workload` (a callable taking no arguments; it must do the same work each
 // time) max_steps + 1 times at most, each run measured.
 template <class Clock = default_clock, class Fn>
 advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
   const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
-    throw error("forkscale: advisor_options.target_parallelism " + detail::report_io::factor_text(ao.target_parallelism) +
+    throw error("forkscale: advisor_options.target_parallelism " + detail::output::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");
   advice a;
   a.label = label;
@@ -5891,12 +6178,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   a.target = ao.target_parallelism > 0 ? ao.target_parallelism : 8.0 * a.hardware_threads;
   if (ao.target_parallelism > 0) a.hardware_threads = 0;  // the target was given, not derived
 
-  options base = ao.measure;
-  base.site_profiles = true;
-  base.what_if.call_sites.clear();
-  base.what_if.assume_faster.clear();
-  base.what_if.read_environment = false;
-  base.what_if.assume_factor = ao.factor;
+  const options base = detail::advisor_base_options(ao);
 
   report rep = measure<Clock>(label, workload, base);
   ++a.runs;
@@ -5907,8 +6189,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   for (unsigned step = 1;; ++step) {
     if (current >= a.target) {
       a.reached_target = true;
-      a.stopped_because = "predicted parallelism " + detail::report_io::unbounded_ratio_text(current) + " >= " +
-                          detail::report_io::unbounded_ratio_text(a.target);
+      a.stopped_because = "predicted parallelism " + detail::output::unbounded_ratio_text(current) + " >= " +
+                          detail::output::unbounded_ratio_text(a.target);
       break;
     }
     if (step > ao.max_steps) {
@@ -5920,26 +6202,12 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
                                                : "the run has no call-site profile";
       break;
     }
-    const call_site_profile* best = nullptr;
-    for (const call_site_profile& c : rep.call_sites) {
-      if (c.kind != site_kind::call || c.local_on_span.span <= 0) continue;
-      const std::string spec = detail::advisor_spec(c);
-      if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end()) continue;
-      if (!best || c.local_on_span.span > best->local_on_span.span) best = &c;
-    }
+    const call_site_profile* best = detail::advisor_best_site(rep, chosen);
     if (!best) {
       a.stopped_because = "no call site left with exclusive work on the critical path";
       break;
     }
-    advisor_step s;
-    s.step = step;
-    s.site = best->name;
-    s.file = best->file;
-    s.line = best->line;
-    s.function = best->function;
-    s.spec = detail::advisor_spec(*best);
-    s.critical_share = rep.span() ? static_cast<double>(best->local_on_span.span) / static_cast<double>(rep.span()) : 0;
-    s.parallelism_before = current;
+    advisor_step s = detail::advisor_step_for(step, *best, rep, current);
 
     options o = base;
     o.what_if.assume_faster = chosen;

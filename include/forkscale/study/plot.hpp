@@ -43,7 +43,7 @@ struct plot_options {
 namespace detail {
 namespace plot {
 
-namespace io = report_io;
+namespace io = output;
 
 inline const char* const color_linear = "#888888";
 inline const char* const color_elision = "#7b3fa0";
@@ -94,6 +94,30 @@ inline svg::series make_series(const std::string& id, const std::string& name, c
 }
 
 inline std::string pts(unsigned p) { return "P=" + std::to_string(p); }
+
+// The gaps between the factored curves at the largest P, labeled A–E.
+inline void add_factored_gaps(svg::chart& c, const study_result& s) {
+  if (s.points.empty()) return;
+  const study_point& last = s.points.back();
+  c.gap_x = last.processors;
+  const auto gap = [&](const char* letter, double from, double to, const std::string& what) {
+    svg::gap g;
+    g.letter = letter;
+    g.y_from = from;
+    g.y_to = to;
+    g.description = svg::short_number(from) + " − " + svg::short_number(to) + " = " +
+                    svg::short_number(from - to) + " at " + pts(last.processors) +
+                    (last.oversubscribed ? " (oversubscribed)" : "") + ": " + what;
+    c.gaps.push_back(g);
+  };
+  const scaling::factored_speedups& f = last.speedup;
+  gap("A", f.linear, f.maximal, "linear − maximal, the parallel code's own overhead (T1 vs Ts)");
+  if (s.has_elision())
+    gap("E", f.elision, f.maximal, "elision − maximal, spawn and scheduling cost (T1 vs Te)");
+  gap("B", f.maximal, f.idle_specific, "maximal − idle-time-specific, idle time IP");
+  gap("C", f.maximal, f.inflation_specific, "maximal − inflation-specific, work inflation FP");
+  gap("D", f.maximal, f.actual, "maximal − actual, idle time and work inflation together");
+}
 
 inline svg::chart factored_chart(const study_result& s, const plot_options& opt) {
   svg::chart c;
@@ -146,27 +170,7 @@ inline svg::chart factored_chart(const study_result& s, const plot_options& opt)
   c.y_min = 0;
   c.y_max = nice_top(ymax);
 
-  if (!s.points.empty()) {
-    const study_point& last = s.points.back();
-    c.gap_x = last.processors;
-    const auto gap = [&](const char* letter, double from, double to, const std::string& what) {
-      svg::gap g;
-      g.letter = letter;
-      g.y_from = from;
-      g.y_to = to;
-      g.description = svg::short_number(from) + " − " + svg::short_number(to) + " = " +
-                      svg::short_number(from - to) + " at " + pts(last.processors) +
-                      (last.oversubscribed ? " (oversubscribed)" : "") + ": " + what;
-      c.gaps.push_back(g);
-    };
-    const scaling::factored_speedups& f = last.speedup;
-    gap("A", f.linear, f.maximal, "linear − maximal, the parallel code's own overhead (T1 vs Ts)");
-    if (s.has_elision())
-      gap("E", f.elision, f.maximal, "elision − maximal, spawn and scheduling cost (T1 vs Te)");
-    gap("B", f.maximal, f.idle_specific, "maximal − idle-time-specific, idle time IP");
-    gap("C", f.maximal, f.inflation_specific, "maximal − inflation-specific, work inflation FP");
-    gap("D", f.maximal, f.actual, "maximal − actual, idle time and work inflation together");
-  }
+  add_factored_gaps(c, s);
   if (any_over) {
     c.shade_from_x = s.hardware_threads + 0.5;
     c.shade_label = oversubscribed_label(s.hardware_threads);
@@ -324,7 +328,7 @@ inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::
                                               const std::string& output = "factored.svg") {
   namespace gp = detail::plot;
   gnuplot_files f;
-  f.data = "# forkscale factored speedups: " + detail::report_io::printable(s.label) + "\n";
+  f.data = "# forkscale factored speedups: " + detail::output::printable(s.label) + "\n";
   f.data += "# P linear elision maximal idle_specific inflation_specific actual actual_low actual_high oversubscribed\n";
   for (const auto& pt : s.points) {
     const double cols[] = {pt.speedup.linear, pt.speedup.elision, pt.speedup.maximal, pt.speedup.idle_specific,

@@ -33,7 +33,7 @@ namespace svg {
 // markup characters as entities, and the noncharacters U+FFFE/U+FFFF (not XML
 // characters either) replaced by U+FFFD.
 inline std::string escape(const std::string& s) {
-  const std::string v = report_io::printable(s);
+  const std::string v = output::printable(s);
   std::string out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -67,16 +67,16 @@ inline std::size_t text_length(const std::string& s) {
 }
 
 // A pixel coordinate.
-inline std::string px(double v) { return report_io::fixed(v, 2); }
+inline std::string px(double v) { return output::fixed(v, 2); }
 
 // An exact value for a data-* attribute ("" when not finite).
-inline std::string exact(double v) { return report_io::round_trip(v); }
+inline std::string exact(double v) { return output::round_trip(v); }
 
 // A short label for an axis tick or a legend value.
 inline std::string short_number(double v) {
   if (std::isnan(v)) return "n/a";
   const double a = std::fabs(v);
-  std::string t = report_io::fixed(v, a >= 100 ? 0 : (a >= 10 ? 1 : 2));
+  std::string t = output::fixed(v, a >= 100 ? 0 : (a >= 10 ? 1 : 2));
   if (t.find('.') != std::string::npos) {
     while (t.back() == '0') t.pop_back();
     if (t.back() == '.') t.pop_back();

@@ -1,0 +1,202 @@
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../util/atomic_file.hpp"
+#include "format.hpp"
+#include "site_tables.hpp"
+#include "text_table.hpp"
+#include "utf8.hpp"
+#include "what_if_tables.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  return fitted_next_to_names(name_width, 16, build);
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns),
+             num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+// The first line: the report's label, clock and unit.
+inline std::string title_text(const report& rep) {
+  std::string out = "forkscale report";
+  if (!rep.label.empty()) out += ": " + printable(rep.label);
+  out += "  (clock: ";
+  out += to_string(rep.clock);
+  out += ", unit: " + printable(rep.unit) + ")\n";
+  return out;
+}
+
+// Section 1: the whole program's numbers, one a line, integer parts
+// right-aligned so that ratios line up with the counts above them; `u` is the
+// unit as the report shows it.
+inline std::string profile_text(const region_result& r, const std::string& u) {
+  struct line {
+    const char* name;
+    std::string value;
+    bool timed;
+  };
+  const line lines[] = {
+      {"Work:", grouped(r.work), true},
+      {"Span:", grouped(r.span), true},
+      {"Burdened span:", grouped(r.burdened_span), true},
+      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
+      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+      {"Spawns:", grouped(r.spawns), false},
+      {"Syncs:", grouped(r.syncs), false},
+      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
+  };
+  std::size_t int_width = 0;
+  for (const auto& l : lines) {
+    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+    if (w > int_width) int_width = w;
+  }
+  std::string out = "\n1) Parallelism Profile\n";
+  for (const auto& l : lines) {
+    const std::size_t dot = l.value.find('.');
+    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+    if (l.timed) out += " " + u;
+    out += '\n';
+  }
+  return out;
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
+inline std::string speedup_text(const region_result& r, unsigned max_processors) {
+  std::string out = "\n2) Speedup Estimate\n";
+  const auto bounds = r.speedup_estimate(max_processors);
+  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
+  if (r.span == 0) return out + "  (none: the span is zero)\n";
+  const std::size_t p_width = std::to_string(bounds.back().processors).size();
+  std::size_t lower_width = 0;
+  for (const auto& b : bounds) {
+    const std::size_t w = fixed(b.lower, 2).size();
+    if (w > lower_width) lower_width = w;
+  }
+  for (const auto& b : bounds) {
+    out += "  " + pad_left(std::to_string(b.processors), p_width) + " processors:  " +
+           pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
+  }
+  return out;
+}
+
+// Sections 3 on, those the report has: regions, call sites, spawn sites,
+// what-if, and with `show_raw` the numbers before overhead compensation.
+inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
+  std::string out;
+  int section = 3;
+  const auto add = [&](const std::string& heading, const std::string& body) {
+    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
+  };
+  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
+  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
+  const text_section wi = what_if_section(rep);
+  if (!wi.heading.empty()) add(wi.heading, wi.body);
+  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
+  return out;
+}
+
+// The lines after the sections: the burden, the profiler's memory and the
+// overhead compensation.
+inline std::string burden_text(const report& rep, const std::string& u) {
+  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
+  out += ".\n";
+  if (rep.compensation_per_strand > 0) {
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u +
+           " subtracted per strand, " + grouped(rep.compensation_total) + " " + u + " in total.\n";
+  }
+  return out;
+}
+
+// The diagnostics: their count and the first ten.
+inline std::string diagnostics_text(const report& rep) {
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
+  if (count == 0) return "Diagnostics: none.\n";
+  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
+  std::string out = "Diagnostics: " + grouped(count);
+  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+  out += "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& d = rep.diagnostics[i];
+    out += "  ";
+    if (!d.where.empty()) out += printable(d.where) + ": ";
+    out += printable(d.problem) + "\n";
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_text(bool show_raw) const {
+  namespace io = detail::output;
+  const std::string u = io::printable(unit);
+  std::string out = io::title_text(*this);
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    out += io::profile_text(regions.front(), u);
+    out += io::speedup_text(regions.front(), max_processors);
+    out += io::numbered_sections(*this, show_raw, u);
+  }
+  out += io::burden_text(*this, u);
+  out += io::diagnostics_text(*this);
+  return out;
+}
+
+inline void report::write_text(const std::string& path, bool show_raw) const {
+  detail::write_file_atomically(path, to_text(show_raw));
+}
+
+inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,369 @@
+// study/run.hpp: running a scaling study — the thread counts, the warm-up and
+// timed rounds of every kind of run, the profile, the bandwidth probe — and the
+// warnings that follow from its numbers.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "../clock.hpp"
+#include "../config.hpp"
+#include "../guards.hpp"
+#include "../report.hpp"
+#include "../detail/output/utf8.hpp"
+#include "format.hpp"
+#include "options.hpp"
+#include "result.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+namespace detail {
+namespace study {
+
+inline double now_ns() noexcept {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count());
+}
+
+template <class F>
+double time_ns(F&& f) {
+  const double t0 = now_ns();
+  f();
+  return now_ns() - t0;
+}
+
+// Runs copies[i] on thread i, all starting together; returns the mean of the
+// copies' own times. Every thread is joined before any exception leaves.
+inline double run_copies(std::vector<std::function<void()>>& copies) {
+  const std::size_t n = copies.size();
+  std::vector<double> times(n, 0.0);
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<std::size_t> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  std::exception_ptr start_error;
+  try {
+    for (std::size_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1, std::memory_order_acq_rel);
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        const double t0 = now_ns();
+        try {
+          copies[i]();
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+        times[i] = now_ns() - t0;
+      });
+    }
+    while (ready.load(std::memory_order_acquire) < n) std::this_thread::yield();
+  } catch (...) {
+    start_error = std::current_exception();
+  }
+  go.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  if (start_error) std::rethrow_exception(start_error);
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  double sum = 0;
+  for (const double t : times) sum += t;
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+inline std::vector<unsigned> processor_list(const study_options& opt, unsigned hw) {
+  std::vector<unsigned> ps = opt.processors;
+  if (ps.empty()) {
+    const unsigned top = hw ? hw : 1;
+    for (unsigned p = 1; p <= top; p *= 2) {
+      ps.push_back(p);
+      if (p > top / 2) break;
+    }
+    ps.push_back(top);
+  }
+  ps.push_back(1);
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  return ps;
+}
+
+// The mistakes of a request, refused before anything runs.
+inline void check_request(const std::string& who, const study_workload& w, const study_options& opt) {
+  if (!w.baseline) throw error(who + "no sequential baseline given (study_workload::baseline)");
+  if (!w.parallel) throw error(who + "no parallel program given (study_workload::parallel)");
+  if (opt.repetitions == 0) throw error(who + "repetitions must be at least 1");
+  for (const unsigned p : opt.processors)
+    if (p == 0) throw error(who + "P = 0 is not a thread count");
+  if (opt.measure.clock == clock_kind::cost)
+    throw error(who + "the cost clock measures charged units, not time; a study needs a timed clock "
+                      "(automatic, tsc, steady or arm_counter)");
+}
+
+// A result with the study's settings and nothing measured yet.
+inline study_result unmeasured_result(const std::string& label, const study_options& opt) {
+  study_result s;
+  s.label = label;
+  s.repetitions = opt.repetitions;
+  s.warmup = opt.warmup;
+  s.compensated_work = opt.compensated_work;
+  s.hardware_threads = opt.hardware_threads ? opt.hardware_threads : std::thread::hardware_concurrency();
+  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_automatic() : opt.measure.clock;
+  return s;
+}
+
+// The thread counts the oversubscription policy lets run (a P it leaves out is
+// warned about; refuse throws); with the hardware threads unknown, all of them.
+inline std::vector<unsigned> allowed_processors(study_result& s, const study_options& opt, const std::string& who) {
+  const unsigned hw = s.hardware_threads;
+  std::vector<unsigned> ps = processor_list(opt, hw);
+  if (!hw) {
+    s.warnings.push_back("the number of hardware threads is unknown: oversubscription was not checked");
+    return ps;
+  }
+  std::vector<unsigned> kept;
+  std::string skipped;
+  for (const unsigned p : ps) {
+    if (p <= hw) {
+      kept.push_back(p);
+      continue;
+    }
+    if (opt.oversubscribed == oversubscription::refuse)
+      throw error(who + "P = " + std::to_string(p) + " is more than the " + std::to_string(hw) +
+                  " hardware threads (use oversubscription::warn or skip to allow it)");
+    if (opt.oversubscribed == oversubscription::skip) {
+      skipped += (skipped.empty() ? "" : ", ") + std::to_string(p);
+      continue;
+    }
+    kept.push_back(p);
+  }
+  if (!skipped.empty())
+    s.warnings.push_back("P = " + skipped + " left out: more than the " + std::to_string(hw) +
+                         " hardware threads");
+  return kept;
+}
+
+// s.points: one empty point per thread count to run.
+inline void add_points(study_result& s, const study_options& opt, const std::string& who) {
+  const unsigned hw = s.hardware_threads;
+  for (const unsigned p : allowed_processors(s, opt, who)) {
+    study_point pt;
+    pt.processors = p;
+    pt.oversubscribed = hw && p > hw;
+    s.points.push_back(pt);
+  }
+}
+
+// The index of the median of `t` (the lower middle one for an even count).
+inline std::size_t median_index(const std::vector<double>& t) {
+  std::vector<std::size_t> order(t.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return t[a] < t[b]; });
+  return order[(order.size() - 1) / 2];
+}
+
+// One study in progress: runs the workload and records what it measures in the
+// result.
+class study_runner {
+ public:
+  study_runner(study_result& s, const study_workload& w, const study_options& opt, const std::string& who)
+      : s_(s), w_(w), opt_(opt), who_(who) {}
+
+  // Untimed runs of every kind.
+  void warm_up() {
+    for (unsigned i = 0; i < opt_.warmup; ++i) {
+      progress("warm-up " + std::to_string(i + 1) + " of " + std::to_string(opt_.warmup));
+      setup();
+      w_.baseline();
+      if (w_.elision) {
+        setup();
+        w_.elision();
+      }
+      for (const auto& pt : s_.points) run_parallel(nullptr, pt.processors);
+    }
+  }
+
+  // The timed rounds, round robin over the kinds of run, and their statistics.
+  void time_rounds() {
+    std::vector<double> base, elis;
+    for (unsigned r = 0; r < opt_.repetitions; ++r) {
+      progress("round " + std::to_string(r + 1) + " of " + std::to_string(opt_.repetitions));
+      setup();
+      base.push_back(time_ns(w_.baseline));
+      if (w_.elision) {
+        setup();
+        elis.push_back(time_ns(w_.elision));
+      }
+      for (auto& pt : s_.points) run_parallel(&pt, pt.processors);
+    }
+    s_.baseline = sample_stats::of(std::move(base));
+    s_.elision = sample_stats::of(std::move(elis));
+    for (auto& pt : s_.points) {
+      pt.time = sample_stats::of(std::move(pt.time.samples));
+      pt.work = sample_stats::of(std::move(pt.work.samples));
+      pt.raw_work = sample_stats::of(std::move(pt.raw_work.samples));
+      pt.span = sample_stats::of(std::move(pt.span.samples));
+      pt.burdened_span = sample_stats::of(std::move(pt.burdened_span.samples));
+      pt.spawns = sample_stats::of(std::move(pt.spawns.samples));
+    }
+  }
+
+  // The profile: the engine's report of the 1-thread run whose time is the median.
+  void choose_profile() {
+    if (!one_thread_reports_.empty() && !s_.points.empty()) {
+      const std::size_t pick = median_index(s_.points.front().time.samples);
+      if (pick < one_thread_reports_.size()) s_.profile = std::move(one_thread_reports_[pick]);
+    }
+    if (s_.profile.empty())
+      s_.warnings.push_back("the engine measured nothing (FORKSCALE_ENABLE=0?): WP, IP and FP are not available");
+  }
+
+  // Cilkview §5: P copies of the baseline at once against one alone, at every P above 1.
+  void probe_bandwidth() {
+    if (!opt_.bandwidth_probe || !w_.baseline_copy) return;
+    for (const auto& pt : s_.points) {
+      if (pt.processors < 2) continue;
+      bandwidth_point b;
+      b.copies = pt.processors;
+      b.oversubscribed = pt.oversubscribed;
+      s_.bandwidth.push_back(b);
+    }
+    if (s_.bandwidth.empty()) return;
+    std::vector<double> alone;
+    std::vector<std::vector<double>> together(s_.bandwidth.size());
+    for (unsigned r = 0; r < opt_.repetitions; ++r) {
+      progress("bandwidth probe, round " + std::to_string(r + 1) + " of " + std::to_string(opt_.repetitions));
+      alone.push_back(time_copies(1));
+      for (std::size_t k = 0; k < s_.bandwidth.size(); ++k) together[k].push_back(time_copies(s_.bandwidth[k].copies));
+    }
+    s_.probe_alone = sample_stats::of(std::move(alone));
+    for (std::size_t k = 0; k < s_.bandwidth.size(); ++k)
+      s_.bandwidth[k].together = sample_stats::of(std::move(together[k]));
+  }
+
+ private:
+  void progress(const std::string& line) const {
+    if (opt_.progress) opt_.progress(line);
+  }
+
+  void setup() const {
+    if (w_.setup) w_.setup();
+  }
+
+  // The parallel program at P threads, measured; its numbers go to *pt (none
+  // for a warm-up run, pt null).
+  void run_parallel(study_point* pt, unsigned p) {
+    setup();
+    double elapsed = 0;
+    report rep = measure(s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, opt_.measure);
+    if (!rep.empty() && rep.unit != "ns")
+      throw error(who_ + "the engine measured in '" + output::printable(rep.unit) +
+                  "', not ns: a study needs a timed clock (is FORKSCALE_DEFAULT_CLOCK the cost clock?)");
+    if (!pt) return;
+    pt->time.samples.push_back(elapsed);
+    if (!rep.empty()) {
+      pt->work.samples.push_back(static_cast<double>(rep.work()));
+      pt->raw_work.samples.push_back(static_cast<double>(rep.root().raw_work));
+      pt->span.samples.push_back(static_cast<double>(rep.span()));
+      pt->burdened_span.samples.push_back(static_cast<double>(rep.burdened_span()));
+      pt->spawns.samples.push_back(static_cast<double>(rep.spawns()));
+      s_.clock = rep.clock;
+    }
+    pt->diagnostic_count += rep.diagnostic_count;
+    if (p == 1) one_thread_reports_.push_back(std::move(rep));
+  }
+
+  // n copies of the baseline at once (made untimed): the mean time of one.
+  double time_copies(unsigned n) const {
+    std::vector<std::function<void()>> copies;
+    for (unsigned c = 0; c < n; ++c) copies.push_back(w_.baseline_copy(c));
+    return run_copies(copies);
+  }
+
+  study_result& s_;
+  const study_workload& w_;
+  const study_options& opt_;
+  const std::string& who_;
+  std::vector<report> one_thread_reports_;
+};
+
+// The warnings that follow from the numbers alone.
+inline void add_derived_warnings(study_result& s) {
+  const auto P = [](unsigned p) { return "P = " + std::to_string(p); };
+  std::vector<unsigned> over;
+  for (const auto& pt : s.points)
+    if (pt.oversubscribed) over.push_back(pt.processors);
+  if (!over.empty()) {
+    std::string list;
+    for (const unsigned p : over) list += (list.empty() ? "" : ", ") + std::to_string(p);
+    s.warnings.push_back("P = " + list + (over.size() > 1 ? " are" : " is") + " more than the " +
+                         std::to_string(s.hardware_threads) +
+                         " hardware threads: threads waited for a core, which the timed clock counts as "
+                         "work, so TP, IP and FP there describe oversubscription, not the program "
+                         "(marked * and drawn hollow)");
+  }
+  for (const auto& pt : s.points) {
+    if (pt.diagnostic_count)
+      s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
+                           " misuse diagnostic(s) in the runs at " + P(pt.processors) +
+                           ": WP there may be wrong");
+    if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
+      s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
+                           ": is the parallel workload annotated with forkscale's guards? WP then counts "
+                           "only the calling thread");
+    const double budget = pt.processors * pt.time.mean;
+    if (!std::isnan(pt.idle_time) && budget > 0 && pt.idle_time < -0.02 * budget)
+      s.warnings.push_back("IP is negative at " + P(pt.processors) + " (" + percent(pt.idle_time / budget) +
+                           " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
+                           " threads had time for; the workload may run more threads than P, or threads "
+                           "were preempted");
+    if (pt.time.count() >= 2 && pt.time.median > 0 && (pt.time.max - pt.time.min) / pt.time.median > 0.25)
+      s.warnings.push_back("TP at " + P(pt.processors) + " varies by " +
+                           percent((pt.time.max - pt.time.min) / pt.time.median) +
+                           " of its median between runs: the machine may be busy; quiet it or raise the "
+                           "repetitions (Cilkview §4)");
+  }
+  if (s.baseline.count() >= 2 && s.baseline.median > 0 &&
+      (s.baseline.max - s.baseline.min) / s.baseline.median > 0.25)
+    s.warnings.push_back("Ts varies by " + percent((s.baseline.max - s.baseline.min) / s.baseline.median) +
+                         " of its median between runs: the machine may be busy");
+  for (const auto& b : s.bandwidth)
+    if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
+      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " +
+                           fmt(b.slowdown) + "x as long as one alone: memory bandwidth (or other load on the "
+                           "machine) may limit scaling (Cilkview §5)");
+}
+
+}  // namespace study
+}  // namespace detail
+
+// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
+// elision, the parallel program at every P), then the bandwidth probe. Throws
+// forkscale::error for a workload without baseline or parallel program, zero
+// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
+// the hardware threads. Exceptions from the workload propagate.
+inline study_result run_study(std::string label, const study_workload& w, const study_options& opt = {}) {
+  namespace ds = detail::study;
+  const std::string who = "forkscale: scaling study '" + detail::output::printable(label) + "': ";
+  ds::check_request(who, w, opt);
+  study_result s = ds::unmeasured_result(label, opt);
+  ds::add_points(s, opt, who);
+  ds::study_runner run(s, w, opt, who);
+  run.warm_up();
+  run.time_rounds();
+  run.choose_profile();
+  run.probe_bandwidth();
+  s.recompute();
+  ds::add_derived_warnings(s);
+  return s;
+}
+
+FORKSCALE_NAMESPACE_END
