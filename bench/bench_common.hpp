@@ -164,8 +164,10 @@ class json_out {
   json_out& kv(const char* key, bool v) { return raw(key, v ? "true" : "false"); }
   template <class T, std::enable_if_t<std::is_integral<T>::value && !std::is_same<T, bool>::value, int> = 0>
   json_out& kv(const char* key, T v) {
-    if constexpr (std::is_signed<T>::value) return raw(key, std::to_string(v));
-    else return member(key, static_cast<std::uint64_t>(v));
+    if constexpr (std::is_signed<T>::value)
+      return raw(key, std::to_string(v));
+    else
+      return member(key, static_cast<std::uint64_t>(v));
   }
   json_out& null(const char* key) { return raw(key, "null"); }
   // An array of numbers.

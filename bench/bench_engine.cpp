@@ -41,9 +41,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <cstdarg>
 #include <cmath>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -141,8 +141,8 @@ struct counting_clock {
 };
 
 struct clock_read_counts {
-  double spawn = 0, spawn_wrapper = 0, spawn_point = 0, child_scope = 0, child_open = 0,
-         child_close = 0, sync = 0, call = 0;
+  double spawn = 0, spawn_wrapper = 0, spawn_point = 0, child_scope = 0, child_open = 0, child_close = 0, sync = 0,
+         call = 0;
 };
 
 clock_read_counts count_clock_reads(bool site_profiles) {
@@ -218,8 +218,7 @@ struct token_buffer {
 
 // Opens child scopes tk[i..n) nested in one another, notes the time at the deepest
 // point, and closes them on the way back.
-__attribute__((noinline)) void nest_scopes(fs::spawn_token* tk, std::size_t i, std::size_t n,
-                                           std::uint64_t& t_mid) {
+__attribute__((noinline)) void nest_scopes(fs::spawn_token* tk, std::size_t i, std::size_t n, std::uint64_t& t_mid) {
   if (i == n) {
     t_mid = now_ns();
     return;
@@ -233,8 +232,7 @@ __attribute__((noinline)) void nest_scopes(fs::spawn_token* tk, std::size_t i, s
   tk[i].~spawn_token();
 }
 // The same recursion with a frame of the same size and no scope: the overhead.
-__attribute__((noinline)) void nest_empty(fs::spawn_token* tk, std::size_t i, std::size_t n,
-                                          std::uint64_t& t_mid) {
+__attribute__((noinline)) void nest_empty(fs::spawn_token* tk, std::size_t i, std::size_t n, std::uint64_t& t_mid) {
   if (i == n) {
     t_mid = now_ns();
     return;
@@ -497,7 +495,8 @@ event_cost_result run_event_cost(const config& cfg, bool site_profiles) {
   run.tk = buf.mem;
   run.rows = &res.rows;
 
-  fs::report rep = fs::measure("event_cost", [&] { run.all(); }, bench_options(true, site_profiles));
+  fs::report rep = fs::measure(
+      "event_cost", [&] { run.all(); }, bench_options(true, site_profiles));
 
   res.clock = fs::to_string(rep.clock);
   res.compensation_per_strand_ns = rep.compensation_per_strand;
@@ -601,26 +600,29 @@ what_if_result_row run_what_if_cost(const config& cfg) {
   double none = inf, active = inf, guard = inf;
   for (int round = 0; round < 2 * rounds; ++round) {
     const bool with_regions = (round % 4 == 1) || (round % 4 == 2);
-    fs::measure("what_if_cost", [&] {
-      if (with_regions) {
-        nested_regions<8>::run([&] {
-          for (int r = 0; r < reps; ++r) active = std::min(active, static_cast<double>(cycle_loop()) / n);
-        });
-        // One region entered and left, inside the 8 (every strand is in regions).
-        nested_regions<8>::run([&] {
-          for (int r = 0; r < reps; ++r) {
-            const std::uint64_t t0 = now_ns();
-            for (std::uint64_t i = 0; i < n; ++i) {
-              fs::what_if_region g("wi-guard");
-              barrier();
-            }
-            guard = std::min(guard, static_cast<double>(now_ns() - t0) / n);
+    fs::measure(
+        "what_if_cost",
+        [&] {
+          if (with_regions) {
+            nested_regions<8>::run([&] {
+              for (int r = 0; r < reps; ++r) active = std::min(active, static_cast<double>(cycle_loop()) / n);
+            });
+            // One region entered and left, inside the 8 (every strand is in regions).
+            nested_regions<8>::run([&] {
+              for (int r = 0; r < reps; ++r) {
+                const std::uint64_t t0 = now_ns();
+                for (std::uint64_t i = 0; i < n; ++i) {
+                  fs::what_if_region g("wi-guard");
+                  barrier();
+                }
+                guard = std::min(guard, static_cast<double>(now_ns() - t0) / n);
+              }
+            });
+          } else {
+            for (int r = 0; r < reps; ++r) none = std::min(none, static_cast<double>(cycle_loop()) / n);
           }
-        });
-      } else {
-        for (int r = 0; r < reps; ++r) none = std::min(none, static_cast<double>(cycle_loop()) / n);
-      }
-    }, o);
+        },
+        o);
   }
   res.none_ns = none;
   res.active_ns = active;
@@ -630,9 +632,10 @@ what_if_result_row run_what_if_cost(const config& cfg) {
 
 void what_if_json(json_out& j, const what_if_result_row& r, double clock_read_ns) {
   j.begin_object("what_if");
-  j.kv("what", "ns per spawn + child + call_site + sync cycle: every strand inside 8 nested what-if regions "
-               "with 5 factors (2, 4, 8, 16, inf), against no region entered; best of 5 repetitions in each "
-               "of `rounds` alternating runs, loop overhead not subtracted");
+  j.kv("what",
+       "ns per spawn + child + call_site + sync cycle: every strand inside 8 nested what-if regions "
+       "with 5 factors (2, 4, 8, 16, inf), against no region entered; best of 5 repetitions in each "
+       "of `rounds` alternating runs, loop overhead not subtracted");
   j.kv("n", r.n);
   j.kv("rounds", r.rounds);
   j.kv("regions", 8);
@@ -653,8 +656,9 @@ void event_cost_json(json_out& j, const event_cost_result& r) {
   j.kv("repetitions", r.reps);
   j.kv("rounds", r.rounds);
   j.kv("site_profiles", r.site_profiles);
-  j.kv("statistic", "best of repetitions (in each of `rounds` whole runs, alternating with site profiles "
-                    "off); empty-loop overhead of the same structure subtracted");
+  j.kv("statistic",
+       "best of repetitions (in each of `rounds` whole runs, alternating with site profiles "
+       "off); empty-loop overhead of the same structure subtracted");
   j.kv("spawn_batch", static_cast<std::uint64_t>(spawn_batch));
   j.kv("nest_depth", static_cast<std::uint64_t>(nest_depth));
   j.kv("clock", r.clock);
@@ -672,8 +676,7 @@ void event_cost_json(json_out& j, const event_cost_result& r) {
     j.kv("ratio_to_clock_read", r.tsc_read_ns > 0 ? row.ns / r.tsc_read_ns : 0.0);
     if (row.role != "reference") j.kv("goal_met", row.ns <= 2.5 * r.tsc_read_ns);
     j.kv("clock_reads", row.clock_reads);
-    if (row.role != "reference")
-      j.kv("ns_beyond_clock_reads", row.ns - row.clock_reads * r.tsc_read_ns);
+    if (row.role != "reference") j.kv("ns_beyond_clock_reads", row.ns - row.clock_reads * r.tsc_read_ns);
     j.kv("raw_ns", row.raw_ns);
     j.kv("loop_overhead_ns", row.overhead_ns);
     j.end_object();
@@ -727,7 +730,11 @@ mem_numbers mem_tasks_inline(std::uint64_t count) {
   fs::report r = fs::measure(
       "tasks_inline",
       [&] {
-        for (std::uint64_t i = 0; i < count; ++i) fs::spawn([&] { ++ran; barrier(); })();
+        for (std::uint64_t i = 0; i < count; ++i)
+          fs::spawn([&] {
+            ++ran;
+            barrier();
+          })();
         fs::sync_point sp;
       },
       bench_options());
@@ -804,7 +811,8 @@ mem_numbers mem_fib(int n, bool site_profiles) {
   long v = 0;
   m.baseline_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   const std::uint64_t t0 = now_ns();
-  fs::report r = fs::measure("fib", [&] { v = fib(n); }, bench_options(true, site_profiles));
+  fs::report r = fs::measure(
+      "fib", [&] { v = fib(n); }, bench_options(true, site_profiles));
   m.elapsed_ms = double(now_ns() - t0) / 1e6;
   m.reserved_bytes = fs::detail::object_pool<fs::detail::join_set>::instance().reserved_bytes();
   m.profiler_bytes = r.profiler_bytes;
@@ -908,8 +916,7 @@ memory_result run_memory(const config& cfg) {
     run_isolated(c, fn);
     res.cases.push_back(std::move(c));
   };
-  for (std::uint64_t n : {res.tasks_small, res.tasks_big})
-    add("tasks_inline", n, [n] { return mem_tasks_inline(n); });
+  for (std::uint64_t n : {res.tasks_small, res.tasks_big}) add("tasks_inline", n, [n] { return mem_tasks_inline(n); });
   for (std::uint64_t n : {res.tasks_small, res.tasks_big})
     add("tasks_2_threads", n, [n] { return mem_tasks_threads(n); });
   for (int n : {res.fib_small, res.fib_big})
@@ -1074,8 +1081,8 @@ using spawned_child = decltype(fs::spawn(std::declval<fs::task_group&>(), std::d
 // 0,2,4.. on one, 1,3,5.. on the other). A last parent strand follows. The true
 // span follows the dag: per round, the parent strand plus the longest child (the
 // parent's strands between spawns are empty).
-run_numbers run_fork_join(std::uint64_t grain, std::uint64_t rounds, std::uint64_t k,
-                          std::uint64_t m, bool compensate) {
+run_numbers run_fork_join(std::uint64_t grain, std::uint64_t rounds, std::uint64_t k, std::uint64_t m,
+                          bool compensate) {
   run_numbers out;
   std::vector<std::uint64_t> child_true(k, 0);
   std::vector<spawned_child> tasks;
@@ -1088,8 +1095,7 @@ run_numbers run_fork_join(std::uint64_t grain, std::uint64_t rounds, std::uint64
         for (std::uint64_t round = 0; round < rounds; ++round) {
           const std::uint64_t p = spin(grain);
           fs::task_group tg;
-          for (std::uint64_t c = 0; c < k; ++c)
-            tasks.push_back(fs::spawn(tg, child_body{m, grain, &child_true[c]}));
+          for (std::uint64_t c = 0; c < k; ++c) tasks.push_back(fs::spawn(tg, child_body{m, grain, &child_true[c]}));
           {
             fs::sync_point sp(tg);
             auto run = [&](std::uint64_t first) {
@@ -1187,13 +1193,13 @@ accuracy_result run_accuracy(const config& cfg) {
         row.compensate = comp;
         row.tolerance = g.tol;
         const bool serial = std::string(shape) == "serial";
-        row.params = serial ? fmt("%" PRIu64 " strands", g.serial_strands)
-                            : fmt("%" PRIu64 " rounds x %" PRIu64 " children x %" PRIu64 " strands",
-                                  g.rounds, g.k, g.m);
+        row.params = serial
+                         ? fmt("%" PRIu64 " strands", g.serial_strands)
+                         : fmt("%" PRIu64 " rounds x %" PRIu64 " children x %" PRIu64 " strands", g.rounds, g.k, g.m);
         std::vector<double> wr, sr;
         for (int rep = 0; rep < reps; ++rep) {
-          run_numbers n = serial ? run_serial(g.ns, g.serial_strands, comp)
-                                 : run_fork_join(g.ns, g.rounds, g.k, g.m, comp);
+          run_numbers n =
+              serial ? run_serial(g.ns, g.serial_strands, comp) : run_fork_join(g.ns, g.rounds, g.k, g.m, comp);
           wr.push_back(n.t.work ? double(n.work) / double(n.t.work) : 0.0);
           sr.push_back(n.t.span ? double(n.span) / double(n.t.span) : 0.0);
           row.runs.push_back(n);
@@ -1204,8 +1210,7 @@ accuracy_result run_accuracy(const config& cfg) {
         row.work_ratio_max = *std::max_element(wr.begin(), wr.end());
         row.span_ratio_min = *std::min_element(sr.begin(), sr.end());
         row.span_ratio_max = *std::max_element(sr.begin(), sr.end());
-        row.goal_met = std::fabs(row.work_ratio - 1.0) <= g.tol &&
-                       std::fabs(row.span_ratio - 1.0) <= g.tol;
+        row.goal_met = std::fabs(row.work_ratio - 1.0) <= g.tol && std::fabs(row.span_ratio - 1.0) <= g.tol;
         res.rows.push_back(std::move(row));
       }
     }
@@ -1236,12 +1241,14 @@ void accuracy_json(json_out& j, const accuracy_result& r) {
   j.kv("repetitions", r.reps);
   j.kv("statistic", "median of repetitions (min and max also given)");
   j.kv("clock", "default options (automatic: the invariant TSC on x86)");
-  j.kv("truth", "each strand is a busy-wait on steady_clock timed by this program; true span "
-                "follows the dag from those timings");
+  j.kv("truth",
+       "each strand is a busy-wait on steady_clock timed by this program; true span "
+       "follows the dag from those timings");
   j.kv("goal", "|measured/true - 1| <= 0.05 for coarse (100 us) strands, <= 0.25 for fine (1 us)");
   j.begin_object("truth_measurement_gap");
-  j.kv("what", "median of (TSC-bracketed spin - the spin's own steady_clock duration): time a strand "
-               "really spends beyond its 'true' length, from the truth measurement itself");
+  j.kv("what",
+       "median of (TSC-bracketed spin - the spin's own steady_clock duration): time a strand "
+       "really spends beyond its 'true' length, from the truth measurement itself");
   j.kv("fine_ns", r.truth_gap_fine_ns);
   j.kv("coarse_ns", r.truth_gap_coarse_ns);
   j.end_object();
@@ -1276,9 +1283,9 @@ void accuracy_json(json_out& j, const accuracy_result& r) {
 // ============================================================================
 
 // The events compared with profiles on and off, in the order printed.
-const char* const profile_events[] = {"spawn_point", "child_open",  "child_close",  "child_scope",
-                                      "sync_point",  "call_site",   "spawn",        "spawn_wrapper"};
-constexpr double profile_event_goal = 1.5;   // on/off per event
+const char* const profile_events[] = {"spawn_point", "child_open", "child_close", "child_scope",
+                                      "sync_point",  "call_site",  "spawn",       "spawn_wrapper"};
+constexpr double profile_event_goal = 1.5;    // on/off per event
 constexpr double profile_memory_goal = 0.10;  // |big/small - 1| for fib with profiles on
 
 const event_row* find_row(const event_cost_result& r, const std::string& name) {
@@ -1288,9 +1295,7 @@ const event_row* find_row(const event_cost_result& r, const std::string& name) {
 }
 
 // on/off, or NaN (written as null) when the off cost is not positive.
-double on_off_ratio(double on, double off) {
-  return off > 0 ? on / off : std::numeric_limits<double>::quiet_NaN();
-}
+double on_off_ratio(double on, double off) { return off > 0 ? on / off : std::numeric_limits<double>::quiet_NaN(); }
 
 struct memory_pair {
   const mem_case* small = nullptr;
@@ -1367,8 +1372,9 @@ void profile_memory_json(json_out& j, const memory_result& mem) {
 
 void site_profiles_json(json_out& j, const event_cost_pair& ev, const memory_result& mem) {
   j.begin_object("site_profiles");
-  j.kv("what", "the same events as event_cost with options.site_profiles on (the default) and off, "
-               "measured in the same process in alternating whole runs");
+  j.kv("what",
+       "the same events as event_cost with options.site_profiles on (the default) and off, "
+       "measured in the same process in alternating whole runs");
   j.kv("goal", "the profile adds at most 1.5x to the engine-only cost per event (on_ns / off_ns <= 1.5)");
   j.kv("rounds", ev.on.rounds);
   j.kv("clock_read_ns", ev.on.tsc_read_ns);
@@ -1416,12 +1422,12 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
   const event_cost_result& ev = evp.on;
   std::printf("forkscale engine benchmark (%s)\n", cfg.quick ? "quick" : "full");
   std::printf("  machine: %s, %u cpu(s), load %s; %s%s; clock %s, %.5f ns/tick\n", model.c_str(), cpus,
-              loadavg.substr(0, 14).c_str(),
-              compiler_string().c_str(),
+              loadavg.substr(0, 14).c_str(), compiler_string().c_str(),
               std::string(sanitizer_name()) == "none" ? "" : (std::string(", sanitizer ") + sanitizer_name()).c_str(),
               ev.clock.c_str(), fs::detail::tsc_ns_per_tick());
 
-  std::printf("\n1) event cost  (site profiles on; N=%" PRIu64 ", best of %d x %d run(s), loop overhead subtracted; "
+  std::printf("\n1) event cost  (site profiles on; N=%" PRIu64
+              ", best of %d x %d run(s), loop overhead subtracted; "
               "compensation %.2f ns/strand)\n",
               ev.n, ev.reps, ev.rounds, ev.compensation_per_strand_ns);
   std::printf("  %-18s %9s %10s %11s %10s\n", "event", "ns", "x clock", "clock reads", "<=2.5x");
@@ -1433,8 +1439,8 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
   if (ev.diagnostics) std::printf("  (forkscale reported %" PRIu64 " diagnostic(s))\n", ev.diagnostics);
 
   std::printf("\n2) memory  (each case in a fresh process)\n");
-  std::printf("  %-24s %10s %14s %14s %12s %10s\n", "case", "spawns", "engine bytes", "profiler_bytes",
-              "max RSS", "ms");
+  std::printf("  %-24s %10s %14s %14s %12s %10s\n", "case", "spawns", "engine bytes", "profiler_bytes", "max RSS",
+              "ms");
   for (const auto& c : mem.cases) {
     if (!c.ok) {
       std::printf("  %-24s FAILED: %s\n", c.name.c_str(), c.error.c_str());
@@ -1453,8 +1459,7 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
     }
     const double rr = double(y->m.reserved_bytes) / double(x->m.reserved_bytes);
     std::printf("  %-16s big/small: tasks x%.1f, engine bytes x%.2f  -> %s\n", label,
-                double(y->m.spawns) / double(x->m.spawns), rr,
-                rr <= 1.0 + 1e-9 ? "does not grow" : "GROWS");
+                double(y->m.spawns) / double(x->m.spawns), rr, rr <= 1.0 + 1e-9 ? "does not grow" : "GROWS");
   };
   print_ratio("tasks_inline", "tasks_inline", mem.tasks_small, mem.tasks_big);
   print_ratio("tasks_2_threads", "tasks_2_threads", mem.tasks_small, mem.tasks_big);
@@ -1465,12 +1470,12 @@ void print_summary(const config& cfg, const std::string& loadavg, const event_co
   std::printf("\n3) accuracy  (measured / true; %s of %d run(s))\n", acc.reps > 1 ? "median" : "one", acc.reps);
   std::printf("  (a spin is ~%.0f ns (1 us) / ~%.0f ns (100 us) longer than its own steady_clock timing says)\n",
               acc.truth_gap_fine_ns, acc.truth_gap_coarse_ns);
-  std::printf("  %-7s %-20s %-6s %-38s %8s %8s %6s %5s\n", "grain", "shape", "comp", "program", "work",
-              "span", "tol", "goal");
+  std::printf("  %-7s %-20s %-6s %-38s %8s %8s %6s %5s\n", "grain", "shape", "comp", "program", "work", "span", "tol",
+              "goal");
   for (const auto& a : acc.rows) {
     std::printf("  %-7s %-20s %-6s %-38s %8.4f %8.4f %5.0f%% %5s\n", a.grain_name.c_str(), a.shape.c_str(),
-                a.compensate ? "on" : "off", a.params.c_str(), a.work_ratio, a.span_ratio,
-                a.tolerance * 100, a.goal_met ? "yes" : "NO");
+                a.compensate ? "on" : "off", a.params.c_str(), a.work_ratio, a.span_ratio, a.tolerance * 100,
+                a.goal_met ? "yes" : "NO");
   }
 }
 
@@ -1490,21 +1495,23 @@ void print_site_profiles(const event_cost_pair& evp, const memory_result& mem) {
                 std::isfinite(ratio) && ratio <= profile_event_goal ? "yes" : "NO");
   }
   if (const event_row* cs = find_row(evp.on, "call_site")) {
-    std::printf("  call_site with profiles on: %.2f ns = %.2f x one clock read (%.2f ns); it reads the clock %.2g "
-                "times (off: none), %.2f ns beyond those reads\n",
-                cs->ns, clk > 0 ? cs->ns / clk : 0.0, clk, cs->clock_reads, cs->ns - cs->clock_reads * clk);
+    std::printf(
+        "  call_site with profiles on: %.2f ns = %.2f x one clock read (%.2f ns); it reads the clock %.2g "
+        "times (off: none), %.2f ns beyond those reads\n",
+        cs->ns, clk > 0 ? cs->ns / clk : 0.0, clk, cs->clock_reads, cs->ns - cs->clock_reads * clk);
   }
   const memory_pair on = fib_pair(mem, "fib");
   const memory_pair off = fib_pair(mem, "fib_no_profiles");
   if (on.ok()) {
     const double br = on.bytes_ratio();
-    std::printf("  memory, profiles on: fib(%d) %s, fib(%d) %s profiler_bytes -> x%.3f (%s 10%%); max RSS %s -> %s "
-                "(x%.3f)\n",
-                mem.fib_small, human_bytes(on.small->m.profiler_bytes).c_str(), mem.fib_big,
-                human_bytes(on.big->m.profiler_bytes).c_str(), br,
-                std::isfinite(br) && std::fabs(br - 1.0) < profile_memory_goal ? "within" : "NOT within",
-                human_bytes(on.small->m.max_rss_kb * 1024).c_str(), human_bytes(on.big->m.max_rss_kb * 1024).c_str(),
-                on.rss_ratio());
+    std::printf(
+        "  memory, profiles on: fib(%d) %s, fib(%d) %s profiler_bytes -> x%.3f (%s 10%%); max RSS %s -> %s "
+        "(x%.3f)\n",
+        mem.fib_small, human_bytes(on.small->m.profiler_bytes).c_str(), mem.fib_big,
+        human_bytes(on.big->m.profiler_bytes).c_str(), br,
+        std::isfinite(br) && std::fabs(br - 1.0) < profile_memory_goal ? "within" : "NOT within",
+        human_bytes(on.small->m.max_rss_kb * 1024).c_str(), human_bytes(on.big->m.max_rss_kb * 1024).c_str(),
+        on.rss_ratio());
   } else {
     std::printf("  memory, profiles on: n/a (a fib case failed)\n");
   }
@@ -1593,8 +1600,8 @@ void diagnostics_json(json_out& j) {
 }
 
 // The whole document.
-std::string engine_json(const config& cfg, const run_context& ctx, const event_cost_pair& evp,
-                        const memory_result& mem, const accuracy_result& acc, const what_if_result_row& wi) {
+std::string engine_json(const config& cfg, const run_context& ctx, const event_cost_pair& evp, const memory_result& mem,
+                        const accuracy_result& acc, const what_if_result_row& wi) {
   const event_cost_result& ev = evp.on;
   json_out j;
   j.begin_object();
@@ -1641,9 +1648,10 @@ int main(int argc, char** argv) {
 
   print_summary(cfg, ctx.loadavg, evp, mem, acc, ctx.model, ctx.cpus);
   print_site_profiles(evp, mem);
-  std::printf("\nwhat-if: spawn+child+call+sync cycle %.2f ns with 8 regions x 5 factors active, %.2f ns with "
-              "none (%.2fx; goal <= 2x); entering and leaving a region %.2f ns\n",
-              wi.active_ns, wi.none_ns, wi.none_ns > 0 ? wi.active_ns / wi.none_ns : 0.0, wi.guard_ns);
+  std::printf(
+      "\nwhat-if: spawn+child+call+sync cycle %.2f ns with 8 regions x 5 factors active, %.2f ns with "
+      "none (%.2fx; goal <= 2x); entering and leaving a region %.2f ns\n",
+      wi.active_ns, wi.none_ns, wi.none_ns > 0 ? wi.active_ns / wi.none_ns : 0.0, wi.guard_ns);
 
   std::string err;
   if (!write_results_file(cfg.out, json_text, err)) {

@@ -90,9 +90,9 @@ using namespace bench_common;  // bench_common.hpp
 // ============================================================================
 struct child_result {
   bool ok = false;
-  std::string error;                        // why not ok
-  std::map<std::string, std::string> kv;    // the RESULT line
-  std::uint64_t max_rss_kb = 0;             // ru_maxrss from wait4
+  std::string error;                      // why not ok
+  std::map<std::string, std::string> kv;  // the RESULT line
+  std::uint64_t max_rss_kb = 0;           // ru_maxrss from wait4
   double wall_s = 0;
 
   double num(const std::string& k, double fallback = std::numeric_limits<double>::quiet_NaN()) const {
@@ -217,7 +217,8 @@ struct bench_def {
 // the work or less.
 const bench_def benchmarks[] = {
     {"fib", "Recursive Fibonacci", 32, 29, 14, 12, "fib", 7.36, "35"},
-    {"quicksort", "Parallel quicksort", 10'000'000, 2'500'000, 20'000, 5'000, "quicksort", 1.20, "100,000,000 elements"},
+    {"quicksort", "Parallel quicksort", 10'000'000, 2'500'000, 20'000, 5'000, "quicksort", 1.20,
+     "100,000,000 elements"},
     {"matmul", "Square matrix multiplication", 1024, 512, 64, 32, "mm", 0.99, "2048 x 2048 matrix"},
     {"mergesort", "Parallel mergesort", 10'000'000, 2'500'000, 20'000, 5'000, "cilksort", 1.08, "10,000,000 elements"},
     {"nqueens", "n-Queens problem", 13, 12, 7, 6, "nqueens", 1.27, "12 x 12 board"},
@@ -239,7 +240,8 @@ struct comparison_def {
 };
 
 const comparison_def comparisons[] = {
-    {"serial_tbb_1", "serial: oneTBB, 1 thread", "tbb", 1, "Cilkprof Fig. 11 (instrumented vs uninstrumented serial run)"},
+    {"serial_tbb_1", "serial: oneTBB, 1 thread", "tbb", 1,
+     "Cilkprof Fig. 11 (instrumented vs uninstrumented serial run)"},
     {"parallel_tbb_2", "parallel: oneTBB, 2 threads", "tbb", 2, "TaskProf RQ3 (profiled vs unprofiled parallel run)"},
     {"serial_elision", "strictest: serial elision", "serial", 1, "none: the baseline pays nothing for a spawn"},
 };
@@ -277,9 +279,9 @@ struct comparison_result {
   std::string max_name;
 };
 
-std::vector<std::string> workload_args(const bench_def& b, const char* backend, unsigned threads,
-                                       std::uint64_t size) {
-  return {"--bench", b.name, "--backend", backend, "--threads", std::to_string(threads), "--size", std::to_string(size)};
+std::vector<std::string> workload_args(const bench_def& b, const char* backend, unsigned threads, std::uint64_t size) {
+  return {"--bench",           b.name, "--backend", backend, "--threads", std::to_string(threads), "--size",
+          std::to_string(size)};
 }
 
 // R runs per side, alternating off, on, off, on, ...
@@ -331,7 +333,7 @@ struct micro_result {
   double clock_read_ns = 0, spawn_ns = 0, sync_ns = 0, call_ns = 0;
   double first_measure_s = 0, later_measure_s = 0;  // an empty fs::measure, first and second in a process
   std::uint64_t n = 0;
-  int rounds = 0;  // processes whose best is kept
+  int rounds = 0;                                          // processes whose best is kept
   std::map<std::string, std::vector<double>> per_process;  // each process's ns, per event
 };
 
@@ -345,9 +347,7 @@ struct memory_row {
 // Profiling memory "grows" when on - off at the big size exceeds the small size's
 // by more than 10% plus 1 MiB of slack for allocator and page-granularity noise.
 constexpr double memory_slack_kb = 1024;
-bool memory_grows(double small_kb, double big_kb) {
-  return big_kb > std::max(0.0, small_kb) * 1.10 + memory_slack_kb;
-}
+bool memory_grows(double small_kb, double big_kb) { return big_kb > std::max(0.0, small_kb) * 1.10 + memory_slack_kb; }
 
 // Goals of issue 7 (recorded, never enforced).
 constexpr double goal_serial_geomean = 1.3, goal_serial_max = 4.0;
@@ -364,8 +364,10 @@ std::string fmt_ratio(double v) {
 std::string fmt_kib(double kb) {
   char buf[32];
   if (!std::isfinite(kb)) return "-";
-  if (std::fabs(kb) >= 10240) std::snprintf(buf, sizeof buf, "%.1f MiB", kb / 1024);
-  else std::snprintf(buf, sizeof buf, "%.0f KiB", kb);
+  if (std::fabs(kb) >= 10240)
+    std::snprintf(buf, sizeof buf, "%.1f MiB", kb / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f KiB", kb);
   return buf;
 }
 
@@ -632,8 +634,8 @@ std::vector<goal> evaluate_goals(const suite& s) {
   const comparison_result* parallel_c = find_comparison(s, "parallel_tbb_2");
   goals.push_back({"serial_tbb_1 geomean ratio", "<= 1.3", serial_c ? serial_c->geomean : 0, goal_serial_geomean,
                    serial_c != nullptr});
-  goals.push_back({"serial_tbb_1 max ratio", "<= 4", serial_c ? serial_c->max_ratio : 0, goal_serial_max,
-                   serial_c != nullptr});
+  goals.push_back(
+      {"serial_tbb_1 max ratio", "<= 4", serial_c ? serial_c->max_ratio : 0, goal_serial_max, serial_c != nullptr});
   goals.push_back({"parallel_tbb_2 geomean ratio", "<= 1.15", parallel_c ? parallel_c->geomean : 0,
                    goal_parallel_geomean, parallel_c != nullptr});
   goals.push_back({"parallel_tbb_2 max ratio", "<= 2", parallel_c ? parallel_c->max_ratio : 0, goal_parallel_max,
@@ -693,9 +695,10 @@ void print_overhead_table(const suite& s) {
   std::printf("\nOverhead = profiling on / off (median of %d alternating runs each)   [cf. Cilkprof SPAA'15 Fig. 11]\n",
               s.cfg.runs);
   std::printf("%-10s %-18s %-32s", "Benchmark", "Input size", "Description");
-  for (const auto& cr : s.results) std::printf(" %10s", cr.def->name == std::string("serial_tbb_1") ? "TBB 1 thr"
-                                                         : cr.def->name == std::string("parallel_tbb_2") ? "TBB 2 thr"
-                                                                                                         : "elision");
+  for (const auto& cr : s.results)
+    std::printf(" %10s", cr.def->name == std::string("serial_tbb_1")     ? "TBB 1 thr"
+                         : cr.def->name == std::string("parallel_tbb_2") ? "TBB 2 thr"
+                                                                         : "elision");
   std::printf(" | %-9s %s\n", "Cilkprof", "(its input)");
   for (const auto& b : benchmarks)
     if (selected(s.cfg, b.name)) print_overhead_row(s, b);
@@ -705,9 +708,10 @@ void print_overhead_table(const suite& s) {
   std::printf("%-10s %-18s %-32s", "max", "", "");
   for (const auto& cr : s.results) std::printf(" %10s", cr.skipped ? "n/a" : fmt_ratio(cr.max_ratio).c_str());
   std::printf(" | %-9.1f (fib)\n", cilkprof_max);
-  std::printf("TaskProf FSE'17 (RQ3): 56%% average overhead (%.2fx) profiling in parallel, 23 TBB apps, 16 cores;"
-              " compare the TBB 2 thr column.\n",
-              taskprof_average);
+  std::printf(
+      "TaskProf FSE'17 (RQ3): 56%% average overhead (%.2fx) profiling in parallel, 23 TBB apps, 16 cores;"
+      " compare the TBB 2 thr column.\n",
+      taskprof_average);
   std::printf("Cilkscale: \"typically under 2x\" (as quoted in issue 7; not in the seed papers).\n");
 }
 
@@ -719,16 +723,16 @@ void print_comparisons(const suite& s) {
       std::printf("  %s\n", cr.note.c_str());
       continue;
     }
-    std::printf("  %-10s %9s %9s %7s %7s %11s %10s %8s %10s %10s\n", "benchmark", "off s", "on s", "ratio",
-                "-fixed", "events", "ns/event", "x clock", "RSS off", "RSS on");
+    std::printf("  %-10s %9s %9s %7s %7s %11s %10s %8s %10s %10s\n", "benchmark", "off s", "on s", "ratio", "-fixed",
+                "events", "ns/event", "x clock", "RSS off", "RSS on");
     for (const auto& r : cr.benches) {
       if (!r.ok) {
         std::printf("  %-10s FAILED: %s\n", r.def->name, r.error.c_str());
         continue;
       }
-      std::printf("  %-10s %9.4f %9.4f %7.2f %7s %11llu %10.1f %8s %10s %10s\n", r.def->name, r.off_s, r.on_s,
-                  r.ratio, fmt_ratio(s.without_fixed(r)).c_str(), static_cast<unsigned long long>(r.events),
-                  r.ns_per_event, fmt_ratio(s.over_clock(r.ns_per_event)).c_str(), fmt_kib(r.peak_rss_off).c_str(),
+      std::printf("  %-10s %9.4f %9.4f %7.2f %7s %11llu %10.1f %8s %10s %10s\n", r.def->name, r.off_s, r.on_s, r.ratio,
+                  fmt_ratio(s.without_fixed(r)).c_str(), static_cast<unsigned long long>(r.events), r.ns_per_event,
+                  fmt_ratio(s.over_clock(r.ns_per_event)).c_str(), fmt_kib(r.peak_rss_off).c_str(),
                   fmt_kib(r.peak_rss_on).c_str());
     }
   }
@@ -748,16 +752,17 @@ void print_event_cost(const suite& s) {
   std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "sync (nothing to join)", micro.sync_ns,
               s.over_clock(micro.sync_ns));
   std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "call_site", micro.call_ns, s.over_clock(micro.call_ns));
-  std::printf("  fixed cost: a process's first fs::measure takes %.2f ms besides its body (compensation calibration), "
-              "a later one %.1f us; the -fixed column above is on/off without the first\n",
-              micro.first_measure_s * 1e3, micro.later_measure_s * 1e6);
+  std::printf(
+      "  fixed cost: a process's first fs::measure takes %.2f ms besides its body (compensation calibration), "
+      "a later one %.1f us; the -fixed column above is on/off without the first\n",
+      micro.first_measure_s * 1e3, micro.later_measure_s * 1e6);
 }
 
 void print_memory(const suite& s) {
   if (!s.mem_base) return;
   std::printf("\nProfiling memory: peak RSS on - off at two sizes (%s; medians)\n", s.mem_base->def->title);
-  std::printf("  %-10s %12s %12s %12s %12s %14s %14s %6s\n", "benchmark", "small size", "on-off", "big size",
-              "on-off", "prof. bytes s", "prof. bytes b", "grows");
+  std::printf("  %-10s %12s %12s %12s %12s %14s %14s %6s\n", "benchmark", "small size", "on-off", "big size", "on-off",
+              "prof. bytes s", "prof. bytes b", "grows");
   for (const auto& m : s.memory) {
     if (!m.small.ok || !m.big.ok) {
       std::printf("  %-10s FAILED\n", m.def->name);
@@ -819,12 +824,15 @@ void json_header(json_out& j, const suite& s) {
   j.kv("version", s.tbb_version);
   j.end_object();
   j.begin_object("method");
-  j.kv("runs", "per benchmark and comparison, R runs per side alternating off, on, off, on, ...; "
-               "each run a fresh process (fork + exec)");
-  j.kv("time", "steady_clock around the whole fs::measure call in the workload (input set-up and "
-               "verification excluded); the median over the runs of each side");
-  j.kv("ratio", "on_s / off_s (the on run includes the process's first-measurement calibration; see "
-                "event_cost.fixed_cost and ratio_without_fixed_cost)");
+  j.kv("runs",
+       "per benchmark and comparison, R runs per side alternating off, on, off, on, ...; "
+       "each run a fresh process (fork + exec)");
+  j.kv("time",
+       "steady_clock around the whole fs::measure call in the workload (input set-up and "
+       "verification excluded); the median over the runs of each side");
+  j.kv("ratio",
+       "on_s / off_s (the on run includes the process's first-measurement calibration; see "
+       "event_cost.fixed_cost and ratio_without_fixed_cost)");
   j.kv("events", "spawns + syncs + calls of the profiling-on run's forkscale report");
   j.kv("ns_per_event", "(on_s - off_s) / events, in ns");
   j.kv("peak_rss", "ru_maxrss of the run's process from wait4(), KiB; the median over the runs of each side");
@@ -861,9 +869,9 @@ void json_benchmark(json_out& j, const suite& s, const comparison_result& cr, co
   j.kv("calls", r.calls);
   j.kv("ns_per_event", r.ns_per_event);
   j.kv("ns_per_event_over_clock_read", s.over_clock(r.ns_per_event));
-  j.kv("ns_per_event_without_fixed_cost",
-       s.micro.ok && r.events ? (r.on_s - s.micro.first_measure_s - r.off_s) * 1e9 / double(r.events)
-                              : std::numeric_limits<double>::quiet_NaN());
+  j.kv("ns_per_event_without_fixed_cost", s.micro.ok && r.events
+                                              ? (r.on_s - s.micro.first_measure_s - r.off_s) * 1e9 / double(r.events)
+                                              : std::numeric_limits<double>::quiet_NaN());
   j.kv("peak_rss_off", r.peak_rss_off);
   j.kv("peak_rss_on", r.peak_rss_on);
   j.kv("profiler_bytes", r.profiler_bytes);
@@ -918,16 +926,18 @@ void json_event_cost(json_out& j, const suite& s) {
   j.kv("clock", micro.clock);
   j.kv("iterations", micro.n);
   j.kv("rounds", micro.rounds);
-  j.kv("statistic", "best of `rounds` processes x 5 loops of `iterations`, empty-loop cost subtracted, inside one "
-                    "fs::measure; fixed_cost: the median over the processes");
+  j.kv("statistic",
+       "best of `rounds` processes x 5 loops of `iterations`, empty-loop cost subtracted, inside one "
+       "fs::measure; fixed_cost: the median over the processes");
   j.kv("clock_read_ns", micro.clock_read_ns);
   j.numbers("clock_read_ns_per_process", s.per_process("clock_read"));
   j.kv("goal", "each event <= 2.5 x one clock read");
   j.begin_object("fixed_cost");
   j.kv("first_measure_s", micro.first_measure_s);
   j.kv("later_measure_s", micro.later_measure_s);
-  j.kv("what", "a 25 ms fs::measure less its body: the first in a process calibrates the overhead "
-               "compensation; ratio_without_fixed_cost = (on_s - first_measure_s) / off_s");
+  j.kv("what",
+       "a 25 ms fs::measure less its body: the first in a process calibrates the overhead "
+       "compensation; ratio_without_fixed_cost = (on_s - first_measure_s) / off_s");
   j.end_object();
   j.begin_object("events");
   auto event = [&](const char* key, const char* what, double ns) {
@@ -982,23 +992,25 @@ void json_memory(json_out& j, const suite& s) {
 void json_papers(json_out& j) {
   j.begin_object("papers");
   j.begin_object("cilkprof_fig11");
-  j.kv("source", "Schardl et al., The Cilkprof Scalability Profiler, SPAA'15, Fig. 11 (16 benchmarks, "
-                 "instrumented / uninstrumented serial run, geometric mean of 5 runs each, -O3, Xeon E5-2665)");
+  j.kv("source",
+       "Schardl et al., The Cilkprof Scalability Profiler, SPAA'15, Fig. 11 (16 benchmarks, "
+       "instrumented / uninstrumented serial run, geometric mean of 5 runs each, -O3, Xeon E5-2665)");
   j.begin_object("overhead");
   const std::pair<const char*, double> fig11[] = {
-      {"mm", 0.99},         {"dedup", 1.03},     {"lu", 1.04},        {"strassen", 1.06},
-      {"heat", 1.07},       {"cilksort", 1.08},  {"pbfs", 1.10},      {"fft", 1.15},
-      {"quicksort", 1.20},  {"nqueens", 1.27},   {"ferret", 2.04},    {"leisrchess", 3.72},
-      {"collision", 4.37},  {"cholesky", 4.54},  {"hevc", 6.25},      {"fib", 7.36}};
+      {"mm", 0.99},        {"dedup", 1.03},    {"lu", 1.04},     {"strassen", 1.06},
+      {"heat", 1.07},      {"cilksort", 1.08}, {"pbfs", 1.10},   {"fft", 1.15},
+      {"quicksort", 1.20}, {"nqueens", 1.27},  {"ferret", 2.04}, {"leisrchess", 3.72},
+      {"collision", 4.37}, {"cholesky", 4.54}, {"hevc", 6.25},   {"fib", 7.36}};
   for (const auto& row : fig11) j.kv(row.first, row.second);
   j.end_object();
   j.kv("geomean", cilkprof_geomean);
   j.kv("max", cilkprof_max);
   j.end_object();
   j.begin_object("taskprof");
-  j.kv("source", "Yoga & Nagarakatte, A Fast Causal Profiler for Task Parallel Programs, FSE'17, RQ3: "
-                 "average overhead 56% of the profiled parallel execution over the unprofiled one "
-                 "(23 TBB applications, 16-core Xeon)");
+  j.kv("source",
+       "Yoga & Nagarakatte, A Fast Causal Profiler for Task Parallel Programs, FSE'17, RQ3: "
+       "average overhead 56% of the profiled parallel execution over the unprofiled one "
+       "(23 TBB applications, 16-core Xeon)");
   j.kv("average_ratio", taskprof_average);
   j.end_object();
   j.begin_object("cilkscale");
@@ -1053,8 +1065,7 @@ int main(int argc, char** argv) {
 
   std::printf("forkscale overhead suite (%s): %d run(s) per side, alternating off/on, each run a fresh process\n",
               s.cfg.quick ? "quick" : "full", s.cfg.runs);
-  if (!s.have_tbb)
-    std::printf("oneTBB was not found at build time: only the serial-elision comparison runs\n");
+  if (!s.have_tbb) std::printf("oneTBB was not found at build time: only the serial-elision comparison runs\n");
   std::fflush(stdout);
 
   run_event_costs(s);

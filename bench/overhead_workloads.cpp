@@ -35,13 +35,13 @@
 //
 // Exit status: 0 verified; 1 wrong result or forkscale reported misuse; 2 bad
 // command line.
-#include <forkscale/forkscale.hpp>
 #include <forkscale/adapters/serial.hpp>
+#include <forkscale/forkscale.hpp>
 
 #if defined(BENCH_OVERHEAD_HAVE_TBB)
-#include <forkscale/adapters/tbb.hpp>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/version.h>
+#include <forkscale/adapters/tbb.hpp>
 #endif
 
 #if defined(__SANITIZE_THREAD__)
@@ -61,8 +61,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <cstdint>
@@ -116,8 +116,7 @@ fs::options profile_options() {
   fs::options o;  // the defaults: automatic clock, site profiles on, compensation on
   o.on_diagnostic = [](const fs::diagnostic& d) {
     if (g_diagnostics.fetch_add(1) < 5)
-      std::fprintf(stderr, "overhead_workload: forkscale diagnostic: %s: %s\n", d.where.c_str(),
-                   d.problem.c_str());
+      std::fprintf(stderr, "overhead_workload: forkscale diagnostic: %s: %s\n", d.where.c_str(), d.problem.c_str());
   };
   return o;
 }
@@ -264,7 +263,7 @@ struct mm_problem {
 
   // C[m×n] += A[m×k]·B[k×n].
   BENCH_LEAF void base(double* C, const double* A, const double* Bm, std::size_t m, std::size_t n,
-            std::size_t k) const noexcept {
+                       std::size_t k) const noexcept {
     for (std::size_t i = 0; i < m; ++i) {
       double* c = C + i * stride;
       for (std::size_t l = 0; l < k; ++l) {
@@ -276,8 +275,7 @@ struct mm_problem {
   }
 
   template <class B>
-  void mm(double* C, const double* A, const double* Bm, std::size_t m, std::size_t n,
-          std::size_t k) const {
+  void mm(double* C, const double* A, const double* Bm, std::size_t m, std::size_t n, std::size_t k) const {
     if (m <= mm_base && n <= mm_base && k <= mm_base) {
       fs::call_site cs;
       base(C, A, Bm, m, n, k);
@@ -331,7 +329,7 @@ outcome run_matmul(std::uint64_t size, timed_run& t) {
   // the matrices landed (the two builds allocate differently) more than on the
   // profiling.
   const std::size_t S = N + 8;
-  const std::size_t M = N * S + 72;                // doubles per matrix, with a gap
+  const std::size_t M = N * S + 72;  // doubles per matrix, with a gap
   std::vector<double> buf(3 * M + 512, 0.0);
   double* base = buf.data();
   while (reinterpret_cast<std::uintptr_t>(base) % 4096) ++base;
@@ -361,8 +359,7 @@ constexpr std::size_t ms_merge_grain = 2048;  // serial merge below this
 // Merges sorted a[0..na) and b[0..nb) into out, splitting the larger run at its
 // middle and the other by binary search.
 template <class B>
-void pmerge(const std::int64_t* a, std::size_t na, const std::int64_t* b, std::size_t nb,
-            std::int64_t* out) {
+void pmerge(const std::int64_t* a, std::size_t na, const std::int64_t* b, std::size_t nb, std::int64_t* out) {
   if (na < nb) {
     std::swap(a, b);
     std::swap(na, nb);
@@ -461,8 +458,8 @@ outcome run_nqueens(std::uint64_t size, timed_run& t) {
   std::uint64_t solutions = 0;
   t = time_measured("nqueens", [&] { solutions = nqueens<B>(n, 0, board_t{}); });
   // OEIS A000170.
-  static const std::uint64_t known[] = {1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712,
-                                        365596, 2279184, 14772512};
+  static const std::uint64_t known[] = {1,   1,   0,    0,     2,     10,     4,       40,      92,
+                                        352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512};
   const bool ok = n >= 0 && n < 17 && solutions == known[n];
   return {ok, std::to_string(n) + "x" + std::to_string(n) + " board"};
 }
@@ -606,8 +603,8 @@ outcome run_treesum(std::uint64_t size, timed_run& t) {
 }
 
 // --- flatloop: one parent spawns every task, then one sync ----------------------
-constexpr std::size_t flat_chunk = 32;   // elements per task
-constexpr int flat_rounds = 24;          // mixing rounds per element (~1-2 µs per task)
+constexpr std::size_t flat_chunk = 32;  // elements per task
+constexpr int flat_rounds = 24;         // mixing rounds per element (~1-2 µs per task)
 
 BENCH_LEAF void flat_task(std::uint64_t* a) noexcept {
   for (std::size_t j = 0; j < flat_chunk; ++j) {
@@ -681,15 +678,24 @@ struct tsan_joined {
 // ============================================================================
 template <class B>
 bool dispatch(const std::string& name, std::uint64_t size, timed_run& t, outcome& o) {
-  if (name == "fib") o = run_fib<B>(size, t);
-  else if (name == "quicksort") o = run_quicksort<B>(size, t);
-  else if (name == "matmul") o = run_matmul<B>(size, t);
-  else if (name == "mergesort") o = run_mergesort<B>(size, t);
-  else if (name == "nqueens") o = run_nqueens<B>(size, t);
-  else if (name == "heat") o = run_heat<B>(size, t);
-  else if (name == "treesum") o = run_treesum<B>(size, t);
-  else if (name == "flatloop") o = run_flatloop<B>(size, t);
-  else return false;
+  if (name == "fib")
+    o = run_fib<B>(size, t);
+  else if (name == "quicksort")
+    o = run_quicksort<B>(size, t);
+  else if (name == "matmul")
+    o = run_matmul<B>(size, t);
+  else if (name == "mergesort")
+    o = run_mergesort<B>(size, t);
+  else if (name == "nqueens")
+    o = run_nqueens<B>(size, t);
+  else if (name == "heat")
+    o = run_heat<B>(size, t);
+  else if (name == "treesum")
+    o = run_treesum<B>(size, t);
+  else if (name == "flatloop")
+    o = run_flatloop<B>(size, t);
+  else
+    return false;
   return true;
 }
 
@@ -711,14 +717,18 @@ int run_micro(bool quick) {
   {
     double body_s = 0;
     auto t0 = std::chrono::steady_clock::now();
-    fs::measure("first", [&] {
-      const auto b0 = std::chrono::steady_clock::now();
-      while (seconds_since(b0) < 0.025) compiler_barrier();
-      body_s = seconds_since(b0);
-    }, profile_options());
+    fs::measure(
+        "first",
+        [&] {
+          const auto b0 = std::chrono::steady_clock::now();
+          while (seconds_since(b0) < 0.025) compiler_barrier();
+          body_s = seconds_since(b0);
+        },
+        profile_options());
     first_measure_s = seconds_since(t0) - body_s;
     t0 = std::chrono::steady_clock::now();
-    fs::measure("later", [] { compiler_barrier(); }, profile_options());
+    fs::measure(
+        "later", [] { compiler_barrier(); }, profile_options());
     later_measure_s = seconds_since(t0);
   }
   double loop = 0, clock_read = 0, spawn = 0, sync = 0, call = 0;
@@ -760,10 +770,11 @@ int run_micro(bool quick) {
       },
       profile_options());
   auto net = [&](double v) { return std::max(0.0, v - loop); };
-  std::printf("RESULT micro=1 enabled=1 n=%" PRIu64 " reps=%d clock=%s loop_ns=%.4f clock_read_ns=%.4f spawn_ns=%.4f "
+  std::printf("RESULT micro=1 enabled=1 n=%" PRIu64
+              " reps=%d clock=%s loop_ns=%.4f clock_read_ns=%.4f spawn_ns=%.4f "
               "sync_ns=%.4f call_site_ns=%.4f first_measure_s=%.6f later_measure_s=%.6f diagnostics=%" PRIu64 "\n",
-              n, reps, use_tsc ? "tsc" : "steady", loop, net(clock_read), net(spawn), net(sync),
-              net(call), first_measure_s, later_measure_s, g_diagnostics.load());
+              n, reps, use_tsc ? "tsc" : "steady", loop, net(clock_read), net(spawn), net(sync), net(call),
+              first_measure_s, later_measure_s, g_diagnostics.load());
   (void)rep;
   return g_diagnostics.load() ? 1 : 0;
 }
@@ -796,13 +807,20 @@ bool parse_arguments(int argc, char** argv, arguments& args) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (a == "--bench" && v) args.bench = argv[++i];
-    else if (a == "--backend" && v) args.backend = argv[++i];
-    else if (a == "--threads" && v && parse_u64(argv[++i], args.threads) && args.threads > 0) continue;
-    else if (a == "--size" && v && parse_u64(argv[++i], args.size) && args.size > 0) continue;
-    else if (a == "--micro") args.micro = true;
-    else if (a == "--quick") args.quick = true;
-    else if (a == "--info") args.info = true;
+    if (a == "--bench" && v)
+      args.bench = argv[++i];
+    else if (a == "--backend" && v)
+      args.backend = argv[++i];
+    else if (a == "--threads" && v && parse_u64(argv[++i], args.threads) && args.threads > 0)
+      continue;
+    else if (a == "--size" && v && parse_u64(argv[++i], args.size) && args.size > 0)
+      continue;
+    else if (a == "--micro")
+      args.micro = true;
+    else if (a == "--quick")
+      args.quick = true;
+    else if (a == "--info")
+      args.info = true;
     else {
       std::fprintf(stderr, "bench_overhead_workload: bad argument '%s'\n%s\n", a.c_str(), usage);
       return false;
@@ -878,8 +896,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::uint64_t diagnostics = g_diagnostics.load();
-  std::printf("RESULT bench=%s enabled=%d backend=%s threads=%" PRIu64 " size=%" PRIu64
-              " seconds=%.9f spawns=%" PRIu64 " syncs=%" PRIu64 " calls=%" PRIu64 " profiler_bytes=%zu"
+  std::printf("RESULT bench=%s enabled=%d backend=%s threads=%" PRIu64 " size=%" PRIu64 " seconds=%.9f spawns=%" PRIu64
+              " syncs=%" PRIu64 " calls=%" PRIu64
+              " profiler_bytes=%zu"
               " parallelism=%.4f diagnostics=%" PRIu64 " ok=%d input=%s\n",
               args.bench.c_str(), FORKSCALE_ENABLE, args.backend.c_str(), args.threads, args.size, t.seconds,
               t.rep.spawns(), t.rep.syncs(), t.rep.calls(), t.rep.profiler_bytes, t.rep.parallelism(), diagnostics,

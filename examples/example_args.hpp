@@ -14,8 +14,8 @@
 // with status 2.
 #pragma once
 #include <charconv>
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <filesystem>
 #include <functional>
@@ -33,8 +33,8 @@
 #ifdef FORKSCALE_EXAMPLES_HAVE_TBB
 #include <optional>
 
-#include <forkscale/adapters/tbb.hpp>
 #include <oneapi/tbb/global_control.h>
+#include <forkscale/adapters/tbb.hpp>
 #endif
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
 #include <forkscale/adapters/openmp.hpp>
@@ -54,10 +54,14 @@ enum class backend {
 
 inline const char* to_string(backend b) noexcept {
   switch (b) {
-    case backend::serial: return "serial";
-    case backend::threads: return "threads";
-    case backend::tbb: return "tbb";
-    case backend::openmp: return "openmp";
+    case backend::serial:
+      return "serial";
+    case backend::threads:
+      return "threads";
+    case backend::tbb:
+      return "tbb";
+    case backend::openmp:
+      return "openmp";
   }
   return "?";
 }
@@ -112,13 +116,11 @@ using extra_options = std::vector<extra_option>;
 
 // A whole string as a decimal integer in [1, max]: no sign, no spaces, no
 // trailing characters. `what` names the value in the message.
-inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max,
-                                    const std::string& what) {
+inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max, const std::string& what) {
   std::uint64_t v = 0;
   const char* first = text.data();
   const char* last = first + text.size();
-  const bool digits_only =
-      !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  const bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   const auto [ptr, ec] = std::from_chars(first, last, v);
   if (!digits_only || ec == std::errc::invalid_argument || ptr != last)
     throw usage_error(what + " must be a positive integer (got '" + text + "')");
@@ -128,8 +130,7 @@ inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max,
   return v;
 }
 
-inline std::string usage(const std::string& program, std::uint64_t default_n,
-                         const extra_options& extra) {
+inline std::string usage(const std::string& program, std::uint64_t default_n, const extra_options& extra) {
   std::string line = "usage: " + program + " [N] [--backend " + built_in_backends("|") +
                      "] [--threads T] [--out DIR] [--clock auto|tsc|steady|cost]";
   std::string extra_help;
@@ -139,8 +140,11 @@ inline std::string usage(const std::string& program, std::uint64_t default_n,
     if (name.size() < 10) name.resize(10, ' ');
     extra_help += "  " + name + " " + o.help + "\n";
   }
-  return line + "\n"
-         "  N          problem size (default " + std::to_string(default_n) + ")\n"
+  return line +
+         "\n"
+         "  N          problem size (default " +
+         std::to_string(default_n) +
+         ")\n"
          "  --backend  serial: spawned bodies run inline (the serial elision);\n"
          "             threads: on std::threads near the top of the recursion (default)\n" +
          (have_tbb ? "             tbb: as oneTBB tasks (forkscale/tbb.hpp)\n"
@@ -163,8 +167,7 @@ inline std::string usage(const std::string& program, std::uint64_t default_n) {
 
 // Parses argv. `max_n` bounds N (the message names the bound); `extra` lists the
 // options this example takes beyond the common ones.
-inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_t max_n,
-                    const extra_options& extra) {
+inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_t max_n, const extra_options& extra) {
   config c;
   c.n = default_n;
   const unsigned hw = std::thread::hardware_concurrency();
@@ -191,8 +194,7 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
       const extra_option* special = nullptr;
       for (const extra_option& o : extra)
         if (name == o.name) special = &o;
-      if (name != "--backend" && name != "--threads" && name != "--out" && name != "--clock" &&
-          !special)
+      if (name != "--backend" && name != "--threads" && name != "--out" && name != "--clock" && !special)
         throw usage_error("unknown option '" + arg + "' (try --help)");
       if (!inline_value) {
         if (i + 1 >= argc) throw usage_error("option " + name + " needs a value");
@@ -201,10 +203,14 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
       if (special) {
         special->apply(value);
       } else if (name == "--backend") {
-        if (value == "serial") c.be = backend::serial;
-        else if (value == "threads") c.be = backend::threads;
-        else if (value == "tbb" && have_tbb) c.be = backend::tbb;
-        else if (value == "openmp" && have_openmp) c.be = backend::openmp;
+        if (value == "serial")
+          c.be = backend::serial;
+        else if (value == "threads")
+          c.be = backend::threads;
+        else if (value == "tbb" && have_tbb)
+          c.be = backend::tbb;
+        else if (value == "openmp" && have_openmp)
+          c.be = backend::openmp;
         else if (value == "tbb")
           throw usage_error("backend 'tbb' is not built in (oneTBB was not found at build time)");
         else if (value == "openmp")
@@ -220,11 +226,16 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
         if (value.empty()) throw usage_error("--out needs a directory name");
         c.out_dir = value;
       } else {  // --clock
-        if (value == "auto" || value == "automatic") c.clock = fs::clock_kind::automatic;
-        else if (value == "tsc") c.clock = fs::clock_kind::tsc;
-        else if (value == "steady") c.clock = fs::clock_kind::steady;
-        else if (value == "cost") c.clock = fs::clock_kind::cost;
-        else throw usage_error("unknown clock '" + value + "' (expected auto, tsc, steady or cost)");
+        if (value == "auto" || value == "automatic")
+          c.clock = fs::clock_kind::automatic;
+        else if (value == "tsc")
+          c.clock = fs::clock_kind::tsc;
+        else if (value == "steady")
+          c.clock = fs::clock_kind::steady;
+        else if (value == "cost")
+          c.clock = fs::clock_kind::cost;
+        else
+          throw usage_error("unknown clock '" + value + "' (expected auto, tsc, steady or cost)");
       }
       continue;
     }
@@ -277,14 +288,12 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
   return true;
 }
 
-
 // A note for the banner line of a backend that needs one: the oneTBB and OpenMP
 // thread limits ("" for serial and threads, whose examples say it themselves).
 // The end of every example: print the report, write it with --out (exit 2 when
 // that fails), and fail (exit 1) when forkscale found misuse, since the numbers
 // are then not trustworthy.
-inline int finish(const fs::report& rep, const config& cfg, const std::string& stem,
-                  const std::string& program) {
+inline int finish(const fs::report& rep, const config& cfg, const std::string& stem, const std::string& program) {
   std::cout << rep;
   if (!cfg.out_dir.empty() && !write_reports(rep, cfg.out_dir, stem, program)) return 2;
   if (rep.diagnostic_count != 0) {
@@ -457,13 +466,13 @@ class fork_join {
     }
 #endif
     if (!deferred_) {
-      fs::spawn(group_, [&body] { body(1u); }, where)();
+      fs::spawn(
+          group_, [&body] { body(1u); }, where)();
       return;
     }
     auto budget = std::make_shared<unsigned>(1u);
-    auto spawned = fs::spawn(group_, [budget, fn = std::decay_t<F>(std::forward<F>(body))] {
-      fn(*budget);
-    }, where);
+    auto spawned = fs::spawn(
+        group_, [budget, fn = std::decay_t<F>(std::forward<F>(body))] { fn(*budget); }, where);
     auto shared = std::make_shared<decltype(spawned)>(std::move(spawned));
     pending_.push_back(task{budget, [shared] { (*shared)(); }});
   }

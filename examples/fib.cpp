@@ -137,12 +137,12 @@ int run(int argc, char** argv) {
   std::int64_t result = 0;
   fs::report rep;
   example_args::run_on_backend(cfg, [&] {
-    rep = fs::measure("fib", [&] { result = f.fib(n, 0); }, opt);
+    rep = fs::measure(
+        "fib", [&] { result = f.fib(n, 0); }, opt);
   });
 
   if (result != fib_iterative(n)) {
-    std::cerr << program << ": fib(" << n << ") gave " << result << ", expected "
-              << fib_iterative(n) << "\n";
+    std::cerr << program << ": fib(" << n << ") gave " << result << ", expected " << fib_iterative(n) << "\n";
     return 1;
   }
   std::cout << "fib(" << n << ") = " << result << "\n\n";

@@ -53,8 +53,8 @@ constexpr std::size_t COARSENING = 32;
 
 // C[m×n] += A[m×k]·B[k×n], every matrix stored row-major with row stride `dim`.
 // One unit of the cost clock per multiply-add.
-void base(double* C, const double* A, const double* B, std::size_t dim, std::size_t m,
-          std::size_t n, std::size_t k) noexcept {
+void base(double* C, const double* A, const double* B, std::size_t dim, std::size_t m, std::size_t n,
+          std::size_t k) noexcept {
   for (std::size_t i = 0; i < m; ++i) {
     double* c = C + i * dim;
     for (std::size_t l = 0; l < k; ++l) {
@@ -71,8 +71,8 @@ struct multiplier {
   std::size_t dim;  // the row stride of every matrix
 
   // C[m×n] += A[m×k]·B[k×n] (Fig. 8's mm, for any sides).
-  void mm(double* C, const double* A, const double* B, std::size_t m, std::size_t n,
-          std::size_t k, unsigned budget) const {
+  void mm(double* C, const double* A, const double* B, std::size_t m, std::size_t n, std::size_t k,
+          unsigned budget) const {
     if (m <= COARSENING && n <= COARSENING && k <= COARSENING) {
       fs::call_site cs;
       base(C, A, B, dim, m, n, k);
@@ -118,8 +118,7 @@ struct multiplier {
 };
 
 // y = M·x for an N×N matrix M.
-std::vector<double> times(const std::vector<double>& M, const std::vector<double>& x,
-                          std::size_t N) {
+std::vector<double> times(const std::vector<double>& M, const std::vector<double>& x, std::size_t N) {
   std::vector<double> y(N, 0.0);
   for (std::size_t i = 0; i < N; ++i) {
     double s = 0;
@@ -131,8 +130,8 @@ std::vector<double> times(const std::vector<double>& M, const std::vector<double
 
 // Freivalds' test, twice: C·r == A·(B·r) for random integer vectors r. Every
 // value is a small integer, so the comparison is exact.
-bool product_is_right(const std::vector<double>& A, const std::vector<double>& B,
-                      const std::vector<double>& C, std::size_t N) {
+bool product_is_right(const std::vector<double>& A, const std::vector<double>& B, const std::vector<double>& C,
+                      std::size_t N) {
   std::mt19937_64 gen(7);
   std::uniform_int_distribution<int> digit(-8, 8);
   for (int round = 0; round < 2; ++round) {

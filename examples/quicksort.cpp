@@ -52,8 +52,7 @@ constexpr std::ptrdiff_t COARSENING = 32;
 // (splitmix64 of its bounds), so that every run and every backend splits the same
 // way; the paper's rand() would make the threads race on one generator.
 std::ptrdiff_t pivot_index(std::ptrdiff_t low, std::ptrdiff_t high) noexcept {
-  std::uint64_t z = static_cast<std::uint64_t>(low) * 0x9E3779B97F4A7C15ull ^
-                    static_cast<std::uint64_t>(high);
+  std::uint64_t z = static_cast<std::uint64_t>(low) * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(high);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;

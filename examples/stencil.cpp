@@ -75,23 +75,19 @@ struct grid {
   std::vector<double> v;  // side³ values, z fastest
 
   explicit grid(std::size_t n_) : n(n_), side(n_ + 2), v(side * side * side, 0.0) {}
-  std::size_t at(std::size_t x, std::size_t y, std::size_t z) const noexcept {
-    return (x * side + y) * side + z;
-  }
+  std::size_t at(std::size_t x, std::size_t y, std::size_t z) const noexcept { return (x * side + y) * side + z; }
 };
 
 // Updates the points (x, y, z0..z1) of `next` from `cur` (interior coordinates
 // start at 1). One unit of the cost clock per point.
-void update_row(const grid& cur, grid& next, std::size_t x, std::size_t y, std::size_t z0,
-                std::size_t z1) noexcept {
+void update_row(const grid& cur, grid& next, std::size_t x, std::size_t y, std::size_t z0, std::size_t z1) noexcept {
   const double* c = cur.v.data();
   double* o = next.v.data();
   const std::size_t sx = cur.side * cur.side, sy = cur.side;
   for (std::size_t z = z0; z < z1; ++z) {
     const std::size_t i = cur.at(x, y, z);
     const double centre = c[i];
-    o[i] = centre + ALPHA * (c[i - sx] + c[i + sx] + c[i - sy] + c[i + sy] + c[i - 1] + c[i + 1] -
-                             6.0 * centre);
+    o[i] = centre + ALPHA * (c[i - sx] + c[i + sx] + c[i - sy] + c[i + sy] + c[i - 1] + c[i + 1] - 6.0 * centre);
   }
   fs::charge(z1 - z0);
 }
@@ -99,8 +95,7 @@ void update_row(const grid& cur, grid& next, std::size_t x, std::size_t y, std::
 // cilk_for over [lo, hi): split in halves, spawn the first, call the second,
 // run `grain` iterations or fewer serially with body(lo, hi).
 template <class Body>
-void parallel_for(std::size_t lo, std::size_t hi, std::size_t grain, const Body& body, backend be,
-                  unsigned budget) {
+void parallel_for(std::size_t lo, std::size_t hi, std::size_t grain, const Body& body, backend be, unsigned budget) {
   if (hi - lo <= grain) {
     body(lo, hi);
     return;
@@ -124,19 +119,20 @@ struct stepper {
     const std::size_t n = cur.n;
     if (loop == loop_kind::outer) {
       // Fig. 9: cilk_for over x; every iteration is a whole plane.
-      parallel_for(1, n + 1, grain,
-                   [&](std::size_t x0, std::size_t x1) {
-                     for (std::size_t x = x0; x < x1; ++x)
-                       for (std::size_t y = 1; y <= n; ++y) update_row(cur, next, x, y, 1, n + 1);
-                   },
-                   be, budget);
+      parallel_for(
+          1, n + 1, grain,
+          [&](std::size_t x0, std::size_t x1) {
+            for (std::size_t x = x0; x < x1; ++x)
+              for (std::size_t y = 1; y <= n; ++y) update_row(cur, next, x, y, 1, n + 1);
+          },
+          be, budget);
     } else {
       // Fig. 7: cilk_for over z, inside the serial loops over x and y.
       for (std::size_t x = 1; x <= n; ++x)
         for (std::size_t y = 1; y <= n; ++y)
-          parallel_for(1, n + 1, grain,
-                       [&](std::size_t z0, std::size_t z1) { update_row(cur, next, x, y, z0, z1); },
-                       be, budget);
+          parallel_for(
+              1, n + 1, grain, [&](std::size_t z0, std::size_t z1) { update_row(cur, next, x, y, z0, z1); }, be,
+              budget);
     }
   }
 };
@@ -170,9 +166,12 @@ example_args::extra_options stencil_options(settings& set) {
        "which loop is the parallel one: inner (z, Cilkview Fig. 7) or\n"
        "             outer (x, Fig. 9; default)",
        [&set](const std::string& v) {
-         if (v == "inner") set.loop = loop_kind::inner;
-         else if (v == "outer") set.loop = loop_kind::outer;
-         else throw example_args::usage_error("unknown loop '" + v + "' (expected inner or outer)");
+         if (v == "inner")
+           set.loop = loop_kind::inner;
+         else if (v == "outer")
+           set.loop = loop_kind::outer;
+         else
+           throw example_args::usage_error("unknown loop '" + v + "' (expected inner or outer)");
        }},
       {"--steps", "S", "time steps (default 4)",
        [&set](const std::string& v) { set.steps = example_args::parse_positive(v, 1'000'000, "--steps"); }},
@@ -202,8 +201,8 @@ bool make_grids(std::size_t n, std::vector<grid>& grids, grid (&reference)[2]) {
 void print_setup(const settings& set, std::size_t n, unsigned budget) {
   const char* loop_name = set.loop == loop_kind::inner ? "inner" : "outer";
   std::cout << "stencil: " << n << "^3 points, " << set.steps << " steps, parallel loop " << loop_name
-            << (set.loop == loop_kind::inner ? " (z" : " (x") << ", " << n << " iterations, grain "
-            << set.grain << "), backend " << example_args::to_string(set.cfg.be);
+            << (set.loop == loop_kind::inner ? " (z" : " (x") << ", " << n << " iterations, grain " << set.grain
+            << "), backend " << example_args::to_string(set.cfg.be);
   if (set.cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";
   std::cout << example_args::runtime_note(set.cfg) << "\n\n";
 }

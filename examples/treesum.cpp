@@ -103,7 +103,7 @@ struct summer {
   backend be;
 
   // Fig. 2's compute_tree_sum (which leaves out the value of an inner node; this
-// one adds it).
+  // one adds it).
   void compute_tree_sum(const node* n, std::int64_t* sum, unsigned budget) const {
     if (n->num_nodes <= BASE) {
       fs::call_site cs;

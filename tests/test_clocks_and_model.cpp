@@ -38,7 +38,8 @@ TEST(Clocks, TimedMeasurementsAreConsistent) {
     fs::options o;
     o.clock = k;
     long out = 0;
-    const fs::report r = fs::measure("fib", [&] { out = fib(18); }, o);
+    const fs::report r = fs::measure(
+        "fib", [&] { out = fib(18); }, o);
     EXPECT_EQ(out, 2584);
     EXPECT_EQ(r.unit, "ns");
     EXPECT_EQ(r.spawns(), 4180u);  // one per internal call of fib(18)
@@ -57,7 +58,8 @@ TEST(Clocks, CompensationCanBeTurnedOff) {
   fs::options o;
   o.clock = fs::clock_kind::steady;
   o.compensate = false;
-  const fs::report r = fs::measure("fib", [] { fib(12); }, o);
+  const fs::report r = fs::measure(
+      "fib", [] { fib(12); }, o);
   EXPECT_EQ(r.compensation_per_strand, 0.0);
   EXPECT_EQ(r.compensation_total, 0u);
   EXPECT_EQ(r.root().raw_work, r.work());
@@ -67,7 +69,8 @@ TEST(Clocks, CompensationCanBeTurnedOff) {
 TEST(Clocks, CostClockIsNeverCompensated) {
   fs::options o;
   o.clock = fs::clock_kind::cost;
-  const fs::report r = fs::measure("x", [] { fs::charge(5); }, o);
+  const fs::report r = fs::measure(
+      "x", [] { fs::charge(5); }, o);
   EXPECT_EQ(r.compensation_per_strand, 0.0);
   EXPECT_EQ(r.work(), 5u);
   EXPECT_EQ(r.unit, "units");
@@ -134,8 +137,12 @@ TEST(Model, ParallelismGrowsWithFibSize) {
     fs::sync_point sp;
     return x + y;
   };
-  const double p10 = fs::measure("f", [&] { charged_fib(charged_fib, 10); }, o).parallelism();
-  const double p20 = fs::measure("f", [&] { charged_fib(charged_fib, 20); }, o).parallelism();
+  const double p10 = fs::measure(
+                         "f", [&] { charged_fib(charged_fib, 10); }, o)
+                         .parallelism();
+  const double p20 = fs::measure(
+                         "f", [&] { charged_fib(charged_fib, 20); }, o)
+                         .parallelism();
   EXPECT_GT(p20, p10);
 }
 

@@ -33,8 +33,7 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback) {
 std::uint64_t base_seed() {
   static const std::uint64_t seed = [] {
     const std::uint64_t s = env_or("FORKSCALE_PROPERTY_SEED", std::random_device{}());
-    std::cout << "[property] base seed " << s << " (replay with FORKSCALE_PROPERTY_SEED=" << s
-              << ")\n";
+    std::cout << "[property] base seed " << s << " (replay with FORKSCALE_PROPERTY_SEED=" << s << ")\n";
     return s;
   }();
   return seed;
@@ -47,8 +46,8 @@ std::string compare(const rp::region_table& expected, const rp::region_table& go
     if (it == got.end()) {
       diff += "  missing row " + path + "\n";
     } else if (!(it->second == want)) {
-      diff += "  " + path + ": oracle " + rp::to_string(want) + "\n" + std::string(path.size() + 4, ' ') +
-              "engine " + rp::to_string(it->second) + "\n";
+      diff += "  " + path + ": oracle " + rp::to_string(want) + "\n" + std::string(path.size() + 4, ' ') + "engine " +
+              rp::to_string(it->second) + "\n";
     }
   }
   for (const auto& [path, row] : got)
@@ -80,8 +79,7 @@ void run_programs(unsigned workers, std::uint64_t seed_offset) {
     for (const auto& d : rep.diagnostics) diag_text += "  " + d.where + ": " + d.problem + "\n";
     if (!diff.empty() || rep.diagnostic_count != 0) {
       ++failures;
-      ADD_FAILURE() << "program with seed " << seed << " (workers " << workers
-                    << ") differs from the oracle:\n"
+      ADD_FAILURE() << "program with seed " << seed << " (workers " << workers << ") differs from the oracle:\n"
                     << diff << "diagnostics:\n"
                     << diag_text << "program:\n"
                     << p.describe();
@@ -148,12 +146,11 @@ TEST(Oracle, HandMadeProgram) {
   const auto t = o.evaluate(p, "root");
   const rp::totals& r = t.at("root");
   EXPECT_EQ(r.work, 165u);
-  EXPECT_EQ(r.span, 115u);          // 10 + 100 + 5
-  EXPECT_EQ(r.burdened_span, 115u); // continuation 10 + 7 + 50 = 67 < 110
+  EXPECT_EQ(r.span, 115u);           // 10 + 100 + 5
+  EXPECT_EQ(r.burdened_span, 115u);  // continuation 10 + 7 + 50 = 67 < 110
   EXPECT_EQ(r.spawns, 1u);
   EXPECT_EQ(r.syncs, 1u);
 }
-
 
 template <class Row>
 const Row& row(const std::vector<Row>& rows, forkscale::site_kind kind, const std::string& name) {
@@ -162,8 +159,8 @@ const Row& row(const std::vector<Row>& rows, forkscale::site_kind kind, const st
   throw std::runtime_error("no row " + name);
 }
 
-void expect_measure(const forkscale::site_measure& m, std::uint64_t count, std::uint64_t work,
-                    std::int64_t span, const std::string& what) {
+void expect_measure(const forkscale::site_measure& m, std::uint64_t count, std::uint64_t work, std::int64_t span,
+                    const std::string& what) {
   EXPECT_EQ(m.count, count) << what;
   EXPECT_EQ(m.work, work) << what;
   EXPECT_EQ(m.span, span) << what;
@@ -190,8 +187,8 @@ TEST(Oracle, HandMadeProfiles) {
     rp::program p;
     p.root.push_back(with_body(rp::op::spawn, 1, {charge(10)}));
     p.root.push_back(with_body(rp::op::spawn, 2,
-                               {with_body(rp::op::spawn, 3, {charge(4)}),
-                                with_body(rp::op::spawn, 0, {charge(4)}), charge(3), sync(), charge(6)}));
+                               {with_body(rp::op::spawn, 3, {charge(4)}), with_body(rp::op::spawn, 0, {charge(4)}),
+                                charge(3), sync(), charge(6)}));
     p.root.push_back(charge(10));
     p.root.push_back(sync());
     rp::oracle o;
@@ -257,9 +254,8 @@ TEST(Oracle, ProfileComparisonSeesEveryField) {
   forkscale::report rep;
   rep.call_sites = o.profiles().call_sites;
   rep.spawn_sites = o.profiles().spawn_sites;
-  std::stable_sort(rep.call_sites.begin() + 1, rep.call_sites.end(), [](const auto& x, const auto& y) {
-    return x.local_on_span.span > y.local_on_span.span;
-  });
+  std::stable_sort(rep.call_sites.begin() + 1, rep.call_sites.end(),
+                   [](const auto& x, const auto& y) { return x.local_on_span.span > y.local_on_span.span; });
   ASSERT_EQ(rp::compare_profiles(o.profiles(), rep), "");
   using call_edit = void (*)(forkscale::call_site_profile&);
   const call_edit call_edits[] = {

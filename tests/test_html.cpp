@@ -220,8 +220,8 @@ class Html : public ::testing::Test {
   int run_python(const std::string& script, const std::string& arg, std::string& output) {
     const stdfs::path py = dir_ / "check.py", out = dir_ / "out.txt";
     std::ofstream(py) << script;
-    const int rc = std::system(
-        ("python3 \"" + py.string() + "\" \"" + arg + "\" > \"" + out.string() + "\" 2>&1").c_str());
+    const int rc =
+        std::system(("python3 \"" + py.string() + "\" \"" + arg + "\" > \"" + out.string() + "\" 2>&1").c_str());
     std::ifstream in(out);
     output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     return rc;
@@ -386,9 +386,8 @@ TEST_F(Html, ReportPageEscapesEverythingAndLoadsNothing) {
   EXPECT_FALSE(contains(html, "alert(2)</script>"));
   EXPECT_TRUE(contains(html, "&lt;/section&gt;&lt;script&gt;alert(2)&lt;/script&gt;"));
   EXPECT_TRUE(contains(html, "&quot; onmouseover=&quot;alert(3)"));
-  for (const char* id : {"id=\"fs-summary\"", "id=\"fs-speedup-estimate\"", "id=\"fs-regions\"",
-                         "id=\"fs-plots\"", "id=\"fs-diagnostics\"", "id=\"fs-plot-scalability\"",
-                         "class=\"fs-table fs-sortable\""})
+  for (const char* id : {"id=\"fs-summary\"", "id=\"fs-speedup-estimate\"", "id=\"fs-regions\"", "id=\"fs-plots\"",
+                         "id=\"fs-diagnostics\"", "id=\"fs-plot-scalability\"", "class=\"fs-table fs-sortable\""})
     EXPECT_TRUE(contains(html, id)) << id;
   // Summary before the estimate before the regions before the plots before the diagnostics.
   EXPECT_LT(html.find("id=\"fs-summary\""), html.find("id=\"fs-speedup-estimate\""));
@@ -436,7 +435,8 @@ TEST_F(Html, SiteTablesEscapeSortAndFilter) {
   EXPECT_EQ(first_cells(spawns), (std::vector<std::string>{"<script>alert(6)</script>", "root"}));
   // Every string is escaped: names, functions, tags and files.
   EXPECT_TRUE(contains(calls, ">&lt;img src=x onerror=alert(1)&gt;</td>"));
-  EXPECT_TRUE(contains(calls, "title=\"&lt;/td&gt;&lt;td&gt;x.cpp:7 in f&lt;T&gt;() (tag &lt;img src=x onerror=alert(1)&gt;)\""));
+  EXPECT_TRUE(contains(
+      calls, "title=\"&lt;/td&gt;&lt;td&gt;x.cpp:7 in f&lt;T&gt;() (tag &lt;img src=x onerror=alert(1)&gt;)\""));
   EXPECT_TRUE(contains(calls, ">f&lt;T&gt;()</td>"));
   EXPECT_TRUE(contains(calls, ">&quot; onclick=&quot;alert(5)</td>"));
   EXPECT_TRUE(contains(calls, ">h &amp; &#39;i&#39;</td>"));
@@ -450,16 +450,18 @@ TEST_F(Html, SiteTablesEscapeSortAndFilter) {
   EXPECT_TRUE(contains(spawns, ">88.0 %</td>"));
   // The default column is marked, every column has a stable key, the recursive mark shows.
   EXPECT_TRUE(contains(calls, "data-key=\"local_on_span_span\" title=\"local span on span\" aria-sort=\"descending\""));
-  EXPECT_TRUE(contains(spawns, "data-key=\"critical_span\" title=\"the tasks&#39; own strands on the critical path\" "
-                               "aria-sort=\"descending\""));
+  EXPECT_TRUE(contains(spawns,
+                       "data-key=\"critical_span\" title=\"the tasks&#39; own strands on the critical path\" "
+                       "aria-sort=\"descending\""));
   EXPECT_EQ(count(calls, "aria-sort="), 1u);
   EXPECT_EQ(count(calls, "<th scope=\"col\" data-key="), 15u);
   EXPECT_EQ(count(spawns, "<th scope=\"col\" data-key="), 9u);
   EXPECT_EQ(count(calls, "<td>yes</td>"), 1u);
   EXPECT_EQ(count(calls, "<tr class=\"fs-root\">"), 1u);
   // The filter boxes name their tables; the script filters and sorts.
-  EXPECT_TRUE(contains(html, "<input type=\"search\" id=\"fs-call-sites-filter\" class=\"fs-filter\" "
-                             "data-table=\"fs-call-sites-table\" data-status=\"fs-call-sites-filter-status\""));
+  EXPECT_TRUE(contains(html,
+                       "<input type=\"search\" id=\"fs-call-sites-filter\" class=\"fs-filter\" "
+                       "data-table=\"fs-call-sites-table\" data-status=\"fs-call-sites-filter-status\""));
   EXPECT_TRUE(contains(html, "id=\"fs-spawn-sites-filter\" class=\"fs-filter\" data-table=\"fs-spawn-sites-table\""));
   EXPECT_TRUE(contains(calls, "data-filter-columns=\"0 1\""));
   namespace dh = fs::detail::html;
@@ -570,8 +572,9 @@ TEST_F(Html, WhatIfTableEscapesSortsAndFilters) {
   EXPECT_TRUE(contains(table, "<td class=\"num\" data-sort-value=\"1.7976931348623157e+308\">inf</td>"));
   EXPECT_TRUE(contains(table, "<td class=\"num\" data-sort-value=\"12.5\">12.50</td>"));
   EXPECT_TRUE(contains(table, "<td class=\"num\" data-sort-value=\"0.625\">0.62x</td>"));  // optimized gain: 10 / 40
-  EXPECT_TRUE(contains(html, "<input type=\"search\" id=\"fs-what-if-filter\" class=\"fs-filter\" "
-                             "data-table=\"fs-what-if-table\" data-status=\"fs-what-if-filter-status\""));
+  EXPECT_TRUE(contains(html,
+                       "<input type=\"search\" id=\"fs-what-if-filter\" class=\"fs-filter\" "
+                       "data-table=\"fs-what-if-table\" data-status=\"fs-what-if-filter-status\""));
   EXPECT_EQ(count(table, "<th scope=\"col\" data-key="), 12u);
 
   // No rows, no section; a study shows its profile's.
@@ -584,8 +587,8 @@ TEST_F(Html, WhatIfTableEscapesSortsAndFilters) {
   const stdfs::path file = dir_ / "what_if.html";
   fs::write_html(rep, file.string());
   std::string out;
-  EXPECT_EQ(run_python(check_page, file.string() + "\" \"fs-title,fs-what-if,fs-what-if-table,fs-what-if-filter\" \"whatif",
-                       out),
+  EXPECT_EQ(run_python(check_page,
+                       file.string() + "\" \"fs-title,fs-what-if,fs-what-if-table,fs-what-if-filter\" \"whatif", out),
             0)
       << out;
 }
@@ -614,9 +617,9 @@ TEST_F(Html, StudyPageHasEverySection) {
   const std::string html = fs::to_html(evil_study());
   expect_self_contained(html);
   EXPECT_FALSE(contains(html, "<img"));
-  for (const char* id : {"fs-study-summary", "fs-warnings", "fs-study-runs", "fs-study-speedups",
-                         "fs-bandwidth-probe", "fs-summary", "fs-speedup-estimate", "fs-regions", "fs-plots",
-                         "fs-plot-factored", "fs-plot-scalability", "fs-diagnostics"})
+  for (const char* id :
+       {"fs-study-summary", "fs-warnings", "fs-study-runs", "fs-study-speedups", "fs-bandwidth-probe", "fs-summary",
+        "fs-speedup-estimate", "fs-regions", "fs-plots", "fs-plot-factored", "fs-plot-scalability", "fs-diagnostics"})
     EXPECT_TRUE(contains(html, std::string("id=\"") + id + "\"")) << id;
   EXPECT_TRUE(contains(html, "class=\"fs-oversubscribed\""));
   if (!python_available()) GTEST_SKIP() << "python3 is not available: the XML checks are skipped";

@@ -67,7 +67,10 @@ fs::report real_report() {
           }
         }
         // A misuse: a spawned callable destroyed without running.
-        { auto lost = fs::spawn([] {}); (void)lost; }
+        {
+          auto lost = fs::spawn([] {});
+          (void)lost;
+        }
       },
       opt);
 }
@@ -242,8 +245,15 @@ fs::report profile_report() {
   const auto u64 = std::numeric_limits<std::uint64_t>::max();
   const auto i64_min = std::numeric_limits<std::int64_t>::min();
   const auto i64_max = std::numeric_limits<std::int64_t>::max();
-  const std::string texts[] = {"plain", "comma, \"quote\"", "new\nline\ttab\x01", "=cmd|' /C calc'!A0", "+plus",
-                               "-minus", "@at", "\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80 \xE2\x80\xA8", ""};
+  const std::string texts[] = {"plain",
+                               "comma, \"quote\"",
+                               "new\nline\ttab\x01",
+                               "=cmd|' /C calc'!A0",
+                               "+plus",
+                               "-minus",
+                               "@at",
+                               "\xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80 \xE2\x80\xA8",
+                               ""};
   const auto m = [](std::uint64_t count, std::uint64_t work, std::int64_t span) {
     fs::site_measure x;
     x.count = count;
@@ -392,7 +402,8 @@ TEST(ReportIo, SiteProfileProblemsAreNamed) {
                ".span: expected a signed 64-bit integer, found '-9223372036854775809'");
   expect_error(replaced("\"span\": -9223372036854775808", "\"span\": -1.5"),
                ".span: expected a signed 64-bit integer, found '-1.5'");
-  expect_error(replaced("\"span\": -9223372036854775808", "\"span\": \"-1\""), ".span: expected an integer, found a string");
+  expect_error(replaced("\"span\": -9223372036854775808", "\"span\": \"-1\""),
+               ".span: expected an integer, found a string");
   expect_error(replaced("\"line\": 4294967295", "\"line\": 4294967296"), "call_sites[0].line: 4294967296 is too large");
   fs::report plain = real_report();
   plain.call_sites.clear();
@@ -401,7 +412,7 @@ TEST(ReportIo, SiteProfileProblemsAreNamed) {
   ASSERT_NE(object.find(empty_array), std::string::npos);
   expect_error(object.replace(object.find(empty_array), empty_array.size(), "\"call_sites\": {}"),
                "call_sites: expected an array, found an object");
-  expect_error(replaced("\"top_caller_on_work\": {", "\"top_caller_on_work\": [{") , "expected");
+  expect_error(replaced("\"top_caller_on_work\": {", "\"top_caller_on_work\": [{"), "expected");
   expect_error(replaced("\"critical_percent\": null", "\"critical_percent\": \"NaN\""),
                "critical_percent: expected a number or null, found a string");
   // A corrupted digit makes the stated parallelism disagree with the row's work and span.
@@ -412,11 +423,11 @@ TEST(ReportIo, SiteProfileProblemsAreNamed) {
                "spawn_sites[2].parallelism is");
   const fs::call_site_profile& c = rep.call_sites[1];
   ASSERT_GT(c.local_on_span.span, 0);
-  expect_error(replaced("\"local_on_span\": {\n        \"count\": 1,\n        \"work\": " +
-                            std::to_string(c.local_on_span.work),
-                        "\"local_on_span\": {\n        \"count\": 1,\n        \"work\": " +
-                            std::to_string(c.local_on_span.work + 1)),
-               "call_sites[1].local_on_span.parallelism is");
+  expect_error(
+      replaced(
+          "\"local_on_span\": {\n        \"count\": 1,\n        \"work\": " + std::to_string(c.local_on_span.work),
+          "\"local_on_span\": {\n        \"count\": 1,\n        \"work\": " + std::to_string(c.local_on_span.work + 1)),
+      "call_sites[1].local_on_span.parallelism is");
   // A missing member of a row.
   expect_error(replaced("\"exclusive_work\": 0,", ""), "spawn_sites[0]: missing key 'exclusive_work'");
 }
@@ -439,15 +450,19 @@ TEST(ReportIo, SchemaProblemsAreNamed) {
             std::string::npos);
   EXPECT_NE(report_error(replaced("\"schema_version\": 1", "\"schema_version\": 0")).find("schema_version 0 is not"),
             std::string::npos);
-  EXPECT_NE(report_error(replaced("\"clock\": \"cost\"", "\"clock\": \"sundial\"")).find("clock: unknown clock 'sundial'"),
-            std::string::npos);
-  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": -1")).find("burden: expected an unsigned 64-bit integer, found '-1'"),
+  EXPECT_NE(
+      report_error(replaced("\"clock\": \"cost\"", "\"clock\": \"sundial\"")).find("clock: unknown clock 'sundial'"),
+      std::string::npos);
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": -1"))
+                .find("burden: expected an unsigned 64-bit integer, found '-1'"),
             std::string::npos);
   EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": 1.5")).find("burden: expected an unsigned"),
             std::string::npos);
-  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": \"15000\"")).find("burden: expected an unsigned integer, found a string"),
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": \"15000\""))
+                .find("burden: expected an unsigned integer, found a string"),
             std::string::npos);
-  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": 18446744073709551616")).find("burden: expected an unsigned 64-bit"),
+  EXPECT_NE(report_error(replaced("\"burden\": 15000", "\"burden\": 18446744073709551616"))
+                .find("burden: expected an unsigned 64-bit"),
             std::string::npos);
   // A corrupted digit makes the stated parallelism disagree with work / span.
   const fs::report rep = real_report();
@@ -461,8 +476,8 @@ TEST(ReportIo, SchemaProblemsAreNamed) {
 }
 
 TEST(ReportIo, ReadReportNamesTheFile) {
-  const stdfs::path dir = stdfs::temp_directory_path() /
-                          ("forkscale_json_reader_" + std::to_string(std::random_device{}()));
+  const stdfs::path dir =
+      stdfs::temp_directory_path() / ("forkscale_json_reader_" + std::to_string(std::random_device{}()));
   stdfs::create_directories(dir);
   const std::string good = (dir / "good.json").string();
   real_report().write_json(good);
@@ -484,7 +499,8 @@ TEST(ReportIo, ReadReportNamesTheFile) {
   EXPECT_EQ(message(empty), "forkscale: cannot read report '" + empty + "': byte 0: the input is empty");
   const std::string cut = (dir / "cut.json").string();
   std::ofstream(cut) << real_report().to_json().substr(0, 100);
-  EXPECT_TRUE(starts_with(message(cut), "forkscale: cannot read report '" + cut + "': byte 100: unexpected end of input"))
+  EXPECT_TRUE(
+      starts_with(message(cut), "forkscale: cannot read report '" + cut + "': byte 100: unexpected end of input"))
       << message(cut);
   EXPECT_THROW(json::read_file(good, "report", 10), fs::error);
   std::error_code ec;
@@ -522,9 +538,30 @@ void expect_graceful(const std::string& text, const std::string& prefix, Read re
 std::vector<std::string> mutations(const std::string& seed, unsigned count, std::uint64_t rng_seed) {
   std::mt19937_64 rng(rng_seed);
   const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % (n ? n : 1)); };
-  static const std::string tokens[] = {"{", "}", "[", "]", "\"", ",", ":", "\\", "\\u", "\\ud800", "-", "0",
-                                       "1e999", "null", "true", "\xFF", std::string(1, '\0'), "\xE2\x80\xA8",
-                                       "18446744073709551616", "NaN", " ", "\n", "9999999999", ".5"};
+  static const std::string tokens[] = {"{",
+                                       "}",
+                                       "[",
+                                       "]",
+                                       "\"",
+                                       ",",
+                                       ":",
+                                       "\\",
+                                       "\\u",
+                                       "\\ud800",
+                                       "-",
+                                       "0",
+                                       "1e999",
+                                       "null",
+                                       "true",
+                                       "\xFF",
+                                       std::string(1, '\0'),
+                                       "\xE2\x80\xA8",
+                                       "18446744073709551616",
+                                       "NaN",
+                                       " ",
+                                       "\n",
+                                       "9999999999",
+                                       ".5"};
   std::vector<std::string> out;
   out.reserve(count);
   for (unsigned i = 0; i < count; ++i) {
@@ -814,7 +851,8 @@ TEST(ReportIo, WhatIfProblemsAreNamed) {
   expect_error(replaced("\"source\": \"region\"", "\"source\": \"guard\""),
                "what_if[1].source: unknown what-if source 'guard'");
   expect_error(replaced("\"executed\": true", "\"executed\": 1"), "what_if[0].executed: expected true or false");
-  expect_error(replaced("\"span_ticks_den\": 4", "\"span_ticks_den\": 0"), "what_if[1].span_ticks_den: 0 is not positive");
+  expect_error(replaced("\"span_ticks_den\": 4", "\"span_ticks_den\": 0"),
+               "what_if[1].span_ticks_den: 0 is not positive");
   expect_error(replaced("\"entries\": 18446744073709551615", "\"entries\": -1"),
                "what_if[0].entries: expected an unsigned 64-bit integer");
   // A corrupted digit of the span makes the stated parallelism disagree.

@@ -25,8 +25,7 @@ struct captured {
   }
   bool has(const std::string& problem_part, const std::string& where_part = "test_misuse.cpp") const {
     for (const auto& d : all)
-      if (d.problem.find(problem_part) != std::string::npos &&
-          d.where.find(where_part) != std::string::npos)
+      if (d.problem.find(problem_part) != std::string::npos && d.where.find(where_part) != std::string::npos)
         return true;
     return false;
   }
@@ -44,13 +43,16 @@ void expect_engine_clean() {
   o.on_diagnostic = [](const fs::diagnostic& d) {
     ADD_FAILURE() << "unexpected diagnostic: " << d.where << ": " << d.problem;
   };
-  const fs::report r = fs::measure("clean", [] {
-    fs::charge(3);
-    auto t = fs::spawn([] { fs::charge(10); });
-    t();
-    fs::charge(4);
-    { fs::sync_point sp; }
-  }, o);
+  const fs::report r = fs::measure(
+      "clean",
+      [] {
+        fs::charge(3);
+        auto t = fs::spawn([] { fs::charge(10); });
+        t();
+        fs::charge(4);
+        { fs::sync_point sp; }
+      },
+      o);
   EXPECT_EQ(r.work(), 17u);
   EXPECT_EQ(r.span(), 13u);
   EXPECT_EQ(r.diagnostic_count, 0u);
@@ -60,13 +62,22 @@ TEST(Misuse, SyncWhileChildNeverReportedBack) {
   captured c;
   fs::spawn_token late;
   unsigned sync_line = 0;
-  const fs::report r = fs::measure("m", [&] {
-    fs::charge(1);
-    late = fs::spawn_point();  // the child's body is not run before the join
-    { sync_line = __LINE__; fs::sync_point sp; }
-    { fs::spawn_scope child(std::move(late)); fs::charge(7); }  // it reports late
-    { fs::sync_point sp; }
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::charge(1);
+        late = fs::spawn_point();  // the child's body is not run before the join
+        {
+          sync_line = __LINE__;
+          fs::sync_point sp;
+        }
+        {
+          fs::spawn_scope child(std::move(late));
+          fs::charge(7);
+        }  // it reports late
+        { fs::sync_point sp; }
+      },
+      c.options());
   EXPECT_TRUE(c.has("sync_point ended while 1 spawned task(s) had not reported back",
                     "test_misuse.cpp:" + std::to_string(sync_line)))
       << c.dump();
@@ -77,10 +88,16 @@ TEST(Misuse, SyncWhileChildNeverReportedBack) {
 
 TEST(Misuse, ChildScopeWithoutSpawnPoint) {
   captured c;
-  const fs::report r = fs::measure("m", [&] {
-    fs::spawn_token none;
-    { fs::spawn_scope child(std::move(none)); fs::charge(5); }
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::spawn_token none;
+        {
+          fs::spawn_scope child(std::move(none));
+          fs::charge(5);
+        }
+      },
+      c.options());
   EXPECT_TRUE(c.has("spawn_scope opened with no spawn point")) << c.dump();
   EXPECT_EQ(r.work(), 5u);  // the body's cost stays with the running task
   expect_engine_clean();
@@ -88,12 +105,15 @@ TEST(Misuse, ChildScopeWithoutSpawnPoint) {
 
 TEST(Misuse, SpawnedTaskRunTwice) {
   captured c;
-  const fs::report r = fs::measure("m", [&] {
-    auto t = fs::spawn([] { fs::charge(2); });
-    t();
-    t();
-    { fs::sync_point sp; }
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        auto t = fs::spawn([] { fs::charge(2); });
+        t();
+        t();
+        { fs::sync_point sp; }
+      },
+      c.options());
   EXPECT_TRUE(c.has("no spawn point")) << c.dump();
   EXPECT_EQ(r.spawns(), 1u);
   expect_engine_clean();
@@ -101,14 +121,17 @@ TEST(Misuse, SpawnedTaskRunTwice) {
 
 TEST(Misuse, GuardsClosedOutOfOrder) {
   captured c;
-  fs::measure("m", [&] {
-    std::optional<fs::call_site> a;
-    std::optional<fs::call_site> b;
-    a.emplace(FORKSCALE_HERE);  // (a default site here would name std::optional's line)
-    b.emplace(FORKSCALE_HERE);
-    a.reset();  // closes before b, which opened after it
-    b.reset();
-  }, c.options());
+  fs::measure(
+      "m",
+      [&] {
+        std::optional<fs::call_site> a;
+        std::optional<fs::call_site> b;
+        a.emplace(FORKSCALE_HERE);  // (a default site here would name std::optional's line)
+        b.emplace(FORKSCALE_HERE);
+        a.reset();  // closes before b, which opened after it
+        b.reset();
+      },
+      c.options());
   EXPECT_TRUE(c.has("call_site closed while a guard opened after it is still open")) << c.dump();
   EXPECT_EQ(c.all.size(), 1u) << c.dump();  // one misuse, one diagnostic
   expect_engine_clean();
@@ -116,16 +139,19 @@ TEST(Misuse, GuardsClosedOutOfOrder) {
 
 TEST(Misuse, TaskScopeClosedOnAnotherThread) {
   captured c;
-  const fs::report r = fs::measure("m", [&] {
-    fs::charge(1);
-    fs::spawn_token tk = fs::spawn_point();
-    std::unique_ptr<fs::spawn_scope> scope;
-    // Opened on one thread (which then ends), closed on this one: an untied task.
-    std::thread([&] { scope = std::make_unique<fs::spawn_scope>(std::move(tk)); }).join();
-    scope.reset();
-    fs::charge(2);
-    fs::sync_point sp;
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::charge(1);
+        fs::spawn_token tk = fs::spawn_point();
+        std::unique_ptr<fs::spawn_scope> scope;
+        // Opened on one thread (which then ends), closed on this one: an untied task.
+        std::thread([&] { scope = std::make_unique<fs::spawn_scope>(std::move(tk)); }).join();
+        scope.reset();
+        fs::charge(2);
+        fs::sync_point sp;
+      },
+      c.options());
   EXPECT_TRUE(c.has("spawn_scope closed on a thread that did not open it", "")) << c.dump();
   // This thread's strands are intact (the migrated scope's own cost mixes two
   // threads' clocks and is not meaningful).
@@ -137,10 +163,13 @@ TEST(Misuse, TaskScopeClosedOnAnotherThread) {
 
 TEST(Misuse, SyncInsideSync) {
   captured c;
-  fs::measure("m", [&] {
-    fs::sync_point outer;
-    fs::sync_point inner;
-  }, c.options());
+  fs::measure(
+      "m",
+      [&] {
+        fs::sync_point outer;
+        fs::sync_point inner;
+      },
+      c.options());
   EXPECT_TRUE(c.has("sync_point opened inside another sync_point")) << c.dump();
   expect_engine_clean();
 }
@@ -148,11 +177,17 @@ TEST(Misuse, SyncInsideSync) {
 TEST(Misuse, SpawnedTaskDestroyedWithoutRunning) {
   captured c;
   unsigned line = 0;
-  const fs::report r = fs::measure("m", [&] {
-    { line = __LINE__; auto t = fs::spawn([] { fs::charge(100); }); }  // dropped, as a cancelled task
-    fs::charge(1);
-    { fs::sync_point sp; }
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        {
+          line = __LINE__;
+          auto t = fs::spawn([] { fs::charge(100); });
+        }  // dropped, as a cancelled task
+        fs::charge(1);
+        { fs::sync_point sp; }
+      },
+      c.options());
   EXPECT_TRUE(c.has("destroyed without running", "test_misuse.cpp:" + std::to_string(line))) << c.dump();
   EXPECT_EQ(r.work(), 1u);
   EXPECT_EQ(r.spawns(), 1u);
@@ -163,15 +198,18 @@ TEST(Misuse, MeasurementEndsWhileTaskStillRunning) {
   captured c;
   std::optional<std::thread> straggler;
   fs::join_handle h;
-  const fs::report r = fs::measure("m", [&] {
-    fs::charge(1);
-    auto t = fs::spawn([] { fs::charge(9); });
-    // The task runs on a thread nobody joins inside the measurement.
-    straggler.emplace([t = std::move(t)]() mutable {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      t();
-    });
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::charge(1);
+        auto t = fs::spawn([] { fs::charge(9); });
+        // The task runs on a thread nobody joins inside the measurement.
+        straggler.emplace([t = std::move(t)]() mutable {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          t();
+        });
+      },
+      c.options());
   EXPECT_TRUE(c.has("the measurement ended while 1 spawned task(s) had not finished")) << c.dump();
   EXPECT_EQ(r.work(), 1u);
   straggler->join();  // reports to the ended measurement: no crash
@@ -180,42 +218,51 @@ TEST(Misuse, MeasurementEndsWhileTaskStillRunning) {
 
 TEST(Misuse, TaskGroupDestroyedWithUnjoinedTasks) {
   captured c;
-  fs::measure("m", [&] {
-    fs::task_group g;
-    auto t = fs::spawn(g, [] { fs::charge(3); });
-    t();
-  }, c.options());
+  fs::measure(
+      "m",
+      [&] {
+        fs::task_group g;
+        auto t = fs::spawn(g, [] { fs::charge(3); });
+        t();
+      },
+      c.options());
   EXPECT_TRUE(c.has("task_group destroyed with 1 finished task(s) that no sync_point joined")) << c.dump();
   expect_engine_clean();
 }
 
 TEST(Misuse, JoinHandleDestroyedBeforeJoin) {
   captured c;
-  fs::measure("m", [&] {
-    fs::join_handle h;
-    auto t = fs::spawn(h, [] { fs::charge(3); });
-    t();
-  }, c.options());
+  fs::measure(
+      "m",
+      [&] {
+        fs::join_handle h;
+        auto t = fs::spawn(h, [] { fs::charge(3); });
+        t();
+      },
+      c.options());
   EXPECT_TRUE(c.has("join_handle destroyed before its task was joined")) << c.dump();
   expect_engine_clean();
 }
 
 TEST(Misuse, ExceptionUnwindsThroughGuards) {
   captured c;
-  const fs::report r = fs::measure("m", [&] {
-    fs::charge(2);
-    try {
-      fs::call_site cs;
-      fs::region inner("inner");
-      auto t = fs::spawn([] {
-        fs::charge(5);
-        throw std::runtime_error("boom");
-      });
-      t();
-    } catch (const std::runtime_error&) {
-    }
-    { fs::sync_point sp; }
-  }, c.options());
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::charge(2);
+        try {
+          fs::call_site cs;
+          fs::region inner("inner");
+          auto t = fs::spawn([] {
+            fs::charge(5);
+            throw std::runtime_error("boom");
+          });
+          t();
+        } catch (const std::runtime_error&) {
+        }
+        { fs::sync_point sp; }
+      },
+      c.options());
   EXPECT_EQ(c.all.size(), 0u) << c.dump();
   EXPECT_EQ(r.work(), 7u);
   EXPECT_EQ(r.span(), 7u);
@@ -224,12 +271,13 @@ TEST(Misuse, ExceptionUnwindsThroughGuards) {
 }
 
 TEST(Misuse, ExceptionLeavesTheMeasurement) {
-  EXPECT_THROW(fs::measure("m", [] {
-    fs::region inner("inner");
-    auto t = fs::spawn([] { fs::charge(1); });
-    t();
-    throw std::logic_error("out");
-  }),
+  EXPECT_THROW(fs::measure("m",
+                           [] {
+                             fs::region inner("inner");
+                             auto t = fs::spawn([] { fs::charge(1); });
+                             t();
+                             throw std::logic_error("out");
+                           }),
                std::logic_error);
   expect_engine_clean();
 }
@@ -250,7 +298,8 @@ TEST(Misuse, ClockContradictingTheFixedPolicyIsAnError) {
   fs::options o;
   o.clock = fs::clock_kind::steady;
   try {
-    fs::measure<fs::cost_clock>("m", [] {}, o);
+    fs::measure<fs::cost_clock>(
+        "m", [] {}, o);
     FAIL() << "no error";
   } catch (const fs::error& e) {
     EXPECT_NE(std::string(e.what()).find("options.clock is 'steady'"), std::string::npos) << e.what();
@@ -260,7 +309,9 @@ TEST(Misuse, ClockContradictingTheFixedPolicyIsAnError) {
 TEST(Misuse, NotANumberBurdenIsAnError) {
   fs::options o;
   o.burden = std::nan("");
-  EXPECT_THROW(fs::measure("m", [] {}, o), fs::error);
+  EXPECT_THROW(fs::measure(
+                   "m", [] {}, o),
+               fs::error);
 }
 
 }  // namespace

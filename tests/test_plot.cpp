@@ -96,9 +96,9 @@ class Plot : public ::testing::Test {
     stdfs::remove_all(dir_, ec);
   }
   bool python_available() {
-    return std::system(("python3 -c \"import json, xml.etree.ElementTree\" > \"" + (dir_ / "probe").string() +
-                        "\" 2>&1")
-                           .c_str()) == 0;
+    return std::system(
+               ("python3 -c \"import json, xml.etree.ElementTree\" > \"" + (dir_ / "probe").string() + "\" 2>&1")
+                   .c_str()) == 0;
   }
   int run_python(const std::string& script, const std::vector<std::string>& args, std::string& output) {
     const stdfs::path py = dir_ / "check.py", out = dir_ / "out.txt";
@@ -245,10 +245,10 @@ TEST_F(Plot, SvgPointsMatchTheStudyJson) {
   s.write_json((dir_ / "study.json").string());
   fs::write_plots(s, (dir_ / "sort").string());
   std::string out;
-  const int rc = run_python(check_study_plots,
-                            {(dir_ / "study.json").string(), (dir_ / "sort-factored.svg").string(),
-                             (dir_ / "sort-scalability.svg").string()},
-                            out);
+  const int rc = run_python(
+      check_study_plots,
+      {(dir_ / "study.json").string(), (dir_ / "sort-factored.svg").string(), (dir_ / "sort-scalability.svg").string()},
+      out);
   EXPECT_EQ(rc, 0) << out;
   EXPECT_TRUE(contains(out, "ok")) << out;
 }
@@ -341,7 +341,7 @@ TEST_F(Plot, GnuplotDataHoldsTheSameNumbers) {
 TEST(PlotSvg, EscapingAndNumbers) {
   namespace svg = fs::detail::svg;
   EXPECT_EQ(svg::escape("<a href='x'>&\"</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;");
-  EXPECT_EQ(svg::escape("nl\nnul\x01"), "nl\\nnul\\x01");   // XML cannot carry control characters
+  EXPECT_EQ(svg::escape("nl\nnul\x01"), "nl\\nnul\\x01");  // XML cannot carry control characters
   EXPECT_EQ(svg::escape("\xEF\xBF\xBE\xEF\xBF\xBF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // nor U+FFFE/U+FFFF
   EXPECT_EQ(svg::escape("bad \xFF"), "bad \xEF\xBF\xBD");
   EXPECT_EQ(svg::nice_step(10, 5), 2);

@@ -37,8 +37,8 @@ void expect_measure(const fs::site_measure& got, measure want, const std::string
 // The six measurements of a call-site row, in the order of report.hpp.
 struct call_row {
   bool recursive;
-  measure top_call_site_on_work, top_call_site_on_span, top_caller_on_work, top_caller_on_span,
-      local_on_work, local_on_span;
+  measure top_call_site_on_work, top_call_site_on_span, top_caller_on_work, top_caller_on_span, local_on_work,
+      local_on_span;
 };
 
 void expect_row(const fs::call_site_profile& got, const call_row& want, const std::string& what) {
@@ -145,14 +145,14 @@ void fib(int n) {
 // Exclusive spans along the chosen path: T2 2, T3 3 - 2 = 1, T4 4 - 3 = 1, root
 // 5 - 4 = 1. Critical span of the spawn site: T4 + T3 + T2 = 4 (80%).
 TEST(ProfileCases, FibSpawnAndCallSites) {
-  const fs::report rep = fs::measure("fib", [] { fib(4); }, cost_clock());
+  const fs::report rep = fs::measure(
+      "fib", [] { fib(4); }, cost_clock());
   EXPECT_EQ(rep.work(), 12u);
   EXPECT_EQ(rep.span(), 5u);
   expect_shape(rep, 3, 2);
 
   expect_row(rep.call_sites.front(),
-             call_row{false, {1, 12, 5}, {1, 12, 5}, {1, 12, 5}, {1, 12, 5}, {1, 1, 1}, {1, 1, 1}},
-             "root");
+             call_row{false, {1, 12, 5}, {1, 12, 5}, {1, 12, 5}, {1, 12, 5}, {1, 1, 1}, {1, 1, 1}}, "root");
   if (auto* s = find(rep.call_sites, fs::site_kind::spawn, "fib spawn")) {
     EXPECT_EQ(s->file, "src/fib.cpp");
     EXPECT_EQ(s->line, 12u);
@@ -160,15 +160,13 @@ TEST(ProfileCases, FibSpawnAndCallSites) {
     EXPECT_EQ(s->tag, "fib spawn");
     // TCS: T4 (7, 4) + T2' (2, 2); on span T4. TC: T4. Local: 1 + 1 + 2 + 2 = 6 both;
     // on span T4, T3, T2: 1 + 1 + 2 = 4 both.
-    expect_row(*s, call_row{true, {2, 9, 6}, {1, 7, 4}, {1, 7, 4}, {1, 7, 4}, {4, 6, 6}, {3, 4, 4}},
-               "spawn site");
+    expect_row(*s, call_row{true, {2, 9, 6}, {1, 7, 4}, {1, 7, 4}, {1, 7, 4}, {4, 6, 6}, {3, 4, 4}}, "spawn site");
   }
   if (auto* c = find(rep.call_sites, fs::site_kind::call, "fib call")) {
     EXPECT_EQ(c->line, 14u);
     // TCS: C4 (4, 3) + C3 (2, 2) + C2 (1, 1); TC: C4; local: 1 + 2 + 1 + 1 = 5 both;
     // no call is on span.
-    expect_row(*c, call_row{true, {3, 7, 6}, {0, 0, 0}, {1, 4, 3}, {0, 0, 0}, {4, 5, 5}, {0, 0, 0}},
-               "call site");
+    expect_row(*c, call_row{true, {3, 7, 6}, {0, 0, 0}, {1, 4, 3}, {0, 0, 0}, {4, 5, 5}, {0, 0, 0}}, "call site");
   }
   expect_row(rep.spawn_sites.front(), spawn_row{false, 1, 12, 5, 3, 1, 20.0}, "root task");
   if (auto* s = find(rep.spawn_sites, fs::site_kind::spawn, "fib spawn"))
@@ -264,8 +262,7 @@ TEST(ProfileCases, TieGoesToLargerTaskId) {
 
   const measure none{0, 0, 0};
   expect_row(rep.call_sites.front(),
-             call_row{false, {1, 48, 10}, {1, 48, 10}, {1, 48, 10}, {1, 48, 10}, {1, 10, 0}, {1, 10, 0}},
-             "root");
+             call_row{false, {1, 48, 10}, {1, 48, 10}, {1, 48, 10}, {1, 48, 10}, {1, 10, 0}, {1, 10, 0}}, "root");
   struct expected {
     const char* name;
     measure whole, local;
@@ -285,8 +282,8 @@ TEST(ProfileCases, TieGoesToLargerTaskId) {
     if (auto* r = find(rep.spawn_sites, fs::site_kind::spawn, e.name)) {
       const std::int64_t critical = e.on_span ? e.local.span : 0;
       expect_row(*r,
-                 spawn_row{false, 1, e.whole.work, static_cast<std::uint64_t>(e.whole.span), e.local.work,
-                           critical, 100.0 * static_cast<double>(critical) / 10.0},
+                 spawn_row{false, 1, e.whole.work, static_cast<std::uint64_t>(e.whole.span), e.local.work, critical,
+                           100.0 * static_cast<double>(critical) / 10.0},
                  e.name);
     }
   }
@@ -322,8 +319,7 @@ TEST(ProfileCases, SerialLoopOfCalls) {
   EXPECT_EQ(rep.span(), 68u);
   expect_shape(rep, 3, 1);
   expect_row(rep.call_sites.front(),
-             call_row{false, {1, 68, 68}, {1, 68, 68}, {1, 68, 68}, {1, 68, 68}, {1, 5, 5}, {1, 5, 5}},
-             "root");
+             call_row{false, {1, 68, 68}, {1, 68, 68}, {1, 68, 68}, {1, 68, 68}, {1, 5, 5}, {1, 5, 5}}, "root");
   // untagged sites are named file:line, the file without its directory
   if (auto* l = find(rep.call_sites, fs::site_kind::call, "loop.cpp:30")) {
     EXPECT_EQ(l->tag, "");
@@ -331,8 +327,7 @@ TEST(ProfileCases, SerialLoopOfCalls) {
                "outer call");
   }
   if (auto* m = find(rep.call_sites, fs::site_kind::call, "loop.cpp:31"))
-    expect_row(*m, call_row{false, {3, 3, 3}, {3, 3, 3}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}, {3, 3, 3}},
-               "inner call");
+    expect_row(*m, call_row{false, {3, 3, 3}, {3, 3, 3}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}, {3, 3, 3}}, "inner call");
   expect_row(rep.spawn_sites.front(), spawn_row{false, 1, 68, 68, 68, 68, 100.0}, "root task");
 }
 
@@ -364,11 +359,9 @@ TEST(ProfileCases, NegativeLocalSpan) {
   EXPECT_EQ(rep.span(), 11u);
   expect_shape(rep, 3, 2);
   expect_row(rep.call_sites.front(),
-             call_row{false, {1, 19, 11}, {1, 19, 11}, {1, 19, 11}, {1, 19, 11}, {1, 8, 8}, {1, 8, 8}},
-             "root");
+             call_row{false, {1, 19, 11}, {1, 19, 11}, {1, 19, 11}, {1, 19, 11}, {1, 8, 8}, {1, 8, 8}}, "root");
   if (auto* a = find(rep.call_sites, fs::site_kind::spawn, "A"))
-    expect_row(*a, call_row{false, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}},
-               "A");
+    expect_row(*a, call_row{false, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}, {1, 10, 10}}, "A");
   // T's function is A's too, but A is not T's ancestor (A was spawned by the root).
   if (auto* t = find(rep.call_sites, fs::site_kind::call, "T"))
     expect_row(*t, call_row{false, {1, 11, 3}, {1, 11, 3}, {1, 11, 3}, {1, 11, 3}, {1, 1, -7}, {1, 1, -7}}, "T");
@@ -407,8 +400,8 @@ TEST(ProfileCases, KindIsPartOfTheSite) {
     expect_row(*s, call_row{false, {1, 5, 5}, {1, 5, 5}, {1, 5, 5}, {1, 5, 5}, {1, 2, 2}, {1, 2, 2}}, "spawn");
   if (auto* c = find(rep.call_sites, fs::site_kind::call, "here"))
     expect_row(*c, call_row{false, {1, 3, 3}, {1, 3, 3}, {0, 0, 0}, {0, 0, 0}, {1, 3, 3}, {1, 3, 3}}, "call");
-  expect_row(rep.call_sites.front(),
-             call_row{false, {1, 5, 5}, {1, 5, 5}, {1, 5, 5}, {1, 5, 5}, {1, 0, 0}, {1, 0, 0}}, "root");
+  expect_row(rep.call_sites.front(), call_row{false, {1, 5, 5}, {1, 5, 5}, {1, 5, 5}, {1, 5, 5}, {1, 0, 0}, {1, 0, 0}},
+             "root");
   if (auto* s = find(rep.spawn_sites, fs::site_kind::spawn, "here"))
     expect_row(*s, spawn_row{false, 1, 5, 5, 5, 5, 100.0}, "spawn");
   expect_row(rep.spawn_sites.front(), spawn_row{false, 1, 5, 5, 0, 0, 0.0}, "root task");

@@ -231,8 +231,8 @@ TEST(ProfileReadings, QuicksortPartitionCarriesTheSpanCostClock) {
   const qsort_model m = model_qsort(copy.data(), 0, static_cast<std::ptrdiff_t>(n));
   ASSERT_TRUE(sorted_permutation(copy));
 
-  const fs::report rep =
-      fs::measure("quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n)); }, cost_clock());
+  const fs::report rep = fs::measure(
+      "quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n)); }, cost_clock());
   ASSERT_TRUE(sorted_permutation(data));
   EXPECT_EQ(rep.diagnostic_count, 0u);
   EXPECT_EQ(rep.work(), m.work);
@@ -278,8 +278,8 @@ TEST(ProfileReadings, QuicksortPartitionCarriesTheSpanTimed) {
   std::vector<double> shares, local_par, tcs_par;
   for (int run = 0; run < 5; ++run) {
     std::vector<std::int64_t> data = input;
-    const fs::report rep =
-        fs::measure("quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n)); }, timed_clock());
+    const fs::report rep = fs::measure(
+        "quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n)); }, timed_clock());
     ASSERT_TRUE(sorted_permutation(data));
     EXPECT_EQ(rep.diagnostic_count, 0u);
     expect_profile_sums(rep);
@@ -291,10 +291,9 @@ TEST(ProfileReadings, QuicksortPartitionCarriesTheSpanTimed) {
     local_par.push_back(part.local_on_span.parallelism());
     tcs_par.push_back(part.top_call_site_on_span.parallelism());
     std::cout << "[reading] quicksort timed run " << run << ": span " << rep.span() << " " << rep.unit
-              << ", partition local span on span " << part.local_on_span.span << " ("
-              << fixed(100.0 * shares.back(), 1) << "% of the span), parallelism on span: local "
-              << fixed(local_par.back(), 3) << ", top-call-site " << fixed(tcs_par.back(), 3)
-              << "; program parallelism " << fixed(rep.parallelism(), 2) << "\n";
+              << ", partition local span on span " << part.local_on_span.span << " (" << fixed(100.0 * shares.back(), 1)
+              << "% of the span), parallelism on span: local " << fixed(local_par.back(), 3) << ", top-call-site "
+              << fixed(tcs_par.back(), 3) << "; program parallelism " << fixed(rep.parallelism(), 2) << "\n";
   }
   const double share = median(shares);
   // Printed, not asserted: on a shared machine a timed share depends on what else
@@ -426,7 +425,8 @@ void expect_fib_profile(const fs::report& rep, int n, const std::string& fn) {
 TEST(ProfileReadings, FibTopCallerWorksAreInTheGoldenRatioCostClock) {
   const int n = 20;
   long v = 0;
-  const fs::report rep = fs::measure("fib", [&] { v = fib(n); }, cost_clock());
+  const fs::report rep = fs::measure(
+      "fib", [&] { v = fib(n); }, cost_clock());
   EXPECT_EQ(v, 6765);
   expect_fib_profile(rep, n, "fib");
 }
@@ -434,7 +434,8 @@ TEST(ProfileReadings, FibTopCallerWorksAreInTheGoldenRatioCostClock) {
 TEST(ProfileReadings, FibWithThreadsGivesTheElisionsNumbersCostClock) {
   const int n = 18;
   long v = 0;
-  const fs::report rep = fs::measure("fib_threads", [&] { v = fib_threads(n, 3); }, cost_clock());
+  const fs::report rep = fs::measure(
+      "fib_threads", [&] { v = fib_threads(n, 3); }, cost_clock());
   EXPECT_EQ(v, 2584);
   expect_fib_profile(rep, n, "fib_threads");
 }
@@ -453,7 +454,8 @@ TEST(ProfileReadings, FibTopCallerWorksAreInTheGoldenRatioTimed) {
   std::vector<double> ratios;
   for (int run = 0; run < runs; ++run) {
     long v = 0;
-    const fs::report rep = fs::measure("fib", [&] { v = fib(n); }, timed_clock());
+    const fs::report rep = fs::measure(
+        "fib", [&] { v = fib(n); }, timed_clock());
     EXPECT_EQ(v, 2584);
     EXPECT_EQ(rep.diagnostic_count, 0u);
     expect_profile_sums(rep);
@@ -489,7 +491,8 @@ TEST(ProfileReadings, FibWithThreadsTimedKeepsItsStructure) {
   // core, so only the clock-independent parts are asserted; the ratio is printed.
   const int n = 20;
   long v = 0;
-  const fs::report rep = fs::measure("fib_threads", [&] { v = fib_threads(n, 2); }, timed_clock());
+  const fs::report rep = fs::measure(
+      "fib_threads", [&] { v = fib_threads(n, 2); }, timed_clock());
   EXPECT_EQ(v, 6765);
   EXPECT_EQ(rep.diagnostic_count, 0u);
   expect_profile_sums(rep);
@@ -575,8 +578,8 @@ TEST(ProfileReadings, MatmulBaseCaseDoesTheWorkButHasNoTopCallerCostClock) {
   const std::size_t N = 128, base = 16;
   const unsigned L = 3;  // N = base · 2^L
   matrices m(N, 3);
-  const fs::report rep =
-      fs::measure("matmul", [&] { mm_dac(m.C.data(), m.A.data(), m.B.data(), N, N, base); }, cost_clock());
+  const fs::report rep = fs::measure(
+      "matmul", [&] { mm_dac(m.C.data(), m.A.data(), m.B.data(), N, N, base); }, cost_clock());
   ASSERT_TRUE(m.product_is_right());
   EXPECT_EQ(rep.diagnostic_count, 0u);
 
@@ -636,8 +639,8 @@ TEST(ProfileReadings, MatmulBaseCaseDoesTheWorkButHasNoTopCallerTimed) {
   std::vector<double> shares;
   for (int run = 0; run < 3; ++run) {
     matrices m(N, 4);
-    const fs::report rep =
-        fs::measure("matmul", [&] { mm_dac(m.C.data(), m.A.data(), m.B.data(), N, N, base); }, timed_clock());
+    const fs::report rep = fs::measure(
+        "matmul", [&] { mm_dac(m.C.data(), m.A.data(), m.B.data(), N, N, base); }, timed_clock());
     if (run == 0) {
       ASSERT_TRUE(m.product_is_right());
     }
@@ -654,9 +657,8 @@ TEST(ProfileReadings, MatmulBaseCaseDoesTheWorkButHasNoTopCallerTimed) {
     shares.push_back(static_cast<double>(b.local_on_work.work) / static_cast<double>(rep.work()));
     std::cout << "[reading] matmul " << N << " timed run " << run << ": base case local work on work "
               << b.local_on_work.work << " of " << rep.work() << " " << rep.unit << " ("
-              << fixed(100.0 * shares.back(), 1) << "%), top-caller count " << b.top_caller_on_work.count
-              << ", work " << b.top_caller_on_work.work
-              << "\n";
+              << fixed(100.0 * shares.back(), 1) << "%), top-caller count " << b.top_caller_on_work.count << ", work "
+              << b.top_caller_on_work.work << "\n";
   }
   const double share = median(shares);
   // Printed, not asserted (see the quicksort timed test).

@@ -19,20 +19,23 @@ fs::options cost() {
 }
 
 TEST(Regions, NestedRowsAreJoinedByPath) {
-  const fs::report r = fs::measure("prog", [] {
-    fs::charge(1);
-    for (int i = 0; i < 3; ++i) {
-      fs::region phase("phase");
-      fs::charge(10);
-      {
-        fs::region leaf("leaf");
-        auto t = fs::spawn([] { fs::charge(100); });
-        t();
-        fs::charge(5);
-        { fs::sync_point sp; }
-      }
-    }
-  }, cost());
+  const fs::report r = fs::measure(
+      "prog",
+      [] {
+        fs::charge(1);
+        for (int i = 0; i < 3; ++i) {
+          fs::region phase("phase");
+          fs::charge(10);
+          {
+            fs::region leaf("leaf");
+            auto t = fs::spawn([] { fs::charge(100); });
+            t();
+            fs::charge(5);
+            { fs::sync_point sp; }
+          }
+        }
+      },
+      cost());
   ASSERT_EQ(r.regions.size(), 3u);
   EXPECT_EQ(r.regions[0].path, "prog");
   EXPECT_EQ(r.regions[1].path, "prog/phase");
@@ -56,18 +59,21 @@ TEST(Regions, NestedRowsAreJoinedByPath) {
 
 TEST(Regions, ChildrenInheritTheRegionOfTheirSpawnPoint) {
   fs::join_handle h;
-  const fs::report r = fs::measure("prog", [&] {
-    fs::region outer("outer");
-    std::thread t(fs::spawn(h, [] {
-      fs::region inner("inner");
-      fs::charge(40);
-    }));
-    fs::charge(2);
-    {
-      fs::sync_point sp(h);
-      t.join();
-    }
-  }, cost());
+  const fs::report r = fs::measure(
+      "prog",
+      [&] {
+        fs::region outer("outer");
+        std::thread t(fs::spawn(h, [] {
+          fs::region inner("inner");
+          fs::charge(40);
+        }));
+        fs::charge(2);
+        {
+          fs::sync_point sp(h);
+          t.join();
+        }
+      },
+      cost());
   const fs::region_result* inner = r.find("prog/outer/inner");
   ASSERT_NE(inner, nullptr);
   EXPECT_EQ(inner->work, 40u);
@@ -77,15 +83,18 @@ TEST(Regions, ChildrenInheritTheRegionOfTheirSpawnPoint) {
 
 TEST(Regions, NestedMeasureReportsThatInstance) {
   fs::report inner_rep;
-  const fs::report r = fs::measure("prog", [&] {
-    fs::charge(3);
-    inner_rep = fs::measure("step", [] {
-      auto t = fs::spawn([] { fs::charge(20); });
-      t();
-      fs::charge(1);
-      fs::sync_point sp;
-    });
-  }, cost());
+  const fs::report r = fs::measure(
+      "prog",
+      [&] {
+        fs::charge(3);
+        inner_rep = fs::measure("step", [] {
+          auto t = fs::spawn([] { fs::charge(20); });
+          t();
+          fs::charge(1);
+          fs::sync_point sp;
+        });
+      },
+      cost());
   ASSERT_EQ(inner_rep.regions.size(), 1u);
   EXPECT_EQ(inner_rep.label, "prog/step");
   EXPECT_EQ(inner_rep.work(), 21u);
@@ -113,12 +122,15 @@ TEST(Regions, OutermostRegionGuard) {
 }
 
 TEST(Regions, MacrosGiveUniqueNames) {
-  const fs::report r = fs::measure("prog", [] {
-    FORKSCALE_REGION("a");
-    FORKSCALE_CALL_SITE();
-    FORKSCALE_CALL_SITE();  // a second guard in the same scope compiles
-    fs::charge(6);
-  }, cost());
+  const fs::report r = fs::measure(
+      "prog",
+      [] {
+        FORKSCALE_REGION("a");
+        FORKSCALE_CALL_SITE();
+        FORKSCALE_CALL_SITE();  // a second guard in the same scope compiles
+        fs::charge(6);
+      },
+      cost());
   EXPECT_EQ(r.calls(), 2u);
   ASSERT_NE(r.find("prog/a"), nullptr);
   EXPECT_EQ(r.find("prog/a")->work, 6u);
@@ -128,20 +140,23 @@ TEST(Regions, MacrosGiveUniqueNames) {
 // A call is a sync scope (as a Cilk function is): a sync inside it does not join
 // the caller's earlier children, so they stay parallel to the rest of the call.
 TEST(Regions, CallIsASyncScope) {
-  const fs::report r = fs::measure("prog", [] {
-    auto a = fs::spawn([] { fs::charge(100); });
-    a();
-    {
-      fs::call_site cs;
-      auto b = fs::spawn([] { fs::charge(1); });
-      b();
-      { fs::sync_point sp; }  // joins b only
-      fs::charge(50);
-      auto c = fs::spawn([] { fs::charge(7); });
-      c();  // left unjoined: passes to the caller's sync block
-    }
-    fs::sync_point sp;  // joins a and c
-  }, cost());
+  const fs::report r = fs::measure(
+      "prog",
+      [] {
+        auto a = fs::spawn([] { fs::charge(100); });
+        a();
+        {
+          fs::call_site cs;
+          auto b = fs::spawn([] { fs::charge(1); });
+          b();
+          { fs::sync_point sp; }  // joins b only
+          fs::charge(50);
+          auto c = fs::spawn([] { fs::charge(7); });
+          c();  // left unjoined: passes to the caller's sync block
+        }
+        fs::sync_point sp;  // joins a and c
+      },
+      cost());
   EXPECT_EQ(r.work(), 158u);
   EXPECT_EQ(r.span(), 100u);  // max(100, 1 + 50 + 7); 150 if the inner sync had joined a
   EXPECT_EQ(r.syncs(), 2u);
@@ -151,16 +166,19 @@ TEST(Regions, CallIsASyncScope) {
 // A task_call_site only counts: a sync inside it joins every child of the task
 // (OpenMP's taskwait in a called function).
 TEST(Regions, TaskCallSiteIsNotASyncScope) {
-  const fs::report r = fs::measure("prog", [] {
-    auto a = fs::spawn([] { fs::charge(100); });
-    a();
-    {
-      fs::task_call_site cs;
-      { fs::sync_point sp; }  // joins a
-      fs::charge(50);
-    }
-    fs::sync_point sp;
-  }, cost());
+  const fs::report r = fs::measure(
+      "prog",
+      [] {
+        auto a = fs::spawn([] { fs::charge(100); });
+        a();
+        {
+          fs::task_call_site cs;
+          { fs::sync_point sp; }  // joins a
+          fs::charge(50);
+        }
+        fs::sync_point sp;
+      },
+      cost());
   EXPECT_EQ(r.span(), 150u);
   EXPECT_EQ(r.calls(), 1u);
   EXPECT_EQ(r.diagnostic_count, 0u);
@@ -171,19 +189,25 @@ TEST(Regions, TaskCallSiteIsNotASyncScope) {
 TEST(Regions, BurdenOnContinuationEdges) {
   fs::options o = cost();
   o.burden = 1000;
-  const fs::report r = fs::measure("prog", [] {
-    auto t = fs::spawn([] { fs::charge(10); });
-    t();
-    fs::charge(50);
-    fs::sync_point sp;
-  }, o);
+  const fs::report r = fs::measure(
+      "prog",
+      [] {
+        auto t = fs::spawn([] { fs::charge(10); });
+        t();
+        fs::charge(50);
+        fs::sync_point sp;
+      },
+      o);
   EXPECT_EQ(r.span(), 50u);
   EXPECT_EQ(r.burdened_span(), 1050u);
   EXPECT_EQ(r.burden, 1000u);
   // The default is Cilkview's 15,000 (cycles, here units).
   fs::options d;
   d.clock = fs::clock_kind::cost;
-  EXPECT_EQ(fs::measure("x", [] {}, d).burden, 15000u);
+  EXPECT_EQ(fs::measure(
+                "x", [] {}, d)
+                .burden,
+            15000u);
 }
 
 }  // namespace

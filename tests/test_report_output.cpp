@@ -121,8 +121,8 @@ std::string expected_sites_python(const fs::report& rep) {
     e += "  {" + py_site_identity(p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive) +
          ", 'tasks': " + py_int(p.tasks) + ", 'work': " + py_int(p.work) + ", 'span': " + py_int(p.span) +
          ", 'parallelism': " + py_float(p.parallelism()) + ", 'exclusive_work': " + py_int(p.exclusive_work) +
-         ", 'critical_span': " + py_i64(p.critical_span) +
-         ", 'critical_percent': " + py_float(p.critical_percent) + "},\n";
+         ", 'critical_span': " + py_i64(p.critical_span) + ", 'critical_percent': " + py_float(p.critical_percent) +
+         "},\n";
   e += " ],\n";
   return e;
 }
@@ -158,9 +158,8 @@ class ReportOutput : public ::testing::Test {
     std::random_device rd;
     static std::atomic<unsigned> counter{0};
     for (int attempt = 0; attempt < 100; ++attempt) {
-      const stdfs::path candidate =
-          stdfs::temp_directory_path() /
-          ("forkscale_report_test_" + std::to_string(rd()) + "_" + std::to_string(counter++));
+      const stdfs::path candidate = stdfs::temp_directory_path() /
+                                    ("forkscale_report_test_" + std::to_string(rd()) + "_" + std::to_string(counter++));
       std::error_code ec;
       if (stdfs::create_directory(candidate, ec)) {
         dir_ = candidate;
@@ -189,8 +188,7 @@ class ReportOutput : public ::testing::Test {
     const stdfs::path py = dir_ / "check.py";
     const stdfs::path out = dir_ / "check_output.txt";
     write_plain_file(py, script);
-    const std::string cmd = "python3 \"" + py.string() + "\" \"" + arg.string() + "\" > \"" +
-                            out.string() + "\" 2>&1";
+    const std::string cmd = "python3 \"" + py.string() + "\" \"" + arg.string() + "\" > \"" + out.string() + "\" 2>&1";
     const int rc = std::system(cmd.c_str());
     output = read_file(out);
     stdfs::remove(py);
@@ -213,7 +211,9 @@ const std::vector<std::string>& tricky_texts() {
       "cr\r\nlf",
       "back\\slash\\",
       "tab\there",
-      "utf8 \xC3\xBCn\xC3\xAF""c\xC3\xB8""d\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80",
+      "utf8 \xC3\xBCn\xC3\xAF"
+      "c\xC3\xB8"
+      "d\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC \xF0\x9F\x9A\x80",
       "=cmd|' /C calc'!A0",
       "+plus",
       "-minus",
@@ -258,7 +258,7 @@ fs::report tricky_report() {
   rep.burden = 5000;
   rep.compensation_per_strand = 0.1;  // not exact in binary: must round-trip
   rep.compensation_total = std::numeric_limits<std::uint64_t>::max();
-  rep.max_processors = 48;            // not a power of two: last line is 48
+  rep.max_processors = 48;  // not a power of two: last line is 48
   rep.profiler_bytes = 123456789;
   rep.regions.push_back(make_region("-root", "-root", "", 0, 0));
   std::uint64_t seed = 1;
@@ -300,17 +300,14 @@ std::string expected_json_python(const fs::report& rep) {
   e += " 'profiler_bytes': " + py_int(rep.profiler_bytes) + ",\n";
   e += " 'regions': [\n";
   for (const auto& r : rep.regions) {
-    e += "  {'label': " + py_str(r.label) + ", 'path': " + py_str(r.path) +
-         ", 'parent': " + py_str(r.parent) + ", 'depth': " + py_int(r.depth) +
-         ", 'instances': " + py_int(r.instances) + ", 'work': " + py_int(r.work) +
+    e += "  {'label': " + py_str(r.label) + ", 'path': " + py_str(r.path) + ", 'parent': " + py_str(r.parent) +
+         ", 'depth': " + py_int(r.depth) + ", 'instances': " + py_int(r.instances) + ", 'work': " + py_int(r.work) +
          ", 'span': " + py_int(r.span) + ", 'burdened_span': " + py_int(r.burdened_span) +
          ", 'parallelism': " + py_float(r.parallelism()) +
-         ", 'burdened_parallelism': " + py_float(r.burdened_parallelism()) +
-         ", 'spawns': " + py_int(r.spawns) + ", 'syncs': " + py_int(r.syncs) +
-         ", 'calls': " + py_int(r.calls) +
-         ", 'average_maximal_strand': " + py_float(r.average_maximal_strand()) +
-         ", 'raw_work': " + py_int(r.raw_work) + ", 'raw_span': " + py_int(r.raw_span) +
-         ", 'speedup_estimate': [";
+         ", 'burdened_parallelism': " + py_float(r.burdened_parallelism()) + ", 'spawns': " + py_int(r.spawns) +
+         ", 'syncs': " + py_int(r.syncs) + ", 'calls': " + py_int(r.calls) +
+         ", 'average_maximal_strand': " + py_float(r.average_maximal_strand()) + ", 'raw_work': " + py_int(r.raw_work) +
+         ", 'raw_span': " + py_int(r.raw_span) + ", 'speedup_estimate': [";
     for (const auto& b : r.speedup_estimate(rep.max_processors))
       e += "{'processors': " + py_int(b.processors) + ", 'lower': " + py_float(b.lower) +
            ", 'upper': " + py_float(b.upper) + "}, ";
@@ -395,11 +392,10 @@ const char* const csv_header =
 std::string expected_csv_python(const fs::report& rep) {
   std::string e = "[\n";
   for (const auto& r : rep.regions) {
-    e += " [" + py_str(r.label) + ", " + py_str(r.path) + ", " + py_str(r.parent) + ", " +
-         py_int(r.depth) + ", " + py_int(r.instances) + ", " + py_int(r.work) + ", " +
-         py_int(r.span) + ", " + py_int(r.burdened_span) + ", " + py_float(r.parallelism()) + ", " +
-         py_float(r.burdened_parallelism()) + ", " + py_int(r.spawns) + ", " + py_int(r.syncs) +
-         ", " + py_int(r.calls) + ", " + py_float(r.average_maximal_strand()) + ", " +
+    e += " [" + py_str(r.label) + ", " + py_str(r.path) + ", " + py_str(r.parent) + ", " + py_int(r.depth) + ", " +
+         py_int(r.instances) + ", " + py_int(r.work) + ", " + py_int(r.span) + ", " + py_int(r.burdened_span) + ", " +
+         py_float(r.parallelism()) + ", " + py_float(r.burdened_parallelism()) + ", " + py_int(r.spawns) + ", " +
+         py_int(r.syncs) + ", " + py_int(r.calls) + ", " + py_float(r.average_maximal_strand()) + ", " +
          py_int(r.raw_work) + ", " + py_int(r.raw_span) + ", " + py_str(rep.unit) + ", " +
          py_str(fs::to_string(rep.clock)) + "],\n";
   }
@@ -531,24 +527,21 @@ TEST_F(ReportOutput, JsonOfAnEmptyReportAndNonFiniteNumbers) {
   rep.compensation_per_strand = std::numeric_limits<double>::infinity();
   json = rep.to_json();
   EXPECT_NE(json.find("\"compensation_per_strand\": null"), std::string::npos) << json;
-  EXPECT_EQ(json.rfind("{\n  \"schema\": \"forkscale.report\",\n  \"schema_version\": 1,\n", 0), 0u)
-      << json;
+  EXPECT_EQ(json.rfind("{\n  \"schema\": \"forkscale.report\",\n  \"schema_version\": 1,\n", 0), 0u) << json;
 
   if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
   rep.compensation_per_strand = std::numeric_limits<double>::quiet_NaN();
   const stdfs::path file = work_ / "empty.json";
   rep.write_json(file.string());
   std::string output;
-  EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0)
-      << output;
+  EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0) << output;
 }
 
 TEST_F(ReportOutput, JsonEscapesControlCharactersAndRepairsUtf8) {
   fs::report rep;
   rep.label = std::string("a\"b\\c\nd\x01\x1f\x7f") + "\xC3\xA9\xFF";
   const std::string json = rep.to_json();
-  EXPECT_NE(json.find("\"label\": \"a\\\"b\\\\c\\u000ad\\u0001\\u001f\x7f\xC3\xA9\xEF\xBF\xBD\","),
-            std::string::npos)
+  EXPECT_NE(json.find("\"label\": \"a\\\"b\\\\c\\u000ad\\u0001\\u001f\x7f\xC3\xA9\xEF\xBF\xBD\","), std::string::npos)
       << json;
 }
 
@@ -580,8 +573,8 @@ TEST_F(ReportOutput, CsvRoundTripsThroughPython) {
   rep.write_csv(file.string());
   EXPECT_EQ(read_file(file), rep.to_csv());
 
-  const std::string script = std::string("HEADER = '") + csv_header + "'\nEXPECTED = " +
-                             expected_csv_python(rep) + csv_check_script;
+  const std::string script =
+      std::string("HEADER = '") + csv_header + "'\nEXPECTED = " + expected_csv_python(rep) + csv_check_script;
   std::string output;
   const int rc = run_python(script, file, output);
   EXPECT_EQ(rc, 0) << output;
@@ -655,9 +648,7 @@ TEST_F(ReportOutput, TextRegionsCompensationRawAndDiagnostics) {
   rep.compensation_total = 1234567;
   const std::string text = rep.to_text(false);
   EXPECT_NE(text.find("\n3) Regions (work and span in ns)\n"), std::string::npos) << text;
-  EXPECT_TRUE(has_line(text,
-                       "Overhead compensation: 12.50 ns subtracted per strand, 1,234,567 ns in total."))
-      << text;
+  EXPECT_TRUE(has_line(text, "Overhead compensation: 12.50 ns subtracted per strand, 1,234,567 ns in total.")) << text;
   EXPECT_EQ(text.find("Before overhead compensation"), std::string::npos) << text;
   EXPECT_NE(text.find("Diagnostics: " + std::to_string(rep.diagnostic_count) + " (the first 10 shown)\n"),
             std::string::npos)
@@ -725,7 +716,9 @@ TEST(ReportUtf8, RepairMatchesMaximalSubparts) {
   EXPECT_EQ(valid_utf8("\xFF"), fffd);
   EXPECT_EQ(valid_utf8("\xC0\xAF"), fffd + fffd);
   EXPECT_EQ(valid_utf8("\xED\xA0\x80"), fffd + fffd + fffd);
-  EXPECT_EQ(valid_utf8("\xF0\x9F\x9A" "A"), fffd + "A");
+  EXPECT_EQ(valid_utf8("\xF0\x9F\x9A"
+                       "A"),
+            fffd + "A");
   EXPECT_EQ(valid_utf8("\xE6\x97"), fffd);
   EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), fffd + fffd + fffd + fffd);
 }
@@ -835,9 +828,7 @@ TEST_F(ReportOutput, EmptyPathAndControlCharactersInPaths) {
   }
   const std::string dir = work_.string();
   const std::string path = dir + "/no\nsuch\r/x\t.csv";
-  for_each_writer(rep, [&](auto write) {
-    expect_write_error(path, dir + "/no\\nsuch\\r/x\\t.csv", write);
-  });
+  for_each_writer(rep, [&](auto write) { expect_write_error(path, dir + "/no\\nsuch\\r/x\\t.csv", write); });
   EXPECT_TRUE(directory_entries(work_).empty());
 }
 
@@ -1015,13 +1006,12 @@ fs::report extreme_profile_report() {
 std::string expected_call_sites_csv_python(const fs::report& rep) {
   std::string e = "[\n";
   for (const auto& c : rep.call_sites) {
-    e += " [" + py_str(c.name) + ", " + py_str(fs::to_string(c.kind)) + ", " + py_str(c.file) + ", " +
-         py_int(c.line) + ", " + py_str(c.function) + ", " + py_str(c.tag) + ", " +
-         (c.recursive ? "'true'" : "'false'");
+    e += " [" + py_str(c.name) + ", " + py_str(fs::to_string(c.kind)) + ", " + py_str(c.file) + ", " + py_int(c.line) +
+         ", " + py_str(c.function) + ", " + py_str(c.tag) + ", " + (c.recursive ? "'true'" : "'false'");
     for (const fs::site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
                                       &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
-      e += ", " + py_int(m->count) + ", " + py_int(m->work) + ", " + py_i64(m->span) + ", " +
-           py_float(m->parallelism());
+      e +=
+          ", " + py_int(m->count) + ", " + py_int(m->work) + ", " + py_i64(m->span) + ", " + py_float(m->parallelism());
     e += ", " + py_str(rep.unit) + ", " + py_str(fs::to_string(rep.clock)) + "],\n";
   }
   return e + "]\n";
@@ -1030,12 +1020,11 @@ std::string expected_call_sites_csv_python(const fs::report& rep) {
 std::string expected_spawn_sites_csv_python(const fs::report& rep) {
   std::string e = "[\n";
   for (const auto& p : rep.spawn_sites)
-    e += " [" + py_str(p.name) + ", " + py_str(fs::to_string(p.kind)) + ", " + py_str(p.file) + ", " +
-         py_int(p.line) + ", " + py_str(p.function) + ", " + py_str(p.tag) + ", " +
-         (p.recursive ? "'true'" : "'false'") + ", " + py_int(p.tasks) + ", " + py_int(p.work) + ", " +
-         py_int(p.span) + ", " + py_float(p.parallelism()) + ", " + py_int(p.exclusive_work) + ", " +
-         py_i64(p.critical_span) + ", " + py_float(p.critical_percent) + ", " + py_str(rep.unit) + ", " +
-         py_str(fs::to_string(rep.clock)) + "],\n";
+    e += " [" + py_str(p.name) + ", " + py_str(fs::to_string(p.kind)) + ", " + py_str(p.file) + ", " + py_int(p.line) +
+         ", " + py_str(p.function) + ", " + py_str(p.tag) + ", " + (p.recursive ? "'true'" : "'false'") + ", " +
+         py_int(p.tasks) + ", " + py_int(p.work) + ", " + py_int(p.span) + ", " + py_float(p.parallelism()) + ", " +
+         py_int(p.exclusive_work) + ", " + py_i64(p.critical_span) + ", " + py_float(p.critical_percent) + ", " +
+         py_str(rep.unit) + ", " + py_str(fs::to_string(rep.clock)) + "],\n";
   return e + "]\n";
 }
 
@@ -1046,8 +1035,7 @@ TEST_F(ReportOutput, SiteProfilesInJsonRoundTripThroughPython) {
     rep.write_json(file.string());
     EXPECT_EQ(read_file(file), rep.to_json());
     std::string output;
-    EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0)
-        << output;
+    EXPECT_EQ(run_python("EXPECTED = " + expected_json_python(rep) + json_check_script, file, output), 0) << output;
     EXPECT_EQ(directory_entries(work_), std::vector<std::string>{"profile.json"});
   }
 }
@@ -1075,13 +1063,13 @@ TEST_F(ReportOutput, SiteProfilesInCsvRoundTripThroughPython) {
     EXPECT_EQ(read_file(spawns), rep.spawn_sites_csv());
     EXPECT_EQ(directory_entries(work_), (std::vector<std::string>{"calls.csv", "spawns.csv"}));
     std::string output;
-    EXPECT_EQ(run_python(std::string("HEADER = '") + call_sites_csv_header + "'\nEXPECTED = " +
-                             expected_call_sites_csv_python(rep) + csv_check_script,
+    EXPECT_EQ(run_python(std::string("HEADER = '") + call_sites_csv_header +
+                             "'\nEXPECTED = " + expected_call_sites_csv_python(rep) + csv_check_script,
                          calls, output),
               0)
         << output;
-    EXPECT_EQ(run_python(std::string("HEADER = '") + spawn_sites_csv_header + "'\nEXPECTED = " +
-                             expected_spawn_sites_csv_python(rep) + csv_check_script,
+    EXPECT_EQ(run_python(std::string("HEADER = '") + spawn_sites_csv_header +
+                             "'\nEXPECTED = " + expected_spawn_sites_csv_python(rep) + csv_check_script,
                          spawns, output),
               0)
         << output;
@@ -1115,8 +1103,7 @@ TEST_F(ReportOutput, SiteCsvQuotingAndFormulaGuard) {
   ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(calls[0], call_sites_csv_header);
   EXPECT_EQ(calls[1], "'=SUM(A1:A2),call,\"a,b.cpp\",42,\"say \"\"hi\"\"\",\"'@tag");
-  EXPECT_EQ(calls[2],
-            "next\",true,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,2,10,-4,0.0,ns,tsc");
+  EXPECT_EQ(calls[2], "next\",true,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,0,0,0,0.0,2,10,-4,0.0,ns,tsc");
   const auto spawns = lines_of(rep.spawn_sites_csv());
   ASSERT_EQ(spawns.size(), 2u);
   EXPECT_EQ(spawns[0], spawn_sites_csv_header);
@@ -1152,15 +1139,15 @@ TEST_F(ReportOutput, CheckProfilePassesOnConsistentRowsAndNamesEachFailure) {
     fs::report r = good;
     r.spawn_sites.back().critical_span -= 2;
     EXPECT_EQ(r.check_profile(), "profile self-check failed: spawn sites: critical span sums to " +
-                                     std::to_string(good.span() - 2) + " over " + spawn_rows +
-                                     ", but the span is " + span);
+                                     std::to_string(good.span() - 2) + " over " + spawn_rows + ", but the span is " +
+                                     span);
   }
   {
     fs::report r = good;
     r.spawn_sites[1].exclusive_work += 10;
     EXPECT_EQ(r.check_profile(), "profile self-check failed: spawn sites: exclusive work sums to " +
-                                     std::to_string(good.work() + 10) + " over " + spawn_rows +
-                                     ", but the work is " + work);
+                                     std::to_string(good.work() + 10) + " over " + spawn_rows + ", but the work is " +
+                                     work);
   }
   {
     // Two failures in one line; a negative sum; an empty table against a span.
@@ -1172,8 +1159,7 @@ TEST_F(ReportOutput, CheckProfilePassesOnConsistentRowsAndNamesEachFailure) {
     EXPECT_NE(m.find("call sites: local span on span sums to -"), std::string::npos) << m;
     EXPECT_NE(m.find("; spawn sites: critical span sums to 0 over 0 rows, but the span is " + span), std::string::npos)
         << m;
-    EXPECT_NE(m.find("; spawn sites: exclusive work sums to 0 over 0 rows, but the work is " + work),
-              std::string::npos)
+    EXPECT_NE(m.find("; spawn sites: exclusive work sums to 0 over 0 rows, but the work is " + work), std::string::npos)
         << m;
     EXPECT_EQ(m.find("local work on work"), std::string::npos) << m;
   }
@@ -1248,8 +1234,7 @@ std::vector<std::string> order_of(const std::string& text, const std::vector<std
 
 TEST_F(ReportOutput, SitesTextSortsByLocalSpanAndKeepsTheRoot) {
   const fs::report rep = ordering_report();
-  const std::vector<std::string> calls = {"(root)", "alpha in fn", "bravo in fn", "spawn charlie in fn",
-                                          "delta in fn"};
+  const std::vector<std::string> calls = {"(root)", "alpha in fn", "bravo in fn", "spawn charlie in fn", "delta in fn"};
   const std::string all = rep.sites_text(10);
   EXPECT_EQ(order_of(all, calls),
             (std::vector<std::string>{"alpha in fn", "spawn charlie in fn", "(root)", "delta in fn", "bravo in fn"}))
@@ -1364,8 +1349,8 @@ std::size_t display_width_of_longest(const std::string& text) {
   return w;
 }
 
-fs::what_if_result wi_row(const std::string& region, fs::what_if_source source, fs::what_if_model model,
-                          double factor, double work, double span, std::int64_t num, std::int64_t den) {
+fs::what_if_result wi_row(const std::string& region, fs::what_if_source source, fs::what_if_model model, double factor,
+                          double work, double span, std::int64_t num, std::int64_t den) {
   fs::what_if_result w;
   w.region = region;
   w.source = source;
@@ -1418,8 +1403,8 @@ fs::report what_if_report() {
   const std::string long_name(70, 'L');
   for (double k : {2.0, inf})
     for (M m : {M::parallelized, M::optimized}) {
-      fs::what_if_result w = wi_row(long_name, S::region, m, k, m == M::optimized ? 900 : 1000,
-                                    k == 2 ? 95 : 90, k == 2 ? 190 : 90, k == 2 ? 2 : 1);
+      fs::what_if_result w = wi_row(long_name, S::region, m, k, m == M::optimized ? 900 : 1000, k == 2 ? 95 : 90,
+                                    k == 2 ? 190 : 90, k == 2 ? 2 : 1);
       w.tag = long_name;
       rep.what_if.push_back(w);
     }
@@ -1447,7 +1432,8 @@ TEST_F(ReportOutput, WhatIfTextTableFitsAndNamesEveryRegion) {
   EXPECT_NE(text.find("measured: span 100, parallelism 10.00."), std::string::npos) << text;
   // The summary names the region (not the all-regions rows) with the most to
   // gain at its largest factor, and the bound on 32 processors.
-  EXPECT_NE(text.find("\n  Most to gain: " + wi_tag + " at k = inf: parallelism 10.00 -> 25.00\n    (2.50x); speedup "
+  EXPECT_NE(text.find("\n  Most to gain: " + wi_tag +
+                      " at k = inf: parallelism 10.00 -> 25.00\n    (2.50x); speedup "
                       "on 32 processors at most 10.00 -> 25.00.\n"),
             std::string::npos)
       << text;
@@ -1508,12 +1494,14 @@ TEST_F(ReportOutput, WhatIfCsvQuotesGuardsAndWritesInfinity) {
   const auto rows = lines_of(rep.what_if_csv());
   ASSERT_EQ(rows.size(), 1u + rep.what_if.size());
   EXPECT_EQ(rows[0], what_if_csv_header);
-  EXPECT_EQ(rows[1], "(all regions),all,,0,,,parallelized,2.0,true,7,400,1000.0,60.0,5060.0,16.666666666666668,"
-                     "1.6666666666666667,120,2,units,cost");
+  EXPECT_EQ(rows[1],
+            "(all regions),all,,0,,,parallelized,2.0,true,7,400,1000.0,60.0,5060.0,16.666666666666668,"
+            "1.6666666666666667,120,2,units,cost");
   EXPECT_EQ(rows[3], "(all regions),all,,0,,,parallelized,inf,true,7,400,1000.0,0.0,5000.0,inf,inf,0,1,units,cost");
-  EXPECT_EQ(rows[6], "\"'=part, \"\"q\"\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9\",region,\"src/qs,\"\"x\"\".cpp\",57,"
-                     "pqsort<int>,\"'=part, \"\"q\"\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9\",optimized,2.0,true,7,400,"
-                     "800.0,80.0,5080.0,10.0,1.0,160,2,units,cost");
+  EXPECT_EQ(rows[6],
+            "\"'=part, \"\"q\"\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9\",region,\"src/qs,\"\"x\"\".cpp\",57,"
+            "pqsort<int>,\"'=part, \"\"q\"\" \xE6\x97\xA5\xE6\x9C\xAC \xC3\xA9\",optimized,2.0,true,7,400,"
+            "800.0,80.0,5080.0,10.0,1.0,160,2,units,cost");
   EXPECT_EQ(rows.back(), "missing.cpp:12,call_site,,0,,,optimized,inf,false,0,0,0.0,0.0,0.0,0.0,0.0,0,1,units,cost");
   EXPECT_EQ(quicksort_report().what_if_csv(), std::string(what_if_csv_header) + "\n");
 
@@ -1529,14 +1517,13 @@ TEST_F(ReportOutput, WhatIfCsvQuotesGuardsAndWritesInfinity) {
     expected += " [" + py_str(w.region) + ", " + py_str(fs::to_string(w.source)) + ", " + py_str(w.file) + ", " +
                 py_int(w.line) + ", " + py_str(w.function) + ", " + py_str(w.tag) + ", " +
                 py_str(fs::to_string(w.model)) + ", " + unbounded(w.factor) + ", " +
-                (w.executed ? "'true'" : "'false'") + ", " + py_int(w.entries) + ", " + py_int(w.region_work) +
-                ", " + py_float(w.work) + ", " + py_float(w.span) + ", " + py_float(w.burdened_span) + ", " +
+                (w.executed ? "'true'" : "'false'") + ", " + py_int(w.entries) + ", " + py_int(w.region_work) + ", " +
+                py_float(w.work) + ", " + py_float(w.span) + ", " + py_float(w.burdened_span) + ", " +
                 unbounded(w.parallelism) + ", " + unbounded(w.gain) + ", " + py_i64(w.span_ticks_num) + ", " +
                 py_i64(w.span_ticks_den) + ", 'units', 'cost'],\n";
   expected += "]\n";
   std::string output;
-  EXPECT_EQ(run_python(std::string("HEADER = '") + what_if_csv_header + "'\nEXPECTED = " + expected +
-                           csv_check_script,
+  EXPECT_EQ(run_python(std::string("HEADER = '") + what_if_csv_header + "'\nEXPECTED = " + expected + csv_check_script,
                        file, output),
             0)
       << output;
@@ -1611,8 +1598,7 @@ TEST_F(ReportOutput, WhatIfSectionOfARealMeasurement) {
   // path: 30 + 20 at 2, 20 at inf; optimized, the work is 60 and 20.
   EXPECT_TRUE(has_line(text, "  (all regions)    2    50  2.00  1.60x      1.20     0.96x")) << text;
   EXPECT_TRUE(has_line(text, "  (all regions)  inf    20  5.00  4.00x      1.00     0.80x")) << text;
-  EXPECT_NE(text.find("Most to gain: serial at k = inf: parallelism 1.25 -> 5.00 (4.00x)"), std::string::npos)
-      << text;
+  EXPECT_NE(text.find("Most to gain: serial at k = inf: parallelism 1.25 -> 5.00 (4.00x)"), std::string::npos) << text;
   for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
   const auto csv = lines_of(rep.what_if_csv());
   EXPECT_EQ(csv.size(), 1u + rep.what_if.size());

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include <forkscale/forkscale.hpp>
 #include <forkscale/adapters/serial.hpp>
 #include <forkscale/adapters/std_thread.hpp>
+#include <forkscale/forkscale.hpp>
 
 #include "support/adapter_check.hpp"
 
@@ -42,13 +42,13 @@ void nap() {
 template <template <class> class Program>
 fs::report compare_backends(const std::string& label) {
   thread_log serial_log;
-  const adapter_check::run reference =
-      adapter_check::measure(label, [&] { Program<fs::serial::backend>::run(serial_log); }, burden);
+  const adapter_check::run reference = adapter_check::measure(
+      label, [&] { Program<fs::serial::backend>::run(serial_log); }, burden);
   expect_clean(reference, label + " (serial)");
   thread_log threads_log;
   for (int i = 0; i < parallel_runs; ++i) {
-    const adapter_check::run r =
-        adapter_check::measure(label, [&] { Program<fs::std_backend>::run(threads_log); }, burden);
+    const adapter_check::run r = adapter_check::measure(
+        label, [&] { Program<fs::std_backend>::run(threads_log); }, burden);
     expect_clean(r, label + " (threads)");
     expect_same(reference.report, r.report, label + " run " + std::to_string(i));
   }
@@ -172,8 +172,7 @@ long fib(int n, thread_log& log) {
     }
     t.join();
   } else {
-    auto f = B::async(n % 2 ? std::launch::async : std::launch::deferred,
-                      [&log, n] { return fib<B>(n - 1, log); });
+    auto f = B::async(n % 2 ? std::launch::async : std::launch::deferred, [&log, n] { return fib<B>(n - 1, log); });
     {
       fs::call_site cs;
       y = fib<B>(n - 2, log);
@@ -239,13 +238,16 @@ TEST(StdAdapter, JthreadEqualsSerial) {
 // ---- edges -----------------------------------------------------------------------
 
 TEST(StdAdapter, RefusedJoinRecordsNothing) {
-  const adapter_check::run r = adapter_check::measure("refused", [] {
-    fs::thread never_started;
-    EXPECT_FALSE(never_started.joinable());
-    EXPECT_THROW(never_started.join(), std::system_error);
-    fs::serial::thread serial_never_started;
-    EXPECT_THROW(serial_never_started.join(), std::system_error);
-  }, burden);
+  const adapter_check::run r = adapter_check::measure(
+      "refused",
+      [] {
+        fs::thread never_started;
+        EXPECT_FALSE(never_started.joinable());
+        EXPECT_THROW(never_started.join(), std::system_error);
+        fs::serial::thread serial_never_started;
+        EXPECT_THROW(serial_never_started.join(), std::system_error);
+      },
+      burden);
   expect_clean(r, "refused");
   EXPECT_EQ(r.report.syncs(), 0u);
   EXPECT_EQ(r.report.spawns(), 0u);
@@ -253,15 +255,18 @@ TEST(StdAdapter, RefusedJoinRecordsNothing) {
 
 TEST(StdAdapter, MovedThreadJoinsItsChild) {
   thread_log log;
-  const adapter_check::run r = adapter_check::measure("moved", [&] {
-    fs::thread a(async_leaf, 12, std::ref(log));
-    fs::thread b(std::move(a));
-    EXPECT_FALSE(a.joinable());
-    fs::thread c;
-    c = std::move(b);
-    fs::charge(3);
-    c.join();
-  }, burden);
+  const adapter_check::run r = adapter_check::measure(
+      "moved",
+      [&] {
+        fs::thread a(async_leaf, 12, std::ref(log));
+        fs::thread b(std::move(a));
+        EXPECT_FALSE(a.joinable());
+        fs::thread c;
+        c = std::move(b);
+        fs::charge(3);
+        c.join();
+      },
+      burden);
   expect_clean(r, "moved");
   expect_numbers(r.report, "moved", {15, 12, 103, 1, 1, 0});
 }

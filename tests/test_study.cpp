@@ -43,7 +43,7 @@ TEST(StudyStats, MeanMedianSpread) {
   EXPECT_EQ(odd.median, 3);
   EXPECT_EQ(odd.min, 1);
   EXPECT_EQ(odd.max, 5);
-  EXPECT_DOUBLE_EQ(odd.stddev, 2);  // sqrt(((2)^2 + (2)^2 + 0) / 2)
+  EXPECT_DOUBLE_EQ(odd.stddev, 2);                         // sqrt(((2)^2 + (2)^2 + 0) / 2)
   EXPECT_EQ(odd.samples, (std::vector<double>{5, 1, 3}));  // kept in run order
 
   const fs::sample_stats even = fs::sample_stats::of({4, 1, 2, 10});
@@ -61,8 +61,8 @@ TEST(StudyStats, MeanMedianSpread) {
 
 TEST(StudyFormulas, IdleTimeAndWorkInflation) {
   // P = 4 threads for TP = 300 ns: 1200 ns of thread time; WP = 1000 ns of it was work.
-  EXPECT_EQ(sc::idle_time(4, 300, 1000), 200);       // Fact 2.1: IP = P·TP − WP
-  EXPECT_EQ(sc::work_inflation(1000, 900), 100);     // Fact 2.2: FP = WP − T1
+  EXPECT_EQ(sc::idle_time(4, 300, 1000), 200);    // Fact 2.1: IP = P·TP − WP
+  EXPECT_EQ(sc::work_inflation(1000, 900), 100);  // Fact 2.2: FP = WP − T1
   // Fact 2.3: FP = P·TP − IP − T1.
   EXPECT_EQ(sc::work_inflation(1000, 900), 4 * 300 - sc::idle_time(4, 300, 1000) - 900);
   // Fact 2.4: TP = (T1 + IP + FP) / P.
@@ -73,11 +73,11 @@ TEST(StudyFormulas, FactoredSpeedups) {
   // Ts = 800, Te = 850, T1 = 1000, P = 4, TP = 400, WP = 1200: IP = 400, FP = 200.
   const sc::factored_speedups f = sc::factored(4, 800, 1000, 400, 1200, 850);
   EXPECT_EQ(f.linear, 4);
-  EXPECT_DOUBLE_EQ(f.elision, 4 * 800.0 / 850);        // P·Ts/Te
-  EXPECT_DOUBLE_EQ(f.maximal, 3.2);                    // P·Ts/T1 = 3200/1000
-  EXPECT_DOUBLE_EQ(f.idle_specific, 3200.0 / 1400);    // P·Ts/(T1+IP)
+  EXPECT_DOUBLE_EQ(f.elision, 4 * 800.0 / 850);           // P·Ts/Te
+  EXPECT_DOUBLE_EQ(f.maximal, 3.2);                       // P·Ts/T1 = 3200/1000
+  EXPECT_DOUBLE_EQ(f.idle_specific, 3200.0 / 1400);       // P·Ts/(T1+IP)
   EXPECT_DOUBLE_EQ(f.inflation_specific, 3200.0 / 1200);  // P·Ts/(P·TP−IP) = P·Ts/(T1+FP)
-  EXPECT_DOUBLE_EQ(f.actual, 2);                       // Ts/TP
+  EXPECT_DOUBLE_EQ(f.actual, 2);                          // Ts/TP
   // Fact 2.5: Ts/TP = P·Ts/(T1 + IP + FP).
   EXPECT_DOUBLE_EQ(f.actual, 3200.0 / (1000 + 400 + 200));
   // The order of the curves when IP, FP >= 0 (Acar §2.4).
@@ -106,9 +106,9 @@ TEST(StudyFormulas, CilkviewBoundsAndBandwidth) {
   r.span = 261'374'874;
   r.burdened_span = 262'078'779;
   for (const auto& b : r.speedup_estimate(32))
-    EXPECT_DOUBLE_EQ(sc::burdened_lower_bound(b.processors, static_cast<double>(r.work),
-                                              static_cast<double>(r.burdened_span)),
-                     b.lower)
+    EXPECT_DOUBLE_EQ(
+        sc::burdened_lower_bound(b.processors, static_cast<double>(r.work), static_cast<double>(r.burdened_span)),
+        b.lower)
         << b.processors;
   // By hand: 5570609776 / (5570609776/2 + 1.7 * 262078779) = 1.7242.
   EXPECT_NEAR(sc::burdened_lower_bound(2, 5570609776.0, 262078779.0), 1.7242, 0.0001);
@@ -121,19 +121,19 @@ TEST(StudyFormulas, RecomputeUsesMeansAndTheChosenWork) {
   s.baseline = fs::sample_stats::of({90, 110});  // Ts = 100
   fs::study_point p1, p2;
   p1.processors = 1;
-  p1.time = fs::sample_stats::of({118, 122});       // T1 = 120
-  p1.raw_work = fs::sample_stats::of({117, 119});   // W1 = 118
-  p1.work = fs::sample_stats::of({107, 109});       // compensated: 108
+  p1.time = fs::sample_stats::of({118, 122});      // T1 = 120
+  p1.raw_work = fs::sample_stats::of({117, 119});  // W1 = 118
+  p1.work = fs::sample_stats::of({107, 109});      // compensated: 108
   p2.processors = 2;
-  p2.time = fs::sample_stats::of({70, 80});         // T2 = 75
-  p2.raw_work = fs::sample_stats::of({130, 140});   // W2 = 135
-  p2.work = fs::sample_stats::of({120, 130});       // 125
+  p2.time = fs::sample_stats::of({70, 80});        // T2 = 75
+  p2.raw_work = fs::sample_stats::of({130, 140});  // W2 = 135
+  p2.work = fs::sample_stats::of({120, 130});      // 125
   s.points = {p1, p2};
   s.recompute();
   const fs::study_point& q = s.points[1];
   EXPECT_EQ(q.parallel_work, 135);
-  EXPECT_EQ(q.idle_time, 2 * 75 - 135);            // 15
-  EXPECT_EQ(q.work_inflation, 135 - 120);          // 15
+  EXPECT_EQ(q.idle_time, 2 * 75 - 135);    // 15
+  EXPECT_EQ(q.work_inflation, 135 - 120);  // 15
   EXPECT_EQ(q.idle.samples, (std::vector<double>{2 * 70 - 130, 2 * 80 - 140}));
   EXPECT_EQ(q.inflation.samples, (std::vector<double>{130 - 120, 140 - 120}));
   EXPECT_DOUBLE_EQ(q.speedup.actual, 100.0 / 75);
@@ -196,9 +196,9 @@ TEST(StudyOutput, JsonRoundTripsAndTextNamesEverything) {
   EXPECT_EQ(back.to_csv(), s.to_csv());
 
   const std::string t = s.to_text();
-  for (const char* part : {"Ts  baseline:", "T1  1 thread:", "Per thread count", "Factored speedups",
-                           "Scalability bounds", "Memory-bandwidth probe", "4*", "more threads than the 2 hardware",
-                           "one warning"})
+  for (const char* part :
+       {"Ts  baseline:", "T1  1 thread:", "Per thread count", "Factored speedups", "Scalability bounds",
+        "Memory-bandwidth probe", "4*", "more threads than the 2 hardware", "one warning"})
     EXPECT_TRUE(contains(t, part)) << part;
   const std::string c = s.to_csv();
   EXPECT_EQ(c.substr(0, c.find('\n')),

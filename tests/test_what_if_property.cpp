@@ -56,8 +56,8 @@ std::uint64_t program_count() { return env_or("FORKSCALE_PROPERTY_COUNT", defaul
 std::uint64_t base_seed() {
   static const std::uint64_t seed = [] {
     const std::uint64_t s = env_or("FORKSCALE_PROPERTY_SEED", std::random_device{}());
-    std::cout << "[what-if property] base seed " << s << " (replay with FORKSCALE_PROPERTY_SEED=" << s
-              << "), " << program_count() << " programs per run\n";
+    std::cout << "[what-if property] base seed " << s << " (replay with FORKSCALE_PROPERTY_SEED=" << s << "), "
+              << program_count() << " programs per run\n";
     return s;
   }();
   return seed;
@@ -150,12 +150,12 @@ TEST(WhatIfProperty, UnitFactorsGiveTheRealSpan) {
       for (const auto& r : rep.what_if) {
         if (!r.executed) continue;
         ++rows_checked;
-        if (r.span_ticks_den != 1 || r.span_ticks_num != static_cast<std::int64_t>(S) || r.span != static_cast<double>(S) ||
-            r.work != static_cast<double>(W))
+        if (r.span_ticks_den != 1 || r.span_ticks_num != static_cast<std::int64_t>(S) ||
+            r.span != static_cast<double>(S) || r.work != static_cast<double>(W))
           diff += "  row \"" + r.region + "\" (" + forkscale::to_string(r.model) + "): span " +
                   std::to_string(r.span_ticks_num) + "/" + std::to_string(r.span_ticks_den) + " work " +
-                  rp::detail::fmt_double(r.work) + ", real span " + std::to_string(S) + " work " +
-                  std::to_string(W) + "\n";
+                  rp::detail::fmt_double(r.work) + ", real span " + std::to_string(S) + " work " + std::to_string(W) +
+                  "\n";
       }
       if (!diff.empty()) {
         ++failures;
@@ -209,8 +209,7 @@ TEST(WhatIfProperty, WholeProgramRegionDropsOutAtInfinity) {
       }
       if (!diff.empty()) {
         ++failures;
-        ADD_FAILURE() << "program with seed " << seed << " (workers " << workers << "), all inside " << name
-                      << ":\n"
+        ADD_FAILURE() << "program with seed " << seed << " (workers " << workers << "), all inside " << name << ":\n"
                       << diff << "program:\n"
                       << p.describe();
       }
@@ -221,7 +220,6 @@ TEST(WhatIfProperty, WholeProgramRegionDropsOutAtInfinity) {
 
 // ---------------------------------------------------------------------------
 // The oracle and the comparison themselves.
-
 
 const rp::what_if_scenario& scenario(const rp::what_if_expected& e, const std::string& name) {
   for (const auto& x : e.scenarios)
@@ -448,8 +446,9 @@ TEST(WhatIfOracle, WrongModelsAreCaught) {
         caught = !wrong.failure.empty();
       }
       EXPECT_TRUE(caught) << "mutant " << static_cast<int>(mutant) << ", workers " << workers;
-      if (caught) std::cout << "[what-if oracle] mutant " << static_cast<int>(mutant) << " (workers " << workers
-                            << ") caught after " << tried << " programs\n";
+      if (caught)
+        std::cout << "[what-if oracle] mutant " << static_cast<int>(mutant) << " (workers " << workers
+                  << ") caught after " << tried << " programs\n";
     }
 }
 

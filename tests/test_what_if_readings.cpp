@@ -130,8 +130,8 @@ TEST(WhatIfReadings, QuicksortPartitionParallelizedAtInfinityRaisesParallelismTe
   const std::size_t n = WHAT_IF_READINGS_SANITIZED ? 1000000 : 10000000;
   const std::vector<std::int64_t> input = shuffled(n, 7);
   std::vector<std::int64_t> data = input;
-  const fs::report rep = fs::measure("quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n), true); },
-                                     cost_clock());
+  const fs::report rep = fs::measure(
+      "quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n), true); }, cost_clock());
   ASSERT_TRUE(std::is_sorted(data.begin(), data.end()));
   ASSERT_EQ(rep.diagnostic_count, 0u);
 
@@ -158,8 +158,8 @@ TEST(WhatIfReadings, QuicksortPartitionParallelizedAtInfinityRaisesParallelismTe
 
   const double measured = rep.parallelism();
   std::cout << "[reading] quicksort " << n << ": parallelism " << measured << "; partition parallelized x16 "
-            << p16->parallelism << ", x inf " << pinf->parallelism << " (gain " << pinf->gain
-            << "); optimized x inf " << oinf->parallelism << "\n";
+            << p16->parallelism << ", x inf " << pinf->parallelism << " (gain " << pinf->gain << "); optimized x inf "
+            << oinf->parallelism << "\n";
   EXPECT_GT(pinf->parallelism, 10.0 * measured);
   EXPECT_GT(pinf->gain, 10.0);
   // Optimized at infinity: the partitions' work is gone as well.
@@ -178,10 +178,13 @@ TEST(WhatIfReadings, AdvisorNamesThePartitionFirst) {
   fs::advisor_options ao;
   ao.measure = cost_clock();
   ao.target_parallelism = 64;
-  const fs::advice a = fs::advise("quicksort", [&] {
-    data = input;
-    pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n), false);
-  }, ao);
+  const fs::advice a = fs::advise(
+      "quicksort",
+      [&] {
+        data = input;
+        pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n), false);
+      },
+      ao);
   std::cout << a.to_text();
   ASSERT_FALSE(a.steps.empty());
   EXPECT_EQ(a.steps[0].site, "partition");
@@ -238,9 +241,7 @@ std::int64_t tree_sum(const node* n, std::int64_t size) {
   fs::charge(1);
   fs::spawn([&] { l = tree_sum(n->left.get(), ls); })();
   fs::spawn([&] { r = tree_sum(n->right.get(), size - 1 - ls); })();
-  {
-    fs::sync_point sp;
-  }
+  { fs::sync_point sp; }
   return n->value + l + r;
 }
 
@@ -250,15 +251,18 @@ TEST(WhatIfReadings, AdvisorNamesTheSerialTreeBuildFirst) {
   fs::advisor_options ao;
   ao.measure = cost_clock();
   ao.target_parallelism = 16;
-  const fs::advice a = fs::advise("treesum", [&] {
-    std::unique_ptr<node> root;
-    {
-      fs::call_site cs(fs::site::tagged("create_tree"));
-      root = create_tree(0, n);
-    }
-    fs::call_site cs(fs::site::tagged("tree_sum"));
-    total = tree_sum(root.get(), n);
-  }, ao);
+  const fs::advice a = fs::advise(
+      "treesum",
+      [&] {
+        std::unique_ptr<node> root;
+        {
+          fs::call_site cs(fs::site::tagged("create_tree"));
+          root = create_tree(0, n);
+        }
+        fs::call_site cs(fs::site::tagged("tree_sum"));
+        total = tree_sum(root.get(), n);
+      },
+      ao);
   std::cout << a.to_text();
   EXPECT_EQ(total, n * (n - 1) / 2);
   ASSERT_FALSE(a.steps.empty());
@@ -283,16 +287,19 @@ TEST(WhatIfReadings, FactorOneGivesTheRealSpanAndNestingCountsOnce) {
   // A strand of 10 inside the region nested in itself, one of 6 outside, in
   // parallel with a task of 12 outside: span 16; at x2 the region's 10 become 5
   // (not 2.5), so the span is max(5 + 6, 12) = 12; at inf, 12.
-  const fs::report rep = fs::measure("nested", [] {
-    fs::spawn([] { fs::charge(12); })();
-    {
-      fs::what_if_region a("r");
-      fs::what_if_region b("r");
-      fs::charge(10);
-    }
-    fs::charge(6);
-    fs::sync_point sp;
-  }, o);
+  const fs::report rep = fs::measure(
+      "nested",
+      [] {
+        fs::spawn([] { fs::charge(12); })();
+        {
+          fs::what_if_region a("r");
+          fs::what_if_region b("r");
+          fs::charge(10);
+        }
+        fs::charge(6);
+        fs::sync_point sp;
+      },
+      o);
   ASSERT_EQ(rep.span(), 16u);
   const fs::what_if_result* r1 = row(rep, "r", 1, fs::what_if_model::parallelized);
   const fs::what_if_result* r2 = row(rep, "r", 2, fs::what_if_model::parallelized);
@@ -314,12 +321,15 @@ TEST(WhatIfReadings, FactorOneGivesTheRealSpanAndNestingCountsOnce) {
 
 TEST(WhatIfReadings, AWholeCriticalPathRegionDropsOutAtInfinity) {
   fs::options o = cost_clock();
-  const fs::report rep = fs::measure("whole", [] {
-    fs::what_if_region all("everything");
-    fs::spawn([] { fs::charge(7); })();
-    fs::charge(9);
-    fs::sync_point sp;
-  }, o);
+  const fs::report rep = fs::measure(
+      "whole",
+      [] {
+        fs::what_if_region all("everything");
+        fs::spawn([] { fs::charge(7); })();
+        fs::charge(9);
+        fs::sync_point sp;
+      },
+      o);
   const fs::what_if_result* ri = row(rep, "everything", inf, fs::what_if_model::parallelized);
   ASSERT_TRUE(ri);
   EXPECT_EQ(ri->span_ticks_num, 0);
@@ -332,11 +342,12 @@ TEST(WhatIfReadings, NamedCallSitesMatchTheGuardsNumbers) {
   const std::size_t n = 100000;
   const std::vector<std::int64_t> input = shuffled(n, 3);
   std::vector<std::int64_t> d1 = input, d2 = input;
-  const fs::report guard = fs::measure("qs", [&] { pqsort(d1.data(), 0, static_cast<std::ptrdiff_t>(n), true); },
-                                       cost_clock());
+  const fs::report guard = fs::measure(
+      "qs", [&] { pqsort(d1.data(), 0, static_cast<std::ptrdiff_t>(n), true); }, cost_clock());
   fs::options o = cost_clock();
   o.what_if.call_sites = {"tag=partition", "no_such_file.cpp:12"};
-  const fs::report named = fs::measure("qs", [&] { pqsort(d2.data(), 0, static_cast<std::ptrdiff_t>(n), false); }, o);
+  const fs::report named = fs::measure(
+      "qs", [&] { pqsort(d2.data(), 0, static_cast<std::ptrdiff_t>(n), false); }, o);
   for (double k : {2.0, 4.0, 8.0, 16.0, inf}) {
     const fs::what_if_result* g = row(guard, "partition", k, fs::what_if_model::parallelized);
     const fs::what_if_result* c = row(named, "tag=partition", k, fs::what_if_model::parallelized);
@@ -363,7 +374,8 @@ TEST(WhatIfReadings, TheEnvironmentVariableNamesCallSitesAndFactors) {
   fs::options o;
   o.clock = fs::clock_kind::cost;
   std::vector<std::int64_t> d = shuffled(5000, 5);
-  const fs::report rep = fs::measure("qs", [&] { pqsort(d.data(), 0, static_cast<std::ptrdiff_t>(d.size()), false); }, o);
+  const fs::report rep = fs::measure(
+      "qs", [&] { pqsort(d.data(), 0, static_cast<std::ptrdiff_t>(d.size()), false); }, o);
   ::unsetenv("FORKSCALE_WHAT_IF");
   const auto rows = rep.what_if_rows("tag=partition");
   ASSERT_EQ(rows.size(), 6u);
@@ -377,7 +389,8 @@ TEST(WhatIfReadings, TheEnvironmentVariableNamesCallSitesAndFactors) {
 
 std::string error_of(const fs::options& o) {
   try {
-    fs::measure("bad", [] {}, o);
+    fs::measure(
+        "bad", [] {}, o);
   } catch (const fs::error& e) {
     return e.what();
   }
@@ -387,7 +400,9 @@ std::string error_of(const fs::options& o) {
 TEST(WhatIfReadings, BadFactorsAndSitesAreClearErrors) {
   fs::options o = cost_clock();
   o.what_if.factors = {2, 0};
-  EXPECT_EQ(error_of(o), "forkscale: options.what_if.factors: what-if factor 0 is not positive; factors must be positive numbers or inf");
+  EXPECT_EQ(
+      error_of(o),
+      "forkscale: options.what_if.factors: what-if factor 0 is not positive; factors must be positive numbers or inf");
   o.what_if.factors = {-3};
   EXPECT_NE(error_of(o).find("factor -3 is not positive"), std::string::npos);
   o.what_if.factors = {std::nan("")};
@@ -411,16 +426,19 @@ TEST(WhatIfReadings, BadFactorsAndSitesAreClearErrors) {
   fs::advisor_options ao;
   ao.factor = -1;
   try {
-    fs::advise("bad", [] {}, ao);
+    fs::advise(
+        "bad", [] {}, ao);
     ADD_FAILURE() << "advise accepted factor -1";
   } catch (const fs::error& e) {
-    EXPECT_NE(std::string(e.what()).find("advisor_options.factor: what-if factor -1 is not positive"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("advisor_options.factor: what-if factor -1 is not positive"),
+              std::string::npos)
         << e.what();
   }
 }
 
 TEST(WhatIfReadings, NoRegionsNoRows) {
-  const fs::report rep = fs::measure("plain", [] { fs::charge(3); }, cost_clock());
+  const fs::report rep = fs::measure(
+      "plain", [] { fs::charge(3); }, cost_clock());
   EXPECT_TRUE(rep.what_if.empty());
   // A region outside any measurement does nothing.
   fs::what_if_region outside("outside");

@@ -32,9 +32,9 @@
 #include <vector>
 
 #include <forkscale/forkscale.hpp>
+#include <forkscale/read_report.hpp>
 #include <forkscale/study/html.hpp>
 #include <forkscale/study/plot.hpp>
-#include <forkscale/read_report.hpp>
 #include <forkscale/study/study.hpp>
 
 namespace forkscale_cli {
@@ -47,9 +47,15 @@ inline const char* const program = "forkscale-report";
 inline std::string usage() {
   return std::string("usage: ") + program +
          " convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv]\n"
-         "       " + std::string(std::strlen(program), ' ') + "         [--plot factored|scalability] [-o OUT]\n"
-         "       " + program + " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
-         "       " + program + " --help | --version\n"
+         "       " +
+         std::string(std::strlen(program), ' ') +
+         "         [--plot factored|scalability] [-o OUT]\n"
+         "       " +
+         program +
+         " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
+         "       " +
+         program +
+         " --help | --version\n"
          "\n"
          "IN.json is a forkscale report (report::write_json) or a scaling study\n"
          "(study_result::write_json). convert writes it as text (default), CSV, normalized\n"
@@ -98,9 +104,8 @@ inline document load(const std::string& path) {
     } else if (!schema || !schema->is(fs::detail::json::kind::string) || schema->text == "forkscale.report") {
       d.rep = fs::detail::json::report_from_value(v);
     } else {
-      throw fs::detail::json::json_error(
-          schema->offset, "not a forkscale report or study (its schema is " +
-                              fs::detail::json::quote_for_message(schema->text) + ")");
+      throw fs::detail::json::json_error(schema->offset, "not a forkscale report or study (its schema is " +
+                                                             fs::detail::json::quote_for_message(schema->text) + ")");
     }
   } catch (const fs::detail::json::json_error& e) {
     throw failure{std::string(program) + ": cannot read " + quoted(path) + ": " + e.what()};
@@ -143,7 +148,8 @@ inline std::vector<metric> root_metrics(const fs::region_result& a, const fs::re
       {"Work", "work", false, d(a.work), d(b.work)},
       {"Span", "span", false, d(a.span), d(b.span)},
       {"Burdened span", "burdened_span", false, d(a.burdened_span), d(b.burdened_span)},
-      {"Parallelism", "parallelism", true, ratio_or_nan(a.span, a.parallelism()), ratio_or_nan(b.span, b.parallelism())},
+      {"Parallelism", "parallelism", true, ratio_or_nan(a.span, a.parallelism()),
+       ratio_or_nan(b.span, b.parallelism())},
       {"Burdened parallelism", "burdened_parallelism", true, ratio_or_nan(a.burdened_span, a.burdened_parallelism()),
        ratio_or_nan(b.burdened_span, b.burdened_parallelism())},
       {"Spawns", "spawns", false, d(a.spawns), d(b.spawns)},
@@ -172,7 +178,7 @@ inline std::string site_key(const fs::call_site_profile& c) {
 }
 
 struct site_share {
-  std::string label;           // as the text report names the site
+  std::string label;             // as the text report names the site
   double before = 0, after = 0;  // local span on span, percent of the span
   bool in_before = false, in_after = false;
   double change() const { return after - before; }
@@ -233,7 +239,10 @@ inline std::string sites_compare_text(const fs::report& a, const fs::report& b, 
     if (s.change() == 0) continue;  // also new or removed sites without a share of the span
     if (++moved > top_n) continue;
     t.add({s.label, s.in_before ? points_text(s.before, false) : "-", s.in_after ? points_text(s.after, false) : "-",
-           points_text(s.change(), true) + " pp", !s.in_before ? "new" : !s.in_after ? "removed" : ""});
+           points_text(s.change(), true) + " pp",
+           !s.in_before  ? "new"
+           : !s.in_after ? "removed"
+                         : ""});
   }
   if (moved == 0) return o + "  (no call site's share of the span changed)\n";
   o += t.render();
@@ -288,7 +297,9 @@ inline std::string what_if_compare_text(const fs::report& a, const fs::report& b
       break;
     }
   }
-  std::string o = "\nWhat-if regions whose predicted parallelism changed most (parallelized, at the\nlargest factor both analysed)\n";
+  std::string o =
+      "\nWhat-if regions whose predicted parallelism changed most (parallelized, at the\nlargest factor both "
+      "analysed)\n";
   std::stable_sort(changes.begin(), changes.end(), [](const what_if_change& x, const what_if_change& y) {
     if (x.size() != y.size()) return x.size() > y.size();
     return x.label < y.label;
@@ -298,8 +309,8 @@ inline std::string what_if_compare_text(const fs::report& a, const fs::report& b
   for (const auto& c : changes) {
     if (c.size() == 0) continue;
     if (++moved > top_n) continue;
-    const std::string change = std::isinf(c.before) || std::isinf(c.after) ? std::string("n/a")
-                                                                             : change_text(c.before, c.after);
+    const std::string change =
+        std::isinf(c.before) || std::isinf(c.after) ? std::string("n/a") : change_text(c.before, c.after);
     t.add({c.label, io::factor_text(c.factor), io::unbounded_ratio_text(c.before), io::unbounded_ratio_text(c.after),
            change});
   }
@@ -333,7 +344,8 @@ inline std::string compare_text(const fs::report& a, const std::string& pa, cons
         only_before.push_back(ra.path);
         continue;
       }
-      const metric par{"", "", true, ratio_or_nan(ra.span, ra.parallelism()), ratio_or_nan(rb->span, rb->parallelism())};
+      const metric par{"", "", true, ratio_or_nan(ra.span, ra.parallelism()),
+                       ratio_or_nan(rb->span, rb->parallelism())};
       r.add({io::printable(ra.path), io::grouped(ra.work), io::grouped(rb->work),
              change_text(static_cast<double>(ra.work), static_cast<double>(rb->work)), io::grouped(ra.span),
              io::grouped(rb->span), change_text(static_cast<double>(ra.span), static_cast<double>(rb->span)),
@@ -415,8 +427,7 @@ inline options parse_args(const std::vector<std::string>& args) {
   }
   if (o.to.empty()) o.to = "text";
   if (o.command == "convert") {
-    if (o.inputs.size() != 1)
-      throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
+    if (o.inputs.size() != 1) throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
     if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot" &&
         o.to != "calls-csv" && o.to != "spawns-csv" && o.to != "whatif-csv")
       throw bad("unknown format " + quoted(o.to) +
@@ -429,7 +440,8 @@ inline options parse_args(const std::vector<std::string>& args) {
   } else {
     if (o.inputs.size() != 2)
       throw bad("compare takes two input files (before and after), got " + std::to_string(o.inputs.size()));
-    if (o.to != "text" && o.to != "csv") throw bad("unknown format " + quoted(o.to) + " for compare (expected text or csv)");
+    if (o.to != "text" && o.to != "csv")
+      throw bad("unknown format " + quoted(o.to) + " for compare (expected text or csv)");
     if (!o.plot.empty()) throw bad("--plot goes with convert");
   }
   return o;
@@ -461,25 +473,37 @@ inline void convert(const options& o, std::ostream& out) {
       throw failure{std::string(program) + ": " + quoted(o.inputs[0]) + " is a scaling study without a profile run: " +
                     (o.to == "whatif-csv" ? "it has no what-if rows" : "it has no site profiles")};
     const fs::report& r = d.is_study ? d.study.profile : d.rep;
-    emit(o.to == "calls-csv" ? r.call_sites_csv() : o.to == "spawns-csv" ? r.spawn_sites_csv() : r.what_if_csv(),
+    emit(o.to == "calls-csv"    ? r.call_sites_csv()
+         : o.to == "spawns-csv" ? r.spawn_sites_csv()
+                                : r.what_if_csv(),
          o.out, out);
     return;
   }
   if (d.is_study) {
-    if (o.to == "text") text = d.study.to_text();
-    else if (o.to == "csv") text = d.study.to_csv();
-    else if (o.to == "json") text = d.study.to_json();
-    else if (o.to == "html") text = fs::to_html(d.study);
-    else text = plot == "factored" ? fs::factored_speedup_svg(d.study) : fs::scalability_svg(d.study);
+    if (o.to == "text")
+      text = d.study.to_text();
+    else if (o.to == "csv")
+      text = d.study.to_csv();
+    else if (o.to == "json")
+      text = d.study.to_json();
+    else if (o.to == "html")
+      text = fs::to_html(d.study);
+    else
+      text = plot == "factored" ? fs::factored_speedup_svg(d.study) : fs::scalability_svg(d.study);
   } else {
-    if (o.to == "text") text = d.rep.to_text();
-    else if (o.to == "csv") text = d.rep.to_csv();
-    else if (o.to == "json") text = d.rep.to_json();
-    else if (o.to == "html") text = fs::to_html(d.rep);
+    if (o.to == "text")
+      text = d.rep.to_text();
+    else if (o.to == "csv")
+      text = d.rep.to_csv();
+    else if (o.to == "json")
+      text = d.rep.to_json();
+    else if (o.to == "html")
+      text = fs::to_html(d.rep);
     else if (o.plot == "factored")
       throw failure{std::string(program) + ": " + quoted(o.inputs[0]) +
                     " is a report, not a study: it has no factored speedups (only --plot scalability)"};
-    else text = fs::scalability_svg(d.rep);
+    else
+      text = fs::scalability_svg(d.rep);
   }
   emit(text, o.out, out);
 }
@@ -511,8 +535,10 @@ inline int run(const std::vector<std::string>& args, std::ostream& out, std::ost
       return 0;
     }
     const options o = parse_args(args);
-    if (o.command == "convert") convert(o, out);
-    else compare(o, out);
+    if (o.command == "convert")
+      convert(o, out);
+    else
+      compare(o, out);
     return 0;
   } catch (const failure& f) {
     err << f.message << "\n";

@@ -51,8 +51,10 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (const char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -84,13 +86,13 @@ long fib(int n) {
 class Cli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new stdfs::path(stdfs::path(FORKSCALE_TEST_TMP) /
-                           ("cli_" + std::to_string(std::random_device{}())));
+    dir_ = new stdfs::path(stdfs::path(FORKSCALE_TEST_TMP) / ("cli_" + std::to_string(std::random_device{}())));
     stdfs::create_directories(*dir_);
     // Reports as the examples write them (--out writes .json, .csv and .txt).
 #ifdef FORKSCALE_QUICKSORT_EXE
     for (const char* n : {"100000", "200000"}) {
-      const outcome o = run(FORKSCALE_QUICKSORT_EXE, {n, "--clock", "cost", "--out", (*dir_ / ("q" + std::string(n))).string()});
+      const outcome o =
+          run(FORKSCALE_QUICKSORT_EXE, {n, "--clock", "cost", "--out", (*dir_ / ("q" + std::string(n))).string()});
       ASSERT_EQ(o.status, 0) << o.err;
     }
     before_ = new stdfs::path(*dir_ / "q100000" / "quicksort");
@@ -104,7 +106,8 @@ class Cli : public ::testing::Test {
     before_ = new stdfs::path(*dir_ / "a" / "fib");
     after_ = new stdfs::path(*dir_ / "b" / "fib");
     for (int k = 0; k < 2; ++k) {
-      const fs::report r = fs::measure("fib", [k] { fib(14 + 2 * k); }, opt);
+      const fs::report r = fs::measure(
+          "fib", [k] { fib(14 + 2 * k); }, opt);
       const stdfs::path base = k ? *after_ : *before_;
       r.write_json(base.string() + ".json");
       r.write_csv(base.string() + ".csv");
@@ -263,10 +266,8 @@ TEST_F(Cli, ComparesTwoReports) {
   bool work = false, span = false, par = false;
   for (const auto& l : lines(o.out)) {
     namespace io = fs::detail::output;
-    if (l.rfind("  Work ", 0) == 0)
-      work = contains(l, io::grouped(a.work())) && contains(l, io::grouped(b.work()));
-    if (l.rfind("  Span ", 0) == 0)
-      span = contains(l, io::grouped(a.span())) && contains(l, io::grouped(b.span()));
+    if (l.rfind("  Work ", 0) == 0) work = contains(l, io::grouped(a.work())) && contains(l, io::grouped(b.work()));
+    if (l.rfind("  Span ", 0) == 0) span = contains(l, io::grouped(a.span())) && contains(l, io::grouped(b.span()));
     if (l.rfind("  Parallelism ", 0) == 0)
       par = contains(l, io::fixed(a.parallelism(), 2)) && contains(l, io::fixed(b.parallelism(), 2));
   }
@@ -287,8 +288,9 @@ TEST_F(Cli, ComparesTwoReports) {
   ASSERT_FALSE(rows.empty());
   EXPECT_EQ(rows[0], "path,metric,before,after,ratio,unit");
   EXPECT_EQ(rows.size(), 1 + 9 * a.regions.size());
-  EXPECT_TRUE(contains(csv.out, "quicksort,work," + std::to_string(a.work()) + ".0," + std::to_string(b.work()) + ".0,") ||
-              !contains(a.label, "quicksort"))
+  EXPECT_TRUE(
+      contains(csv.out, "quicksort,work," + std::to_string(a.work()) + ".0," + std::to_string(b.work()) + ".0,") ||
+      !contains(a.label, "quicksort"))
       << csv.out;
 
   // A study is not a report; reports in different units are not comparable.
@@ -360,9 +362,8 @@ fs::report sites_report(const char* label, std::uint64_t span, const std::vector
 }  // namespace
 
 TEST_F(Cli, ConvertWritesTheSiteProfilesAsCsv) {
-  const fs::report rep = sites_report("sites", 1000, {{"", "", 0, "", 100},
-                                                      {"=alpha, \"a\"", "a.cpp", 10, "f", 500},
-                                                      {"", "dir/b.cpp", 20, "g", 400}});
+  const fs::report rep = sites_report(
+      "sites", 1000, {{"", "", 0, "", 100}, {"=alpha, \"a\"", "a.cpp", 10, "f", 500}, {"", "dir/b.cpp", 20, "g", 400}});
   const stdfs::path json = *dir_ / "sites.json";
   rep.write_json(json.string());
   const outcome calls = tool({"convert", json.string(), "--to", "calls-csv"});
@@ -462,10 +463,11 @@ TEST_F(Cli, ConvertWritesWhatIfCsvAndCompareListsWhatIfChanges) {
   const std::size_t at = t.find("\nWhat-if regions whose predicted parallelism changed most");
   ASSERT_NE(at, std::string::npos) << t;
   const std::string section = t.substr(at);
-  EXPECT_TRUE(contains(section, "\n  region           k  before  after           change\n"
-                                "  (all regions)  inf    5.00   3.00  -40.0% (0.600x)\n"
-                                "  serial, \"s\"    inf    5.00   3.00  -40.0% (0.600x)\n"
-                                "  task           inf    1.25   1.50  +20.0% (1.200x)\n"))
+  EXPECT_TRUE(contains(section,
+                       "\n  region           k  before  after           change\n"
+                       "  (all regions)  inf    5.00   3.00  -40.0% (0.600x)\n"
+                       "  serial, \"s\"    inf    5.00   3.00  -40.0% (0.600x)\n"
+                       "  task           inf    1.25   1.50  +20.0% (1.200x)\n"))
       << section;
   EXPECT_EQ(section.find("never_here"), std::string::npos) << section;  // never ran: nothing to compare
   // Without what-if rows on one side, no section.
@@ -479,17 +481,19 @@ TEST_F(Cli, ConvertWritesWhatIfCsvAndCompareListsWhatIfChanges) {
 }
 
 TEST_F(Cli, CompareShowsTheSitesWhoseSpanShareMovedMost) {
-  const fs::report a = sites_report("sites", 1000, {{"", "", 0, "", 100},
-                                                     {"alpha", "a.cpp", 10, "f", 500},
-                                                     {"", "b.cpp", 20, "g", 200},
-                                                     {"charlie", "c.cpp", 30, "h", 100},
-                                                     {"delta", "c.cpp", 40, "h", 100}});
+  const fs::report a = sites_report("sites", 1000,
+                                    {{"", "", 0, "", 100},
+                                     {"alpha", "a.cpp", 10, "f", 500},
+                                     {"", "b.cpp", 20, "g", 200},
+                                     {"charlie", "c.cpp", 30, "h", 100},
+                                     {"delta", "c.cpp", 40, "h", 100}});
   // charlie moved to another line but keeps its tag: the same site.
-  const fs::report b = sites_report("sites", 2000, {{"", "", 0, "", 200},
-                                                    {"alpha", "a.cpp", 10, "f", 400},
-                                                    {"", "b.cpp", 20, "g", 1000},
-                                                    {"charlie", "c.cpp", 31, "h", 100},
-                                                    {"echo", "c.cpp", 50, "h", 300}});
+  const fs::report b = sites_report("sites", 2000,
+                                    {{"", "", 0, "", 200},
+                                     {"alpha", "a.cpp", 10, "f", 400},
+                                     {"", "b.cpp", 20, "g", 1000},
+                                     {"charlie", "c.cpp", 31, "h", 100},
+                                     {"echo", "c.cpp", 50, "h", 300}});
   ASSERT_EQ(a.check_profile(), "");
   ASSERT_EQ(b.check_profile(), "");
   const stdfs::path pa = *dir_ / "sites_before.json", pb = *dir_ / "sites_after.json";
@@ -497,14 +501,15 @@ TEST_F(Cli, CompareShowsTheSitesWhoseSpanShareMovedMost) {
   b.write_json(pb.string());
   const outcome o = tool({"compare", pa.string(), pb.string()});
   ASSERT_EQ(o.status, 0) << o.err;
-  const std::string section = "\nCall sites whose share of the span moved most (local span on span, % of the span)\n"
-                              "  call site      before  after    change\n"
-                              "  alpha in f       50.0   20.0  -30.0 pp\n"
-                              "  b.cpp:20 in g    20.0   50.0  +30.0 pp\n"
-                              "  echo in h           -   15.0  +15.0 pp      new\n"
-                              "  delta in h       10.0      -  -10.0 pp  removed\n"
-                              "  charlie in h     10.0    5.0   -5.0 pp\n"
-                              "  pp = percentage points of the span; new, removed: in one report only\n";
+  const std::string section =
+      "\nCall sites whose share of the span moved most (local span on span, % of the span)\n"
+      "  call site      before  after    change\n"
+      "  alpha in f       50.0   20.0  -30.0 pp\n"
+      "  b.cpp:20 in g    20.0   50.0  +30.0 pp\n"
+      "  echo in h           -   15.0  +15.0 pp      new\n"
+      "  delta in h       10.0      -  -10.0 pp  removed\n"
+      "  charlie in h     10.0    5.0   -5.0 pp\n"
+      "  pp = percentage points of the span; new, removed: in one report only\n";
   EXPECT_TRUE(contains(o.out, section)) << o.out;
   EXPECT_FALSE(contains(o.out, "(root)")) << "the root's share did not move\n" << o.out;
   // The CSV form has the root region's rows only, no site rows.
@@ -531,10 +536,10 @@ TEST_F(Cli, CompareShowsTheSitesWhoseSpanShareMovedMost) {
                               "Call sites whose share of the span moved most (local span on span, % of the span)");
   ASSERT_NE(head, ml.end()) << mo.out;
   ASSERT_GE(ml.end() - head, 14) << mo.out;
-  EXPECT_EQ(head[2].rfind("  (root)  ", 0), 0u) << mo.out;         // 100% -> 0%
-  EXPECT_EQ(head[3].rfind("  s12 in m  ", 0), 0u) << mo.out;       // the largest new share
+  EXPECT_EQ(head[2].rfind("  (root)  ", 0), 0u) << mo.out;    // 100% -> 0%
+  EXPECT_EQ(head[3].rfind("  s12 in m  ", 0), 0u) << mo.out;  // the largest new share
   EXPECT_TRUE(contains(head[3], "new")) << head[3];
-  EXPECT_EQ(head[11].rfind("  s04 in m  ", 0), 0u) << mo.out;      // the tenth
+  EXPECT_EQ(head[11].rfind("  s04 in m  ", 0), 0u) << mo.out;  // the tenth
   EXPECT_EQ(head[12], "  (4 more sites moved)") << mo.out;
 
   // Nothing moved; one side without a profile.
@@ -568,10 +573,15 @@ TEST_F(Cli, BadFilesGiveOneLineAndExitStatusTwo) {
        "not a forkscale report or study (its schema is 'something.else')"},
       {"noschema.json", "{\"label\": \"x\"}", "not a forkscale.report document (no \"schema\" key)"},
       {"array.json", "[1, 2, 3]", "top level: expected an object, found an array"},
-      {"version.json", good.substr(0, good.find("\"schema_version\": 1")) + "\"schema_version\": 7" +
-                           good.substr(good.find("\"schema_version\": 1") + 19),
+      {"version.json",
+       good.substr(0, good.find("\"schema_version\": 1")) + "\"schema_version\": 7" +
+           good.substr(good.find("\"schema_version\": 1") + 19),
        "schema_version 7 is newer than this reader understands (1)"},
-      {"binary.json", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10), "expected a JSON value"},
+      {"binary.json",
+       std::string("\x7f"
+                   "ELF\x02\x01\x01\0\0\0",
+                   10),
+       "expected a JSON value"},
       {"bom.json", "\xEF\xBB\xBF" + good, "a byte order mark is not allowed"},
       {"deep.json", std::string(5000, '['), "nested more than 64 deep"},
       {"trailing.json", good + "}", "after the JSON value"},
@@ -632,17 +642,25 @@ namespace {
 std::vector<std::string> mutations(const std::string& seed, unsigned count, std::uint64_t rng_seed) {
   std::mt19937_64 rng(rng_seed);
   const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % (n ? n : 1)); };
-  static const char* const tokens[] = {"{", "}", "[", "]", "\"", ",", ":", "\\", "\\ud800", "-", "1e999",
-                                       "null", "\xFF", "18446744073709551616", " "};
+  static const char* const tokens[] = {
+      "{", "}", "[", "]", "\"", ",", ":", "\\", "\\ud800", "-", "1e999", "null", "\xFF", "18446744073709551616", " "};
   std::vector<std::string> out;
   for (unsigned i = 0; i < count; ++i) {
     std::string t = seed;
     for (unsigned e = 0, edits = 1 + static_cast<unsigned>(rng() % 3); e < edits && !t.empty(); ++e) {
       switch (rng() % 6) {
-        case 0: t[pick(t.size())] ^= static_cast<char>(1u << (rng() % 8)); break;
-        case 1: t.resize(pick(t.size())); break;
-        case 2: t.insert(pick(t.size() + 1), tokens[pick(sizeof tokens / sizeof tokens[0])]); break;
-        case 3: t.erase(pick(t.size()), 1 + pick(16)); break;
+        case 0:
+          t[pick(t.size())] ^= static_cast<char>(1u << (rng() % 8));
+          break;
+        case 1:
+          t.resize(pick(t.size()));
+          break;
+        case 2:
+          t.insert(pick(t.size() + 1), tokens[pick(sizeof tokens / sizeof tokens[0])]);
+          break;
+        case 3:
+          t.erase(pick(t.size()), 1 + pick(16));
+          break;
         case 4: {
           const std::string span = t.substr(pick(t.size()), 1 + pick(64));
           t.insert(pick(t.size() + 1), span);

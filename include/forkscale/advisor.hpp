@@ -21,10 +21,10 @@
 #include <vector>
 
 #include "config.hpp"
-#include "guards.hpp"
-#include "report.hpp"
 #include "detail/macro_scope.hpp"
 #include "detail/output/report_writers.hpp"
+#include "guards.hpp"
+#include "report.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -44,11 +44,11 @@ struct advisor_options {
 // One step: the site chosen, why, and what it is predicted to give.
 struct advisor_step {
   unsigned step = 0;
-  std::string site;      // its tag or file:line
+  std::string site;  // its tag or file:line
   std::string file;
   unsigned line = 0;
   std::string function;
-  std::string spec;      // how the advisor named it (file:line or tag=NAME)
+  std::string spec;                    // how the advisor named it (file:line or tag=NAME)
   double critical_share = 0;           // its local span on span / the span, in the run that chose it
   double parallelism_before = 0;       // of the program with the earlier steps applied
   double predicted_parallelism = 0;    // with this site `factor`× faster too
@@ -64,8 +64,8 @@ struct advice {
   std::vector<advisor_step> steps;
   bool reached_target = false;
   std::string stopped_because;
-  unsigned runs = 0;       // how many times the workload ran
-  std::string unit;        // of the measurements
+  unsigned runs = 0;  // how many times the workload ran
+  std::string unit;   // of the measurements
 
   double final_parallelism() const noexcept {
     return steps.empty() ? measured_parallelism : steps.back().predicted_parallelism;
@@ -96,7 +96,8 @@ inline std::string advice::to_text() const {
       if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
       const bool measured = s.parallelism_before > 0;
       const double gain = measured ? s.predicted_parallelism / s.parallelism_before : 0;
-      rows.push_back({std::to_string(s.step), detail::output::printable(name), detail::output::fixed(100.0 * s.critical_share, 1) + "%",
+      rows.push_back({std::to_string(s.step), detail::output::printable(name),
+                      detail::output::fixed(100.0 * s.critical_share, 1) + "%",
                       detail::output::unbounded_ratio_text(s.predicted_parallelism) + " (" +
                           detail::output::gain_text(gain, measured) + ")",
                       detail::output::unbounded_ratio_text(s.parallelism_at_infinity)});
@@ -111,7 +112,8 @@ inline std::string advice::to_text() const {
       if (i != 1) others += w[i] + 2;
     if (2 + others + w[1] > 80) w[1] = std::max<std::size_t>(12, 80 > 2 + others ? 80 - 2 - others : 12);
     const auto line = [&](const std::vector<std::string>& r) {
-      std::string l = "  " + detail::output::pad_left(r[0], w[0]) + "  " + detail::output::pad_right(detail::output::truncate_display(r[1], w[1]), w[1]);
+      std::string l = "  " + detail::output::pad_left(r[0], w[0]) + "  " +
+                      detail::output::pad_right(detail::output::truncate_display(r[1], w[1]), w[1]);
       for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::output::pad_left(r[i], w[i]);
       while (!l.empty() && l.back() == ' ') l.pop_back();
       return l + "\n";
@@ -195,8 +197,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   for (unsigned step = 1;; ++step) {
     if (current >= a.target) {
       a.reached_target = true;
-      a.stopped_because = "predicted parallelism " + detail::output::unbounded_ratio_text(current) + " >= " +
-                          detail::output::unbounded_ratio_text(a.target);
+      a.stopped_because = "predicted parallelism " + detail::output::unbounded_ratio_text(current) +
+                          " >= " + detail::output::unbounded_ratio_text(a.target);
       break;
     }
     if (step > ao.max_steps) {

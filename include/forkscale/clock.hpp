@@ -44,11 +44,16 @@ enum class clock_kind : unsigned char {
 
 inline const char* to_string(clock_kind k) noexcept {
   switch (k) {
-    case clock_kind::automatic: return "automatic";
-    case clock_kind::cost: return "cost";
-    case clock_kind::tsc: return "tsc";
-    case clock_kind::steady: return "steady";
-    case clock_kind::arm_counter: return "arm_counter";
+    case clock_kind::automatic:
+      return "automatic";
+    case clock_kind::cost:
+      return "cost";
+    case clock_kind::tsc:
+      return "tsc";
+    case clock_kind::steady:
+      return "steady";
+    case clock_kind::arm_counter:
+      return "arm_counter";
   }
   return "unknown";
 }
@@ -61,8 +66,7 @@ inline thread_local std::uint64_t cost_counter = 0;
 
 inline std::uint64_t steady_ticks() noexcept {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
 
@@ -242,10 +246,14 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
 
 inline std::uint64_t read_clock(clock_kind k) noexcept {
   switch (k) {
-    case clock_kind::cost: return cost_counter;
-    case clock_kind::tsc: return tsc_ticks();
-    case clock_kind::arm_counter: return arm_ticks();
-    default: return steady_ticks();
+    case clock_kind::cost:
+      return cost_counter;
+    case clock_kind::tsc:
+      return tsc_ticks();
+    case clock_kind::arm_counter:
+      return arm_ticks();
+    default:
+      return steady_ticks();
   }
 }
 

@@ -18,19 +18,18 @@
 #define FORKSCALE_DETAIL_ABI_CONCAT2(a, b, c) abi_v##a##_##b##_##c
 #define FORKSCALE_DETAIL_ABI_CONCAT(a, b, c) FORKSCALE_DETAIL_ABI_CONCAT2(a, b, c)
 #if FORKSCALE_ENABLE
-#define FORKSCALE_DETAIL_ABI_NAME                                                  \
-  FORKSCALE_DETAIL_ABI_CONCAT(FORKSCALE_VERSION_MAJOR, FORKSCALE_VERSION_MINOR,     \
-                              FORKSCALE_VERSION_PATCH)
+#define FORKSCALE_DETAIL_ABI_NAME \
+  FORKSCALE_DETAIL_ABI_CONCAT(FORKSCALE_VERSION_MAJOR, FORKSCALE_VERSION_MINOR, FORKSCALE_VERSION_PATCH)
 #else
 // A disabled build must not share symbols with an enabled one in the same program.
 #define FORKSCALE_DETAIL_ABI_NAME abi_disabled
 #endif
 
-#define FORKSCALE_NAMESPACE_BEGIN                                                  \
-  namespace forkscale {                                                            \
+#define FORKSCALE_NAMESPACE_BEGIN \
+  namespace forkscale {           \
   inline namespace FORKSCALE_DETAIL_ABI_NAME {
-#define FORKSCALE_NAMESPACE_END                                                    \
-  }                                                                                \
+#define FORKSCALE_NAMESPACE_END \
+  }                             \
   }
 
 // Unique guard-variable names, so two guards in one scope never clash.
@@ -48,8 +47,7 @@
 // evaluate these builtins at the caller when used as default arguments, which
 // gives std::source_location's behaviour in C++17.
 #if defined(__has_builtin)
-#if __has_builtin(__builtin_FILE) && __has_builtin(__builtin_LINE) &&              \
-    __has_builtin(__builtin_FUNCTION)
+#if __has_builtin(__builtin_FILE) && __has_builtin(__builtin_LINE) && __has_builtin(__builtin_FUNCTION)
 #define FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS 1
 #endif
 #elif defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 5

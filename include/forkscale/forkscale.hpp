@@ -5,13 +5,13 @@
 // headers.
 #pragma once
 
-#include "config.hpp"
-#include "site.hpp"
-#include "clock.hpp"
-#include "report.hpp"
-#include "options.hpp"
-#include "guards.hpp"
-#include "detail/output/report_writers.hpp"
 #include "advisor.hpp"
+#include "clock.hpp"
+#include "config.hpp"
+#include "detail/output/report_writers.hpp"
+#include "guards.hpp"
+#include "options.hpp"
+#include "report.hpp"
+#include "site.hpp"
 
 #include "detail/macro_unscope.hpp"

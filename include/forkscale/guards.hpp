@@ -338,7 +338,9 @@ class basic_task_group {};
 template <class Clock>
 class basic_join_handle {};
 template <class Clock = default_clock>
-constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept { return {}; }
+constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept {
+  return {};
+}
 template <class Clock>
 constexpr spawn_token basic_spawn_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {
   return {};
@@ -385,13 +387,11 @@ class basic_what_if_region {
 template <class Clock>
 class basic_region {
  public:
-  explicit basic_region(const std::string&, const options& = options{},
-                        const site& = site::current()) noexcept {}
+  explicit basic_region(const std::string&, const options& = options{}, const site& = site::current()) noexcept {}
   report stop() const { return report{}; }
 };
 template <class Clock = default_clock, class Fn>
-report measure(const std::string&, Fn&& fn, const options& = options{},
-               const site& = site::current()) {
+report measure(const std::string&, Fn&& fn, const options& = options{}, const site& = site::current()) {
   std::forward<Fn>(fn)();
   return report{};
 }
@@ -417,17 +417,14 @@ FORKSCALE_NAMESPACE_END
 
 // Guards with unique variable names, for code that prefers one line per guard.
 #if FORKSCALE_ENABLE
-#define FORKSCALE_CALL_SITE() \
-  ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)(FORKSCALE_HERE)
-#define FORKSCALE_TAGGED_CALL_SITE(tag)                                \
+#define FORKSCALE_CALL_SITE() ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)(FORKSCALE_HERE)
+#define FORKSCALE_TAGGED_CALL_SITE(tag)                                 \
   ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
-#define FORKSCALE_SYNC_POINT() \
-  ::forkscale::sync_point FORKSCALE_DETAIL_UNIQUE(forkscale_sync_point_)(FORKSCALE_HERE)
-#define FORKSCALE_REGION(label)                                    \
-  ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)( \
-      (label), ::forkscale::options{}, FORKSCALE_HERE)
-#define FORKSCALE_WHAT_IF_REGION(tag)                                              \
+#define FORKSCALE_SYNC_POINT() ::forkscale::sync_point FORKSCALE_DETAIL_UNIQUE(forkscale_sync_point_)(FORKSCALE_HERE)
+#define FORKSCALE_REGION(label) \
+  ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)((label), ::forkscale::options{}, FORKSCALE_HERE)
+#define FORKSCALE_WHAT_IF_REGION(tag)                                             \
   ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
 #else

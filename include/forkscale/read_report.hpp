@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "config.hpp"
-#include "report.hpp"
-#include "detail/util/atomic_file.hpp"
 #include "detail/input/json_reader.hpp"
 #include "detail/output/report_writers.hpp"
+#include "detail/util/atomic_file.hpp"
+#include "report.hpp"
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -46,8 +46,8 @@ namespace json {
 // is larger than `max_bytes`.
 inline std::string read_file(const std::string& path, const std::string& what,
                              std::size_t max_bytes = limits{}.max_bytes) {
-  const std::string head = "forkscale: cannot read " + what + (what.empty() ? "'" : " '") +
-                           printable_path(path) + "': ";
+  const std::string head =
+      "forkscale: cannot read " + what + (what.empty() ? "'" : " '") + printable_path(path) + "': ";
   if (path.empty()) throw error(head + "the path is empty");
 #if !defined(_WIN32)
   struct stat st;
@@ -82,10 +82,18 @@ inline std::string read_file(const std::string& path, const std::string& what,
 
 inline void write_value(output::json_writer& j, const value& v) {
   switch (v.type) {
-    case kind::null: j.value_raw("null"); break;
-    case kind::boolean: j.value_raw(v.boolean ? "true" : "false"); break;
-    case kind::number: j.value_raw(v.text); break;
-    case kind::string: j.value(v.text); break;
+    case kind::null:
+      j.value_raw("null");
+      break;
+    case kind::boolean:
+      j.value_raw(v.boolean ? "true" : "false");
+      break;
+    case kind::number:
+      j.value_raw(v.text);
+      break;
+    case kind::string:
+      j.value(v.text);
+      break;
     case kind::array:
       j.begin_array();
       for (const auto& item : v.items) write_value(j, item);
@@ -107,9 +115,7 @@ inline void write_value(output::json_writer& j, const value& v) {
 // Checks "schema" and "schema_version" of a document that must be `expected`.
 inline void check_schema(const object_reader& top, const char* expected, std::uint64_t newest) {
   const value* schema = top.optional("schema");
-  if (!schema)
-    throw json_error(top.obj().offset,
-                     std::string("not a ") + expected + " document (no \"schema\" key)");
+  if (!schema) throw json_error(top.obj().offset, std::string("not a ") + expected + " document (no \"schema\" key)");
   if (!schema->is(kind::string))
     throw json_error(schema->offset, std::string("schema: expected a string, found ") + kind_name(schema->type));
   if (schema->text != expected)
@@ -120,14 +126,13 @@ inline void check_schema(const object_reader& top, const char* expected, std::ui
   if (version == 0) throw json_error(ver.offset, "schema_version 0 is not a valid version");
   if (version > newest)
     throw json_error(ver.offset, "schema_version " + std::to_string(version) +
-                                     " is newer than this reader understands (" + std::to_string(newest) +
-                                     ")");
+                                     " is newer than this reader understands (" + std::to_string(newest) + ")");
 }
 
 inline clock_kind clock_from_name(const object_reader& r, const char* key) {
   const std::string name = r.str(key);
-  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
-                             clock_kind::arm_counter})
+  for (const clock_kind k :
+       {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady, clock_kind::arm_counter})
     if (name == to_string(k)) return k;
   throw json_error(r.required(key).offset, r.path(key) + ": unknown clock " + quote_for_message(name));
 }
@@ -149,8 +154,8 @@ inline region_result region_from_value(const value& v, const std::string& where,
   g.raw_work = r.u64("raw_work");
   g.raw_span = r.u64("raw_span");
   check_derived(r.required("parallelism"), r.path("parallelism"), r.number("parallelism"), g.parallelism());
-  check_derived(r.required("burdened_parallelism"), r.path("burdened_parallelism"),
-                r.number("burdened_parallelism"), g.burdened_parallelism());
+  check_derived(r.required("burdened_parallelism"), r.path("burdened_parallelism"), r.number("burdened_parallelism"),
+                g.burdened_parallelism());
   check_derived(r.required("average_maximal_strand"), r.path("average_maximal_strand"),
                 r.number("average_maximal_strand"), g.average_maximal_strand());
 
@@ -158,16 +163,15 @@ inline region_result region_from_value(const value& v, const std::string& where,
   const std::vector<speedup_bound> expected = g.speedup_estimate(max_processors);
   if (est.items.size() != expected.size())
     throw json_error(est.offset, r.path("speedup_estimate") + " has " + std::to_string(est.items.size()) +
-                                     " entries, but max_processors " + std::to_string(max_processors) +
-                                     " gives " + std::to_string(expected.size()) +
-                                     " (the file is inconsistent)");
+                                     " entries, but max_processors " + std::to_string(max_processors) + " gives " +
+                                     std::to_string(expected.size()) + " (the file is inconsistent)");
   for (std::size_t i = 0; i < est.items.size(); ++i) {
     const object_reader b(est.items[i], r.path("speedup_estimate") + "[" + std::to_string(i) + "]");
     const unsigned p = b.u32("processors");
     if (p != expected[i].processors)
-      throw json_error(b.required("processors").offset,
-                       b.path("processors") + " is " + std::to_string(p) + ", expected " +
-                           std::to_string(expected[i].processors) + " (the file is inconsistent)");
+      throw json_error(b.required("processors").offset, b.path("processors") + " is " + std::to_string(p) +
+                                                            ", expected " + std::to_string(expected[i].processors) +
+                                                            " (the file is inconsistent)");
     check_derived(b.required("lower"), b.path("lower"), b.number("lower"), expected[i].lower);
     check_derived(b.required("upper"), b.path("upper"), b.number("upper"), expected[i].upper);
   }
@@ -178,8 +182,8 @@ inline site_kind site_kind_from_name(const object_reader& r, const char* key) {
   const std::string name = r.str(key);
   for (const site_kind k : {site_kind::root, site_kind::call, site_kind::spawn})
     if (name == to_string(k)) return k;
-  throw json_error(r.required(key).offset, r.path(key) + ": unknown site kind " + quote_for_message(name) +
-                                               " (expected root, call or spawn)");
+  throw json_error(r.required(key).offset,
+                   r.path(key) + ": unknown site kind " + quote_for_message(name) + " (expected root, call or spawn)");
 }
 
 // The members every site row starts with (name, kind, file, line, function, tag,
@@ -238,8 +242,8 @@ inline double unbounded_from(const object_reader& r, const char* key) {
   const value& m = r.required(key);
   if (m.is(kind::string)) {
     if (m.text == "inf") return std::numeric_limits<double>::infinity();
-    throw json_error(m.offset, r.path(key) + ": expected a number, \"inf\" or null, found the string " +
-                                   quote_for_message(m.text));
+    throw json_error(
+        m.offset, r.path(key) + ": expected a number, \"inf\" or null, found the string " + quote_for_message(m.text));
   }
   if (!m.is(kind::number) && !m.is(kind::null)) r.wrong(key, m, "a number, \"inf\" or null");
   return object_reader::number_of(m, r.path(key), true);
@@ -330,7 +334,8 @@ inline report report_from_value(const value& v, const std::string& where = std::
     rep.regions.push_back(
         region_from_value(regions.items[i], top.path("regions") + "[" + std::to_string(i) + "]", rep.max_processors));
     if (i == 0 && rep.regions[0].depth != 0)
-      throw json_error(regions.items[0].offset, top.path("regions") + "[0]: the first region must be the root (depth 0)");
+      throw json_error(regions.items[0].offset,
+                       top.path("regions") + "[0]: the first region must be the root (depth 0)");
   }
 
   rep.call_sites = optional_rows<call_site_profile>(top, "call_sites", call_site_from_value);
@@ -346,8 +351,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (rep.diagnostic_count < rep.diagnostics.size())
     throw json_error(top.required("diagnostic_count").offset,
                      top.path("diagnostic_count") + " is " + std::to_string(rep.diagnostic_count) + " but " +
-                         std::to_string(rep.diagnostics.size()) +
-                         " diagnostics are listed (the file is inconsistent)");
+                         std::to_string(rep.diagnostics.size()) + " diagnostics are listed (the file is inconsistent)");
   return rep;
 }
 

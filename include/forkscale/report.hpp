@@ -53,9 +53,7 @@ struct region_result {
   std::uint64_t raw_work = 0;
   std::uint64_t raw_span = 0;
 
-  double parallelism() const noexcept {
-    return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
-  }
+  double parallelism() const noexcept { return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0; }
   double burdened_parallelism() const noexcept {
     return burdened_span ? static_cast<double>(work) / static_cast<double>(burdened_span) : 0.0;
   }
@@ -93,9 +91,7 @@ struct site_measure {
   std::uint64_t work = 0;
   std::int64_t span = 0;
 
-  double parallelism() const noexcept {
-    return span > 0 ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
-  }
+  double parallelism() const noexcept { return span > 0 ? static_cast<double>(work) / static_cast<double>(span) : 0.0; }
 };
 
 // What kind of site a profile row is about.
@@ -112,11 +108,11 @@ inline const char* to_string(site_kind k) noexcept {
 // the same function; local: every invocation, counting only the strands that
 // belong to it directly (not to the invocations it makes).
 struct call_site_profile {
-  std::string name;      // the tag, or file:line (file without its directory)
-  std::string file;      // as the compiler named it
+  std::string name;  // the tag, or file:line (file without its directory)
+  std::string file;  // as the compiler named it
   unsigned line = 0;
   std::string function;
-  std::string tag;       // empty when the site has none
+  std::string tag;  // empty when the site has none
   site_kind kind = site_kind::call;
   bool recursive = false;  // some invocation ran inside another invocation of the same site
 
@@ -135,16 +131,14 @@ struct spawn_site_profile {
   std::string tag;
   site_kind kind = site_kind::spawn;  // root for the program's own row
   bool recursive = false;
-  std::uint64_t tasks = 0;            // tasks spawned here
-  std::uint64_t work = 0;             // summed over top-call-site tasks (no double counting)
-  std::uint64_t span = 0;             // likewise
-  std::uint64_t exclusive_work = 0;   // the tasks' own strands, all tasks
-  std::int64_t critical_span = 0;     // the tasks' own strands on the critical path
-  double critical_percent = 0;        // critical_span as a percentage of the span
+  std::uint64_t tasks = 0;           // tasks spawned here
+  std::uint64_t work = 0;            // summed over top-call-site tasks (no double counting)
+  std::uint64_t span = 0;            // likewise
+  std::uint64_t exclusive_work = 0;  // the tasks' own strands, all tasks
+  std::int64_t critical_span = 0;    // the tasks' own strands on the critical path
+  double critical_percent = 0;       // critical_span as a percentage of the span
 
-  double parallelism() const noexcept {
-    return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
-  }
+  double parallelism() const noexcept { return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0; }
 };
 
 // One what-if prediction (docs/model.md, "What-if regions"): the whole program's
@@ -165,16 +159,16 @@ inline const char* to_string(what_if_source s) noexcept {
 }
 
 struct what_if_result {
-  std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
+  std::string region;  // "(all regions)", the region's tag or file:line, or the named call site's text
   what_if_source source = what_if_source::all;
-  std::string file;       // where the region is (for a named call site: the first matching
-                          // site to run, which on several threads may be any of them)
+  std::string file;  // where the region is (for a named call site: the first matching
+                     // site to run, which on several threads may be any of them)
   unsigned line = 0;
   std::string function;
   std::string tag;
   what_if_model model = what_if_model::parallelized;
-  double factor = 1;      // may be infinity
-  bool executed = false;  // false: named but never entered; the numbers below are 0
+  double factor = 1;              // may be infinity
+  bool executed = false;          // false: named but never entered; the numbers below are 0
   std::uint64_t entries = 0;      // outermost entries of the region (all regions: their sum)
   std::uint64_t region_work = 0;  // work of the strands inside the region, before the speedup
   double work = 0;                // predicted work (the measured work when parallelized)
@@ -204,7 +198,7 @@ struct what_if_result {
 // first, then nested regions in depth-first order.
 struct report {
   std::string label;
-  std::string unit = "units";            // "ns" or "units"
+  std::string unit = "units";  // "ns" or "units"
   clock_kind clock = clock_kind::cost;
   std::uint64_t burden = 0;              // per continuation edge, in `unit`
   double compensation_per_strand = 0;    // subtracted from every strand, in `unit`
@@ -212,7 +206,7 @@ struct report {
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
   std::vector<region_result> regions;
-  std::vector<diagnostic> diagnostics;   // the first ones found (see diagnostic_count)
+  std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
   // Per-site profiles of the whole measurement (empty for a nested region's report
   // or with options.site_profiles off). The root row comes first; the other rows
@@ -250,12 +244,8 @@ struct report {
   std::uint64_t syncs() const noexcept { return empty() ? 0 : regions.front().syncs; }
   std::uint64_t calls() const noexcept { return empty() ? 0 : regions.front().calls; }
   double parallelism() const noexcept { return empty() ? 0 : regions.front().parallelism(); }
-  double burdened_parallelism() const noexcept {
-    return empty() ? 0 : regions.front().burdened_parallelism();
-  }
-  double average_maximal_strand() const noexcept {
-    return empty() ? 0 : regions.front().average_maximal_strand();
-  }
+  double burdened_parallelism() const noexcept { return empty() ? 0 : regions.front().burdened_parallelism(); }
+  double average_maximal_strand() const noexcept { return empty() ? 0 : regions.front().average_maximal_strand(); }
   // The profile's built-in self-checks (Cilkprof §2): local span on span summed
   // over the call-site rows (root included) equals the span, local work on work
   // summed equals the work, and the same for the spawn-site rows' critical and

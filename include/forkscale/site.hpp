@@ -16,8 +16,7 @@ struct site {
   const char* tag = nullptr;
 
 #if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
-  static constexpr site current(const char* file_ = __builtin_FILE(),
-                                unsigned line_ = __builtin_LINE(),
+  static constexpr site current(const char* file_ = __builtin_FILE(), unsigned line_ = __builtin_LINE(),
                                 const char* function_ = __builtin_FUNCTION()) noexcept {
     return site{file_, line_, function_, nullptr};
   }

@@ -9,6 +9,28 @@
 // what-if advisor. It includes no parallel library; adapters live in their own
 // headers.
 
+// begin include/forkscale/advisor.hpp
+// advisor.hpp: where to spend optimization work (TaskProf2's adviser, done with
+// forkscale's own measurements).
+//
+//   fs::advice a = fs::advise("treesum", [&] { run_workload(); });
+//   std::cout << a.to_text();
+//
+// The advisor runs the workload, takes the call site with the most exclusive
+// critical-path work (local span on span, docs/model.md), assumes it `factor`×
+// faster in the next run (the parallelized model: its strands' share of every path
+// divides, the work stays), and repeats on the program so changed — until the
+// predicted parallelism reaches the target or no site helps. Each step also says
+// what the chosen site would give if it were infinitely fast, so a site that has
+// fallen off the critical path shows as one whose infinite speedup buys little.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
 // begin include/forkscale/config.hpp
 // forkscale — measure how parallel fork-join code really is.
 // config.hpp: version, the FORKSCALE_ENABLE switch and the versioned namespace.
@@ -29,19 +51,18 @@
 #define FORKSCALE_DETAIL_ABI_CONCAT2(a, b, c) abi_v##a##_##b##_##c
 #define FORKSCALE_DETAIL_ABI_CONCAT(a, b, c) FORKSCALE_DETAIL_ABI_CONCAT2(a, b, c)
 #if FORKSCALE_ENABLE
-#define FORKSCALE_DETAIL_ABI_NAME                                                  \
-  FORKSCALE_DETAIL_ABI_CONCAT(FORKSCALE_VERSION_MAJOR, FORKSCALE_VERSION_MINOR,     \
-                              FORKSCALE_VERSION_PATCH)
+#define FORKSCALE_DETAIL_ABI_NAME \
+  FORKSCALE_DETAIL_ABI_CONCAT(FORKSCALE_VERSION_MAJOR, FORKSCALE_VERSION_MINOR, FORKSCALE_VERSION_PATCH)
 #else
 // A disabled build must not share symbols with an enabled one in the same program.
 #define FORKSCALE_DETAIL_ABI_NAME abi_disabled
 #endif
 
-#define FORKSCALE_NAMESPACE_BEGIN                                                  \
-  namespace forkscale {                                                            \
+#define FORKSCALE_NAMESPACE_BEGIN \
+  namespace forkscale {           \
   inline namespace FORKSCALE_DETAIL_ABI_NAME {
-#define FORKSCALE_NAMESPACE_END                                                    \
-  }                                                                                \
+#define FORKSCALE_NAMESPACE_END \
+  }                             \
   }
 
 // Unique guard-variable names, so two guards in one scope never clash.
@@ -74,8 +95,7 @@
 // evaluate these builtins at the caller when used as default arguments, which
 // gives std::source_location's behaviour in C++17.
 #if defined(__has_builtin)
-#if __has_builtin(__builtin_FILE) && __has_builtin(__builtin_LINE) &&              \
-    __has_builtin(__builtin_FUNCTION)
+#if __has_builtin(__builtin_FILE) && __has_builtin(__builtin_LINE) && __has_builtin(__builtin_FUNCTION)
 #define FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS 1
 #endif
 #elif defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 5
@@ -87,47 +107,22 @@
 #define FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS 0
 #endif
 // end include/forkscale/config.hpp
-// begin include/forkscale/site.hpp
-// site.hpp: where a guard stands in the user's code (file:line, function, tag).
+// begin include/forkscale/detail/output/report_writers.hpp
+// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
+// (for programs), and the write_* functions that put them in files; each piece
+// is in its own header, all in namespace detail::output.
+//
+// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
+// is independent of the global C and C++ locales: numbers always use '.' and no
+// digit grouping except the explicit ',' separators of the text report.
+// begin include/forkscale/detail/output/csv.hpp
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
+#include <cmath>
+#include <cstdint>
+#include <string>
 
-FORKSCALE_NAMESPACE_BEGIN
-
-// A source location. Guards take one as a defaulted argument, so the site is the
-// caller's line without any macro (std::source_location's idea, usable in C++17).
-struct site {
-  const char* file = "";
-  unsigned line = 0;
-  const char* function = "";
-  // A user tag replaces file:line in reports when set. Sites are cached by the
-  // addresses they hold, so a tag must be a string literal or other storage whose
-  // text never changes while the program runs.
-  const char* tag = nullptr;
-
-#if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
-  static constexpr site current(const char* file_ = __builtin_FILE(),
-                                unsigned line_ = __builtin_LINE(),
-                                const char* function_ = __builtin_FUNCTION()) noexcept {
-    return site{file_, line_, function_, nullptr};
-  }
-#else
-  static constexpr site current(const char* file_ = "unknown", unsigned line_ = 0,
-                                const char* function_ = "") noexcept {
-    return site{file_, line_, function_, nullptr};
-  }
-#endif
-
-  // A site named by the user instead of by its position in the source.
-  static constexpr site tagged(const char* tag_, site where = current()) noexcept {
-    return site{where.file, where.line, where.function, tag_};
-  }
-};
-
-FORKSCALE_NAMESPACE_END
-
-// The current position, for code that prefers macros (and for compilers without the
-// source builtins).
-#define FORKSCALE_HERE (::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, nullptr})
-// end include/forkscale/site.hpp
 // begin include/forkscale/clock.hpp
 // clock.hpp: where strand costs come from.
 //
@@ -173,11 +168,16 @@ enum class clock_kind : unsigned char {
 
 inline const char* to_string(clock_kind k) noexcept {
   switch (k) {
-    case clock_kind::automatic: return "automatic";
-    case clock_kind::cost: return "cost";
-    case clock_kind::tsc: return "tsc";
-    case clock_kind::steady: return "steady";
-    case clock_kind::arm_counter: return "arm_counter";
+    case clock_kind::automatic:
+      return "automatic";
+    case clock_kind::cost:
+      return "cost";
+    case clock_kind::tsc:
+      return "tsc";
+    case clock_kind::steady:
+      return "steady";
+    case clock_kind::arm_counter:
+      return "arm_counter";
   }
   return "unknown";
 }
@@ -190,8 +190,7 @@ inline thread_local std::uint64_t cost_counter = 0;
 
 inline std::uint64_t steady_ticks() noexcept {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
 }
 
@@ -371,10 +370,14 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
 
 inline std::uint64_t read_clock(clock_kind k) noexcept {
   switch (k) {
-    case clock_kind::cost: return cost_counter;
-    case clock_kind::tsc: return tsc_ticks();
-    case clock_kind::arm_counter: return arm_ticks();
-    default: return steady_ticks();
+    case clock_kind::cost:
+      return cost_counter;
+    case clock_kind::tsc:
+      return tsc_ticks();
+    case clock_kind::arm_counter:
+      return arm_ticks();
+    default:
+      return steady_ticks();
   }
 }
 
@@ -463,9 +466,7 @@ struct region_result {
   std::uint64_t raw_work = 0;
   std::uint64_t raw_span = 0;
 
-  double parallelism() const noexcept {
-    return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
-  }
+  double parallelism() const noexcept { return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0; }
   double burdened_parallelism() const noexcept {
     return burdened_span ? static_cast<double>(work) / static_cast<double>(burdened_span) : 0.0;
   }
@@ -503,9 +504,7 @@ struct site_measure {
   std::uint64_t work = 0;
   std::int64_t span = 0;
 
-  double parallelism() const noexcept {
-    return span > 0 ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
-  }
+  double parallelism() const noexcept { return span > 0 ? static_cast<double>(work) / static_cast<double>(span) : 0.0; }
 };
 
 // What kind of site a profile row is about.
@@ -522,11 +521,11 @@ inline const char* to_string(site_kind k) noexcept {
 // the same function; local: every invocation, counting only the strands that
 // belong to it directly (not to the invocations it makes).
 struct call_site_profile {
-  std::string name;      // the tag, or file:line (file without its directory)
-  std::string file;      // as the compiler named it
+  std::string name;  // the tag, or file:line (file without its directory)
+  std::string file;  // as the compiler named it
   unsigned line = 0;
   std::string function;
-  std::string tag;       // empty when the site has none
+  std::string tag;  // empty when the site has none
   site_kind kind = site_kind::call;
   bool recursive = false;  // some invocation ran inside another invocation of the same site
 
@@ -545,16 +544,14 @@ struct spawn_site_profile {
   std::string tag;
   site_kind kind = site_kind::spawn;  // root for the program's own row
   bool recursive = false;
-  std::uint64_t tasks = 0;            // tasks spawned here
-  std::uint64_t work = 0;             // summed over top-call-site tasks (no double counting)
-  std::uint64_t span = 0;             // likewise
-  std::uint64_t exclusive_work = 0;   // the tasks' own strands, all tasks
-  std::int64_t critical_span = 0;     // the tasks' own strands on the critical path
-  double critical_percent = 0;        // critical_span as a percentage of the span
+  std::uint64_t tasks = 0;           // tasks spawned here
+  std::uint64_t work = 0;            // summed over top-call-site tasks (no double counting)
+  std::uint64_t span = 0;            // likewise
+  std::uint64_t exclusive_work = 0;  // the tasks' own strands, all tasks
+  std::int64_t critical_span = 0;    // the tasks' own strands on the critical path
+  double critical_percent = 0;       // critical_span as a percentage of the span
 
-  double parallelism() const noexcept {
-    return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0;
-  }
+  double parallelism() const noexcept { return span ? static_cast<double>(work) / static_cast<double>(span) : 0.0; }
 };
 
 // One what-if prediction (docs/model.md, "What-if regions"): the whole program's
@@ -575,16 +572,16 @@ inline const char* to_string(what_if_source s) noexcept {
 }
 
 struct what_if_result {
-  std::string region;     // "(all regions)", the region's tag or file:line, or the named call site's text
+  std::string region;  // "(all regions)", the region's tag or file:line, or the named call site's text
   what_if_source source = what_if_source::all;
-  std::string file;       // where the region is (for a named call site: the first matching
-                          // site to run, which on several threads may be any of them)
+  std::string file;  // where the region is (for a named call site: the first matching
+                     // site to run, which on several threads may be any of them)
   unsigned line = 0;
   std::string function;
   std::string tag;
   what_if_model model = what_if_model::parallelized;
-  double factor = 1;      // may be infinity
-  bool executed = false;  // false: named but never entered; the numbers below are 0
+  double factor = 1;              // may be infinity
+  bool executed = false;          // false: named but never entered; the numbers below are 0
   std::uint64_t entries = 0;      // outermost entries of the region (all regions: their sum)
   std::uint64_t region_work = 0;  // work of the strands inside the region, before the speedup
   double work = 0;                // predicted work (the measured work when parallelized)
@@ -614,7 +611,7 @@ struct what_if_result {
 // first, then nested regions in depth-first order.
 struct report {
   std::string label;
-  std::string unit = "units";            // "ns" or "units"
+  std::string unit = "units";  // "ns" or "units"
   clock_kind clock = clock_kind::cost;
   std::uint64_t burden = 0;              // per continuation edge, in `unit`
   double compensation_per_strand = 0;    // subtracted from every strand, in `unit`
@@ -622,7 +619,7 @@ struct report {
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
   std::vector<region_result> regions;
-  std::vector<diagnostic> diagnostics;   // the first ones found (see diagnostic_count)
+  std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
   // Per-site profiles of the whole measurement (empty for a nested region's report
   // or with options.site_profiles off). The root row comes first; the other rows
@@ -660,12 +657,8 @@ struct report {
   std::uint64_t syncs() const noexcept { return empty() ? 0 : regions.front().syncs; }
   std::uint64_t calls() const noexcept { return empty() ? 0 : regions.front().calls; }
   double parallelism() const noexcept { return empty() ? 0 : regions.front().parallelism(); }
-  double burdened_parallelism() const noexcept {
-    return empty() ? 0 : regions.front().burdened_parallelism();
-  }
-  double average_maximal_strand() const noexcept {
-    return empty() ? 0 : regions.front().average_maximal_strand();
-  }
+  double burdened_parallelism() const noexcept { return empty() ? 0 : regions.front().burdened_parallelism(); }
+  double average_maximal_strand() const noexcept { return empty() ? 0 : regions.front().average_maximal_strand(); }
   // The profile's built-in self-checks (Cilkprof §2): local span on span summed
   // over the call-site rows (root included) equals the span, local work on work
   // summed equals the work, and the same for the spawn-site rows' critical and
@@ -705,6 +698,1781 @@ inline std::ostream& operator<<(std::ostream& os, const report& r);
 
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/report.hpp
+// begin include/forkscale/detail/util/atomic_file.hpp
+// detail/atomic_file.hpp: replace a file in one step, or not at all.
+//
+// The contents go to a fresh temporary file next to the target (same directory,
+// hence same file system), which is flushed, synced and closed with every error
+// checked, and is then renamed onto the target. POSIX rename() replaces the
+// target atomically: a reader sees the old file or the new one, never a mixture.
+// On any failure the temporary is removed and forkscale::error is thrown.
+// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
+// place, since there is no file to replace.
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+
+#if defined(_WIN32)
+#include <process.h>
+#include <filesystem>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
+inline std::string printable_path(const std::string& path) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+inline std::string errno_text(int err) {
+  if (err == 0) return "unknown error";
+  return std::error_code(err, std::generic_category()).message();
+}
+
+[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
+  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
+}
+
+inline unsigned long current_process_id() noexcept {
+#if defined(_WIN32)
+  return static_cast<unsigned long>(_getpid());
+#else
+  return static_cast<unsigned long>(getpid());
+#endif
+}
+
+// Removes the temporary file unless released; closes it first if still open.
+class temporary_file {
+ public:
+  temporary_file() = default;
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { discard(); }
+
+  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
+  // another writer is never truncated or shared. Returns errno on failure.
+  int create(const std::string& target) {
+    static std::atomic<unsigned long> counter{0};
+    int err = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
+              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+      errno = 0;
+      file_ = std::fopen(name_.c_str(), "wbx");
+      if (file_) return 0;
+      err = errno;
+      if (err != EEXIST) break;
+    }
+    name_.clear();
+    return err ? err : EIO;
+  }
+
+  std::FILE* get() const noexcept { return file_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Closes the stream; returns errno of the first failure, or 0.
+  int close() noexcept {
+    if (!file_) return 0;
+    errno = 0;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? 0 : (errno ? errno : EIO);
+  }
+
+  // After a successful rename the name belongs to the target: keep it.
+  void release() noexcept { name_.clear(); }
+
+  void discard() noexcept {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!name_.empty()) {
+      std::remove(name_.c_str());
+      name_.clear();
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string name_;
+};
+
+// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
+// in place: renaming onto it would replace the device node, not feed it.
+inline bool is_special_file(const std::string& path) noexcept {
+#if defined(_WIN32)
+  (void)path;
+  return false;
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+#endif
+}
+
+inline void write_special_file(const std::string& path, const std::string& contents) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+  errno = 0;
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
+  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  if (path.empty()) throw_write_error(path, "the path is empty");
+  if (is_special_file(path)) return write_special_file(path, contents);
+
+  temporary_file tmp;
+  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+
+  errno = 0;
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+    const int err = errno;
+    tmp.discard();
+    throw_write_error(path, errno_text(err ? err : EIO));
+  }
+  errno = 0;
+  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
+    const int err = errno;
+    tmp.discard();
+    throw_write_error(path, errno_text(err ? err : EIO));
+  }
+#if !defined(_WIN32)
+  // The data must be on disk before the rename is, or a crash right after the
+  // rename could leave an empty file under the target's name.
+  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    const int err = errno;
+    tmp.discard();
+    throw_write_error(path, errno_text(err));
+  }
+#endif
+  if (const int err = tmp.close()) {
+    tmp.discard();
+    throw_write_error(path, errno_text(err));
+  }
+
+#if defined(_WIN32)
+  // std::rename does not replace an existing file on Windows;
+  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+  std::error_code ec;
+  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
+  if (ec) {
+    tmp.discard();
+    throw_write_error(path, ec.message());
+  }
+#else
+  errno = 0;
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    tmp.discard();
+    throw_write_error(path, errno_text(err ? err : EIO));
+  }
+#endif
+  tmp.release();
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/output/format.hpp
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/utf8.hpp
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+  }
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, "inf" for +infinity, an empty field for anything else that is not
+// finite.
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// The two columns every CSV row ends with: the report's unit and clock, then the
+// end of the line.
+inline std::string csv_unit_clock(const report& rep) {
+  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+inline std::string report::call_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+inline std::string report::spawn_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+inline std::string report::what_if_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
+           ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+inline void report::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
+
+inline void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
+inline void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+inline void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
+}
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/csv.hpp
+// begin include/forkscale/detail/output/json.hpp
+// detail/output/json.hpp: a report as JSON, for programs (layout in
+// docs/report-schema.md): report::to_json, one function per member, and
+// report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_writer.hpp
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/json_writer.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The members before the tables: the schema, the report's label, unit and clock,
+// and the settings it was measured with.
+inline void json_header(json_writer& j, const report& rep) {
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", rep.label);
+  j.member("unit", rep.unit);
+  j.member("clock", to_string(rep.clock));
+  j.member("burden", rep.burden);
+  j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_total", rep.compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
+}
+
+// "regions": one object per region, with its speedup estimate.
+inline void json_regions(json_writer& j, const report& rep) {
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : rep.regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// One measurement of a call site, as the object `name`.
+inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
+  j.key(name);
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("work", m.work);
+  j.key("span");
+  j.value_raw(json_signed(m.span));
+  j.member("parallelism", m.parallelism());
+  j.end_object();
+}
+
+// The members every site object starts with: what the site is and where.
+inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
+                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  j.member("name", name);
+  j.member("kind", to_string(kind));
+  j.member("file", file);
+  j.member("line", static_cast<std::uint64_t>(line));
+  j.member("function", function);
+  j.member("tag", tag);
+  j.key("recursive");
+  j.value_raw(bool_text(recursive));
+}
+
+// "call_sites": one object per call site, with its six measurements.
+inline void json_call_sites(json_writer& j, const report& rep) {
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : rep.call_sites) {
+    j.begin_object();
+    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
+    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
+    json_measure(j, "local_on_work", c.local_on_work);
+    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
+    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
+    json_measure(j, "local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "spawn_sites": one object per spawn site.
+inline void json_spawn_sites(json_writer& j, const report& rep) {
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : rep.spawn_sites) {
+    j.begin_object();
+    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "what_if": one object per what-if row.
+inline void json_what_if(json_writer& j, const report& rep) {
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : rep.what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "diagnostic_count" and "diagnostics", the ones the report kept.
+inline void json_diagnostics(json_writer& j, const report& rep) {
+  j.member("diagnostic_count", rep.diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : rep.diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_json() const {
+  namespace io = detail::output;
+  io::json_writer j;
+  j.begin_object();
+  io::json_header(j, *this);
+  io::json_regions(j, *this);
+  io::json_call_sites(j, *this);
+  io::json_spawn_sites(j, *this);
+  io::json_what_if(j, *this);
+  io::json_diagnostics(j, *this);
+  j.end_object();
+  return j.finish();
+}
+
+inline void report::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/json.hpp
+// begin include/forkscale/detail/output/site_tables.hpp
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's function when that fits in 80
+// columns, else short numbers, else short numbers without the functions (a site
+// keeps its file:line or tag, which is what tells the rows apart).
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  const text_table exact = build(false, true);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table short_fn = build(true, true);
+  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded_note;
+  return build(true, false).render() + rounded_note +
+         "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              bool with_function = true) {
+  if (kind == site_kind::root) return "(root)";
+  std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  s += name.empty() ? std::string("(unnamed)") : printable(name);
+  if (with_function && !function.empty()) s += " in " + printable(function);
+  return s;
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, with_function),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, with_function), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+inline std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/site_tables.hpp
+// begin include/forkscale/detail/output/text.hpp
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/what_if_tables.hpp
+// detail/output/what_if_tables.hpp: the what-if predictions in text: the
+// region with the most to gain, the table of predicted spans, parallelism and
+// gains, and report::what_if_text.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The what-if rows of one region, as the text table shows them: one line per
+// factor with both models.
+struct what_if_line {
+  double factor = 1;
+  const what_if_result* parallelized = nullptr;
+  const what_if_result* optimized = nullptr;
+  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
+};
+struct what_if_block {
+  const what_if_result* first = nullptr;
+  bool executed = false;
+  std::vector<what_if_line> lines;
+};
+
+// Consecutive rows of the same region (name and source) make a block, in the
+// report's order; within a block, rows of the same factor make a line.
+inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
+  std::vector<what_if_block> blocks;
+  for (const what_if_result& w : rows) {
+    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
+      blocks.emplace_back();
+      blocks.back().first = &w;
+    }
+    what_if_block& b = blocks.back();
+    b.executed = b.executed || w.executed;
+    what_if_line* line = nullptr;
+    for (auto& l : b.lines)
+      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
+    if (!line) {
+      b.lines.emplace_back();
+      line = &b.lines.back();
+      line->factor = w.factor;
+    }
+    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
+    if (!slot) slot = &w;
+  }
+  return blocks;
+}
+
+// Orders parallelism values, +infinity largest, NaN smallest.
+inline bool parallelism_less(double a, double b) noexcept {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a < b;
+}
+
+// The region with the most to gain at its largest factor (parallelized): an
+// executed region's row, named regions before "all regions"; null when none.
+inline const what_if_result* most_to_gain(const std::vector<what_if_block>& blocks) {
+  const what_if_result* best = nullptr;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (const what_if_block& b : blocks) {
+      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
+      const what_if_result* top = nullptr;
+      for (const what_if_line& l : b.lines)
+        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
+      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
+    }
+  }
+  return best;
+}
+
+// "Most to gain: <region> at k = <factor>: parallelism <now> -> <then> ...",
+// wrapped.
+inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
+                     " at k = " + factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
+                     unbounded_ratio_text(best.parallelism);
+  if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
+  if (rep.max_processors >= 2) {
+    const double p = static_cast<double>(rep.max_processors);
+    line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+            fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best.speedup_at(rep.max_processors).upper, 2);
+  }
+  return wrapped(line + ".", "  ", "    ");
+}
+
+// The what-if table: a line per region and factor with both models, or a note
+// for a region that never ran; exact numbers when they fit next to a readable
+// region column.
+inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
+    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
+    for (const what_if_block& b : blocks) {
+      const std::string name = printable(b.first->region);
+      if (!b.executed) {
+        t.add_note(
+            name, b.first->source == what_if_source::call_site ? "never executed (named call site)" : "never executed");
+        continue;
+      }
+      for (const what_if_line& l : b.lines) {
+        const double span = l.any().span;
+        const std::string span_text = short_numbers && span >= 0 && span < 1.8e19
+                                          ? compact(static_cast<std::uint64_t>(std::round(span)))
+                                          : grouped_round(span);
+        const auto par = [&](const what_if_result* w) {
+          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
+        };
+        const auto gain = [&](const what_if_result* w) {
+          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
+        };
+        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized), par(l.optimized),
+               gain(l.optimized)});
+      }
+    }
+    return t;
+  });
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
+  s.body = wrapped(
+      "Predicted span and parallelism of the whole program if the strands of a region were k times "
+      "faster; measured: span " +
+          grouped(rep.span()) + ", parallelism " + ratio_text(rep.span(), rep.parallelism()) + ".",
+      "  ", "  ");
+  if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
+  s.body += what_if_table(blocks, rep.span() > 0);
+  s.body += wrapped(
+      "par., gain: parallelized (the region's share of every path divides by k, the work stays); "
+      "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
+      "  ", "  ");
+  return s;
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::what_if_text() const {
+  const detail::output::text_section s = detail::output::what_if_section(*this);
+  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
+}
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/what_if_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  return fitted_next_to_names(name_width, 16, build);
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns), num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions) t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+// The first line: the report's label, clock and unit.
+inline std::string title_text(const report& rep) {
+  std::string out = "forkscale report";
+  if (!rep.label.empty()) out += ": " + printable(rep.label);
+  out += "  (clock: ";
+  out += to_string(rep.clock);
+  out += ", unit: " + printable(rep.unit) + ")\n";
+  return out;
+}
+
+// Section 1: the whole program's numbers, one a line, integer parts
+// right-aligned so that ratios line up with the counts above them; `u` is the
+// unit as the report shows it.
+inline std::string profile_text(const region_result& r, const std::string& u) {
+  struct line {
+    const char* name;
+    std::string value;
+    bool timed;
+  };
+  const line lines[] = {
+      {"Work:", grouped(r.work), true},
+      {"Span:", grouped(r.span), true},
+      {"Burdened span:", grouped(r.burdened_span), true},
+      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
+      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+      {"Spawns:", grouped(r.spawns), false},
+      {"Syncs:", grouped(r.syncs), false},
+      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
+  };
+  std::size_t int_width = 0;
+  for (const auto& l : lines) {
+    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+    if (w > int_width) int_width = w;
+  }
+  std::string out = "\n1) Parallelism Profile\n";
+  for (const auto& l : lines) {
+    const std::size_t dot = l.value.find('.');
+    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+    if (l.timed) out += " " + u;
+    out += '\n';
+  }
+  return out;
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
+inline std::string speedup_text(const region_result& r, unsigned max_processors) {
+  std::string out = "\n2) Speedup Estimate\n";
+  const auto bounds = r.speedup_estimate(max_processors);
+  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
+  if (r.span == 0) return out + "  (none: the span is zero)\n";
+  const std::size_t p_width = std::to_string(bounds.back().processors).size();
+  std::size_t lower_width = 0;
+  for (const auto& b : bounds) {
+    const std::size_t w = fixed(b.lower, 2).size();
+    if (w > lower_width) lower_width = w;
+  }
+  for (const auto& b : bounds) {
+    out += "  " + pad_left(std::to_string(b.processors), p_width) +
+           " processors:  " + pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
+  }
+  return out;
+}
+
+// Sections 3 on, those the report has: regions, call sites, spawn sites,
+// what-if, and with `show_raw` the numbers before overhead compensation.
+inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
+  std::string out;
+  int section = 3;
+  const auto add = [&](const std::string& heading, const std::string& body) {
+    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
+  };
+  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
+  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
+  const text_section wi = what_if_section(rep);
+  if (!wi.heading.empty()) add(wi.heading, wi.body);
+  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
+  return out;
+}
+
+// The lines after the sections: the burden, the profiler's memory and the
+// overhead compensation.
+inline std::string burden_text(const report& rep, const std::string& u) {
+  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
+  out += ".\n";
+  if (rep.compensation_per_strand > 0) {
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
+           grouped(rep.compensation_total) + " " + u + " in total.\n";
+  }
+  return out;
+}
+
+// The diagnostics: their count and the first ten.
+inline std::string diagnostics_text(const report& rep) {
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
+  if (count == 0) return "Diagnostics: none.\n";
+  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
+  std::string out = "Diagnostics: " + grouped(count);
+  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+  out += "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& d = rep.diagnostics[i];
+    out += "  ";
+    if (!d.where.empty()) out += printable(d.where) + ": ";
+    out += printable(d.problem) + "\n";
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_text(bool show_raw) const {
+  namespace io = detail::output;
+  const std::string u = io::printable(unit);
+  std::string out = io::title_text(*this);
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    out += io::profile_text(regions.front(), u);
+    out += io::speedup_text(regions.front(), max_processors);
+    out += io::numbered_sections(*this, show_raw, u);
+  }
+  out += io::burden_text(*this, u);
+  out += io::diagnostics_text(*this);
+  return out;
+}
+
+inline void report::write_text(const std::string& path, bool show_raw) const {
+  detail::write_file_atomically(path, to_text(show_raw));
+}
+
+inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/output/text.hpp
+// end include/forkscale/detail/output/report_writers.hpp
+// begin include/forkscale/guards.hpp
+// guards.hpp: the RAII guards a program wraps around its library's spawn, sync and
+// call points, the regions that label parts of a run, and measure().
+//
+//   tg.run(fs::spawn([&] { x = fib(n - 1); }));   // spawn point now, child scope when it runs
+//   { fs::call_site cs; y = fib(n - 2); }          // a profiled call
+//   { fs::sync_point sp; tg.wait(); }              // strand ends before the join, merges after
+//
+// Every guard is a template over the clock policy (clock.hpp); the unprefixed names
+// use FORKSCALE_DEFAULT_CLOCK (runtime_clock unless defined otherwise), which reads
+// the clock chosen by each measurement's options. With FORKSCALE_ENABLE=0 every
+// guard is an empty type and measure() simply runs the callable.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+
 // begin include/forkscale/options.hpp
 // options.hpp: how a measurement is made. Everything has a sensible default.
 #include <functional>
@@ -762,25 +2530,46 @@ struct options {
 
 FORKSCALE_NAMESPACE_END
 // end include/forkscale/options.hpp
-// begin include/forkscale/guards.hpp
-// guards.hpp: the RAII guards a program wraps around its library's spawn, sync and
-// call points, the regions that label parts of a run, and measure().
-//
-//   tg.run(fs::spawn([&] { x = fib(n - 1); }));   // spawn point now, child scope when it runs
-//   { fs::call_site cs; y = fib(n - 2); }          // a profiled call
-//   { fs::sync_point sp; tg.wait(); }              // strand ends before the join, merges after
-//
-// Every guard is a template over the clock policy (clock.hpp); the unprefixed names
-// use FORKSCALE_DEFAULT_CLOCK (runtime_clock unless defined otherwise), which reads
-// the clock chosen by each measurement's options. With FORKSCALE_ENABLE=0 every
-// guard is an empty type and measure() simply runs the callable.
-#include <atomic>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <type_traits>
-#include <utility>
+// begin include/forkscale/site.hpp
+// site.hpp: where a guard stands in the user's code (file:line, function, tag).
 
+FORKSCALE_NAMESPACE_BEGIN
+
+// A source location. Guards take one as a defaulted argument, so the site is the
+// caller's line without any macro (std::source_location's idea, usable in C++17).
+struct site {
+  const char* file = "";
+  unsigned line = 0;
+  const char* function = "";
+  // A user tag replaces file:line in reports when set. Sites are cached by the
+  // addresses they hold, so a tag must be a string literal or other storage whose
+  // text never changes while the program runs.
+  const char* tag = nullptr;
+
+#if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
+  static constexpr site current(const char* file_ = __builtin_FILE(), unsigned line_ = __builtin_LINE(),
+                                const char* function_ = __builtin_FUNCTION()) noexcept {
+    return site{file_, line_, function_, nullptr};
+  }
+#else
+  static constexpr site current(const char* file_ = "unknown", unsigned line_ = 0,
+                                const char* function_ = "") noexcept {
+    return site{file_, line_, function_, nullptr};
+  }
+#endif
+
+  // A site named by the user instead of by its position in the source.
+  static constexpr site tagged(const char* tag_, site where = current()) noexcept {
+    return site{where.file, where.line, where.function, tag_};
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+
+// The current position, for code that prefers macros (and for compilers without the
+// source builtins).
+#define FORKSCALE_HERE (::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, nullptr})
+// end include/forkscale/site.hpp
 
 #if FORKSCALE_ENABLE
 // begin include/forkscale/detail/engine/events.hpp
@@ -1160,8 +2949,7 @@ class site_registry {
     e.tag = where.tag ? where.tag : "";
     e.kind = kind;
     auto f = functions_.find(e.function);
-    if (f == functions_.end())
-      f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
     e.function_id = f->second;
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(std::move(e));
@@ -1226,8 +3014,8 @@ struct prof_node {
   static constexpr unsigned capacity = 4;
   std::atomic<std::int64_t> refs{1};
   prof_node* parent = nullptr;
-  std::uint32_t count = 0;          // records in `records`
-  std::uint32_t records_below = 0;  // records here and below, down to the nearest folded node
+  std::uint32_t count = 0;                   // records in `records`
+  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
   std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
   prof_record records[capacity];
   prof_node* next_free = nullptr;  // pool link
@@ -1274,9 +3062,7 @@ inline void release_prof(prof_node* p) noexcept {
   while (p) {
     // The sole owner frees without a read-modify-write: nobody else can add a
     // reference to a node no one else holds.
-    if (p->refs.load(std::memory_order_acquire) != 1 &&
-        p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
-      return;
+    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     prof_node* parent = p->parent;
     if (p->folded) {
       prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
@@ -1484,7 +3270,8 @@ inline std::string format_factor(double v) {
 
 // `origin` names where the value came from, for the error message.
 inline wi_factor make_factor(double v, const std::string& origin) {
-  if (std::isnan(v)) throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
@@ -1523,7 +3310,8 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
-  if (t.empty()) throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
   if (end == t.c_str() || *end != '\0')
@@ -1555,9 +3343,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
   bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
   for (char c : digits) ok = ok && c >= '0' && c <= '9';
-  if (!ok)
-    throw error("forkscale: " + origin + ": call site \"" + s.text +
-                "\" is neither file:line nor tag=NAME");
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
   s.file = s.text.substr(0, colon);
   s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
   if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
@@ -1666,8 +3452,7 @@ inline void wi_release(wi_vec* v) noexcept {
   if (!v) return;
   wi_cache& c = wi_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls),
-                         std::memory_order_relaxed);
+    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
     v->~wi_vec();
     ::operator delete(v);
     return;
@@ -1713,10 +3498,10 @@ struct wi_config {
   std::int64_t p[wi_max_factors] = {};
   std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
   std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;          // call sites whose strands the measurement rescales
+  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
   wi_factor assume_factor;
-  std::int64_t scale = 1;               // with `assume`: every cost is multiplied by assume_factor.p,
-                                        // an assumed strand's path cost by assume_factor.q instead
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
@@ -1776,9 +3561,9 @@ struct wi_region {
   unsigned line = 0;
   std::string function;
   std::string tag;
-  bool call_site = false;   // a call site named at run time (else a what_if_region guard)
-  std::string spec;         // for a named call site: the text that named it
-  bool entered = false;     // set under the session lock at the first entry
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
 };
 
 }  // namespace detail
@@ -1826,7 +3611,7 @@ struct path_totals {
   std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
   std::uint64_t raw_span = 0;       // the longest path before overhead compensation
   std::uint64_t work = 0;
-  std::uint64_t compensation = 0;   // compensation taken off `work`
+  std::uint64_t compensation = 0;  // compensation taken off `work`
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;
@@ -1886,9 +3671,9 @@ struct session;
 
 // What a join takes out of a set.
 struct join_contents {
-  path_totals totals;       // owns totals.what_if
-  path_prof prof;           // the winning path's profile; owns prof.chain
-  std::int64_t running = 0;  // children spawned and not yet reported
+  path_totals totals;          // owns totals.what_if
+  path_prof prof;              // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;    // children spawned and not yet reported
   std::uint64_t finished = 0;  // children folded in since the last join
 };
 
@@ -2032,9 +3817,7 @@ class join_set {
   join_set* next_free = nullptr;  // pool link
 
  private:
-  std::int64_t running() const noexcept {
-    return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref;
-  }
+  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
   // The last user of a set: its totals go to the set's forward, and it is freed.
   // Returns the forward; `t` and `p` receive what it held.
   static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
@@ -2199,25 +3982,25 @@ namespace detail {
 struct frame {
   enum class run_state : unsigned char { running, suspended, blocked };
 
-  path_totals totals;               // the path value at the start of the open strand
-  std::uint64_t strand_start = 0;   // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;   // copies of the session's constants, for the hot path
+  path_totals totals;              // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
-  unsigned open_guards = 0;         // guards open in this frame, for order checks
+  unsigned open_guards = 0;  // guards open in this frame, for order checks
   frame* outer = nullptr;
   session* sess = nullptr;
-  join_set* sync_block = nullptr;   // the children a plain sync_point joins (made lazily)
-  join_set* report_to = nullptr;    // where this task's totals go; null for a root
-  region_node* region = nullptr;    // innermost region, inherited by children
-  site where;                       // the guard that opened the frame
+  join_set* sync_block = nullptr;  // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;   // where this task's totals go; null for a root
+  region_node* region = nullptr;   // innermost region, inherited by children
+  site where;                      // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
   // task_id) plus `path` and the records in `records` not yet pushed onto its
   // chain.
   bool profile = false;
-  unsigned char task_flags = 0;     // this task's own invocation
+  unsigned char task_flags = 0;  // this task's own invocation
   unsigned record_count = 0;
   std::uint32_t task_site = 0;
   std::uint64_t task_id = root_task_id;
@@ -2229,7 +4012,7 @@ struct frame {
   std::uint64_t task_span_at_start = 0;
   const site_context* context = nullptr;  // sites of the invocations open here
   path_prof path;
-  std::int64_t chain_credits = 0;   // references to path.chain taken in advance, for spawns
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
   prof_record records[prof_node::capacity];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
@@ -2294,13 +4077,13 @@ struct sync_state {
 struct call_state {
   frame* task = nullptr;
   unsigned depth = 0;
-  join_set* caller_block = nullptr;       // the caller's sync block, while the call has its own
+  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
   const site_context* caller_context = nullptr;
   std::uint64_t caller_local_work = 0;
   std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
   std::uint32_t site_id = 0;
   unsigned char flags = 0;
-  bool what_if_set = false;               // the call entered what-if regions (or an assumed site)
+  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
   std::uint64_t caller_what_if_mask = 0;
 };
 
@@ -2316,7 +4099,7 @@ struct what_if_state {
 struct region_state {
   std::unique_ptr<session> owned;  // set for an outermost region
   frame root;
-  frame* task = nullptr;           // set for a nested region
+  frame* task = nullptr;  // set for a nested region
   region_node* node = nullptr;
   region_node* saved = nullptr;
   path_totals at_open;
@@ -2521,7 +4304,6 @@ inline void record_wi_entries(session* s, std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
-
 // A guard's region: found by the site's content, registered at its first entry.
 // Returns its bit, or 0 when the measurement already has the most regions it can
 // analyse (said once per site by a diagnostic).
@@ -2547,9 +4329,9 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
   }
-  misuse(s, w,
-         "more than " + std::to_string(wi_max_regions) +
-             " what-if regions in one measurement; this one is not analysed");
+  misuse(
+      s, w,
+      "more than " + std::to_string(wi_max_regions) + " what-if regions in one measurement; this one is not analysed");
   return 0;
 }
 
@@ -2765,7 +4547,8 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.path.chain = nullptr;
   wi_release(tk.what_if);
   tk.what_if = nullptr;
-  misuse(j->owner_session(), where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
+  misuse(j->owner_session(), where,
+         "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->drop_child();
 }
 
@@ -2796,8 +4579,7 @@ inline void close_group(join_set* j, const site& where) noexcept {
   session* s = j->owner_session();
   const join_contents c = j->tally();
   if (c.running != 0)
-    misuse(s, where,
-           "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
+    misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
@@ -2971,7 +4753,7 @@ struct engine {
     if (c.profile) out = profile_task_end(c);
     settle_sync_block(c, c.profile ? &out : nullptr);
     join_set::report(c.report_to, c.totals, out);
-    c.totals.what_if = nullptr;  // report() took it
+    c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
@@ -3176,8 +4958,9 @@ struct engine {
                                                            const char* what) noexcept {
     if (current() != f)
       misuse(f->sess, where,
-             std::string(what) + " closed on another thread or outside the task that opened it (guards closed out "
-                                 "of order)");
+             std::string(what) +
+                 " closed on another thread or outside the task that opened it (guards closed out "
+                 "of order)");
     else if (f->open_guards > depth)
       misuse(f->sess, where,
              std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
@@ -3361,7 +5144,8 @@ inline void add_call_site_rows(report& rep, const session& s, const site_profile
           to_site_measure(s, whole);
       p.local_on_work = p.local_on_span =
           to_site_measure(s, measure_sum{1, root.local_work, static_cast<std::int64_t>(end.local_span)});
-      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.local_work)));
+      p.local_on_work.work =
+          static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.local_work)));
       p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.local_span));
     } else {
       const site_sums& w = in.on_work[key.id];
@@ -3544,8 +5328,8 @@ inline what_if_result scenario_row(const session& s, const what_if_sums& w, std:
 
 // The prediction of one (scenario, factor, model): `offset` is the root path's
 // what-if offset for it, in 1/p ticks.
-inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f,
-                        std::int64_t offset, std::uint64_t region_work_ticks) {
+inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f, std::int64_t offset,
+                        std::uint64_t region_work_ticks) {
   if (!r.executed) {
     r.span_ticks_num = 0;
     r.span_ticks_den = 1;
@@ -3561,9 +5345,8 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
   // Work in ticks × p: unchanged, or with the region's work divided.
   const long double work_num = r.model == what_if_model::parallelized
                                    ? static_cast<long double>(W) * f.p
-                                   : static_cast<long double>(W) * f.p -
-                                         static_cast<long double>(region_work_ticks) *
-                                             static_cast<long double>(f.p - f.q);
+                                   : static_cast<long double>(W) * f.p - static_cast<long double>(region_work_ticks) *
+                                                                             static_cast<long double>(f.p - f.q);
   r.work = static_cast<double>(work_num / f.p) * upt;
   r.span = static_cast<double>(static_cast<long double>(span_num) / f.p) * upt;
   r.burdened_span = r.span + static_cast<double>(burden) * upt;
@@ -3619,8 +5402,7 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
-                              const path_totals& t) {
+inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances, const path_totals& t) {
   region_result r;
   r.label = n.label;
   r.path = n.path;
@@ -4120,7 +5902,9 @@ class basic_task_group {};
 template <class Clock>
 class basic_join_handle {};
 template <class Clock = default_clock>
-constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept { return {}; }
+constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept {
+  return {};
+}
 template <class Clock>
 constexpr spawn_token basic_spawn_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {
   return {};
@@ -4167,13 +5951,11 @@ class basic_what_if_region {
 template <class Clock>
 class basic_region {
  public:
-  explicit basic_region(const std::string&, const options& = options{},
-                        const site& = site::current()) noexcept {}
+  explicit basic_region(const std::string&, const options& = options{}, const site& = site::current()) noexcept {}
   report stop() const { return report{}; }
 };
 template <class Clock = default_clock, class Fn>
-report measure(const std::string&, Fn&& fn, const options& = options{},
-               const site& = site::current()) {
+report measure(const std::string&, Fn&& fn, const options& = options{}, const site& = site::current()) {
   std::forward<Fn>(fn)();
   return report{};
 }
@@ -4199,17 +5981,14 @@ FORKSCALE_NAMESPACE_END
 
 // Guards with unique variable names, for code that prefers one line per guard.
 #if FORKSCALE_ENABLE
-#define FORKSCALE_CALL_SITE() \
-  ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)(FORKSCALE_HERE)
-#define FORKSCALE_TAGGED_CALL_SITE(tag)                                \
+#define FORKSCALE_CALL_SITE() ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)(FORKSCALE_HERE)
+#define FORKSCALE_TAGGED_CALL_SITE(tag)                                 \
   ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
-#define FORKSCALE_SYNC_POINT() \
-  ::forkscale::sync_point FORKSCALE_DETAIL_UNIQUE(forkscale_sync_point_)(FORKSCALE_HERE)
-#define FORKSCALE_REGION(label)                                    \
-  ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)( \
-      (label), ::forkscale::options{}, FORKSCALE_HERE)
-#define FORKSCALE_WHAT_IF_REGION(tag)                                              \
+#define FORKSCALE_SYNC_POINT() ::forkscale::sync_point FORKSCALE_DETAIL_UNIQUE(forkscale_sync_point_)(FORKSCALE_HERE)
+#define FORKSCALE_REGION(label) \
+  ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)((label), ::forkscale::options{}, FORKSCALE_HERE)
+#define FORKSCALE_WHAT_IF_REGION(tag)                                             \
   ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
 #else
@@ -4220,1805 +5999,6 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_WHAT_IF_REGION(tag) (void)0
 #endif
 // end include/forkscale/guards.hpp
-// begin include/forkscale/detail/output/report_writers.hpp
-// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
-// (for programs), and the write_* functions that put them in files; each piece
-// is in its own header, all in namespace detail::output.
-//
-// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
-// is independent of the global C and C++ locales: numbers always use '.' and no
-// digit grouping except the explicit ',' separators of the text report.
-// begin include/forkscale/detail/output/csv.hpp
-// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
-// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
-// the write_*csv functions that put them in files.
-#include <cmath>
-#include <cstdint>
-#include <string>
-
-// begin include/forkscale/detail/util/atomic_file.hpp
-// detail/atomic_file.hpp: replace a file in one step, or not at all.
-//
-// The contents go to a fresh temporary file next to the target (same directory,
-// hence same file system), which is flushed, synced and closed with every error
-// checked, and is then renamed onto the target. POSIX rename() replaces the
-// target atomically: a reader sees the old file or the new one, never a mixture.
-// On any failure the temporary is removed and forkscale::error is thrown.
-// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
-// place, since there is no file to replace.
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <string>
-#include <system_error>
-
-
-#if defined(_WIN32)
-#include <filesystem>
-#include <process.h>
-#else
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Text (a path, a label) as it goes into one line: control characters are written
-// as escapes, so a newline inside cannot split the line or move the cursor.
-inline std::string printable_path(const std::string& path) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(path.size());
-  for (const char ch : path) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-inline std::string errno_text(int err) {
-  if (err == 0) return "unknown error";
-  return std::error_code(err, std::generic_category()).message();
-}
-
-[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
-  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
-}
-
-inline unsigned long current_process_id() noexcept {
-#if defined(_WIN32)
-  return static_cast<unsigned long>(_getpid());
-#else
-  return static_cast<unsigned long>(getpid());
-#endif
-}
-
-// Removes the temporary file unless released; closes it first if still open.
-class temporary_file {
- public:
-  temporary_file() = default;
-  temporary_file(const temporary_file&) = delete;
-  temporary_file& operator=(const temporary_file&) = delete;
-  ~temporary_file() { discard(); }
-
-  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
-  // another writer is never truncated or shared. Returns errno on failure.
-  int create(const std::string& target) {
-    static std::atomic<unsigned long> counter{0};
-    int err = 0;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
-              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
-      errno = 0;
-      file_ = std::fopen(name_.c_str(), "wbx");
-      if (file_) return 0;
-      err = errno;
-      if (err != EEXIST) break;
-    }
-    name_.clear();
-    return err ? err : EIO;
-  }
-
-  std::FILE* get() const noexcept { return file_; }
-  const std::string& name() const noexcept { return name_; }
-
-  // Closes the stream; returns errno of the first failure, or 0.
-  int close() noexcept {
-    if (!file_) return 0;
-    errno = 0;
-    const int rc = std::fclose(file_);
-    file_ = nullptr;
-    return rc == 0 ? 0 : (errno ? errno : EIO);
-  }
-
-  // After a successful rename the name belongs to the target: keep it.
-  void release() noexcept { name_.clear(); }
-
-  void discard() noexcept {
-    if (file_) {
-      std::fclose(file_);
-      file_ = nullptr;
-    }
-    if (!name_.empty()) {
-      std::remove(name_.c_str());
-      name_.clear();
-    }
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  std::string name_;
-};
-
-// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
-// in place: renaming onto it would replace the device node, not feed it.
-inline bool is_special_file(const std::string& path) noexcept {
-#if defined(_WIN32)
-  (void)path;
-  return false;
-#else
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return false;
-  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-#endif
-}
-
-inline void write_special_file(const std::string& path, const std::string& contents) {
-  errno = 0;
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
-  errno = 0;
-  const bool written =
-      (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
-      std::fflush(f) == 0 && !std::ferror(f);
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
-  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
-}
-
-// Writes `contents` to `path`, replacing any file there in one step. Throws
-// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
-// leaves neither a partial target nor a temporary file behind on failure.
-inline void write_file_atomically(const std::string& path, const std::string& contents) {
-  if (path.empty()) throw_write_error(path, "the path is empty");
-  if (is_special_file(path)) return write_special_file(path, contents);
-
-  temporary_file tmp;
-  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
-
-  errno = 0;
-  if (!contents.empty() &&
-      std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
-    const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err ? err : EIO));
-  }
-  errno = 0;
-  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
-    const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err ? err : EIO));
-  }
-#if !defined(_WIN32)
-  // The data must be on disk before the rename is, or a crash right after the
-  // rename could leave an empty file under the target's name.
-  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err));
-  }
-#endif
-  if (const int err = tmp.close()) {
-    tmp.discard();
-    throw_write_error(path, errno_text(err));
-  }
-
-#if defined(_WIN32)
-  // std::rename does not replace an existing file on Windows;
-  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
-  std::error_code ec;
-  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
-  if (ec) {
-    tmp.discard();
-    throw_write_error(path, ec.message());
-  }
-#else
-  errno = 0;
-  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err ? err : EIO));
-  }
-#endif
-  tmp.release();
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/util/atomic_file.hpp
-// begin include/forkscale/detail/output/format.hpp
-// detail/output/format.hpp: numbers as the writers put them out, whatever the
-// global locale: round-trip and fixed decimals, grouped and rounded counts,
-// ratios, percentages, factors and gains.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <ios>
-#include <locale>
-#include <sstream>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
-// classic locale; a ".0" is added to integral values so that they stay floats for
-// typed readers. Non-finite values give an empty string (the caller decides).
-inline std::string round_trip(double v) {
-  if (!std::isfinite(v)) return std::string();
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  std::string text;
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.precision(precision);
-    os << v;
-    text = os.str();
-    std::istringstream is(text);
-    is.imbue(std::locale::classic());
-    double back = 0;
-    is >> back;
-    if (back == v) break;
-  }
-  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
-  return text;
-}
-
-inline std::string fixed(double v, int decimals) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os.setf(std::ios::fixed, std::ios::floatfield);
-  os.precision(decimals);
-  os << v;
-  return os.str();
-}
-
-// 1234567 -> "1,234,567".
-inline std::string grouped(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  const std::size_t lead = digits.size() % 3;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
-// fall back to two decimals.
-inline std::string grouped_round(double v) {
-  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
-  return grouped(static_cast<std::uint64_t>(std::round(v)));
-}
-
-// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
-// 10,000.
-inline std::string compact(std::uint64_t v) {
-  if (v < 10000) return std::to_string(v);
-  static const char suffixes[] = "kMGTPE";
-  double x = static_cast<double>(v);
-  int s = -1;
-  while (x >= 999.5 && s < 5) {
-    x /= 1000;
-    ++s;
-  }
-  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
-  return fixed(x, decimals) + suffixes[s];
-}
-
-inline std::string bytes_text(std::size_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double x = static_cast<double>(bytes) / 1024;
-  int u = 0;
-  while (x >= 1023.95 && u < 5) {
-    x /= 1024;
-    ++u;
-  }
-  return fixed(x, 1) + " " + units[u];
-}
-
-inline std::uint64_t magnitude(std::int64_t v) noexcept {
-  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-}
-
-// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
-inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
-inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
-
-// A count in a table: exact and grouped ("5,570,609,776"), or in short form
-// (tables that would not fit otherwise) with three significant digits ("5.57G").
-inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
-inline std::string signed_count_text(std::int64_t v, bool short_form) {
-  return short_form ? compact_signed(v) : grouped_signed(v);
-}
-
-inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
-
-// A finite ratio with two decimals; in short form large ratios become "6.15E".
-inline std::string two_decimals(double v, bool short_form) {
-  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
-  return fixed(v, 2);
-}
-
-// A ratio with two decimals, "n/a" when its denominator is zero; in short form
-// (tables that would not fit otherwise) large ratios become "6.15E".
-inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
-  if (!denominator) return "n/a";
-  return two_decimals(ratio, short_form);
-}
-
-// A predicted parallelism: two decimals, "inf" when infinite; in short form
-// large values as "6.15E".
-inline std::string unbounded_ratio_text(double v, bool short_form = false) {
-  if (std::isinf(v) && v > 0) return "inf";
-  if (!std::isfinite(v)) return "n/a";
-  return two_decimals(v, short_form);
-}
-
-// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
-inline std::string gain_text(double gain, bool measured, bool short_form = false) {
-  if (!measured) return "n/a";
-  const std::string t = unbounded_ratio_text(gain, short_form);
-  return t == "inf" || t == "n/a" ? t : t + "x";
-}
-
-// A factor as the tables show it: "inf", else up to six significant digits
-// ("16", "1.5", "0.333333").
-inline std::string factor_text(double k) {
-  if (std::isnan(k)) return "n/a";
-  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os.precision(6);
-  os << k;
-  return os.str();
-}
-
-// A percentage with one decimal ("-0.0" written as "0.0"), three significant
-// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
-inline std::string percent_text(double percent) {
-  if (!std::isfinite(percent)) return "n/a";
-  const double m = std::fabs(percent);
-  if (m >= 99999.95) {
-    const std::string sign = percent < 0 ? "-" : "";
-    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.setf(std::ios::scientific, std::ios::floatfield);
-    os.precision(1);
-    os << m;
-    return sign + os.str();
-  }
-  std::string t = fixed(percent, 1);
-  if (t == "-0.0") t = "0.0";
-  return t;
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/format.hpp
-// begin include/forkscale/detail/output/utf8.hpp
-// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
-// repaired, control characters escaped, and widths, cuts and padding measured in
-// terminal columns.
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
-// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
-// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
-// comes back byte for byte.
-inline std::string valid_utf8(const std::string& s) {
-  static const char replacement[] = "\xEF\xBF\xBD";
-  std::string out;
-  out.reserve(s.size());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80) {
-      out += static_cast<char>(b0);
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      len = 3;
-      if (b0 == 0xE0) lo = 0xA0;         // no overlong forms
-      if (b0 == 0xED) hi = 0x9F;         // no surrogates
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      len = 4;
-      if (b0 == 0xF0) lo = 0x90;         // no overlong forms
-      if (b0 == 0xF4) hi = 0x8F;         // nothing above U+10FFFF
-    } else {
-      out += replacement;                // 80..C1, F5..FF never start a character
-      ++i;
-      continue;
-    }
-    std::size_t k = 1;
-    for (; k < len && i + k < n; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      const unsigned char l = k == 1 ? lo : 0x80;
-      const unsigned char h = k == 1 ? hi : 0xBF;
-      if (b < l || b > h) break;
-    }
-    if (k == len) {
-      out.append(s, i, len);
-    } else {
-      out += replacement;                // the maximal subpart s[i, i+k)
-    }
-    i += k;
-  }
-  return out;
-}
-
-// Columns a terminal gives one code point: 0 for combining marks and zero-width
-// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
-// (a compact approximation of wcwidth, enough to keep the tables aligned).
-inline unsigned code_point_width(std::uint32_t c) noexcept {
-  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
-      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
-      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
-    return 0;
-  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
-      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
-      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
-      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
-      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
-    return 2;
-  return 1;
-}
-
-// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
-inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
-  if (i + len > s.size()) len = s.size() - i;
-  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
-  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
-  i += len;
-  return c;
-}
-
-// The columns valid UTF-8 text takes in a terminal (see code_point_width).
-inline std::size_t display_width(const std::string& s) noexcept {
-  std::size_t w = 0;
-  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
-  return w;
-}
-
-// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
-inline std::string truncate_display(const std::string& s, std::size_t width) {
-  if (display_width(s) <= width) return s;
-  if (width <= 3) return std::string(width, '.');
-  const std::size_t room = width - 3;
-  std::size_t used = 0, i = 0;
-  while (i < s.size()) {
-    std::size_t next = i;
-    const unsigned w = code_point_width(next_code_point(s, next));
-    if (used + w > room) break;
-    used += w;
-    i = next;
-  }
-  return s.substr(0, i) + "...";
-}
-
-// Text as the text report shows it: valid UTF-8, with control characters written
-// as escapes so that a label cannot break a line or move the cursor.
-inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
-
-inline std::string pad_left(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : std::string(width - w, ' ') + s;
-}
-
-inline std::string pad_right(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : s + std::string(width - w, ' ');
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/utf8.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// One text field: valid UTF-8; a leading ' when it starts with a character a
-// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
-// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
-inline std::string csv_text(const std::string& s) {
-  std::string v = valid_utf8(s);
-  if (!v.empty()) {
-    const char c = v.front();
-    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
-  }
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out;
-  out.reserve(v.size() + 2);
-  out += '"';
-  for (const char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
-inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
-inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
-
-// A number that may be +infinity (a what-if factor, parallelism or gain): the
-// number, "inf" for +infinity, an empty field for anything else that is not
-// finite.
-inline std::string csv_unbounded(double v) {
-  if (std::isinf(v) && v > 0) return "inf";
-  return csv_number(v);
-}
-
-// The two columns every CSV row ends with: the report's unit and clock, then the
-// end of the line.
-inline std::string csv_unit_clock(const report& rep) {
-  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
-}
-
-// The columns every site CSV starts with (docs/report-schema.md), and their
-// fields for one row.
-inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
-
-inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
-                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
-  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
-         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
-         bool_text(recursive);
-}
-
-// The four columns of one measurement: count, work, span, parallelism.
-inline void csv_measure(std::string& out, const site_measure& m) {
-  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
-         csv_number(m.parallelism());
-}
-
-}  // namespace output
-}  // namespace detail
-
-inline std::string report::to_csv() const {
-  namespace io = detail::output;
-  std::string out =
-      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
-      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
-      "unit,clock\n";
-  const std::string unit_field = io::csv_text(unit);
-  const std::string clock_field = io::csv_text(to_string(clock));
-  for (const auto& r : regions) {
-    const std::string fields[] = {
-        io::csv_text(r.label),
-        io::csv_text(r.path),
-        io::csv_text(r.parent),
-        io::csv_number(static_cast<std::uint64_t>(r.depth)),
-        io::csv_number(r.instances),
-        io::csv_number(r.work),
-        io::csv_number(r.span),
-        io::csv_number(r.burdened_span),
-        io::csv_number(r.parallelism()),
-        io::csv_number(r.burdened_parallelism()),
-        io::csv_number(r.spawns),
-        io::csv_number(r.syncs),
-        io::csv_number(r.calls),
-        io::csv_number(r.average_maximal_strand()),
-        io::csv_number(r.raw_work),
-        io::csv_number(r.raw_span),
-        unit_field,
-        clock_field,
-    };
-    bool first = true;
-    for (const auto& f : fields) {
-      if (!first) out += ',';
-      first = false;
-      out += f;
-    }
-    out += '\n';
-  }
-  return out;
-}
-
-inline std::string report::call_sites_csv() const {
-  namespace io = detail::output;
-  std::string out = io::site_csv_identity();
-  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
-                        "top_caller_on_span", "local_on_span"})
-    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
-  out += ",unit,clock\n";
-  const std::string tail = io::csv_unit_clock(*this);
-  for (const auto& c : call_sites) {
-    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
-    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
-                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
-      io::csv_measure(out, *m);
-    out += tail;
-  }
-  return out;
-}
-
-inline std::string report::spawn_sites_csv() const {
-  namespace io = detail::output;
-  std::string out = std::string(io::site_csv_identity()) +
-                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
-  const std::string tail = io::csv_unit_clock(*this);
-  for (const auto& p : spawn_sites) {
-    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
-    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
-           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
-           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
-    out += tail;
-  }
-  return out;
-}
-
-inline std::string report::what_if_csv() const {
-  namespace io = detail::output;
-  std::string out =
-      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
-      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
-  const std::string tail = io::csv_unit_clock(*this);
-  for (const auto& w : what_if) {
-    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
-           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
-           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
-           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
-           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
-           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' +
-           io::csv_signed(w.span_ticks_num) + ',' + io::csv_signed(w.span_ticks_den);
-    out += tail;
-  }
-  return out;
-}
-
-inline void report::write_csv(const std::string& path) const {
-  detail::write_file_atomically(path, to_csv());
-}
-
-inline void report::write_what_if_csv(const std::string& path) const {
-  detail::write_file_atomically(path, what_if_csv());
-}
-
-inline void report::write_call_sites_csv(const std::string& path) const {
-  detail::write_file_atomically(path, call_sites_csv());
-}
-
-inline void report::write_spawn_sites_csv(const std::string& path) const {
-  detail::write_file_atomically(path, spawn_sites_csv());
-}
-
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/csv.hpp
-// begin include/forkscale/detail/output/json.hpp
-// detail/output/json.hpp: a report as JSON, for programs (layout in
-// docs/report-schema.md): report::to_json, one function per member, and
-// report::write_json.
-#include <cstdint>
-#include <string>
-
-// begin include/forkscale/detail/output/json_writer.hpp
-// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
-// made of: string and number literals, and a pretty-printing writer.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// A JSON string literal: quote and backslash escaped, control characters as
-// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
-// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
-inline std::string json_string(const std::string& s) {
-  static const char hex[] = "0123456789abcdef";
-  const std::string v = valid_utf8(s);
-  std::string out;
-  out.reserve(v.size() + 2);
-  out += '"';
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const auto c = static_cast<unsigned char>(v[i]);
-    if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\\') {
-      out += "\\\\";
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(v[i + 2]) == 0xA8 ||
-                static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
-      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-  return out;
-}
-
-inline std::string json_number(double v) {
-  const std::string t = round_trip(v);
-  return t.empty() ? "null" : t;
-}
-
-inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
-inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
-
-// A number that may be +infinity (a what-if factor, parallelism or gain): the
-// number, the string "inf" for +infinity, null for anything else that is not
-// finite.
-inline std::string json_unbounded(double v) {
-  if (std::isinf(v) && v > 0) return "\"inf\"";
-  return json_number(v);
-}
-
-// Pretty-printing with two-space indentation, one member per line.
-class json_writer {
- public:
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
-
-  void key(const char* name) {
-    element();
-    out_ += json_string(name);
-    out_ += ": ";
-    after_key_ = true;
-  }
-  void value_raw(const std::string& text) {
-    element();
-    out_ += text;
-  }
-  void value(const std::string& s) { value_raw(json_string(s)); }
-  void value(const char* s) { value_raw(json_string(s)); }
-  void value(double v) { value_raw(json_number(v)); }
-  void value(std::uint64_t v) { value_raw(json_number(v)); }
-
-  template <typename T>
-  void member(const char* name, const T& v) {
-    key(name);
-    value(v);
-  }
-
-  std::string finish() {
-    out_ += '\n';
-    return std::move(out_);
-  }
-
- private:
-  // Before a value or key: a comma after a sibling, then a new indented line,
-  // except for the value right after its key.
-  void element() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!count_.empty()) {
-      if (count_.back()++ != 0) out_ += ',';
-      newline(count_.size());
-    }
-  }
-  void open(char c) {
-    element();
-    out_ += c;
-    count_.push_back(0);
-  }
-  void close(char c) {
-    const bool had_elements = count_.back() != 0;
-    count_.pop_back();
-    if (had_elements) newline(count_.size());
-    out_ += c;
-  }
-  void newline(std::size_t depth) {
-    out_ += '\n';
-    out_.append(2 * depth, ' ');
-  }
-
-  std::string out_;
-  std::vector<std::size_t> count_;
-  bool after_key_ = false;
-};
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/json_writer.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The members before the tables: the schema, the report's label, unit and clock,
-// and the settings it was measured with.
-inline void json_header(json_writer& j, const report& rep) {
-  j.member("schema", "forkscale.report");
-  j.member("schema_version", std::uint64_t{1});
-  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
-  j.member("label", rep.label);
-  j.member("unit", rep.unit);
-  j.member("clock", to_string(rep.clock));
-  j.member("burden", rep.burden);
-  j.member("compensation_per_strand", rep.compensation_per_strand);
-  j.member("compensation_total", rep.compensation_total);
-  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
-  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
-}
-
-// "regions": one object per region, with its speedup estimate.
-inline void json_regions(json_writer& j, const report& rep) {
-  j.key("regions");
-  j.begin_array();
-  for (const auto& r : rep.regions) {
-    j.begin_object();
-    j.member("label", r.label);
-    j.member("path", r.path);
-    j.member("parent", r.parent);
-    j.member("depth", static_cast<std::uint64_t>(r.depth));
-    j.member("instances", r.instances);
-    j.member("work", r.work);
-    j.member("span", r.span);
-    j.member("burdened_span", r.burdened_span);
-    j.member("parallelism", r.parallelism());
-    j.member("burdened_parallelism", r.burdened_parallelism());
-    j.member("spawns", r.spawns);
-    j.member("syncs", r.syncs);
-    j.member("calls", r.calls);
-    j.member("average_maximal_strand", r.average_maximal_strand());
-    j.member("raw_work", r.raw_work);
-    j.member("raw_span", r.raw_span);
-    j.key("speedup_estimate");
-    j.begin_array();
-    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
-      j.begin_object();
-      j.member("processors", static_cast<std::uint64_t>(b.processors));
-      j.member("lower", b.lower);
-      j.member("upper", b.upper);
-      j.end_object();
-    }
-    j.end_array();
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// One measurement of a call site, as the object `name`.
-inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
-  j.key(name);
-  j.begin_object();
-  j.member("count", m.count);
-  j.member("work", m.work);
-  j.key("span");
-  j.value_raw(json_signed(m.span));
-  j.member("parallelism", m.parallelism());
-  j.end_object();
-}
-
-// The members every site object starts with: what the site is and where.
-inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
-                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
-  j.member("name", name);
-  j.member("kind", to_string(kind));
-  j.member("file", file);
-  j.member("line", static_cast<std::uint64_t>(line));
-  j.member("function", function);
-  j.member("tag", tag);
-  j.key("recursive");
-  j.value_raw(bool_text(recursive));
-}
-
-// "call_sites": one object per call site, with its six measurements.
-inline void json_call_sites(json_writer& j, const report& rep) {
-  j.key("call_sites");
-  j.begin_array();
-  for (const auto& c : rep.call_sites) {
-    j.begin_object();
-    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
-    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
-    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
-    json_measure(j, "local_on_work", c.local_on_work);
-    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
-    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
-    json_measure(j, "local_on_span", c.local_on_span);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "spawn_sites": one object per spawn site.
-inline void json_spawn_sites(json_writer& j, const report& rep) {
-  j.key("spawn_sites");
-  j.begin_array();
-  for (const auto& p : rep.spawn_sites) {
-    j.begin_object();
-    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
-    j.member("tasks", p.tasks);
-    j.member("work", p.work);
-    j.member("span", p.span);
-    j.member("parallelism", p.parallelism());
-    j.member("exclusive_work", p.exclusive_work);
-    j.key("critical_span");
-    j.value_raw(json_signed(p.critical_span));
-    j.member("critical_percent", p.critical_percent);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "what_if": one object per what-if row.
-inline void json_what_if(json_writer& j, const report& rep) {
-  j.key("what_if");
-  j.begin_array();
-  for (const auto& w : rep.what_if) {
-    j.begin_object();
-    j.member("region", w.region);
-    j.member("source", to_string(w.source));
-    j.member("file", w.file);
-    j.member("line", static_cast<std::uint64_t>(w.line));
-    j.member("function", w.function);
-    j.member("tag", w.tag);
-    j.member("model", to_string(w.model));
-    j.key("factor");
-    j.value_raw(json_unbounded(w.factor));
-    j.key("executed");
-    j.value_raw(bool_text(w.executed));
-    j.member("entries", w.entries);
-    j.member("region_work", w.region_work);
-    j.member("work", w.work);
-    j.member("span", w.span);
-    j.member("burdened_span", w.burdened_span);
-    j.key("parallelism");
-    j.value_raw(json_unbounded(w.parallelism));
-    j.key("gain");
-    j.value_raw(json_unbounded(w.gain));
-    j.key("span_ticks_num");
-    j.value_raw(json_signed(w.span_ticks_num));
-    j.key("span_ticks_den");
-    j.value_raw(json_signed(w.span_ticks_den));
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "diagnostic_count" and "diagnostics", the ones the report kept.
-inline void json_diagnostics(json_writer& j, const report& rep) {
-  j.member("diagnostic_count", rep.diagnostic_count);
-  j.key("diagnostics");
-  j.begin_array();
-  for (const auto& d : rep.diagnostics) {
-    j.begin_object();
-    j.member("where", d.where);
-    j.member("problem", d.problem);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-}  // namespace output
-}  // namespace detail
-
-inline std::string report::to_json() const {
-  namespace io = detail::output;
-  io::json_writer j;
-  j.begin_object();
-  io::json_header(j, *this);
-  io::json_regions(j, *this);
-  io::json_call_sites(j, *this);
-  io::json_spawn_sites(j, *this);
-  io::json_what_if(j, *this);
-  io::json_diagnostics(j, *this);
-  j.end_object();
-  return j.finish();
-}
-
-inline void report::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
-
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/json.hpp
-// begin include/forkscale/detail/output/site_tables.hpp
-// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
-// and spawn-site tables, the profile's self-checks, and report::sites_text and
-// report::check_profile.
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/output/text_table.hpp
-// detail/output/text_table.hpp: the layout of the text reports: aligned tables
-// that fit in 80 columns, wrapped paragraphs, and numbered sections.
-#include <cstddef>
-#include <string>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// A table: the first column left-aligned (and cut to fit), the others right-aligned.
-// Rows are indented by two spaces, columns separated by two.
-class text_table {
- public:
-  static constexpr std::size_t line_width = 80;
-
-  explicit text_table(std::vector<std::string> header) {
-    rows_.push_back(std::move(header));
-    notes_.push_back(false);
-  }
-  void add(std::vector<std::string> row) {
-    rows_.push_back(std::move(row));
-    notes_.push_back(false);
-  }
-  // A row with a first cell and, instead of the other columns, one left-aligned
-  // text ("never executed"); the text does not widen any column.
-  void add_note(std::string first, std::string text) {
-    rows_.push_back({std::move(first), std::move(text)});
-    notes_.push_back(true);
-  }
-
-  // The width the table needs without cutting the first column.
-  std::size_t natural_width() const { return total(widths()); }
-
-  std::string render() const {
-    std::vector<std::size_t> w = widths();
-    const std::size_t min_first = 12;
-    const std::size_t width = total(w);
-    if (width > line_width && w[0] > min_first) {
-      const std::size_t excess = width - line_width;
-      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
-    }
-    std::string out;
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      const auto& row = rows_[r];
-      std::string line = "  ";
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        if (notes_[r] && c == 1) {
-          line += "  " + row[1];
-        } else if (c == 0) {
-          line += pad_right(truncate_display(row[0], w[0]), w[0]);
-        } else {
-          line += "  ";
-          line += pad_left(row[c], w[c]);
-        }
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line;
-      out += '\n';
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::size_t> widths() const {
-    std::vector<std::size_t> w;
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      const auto& row = rows_[r];
-      const std::size_t used = notes_[r] ? 1 : row.size();
-      if (w.size() < used) w.resize(used, 0);
-      for (std::size_t c = 0; c < used; ++c) {
-        const std::size_t cw = display_width(row[c]);
-        if (cw > w[c]) w[c] = cw;
-      }
-    }
-    return w;
-  }
-  static std::size_t total(const std::vector<std::size_t>& w) {
-    std::size_t t = 2;
-    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
-    return t;
-  }
-
-  std::vector<std::vector<std::string>> rows_;
-  std::vector<bool> notes_;  // per row: a note row (add_note)
-};
-
-// The line under a table whose numbers have three significant digits.
-inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
-
-// A table built twice, with exact grouped numbers and with three significant
-// digits: the exact one when its numbers fit in 80 columns next to a first
-// column of `name_width` columns (the widest name, or the header) cut to at most
-// `name_room`; else the short one, whose first column is cut to fit.
-template <typename Build>
-std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
-  const text_table exact = build(false);
-  const std::size_t numbers_width = exact.natural_width() - name_width;
-  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
-  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
-  return build(true).render() + rounded_note;
-}
-
-// A table built twice, with exact grouped numbers and with three significant
-// digits: the exact one when it fits in 80 columns without cutting a site's
-// name (names matter more here than in the regions table), else the short one,
-// whose first column is cut only if it still does not fit.
-template <typename Build>
-std::string fitted_columns(Build build) {
-  const text_table exact = build(false);
-  if (exact.natural_width() <= text_table::line_width) return exact.render();
-  return build(true).render() + rounded_note;
-}
-
-// `text` (one line, no control characters) cut into lines of at most `width`
-// columns at spaces, the first starting with `indent`, the others with `more`;
-// words longer than a line stay whole.
-inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
-                           std::size_t width = 80) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-      out += line + '\n';
-      line.clear();
-    }
-    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
-    start = end + 1;
-  }
-  if (!line.empty()) out += line + '\n';
-  return out;
-}
-
-// A section of a text report: report::to_text numbers the headings, the
-// report::*_text functions show them as they are.
-struct text_section {
-  std::string heading;  // one line, without its number
-  std::string body;     // lines ending in '\n'
-};
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/text_table.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The site tables: exact numbers with each site's function when that fits in 80
-// columns, else short numbers, else short numbers without the functions (a site
-// keeps its file:line or tag, which is what tells the rows apart).
-template <typename Build>
-std::string fitted_site_columns(Build build) {
-  const text_table exact = build(false, true);
-  if (exact.natural_width() <= text_table::line_width) return exact.render();
-  const text_table short_fn = build(true, true);
-  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded_note;
-  return build(true, false).render() + rounded_note +
-         "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
-}
-
-// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
-inline std::string share_text(std::int64_t part, std::uint64_t whole) {
-  if (!whole) return "n/a";
-  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
-}
-
-// A site as the tables name it: "(root)" for the root row; otherwise its name
-// (the tag, or file:line) and the function it is in, "spawn " first for the rows
-// of spawn sites in the call-site table.
-inline std::string site_label(site_kind kind, const std::string& name, const std::string& function,
-                              bool mark_spawn, bool with_function = true) {
-  if (kind == site_kind::root) return "(root)";
-  std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
-  s += name.empty() ? std::string("(unnamed)") : printable(name);
-  if (with_function && !function.empty()) s += " in " + printable(function);
-  return s;
-}
-
-// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
-// rows' order); every root row, and at most `top_n` others. `hidden` gets the
-// number of rows left out.
-template <typename Row, typename Key>
-std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
-  std::vector<std::size_t> order(rows.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
-  std::vector<std::size_t> shown;
-  std::size_t others = 0;
-  hidden = 0;
-  for (const std::size_t i : order) {
-    if (rows[i].kind == site_kind::root) {
-      shown.push_back(i);
-    } else if (others < top_n) {
-      shown.push_back(i);
-      ++others;
-    } else {
-      ++hidden;
-    }
-  }
-  return shown;
-}
-
-// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
-class exact_sum {
- public:
-  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
-  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
-  bool overflow() const noexcept { return overflow_; }
-  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
-  std::string text() const {
-    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
-  }
-
- private:
-  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
-    if (s > static_cast<std::uint64_t>(-1) - v) overflow_ = true;
-    else s += v;
-  }
-  std::uint64_t plus_ = 0, minus_ = 0;
-  bool overflow_ = false;
-};
-
-// One self-check: "" when `sum` equals `total`, else what failed.
-inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
-                             const char* total_name, std::uint64_t total) {
-  if (sum.equals(total)) return std::string();
-  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
-         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
-         std::to_string(total);
-}
-
-// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
-// when it holds or when the report has no site rows.
-inline std::vector<std::string> profile_check_failures(const report& rep) {
-  std::vector<std::string> failed;
-  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
-  exact_sum local_span, local_work, critical_span, exclusive_work;
-  for (const auto& c : rep.call_sites) {
-    local_span.add(c.local_on_span.span);
-    local_work.add(c.local_on_work.work);
-  }
-  for (const auto& p : rep.spawn_sites) {
-    critical_span.add(p.critical_span);
-    exclusive_work.add(p.exclusive_work);
-  }
-  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
-  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
-                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
-                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
-                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
-    if (!c.empty()) failed.push_back(std::move(c));
-  return failed;
-}
-
-// The line under a table that left `hidden` rows out: "  (3 more call sites not
-// shown)"; nothing when it left none out.
-inline std::string not_shown_note(std::size_t hidden, const char* what) {
-  if (!hidden) return std::string();
-  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
-}
-
-// A site section: its heading, its table, the rows it left out and what the
-// columns mean.
-inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
-                                 const char* legend) {
-  text_section s;
-  s.heading = std::move(heading);
-  s.body = table + not_shown_note(hidden, what) + legend;
-  return s;
-}
-
-// The call-site table: the top `top_n` sites by local span on span.
-inline text_section call_sites_section(const report& rep, std::size_t top_n) {
-  const std::uint64_t span = rep.span();
-  std::size_t hidden = 0;
-  const std::vector<std::size_t> shown = top_rows(
-      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
-    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
-    for (const std::size_t i : shown) {
-      const call_site_profile& c = rep.call_sites[i];
-      const site_measure& tcs = c.top_call_site_on_work;
-      t.add({site_label(c.kind, c.name, c.function, true, with_function),
-             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
-             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
-             signed_count_text(tcs.span, short_numbers),
-             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
-             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
-    }
-    return t;
-  });
-  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
-                      table, hidden, "call site",
-                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
-                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
-}
-
-// The spawn-site table: the top `top_n` sites by critical span.
-inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
-  std::size_t hidden = 0;
-  const std::vector<std::size_t> shown = top_rows(
-      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
-    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
-    for (const std::size_t i : shown) {
-      const spawn_site_profile& p = rep.spawn_sites[i];
-      t.add({site_label(p.kind, p.name, p.function, false, with_function), count_text(p.tasks, short_numbers),
-             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
-             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
-             percent_text(p.critical_percent)});
-    }
-    return t;
-  });
-  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
-                      table, hidden, "spawn site",
-                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
-                      "  the critical path (% = share of the span)\n");
-}
-
-// The call-site and spawn-site tables (report::sites_text, report::to_text),
-// the last followed by the self-checks that fail.
-inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
-  std::vector<text_section> out;
-  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
-  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
-  const std::vector<std::string> failed = profile_check_failures(rep);
-  if (!failed.empty() && !out.empty()) {
-    out.back().body += "  profile self-check failed:\n";
-    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
-  }
-  return out;
-}
-
-}  // namespace output
-}  // namespace detail
-
-inline std::string report::check_profile() const {
-  std::string out;
-  for (const auto& f : detail::output::profile_check_failures(*this))
-    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
-  return out;
-}
-
-inline std::string report::sites_text(std::size_t top_n) const {
-  const auto sections = detail::output::site_sections(*this, top_n);
-  if (sections.empty()) return "No site profiles in this report.\n";
-  std::string out;
-  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
-  return out;
-}
-
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/site_tables.hpp
-// begin include/forkscale/detail/output/text.hpp
-// detail/output/text.hpp: a report as text, for people: report::to_text, one
-// function per section, with the region tables it shows, and report::write_text.
-#include <cstddef>
-#include <cstdint>
-#include <ostream>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/output/what_if_tables.hpp
-// detail/output/what_if_tables.hpp: the what-if predictions in text: the
-// region with the most to gain, the table of predicted spans, parallelism and
-// gains, and report::what_if_text.
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The what-if rows of one region, as the text table shows them: one line per
-// factor with both models.
-struct what_if_line {
-  double factor = 1;
-  const what_if_result* parallelized = nullptr;
-  const what_if_result* optimized = nullptr;
-  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
-};
-struct what_if_block {
-  const what_if_result* first = nullptr;
-  bool executed = false;
-  std::vector<what_if_line> lines;
-};
-
-// Consecutive rows of the same region (name and source) make a block, in the
-// report's order; within a block, rows of the same factor make a line.
-inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
-  std::vector<what_if_block> blocks;
-  for (const what_if_result& w : rows) {
-    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
-      blocks.emplace_back();
-      blocks.back().first = &w;
-    }
-    what_if_block& b = blocks.back();
-    b.executed = b.executed || w.executed;
-    what_if_line* line = nullptr;
-    for (auto& l : b.lines)
-      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
-    if (!line) {
-      b.lines.emplace_back();
-      line = &b.lines.back();
-      line->factor = w.factor;
-    }
-    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
-    if (!slot) slot = &w;
-  }
-  return blocks;
-}
-
-// Orders parallelism values, +infinity largest, NaN smallest.
-inline bool parallelism_less(double a, double b) noexcept {
-  if (std::isnan(a)) return !std::isnan(b);
-  if (std::isnan(b)) return false;
-  return a < b;
-}
-
-// The region with the most to gain at its largest factor (parallelized): an
-// executed region's row, named regions before "all regions"; null when none.
-inline const what_if_result* most_to_gain(const std::vector<what_if_block>& blocks) {
-  const what_if_result* best = nullptr;
-  for (int pass = 0; pass < 2 && !best; ++pass) {
-    for (const what_if_block& b : blocks) {
-      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
-      const what_if_result* top = nullptr;
-      for (const what_if_line& l : b.lines)
-        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
-      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
-    }
-  }
-  return best;
-}
-
-// "Most to gain: <region> at k = <factor>: parallelism <now> -> <then> ...",
-// wrapped.
-inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
-  const bool measured = rep.span() > 0;
-  const double now = rep.parallelism();
-  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) + " at k = " +
-                     factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
-                     unbounded_ratio_text(best.parallelism);
-  if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
-  if (rep.max_processors >= 2) {
-    const double p = static_cast<double>(rep.max_processors);
-    line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
-            fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best.speedup_at(rep.max_processors).upper, 2);
-  }
-  return wrapped(line + ".", "  ", "    ");
-}
-
-// The what-if table: a line per region and factor with both models, or a note
-// for a region that never ran; exact numbers when they fit next to a readable
-// region column.
-inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
-  std::size_t name_width = 6;  // "region"
-  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
-  return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
-    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
-    for (const what_if_block& b : blocks) {
-      const std::string name = printable(b.first->region);
-      if (!b.executed) {
-        t.add_note(name, b.first->source == what_if_source::call_site ? "never executed (named call site)"
-                                                                      : "never executed");
-        continue;
-      }
-      for (const what_if_line& l : b.lines) {
-        const double span = l.any().span;
-        const std::string span_text =
-            short_numbers && span >= 0 && span < 1.8e19 ? compact(static_cast<std::uint64_t>(std::round(span)))
-                                                        : grouped_round(span);
-        const auto par = [&](const what_if_result* w) {
-          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
-        };
-        const auto gain = [&](const what_if_result* w) {
-          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
-        };
-        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized),
-               par(l.optimized), gain(l.optimized)});
-      }
-    }
-    return t;
-  });
-}
-
-// The what-if section (report::what_if_text, report::to_text); empty heading
-// when the report has no what-if rows.
-inline text_section what_if_section(const report& rep) {
-  text_section s;
-  if (rep.what_if.empty()) return s;
-  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
-  s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
-  s.body = wrapped("Predicted span and parallelism of the whole program if the strands of a region were k times "
-                   "faster; measured: span " + grouped(rep.span()) + ", parallelism " +
-                       ratio_text(rep.span(), rep.parallelism()) + ".",
-                   "  ", "  ");
-  if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
-  s.body += what_if_table(blocks, rep.span() > 0);
-  s.body += wrapped("par., gain: parallelized (the region's share of every path divides by k, the work stays); "
-                    "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
-                    "  ", "  ");
-  return s;
-}
-
-}  // namespace output
-}  // namespace detail
-
-inline std::string report::what_if_text() const {
-  const detail::output::text_section s = detail::output::what_if_section(*this);
-  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
-}
-
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/what_if_tables.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The region's name in the tables: its label, indented two spaces per level.
-inline std::string tree_name(const region_result& r) {
-  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
-  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
-}
-
-// A table of regions with exact, grouped numbers when they fit in 80 columns next
-// to a readable region column; otherwise with three significant digits (5.57G).
-template <typename Build>
-std::string fitted_table(const std::vector<region_result>& regions, Build build) {
-  std::size_t name_width = 6;  // "region"
-  for (const auto& r : regions) {
-    const std::size_t w = display_width(tree_name(r));
-    if (w > name_width) name_width = w;
-  }
-  return fitted_next_to_names(name_width, 16, build);
-}
-
-inline std::string regions_table(const std::vector<region_result>& regions) {
-  return fitted_table(regions, [&](bool short_numbers) {
-    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
-    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
-    for (const auto& r : regions)
-      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
-             ratio_text(r.span, r.parallelism(), short_numbers),
-             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns),
-             num(r.syncs)});
-    return t;
-  });
-}
-
-inline std::string raw_table(const std::vector<region_result>& regions) {
-  return fitted_table(regions, [&](bool short_numbers) {
-    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
-    text_table t({"region", "raw work", "raw span", "work", "span"});
-    for (const auto& r : regions)
-      t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
-    return t;
-  });
-}
-
-// The first line: the report's label, clock and unit.
-inline std::string title_text(const report& rep) {
-  std::string out = "forkscale report";
-  if (!rep.label.empty()) out += ": " + printable(rep.label);
-  out += "  (clock: ";
-  out += to_string(rep.clock);
-  out += ", unit: " + printable(rep.unit) + ")\n";
-  return out;
-}
-
-// Section 1: the whole program's numbers, one a line, integer parts
-// right-aligned so that ratios line up with the counts above them; `u` is the
-// unit as the report shows it.
-inline std::string profile_text(const region_result& r, const std::string& u) {
-  struct line {
-    const char* name;
-    std::string value;
-    bool timed;
-  };
-  const line lines[] = {
-      {"Work:", grouped(r.work), true},
-      {"Span:", grouped(r.span), true},
-      {"Burdened span:", grouped(r.burdened_span), true},
-      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
-      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
-      {"Spawns:", grouped(r.spawns), false},
-      {"Syncs:", grouped(r.syncs), false},
-      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
-  };
-  std::size_t int_width = 0;
-  for (const auto& l : lines) {
-    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
-    if (w > int_width) int_width = w;
-  }
-  std::string out = "\n1) Parallelism Profile\n";
-  for (const auto& l : lines) {
-    const std::size_t dot = l.value.find('.');
-    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
-    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
-    if (l.timed) out += " " + u;
-    out += '\n';
-  }
-  return out;
-}
-
-// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
-inline std::string speedup_text(const region_result& r, unsigned max_processors) {
-  std::string out = "\n2) Speedup Estimate\n";
-  const auto bounds = r.speedup_estimate(max_processors);
-  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
-  if (r.span == 0) return out + "  (none: the span is zero)\n";
-  const std::size_t p_width = std::to_string(bounds.back().processors).size();
-  std::size_t lower_width = 0;
-  for (const auto& b : bounds) {
-    const std::size_t w = fixed(b.lower, 2).size();
-    if (w > lower_width) lower_width = w;
-  }
-  for (const auto& b : bounds) {
-    out += "  " + pad_left(std::to_string(b.processors), p_width) + " processors:  " +
-           pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
-  }
-  return out;
-}
-
-// Sections 3 on, those the report has: regions, call sites, spawn sites,
-// what-if, and with `show_raw` the numbers before overhead compensation.
-inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
-  std::string out;
-  int section = 3;
-  const auto add = [&](const std::string& heading, const std::string& body) {
-    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
-  };
-  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
-  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
-  const text_section wi = what_if_section(rep);
-  if (!wi.heading.empty()) add(wi.heading, wi.body);
-  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
-  return out;
-}
-
-// The lines after the sections: the burden, the profiler's memory and the
-// overhead compensation.
-inline std::string burden_text(const report& rep, const std::string& u) {
-  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
-  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
-  out += ".\n";
-  if (rep.compensation_per_strand > 0) {
-    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u +
-           " subtracted per strand, " + grouped(rep.compensation_total) + " " + u + " in total.\n";
-  }
-  return out;
-}
-
-// The diagnostics: their count and the first ten.
-inline std::string diagnostics_text(const report& rep) {
-  const std::size_t shown_limit = 10;
-  const std::uint64_t count =
-      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
-  if (count == 0) return "Diagnostics: none.\n";
-  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
-  std::string out = "Diagnostics: " + grouped(count);
-  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
-  out += "\n";
-  for (std::size_t i = 0; i < shown; ++i) {
-    const auto& d = rep.diagnostics[i];
-    out += "  ";
-    if (!d.where.empty()) out += printable(d.where) + ": ";
-    out += printable(d.problem) + "\n";
-  }
-  return out;
-}
-
-}  // namespace output
-}  // namespace detail
-
-inline std::string report::to_text(bool show_raw) const {
-  namespace io = detail::output;
-  const std::string u = io::printable(unit);
-  std::string out = io::title_text(*this);
-  if (regions.empty()) {
-    out += "\nNothing was measured.\n";
-  } else {
-    out += io::profile_text(regions.front(), u);
-    out += io::speedup_text(regions.front(), max_processors);
-    out += io::numbered_sections(*this, show_raw, u);
-  }
-  out += io::burden_text(*this, u);
-  out += io::diagnostics_text(*this);
-  return out;
-}
-
-inline void report::write_text(const std::string& path, bool show_raw) const {
-  detail::write_file_atomically(path, to_text(show_raw));
-}
-
-inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
-
-FORKSCALE_NAMESPACE_END
-// end include/forkscale/detail/output/text.hpp
-// end include/forkscale/detail/output/report_writers.hpp
-// begin include/forkscale/advisor.hpp
-// advisor.hpp: where to spend optimization work (TaskProf2's adviser, done with
-// forkscale's own measurements).
-//
-//   fs::advice a = fs::advise("treesum", [&] { run_workload(); });
-//   std::cout << a.to_text();
-//
-// The advisor runs the workload, takes the call site with the most exclusive
-// critical-path work (local span on span, docs/model.md), assumes it `factor`×
-// faster in the next run (the parallelized model: its strands' share of every path
-// divides, the work stays), and repeats on the program so changed — until the
-// predicted parallelism reaches the target or no site helps. Each step also says
-// what the chosen site would give if it were infinitely fast, so a site that has
-// fallen off the critical path shows as one whose infinite speedup buys little.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <string>
-#include <thread>
-#include <utility>
-#include <vector>
-
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -6038,11 +6018,11 @@ struct advisor_options {
 // One step: the site chosen, why, and what it is predicted to give.
 struct advisor_step {
   unsigned step = 0;
-  std::string site;      // its tag or file:line
+  std::string site;  // its tag or file:line
   std::string file;
   unsigned line = 0;
   std::string function;
-  std::string spec;      // how the advisor named it (file:line or tag=NAME)
+  std::string spec;                    // how the advisor named it (file:line or tag=NAME)
   double critical_share = 0;           // its local span on span / the span, in the run that chose it
   double parallelism_before = 0;       // of the program with the earlier steps applied
   double predicted_parallelism = 0;    // with this site `factor`× faster too
@@ -6058,8 +6038,8 @@ struct advice {
   std::vector<advisor_step> steps;
   bool reached_target = false;
   std::string stopped_because;
-  unsigned runs = 0;       // how many times the workload ran
-  std::string unit;        // of the measurements
+  unsigned runs = 0;  // how many times the workload ran
+  std::string unit;   // of the measurements
 
   double final_parallelism() const noexcept {
     return steps.empty() ? measured_parallelism : steps.back().predicted_parallelism;
@@ -6090,7 +6070,8 @@ inline std::string advice::to_text() const {
       if (!s.function.empty() && s.site.find(s.function) == std::string::npos) name += " in " + s.function;
       const bool measured = s.parallelism_before > 0;
       const double gain = measured ? s.predicted_parallelism / s.parallelism_before : 0;
-      rows.push_back({std::to_string(s.step), detail::output::printable(name), detail::output::fixed(100.0 * s.critical_share, 1) + "%",
+      rows.push_back({std::to_string(s.step), detail::output::printable(name),
+                      detail::output::fixed(100.0 * s.critical_share, 1) + "%",
                       detail::output::unbounded_ratio_text(s.predicted_parallelism) + " (" +
                           detail::output::gain_text(gain, measured) + ")",
                       detail::output::unbounded_ratio_text(s.parallelism_at_infinity)});
@@ -6105,7 +6086,8 @@ inline std::string advice::to_text() const {
       if (i != 1) others += w[i] + 2;
     if (2 + others + w[1] > 80) w[1] = std::max<std::size_t>(12, 80 > 2 + others ? 80 - 2 - others : 12);
     const auto line = [&](const std::vector<std::string>& r) {
-      std::string l = "  " + detail::output::pad_left(r[0], w[0]) + "  " + detail::output::pad_right(detail::output::truncate_display(r[1], w[1]), w[1]);
+      std::string l = "  " + detail::output::pad_left(r[0], w[0]) + "  " +
+                      detail::output::pad_right(detail::output::truncate_display(r[1], w[1]), w[1]);
       for (std::size_t i = 2; i < r.size(); ++i) l += "  " + detail::output::pad_left(r[i], w[i]);
       while (!l.empty() && l.back() == ' ') l.pop_back();
       return l + "\n";
@@ -6189,8 +6171,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   for (unsigned step = 1;; ++step) {
     if (current >= a.target) {
       a.reached_target = true;
-      a.stopped_because = "predicted parallelism " + detail::output::unbounded_ratio_text(current) + " >= " +
-                          detail::output::unbounded_ratio_text(a.target);
+      a.stopped_because = "predicted parallelism " + detail::output::unbounded_ratio_text(current) +
+                          " >= " + detail::output::unbounded_ratio_text(a.target);
       break;
     }
     if (step > ao.max_steps) {

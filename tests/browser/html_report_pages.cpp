@@ -116,12 +116,12 @@ fs::report site_report() {
        m(1, 100000, 2500), m(1, 100000, 2500)},
       {"util.cpp:9", "src/util.cpp", 9, "checksum", "", fs::site_kind::call, false, m(0, 0, 0), m(2, 100, 50),
        m(2, 100, 50), m(2, 100, 50)},
-      {"qs.cpp:21", "src/qs.cpp", 21, "sort<int>", "", fs::site_kind::call, true, m(1, 250, 250),
-       m(100, 8000, 1000), m(1, 98000, 2100), m(1, 98000, 2100)},
-      {"merge & \"copy\"", "src/merge.cpp\" autofocus onfocus=\"alert(7)", 5, "merge<'a'>", "merge & \"copy\"", fs::site_kind::call, false,
-       m(1, 50, 50), m(3, 900, 120), m(3, 900, 120), m(3, 900, 120)},
-      {"qs.cpp:17", "src/qs.cpp", 17, "sort<int>", "", fs::site_kind::spawn, true, m(1, 700, 700),
-       m(100, 50000, 20000), m(1, 99000, 2200), m(1, 99000, 2200)},
+      {"qs.cpp:21", "src/qs.cpp", 21, "sort<int>", "", fs::site_kind::call, true, m(1, 250, 250), m(100, 8000, 1000),
+       m(1, 98000, 2100), m(1, 98000, 2100)},
+      {"merge & \"copy\"", "src/merge.cpp\" autofocus onfocus=\"alert(7)", 5, "merge<'a'>", "merge & \"copy\"",
+       fs::site_kind::call, false, m(1, 50, 50), m(3, 900, 120), m(3, 900, 120), m(3, 900, 120)},
+      {"qs.cpp:17", "src/qs.cpp", 17, "sort<int>", "", fs::site_kind::spawn, true, m(1, 700, 700), m(100, 50000, 20000),
+       m(1, 99000, 2200), m(1, 99000, 2200)},
       {"", "src/qs.cpp", 42, "partition", evil, fs::site_kind::call, false, m(1, 1200, 1200), m(9, 40000, 9000),
        m(9, 40000, 9000), m(9, 40000, 9000)},
   };
@@ -133,8 +133,8 @@ fs::report site_report() {
   r.spawn_sites.push_back(spawn_site("quicksort", "main", fs::site_kind::root, false, 1, 100000, 2500, 30000, 900, 36));
   r.spawn_sites.push_back(
       spawn_site("</td><script>alert(4)</script>", "worker", fs::site_kind::spawn, false, 5, 1000, 400, 1000, 100, 4));
-  r.spawn_sites.push_back(spawn_site("qs.cpp:17", "sort<int>", fs::site_kind::spawn, true, 100, 99000, 2200, 69000,
-                                     1500, 60));
+  r.spawn_sites.push_back(
+      spawn_site("qs.cpp:17", "sort<int>", fs::site_kind::spawn, true, 100, 99000, 2200, 69000, 1500, 60));
   return r;
 }
 

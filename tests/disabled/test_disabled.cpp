@@ -92,11 +92,14 @@ TEST(Disabled, MeasureRunsTheCallableAndReportsZeros) {
   opt.clock = fs::clock_kind::cost;
   int calls = 0;
   long result = 0;
-  fs::report rep = fs::measure("disabled", [&] {
-    ++calls;
-    fs::charge(1000);
-    result = fib_inline(15);
-  }, opt);
+  fs::report rep = fs::measure(
+      "disabled",
+      [&] {
+        ++calls;
+        fs::charge(1000);
+        result = fib_inline(15);
+      },
+      opt);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(result, 610);
   EXPECT_EQ(rep.work(), std::uint64_t{0});

@@ -16,8 +16,8 @@ namespace {
 // fan_out(4, 1000) with a burden of 500: work 4,000, span 1,000, parallelism 4,
 // burdened span max(3·500 + 1,000, 4·500) = 2,500, burdened parallelism 1.6.
 void BM_fan_out(benchmark::State& state) {
-  fs::benchmark::measure(state, "fan_out", [] { progs::fan_out_body(4, 1000); },
-                         progs::cost_clock(500));
+  fs::benchmark::measure(
+      state, "fan_out", [] { progs::fan_out_body(4, 1000); }, progs::cost_clock(500));
   for (auto _ : state) progs::fan_out_body(4, 1000);  // outside any measurement: plain code
 }
 BENCHMARK(BM_fan_out)->Iterations(3);
@@ -27,8 +27,8 @@ BENCHMARK(BM_fan_out)->Iterations(3);
 // one run's numbers, not their sum. Work 2,000, span 250, parallelism 8,
 // burdened span 7·100 + 250 = 950, burdened parallelism 40/19.
 void BM_fan_out_threads(benchmark::State& state) {
-  fs::benchmark::measure(state, "fan_out_threads", [] { progs::fan_out_threads_body(8, 250); },
-                         progs::cost_clock(100));
+  fs::benchmark::measure(
+      state, "fan_out_threads", [] { progs::fan_out_threads_body(8, 250); }, progs::cost_clock(100));
   for (auto _ : state) progs::fan_out_threads_body(8, 250);
 }
 BENCHMARK(BM_fan_out_threads)->Iterations(3)->Threads(2);

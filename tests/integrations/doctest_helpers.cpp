@@ -36,8 +36,8 @@ TEST_CASE("forkscale checks take rows and pointers to rows") {
 }
 
 TEST_CASE("forkscale checks on real threads") {
-  const fs::report rep = fs::measure("threads", [] { progs::fan_out_threads_body(8, 250); },
-                                     progs::cost_clock());
+  const fs::report rep = fs::measure(
+      "threads", [] { progs::fan_out_threads_body(8, 250); }, progs::cost_clock());
   FORKSCALE_REQUIRE_NO_DIAGNOSTICS(rep);
   FORKSCALE_CHECK_PARALLELISM_AT_LEAST(rep, 8);
 }

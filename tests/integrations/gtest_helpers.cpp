@@ -21,9 +21,7 @@ namespace progs = integration_programs;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(ForkscaleGtest, PassingChecksPass) {
   const fs::report rep = progs::fan_out(8, 1000);  // parallelism 8, span 12.5% of work
@@ -57,8 +55,7 @@ TEST(ForkscaleGtest, FailuresNameLabelValueAndBound) {
   const fs::report rep = progs::fan_out(4, 1000);  // parallelism 4, burdened ~0.07
   EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 100),
                           "forkscale: parallelism of 'fan_out' is 4.00, expected at least 100");
-  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 4.001),
-                          "is 4.000, expected at least 4.001");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 4.001), "is 4.000, expected at least 4.001");
   EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_BURDENED_PARALLELISM_AT_LEAST(rep, 1),
                           "burdened parallelism of 'fan_out' is 0.07, expected at least 1");
   EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 10),
@@ -66,8 +63,7 @@ TEST(ForkscaleGtest, FailuresNameLabelValueAndBound) {
   EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, 100),
                           "work 4,000 units, span 1,000 units, burdened span 60,000 units");
   const double kMinimum = 16;
-  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, kMinimum),
-                          "expected at least 16 (kMinimum)");
+  EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep, kMinimum), "expected at least 16 (kMinimum)");
 
   const fs::report bad = progs::misused();
   EXPECT_NONFATAL_FAILURE(FORKSCALE_EXPECT_NO_DIAGNOSTICS(bad),
@@ -81,10 +77,8 @@ TEST(ForkscaleGtest, AssertFormsAreFatal) {
   g_fan_out = progs::fan_out(4, 1000);
   EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_PARALLELISM_AT_LEAST(g_fan_out, 5),
                        "parallelism of 'fan_out' is 4.00, expected at least 5");
-  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_BURDENED_PARALLELISM_AT_LEAST(g_fan_out, 5),
-                       "expected at least 5");
-  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_SPAN_AT_MOST_PERCENT_OF_WORK(g_fan_out, 5),
-                       "expected at most 5% of the work");
+  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_BURDENED_PARALLELISM_AT_LEAST(g_fan_out, 5), "expected at least 5");
+  EXPECT_FATAL_FAILURE(FORKSCALE_ASSERT_SPAN_AT_MOST_PERCENT_OF_WORK(g_fan_out, 5), "expected at most 5% of the work");
 }
 
 TEST(ForkscaleGtest, EmptyReportFails) {
@@ -114,8 +108,7 @@ TEST(ForkscaleAssertions, Outcomes) {
   const fs::report third = progs::fan_out(3, 1000, -1, "third");
   const auto close = fs::assertions::span_at_most_percent_of_work(third, 33.333);
   EXPECT_FALSE(close.passed);
-  EXPECT_TRUE(contains(close.message, "is 33.3333% of the work, expected at most 33.333%"))
-      << close.message;
+  EXPECT_TRUE(contains(close.message, "is 33.3333% of the work, expected at most 33.333%")) << close.message;
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace {
 fs::report measure_here(void (*program)(std::uint64_t), std::uint64_t leaf) {
   fs::options opt;
   opt.clock = fs::clock_kind::cost;
-  return fs::measure("odr_b", [&] { program(leaf); }, opt);
+  return fs::measure(
+      "odr_b", [&] { program(leaf); }, opt);
 }
 
 }  // namespace

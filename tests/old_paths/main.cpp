@@ -19,8 +19,8 @@ std::string old_path_benchmark();
 std::string old_path_doctest();
 
 int main() {
-  std::vector<std::string> got = {old_path_std_thread(), old_path_serial(), old_path_split_tree(),
-                                  old_path_study(),      old_path_plot(),   old_path_html(),
+  std::vector<std::string> got = {old_path_std_thread(), old_path_serial(),     old_path_split_tree(),
+                                  old_path_study(),      old_path_plot(),       old_path_html(),
                                   old_path_report_io(),  old_path_assertions(), old_path_gtest()};
 #ifdef FORKSCALE_OLD_PATHS_TBB
   got.push_back(old_path_tbb());
@@ -44,8 +44,10 @@ int main() {
 #endif
   int failed = 0;
   for (const std::string& name : got) {
-    if (name.empty()) ++failed;
-    else std::printf("ok forkscale/%s\n", name.c_str());
+    if (name.empty())
+      ++failed;
+    else
+      std::printf("ok forkscale/%s\n", name.c_str());
   }
   return failed == 0 ? 0 : 1;
 }

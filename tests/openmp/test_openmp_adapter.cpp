@@ -168,7 +168,8 @@ template <class Program>
 fs::report run(const char* label, const run_mode& mode, participation& who, Program program) {
   diagnostics d;
   current_participation = &who;
-  fs::report r = fs::measure(label, [&] { program(mode); }, d.options());
+  fs::report r = fs::measure(
+      label, [&] { program(mode); }, d.options());
   current_participation = nullptr;
   expect_clean(r, d, std::string(label) + " (" + mode.name + ")");
   return r;
@@ -177,8 +178,8 @@ fs::report run(const char* label, const run_mode& mode, participation& who, Prog
 void expect_ran_on_a_team(const participation& who, const run_mode& mode, const char* label) {
   if (mode.threads < 2) return;
   EXPECT_GE(who.team.load(), 2) << label << " (" << mode.name << "): the region had one thread";
-  std::printf("[ forkscale ] %s (%s): team of %d, measured code ran on %d thread(s)\n", label,
-              mode.name, who.team.load(), who.distinct());
+  std::printf("[ forkscale ] %s (%s): team of %d, measured code ran on %d thread(s)\n", label, mode.name,
+              who.team.load(), who.distinct());
 }
 
 // ---------------------------------------------------------------------------
@@ -186,8 +187,8 @@ void expect_ran_on_a_team(const participation& who, const run_mode& mode, const 
 TEST(OpenMPAdapter, RuntimeIsTheOneThisBuildIsFor) {
   const bool llvm = dlsym(RTLD_DEFAULT, "__kmpc_fork_call") != nullptr;  // libomp only
   const std::string loaded = llvm ? "libomp" : "libgomp";
-  std::printf("[ forkscale ] OpenMP runtime: %s (_OPENMP %d), %d hardware thread(s)\n",
-              loaded.c_str(), _OPENMP, static_cast<int>(std::thread::hardware_concurrency()));
+  std::printf("[ forkscale ] OpenMP runtime: %s (_OPENMP %d), %d hardware thread(s)\n", loaded.c_str(), _OPENMP,
+              static_cast<int>(std::thread::hardware_concurrency()));
   EXPECT_EQ(loaded, std::string(FORKSCALE_TEST_OPENMP_RUNTIME));
 }
 
@@ -212,7 +213,7 @@ long fib(int n, task_mode m, bool call_scope = false) {
   const bool deferred = task_if(m, n);
   const bool final_task = task_final(m, n);
   auto tk = fs::omp::spawn_point();
-#pragma omp task shared(x) if(deferred) final(final_task)
+#pragma omp task shared(x) if (deferred) final(final_task)
   {
     fs::omp::task_scope ts(tk);
     note_thread();
@@ -238,8 +239,7 @@ long fib_value(int n) { return n < 2 ? n : fib_value(n - 1) + fib_value(n - 2); 
 // would not: it is per function). A plain sync_point joins the children of its
 // sync scope, which is the task here: the call is a plain call.
 struct fib_numbers {
-  std::uint64_t work = 0, span = 0, bspan = 0, spawns = 0, syncs = 0, calls = 0, leaves = 0,
-                leaf_work = 0;
+  std::uint64_t work = 0, span = 0, bspan = 0, spawns = 0, syncs = 0, calls = 0, leaves = 0, leaf_work = 0;
 };
 struct point {
   std::uint64_t pos = 0, bpos = 0;  // longest path to here, plain and burdened
@@ -270,11 +270,11 @@ void fib_walk(int n, walked_task& t, fib_numbers& e) {
   e.work += c;
   walked_task child{t.at, point{}};  // the task starts at its spawn point
   e.spawns += 1;
-  fib_walk(n - 1, child, e);         // it ends with a taskwait: nothing left waiting
+  fib_walk(n - 1, child, e);  // it ends with a taskwait: nothing left waiting
   t.waiting.join(child.at);
-  t.at.bpos += burden;               // the continuation edge carries the burden
-  fib_walk(n - 2, t, e);             // a call: the same task
-  t.at.join(t.waiting);              // taskwait: every child of the task so far
+  t.at.bpos += burden;    // the continuation edge carries the burden
+  fib_walk(n - 2, t, e);  // a call: the same task
+  t.at.join(t.waiting);   // taskwait: every child of the task so far
   t.waiting = point{};
   e.syncs += 1;
   t.at.add(2);
@@ -423,7 +423,7 @@ TEST(OpenMPAdapter, AnOmpCallSiteKeepsTaskwaitTaskWide) {
       {
         fs::omp::task_scope ts(team);
         auto tk = fs::omp::spawn_point();
-#pragma omp task if(m.tasks != task_mode::undeferred)
+#pragma omp task if (m.tasks != task_mode::undeferred)
         {
           fs::omp::task_scope child(tk);
           fs::charge(100);
@@ -457,7 +457,7 @@ void tree(int depth, bool deferred) {
   fs::charge(10 + static_cast<std::uint64_t>(depth));
   for (int i = 0; i < 2; ++i) {
     auto tk = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
     {
       fs::omp::task_scope ts(tk);
       note_thread();
@@ -472,7 +472,7 @@ void waits_inside_its_taskgroup(bool deferred) {
   fs::charge(3);
   fs::omp::taskgroup([deferred] {
     auto d = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
     {
       fs::omp::task_scope ts(d);
       fs::charge(20);
@@ -480,7 +480,7 @@ void waits_inside_its_taskgroup(bool deferred) {
     fs::omp::taskwait();  // waits for d, a task of this taskgroup
     fs::charge(11);
     auto e = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
     {
       fs::omp::task_scope ts(e);
       fs::charge(1);
@@ -499,7 +499,7 @@ void taskgroup_program(const run_mode& mode) {
     const bool deferred = mode.tasks == task_mode::deferred;
     fs::charge(5);
     auto a = fs::omp::spawn_point();  // not a task of the taskgroup below
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
     {
       fs::omp::task_scope ts2(a);
       fs::charge(40);
@@ -510,7 +510,7 @@ void taskgroup_program(const run_mode& mode) {
       for (int i = 0; i < 3; ++i) {
         const int depth = depths[i];
         auto tk = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
         {
           fs::omp::task_scope ts3(tk);
           note_thread();
@@ -518,7 +518,7 @@ void taskgroup_program(const run_mode& mode) {
         }
       }
       auto g = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
       {
         fs::omp::task_scope ts3(g);
         waits_inside_its_taskgroup(deferred);
@@ -536,8 +536,7 @@ TEST(OpenMPAdapter, TaskgroupMatchesTheSerialElisionAndTheHandWorkedDag) {
   const fs::report serial = run("tg", serial_elision, serial_who, taskgroup_program);
   // Worked out in docs/openmp.md ("A taskgroup, by hand"): the deepest tree's
   // forwarded leaves make the span, its second spawn's burden the burdened span.
-  const std::vector<expected_row> rows = {{"tg", 1, 352, 64, 357, 26, 6, 12},
-                                          {"tg/leaf", 12, 120, 120, 120, 0, 0, 12}};
+  const std::vector<expected_row> rows = {{"tg", 1, 352, 64, 357, 26, 6, 12}, {"tg/leaf", 12, 120, 120, 120, 0, 0, 12}};
   expect_rows(serial, rows, "taskgroup serial elision");
 
   const run_mode modes[] = {parallel_modes[0], parallel_modes[1], parallel_modes[4]};
@@ -584,7 +583,7 @@ void unwaited_program(const run_mode& mode, meeting* meet) {
       fs::charge(3);
       for (int i = 0; i < 4; ++i) {
         auto tk = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
         {
           fs::omp::task_scope ts2(tk);
           note_thread();
@@ -592,7 +591,7 @@ void unwaited_program(const run_mode& mode, meeting* meet) {
           if (i % 2 == 0) {
             for (int c = 0; c < 2; ++c) {
               auto ck = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
               {
                 fs::omp::task_scope ts3(ck);
                 fs::charge(5 + static_cast<std::uint64_t>(i));
@@ -603,7 +602,7 @@ void unwaited_program(const run_mode& mode, meeting* meet) {
       }
       for (int j = 0; j < 2; ++j) {
         auto tk = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
         {
           fs::omp::task_scope ts2(tk);
           note_thread();
@@ -629,9 +628,8 @@ TEST(OpenMPAdapter, TasksWaitedOnlyByTheRegionsEndMatchTheSerialElision) {
       participation who;
       meeting meet;
       const bool concurrent = mode.threads > 1 && mode.tasks == task_mode::deferred;
-      const fs::report r = run("region", mode, who, [&](const run_mode& m) {
-        unwaited_program(m, concurrent ? &meet : nullptr);
-      });
+      const fs::report r =
+          run("region", mode, who, [&](const run_mode& m) { unwaited_program(m, concurrent ? &meet : nullptr); });
       if (concurrent) {
         EXPECT_FALSE(meet.failed.load()) << "two tasks never ran at the same time on " << mode.name;
         EXPECT_GE(who.distinct(), 2);
@@ -716,7 +714,7 @@ void loop_with_tasks(const run_mode& mode) {
         fs::charge(3);
         if (i % 10 == 0) {
           auto tk = fs::omp::spawn_point();
-#pragma omp task if(deferred)
+#pragma omp task if (deferred)
           {
             fs::omp::task_scope ts(tk);
             fs::charge(20 + static_cast<std::uint64_t>(i));
@@ -750,19 +748,22 @@ TEST(OpenMPAdapter, TasksLeftByLoopChunksAreJoinedAtTheLoopsEnd) {
 // The token: copying moves the spawn point; misuse is reported by the engine.
 TEST(OpenMPAdapter, ATaskTokenMovesIntoItsCopy) {
   diagnostics d;
-  const fs::report r = fs::measure("token", [] {
-    auto tk = fs::omp::spawn_point();
-    EXPECT_TRUE(static_cast<bool>(tk));
-    fs::omp::task_token copy(tk);  // what OpenMP does to a firstprivate variable
-    EXPECT_FALSE(static_cast<bool>(tk));
-    EXPECT_TRUE(static_cast<bool>(copy));
-    {
-      fs::omp::task_scope ts(copy);
-      fs::charge(7);
-    }
-    EXPECT_FALSE(static_cast<bool>(copy));
-    fs::omp::taskwait();
-  }, d.options());
+  const fs::report r = fs::measure(
+      "token",
+      [] {
+        auto tk = fs::omp::spawn_point();
+        EXPECT_TRUE(static_cast<bool>(tk));
+        fs::omp::task_token copy(tk);  // what OpenMP does to a firstprivate variable
+        EXPECT_FALSE(static_cast<bool>(tk));
+        EXPECT_TRUE(static_cast<bool>(copy));
+        {
+          fs::omp::task_scope ts(copy);
+          fs::charge(7);
+        }
+        EXPECT_FALSE(static_cast<bool>(copy));
+        fs::omp::taskwait();
+      },
+      d.options());
   EXPECT_EQ(r.work(), 7u);
   EXPECT_EQ(r.spawns(), 1u);
   expect_clean(r, d, "token");
@@ -770,23 +771,26 @@ TEST(OpenMPAdapter, ATaskTokenMovesIntoItsCopy) {
 
 TEST(OpenMPAdapter, MisuseIsReportedNotHidden) {
   diagnostics d;
-  const fs::report r = fs::measure("misuse", [] {
-    {
-      auto unused = fs::omp::spawn_point();  // no task ever takes it
-    }
-    auto tk = fs::omp::spawn_point();
-#pragma omp task if(0)
-    {
-      fs::omp::task_scope ts(tk);
-      fs::charge(1);
-    }
-#pragma omp task if(0)
-    {
-      fs::omp::task_scope ts(tk);  // the same spawn point again: an empty token
-      fs::charge(1);
-    }
-    fs::omp::taskwait();
-  }, d.options());
+  const fs::report r = fs::measure(
+      "misuse",
+      [] {
+        {
+          auto unused = fs::omp::spawn_point();  // no task ever takes it
+        }
+        auto tk = fs::omp::spawn_point();
+#pragma omp task if (0)
+        {
+          fs::omp::task_scope ts(tk);
+          fs::charge(1);
+        }
+#pragma omp task if (0)
+        {
+          fs::omp::task_scope ts(tk);  // the same spawn point again: an empty token
+          fs::charge(1);
+        }
+        fs::omp::taskwait();
+      },
+      d.options());
   EXPECT_EQ(r.diagnostic_count, 2u) << d.text();
   EXPECT_EQ(d.count(), 2u);
 }

@@ -21,7 +21,7 @@ long fib(int n) {
   long x = 0;
   long y = 0;
   auto tk = fs::omp::spawn_point();
-#pragma omp task shared(x) if(n > 8)
+#pragma omp task shared(x) if (n > 8)
   {
     fs::omp::task_scope ts(tk);
     x = fib(n - 1);
@@ -54,8 +54,9 @@ TEST(OpenMPAdapterDisabled, EveryNameCompilesAndTheProgramStillRuns) {
         }
       });
     }
-    fs::omp::parallel_for(0, 50, 8, [&](int i) { squares[static_cast<std::size_t>(i)] = i * i; },
-                          fs::omp::loop_schedule::static_chunks, 2);
+    fs::omp::parallel_for(
+        0, 50, 8, [&](int i) { squares[static_cast<std::size_t>(i)] = i * i; }, fs::omp::loop_schedule::static_chunks,
+        2);
   });
   EXPECT_EQ(result, 610);
   EXPECT_EQ(grouped, 10);

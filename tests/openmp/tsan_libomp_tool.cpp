@@ -37,8 +37,7 @@ void* task_block(void* task_data) {
 ompt_get_task_memory_t get_task_memory = nullptr;
 
 void on_task_schedule(ompt_data_t*, ompt_task_status_t status, ompt_data_t*) {
-  if (status != ompt_task_complete && status != ompt_task_cancel && status != ompt_task_late_fulfill)
-    return;
+  if (status != ompt_task_complete && status != ompt_task_cancel && status != ompt_task_late_fulfill) return;
   void* addr = nullptr;
   std::size_t size = 0;
   if (get_task_memory(&addr, &size, 0) && size > 0) __tsan_release(task_block(addr));
@@ -62,9 +61,8 @@ extern "C" ompt_start_tool_result_t* ompt_start_tool(unsigned int, const char*) 
   return &result;
 }
 
-extern "C" void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
-                                       std::size_t sizeof_task, std::size_t sizeof_shareds,
-                                       void* entry) {
+extern "C" void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags, std::size_t sizeof_task,
+                                       std::size_t sizeof_shareds, void* entry) {
   using alloc_fn = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
   static const auto real = reinterpret_cast<alloc_fn>(dlsym(RTLD_NEXT, "__kmpc_omp_task_alloc"));
   void* task = real(loc, gtid, flags, sizeof_task, sizeof_shareds, entry);

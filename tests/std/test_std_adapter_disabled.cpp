@@ -39,7 +39,8 @@ TEST(StdAdapterDisabled, ProgramsStillRun) {
 
 TEST(StdAdapterDisabled, SerialLoopsStillRun) {
   std::vector<int> v(100);
-  fs::serial::parallel_for(0, 100, [&](int i) { v[static_cast<std::size_t>(i)] = i; }, fs::grainsize(8));
+  fs::serial::parallel_for(
+      0, 100, [&](int i) { v[static_cast<std::size_t>(i)] = i; }, fs::grainsize(8));
   const long sum = fs::serial::parallel_reduce(
       fs::blocked_range<std::size_t>(0, v.size(), 7), 0L,
       [&](const fs::blocked_range<std::size_t>& r, long s) {

@@ -51,10 +51,9 @@ run measure(const std::string& label, Fn&& fn, double burden) {
 
 inline std::string describe(const fs::region_result& row) {
   std::ostringstream os;
-  os << row.path << " {instances " << row.instances << ", work " << row.work << ", span "
-     << row.span << ", burdened " << row.burdened_span << ", spawns " << row.spawns << ", syncs "
-     << row.syncs << ", calls " << row.calls << ", raw_work " << row.raw_work << ", raw_span "
-     << row.raw_span << "}";
+  os << row.path << " {instances " << row.instances << ", work " << row.work << ", span " << row.span << ", burdened "
+     << row.burdened_span << ", spawns " << row.spawns << ", syncs " << row.syncs << ", calls " << row.calls
+     << ", raw_work " << row.raw_work << ", raw_span " << row.raw_span << "}";
   return os.str();
 }
 

@@ -60,12 +60,9 @@ enum class op {
 // differ only by the tag. "fc" has sites in two files: the function is the
 // site's `function` string alone.
 inline constexpr forkscale::site call_site_table[] = {
-    {"src/alpha.cpp", 10, "fa", nullptr},
-    {"src/alpha.cpp", 14, "fa", nullptr},
-    {"src/beta.cpp", 20, "fb", nullptr},
-    {"src/beta.cpp", 20, "fb", "hot, \"loop\""},
-    {"include/gamma.hpp", 30, "fc", "gamma"},
-    {"src/delta.cpp", 40, "fc", nullptr},
+    {"src/alpha.cpp", 10, "fa", nullptr},     {"src/alpha.cpp", 14, "fa", nullptr},
+    {"src/beta.cpp", 20, "fb", nullptr},      {"src/beta.cpp", 20, "fb", "hot, \"loop\""},
+    {"include/gamma.hpp", 30, "fc", "gamma"}, {"src/delta.cpp", 40, "fc", nullptr},
 };
 inline constexpr forkscale::site spawn_site_table[] = {
     {"src/alpha.cpp", 10, "fa", nullptr},
@@ -90,8 +87,7 @@ inline constexpr forkscale::site what_if_site_table[] = {
     {what_if_alias_file, 50, what_if_alias_function, what_if_alias_tag},
     {"src/beta.cpp", 61, "fb", "wb"},
 };
-inline constexpr int what_if_site_count =
-    static_cast<int>(sizeof what_if_site_table / sizeof what_if_site_table[0]);
+inline constexpr int what_if_site_count = static_cast<int>(sizeof what_if_site_table / sizeof what_if_site_table[0]);
 
 // Passed to spawn_scope guards, whose site is not the task's (the spawn point's is).
 inline constexpr forkscale::site spawn_scope_decoy_site{"src/decoy.cpp", 99, "fz", "spawn scope decoy"};
@@ -172,9 +168,11 @@ inline stmt sync() {
 // The factors random programs are analysed at: each with its exact fraction.
 inline const std::vector<what_if_factor>& what_if_factor_table() {
   static const std::vector<what_if_factor> t = {
-      {1, 1, 1},   {2, 2, 1},    {3, 3, 1},   {1.5, 3, 2},
+      {1, 1, 1},    {2, 2, 1},
+      {3, 3, 1},    {1.5, 3, 2},
       {0.5, 1, 2},  // a slowdown
-      {16, 16, 1}, {std::numeric_limits<double>::infinity(), 1, 0}, {1.25, 5, 4},
+      {16, 16, 1},  {std::numeric_limits<double>::infinity(), 1, 0},
+      {1.25, 5, 4},
   };
   return t;
 }
@@ -186,10 +184,22 @@ inline const std::vector<what_if_factor>& what_if_factor_table() {
 // boundary, a what-if guard's tag, a file no site has): those never execute.
 inline const std::vector<std::string>& what_if_spec_table() {
   static const std::vector<std::string> t = {
-      "alpha.cpp:10", "src/alpha.cpp:10", "alpha.cpp:14", "beta.cpp:20", "gamma.hpp:30",
-      "include/gamma.hpp:30", "delta.cpp:40", "tag=gamma", "tag=hot, \"loop\"",
+      "alpha.cpp:10",
+      "src/alpha.cpp:10",
+      "alpha.cpp:14",
+      "beta.cpp:20",
+      "gamma.hpp:30",
+      "include/gamma.hpp:30",
+      "delta.cpp:40",
+      "tag=gamma",
+      "tag=hot, \"loop\"",
       // never executed
-      "alpha.cpp:12", "pha.cpp:10", "tag=task \u03b6", "tag=wa", "nowhere.cpp:5", "tag=spawn scope decoy",
+      "alpha.cpp:12",
+      "pha.cpp:10",
+      "tag=task \u03b6",
+      "tag=wa",
+      "nowhere.cpp:5",
+      "tag=spawn scope decoy",
   };
   return t;
 }
@@ -254,8 +264,7 @@ class generator {
   }
   // Often an enclosing what-if region's site (a region inside itself), else any.
   int choose_what_if_site() {
-    if (!wi_enclosing_.empty() && wi_pick(0, 2) == 0)
-      return wi_enclosing_[wi_pick(0, wi_enclosing_.size() - 1)];
+    if (!wi_enclosing_.empty() && wi_pick(0, 2) == 0) return wi_enclosing_[wi_pick(0, wi_enclosing_.size() - 1)];
     return static_cast<int>(wi_pick(0, what_if_site_count - 1));
   }
   stmt charge_stmt() {
@@ -271,8 +280,7 @@ class generator {
   }
   // An invocation's body: generated with its site on the stack of enclosing
   // invocations (whose order is the invocation tree's).
-  std::shared_ptr<body> invocation_body(stmt& s, int depth, const std::vector<int>& groups,
-                                        program& p) {
+  std::shared_ptr<body> invocation_body(stmt& s, int depth, const std::vector<int>& groups, program& p) {
     const bool spawn = is_spawn(s.kind);
     s.site = choose_site(spawn);
     enclosing_.emplace_back(spawn, s.site);
@@ -287,10 +295,8 @@ class generator {
       if (e.first == spawn) same.push_back(e.second);
     const auto r = std::uniform_int_distribution<int>(0, 99)(site_rng_);
     if (!same.empty() && r < 25) return same.back();  // direct recursion
-    if (!same.empty() && r < 40)
-      return same[std::uniform_int_distribution<std::size_t>(0, same.size() - 1)(site_rng_)];
-    return std::uniform_int_distribution<int>(0, (spawn ? spawn_site_count : call_site_count) - 1)(
-        site_rng_);
+    if (!same.empty() && r < 40) return same[std::uniform_int_distribution<std::size_t>(0, same.size() - 1)(site_rng_)];
+    return std::uniform_int_distribution<int>(0, (spawn ? spawn_site_count : call_site_count) - 1)(site_rng_);
   }
 
   // `groups`: task groups whose wait surely comes after this code has finished.
@@ -361,12 +367,10 @@ class generator {
       s.id = h;
       b.insert(b.begin() + static_cast<long>(pick(0, b.size())), s);
       // keep joins after their spawns: move it to the end if it landed before
-      auto spawn_at = std::find_if(b.begin(), b.end(), [&](const stmt& x) {
-        return x.kind == op::spawn_handle && x.id == h;
-      });
-      auto join_at = std::find_if(b.begin(), b.end(), [&](const stmt& x) {
-        return x.kind == op::join_handle && x.id == h;
-      });
+      auto spawn_at =
+          std::find_if(b.begin(), b.end(), [&](const stmt& x) { return x.kind == op::spawn_handle && x.id == h; });
+      auto join_at =
+          std::find_if(b.begin(), b.end(), [&](const stmt& x) { return x.kind == op::join_handle && x.id == h; });
       if (join_at < spawn_at) {
         stmt j = *join_at;
         b.erase(join_at);
@@ -397,20 +401,39 @@ inline void describe_body(std::ostringstream& os, const body& b, int indent) {
     os << std::string(static_cast<std::size_t>(indent) * 2, ' ');
     const std::string at = is_spawn(s.kind) || is_call(s.kind) ? describe_site(is_spawn(s.kind), s.site) + " " : "";
     switch (s.kind) {
-      case op::charge: os << "charge " << s.cost << "\n"; break;
-      case op::spawn: os << "spawn " << at << "{\n"; break;
-      case op::spawn_group: os << "spawn into group " << s.id << " " << at << "{\n"; break;
-      case op::spawn_handle: os << "spawn handle " << s.id << " " << at << "{\n"; break;
-      case op::sync: os << "sync\n"; break;
-      case op::join_handle: os << "join handle " << s.id << "\n"; break;
-      case op::group_scope: os << "group " << s.id << " {\n"; break;
-      case op::call: os << "call " << at << "{\n"; break;
-      case op::task_call: os << "task call " << at << "{\n"; break;
-      case op::region: os << "region " << s.label << " {\n"; break;
+      case op::charge:
+        os << "charge " << s.cost << "\n";
+        break;
+      case op::spawn:
+        os << "spawn " << at << "{\n";
+        break;
+      case op::spawn_group:
+        os << "spawn into group " << s.id << " " << at << "{\n";
+        break;
+      case op::spawn_handle:
+        os << "spawn handle " << s.id << " " << at << "{\n";
+        break;
+      case op::sync:
+        os << "sync\n";
+        break;
+      case op::join_handle:
+        os << "join handle " << s.id << "\n";
+        break;
+      case op::group_scope:
+        os << "group " << s.id << " {\n";
+        break;
+      case op::call:
+        os << "call " << at << "{\n";
+        break;
+      case op::task_call:
+        os << "task call " << at << "{\n";
+        break;
+      case op::region:
+        os << "region " << s.label << " {\n";
+        break;
       case op::what_if: {
         const forkscale::site& w = what_if_site_table[s.site < 0 ? 0 : s.site];
-        os << "what-if #" << s.site << " [" << w.function << " " << site_name(w) << " line " << w.line
-           << "] {\n";
+        os << "what-if #" << s.site << " [" << w.function << " " << site_name(w) << " line " << w.line << "] {\n";
         break;
       }
     }
@@ -438,20 +461,17 @@ inline std::string program::describe() const {
 // ---------------------------------------------------------------------------
 // The numbers every check compares.
 struct totals {
-  std::uint64_t instances = 0, work = 0, span = 0, burdened_span = 0, spawns = 0, syncs = 0,
-                calls = 0;
+  std::uint64_t instances = 0, work = 0, span = 0, burdened_span = 0, spawns = 0, syncs = 0, calls = 0;
   bool operator==(const totals& o) const {
-    return instances == o.instances && work == o.work && span == o.span &&
-           burdened_span == o.burdened_span && spawns == o.spawns && syncs == o.syncs &&
-           calls == o.calls;
+    return instances == o.instances && work == o.work && span == o.span && burdened_span == o.burdened_span &&
+           spawns == o.spawns && syncs == o.syncs && calls == o.calls;
   }
 };
 
 inline std::string to_string(const totals& t) {
   std::ostringstream os;
-  os << "{instances " << t.instances << ", work " << t.work << ", span " << t.span
-     << ", burdened " << t.burdened_span << ", spawns " << t.spawns << ", syncs " << t.syncs
-     << ", calls " << t.calls << "}";
+  os << "{instances " << t.instances << ", work " << t.work << ", span " << t.span << ", burdened " << t.burdened_span
+     << ", spawns " << t.spawns << ", syncs " << t.syncs << ", calls " << t.calls << "}";
   return os.str();
 }
 
@@ -557,7 +577,7 @@ struct what_if_scenario {
 struct what_if_expected {
   std::vector<what_if_factor> factors;
   std::uint64_t work = 0, span = 0, burdened_span = 0;  // as measured
-  std::vector<what_if_scenario> scenarios;                // empty: no rows; else [0] is all regions
+  std::vector<what_if_scenario> scenarios;              // empty: no rows; else [0] is all regions
 };
 
 // Deliberately wrong models, to show that the comparison can fail.
@@ -639,8 +659,7 @@ class oracle {
       if (x == 0)
         os << "root";
       else
-        os << (in.spawn ? "task " : "call ") << describe_site(in.spawn, in.site) << " parent #"
-           << in.parent;
+        os << (in.spawn ? "task " : "call ") << describe_site(in.spawn, in.site) << " parent #" << in.parent;
       os << " task id 0x" << std::hex << task_uid_[idx(in.task)] << std::dec << ": work " << work_[x] << ", span "
          << span_of(static_cast<int>(x)) << ", local work " << local_work_[x] << ", local span "
          << (x == 0 ? root_local_span_ : local_span_[x]);
@@ -659,11 +678,11 @@ class oracle {
     int task = -1;
     std::uint64_t cost = 0;
     std::vector<edge> preds;
-    int spawns = 0;     // spawn events at the end of this node
-    bool sync = false;  // this node starts after a join
-    int calls = 0;      // call events inside this node
-    int inv = -1;       // the invocation this node belongs to
-    int ends = -1;      // the invocation whose last node this is
+    int spawns = 0;        // spawn events at the end of this node
+    bool sync = false;     // this node starts after a join
+    int calls = 0;         // call events inside this node
+    int inv = -1;          // the invocation this node belongs to
+    int ends = -1;         // the invocation whose last node this is
     std::uint32_t wi = 0;  // the what-if regions open around it (bit r: region r)
   };
   struct task {
@@ -828,10 +847,10 @@ class oracle {
   void compute_what_if(const program& p, int root_end, std::uint64_t work, std::uint64_t span,
                        std::uint64_t burdened_span) {
     what_if_ = what_if_expected{};
-    what_if_.factors = p.what_if
-                           ? p.what_if_factors
-                           : std::vector<what_if_factor>{{2, 2, 1}, {4, 4, 1}, {8, 8, 1}, {16, 16, 1},
-                                                         {std::numeric_limits<double>::infinity(), 1, 0}};
+    what_if_.factors =
+        p.what_if ? p.what_if_factors
+                  : std::vector<what_if_factor>{
+                        {2, 2, 1}, {4, 4, 1}, {8, 8, 1}, {16, 16, 1}, {std::numeric_limits<double>::infinity(), 1, 0}};
     what_if_.work = work;
     what_if_.span = span;
     what_if_.burdened_span = burdened_span;
@@ -983,7 +1002,9 @@ class oracle {
   void run(const body& b, task& t) {
     for (const auto& s : b) {
       switch (s.kind) {
-        case op::charge: nodes_[idx(t.cur)].cost += s.cost; break;
+        case op::charge:
+          nodes_[idx(t.cur)].cost += s.cost;
+          break;
         case op::spawn: {
           auto w = spawn_child(s, t);
           t.block.insert(t.block.end(), w.begin(), w.end());
@@ -1001,8 +1022,12 @@ class oracle {
           h.insert(h.end(), w.begin(), w.end());
           break;
         }
-        case op::sync: join(t, t.block); break;
-        case op::join_handle: join(t, handle_ends_[idx(s.id)]); break;
+        case op::sync:
+          join(t, t.block);
+          break;
+        case op::join_handle:
+          join(t, handle_ends_[idx(s.id)]);
+          break;
         case op::group_scope:
           run(*s.sub, t);
           join(t, group_ends_[idx(s.id)]);
@@ -1139,9 +1164,8 @@ class oracle {
     for (std::size_t x = 1; x < invocations_.size(); ++x) add_invocation(x, rows, spawns);
     for (auto& [key, r] : rows) profiles_.call_sites.push_back(r);
     for (auto& [key, sr] : spawns) {
-      sr.critical_percent = total_span > 0 ? 100.0 * static_cast<double>(sr.critical_span) /
-                                                 static_cast<double>(total_span)
-                                           : 0.0;
+      sr.critical_percent =
+          total_span > 0 ? 100.0 * static_cast<double>(sr.critical_span) / static_cast<double>(total_span) : 0.0;
       profiles_.spawn_sites.push_back(sr);
     }
   }
@@ -1180,9 +1204,8 @@ class oracle {
     sroot.span = static_cast<std::uint64_t>(total_span);
     sroot.exclusive_work = exclusive_work_[0];
     sroot.critical_span = root_critical;
-    sroot.critical_percent = total_span > 0 ? 100.0 * static_cast<double>(root_critical) /
-                                                  static_cast<double>(total_span)
-                                            : 0.0;
+    sroot.critical_percent =
+        total_span > 0 ? 100.0 * static_cast<double>(root_critical) / static_cast<double>(total_span) : 0.0;
     profiles_.spawn_sites.push_back(sroot);
   }
 
@@ -1299,8 +1322,8 @@ class oracle {
 // identity (kind, file, line, function, tag), every field.
 
 inline std::string to_string(const forkscale::site_measure& m) {
-  return "{count " + std::to_string(m.count) + ", work " + std::to_string(m.work) + ", span " +
-         std::to_string(m.span) + "}";
+  return "{count " + std::to_string(m.count) + ", work " + std::to_string(m.work) + ", span " + std::to_string(m.span) +
+         "}";
 }
 
 struct field_diff {
@@ -1353,8 +1376,7 @@ void identity_fields(std::vector<field_diff>& out, const Row& want, const Row& g
   field(out, "tag", want.tag, got.tag);
 }
 
-inline std::vector<field_diff> fields(const forkscale::call_site_profile& w,
-                                      const forkscale::call_site_profile& g) {
+inline std::vector<field_diff> fields(const forkscale::call_site_profile& w, const forkscale::call_site_profile& g) {
   std::vector<field_diff> out;
   identity_fields(out, w, g);
   field(out, "recursive", w.recursive ? "true" : "false", g.recursive ? "true" : "false");
@@ -1367,8 +1389,7 @@ inline std::vector<field_diff> fields(const forkscale::call_site_profile& w,
   return out;
 }
 
-inline std::vector<field_diff> fields(const forkscale::spawn_site_profile& w,
-                                      const forkscale::spawn_site_profile& g) {
+inline std::vector<field_diff> fields(const forkscale::spawn_site_profile& w, const forkscale::spawn_site_profile& g) {
   std::vector<field_diff> out;
   identity_fields(out, w, g);
   field(out, "recursive", w.recursive ? "true" : "false", g.recursive ? "true" : "false");
@@ -1415,8 +1436,7 @@ inline std::string table(const std::string& title, const std::vector<field_diff>
   auto pad = [](const std::string& s, std::size_t n) { return s + std::string(n - s.size(), ' '); };
   std::string t = "  " + title + ":\n    " + pad("field", w0) + "  " + pad("oracle", w1) + "  engine\n";
   for (const auto& d : f)
-    t += "    " + pad(d.field, w0) + "  " + pad(d.want, w1) + "  " + d.got + (d.same ? "" : "   <-- differs") +
-         "\n";
+    t += "    " + pad(d.field, w0) + "  " + pad(d.want, w1) + "  " + d.got + (d.same ? "" : "   <-- differs") + "\n";
   return t;
 }
 
@@ -1424,11 +1444,11 @@ inline std::string table(const std::string& title, const std::vector<field_diff>
 template <class Row>
 std::string compare_rows(const char* what, const std::vector<Row>& want, const std::vector<Row>& got) {
   std::string out;
-  if (got.empty()) return "  " + std::string(what) + ": the engine has no rows (the oracle has " +
-                          std::to_string(want.size()) + ")\n";
+  if (got.empty())
+    return "  " + std::string(what) + ": the engine has no rows (the oracle has " + std::to_string(want.size()) + ")\n";
   if (got.front().kind != forkscale::site_kind::root)
-    out += "  " + std::string(what) + ": the engine's first row is not the root row but " +
-           row_title(got.front()) + "\n";
+    out +=
+        "  " + std::string(what) + ": the engine's first row is not the root row but " + row_title(got.front()) + "\n";
   std::map<site_key, const Row*> by_key;
   const Row* got_root = nullptr;
   for (const Row& r : got) {
@@ -1535,7 +1555,8 @@ inline bool close_enough(double a, double b) {
 
 inline std::string what_if_title(const forkscale::what_if_result& r) {
   std::string t = "\"" + r.region + "\" (" + forkscale::to_string(r.source);
-  if (r.source == forkscale::what_if_source::region) t += " " + r.file + ":" + std::to_string(r.line) + " in " + r.function;
+  if (r.source == forkscale::what_if_source::region)
+    t += " " + r.file + ":" + std::to_string(r.line) + " in " + r.function;
   return t + ")";
 }
 
@@ -1598,7 +1619,8 @@ inline std::vector<field_diff> what_if_fields(const forkscale::what_if_result& w
   field(out, "region_work", std::to_string(w.region_work), std::to_string(g.region_work));
   // The span as a fraction: equal by cross-multiplying (the values are small), and
   // with the factor's numerator as the denominator.
-  const bool same_span = g.span_ticks_den > 0 && w.span_ticks_num * g.span_ticks_den == g.span_ticks_num * w.span_ticks_den;
+  const bool same_span =
+      g.span_ticks_den > 0 && w.span_ticks_num * g.span_ticks_den == g.span_ticks_num * w.span_ticks_den;
   out.push_back(field_diff{"span_ticks", std::to_string(w.span_ticks_num) + "/" + std::to_string(w.span_ticks_den),
                            std::to_string(g.span_ticks_num) + "/" + std::to_string(g.span_ticks_den), same_span});
   field(out, "span_ticks_den", std::to_string(w.span_ticks_den), std::to_string(g.span_ticks_den));
@@ -1625,8 +1647,7 @@ inline bool same_scenario(const what_if_scenario& x, const forkscale::what_if_re
 
 // The message when the engine has not the rows the oracle expects (`per` rows
 // per region).
-inline std::string what_if_count_mismatch(const what_if_expected& want, const forkscale::report& got,
-                                          std::size_t per) {
+inline std::string what_if_count_mismatch(const what_if_expected& want, const forkscale::report& got, std::size_t per) {
   std::string out = "  the engine has " + std::to_string(got.what_if.size()) + " what-if rows, the oracle expects " +
                     std::to_string(want.scenarios.size()) + " regions (with all) x " + std::to_string(per) +
                     "\n  engine rows:";
@@ -1640,8 +1661,8 @@ inline std::string what_if_count_mismatch(const what_if_expected& want, const fo
 // The oracle's scenario that the engine's block b (first row `head`) shows: block 0
 // is all regions; the others any scenario not `used` yet. want.scenarios.size():
 // none.
-inline std::size_t find_scenario(const what_if_expected& want, const forkscale::what_if_result& head,
-                                 std::size_t b, const std::vector<bool>& used) {
+inline std::size_t find_scenario(const what_if_expected& want, const forkscale::what_if_result& head, std::size_t b,
+                                 const std::vector<bool>& used) {
   std::size_t found = want.scenarios.size();
   if (b == 0) {
     if (same_scenario(want.scenarios[0], head)) found = 0;
@@ -1702,8 +1723,8 @@ inline std::string compare_what_if(const what_if_expected& want, const forkscale
   std::string out;
   if (want.scenarios.empty()) {
     if (!got.what_if.empty())
-      out += "  the engine has " + std::to_string(got.what_if.size()) + " what-if rows; the oracle expects none (first: " +
-             detail::what_if_title(got.what_if.front()) + ")\n";
+      out += "  the engine has " + std::to_string(got.what_if.size()) +
+             " what-if rows; the oracle expects none (first: " + detail::what_if_title(got.what_if.front()) + ")\n";
     return out;
   }
   const std::size_t F = want.factors.size(), per = 2 * F;
@@ -1716,7 +1737,8 @@ inline std::string compare_what_if(const what_if_expected& want, const forkscale
     const forkscale::what_if_result& head = got.what_if[b * per];
     const std::size_t found = detail::find_scenario(want, head, b, used);
     if (found == want.scenarios.size()) {
-      out += "  block " + std::to_string(b) + ": the oracle has no (other) region " + detail::what_if_title(head) + "\n";
+      out +=
+          "  block " + std::to_string(b) + ": the oracle has no (other) region " + detail::what_if_title(head) + "\n";
       continue;
     }
     used[found] = true;
@@ -1749,8 +1771,8 @@ inline std::string explain_what_if(const what_if_expected& e) {
   std::ostringstream os;
   os << "  measured work " << e.work << ", span " << e.span << ", burdened span " << e.burdened_span << "\n";
   for (const auto& x : e.scenarios) {
-    os << "  \"" << x.name << "\" (" << forkscale::to_string(x.source) << "): entries " << x.entries
-       << ", region work " << x.region_work << (x.executed ? "" : ", never executed") << ", span x p:";
+    os << "  \"" << x.name << "\" (" << forkscale::to_string(x.source) << "): entries " << x.entries << ", region work "
+       << x.region_work << (x.executed ? "" : ", never executed") << ", span x p:";
     for (std::size_t i = 0; i < x.span_num.size(); ++i)
       os << " " << detail::fmt_double(e.factors[i].value) << "->" << x.span_num[i] << "/" << e.factors[i].p;
     os << "\n";
@@ -1867,8 +1889,7 @@ class interpreter {
  public:
   interpreter(scheduler& sched, std::uint64_t seed) : sched_(sched), rng_(seed) {}
 
-  forkscale::report run(const program& p, const std::string& label,
-                        forkscale::options opt = forkscale::options{}) {
+  forkscale::report run(const program& p, const std::string& label, forkscale::options opt = forkscale::options{}) {
     groups_.clear();
     handles_.clear();
     for (int i = 0; i < p.groups; ++i) groups_.push_back(std::make_unique<group_slot>());
@@ -1938,26 +1959,50 @@ class interpreter {
       return;
     }
     auto holder = std::make_shared<std::decay_t<Spawned>>(std::forward<Spawned>(task));
-    sched_.submit([this, holder, target] {
-      (*holder)();
-      sched_.done(target);
-    }, coin(50));
+    sched_.submit(
+        [this, holder, target] {
+          (*holder)();
+          sched_.done(target);
+        },
+        coin(50));
   }
 
   void run_body(const body& b, scheduler::counter* block) {
     for (const auto& s : b) {
       switch (s.kind) {
-        case op::charge: forkscale::charge(s.cost); break;
-        case op::spawn: spawn_into_block(s, block); break;
-        case op::spawn_group: spawn_into_group(s); break;
-        case op::spawn_handle: spawn_behind_handle(s); break;
-        case op::sync: sync_block(block); break;
-        case op::join_handle: join_handle(s); break;
-        case op::group_scope: run_group_scope(s, block); break;
-        case op::task_call: run_task_call(s, block); break;
-        case op::call: run_call(s, block); break;
-        case op::region: run_region(s, block); break;
-        case op::what_if: run_what_if(s, block); break;
+        case op::charge:
+          forkscale::charge(s.cost);
+          break;
+        case op::spawn:
+          spawn_into_block(s, block);
+          break;
+        case op::spawn_group:
+          spawn_into_group(s);
+          break;
+        case op::spawn_handle:
+          spawn_behind_handle(s);
+          break;
+        case op::sync:
+          sync_block(block);
+          break;
+        case op::join_handle:
+          join_handle(s);
+          break;
+        case op::group_scope:
+          run_group_scope(s, block);
+          break;
+        case op::task_call:
+          run_task_call(s, block);
+          break;
+        case op::call:
+          run_call(s, block);
+          break;
+        case op::region:
+          run_region(s, block);
+          break;
+        case op::what_if:
+          run_what_if(s, block);
+          break;
       }
     }
   }

@@ -20,9 +20,9 @@
 #include <string>
 #include <thread>
 
-#include <forkscale/forkscale.hpp>
 #include <forkscale/adapters/serial.hpp>
 #include <forkscale/adapters/tbb.hpp>
+#include <forkscale/forkscale.hpp>
 
 #include "../support/adapter_check.hpp"
 
@@ -71,13 +71,14 @@ class TbbAdapter : public ::testing::Test {
     for (int i = 0; i < parallel_runs || (tbb_log.count() < 2 && i < max_runs); ++i) {
       adapter_check::run r;
       arena.execute([&] {
-        r = adapter_check::measure(label, [&] { Program<fs::tbb::backend>::run(tbb_log); }, burden);
+        r = adapter_check::measure(
+            label, [&] { Program<fs::tbb::backend>::run(tbb_log); }, burden);
       });
       expect_clean(r, label + " (oneTBB)");
       expect_same(reference.report, r.report, label + " run " + std::to_string(i));
     }
-    EXPECT_GE(tbb_log.count(), 2u) << label << ": oneTBB ran the program on one thread only, in "
-                                   << max_runs << " runs";
+    EXPECT_GE(tbb_log.count(), 2u) << label << ": oneTBB ran the program on one thread only, in " << max_runs
+                                   << " runs";
     return reference.report;
   }
 };
@@ -183,7 +184,8 @@ TEST_F(TbbAdapter, ParallelForStepEqualsSerial) {
 template <class B>
 struct for_grain_program {
   static void run(thread_log& log) {
-    B::parallel_for(0, 100, [&](int) { fs::charge(1); }, fs::grainsize(7));
+    B::parallel_for(
+        0, 100, [&](int) { fs::charge(1); }, fs::grainsize(7));
     B::parallel_for(0, 4, [&](int) { leaf(log, 1); });  // a few naps, to be stolen
   }
 };
@@ -226,19 +228,22 @@ TEST_F(TbbAdapter, ParallelReduceEqualsSerial) {
 
 TEST(SerialBackend, OneTbbRangesSplitTheSameWay) {
   auto program = [](auto make_range) {
-    return adapter_check::measure("ranges", [&] {
-      const long sum = fs::serial::parallel_reduce(
-          make_range(), 0L,
-          [](const auto& r, long acc) {
-            for (int i = r.begin(); i != r.end(); ++i) {
-              fs::charge(static_cast<std::uint64_t>(i) + 1);
-              acc += i;
-            }
-            return acc;
-          },
-          std::plus<long>());
-      EXPECT_EQ(sum, 45);
-    }, 10);
+    return adapter_check::measure(
+        "ranges",
+        [&] {
+          const long sum = fs::serial::parallel_reduce(
+              make_range(), 0L,
+              [](const auto& r, long acc) {
+                for (int i = r.begin(); i != r.end(); ++i) {
+                  fs::charge(static_cast<std::uint64_t>(i) + 1);
+                  acc += i;
+                }
+                return acc;
+              },
+              std::plus<long>());
+          EXPECT_EQ(sum, 45);
+        },
+        10);
   };
   const auto ours = program([] { return fs::blocked_range<int>(0, 10, 3); });
   const auto theirs = program([] { return ::tbb::blocked_range<int>(0, 10, 3); });
@@ -325,14 +330,17 @@ TEST_F(TbbAdapter, TaskArenaExecuteOnAnotherThread) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     release = true;
   });
-  const adapter_check::run r = adapter_check::measure("delegated", [&] {
-    fs::charge(2);
-    busy.execute([&] {
-      ran_on = std::this_thread::get_id();
-      fs::charge(9);
-    });
-    fs::charge(1);
-  }, 10);
+  const adapter_check::run r = adapter_check::measure(
+      "delegated",
+      [&] {
+        fs::charge(2);
+        busy.execute([&] {
+          ran_on = std::this_thread::get_id();
+          fs::charge(9);
+        });
+        fs::charge(1);
+      },
+      10);
   releaser.join();
   expect_clean(r, "delegated");
   if (both_slots_held)
@@ -342,11 +350,14 @@ TEST_F(TbbAdapter, TaskArenaExecuteOnAnotherThread) {
   // A spawn at 2 (burdened 12) of 9, its join, then 1.
   expect_numbers(r.report, "delegated", {12, 12, 13, 1, 1, 0});
 
-  const adapter_check::run s = adapter_check::measure("delegated", [&] {
-    fs::charge(2);
-    fs::serial::task_arena(2, 0).execute([&] { fs::charge(9); });
-    fs::charge(1);
-  }, 10);
+  const adapter_check::run s = adapter_check::measure(
+      "delegated",
+      [&] {
+        fs::charge(2);
+        fs::serial::task_arena(2, 0).execute([&] { fs::charge(9); });
+        fs::charge(1);
+      },
+      10);
   expect_same(s.report, r.report, "delegated execute");
 }
 
@@ -406,14 +417,17 @@ TEST(TbbAdapterCancel, CancelledTasksAreReportedAndCountAsEmpty) {
   adapter_check::run r;
   ::tbb::task_group_status status = ::tbb::task_group_status::not_complete;
   one.execute([&] {
-    r = adapter_check::measure("cancel", [&] {
-      fs::tbb::task_group g;
-      fs::charge(1);
-      for (int i = 0; i < 3; ++i) g.run([] { fs::charge(100); });
-      g.cancel();
-      status = g.wait();
-      fs::charge(2);
-    }, 10);
+    r = adapter_check::measure(
+        "cancel",
+        [&] {
+          fs::tbb::task_group g;
+          fs::charge(1);
+          for (int i = 0; i < 3; ++i) g.run([] { fs::charge(100); });
+          g.cancel();
+          status = g.wait();
+          fs::charge(2);
+        },
+        10);
   });
   EXPECT_EQ(status, ::tbb::task_group_status::canceled);
   EXPECT_EQ(r.report.diagnostic_count, 3u) << r.diagnostics_text();

@@ -17,7 +17,8 @@ static_assert(FORKSCALE_ENABLE == 0, "this test is built with FORKSCALE_ENABLE=0
 TEST(TbbAdapterDisabled, ProgramsStillRun) {
   fs::report rep = fs::measure("disabled", [] {
     std::vector<int> v(1000);
-    fs::tbb::parallel_for(0, 1000, [&](int i) { v[static_cast<std::size_t>(i)] = i; }, fs::grainsize(16));
+    fs::tbb::parallel_for(
+        0, 1000, [&](int i) { v[static_cast<std::size_t>(i)] = i; }, fs::grainsize(16));
     const long sum = fs::tbb::parallel_reduce(
         fs::tbb::blocked_range<std::size_t>(0, v.size(), 64), 0L,
         [&](const fs::tbb::blocked_range<std::size_t>& r, long s) {

@@ -51,7 +51,8 @@
 #pragma once
 
 #ifndef _OPENMP
-#error "forkscale/openmp.hpp needs OpenMP: compile with -fopenmp (GCC: libgomp) or -fopenmp=libomp (Clang: LLVM's libomp), or link CMake's OpenMP::OpenMP_CXX"
+#error \
+    "forkscale/openmp.hpp needs OpenMP: compile with -fopenmp (GCC: libgomp) or -fopenmp=libomp (Clang: LLVM's libomp), or link CMake's OpenMP::OpenMP_CXX"
 #endif
 
 #include <omp.h>
@@ -140,8 +141,7 @@ template <class Clock = default_clock>
 class basic_task_token {
  public:
   basic_task_token() noexcept { ::new (static_cast<void*>(&token_)) spawn_token(); }
-  explicit basic_task_token(spawn_token&& tk, const site& where = site::current()) noexcept
-      : where_(where) {
+  explicit basic_task_token(spawn_token&& tk, const site& where = site::current()) noexcept : where_(where) {
     ::new (static_cast<void*>(&token_)) spawn_token(std::move(tk));
   }
   basic_task_token(const basic_task_token& other) noexcept : where_(other.where_) {
@@ -200,8 +200,7 @@ basic_task_token<Clock> spawn_point(const site& where = site::current()) {
 
 // The spawn point of a task joined by an fs::sync_point on `group`.
 template <class Clock>
-basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group,
-                                    const site& where = site::current()) {
+basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group, const site& where = site::current()) {
   return basic_task_token<Clock>(basic_spawn_point<Clock>(group, where), where);
 }
 
@@ -215,8 +214,7 @@ basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group,
 template <class Clock = default_clock>
 class basic_team {
  public:
-  explicit basic_team(const site& where = site::current())
-      : token_(basic_spawn_point<Clock>(group_, where), where) {
+  explicit basic_team(const site& where = site::current()) : token_(basic_spawn_point<Clock>(group_, where), where) {
     join_.emplace(group_, where);
   }
   basic_team(const basic_team&) = delete;
@@ -270,8 +268,7 @@ void taskwait(const site& where = site::current()) {
   }
 #if FORKSCALE_ENABLE
   const void* task = detail::engine<Clock>::current();
-  for (auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
-       ctx && ctx->task == task; ctx = ctx->outer) {
+  for (auto* ctx = detail::omp_adapter::group_context<Clock>::innermost(); ctx && ctx->task == task; ctx = ctx->outer) {
     if (ctx->spawned != 0) {
       ctx->spawned = 0;
       basic_sync_point<Clock> sp(*ctx->group, where);
@@ -315,9 +312,8 @@ enum class loop_schedule { dynamic, static_chunks };
 // the loop's end joins them all, with whatever tasks they left unwaited.
 // num_threads <= 0 means omp_get_max_threads(). `body` must not throw.
 template <class Clock = default_clock, class First, class Last, class Chunk, class Body>
-void parallel_for(First first, Last last, Chunk chunk, Body&& body,
-                  loop_schedule kind = loop_schedule::dynamic, int num_threads = 0,
-                  const site& where = site::current()) {
+void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedule kind = loop_schedule::dynamic,
+                  int num_threads = 0, const site& where = site::current()) {
   using Index = std::common_type_t<First, Last>;
   static_assert(std::is_integral<Index>::value && std::is_integral<Chunk>::value,
                 "fs::omp::parallel_for: first, last and chunk must be integers");

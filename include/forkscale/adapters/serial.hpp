@@ -141,7 +141,8 @@ class basic_task_arena {
   template <class F>
   decltype(auto) execute(F&& f, const site& where = site::current()) {
     basic_join_handle<Clock> handle;
-    auto task = forkscale::spawn(handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); }, where);
+    auto task = forkscale::spawn(
+        handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); }, where);
     basic_sync_point<Clock> sp(handle, where);
     return task();
   }
@@ -168,7 +169,8 @@ void parallel_invoke(const F&... f) {
       }
       return;
     }
-    auto task = forkscale::spawn(group, [&fn] { fn(); }, where);
+    auto task = forkscale::spawn(
+        group, [&fn] { fn(); }, where);
     try {
       task();
     } catch (...) {
@@ -194,24 +196,20 @@ void parallel_for(Index first, Index last, const Function& f, const site& where 
   detail::split_tree::parallel_for_index<Clock, fork_inline>(first, last, Index(1), 1, f, where);
 }
 template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, Index step, const Function& f,
-                  const site& where = site::current()) {
+void parallel_for(Index first, Index last, Index step, const Function& f, const site& where = site::current()) {
   detail::split_tree::parallel_for_index<Clock, fork_inline>(first, last, step, 1, f, where);
 }
 template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, const Function& f, grainsize grain,
-                  const site& where = site::current()) {
-  detail::split_tree::parallel_for_index<Clock, fork_inline>(first, last, Index(1), grain.value, f,
-                                                             where);
+void parallel_for(Index first, Index last, const Function& f, grainsize grain, const site& where = site::current()) {
+  detail::split_tree::parallel_for_index<Clock, fork_inline>(first, last, Index(1), grain.value, f, where);
 }
 
 // tbb::parallel_reduce's functional form, serially: real_body(leaf, identity) per
 // leaf, reduction(left, right) after each join.
 template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
-                      const Reduction& reduction, const site& where = site::current()) {
-  return detail::split_tree::parallel_reduce<Clock, fork_inline>(range, identity, real_body,
-                                                                 reduction, where);
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const site& where = site::current()) {
+  return detail::split_tree::parallel_reduce<Clock, fork_inline>(range, identity, real_body, reduction, where);
 }
 
 // std::thread, serially: the body runs to its end inside the constructor, spawned
@@ -224,11 +222,10 @@ class basic_thread {
   using id = std::thread::id;
 
   basic_thread() noexcept = default;
-  template <class F, class... Args,
-            class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
+  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
   explicit basic_thread(F&& f, Args&&... args) {
-    auto task = forkscale::spawn(handle_, forkscale::detail::std_adapter::bind(
-                                              std::forward<F>(f), std::forward<Args>(args)...));
+    auto task = forkscale::spawn(handle_,
+                                 forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...));
     run_or_terminate(task);
     joinable_ = true;
   }
@@ -276,14 +273,12 @@ class basic_jthread {
   using id = std::thread::id;
 
   basic_jthread() noexcept = default;
-  template <class F, class... Args,
-            class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
+  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
   explicit basic_jthread(F&& f, Args&&... args) {
     auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
     if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
-      auto task = forkscale::spawn(handle_, [&call, token = stop_.get_token()]() mutable {
-        return call.with_token(std::move(token));
-      });
+      auto task = forkscale::spawn(
+          handle_, [&call, token = stop_.get_token()]() mutable { return call.with_token(std::move(token)); });
       run_or_terminate(task);
     } else {
       auto task = forkscale::spawn(handle_, std::move(call));
@@ -292,9 +287,7 @@ class basic_jthread {
     joinable_ = true;
   }
   basic_jthread(basic_jthread&& o) noexcept
-      : handle_(std::move(o.handle_)),
-        stop_(std::move(o.stop_)),
-        joinable_(std::exchange(o.joinable_, false)) {}
+      : handle_(std::move(o.handle_)), stop_(std::move(o.stop_)), joinable_(std::exchange(o.joinable_, false)) {}
   basic_jthread& operator=(basic_jthread&& o) noexcept {
     if (this != &o) {
       stop_and_join();
@@ -344,8 +337,7 @@ class basic_jthread {
 // joined at get(), wait() or the future's destruction; std::launch::deferred: as
 // fs::async, spawned, run and joined at the first get() or wait().
 template <class Clock = default_clock, class F, class... Args>
-basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(std::launch policy,
-                                                                                F&& f,
+basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f,
                                                                                 Args&&... args) {
   using R = forkscale::detail::std_adapter::result_t<F, Args...>;
   using access = forkscale::detail::std_adapter::future_access;
@@ -356,8 +348,7 @@ basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(
 }
 template <class Clock = default_clock, class F, class... Args,
           class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
-basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(F&& f,
-                                                                                Args&&... args) {
+basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(F&& f, Args&&... args) {
   return serial::async<Clock>(std::launch::async | std::launch::deferred, std::forward<F>(f),
                               std::forward<Args>(args)...);
 }

@@ -102,15 +102,13 @@ void for_each_leaf(Range& r, const Body& body, const site& where) {
 // parallel_deterministic_reduce's order; tbb::parallel_reduce may combine fewer,
 // larger pieces, which gives the same value for an associative reduction.)
 template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction>
-Value reduce(Range& r, const Value& identity, const RealBody& body, const Reduction& reduction,
-             const site& where) {
+Value reduce(Range& r, const Value& identity, const RealBody& body, const Reduction& reduction, const site& where) {
   if (!r.is_divisible()) return body(r, identity);
   Range right = split_off(r);
   Value right_value = identity;
   Value left_value = identity;
-  Fork::template fork<Clock>(
-      [&] { right_value = reduce<Clock, Fork>(right, identity, body, reduction, where); },
-      [&] { left_value = reduce<Clock, Fork>(r, identity, body, reduction, where); }, where);
+  Fork::template fork<Clock>([&] { right_value = reduce<Clock, Fork>(right, identity, body, reduction, where); },
+                             [&] { left_value = reduce<Clock, Fork>(r, identity, body, reduction, where); }, where);
   return reduction(static_cast<const Value&>(left_value), static_cast<const Value&>(right_value));
 }
 
@@ -124,8 +122,7 @@ void parallel_for(const Range& range, const Body& body, const site& where) {
 // The index form, as oneTBB builds it: the iteration space 0..count-1 cut as a
 // blocked_range with the grain, each leaf calling f(first + k * step) in order.
 template <class Clock, class Fork, class Index, class Function>
-void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f,
-                        const site& where) {
+void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where) {
   if (step <= Index(0)) throw std::invalid_argument("forkscale: parallel_for step must be positive");
   if (!(first < last)) return;
   const Index count = (last - first - Index(1)) / step + Index(1);
@@ -140,8 +137,8 @@ void parallel_for_index(Index first, Index last, Index step, std::size_t grain, 
 }
 
 template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& body,
-                      const Reduction& reduction, const site& where) {
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& body, const Reduction& reduction,
+                      const site& where) {
   if (range.empty()) return identity;
   Range r(range);
   return reduce<Clock, Fork>(r, identity, body, reduction, where);

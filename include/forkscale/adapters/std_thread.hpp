@@ -53,8 +53,7 @@ class bound_call {
   decltype(auto) with_token(Token&& token) {
     return std::apply(
         [&](auto&&... args) -> decltype(auto) {
-          return std::invoke(std::move(fn_), std::forward<Token>(token),
-                             std::forward<decltype(args)>(args)...);
+          return std::invoke(std::move(fn_), std::forward<Token>(token), std::forward<decltype(args)>(args)...);
         },
         std::move(args_));
   }
@@ -67,7 +66,7 @@ class bound_call {
 template <class F, class... Args>
 bound_call<std::decay_t<F>, std::decay_t<Args>...> bind(F&& f, Args&&... args) {
   return bound_call<std::decay_t<F>, std::decay_t<Args>...>(std::in_place, std::forward<F>(f),
-                                                             std::forward<Args>(args)...);
+                                                            std::forward<Args>(args)...);
 }
 
 template <class F, class... Args>
@@ -91,11 +90,10 @@ class basic_thread {
   using native_handle_type = std::thread::native_handle_type;
 
   basic_thread() noexcept = default;
-  template <class F, class... Args,
-            class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
+  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
   explicit basic_thread(F&& f, Args&&... args)
-      : thread_(forkscale::spawn(handle_, detail::std_adapter::bind(std::forward<F>(f),
-                                                                    std::forward<Args>(args)...))) {}
+      : thread_(forkscale::spawn(handle_, detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...))) {
+  }
   basic_thread(basic_thread&&) noexcept = default;
   basic_thread& operator=(basic_thread&& o) noexcept {
     if (thread_.joinable()) std::terminate();
@@ -147,10 +145,8 @@ class basic_jthread {
   using native_handle_type = std::jthread::native_handle_type;
 
   basic_jthread() noexcept = default;
-  template <class F, class... Args,
-            class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
-  explicit basic_jthread(F&& f, Args&&... args)
-      : thread_(make_task(std::forward<F>(f), std::forward<Args>(args)...)) {}
+  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
+  explicit basic_jthread(F&& f, Args&&... args) : thread_(make_task(std::forward<F>(f), std::forward<Args>(args)...)) {}
   basic_jthread(basic_jthread&&) noexcept = default;
   basic_jthread& operator=(basic_jthread&& o) noexcept {
     if (this != &o) {
@@ -328,16 +324,14 @@ struct future_access {
 // call gets a thread (what libstdc++ and libc++ do when they can); a policy with
 // neither bit is taken as deferred.
 template <class Clock = default_clock, class F, class... Args>
-basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f,
-                                                                     Args&&... args) {
+basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f, Args&&... args) {
   using R = detail::std_adapter::result_t<F, Args...>;
   auto call = detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
   if ((policy & std::launch::async) == std::launch::async)
     return detail::std_adapter::future_access::launch_async<Clock, R>(std::move(call));
   return detail::std_adapter::future_access::launch_deferred<Clock, R>(std::move(call));
 }
-template <class Clock = default_clock, class F, class... Args,
-          class = detail::std_adapter::enable_if_callable_t<F>>
+template <class Clock = default_clock, class F, class... Args, class = detail::std_adapter::enable_if_callable_t<F>>
 basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(F&& f, Args&&... args) {
   return forkscale::async<Clock>(std::launch::async | std::launch::deferred, std::forward<F>(f),
                                  std::forward<Args>(args)...);

@@ -124,9 +124,11 @@ F&& publish(F&& fn) noexcept {
 #endif
 
 template <class Clock, class Tuple, std::size_t... I>
-void spawn_all_but_last(::oneapi::tbb::task_group& tasks, basic_task_group<Clock>& group,
-                        const Tuple& fns, const site& where, std::index_sequence<I...>) {
-  (tasks.run(publish(forkscale::spawn(group, [&fn = std::get<I>(fns)] { fn(); }, where))), ...);
+void spawn_all_but_last(::oneapi::tbb::task_group& tasks, basic_task_group<Clock>& group, const Tuple& fns,
+                        const site& where, std::index_sequence<I...>) {
+  (tasks.run(publish(forkscale::spawn(
+       group, [&fn = std::get<I>(fns)] { fn(); }, where))),
+   ...);
 }
 }  // namespace tbb_adapter
 }  // namespace detail
@@ -182,7 +184,8 @@ class basic_task_group {
   // f is a task of the group that oneTBB runs on the calling thread, then waits.
   template <class F>
   task_group_status run_and_wait(const F& f, const site& where = site::current()) {
-    auto task = forkscale::spawn(group_, [&f] { f(); }, where);
+    auto task = forkscale::spawn(
+        group_, [&f] { f(); }, where);
     basic_sync_point<Clock> sp(group_, where);
     return tasks_.run_and_wait(task);
   }
@@ -212,8 +215,7 @@ class basic_task_arena {
       : arena_(max_concurrency, reserved_for_masters, a_priority) {}
 
   void initialize() { arena_.initialize(); }
-  void initialize(int max_concurrency, unsigned reserved_for_masters = 1,
-                  priority a_priority = priority::normal) {
+  void initialize(int max_concurrency, unsigned reserved_for_masters = 1, priority a_priority = priority::normal) {
     arena_.initialize(max_concurrency, reserved_for_masters, a_priority);
   }
   void terminate() { arena_.terminate(); }
@@ -223,8 +225,8 @@ class basic_task_arena {
   template <class F>
   decltype(auto) execute(F&& f, const site& where = site::current()) {
     basic_join_handle<Clock> handle;
-    auto task = forkscale::detail::tbb_adapter::publish(
-        forkscale::spawn(handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); }, where));
+    auto task = forkscale::detail::tbb_adapter::publish(forkscale::spawn(
+        handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); }, where));
     basic_sync_point<Clock> sp(handle, where);
     return arena_.execute(task);
   }
@@ -245,7 +247,7 @@ void parallel_invoke(const F&... f) {
   ::oneapi::tbb::task_group tasks;
   const auto fns = std::forward_as_tuple(f...);
   forkscale::detail::tbb_adapter::spawn_all_but_last<Clock>(tasks, group, fns, where,
-                                    std::make_index_sequence<sizeof...(F) - 1>{});
+                                                            std::make_index_sequence<sizeof...(F) - 1>{});
   try {
     std::get<sizeof...(F) - 1>(fns)();
   } catch (...) {
@@ -279,43 +281,37 @@ void parallel_for(const Range& range, const Body& body, const ::oneapi::tbb::sim
 }
 template <class Clock = default_clock, class Index, class Function>
 void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1,
-                                                                            f, where);
+  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1, f, where);
 }
 template <class Clock = default_clock, class Index, class Function>
 void parallel_for(Index first, Index last, const Function& f, const ::oneapi::tbb::simple_partitioner&,
                   const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1,
-                                                                            f, where);
+  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1, f, where);
 }
 template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, Index step, const Function& f,
-                  const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, step, 1, f,
+void parallel_for(Index first, Index last, Index step, const Function& f, const site& where = site::current()) {
+  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, step, 1, f, where);
+}
+template <class Clock = default_clock, class Index, class Function>
+void parallel_for(Index first, Index last, const Function& f, grainsize grain, const site& where = site::current()) {
+  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), grain.value, f,
                                                                             where);
-}
-template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, const Function& f, grainsize grain,
-                  const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1),
-                                                                            grain.value, f, where);
 }
 
 // tbb::parallel_reduce's functional form: real_body(leaf, identity) per leaf,
 // reduction(left, right) after the join of each split — the order of
 // tbb::parallel_deterministic_reduce, so the value is reproducible too.
 template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
-                      const Reduction& reduction, const site& where = site::current()) {
-  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(
-      range, identity, real_body, reduction, where);
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const site& where = site::current()) {
+  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(range, identity, real_body, reduction,
+                                                                                where);
 }
 template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
-                      const Reduction& reduction, const ::oneapi::tbb::simple_partitioner&,
-                      const site& where = site::current()) {
-  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(
-      range, identity, real_body, reduction, where);
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const ::oneapi::tbb::simple_partitioner&, const site& where = site::current()) {
+  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(range, identity, real_body, reduction,
+                                                                                where);
 }
 
 using task_group = basic_task_group<default_clock>;

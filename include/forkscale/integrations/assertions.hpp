@@ -129,8 +129,7 @@ inline std::string bound_text(double bound, const char* text, const char* suffix
       std::istringstream in(t);
       in.imbue(std::locale::classic());
       double parsed = 0;
-      if (!(in >> parsed) || parsed != bound || in.peek() != std::char_traits<char>::eof())
-        out += " (" + t + ")";
+      if (!(in >> parsed) || parsed != bound || in.peek() != std::char_traits<char>::eof()) out += " (" + t + ")";
     }
   }
   return out;
@@ -152,8 +151,7 @@ inline subject subject_of(const report& r, const char* what) {
   s.unit = r.unit;
   if (r.empty()) {
     s.missing = std::string("the report") + (r.label.empty() ? "" : " '" + r.label + "'") +
-                (what && *what ? std::string(" (") + what + ")" : std::string()) +
-                " is empty: nothing was measured";
+                (what && *what ? std::string(" (") + what + ")" : std::string()) + " is empty: nothing was measured";
   } else {
     s.row = &r.regions.front();
   }
@@ -170,8 +168,7 @@ inline subject subject_of(const region_result& row, const char*) {
 inline subject subject_of(const region_result* row, const char* what) {
   if (row) return subject_of(*row, what);
   subject s;
-  s.missing = std::string("no such region") +
-              (what && *what ? std::string(" (") + what + " is null)" : std::string());
+  s.missing = std::string("no such region") + (what && *what ? std::string(" (") + what + " is null)" : std::string());
   return s;
 }
 
@@ -180,9 +177,8 @@ inline std::string with_unit(std::uint64_t v, const std::string& unit) {
 }
 inline std::string context(const subject& s) {
   const region_result& row = *s.row;
-  return "work " + with_unit(row.work, s.unit) + ", span " + with_unit(row.span, s.unit) +
-         ", burdened span " + with_unit(row.burdened_span, s.unit) + ", spawns " +
-         grouped(row.spawns) + ", syncs " + grouped(row.syncs);
+  return "work " + with_unit(row.work, s.unit) + ", span " + with_unit(row.span, s.unit) + ", burdened span " +
+         with_unit(row.burdened_span, s.unit) + ", spawns " + grouped(row.spawns) + ", syncs " + grouped(row.syncs);
 }
 
 inline outcome missing(const subject& s, const char* quantity, const char* relation, double bound,
@@ -194,8 +190,8 @@ inline outcome missing(const subject& s, const char* quantity, const char* relat
   o.suffix = suffix[0] == '%' ? "%" : "";
 #if FORKSCALE_ENABLE
   o.passed = false;
-  o.message = std::string("forkscale: cannot check the ") + quantity + " (expected " + relation +
-              " " + bound_text(bound, bound_src, suffix) + "): " + s.missing;
+  o.message = std::string("forkscale: cannot check the ") + quantity + " (expected " + relation + " " +
+              bound_text(bound, bound_src, suffix) + "): " + s.missing;
 #else
   (void)s;
   (void)quantity;
@@ -207,8 +203,8 @@ inline outcome missing(const subject& s, const char* quantity, const char* relat
 
 // A quantity of a row held to its bound; `suffix` follows both in the message
 // ("% of the work").
-inline outcome compare(const subject& s, const char* quantity, double value, bool at_least,
-                       double bound, const char* bound_src, const char* suffix = "") {
+inline outcome compare(const subject& s, const char* quantity, double value, bool at_least, double bound,
+                       const char* bound_src, const char* suffix = "") {
   outcome o;
   o.value = value;
   o.bound = bound;
@@ -217,9 +213,8 @@ inline outcome compare(const subject& s, const char* quantity, double value, boo
   o.passed = at_least ? value >= bound : value <= bound;  // false for NaN
   if (!o.passed) {
     std::string label = s.label.empty() ? std::string("the measurement") : "'" + s.label + "'";
-    o.message = std::string("forkscale: ") + quantity + " of " + label + " is " +
-                measured(value, bound) + suffix + ", expected " + o.relation + " " +
-                bound_text(bound, bound_src, suffix) + "\n  " + context(s);
+    o.message = std::string("forkscale: ") + quantity + " of " + label + " is " + measured(value, bound) + suffix +
+                ", expected " + o.relation + " " + bound_text(bound, bound_src, suffix) + "\n  " + context(s);
   }
   return o;
 }
@@ -227,10 +222,10 @@ inline outcome compare(const subject& s, const char* quantity, double value, boo
 }  // namespace detail_assertions
 
 inline std::ostream& operator<<(std::ostream& os, const outcome& o) {
-  const std::string value = o.count ? detail_assertions::shortest(o.value)
-                                    : detail_assertions::measured(o.value, o.bound);
-  return os << value << o.suffix << ", expected " << o.relation << " "
-            << detail_assertions::shortest(o.bound) << o.suffix;
+  const std::string value =
+      o.count ? detail_assertions::shortest(o.value) : detail_assertions::measured(o.value, o.bound);
+  return os << value << o.suffix << ", expected " << o.relation << " " << detail_assertions::shortest(o.bound)
+            << o.suffix;
 }
 
 // Parallelism (work / span) of at least `bound`.
@@ -244,29 +239,25 @@ outcome parallelism_at_least(const Subject& what, double bound, const char* what
 
 // Burdened parallelism (work / burdened span) of at least `bound`.
 template <class Subject>
-outcome burdened_parallelism_at_least(const Subject& what, double bound,
-                                      const char* what_src = nullptr,
+outcome burdened_parallelism_at_least(const Subject& what, double bound, const char* what_src = nullptr,
                                       const char* bound_src = nullptr) {
   const detail_assertions::subject s = detail_assertions::subject_of(what, what_src);
-  if (!s.row)
-    return detail_assertions::missing(s, "burdened parallelism", "at least", bound, bound_src);
-  return detail_assertions::compare(s, "burdened parallelism", s.row->burdened_parallelism(), true,
-                                    bound, bound_src);
+  if (!s.row) return detail_assertions::missing(s, "burdened parallelism", "at least", bound, bound_src);
+  return detail_assertions::compare(s, "burdened parallelism", s.row->burdened_parallelism(), true, bound, bound_src);
 }
 
 // Span at most `percent` % of the work (span ≤ percent/100 · work): the part of
 // the work that no number of processors can overlap. An empty run (work 0) has
 // span 0, which passes.
 template <class Subject>
-outcome span_at_most_percent_of_work(const Subject& what, double percent,
-                                     const char* what_src = nullptr,
+outcome span_at_most_percent_of_work(const Subject& what, double percent, const char* what_src = nullptr,
                                      const char* bound_src = nullptr) {
   const detail_assertions::subject s = detail_assertions::subject_of(what, what_src);
   if (!s.row) return detail_assertions::missing(s, "span", "at most", percent, bound_src, "% of the work");
   const double work = static_cast<double>(s.row->work);
   const double span = static_cast<double>(s.row->span);
-  const double value = s.row->work == 0 ? (s.row->span == 0 ? 0.0 : std::numeric_limits<double>::infinity())
-                                        : 100.0 * span / work;
+  const double value =
+      s.row->work == 0 ? (s.row->span == 0 ? 0.0 : std::numeric_limits<double>::infinity()) : 100.0 * span / work;
   return detail_assertions::compare(s, "span", value, false, percent, bound_src, "% of the work");
 }
 
@@ -280,9 +271,8 @@ inline outcome no_diagnostics(const report& r, const char* what_src = nullptr) {
   o.passed = r.diagnostic_count == 0;
   if (!o.passed) {
     std::string label = r.label.empty() ? std::string("the measurement") : "'" + r.label + "'";
-    o.message = "forkscale: " + label + (what_src && *what_src ? std::string(" (") + what_src + ")" : "") +
-                " has " + detail_assertions::grouped(r.diagnostic_count) +
-                " misuse diagnostic(s), expected none";
+    o.message = "forkscale: " + label + (what_src && *what_src ? std::string(" (") + what_src + ")" : "") + " has " +
+                detail_assertions::grouped(r.diagnostic_count) + " misuse diagnostic(s), expected none";
     for (const diagnostic& d : r.diagnostics) {
       o.message += "\n  " + (d.where.empty() ? std::string() : d.where + ": ") + d.problem;
       if (&d - r.diagnostics.data() >= 4) {

@@ -65,22 +65,18 @@ struct counter_names {
 // Sets the five counters from one row of a report. `prefix` is prepended to
 // every name ("build." gives "build.work", ...), so that several measured parts
 // of one benchmark can sit side by side.
-inline void attach(::benchmark::State& state, const region_result& row,
-                   const std::string& prefix = std::string()) {
+inline void attach(::benchmark::State& state, const region_result& row, const std::string& prefix = std::string()) {
   using counter = ::benchmark::Counter;
   state.counters[prefix + counter_names::work] = counter(static_cast<double>(row.work));
   state.counters[prefix + counter_names::span] = counter(static_cast<double>(row.span));
-  state.counters[prefix + counter_names::burdened_span] =
-      counter(static_cast<double>(row.burdened_span));
+  state.counters[prefix + counter_names::burdened_span] = counter(static_cast<double>(row.burdened_span));
   state.counters[prefix + counter_names::parallelism] = counter(row.parallelism());
-  state.counters[prefix + counter_names::burdened_parallelism] =
-      counter(row.burdened_parallelism());
+  state.counters[prefix + counter_names::burdened_parallelism] = counter(row.burdened_parallelism());
 }
 
 // Sets the counters from a whole report (its root row). An empty report — nothing
 // was measured, or profiling is compiled out (FORKSCALE_ENABLE=0) — sets none.
-inline void attach(::benchmark::State& state, const report& rep,
-                   const std::string& prefix = std::string()) {
+inline void attach(::benchmark::State& state, const report& rep, const std::string& prefix = std::string()) {
   if (rep.empty()) return;
   attach(state, rep.regions.front(), prefix);
 }
@@ -90,8 +86,8 @@ inline void attach(::benchmark::State& state, const report& rep,
 // report. On threads other than thread 0 it does nothing and returns an empty
 // report. Call it outside the timed loop (see above).
 template <class Clock = default_clock, class Fn>
-report measure(::benchmark::State& state, std::string label, Fn&& fn,
-               const options& opt = options{}, const site& where = site::current()) {
+report measure(::benchmark::State& state, std::string label, Fn&& fn, const options& opt = options{},
+               const site& where = site::current()) {
   if (state.thread_index() != 0) return report{};
   report rep = ::forkscale::measure<Clock>(std::move(label), std::forward<Fn>(fn), opt, where);
   attach(state, rep);

@@ -28,19 +28,18 @@
 #pragma once
 #include <doctest/doctest.h>
 
-#include "assertions.hpp"
 #include "../forkscale.hpp"
+#include "assertions.hpp"
 
 // One doctest assertion of level `level` (DOCTEST_WARN/CHECK/REQUIRE_MESSAGE) on
 // an outcome. The outcome is held by a variable named after the check, because
 // doctest shows the asserted expression as written ("CHECK( parallelism_at_least )").
-#define FORKSCALE_DETAIL_DOCTEST(level, check, ...)                                       \
-  do {                                                                                    \
-    const ::forkscale::assertions::outcome forkscale_detail_outcome_ =                    \
-        ::forkscale::assertions::check(__VA_ARGS__);                                      \
-    const ::forkscale::assertions::outcome& check = forkscale_detail_outcome_;            \
-    (void)check;                                                                          \
-    level(check, forkscale_detail_outcome_.message);                                      \
+#define FORKSCALE_DETAIL_DOCTEST(level, check, ...)                                                                 \
+  do {                                                                                                              \
+    const ::forkscale::assertions::outcome forkscale_detail_outcome_ = ::forkscale::assertions::check(__VA_ARGS__); \
+    const ::forkscale::assertions::outcome& check = forkscale_detail_outcome_;                                      \
+    (void)check;                                                                                                    \
+    level(check, forkscale_detail_outcome_.message);                                                                \
   } while (false)
 
 // Parallelism (work / span) of `what` is at least `n`.
@@ -52,31 +51,23 @@
   FORKSCALE_DETAIL_DOCTEST(DOCTEST_REQUIRE_MESSAGE, parallelism_at_least, (what), (n), #what, #n)
 
 // Burdened parallelism (work / burdened span) of `what` is at least `n`.
-#define FORKSCALE_WARN_BURDENED_PARALLELISM_AT_LEAST(what, n)                                 \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_WARN_MESSAGE, burdened_parallelism_at_least, (what), (n), \
-                           #what, #n)
-#define FORKSCALE_CHECK_BURDENED_PARALLELISM_AT_LEAST(what, n)                                 \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_CHECK_MESSAGE, burdened_parallelism_at_least, (what), (n), \
-                           #what, #n)
-#define FORKSCALE_REQUIRE_BURDENED_PARALLELISM_AT_LEAST(what, n)                                 \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_REQUIRE_MESSAGE, burdened_parallelism_at_least, (what), (n), \
-                           #what, #n)
+#define FORKSCALE_WARN_BURDENED_PARALLELISM_AT_LEAST(what, n) \
+  FORKSCALE_DETAIL_DOCTEST(DOCTEST_WARN_MESSAGE, burdened_parallelism_at_least, (what), (n), #what, #n)
+#define FORKSCALE_CHECK_BURDENED_PARALLELISM_AT_LEAST(what, n) \
+  FORKSCALE_DETAIL_DOCTEST(DOCTEST_CHECK_MESSAGE, burdened_parallelism_at_least, (what), (n), #what, #n)
+#define FORKSCALE_REQUIRE_BURDENED_PARALLELISM_AT_LEAST(what, n) \
+  FORKSCALE_DETAIL_DOCTEST(DOCTEST_REQUIRE_MESSAGE, burdened_parallelism_at_least, (what), (n), #what, #n)
 
 // The span of `what` is at most `pct` percent of its work.
-#define FORKSCALE_WARN_SPAN_AT_MOST_PERCENT_OF_WORK(what, pct)                                \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_WARN_MESSAGE, span_at_most_percent_of_work, (what), (pct), \
-                           #what, #pct)
-#define FORKSCALE_CHECK_SPAN_AT_MOST_PERCENT_OF_WORK(what, pct)                                \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_CHECK_MESSAGE, span_at_most_percent_of_work, (what), (pct), \
-                           #what, #pct)
-#define FORKSCALE_REQUIRE_SPAN_AT_MOST_PERCENT_OF_WORK(what, pct)                                \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_REQUIRE_MESSAGE, span_at_most_percent_of_work, (what), (pct), \
-                           #what, #pct)
+#define FORKSCALE_WARN_SPAN_AT_MOST_PERCENT_OF_WORK(what, pct) \
+  FORKSCALE_DETAIL_DOCTEST(DOCTEST_WARN_MESSAGE, span_at_most_percent_of_work, (what), (pct), #what, #pct)
+#define FORKSCALE_CHECK_SPAN_AT_MOST_PERCENT_OF_WORK(what, pct) \
+  FORKSCALE_DETAIL_DOCTEST(DOCTEST_CHECK_MESSAGE, span_at_most_percent_of_work, (what), (pct), #what, #pct)
+#define FORKSCALE_REQUIRE_SPAN_AT_MOST_PERCENT_OF_WORK(what, pct) \
+  FORKSCALE_DETAIL_DOCTEST(DOCTEST_REQUIRE_MESSAGE, span_at_most_percent_of_work, (what), (pct), #what, #pct)
 
 // The run behind report `rep` had no misuse diagnostics.
-#define FORKSCALE_WARN_NO_DIAGNOSTICS(rep) \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_WARN_MESSAGE, no_diagnostics, (rep), #rep)
-#define FORKSCALE_CHECK_NO_DIAGNOSTICS(rep) \
-  FORKSCALE_DETAIL_DOCTEST(DOCTEST_CHECK_MESSAGE, no_diagnostics, (rep), #rep)
+#define FORKSCALE_WARN_NO_DIAGNOSTICS(rep) FORKSCALE_DETAIL_DOCTEST(DOCTEST_WARN_MESSAGE, no_diagnostics, (rep), #rep)
+#define FORKSCALE_CHECK_NO_DIAGNOSTICS(rep) FORKSCALE_DETAIL_DOCTEST(DOCTEST_CHECK_MESSAGE, no_diagnostics, (rep), #rep)
 #define FORKSCALE_REQUIRE_NO_DIAGNOSTICS(rep) \
   FORKSCALE_DETAIL_DOCTEST(DOCTEST_REQUIRE_MESSAGE, no_diagnostics, (rep), #rep)

@@ -24,8 +24,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
-#include "assertions.hpp"
 #include "../forkscale.hpp"
+#include "assertions.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace gtest {
@@ -40,25 +40,21 @@ inline ::testing::AssertionResult result(const assertions::outcome& o) {
 }  // namespace detail_gtest
 
 template <class Subject>
-::testing::AssertionResult parallelism_at_least(const char* what_src, const char* bound_src,
-                                                const Subject& what, double bound) {
+::testing::AssertionResult parallelism_at_least(const char* what_src, const char* bound_src, const Subject& what,
+                                                double bound) {
   return detail_gtest::result(assertions::parallelism_at_least(what, bound, what_src, bound_src));
 }
 
 template <class Subject>
-::testing::AssertionResult burdened_parallelism_at_least(const char* what_src,
-                                                         const char* bound_src,
+::testing::AssertionResult burdened_parallelism_at_least(const char* what_src, const char* bound_src,
                                                          const Subject& what, double bound) {
-  return detail_gtest::result(
-      assertions::burdened_parallelism_at_least(what, bound, what_src, bound_src));
+  return detail_gtest::result(assertions::burdened_parallelism_at_least(what, bound, what_src, bound_src));
 }
 
 template <class Subject>
-::testing::AssertionResult span_at_most_percent_of_work(const char* what_src,
-                                                        const char* bound_src,
+::testing::AssertionResult span_at_most_percent_of_work(const char* what_src, const char* bound_src,
                                                         const Subject& what, double percent) {
-  return detail_gtest::result(
-      assertions::span_at_most_percent_of_work(what, percent, what_src, bound_src));
+  return detail_gtest::result(assertions::span_at_most_percent_of_work(what, percent, what_src, bound_src));
 }
 
 inline ::testing::AssertionResult no_diagnostics(const char* what_src, const report& r) {
@@ -87,7 +83,5 @@ FORKSCALE_NAMESPACE_END
   ASSERT_PRED_FORMAT2(::forkscale::gtest::span_at_most_percent_of_work, what, pct)
 
 // The run behind report `rep` had no misuse diagnostics.
-#define FORKSCALE_EXPECT_NO_DIAGNOSTICS(rep) \
-  EXPECT_PRED_FORMAT1(::forkscale::gtest::no_diagnostics, rep)
-#define FORKSCALE_ASSERT_NO_DIAGNOSTICS(rep) \
-  ASSERT_PRED_FORMAT1(::forkscale::gtest::no_diagnostics, rep)
+#define FORKSCALE_EXPECT_NO_DIAGNOSTICS(rep) EXPECT_PRED_FORMAT1(::forkscale::gtest::no_diagnostics, rep)
+#define FORKSCALE_ASSERT_NO_DIAGNOSTICS(rep) ASSERT_PRED_FORMAT1(::forkscale::gtest::no_diagnostics, rep)

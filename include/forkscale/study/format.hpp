@@ -35,8 +35,8 @@ inline std::string spread_text(const sample_stats& s) {
 inline std::string stats_line(const char* name, const sample_stats& s) {
   std::string out = std::string("  ") + name;
   if (s.empty()) return out + "n/a\n";
-  out += ns_text(s.mean) + " ns mean, " + ns_text(s.median) + " median, " + ns_text(s.min) + " .. " +
-         ns_text(s.max) + " (" + std::to_string(s.count()) + " runs)\n";
+  out += ns_text(s.mean) + " ns mean, " + ns_text(s.median) + " median, " + ns_text(s.min) + " .. " + ns_text(s.max) +
+         " (" + std::to_string(s.count()) + " runs)\n";
   return out;
 }
 

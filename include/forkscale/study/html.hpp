@@ -36,14 +36,14 @@
 #include <vector>
 
 #include "../config.hpp"
-#include "html_ids.hpp"
-#include "plot.hpp"
-#include "../report.hpp"
-#include "study.hpp"
-#include "../detail/util/atomic_file.hpp"
 #include "../detail/output/html_assets.hpp"
 #include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
+#include "../detail/util/atomic_file.hpp"
+#include "../report.hpp"
+#include "html_ids.hpp"
+#include "plot.hpp"
+#include "study.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -63,8 +63,7 @@ class html_report {
     if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0])) ||
         id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
       throw error("forkscale: html_report: invalid section id '" + detail::printable_path(id) + "'");
-    if (has_section(id))
-      throw error("forkscale: html_report: a section with id '" + id + "' is already there");
+    if (has_section(id)) throw error("forkscale: html_report: a section with id '" + id + "' is already there");
     sections_.push_back(section{id, heading, std::move(body_html), order});
     return *this;
   }
@@ -115,8 +114,7 @@ class html_report {
       add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
     if (!r.spawn_sites.empty())
       add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
-    if (!r.what_if.empty())
-      add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
+    if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 
@@ -186,9 +184,7 @@ inline std::string to_html(const study_result& s) {
   return page.str();
 }
 
-inline void write_html(const report& r, const std::string& path) {
-  detail::write_file_atomically(path, to_html(r));
-}
+inline void write_html(const report& r, const std::string& path) { detail::write_file_atomically(path, to_html(r)); }
 
 inline void write_html(const study_result& s, const std::string& path) {
   detail::write_file_atomically(path, to_html(s));

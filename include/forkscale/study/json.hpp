@@ -10,12 +10,12 @@
 
 #include "../clock.hpp"
 #include "../config.hpp"
-#include "../read_report.hpp"
-#include "../report.hpp"
 #include "../detail/input/json_reader.hpp"
 #include "../detail/output/json.hpp"
 #include "../detail/output/json_writer.hpp"
 #include "../detail/util/atomic_file.hpp"
+#include "../read_report.hpp"
+#include "../report.hpp"
 #include "result.hpp"
 #include "scaling.hpp"
 
@@ -40,7 +40,6 @@ inline void write_stats(output::json_writer& j, const char* key, const sample_st
   j.end_array();
   j.end_object();
 }
-
 
 // The first members of one run's object: its thread count, under `key`, and
 // whether that is more than the hardware threads.
@@ -162,9 +161,7 @@ inline std::string study_result::to_json() const {
   return j.finish();
 }
 
-inline void study_result::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
+inline void study_result::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
 
 // ---- reading ------------------------------------------------------------------------
 
@@ -177,8 +174,8 @@ inline sample_stats read_stats(const json::object_reader& parent, const char* ke
   std::vector<double> samples;
   samples.reserve(arr.items.size());
   for (std::size_t i = 0; i < arr.items.size(); ++i)
-    samples.push_back(json::object_reader::number_of(arr.items[i],
-                                                     r.path("samples") + "[" + std::to_string(i) + "]", false));
+    samples.push_back(
+        json::object_reader::number_of(arr.items[i], r.path("samples") + "[" + std::to_string(i) + "]", false));
   sample_stats s = sample_stats::of(std::move(samples));
   const auto check = [&](const char* k, double recomputed) {
     json::check_derived(r.required(k), r.path(k), r.number(k, true), recomputed);
@@ -208,21 +205,22 @@ inline void check_number(const json::object_reader& r, const char* key, double r
   json::check_derived(r.required(key), r.path(key), r.number(key, true), recomputed);
 }
 
-
 // The study's settings, and its baseline and elision times.
 inline void read_settings(const json::object_reader& top, study_result& s) {
   s.label = top.str("label");
   s.unit = top.str("unit");
   if (s.unit != "ns")
-    throw json::json_error(top.required("unit").offset, "unit: expected \"ns\", found " + json::quote_for_message(s.unit));
+    throw json::json_error(top.required("unit").offset,
+                           "unit: expected \"ns\", found " + json::quote_for_message(s.unit));
   s.clock = json::clock_from_name(top, "clock");
   s.hardware_threads = top.u32("hardware_threads");
   s.repetitions = top.u32("repetitions");
   s.warmup = top.u32("warmup");
   const std::string measure = top.str("work_measure");
   if (measure != "work" && measure != "raw_work")
-    throw json::json_error(top.required("work_measure").offset,
-                           "work_measure: expected \"work\" or \"raw_work\", found " + json::quote_for_message(measure));
+    throw json::json_error(
+        top.required("work_measure").offset,
+        "work_measure: expected \"work\" or \"raw_work\", found " + json::quote_for_message(measure));
   s.compensated_work = measure == "work";
   s.baseline = read_stats(top, "baseline");
   s.elision = read_stats(top, "elision");
@@ -246,7 +244,8 @@ inline study_point read_point(const json::object_reader& r, std::size_t i, const
   pt.spawns = read_stats(r, "spawns");
   const sample_stats& wp = s.compensated_work ? pt.work : pt.raw_work;
   if (!wp.empty() && wp.count() != pt.time.count())
-    throw json::json_error(r.required("time").offset, r.path("time") + " and the work have different numbers of samples");
+    throw json::json_error(r.required("time").offset,
+                           r.path("time") + " and the work have different numbers of samples");
   pt.diagnostic_count = r.u64("diagnostic_count");
   return pt;
 }
@@ -278,8 +277,8 @@ inline void read_warnings(const json::object_reader& top, study_result& s) {
   for (std::size_t i = 0; i < warns.items.size(); ++i) {
     const json::value& m = warns.items[i];
     if (!m.is(json::kind::string))
-      throw json::json_error(m.offset, "warnings[" + std::to_string(i) + "]: expected a string, found " +
-                                           json::kind_name(m.type));
+      throw json::json_error(
+          m.offset, "warnings[" + std::to_string(i) + "]: expected a string, found " + json::kind_name(m.type));
     s.warnings.push_back(m.text);
   }
 }

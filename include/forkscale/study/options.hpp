@@ -48,8 +48,8 @@ struct study_options {
   // (false, default): TP includes the profiler's own cost, so WP must too, or
   // that cost would show up as idle time.
   bool compensated_work = false;
-  bool bandwidth_probe = true;    // when study_workload::baseline_copy is given
-  options measure;                // for each fs::measure; its clock must be a timed one
+  bool bandwidth_probe = true;                       // when study_workload::baseline_copy is given
+  options measure;                                   // for each fs::measure; its clock must be a timed one
   std::function<void(const std::string&)> progress;  // one line per step, optional
 };
 

@@ -27,16 +27,16 @@
 #include <vector>
 
 #include "../config.hpp"
-#include "../report.hpp"
-#include "study.hpp"
-#include "../detail/util/atomic_file.hpp"
 #include "../detail/output/report_writers.hpp"
 #include "../detail/output/svg.hpp"
+#include "../detail/util/atomic_file.hpp"
+#include "../report.hpp"
+#include "study.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
 struct plot_options {
-  bool standalone = true;  // XML declaration and namespace (a .svg file); false to inline in HTML
+  bool standalone = true;        // XML declaration and namespace (a .svg file); false to inline in HTML
   std::string id_prefix = "fs";  // element ids start with it (several plots in one page)
 };
 
@@ -82,8 +82,8 @@ inline std::string oversubscribed_label(unsigned hw) {
   return "P above the " + std::to_string(hw) + " hardware threads";
 }
 
-inline svg::series make_series(const std::string& id, const std::string& name, const char* color,
-                               const char* dash, const char* marker) {
+inline svg::series make_series(const std::string& id, const std::string& name, const char* color, const char* dash,
+                               const char* marker) {
   svg::series s;
   s.id = id;
   s.name = name;
@@ -105,15 +105,13 @@ inline void add_factored_gaps(svg::chart& c, const study_result& s) {
     g.letter = letter;
     g.y_from = from;
     g.y_to = to;
-    g.description = svg::short_number(from) + " − " + svg::short_number(to) + " = " +
-                    svg::short_number(from - to) + " at " + pts(last.processors) +
-                    (last.oversubscribed ? " (oversubscribed)" : "") + ": " + what;
+    g.description = svg::short_number(from) + " − " + svg::short_number(to) + " = " + svg::short_number(from - to) +
+                    " at " + pts(last.processors) + (last.oversubscribed ? " (oversubscribed)" : "") + ": " + what;
     c.gaps.push_back(g);
   };
   const scaling::factored_speedups& f = last.speedup;
   gap("A", f.linear, f.maximal, "linear − maximal, the parallel code's own overhead (T1 vs Ts)");
-  if (s.has_elision())
-    gap("E", f.elision, f.maximal, "elision − maximal, spawn and scheduling cost (T1 vs Te)");
+  if (s.has_elision()) gap("E", f.elision, f.maximal, "elision − maximal, spawn and scheduling cost (T1 vs Te)");
   gap("B", f.maximal, f.idle_specific, "maximal − idle-time-specific, idle time IP");
   gap("C", f.maximal, f.inflation_specific, "maximal − inflation-specific, work inflation FP");
   gap("D", f.maximal, f.actual, "maximal − actual, idle time and work inflation together");
@@ -134,7 +132,8 @@ inline svg::chart factored_chart(const study_result& s, const plot_options& opt)
   svg::series elision = make_series("elision", "elision: P·Ts/Te", color_elision, "2 3", "diamond");
   svg::series maximal = make_series("maximal", "maximal: P·Ts/T1", color_maximal, "", "square");
   svg::series idle = make_series("idle-specific", "idle-time-specific: P·Ts/(T1+IP)", color_idle, "", "triangle");
-  svg::series infl = make_series("inflation-specific", "inflation-specific: P·Ts/(P·TP−IP)", color_inflation, "", "diamond");
+  svg::series infl =
+      make_series("inflation-specific", "inflation-specific: P·Ts/(P·TP−IP)", color_inflation, "", "diamond");
   svg::series actual = make_series("actual", "actual: Ts/TP (bars: min–max)", color_actual, "", "circle");
   linear.width = 1.2;
   double ymax = pmax;
@@ -157,8 +156,8 @@ inline svg::chart factored_chart(const study_result& s, const plot_options& opt)
     add(actual, pt.speedup.actual, "actual speedup");
     actual.low.push_back(pt.actual_low);
     actual.high.push_back(pt.actual_high);
-    ymax = finite_max({pt.speedup.elision, pt.speedup.maximal, pt.speedup.idle_specific,
-                       pt.speedup.inflation_specific, pt.speedup.actual, pt.actual_high},
+    ymax = finite_max({pt.speedup.elision, pt.speedup.maximal, pt.speedup.idle_specific, pt.speedup.inflation_specific,
+                       pt.speedup.actual, pt.actual_high},
                       ymax);
   }
   c.curves.push_back(linear);
@@ -203,9 +202,9 @@ inline svg::chart scalability_chart(const std::string& title_label, const study_
 
   svg::series work = make_series("work-law", "work law (upper): speedup ≤ P", "#444444", "6 4", "none");
   svg::series span = make_series("span-law", "span law (upper): ≤ parallelism " + svg::short_number(b.parallelism),
-                   "#1f5fbf", "6 4", "none");
-  svg::series lower = make_series("burdened-lower-bound",
-                    "burdened estimate (lower): T1/(T1/P + 1.7·burdened span)", "#2e7d32", "", "none");
+                                 "#1f5fbf", "6 4", "none");
+  svg::series lower = make_series("burdened-lower-bound", "burdened estimate (lower): T1/(T1/P + 1.7·burdened span)",
+                                  "#2e7d32", "", "none");
   double ymax = pmax;
   for (const double x : xs) {
     work.xs.push_back(x);
@@ -225,9 +224,8 @@ inline svg::chart scalability_chart(const std::string& title_label, const study_
       measured.high.push_back(pt.self_high);
       measured.hollow.push_back(pt.oversubscribed);
       measured.tips.push_back("measured T1/TP at " + pts(pt.processors) + ": " + svg::short_number(pt.self_speedup) +
-                              " (runs: " + svg::short_number(pt.self_low) + " – " +
-                              svg::short_number(pt.self_high) + ")" +
-                              (pt.oversubscribed ? ", more threads than hardware threads" : ""));
+                              " (runs: " + svg::short_number(pt.self_low) + " – " + svg::short_number(pt.self_high) +
+                              ")" + (pt.oversubscribed ? ", more threads than hardware threads" : ""));
       ymax = finite_max({pt.self_speedup, pt.self_high}, ymax);
     }
   }
@@ -302,8 +300,8 @@ inline std::string factored_speedup_svg(const study_result& s, const plot_option
 }
 
 inline std::string scalability_svg(const study_result& s, const plot_options& opt = {}) {
-  return detail::svg::render(
-      detail::plot::scalability_chart(s.label, s.bounds, s.max_processors(), &s, opt), opt.standalone);
+  return detail::svg::render(detail::plot::scalability_chart(s.label, s.bounds, s.max_processors(), &s, opt),
+                             opt.standalone);
 }
 
 // Bounds only, from one report (Cilkview's profile without benchmark runs), up
@@ -329,10 +327,17 @@ inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::
   namespace gp = detail::plot;
   gnuplot_files f;
   f.data = "# forkscale factored speedups: " + detail::output::printable(s.label) + "\n";
-  f.data += "# P linear elision maximal idle_specific inflation_specific actual actual_low actual_high oversubscribed\n";
+  f.data +=
+      "# P linear elision maximal idle_specific inflation_specific actual actual_low actual_high oversubscribed\n";
   for (const auto& pt : s.points) {
-    const double cols[] = {pt.speedup.linear, pt.speedup.elision, pt.speedup.maximal, pt.speedup.idle_specific,
-                           pt.speedup.inflation_specific, pt.speedup.actual, pt.actual_low, pt.actual_high};
+    const double cols[] = {pt.speedup.linear,
+                           pt.speedup.elision,
+                           pt.speedup.maximal,
+                           pt.speedup.idle_specific,
+                           pt.speedup.inflation_specific,
+                           pt.speedup.actual,
+                           pt.actual_low,
+                           pt.actual_high};
     f.data += std::to_string(pt.processors);
     for (const double v : cols) f.data += " " + gp::gp_number(v);
     f.data += pt.oversubscribed ? " 1\n" : " 0\n";
@@ -364,8 +369,7 @@ inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::
   }
   const std::string d = gp::gp_string(data_file);
   g += "plot " + d + " using 1:2 with lines dt 2 lc rgb '#888888' title 'linear: P', \\\n";
-  if (s.has_elision())
-    g += "     '' using 1:3 with linespoints pt 12 lc rgb '#7b3fa0' title 'elision: P*Ts/Te', \\\n";
+  if (s.has_elision()) g += "     '' using 1:3 with linespoints pt 12 lc rgb '#7b3fa0' title 'elision: P*Ts/Te', \\\n";
   g += "     '' using 1:4 with linespoints pt 5 lc rgb '#000000' title 'maximal: P*Ts/T1', \\\n";
   g += "     '' using 1:5 with linespoints pt 9 lc rgb '#1f5fbf' title 'idle-time-specific: P*Ts/(T1+IP)', \\\n";
   g += "     '' using 1:6 with linespoints pt 13 lc rgb '#d9822b' title 'inflation-specific: P*Ts/(P*TP-IP)', \\\n";
@@ -383,17 +387,16 @@ inline gnuplot_files scalability_gnuplot(const std::string& label, const study_b
                                          const std::string& output) {
   gnuplot_files f;
   f.data = "# forkscale scalability: " + io::printable(label) + "\n";
-  f.data += "# parallelism " + gp_number(b.parallelism) + " burdened_parallelism " +
-            gp_number(b.burdened_parallelism) + "\n";
+  f.data +=
+      "# parallelism " + gp_number(b.parallelism) + " burdened_parallelism " + gp_number(b.burdened_parallelism) + "\n";
   f.data += "# P work_law span_law burdened_lower_bound measured measured_low measured_high oversubscribed\n";
   pmax = std::max(1u, pmax);
   for (unsigned p = 1; p <= pmax; ++p) {
     const study_point* pt = s ? s->at(p) : nullptr;
     f.data += std::to_string(p) + " " + gp_number(scaling::work_law(p)) + " " + gp_number(b.parallelism) + " " +
               gp_number(scaling::burdened_lower_bound(p, b.work, b.burdened_span)) + " " +
-              gp_number(pt ? pt->self_speedup : scaling::nan()) + " " +
-              gp_number(pt ? pt->self_low : scaling::nan()) + " " +
-              gp_number(pt ? pt->self_high : scaling::nan()) + (pt && pt->oversubscribed ? " 1\n" : " 0\n");
+              gp_number(pt ? pt->self_speedup : scaling::nan()) + " " + gp_number(pt ? pt->self_low : scaling::nan()) +
+              " " + gp_number(pt ? pt->self_high : scaling::nan()) + (pt && pt->oversubscribed ? " 1\n" : " 0\n");
   }
   std::string g = "# forkscale scalability plot (Cilkview SPAA'10 Fig. 2)\n";
   g += "if (!exists(\"out\")) out = " + gp_string(output) + "\n";
@@ -423,8 +426,8 @@ inline gnuplot_files scalability_gnuplot(const study_result& s, const std::strin
 
 inline gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
                                          const std::string& output = "scalability.svg") {
-  return detail::plot::scalability_gnuplot(r.label, detail::plot::bounds_of(r), r.max_processors, nullptr,
-                                           data_file, output);
+  return detail::plot::scalability_gnuplot(r.label, detail::plot::bounds_of(r), r.max_processors, nullptr, data_file,
+                                           output);
 }
 
 // Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, each
@@ -436,7 +439,8 @@ inline void write_plots(const study_result& s, const std::string& stem) {
   };
   detail::write_file_atomically(stem + "-factored.svg", factored_speedup_svg(s));
   detail::write_file_atomically(stem + "-scalability.svg", scalability_svg(s));
-  const gnuplot_files f = factored_speedup_gnuplot(s, base(stem) + "-factored.dat", base(stem) + "-factored-gnuplot.svg");
+  const gnuplot_files f =
+      factored_speedup_gnuplot(s, base(stem) + "-factored.dat", base(stem) + "-factored-gnuplot.svg");
   detail::write_file_atomically(stem + "-factored.dat", f.data);
   detail::write_file_atomically(stem + "-factored.gp", f.script);
   const gnuplot_files g =

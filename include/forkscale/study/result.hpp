@@ -19,13 +19,13 @@ FORKSCALE_NAMESPACE_BEGIN
 // Everything measured at one P.
 struct study_point {
   unsigned processors = 0;
-  bool oversubscribed = false;  // P is more than the hardware threads
-  sample_stats time;            // TP per run, ns
-  sample_stats work;            // the engine's work (compensated) per run, ns
-  sample_stats raw_work;        // the engine's work before compensation per run, ns
-  sample_stats span;            // the engine's span per run, ns
-  sample_stats burdened_span;   // the engine's burdened span per run, ns
-  sample_stats spawns;          // spawns per run
+  bool oversubscribed = false;         // P is more than the hardware threads
+  sample_stats time;                   // TP per run, ns
+  sample_stats work;                   // the engine's work (compensated) per run, ns
+  sample_stats raw_work;               // the engine's work before compensation per run, ns
+  sample_stats span;                   // the engine's span per run, ns
+  sample_stats burdened_span;          // the engine's burdened span per run, ns
+  sample_stats spawns;                 // spawns per run
   std::uint64_t diagnostic_count = 0;  // misuse found over all runs at this P
 
   // Derived by study_result::recompute() from the samples above.
@@ -46,8 +46,8 @@ struct study_point {
 struct bandwidth_point {
   unsigned copies = 0;
   bool oversubscribed = false;
-  sample_stats together;                // mean time of one copy among P, per repetition, ns
-  double slowdown = scaling::nan();     // together.mean / alone.mean
+  sample_stats together;             // mean time of one copy among P, per repetition, ns
+  double slowdown = scaling::nan();  // together.mean / alone.mean
 };
 
 // The engine's numbers the scalability plot's bounds come from (the profile).
@@ -66,14 +66,14 @@ struct study_result {
   unsigned hardware_threads = 0;          // 0: unknown
   unsigned repetitions = 0;
   unsigned warmup = 0;
-  bool compensated_work = false;          // WP = work (true) or raw_work (false, the default)
-  sample_stats baseline;                  // Ts per run
-  sample_stats elision;                   // Te per run (empty: not timed)
-  std::vector<study_point> points;        // ascending P, P = 1 first
-  sample_stats probe_alone;               // one copy of the baseline alone, per repetition
-  std::vector<bandwidth_point> bandwidth; // empty: the probe did not run
-  report profile;                         // the engine's report of the median 1-thread run
-  study_bounds bounds;                    // derived from profile
+  bool compensated_work = false;           // WP = work (true) or raw_work (false, the default)
+  sample_stats baseline;                   // Ts per run
+  sample_stats elision;                    // Te per run (empty: not timed)
+  std::vector<study_point> points;         // ascending P, P = 1 first
+  sample_stats probe_alone;                // one copy of the baseline alone, per repetition
+  std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
+  report profile;                          // the engine's report of the median 1-thread run
+  study_bounds bounds;                     // derived from profile
   std::vector<std::string> warnings;
 
   double ts() const noexcept { return baseline.mean; }

@@ -16,9 +16,9 @@
 
 #include "../clock.hpp"
 #include "../config.hpp"
+#include "../detail/output/utf8.hpp"
 #include "../guards.hpp"
 #include "../report.hpp"
-#include "../detail/output/utf8.hpp"
 #include "format.hpp"
 #include "options.hpp"
 #include "result.hpp"
@@ -29,9 +29,9 @@ namespace detail {
 namespace study {
 
 inline double now_ns() noexcept {
-  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count());
+  return static_cast<double>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 template <class F>
@@ -104,8 +104,9 @@ inline void check_request(const std::string& who, const study_workload& w, const
   for (const unsigned p : opt.processors)
     if (p == 0) throw error(who + "P = 0 is not a thread count");
   if (opt.measure.clock == clock_kind::cost)
-    throw error(who + "the cost clock measures charged units, not time; a study needs a timed clock "
-                      "(automatic, tsc, steady or arm_counter)");
+    throw error(who +
+                "the cost clock measures charged units, not time; a study needs a timed clock "
+                "(automatic, tsc, steady or arm_counter)");
 }
 
 // A result with the study's settings and nothing measured yet.
@@ -146,8 +147,7 @@ inline std::vector<unsigned> allowed_processors(study_result& s, const study_opt
     kept.push_back(p);
   }
   if (!skipped.empty())
-    s.warnings.push_back("P = " + skipped + " left out: more than the " + std::to_string(hw) +
-                         " hardware threads");
+    s.warnings.push_back("P = " + skipped + " left out: more than the " + std::to_string(hw) + " hardware threads");
   return kept;
 }
 
@@ -263,7 +263,8 @@ class study_runner {
   void run_parallel(study_point* pt, unsigned p) {
     setup();
     double elapsed = 0;
-    report rep = measure(s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, opt_.measure);
+    report rep = measure(
+        s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, opt_.measure);
     if (!rep.empty() && rep.unit != "ns")
       throw error(who_ + "the engine measured in '" + output::printable(rep.unit) +
                   "', not ns: a study needs a timed clock (is FORKSCALE_DEFAULT_CLOCK the cost clock?)");
@@ -313,8 +314,7 @@ inline void add_derived_warnings(study_result& s) {
   for (const auto& pt : s.points) {
     if (pt.diagnostic_count)
       s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
-                           " misuse diagnostic(s) in the runs at " + P(pt.processors) +
-                           ": WP there may be wrong");
+                           " misuse diagnostic(s) in the runs at " + P(pt.processors) + ": WP there may be wrong");
     if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
       s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
                            ": is the parallel workload annotated with forkscale's guards? WP then counts "
@@ -331,14 +331,13 @@ inline void add_derived_warnings(study_result& s) {
                            " of its median between runs: the machine may be busy; quiet it or raise the "
                            "repetitions (Cilkview §4)");
   }
-  if (s.baseline.count() >= 2 && s.baseline.median > 0 &&
-      (s.baseline.max - s.baseline.min) / s.baseline.median > 0.25)
+  if (s.baseline.count() >= 2 && s.baseline.median > 0 && (s.baseline.max - s.baseline.min) / s.baseline.median > 0.25)
     s.warnings.push_back("Ts varies by " + percent((s.baseline.max - s.baseline.min) / s.baseline.median) +
                          " of its median between runs: the machine may be busy");
   for (const auto& b : s.bandwidth)
     if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
-      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " +
-                           fmt(b.slowdown) + "x as long as one alone: memory bandwidth (or other load on the "
+      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
+                           "x as long as one alone: memory bandwidth (or other load on the "
                            "machine) may limit scaling (Cilkview §5)");
 }
 

@@ -78,8 +78,7 @@ struct factored_speedups {
   double actual = nan();              // Ts / TP
 };
 
-inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp,
-                                  double te = nan()) noexcept {
+inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp, double te = nan()) noexcept {
   factored_speedups f;
   const double pts = p * ts;
   const double ip = idle_time(p, tp, wp);

@@ -30,9 +30,9 @@
 // Opt-in header: the umbrella forkscale.hpp does not include it.
 #pragma once
 #include "../forkscale.hpp"
-#include "scaling.hpp"
-#include "result.hpp"
-#include "options.hpp"
-#include "run.hpp"
 #include "json.hpp"
+#include "options.hpp"
+#include "result.hpp"
+#include "run.hpp"
+#include "scaling.hpp"
 #include "text.hpp"

@@ -124,8 +124,8 @@ inline std::string text_warnings(const study_result& s) {
 
 inline std::string study_result::to_text() const {
   namespace ds = detail::study;
-  return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) +
-         ds::text_factored(*this) + ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_warnings(*this);
+  return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) + ds::text_factored(*this) +
+         ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_warnings(*this);
 }
 
 inline std::string study_result::to_csv() const {
@@ -138,11 +138,25 @@ inline std::string study_result::to_csv() const {
     double slowdown = scaling::nan();
     for (const auto& b : bandwidth)
       if (b.copies == pt.processors) slowdown = b.slowdown;
-    const double nums[] = {pt.time.mean, pt.time.median, pt.time.min, pt.time.max, pt.time.stddev,
-                           pt.parallel_work, pt.idle_time, pt.work_inflation, pt.speedup.linear,
-                           pt.speedup.elision, pt.speedup.maximal, pt.speedup.idle_specific,
-                           pt.speedup.inflation_specific, pt.speedup.actual, pt.self_speedup, slowdown,
-                           ts(), te(), t1()};
+    const double nums[] = {pt.time.mean,
+                           pt.time.median,
+                           pt.time.min,
+                           pt.time.max,
+                           pt.time.stddev,
+                           pt.parallel_work,
+                           pt.idle_time,
+                           pt.work_inflation,
+                           pt.speedup.linear,
+                           pt.speedup.elision,
+                           pt.speedup.maximal,
+                           pt.speedup.idle_specific,
+                           pt.speedup.inflation_specific,
+                           pt.speedup.actual,
+                           pt.self_speedup,
+                           slowdown,
+                           ts(),
+                           te(),
+                           t1()};
     out += std::to_string(pt.processors);
     out += pt.oversubscribed ? ",true" : ",false";
     for (const double v : nums) out += "," + io::csv_number(v);
@@ -151,11 +165,7 @@ inline std::string study_result::to_csv() const {
   return out;
 }
 
-inline void study_result::write_text(const std::string& path) const {
-  detail::write_file_atomically(path, to_text());
-}
-inline void study_result::write_csv(const std::string& path) const {
-  detail::write_file_atomically(path, to_csv());
-}
+inline void study_result::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
+inline void study_result::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
 
 FORKSCALE_NAMESPACE_END

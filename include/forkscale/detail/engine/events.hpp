@@ -142,7 +142,7 @@ struct engine {
     if (c.profile) out = profile_task_end(c);
     settle_sync_block(c, c.profile ? &out : nullptr);
     join_set::report(c.report_to, c.totals, out);
-    c.totals.what_if = nullptr;  // report() took it
+    c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
@@ -347,8 +347,9 @@ struct engine {
                                                            const char* what) noexcept {
     if (current() != f)
       misuse(f->sess, where,
-             std::string(what) + " closed on another thread or outside the task that opened it (guards closed out "
-                                 "of order)");
+             std::string(what) +
+                 " closed on another thread or outside the task that opened it (guards closed out "
+                 "of order)");
     else if (f->open_guards > depth)
       misuse(f->sess, where,
              std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");

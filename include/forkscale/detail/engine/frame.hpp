@@ -23,25 +23,25 @@ namespace detail {
 struct frame {
   enum class run_state : unsigned char { running, suspended, blocked };
 
-  path_totals totals;               // the path value at the start of the open strand
-  std::uint64_t strand_start = 0;   // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;   // copies of the session's constants, for the hot path
+  path_totals totals;              // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
-  unsigned open_guards = 0;         // guards open in this frame, for order checks
+  unsigned open_guards = 0;  // guards open in this frame, for order checks
   frame* outer = nullptr;
   session* sess = nullptr;
-  join_set* sync_block = nullptr;   // the children a plain sync_point joins (made lazily)
-  join_set* report_to = nullptr;    // where this task's totals go; null for a root
-  region_node* region = nullptr;    // innermost region, inherited by children
-  site where;                       // the guard that opened the frame
+  join_set* sync_block = nullptr;  // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;   // where this task's totals go; null for a root
+  region_node* region = nullptr;   // innermost region, inherited by children
+  site where;                      // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
   // task_id) plus `path` and the records in `records` not yet pushed onto its
   // chain.
   bool profile = false;
-  unsigned char task_flags = 0;     // this task's own invocation
+  unsigned char task_flags = 0;  // this task's own invocation
   unsigned record_count = 0;
   std::uint32_t task_site = 0;
   std::uint64_t task_id = root_task_id;
@@ -53,7 +53,7 @@ struct frame {
   std::uint64_t task_span_at_start = 0;
   const site_context* context = nullptr;  // sites of the invocations open here
   path_prof path;
-  std::int64_t chain_credits = 0;   // references to path.chain taken in advance, for spawns
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
   prof_record records[prof_node::capacity];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
@@ -118,13 +118,13 @@ struct sync_state {
 struct call_state {
   frame* task = nullptr;
   unsigned depth = 0;
-  join_set* caller_block = nullptr;       // the caller's sync block, while the call has its own
+  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
   const site_context* caller_context = nullptr;
   std::uint64_t caller_local_work = 0;
   std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
   std::uint32_t site_id = 0;
   unsigned char flags = 0;
-  bool what_if_set = false;               // the call entered what-if regions (or an assumed site)
+  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
   std::uint64_t caller_what_if_mask = 0;
 };
 
@@ -140,7 +140,7 @@ struct what_if_state {
 struct region_state {
   std::unique_ptr<session> owned;  // set for an outermost region
   frame root;
-  frame* task = nullptr;           // set for a nested region
+  frame* task = nullptr;  // set for a nested region
   region_node* node = nullptr;
   region_node* saved = nullptr;
   path_totals at_open;

@@ -29,9 +29,9 @@ struct session;
 
 // What a join takes out of a set.
 struct join_contents {
-  path_totals totals;       // owns totals.what_if
-  path_prof prof;           // the winning path's profile; owns prof.chain
-  std::int64_t running = 0;  // children spawned and not yet reported
+  path_totals totals;          // owns totals.what_if
+  path_prof prof;              // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;    // children spawned and not yet reported
   std::uint64_t finished = 0;  // children folded in since the last join
 };
 
@@ -175,9 +175,7 @@ class join_set {
   join_set* next_free = nullptr;  // pool link
 
  private:
-  std::int64_t running() const noexcept {
-    return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref;
-  }
+  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
   // The last user of a set: its totals go to the set's forward, and it is freed.
   // Returns the forward; `t` and `p` receive what it held.
   static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {

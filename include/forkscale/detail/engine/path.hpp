@@ -58,7 +58,7 @@ struct path_totals {
   std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
   std::uint64_t raw_span = 0;       // the longest path before overhead compensation
   std::uint64_t work = 0;
-  std::uint64_t compensation = 0;   // compensation taken off `work`
+  std::uint64_t compensation = 0;  // compensation taken off `work`
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;

@@ -15,8 +15,7 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances,
-                              const path_totals& t) {
+inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances, const path_totals& t) {
   region_result r;
   r.label = n.label;
   r.path = n.path;

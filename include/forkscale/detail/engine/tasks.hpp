@@ -135,7 +135,8 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.path.chain = nullptr;
   wi_release(tk.what_if);
   tk.what_if = nullptr;
-  misuse(j->owner_session(), where, "a task spawned here was destroyed without running (cancelled?); it counts as empty");
+  misuse(j->owner_session(), where,
+         "a task spawned here was destroyed without running (cancelled?); it counts as empty");
   j->drop_child();
 }
 
@@ -166,8 +167,7 @@ inline void close_group(join_set* j, const site& where) noexcept {
   session* s = j->owner_session();
   const join_contents c = j->tally();
   if (c.running != 0)
-    misuse(s, where,
-           "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
+    misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");

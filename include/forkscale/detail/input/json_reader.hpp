@@ -45,8 +45,8 @@ class parser {
       throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
                               std::to_string(lim_.max_bytes));
     if (s_.empty()) throw json_error(0, "the input is empty");
-    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF &&
-        static_cast<unsigned char>(s_[1]) == 0xBB && static_cast<unsigned char>(s_[2]) == 0xBF)
+    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
+        static_cast<unsigned char>(s_[2]) == 0xBF)
       throw json_error(0, "a byte order mark is not allowed");
     skip_ws();
     if (at_end()) throw json_error(pos_, "the input holds only whitespace");
@@ -132,8 +132,7 @@ class parser {
 
   void check_depth(unsigned depth) const {
     if (depth > lim_.max_depth)
-      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) +
-                                 " deep");
+      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
   }
 
   // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
@@ -201,8 +200,7 @@ class parser {
     if (ms.size() < 2) return;
     std::vector<std::size_t> order(ms.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
     const member* dup = nullptr;
     for (std::size_t i = 1; i < order.size(); ++i) {
       if (ms[order[i]].key == ms[order[i - 1]].key) {
@@ -240,10 +238,14 @@ class parser {
     for (int k = 0; k < 4; ++k) {
       const unsigned char h = peek();
       std::uint32_t d;
-      if (h >= '0' && h <= '9') d = h - '0';
-      else if (h >= 'a' && h <= 'f') d = h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F') d = h - 'A' + 10;
-      else fail("expected four hex digits after \\u");
+      if (h >= '0' && h <= '9')
+        d = h - '0';
+      else if (h >= 'a' && h <= 'f')
+        d = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        d = h - 'A' + 10;
+      else
+        fail("expected four hex digits after \\u");
       c = (c << 4) | d;
       ++pos_;
     }
@@ -272,8 +274,7 @@ class parser {
     for (std::size_t k = 1; k < len; ++k) {
       if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
       const auto b = static_cast<unsigned char>(s_[start + k]);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF))
-        throw json_error(start, "invalid UTF-8 in a string");
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
     }
     out.append(s_, start, len);
     pos_ = start + len;
@@ -304,14 +305,30 @@ class parser {
       const unsigned char e = peek();
       ++pos_;
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           const std::size_t esc = pos_ - 2;
           std::uint32_t cp = parse_hex4();
@@ -364,9 +381,7 @@ class parser {
 };
 
 // Parses `text` as one JSON document; throws json_error.
-inline value parse(const std::string& text, const limits& lim = limits{}) {
-  return parser(text, lim).parse();
-}
+inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
 
 }  // namespace json
 }  // namespace detail

@@ -37,12 +37,18 @@ enum class kind : unsigned char { null, boolean, number, string, array, object }
 
 inline const char* kind_name(kind k) noexcept {
   switch (k) {
-    case kind::null: return "null";
-    case kind::boolean: return "a boolean";
-    case kind::number: return "a number";
-    case kind::string: return "a string";
-    case kind::array: return "an array";
-    case kind::object: return "an object";
+    case kind::null:
+      return "null";
+    case kind::boolean:
+      return "a boolean";
+    case kind::number:
+      return "a number";
+    case kind::string:
+      return "a string";
+    case kind::array:
+      return "an array";
+    case kind::object:
+      return "an object";
   }
   return "a value";
 }
@@ -54,10 +60,10 @@ struct member;
 struct value {
   kind type = kind::null;
   bool boolean = false;
-  std::string text;              // the decoded string, or the number as written
-  std::vector<value> items;      // array elements
-  std::vector<member> members;   // object members, in file order
-  std::size_t offset = 0;        // byte offset of the value's first character
+  std::string text;             // the decoded string, or the number as written
+  std::vector<value> items;     // array elements
+  std::vector<member> members;  // object members, in file order
+  std::size_t offset = 0;       // byte offset of the value's first character
 
   bool is(kind k) const noexcept { return type == k; }
   inline const value* find(const std::string& key) const noexcept;
@@ -140,8 +146,8 @@ class object_reader {
  public:
   object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
     if (!v.is(kind::object))
-      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) +
-                                     ": expected an object, found " + kind_name(v.type));
+      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
+                                     kind_name(v.type));
   }
 
   const value& obj() const noexcept { return v_; }
@@ -153,8 +159,7 @@ class object_reader {
   const value& required(const char* key) const {
     const value* m = v_.find(key);
     if (!m)
-      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) +
-                                      ": missing key '" + key + "'");
+      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
     return *m;
   }
 
@@ -167,8 +172,8 @@ class object_reader {
     std::uint64_t out = 0;
     if (number_as_u64(m, out)) return out;
     if (m.is(kind::number))
-      throw json_error(m.offset, path(key) + ": expected an unsigned 64-bit integer, found " +
-                                     quote_for_message(m.text));
+      throw json_error(m.offset,
+                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
     wrong(key, m, "an unsigned integer");
   }
 
@@ -177,16 +182,14 @@ class object_reader {
     std::int64_t out = 0;
     if (number_as_i64(m, out)) return out;
     if (m.is(kind::number))
-      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " +
-                                     quote_for_message(m.text));
+      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
     wrong(key, m, "an integer");
   }
 
   unsigned u32(const char* key) const {
     const value& m = required(key);
     const std::uint64_t v = u64(key);
-    if (v > 0xFFFFFFFFu)
-      throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
+    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
     return static_cast<unsigned>(v);
   }
 
@@ -199,8 +202,8 @@ class object_reader {
   static double number_of(const value& m, const std::string& where, bool null_ok) {
     if (m.is(kind::null) && null_ok) return std::nan("");
     if (!m.is(kind::number))
-      throw json_error(m.offset, where + ": expected a number" + (null_ok ? " or null" : "") + ", found " +
-                                     kind_name(m.type));
+      throw json_error(m.offset,
+                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
     double d = 0;
     if (!number_as_double(m, d))
       throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
@@ -244,8 +247,8 @@ inline void check_derived(const value& at, const std::string& where, double stat
   if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
     std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
     std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
-    throw json_error(at.offset, where + " is " + a + " but the file's own data give " + b +
-                                    " (the file is inconsistent)");
+    throw json_error(at.offset,
+                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
   }
 }
 

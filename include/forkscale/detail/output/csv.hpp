@@ -161,16 +161,14 @@ inline std::string report::what_if_csv() const {
            io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
            io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
            io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
-           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' +
-           io::csv_signed(w.span_ticks_num) + ',' + io::csv_signed(w.span_ticks_den);
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
+           ',' + io::csv_signed(w.span_ticks_den);
     out += tail;
   }
   return out;
 }
 
-inline void report::write_csv(const std::string& path) const {
-  detail::write_file_atomically(path, to_csv());
-}
+inline void report::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
 
 inline void report::write_what_if_csv(const std::string& path) const {
   detail::write_file_atomically(path, what_if_csv());

@@ -29,7 +29,7 @@ struct cell {
   std::string text;        // shown (escaped when rendered)
   std::string sort_value;  // data-sort-value; empty: none
   bool numeric = false;
-  std::string title;       // title attribute (escaped when rendered); empty: none
+  std::string title;  // title attribute (escaped when rendered); empty: none
 };
 
 inline cell text_cell(const std::string& s) { return cell{s, "", false}; }
@@ -42,8 +42,7 @@ inline cell num_cell(double v, int decimals = 2, const std::string& unit = std::
 }
 // A signed integer ("-1,234").
 inline cell signed_cell(std::int64_t v) {
-  const std::uint64_t magnitude =
-      v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
+  const std::uint64_t magnitude = v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
   return cell{(v < 0 ? "-" : "") + io::grouped(magnitude), std::to_string(v), true};
 }
 // A percentage of `whole` with one decimal; n/a when whole is zero.

@@ -34,9 +34,9 @@ inline std::string summary_body(const report& r) {
   t.add({text_cell("Span"), int_cell(g.span, u)}, "", "span");
   t.add({text_cell("Burdened span"), int_cell(g.burdened_span, u)}, "", "burdened_span");
   t.add({text_cell("Parallelism"), g.span ? num_cell(g.parallelism()) : cell{"n/a", "", true}}, "", "parallelism");
-  t.add({text_cell("Burdened parallelism"),
-         g.burdened_span ? num_cell(g.burdened_parallelism()) : cell{"n/a", "", true}},
-        "", "burdened_parallelism");
+  t.add(
+      {text_cell("Burdened parallelism"), g.burdened_span ? num_cell(g.burdened_parallelism()) : cell{"n/a", "", true}},
+      "", "burdened_parallelism");
   t.add({text_cell("Spawns"), int_cell(g.spawns)}, "", "spawns");
   t.add({text_cell("Syncs"), int_cell(g.syncs)}, "", "syncs");
   t.add({text_cell("Calls"), int_cell(g.calls)}, "", "calls");
@@ -46,8 +46,8 @@ inline std::string summary_body(const report& r) {
   std::string meta = "Clock " + std::string(to_string(r.clock)) + ", unit " + r.unit + "; burden " +
                      io::grouped(r.burden) + " " + r.unit + " per continuation edge";
   if (r.compensation_per_strand > 0)
-    meta += "; overhead compensation " + io::fixed(r.compensation_per_strand, 2) + " " + r.unit +
-            " per strand (" + io::grouped(r.compensation_total) + " " + r.unit + " in total)";
+    meta += "; overhead compensation " + io::fixed(r.compensation_per_strand, 2) + " " + r.unit + " per strand (" +
+            io::grouped(r.compensation_total) + " " + r.unit + " in total)";
   if (r.profiler_bytes) meta += "; profiler memory " + io::bytes_text(r.profiler_bytes);
   o += paragraph(meta + ".");
   return o;
@@ -61,9 +61,9 @@ inline std::string estimate_body(const report& r) {
   table t("fs-speedup-estimate-table", "fs-sortable", {"processors", "lower (burdened estimate)", "upper"});
   for (const auto& b : bounds)
     t.add({int_cell(b.processors), num_cell(b.lower), num_cell(b.upper)}, "", std::to_string(b.processors));
-  return t.render() +
-         paragraph("Upper: min(P, parallelism), the work and span laws. Lower: Cilkview's estimate "
-                   "T1/(T1/P + 1.7 \u00b7 burdened span) for a work-stealing scheduler, not a guarantee.");
+  return t.render() + paragraph(
+                          "Upper: min(P, parallelism), the work and span laws. Lower: Cilkview's estimate "
+                          "T1/(T1/P + 1.7 \u00b7 burdened span) for a work-stealing scheduler, not a guarantee.");
 }
 
 inline std::string regions_body(const report& r) {
@@ -246,8 +246,9 @@ inline std::string what_if_body(const report& r) {
   table t = site_table(
       id, {{"region", "region", "the region's tag or file:line, the named call site, or (all regions)"},
            {"function", "function", "the function the region is in"},
-           {"source", "source", "all (every region together), region (a what_if_region guard) or call_site "
-                                "(a call site named at run time)"},
+           {"source", "source",
+            "all (every region together), region (a what_if_region guard) or call_site "
+            "(a call site named at run time)"},
            {"k", "factor", "how many times faster the region's strands are assumed to be"},
            {"entries", "entries", "outermost entries of the region"},
            {"region work", "region_work", "work of the strands inside the region, as measured"},
@@ -280,15 +281,14 @@ inline std::string what_if_body(const report& r) {
     for (const io::what_if_line& l : b.lines) {
       const what_if_result& a = l.any();
       const cell k{io::factor_text(l.factor),
-                   std::isinf(l.factor) ? std::string(infinity_sort_value()) : io::round_trip(l.factor),
-                   true};
-      t.add({region, text_cell(f.function), text_cell(to_string(f.source)), k, int_cell(a.entries),
-             int_cell(a.region_work), cell{io::grouped_round(a.span), io::round_trip(a.span), true},
-             l.parallelized ? unbounded_cell(l.parallelized->parallelism) : blank(), gain(l.parallelized),
-             l.optimized ? cell{io::grouped_round(l.optimized->work), io::round_trip(l.optimized->work), true}
-                         : blank(),
-             l.optimized ? unbounded_cell(l.optimized->parallelism) : blank(), gain(l.optimized)},
-            f.source == what_if_source::all ? "fs-root" : "", key + "@" + io::factor_text(l.factor));
+                   std::isinf(l.factor) ? std::string(infinity_sort_value()) : io::round_trip(l.factor), true};
+      t.add(
+          {region, text_cell(f.function), text_cell(to_string(f.source)), k, int_cell(a.entries),
+           int_cell(a.region_work), cell{io::grouped_round(a.span), io::round_trip(a.span), true},
+           l.parallelized ? unbounded_cell(l.parallelized->parallelism) : blank(), gain(l.parallelized),
+           l.optimized ? cell{io::grouped_round(l.optimized->work), io::round_trip(l.optimized->work), true} : blank(),
+           l.optimized ? unbounded_cell(l.optimized->parallelism) : blank(), gain(l.optimized)},
+          f.source == what_if_source::all ? "fs-root" : "", key + "@" + io::factor_text(l.factor));
     }
   }
   std::string note = "Times in " + r.unit + "; measured: span " + io::grouped(r.span()) + ", parallelism " +
@@ -305,14 +305,13 @@ inline std::string what_if_body(const report& r) {
 inline std::string diagnostics_body(const report& r) {
   const std::uint64_t count = std::max<std::uint64_t>(r.diagnostic_count, r.diagnostics.size());
   if (count == 0) return paragraph("None: no misuse of the guards was found.");
-  std::string o = paragraph(io::grouped(count) + " misuse diagnostic(s)" +
-                            (count > r.diagnostics.size()
-                                 ? "; the first " + std::to_string(r.diagnostics.size()) + " are listed"
-                                 : std::string()) +
-                            ". The numbers may not be trustworthy.");
+  std::string o =
+      paragraph(io::grouped(count) + " misuse diagnostic(s)" +
+                (count > r.diagnostics.size() ? "; the first " + std::to_string(r.diagnostics.size()) + " are listed"
+                                              : std::string()) +
+                ". The numbers may not be trustworthy.");
   o += "<ul class=\"fs-diagnostics\">\n";
-  for (const auto& d : r.diagnostics)
-    o += "<li><code>" + esc(d.where) + "</code>: " + esc(d.problem) + "</li>\n";
+  for (const auto& d : r.diagnostics) o += "<li><code>" + esc(d.where) + "</code>: " + esc(d.problem) + "</li>\n";
   return o + "</ul>\n";
 }
 

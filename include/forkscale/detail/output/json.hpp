@@ -198,8 +198,6 @@ inline std::string report::to_json() const {
   return j.finish();
 }
 
-inline void report::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
+inline void report::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
 
 FORKSCALE_NAMESPACE_END

@@ -36,8 +36,7 @@ inline std::string json_string(const std::string& s) {
       out += hex[c >> 4];
       out += hex[c & 0xf];
     } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(v[i + 2]) == 0xA8 ||
-                static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
       out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
       i += 2;
     } else {

@@ -41,8 +41,8 @@ inline std::string share_text(std::int64_t part, std::uint64_t whole) {
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table.
-inline std::string site_label(site_kind kind, const std::string& name, const std::string& function,
-                              bool mark_spawn, bool with_function = true) {
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              bool with_function = true) {
   if (kind == site_kind::root) return "(root)";
   std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
   s += name.empty() ? std::string("(unnamed)") : printable(name);
@@ -88,8 +88,10 @@ class exact_sum {
 
  private:
   void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
-    if (s > static_cast<std::uint64_t>(-1) - v) overflow_ = true;
-    else s += v;
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
   }
   std::uint64_t plus_ = 0, minus_ = 0;
   bool overflow_ = false;

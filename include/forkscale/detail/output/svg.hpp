@@ -39,14 +39,23 @@ inline std::string escape(const std::string& s) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     const char c = v[i];
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) == 0xEF && i + 2 < v.size() &&
-            static_cast<unsigned char>(v[i + 1]) == 0xBF &&
+        if (static_cast<unsigned char>(c) == 0xEF && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0xBF &&
             (static_cast<unsigned char>(v[i + 2]) == 0xBE || static_cast<unsigned char>(v[i + 2]) == 0xBF)) {
           out += "\xEF\xBF\xBD";
           i += 2;
@@ -95,17 +104,17 @@ inline double nice_step(double range, int target) {
 }
 
 struct series {
-  std::string id;        // data-series value: "actual", "work-law", ...
-  std::string name;      // legend text
+  std::string id;    // data-series value: "actual", "work-law", ...
+  std::string name;  // legend text
   std::string color = "#000000";
-  std::string dash;      // stroke-dasharray, "" for solid
+  std::string dash;               // stroke-dasharray, "" for solid
   std::string marker = "circle";  // circle, square, diamond, triangle, none
-  bool line = true;      // connect the points
+  bool line = true;               // connect the points
   double width = 2;
   std::vector<double> xs, ys;
-  std::vector<bool> hollow;          // per point (optional)
-  std::vector<double> low, high;     // error bars (optional, per point)
-  std::vector<std::string> tips;     // tooltips (optional, per point)
+  std::vector<bool> hollow;       // per point (optional)
+  std::vector<double> low, high;  // error bars (optional, per point)
+  std::vector<std::string> tips;  // tooltips (optional, per point)
 };
 
 // A labeled vertical arrow between two values at the right end of the data.
@@ -116,16 +125,16 @@ struct gap {
 };
 
 struct chart {
-  std::string id;          // unique within a page: prefixes every element id
+  std::string id;  // unique within a page: prefixes every element id
   std::string title, x_label, y_label;
   double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
   double x_tick_step = 0;  // 0: automatic
   std::vector<series> curves;
-  double gap_x = 0;        // where the gap arrows start (data x)
+  double gap_x = 0;  // where the gap arrows start (data x)
   std::vector<gap> gaps;
   double shade_from_x = std::nan("");  // shade x > this (more threads than cores)
   std::string shade_label;
-  std::vector<std::string> notes;      // lines under the chart
+  std::vector<std::string> notes;  // lines under the chart
 };
 
 class renderer {
@@ -155,17 +164,16 @@ class renderer {
     o += "<svg";
     if (standalone) o += " xmlns=\"http://www.w3.org/2000/svg\"";
     o += " id=\"" + escape(c_.id) + "\" class=\"fs-plot\" width=\"" + px(width) + "\" height=\"" + px(height) +
-         "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\" role=\"img\" aria-labelledby=\"" +
-         escape(c_.id) + "-title\" font-family=\"sans-serif\" font-size=\"12\"";
+         "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\" role=\"img\" aria-labelledby=\"" + escape(c_.id) +
+         "-title\" font-family=\"sans-serif\" font-size=\"12\"";
     o += " data-plot-left=\"" + exact(left) + "\" data-plot-top=\"" + exact(top) + "\" data-plot-width=\"" +
          exact(plot_w) + "\" data-plot-height=\"" + exact(plot_h) + "\" data-x-min=\"" + exact(c_.x_min) +
          "\" data-x-max=\"" + exact(c_.x_max) + "\" data-y-min=\"" + exact(c_.y_min) + "\" data-y-max=\"" +
          exact(c_.y_max) + "\">\n";
     o += "<title id=\"" + escape(c_.id) + "-title\">" + escape(c_.title) + "</title>\n";
-    o += "<rect x=\"0\" y=\"0\" width=\"" + px(width) + "\" height=\"" + px(height) +
-         "\" fill=\"#ffffff\"/>\n";
-    o += "<text x=\"" + px(left + plot_w / 2) + "\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" +
-         escape(c_.title) + "</text>\n";
+    o += "<rect x=\"0\" y=\"0\" width=\"" + px(width) + "\" height=\"" + px(height) + "\" fill=\"#ffffff\"/>\n";
+    o += "<text x=\"" + px(left + plot_w / 2) +
+         "\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" + escape(c_.title) + "</text>\n";
 
     // Shaded band: thread counts above the hardware threads.
     if (!std::isnan(c_.shade_from_x) && c_.shade_from_x < c_.x_max) {
@@ -193,8 +201,8 @@ class renderer {
     for (const auto& s : c_.curves) {
       o += "<g class=\"legend-entry\" data-series=\"" + escape(s.id) + "\">";
       if (s.line)
-        o += "<line x1=\"" + px(legend_x) + "\" y1=\"" + px(ly) + "\" x2=\"" + px(legend_x + 26) + "\" y2=\"" +
-             px(ly) + "\" stroke=\"" + s.color + "\" stroke-width=\"" + px(s.width) + "\"" +
+        o += "<line x1=\"" + px(legend_x) + "\" y1=\"" + px(ly) + "\" x2=\"" + px(legend_x + 26) + "\" y2=\"" + px(ly) +
+             "\" stroke=\"" + s.color + "\" stroke-width=\"" + px(s.width) + "\"" +
              (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "/>";
       if (s.marker != "none") o += marker_shape(s, legend_x + 13, ly, false, "legend-marker");
       o += "<text x=\"" + px(legend_x + 34) + "\" y=\"" + px(ly + 4) + "\">" + escape(s.name) + "</text></g>\n";
@@ -237,8 +245,8 @@ class renderer {
     o += "<text class=\"x-label\" x=\"" + px(left_ + w_ / 2) + "\" y=\"" + px(top_ + h_ + 40) +
          "\" text-anchor=\"middle\">" + escape(c_.x_label) + "</text>\n";
     o += "<text class=\"y-label\" x=\"" + px(18) + "\" y=\"" + px(top_ + h_ / 2) +
-         "\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + px(top_ + h_ / 2) + ")\">" +
-         escape(c_.y_label) + "</text>\n";
+         "\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + px(top_ + h_ / 2) + ")\">" + escape(c_.y_label) +
+         "</text>\n";
   }
 
   std::string marker_shape(const series& s, double x, double y, bool hollow, const char* cls) const {
@@ -248,8 +256,8 @@ class renderer {
     if (s.marker == "square")
       return "<rect" + c + " x=\"" + px(x - 4) + "\" y=\"" + px(y - 4) + "\" width=\"8\" height=\"8\"" + common + "/>";
     if (s.marker == "diamond")
-      return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y) + " L " + px(x) +
-             " " + px(y + 5) + " L " + px(x - 5) + " " + px(y) + " Z\"" + common + "/>";
+      return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y) + " L " + px(x) + " " +
+             px(y + 5) + " L " + px(x - 5) + " " + px(y) + " Z\"" + common + "/>";
     if (s.marker == "triangle")
       return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y + 4) + " L " +
              px(x - 5) + " " + px(y + 4) + " Z\"" + common + "/>";
@@ -295,8 +303,8 @@ class renderer {
       const bool hollow = i < s.hollow.size() && s.hollow[i];
       std::string shape = marker_shape(s, x, Y(s.ys[i]), hollow, hollow ? "point hollow" : "point");
       // data-* attributes and the tooltip go on the shape itself.
-      const std::string attrs = " data-series=\"" + escape(s.id) + "\" data-x=\"" + exact(s.xs[i]) +
-                                "\" data-y=\"" + exact(s.ys[i]) + "\"";
+      const std::string attrs =
+          " data-series=\"" + escape(s.id) + "\" data-x=\"" + exact(s.xs[i]) + "\" data-y=\"" + exact(s.ys[i]) + "\"";
       const std::size_t cut = shape.find(' ');
       shape.insert(cut, attrs);
       if (i < s.tips.size() && !s.tips[i].empty()) {
@@ -317,17 +325,17 @@ class renderer {
     for (const auto& g : c_.gaps) {
       if (!std::isfinite(g.y_from) || !std::isfinite(g.y_to)) continue;
       const double y0 = Y(g.y_from), y1 = Y(g.y_to);
-      o += "<g class=\"gap\" data-gap=\"" + escape(g.letter) + "\" data-from=\"" + exact(g.y_from) +
-           "\" data-to=\"" + exact(g.y_to) + "\">";
+      o += "<g class=\"gap\" data-gap=\"" + escape(g.letter) + "\" data-from=\"" + exact(g.y_from) + "\" data-to=\"" +
+           exact(g.y_to) + "\">";
       o += "<line x1=\"" + px(x) + "\" y1=\"" + px(y0) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y1) +
            "\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
       // Arrow heads pointing at both curves (when there is room for them).
       if (std::fabs(y1 - y0) > 8) {
         const double d0 = y1 > y0 ? 5 : -5;
-        o += "<path d=\"M " + px(x - 3) + " " + px(y0 + d0) + " L " + px(x) + " " + px(y0) + " L " + px(x + 3) +
-             " " + px(y0 + d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
-        o += "<path d=\"M " + px(x - 3) + " " + px(y1 - d0) + " L " + px(x) + " " + px(y1) + " L " + px(x + 3) +
-             " " + px(y1 - d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
+        o += "<path d=\"M " + px(x - 3) + " " + px(y0 + d0) + " L " + px(x) + " " + px(y0) + " L " + px(x + 3) + " " +
+             px(y0 + d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
+        o += "<path d=\"M " + px(x - 3) + " " + px(y1 - d0) + " L " + px(x) + " " + px(y1) + " L " + px(x + 3) + " " +
+             px(y1 - d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
       }
       o += "<text x=\"" + px(x + 3) + "\" y=\"" + px((y0 + y1) / 2 + 4) + "\" font-weight=\"bold\" font-size=\"11\">" +
            escape(g.letter) + "</text></g>\n";

@@ -46,8 +46,7 @@ inline std::string regions_table(const std::vector<region_result>& regions) {
     for (const auto& r : regions)
       t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
              ratio_text(r.span, r.parallelism(), short_numbers),
-             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns),
-             num(r.syncs)});
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns), num(r.syncs)});
     return t;
   });
 }
@@ -56,8 +55,7 @@ inline std::string raw_table(const std::vector<region_result>& regions) {
   return fitted_table(regions, [&](bool short_numbers) {
     const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
     text_table t({"region", "raw work", "raw span", "work", "span"});
-    for (const auto& r : regions)
-      t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    for (const auto& r : regions) t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
     return t;
   });
 }
@@ -120,8 +118,8 @@ inline std::string speedup_text(const region_result& r, unsigned max_processors)
     if (w > lower_width) lower_width = w;
   }
   for (const auto& b : bounds) {
-    out += "  " + pad_left(std::to_string(b.processors), p_width) + " processors:  " +
-           pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
+    out += "  " + pad_left(std::to_string(b.processors), p_width) +
+           " processors:  " + pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
   }
   return out;
 }
@@ -149,8 +147,8 @@ inline std::string burden_text(const report& rep, const std::string& u) {
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
   if (rep.compensation_per_strand > 0) {
-    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u +
-           " subtracted per strand, " + grouped(rep.compensation_total) + " " + u + " in total.\n";
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
+           grouped(rep.compensation_total) + " " + u + " in total.\n";
   }
   return out;
 }

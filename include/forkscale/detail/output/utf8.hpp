@@ -36,14 +36,14 @@ inline std::string valid_utf8(const std::string& s) {
       len = 2;
     } else if (b0 >= 0xE0 && b0 <= 0xEF) {
       len = 3;
-      if (b0 == 0xE0) lo = 0xA0;         // no overlong forms
-      if (b0 == 0xED) hi = 0x9F;         // no surrogates
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
     } else if (b0 >= 0xF0 && b0 <= 0xF4) {
       len = 4;
-      if (b0 == 0xF0) lo = 0x90;         // no overlong forms
-      if (b0 == 0xF4) hi = 0x8F;         // nothing above U+10FFFF
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
     } else {
-      out += replacement;                // 80..C1, F5..FF never start a character
+      out += replacement;  // 80..C1, F5..FF never start a character
       ++i;
       continue;
     }
@@ -57,7 +57,7 @@ inline std::string valid_utf8(const std::string& s) {
     if (k == len) {
       out.append(s, i, len);
     } else {
-      out += replacement;                // the maximal subpart s[i, i+k)
+      out += replacement;  // the maximal subpart s[i, i+k)
     }
     i += k;
   }

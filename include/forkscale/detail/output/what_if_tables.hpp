@@ -86,8 +86,8 @@ inline const what_if_result* most_to_gain(const std::vector<what_if_block>& bloc
 inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
   const bool measured = rep.span() > 0;
   const double now = rep.parallelism();
-  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) + " at k = " +
-                     factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
+  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
+                     " at k = " + factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
                      unbounded_ratio_text(best.parallelism);
   if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
   if (rep.max_processors >= 2) {
@@ -109,23 +109,23 @@ inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool 
     for (const what_if_block& b : blocks) {
       const std::string name = printable(b.first->region);
       if (!b.executed) {
-        t.add_note(name, b.first->source == what_if_source::call_site ? "never executed (named call site)"
-                                                                      : "never executed");
+        t.add_note(
+            name, b.first->source == what_if_source::call_site ? "never executed (named call site)" : "never executed");
         continue;
       }
       for (const what_if_line& l : b.lines) {
         const double span = l.any().span;
-        const std::string span_text =
-            short_numbers && span >= 0 && span < 1.8e19 ? compact(static_cast<std::uint64_t>(std::round(span)))
-                                                        : grouped_round(span);
+        const std::string span_text = short_numbers && span >= 0 && span < 1.8e19
+                                          ? compact(static_cast<std::uint64_t>(std::round(span)))
+                                          : grouped_round(span);
         const auto par = [&](const what_if_result* w) {
           return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
         };
         const auto gain = [&](const what_if_result* w) {
           return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
         };
-        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized),
-               par(l.optimized), gain(l.optimized)});
+        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized), par(l.optimized),
+               gain(l.optimized)});
       }
     }
     return t;
@@ -139,15 +139,17 @@ inline text_section what_if_section(const report& rep) {
   if (rep.what_if.empty()) return s;
   const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
   s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
-  s.body = wrapped("Predicted span and parallelism of the whole program if the strands of a region were k times "
-                   "faster; measured: span " + grouped(rep.span()) + ", parallelism " +
-                       ratio_text(rep.span(), rep.parallelism()) + ".",
-                   "  ", "  ");
+  s.body = wrapped(
+      "Predicted span and parallelism of the whole program if the strands of a region were k times "
+      "faster; measured: span " +
+          grouped(rep.span()) + ", parallelism " + ratio_text(rep.span(), rep.parallelism()) + ".",
+      "  ", "  ");
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
-  s.body += wrapped("par., gain: parallelized (the region's share of every path divides by k, the work stays); "
-                    "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
-                    "  ", "  ");
+  s.body += wrapped(
+      "par., gain: parallelized (the region's share of every path divides by k, the work stays); "
+      "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
+      "  ", "  ");
   return s;
 }
 

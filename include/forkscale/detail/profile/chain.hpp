@@ -23,8 +23,8 @@ struct prof_node {
   static constexpr unsigned capacity = 4;
   std::atomic<std::int64_t> refs{1};
   prof_node* parent = nullptr;
-  std::uint32_t count = 0;          // records in `records`
-  std::uint32_t records_below = 0;  // records here and below, down to the nearest folded node
+  std::uint32_t count = 0;                   // records in `records`
+  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
   std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
   prof_record records[capacity];
   prof_node* next_free = nullptr;  // pool link
@@ -71,9 +71,7 @@ inline void release_prof(prof_node* p) noexcept {
   while (p) {
     // The sole owner frees without a read-modify-write: nobody else can add a
     // reference to a node no one else holds.
-    if (p->refs.load(std::memory_order_acquire) != 1 &&
-        p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1)
-      return;
+    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     prof_node* parent = p->parent;
     if (p->folded) {
       prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);

@@ -118,7 +118,8 @@ inline void add_call_site_rows(report& rep, const session& s, const site_profile
           to_site_measure(s, whole);
       p.local_on_work = p.local_on_span =
           to_site_measure(s, measure_sum{1, root.local_work, static_cast<std::int64_t>(end.local_span)});
-      p.local_on_work.work = static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.local_work)));
+      p.local_on_work.work =
+          static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.local_work)));
       p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.local_span));
     } else {
       const site_sums& w = in.on_work[key.id];

@@ -134,8 +134,7 @@ class site_registry {
     e.tag = where.tag ? where.tag : "";
     e.kind = kind;
     auto f = functions_.find(e.function);
-    if (f == functions_.end())
-      f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
     e.function_id = f->second;
     const auto id = static_cast<std::uint32_t>(entries_.size());
     entries_.push_back(std::move(e));

@@ -18,8 +18,8 @@
 #include "../../report.hpp"
 
 #if defined(_WIN32)
-#include <filesystem>
 #include <process.h>
+#include <filesystem>
 #else
 #include <sys/stat.h>
 #include <unistd.h>
@@ -145,9 +145,8 @@ inline void write_special_file(const std::string& path, const std::string& conte
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
   errno = 0;
-  const bool written =
-      (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
-      std::fflush(f) == 0 && !std::ferror(f);
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
   const int err = errno;
   const bool closed = std::fclose(f) == 0;
   if (!written) throw_write_error(path, errno_text(err ? err : EIO));
@@ -165,8 +164,7 @@ inline void write_file_atomically(const std::string& path, const std::string& co
   if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
 
   errno = 0;
-  if (!contents.empty() &&
-      std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
     const int err = errno;
     tmp.discard();
     throw_write_error(path, errno_text(err ? err : EIO));

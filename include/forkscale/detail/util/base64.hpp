@@ -27,7 +27,8 @@ inline std::string base64(const std::string& bytes) {
     out += table[(v >> 12) & 63];
     out += "==";
   } else if (i + 2 == bytes.size()) {
-    const std::uint32_t v = (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
+    const std::uint32_t v =
+        (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
     out += table[(v >> 18) & 63];
     out += table[(v >> 12) & 63];
     out += table[(v >> 6) & 63];

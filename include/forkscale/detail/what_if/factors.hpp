@@ -47,7 +47,8 @@ inline std::string format_factor(double v) {
 
 // `origin` names where the value came from, for the error message.
 inline wi_factor make_factor(double v, const std::string& origin) {
-  if (std::isnan(v)) throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
@@ -86,7 +87,8 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
-  if (t.empty()) throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
   if (end == t.c_str() || *end != '\0')
@@ -118,9 +120,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
   bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
   for (char c : digits) ok = ok && c >= '0' && c <= '9';
-  if (!ok)
-    throw error("forkscale: " + origin + ": call site \"" + s.text +
-                "\" is neither file:line nor tag=NAME");
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
   s.file = s.text.substr(0, colon);
   s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
   if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");

@@ -101,8 +101,7 @@ inline void wi_release(wi_vec* v) noexcept {
   if (!v) return;
   wi_cache& c = wi_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls),
-                         std::memory_order_relaxed);
+    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
     v->~wi_vec();
     ::operator delete(v);
     return;
@@ -148,10 +147,10 @@ struct wi_config {
   std::int64_t p[wi_max_factors] = {};
   std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
   std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;          // call sites whose strands the measurement rescales
+  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
   wi_factor assume_factor;
-  std::int64_t scale = 1;               // with `assume`: every cost is multiplied by assume_factor.p,
-                                        // an assumed strand's path cost by assume_factor.q instead
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
@@ -211,9 +210,9 @@ struct wi_region {
   unsigned line = 0;
   std::string function;
   std::string tag;
-  bool call_site = false;   // a call site named at run time (else a what_if_region guard)
-  std::string spec;         // for a named call site: the text that named it
-  bool entered = false;     // set under the session lock at the first entry
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
 };
 
 }  // namespace detail

@@ -31,7 +31,6 @@ inline void record_wi_entries(session* s, std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
-
 // A guard's region: found by the site's content, registered at its first entry.
 // Returns its bit, or 0 when the measurement already has the most regions it can
 // analyse (said once per site by a diagnostic).
@@ -57,9 +56,9 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
   }
-  misuse(s, w,
-         "more than " + std::to_string(wi_max_regions) +
-             " what-if regions in one measurement; this one is not analysed");
+  misuse(
+      s, w,
+      "more than " + std::to_string(wi_max_regions) + " what-if regions in one measurement; this one is not analysed");
   return 0;
 }
 

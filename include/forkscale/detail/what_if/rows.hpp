@@ -63,8 +63,8 @@ inline what_if_result scenario_row(const session& s, const what_if_sums& w, std:
 
 // The prediction of one (scenario, factor, model): `offset` is the root path's
 // what-if offset for it, in 1/p ticks.
-inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f,
-                        std::int64_t offset, std::uint64_t region_work_ticks) {
+inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f, std::int64_t offset,
+                        std::uint64_t region_work_ticks) {
   if (!r.executed) {
     r.span_ticks_num = 0;
     r.span_ticks_den = 1;
@@ -80,9 +80,8 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
   // Work in ticks × p: unchanged, or with the region's work divided.
   const long double work_num = r.model == what_if_model::parallelized
                                    ? static_cast<long double>(W) * f.p
-                                   : static_cast<long double>(W) * f.p -
-                                         static_cast<long double>(region_work_ticks) *
-                                             static_cast<long double>(f.p - f.q);
+                                   : static_cast<long double>(W) * f.p - static_cast<long double>(region_work_ticks) *
+                                                                             static_cast<long double>(f.p - f.q);
   r.work = static_cast<double>(work_num / f.p) * upt;
   r.span = static_cast<double>(static_cast<long double>(span_num) / f.p) * upt;
   r.burdened_span = r.span + static_cast<double>(burden) * upt;
