@@ -68,7 +68,7 @@ TEST(Misuse, SyncWhileChildNeverReportedBack) {
         fs::charge(1);
         late = fs::spawn_point();  // the child's body is not run before the join
         {
-          sync_line = __LINE__;
+          sync_line = __LINE__ + 1;  // the sync_point on the next line
           fs::sync_point sp;
         }
         {
@@ -181,7 +181,7 @@ TEST(Misuse, SpawnedTaskDestroyedWithoutRunning) {
       "m",
       [&] {
         {
-          line = __LINE__;
+          line = __LINE__ + 1;  // the spawn on the next line
           auto t = fs::spawn([] { fs::charge(100); });
         }  // dropped, as a cancelled task
         fs::charge(1);

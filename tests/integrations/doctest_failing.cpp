@@ -14,24 +14,23 @@
 namespace fs = forkscale;
 namespace progs = integration_programs;
 
+// Each expectation must stay on the line of its check (expect_report.cmake reads them by line).
+// clang-format off
 TEST_CASE("check") {
   const fs::report rep = progs::fan_out(4, 1000);
   FORKSCALE_CHECK_PARALLELISM_AT_LEAST(rep, 4);  // expect-pass
-  FORKSCALE_CHECK_PARALLELISM_AT_LEAST(rep,
-                                       100);  // expect-report: parallelism of 'fan_out' is 4.00, expected at least 100
-  FORKSCALE_CHECK_BURDENED_PARALLELISM_AT_LEAST(
-      rep, 2);  // expect-report: burdened parallelism of 'fan_out' is 0.07, expected at least 2
-  FORKSCALE_CHECK_SPAN_AT_MOST_PERCENT_OF_WORK(
-      rep, 10);  // expect-report: span of 'fan_out' is 25.00% of the work, expected at most 10% of the work
-  FORKSCALE_CHECK_NO_DIAGNOSTICS(
-      progs::misused());  // expect-report: 'misused' (progs::misused()) has 1 misuse diagnostic(s), expected none
+  FORKSCALE_CHECK_PARALLELISM_AT_LEAST(rep, 100);  // expect-report: parallelism of 'fan_out' is 4.00, expected at least 100
+  FORKSCALE_CHECK_BURDENED_PARALLELISM_AT_LEAST(rep, 2);  // expect-report: burdened parallelism of 'fan_out' is 0.07, expected at least 2
+  FORKSCALE_CHECK_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 10);  // expect-report: span of 'fan_out' is 25.00% of the work, expected at most 10% of the work
+  FORKSCALE_CHECK_NO_DIAGNOSTICS(progs::misused());  // expect-report: 'misused' (progs::misused()) has 1 misuse diagnostic(s), expected none
   FORKSCALE_WARN_PARALLELISM_AT_LEAST(rep, 5);  // expect-report: parallelism of 'fan_out' is 4.00, expected at least 5
 }
 
 TEST_CASE("require") {
   const fs::report rep = progs::phases(3000, 4, 1000);
   FORKSCALE_REQUIRE_PARALLELISM_AT_LEAST(rep.find("phases/parallel"), 4);  // expect-pass
-  FORKSCALE_REQUIRE_PARALLELISM_AT_LEAST(
-      rep.find("phases/serial"), 2);  // expect-report: parallelism of 'phases/serial' is 1.00, expected at least 2
+  FORKSCALE_REQUIRE_PARALLELISM_AT_LEAST(rep.find("phases/serial"), 2);  // expect-report: parallelism of 'phases/serial' is 1.00, expected at least 2
   std::cout << "after a failed FORKSCALE_REQUIRE" << std::endl;  // expect-absent: after a failed FORKSCALE_REQUIRE
 }
+
+// clang-format on
