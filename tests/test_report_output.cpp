@@ -134,6 +134,16 @@ std::string py_unbounded(double v) {
   return py_float(v);
 }
 
+// The "load" member as a Python value.
+std::string expected_load_python(const fs::load_check& l) {
+  return " 'load': {'checked': " + py_bool(l.checked) + ", 'involuntary_switches': " + py_int(l.involuntary_switches) +
+         ", 'migrations': " + py_int(l.migrations) + ", 'wait_ns': " + py_int(l.wait_ns) +
+         ", 'runnable_at_start': " + py_int(l.runnable_at_start) +
+         ", 'hardware_threads': " + py_int(l.hardware_threads) +
+         ", 'clock_chosen_for_load': " + py_bool(l.clock_chosen_for_load) + ", 'inflated': " + py_bool(l.inflated) +
+         ", 'warning': " + py_str(l.warning()) + "},\n";
+}
+
 // The "what_if" member as a Python value.
 std::string expected_what_if_python(const fs::report& rep) {
   std::string e = " 'what_if': [\n";
@@ -281,6 +291,13 @@ fs::report tricky_report() {
   zero.spawns = zero.syncs = 0;
   rep.regions.push_back(zero);
   rep.diagnostic_count = rep.diagnostics.size() + 5;
+  rep.load.checked = true;
+  rep.load.involuntary_switches = 12;
+  rep.load.migrations = 3;
+  rep.load.wait_ns = 4'500'000;
+  rep.load.runnable_at_start = 2;
+  rep.load.hardware_threads = 2;
+  rep.load.inflated = true;
   return rep;
 }
 
@@ -316,6 +333,7 @@ std::string expected_json_python(const fs::report& rep) {
   e += " ],\n";
   e += expected_sites_python(rep);
   e += expected_what_if_python(rep);
+  e += expected_load_python(rep.load);
   e += " 'diagnostic_count': " + py_int(rep.diagnostic_count) + ",\n";
   e += " 'diagnostics': [\n";
   for (const auto& d : rep.diagnostics)
@@ -1042,8 +1060,7 @@ TEST_F(ReportOutput, SiteProfilesInJsonRoundTripThroughPython) {
 
 TEST_F(ReportOutput, SiteProfilesInJsonAreAlwaysThere) {
   const std::string json = quicksort_report().to_json();
-  EXPECT_NE(json.find("\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"what_if\": [],\n"
-                      "  \"diagnostic_count\": 0,\n"),
+  EXPECT_NE(json.find("\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"what_if\": [],\n  \"load\": {"),
             std::string::npos)
       << json;
   const std::string sites = extreme_profile_report().to_json();

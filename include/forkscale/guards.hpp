@@ -384,14 +384,24 @@ class basic_what_if_region {
   explicit basic_what_if_region(const site& = site::current()) noexcept {}
   explicit basic_what_if_region(const char*, const site& = site::current()) noexcept {}
 };
+// Labels and options are taken as they come (templates, no default options{}):
+// a disabled region or measure() allocates nothing and builds nothing.
 template <class Clock>
 class basic_region {
  public:
-  explicit basic_region(const std::string&, const options& = options{}, const site& = site::current()) noexcept {}
-  report stop() const { return report{}; }
+  template <class Label>
+  explicit basic_region(const Label&, const site& = site::current()) noexcept {}
+  template <class Label>
+  basic_region(const Label&, const options&, const site& = site::current()) noexcept {}
+  report stop() const noexcept { return report{}; }
 };
-template <class Clock = default_clock, class Fn>
-report measure(const std::string&, Fn&& fn, const options& = options{}, const site& = site::current()) {
+template <class Clock = default_clock, class Label, class Fn>
+report measure(const Label&, Fn&& fn) {
+  std::forward<Fn>(fn)();
+  return report{};
+}
+template <class Clock = default_clock, class Label, class Fn>
+report measure(const Label&, Fn&& fn, const options&, const site& = site::current()) {
   std::forward<Fn>(fn)();
   return report{};
 }

@@ -35,8 +35,14 @@ struct what_if_options {
 
 struct options {
   // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
-  // policy fixes the source at compile time, unless it contradicts it.
+  // policy fixes the source at compile time, unless it contradicts it. `automatic`
+  // is the TSC (steady_clock where there is none), or thread_cpu when the machine
+  // is oversubscribed as the measurement starts (report::load says so).
   clock_kind clock = clock_kind::automatic;
+  // Under a timed clock, read the scheduler's counters at the start and end and
+  // say in report::load whether waiting for a CPU could have inflated the numbers
+  // (Linux; a few file reads per thread, outside the measured time).
+  bool check_load = true;
   // Burden per continuation edge in the report's unit; negative means Cilkview's
   // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
   double burden = -1;

@@ -131,8 +131,8 @@ inline void check_schema(const object_reader& top, const char* expected, std::ui
 
 inline clock_kind clock_from_name(const object_reader& r, const char* key) {
   const std::string name = r.str(key);
-  for (const clock_kind k :
-       {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady, clock_kind::arm_counter})
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
     if (name == to_string(k)) return k;
   throw json_error(r.required(key).offset, r.path(key) + ": unknown clock " + quote_for_message(name));
 }
@@ -297,6 +297,27 @@ inline what_if_result what_if_from_value(const value& v, const std::string& wher
 
 // The rows of an optional array member (absent in files written before the site
 // profiles existed: no rows).
+// "load" (optional: files written before it existed have none).
+inline load_check load_from(const object_reader& top) {
+  load_check l;
+  const value* v = top.optional("load");
+  if (!v) return l;
+  if (!v->is(kind::object)) top.wrong("load", *v, "an object");
+  const object_reader r(*v, top.path("load"));
+  l.checked = r.boolean("checked");
+  l.involuntary_switches = r.u64("involuntary_switches");
+  l.migrations = r.u64("migrations");
+  l.wait_ns = r.u64("wait_ns");
+  l.runnable_at_start = r.u32("runnable_at_start");
+  l.hardware_threads = r.u32("hardware_threads");
+  l.clock_chosen_for_load = r.boolean("clock_chosen_for_load");
+  l.inflated = r.boolean("inflated");
+  if (r.str("warning") != l.warning())
+    throw json_error(r.required("warning").offset,
+                     r.path("warning") + " does not match the file's own load figures (the file is inconsistent)");
+  return l;
+}
+
 template <typename Row, typename Read>
 std::vector<Row> optional_rows(const object_reader& top, const char* key, Read read) {
   std::vector<Row> rows;
@@ -341,6 +362,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   rep.call_sites = optional_rows<call_site_profile>(top, "call_sites", call_site_from_value);
   rep.spawn_sites = optional_rows<spawn_site_profile>(top, "spawn_sites", spawn_site_from_value);
   rep.what_if = optional_rows<what_if_result>(top, "what_if", what_if_from_value);
+  rep.load = load_from(top);
 
   rep.diagnostic_count = top.u64("diagnostic_count");
   const value& diags = top.array("diagnostics");

@@ -35,11 +35,25 @@ struct speedup_bound {
   double upper = 0;
 };
 
+// A region's label as it stands in a path: a backslash or a '/' inside it gets a
+// backslash before it, so that a path (labels joined by '/') names one region
+// whatever its labels hold: the region "a/b" inside "m" is m/a\/b, the region "b"
+// inside a region "a" inside "m" is m/a/b. report::find takes paths so escaped.
+inline std::string escape_region_label(const std::string& label) {
+  std::string out;
+  out.reserve(label.size());
+  for (char c : label) {
+    if (c == '\\' || c == '/') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 // Work and span of one labeled region, summed over its instances. All times are in
 // the report's unit (ns for timed clocks, units for the cost clock).
 struct region_result {
   std::string label;   // the region's own label
-  std::string path;    // labels from the outermost region, joined by '/'
+  std::string path;    // labels from the outermost region, escaped (escape_region_label) and joined by '/'
   std::string parent;  // the enclosing region's path; empty for the root
   unsigned depth = 0;  // 0 for the root
   std::uint64_t instances = 0;
@@ -194,6 +208,37 @@ struct what_if_result {
   }
 };
 
+// How busy the machine was while a measurement ran, from the scheduler's own
+// counters for the process's threads (Linux: /proc/self/task/*/schedstat and
+// sched, getrusage; elsewhere not checked). Under a wall clock (tsc, steady,
+// arm_counter) a strand that waits for a CPU counts the wait as work, so work and
+// span inflate by amounts that depend on the scheduler; thread_cpu and cost are
+// not affected.
+struct load_check {
+  bool checked = false;                    // false under the cost clock or where the counters are missing
+  std::uint64_t involuntary_switches = 0;  // the process's threads were preempted this many times
+  std::uint64_t migrations = 0;            // ... and moved between CPUs this many times
+  std::uint64_t wait_ns = 0;               // time they were ready to run but waited for a CPU
+  unsigned runnable_at_start = 0;          // other processes' threads ready to run as the measurement began
+  unsigned hardware_threads = 0;
+  bool clock_chosen_for_load = false;  // `automatic` chose thread_cpu because the machine was oversubscribed
+  bool inflated = false;               // the wait could have inflated the numbers (see warning())
+
+  // One line when the numbers may be inflated (or the clock was chosen because of
+  // the load), else empty.
+  std::string warning() const {
+    if (clock_chosen_for_load)
+      return "forkscale: the machine was oversubscribed (" + std::to_string(runnable_at_start) +
+             " threads of other processes ready to run on " + std::to_string(hardware_threads) +
+             " hardware threads), so the automatic clock measured thread CPU time (thread_cpu)";
+    if (!inflated) return std::string();
+    return "forkscale: the machine was busy: the measured threads waited " + std::to_string(wait_ns / 1000) +
+           " us for a CPU (" + std::to_string(involuntary_switches) + " preemptions, " + std::to_string(migrations) +
+           " migrations), which a wall clock counts as work; work and span may be inflated (use "
+           "clock_kind::thread_cpu on a busy machine)";
+  }
+};
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -208,6 +253,7 @@ struct report {
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
+  load_check load;  // how busy the machine was (timed clocks)
   // Per-site profiles of the whole measurement (empty for a nested region's report
   // or with options.site_profiles off). The root row comes first; the other rows
   // are sorted by local span on span, largest first.

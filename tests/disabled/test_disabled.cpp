@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <new>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -16,6 +19,16 @@
 #endif
 
 namespace fs = forkscale;
+
+// Every heap allocation of the program, counted: a disabled guard must make none.
+static std::atomic<long> heap_allocations{0};
+void* operator new(std::size_t n) {
+  heap_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 static_assert(std::is_empty<fs::sync_point>::value, "a disabled sync_point must be an empty type");
 static_assert(std::is_empty<fs::call_site>::value, "a disabled call_site must be an empty type");
@@ -107,6 +120,27 @@ TEST(Disabled, MeasureRunsTheCallableAndReportsZeros) {
   EXPECT_EQ(rep.spawns(), std::uint64_t{0});
   EXPECT_EQ(rep.syncs(), std::uint64_t{0});
   EXPECT_TRUE(rep.parallelism() == 0) << "parallelism() = " << rep.parallelism();
+}
+
+// Regions, measure() and the guards, entered many times: no allocation at all
+// (a default options{} would build a vector of what-if factors on every entry).
+TEST(Disabled, GuardsAndRegionsAllocateNothing) {
+  long sum = 0;
+  const long before = heap_allocations.load();
+  for (int i = 0; i < 1000; ++i) {
+    fs::region r("a region label longer than any small-string buffer");
+    FORKSCALE_REGION("macro");
+    fs::call_site cs;
+    fs::what_if_region w("tag");
+    fs::report rep = fs::measure("a measurement label longer than any small-string buffer", [&] { sum += i; });
+    sum += static_cast<long>(rep.work());
+    auto t = fs::spawn([&] { sum += 1; });
+    t();
+    fs::sync_point sp;
+  }
+  const long after = heap_allocations.load();
+  EXPECT_EQ(sum, 999L * 1000 / 2 + 1000);
+  EXPECT_EQ(after - before, 0) << "disabled guards allocated " << (after - before) << " times";
 }
 
 }  // namespace

@@ -106,7 +106,7 @@ inline void check_request(const std::string& who, const study_workload& w, const
   if (opt.measure.clock == clock_kind::cost)
     throw error(who +
                 "the cost clock measures charged units, not time; a study needs a timed clock "
-                "(automatic, tsc, steady or arm_counter)");
+                "(automatic, tsc, steady, arm_counter or thread_cpu)");
 }
 
 // A result with the study's settings and nothing measured yet.

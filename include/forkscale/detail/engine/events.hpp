@@ -304,14 +304,30 @@ struct engine {
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
+    rs.enclosing = f->open_regions;
+    f->open_regions = &rs;
     rs.depth = ++f->open_guards;
   }
 
-  // Returns the instance's totals (the report of a nested region).
+  // Returns the instance's totals (the report of a nested region). A region that
+  // closes while regions opened inside it are still open (misuse, diagnosed)
+  // closes them too, at the same moment, so that no row outgrows its parent;
+  // their guards find them closed.
   static path_totals end_region(region_state& rs) {
+    if (rs.closed_early) return rs.at_close;
     frame* f = rs.task;
     if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
     split_strand(*f);
+    bool listed = false;
+    for (region_state* r = f->open_regions; r && !listed; r = r->enclosing) listed = r == &rs;
+    if (listed) {
+      for (region_state* inner = f->open_regions; inner != &rs; inner = inner->enclosing) {
+        inner->at_close = f->totals.since(inner->at_open);
+        inner->closed_early = true;
+        record_region(f->sess, inner->node, inner->at_close);
+      }
+      f->open_regions = rs.enclosing;
+    }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
     f->region = rs.saved;

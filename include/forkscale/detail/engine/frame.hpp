@@ -20,6 +20,8 @@ namespace detail {
 // live inside the guards that open them, on the running thread's stack; a
 // thread's frames form a stack through `outer` (a task run while another is
 // blocked in a join, or run inline by its spawner).
+struct region_state;
+
 struct frame {
   enum class run_state : unsigned char { running, suspended, blocked };
 
@@ -32,10 +34,11 @@ struct frame {
   unsigned open_guards = 0;  // guards open in this frame, for order checks
   frame* outer = nullptr;
   session* sess = nullptr;
-  join_set* sync_block = nullptr;  // the children a plain sync_point joins (made lazily)
-  join_set* report_to = nullptr;   // where this task's totals go; null for a root
-  region_node* region = nullptr;   // innermost region, inherited by children
-  site where;                      // the guard that opened the frame
+  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;         // where this task's totals go; null for a root
+  region_node* region = nullptr;         // innermost region, inherited by children
+  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
+  site where;                            // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
   // task_id) plus `path` and the records in `records` not yet pushed onto its
@@ -143,9 +146,12 @@ struct region_state {
   frame* task = nullptr;  // set for a nested region
   region_node* node = nullptr;
   region_node* saved = nullptr;
+  region_state* enclosing = nullptr;  // the region guard open around this one in the task
   path_totals at_open;
+  path_totals at_close;  // set when an enclosing region closed first (see end_region)
   unsigned depth = 0;
   bool stopped = false;
+  bool closed_early = false;
   site where;
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -81,8 +82,13 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
                   "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
     kind = Clock::kind;
-  } else if (kind == clock_kind::automatic) {
-    kind = resolve_automatic();
+  }
+  const bool check_load = opt.check_load && kind != clock_kind::cost;
+  const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
+  bool chosen_for_load = false;
+  if (kind == clock_kind::automatic) {
+    chosen_for_load = FORKSCALE_DETAIL_THREAD_CPU && oversubscribed(runnable);
+    kind = chosen_for_load ? clock_kind::thread_cpu : resolve_automatic();
   }
   if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
   auto s = std::make_unique<session>();
@@ -96,13 +102,29 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->profile = opt.site_profiles;
   s->serial = next_session_serial();
   s->root.label = label;
-  s->root.path = label;
+  s->root.path = escape_region_label(label);
   configure_what_if(*s, opt.what_if);
   if (opt.compensate && kind != clock_kind::cost) {
     s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
+  s->clock_chosen_for_load = chosen_for_load;
+  s->runnable_at_start = runnable;
+  s->check_load = check_load;
+  if (check_load) s->load_at_start = take_load_snapshot();
   return s;
+}
+
+// A load warning goes where misuse goes (options.on_diagnostic, else one line on
+// stderr), but is not counted as misuse: the report's load field keeps it.
+inline void announce_load(const session& s, const load_check& c) {
+  if (!c.inflated) return;  // a clock chosen for the load is said in the report only
+  const std::string w = c.warning();
+  if (s.on_diagnostic) {
+    s.on_diagnostic(diagnostic{s.root.label, w.substr(std::string("forkscale: ").size())});
+  } else {
+    std::fprintf(stderr, "%s\n", w.c_str());
+  }
 }
 
 // Ends a measurement whose root frame is `root` (already closed) and builds its
@@ -122,6 +144,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
+  if (s->check_load) rep.load = compare_load(s->load_at_start, take_load_snapshot(), s->kind, rep.work());
+  rep.load.runnable_at_start = s->runnable_at_start;
+  rep.load.hardware_threads = hardware_threads();
+  rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
+  announce_load(*s, rep.load);
   {
     std::lock_guard<std::mutex> g(s->m);
     settled = settled && s->diagnostic_count == 0;
@@ -145,9 +172,15 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
 
 // The report of one instance of a nested region: its only row is the instance.
 inline report nested_region_report(const session& s, const region_node& node, const path_totals& d) {
+  // The report's label is the instance's path in the enclosing measurement; its
+  // one row is its own root (depth 0), so that it reads back like any report.
   report rep = make_report_shell(s);
   rep.label = node.path;
-  rep.regions.push_back(make_row(s, node, 1, d));
+  region_result row = make_row(s, node, 1, d);
+  row.path = escape_region_label(node.label);
+  row.parent.clear();
+  row.depth = 0;
+  rep.regions.push_back(std::move(row));
   rep.compensation_total = rep.regions.front().raw_work - rep.regions.front().work;
   return rep;
 }

@@ -1,8 +1,10 @@
 // detail/engine/region_rows.hpp: a finished measurement's region rows and the
 // report's header fields.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../report.hpp"
@@ -45,8 +47,15 @@ inline report make_report_shell(const session& s) {
   return rep;
 }
 
+// Depth first; siblings in the order of their labels, so that the rows do not
+// depend on which thread entered a region first.
 inline void add_region_rows(report& rep, const session& s, const region_node& n) {
-  for (const auto& c : n.children) {
+  std::vector<const region_node*> children;
+  children.reserve(n.children.size());
+  for (const auto& c : n.children) children.push_back(c.get());
+  std::sort(children.begin(), children.end(),
+            [](const region_node* a, const region_node* b) { return a->label < b->label; });
+  for (const region_node* c : children) {
     rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
     rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
     add_region_rows(rep, s, *c);

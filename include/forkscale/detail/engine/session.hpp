@@ -20,6 +20,7 @@
 #include "../profile/records.hpp"
 #include "../util/strings.hpp"
 #include "../what_if/offsets.hpp"
+#include "load.hpp"
 #include "path.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -58,6 +59,11 @@ struct session {
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../../config.hpp"
+#include "../../report.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/task_profile.hpp"
@@ -201,7 +202,7 @@ inline region_node* intern_region(session* s, region_node* parent, const std::st
     if (c->label == label) return c.get();
   auto node = std::make_unique<region_node>();
   node->label = label;
-  node->path = parent->path + "/" + label;
+  node->path = parent->path + "/" + escape_region_label(label);
   node->parent = parent;
   node->depth = parent->depth + 1;
   parent->children.push_back(std::move(node));

@@ -167,6 +167,26 @@ inline void json_what_if(json_writer& j, const report& rep) {
   j.end_array();
 }
 
+// "load": how busy the machine was (report::load; docs/report-schema.md).
+inline void json_load(json_writer& j, const report& rep) {
+  const load_check& l = rep.load;
+  j.key("load");
+  j.begin_object();
+  j.key("checked");
+  j.value_raw(bool_text(l.checked));
+  j.member("involuntary_switches", l.involuntary_switches);
+  j.member("migrations", l.migrations);
+  j.member("wait_ns", l.wait_ns);
+  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
+  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
+  j.key("clock_chosen_for_load");
+  j.value_raw(bool_text(l.clock_chosen_for_load));
+  j.key("inflated");
+  j.value_raw(bool_text(l.inflated));
+  j.member("warning", l.warning());
+  j.end_object();
+}
+
 // "diagnostic_count" and "diagnostics", the ones the report kept.
 inline void json_diagnostics(json_writer& j, const report& rep) {
   j.member("diagnostic_count", rep.diagnostic_count);
@@ -193,6 +213,7 @@ inline std::string report::to_json() const {
   io::json_call_sites(j, *this);
   io::json_spawn_sites(j, *this);
   io::json_what_if(j, *this);
+  io::json_load(j, *this);
   io::json_diagnostics(j, *this);
   j.end_object();
   return j.finish();

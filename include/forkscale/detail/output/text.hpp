@@ -67,6 +67,8 @@ inline std::string title_text(const report& rep) {
   out += "  (clock: ";
   out += to_string(rep.clock);
   out += ", unit: " + printable(rep.unit) + ")\n";
+  const std::string load = rep.load.warning();  // the machine was busy: said before any number
+  if (!load.empty()) out += wrapped(load, "", "  ");
   return out;
 }
 

@@ -1,0 +1,188 @@
+// The thread_cpu clock and load detection (report::load): a sleeping strand costs
+// no CPU time, the automatic clock turns to thread_cpu on an oversubscribed
+// machine, and a wait for a CPU that is large beside the work is flagged under
+// wall clocks only. No timed assertion: each check compares a clock with a
+// property that holds however loaded the machine is.
+#include <gtest/gtest.h>
+
+#include <forkscale/forkscale.hpp>
+#include <forkscale/read_report.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace fs = forkscale;
+
+namespace {
+
+fs::report sleepy(fs::clock_kind k) {
+  fs::options o;
+  o.clock = k;
+  return fs::measure(
+      "sleepy",
+      [] {
+        auto t = fs::spawn([] { std::this_thread::sleep_for(std::chrono::milliseconds(60)); });
+        t();
+        fs::sync_point sp;
+      },
+      o);
+}
+
+TEST(ThreadCpuClock, NamesAndUnits) {
+  EXPECT_STREQ(fs::to_string(fs::clock_kind::thread_cpu), "thread_cpu");
+  const fs::report r = sleepy(fs::clock_kind::thread_cpu);
+  EXPECT_EQ(r.clock, fs::clock_kind::thread_cpu);
+  EXPECT_EQ(r.unit, "ns");
+  EXPECT_EQ(r.spawns(), 1u);
+  EXPECT_EQ(r.diagnostic_count, 0u);
+}
+
+#if defined(__linux__)
+TEST(ThreadCpuClock, TimeSpentSleepingIsNotWork) {
+  // 60 ms asleep: a wall clock counts all of it, the thread's CPU time almost none.
+  const fs::report wall = sleepy(fs::clock_kind::steady);
+  const fs::report cpu = sleepy(fs::clock_kind::thread_cpu);
+  EXPECT_GE(wall.work(), 60'000'000u);
+  EXPECT_LT(cpu.work(), 30'000'000u);
+}
+
+TEST(ThreadCpuClock, FixedPolicyEngine) {
+  const fs::report r = fs::measure<fs::thread_cpu_clock>(
+      "fixed", [] { fs::call_site cs; }, fs::options{});
+  EXPECT_EQ(r.clock, fs::clock_kind::thread_cpu);
+}
+
+TEST(LoadCheck, TimedMeasurementsAreChecked) {
+  fs::options o;
+  o.clock = fs::clock_kind::steady;
+  const fs::report r = fs::measure(
+      "checked", [] { fs::call_site cs; }, o);
+  EXPECT_TRUE(r.load.checked);
+  EXPECT_GE(r.load.hardware_threads, 1u);
+  o.check_load = false;
+  EXPECT_FALSE(fs::measure(
+                   "unchecked", [] {}, o)
+                   .load.checked);
+  o.check_load = true;
+  o.clock = fs::clock_kind::cost;
+  EXPECT_FALSE(fs::measure(
+                   "cost", [] {}, o)
+                   .load.checked);
+}
+
+TEST(LoadCheck, AutomaticChoosesThreadCpuWhenOversubscribed) {
+  ::setenv("FORKSCALE_ASSUME_LOAD", "1", 1);
+  const fs::report busy = fs::measure("busy", [] { fs::call_site cs; });
+  ::setenv("FORKSCALE_ASSUME_LOAD", "0", 1);
+  const fs::report quiet = fs::measure("quiet", [] { fs::call_site cs; });
+  ::unsetenv("FORKSCALE_ASSUME_LOAD");
+  EXPECT_EQ(busy.clock, fs::clock_kind::thread_cpu);
+  EXPECT_TRUE(busy.load.clock_chosen_for_load);
+  EXPECT_NE(busy.load.warning().find("oversubscribed"), std::string::npos);
+  EXPECT_NE(quiet.clock, fs::clock_kind::thread_cpu);
+  EXPECT_FALSE(quiet.load.clock_chosen_for_load);
+  // An explicit clock is never replaced.
+  ::setenv("FORKSCALE_ASSUME_LOAD", "1", 1);
+  fs::options o;
+  o.clock = fs::clock_kind::steady;
+  EXPECT_EQ(fs::measure(
+                "explicit", [] {}, o)
+                .clock,
+            fs::clock_kind::steady);
+  ::unsetenv("FORKSCALE_ASSUME_LOAD");
+}
+#endif
+
+fs::detail::load_snapshot snap(std::uint64_t wait, std::uint64_t migrations, std::uint64_t switches) {
+  fs::detail::load_snapshot s;
+  s.ok = true;
+  s.threads.push_back({7, wait, migrations});
+  s.involuntary_switches = switches;
+  return s;
+}
+
+TEST(LoadCheck, WaitLargeBesideTheWorkIsFlaggedUnderWallClocksOnly) {
+  const auto a = snap(1'000'000, 3, 10);
+  const auto b = snap(11'000'000, 8, 25);  // waited 10 ms, 5 migrations, 15 preemptions
+  const fs::load_check tsc = fs::detail::compare_load(a, b, fs::clock_kind::tsc, 100'000'000);
+  EXPECT_TRUE(tsc.checked);
+  EXPECT_EQ(tsc.wait_ns, 10'000'000u);
+  EXPECT_EQ(tsc.migrations, 5u);
+  EXPECT_EQ(tsc.involuntary_switches, 15u);
+  EXPECT_TRUE(tsc.inflated);
+  EXPECT_NE(tsc.warning().find("10000 us"), std::string::npos) << tsc.warning();
+  EXPECT_NE(tsc.warning().find("thread_cpu"), std::string::npos);
+  EXPECT_FALSE(fs::detail::compare_load(a, b, fs::clock_kind::thread_cpu, 100'000'000).inflated);
+  EXPECT_FALSE(fs::detail::compare_load(a, b, fs::clock_kind::tsc, 1'000'000'000).inflated);  // 1% of the work
+  EXPECT_TRUE(fs::detail::compare_load(a, b, fs::clock_kind::steady, 400'000'000).inflated);  // 2.5%
+  EXPECT_TRUE(fs::detail::compare_load(a, b, fs::clock_kind::tsc, 100'000'000).warning().rfind("forkscale: ", 0) == 0);
+}
+
+TEST(LoadCheck, ThreadsSeenOnceAreLeftOut) {
+  auto a = snap(5, 0, 0);
+  auto b = snap(5, 0, 0);
+  b.threads.push_back({9, 50'000'000, 4});  // a thread that started during the measurement
+  const fs::load_check c = fs::detail::compare_load(a, b, fs::clock_kind::tsc, 1);
+  EXPECT_EQ(c.wait_ns, 0u);
+  EXPECT_EQ(c.migrations, 0u);
+  EXPECT_FALSE(c.inflated);
+  EXPECT_FALSE(fs::detail::compare_load(fs::detail::load_snapshot{}, b, fs::clock_kind::tsc, 1).checked);
+}
+
+fs::report busy_report() {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  fs::report r = fs::measure(
+      "busy", [] { fs::charge(5); }, o);
+  r.clock = fs::clock_kind::tsc;
+  r.unit = "ns";
+  r.load = fs::detail::compare_load(snap(0, 0, 0), snap(3'000'000, 2, 9), fs::clock_kind::tsc, 10'000'000);
+  return r;
+}
+
+TEST(LoadCheck, TheTextReportSaysSoBeforeAnyNumber) {
+  const fs::report r = busy_report();
+  ASSERT_TRUE(r.load.inflated);
+  const std::string text = r.to_text();
+  const auto warn = text.find("the machine was busy");
+  ASSERT_NE(warn, std::string::npos) << text;
+  EXPECT_LT(warn, text.find("Work:"));
+  EXPECT_NE(text.find("3000 us"), std::string::npos);
+  EXPECT_NE(text.find("9 preemptions"), std::string::npos);
+  fs::report quiet = busy_report();
+  quiet.load = fs::load_check{};
+  EXPECT_EQ(quiet.to_text().find("the machine was busy"), std::string::npos);
+}
+
+TEST(LoadCheck, JsonRoundTripAndConsistency) {
+  const fs::report r = busy_report();
+  const std::string json = r.to_json();
+  const fs::report back = fs::from_json(json);
+  EXPECT_TRUE(back.load.checked);
+  EXPECT_TRUE(back.load.inflated);
+  EXPECT_EQ(back.load.wait_ns, 3'000'000u);
+  EXPECT_EQ(back.load.migrations, 2u);
+  EXPECT_EQ(back.load.involuntary_switches, 9u);
+  EXPECT_EQ(back.to_json(), json);
+  // A file whose warning does not follow from its figures is rejected.
+  std::string bad = json;
+  const auto at = bad.find("\"wait_ns\": 3000000");
+  ASSERT_NE(at, std::string::npos) << json;
+  bad.replace(at, std::string("\"wait_ns\": 3000000").size(), "\"wait_ns\": 4000000");
+  EXPECT_THROW(fs::from_json(bad), fs::error);
+  // Files from before the field existed still read.
+  std::string old = json;
+  const auto b = old.find("  \"load\": {");
+  const auto e = old.find("},\n", b);
+  ASSERT_NE(b, std::string::npos);
+  old.erase(b, e + 3 - b);
+  EXPECT_FALSE(fs::from_json(old).load.checked);
+  // The thread_cpu clock's name reads back.
+  fs::report cpu = r;
+  cpu.clock = fs::clock_kind::thread_cpu;
+  EXPECT_EQ(fs::from_json(cpu.to_json()).clock, fs::clock_kind::thread_cpu);
+}
+
+}  // namespace
