@@ -4,6 +4,7 @@
 
 #include <forkscale/forkscale.hpp>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -214,6 +215,62 @@ TEST(Misuse, MeasurementEndsWhileTaskStillRunning) {
   EXPECT_EQ(r.work(), 1u);
   straggler->join();  // reports to the ended measurement: no crash
   expect_engine_clean();
+}
+
+// A join handle or task group outlives the measurement: a task spawned into it
+// and not joined inside is diagnosed, and the message says the numbers are partial.
+TEST(Misuse, MeasurementEndsBeforeAJoinHandlesTaskIsJoined) {
+  captured c;
+  fs::join_handle h;
+  std::atomic<bool> go{false};
+  std::optional<std::thread> worker;
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::charge(1);
+        worker.emplace(fs::spawn(h, [&] {
+          while (!go.load()) std::this_thread::yield();
+          fs::charge(9);
+        }));
+      },
+      c.options());
+  go = true;
+  worker->join();
+  EXPECT_TRUE(c.has("measurement ended while 1 task(s) spawned into a task_group or join_handle")) << c.dump();
+  EXPECT_TRUE(c.has("partial")) << c.dump();
+  EXPECT_GE(r.diagnostic_count, 1u);
+  EXPECT_EQ(r.work(), 1u);
+}
+
+TEST(Misuse, MeasurementEndsBeforeAGroupsFinishedTaskIsJoined) {
+  captured c;
+  fs::task_group g;
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        auto t = fs::spawn(g, [] { fs::charge(3); });
+        t();  // finished, but no sync_point(g) inside the measurement
+      },
+      c.options());
+  EXPECT_TRUE(c.has("measurement ended while 1 task(s) spawned into a task_group or join_handle")) << c.dump();
+  EXPECT_EQ(r.work(), 0u);
+  { fs::sync_point sp(g); }  // outside any measurement: nothing to do
+}
+
+// A group declared outside and joined inside is not partial.
+TEST(Misuse, GroupJoinedInsideTheMeasurementIsFine) {
+  captured c;
+  fs::task_group g;
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        auto t = fs::spawn(g, [] { fs::charge(3); });
+        t();
+        fs::sync_point sp(g);
+      },
+      c.options());
+  EXPECT_EQ(r.diagnostic_count, 0u) << c.dump();
+  EXPECT_EQ(r.work(), 3u);
 }
 
 TEST(Misuse, TaskGroupDestroyedWithUnjoinedTasks) {

@@ -133,10 +133,23 @@
 //  - tsc:    the x86 time-stamp counter, used only when it is invariant, calibrated
 //            against steady_clock to convert ticks to nanoseconds;
 //  - arm_counter: the AArch64 virtual counter (cntvct_el0, frequency in cntfrq_el0);
-//  - steady: std::chrono::steady_clock, the portable fallback.
+//  - steady: std::chrono::steady_clock, the portable fallback;
+//  - thread_cpu: the running thread's CPU time (CLOCK_THREAD_CPUTIME_ID), which
+//            does not advance while the thread waits for a CPU, so a busy machine
+//            does not inflate the numbers; a reading costs a system call.
 #include <chrono>
 #include <cstdint>
 #include <thread>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <time.h>
+#include <unistd.h>
+#endif
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+#define FORKSCALE_DETAIL_THREAD_CPU 1
+#else
+#define FORKSCALE_DETAIL_THREAD_CPU 0
+#endif
 
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -164,6 +177,7 @@ enum class clock_kind : unsigned char {
   tsc,          // x86 time-stamp counter, reported in ns
   steady,       // std::chrono::steady_clock, reported in ns
   arm_counter,  // AArch64 cntvct_el0, reported in ns
+  thread_cpu,   // the thread's CPU time, reported in ns: not fooled by a busy machine
 };
 
 inline const char* to_string(clock_kind k) noexcept {
@@ -178,6 +192,8 @@ inline const char* to_string(clock_kind k) noexcept {
       return "steady";
     case clock_kind::arm_counter:
       return "arm_counter";
+    case clock_kind::thread_cpu:
+      return "thread_cpu";
   }
   return "unknown";
 }
@@ -200,6 +216,17 @@ inline std::uint64_t tsc_ticks() noexcept {
 #else
   return steady_ticks();
 #endif
+}
+
+// The calling thread's CPU time in ns (POSIX CLOCK_THREAD_CPUTIME_ID; on Linux a
+// system call, about 25 TSC reads). Without it, steady_clock.
+inline std::uint64_t thread_cpu_ticks() noexcept {
+#if FORKSCALE_DETAIL_THREAD_CPU
+  timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+#endif
+  return steady_ticks();
 }
 
 inline std::uint64_t arm_ticks() noexcept {
@@ -352,6 +379,7 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
       info.default_burden_ticks = 15000;
       break;
     case clock_kind::steady:
+    case clock_kind::thread_cpu:
       info.unit_per_tick = 1.0;
       info.unit = "ns";
       info.default_burden_ticks = static_cast<std::uint64_t>(15000.0 / cycles_per_ns());
@@ -376,6 +404,8 @@ inline std::uint64_t read_clock(clock_kind k) noexcept {
       return tsc_ticks();
     case clock_kind::arm_counter:
       return arm_ticks();
+    case clock_kind::thread_cpu:
+      return thread_cpu_ticks();
     default:
       return steady_ticks();
   }
@@ -404,6 +434,11 @@ struct steady_clock_source {
   static constexpr bool fixed = true;
   static constexpr clock_kind kind = clock_kind::steady;
   static std::uint64_t now(clock_kind) noexcept { return detail::steady_ticks(); }
+};
+struct thread_cpu_clock {
+  static constexpr bool fixed = true;
+  static constexpr clock_kind kind = clock_kind::thread_cpu;
+  static std::uint64_t now(clock_kind) noexcept { return detail::thread_cpu_ticks(); }
 };
 struct arm_counter_clock {
   static constexpr bool fixed = true;
@@ -448,11 +483,25 @@ struct speedup_bound {
   double upper = 0;
 };
 
+// A region's label as it stands in a path: a backslash or a '/' inside it gets a
+// backslash before it, so that a path (labels joined by '/') names one region
+// whatever its labels hold: the region "a/b" inside "m" is m/a\/b, the region "b"
+// inside a region "a" inside "m" is m/a/b. report::find takes paths so escaped.
+inline std::string escape_region_label(const std::string& label) {
+  std::string out;
+  out.reserve(label.size());
+  for (char c : label) {
+    if (c == '\\' || c == '/') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 // Work and span of one labeled region, summed over its instances. All times are in
 // the report's unit (ns for timed clocks, units for the cost clock).
 struct region_result {
   std::string label;   // the region's own label
-  std::string path;    // labels from the outermost region, joined by '/'
+  std::string path;    // labels from the outermost region, escaped (escape_region_label) and joined by '/'
   std::string parent;  // the enclosing region's path; empty for the root
   unsigned depth = 0;  // 0 for the root
   std::uint64_t instances = 0;
@@ -607,6 +656,37 @@ struct what_if_result {
   }
 };
 
+// How busy the machine was while a measurement ran, from the scheduler's own
+// counters for the process's threads (Linux: /proc/self/task/*/schedstat and
+// sched, getrusage; elsewhere not checked). Under a wall clock (tsc, steady,
+// arm_counter) a strand that waits for a CPU counts the wait as work, so work and
+// span inflate by amounts that depend on the scheduler; thread_cpu and cost are
+// not affected.
+struct load_check {
+  bool checked = false;                    // false under the cost clock or where the counters are missing
+  std::uint64_t involuntary_switches = 0;  // the process's threads were preempted this many times
+  std::uint64_t migrations = 0;            // ... and moved between CPUs this many times
+  std::uint64_t wait_ns = 0;               // time they were ready to run but waited for a CPU
+  unsigned runnable_at_start = 0;          // other processes' threads ready to run as the measurement began
+  unsigned hardware_threads = 0;
+  bool clock_chosen_for_load = false;  // `automatic` chose thread_cpu because the machine was oversubscribed
+  bool inflated = false;               // the wait could have inflated the numbers (see warning())
+
+  // One line when the numbers may be inflated (or the clock was chosen because of
+  // the load), else empty.
+  std::string warning() const {
+    if (clock_chosen_for_load)
+      return "forkscale: the machine was oversubscribed (" + std::to_string(runnable_at_start) +
+             " threads of other processes ready to run on " + std::to_string(hardware_threads) +
+             " hardware threads), so the automatic clock measured thread CPU time (thread_cpu)";
+    if (!inflated) return std::string();
+    return "forkscale: the machine was busy: the measured threads waited " + std::to_string(wait_ns / 1000) +
+           " us for a CPU (" + std::to_string(involuntary_switches) + " preemptions, " + std::to_string(migrations) +
+           " migrations), which a wall clock counts as work; work and span may be inflated (use "
+           "clock_kind::thread_cpu on a busy machine)";
+  }
+};
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -621,6 +701,7 @@ struct report {
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
+  load_check load;  // how busy the machine was (timed clocks)
   // Per-site profiles of the whole measurement (empty for a nested region's report
   // or with options.site_profiles off). The root row comes first; the other rows
   // are sorted by local span on span, largest first.
@@ -1691,6 +1772,26 @@ inline void json_what_if(json_writer& j, const report& rep) {
   j.end_array();
 }
 
+// "load": how busy the machine was (report::load; docs/report-schema.md).
+inline void json_load(json_writer& j, const report& rep) {
+  const load_check& l = rep.load;
+  j.key("load");
+  j.begin_object();
+  j.key("checked");
+  j.value_raw(bool_text(l.checked));
+  j.member("involuntary_switches", l.involuntary_switches);
+  j.member("migrations", l.migrations);
+  j.member("wait_ns", l.wait_ns);
+  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
+  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
+  j.key("clock_chosen_for_load");
+  j.value_raw(bool_text(l.clock_chosen_for_load));
+  j.key("inflated");
+  j.value_raw(bool_text(l.inflated));
+  j.member("warning", l.warning());
+  j.end_object();
+}
+
 // "diagnostic_count" and "diagnostics", the ones the report kept.
 inline void json_diagnostics(json_writer& j, const report& rep) {
   j.member("diagnostic_count", rep.diagnostic_count);
@@ -1717,6 +1818,7 @@ inline std::string report::to_json() const {
   io::json_call_sites(j, *this);
   io::json_spawn_sites(j, *this);
   io::json_what_if(j, *this);
+  io::json_load(j, *this);
   io::json_diagnostics(j, *this);
   j.end_object();
   return j.finish();
@@ -2321,6 +2423,8 @@ inline std::string title_text(const report& rep) {
   out += "  (clock: ";
   out += to_string(rep.clock);
   out += ", unit: " + printable(rep.unit) + ")\n";
+  const std::string load = rep.load.warning();  // the machine was busy: said before any number
+  if (!load.empty()) out += wrapped(load, "", "  ");
   return out;
 }
 
@@ -2507,8 +2611,14 @@ struct what_if_options {
 
 struct options {
   // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
-  // policy fixes the source at compile time, unless it contradicts it.
+  // policy fixes the source at compile time, unless it contradicts it. `automatic`
+  // is the TSC (steady_clock where there is none), or thread_cpu when the machine
+  // is oversubscribed as the measurement starts (report::load says so).
   clock_kind clock = clock_kind::automatic;
+  // Under a timed clock, read the scheduler's counters at the start and end and
+  // say in report::load whether waiting for a CPU could have inflated the numbers
+  // (Linux; a few file reads per thread, outside the measured time).
+  bool check_load = true;
   // Burden per continuation edge in the report's unit; negative means Cilkview's
   // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
   double burden = -1;
@@ -3863,6 +3973,177 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/engine/load.hpp
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return s;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    thread_sched t;
+    if (read_thread(std::atol(e->d_name), t)) s.threads.push_back(t);
+  }
+  closedir(d);
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return 0;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    char path[320];
+    std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) continue;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+// end include/forkscale/detail/engine/load.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3890,6 +4171,8 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_work;
 };
 
+class join_set;
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
@@ -3900,6 +4183,11 @@ struct session {
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -3908,6 +4196,7 @@ struct session {
   // task_group and join_handle objects bound to this session and not yet
   // released; a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
+  std::vector<join_set*> bound_sets;  // their join sets, checked when the measurement ends
   std::vector<std::unique_ptr<thread_tables>> tables;
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
@@ -3979,6 +4268,8 @@ namespace detail {
 // live inside the guards that open them, on the running thread's stack; a
 // thread's frames form a stack through `outer` (a task run while another is
 // blocked in a join, or run inline by its spawner).
+struct region_state;
+
 struct frame {
   enum class run_state : unsigned char { running, suspended, blocked };
 
@@ -3991,10 +4282,11 @@ struct frame {
   unsigned open_guards = 0;  // guards open in this frame, for order checks
   frame* outer = nullptr;
   session* sess = nullptr;
-  join_set* sync_block = nullptr;  // the children a plain sync_point joins (made lazily)
-  join_set* report_to = nullptr;   // where this task's totals go; null for a root
-  region_node* region = nullptr;   // innermost region, inherited by children
-  site where;                      // the guard that opened the frame
+  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;         // where this task's totals go; null for a root
+  region_node* region = nullptr;         // innermost region, inherited by children
+  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
+  site where;                            // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
   // task_id) plus `path` and the records in `records` not yet pushed onto its
@@ -4102,9 +4394,12 @@ struct region_state {
   frame* task = nullptr;  // set for a nested region
   region_node* node = nullptr;
   region_node* saved = nullptr;
+  region_state* enclosing = nullptr;  // the region guard open around this one in the task
   path_totals at_open;
+  path_totals at_close;  // set when an enclosing region closed first (see end_region)
   unsigned depth = 0;
   bool stopped = false;
+  bool closed_early = false;
   site where;
 };
 
@@ -4559,6 +4854,23 @@ inline spawn_token::~spawn_token() {
 
 // ---- task groups and join handles -----------------------------------------------
 
+// Join sets of task groups and join handles are listed in their session while
+// bound, so that a measurement that ends before joining them can say so.
+inline void list_bound(session* s, join_set* j) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->bound_sets.push_back(j);
+}
+inline void unlist_bound(session* s, join_set* j) noexcept {
+  std::lock_guard<std::mutex> g(s->m);
+  auto& v = s->bound_sets;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] == j) {
+      v[i] = v.back();
+      v.pop_back();
+      return;
+    }
+}
+
 // A task group's join set, created by the first spawn made into it inside a
 // measurement (`slot` is the group's; `where` records the site of that spawn).
 inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
@@ -4568,6 +4880,7 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
     s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+    list_bound(s, fresh);
     return fresh;
   }
   join_set::destroy(fresh);
@@ -4583,6 +4896,7 @@ inline void close_group(join_set* j, const site& where) noexcept {
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
+  unlist_bound(s, j);
   j->release(nullptr);
   s->bound_objects.fetch_sub(1, std::memory_order_release);
 }
@@ -4595,6 +4909,7 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
     const join_contents c = j->tally();
     if (c.running != 0 || c.finished != 0) misuse(s, where, why);
   }
+  unlist_bound(s, j);
   j->release(nullptr);
   s->bound_objects.fetch_sub(1, std::memory_order_release);
 }
@@ -4602,7 +4917,21 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
   s->bound_objects.fetch_add(1, std::memory_order_relaxed);
-  return join_set::make(s);
+  join_set* j = join_set::make(s);
+  list_bound(s, j);
+  return j;
+}
+
+// Tasks spawned into task groups or join handles that no sync_point inside the
+// measurement joined (still running, or finished and never waited for).
+inline std::int64_t unjoined_in_bound_sets(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (join_set* j : s.bound_sets) {
+    const join_contents c = j->tally();
+    n += c.running + static_cast<std::int64_t>(c.finished);
+  }
+  return n;
 }
 
 // ---- labeled regions --------------------------------------------------------------
@@ -4613,7 +4942,7 @@ inline region_node* intern_region(session* s, region_node* parent, const std::st
     if (c->label == label) return c.get();
   auto node = std::make_unique<region_node>();
   node->label = label;
-  node->path = parent->path + "/" + label;
+  node->path = parent->path + "/" + escape_region_label(label);
   node->parent = parent;
   node->depth = parent->depth + 1;
   parent->children.push_back(std::move(node));
@@ -4915,14 +5244,30 @@ struct engine {
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
+    rs.enclosing = f->open_regions;
+    f->open_regions = &rs;
     rs.depth = ++f->open_guards;
   }
 
-  // Returns the instance's totals (the report of a nested region).
+  // Returns the instance's totals (the report of a nested region). A region that
+  // closes while regions opened inside it are still open (misuse, diagnosed)
+  // closes them too, at the same moment, so that no row outgrows its parent;
+  // their guards find them closed.
   static path_totals end_region(region_state& rs) {
+    if (rs.closed_early) return rs.at_close;
     frame* f = rs.task;
     if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
     split_strand(*f);
+    bool listed = false;
+    for (region_state* r = f->open_regions; r && !listed; r = r->enclosing) listed = r == &rs;
+    if (listed) {
+      for (region_state* inner = f->open_regions; inner != &rs; inner = inner->enclosing) {
+        inner->at_close = f->totals.since(inner->at_open);
+        inner->closed_early = true;
+        record_region(f->sess, inner->node, inner->at_close);
+      }
+      f->open_regions = rs.enclosing;
+    }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
     f->region = rs.saved;
@@ -4976,6 +5321,7 @@ FORKSCALE_NAMESPACE_END
 // this is on the per-event path.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -5395,8 +5741,10 @@ FORKSCALE_NAMESPACE_END
 // begin include/forkscale/detail/engine/region_rows.hpp
 // detail/engine/region_rows.hpp: a finished measurement's region rows and the
 // report's header fields.
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -5432,8 +5780,15 @@ inline report make_report_shell(const session& s) {
   return rep;
 }
 
+// Depth first; siblings in the order of their labels, so that the rows do not
+// depend on which thread entered a region first.
 inline void add_region_rows(report& rep, const session& s, const region_node& n) {
-  for (const auto& c : n.children) {
+  std::vector<const region_node*> children;
+  children.reserve(n.children.size());
+  for (const auto& c : n.children) children.push_back(c.get());
+  std::sort(children.begin(), children.end(),
+            [](const region_node* a, const region_node* b) { return a->label < b->label; });
+  for (const region_node* c : children) {
     rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
     rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
     add_region_rows(rep, s, *c);
@@ -5501,8 +5856,13 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
                   "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
     kind = Clock::kind;
-  } else if (kind == clock_kind::automatic) {
-    kind = resolve_automatic();
+  }
+  const bool check_load = opt.check_load && kind != clock_kind::cost;
+  const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
+  bool chosen_for_load = false;
+  if (kind == clock_kind::automatic) {
+    chosen_for_load = FORKSCALE_DETAIL_THREAD_CPU && oversubscribed(runnable);
+    kind = chosen_for_load ? clock_kind::thread_cpu : resolve_automatic();
   }
   if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
   auto s = std::make_unique<session>();
@@ -5516,13 +5876,29 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->profile = opt.site_profiles;
   s->serial = next_session_serial();
   s->root.label = label;
-  s->root.path = label;
+  s->root.path = escape_region_label(label);
   configure_what_if(*s, opt.what_if);
   if (opt.compensate && kind != clock_kind::cost) {
     s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
+  s->clock_chosen_for_load = chosen_for_load;
+  s->runnable_at_start = runnable;
+  s->check_load = check_load;
+  if (check_load) s->load_at_start = take_load_snapshot();
   return s;
+}
+
+// A load warning goes where misuse goes (options.on_diagnostic, else one line on
+// stderr), but is not counted as misuse: the report's load field keeps it.
+inline void announce_load(const session& s, const load_check& c) {
+  if (!c.inflated) return;  // a clock chosen for the load is said in the report only
+  const std::string w = c.warning();
+  if (s.on_diagnostic) {
+    s.on_diagnostic(diagnostic{s.root.label, w.substr(std::string("forkscale: ").size())});
+  } else {
+    std::fprintf(stderr, "%s\n", w.c_str());
+  }
 }
 
 // Ends a measurement whose root frame is `root` (already closed) and builds its
@@ -5537,11 +5913,22 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
+  if (const std::int64_t unjoined = unjoined_in_bound_sets(*s))
+    misuse(s.get(), root.where,
+           "measurement ended while " + std::to_string(unjoined) +
+               " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
+               "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
+               "partial");
   settle_sync_block(root, root.profile ? &out : nullptr);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
+  if (s->check_load) rep.load = compare_load(s->load_at_start, take_load_snapshot(), s->kind, rep.work());
+  rep.load.runnable_at_start = s->runnable_at_start;
+  rep.load.hardware_threads = hardware_threads();
+  rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
+  announce_load(*s, rep.load);
   {
     std::lock_guard<std::mutex> g(s->m);
     settled = settled && s->diagnostic_count == 0;
@@ -5565,9 +5952,15 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
 
 // The report of one instance of a nested region: its only row is the instance.
 inline report nested_region_report(const session& s, const region_node& node, const path_totals& d) {
+  // The report's label is the instance's path in the enclosing measurement; its
+  // one row is its own root (depth 0), so that it reads back like any report.
   report rep = make_report_shell(s);
   rep.label = node.path;
-  rep.regions.push_back(make_row(s, node, 1, d));
+  region_result row = make_row(s, node, 1, d);
+  row.path = escape_region_label(node.label);
+  row.parent.clear();
+  row.depth = 0;
+  rep.regions.push_back(std::move(row));
   rep.compensation_total = rep.regions.front().raw_work - rep.regions.front().work;
   return rep;
 }
@@ -5948,14 +6341,24 @@ class basic_what_if_region {
   explicit basic_what_if_region(const site& = site::current()) noexcept {}
   explicit basic_what_if_region(const char*, const site& = site::current()) noexcept {}
 };
+// Labels and options are taken as they come (templates, no default options{}):
+// a disabled region or measure() allocates nothing and builds nothing.
 template <class Clock>
 class basic_region {
  public:
-  explicit basic_region(const std::string&, const options& = options{}, const site& = site::current()) noexcept {}
-  report stop() const { return report{}; }
+  template <class Label>
+  explicit basic_region(const Label&, const site& = site::current()) noexcept {}
+  template <class Label>
+  basic_region(const Label&, const options&, const site& = site::current()) noexcept {}
+  report stop() const noexcept { return report{}; }
 };
-template <class Clock = default_clock, class Fn>
-report measure(const std::string&, Fn&& fn, const options& = options{}, const site& = site::current()) {
+template <class Clock = default_clock, class Label, class Fn>
+report measure(const Label&, Fn&& fn) {
+  std::forward<Fn>(fn)();
+  return report{};
+}
+template <class Clock = default_clock, class Label, class Fn>
+report measure(const Label&, Fn&& fn, const options&, const site& = site::current()) {
   std::forward<Fn>(fn)();
   return report{};
 }

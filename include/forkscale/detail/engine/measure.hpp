@@ -139,6 +139,12 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
+  if (const std::int64_t unjoined = unjoined_in_bound_sets(*s))
+    misuse(s.get(), root.where,
+           "measurement ended while " + std::to_string(unjoined) +
+               " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
+               "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
+               "partial");
   settle_sync_block(root, root.profile ? &out : nullptr);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));

@@ -49,6 +49,8 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_work;
 };
 
+class join_set;
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
@@ -72,6 +74,7 @@ struct session {
   // task_group and join_handle objects bound to this session and not yet
   // released; a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
+  std::vector<join_set*> bound_sets;  // their join sets, checked when the measurement ends
   std::vector<std::unique_ptr<thread_tables>> tables;
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named

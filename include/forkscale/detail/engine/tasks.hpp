@@ -148,6 +148,23 @@ inline spawn_token::~spawn_token() {
 
 // ---- task groups and join handles -----------------------------------------------
 
+// Join sets of task groups and join handles are listed in their session while
+// bound, so that a measurement that ends before joining them can say so.
+inline void list_bound(session* s, join_set* j) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->bound_sets.push_back(j);
+}
+inline void unlist_bound(session* s, join_set* j) noexcept {
+  std::lock_guard<std::mutex> g(s->m);
+  auto& v = s->bound_sets;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (v[i] == j) {
+      v[i] = v.back();
+      v.pop_back();
+      return;
+    }
+}
+
 // A task group's join set, created by the first spawn made into it inside a
 // measurement (`slot` is the group's; `where` records the site of that spawn).
 inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
@@ -157,6 +174,7 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
     s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+    list_bound(s, fresh);
     return fresh;
   }
   join_set::destroy(fresh);
@@ -172,6 +190,7 @@ inline void close_group(join_set* j, const site& where) noexcept {
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
+  unlist_bound(s, j);
   j->release(nullptr);
   s->bound_objects.fetch_sub(1, std::memory_order_release);
 }
@@ -184,6 +203,7 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
     const join_contents c = j->tally();
     if (c.running != 0 || c.finished != 0) misuse(s, where, why);
   }
+  unlist_bound(s, j);
   j->release(nullptr);
   s->bound_objects.fetch_sub(1, std::memory_order_release);
 }
@@ -191,7 +211,21 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
   s->bound_objects.fetch_add(1, std::memory_order_relaxed);
-  return join_set::make(s);
+  join_set* j = join_set::make(s);
+  list_bound(s, j);
+  return j;
+}
+
+// Tasks spawned into task groups or join handles that no sync_point inside the
+// measurement joined (still running, or finished and never waited for).
+inline std::int64_t unjoined_in_bound_sets(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (join_set* j : s.bound_sets) {
+    const join_contents c = j->tally();
+    n += c.running + static_cast<std::int64_t>(c.finished);
+  }
+  return n;
 }
 
 // ---- labeled regions --------------------------------------------------------------
