@@ -11,9 +11,7 @@ long fib(int n) {
   long x = 0, y = 0;
   auto t = [&] { x = fib(n - 1); };
   t();
-  {
-    y = fib(n - 2);
-  }
+  { y = fib(n - 2); }
   auto u = [&] { y += 1; };
   u();
   return x + y;
