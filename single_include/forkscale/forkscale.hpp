@@ -3092,6 +3092,21 @@ struct site_cache_entry {
   site_step step;
 };
 
+// Set when a lookup missed the thread's cache and went to the registry (a lock
+// and maybe allocations: microseconds, once per site and context and thread).
+// The engine takes it after the lookup and starts the next strand after it, so
+// that this cost lands in no strand.
+inline bool& site_lookup_missed() noexcept {
+  static thread_local bool missed = false;
+  return missed;
+}
+inline bool take_site_lookup_miss() noexcept {
+  bool& m = site_lookup_missed();
+  const bool r = m;
+  m = false;
+  return r;
+}
+
 inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
@@ -3103,6 +3118,7 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
                               e.function == where.function && e.tag == where.tag && e.kind == kind))
     return e.step;
   const site_step st = site_registry::instance().step(ctx, where, kind);
+  site_lookup_missed() = true;
   e.ctx = ctx;
   e.file = where.file;
   e.function = where.function;
@@ -5037,10 +5053,14 @@ struct engine {
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
-    if (f->profile) profile_spawn(*f, tk, where);
+    bool registered = false;  // a first lookup of this site: its cost is in no strand
+    if (f->profile) {
+      profile_spawn(*f, tk, where);
+      registered = take_site_lookup_miss();
+    }
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) f->strand_start = t;
+    if (f->state == run_state::running) f->strand_start = FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t;
     return tk;
   }
 
@@ -5181,7 +5201,11 @@ struct engine {
       f->what_if_mask |= wi_new;
       if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
     }
-    if (f->profile) profile_call_open(*f, cs, where);
+    if (f->profile) {
+      profile_call_open(*f, cs, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(take_site_lookup_miss()) && f->state == run_state::running)
+        f->strand_start = now(*f);
+    }
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {

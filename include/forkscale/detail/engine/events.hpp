@@ -97,10 +97,14 @@ struct engine {
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
-    if (f->profile) profile_spawn(*f, tk, where);
+    bool registered = false;  // a first lookup of this site: its cost is in no strand
+    if (f->profile) {
+      profile_spawn(*f, tk, where);
+      registered = take_site_lookup_miss();
+    }
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) f->strand_start = t;
+    if (f->state == run_state::running) f->strand_start = FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t;
     return tk;
   }
 
@@ -241,7 +245,11 @@ struct engine {
       f->what_if_mask |= wi_new;
       if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
     }
-    if (f->profile) profile_call_open(*f, cs, where);
+    if (f->profile) {
+      profile_call_open(*f, cs, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(take_site_lookup_miss()) && f->state == run_state::running)
+        f->strand_start = now(*f);
+    }
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {
