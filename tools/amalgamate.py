@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Generate single_include/forkscale/forkscale.hpp from include/forkscale/.
+"""Generate the single headers in single_include/forkscale/ from include/forkscale/.
 
-Starts at include/forkscale/forkscale.hpp and inlines every quoted #include
-("detail/engine.hpp", "../config.hpp") recursively, each file exactly once, in
-the order the compiler would first see it -- the same effect as `#pragma once`.
-Angle-bracket includes (<vector>, <tbb/...>) are kept as they are. The
-`#pragma once` of inlined files is dropped; the output carries a single one
-under a do-not-edit banner. The output depends on the headers and the project
-version only (no dates, no absolute paths), so it can be checked in and diffed.
+single_include/forkscale/forkscale.hpp is the umbrella header with every quoted
+#include ("detail/engine/events.hpp", "../config.hpp") inlined recursively, in
+the order the compiler would first see it. The opt-in headers get single
+versions of their own at the same paths (adapters/tbb.hpp, integrations/gtest.hpp,
+study/html.hpp, read_report.hpp, ...), so that code written against the split
+headers compiles unchanged with -Isingle_include. Each inlined file is wrapped in
+an include guard of its own (FORKSCALE_SINGLE_<PATH>), so any set of single
+headers can be included together; detail/macro_scope.hpp and macro_unscope.hpp
+are inlined wherever they stand (they are meant to run more than once).
+Angle-bracket includes (<vector>, <tbb/...>) are kept as they are. The output
+depends on the headers and the project version only (no dates, no absolute
+paths), so it can be checked in and diffed.
 
-  python3 tools/amalgamate.py           # (re)write the single header
-  python3 tools/amalgamate.py --check   # exit 1 if it is missing or out of date
+  python3 tools/amalgamate.py           # (re)write the single headers
+  python3 tools/amalgamate.py --check   # exit 1 if one is missing or out of date
 
 Paths are resolved from this script's location, so it runs from any directory.
 """
@@ -24,6 +29,23 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ENTRY = "include/forkscale/forkscale.hpp"
 OUTPUT = "single_include/forkscale/forkscale.hpp"
+# The opt-in headers that get single versions, relative to include/forkscale/.
+OPT_IN = [
+    "read_report.hpp",
+    "adapters/std_thread.hpp",
+    "adapters/tbb.hpp",
+    "adapters/openmp.hpp",
+    "adapters/serial.hpp",
+    "integrations/assertions.hpp",
+    "integrations/gtest.hpp",
+    "integrations/doctest.hpp",
+    "integrations/benchmark.hpp",
+    "study/study.hpp",
+    "study/plot.hpp",
+    "study/html.hpp",
+]
+# Inlined wherever they stand, with no guard (see the module's docstring).
+REPEATABLE = {"detail/macro_scope.hpp", "detail/macro_unscope.hpp"}
 
 QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 PRAGMA_ONCE = re.compile(r"^\s*#\s*pragma\s+once\b")
@@ -57,15 +79,24 @@ def project_version(root):
     return match.group(1)
 
 
+def guard_name(name):
+    """FORKSCALE_SINGLE_<path> for include/forkscale/<path>."""
+    path = name[len("include/forkscale/"):] if name.startswith("include/forkscale/") else name
+    return "FORKSCALE_SINGLE_" + re.sub(r"[^A-Za-z0-9]", "_", path).upper()
+
+
 def inline(root, path, seen, out):
     """Append `path` to `out`, inlining its quoted includes depth-first."""
     real = os.path.realpath(path)
     include_root = os.path.realpath(os.path.join(root, "include"))
-    if real in seen:
+    name = rel(root, real)
+    repeatable = name[len("include/forkscale/"):] in REPEATABLE
+    if real in seen and not repeatable:
         return
     seen.add(real)
-    name = rel(root, real)
     out.append(f"// begin {name}\n")
+    if not repeatable:
+        out.append(f"#ifndef {guard_name(name)}\n#define {guard_name(name)}\n")
     for lineno, line in enumerate(read_text(real).splitlines(keepends=True), 1):
         if PRAGMA_ONCE.match(line):
             continue
@@ -85,6 +116,8 @@ def inline(root, path, seen, out):
                 f"use <...> for headers of other libraries"
             )
         inline(root, target, seen, out)
+    if not repeatable:
+        out.append(f"#endif  // {guard_name(name)}\n")
     out.append(f"// end {name}\n")
 
 
@@ -104,22 +137,32 @@ def check_version_macros(root, version, text):
             )
 
 
-def amalgamate(root):
-    entry = os.path.join(root, ENTRY)
+def amalgamate(root, entry_rel=ENTRY):
+    """The text of the single header for include/forkscale/<entry>."""
+    entry = os.path.join(root, entry_rel)
     if not os.path.isfile(entry):
-        raise AmalgamationError(f"{ENTRY} does not exist")
+        raise AmalgamationError(f"{entry_rel} does not exist")
     version = project_version(root)
     body = []
     inline(root, entry, set(), body)
     body_text = "".join(body)
     check_version_macros(root, version, body_text)
+    what = "include/forkscale" if entry_rel == ENTRY else entry_rel
     banner = (
-        "// forkscale single header \u2014 GENERATED by tools/amalgamate.py from include/forkscale; do not edit.\n"
+        f"// forkscale single header \u2014 GENERATED by tools/amalgamate.py from {what}; do not edit.\n"
         f"// forkscale version {version}. Regenerate with: python3 tools/amalgamate.py\n"
         "#pragma once\n"
         "\n"
     )
     return banner + body_text
+
+
+def outputs(root):
+    """(output path relative to root, text) for every single header."""
+    result = [(OUTPUT, amalgamate(root))]
+    for header in OPT_IN:
+        result.append(("single_include/forkscale/" + header, amalgamate(root, "include/forkscale/" + header)))
+    return result
 
 
 def main(argv=None):
@@ -141,30 +184,33 @@ def main(argv=None):
     output = os.path.join(root, OUTPUT)
 
     try:
-        text = amalgamate(root)
+        generated = outputs(root)
     except (AmalgamationError, OSError) as e:
         print(f"amalgamate.py: error: {e}", file=sys.stderr)
         return 2
 
     if args.check:
-        if not os.path.isfile(output):
-            print(f"{OUTPUT} is missing; run: python3 tools/amalgamate.py")
-            return 1
-        with open(output, "r", encoding="utf-8", newline="") as f:
-            current = f.read()
-        if current != text:
-            print(f"{OUTPUT} is out of date with include/forkscale; run: python3 tools/amalgamate.py")
-            return 1
-        print(f"{OUTPUT} is up to date")
+        for out_rel, text in generated:
+            output = os.path.join(root, out_rel)
+            if not os.path.isfile(output):
+                print(f"{out_rel} is missing; run: python3 tools/amalgamate.py")
+                return 1
+            with open(output, "r", encoding="utf-8", newline="") as f:
+                if f.read() != text:
+                    print(f"{out_rel} is out of date with include/forkscale; run: python3 tools/amalgamate.py")
+                    return 1
+        print(f"{len(generated)} single headers are up to date")
         return 0
 
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    # Write atomically so an interrupted run never leaves half a header behind.
-    tmp = output + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, output)
-    print(f"wrote {OUTPUT}")
+    for out_rel, text in generated:
+        output = os.path.join(root, out_rel)
+        os.makedirs(os.path.dirname(output), exist_ok=True)
+        # Write atomically so an interrupted run never leaves half a header behind.
+        tmp = output + ".tmp"
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, output)
+        print(f"wrote {out_rel}")
     return 0
 
 

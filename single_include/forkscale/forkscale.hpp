@@ -3,6 +3,8 @@
 #pragma once
 
 // begin include/forkscale/forkscale.hpp
+#ifndef FORKSCALE_SINGLE_FORKSCALE_HPP
+#define FORKSCALE_SINGLE_FORKSCALE_HPP
 // forkscale — how parallel is your fork-join code, really?
 //
 // The umbrella header: the clocks, the guards, measure(), the reports and the
@@ -10,6 +12,8 @@
 // headers.
 
 // begin include/forkscale/advisor.hpp
+#ifndef FORKSCALE_SINGLE_ADVISOR_HPP
+#define FORKSCALE_SINGLE_ADVISOR_HPP
 // advisor.hpp: where to spend optimization work (TaskProf2's adviser, done with
 // forkscale's own measurements).
 //
@@ -32,6 +36,8 @@
 #include <vector>
 
 // begin include/forkscale/config.hpp
+#ifndef FORKSCALE_SINGLE_CONFIG_HPP
+#define FORKSCALE_SINGLE_CONFIG_HPP
 // forkscale — measure how parallel fork-join code really is.
 // config.hpp: version, the FORKSCALE_ENABLE switch and the versioned namespace.
 
@@ -106,8 +112,27 @@
 #ifndef FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
 #define FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS 0
 #endif
+#endif  // FORKSCALE_SINGLE_CONFIG_HPP
 // end include/forkscale/config.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/output/report_writers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
 // (for programs), and the write_* functions that put them in files; each piece
 // is in its own header, all in namespace detail::output.
@@ -116,6 +141,8 @@
 // is independent of the global C and C++ locales: numbers always use '.' and no
 // digit grouping except the explicit ',' separators of the text report.
 // begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
 // detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
 // sites, what-if; layouts in docs/report-schema.md), their field quoting, and
 // the write_*csv functions that put them in files.
@@ -124,6 +151,8 @@
 #include <string>
 
 // begin include/forkscale/clock.hpp
+#ifndef FORKSCALE_SINGLE_CLOCK_HPP
+#define FORKSCALE_SINGLE_CLOCK_HPP
 // clock.hpp: where strand costs come from.
 //
 // A strand's cost is the difference of two clock readings taken at the fork-join
@@ -447,8 +476,11 @@ struct arm_counter_clock {
 };
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_CLOCK_HPP
 // end include/forkscale/clock.hpp
 // begin include/forkscale/report.hpp
+#ifndef FORKSCALE_SINGLE_REPORT_HPP
+#define FORKSCALE_SINGLE_REPORT_HPP
 // report.hpp: the numbers a measurement produces, and where they go.
 #include <cstddef>
 #include <cstdint>
@@ -778,8 +810,11 @@ struct report {
 inline std::ostream& operator<<(std::ostream& os, const report& r);
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_REPORT_HPP
 // end include/forkscale/report.hpp
 // begin include/forkscale/detail/util/atomic_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // detail/atomic_file.hpp: replace a file in one step, or not at all.
 //
 // The contents go to a fresh temporary file next to the target (same directory,
@@ -990,8 +1025,11 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
 // begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
 // detail/output/format.hpp: numbers as the writers put them out, whatever the
 // global locale: round-trip and fixed decimals, grouped and rounded counts,
 // ratios, percentages, factors and gains.
@@ -1169,8 +1207,11 @@ inline std::string percent_text(double percent) {
 }  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
 // end include/forkscale/detail/output/format.hpp
 // begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
 // detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
 // repaired, control characters escaped, and widths, cuts and padding measured in
 // terminal columns.
@@ -1302,6 +1343,7 @@ inline std::string pad_right(const std::string& s, std::size_t width) {
 }  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
 // end include/forkscale/detail/output/utf8.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -1474,8 +1516,11 @@ inline void report::write_spawn_sites_csv(const std::string& path) const {
 }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
 // end include/forkscale/detail/output/csv.hpp
 // begin include/forkscale/detail/output/json.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
 // detail/output/json.hpp: a report as JSON, for programs (layout in
 // docs/report-schema.md): report::to_json, one function per member, and
 // report::write_json.
@@ -1483,6 +1528,8 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 // begin include/forkscale/detail/output/json_writer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
 // detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
 // made of: string and number literals, and a pretty-printing writer.
 #include <cmath>
@@ -1615,6 +1662,7 @@ class json_writer {
 }  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
 // end include/forkscale/detail/output/json_writer.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -1827,8 +1875,11 @@ inline std::string report::to_json() const {
 inline void report::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
 // end include/forkscale/detail/output/json.hpp
 // begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
 // detail/output/site_tables.hpp: the per-site profiles in text: the call-site
 // and spawn-site tables, the profile's self-checks, and report::sites_text and
 // report::check_profile.
@@ -1840,6 +1891,8 @@ FORKSCALE_NAMESPACE_END
 #include <vector>
 
 // begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
 // detail/output/text_table.hpp: the layout of the text reports: aligned tables
 // that fit in 80 columns, wrapped paragraphs, and numbered sections.
 #include <cstddef>
@@ -1988,6 +2041,7 @@ struct text_section {
 }  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
 // end include/forkscale/detail/output/text_table.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -2202,8 +2256,11 @@ inline std::string report::sites_text(std::size_t top_n) const {
 }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
 // end include/forkscale/detail/output/site_tables.hpp
 // begin include/forkscale/detail/output/text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
 // detail/output/text.hpp: a report as text, for people: report::to_text, one
 // function per section, with the region tables it shows, and report::write_text.
 #include <cstddef>
@@ -2213,6 +2270,8 @@ FORKSCALE_NAMESPACE_END
 #include <vector>
 
 // begin include/forkscale/detail/output/what_if_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 // detail/output/what_if_tables.hpp: the what-if predictions in text: the
 // region with the most to gain, the table of predicted spans, parallelism and
 // gains, and report::what_if_text.
@@ -2371,6 +2430,7 @@ inline std::string report::what_if_text() const {
 }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 // end include/forkscale/detail/output/what_if_tables.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -2556,9 +2616,13 @@ inline void report::write_text(const std::string& path, bool show_raw) const {
 inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
 // end include/forkscale/detail/output/text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/guards.hpp
+#ifndef FORKSCALE_SINGLE_GUARDS_HPP
+#define FORKSCALE_SINGLE_GUARDS_HPP
 // guards.hpp: the RAII guards a program wraps around its library's spawn, sync and
 // call points, the regions that label parts of a run, and measure().
 //
@@ -2577,7 +2641,25 @@ FORKSCALE_NAMESPACE_END
 #include <type_traits>
 #include <utility>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/options.hpp
+#ifndef FORKSCALE_SINGLE_OPTIONS_HPP
+#define FORKSCALE_SINGLE_OPTIONS_HPP
 // options.hpp: how a measurement is made. Everything has a sensible default.
 #include <functional>
 #include <limits>
@@ -2639,8 +2721,11 @@ struct options {
 };
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_OPTIONS_HPP
 // end include/forkscale/options.hpp
 // begin include/forkscale/site.hpp
+#ifndef FORKSCALE_SINGLE_SITE_HPP
+#define FORKSCALE_SINGLE_SITE_HPP
 // site.hpp: where a guard stands in the user's code (file:line, function, tag).
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -2679,10 +2764,13 @@ FORKSCALE_NAMESPACE_END
 // The current position, for code that prefers macros (and for compilers without the
 // source builtins).
 #define FORKSCALE_HERE (::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, nullptr})
+#endif  // FORKSCALE_SINGLE_SITE_HPP
 // end include/forkscale/site.hpp
 
 #if FORKSCALE_ENABLE
 // begin include/forkscale/detail/engine/events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 // detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
 // the OpenMP tool) reports enters here through one function: spawn, child
 // open/close, sync open/close, call open/close, region open/close, what-if
@@ -2692,7 +2780,25 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <string>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/profile/task_profile.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
 // detail/profile/task_profile.hpp: what each event does for the per-site
 // profiles (docs/model.md, "Per-site profiles"). The engine's event functions
 // (engine/events.hpp) call these when the measurement profiles sites.
@@ -2705,12 +2811,16 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 
 // begin include/forkscale/detail/engine/frame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
 // detail/engine/frame.hpp: one running task, and what each guard keeps between
 // its two events.
 #include <cstdint>
 #include <memory>
 
 // begin include/forkscale/detail/profile/chain.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
 // detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
 // invocation's record is appended to the path value of the point where it ends: a
 // chain of shared, reference-counted nodes (a child and its spawner share their
@@ -2723,6 +2833,8 @@ FORKSCALE_NAMESPACE_END
 #include <vector>
 
 // begin include/forkscale/detail/engine/pool.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
 // detail/engine/pool.hpp: pooled allocation for the engine's fixed-size objects
 // (join sets, on-span chain nodes). No allocation on the event path once a
 // thread's cache is warm; a process-wide free list is touched once per batch.
@@ -2731,6 +2843,22 @@ FORKSCALE_NAMESPACE_END
 #include <mutex>
 #include <vector>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -2833,8 +2961,27 @@ struct object_cache {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
 // end include/forkscale/detail/engine/pool.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
 // detail/profile/records.hpp: what one finished invocation contributes to the
 // per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
 // TaskProf FSE'17), and the task ids that break ties between equal paths.
@@ -2927,8 +3074,11 @@ struct site_sums {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
 // end include/forkscale/detail/profile/records.hpp
 // begin include/forkscale/detail/profile/sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 // detail/profile/sites.hpp: call and spawn sites, interned once per process, and
 // the sets of sites open above an invocation ("contexts"). An invocation finds
 // its site id and whether it is a top-call-site / top-caller invocation with one
@@ -2945,6 +3095,22 @@ FORKSCALE_NAMESPACE_END
 #include <unordered_map>
 #include <vector>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3131,6 +3297,7 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 // end include/forkscale/detail/profile/sites.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -3241,8 +3408,11 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
 // end include/forkscale/detail/profile/chain.hpp
 // begin include/forkscale/detail/engine/join_set.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
 // detail/engine/join_set.hpp: where children report.
 //
 // A join set is what one join waits for: the implicit sync block of a task
@@ -3260,7 +3430,25 @@ FORKSCALE_NAMESPACE_END
 // totals on. Every other field is guarded by the set's own lock.
 #include <cstdint>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/engine/path.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
 // detail/engine/path.hpp: what flows along the dag's edges.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
@@ -3275,7 +3463,25 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <thread>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
 // (docs/model.md, "What-if regions").
 //
@@ -3302,7 +3508,25 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
 // detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
 // factors as exact fractions, call sites named at run time, and the
 // FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
@@ -3315,7 +3539,25 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
 // detail/util/strings.hpp: small string helpers shared by the engine, the
 // what-if configuration and the writers.
 #include <string>
@@ -3364,6 +3606,7 @@ inline std::string describe_site(const site& where) {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
 // end include/forkscale/detail/util/strings.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -3506,6 +3749,7 @@ inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, st
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
 // end include/forkscale/detail/what_if/factors.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -3694,6 +3938,7 @@ struct wi_region {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -3788,6 +4033,7 @@ struct path_totals {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
 // end include/forkscale/detail/engine/path.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -3974,8 +4220,11 @@ class join_set {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
 // end include/forkscale/detail/engine/join_set.hpp
 // begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
 // detail/engine/session.hpp: one measurement — its clock, burden and
 // compensation, its labeled regions, its per-thread tables, and the misuse found.
 // The event path touches it only through plain reads of its constants and the
@@ -3989,7 +4238,25 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 // detail/engine/load.hpp: how busy the machine is — read at a measurement's start
 // and end from the scheduler's counters, never on the event path.
 //
@@ -4159,6 +4426,7 @@ inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, c
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 // end include/forkscale/detail/engine/load.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -4275,6 +4543,7 @@ FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std:
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
 // end include/forkscale/detail/engine/session.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -4421,7 +4690,24 @@ struct region_state {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
 // end include/forkscale/detail/engine/frame.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4588,8 +4874,11 @@ inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
 // end include/forkscale/detail/profile/task_profile.hpp
 // begin include/forkscale/detail/what_if/regions.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
 // detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
 // strand inside regions does to its path's offsets and to the regions' work
 // (docs/model.md, "What-if regions").
@@ -4597,6 +4886,22 @@ FORKSCALE_NAMESPACE_END
 #include <mutex>
 #include <string>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4727,8 +5032,11 @@ FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint6
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
 // end include/forkscale/detail/what_if/regions.hpp
 // begin include/forkscale/detail/engine/tasks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
 // detail/engine/tasks.hpp: the parts of the events that do not read the clock —
 // a task's start and end, its children handed on to whoever joins it, task
 // groups and join handles, and labeled regions.
@@ -4738,6 +5046,22 @@ FORKSCALE_NAMESPACE_END
 #include <mutex>
 #include <string>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4973,6 +5297,7 @@ inline void record_region(session* s, region_node* node, const path_totals& d) {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
 // end include/forkscale/detail/engine/tasks.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -5338,8 +5663,11 @@ struct engine {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 // end include/forkscale/detail/engine/events.hpp
 // begin include/forkscale/detail/engine/measure.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_MEASURE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_MEASURE_HPP
 // detail/engine/measure.hpp: starting and ending a measurement — resolving the
 // clock, calibrating the overhead compensation, and building the report. None of
 // this is on the per-event path.
@@ -5353,6 +5681,8 @@ FORKSCALE_NAMESPACE_END
 #include <vector>
 
 // begin include/forkscale/detail/profile/rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
 // detail/profile/rows.hpp: a finished measurement's call-site and spawn-site
 // rows (docs/model.md, "Per-site profiles").
 #include <algorithm>
@@ -5362,6 +5692,8 @@ FORKSCALE_NAMESPACE_END
 #include <vector>
 
 // begin include/forkscale/detail/engine/units.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
 // detail/engine/units.hpp: engine ticks to the report's unit.
 #include <cmath>
 #include <cstdint>
@@ -5411,6 +5743,7 @@ class column_rounding {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
 // end include/forkscale/detail/engine/units.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -5571,8 +5904,11 @@ inline void add_site_profiles(report& rep, const session& s, const frame& root, 
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
 // end include/forkscale/detail/profile/rows.hpp
 // begin include/forkscale/detail/what_if/config.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
 // detail/what_if/config.hpp: a measurement's what-if configuration, from its
 // options and the FORKSCALE_WHAT_IF environment variable.
 #include <cstdint>
@@ -5638,8 +5974,11 @@ inline void configure_what_if(session& s, const what_if_options& o) {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
 // end include/forkscale/detail/what_if/config.hpp
 // begin include/forkscale/detail/what_if/rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
 // detail/what_if/rows.hpp: a finished measurement's what-if rows (docs/model.md,
 // "What-if regions").
 #include <algorithm>
@@ -5761,8 +6100,11 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
 // end include/forkscale/detail/what_if/rows.hpp
 // begin include/forkscale/detail/engine/region_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_ROWS_HPP
 // detail/engine/region_rows.hpp: a finished measurement's region rows and the
 // report's header fields.
 #include <algorithm>
@@ -5821,6 +6163,7 @@ inline void add_region_rows(report& rep, const session& s, const region_node& n)
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_ROWS_HPP
 // end include/forkscale/detail/engine/region_rows.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -6007,6 +6350,7 @@ inline report last_report() {
 }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_MEASURE_HPP
 // end include/forkscale/detail/engine/measure.hpp
 #endif
 
@@ -6425,6 +6769,7 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_REGION(label) (void)0
 #define FORKSCALE_WHAT_IF_REGION(tag) (void)0
 #endif
+#endif  // FORKSCALE_SINGLE_GUARDS_HPP
 // end include/forkscale/guards.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -6657,6 +7002,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
 #endif
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADVISOR_HPP
 // end include/forkscale/advisor.hpp
 
 // begin include/forkscale/detail/macro_unscope.hpp
@@ -6667,4 +7013,5 @@ FORKSCALE_NAMESPACE_END
 #undef FORKSCALE_DETAIL_UNLIKELY
 #undef FORKSCALE_DETAIL_NOINLINE
 // end include/forkscale/detail/macro_unscope.hpp
+#endif  // FORKSCALE_SINGLE_FORKSCALE_HPP
 // end include/forkscale/forkscale.hpp
