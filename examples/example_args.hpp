@@ -264,7 +264,9 @@ inline unsigned thread_depth_cutoff(unsigned threads) noexcept {
 }
 
 // Writes DIR/<stem>.json, .csv and .txt, and the site profiles as
-// DIR/<stem>.call_sites.csv and DIR/<stem>.spawn_sites.csv. On failure prints one
+// DIR/<stem>.call_sites.csv and DIR/<stem>.spawn_sites.csv: all five or none (the
+// library's group write, forkscale/detail/util/atomic_file.hpp, leaves the old
+// files as they were when any of them cannot be written). On failure prints one
 // line to stderr and returns false.
 inline bool write_reports(const fs::report& rep, const std::string& dir, const std::string& stem,
                           const std::string& program) {
@@ -276,11 +278,12 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
   }
   const std::filesystem::path base = std::filesystem::path(dir) / stem;
   try {
-    rep.write_json(base.string() + ".json");
-    rep.write_csv(base.string() + ".csv");
-    rep.write_text(base.string() + ".txt");
-    rep.write_call_sites_csv(base.string() + ".call_sites.csv");
-    rep.write_spawn_sites_csv(base.string() + ".spawn_sites.csv");
+    const std::string b = base.string();
+    fs::detail::write_files_atomically({{b + ".json", rep.to_json()},
+                                        {b + ".csv", rep.to_csv()},
+                                        {b + ".txt", rep.to_text()},
+                                        {b + ".call_sites.csv", rep.call_sites_csv()},
+                                        {b + ".spawn_sites.csv", rep.spawn_sites_csv()}});
   } catch (const fs::error& e) {
     std::cerr << e.what() << "\n";
     return false;
@@ -291,14 +294,15 @@ inline bool write_reports(const fs::report& rep, const std::string& dir, const s
 // A note for the banner line of a backend that needs one: the oneTBB and OpenMP
 // thread limits ("" for serial and threads, whose examples say it themselves).
 // The end of every example: print the report, write it with --out (exit 2 when
-// that fails), and fail (exit 1) when forkscale found misuse, since the numbers
-// are then not trustworthy.
+// that fails), and fail (exit 1) when forkscale reported a diagnostic: misuse
+// makes the numbers untrustworthy, and a what-if diagnostic (a bad
+// FORKSCALE_WHAT_IF, too many regions) means the analysis asked for is missing.
 inline int finish(const fs::report& rep, const config& cfg, const std::string& stem, const std::string& program) {
   std::cout << rep;
   if (!cfg.out_dir.empty() && !write_reports(rep, cfg.out_dir, stem, program)) return 2;
   if (rep.diagnostic_count != 0) {
     std::cerr << program << ": forkscale reported " << rep.diagnostic_count
-              << " misuse diagnostic(s); the numbers above are not trustworthy\n";
+              << " diagnostic(s), listed above; after misuse of the guards the numbers are not trustworthy\n";
     return 1;
   }
   return 0;

@@ -2,7 +2,7 @@
 #
 #   cmake -DEXE=<program> -DEXPECTED=<status> [-DSTDERR_REGEX=<regex>]
 #         [-DMAKE_DIR=<dir>] [-DMAKE_FILE=<file>] [-DCLEAN=<dir>]
-#         [-DEXPECT_FILES_IN=<dir> -DSTEM=<name>]
+#         [-DEXPECT_FILES_IN=<dir> -DSTEM=<name>] [-DOLD_FILES_IN=<dir> -DSTEM=<name>]
 #         -P expect_exit.cmake -- <arguments...>
 #
 # Fails unless the exit status is exactly EXPECTED. With a non-zero EXPECTED,
@@ -11,7 +11,10 @@
 # removed, then MAKE_DIR is created as a directory and MAKE_FILE as a regular
 # file (to make an output path unwritable whoever runs the test, root included).
 # With EXPECT_FILES_IN, the run must have written <dir>/<STEM>.json, .csv, .txt,
-# .call_sites.csv and .spawn_sites.csv, none of them empty.
+# .call_sites.csv and .spawn_sites.csv, none of them empty. With OLD_FILES_IN,
+# those five files are written with old contents before the run (all but one
+# MAKE_DIR took), and after it each must still hold them and the directory must
+# hold no temporary file (*.tmp.*): a failed --out replaces none of them.
 cmake_minimum_required(VERSION 3.14)
 
 if(NOT DEFINED EXE OR NOT DEFINED EXPECTED)
@@ -41,6 +44,16 @@ if(DEFINED MAKE_FILE)
   file(WRITE "${MAKE_FILE}" "not a directory\n")
 endif()
 
+set(report_extensions json csv txt call_sites.csv spawn_sites.csv)
+if(DEFINED OLD_FILES_IN)
+  foreach(ext IN LISTS report_extensions)
+    set(f "${OLD_FILES_IN}/${STEM}.${ext}")
+    if(NOT IS_DIRECTORY "${f}")
+      file(WRITE "${f}" "old ${ext}\n")
+    endif()
+  endforeach()
+endif()
+
 execute_process(
   COMMAND "${EXE}" ${args}
   RESULT_VARIABLE rc
@@ -68,8 +81,24 @@ if(NOT EXPECTED STREQUAL "0")
   message(STATUS "${ran}: exit ${rc}: ${message}")
 endif()
 
+if(DEFINED OLD_FILES_IN)
+  foreach(ext IN LISTS report_extensions)
+    set(f "${OLD_FILES_IN}/${STEM}.${ext}")
+    if(NOT IS_DIRECTORY "${f}")
+      file(READ "${f}" contents)
+      if(NOT contents STREQUAL "old ${ext}\n")
+        message(FATAL_ERROR "${ran}: replaced ${f} although the run failed")
+      endif()
+    endif()
+  endforeach()
+  file(GLOB temporaries "${OLD_FILES_IN}/*.tmp.*")
+  if(temporaries)
+    message(FATAL_ERROR "${ran}: left temporary files: ${temporaries}")
+  endif()
+endif()
+
 if(DEFINED EXPECT_FILES_IN)
-  foreach(ext json csv txt call_sites.csv spawn_sites.csv)
+  foreach(ext IN LISTS report_extensions)
     set(f "${EXPECT_FILES_IN}/${STEM}.${ext}")
     if(NOT EXISTS "${f}" OR IS_DIRECTORY "${f}")
       message(FATAL_ERROR "${ran}: did not write ${f}")

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -336,6 +337,88 @@ TEST_F(Plot, GnuplotDataHoldsTheSameNumbers) {
   while (std::getline(d, line))
     if (!line.empty() && line[0] != '#') ++data_rows;
   EXPECT_EQ(data_rows, 8u);  // P = 1..8
+}
+
+// write_plots writes six files for one request: all of them or none. With the
+// fourth target taken by a directory, the three before it keep their old
+// contents (before the fix they were already replaced), and no temporary is left.
+TEST_F(Plot, WritePlotsReplacesAllFilesOrNone) {
+  const fs::study_result s = study();
+  const std::string stem = (dir_ / "plots").string();
+  const std::vector<std::string> suffixes = {"-factored.svg", "-scalability.svg", "-factored.dat",
+                                             "-factored.gp",  "-scalability.dat", "-scalability.gp"};
+  for (const std::string& x : suffixes) write_file(stem + x, "old " + x + "\n");
+  stdfs::remove(stem + "-factored.gp");
+  stdfs::create_directory(stem + "-factored.gp");
+  try {
+    fs::write_plots(s, stem);
+    ADD_FAILURE() << "write_plots wrote onto a directory";
+  } catch (const fs::error& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind("forkscale: cannot write report '" + stem + "-factored.gp': ", 0), 0u) << m;
+    EXPECT_TRUE(contains(m, "none of the 6 files was replaced")) << m;
+  }
+  for (const std::string& x : suffixes) {
+    if (x == "-factored.gp") continue;
+    EXPECT_TRUE(read_file(stem + x) == "old " + x + "\n") << x << " was replaced";
+  }
+  EXPECT_TRUE(stdfs::is_directory(stem + "-factored.gp"));
+  EXPECT_TRUE(stdfs::is_empty(stem + "-factored.gp"));
+  for (const auto& e : stdfs::directory_iterator(dir_))
+    EXPECT_FALSE(contains(e.path().filename().string(), ".tmp.")) << e.path();
+
+  // With the directory gone, all six are written.
+  stdfs::remove(stem + "-factored.gp");
+  fs::write_plots(s, stem);
+  EXPECT_EQ(read_file(stem + "-factored.svg"), fs::factored_speedup_svg(s));
+  EXPECT_TRUE(contains(read_file(stem + "-factored.gp"), "plot 'plots-factored.dat'"));
+  EXPECT_TRUE(contains(read_file(stem + "-scalability.gp"), "plot 'plots-scalability.dat'"));
+}
+
+// detail::write_files_atomically, which write_plots, the tool's gnuplot output
+// and the examples' --out use (here, not in test_report_output.cpp, because
+// this test is not built against the single header). A group of files is
+// written together or not at all: with the second target
+// taken by a directory, the first keeps its old contents and no temporary is
+// left; a path named twice fails the group before anything is written.
+TEST_F(Plot, TheGroupWriteBehindWritePlotsReplacesAllOrNone) {
+  const stdfs::path first = dir_ / "first.txt", second = dir_ / "second.txt", third = dir_ / "third.txt";
+  write_file(first, "old first\n");
+  write_file(third, "old third\n");
+  stdfs::create_directory(second);
+  try {
+    fs::detail::write_files_atomically(
+        {{first.string(), "new first\n"}, {second.string(), "new second\n"}, {third.string(), "new third\n"}});
+    ADD_FAILURE() << "a directory was written over";
+  } catch (const fs::error& e) {
+    EXPECT_EQ(std::string(e.what()), "forkscale: cannot write report '" + second.string() +
+                                         "': Is a directory (none of the 3 files was replaced)");
+  }
+  EXPECT_EQ(read_file(first), "old first\n");
+  EXPECT_EQ(read_file(third), "old third\n");
+  EXPECT_TRUE(stdfs::is_directory(second));
+  EXPECT_TRUE(stdfs::is_empty(second));
+  std::vector<std::string> names;
+  for (const auto& e : stdfs::directory_iterator(dir_)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"first.txt", "second.txt", "third.txt"}));
+
+  try {
+    fs::detail::write_files_atomically({{first.string(), "a"}, {third.string(), "b"}, {first.string(), "c"}});
+    ADD_FAILURE() << "a path named twice was accepted";
+  } catch (const fs::error& e) {
+    EXPECT_NE(std::string(e.what()).find("named twice"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(read_file(first), "old first\n");
+
+  stdfs::remove(second);
+  fs::detail::write_files_atomically(
+      {{first.string(), "new first\n"}, {second.string(), ""}, {third.string(), "new third\n"}});
+  EXPECT_EQ(read_file(first), "new first\n");
+  EXPECT_EQ(read_file(second), "");
+  EXPECT_EQ(read_file(third), "new third\n");
+  for (const auto& e : stdfs::directory_iterator(dir_))
+    EXPECT_FALSE(contains(e.path().filename().string(), ".tmp.")) << e.path();
 }
 
 TEST(PlotSvg, EscapingAndNumbers) {

@@ -414,15 +414,7 @@ TEST(WhatIfReadings, BadFactorsAndSitesAreClearErrors) {
   o.what_if.factors = {2};
   o.what_if.call_sites = {"quicksort.cpp"};
   EXPECT_NE(error_of(o).find("call site \"quicksort.cpp\" is neither file:line nor tag=NAME"), std::string::npos);
-  o.what_if.call_sites = {};
-  o.what_if.read_environment = true;
-  ::setenv("FORKSCALE_WHAT_IF", "factors=2,abc", 1);
-  EXPECT_EQ(error_of(o), "forkscale: FORKSCALE_WHAT_IF: what-if factor \"abc\" is not a number");
-  ::setenv("FORKSCALE_WHAT_IF", "factors=nan", 1);
-  EXPECT_NE(error_of(o).find("FORKSCALE_WHAT_IF: what-if factor is NaN"), std::string::npos);
-  ::setenv("FORKSCALE_WHAT_IF", "factors=0", 1);
-  EXPECT_NE(error_of(o).find("FORKSCALE_WHAT_IF: what-if factor 0 is not positive"), std::string::npos);
-  ::unsetenv("FORKSCALE_WHAT_IF");
+  // A bad FORKSCALE_WHAT_IF does not throw: test_what_if_limits.cpp.
   fs::advisor_options ao;
   ao.factor = -1;
   try {

@@ -462,8 +462,8 @@ inline void convert(const options& o, std::ostream& out) {
     else
       throw failure{std::string(program) + ": " + quoted(o.inputs[0]) +
                     " is a report, not a study: only --plot scalability applies"};
-    fs::detail::write_file_atomically(o.out + ".dat", g.data);
-    fs::detail::write_file_atomically(o.out + ".gp", g.script);
+    // Both files or neither (the old ones stay when either cannot be written).
+    fs::detail::write_files_atomically({{o.out + ".dat", g.data}, {o.out + ".gp", g.script}});
     return;
   }
   std::string text;

@@ -237,6 +237,23 @@ TEST_F(Cli, ConvertToSvgHtmlAndGnuplot) {
         << f;
 }
 
+// --to gnuplot writes OUT.dat and OUT.gp: both or neither. With OUT.gp taken by
+// a directory, OUT.dat keeps its old contents and no temporary is left.
+TEST_F(Cli, GnuplotOutputIsWrittenWhollyOrNotAtAll) {
+  const stdfs::path dir = *dir_ / "gnuplot_all_or_nothing";
+  stdfs::create_directories(dir / "bounds.gp");
+  write_file(dir / "bounds.dat", "old data\n");
+  const outcome o = tool({"convert", before_->string() + ".json", "--to", "gnuplot", "-o", (dir / "bounds").string()});
+  expect_one_line_failure(o, "cannot write report '" + (dir / "bounds.gp").string() + "'", "gp is a directory");
+  EXPECT_TRUE(contains(o.err, "none of the 2 files was replaced")) << o.err;
+  EXPECT_EQ(read_file(dir / "bounds.dat"), "old data\n");
+  EXPECT_TRUE(stdfs::is_empty(dir / "bounds.gp"));
+  std::vector<std::string> names;
+  for (const auto& e : stdfs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"bounds.dat", "bounds.gp"}));
+}
+
 TEST_F(Cli, ConvertsAStudy) {
   const std::string s = study_->string();
   const outcome text = tool({"convert", s});

@@ -23,7 +23,9 @@ struct what_if_options {
   // becomes one region covering every call_site guard it names.
   std::vector<std::string> call_sites;
   // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
-  // which replaces `factors`.
+  // (once) which replaces `factors`. A bad value there throws nothing: it is one
+  // diagnostic, and the measurement goes on without what-if (docs/model.md). Bad
+  // values in these options throw forkscale::error.
   bool read_environment = true;
   // The advisor's mode: the measurement itself takes these call sites to be
   // `assume_factor`× faster (parallelized model: their strands' contribution to

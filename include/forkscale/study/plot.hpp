@@ -430,23 +430,24 @@ inline gnuplot_files scalability_gnuplot(const report& r, const std::string& dat
                                            output);
 }
 
-// Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, each
-// atomically. Throws forkscale::error.
+// Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, all
+// six or none (detail::write_files_atomically: on failure the old files are left
+// as they were). Throws forkscale::error.
 inline void write_plots(const study_result& s, const std::string& stem) {
   const auto base = [](const std::string& p) {
     const std::size_t slash = p.find_last_of("/\\");
     return slash == std::string::npos ? p : p.substr(slash + 1);
   };
-  detail::write_file_atomically(stem + "-factored.svg", factored_speedup_svg(s));
-  detail::write_file_atomically(stem + "-scalability.svg", scalability_svg(s));
   const gnuplot_files f =
       factored_speedup_gnuplot(s, base(stem) + "-factored.dat", base(stem) + "-factored-gnuplot.svg");
-  detail::write_file_atomically(stem + "-factored.dat", f.data);
-  detail::write_file_atomically(stem + "-factored.gp", f.script);
   const gnuplot_files g =
       scalability_gnuplot(s, base(stem) + "-scalability.dat", base(stem) + "-scalability-gnuplot.svg");
-  detail::write_file_atomically(stem + "-scalability.dat", g.data);
-  detail::write_file_atomically(stem + "-scalability.gp", g.script);
+  detail::write_files_atomically({{stem + "-factored.svg", factored_speedup_svg(s)},
+                                  {stem + "-scalability.svg", scalability_svg(s)},
+                                  {stem + "-factored.dat", f.data},
+                                  {stem + "-factored.gp", f.script},
+                                  {stem + "-scalability.dat", g.data},
+                                  {stem + "-scalability.gp", g.script}});
 }
 
 FORKSCALE_NAMESPACE_END

@@ -852,7 +852,9 @@ FORKSCALE_NAMESPACE_END
 // begin include/forkscale/detail/util/atomic_file.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-// detail/atomic_file.hpp: replace a file in one step, or not at all.
+// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
+// replace a group of files written for one request (a plot's .dat and .gp, an
+// example's five reports) together, or none of them.
 //
 // The contents go to a fresh temporary file next to the target (same directory,
 // hence same file system), which is flushed, synced and closed with every error
@@ -861,11 +863,24 @@ FORKSCALE_NAMESPACE_END
 // On any failure the temporary is removed and forkscale::error is thrown.
 // Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
 // place, since there is no file to replace.
+//
+// A group (write_files_atomically) first checks every target and writes every
+// temporary file; only when all of them are complete are they renamed, one by
+// one. A failure before the first rename — a target that is a directory, a
+// directory that is missing or read-only, a full disk — removes every temporary
+// and leaves every old file as it was. The renames themselves are not one atomic
+// step: a reader may see some files of the group new and the others still old
+// for the moment between them, and if a rename fails midway (the directory made
+// read-only between the checks and the rename, say) the files renamed before it
+// hold the new contents, it and the ones after keep their old contents, no
+// temporary is left, and the error names the files already replaced.
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <system_error>
+#include <vector>
 
 
 #if defined(_WIN32)
@@ -1004,60 +1019,134 @@ inline void write_special_file(const std::string& path, const std::string& conte
   if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
 }
 
-// Writes `contents` to `path`, replacing any file there in one step. Throws
-// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
-// leaves neither a partial target nor a temporary file behind on failure.
-inline void write_file_atomically(const std::string& path, const std::string& contents) {
-  if (path.empty()) throw_write_error(path, "the path is empty");
-  if (is_special_file(path)) return write_special_file(path, contents);
+// One file of a group written together (write_files_atomically).
+struct file_to_write {
+  std::string path;
+  std::string contents;
+};
 
-  temporary_file tmp;
-  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+// A group's error: the failing file and why, and — for a group of several —
+// that none of them was replaced.
+[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
+  if (count < 2) throw_write_error(path, reason);
+  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
+}
 
+inline bool is_directory_path(const std::string& path) noexcept {
+#if defined(_WIN32)
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path), ec);
+#else
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+}
+
+// What can be known about the targets before anything is written: a path that
+// is empty, named twice, or a directory fails the whole group.
+inline void check_targets(const std::vector<file_to_write>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].path;
+    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
+    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
+  }
+}
+
+// Writes `contents` into a fresh temporary file for `path`: written, flushed,
+// synced and closed, every error checked. Throws (the temporary is then removed
+// by its owner).
+inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
+                           std::size_t count) {
+  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
   errno = 0;
   if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
     const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err ? err : EIO));
+    throw_group_error(path, errno_text(err ? err : EIO), count);
   }
   errno = 0;
   if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
     const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err ? err : EIO));
+    throw_group_error(path, errno_text(err ? err : EIO), count);
   }
 #if !defined(_WIN32)
   // The data must be on disk before the rename is, or a crash right after the
   // rename could leave an empty file under the target's name.
   if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
     const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err));
+    throw_group_error(path, errno_text(err), count);
   }
 #endif
-  if (const int err = tmp.close()) {
-    tmp.discard();
-    throw_write_error(path, errno_text(err));
-  }
+  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
+}
 
+// Renames the finished temporary onto `path`. Returns an empty string, or why it
+// failed.
+inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
 #if defined(_WIN32)
   // std::rename does not replace an existing file on Windows;
   // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
   std::error_code ec;
   std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
-  if (ec) {
-    tmp.discard();
-    throw_write_error(path, ec.message());
-  }
+  if (ec) return ec.message();
 #else
   errno = 0;
-  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    tmp.discard();
-    throw_write_error(path, errno_text(err ? err : EIO));
-  }
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
 #endif
   tmp.release();
+  return std::string();
+}
+
+// A rename failed after `done` of the group's files were renamed.
+[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
+                                            const std::string& reason) {
+  std::string replaced;
+  for (std::size_t i = 0; i < done; ++i)
+    if (!is_special_file(files[i].path))
+      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
+  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
+                                          " files were written together; already replaced: " +
+                                          (replaced.empty() ? std::string("none") : replaced) +
+                                          "; this one and the files after it keep their old contents)");
+}
+
+// Writes every file of `files`, replacing the files there, all together or none
+// (see the top of this header for the window between the renames). Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves no temporary file behind on failure.
+inline void write_files_atomically(const std::vector<file_to_write>& files) {
+  check_targets(files);
+  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
+  std::vector<bool> special(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    special[i] = is_special_file(files[i].path);
+    if (special[i]) continue;
+    tmps[i] = std::make_unique<temporary_file>();
+    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
+  }
+  // Devices and pipes cannot be taken back: they are written once every
+  // temporary is complete, before any rename.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (special[i]) write_special_file(files[i].path, files[i].contents);
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (special[i]) continue;
+    const std::string reason = rename_onto(*tmps[i], files[i].path);
+    if (reason.empty()) {
+      ++renamed;
+      continue;
+    }
+    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
+    throw_midway_error(files, i, reason);
+  }
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({file_to_write{path, contents}});
 }
 
 }  // namespace detail
@@ -2718,7 +2807,9 @@ struct what_if_options {
   // becomes one region covering every call_site guard it names.
   std::vector<std::string> call_sites;
   // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
-  // which replaces `factors`.
+  // (once) which replaces `factors`. A bad value there throws nothing: it is one
+  // diagnostic, and the measurement goes on without what-if (docs/model.md). Bad
+  // values in these options throw forkscale::error.
   bool read_environment = true;
   // The advisor's mode: the measurement itself takes these call sites to be
   // `assume_factor`× faster (parallelized model: their strands' contribution to
@@ -3567,6 +3658,7 @@ FORKSCALE_NAMESPACE_END
 // detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
 // factors as exact fractions, call sites named at run time, and the
 // FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -3710,7 +3802,9 @@ inline wi_factor make_factor(double v, const std::string& origin) {
   return f;
 }
 
-// "2", "0.5", "inf", "infinity" (any case).
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
 inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
@@ -3719,9 +3813,17 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
   if (t.empty())
     throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
   char* end = nullptr;
+  errno = 0;
   const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
   if (end == t.c_str() || *end != '\0')
     throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
   return make_factor(v, origin);
 }
 
@@ -3767,7 +3869,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 }
 
 // The environment variable: entries separated by ';' — call sites, and
-// "factors=2,4,inf" which replaces the factor list.
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
 inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
                               bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
@@ -3775,6 +3878,8 @@ inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, st
     const std::string item = trim(piece);
     if (item.empty()) continue;
     if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
       factors.clear();
       factors_set = true;
       for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
@@ -4514,6 +4619,10 @@ struct session {
   region_node root;
   std::vector<diagnostic> diagnostics;
   std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
   // task_group and join_handle objects bound to this session and not yet
   // released; a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
@@ -4526,6 +4635,11 @@ struct session {
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
   std::vector<wi_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<wi_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
 };
 
 inline std::uint64_t next_session_serial() noexcept {
@@ -4559,15 +4673,17 @@ inline void keep_orphan(std::unique_ptr<session> s) {
 
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
-// Misuse found while the program ran: counted in the report, passed to the
-// user's handler or printed as one line.
-FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std::string problem) {
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
   if (!s) return;
   diagnostic d{describe_site(where), std::move(problem)};
   std::function<void(const diagnostic&)> handler;
   {
     std::lock_guard<std::mutex> g(s->m);
     ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
     if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
     handler = s->on_diagnostic;
   }
@@ -4576,6 +4692,16 @@ FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std:
   } else {
     std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
   }
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
 }
 
 }  // namespace detail
@@ -4957,34 +5083,45 @@ inline void record_wi_entries(session* s, std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
+// Whether `r` is the region of the guard at `w` (a guard's region, not a named
+// call site: same file, line, function and tag).
+inline bool is_guard_region(const wi_region& r, const site& w, const std::string& file, const std::string& function,
+                            const std::string& tag) noexcept {
+  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+         (r.tag.empty() == (w.tag == nullptr));
+}
+
 // A guard's region: found by the site's content, registered at its first entry.
-// Returns its bit, or 0 when the measurement already has the most regions it can
-// analyse (said once per site by a diagnostic).
+// Returns its bit, or 0 when the measurement analyses no region (a bad
+// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
+// region alone is left out, said once by a diagnostic that names it.
 FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
-  const std::string file = w.file ? w.file : "", function = w.function ? w.function : "";
-  const std::string tag = w.tag ? w.tag : "";
+  if (s->what_if_off) return 0;
+  wi_region r;
+  r.file = w.file ? w.file : "";
+  r.line = w.line;
+  r.function = w.function ? w.function : "";
+  r.tag = w.tag ? w.tag : "";
+  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
+  std::size_t number = 0;  // the region's number in the measurement, counted from 1
   {
     std::lock_guard<std::mutex> g(s->m);
-    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i) {
-      const wi_region& r = s->what_if_regions[i];
-      if (!r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
-          (r.tag.empty() == (w.tag == nullptr)))
-        return std::uint64_t{1} << i;
-    }
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
+      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
     if (s->what_if_regions.size() < wi_max_regions) {
-      wi_region r;
-      r.file = file;
-      r.line = w.line;
-      r.function = function;
-      r.tag = tag;
-      r.name = w.tag ? tag : short_site_name(file, w.line);
       s->what_if_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
+    for (const wi_region& d : s->what_if_dropped)
+      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
+    s->what_if_dropped.push_back(r);
+    number = wi_max_regions + s->what_if_dropped.size();
   }
-  misuse(
-      s, w,
-      "more than " + std::to_string(wi_max_regions) + " what-if regions in one measurement; this one is not analysed");
+  what_if_notice(s, w,
+                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
+                     " of this measurement, and at most " + std::to_string(wi_max_regions) +
+                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
+                     "rows, while the other regions' rows and the site profiles are kept");
   return 0;
 }
 
@@ -5950,6 +6087,7 @@ FORKSCALE_NAMESPACE_END
 // options and the FORKSCALE_WHAT_IF environment variable.
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -5957,33 +6095,88 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// The what-if configuration of a measurement: options, then FORKSCALE_WHAT_IF.
-inline void configure_what_if(session& s, const what_if_options& o) {
-  wi_config& c = s.what_if;
-  std::vector<wi_factor> factors;
-  for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
-  std::vector<wi_spec> specs;
-  for (const std::string& t : o.call_sites) specs.push_back(parse_spec(t, "options.what_if.call_sites"));
-  if (o.read_environment) {
-    bool env_factors = false;
-    std::vector<wi_factor> ef;
-    parse_what_if_env(std::getenv("FORKSCALE_WHAT_IF"), specs, ef, env_factors);
-    if (env_factors) factors = ef;
-  }
-  if (factors.empty()) throw error("forkscale: options.what_if.factors is empty; give at least one factor");
-  if (factors.size() > wi_max_factors)
-    throw error("forkscale: " + std::to_string(factors.size()) + " what-if factors; at most " +
-                std::to_string(wi_max_factors) + " are analysed");
-  // One region per distinct named call site, in the order named.
+// Named call sites, each once, in the order first named.
+inline std::vector<wi_spec> distinct_specs(const std::vector<wi_spec>& specs) {
   std::vector<wi_spec> unique;
   for (const wi_spec& sp : specs) {
     bool seen = false;
     for (const wi_spec& u : unique) seen = seen || u.text == sp.text;
     if (!seen) unique.push_back(sp);
   }
+  return unique;
+}
+
+// Throws when there are more factors or named call sites than a measurement
+// analyses.
+inline void check_what_if_counts(const std::vector<wi_factor>& factors, const std::vector<wi_spec>& unique) {
+  if (factors.size() > wi_max_factors)
+    throw error("forkscale: " + std::to_string(factors.size()) + " what-if factors; at most " +
+                std::to_string(wi_max_factors) + " are analysed");
   if (unique.size() > wi_max_regions)
     throw error("forkscale: " + std::to_string(unique.size()) + " what-if call sites named; at most " +
                 std::to_string(wi_max_regions) + " are analysed");
+}
+
+// A FORKSCALE_WHAT_IF problem as one diagnostic: the error's text without its
+// "forkscale: FORKSCALE_WHAT_IF: " (the printed line adds both back), control
+// characters escaped so that it stays one line.
+inline std::string what_if_env_problem(const std::string& what) {
+  std::string t = what;
+  for (const char* prefix : {"forkscale: ", "FORKSCALE_WHAT_IF: "})
+    if (t.compare(0, std::strlen(prefix), prefix) == 0) t.erase(0, std::strlen(prefix));
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (const char ch : t) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out + "; the measurement goes on without what-if";
+}
+
+// FORKSCALE_WHAT_IF, added to the options' factors and call sites. A bad value
+// is the environment's, not the program's: it throws nothing, but is diagnosed
+// in one line and turns the what-if analysis off for this measurement.
+inline void apply_what_if_env(session& s, std::vector<wi_factor>& factors, std::vector<wi_spec>& specs) {
+  const char* value = std::getenv("FORKSCALE_WHAT_IF");
+  if (!value) return;
+  try {
+    std::vector<wi_spec> all = specs;
+    std::vector<wi_factor> env_factors;
+    bool env_set = false;
+    parse_what_if_env(value, all, env_factors, env_set);
+    std::vector<wi_factor> f = env_set ? env_factors : factors;
+    check_what_if_counts(f, distinct_specs(all));
+    factors = std::move(f);
+    specs = std::move(all);
+  } catch (const error& e) {
+    s.what_if_off = true;
+    specs.clear();
+    what_if_notice(&s, site::tagged("FORKSCALE_WHAT_IF", site{}), what_if_env_problem(e.what()));
+  }
+}
+
+// The what-if configuration of a measurement: options (a bad one throws), then
+// FORKSCALE_WHAT_IF (a bad one is diagnosed; see apply_what_if_env).
+inline void configure_what_if(session& s, const what_if_options& o) {
+  wi_config& c = s.what_if;
+  std::vector<wi_factor> factors;
+  for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
+  std::vector<wi_spec> specs;
+  for (const std::string& t : o.call_sites) specs.push_back(parse_spec(t, "options.what_if.call_sites"));
+  check_what_if_counts(factors, distinct_specs(specs));
+  for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
+  c.assume_factor = make_factor(o.assume_factor, "options.what_if.assume_factor");
+  if (o.read_environment) apply_what_if_env(s, factors, specs);
+  // No factors in the options is fine when FORKSCALE_WHAT_IF gives some.
+  if (factors.empty() && !s.what_if_off)
+    throw error("forkscale: options.what_if.factors is empty; give at least one factor");
+  const std::vector<wi_spec> unique = distinct_specs(specs);
   c.factors = factors;
   c.F = static_cast<unsigned>(factors.size());
   for (unsigned i = 0; i < c.F; ++i) {
@@ -5999,8 +6192,6 @@ inline void configure_what_if(session& s, const what_if_options& o) {
     if (sp.by_tag) r.tag = sp.tag;
     s.what_if_regions.push_back(std::move(r));
   }
-  for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
-  c.assume_factor = make_factor(o.assume_factor, "options.what_if.assume_factor");
   if (!c.assume.empty()) {
     c.scale = c.assume_factor.p;
     s.what_if_root_mask = wi_scaled_bit;
@@ -6333,10 +6524,14 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.load.hardware_threads = hardware_threads();
   rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
   announce_load(*s, rep.load);
+  // Misuse may leave tasks out (their tables may still change); a what-if
+  // notice leaves everything else whole.
+  std::uint64_t misuse_count = 0;
   {
     std::lock_guard<std::mutex> g(s->m);
-    settled = settled && s->diagnostic_count == 0;
+    misuse_count = s->misuse_count;
   }
+  settled = settled && misuse_count == 0;
   const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
@@ -6349,7 +6544,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostics = s->diagnostics;
     rep.diagnostic_count = s->diagnostic_count;
   }
-  if (s->bound_objects.load(std::memory_order_acquire) != 0 || rep.diagnostic_count != 0)
+  if (s->bound_objects.load(std::memory_order_acquire) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
   return rep;
 }

@@ -155,10 +155,14 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.load.hardware_threads = hardware_threads();
   rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
   announce_load(*s, rep.load);
+  // Misuse may leave tasks out (their tables may still change); a what-if
+  // notice leaves everything else whole.
+  std::uint64_t misuse_count = 0;
   {
     std::lock_guard<std::mutex> g(s->m);
-    settled = settled && s->diagnostic_count == 0;
+    misuse_count = s->misuse_count;
   }
+  settled = settled && misuse_count == 0;
   const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
@@ -171,7 +175,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostics = s->diagnostics;
     rep.diagnostic_count = s->diagnostic_count;
   }
-  if (s->bound_objects.load(std::memory_order_acquire) != 0 || rep.diagnostic_count != 0)
+  if (s->bound_objects.load(std::memory_order_acquire) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
   return rep;
 }

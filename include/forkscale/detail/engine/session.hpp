@@ -71,6 +71,10 @@ struct session {
   region_node root;
   std::vector<diagnostic> diagnostics;
   std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
   // task_group and join_handle objects bound to this session and not yet
   // released; a session that ends while some remain is kept alive for them.
   std::atomic<std::int64_t> bound_objects{0};
@@ -83,6 +87,11 @@ struct session {
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
   std::vector<wi_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<wi_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
 };
 
 inline std::uint64_t next_session_serial() noexcept {
@@ -116,15 +125,17 @@ inline void keep_orphan(std::unique_ptr<session> s) {
 
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
-// Misuse found while the program ran: counted in the report, passed to the
-// user's handler or printed as one line.
-FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std::string problem) {
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
   if (!s) return;
   diagnostic d{describe_site(where), std::move(problem)};
   std::function<void(const diagnostic&)> handler;
   {
     std::lock_guard<std::mutex> g(s->m);
     ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
     if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
     handler = s->on_diagnostic;
   }
@@ -133,6 +144,16 @@ FORKSCALE_DETAIL_NOINLINE inline void misuse(session* s, const site& where, std:
   } else {
     std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
   }
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
 }
 
 }  // namespace detail

@@ -2,6 +2,7 @@
 // factors as exact fractions, call sites named at run time, and the
 // FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
 #pragma once
+#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -81,7 +82,9 @@ inline wi_factor make_factor(double v, const std::string& origin) {
   return f;
 }
 
-// "2", "0.5", "inf", "infinity" (any case).
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
 inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
@@ -90,9 +93,17 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
   if (t.empty())
     throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
   char* end = nullptr;
+  errno = 0;
   const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
   if (end == t.c_str() || *end != '\0')
     throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
   return make_factor(v, origin);
 }
 
@@ -138,7 +149,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 }
 
 // The environment variable: entries separated by ';' — call sites, and
-// "factors=2,4,inf" which replaces the factor list.
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
 inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
                               bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
@@ -146,6 +158,8 @@ inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, st
     const std::string item = trim(piece);
     if (item.empty()) continue;
     if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
       factors.clear();
       factors_set = true;
       for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));

@@ -31,34 +31,45 @@ inline void record_wi_entries(session* s, std::uint64_t mask) {
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
+// Whether `r` is the region of the guard at `w` (a guard's region, not a named
+// call site: same file, line, function and tag).
+inline bool is_guard_region(const wi_region& r, const site& w, const std::string& file, const std::string& function,
+                            const std::string& tag) noexcept {
+  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+         (r.tag.empty() == (w.tag == nullptr));
+}
+
 // A guard's region: found by the site's content, registered at its first entry.
-// Returns its bit, or 0 when the measurement already has the most regions it can
-// analyse (said once per site by a diagnostic).
+// Returns its bit, or 0 when the measurement analyses no region (a bad
+// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
+// region alone is left out, said once by a diagnostic that names it.
 FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
-  const std::string file = w.file ? w.file : "", function = w.function ? w.function : "";
-  const std::string tag = w.tag ? w.tag : "";
+  if (s->what_if_off) return 0;
+  wi_region r;
+  r.file = w.file ? w.file : "";
+  r.line = w.line;
+  r.function = w.function ? w.function : "";
+  r.tag = w.tag ? w.tag : "";
+  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
+  std::size_t number = 0;  // the region's number in the measurement, counted from 1
   {
     std::lock_guard<std::mutex> g(s->m);
-    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i) {
-      const wi_region& r = s->what_if_regions[i];
-      if (!r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
-          (r.tag.empty() == (w.tag == nullptr)))
-        return std::uint64_t{1} << i;
-    }
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
+      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
     if (s->what_if_regions.size() < wi_max_regions) {
-      wi_region r;
-      r.file = file;
-      r.line = w.line;
-      r.function = function;
-      r.tag = tag;
-      r.name = w.tag ? tag : short_site_name(file, w.line);
       s->what_if_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
+    for (const wi_region& d : s->what_if_dropped)
+      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
+    s->what_if_dropped.push_back(r);
+    number = wi_max_regions + s->what_if_dropped.size();
   }
-  misuse(
-      s, w,
-      "more than " + std::to_string(wi_max_regions) + " what-if regions in one measurement; this one is not analysed");
+  what_if_notice(s, w,
+                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
+                     " of this measurement, and at most " + std::to_string(wi_max_regions) +
+                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
+                     "rows, while the other regions' rows and the site profiles are kept");
   return 0;
 }
 
