@@ -40,6 +40,7 @@ OPT_IN = [
     "integrations/gtest.hpp",
     "integrations/doctest.hpp",
     "integrations/benchmark.hpp",
+    "integrations/nlohmann.hpp",
     "study/study.hpp",
     "study/plot.hpp",
     "study/html.hpp",

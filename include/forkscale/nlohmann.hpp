@@ -1,0 +1,3 @@
+// nlohmann.hpp: the same as <forkscale/integrations/nlohmann.hpp> (reports as nlohmann::json).
+#pragma once
+#include "integrations/nlohmann.hpp"
