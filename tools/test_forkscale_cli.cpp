@@ -463,7 +463,7 @@ TEST_F(Cli, ConvertWritesWhatIfCsvAndCompareListsWhatIfChanges) {
   EXPECT_EQ(tool({"convert", a.string(), "--to=whatif-csv", "-o", out.string()}).status, 0);
   EXPECT_EQ(read_file(out), before.what_if_csv());
   const outcome text = tool({"convert", a.string()});
-  EXPECT_TRUE(contains(text.out, ") What if a region ran k times faster (span in units)\n")) << text.out;
+  EXPECT_TRUE(contains(text.out, ") What if a region ran k times faster (times in units)\n")) << text.out;
   EXPECT_TRUE(contains(text.out, "  never_here.cpp:1")) << text.out;
   // A study without what-if rows gives the header only.
   const outcome s = tool({"convert", study_->string(), "--to", "whatif-csv"});

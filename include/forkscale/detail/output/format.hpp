@@ -114,6 +114,15 @@ inline std::string signed_count_text(std::int64_t v, bool short_form) {
 
 inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
 
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
 // A finite ratio with two decimals; in short form large ratios become "6.15E".
 inline std::string two_decimals(double v, bool short_form) {
   if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));

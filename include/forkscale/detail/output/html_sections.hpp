@@ -254,10 +254,12 @@ inline std::string what_if_body(const report& r) {
            {"region work", "region_work", "work of the strands inside the region, as measured"},
            {"span", "span", "predicted span (both models)"},
            {"parallelism", "parallelized_parallelism", "predicted parallelism, parallelized model (work unchanged)"},
-           {"gain", "parallelized_gain", "parallelized parallelism / measured parallelism"},
+           {"par. / now", "parallelized_gain",
+            "parallelized parallelism / measured parallelism (a ratio of parallelism, not of time)"},
            {"work", "optimized_work", "predicted work, optimized model (the region's work divides by k)"},
            {"parallelism", "optimized_parallelism", "predicted parallelism, optimized model"},
-           {"gain", "optimized_gain", "optimized parallelism / measured parallelism"}});
+           {"par. / now", "optimized_gain",
+            "optimized parallelism / measured parallelism (a ratio of parallelism, not of time)"}});
   t.group_head({{"", 7}, {"parallelized", 2}, {"optimized", 3}});
   const bool measured = r.span() > 0;
   const auto gain = [measured](const what_if_result* w) {
@@ -295,8 +297,10 @@ inline std::string what_if_body(const report& r) {
                      io::ratio_text(r.span(), r.parallelism()) +
                      ". Predicted span and parallelism of the whole program if the strands of a region were k "
                      "times faster. Parallelized: the region's contribution to every path divides by k and the "
-                     "work stays; optimized: its work divides too. Gain: predicted / measured parallelism; inf: "
-                     "the predicted span is 0. The first rows (in italics) take every region together.";
+                     "work stays; optimized: its work divides too. Par. / now: predicted / measured parallelism, "
+                     "a ratio of parallelism and not of time (an optimized region shortens the work too, so it "
+                     "can fall below 1 while both times drop); inf: the predicted span is 0. The first rows (in "
+                     "italics) take every region together.";
   if (never) note += " Never executed: a named call site that did not run.";
   return filterable(t, id, html_section_ids::what_if_filter, "what-if rows") +
          paragraph(note + " Click a column heading to sort.");

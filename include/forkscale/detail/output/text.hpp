@@ -72,9 +72,23 @@ inline std::string title_text(const report& rep) {
   return out;
 }
 
+// The legend of section 1.
+inline std::string profile_legend(const std::string& u) {
+  return wrapped(
+             "Work (T1): every strand's time added up, what one processor would take. Span (Tinf): the "
+             "time of the longest path, what unlimited processors would take. Burdened span: the "
+             "longest path when every continuation edge also costs the burden (below). Parallelism = "
+             "work / span and burdened parallelism = work / burdened span are ratios (no unit).",
+             "  ", "  ") +
+         wrapped("Average maximal strand = work / (1 + 2 x spawns + syncs) (Cilkview), in " + u +
+                     ": the mean time of a strand between spawns and syncs; strands not much longer than "
+                     "the burden spend a large share of their time on spawning and scheduling.",
+                 "  ", "  ");
+}
+
 // Section 1: the whole program's numbers, one a line, integer parts
 // right-aligned so that ratios line up with the counts above them; `u` is the
-// unit as the report shows it.
+// unit as the report shows it. A legend says what each line is.
 inline std::string profile_text(const region_result& r, const std::string& u) {
   struct line {
     const char* name;
@@ -96,7 +110,7 @@ inline std::string profile_text(const region_result& r, const std::string& u) {
     const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
     if (w > int_width) int_width = w;
   }
-  std::string out = "\n1) Parallelism Profile\n";
+  std::string out = "\n1) Parallelism Profile (times in " + u + ")\n";
   for (const auto& l : lines) {
     const std::size_t dot = l.value.find('.');
     const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
@@ -104,26 +118,36 @@ inline std::string profile_text(const region_result& r, const std::string& u) {
     if (l.timed) out += " " + u;
     out += '\n';
   }
-  return out;
+  return out + profile_legend(u);
 }
 
-// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
-inline std::string speedup_text(const region_result& r, unsigned max_processors) {
-  std::string out = "\n2) Speedup Estimate\n";
+// A speedup bound's time on P processors: work / speedup, in the report's unit.
+inline std::string bound_time_text(const region_result& r, double speedup, bool short_numbers) {
+  if (!(speedup > 0)) return "n/a";
+  return time_text(static_cast<double>(r.work) / speedup, short_numbers);
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, and the times they
+// predict, in a table with a legend.
+inline std::string speedup_text(const region_result& r, unsigned max_processors, const std::string& u) {
+  std::string out = "\n2) Speedup Estimate (speedup = T1/TP on P processors; times TP in " + u + ")\n";
   const auto bounds = r.speedup_estimate(max_processors);
   if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
   if (r.span == 0) return out + "  (none: the span is zero)\n";
   const std::size_t p_width = std::to_string(bounds.back().processors).size();
-  std::size_t lower_width = 0;
-  for (const auto& b : bounds) {
-    const std::size_t w = fixed(b.lower, 2).size();
-    if (w > lower_width) lower_width = w;
-  }
-  for (const auto& b : bounds) {
-    out += "  " + pad_left(std::to_string(b.processors), p_width) +
-           " processors:  " + pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
-  }
-  return out;
+  out += fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "lower", "upper", "TP at most", "TP at least"});
+    for (const auto& b : bounds)
+      t.add({pad_left(std::to_string(b.processors), p_width), fixed(b.lower, 2), fixed(b.upper, 2),
+             bound_time_text(r, b.lower, short_numbers), bound_time_text(r, b.upper, short_numbers)});
+    return t;
+  });
+  return out + wrapped(
+                   "lower: T1 / (T1/P + 1.7 x burdened span), Cilkview's estimate of the speedup a "
+                   "work-stealing scheduler reaches (not a guarantee); upper: min(P, parallelism), the "
+                   "work and span laws. TP at most = work / lower, TP at least = work / upper (in " +
+                       u + ").",
+                   "  ", "  ");
 }
 
 // Sections 3 on, those the report has: regions, call sites, spawn sites,
@@ -185,7 +209,7 @@ inline std::string report::to_text(bool show_raw) const {
     out += "\nNothing was measured.\n";
   } else {
     out += io::profile_text(regions.front(), u);
-    out += io::speedup_text(regions.front(), max_processors);
+    out += io::speedup_text(regions.front(), max_processors, u);
     out += io::numbered_sections(*this, show_raw, u);
   }
   out += io::burden_text(*this, u);

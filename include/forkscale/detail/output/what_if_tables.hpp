@@ -1,6 +1,7 @@
 // detail/output/what_if_tables.hpp: the what-if predictions in text: the
-// region with the most to gain, the table of predicted spans, parallelism and
-// gains, and report::what_if_text.
+// region with the most to gain, the table of predicted spans, work and
+// parallelism (with its ratio to the measured one), its legend, and
+// report::what_if_text.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -81,15 +82,15 @@ inline const what_if_result* most_to_gain(const std::vector<what_if_block>& bloc
   return best;
 }
 
-// "Most to gain: <region> at k = <factor>: parallelism <now> -> <then> ...",
-// wrapped.
+// "Most to gain: <region> at k = <factor>: span <now> -> <then> <unit>,
+// parallelism <now> -> <then> ...", wrapped.
 inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
   const bool measured = rep.span() > 0;
   const double now = rep.parallelism();
   std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
-                     " at k = " + factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
-                     unbounded_ratio_text(best.parallelism);
-  if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
+                     " at k = " + factor_text(best.factor) + ": span " + grouped(rep.span()) + " -> " +
+                     time_text(best.span) + " " + printable(rep.unit) + ", parallelism " + ratio_text(rep.span(), now) +
+                     " -> " + unbounded_ratio_text(best.parallelism);
   if (rep.max_processors >= 2) {
     const double p = static_cast<double>(rep.max_processors);
     line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
@@ -100,12 +101,13 @@ inline std::string most_to_gain_text(const report& rep, const what_if_result& be
 
 // The what-if table: a line per region and factor with both models, or a note
 // for a region that never ran; exact numbers when they fit next to a readable
-// region column.
+// region column. The span is the same in both models; the optimized model's
+// work is its own column.
 inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
   std::size_t name_width = 6;  // "region"
   for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
   return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
-    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
+    text_table t({"region", "k", "span", "par.", "par./now", "opt.work", "opt.par.", "opt./now"});
     for (const what_if_block& b : blocks) {
       const std::string name = printable(b.first->region);
       if (!b.executed) {
@@ -114,22 +116,37 @@ inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool 
         continue;
       }
       for (const what_if_line& l : b.lines) {
-        const double span = l.any().span;
-        const std::string span_text = short_numbers && span >= 0 && span < 1.8e19
-                                          ? compact(static_cast<std::uint64_t>(std::round(span)))
-                                          : grouped_round(span);
         const auto par = [&](const what_if_result* w) {
           return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
         };
-        const auto gain = [&](const what_if_result* w) {
+        const auto ratio = [&](const what_if_result* w) {
           return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
         };
-        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized), par(l.optimized),
-               gain(l.optimized)});
+        const std::string opt_work = l.optimized ? time_text(l.optimized->work, short_numbers) : std::string("-");
+        t.add({name, factor_text(l.factor), time_text(l.any().span, short_numbers), par(l.parallelized),
+               ratio(l.parallelized), opt_work, par(l.optimized), ratio(l.optimized)});
       }
     }
     return t;
   });
+}
+
+// The legend under the what-if table: every column, with its unit.
+inline std::string what_if_legend(const report& rep) {
+  const std::string u = printable(rep.unit);
+  return wrapped("k: how many times faster the region's strands run. span: the predicted span in " + u +
+                     ", the time on unlimited processors (the same in both models). par.: the predicted "
+                     "parallelism if the region is parallelized (its share of every path divides by k; the "
+                     "work stays " +
+                     grouped(rep.work()) + " " + u + "). opt.work: the predicted work in " + u +
+                     " if the region is optimized (its work divides by k too), the time on one processor; "
+                     "opt.par. = opt.work / span.",
+                 "  ", "  ") +
+         wrapped(
+             "par./now and opt./now: predicted / measured parallelism, ratios of parallelism and not of "
+             "time: optimizing a region shortens the work as well as the span, so opt./now can fall "
+             "below 1x while both times drop.",
+             "  ", "  ");
 }
 
 // The what-if section (report::what_if_text, report::to_text); empty heading
@@ -138,18 +155,16 @@ inline text_section what_if_section(const report& rep) {
   text_section s;
   if (rep.what_if.empty()) return s;
   const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
-  s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
+  s.heading = "What if a region ran k times faster (times in " + printable(rep.unit) + ")";
   s.body = wrapped(
-      "Predicted span and parallelism of the whole program if the strands of a region were k times "
-      "faster; measured: span " +
-          grouped(rep.span()) + ", parallelism " + ratio_text(rep.span(), rep.parallelism()) + ".",
+      "Predicted span, work and parallelism of the whole program if the strands of a region were k "
+      "times faster; measured: work " +
+          grouped(rep.work()) + ", span " + grouped(rep.span()) + " " + printable(rep.unit) + ", parallelism " +
+          ratio_text(rep.span(), rep.parallelism()) + ".",
       "  ", "  ");
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
-  s.body += wrapped(
-      "par., gain: parallelized (the region's share of every path divides by k, the work stays); "
-      "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
-      "  ", "  ");
+  s.body += what_if_legend(rep);
   return s;
 }
 
