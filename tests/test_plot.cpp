@@ -469,3 +469,119 @@ TEST(PlotSvg, EmptyAndDegenerateStudiesStillDraw) {
   fs::report empty;
   EXPECT_TRUE(contains(fs::scalability_svg(empty), "</svg>"));
 }
+
+namespace {
+
+// The texts of an SVG element class ("legend", "note"...): x, font size (12
+// unless the text sets its own) and the text, entities undone.
+struct svg_text {
+  double x = 0;
+  double font_px = 12;
+  std::string text;
+};
+
+std::string attribute(const std::string& tag, const std::string& name) {
+  const std::size_t at = tag.find(" " + name + "=\"");
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + name.size() + 3;
+  return tag.substr(start, tag.find('"', start) - start);
+}
+
+std::string unescaped(std::string s) {
+  for (const auto& [entity, c] : std::vector<std::pair<std::string, std::string>>{
+           {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}}) {
+    for (std::size_t at = s.find(entity); at != std::string::npos; at = s.find(entity, at + 1))
+      s.replace(at, entity.size(), c);
+  }
+  return s;
+}
+
+std::vector<svg_text> texts_in(const std::string& svg, std::size_t from, std::size_t to) {
+  std::vector<svg_text> out;
+  for (std::size_t at = svg.find("<text", from); at < to; at = svg.find("<text", at + 1)) {
+    const std::size_t open_end = svg.find('>', at);
+    const std::string tag = svg.substr(at, open_end - at);
+    svg_text t;
+    t.x = std::stod(attribute(tag, "x"));
+    if (!attribute(tag, "font-size").empty()) t.font_px = std::stod(attribute(tag, "font-size"));
+    t.text = unescaped(svg.substr(open_end + 1, svg.find("</text>", open_end) - open_end - 1));
+    out.push_back(t);
+  }
+  return out;
+}
+
+// The estimate a layout must leave room for: 0.65 em per character, which
+// holds for the wide sans-serif fonts a viewer may pick (DejaVu Sans and Verdana
+// average about 0.6 em on English text).
+double estimated_width(const svg_text& t) {
+  std::size_t code_points = 0;
+  for (const char c : t.text)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++code_points;
+  return 0.65 * t.font_px * static_cast<double>(code_points);
+}
+
+void expect_texts_fit(const std::string& svg, const std::string& what) {
+  const std::size_t root = svg.find("<svg");
+  ASSERT_NE(root, std::string::npos) << what;
+  const std::string tag = svg.substr(root, svg.find('>', root) - root);
+  std::istringstream box(attribute(tag, "viewBox"));
+  double x0 = 0, y0 = 0, width = 0;
+  box >> x0 >> y0 >> width;
+  ASSERT_GT(width, 0) << what;
+  EXPECT_EQ(std::stod(attribute(tag, "width")), width) << what;
+  const std::size_t legend = svg.find("<g class=\"legend\">");
+  ASSERT_NE(legend, std::string::npos) << what;
+  const std::vector<svg_text> entries = texts_in(svg, legend, svg.find("</g>\n</g>", legend));
+  EXPECT_FALSE(entries.empty()) << what;
+  std::vector<svg_text> all = entries;
+  for (const svg_text& note : texts_in(svg, legend, svg.size())) all.push_back(note);  // and the lines below
+  for (const svg_text& t : all)
+    EXPECT_LE(t.x + estimated_width(t), width)
+        << what << ": '" << t.text << "' at x = " << t.x << " runs past " << width << " px";
+}
+
+}  // namespace
+
+// Every legend entry (and every line under the chart) fits inside the viewBox,
+// with room for a wide font.
+TEST(PlotSvg, LegendFitsInsideTheViewBox) {
+  const fs::study_result s = study();
+  expect_texts_fit(fs::factored_speedup_svg(s), "factored");
+  expect_texts_fit(fs::scalability_svg(s), "scalability of a study");
+  fs::report r;
+  r.label = "bounds";
+  r.unit = "ns";
+  r.max_processors = 64;
+  fs::region_result root;
+  root.label = root.path = "bounds";
+  root.work = 5570609776;
+  root.span = 261374874;
+  root.burdened_span = 262078779;
+  r.regions.push_back(root);
+  expect_texts_fit(fs::scalability_svg(r), "scalability of a report");
+}
+
+// gnuplot puts its x ticks at whole numbers of processors (never at 0.5).
+TEST(PlotGnuplot, TicksAtWholeProcessors) {
+  const auto xtics = [](const std::string& script) {
+    std::istringstream in(script);
+    std::vector<std::string> found;
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("set xtics", 0) == 0) found.push_back(line);
+    return found;
+  };
+  fs::study_result s = study();  // P up to 8
+  EXPECT_EQ(xtics(fs::factored_speedup_gnuplot(s, "f.dat").script), std::vector<std::string>{"set xtics 0,1"});
+  EXPECT_EQ(xtics(fs::scalability_gnuplot(s, "s.dat").script), std::vector<std::string>{"set xtics 0,1"});
+  s.points.resize(2);  // P = 1, 2: gnuplot alone would tick every 0.5
+  EXPECT_EQ(xtics(fs::factored_speedup_gnuplot(s, "f.dat").script), std::vector<std::string>{"set xtics 0,1"});
+  EXPECT_EQ(xtics(fs::scalability_gnuplot(s, "s.dat").script), std::vector<std::string>{"set xtics 0,1"});
+  fs::report r;
+  r.max_processors = 64;  // ticks every 10 processors
+  fs::region_result root;
+  root.work = 1000;
+  root.span = 10;
+  root.burdened_span = 20;
+  r.regions.push_back(root);
+  EXPECT_EQ(xtics(fs::scalability_gnuplot(r, "r.dat").script), std::vector<std::string>{"set xtics 0,10"});
+}

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -206,6 +207,41 @@ TEST(StudyOutput, JsonRoundTripsAndTextNamesEverything) {
             "idle_time,work_inflation,speedup_linear,speedup_elision,speedup_maximal,speedup_idle_specific,"
             "speedup_inflation_specific,speedup_actual,self_speedup,bandwidth_slowdown,ts,te,t1,unit");
   EXPECT_EQ(std::count(c.begin(), c.end(), '\n'), 4);
+}
+
+// The spread of repeated runs is one number, named one way, in the table, its
+// legend and the warnings: the whole range over the median.
+TEST(StudyOutput, SpreadIsTheWholeRangeInTheTableAndTheWarnings) {
+  fs::study_result s;
+  s.hardware_threads = 2;
+  s.repetitions = 3;
+  s.baseline = fs::sample_stats::of({100, 140, 120});  // median 120, range 40: 33.3%
+  fs::study_point p1, p2;
+  p1.processors = 1;
+  p1.time = fs::sample_stats::of({100, 130, 110});  // median 110, range 30: 27.3%
+  p2.processors = 2;
+  p2.time = fs::sample_stats::of({60, 62, 61});  // median 61, range 2: 3.3%
+  s.points = {p1, p2};
+  s.recompute();
+  fs::detail::study::add_derived_warnings(s);
+  const std::string t = s.to_text();
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(t.substr(t.find("2) Per thread count")));
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    std::istringstream words(line);
+    rows.emplace_back();
+    for (std::string w; words >> w;) rows.back().push_back(w);
+  }
+  ASSERT_GE(rows.size(), 4u) << t;
+  EXPECT_EQ(rows[1].at(2), "spread") << t;
+  EXPECT_EQ(rows[2].at(0), "1") << t;
+  EXPECT_EQ(rows[2].at(2), "27.3%") << t;
+  EXPECT_EQ(rows[3].at(2), "3.3%") << t;
+  EXPECT_FALSE(contains(t, "\xC2\xB1")) << "a '±' reads as half the range\n" << t;
+  EXPECT_TRUE(contains(t, "spread: the whole range of TP over the runs, (max - min) / median")) << t;
+  EXPECT_TRUE(any_warning(s, "TP at P = 1 has a spread of 27.3% over the runs ((max - min) / median, above 25%)")) << t;
+  EXPECT_FALSE(any_warning(s, "TP at P = 2")) << t;
+  EXPECT_TRUE(any_warning(s, "Ts has a spread of 33.3% over the runs ((max - min) / median, above 25%)")) << t;
 }
 
 TEST(StudyOutput, InconsistentFilesAreRefused) {

@@ -26,10 +26,19 @@ inline std::string ns_text(double v) {
 
 inline std::string ratio_cell(double v) { return std::isnan(v) ? "n/a" : output::fixed(v, 2); }
 
+// The spread of repeated runs, as the text and the warnings give it: the whole
+// range over the median, (max - min) / median — not half of it, so no "±".
+inline double spread_of(const sample_stats& s) {
+  if (s.empty() || !(s.median > 0)) return 0;
+  return (s.max - s.min) / s.median;
+}
+
+// What the text and the warnings call it.
+inline constexpr char spread_definition[] = "(max - min) / median";
+
 inline std::string spread_text(const sample_stats& s) {
   if (s.empty()) return "n/a";
-  if (!(s.median > 0)) return "0.0%";
-  return "±" + output::fixed(50 * (s.max - s.min) / s.median, 1) + "%";
+  return percent(spread_of(s));
 }
 
 inline std::string stats_line(const char* name, const sample_stats& s) {

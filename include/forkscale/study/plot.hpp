@@ -78,6 +78,11 @@ inline double x_step(unsigned pmax) {
   return std::max(1.0, std::round(s));
 }
 
+// gnuplot's x ticks: at whole numbers of processors, never at 0.5.
+inline std::string gp_xtics(unsigned pmax) {
+  return "set xtics 0," + std::to_string(static_cast<unsigned>(x_step(pmax))) + "\nset mxtics 1\n";
+}
+
 inline std::string oversubscribed_label(unsigned hw) {
   return "P above the " + std::to_string(hw) + " hardware threads";
 }
@@ -350,7 +355,7 @@ inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::
        " noenhanced\n";
   g += "set xlabel 'threads P'\nset ylabel 'speedup over the baseline Ts'\n";
   g += "set key left top noenhanced\nset grid\n";
-  g += "set xrange [0:" + gp::gp_number(gp::x_top(pmax)) + "]\nset yrange [0:*]\n";
+  g += "set xrange [0:" + gp::gp_number(gp::x_top(pmax)) + "]\nset yrange [0:*]\n" + gp::gp_xtics(pmax);
   if (!s.points.empty()) {
     const study_point& last = s.points.back();
     const auto arrow = [&](int k, const char* letter, double a, double b) {
@@ -404,7 +409,7 @@ inline gnuplot_files scalability_gnuplot(const std::string& label, const study_b
   g += "set title " + gp_string("Scalability" + (label.empty() ? std::string() : ": " + label)) + " noenhanced\n";
   g += std::string("set xlabel 'processors P'\nset ylabel '") + (s ? "speedup T1/TP" : "speedup bound") +
        "'\nset key left top noenhanced\nset grid\n";
-  g += "set xrange [0:" + gp_number(x_top(pmax, false)) + "]\nset yrange [0:*]\n";
+  g += "set xrange [0:" + gp_number(x_top(pmax, false)) + "]\nset yrange [0:*]\n" + gp_xtics(pmax);
   const std::string d = gp_string(data_file);
   g += "plot " + d + " using 1:2 with lines dt 2 lc rgb '#444444' title 'work law (upper): P', \\\n";
   g += "     '' using 1:3 with lines dt 2 lc rgb '#1f5fbf' title 'span law (upper): parallelism " +

@@ -325,15 +325,15 @@ inline void add_derived_warnings(study_result& s) {
                            " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
                            " threads had time for; the workload may run more threads than P, or threads "
                            "were preempted");
-    if (pt.time.count() >= 2 && pt.time.median > 0 && (pt.time.max - pt.time.min) / pt.time.median > 0.25)
-      s.warnings.push_back("TP at " + P(pt.processors) + " varies by " +
-                           percent((pt.time.max - pt.time.min) / pt.time.median) +
-                           " of its median between runs: the machine may be busy; quiet it or raise the "
-                           "repetitions (Cilkview §4)");
+    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
+      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
+                           " over the runs (" + spread_definition +
+                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
+                           "(Cilkview §4)");
   }
-  if (s.baseline.count() >= 2 && s.baseline.median > 0 && (s.baseline.max - s.baseline.min) / s.baseline.median > 0.25)
-    s.warnings.push_back("Ts varies by " + percent((s.baseline.max - s.baseline.min) / s.baseline.median) +
-                         " of its median between runs: the machine may be busy");
+  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
+    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
+                         ", above 25%): the machine may be busy");
   for (const auto& b : s.bandwidth)
     if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
       s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +

@@ -56,7 +56,7 @@ inline std::string text_per_thread_count(const study_result& s) {
            ratio_cell(pt.self_speedup)});
   }
   out += t.render();
-  out += "  spread: half the range (max - min) of TP over its median\n";
+  out += "  spread: the whole range of TP over the runs, " + std::string(spread_definition) + "\n";
   if (any_over) out += "  * more threads than the " + std::to_string(s.hardware_threads) + " hardware threads\n";
   return out;
 }

@@ -75,6 +75,14 @@ inline std::size_t text_length(const std::string& s) {
   return n;
 }
 
+// The width a text is drawn at, estimated generously: 0.65 em per code point.
+// The font behind "sans-serif" is the viewer's choice; the wide common ones
+// (DejaVu Sans, Verdana) average about 0.6 em per character of English text, so
+// a layout sized by this estimate keeps its texts inside the viewBox.
+inline double text_width(const std::string& s, double font_px) {
+  return 0.65 * font_px * static_cast<double>(text_length(output::printable(s)));
+}
+
 // A pixel coordinate.
 inline std::string px(double v) { return output::fixed(v, 2); }
 
@@ -144,10 +152,6 @@ class renderer {
   std::string render(bool standalone) {
     const double left = 70, top = 56, plot_w = 470, plot_h = 330;
     const double legend_x = left + plot_w + 28;
-    // Wide enough for the longest legend entry (about 6.8 px per character at 12 px).
-    double width = 820;
-    for (const auto& s : c_.curves)
-      width = std::max(width, legend_x + 34 + 6.8 * static_cast<double>(text_length(s.name)) + 12);
     left_ = left;
     top_ = top;
     w_ = plot_w;
@@ -156,6 +160,12 @@ class renderer {
     std::vector<std::string> lines_below;
     for (const auto& g : c_.gaps) lines_below.push_back(g.letter + "  " + g.description);
     for (const auto& n : c_.notes) lines_below.push_back(n);
+    // Wide enough for the longest legend entry (12 px, after its marker) and the
+    // longest line below the chart (11 px, from x = 16), by text_width.
+    double width = 820;
+    for (const auto& s : c_.curves) width = std::max(width, legend_x + 34 + text_width(s.name, 12) + 12);
+    for (const auto& line : lines_below) width = std::max(width, 16 + text_width(line, 11) + 16);
+    width = std::ceil(width);
     const double below_y = top + plot_h + 62;
     const double height = below_y + 18.0 * static_cast<double>(lines_below.size()) + 12;
 
