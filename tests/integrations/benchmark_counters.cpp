@@ -1,5 +1,6 @@
 // benchmark_counters: Google Benchmark programs whose forkscale counters have
-// known values under the cost clock. check_benchmark_json.cmake runs it with
+// known values under the cost clock (and one under a timed clock, whose
+// counters are checked by name only). check_benchmark_json.cmake runs it with
 // --benchmark_out_format=json and compares the counters in the JSON output with
 // the values derived in programs.hpp.
 #include <forkscale/integrations/benchmark.hpp>
@@ -47,11 +48,41 @@ void BM_regions(benchmark::State& state) {
     return;
   }
   fs::benchmark::attach(state, rep);
-  fs::benchmark::attach(state, *serial, "serial.");
-  fs::benchmark::attach(state, *parallel, "parallel.");
+  fs::benchmark::attach(state, rep, *serial, "serial.");
+  fs::benchmark::attach(state, rep, *parallel, "parallel.");
   for (auto _ : state) benchmark::DoNotOptimize(rep.work());
 }
 BENCHMARK(BM_regions)->Iterations(3);
+
+// The 0.1 form, a row without its report: the times carry no unit.
+void BM_row_alone(benchmark::State& state) {
+  const fs::report rep = progs::phases(3000, 3, 1000);
+  const fs::region_result* serial = rep.find("phases/serial");
+  if (!serial) {
+    state.SkipWithError("the report has no phases/serial row");
+    return;
+  }
+  fs::benchmark::attach(state, *serial);
+  for (auto _ : state) benchmark::DoNotOptimize(rep.work());
+}
+BENCHMARK(BM_row_alone)->Iterations(3);
+
+// Under a timed clock the times are named in ns (their values are not
+// checked: they are times). Every counter is a plain decimal value.
+void BM_timed(benchmark::State& state) {
+  const fs::report rep = fs::benchmark::measure(state, "timed", [] { progs::fan_out_body(2, 10); });
+  if (rep.unit != "ns") {
+    state.SkipWithError(("the default clock measured in " + rep.unit + ", not ns").c_str());
+    return;
+  }
+  for (const auto& [name, counter] : state.counters)
+    if (counter.flags != benchmark::Counter::kDefaults || counter.oneK != benchmark::Counter::kIs1000) {
+      state.SkipWithError(("counter " + name + " is not a plain decimal value").c_str());
+      return;
+    }
+  for (auto _ : state) progs::fan_out_body(2, 10);
+}
+BENCHMARK(BM_timed)->Iterations(3);
 
 // An empty report (nothing measured) sets no counter.
 void BM_empty_report(benchmark::State& state) {

@@ -32,35 +32,49 @@ file(READ "${OUT}" json)
 
 # Each expectation: "<benchmark name>|<counter>|<value>", the value compared as a
 # double (if(EQUAL) parses both sides as numbers); "-" means the counter must be
-# absent. Ratios are written with enough digits to round to the same double as
-# the division in forkscale.
+# absent, "+" that it must be there (any value). Ratios are written with enough
+# digits to round to the same double as the division in forkscale. The times'
+# names carry the report's unit: _units under the cost clock, _ns under a timed
+# one.
 set(expectations
-  "BM_fan_out/iterations:3|work|4000"
-  "BM_fan_out/iterations:3|span|1000"
-  "BM_fan_out/iterations:3|burdened_span|2500"
+  "BM_fan_out/iterations:3|work_units|4000"
+  "BM_fan_out/iterations:3|span_units|1000"
+  "BM_fan_out/iterations:3|burdened_span_units|2500"
   "BM_fan_out/iterations:3|parallelism|4"
   "BM_fan_out/iterations:3|burdened_parallelism|1.6"
-  "BM_fan_out_threads/iterations:3/threads:2|work|2000"
-  "BM_fan_out_threads/iterations:3/threads:2|span|250"
-  "BM_fan_out_threads/iterations:3/threads:2|burdened_span|950"
+  "BM_fan_out/iterations:3|work|-"
+  "BM_fan_out/iterations:3|work_ns|-"
+  "BM_fan_out_threads/iterations:3/threads:2|work_units|2000"
+  "BM_fan_out_threads/iterations:3/threads:2|span_units|250"
+  "BM_fan_out_threads/iterations:3/threads:2|burdened_span_units|950"
   "BM_fan_out_threads/iterations:3/threads:2|parallelism|8"
   "BM_fan_out_threads/iterations:3/threads:2|burdened_parallelism|2.10526315789473684211"
-  "BM_regions/iterations:3|work|6000"
-  "BM_regions/iterations:3|span|4000"
-  "BM_regions/iterations:3|burdened_span|48000"
+  "BM_regions/iterations:3|work_units|6000"
+  "BM_regions/iterations:3|span_units|4000"
+  "BM_regions/iterations:3|burdened_span_units|48000"
   "BM_regions/iterations:3|parallelism|1.5"
   "BM_regions/iterations:3|burdened_parallelism|0.125"
-  "BM_regions/iterations:3|serial.work|3000"
-  "BM_regions/iterations:3|serial.span|3000"
-  "BM_regions/iterations:3|serial.burdened_span|3000"
+  "BM_regions/iterations:3|serial.work_units|3000"
+  "BM_regions/iterations:3|serial.span_units|3000"
+  "BM_regions/iterations:3|serial.burdened_span_units|3000"
   "BM_regions/iterations:3|serial.parallelism|1"
   "BM_regions/iterations:3|serial.burdened_parallelism|1"
-  "BM_regions/iterations:3|parallel.work|3000"
-  "BM_regions/iterations:3|parallel.span|1000"
-  "BM_regions/iterations:3|parallel.burdened_span|45000"
+  "BM_regions/iterations:3|parallel.work_units|3000"
+  "BM_regions/iterations:3|parallel.span_units|1000"
+  "BM_regions/iterations:3|parallel.burdened_span_units|45000"
   "BM_regions/iterations:3|parallel.parallelism|3"
   "BM_regions/iterations:3|parallel.burdened_parallelism|0.0666666666666666666667"
-  "BM_empty_report/iterations:3|work|-"
+  "BM_row_alone/iterations:3|work|3000"
+  "BM_row_alone/iterations:3|span|3000"
+  "BM_row_alone/iterations:3|parallelism|1"
+  "BM_timed/iterations:3|work_ns|+"
+  "BM_timed/iterations:3|span_ns|+"
+  "BM_timed/iterations:3|burdened_span_ns|+"
+  "BM_timed/iterations:3|parallelism|+"
+  "BM_timed/iterations:3|burdened_parallelism|+"
+  "BM_timed/iterations:3|work_units|-"
+  "BM_timed/iterations:3|work|-"
+  "BM_empty_report/iterations:3|work_units|-"
   "BM_empty_report/iterations:3|parallelism|-")
 
 string(JSON count ERROR_VARIABLE err LENGTH "${json}" benchmarks)
@@ -89,6 +103,11 @@ foreach(e IN LISTS expectations)
     string(APPEND failures "no benchmark named '${name}' in ${OUT}\n")
     continue()
   endif()
+  string(JSON error_message ERROR_VARIABLE no_error GET "${json}" benchmarks ${found} error_message)
+  if(NOT no_error)
+    string(APPEND failures "${name}: ${error_message}\n")
+    continue()
+  endif()
   string(JSON value ERROR_VARIABLE missing GET "${json}" benchmarks ${found} "${counter}")
   if(expected STREQUAL "-")
     if(NOT missing)
@@ -96,6 +115,8 @@ foreach(e IN LISTS expectations)
     endif()
   elseif(missing)
     string(APPEND failures "${name}: no counter '${counter}'\n")
+  elseif(expected STREQUAL "+")
+    message(STATUS "${name}: ${counter} = ${value}")
   elseif(NOT value EQUAL expected)
     string(APPEND failures "${name}: counter '${counter}' is ${value}, expected ${expected}\n")
   else()
