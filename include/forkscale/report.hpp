@@ -1,4 +1,13 @@
 // report.hpp: the numbers a measurement produces, and where they go.
+//
+// One rule for every type here: stored data are members, values derived from
+// them are functions. rep.regions, rep.diagnostics and a row's work are what
+// the measurement recorded; rep.work() (the root row's work), parallelism()
+// and speedup_estimate() are computed when asked. The exceptions are derived
+// values kept as members because 0.1 code and the JSON use them as such:
+// report::compensation_total, spawn_site_profile::critical_percent,
+// what_if_result::parallelism and gain, and the bounds of a speedup_bound (a
+// value that speedup_estimate() returns). docs/report-schema.md lists them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
