@@ -2,6 +2,8 @@
 #   MODE=add_subdirectory  configure CONSUMER_SOURCE_DIR with -Dforkscale_SOURCE=<repo>
 #   MODE=find_package      install the forkscale build tree into INSTALL_PREFIX, then
 #                          configure CONSUMER_SOURCE_DIR with CMAKE_PREFIX_PATH=INSTALL_PREFIX
+#   MODE=fetchcontent      configure CONSUMER_SOURCE_DIR, whose FetchContent_Declare is
+#                          pointed at <repo> with FETCHCONTENT_SOURCE_DIR_FORKSCALE (no download)
 # then build the consumer and run its own ctest. Any failing step fails the test.
 cmake_minimum_required(VERSION 3.20)
 
@@ -33,6 +35,10 @@ set(configure_args
 
 if(MODE STREQUAL "add_subdirectory")
   list(APPEND configure_args "-Dforkscale_SOURCE=${FORKSCALE_SOURCE_DIR}")
+elseif(MODE STREQUAL "fetchcontent")
+  list(APPEND configure_args
+    "-DFETCHCONTENT_SOURCE_DIR_FORKSCALE=${FORKSCALE_SOURCE_DIR}"
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON)
 elseif(MODE STREQUAL "find_package")
   if(NOT INSTALL_PREFIX)
     message(FATAL_ERROR "cmake_consumer.cmake: MODE=find_package needs -DINSTALL_PREFIX=...")
