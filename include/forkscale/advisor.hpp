@@ -23,6 +23,7 @@
 #include "config.hpp"
 #include "detail/macro_scope.hpp"
 #include "detail/output/report_writers.hpp"
+#include "detail/util/progress.hpp"
 #include "guards.hpp"
 #include "report.hpp"
 
@@ -39,6 +40,10 @@ struct advisor_options {
   // The options of every run. Site profiles are always on; the advisor sets
   // what_if.assume_faster, what_if.call_sites and what_if.factors itself.
   options measure;
+  // The progress line on stderr, one update per run (options.hpp,
+  // progress_mode): by default only when stderr is a terminal;
+  // FORKSCALE_PROGRESS=0 or 1 overrides automatic.
+  progress_mode show_progress = progress_mode::automatic;
 };
 
 // One step: the site chosen, why, and what it is predicted to give.
@@ -187,7 +192,10 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   if (ao.target_parallelism > 0) a.hardware_threads = 0;  // the target was given, not derived
 
   const options base = detail::advisor_base_options(ao);
+  detail::progress_line line(ao.show_progress, "advisor '" + label + "'");
+  const std::string runs_at_most = " of at most " + std::to_string(ao.max_steps + 1);
 
+  line.show("run 1" + runs_at_most + ": the workload as it is");
   report rep = measure<Clock>(label, workload, base);
   ++a.runs;
   a.unit = rep.unit;
@@ -222,6 +230,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
     o.what_if.assume_faster.push_back(s.spec);
     o.what_if.call_sites = {s.spec};
     o.what_if.factors = {std::numeric_limits<double>::infinity()};
+    line.show("run " + std::to_string(a.runs + 1) + runs_at_most + ": " + s.site + " assumed " +
+              detail::output::factor_text(a.factor) + "x faster");
     report next = measure<Clock>(label, workload, o);
     ++a.runs;
     s.predicted_parallelism = next.parallelism();

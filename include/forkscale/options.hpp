@@ -35,6 +35,12 @@ struct what_if_options {
   double assume_factor = 16;
 };
 
+// Whether long work (fs::advise, fs::run_study) shows its progress: one line on
+// stderr, updated in place with '\r'. automatic: only when stderr is a terminal.
+// The environment variable FORKSCALE_PROGRESS=0 turns it off whatever the
+// option; FORKSCALE_PROGRESS=1 turns it on where the option is automatic.
+enum class progress_mode { automatic, on, off };
+
 struct options {
   // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
   // policy fixes the source at compile time, unless it contradicts it. `automatic`

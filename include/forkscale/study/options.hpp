@@ -51,6 +51,9 @@ struct study_options {
   bool bandwidth_probe = true;                       // when study_workload::baseline_copy is given
   options measure;                                   // for each fs::measure; its clock must be a timed one
   std::function<void(const std::string&)> progress;  // one line per step, optional
+  // The progress line on stderr (options.hpp, progress_mode): by default only
+  // when stderr is a terminal; FORKSCALE_PROGRESS=0 or 1 overrides automatic.
+  progress_mode show_progress = progress_mode::automatic;
 };
 
 FORKSCALE_NAMESPACE_END

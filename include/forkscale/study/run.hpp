@@ -17,6 +17,7 @@
 #include "../clock.hpp"
 #include "../config.hpp"
 #include "../detail/output/utf8.hpp"
+#include "../detail/util/progress.hpp"
 #include "../guards.hpp"
 #include "../report.hpp"
 #include "format.hpp"
@@ -175,7 +176,7 @@ inline std::size_t median_index(const std::vector<double>& t) {
 class study_runner {
  public:
   study_runner(study_result& s, const study_workload& w, const study_options& opt, const std::string& who)
-      : s_(s), w_(w), opt_(opt), who_(who) {}
+      : s_(s), w_(w), opt_(opt), who_(who), line_(opt.show_progress, "scaling study '" + s.label + "'") {}
 
   // Untimed runs of every kind.
   void warm_up() {
@@ -187,7 +188,11 @@ class study_runner {
         setup();
         w_.elision();
       }
-      for (const auto& pt : s_.points) run_parallel(nullptr, pt.processors);
+      for (const auto& pt : s_.points) {
+        line_.show("warm-up " + std::to_string(i + 1) + " of " + std::to_string(opt_.warmup) +
+                   ", P = " + std::to_string(pt.processors));
+        run_parallel(nullptr, pt.processors);
+      }
     }
   }
 
@@ -202,7 +207,11 @@ class study_runner {
         setup();
         elis.push_back(time_ns(w_.elision));
       }
-      for (auto& pt : s_.points) run_parallel(&pt, pt.processors);
+      for (auto& pt : s_.points) {
+        line_.show("round " + std::to_string(r + 1) + " of " + std::to_string(opt_.repetitions) +
+                   ", P = " + std::to_string(pt.processors));
+        run_parallel(&pt, pt.processors);
+      }
     }
     s_.baseline = sample_stats::of(std::move(base));
     s_.elision = sample_stats::of(std::move(elis));
@@ -250,8 +259,10 @@ class study_runner {
   }
 
  private:
-  void progress(const std::string& line) const {
+  // A step: to the caller's hook, and to the progress line on stderr.
+  void progress(const std::string& line) {
     if (opt_.progress) opt_.progress(line);
+    line_.show(line);
   }
 
   void setup() const {
@@ -294,6 +305,7 @@ class study_runner {
   const study_options& opt_;
   const std::string& who_;
   std::vector<report> one_thread_reports_;
+  detail::progress_line line_;  // erased when the study is done
 };
 
 // The warnings that follow from the numbers alone.
