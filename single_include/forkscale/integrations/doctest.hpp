@@ -514,6 +514,15 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_REPORT_HPP
 #define FORKSCALE_SINGLE_REPORT_HPP
 // report.hpp: the numbers a measurement produces, and where they go.
+//
+// One rule for every type here: stored data are members, values derived from
+// them are functions. rep.regions, rep.diagnostics and a row's work are what
+// the measurement recorded; rep.work() (the root row's work), parallelism()
+// and speedup_estimate() are computed when asked. The exceptions are derived
+// values kept as members because 0.1 code and the JSON use them as such:
+// report::compensation_total, spawn_site_profile::critical_percent,
+// what_if_result::parallelism and gain, and the bounds of a speedup_bound (a
+// value that speedup_estimate() returns). docs/report-schema.md lists them.
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -1264,6 +1273,15 @@ inline std::string signed_count_text(std::int64_t v, bool short_form) {
 }
 
 inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
 
 // A finite ratio with two decimals; in short form large ratios become "6.15E".
 inline std::string two_decimals(double v, bool short_form) {
@@ -2394,8 +2412,9 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 // detail/output/what_if_tables.hpp: the what-if predictions in text: the
-// region with the most to gain, the table of predicted spans, parallelism and
-// gains, and report::what_if_text.
+// region with the most to gain, the table of predicted spans, work and
+// parallelism (with its ratio to the measured one), its legend, and
+// report::what_if_text.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -2470,15 +2489,15 @@ inline const what_if_result* most_to_gain(const std::vector<what_if_block>& bloc
   return best;
 }
 
-// "Most to gain: <region> at k = <factor>: parallelism <now> -> <then> ...",
-// wrapped.
+// "Most to gain: <region> at k = <factor>: span <now> -> <then> <unit>,
+// parallelism <now> -> <then> ...", wrapped.
 inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
   const bool measured = rep.span() > 0;
   const double now = rep.parallelism();
   std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
-                     " at k = " + factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
-                     unbounded_ratio_text(best.parallelism);
-  if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
+                     " at k = " + factor_text(best.factor) + ": span " + grouped(rep.span()) + " -> " +
+                     time_text(best.span) + " " + printable(rep.unit) + ", parallelism " + ratio_text(rep.span(), now) +
+                     " -> " + unbounded_ratio_text(best.parallelism);
   if (rep.max_processors >= 2) {
     const double p = static_cast<double>(rep.max_processors);
     line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
@@ -2489,12 +2508,13 @@ inline std::string most_to_gain_text(const report& rep, const what_if_result& be
 
 // The what-if table: a line per region and factor with both models, or a note
 // for a region that never ran; exact numbers when they fit next to a readable
-// region column.
+// region column. The span is the same in both models; the optimized model's
+// work is its own column.
 inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
   std::size_t name_width = 6;  // "region"
   for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
   return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
-    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
+    text_table t({"region", "k", "span", "par.", "par./now", "opt.work", "opt.par.", "opt./now"});
     for (const what_if_block& b : blocks) {
       const std::string name = printable(b.first->region);
       if (!b.executed) {
@@ -2503,22 +2523,37 @@ inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool 
         continue;
       }
       for (const what_if_line& l : b.lines) {
-        const double span = l.any().span;
-        const std::string span_text = short_numbers && span >= 0 && span < 1.8e19
-                                          ? compact(static_cast<std::uint64_t>(std::round(span)))
-                                          : grouped_round(span);
         const auto par = [&](const what_if_result* w) {
           return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
         };
-        const auto gain = [&](const what_if_result* w) {
+        const auto ratio = [&](const what_if_result* w) {
           return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
         };
-        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized), par(l.optimized),
-               gain(l.optimized)});
+        const std::string opt_work = l.optimized ? time_text(l.optimized->work, short_numbers) : std::string("-");
+        t.add({name, factor_text(l.factor), time_text(l.any().span, short_numbers), par(l.parallelized),
+               ratio(l.parallelized), opt_work, par(l.optimized), ratio(l.optimized)});
       }
     }
     return t;
   });
+}
+
+// The legend under the what-if table: every column, with its unit.
+inline std::string what_if_legend(const report& rep) {
+  const std::string u = printable(rep.unit);
+  return wrapped("k: how many times faster the region's strands run. span: the predicted span in " + u +
+                     ", the time on unlimited processors (the same in both models). par.: the predicted "
+                     "parallelism if the region is parallelized (its share of every path divides by k; the "
+                     "work stays " +
+                     grouped(rep.work()) + " " + u + "). opt.work: the predicted work in " + u +
+                     " if the region is optimized (its work divides by k too), the time on one processor; "
+                     "opt.par. = opt.work / span.",
+                 "  ", "  ") +
+         wrapped(
+             "par./now and opt./now: predicted / measured parallelism, ratios of parallelism and not of "
+             "time: optimizing a region shortens the work as well as the span, so opt./now can fall "
+             "below 1x while both times drop.",
+             "  ", "  ");
 }
 
 // The what-if section (report::what_if_text, report::to_text); empty heading
@@ -2527,18 +2562,16 @@ inline text_section what_if_section(const report& rep) {
   text_section s;
   if (rep.what_if.empty()) return s;
   const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
-  s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
+  s.heading = "What if a region ran k times faster (times in " + printable(rep.unit) + ")";
   s.body = wrapped(
-      "Predicted span and parallelism of the whole program if the strands of a region were k times "
-      "faster; measured: span " +
-          grouped(rep.span()) + ", parallelism " + ratio_text(rep.span(), rep.parallelism()) + ".",
+      "Predicted span, work and parallelism of the whole program if the strands of a region were k "
+      "times faster; measured: work " +
+          grouped(rep.work()) + ", span " + grouped(rep.span()) + " " + printable(rep.unit) + ", parallelism " +
+          ratio_text(rep.span(), rep.parallelism()) + ".",
       "  ", "  ");
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
-  s.body += wrapped(
-      "par., gain: parallelized (the region's share of every path divides by k, the work stays); "
-      "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
-      "  ", "  ");
+  s.body += what_if_legend(rep);
   return s;
 }
 
@@ -2609,9 +2642,23 @@ inline std::string title_text(const report& rep) {
   return out;
 }
 
+// The legend of section 1.
+inline std::string profile_legend(const std::string& u) {
+  return wrapped(
+             "Work (T1): every strand's time added up, what one processor would take. Span (Tinf): the "
+             "time of the longest path, what unlimited processors would take. Burdened span: the "
+             "longest path when every continuation edge also costs the burden (below). Parallelism = "
+             "work / span and burdened parallelism = work / burdened span are ratios (no unit).",
+             "  ", "  ") +
+         wrapped("Average maximal strand = work / (1 + 2 x spawns + syncs) (Cilkview), in " + u +
+                     ": the mean time of a strand between spawns and syncs; strands not much longer than "
+                     "the burden spend a large share of their time on spawning and scheduling.",
+                 "  ", "  ");
+}
+
 // Section 1: the whole program's numbers, one a line, integer parts
 // right-aligned so that ratios line up with the counts above them; `u` is the
-// unit as the report shows it.
+// unit as the report shows it. A legend says what each line is.
 inline std::string profile_text(const region_result& r, const std::string& u) {
   struct line {
     const char* name;
@@ -2633,7 +2680,7 @@ inline std::string profile_text(const region_result& r, const std::string& u) {
     const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
     if (w > int_width) int_width = w;
   }
-  std::string out = "\n1) Parallelism Profile\n";
+  std::string out = "\n1) Parallelism Profile (times in " + u + ")\n";
   for (const auto& l : lines) {
     const std::size_t dot = l.value.find('.');
     const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
@@ -2641,26 +2688,36 @@ inline std::string profile_text(const region_result& r, const std::string& u) {
     if (l.timed) out += " " + u;
     out += '\n';
   }
-  return out;
+  return out + profile_legend(u);
 }
 
-// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
-inline std::string speedup_text(const region_result& r, unsigned max_processors) {
-  std::string out = "\n2) Speedup Estimate\n";
+// A speedup bound's time on P processors: work / speedup, in the report's unit.
+inline std::string bound_time_text(const region_result& r, double speedup, bool short_numbers) {
+  if (!(speedup > 0)) return "n/a";
+  return time_text(static_cast<double>(r.work) / speedup, short_numbers);
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, and the times they
+// predict, in a table with a legend.
+inline std::string speedup_text(const region_result& r, unsigned max_processors, const std::string& u) {
+  std::string out = "\n2) Speedup Estimate (speedup = T1/TP on P processors; times TP in " + u + ")\n";
   const auto bounds = r.speedup_estimate(max_processors);
   if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
   if (r.span == 0) return out + "  (none: the span is zero)\n";
   const std::size_t p_width = std::to_string(bounds.back().processors).size();
-  std::size_t lower_width = 0;
-  for (const auto& b : bounds) {
-    const std::size_t w = fixed(b.lower, 2).size();
-    if (w > lower_width) lower_width = w;
-  }
-  for (const auto& b : bounds) {
-    out += "  " + pad_left(std::to_string(b.processors), p_width) +
-           " processors:  " + pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
-  }
-  return out;
+  out += fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "lower", "upper", "TP at most", "TP at least"});
+    for (const auto& b : bounds)
+      t.add({pad_left(std::to_string(b.processors), p_width), fixed(b.lower, 2), fixed(b.upper, 2),
+             bound_time_text(r, b.lower, short_numbers), bound_time_text(r, b.upper, short_numbers)});
+    return t;
+  });
+  return out + wrapped(
+                   "lower: T1 / (T1/P + 1.7 x burdened span), Cilkview's estimate of the speedup a "
+                   "work-stealing scheduler reaches (not a guarantee); upper: min(P, parallelism), the "
+                   "work and span laws. TP at most = work / lower, TP at least = work / upper (in " +
+                       u + ").",
+                   "  ", "  ");
 }
 
 // Sections 3 on, those the report has: regions, call sites, spawn sites,
@@ -2722,7 +2779,7 @@ inline std::string report::to_text(bool show_raw) const {
     out += "\nNothing was measured.\n";
   } else {
     out += io::profile_text(regions.front(), u);
-    out += io::speedup_text(regions.front(), max_processors);
+    out += io::speedup_text(regions.front(), max_processors, u);
     out += io::numbered_sections(*this, show_raw, u);
   }
   out += io::burden_text(*this, u);
@@ -2741,6 +2798,163 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/output/text.hpp
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
+// begin include/forkscale/detail/util/progress.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+// detail/util/progress.hpp: the progress line of long work (the advisor, the
+// scaling study): one line on stderr, rewritten in place with '\r', erased at
+// the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
+// (options.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/options.hpp
+#ifndef FORKSCALE_SINGLE_OPTIONS_HPP
+#define FORKSCALE_SINGLE_OPTIONS_HPP
+// options.hpp: how a measurement is made. Everything has a sensible default.
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// What the what-if analysis looks at (options::what_if).
+struct what_if_options {
+  // The speedup factors each region is analysed at: positive, at most 65536, or
+  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
+  // Fractions are kept exactly when their numerator and denominator are at most
+  // 65536 (1.5 is 3/2), else as the nearest such fraction.
+  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
+  // Call sites analysed as what-if regions without editing their code: "file:line"
+  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
+  // becomes one region covering every call_site guard it names.
+  std::vector<std::string> call_sites;
+  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
+  // (once) which replaces `factors`. A bad value there throws nothing: it is one
+  // diagnostic, and the measurement goes on without what-if (docs/model.md). Bad
+  // values in these options throw forkscale::error.
+  bool read_environment = true;
+  // The advisor's mode: the measurement itself takes these call sites to be
+  // `assume_factor`× faster (parallelized model: their strands' contribution to
+  // every path divides, the work stays). Every number of the report, profiles
+  // included, is then about that hypothetical program.
+  std::vector<std::string> assume_faster;
+  double assume_factor = 16;
+};
+
+// Whether long work (fs::advise, fs::run_study) shows its progress: one line on
+// stderr, updated in place with '\r'. automatic: only when stderr is a terminal.
+// The environment variable FORKSCALE_PROGRESS=0 turns it off whatever the
+// option; FORKSCALE_PROGRESS=1 turns it on where the option is automatic.
+enum class progress_mode { automatic, on, off };
+
+struct options {
+  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
+  // policy fixes the source at compile time, unless it contradicts it. `automatic`
+  // is the TSC (steady_clock where there is none), or thread_cpu when the machine
+  // is oversubscribed as the measurement starts (report::load says so).
+  clock_kind clock = clock_kind::automatic;
+  // Under a timed clock, read the scheduler's counters at the start and end and
+  // say in report::load whether waiting for a CPU could have inflated the numbers
+  // (Linux; a few file reads per thread, outside the measured time).
+  bool check_load = true;
+  // Burden per continuation edge in the report's unit; negative means Cilkview's
+  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
+  double burden = -1;
+  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
+  // Never applies to the cost clock.
+  bool compensate = true;
+  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
+  // cheaper and the report has no site rows.
+  bool site_profiles = true;
+  // The speedup estimate goes up to this many processors (0: 32, or the number of
+  // hardware threads if that is larger).
+  unsigned max_processors = 0;
+  // What-if regions and factors (docs/model.md, "What-if regions").
+  what_if_options what_if;
+  // Called for each misuse found (already counted in the report). Empty: print one
+  // line to stderr.
+  std::function<void(const diagnostic&)> on_diagnostic;
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_OPTIONS_HPP
+// end include/forkscale/options.hpp
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline bool stderr_is_terminal() noexcept {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return ::isatty(2) == 1;
+#endif
+}
+
+// Whether to show progress: never when the option is off or FORKSCALE_PROGRESS
+// is 0; always when the option is on or (automatic) FORKSCALE_PROGRESS is 1;
+// else when stderr is a terminal.
+inline bool progress_wanted(progress_mode mode) noexcept {
+  if (mode == progress_mode::off) return false;
+  const char* env = std::getenv("FORKSCALE_PROGRESS");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  return stderr_is_terminal();
+}
+
+// One line of progress: "forkscale: <who>: <step>". Each show() rewrites it;
+// finish() (or the destructor) erases it, leaving the cursor where it was.
+class progress_line {
+ public:
+  progress_line(progress_mode mode, std::string who) : on_(progress_wanted(mode)), who_(std::move(who)) {}
+  ~progress_line() { finish(); }
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
+
+  bool enabled() const noexcept { return on_; }
+
+  void show(const std::string& step) {
+    if (!on_) return;
+    std::string line = output::truncate_display(output::printable("forkscale: " + who_ + ": " + step), 79);
+    const std::size_t width = output::display_width(line);
+    if (width < width_) line += std::string(width_ - width, ' ');  // cover the longer line before
+    width_ = width;
+    write("\r" + line);
+  }
+
+  void finish() {
+    if (!on_ || width_ == 0) return;
+    write("\r" + std::string(width_, ' ') + "\r");
+    width_ = 0;
+  }
+
+ private:
+  static void write(const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stderr);
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::string who_;
+  std::size_t width_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+// end include/forkscale/detail/util/progress.hpp
 // begin include/forkscale/guards.hpp
 #ifndef FORKSCALE_SINGLE_GUARDS_HPP
 #define FORKSCALE_SINGLE_GUARDS_HPP
@@ -2778,74 +2992,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/options.hpp
-#ifndef FORKSCALE_SINGLE_OPTIONS_HPP
-#define FORKSCALE_SINGLE_OPTIONS_HPP
-// options.hpp: how a measurement is made. Everything has a sensible default.
-#include <functional>
-#include <limits>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// What the what-if analysis looks at (options::what_if).
-struct what_if_options {
-  // The speedup factors each region is analysed at: positive, at most 65536, or
-  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
-  // Fractions are kept exactly when their numerator and denominator are at most
-  // 65536 (1.5 is 3/2), else as the nearest such fraction.
-  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
-  // Call sites analysed as what-if regions without editing their code: "file:line"
-  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
-  // becomes one region covering every call_site guard it names.
-  std::vector<std::string> call_sites;
-  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
-  // (once) which replaces `factors`. A bad value there throws nothing: it is one
-  // diagnostic, and the measurement goes on without what-if (docs/model.md). Bad
-  // values in these options throw forkscale::error.
-  bool read_environment = true;
-  // The advisor's mode: the measurement itself takes these call sites to be
-  // `assume_factor`× faster (parallelized model: their strands' contribution to
-  // every path divides, the work stays). Every number of the report, profiles
-  // included, is then about that hypothetical program.
-  std::vector<std::string> assume_faster;
-  double assume_factor = 16;
-};
-
-struct options {
-  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
-  // policy fixes the source at compile time, unless it contradicts it. `automatic`
-  // is the TSC (steady_clock where there is none), or thread_cpu when the machine
-  // is oversubscribed as the measurement starts (report::load says so).
-  clock_kind clock = clock_kind::automatic;
-  // Under a timed clock, read the scheduler's counters at the start and end and
-  // say in report::load whether waiting for a CPU could have inflated the numbers
-  // (Linux; a few file reads per thread, outside the measured time).
-  bool check_load = true;
-  // Burden per continuation edge in the report's unit; negative means Cilkview's
-  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
-  double burden = -1;
-  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
-  // Never applies to the cost clock.
-  bool compensate = true;
-  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
-  // cheaper and the report has no site rows.
-  bool site_profiles = true;
-  // The speedup estimate goes up to this many processors (0: 32, or the number of
-  // hardware threads if that is larger).
-  unsigned max_processors = 0;
-  // What-if regions and factors (docs/model.md, "What-if regions").
-  what_if_options what_if;
-  // Called for each misuse found (already counted in the report). Empty: print one
-  // line to stderr.
-  std::function<void(const diagnostic&)> on_diagnostic;
-};
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_OPTIONS_HPP
-// end include/forkscale/options.hpp
 // begin include/forkscale/site.hpp
 #ifndef FORKSCALE_SINGLE_SITE_HPP
 #define FORKSCALE_SINGLE_SITE_HPP
@@ -7012,6 +7158,10 @@ struct advisor_options {
   // The options of every run. Site profiles are always on; the advisor sets
   // what_if.assume_faster, what_if.call_sites and what_if.factors itself.
   options measure;
+  // The progress line on stderr, one update per run (options.hpp,
+  // progress_mode): by default only when stderr is a terminal;
+  // FORKSCALE_PROGRESS=0 or 1 overrides automatic.
+  progress_mode show_progress = progress_mode::automatic;
 };
 
 // One step: the site chosen, why, and what it is predicted to give.
@@ -7160,7 +7310,10 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   if (ao.target_parallelism > 0) a.hardware_threads = 0;  // the target was given, not derived
 
   const options base = detail::advisor_base_options(ao);
+  detail::progress_line line(ao.show_progress, "advisor '" + label + "'");
+  const std::string runs_at_most = " of at most " + std::to_string(ao.max_steps + 1);
 
+  line.show("run 1" + runs_at_most + ": the workload as it is");
   report rep = measure<Clock>(label, workload, base);
   ++a.runs;
   a.unit = rep.unit;
@@ -7195,6 +7348,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
     o.what_if.assume_faster.push_back(s.spec);
     o.what_if.call_sites = {s.spec};
     o.what_if.factors = {std::numeric_limits<double>::infinity()};
+    line.show("run " + std::to_string(a.runs + 1) + runs_at_most + ": " + s.site + " assumed " +
+              detail::output::factor_text(a.factor) + "x faster");
     report next = measure<Clock>(label, workload, o);
     ++a.runs;
     s.predicted_parallelism = next.parallelism();

@@ -463,6 +463,15 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_REPORT_HPP
 #define FORKSCALE_SINGLE_REPORT_HPP
 // report.hpp: the numbers a measurement produces, and where they go.
+//
+// One rule for every type here: stored data are members, values derived from
+// them are functions. rep.regions, rep.diagnostics and a row's work are what
+// the measurement recorded; rep.work() (the root row's work), parallelism()
+// and speedup_estimate() are computed when asked. The exceptions are derived
+// values kept as members because 0.1 code and the JSON use them as such:
+// report::compensation_total, spawn_site_profile::critical_percent,
+// what_if_result::parallelism and gain, and the bounds of a speedup_bound (a
+// value that speedup_estimate() returns). docs/report-schema.md lists them.
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -1213,6 +1222,15 @@ inline std::string signed_count_text(std::int64_t v, bool short_form) {
 }
 
 inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
 
 // A finite ratio with two decimals; in short form large ratios become "6.15E".
 inline std::string two_decimals(double v, bool short_form) {
@@ -2343,8 +2361,9 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 // detail/output/what_if_tables.hpp: the what-if predictions in text: the
-// region with the most to gain, the table of predicted spans, parallelism and
-// gains, and report::what_if_text.
+// region with the most to gain, the table of predicted spans, work and
+// parallelism (with its ratio to the measured one), its legend, and
+// report::what_if_text.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -2419,15 +2438,15 @@ inline const what_if_result* most_to_gain(const std::vector<what_if_block>& bloc
   return best;
 }
 
-// "Most to gain: <region> at k = <factor>: parallelism <now> -> <then> ...",
-// wrapped.
+// "Most to gain: <region> at k = <factor>: span <now> -> <then> <unit>,
+// parallelism <now> -> <then> ...", wrapped.
 inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
   const bool measured = rep.span() > 0;
   const double now = rep.parallelism();
   std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
-                     " at k = " + factor_text(best.factor) + ": parallelism " + ratio_text(rep.span(), now) + " -> " +
-                     unbounded_ratio_text(best.parallelism);
-  if (measured && std::isfinite(best.gain)) line += " (" + gain_text(best.gain, measured) + ")";
+                     " at k = " + factor_text(best.factor) + ": span " + grouped(rep.span()) + " -> " +
+                     time_text(best.span) + " " + printable(rep.unit) + ", parallelism " + ratio_text(rep.span(), now) +
+                     " -> " + unbounded_ratio_text(best.parallelism);
   if (rep.max_processors >= 2) {
     const double p = static_cast<double>(rep.max_processors);
     line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
@@ -2438,12 +2457,13 @@ inline std::string most_to_gain_text(const report& rep, const what_if_result& be
 
 // The what-if table: a line per region and factor with both models, or a note
 // for a region that never ran; exact numbers when they fit next to a readable
-// region column.
+// region column. The span is the same in both models; the optimized model's
+// work is its own column.
 inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
   std::size_t name_width = 6;  // "region"
   for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
   return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
-    text_table t({"region", "k", "span", "par.", "gain", "opt.par.", "opt.gain"});
+    text_table t({"region", "k", "span", "par.", "par./now", "opt.work", "opt.par.", "opt./now"});
     for (const what_if_block& b : blocks) {
       const std::string name = printable(b.first->region);
       if (!b.executed) {
@@ -2452,22 +2472,37 @@ inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool 
         continue;
       }
       for (const what_if_line& l : b.lines) {
-        const double span = l.any().span;
-        const std::string span_text = short_numbers && span >= 0 && span < 1.8e19
-                                          ? compact(static_cast<std::uint64_t>(std::round(span)))
-                                          : grouped_round(span);
         const auto par = [&](const what_if_result* w) {
           return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
         };
-        const auto gain = [&](const what_if_result* w) {
+        const auto ratio = [&](const what_if_result* w) {
           return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
         };
-        t.add({name, factor_text(l.factor), span_text, par(l.parallelized), gain(l.parallelized), par(l.optimized),
-               gain(l.optimized)});
+        const std::string opt_work = l.optimized ? time_text(l.optimized->work, short_numbers) : std::string("-");
+        t.add({name, factor_text(l.factor), time_text(l.any().span, short_numbers), par(l.parallelized),
+               ratio(l.parallelized), opt_work, par(l.optimized), ratio(l.optimized)});
       }
     }
     return t;
   });
+}
+
+// The legend under the what-if table: every column, with its unit.
+inline std::string what_if_legend(const report& rep) {
+  const std::string u = printable(rep.unit);
+  return wrapped("k: how many times faster the region's strands run. span: the predicted span in " + u +
+                     ", the time on unlimited processors (the same in both models). par.: the predicted "
+                     "parallelism if the region is parallelized (its share of every path divides by k; the "
+                     "work stays " +
+                     grouped(rep.work()) + " " + u + "). opt.work: the predicted work in " + u +
+                     " if the region is optimized (its work divides by k too), the time on one processor; "
+                     "opt.par. = opt.work / span.",
+                 "  ", "  ") +
+         wrapped(
+             "par./now and opt./now: predicted / measured parallelism, ratios of parallelism and not of "
+             "time: optimizing a region shortens the work as well as the span, so opt./now can fall "
+             "below 1x while both times drop.",
+             "  ", "  ");
 }
 
 // The what-if section (report::what_if_text, report::to_text); empty heading
@@ -2476,18 +2511,16 @@ inline text_section what_if_section(const report& rep) {
   text_section s;
   if (rep.what_if.empty()) return s;
   const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
-  s.heading = "What if a region ran k times faster (span in " + printable(rep.unit) + ")";
+  s.heading = "What if a region ran k times faster (times in " + printable(rep.unit) + ")";
   s.body = wrapped(
-      "Predicted span and parallelism of the whole program if the strands of a region were k times "
-      "faster; measured: span " +
-          grouped(rep.span()) + ", parallelism " + ratio_text(rep.span(), rep.parallelism()) + ".",
+      "Predicted span, work and parallelism of the whole program if the strands of a region were k "
+      "times faster; measured: work " +
+          grouped(rep.work()) + ", span " + grouped(rep.span()) + " " + printable(rep.unit) + ", parallelism " +
+          ratio_text(rep.span(), rep.parallelism()) + ".",
       "  ", "  ");
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
-  s.body += wrapped(
-      "par., gain: parallelized (the region's share of every path divides by k, the work stays); "
-      "opt.: optimized (its work divides too); gain = predicted / measured parallelism",
-      "  ", "  ");
+  s.body += what_if_legend(rep);
   return s;
 }
 
@@ -2558,9 +2591,23 @@ inline std::string title_text(const report& rep) {
   return out;
 }
 
+// The legend of section 1.
+inline std::string profile_legend(const std::string& u) {
+  return wrapped(
+             "Work (T1): every strand's time added up, what one processor would take. Span (Tinf): the "
+             "time of the longest path, what unlimited processors would take. Burdened span: the "
+             "longest path when every continuation edge also costs the burden (below). Parallelism = "
+             "work / span and burdened parallelism = work / burdened span are ratios (no unit).",
+             "  ", "  ") +
+         wrapped("Average maximal strand = work / (1 + 2 x spawns + syncs) (Cilkview), in " + u +
+                     ": the mean time of a strand between spawns and syncs; strands not much longer than "
+                     "the burden spend a large share of their time on spawning and scheduling.",
+                 "  ", "  ");
+}
+
 // Section 1: the whole program's numbers, one a line, integer parts
 // right-aligned so that ratios line up with the counts above them; `u` is the
-// unit as the report shows it.
+// unit as the report shows it. A legend says what each line is.
 inline std::string profile_text(const region_result& r, const std::string& u) {
   struct line {
     const char* name;
@@ -2582,7 +2629,7 @@ inline std::string profile_text(const region_result& r, const std::string& u) {
     const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
     if (w > int_width) int_width = w;
   }
-  std::string out = "\n1) Parallelism Profile\n";
+  std::string out = "\n1) Parallelism Profile (times in " + u + ")\n";
   for (const auto& l : lines) {
     const std::size_t dot = l.value.find('.');
     const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
@@ -2590,26 +2637,36 @@ inline std::string profile_text(const region_result& r, const std::string& u) {
     if (l.timed) out += " " + u;
     out += '\n';
   }
-  return out;
+  return out + profile_legend(u);
 }
 
-// Section 2: the speedup bounds on 2, 4, ... processors, aligned.
-inline std::string speedup_text(const region_result& r, unsigned max_processors) {
-  std::string out = "\n2) Speedup Estimate\n";
+// A speedup bound's time on P processors: work / speedup, in the report's unit.
+inline std::string bound_time_text(const region_result& r, double speedup, bool short_numbers) {
+  if (!(speedup > 0)) return "n/a";
+  return time_text(static_cast<double>(r.work) / speedup, short_numbers);
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, and the times they
+// predict, in a table with a legend.
+inline std::string speedup_text(const region_result& r, unsigned max_processors, const std::string& u) {
+  std::string out = "\n2) Speedup Estimate (speedup = T1/TP on P processors; times TP in " + u + ")\n";
   const auto bounds = r.speedup_estimate(max_processors);
   if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
   if (r.span == 0) return out + "  (none: the span is zero)\n";
   const std::size_t p_width = std::to_string(bounds.back().processors).size();
-  std::size_t lower_width = 0;
-  for (const auto& b : bounds) {
-    const std::size_t w = fixed(b.lower, 2).size();
-    if (w > lower_width) lower_width = w;
-  }
-  for (const auto& b : bounds) {
-    out += "  " + pad_left(std::to_string(b.processors), p_width) +
-           " processors:  " + pad_left(fixed(b.lower, 2), lower_width) + " - " + fixed(b.upper, 2) + "\n";
-  }
-  return out;
+  out += fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "lower", "upper", "TP at most", "TP at least"});
+    for (const auto& b : bounds)
+      t.add({pad_left(std::to_string(b.processors), p_width), fixed(b.lower, 2), fixed(b.upper, 2),
+             bound_time_text(r, b.lower, short_numbers), bound_time_text(r, b.upper, short_numbers)});
+    return t;
+  });
+  return out + wrapped(
+                   "lower: T1 / (T1/P + 1.7 x burdened span), Cilkview's estimate of the speedup a "
+                   "work-stealing scheduler reaches (not a guarantee); upper: min(P, parallelism), the "
+                   "work and span laws. TP at most = work / lower, TP at least = work / upper (in " +
+                       u + ").",
+                   "  ", "  ");
 }
 
 // Sections 3 on, those the report has: regions, call sites, spawn sites,
@@ -2671,7 +2728,7 @@ inline std::string report::to_text(bool show_raw) const {
     out += "\nNothing was measured.\n";
   } else {
     out += io::profile_text(regions.front(), u);
-    out += io::speedup_text(regions.front(), max_processors);
+    out += io::speedup_text(regions.front(), max_processors, u);
     out += io::numbered_sections(*this, show_raw, u);
   }
   out += io::burden_text(*this, u);
@@ -2767,6 +2824,14 @@ inline std::size_t text_length(const std::string& s) {
   return n;
 }
 
+// The width a text is drawn at, estimated generously: 0.65 em per code point.
+// The font behind "sans-serif" is the viewer's choice; the wide common ones
+// (DejaVu Sans, Verdana) average about 0.6 em per character of English text, so
+// a layout sized by this estimate keeps its texts inside the viewBox.
+inline double text_width(const std::string& s, double font_px) {
+  return 0.65 * font_px * static_cast<double>(text_length(output::printable(s)));
+}
+
 // A pixel coordinate.
 inline std::string px(double v) { return output::fixed(v, 2); }
 
@@ -2836,10 +2901,6 @@ class renderer {
   std::string render(bool standalone) {
     const double left = 70, top = 56, plot_w = 470, plot_h = 330;
     const double legend_x = left + plot_w + 28;
-    // Wide enough for the longest legend entry (about 6.8 px per character at 12 px).
-    double width = 820;
-    for (const auto& s : c_.curves)
-      width = std::max(width, legend_x + 34 + 6.8 * static_cast<double>(text_length(s.name)) + 12);
     left_ = left;
     top_ = top;
     w_ = plot_w;
@@ -2848,6 +2909,12 @@ class renderer {
     std::vector<std::string> lines_below;
     for (const auto& g : c_.gaps) lines_below.push_back(g.letter + "  " + g.description);
     for (const auto& n : c_.notes) lines_below.push_back(n);
+    // Wide enough for the longest legend entry (12 px, after its marker) and the
+    // longest line below the chart (11 px, from x = 16), by text_width.
+    double width = 820;
+    for (const auto& s : c_.curves) width = std::max(width, legend_x + 34 + text_width(s.name, 12) + 12);
+    for (const auto& line : lines_below) width = std::max(width, 16 + text_width(line, 11) + 16);
+    width = std::ceil(width);
     const double below_y = top + plot_h + 62;
     const double height = below_y + 18.0 * static_cast<double>(lines_below.size()) + 12;
 
@@ -3129,6 +3196,163 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/util/progress.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+// detail/util/progress.hpp: the progress line of long work (the advisor, the
+// scaling study): one line on stderr, rewritten in place with '\r', erased at
+// the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
+// (options.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/options.hpp
+#ifndef FORKSCALE_SINGLE_OPTIONS_HPP
+#define FORKSCALE_SINGLE_OPTIONS_HPP
+// options.hpp: how a measurement is made. Everything has a sensible default.
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// What the what-if analysis looks at (options::what_if).
+struct what_if_options {
+  // The speedup factors each region is analysed at: positive, at most 65536, or
+  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
+  // Fractions are kept exactly when their numerator and denominator are at most
+  // 65536 (1.5 is 3/2), else as the nearest such fraction.
+  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
+  // Call sites analysed as what-if regions without editing their code: "file:line"
+  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
+  // becomes one region covering every call_site guard it names.
+  std::vector<std::string> call_sites;
+  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
+  // (once) which replaces `factors`. A bad value there throws nothing: it is one
+  // diagnostic, and the measurement goes on without what-if (docs/model.md). Bad
+  // values in these options throw forkscale::error.
+  bool read_environment = true;
+  // The advisor's mode: the measurement itself takes these call sites to be
+  // `assume_factor`× faster (parallelized model: their strands' contribution to
+  // every path divides, the work stays). Every number of the report, profiles
+  // included, is then about that hypothetical program.
+  std::vector<std::string> assume_faster;
+  double assume_factor = 16;
+};
+
+// Whether long work (fs::advise, fs::run_study) shows its progress: one line on
+// stderr, updated in place with '\r'. automatic: only when stderr is a terminal.
+// The environment variable FORKSCALE_PROGRESS=0 turns it off whatever the
+// option; FORKSCALE_PROGRESS=1 turns it on where the option is automatic.
+enum class progress_mode { automatic, on, off };
+
+struct options {
+  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
+  // policy fixes the source at compile time, unless it contradicts it. `automatic`
+  // is the TSC (steady_clock where there is none), or thread_cpu when the machine
+  // is oversubscribed as the measurement starts (report::load says so).
+  clock_kind clock = clock_kind::automatic;
+  // Under a timed clock, read the scheduler's counters at the start and end and
+  // say in report::load whether waiting for a CPU could have inflated the numbers
+  // (Linux; a few file reads per thread, outside the measured time).
+  bool check_load = true;
+  // Burden per continuation edge in the report's unit; negative means Cilkview's
+  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
+  double burden = -1;
+  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
+  // Never applies to the cost clock.
+  bool compensate = true;
+  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
+  // cheaper and the report has no site rows.
+  bool site_profiles = true;
+  // The speedup estimate goes up to this many processors (0: 32, or the number of
+  // hardware threads if that is larger).
+  unsigned max_processors = 0;
+  // What-if regions and factors (docs/model.md, "What-if regions").
+  what_if_options what_if;
+  // Called for each misuse found (already counted in the report). Empty: print one
+  // line to stderr.
+  std::function<void(const diagnostic&)> on_diagnostic;
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_OPTIONS_HPP
+// end include/forkscale/options.hpp
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline bool stderr_is_terminal() noexcept {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return ::isatty(2) == 1;
+#endif
+}
+
+// Whether to show progress: never when the option is off or FORKSCALE_PROGRESS
+// is 0; always when the option is on or (automatic) FORKSCALE_PROGRESS is 1;
+// else when stderr is a terminal.
+inline bool progress_wanted(progress_mode mode) noexcept {
+  if (mode == progress_mode::off) return false;
+  const char* env = std::getenv("FORKSCALE_PROGRESS");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  return stderr_is_terminal();
+}
+
+// One line of progress: "forkscale: <who>: <step>". Each show() rewrites it;
+// finish() (or the destructor) erases it, leaving the cursor where it was.
+class progress_line {
+ public:
+  progress_line(progress_mode mode, std::string who) : on_(progress_wanted(mode)), who_(std::move(who)) {}
+  ~progress_line() { finish(); }
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
+
+  bool enabled() const noexcept { return on_; }
+
+  void show(const std::string& step) {
+    if (!on_) return;
+    std::string line = output::truncate_display(output::printable("forkscale: " + who_ + ": " + step), 79);
+    const std::size_t width = output::display_width(line);
+    if (width < width_) line += std::string(width_ - width, ' ');  // cover the longer line before
+    width_ = width;
+    write("\r" + line);
+  }
+
+  void finish() {
+    if (!on_ || width_ == 0) return;
+    write("\r" + std::string(width_, ' ') + "\r");
+    width_ = 0;
+  }
+
+ private:
+  static void write(const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stderr);
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::string who_;
+  std::size_t width_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+// end include/forkscale/detail/util/progress.hpp
 // begin include/forkscale/guards.hpp
 #ifndef FORKSCALE_SINGLE_GUARDS_HPP
 #define FORKSCALE_SINGLE_GUARDS_HPP
@@ -3166,74 +3390,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/options.hpp
-#ifndef FORKSCALE_SINGLE_OPTIONS_HPP
-#define FORKSCALE_SINGLE_OPTIONS_HPP
-// options.hpp: how a measurement is made. Everything has a sensible default.
-#include <functional>
-#include <limits>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// What the what-if analysis looks at (options::what_if).
-struct what_if_options {
-  // The speedup factors each region is analysed at: positive, at most 65536, or
-  // infinity (std::numeric_limits<double>::infinity()); at most 16 of them.
-  // Fractions are kept exactly when their numerator and denominator are at most
-  // 65536 (1.5 is 3/2), else as the nearest such fraction.
-  std::vector<double> factors{2, 4, 8, 16, std::numeric_limits<double>::infinity()};
-  // Call sites analysed as what-if regions without editing their code: "file:line"
-  // (the file matched as a path suffix: "quicksort.cpp:57") or "tag=NAME". Each
-  // becomes one region covering every call_site guard it names.
-  std::vector<std::string> call_sites;
-  // Also read FORKSCALE_WHAT_IF: call sites separated by ';', and "factors=2,4,inf"
-  // (once) which replaces `factors`. A bad value there throws nothing: it is one
-  // diagnostic, and the measurement goes on without what-if (docs/model.md). Bad
-  // values in these options throw forkscale::error.
-  bool read_environment = true;
-  // The advisor's mode: the measurement itself takes these call sites to be
-  // `assume_factor`× faster (parallelized model: their strands' contribution to
-  // every path divides, the work stays). Every number of the report, profiles
-  // included, is then about that hypothetical program.
-  std::vector<std::string> assume_faster;
-  double assume_factor = 16;
-};
-
-struct options {
-  // Where strand costs come from (see clock.hpp). Ignored by engines whose clock
-  // policy fixes the source at compile time, unless it contradicts it. `automatic`
-  // is the TSC (steady_clock where there is none), or thread_cpu when the machine
-  // is oversubscribed as the measurement starts (report::load says so).
-  clock_kind clock = clock_kind::automatic;
-  // Under a timed clock, read the scheduler's counters at the start and end and
-  // say in report::load whether waiting for a CPU could have inflated the numbers
-  // (Linux; a few file reads per thread, outside the measured time).
-  bool check_load = true;
-  // Burden per continuation edge in the report's unit; negative means Cilkview's
-  // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
-  double burden = -1;
-  // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
-  // Never applies to the cost clock.
-  bool compensate = true;
-  // Per-call-site and per-spawn-site profiles (docs/model.md). Off, every event is
-  // cheaper and the report has no site rows.
-  bool site_profiles = true;
-  // The speedup estimate goes up to this many processors (0: 32, or the number of
-  // hardware threads if that is larger).
-  unsigned max_processors = 0;
-  // What-if regions and factors (docs/model.md, "What-if regions").
-  what_if_options what_if;
-  // Called for each misuse found (already counted in the report). Empty: print one
-  // line to stderr.
-  std::function<void(const diagnostic&)> on_diagnostic;
-};
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_OPTIONS_HPP
-// end include/forkscale/options.hpp
 // begin include/forkscale/site.hpp
 #ifndef FORKSCALE_SINGLE_SITE_HPP
 #define FORKSCALE_SINGLE_SITE_HPP
@@ -7400,6 +7556,10 @@ struct advisor_options {
   // The options of every run. Site profiles are always on; the advisor sets
   // what_if.assume_faster, what_if.call_sites and what_if.factors itself.
   options measure;
+  // The progress line on stderr, one update per run (options.hpp,
+  // progress_mode): by default only when stderr is a terminal;
+  // FORKSCALE_PROGRESS=0 or 1 overrides automatic.
+  progress_mode show_progress = progress_mode::automatic;
 };
 
 // One step: the site chosen, why, and what it is predicted to give.
@@ -7548,7 +7708,10 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   if (ao.target_parallelism > 0) a.hardware_threads = 0;  // the target was given, not derived
 
   const options base = detail::advisor_base_options(ao);
+  detail::progress_line line(ao.show_progress, "advisor '" + label + "'");
+  const std::string runs_at_most = " of at most " + std::to_string(ao.max_steps + 1);
 
+  line.show("run 1" + runs_at_most + ": the workload as it is");
   report rep = measure<Clock>(label, workload, base);
   ++a.runs;
   a.unit = rep.unit;
@@ -7583,6 +7746,8 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
     o.what_if.assume_faster.push_back(s.spec);
     o.what_if.call_sites = {s.spec};
     o.what_if.factors = {std::numeric_limits<double>::infinity()};
+    line.show("run " + std::to_string(a.runs + 1) + runs_at_most + ": " + s.site + " assumed " +
+              detail::output::factor_text(a.factor) + "x faster");
     report next = measure<Clock>(label, workload, o);
     ++a.runs;
     s.predicted_parallelism = next.parallelism();
@@ -9349,6 +9514,9 @@ struct study_options {
   bool bandwidth_probe = true;                       // when study_workload::baseline_copy is given
   options measure;                                   // for each fs::measure; its clock must be a timed one
   std::function<void(const std::string&)> progress;  // one line per step, optional
+  // The progress line on stderr (options.hpp, progress_mode): by default only
+  // when stderr is a terminal; FORKSCALE_PROGRESS=0 or 1 overrides automatic.
+  progress_mode show_progress = progress_mode::automatic;
 };
 
 FORKSCALE_NAMESPACE_END
@@ -9399,10 +9567,19 @@ inline std::string ns_text(double v) {
 
 inline std::string ratio_cell(double v) { return std::isnan(v) ? "n/a" : output::fixed(v, 2); }
 
+// The spread of repeated runs, as the text and the warnings give it: the whole
+// range over the median, (max - min) / median — not half of it, so no "±".
+inline double spread_of(const sample_stats& s) {
+  if (s.empty() || !(s.median > 0)) return 0;
+  return (s.max - s.min) / s.median;
+}
+
+// What the text and the warnings call it.
+inline constexpr char spread_definition[] = "(max - min) / median";
+
 inline std::string spread_text(const sample_stats& s) {
   if (s.empty()) return "n/a";
-  if (!(s.median > 0)) return "0.0%";
-  return "±" + output::fixed(50 * (s.max - s.min) / s.median, 1) + "%";
+  return percent(spread_of(s));
 }
 
 inline std::string stats_line(const char* name, const sample_stats& s) {
@@ -9577,7 +9754,7 @@ inline std::size_t median_index(const std::vector<double>& t) {
 class study_runner {
  public:
   study_runner(study_result& s, const study_workload& w, const study_options& opt, const std::string& who)
-      : s_(s), w_(w), opt_(opt), who_(who) {}
+      : s_(s), w_(w), opt_(opt), who_(who), line_(opt.show_progress, "scaling study '" + s.label + "'") {}
 
   // Untimed runs of every kind.
   void warm_up() {
@@ -9589,7 +9766,11 @@ class study_runner {
         setup();
         w_.elision();
       }
-      for (const auto& pt : s_.points) run_parallel(nullptr, pt.processors);
+      for (const auto& pt : s_.points) {
+        line_.show("warm-up " + std::to_string(i + 1) + " of " + std::to_string(opt_.warmup) +
+                   ", P = " + std::to_string(pt.processors));
+        run_parallel(nullptr, pt.processors);
+      }
     }
   }
 
@@ -9604,7 +9785,11 @@ class study_runner {
         setup();
         elis.push_back(time_ns(w_.elision));
       }
-      for (auto& pt : s_.points) run_parallel(&pt, pt.processors);
+      for (auto& pt : s_.points) {
+        line_.show("round " + std::to_string(r + 1) + " of " + std::to_string(opt_.repetitions) +
+                   ", P = " + std::to_string(pt.processors));
+        run_parallel(&pt, pt.processors);
+      }
     }
     s_.baseline = sample_stats::of(std::move(base));
     s_.elision = sample_stats::of(std::move(elis));
@@ -9652,8 +9837,10 @@ class study_runner {
   }
 
  private:
-  void progress(const std::string& line) const {
+  // A step: to the caller's hook, and to the progress line on stderr.
+  void progress(const std::string& line) {
     if (opt_.progress) opt_.progress(line);
+    line_.show(line);
   }
 
   void setup() const {
@@ -9696,6 +9883,7 @@ class study_runner {
   const study_options& opt_;
   const std::string& who_;
   std::vector<report> one_thread_reports_;
+  detail::progress_line line_;  // erased when the study is done
 };
 
 // The warnings that follow from the numbers alone.
@@ -9727,15 +9915,15 @@ inline void add_derived_warnings(study_result& s) {
                            " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
                            " threads had time for; the workload may run more threads than P, or threads "
                            "were preempted");
-    if (pt.time.count() >= 2 && pt.time.median > 0 && (pt.time.max - pt.time.min) / pt.time.median > 0.25)
-      s.warnings.push_back("TP at " + P(pt.processors) + " varies by " +
-                           percent((pt.time.max - pt.time.min) / pt.time.median) +
-                           " of its median between runs: the machine may be busy; quiet it or raise the "
-                           "repetitions (Cilkview §4)");
+    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
+      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
+                           " over the runs (" + spread_definition +
+                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
+                           "(Cilkview §4)");
   }
-  if (s.baseline.count() >= 2 && s.baseline.median > 0 && (s.baseline.max - s.baseline.min) / s.baseline.median > 0.25)
-    s.warnings.push_back("Ts varies by " + percent((s.baseline.max - s.baseline.min) / s.baseline.median) +
-                         " of its median between runs: the machine may be busy");
+  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
+    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
+                         ", above 25%): the machine may be busy");
   for (const auto& b : s.bandwidth)
     if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
       s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
@@ -9821,7 +10009,7 @@ inline std::string text_per_thread_count(const study_result& s) {
            ratio_cell(pt.self_speedup)});
   }
   out += t.render();
-  out += "  spread: half the range (max - min) of TP over its median\n";
+  out += "  spread: the whole range of TP over the runs, " + std::string(spread_definition) + "\n";
   if (any_over) out += "  * more threads than the " + std::to_string(s.hardware_threads) + " hardware threads\n";
   return out;
 }
@@ -9982,6 +10170,11 @@ inline double x_step(unsigned pmax) {
   if (pmax <= 8) return 1;
   const double s = svg::nice_step(static_cast<double>(pmax), 8);
   return std::max(1.0, std::round(s));
+}
+
+// gnuplot's x ticks: at whole numbers of processors, never at 0.5.
+inline std::string gp_xtics(unsigned pmax) {
+  return "set xtics 0," + std::to_string(static_cast<unsigned>(x_step(pmax))) + "\nset mxtics 1\n";
 }
 
 inline std::string oversubscribed_label(unsigned hw) {
@@ -10256,7 +10449,7 @@ inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::
        " noenhanced\n";
   g += "set xlabel 'threads P'\nset ylabel 'speedup over the baseline Ts'\n";
   g += "set key left top noenhanced\nset grid\n";
-  g += "set xrange [0:" + gp::gp_number(gp::x_top(pmax)) + "]\nset yrange [0:*]\n";
+  g += "set xrange [0:" + gp::gp_number(gp::x_top(pmax)) + "]\nset yrange [0:*]\n" + gp::gp_xtics(pmax);
   if (!s.points.empty()) {
     const study_point& last = s.points.back();
     const auto arrow = [&](int k, const char* letter, double a, double b) {
@@ -10310,7 +10503,7 @@ inline gnuplot_files scalability_gnuplot(const std::string& label, const study_b
   g += "set title " + gp_string("Scalability" + (label.empty() ? std::string() : ": " + label)) + " noenhanced\n";
   g += std::string("set xlabel 'processors P'\nset ylabel '") + (s ? "speedup T1/TP" : "speedup bound") +
        "'\nset key left top noenhanced\nset grid\n";
-  g += "set xrange [0:" + gp_number(x_top(pmax, false)) + "]\nset yrange [0:*]\n";
+  g += "set xrange [0:" + gp_number(x_top(pmax, false)) + "]\nset yrange [0:*]\n" + gp_xtics(pmax);
   const std::string d = gp_string(data_file);
   g += "plot " + d + " using 1:2 with lines dt 2 lc rgb '#444444' title 'work law (upper): P', \\\n";
   g += "     '' using 1:3 with lines dt 2 lc rgb '#1f5fbf' title 'span law (upper): parallelism " +
