@@ -19,22 +19,25 @@ fs::report sample() {
   fs::options o;
   o.clock = fs::clock_kind::cost;
   o.what_if.factors = {2, 4};
-  fs::report r = fs::measure("sample", [] {
-    fs::charge(3);
-    {
-      fs::region phase("phase");
-      auto t = fs::spawn([] {
-        fs::what_if_region w("hot");
-        fs::charge(40);
-      });
-      t();
-      {
-        fs::call_site cs;
-        fs::charge(5);
-      }
-      fs::sync_point sp;
-    }
-  }, o);
+  fs::report r = fs::measure(
+      "sample",
+      [] {
+        fs::charge(3);
+        {
+          fs::region phase("phase");
+          auto t = fs::spawn([] {
+            fs::what_if_region w("hot");
+            fs::charge(40);
+          });
+          t();
+          {
+            fs::call_site cs;
+            fs::charge(5);
+          }
+          fs::sync_point sp;
+        }
+      },
+      o);
   r.diagnostics.push_back({"x.cpp:1 in f", "a made-up problem"});
   r.diagnostic_count = 1;
   return r;
