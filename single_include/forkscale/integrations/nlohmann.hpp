@@ -3827,12 +3827,12 @@ Row row_from_json(std::vector<Row> report::*member, const char* key, const nlohm
 }  // namespace nlohmann_rows
 }  // namespace detail
 
-#define FORKSCALE_DETAIL_NLOHMANN_ROW(Row, member)                                            \
-  inline void to_json(nlohmann::json& j, const Row& r) {                                      \
-    j = detail::nlohmann_rows::row_to_json(&report::member, #member, r);                      \
-  }                                                                                           \
-  inline void from_json(const nlohmann::json& j, Row& r) {                                    \
-    r = detail::nlohmann_rows::row_from_json(&report::member, #member, j);                    \
+#define FORKSCALE_DETAIL_NLOHMANN_ROW(Row, member)                         \
+  inline void to_json(nlohmann::json& j, const Row& r) {                   \
+    j = detail::nlohmann_rows::row_to_json(&report::member, #member, r);   \
+  }                                                                        \
+  inline void from_json(const nlohmann::json& j, Row& r) {                 \
+    r = detail::nlohmann_rows::row_from_json(&report::member, #member, j); \
   }
 FORKSCALE_DETAIL_NLOHMANN_ROW(region_result, regions)
 FORKSCALE_DETAIL_NLOHMANN_ROW(call_site_profile, call_sites)
