@@ -19,7 +19,7 @@ else
 fi
 status=0
 for f in "${files[@]}"; do
-  if ! "$CLANG_TIDY" -p "$build" --quiet "$f" 2>/dev/null; then
+  if ! "$CLANG_TIDY" -p "$build" --quiet --extra-arg=-std=c++17 "$f" 2>/dev/null; then
     echo "tidy: findings in $f" >&2
     status=1
   fi
