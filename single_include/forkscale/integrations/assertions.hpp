@@ -3402,6 +3402,10 @@ struct site_step {
   const site_context* next = nullptr;
   std::uint32_t site = 0;
   unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  // This lookup missed the thread's cache and went to the registry (a lock, maybe
+  // allocations: microseconds, once per site, context and thread). The engine
+  // then starts the next strand after it, so that the cost lands in no strand.
+  bool registered = false;
 };
 
 class site_registry {
@@ -3526,21 +3530,6 @@ struct site_cache_entry {
   site_step step;
 };
 
-// Set when a lookup missed the thread's cache and went to the registry (a lock
-// and maybe allocations: microseconds, once per site and context and thread).
-// The engine takes it after the lookup and starts the next strand after it, so
-// that this cost lands in no strand.
-inline bool& site_lookup_missed() noexcept {
-  static thread_local bool missed = false;
-  return missed;
-}
-inline bool take_site_lookup_miss() noexcept {
-  bool& m = site_lookup_missed();
-  const bool r = m;
-  m = false;
-  return r;
-}
-
 inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
@@ -3551,8 +3540,7 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
   if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
                               e.function == where.function && e.tag == where.tag && e.kind == kind))
     return e.step;
-  const site_step st = site_registry::instance().step(ctx, where, kind);
-  site_lookup_missed() = true;
+  site_step st = site_registry::instance().step(ctx, where, kind);
   e.ctx = ctx;
   e.file = where.file;
   e.function = where.function;
@@ -3560,6 +3548,7 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
   e.line = where.line;
   e.kind = kind;
   e.step = st;
+  st.registered = true;
   return st;
 }
 
@@ -5076,8 +5065,9 @@ inline void record_on_work(session* s, const prof_record& r) {
 
 // ---- events -------------------------------------------------------------------
 
-// Spawn: the child's task id, its site and the spawner's path profile.
-inline void profile_spawn(frame& f, spawn_token& tk, const site& where) {
+// Spawn: the child's task id, its site and the spawner's path profile. Returns
+// whether the site was registered just now (site_step::registered).
+inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
   const site_step st = site_step_for(f.context, where, site_kind::spawn);
   tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
   tk.context = st.next;
@@ -5087,6 +5077,7 @@ inline void profile_spawn(frame& f, spawn_token& tk, const site& where) {
   tk.path.local_span = f.path.local_span;
   tk.path.task_span = f.path.task_span;
   tk.path.chain = share_path(f);
+  return st.registered;
 }
 
 // A child starts: its invocation opens with the spawner's path value.
@@ -5130,7 +5121,8 @@ inline path_prof profile_task_end(frame& c) {
 }
 
 // A call opens: its invocation starts counting local work and span.
-inline void profile_call_open(frame& f, call_state& cs, const site& where) {
+// A call opens; returns whether its site was registered just now.
+inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
   const site_step st = site_step_for(f.context, where, site_kind::call);
   cs.caller_context = f.context;
   cs.caller_local_work = f.local_work;
@@ -5141,6 +5133,7 @@ inline void profile_call_open(frame& f, call_state& cs, const site& where) {
   cs.flags = st.flags;
   f.context = st.next;
   f.local_work = 0;
+  return st.registered;
 }
 
 // A call closes: its invocation's record.
@@ -5693,10 +5686,7 @@ struct engine {
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
-    if (f->profile) {
-      profile_spawn(*f, tk, where);
-      registered = take_site_lookup_miss();
-    }
+    if (f->profile) registered = profile_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) f->strand_start = FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t;
@@ -5840,11 +5830,9 @@ struct engine {
       f->what_if_mask |= wi_new;
       if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
     }
-    if (f->profile) {
-      profile_call_open(*f, cs, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(take_site_lookup_miss()) && f->state == run_state::running)
-        f->strand_start = now(*f);
-    }
+    // A site registered just now: its cost is in no strand.
+    if (f->profile && FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
+      f->strand_start = now(*f);
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {

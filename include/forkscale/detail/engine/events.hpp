@@ -98,10 +98,7 @@ struct engine {
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
-    if (f->profile) {
-      profile_spawn(*f, tk, where);
-      registered = take_site_lookup_miss();
-    }
+    if (f->profile) registered = profile_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) f->strand_start = FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t;
@@ -245,11 +242,9 @@ struct engine {
       f->what_if_mask |= wi_new;
       if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
     }
-    if (f->profile) {
-      profile_call_open(*f, cs, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(take_site_lookup_miss()) && f->state == run_state::running)
-        f->strand_start = now(*f);
-    }
+    // A site registered just now: its cost is in no strand.
+    if (f->profile && FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
+      f->strand_start = now(*f);
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {

@@ -43,6 +43,10 @@ struct site_step {
   const site_context* next = nullptr;
   std::uint32_t site = 0;
   unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  // This lookup missed the thread's cache and went to the registry (a lock, maybe
+  // allocations: microseconds, once per site, context and thread). The engine
+  // then starts the next strand after it, so that the cost lands in no strand.
+  bool registered = false;
 };
 
 class site_registry {
@@ -167,21 +171,6 @@ struct site_cache_entry {
   site_step step;
 };
 
-// Set when a lookup missed the thread's cache and went to the registry (a lock
-// and maybe allocations: microseconds, once per site and context and thread).
-// The engine takes it after the lookup and starts the next strand after it, so
-// that this cost lands in no strand.
-inline bool& site_lookup_missed() noexcept {
-  static thread_local bool missed = false;
-  return missed;
-}
-inline bool take_site_lookup_miss() noexcept {
-  bool& m = site_lookup_missed();
-  const bool r = m;
-  m = false;
-  return r;
-}
-
 inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
@@ -192,8 +181,7 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
   if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
                               e.function == where.function && e.tag == where.tag && e.kind == kind))
     return e.step;
-  const site_step st = site_registry::instance().step(ctx, where, kind);
-  site_lookup_missed() = true;
+  site_step st = site_registry::instance().step(ctx, where, kind);
   e.ctx = ctx;
   e.file = where.file;
   e.function = where.function;
@@ -201,6 +189,7 @@ inline site_step site_step_for(const site_context* ctx, const site& where, site_
   e.line = where.line;
   e.kind = kind;
   e.step = st;
+  st.registered = true;
   return st;
 }
 

@@ -84,8 +84,9 @@ inline void record_on_work(session* s, const prof_record& r) {
 
 // ---- events -------------------------------------------------------------------
 
-// Spawn: the child's task id, its site and the spawner's path profile.
-inline void profile_spawn(frame& f, spawn_token& tk, const site& where) {
+// Spawn: the child's task id, its site and the spawner's path profile. Returns
+// whether the site was registered just now (site_step::registered).
+inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
   const site_step st = site_step_for(f.context, where, site_kind::spawn);
   tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
   tk.context = st.next;
@@ -95,6 +96,7 @@ inline void profile_spawn(frame& f, spawn_token& tk, const site& where) {
   tk.path.local_span = f.path.local_span;
   tk.path.task_span = f.path.task_span;
   tk.path.chain = share_path(f);
+  return st.registered;
 }
 
 // A child starts: its invocation opens with the spawner's path value.
@@ -138,7 +140,8 @@ inline path_prof profile_task_end(frame& c) {
 }
 
 // A call opens: its invocation starts counting local work and span.
-inline void profile_call_open(frame& f, call_state& cs, const site& where) {
+// A call opens; returns whether its site was registered just now.
+inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
   const site_step st = site_step_for(f.context, where, site_kind::call);
   cs.caller_context = f.context;
   cs.caller_local_work = f.local_work;
@@ -149,6 +152,7 @@ inline void profile_call_open(frame& f, call_state& cs, const site& where) {
   cs.flags = st.flags;
   f.context = st.next;
   f.local_work = 0;
+  return st.registered;
 }
 
 // A call closes: its invocation's record.
