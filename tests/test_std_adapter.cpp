@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <future>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -234,6 +236,200 @@ TEST(StdAdapter, JthreadEqualsSerial) {
   GTEST_SKIP() << "std::jthread needs C++20 (__cpp_lib_jthread); test_std_adapter_cxx20 covers it";
 }
 #endif
+
+// ---- sites: every entry point names the caller's line -------------------------------
+// Each call below is on the line after the insert that records it; under the cost
+// clock the report's spawn-site rows must name exactly those lines of this file.
+
+int site_leaf(int cost) {
+  fs::charge(static_cast<std::uint64_t>(cost));
+  return cost;
+}
+
+TEST(StdAdapterSites, ThreadAndAsyncNameTheCallersLine) {
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "sites",
+      [&] {
+        lines.insert(__LINE__ + 1);
+        fs::thread a(site_leaf, 1);
+        lines.insert(__LINE__ + 1);
+        fs::thread b([] { site_leaf(2); });
+        lines.insert(__LINE__ + 1);
+        auto f1 = fs::async(std::launch::async, site_leaf, 3);
+        lines.insert(__LINE__ + 1);
+        auto f2 = fs::async(site_leaf, 4);
+        lines.insert(__LINE__ + 1);
+        auto f3 = fs::async([] { return site_leaf(5); });
+        lines.insert(__LINE__ + 1);
+        auto f4 = fs::std_backend::async(site_leaf, 6);
+        lines.insert(__LINE__ + 1);
+        auto f5 = fs::std_backend::async(std::launch::async, site_leaf, 7);
+        auto f6 = fs::async(std::launch::deferred, site_leaf, 8);
+        lines.insert(__LINE__ + 1);
+        EXPECT_EQ(f6.get(), 8);  // a deferred call is spawned where it runs
+        a.join();
+        b.join();
+        EXPECT_EQ(f1.get() + f2.get() + f3.get() + f4.get() + f5.get(), 25);
+      },
+      burden);
+  expect_clean(r, "sites");
+  EXPECT_EQ(r.report.spawns(), 8u);
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "std adapter");
+}
+
+#if defined(__cpp_lib_jthread)
+TEST(StdAdapterSites, JthreadNamesTheCallersLine) {
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "sites",
+      [&] {
+        lines.insert(__LINE__ + 1);
+        fs::jthread a([](std::stop_token, int cost) { site_leaf(cost); }, 1);
+        lines.insert(__LINE__ + 1);
+        fs::jthread b(site_leaf, 2);
+        lines.insert(__LINE__ + 1);
+        fs::serial::jthread c([](std::stop_token, int cost) { site_leaf(cost); }, 3);
+        lines.insert(__LINE__ + 1);
+        fs::serial::jthread d(site_leaf, 4);
+        b.join();
+      },
+      burden);
+  expect_clean(r, "sites");
+  EXPECT_EQ(r.report.spawns(), 4u);
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "jthread");
+}
+#endif
+
+// The call forms std::thread and std::async accept still compile and still name
+// the caller's line: member functions, plain functions, lvalue callables, up to four
+// arguments without a policy and any number with one.
+struct counter {
+  int n = 0;
+  void add(int k) {
+    fs::charge(static_cast<std::uint64_t>(k));
+    n += k;
+  }
+};
+int sum4(int a, int b, int c, int d) { return site_leaf(a + b + c + d); }
+int sum5(int a, int b, int c, int d, int e) { return site_leaf(a + b + c + d + e); }
+void unit_leaf() { site_leaf(1); }
+
+TEST(StdAdapterSites, EveryCallFormNamesTheCallersLine) {
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "forms",
+      [&] {
+        counter c;
+        auto named = [&c] { c.add(1); };
+        lines.insert(__LINE__ + 1);
+        fs::thread a(&counter::add, &c, 2);
+        a.join();
+        lines.insert(__LINE__ + 1);
+        fs::thread b(named);
+        b.join();
+        lines.insert(__LINE__ + 1);
+        auto f4 = fs::async(sum4, 1, 2, 3, 4);
+        lines.insert(__LINE__ + 1);
+        auto f5 = fs::async(std::launch::async, sum5, 1, 2, 3, 4, 5);
+        auto f6 = fs::async<fs::default_clock>(std::launch::deferred, unit_leaf);
+        lines.insert(__LINE__ + 1);
+        f6.get();  // a deferred call is spawned where it runs
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_invoke(unit_leaf, unit_leaf);
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_invoke<fs::default_clock>(named, unit_leaf);
+        EXPECT_EQ(c.n, 4);
+        EXPECT_EQ(f4.get(), 10);
+        EXPECT_EQ(f5.get(), 15);
+      },
+      burden);
+  expect_clean(r, "forms");
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "call forms");
+
+  // Without a policy, five arguments or more are a call form the caller's line does
+  // not reach (the adapter names its own): it still runs, once.
+  const adapter_check::run more = adapter_check::measure(
+      "more", [] { EXPECT_EQ(fs::async(sum5, 1, 2, 3, 4, 5).get(), 15); }, burden);
+  expect_clean(more, "more");
+  expect_numbers(more.report, "more", {15, 15, 100, 1, 1, 0});
+}
+
+TEST(SerialBackendSites, EveryEntryPointNamesTheCallersLine) {
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "sites",
+      [&] {
+        auto body = [](const fs::blocked_range<int>& range) { site_leaf(range.end() - range.begin()); };
+        auto index_body = [](int i) { site_leaf(i); };
+        auto keep = [](const auto&, int v) { return v; };
+        lines.insert(__LINE__ + 1);
+        fs::serial::thread a(site_leaf, 1);
+        lines.insert(__LINE__ + 1);
+        auto f1 = fs::serial::async(std::launch::async, site_leaf, 2);
+        lines.insert(__LINE__ + 1);
+        auto f2 = fs::serial::async(site_leaf, 3);
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_invoke([] { site_leaf(1); }, [] { site_leaf(2); }, [] { site_leaf(3); });
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_for(fs::blocked_range<int>(0, 8, 2), body);
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_for(0, 4, index_body);
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_for(0, 9, 3, index_body);
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_for(0, 9, index_body, fs::grainsize(3));
+        lines.insert(__LINE__ + 1);
+        fs::serial::parallel_reduce(fs::blocked_range<int>(0, 8, 2), 0, keep, std::plus<>());
+        fs::serial::task_group g;
+        lines.insert(__LINE__ + 1);
+        g.run([] { site_leaf(1); });
+        lines.insert(__LINE__ + 1);
+        g.run_and_wait([] { site_leaf(2); });
+        lines.insert(__LINE__ + 1);
+        fs::serial::task_arena().execute([] { site_leaf(3); });
+        a.join();
+        EXPECT_EQ(f1.get() + f2.get(), 5);
+      },
+      burden);
+  expect_clean(r, "sites");
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "serial backend");
+}
+
+TEST(SerialBackendSites, TheBackendTypeNamesTheCallersLine) {
+  using B = fs::serial::backend;
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "sites",
+      [&] {
+        auto body = [](const B::blocked_range<int>& range) { site_leaf(range.end() - range.begin()); };
+        auto index_body = [](int i) { site_leaf(i); };
+        auto keep = [](const auto&, int v) { return v; };
+        lines.insert(__LINE__ + 1);
+        B::parallel_invoke([] { site_leaf(1); }, [] { site_leaf(2); });
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(B::blocked_range<int>(0, 8, 2), body);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 4, index_body);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 9, 3, index_body);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 9, index_body, fs::grainsize(3));
+        lines.insert(__LINE__ + 1);
+        B::parallel_reduce(B::blocked_range<int>(0, 8, 2), 0, keep, std::plus<>());
+        lines.insert(__LINE__ + 1);
+        auto f1 = B::async(site_leaf, 1);
+        lines.insert(__LINE__ + 1);
+        auto f2 = B::async(std::launch::async, site_leaf, 2);
+        lines.insert(__LINE__ + 1);
+        B::thread t(site_leaf, 3);
+        t.join();
+        EXPECT_EQ(f1.get() + f2.get(), 3);
+      },
+      burden);
+  expect_clean(r, "sites");
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "serial::backend");
+}
 
 // ---- edges -----------------------------------------------------------------------
 

@@ -23,9 +23,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../support/adapter_check.hpp"
 
 #ifndef FORKSCALE_TEST_OPENMP_RUNTIME
 #error "define FORKSCALE_TEST_OPENMP_RUNTIME as \"libgomp\" or \"libomp\""
@@ -746,6 +749,65 @@ TEST(OpenMPAdapter, TasksLeftByLoopChunksAreJoinedAtTheLoopsEnd) {
 
 // ---------------------------------------------------------------------------
 // The token: copying moves the spawn point; misuse is reported by the engine.
+// Every entry point names the caller's line: each guard below is on the line after
+// the insert that records it, and the report's site rows name exactly those lines.
+TEST(OpenMPAdapterSites, EveryEntryPointNamesTheCallersLine) {
+  std::set<unsigned> spawns, calls;
+  diagnostics d;
+  const fs::report r = fs::measure(
+      "sites",
+      [&] {
+        {  // the team and its region
+          spawns.insert(__LINE__ + 1);
+          fs::omp::team team;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+          {
+            fs::omp::task_scope ts(team);
+            spawns.insert(__LINE__ + 1);
+            auto tk = fs::omp::spawn_point();
+#pragma omp task
+            {
+              fs::omp::task_scope body(tk);
+              fs::charge(3);
+            }
+            {
+              calls.insert(__LINE__ + 1);
+              fs::omp::call_site cs;
+              fs::charge(1);
+            }
+            fs::omp::taskwait();
+            fs::task_group group;
+            spawns.insert(__LINE__ + 1);
+            auto in_group = fs::omp::spawn_point(group);
+#pragma omp task
+            {
+              fs::omp::task_scope body(in_group);
+              fs::charge(2);
+            }
+            {
+              fs::sync_point sp(group);
+#pragma omp taskwait
+            }
+            fs::omp::taskgroup([&] {
+              spawns.insert(__LINE__ + 1);
+              auto tg = fs::omp::spawn_point();
+#pragma omp task
+              {
+                fs::omp::task_scope body(tg);
+                fs::charge(2);
+              }
+            });
+          }
+        }
+        spawns.insert(__LINE__ + 1);
+        fs::omp::parallel_for(0, 8, 2, [](int) { fs::charge(1); });
+      },
+      d.options());
+  expect_clean(r, d, "sites");
+  adapter_check::expect_sites_at(r, __FILE__, spawns, calls, "OpenMP adapter");
+}
+
 TEST(OpenMPAdapter, ATaskTokenMovesIntoItsCopy) {
   diagnostics d;
   const fs::report r = fs::measure(

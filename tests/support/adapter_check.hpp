@@ -101,6 +101,39 @@ inline void expect_numbers(const fs::report& r, const std::string& path, const n
   EXPECT_EQ(row->calls, n.calls) << describe(*row);
 }
 
+// Where a report's sites are, as "file:line": the spawn-site rows, the call-site
+// table's spawn rows and its call rows (the root row left out).
+struct site_places {
+  std::set<std::string> spawn_sites, call_table_spawns, call_sites;
+};
+inline site_places places_of(const fs::report& r) {
+  site_places p;
+  auto place = [](const std::string& file, unsigned line) { return file + ":" + std::to_string(line); };
+  for (const auto& s : r.spawn_sites)
+    if (s.kind != fs::site_kind::root) p.spawn_sites.insert(place(s.file, s.line));
+  for (const auto& c : r.call_sites) {
+    if (c.kind == fs::site_kind::spawn) p.call_table_spawns.insert(place(c.file, c.line));
+    if (c.kind == fs::site_kind::call) p.call_sites.insert(place(c.file, c.line));
+  }
+  return p;
+}
+
+// The report's sites are exactly `spawn_lines` and `call_lines` of `file` (the
+// caller's source file, __FILE__): no site names a line of an adapter's header.
+inline void expect_sites_at(const fs::report& r, const std::string& file, const std::set<unsigned>& spawn_lines,
+                            const std::set<unsigned>& call_lines, const std::string& what) {
+  SCOPED_TRACE(what);
+  auto places = [&](const std::set<unsigned>& lines) {
+    std::set<std::string> out;
+    for (const unsigned l : lines) out.insert(file + ":" + std::to_string(l));
+    return out;
+  };
+  const site_places got = places_of(r);
+  EXPECT_EQ(got.spawn_sites, places(spawn_lines)) << "spawn-site rows";
+  EXPECT_EQ(got.call_table_spawns, places(spawn_lines)) << "the call-site table's spawn rows";
+  EXPECT_EQ(got.call_sites, places(call_lines)) << "call-site rows";
+}
+
 // The threads a program's task bodies ran on.
 class thread_log {
  public:

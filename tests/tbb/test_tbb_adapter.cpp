@@ -7,6 +7,7 @@
 
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -16,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -405,6 +407,87 @@ TEST_F(TbbAdapter, RecursiveProgramEqualsSerial) {
   EXPECT_EQ(rep.syncs(), 2583u + 3u);
   EXPECT_EQ(rep.calls(), 2583u);
   EXPECT_EQ(rep.span(), 18u);
+}
+
+// ---- sites: every entry point names the caller's line ----------------------------------
+// Each call below is on the line after the insert that records it; under the cost
+// clock the report's spawn-site rows must name exactly those lines of this file.
+
+void site_leaf(int cost) { fs::charge(static_cast<std::uint64_t>(cost)); }
+void unit_leaf() { site_leaf(1); }
+
+TEST(TbbAdapterSites, EveryEntryPointNamesTheCallersLine) {
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "sites",
+      [&] {
+        auto body = [](const fs::tbb::blocked_range<int>& range) { site_leaf(range.end() - range.begin()); };
+        auto index_body = [](int i) { site_leaf(i); };
+        auto keep = [](const auto&, int v) { return v; };
+        const ::tbb::simple_partitioner simple;
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_invoke([] { site_leaf(1); }, [] { site_leaf(2); }, [] { site_leaf(3); });
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_invoke(unit_leaf, unit_leaf);
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_for(fs::tbb::blocked_range<int>(0, 8, 2), body);
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_for(fs::tbb::blocked_range<int>(0, 8, 2), body, simple);
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_for(0, 4, index_body);
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_for(0, 4, index_body, simple);
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_for(0, 9, 3, index_body);
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_for(0, 9, index_body, fs::grainsize(3));
+        lines.insert(__LINE__ + 1);
+        fs::tbb::parallel_reduce(fs::tbb::blocked_range<int>(0, 8, 2), 0, keep, std::plus<>());
+        fs::tbb::task_group g;
+        lines.insert(__LINE__ + 1);
+        g.run([] { site_leaf(1); });
+        lines.insert(__LINE__ + 1);
+        g.run_and_wait([] { site_leaf(2); });
+        lines.insert(__LINE__ + 1);
+        fs::tbb::task_arena(2).execute([] { site_leaf(3); });
+      },
+      10);
+  expect_clean(r, "sites");
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "oneTBB adapter");
+}
+
+TEST(TbbAdapterSites, TheBackendTypeNamesTheCallersLine) {
+  using B = fs::tbb::backend;
+  std::set<unsigned> lines;
+  const adapter_check::run r = adapter_check::measure(
+      "sites",
+      [&] {
+        auto body = [](const B::blocked_range<int>& range) { site_leaf(range.end() - range.begin()); };
+        auto index_body = [](int i) { site_leaf(i); };
+        auto keep = [](const auto&, int v) { return v; };
+        const ::tbb::simple_partitioner simple;
+        lines.insert(__LINE__ + 1);
+        B::parallel_invoke([] { site_leaf(1); }, [] { site_leaf(2); });
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(B::blocked_range<int>(0, 8, 2), body);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(B::blocked_range<int>(0, 8, 2), body, simple);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 4, index_body);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 4, index_body, simple);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 9, 3, index_body);
+        lines.insert(__LINE__ + 1);
+        B::parallel_for(0, 9, index_body, fs::grainsize(3));
+        lines.insert(__LINE__ + 1);
+        B::parallel_reduce(B::blocked_range<int>(0, 8, 2), 0, keep, std::plus<>());
+        lines.insert(__LINE__ + 1);
+        B::parallel_reduce(B::blocked_range<int>(0, 8, 2), 0, keep, std::plus<>(), simple);
+      },
+      10);
+  expect_clean(r, "sites");
+  adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "fs::tbb::backend");
 }
 
 // ---- cancel ------------------------------------------------------------------------------

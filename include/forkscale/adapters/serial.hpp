@@ -34,6 +34,7 @@
 #include <utility>
 
 #include "../forkscale.hpp"
+#include "caller_site.hpp"
 #include "split_tree.hpp"
 #include "std_thread.hpp"
 
@@ -152,16 +153,17 @@ class basic_task_arena {
 };
 
 // tbb::parallel_invoke(f1, ..., fn), serially: f1..fn-1 spawned and run in turn,
-// fn run in the calling task, one join — Cilk's spawn, spawn, call, sync.
+// fn run in the calling task, one join — Cilk's spawn, spawn, call, sync. f1
+// carries the caller's line (caller_site.hpp).
 template <class Clock = default_clock, class... F>
-void parallel_invoke(const F&... f) {
-  static_assert(sizeof...(F) >= 2, "parallel_invoke needs at least two callables");
-  const site where = site::current();
+void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
+  static_assert(sizeof...(F) >= 1, "parallel_invoke needs at least two callables");
+  const site where = f1.where();
   forkscale::basic_task_group<Clock> group;
   std::exception_ptr first_error;
   std::size_t i = 0;
   auto one = [&](const auto& fn) {
-    if (++i == sizeof...(F)) {
+    if (++i == sizeof...(F) + 1) {
       try {
         fn();
       } catch (...) {
@@ -177,6 +179,7 @@ void parallel_invoke(const F&... f) {
       if (!first_error) first_error = std::current_exception();
     }
   };
+  one(f1);
   (one(f), ...);
   { basic_sync_point<Clock> sp(group, where); }
   if (first_error) std::rethrow_exception(first_error);
@@ -222,11 +225,12 @@ class basic_thread {
   using id = std::thread::id;
 
   basic_thread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
-  explicit basic_thread(F&& f, Args&&... args) {
-    auto task = forkscale::spawn(handle_,
-                                 forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...));
-    run_or_terminate(task);
+  // f(args...) spawned here, at the caller's line (caller_site.hpp), and run.
+  template <class... Args>
+  explicit basic_thread(
+      forkscale::detail::caller::thread_start<basic_thread, forkscale::detail::caller::identity_t<Args>...> f,
+      Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
     joinable_ = true;
   }
   basic_thread(basic_thread&& o) noexcept
@@ -255,6 +259,14 @@ class basic_thread {
   static unsigned hardware_concurrency() noexcept { return 1; }
 
  private:
+  template <class, class...>
+  friend class forkscale::detail::caller::thread_start;
+  template <class F, class... Args>
+  static void start(basic_thread& t, F&& f, const site& where, Args&&... args) {
+    auto task = forkscale::spawn(
+        t.handle_, forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...), where);
+    run_or_terminate(task);
+  }
   template <class Task>
   static void run_or_terminate(Task& task) noexcept {
     task();  // noexcept: an escaping exception terminates, as on a std::thread
@@ -266,34 +278,33 @@ class basic_thread {
 
 #if defined(__cpp_lib_jthread)
 // std::jthread, serially: the body gets a stop token that is never stopped while
-// it runs (it runs inside the constructor); the destructor is the join.
+// it runs (it runs inside the constructor); the destructor is the join (recorded
+// at the line that constructed the jthread, as fs::jthread's).
 template <class Clock = default_clock>
 class basic_jthread {
  public:
   using id = std::thread::id;
 
   basic_jthread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
-  explicit basic_jthread(F&& f, Args&&... args) {
-    auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
-    if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
-      auto task = forkscale::spawn(
-          handle_, [&call, token = stop_.get_token()]() mutable { return call.with_token(std::move(token)); });
-      run_or_terminate(task);
-    } else {
-      auto task = forkscale::spawn(handle_, std::move(call));
-      run_or_terminate(task);
-    }
+  template <class... Args>
+  explicit basic_jthread(
+      forkscale::detail::caller::thread_start<basic_jthread, forkscale::detail::caller::identity_t<Args>...> f,
+      Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
     joinable_ = true;
   }
   basic_jthread(basic_jthread&& o) noexcept
-      : handle_(std::move(o.handle_)), stop_(std::move(o.stop_)), joinable_(std::exchange(o.joinable_, false)) {}
+      : handle_(std::move(o.handle_)),
+        stop_(std::move(o.stop_)),
+        joinable_(std::exchange(o.joinable_, false)),
+        where_(o.where_) {}
   basic_jthread& operator=(basic_jthread&& o) noexcept {
     if (this != &o) {
       stop_and_join();
       handle_ = std::move(o.handle_);
       stop_ = std::move(o.stop_);
       joinable_ = std::exchange(o.joinable_, false);
+      where_ = o.where_;
     }
     return *this;
   }
@@ -316,6 +327,22 @@ class basic_jthread {
   static unsigned hardware_concurrency() noexcept { return 1; }
 
  private:
+  template <class, class...>
+  friend class forkscale::detail::caller::thread_start;
+  template <class F, class... Args>
+  static void start(basic_jthread& t, F&& f, const site& where, Args&&... args) {
+    t.where_ = where;
+    auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
+    if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
+      auto task = forkscale::spawn(
+          t.handle_, [&call, token = t.stop_.get_token()]() mutable { return call.with_token(std::move(token)); },
+          where);
+      run_or_terminate(task);
+    } else {
+      auto task = forkscale::spawn(t.handle_, std::move(call), where);
+      run_or_terminate(task);
+    }
+  }
   template <class Task>
   static void run_or_terminate(Task& task) noexcept {
     task();
@@ -324,33 +351,62 @@ class basic_jthread {
     if (!joinable_) return;
     stop_.request_stop();
     joinable_ = false;
-    basic_sync_point<Clock> sp(handle_);
+    basic_sync_point<Clock> sp(handle_, where_);
   }
 
   basic_join_handle<Clock> handle_;
   std::stop_source stop_;
   bool joinable_ = false;
+  site where_;  // where it was constructed: the line its destructor's join names
 };
 #endif  // __cpp_lib_jthread
 
 // std::async, serially. std::launch::async (or both bits): spawned and run now,
 // joined at get(), wait() or the future's destruction; std::launch::deferred: as
-// fs::async, spawned, run and joined at the first get() or wait().
+// fs::async, spawned, run and joined at the first get() or wait(). The caller's
+// line is named as by fs::async.
 template <class Clock = default_clock, class F, class... Args>
-basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f,
-                                                                                Args&&... args) {
-  using R = forkscale::detail::std_adapter::result_t<F, Args...>;
-  using access = forkscale::detail::std_adapter::future_access;
-  auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
-  if ((policy & std::launch::async) == std::launch::async)
-    return access::run_inline<Clock, R>(std::move(call), site::current());
-  return access::launch_deferred<Clock, R>(std::move(call));
+forkscale::detail::std_adapter::future_t<Clock, F, Args...> async(forkscale::detail::std_adapter::launch_at policy,
+                                                                  F&& f, Args&&... args) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::async(policy, std::forward<F>(f),
+                                                                         std::forward<Args>(args)...);
+}
+template <class Clock = default_clock, class F, class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F> async(F&& f, const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f));
+}
+template <class Clock = default_clock, class F, class A1,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1> async(F&& f, A1&& a1, const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1));
+}
+template <class Clock = default_clock, class F, class A1, class A2,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1, A2> async(F&& f, A1&& a1, A2&& a2,
+                                                                 const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                                      std::forward<A2>(a2));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1, A2, A3> async(F&& f, A1&& a1, A2&& a2, A3&& a3,
+                                                                     const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                                      std::forward<A2>(a2), std::forward<A3>(a3));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3, class A4,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1, A2, A3, A4> async(F&& f, A1&& a1, A2&& a2, A3&& a3, A4&& a4,
+                                                                         const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                                      std::forward<A2>(a2), std::forward<A3>(a3),
+                                                                      std::forward<A4>(a4));
 }
 template <class Clock = default_clock, class F, class... Args,
           class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
-basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(F&& f, Args&&... args) {
-  return serial::async<Clock>(std::launch::async | std::launch::deferred, std::forward<F>(f),
-                              std::forward<Args>(args)...);
+forkscale::detail::std_adapter::future_t<Clock, F, Args...> async(F&& f, Args&&... args) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(site::current(), std::forward<F>(f),
+                                                                      std::forward<Args>(args)...);
 }
 
 using task_group = basic_task_group<default_clock>;
@@ -363,9 +419,10 @@ using forkscale::blocked_range;
 using forkscale::grainsize;
 using forkscale::split;
 
-// Every name above, for programs written against a backend type.
+// Every name above, for programs written against a backend type; each entry point
+// names the caller's line, as the free functions do (async as fs::async).
 template <class Clock = default_clock>
-struct basic_backend {
+struct basic_backend : forkscale::detail::std_adapter::async_forms<Clock, true> {
   using task_group = serial::basic_task_group<Clock>;
   using task_arena = serial::basic_task_arena<Clock>;
   using thread = serial::basic_thread<Clock>;
@@ -379,20 +436,31 @@ struct basic_backend {
   using split = forkscale::split;
 
   template <class... F>
-  static void parallel_invoke(const F&... f) {
-    serial::parallel_invoke<Clock>(f...);
+  static void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
+    serial::parallel_invoke<Clock>(f1, f...);
   }
-  template <class... A>
-  static void parallel_for(A&&... a) {
-    serial::parallel_for<Clock>(std::forward<A>(a)...);
+  template <class Range, class Body>
+  static void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
+    serial::parallel_for<Clock>(range, body, where);
   }
-  template <class... A>
-  static auto parallel_reduce(A&&... a) {
-    return serial::parallel_reduce<Clock>(std::forward<A>(a)...);
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
+    serial::parallel_for<Clock>(first, last, f, where);
   }
-  template <class... A>
-  static auto async(A&&... a) {
-    return serial::async<Clock>(std::forward<A>(a)...);
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, Index step, const Function& f,
+                           const site& where = site::current()) {
+    serial::parallel_for<Clock>(first, last, step, f, where);
+  }
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, grainsize grain,
+                           const site& where = site::current()) {
+    serial::parallel_for<Clock>(first, last, f, grain, where);
+  }
+  template <class Range, class Value, class RealBody, class Reduction>
+  static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
+                               const Reduction& reduction, const site& where = site::current()) {
+    return serial::parallel_reduce<Clock>(range, identity, real_body, reduction, where);
   }
 };
 using backend = basic_backend<default_clock>;

@@ -31,6 +31,7 @@
 #include <utility>
 
 #include "../forkscale.hpp"
+#include "caller_site.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -72,8 +73,21 @@ bound_call<std::decay_t<F>, std::decay_t<Args>...> bind(F&& f, Args&&... args) {
 template <class F, class... Args>
 using result_t = std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>;
 
+// A launch policy with the caller's line: the first argument of fs::async(policy,
+// f, args...), which converts from the std::launch the caller passes (see
+// caller_site.hpp).
+struct launch_at {
+  launch_at(std::launch p, const site& w = site::current()) noexcept : policy(p), where(w) {}
+  std::launch policy;
+  site where;
+};
+
+// std::async's policy when the caller gives none: both bits.
+constexpr std::launch any_launch = std::launch::async | std::launch::deferred;
+
 template <class F>
-using enable_if_callable_t = std::enable_if_t<!std::is_same<std::decay_t<F>, std::launch>::value>;
+using enable_if_callable_t = std::enable_if_t<!std::is_same<std::decay_t<F>, std::launch>::value &&
+                                              !std::is_same<std::decay_t<F>, launch_at>::value>;
 
 struct future_access;
 
@@ -90,9 +104,11 @@ class basic_thread {
   using native_handle_type = std::thread::native_handle_type;
 
   basic_thread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
-  explicit basic_thread(F&& f, Args&&... args)
-      : thread_(forkscale::spawn(handle_, detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...))) {
+  // f(args...) spawned here, at the caller's line (caller_site.hpp).
+  template <class... Args>
+  explicit basic_thread(detail::caller::thread_start<basic_thread, detail::caller::identity_t<Args>...> f,
+                        Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
   }
   basic_thread(basic_thread&&) noexcept = default;
   basic_thread& operator=(basic_thread&& o) noexcept {
@@ -125,6 +141,14 @@ class basic_thread {
   static unsigned hardware_concurrency() noexcept { return std::thread::hardware_concurrency(); }
 
  private:
+  template <class, class...>
+  friend class detail::caller::thread_start;
+  template <class F, class... Args>
+  static void start(basic_thread& t, F&& f, const site& where, Args&&... args) {
+    t.thread_ = std::thread(
+        forkscale::spawn(t.handle_, detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...), where));
+  }
+
   basic_join_handle<Clock> handle_;  // before thread_: the spawn binds it
   std::thread thread_;
 };
@@ -136,8 +160,9 @@ void swap(basic_thread<Clock>& a, basic_thread<Clock>& b) noexcept {
 
 #if defined(__cpp_lib_jthread)
 // std::jthread: like basic_thread, and its destructor asks the thread to stop and
-// joins it (a join recorded where the jthread dies). A callable whose first
-// parameter is a std::stop_token gets the thread's token, as with std::jthread.
+// joins it (a join recorded at the line that constructed the jthread: a destructor
+// cannot know the caller's). A callable whose first parameter is a
+// std::stop_token gets the thread's token, as with std::jthread.
 template <class Clock = default_clock>
 class basic_jthread {
  public:
@@ -145,14 +170,18 @@ class basic_jthread {
   using native_handle_type = std::jthread::native_handle_type;
 
   basic_jthread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
-  explicit basic_jthread(F&& f, Args&&... args) : thread_(make_task(std::forward<F>(f), std::forward<Args>(args)...)) {}
+  template <class... Args>
+  explicit basic_jthread(detail::caller::thread_start<basic_jthread, detail::caller::identity_t<Args>...> f,
+                         Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
+  }
   basic_jthread(basic_jthread&&) noexcept = default;
   basic_jthread& operator=(basic_jthread&& o) noexcept {
     if (this != &o) {
       stop_and_join();
       thread_ = std::move(o.thread_);
       handle_ = std::move(o.handle_);
+      where_ = o.where_;
     }
     return *this;
   }
@@ -180,29 +209,36 @@ class basic_jthread {
   static unsigned hardware_concurrency() noexcept { return std::thread::hardware_concurrency(); }
 
  private:
+  template <class, class...>
+  friend class detail::caller::thread_start;
   template <class F, class... Args>
-  auto make_task(F&& f, Args&&... args) {
+  static void start(basic_jthread& t, F&& f, const site& where, Args&&... args) {
+    t.where_ = where;
+    t.thread_ = std::jthread(t.make_task(where, std::forward<F>(f), std::forward<Args>(args)...));
+  }
+  template <class F, class... Args>
+  auto make_task(const site& where, F&& f, Args&&... args) {
     auto call = detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
     if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
-      const site where = site::current();
       return [token = basic_spawn_point(handle_, where), call = std::move(call),
               where](std::stop_token st) mutable -> decltype(auto) {
         basic_spawn_scope<Clock> scope(std::move(token), where);
         return call.with_token(std::move(st));
       };
     } else {
-      return forkscale::spawn(handle_, std::move(call));
+      return forkscale::spawn(handle_, std::move(call), where);
     }
   }
   void stop_and_join() noexcept {
     if (!thread_.joinable()) return;
     thread_.request_stop();
-    basic_sync_point<Clock> sp(handle_);
+    basic_sync_point<Clock> sp(handle_, where_);
     thread_.join();
   }
 
   basic_join_handle<Clock> handle_;  // before thread_: the spawn binds it
   std::jthread thread_;
+  site where_;  // where it was constructed: the line its destructor's join names
 };
 #endif  // __cpp_lib_jthread
 
@@ -221,11 +257,13 @@ class basic_future {
       future_ = std::move(o.future_);
       deferred_ = std::move(o.deferred_);
       joined_ = o.joined_;
+      where_ = o.where_;
     }
     return *this;
   }
   // Blocks for an asynchronous call's thread, as std::async's future does: that is
-  // its join. A deferred call that never ran is simply dropped.
+  // its join, recorded at the line of the fs::async call (a destructor cannot know
+  // the caller's). A deferred call that never ran is simply dropped.
   ~basic_future() { finish(); }
 
   decltype(auto) get(const site& where = site::current()) {
@@ -271,7 +309,7 @@ class basic_future {
   void finish() noexcept {
     if (future_.valid() && !joined_ && !deferred_.valid()) {
       joined_ = true;
-      basic_sync_point<Clock> sp(handle_);
+      basic_sync_point<Clock> sp(handle_, where_);
       future_.wait();
     }
   }
@@ -280,6 +318,7 @@ class basic_future {
   std::future<T> future_;
   std::packaged_task<T()> deferred_;  // a deferred call not yet run
   bool joined_ = false;
+  site where_;  // the fs::async call's line
 };
 
 template <class T>
@@ -291,15 +330,17 @@ namespace std_adapter {
 struct future_access {
   // On a new thread, spawned now.
   template <class Clock, class R, class Call>
-  static basic_future<Clock, R> launch_async(Call&& call) {
+  static basic_future<Clock, R> launch_async(Call&& call, const site& where) {
     basic_future<Clock, R> out;
-    out.future_ = std::async(std::launch::async, forkscale::spawn(out.handle_, std::forward<Call>(call)));
+    out.where_ = where;
+    out.future_ = std::async(std::launch::async, forkscale::spawn(out.handle_, std::forward<Call>(call), where));
     return out;
   }
   // Spawned, run and joined at the first get() or wait().
   template <class Clock, class R, class Call>
-  static basic_future<Clock, R> launch_deferred(Call&& call) {
+  static basic_future<Clock, R> launch_deferred(Call&& call, const site& where) {
     basic_future<Clock, R> out;
+    out.where_ = where;
     out.deferred_ = std::packaged_task<R()>(std::forward<Call>(call));
     out.future_ = out.deferred_.get_future();
     return out;
@@ -308,6 +349,7 @@ struct future_access {
   template <class Clock, class R, class Call>
   static basic_future<Clock, R> run_inline(Call&& call, const site& where) {
     basic_future<Clock, R> out;
+    out.where_ = where;
     std::packaged_task<R()> task(std::forward<Call>(call));
     out.future_ = task.get_future();
     spawn_token token = basic_spawn_point(out.handle_, where);
@@ -317,24 +359,106 @@ struct future_access {
   }
 };
 
+template <class Clock, class F, class... Args>
+using future_t = basic_future<Clock, result_t<F, Args...>>;
+
+// async's forms, on a clock, with std::launch::async calls run on a thread or, for
+// the serial backend, inline (`Inline`): fs::async and fs::serial::async call them,
+// and the backends inherit them as B::async. Each names the caller's line: the
+// policy form through launch_at, the policy-less form (both bits) through a
+// defaulted site after up to four arguments. A policy-less call with more
+// arguments names this header's line.
+template <class Clock, bool Inline>
+struct async_forms {
+  template <class F, class... Args>
+  static future_t<Clock, F, Args...> async(launch_at policy, F&& f, Args&&... args) {
+    using R = result_t<F, Args...>;
+    auto call = std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
+    if ((policy.policy & std::launch::async) != std::launch::async)
+      return future_access::launch_deferred<Clock, R>(std::move(call), policy.where);
+    if constexpr (Inline)
+      return future_access::run_inline<Clock, R>(std::move(call), policy.where);
+    else
+      return future_access::launch_async<Clock, R>(std::move(call), policy.where);
+  }
+  // The policy-less form, both bits, named at `where`.
+  template <class F, class... Args>
+  static future_t<Clock, F, Args...> at(const site& where, F&& f, Args&&... args) {
+    return async(launch_at(any_launch, where), std::forward<F>(f), std::forward<Args>(args)...);
+  }
+  template <class F, class = enable_if_callable_t<F>>
+  static future_t<Clock, F> async(F&& f, const site& where = site::current()) {
+    return at(where, std::forward<F>(f));
+  }
+  template <class F, class A1, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1> async(F&& f, A1&& a1, const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1));
+  }
+  template <class F, class A1, class A2, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1, A2> async(F&& f, A1&& a1, A2&& a2, const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1), std::forward<A2>(a2));
+  }
+  template <class F, class A1, class A2, class A3, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1, A2, A3> async(F&& f, A1&& a1, A2&& a2, A3&& a3, const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1), std::forward<A2>(a2), std::forward<A3>(a3));
+  }
+  template <class F, class A1, class A2, class A3, class A4, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1, A2, A3, A4> async(F&& f, A1&& a1, A2&& a2, A3&& a3, A4&& a4,
+                                                  const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1), std::forward<A2>(a2), std::forward<A3>(a3),
+              std::forward<A4>(a4));
+  }
+  template <class F, class... Args, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, Args...> async(F&& f, Args&&... args) {
+    return at(site::current(), std::forward<F>(f), std::forward<Args>(args)...);
+  }
+};
+
 }  // namespace std_adapter
 }  // namespace detail
 
-// std::async with the call's spawn and join recorded. With both launch bits the
-// call gets a thread (what libstdc++ and libc++ do when they can); a policy with
-// neither bit is taken as deferred.
+// std::async with the call's spawn and join recorded, at the caller's line. With
+// both launch bits the call gets a thread (what libstdc++ and libc++ do when they
+// can); a policy with neither bit is taken as deferred. Without a policy, the
+// caller's line is named for up to four arguments after the callable; with more,
+// pass a policy (see async_forms).
 template <class Clock = default_clock, class F, class... Args>
-basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f, Args&&... args) {
-  using R = detail::std_adapter::result_t<F, Args...>;
-  auto call = detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
-  if ((policy & std::launch::async) == std::launch::async)
-    return detail::std_adapter::future_access::launch_async<Clock, R>(std::move(call));
-  return detail::std_adapter::future_access::launch_deferred<Clock, R>(std::move(call));
+detail::std_adapter::future_t<Clock, F, Args...> async(detail::std_adapter::launch_at policy, F&& f, Args&&... args) {
+  return detail::std_adapter::async_forms<Clock, false>::async(policy, std::forward<F>(f), std::forward<Args>(args)...);
+}
+template <class Clock = default_clock, class F, class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F> async(F&& f, const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f));
+}
+template <class Clock = default_clock, class F, class A1, class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1> async(F&& f, A1&& a1, const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1));
+}
+template <class Clock = default_clock, class F, class A1, class A2,
+          class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1, A2> async(F&& f, A1&& a1, A2&& a2, const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                            std::forward<A2>(a2));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3,
+          class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1, A2, A3> async(F&& f, A1&& a1, A2&& a2, A3&& a3,
+                                                          const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                            std::forward<A2>(a2), std::forward<A3>(a3));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3, class A4,
+          class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1, A2, A3, A4> async(F&& f, A1&& a1, A2&& a2, A3&& a3, A4&& a4,
+                                                              const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                            std::forward<A2>(a2), std::forward<A3>(a3),
+                                                            std::forward<A4>(a4));
 }
 template <class Clock = default_clock, class F, class... Args, class = detail::std_adapter::enable_if_callable_t<F>>
-basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(F&& f, Args&&... args) {
-  return forkscale::async<Clock>(std::launch::async | std::launch::deferred, std::forward<F>(f),
-                                 std::forward<Args>(args)...);
+detail::std_adapter::future_t<Clock, F, Args...> async(F&& f, Args&&... args) {
+  return detail::std_adapter::async_forms<Clock, false>::at(site::current(), std::forward<F>(f),
+                                                            std::forward<Args>(args)...);
 }
 
 using thread = basic_thread<default_clock>;
@@ -345,18 +469,13 @@ using jthread = basic_jthread<default_clock>;
 // The names above, gathered for programs written against a backend (see
 // serial.hpp and tbb.hpp for the others): B::thread, B::async(...).
 template <class Clock = default_clock>
-struct basic_std_backend {
+struct basic_std_backend : detail::std_adapter::async_forms<Clock, false> {  // B::async, as fs::async
   using thread = basic_thread<Clock>;
 #if defined(__cpp_lib_jthread)
   using jthread = basic_jthread<Clock>;
 #endif
   template <class T>
   using future = basic_future<Clock, T>;
-
-  template <class... A>
-  static auto async(A&&... a) {
-    return forkscale::async<Clock>(std::forward<A>(a)...);
-  }
 };
 using std_backend = basic_std_backend<default_clock>;
 

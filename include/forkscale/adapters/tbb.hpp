@@ -41,6 +41,7 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "../forkscale.hpp"
+#include "caller_site.hpp"
 #include "split_tree.hpp"
 
 #if defined(__SANITIZE_THREAD__)
@@ -238,18 +239,19 @@ class basic_task_arena {
 };
 
 // tbb::parallel_invoke(f1, ..., fn): f1..fn-1 spawned, fn run by the calling task,
-// one join (oneTBB, too, runs the last one on the calling thread).
+// one join (oneTBB, too, runs the last one on the calling thread). f1 carries the
+// caller's line (caller_site.hpp).
 template <class Clock = default_clock, class... F>
-void parallel_invoke(const F&... f) {
-  static_assert(sizeof...(F) >= 2, "parallel_invoke needs at least two callables");
-  const site where = site::current();
+void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
+  static_assert(sizeof...(F) >= 1, "parallel_invoke needs at least two callables");
+  const site where = f1.where();
   forkscale::basic_task_group<Clock> group;
   ::oneapi::tbb::task_group tasks;
-  const auto fns = std::forward_as_tuple(f...);
+  const auto fns = std::forward_as_tuple(f1, f...);
   forkscale::detail::tbb_adapter::spawn_all_but_last<Clock>(tasks, group, fns, where,
-                                                            std::make_index_sequence<sizeof...(F) - 1>{});
+                                                            std::make_index_sequence<sizeof...(F)>{});
   try {
-    std::get<sizeof...(F) - 1>(fns)();
+    std::get<sizeof...(F)>(fns)();
   } catch (...) {
     {
       basic_sync_point<Clock> sp(group, where);
@@ -322,7 +324,8 @@ using split = ::oneapi::tbb::split;
 using forkscale::grainsize;
 
 // Every name above, for programs written against a backend type (the serial one is
-// fs::serial::backend).
+// fs::serial::backend); each entry point names the caller's line, as the free
+// functions do.
 template <class Clock = default_clock>
 struct basic_backend {
   using task_group = tbb::basic_task_group<Clock>;
@@ -330,18 +333,50 @@ struct basic_backend {
   template <class Value>
   using blocked_range = ::oneapi::tbb::blocked_range<Value>;
   using split = ::oneapi::tbb::split;
+  using simple_partitioner = ::oneapi::tbb::simple_partitioner;
 
   template <class... F>
-  static void parallel_invoke(const F&... f) {
-    tbb::parallel_invoke<Clock>(f...);
+  static void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
+    tbb::parallel_invoke<Clock>(f1, f...);
   }
-  template <class... A>
-  static void parallel_for(A&&... a) {
-    tbb::parallel_for<Clock>(std::forward<A>(a)...);
+  template <class Range, class Body>
+  static void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
+    tbb::parallel_for<Clock>(range, body, where);
   }
-  template <class... A>
-  static auto parallel_reduce(A&&... a) {
-    return tbb::parallel_reduce<Clock>(std::forward<A>(a)...);
+  template <class Range, class Body>
+  static void parallel_for(const Range& range, const Body& body, const simple_partitioner& p,
+                           const site& where = site::current()) {
+    tbb::parallel_for<Clock>(range, body, p, where);
+  }
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
+    tbb::parallel_for<Clock>(first, last, f, where);
+  }
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, const simple_partitioner& p,
+                           const site& where = site::current()) {
+    tbb::parallel_for<Clock>(first, last, f, p, where);
+  }
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, Index step, const Function& f,
+                           const site& where = site::current()) {
+    tbb::parallel_for<Clock>(first, last, step, f, where);
+  }
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, grainsize grain,
+                           const site& where = site::current()) {
+    tbb::parallel_for<Clock>(first, last, f, grain, where);
+  }
+  template <class Range, class Value, class RealBody, class Reduction>
+  static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
+                               const Reduction& reduction, const site& where = site::current()) {
+    return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, where);
+  }
+  template <class Range, class Value, class RealBody, class Reduction>
+  static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
+                               const Reduction& reduction, const simple_partitioner& p,
+                               const site& where = site::current()) {
+    return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, p, where);
   }
 };
 using backend = basic_backend<default_clock>;
