@@ -48,10 +48,7 @@ struct fibber {
       // A std::thread is one child joined on its own: bind it to a join handle.
       fs::join_handle h;
       std::thread t(fs::spawn(h, [this, &x, n, depth] { x = fib(n - 1, depth + 1); }));
-      {
-        fs::call_site cs;
-        y = fib(n - 2, depth + 1);
-      }
+      y = FORKSCALE_CALL(fib(n - 2, depth + 1));
       {
         fs::sync_point sp(h);
         t.join();
@@ -61,10 +58,7 @@ struct fibber {
       // oneTBB: fib(n - 1) is a task of a task_group; wait() is the sync.
       fs::tbb::task_group g;
       g.run([this, &x, n, depth] { x = fib(n - 1, depth + 1); });
-      {
-        fs::call_site cs;
-        y = fib(n - 2, depth + 1);
-      }
+      y = FORKSCALE_CALL(fib(n - 2, depth + 1));
       g.wait();
 #endif
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
@@ -81,17 +75,14 @@ struct fibber {
           fs::omp::task_scope ts(tk);
           x = fib(n - 1, depth + 1);
         }
-        fs::omp::call_site cs;
+        fs::omp::call_site cs(fs::site::tagged("fib"));  // named as FORKSCALE_CALL names it
         y = fib(n - 2, depth + 1);
       });
 #endif
     } else {
       // Serial elision: the spawned body runs here and now.
       fs::spawn([this, &x, n, depth] { x = fib(n - 1, depth + 1); })();
-      {
-        fs::call_site cs;
-        y = fib(n - 2, depth + 1);
-      }
+      y = FORKSCALE_CALL(fib(n - 2, depth + 1));
       { fs::sync_point sp; }
     }
     return x + y;

@@ -74,8 +74,7 @@ struct multiplier {
   void mm(double* C, const double* A, const double* B, std::size_t m, std::size_t n, std::size_t k,
           unsigned budget) const {
     if (m <= COARSENING && n <= COARSENING && k <= COARSENING) {
-      fs::call_site cs;
-      base(C, A, B, dim, m, n, k);
+      FORKSCALE_CALL(base(C, A, B, dim, m, n, k));
       return;
     }
     const std::size_t m0 = m / 2, m1 = m - m0;

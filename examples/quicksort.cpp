@@ -115,19 +115,16 @@ struct sorter {
     std::ptrdiff_t part;
     {
       // The report's what-if table: the program's parallelism if the partition
-      // were k times faster (parallelized, or optimized).
+      // were k times faster (parallelized, or optimized). FORKSCALE_CALL makes the
+      // call a call site named by the call: "partition" in the site tables.
       fs::what_if_region wi("partition");
-      fs::call_site cs;
-      part = partition(a, low, high);
+      part = FORKSCALE_CALL(partition(a, low, high));
     }
     if (be == backend::threads && depth < thread_depth) {
       // A std::thread is one child joined on its own: bind it to a join handle.
       fs::join_handle h;
       std::thread t(fs::spawn(h, [this, low, part, depth] { pqsort(low, part, depth + 1); }));
-      {
-        fs::call_site cs;
-        pqsort(part, high, depth + 1);
-      }
+      FORKSCALE_CALL(pqsort(part, high, depth + 1));
       {
         fs::sync_point sp(h);
         t.join();
@@ -137,10 +134,7 @@ struct sorter {
       // oneTBB: the lower part is a task of a task_group; wait() is the sync.
       fs::tbb::task_group g;
       g.run([this, low, part, depth] { pqsort(low, part, depth + 1); });
-      {
-        fs::call_site cs;
-        pqsort(part, high, depth + 1);
-      }
+      FORKSCALE_CALL(pqsort(part, high, depth + 1));
       g.wait();
 #endif
 #ifdef FORKSCALE_EXAMPLES_HAVE_OPENMP
@@ -158,7 +152,7 @@ struct sorter {
           fs::omp::task_scope ts(tk);
           pqsort(low, part, depth + 1);
         }
-        fs::omp::call_site cs;
+        fs::omp::call_site cs(fs::site::tagged("pqsort"));  // named as FORKSCALE_CALL names it
         pqsort(part, high, depth + 1);
       });
 #endif
@@ -166,10 +160,7 @@ struct sorter {
       // Serial elision: the spawned body runs here and now; the sync waits for
       // nothing, but it is still the sync of the dag.
       fs::spawn([this, low, part, depth] { pqsort(low, part, depth + 1); })();
-      {
-        fs::call_site cs;
-        pqsort(part, high, depth + 1);
-      }
+      FORKSCALE_CALL(pqsort(part, high, depth + 1));
       { fs::sync_point sp; }
     }
   }

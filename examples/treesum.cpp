@@ -106,8 +106,7 @@ struct summer {
   // one adds it).
   void compute_tree_sum(const node* n, std::int64_t* sum, unsigned budget) const {
     if (n->num_nodes <= BASE) {
-      fs::call_site cs;
-      *sum = serial_tree_sum(n);
+      *sum = FORKSCALE_CALL(serial_tree_sum(n));
       return;
     }
     std::int64_t left_sum = 0, right_sum = 0;
@@ -157,8 +156,7 @@ int run(int argc, char** argv) {
             {
               fs::region r("create_tree");
               fs::what_if_region wi("create_tree");  // the report's what-if table
-              fs::call_site cs;
-              root = create_tree(cfg.n, gen, expected);
+              root = FORKSCALE_CALL(create_tree(cfg.n, gen, expected));
             }
             fs::region r("tree_sum");
             example_args::fork_join fj(cfg.be, budget);

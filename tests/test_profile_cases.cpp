@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fs = forkscale;
 
@@ -405,6 +406,82 @@ TEST(ProfileCases, KindIsPartOfTheSite) {
   if (auto* s = find(rep.spawn_sites, fs::site_kind::spawn, "here"))
     expect_row(*s, spawn_row{false, 1, 5, 5, 5, 5, 100.0}, "spawn");
   expect_row(rep.spawn_sites.front(), spawn_row{false, 1, 5, 5, 0, 0, 0.0}, "root task");
+}
+
+// ---------------------------------------------------------------------------
+// FORKSCALE_CALL(expr) is a call site named by its call: its tag is the text of
+// the expression up to its first '(', its function the enclosing one, its line
+// the macro's; it has the call's value. Serial code, so every invocation is on the
+// span and its local work is its span: twice(i) charges i (1 + 2 + 3 = 6 over
+// three calls), add_to charges 10 (30), element 1; profiled_calls charges 1 per
+// iteration (3). W = S = 40, seven calls, no spawn.
+int twice(int x) {
+  fs::charge(static_cast<std::uint64_t>(x));
+  return 2 * x;
+}
+void add_to(int& total, int k) {
+  fs::charge(static_cast<std::uint64_t>(k));
+  total += k;
+}
+int& element(std::vector<int>& v, std::size_t i) {
+  fs::charge(1);
+  return v[i];
+}
+
+unsigned twice_line = 0, add_to_line = 0, element_line = 0;
+
+int profiled_calls(std::vector<int>& v, int& total) {
+  int sum = 0;
+  for (int i = 1; i <= 3; ++i) {
+    fs::charge(1);
+    twice_line = __LINE__ + 1;
+    sum += FORKSCALE_CALL(twice(i));
+    add_to_line = __LINE__ + 1;
+    FORKSCALE_CALL(add_to(total, 10));
+  }
+  element_line = __LINE__ + 1;
+  FORKSCALE_CALL(element(v, 1)) = 7;  // a reference stays one
+  return sum;
+}
+
+TEST(ProfileCases, ForkscaleCallNamesItsSiteByTheCall) {
+  std::vector<int> v{1, 2, 3};
+  int total = 0;
+  int sum = 0;
+  const fs::report rep = fs::measure(
+      "calls", [&] { sum = profiled_calls(v, total); }, cost_clock());
+  EXPECT_EQ(sum, 12);  // 2 + 4 + 6: each call's value
+  EXPECT_EQ(total, 30);
+  EXPECT_EQ(v[1], 7);
+  expect_shape(rep, 4, 1);
+  EXPECT_EQ(rep.work(), 40u);
+  EXPECT_EQ(rep.span(), 40u);
+  EXPECT_EQ(rep.calls(), 7u);
+  struct want {
+    const char* tag;
+    unsigned line;
+    std::uint64_t count, work;
+  };
+  for (const want& w :
+       {want{"twice", twice_line, 3, 6}, want{"add_to", add_to_line, 3, 30}, want{"element", element_line, 1, 1}}) {
+    const fs::call_site_profile* c = find(rep.call_sites, fs::site_kind::call, w.tag);
+    if (!c) continue;
+    EXPECT_EQ(c->tag, w.tag);
+    EXPECT_EQ(c->function, "profiled_calls") << w.tag;
+    EXPECT_EQ(c->file, __FILE__) << w.tag;
+    EXPECT_EQ(c->line, w.line) << w.tag;
+    const measure all{w.count, w.work, static_cast<std::int64_t>(w.work)};
+    expect_row(*c, call_row{false, all, all, all, all, all, all}, w.tag);
+  }
+}
+
+TEST(ProfileCases, ForkscaleCallTagIsTheTextBeforeTheFirstParenthesis) {
+  auto tag = [](const auto& text) { return std::string(fs::detail::call_name<sizeof(text)>(text).chars); };
+  EXPECT_EQ(tag("partition(a, lo, hi)"), "partition");
+  EXPECT_EQ(tag("sorter.run (x)"), "sorter.run");
+  EXPECT_EQ(tag("std::max<int>(a, b)"), "std::max<int>");
+  EXPECT_EQ(tag("(f)(x)"), "(f)(x)");  // nothing before the '(': the whole text
+  EXPECT_EQ(tag("x + y"), "x + y");
 }
 
 }  // namespace

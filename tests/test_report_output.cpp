@@ -1318,20 +1318,88 @@ TEST_F(ReportOutput, SitesTextEscapesNamesAndFitsTheTerminal) {
     EXPECT_EQ(fs::detail::output::valid_utf8(text), text);
   }
   const std::string text = profile_report().sites_text(100);
-  // Control characters escaped; too wide even with short numbers, the functions
-  // are left out (and said so); names still too long are cut with "...".
-  EXPECT_NE(text.find("\n  new\\nline  "), std::string::npos) << text;
-  EXPECT_EQ(text.find(" in fn n"), std::string::npos) << text;
-  EXPECT_NE(text.find("(functions left out to fit 80 columns"), std::string::npos) << text;
+  // Control characters escaped; too wide even with short numbers, the names and
+  // functions are shortened (and it says so), never left out; cuts end in "...".
+  EXPECT_NE(text.find("\n  new\\nline in fn new"), std::string::npos) << text;
+  EXPECT_EQ(text.find("(functions left out"), std::string::npos) << text;
+  EXPECT_NE(text.find("(names shortened to fit 80 columns"), std::string::npos) << text;
   bool cut = false;
   for (const auto& line : lines_of(text))
-    if (line.rfind("  spawn bad ", 0) == 0) cut = line.find("...  ") != std::string::npos;
+    if (line.rfind("  spawn bad", 0) == 0) cut = line.find("... in fn ") != std::string::npos;
   EXPECT_TRUE(cut) << text;
-  EXPECT_NE(text.find("\n  plain  "), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  plain in fn plain  "), std::string::npos) << text;
   EXPECT_NE(text.find("(numbers rounded"), std::string::npos) << text;
   // Exact, negative numbers in the short form.
   const std::string extreme = extreme_profile_report().sites_text();
   EXPECT_NE(extreme.find("-9.22E"), std::string::npos) << extreme;
+}
+
+// Call and spawn sites whose labels cannot fit 80 columns even with short
+// numbers: a long file name with a long function name, a spawn at file:line, and
+// the tag FORKSCALE_CALL gives a call, with big numbers.
+fs::report wide_sites_report() {
+  fs::report rep;
+  rep.label = "wide";
+  rep.unit = "units";
+  fs::region_result root = make_region("wide", "wide", "", 0, 1);
+  root.work = 4 * 1234567890ull;                  // the local works below
+  root.span = 1000 + 987654000 + 123456 + 12345;  // the local spans below
+  rep.regions.push_back(root);
+  const auto call = [](const char* name, const char* function, fs::site_kind kind, std::int64_t span) {
+    fs::call_site_profile c;
+    c.name = name;
+    c.function = function;
+    c.kind = kind;
+    c.local_on_span = measure(12345, 123456789, span);
+    c.local_on_work = measure(123456, 1234567890, 123456789);
+    c.top_call_site_on_work = measure(123456, 1234567890, 123456789);
+    return c;
+  };
+  rep.call_sites = {call("wide", "", fs::site_kind::root, 1000),
+                    call("partition", "pqsort", fs::site_kind::call, 987654000),
+                    call("a_rather_long_source_file_name.cpp:1234", "compute_the_boundary_conditions_of_the_grid",
+                         fs::site_kind::call, 123456),
+                    call("quicksort.cpp:167", "pqsort", fs::site_kind::spawn, 12345)};
+  fs::spawn_site_profile p;
+  p.name = "a_rather_long_source_file_name.cpp:1234";
+  p.function = "compute_the_boundary_conditions_of_the_grid_and_then_some_more";
+  p.kind = fs::site_kind::spawn;
+  p.tasks = 123456789;
+  p.work = 9876543210;
+  p.span = 98765432;
+  p.exclusive_work = root.work;
+  p.critical_span = static_cast<std::int64_t>(root.span);
+  p.critical_percent = 100;
+  rep.spawn_sites = {p};
+  return rep;
+}
+
+// The table's row whose label starts with `start` ("" when there is none).
+std::string row_starting(const std::string& text, const std::string& start) {
+  for (const auto& line : lines_of(text))
+    if (line.rfind("  " + start, 0) == 0) return line;
+  return "";
+}
+
+TEST_F(ReportOutput, SiteTablesKeepEveryFunctionIn80Columns) {
+  const std::string text = wide_sites_report().sites_text();
+  for (const auto& line : lines_of(text)) EXPECT_LE(fs::detail::output::display_width(line), 80u) << line;
+  // Too wide even with short numbers: the labels are shortened, the functions stay.
+  EXPECT_NE(text.find("(numbers rounded"), std::string::npos) << text;
+  EXPECT_NE(text.find("(names shortened to fit 80 columns"), std::string::npos) << text;
+  EXPECT_EQ(text.find("(functions left out"), std::string::npos) << text;
+  // A short label whole: the call's name and the function it is in.
+  EXPECT_NE(row_starting(text, "partition in pqsort  "), "") << text;
+  // A long file name is cut before its line, a long function name at its end.
+  const std::string lng = row_starting(text, "a");
+  EXPECT_NE(lng.find("...:1234 in compu"), std::string::npos) << text;
+  EXPECT_NE(lng.find("..."), lng.rfind("...")) << "both cut: " << lng;
+  const std::string spawn = row_starting(text, "spawn ");
+  EXPECT_NE(spawn.find(":167 in pqsort  "), std::string::npos) << text;
+  // The spawn-site table has more room, and still keeps the function.
+  const std::string spawns = text.substr(text.find("\nSpawn sites"));
+  EXPECT_NE(row_starting(spawns, "a_rat").find("...:1234 in compute_th"), std::string::npos) << spawns;
+  EXPECT_EQ(text.find("self-check failed"), std::string::npos) << text;
 }
 
 TEST_F(ReportOutput, SiteCsvWritersFailCleanly) {

@@ -11,6 +11,7 @@
 // guard is an empty type and measure() simply runs the callable.
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -423,6 +424,34 @@ inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
 }
 
+namespace detail {
+
+// The tag FORKSCALE_CALL gives its call site, made at compile time from the
+// expression's text: the text up to its first '(', without the spaces before it
+// ("partition" for "partition(a, lo, hi)"), or the whole text when that leaves
+// nothing. Held in static storage (FORKSCALE_DETAIL_CALL_NAME), as a tag must be.
+template <std::size_t N>
+struct call_name {
+  char chars[N] = {};
+  constexpr explicit call_name(const char (&expr)[N]) noexcept {
+    std::size_t end = 0;
+    while (end + 1 < N && expr[end] != '(') ++end;
+    while (end > 0 && expr[end - 1] == ' ') --end;
+    if (end == 0) end = N - 1;
+    for (std::size_t i = 0; i < end; ++i) chars[i] = expr[i];
+  }
+};
+
+// FORKSCALE_CALL's call: `call()` inside a call_site at `where`, with its value (a
+// reference stays one; none for a void call).
+template <class Call>
+decltype(auto) profiled_call(const site& where, Call&& call) {
+  call_site cs(where);
+  return std::forward<Call>(call)();
+}
+
+}  // namespace detail
+
 FORKSCALE_NAMESPACE_END
 
 // Guards with unique variable names, for code that prefers one line per guard.
@@ -437,10 +466,26 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_WHAT_IF_REGION(tag)                                             \
   ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
+// A profiled call named by its call: FORKSCALE_CALL(partition(a, lo, hi)) runs the
+// call inside an fs::call_site tagged "partition" (the expression's text up to its
+// first '(') and has the call's value: `auto p = FORKSCALE_CALL(f(x));`, or a
+// statement for a void call. The site's function is the enclosing one. The
+// expression is evaluated in a lambda that captures by reference (in C++17 it
+// cannot name a structured binding).
+#define FORKSCALE_CALL(...)                                                                                 \
+  ::forkscale::detail::profiled_call(::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, \
+                                                       FORKSCALE_DETAIL_CALL_NAME(#__VA_ARGS__)},           \
+                                     [&]() -> decltype(auto) { return __VA_ARGS__; })
+#define FORKSCALE_DETAIL_CALL_NAME(expr_text)                                                     \
+  ([]() noexcept -> const char* {                                                                 \
+    static constexpr ::forkscale::detail::call_name<sizeof(expr_text)> forkscale_name(expr_text); \
+    return forkscale_name.chars;                                                                  \
+  }())
 #else
 #define FORKSCALE_CALL_SITE() (void)0
 #define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
 #define FORKSCALE_SYNC_POINT() (void)0
 #define FORKSCALE_REGION(label) (void)0
 #define FORKSCALE_WHAT_IF_REGION(tag) (void)0
+#define FORKSCALE_CALL(...) (__VA_ARGS__)
 #endif

@@ -89,6 +89,24 @@ TEST(Disabled, GuardsStillRunTheProgram) {
   EXPECT_EQ(fib_inline(20), 6765);
 }
 
+// FORKSCALE_CALL(expr) is the expression itself: its value, its type (a reference
+// stays one), usable in a constant expression, and a statement for a void call.
+constexpr int square(int x) { return x * x; }
+static_assert(FORKSCALE_CALL(square(3)) == 9, "a disabled FORKSCALE_CALL must be the expression");
+int counter = 0;
+int& counted() { return ++counter, counter; }
+void bump(int by) { counter += by; }
+
+TEST(Disabled, ForkscaleCallIsTheExpression) {
+  static_assert(std::is_same<decltype(FORKSCALE_CALL(counted())), int&>::value, "a reference stays one");
+  counter = 0;
+  FORKSCALE_CALL(bump(5));
+  const auto r = FORKSCALE_CALL(square(4));
+  FORKSCALE_CALL(counted()) += 10;
+  EXPECT_EQ(r, 16);
+  EXPECT_EQ(counter, 16);
+}
+
 TEST(Disabled, RegionsCompileAndDoNothing) {
   long sum = 0;
   {

@@ -36,6 +36,11 @@ class text_table {
 
   // The width the table needs without cutting the first column.
   std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
 
   std::string render() const {
     std::vector<std::size_t> w = widths();
