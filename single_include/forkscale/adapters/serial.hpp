@@ -204,6 +204,7 @@
 //            does not advance while the thread waits for a CPU, so a busy machine
 //            does not inflate the numbers; a reading costs a system call.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <thread>
 
@@ -454,7 +455,7 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
       info.unit_per_tick = arm_ns_per_tick();
       info.unit = "ns";
       const double ns = 15000.0 / cycles_per_ns();
-      info.default_burden_ticks = static_cast<std::uint64_t>(ns / info.unit_per_tick + 0.5);
+      info.default_burden_ticks = static_cast<std::uint64_t>(std::llround(ns / info.unit_per_tick));
       if (info.default_burden_ticks == 0) info.default_burden_ticks = 1;
       break;
     }
@@ -2072,6 +2073,11 @@ class text_table {
 
   // The width the table needs without cutting the first column.
   std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
 
   std::string render() const {
     std::vector<std::size_t> w = widths();
@@ -2192,17 +2198,23 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
 
-// The site tables: exact numbers with each site's function when that fits in 80
-// columns, else short numbers, else short numbers without the functions (a site
-// keeps its file:line or tag, which is what tells the rows apart).
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
 template <typename Build>
 std::string fitted_site_columns(Build build) {
-  const text_table exact = build(false, true);
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
   if (exact.natural_width() <= text_table::line_width) return exact.render();
-  const text_table short_fn = build(true, true);
-  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded_note;
-  return build(true, false).render() + rounded_note +
-         "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
 }
 
 // `part` as a percentage of `whole`; "n/a" when `whole` is 0.
@@ -2211,16 +2223,42 @@ inline std::string share_text(std::int64_t part, std::uint64_t whole) {
   return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
-// of spawn sites in the call-site table.
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
 inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
-                              bool with_function = true) {
+                              std::size_t width = std::string::npos) {
   if (kind == site_kind::root) return "(root)";
-  std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
-  s += name.empty() ? std::string("(unnamed)") : printable(name);
-  if (with_function && !function.empty()) s += " in " + printable(function);
-  return s;
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -2325,12 +2363,12 @@ inline text_section call_sites_section(const report& rep, std::size_t top_n) {
   std::size_t hidden = 0;
   const std::vector<std::size_t> shown = top_rows(
       rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
     text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
     for (const std::size_t i : shown) {
       const call_site_profile& c = rep.call_sites[i];
       const site_measure& tcs = c.top_call_site_on_work;
-      t.add({site_label(c.kind, c.name, c.function, true, with_function),
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
              signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
              count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
              signed_count_text(tcs.span, short_numbers),
@@ -2350,11 +2388,11 @@ inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
   std::size_t hidden = 0;
   const std::vector<std::size_t> shown = top_rows(
       rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
     text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
     for (const std::size_t i : shown) {
       const spawn_site_profile& p = rep.spawn_sites[i];
-      t.add({site_label(p.kind, p.name, p.function, false, with_function), count_text(p.tasks, short_numbers),
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
              count_text(p.work, short_numbers), count_text(p.span, short_numbers),
              ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
              percent_text(p.critical_percent)});
@@ -2975,6 +3013,7 @@ FORKSCALE_NAMESPACE_END
 // the clock chosen by each measurement's options. With FORKSCALE_ENABLE=0 every
 // guard is an empty type and measure() simply runs the callable.
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -7114,6 +7153,34 @@ inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
 }
 
+namespace detail {
+
+// The tag FORKSCALE_CALL gives its call site, made at compile time from the
+// expression's text: the text up to its first '(', without the spaces before it
+// ("partition" for "partition(a, lo, hi)"), or the whole text when that leaves
+// nothing. Held in static storage (FORKSCALE_DETAIL_CALL_NAME), as a tag must be.
+template <std::size_t N>
+struct call_name {
+  char chars[N] = {};
+  constexpr explicit call_name(const char (&expr)[N]) noexcept {
+    std::size_t end = 0;
+    while (end + 1 < N && expr[end] != '(') ++end;
+    while (end > 0 && expr[end - 1] == ' ') --end;
+    if (end == 0) end = N - 1;
+    for (std::size_t i = 0; i < end; ++i) chars[i] = expr[i];
+  }
+};
+
+// FORKSCALE_CALL's call: `call()` inside a call_site at `where`, with its value (a
+// reference stays one; none for a void call).
+template <class Call>
+decltype(auto) profiled_call(const site& where, Call&& call) {
+  call_site cs(where);
+  return std::forward<Call>(call)();
+}
+
+}  // namespace detail
+
 FORKSCALE_NAMESPACE_END
 
 // Guards with unique variable names, for code that prefers one line per guard.
@@ -7128,12 +7195,28 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_WHAT_IF_REGION(tag)                                             \
   ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
+// A profiled call named by its call: FORKSCALE_CALL(partition(a, lo, hi)) runs the
+// call inside an fs::call_site tagged "partition" (the expression's text up to its
+// first '(') and has the call's value: `auto p = FORKSCALE_CALL(f(x));`, or a
+// statement for a void call. The site's function is the enclosing one. The
+// expression is evaluated in a lambda that captures by reference (in C++17 it
+// cannot name a structured binding).
+#define FORKSCALE_CALL(...)                                                                                 \
+  ::forkscale::detail::profiled_call(::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, \
+                                                       FORKSCALE_DETAIL_CALL_NAME(#__VA_ARGS__)},           \
+                                     [&]() -> decltype(auto) { return __VA_ARGS__; })
+#define FORKSCALE_DETAIL_CALL_NAME(expr_text)                                                     \
+  ([]() noexcept -> const char* {                                                                 \
+    static constexpr ::forkscale::detail::call_name<sizeof(expr_text)> forkscale_name(expr_text); \
+    return forkscale_name.chars;                                                                  \
+  }())
 #else
 #define FORKSCALE_CALL_SITE() (void)0
 #define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
 #define FORKSCALE_SYNC_POINT() (void)0
 #define FORKSCALE_REGION(label) (void)0
 #define FORKSCALE_WHAT_IF_REGION(tag) (void)0
+#define FORKSCALE_CALL(...) (__VA_ARGS__)
 #endif
 #endif  // FORKSCALE_SINGLE_GUARDS_HPP
 // end include/forkscale/guards.hpp
@@ -7390,6 +7473,115 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/macro_unscope.hpp
 #endif  // FORKSCALE_SINGLE_FORKSCALE_HPP
 // end include/forkscale/forkscale.hpp
+// begin include/forkscale/adapters/caller_site.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
+// caller_site.hpp: how an adapter's entry point whose arguments end in a pack —
+// parallel_invoke(f1, ..., fn), fs::thread t(f, args...) — still names the
+// caller's line. A defaulted `const site& where = site::current()` cannot follow a
+// pack, so the *first* argument carries it: the parameter's type converts from the
+// callable the caller passes, and that converting constructor takes the defaulted
+// site, which the compiler evaluates at the caller's line (the way logging
+// libraries take a source_location next to a format string). The callable is kept
+// by reference, its type erased; the entry point calls it back with its own type.
+//
+// A call made for the caller by other code (std::vector::emplace_back(f, args...)
+// constructing an fs::thread) names that code's line: there is no way around it.
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace caller {
+
+// T, in a context where it is not deduced: a parameter of type
+// thread_start<Owner, identity_t<Args>...> leaves Args to the other arguments.
+template <class T>
+struct identity {
+  using type = T;
+};
+template <class T>
+using identity_t = typename identity<T>::type;
+
+// A reference to a callable, an object or a function, with its type erased; get<G>()
+// gives it back as the G it was made from.
+class callable_ref {
+ public:
+  template <class G>
+  explicit callable_ref(G& g) noexcept {
+    if constexpr (std::is_function<G>::value)
+      function_ = reinterpret_cast<void (*)()>(&g);
+    else
+      object_ = const_cast<void*>(static_cast<const void*>(std::addressof(g)));
+  }
+  template <class G>
+  G& get() const noexcept {
+    if constexpr (std::is_function<G>::value)
+      return *reinterpret_cast<G*>(function_);
+    else
+      return *static_cast<G*>(object_);
+  }
+
+ private:
+  union {
+    void* object_;
+    void (*function_)();
+  };
+};
+
+// The first callable of parallel_invoke(f1, ..., fn) with the caller's line; called
+// through a const reference, as the others are. It refers to the caller's callable,
+// which lives until the call returns.
+class first_invocable {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same<std::decay_t<F>, first_invocable>::value>>
+  first_invocable(const F& f, const site& where = site::current()) noexcept : fn_(f), call_(&call<F>), where_(where) {}
+
+  void operator()() const { call_(fn_); }
+  const site& where() const noexcept { return where_; }
+
+ private:
+  template <class F>
+  static void call(const callable_ref& fn) {
+    fn.get<const F>()();
+  }
+
+  callable_ref fn_;
+  void (*call_)(const callable_ref&);
+  site where_;
+};
+
+// The callable of a thread's constructor, Owner t(f, args...), with the caller's
+// line. Calling it with the thread and the arguments calls
+// Owner::start(thread, std::forward<F>(f), where, std::forward<Args>(args)...)
+// with F the callable's own type (Owner befriends this class).
+template <class Owner, class... Args>
+class thread_start {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_base_of<Owner, std::decay_t<F>>::value &&
+                                              !std::is_same<std::decay_t<F>, thread_start>::value>>
+  thread_start(F&& f, const site& where = site::current()) noexcept : fn_(f), start_(&start<F>), where_(where) {}
+
+  void operator()(Owner& thread, Args&&... args) const { start_(fn_, thread, where_, std::forward<Args>(args)...); }
+
+ private:
+  template <class F>
+  static void start(const callable_ref& fn, Owner& thread, const site& where, Args&&... args) {
+    Owner::start(thread, std::forward<F>(fn.get<std::remove_reference_t<F>>()), where, std::forward<Args>(args)...);
+  }
+
+  callable_ref fn_;
+  void (*start_)(const callable_ref&, Owner&, const site&, Args&&...);
+  site where_;
+};
+
+}  // namespace caller
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
+// end include/forkscale/adapters/caller_site.hpp
 // begin include/forkscale/adapters/split_tree.hpp
 #ifndef FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
 #define FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
@@ -7618,8 +7810,21 @@ bound_call<std::decay_t<F>, std::decay_t<Args>...> bind(F&& f, Args&&... args) {
 template <class F, class... Args>
 using result_t = std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>;
 
+// A launch policy with the caller's line: the first argument of fs::async(policy,
+// f, args...), which converts from the std::launch the caller passes (see
+// caller_site.hpp).
+struct launch_at {
+  launch_at(std::launch p, const site& w = site::current()) noexcept : policy(p), where(w) {}
+  std::launch policy;
+  site where;
+};
+
+// std::async's policy when the caller gives none: both bits.
+constexpr std::launch any_launch = std::launch::async | std::launch::deferred;
+
 template <class F>
-using enable_if_callable_t = std::enable_if_t<!std::is_same<std::decay_t<F>, std::launch>::value>;
+using enable_if_callable_t = std::enable_if_t<!std::is_same<std::decay_t<F>, std::launch>::value &&
+                                              !std::is_same<std::decay_t<F>, launch_at>::value>;
 
 struct future_access;
 
@@ -7636,9 +7841,11 @@ class basic_thread {
   using native_handle_type = std::thread::native_handle_type;
 
   basic_thread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
-  explicit basic_thread(F&& f, Args&&... args)
-      : thread_(forkscale::spawn(handle_, detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...))) {
+  // f(args...) spawned here, at the caller's line (caller_site.hpp).
+  template <class... Args>
+  explicit basic_thread(detail::caller::thread_start<basic_thread, detail::caller::identity_t<Args>...> f,
+                        Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
   }
   basic_thread(basic_thread&&) noexcept = default;
   basic_thread& operator=(basic_thread&& o) noexcept {
@@ -7671,6 +7878,14 @@ class basic_thread {
   static unsigned hardware_concurrency() noexcept { return std::thread::hardware_concurrency(); }
 
  private:
+  template <class, class...>
+  friend class detail::caller::thread_start;
+  template <class F, class... Args>
+  static void start(basic_thread& t, F&& f, const site& where, Args&&... args) {
+    t.thread_ = std::thread(
+        forkscale::spawn(t.handle_, detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...), where));
+  }
+
   basic_join_handle<Clock> handle_;  // before thread_: the spawn binds it
   std::thread thread_;
 };
@@ -7682,8 +7897,9 @@ void swap(basic_thread<Clock>& a, basic_thread<Clock>& b) noexcept {
 
 #if defined(__cpp_lib_jthread)
 // std::jthread: like basic_thread, and its destructor asks the thread to stop and
-// joins it (a join recorded where the jthread dies). A callable whose first
-// parameter is a std::stop_token gets the thread's token, as with std::jthread.
+// joins it (a join recorded at the line that constructed the jthread: a destructor
+// cannot know the caller's). A callable whose first parameter is a
+// std::stop_token gets the thread's token, as with std::jthread.
 template <class Clock = default_clock>
 class basic_jthread {
  public:
@@ -7691,14 +7907,18 @@ class basic_jthread {
   using native_handle_type = std::jthread::native_handle_type;
 
   basic_jthread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
-  explicit basic_jthread(F&& f, Args&&... args) : thread_(make_task(std::forward<F>(f), std::forward<Args>(args)...)) {}
+  template <class... Args>
+  explicit basic_jthread(detail::caller::thread_start<basic_jthread, detail::caller::identity_t<Args>...> f,
+                         Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
+  }
   basic_jthread(basic_jthread&&) noexcept = default;
   basic_jthread& operator=(basic_jthread&& o) noexcept {
     if (this != &o) {
       stop_and_join();
       thread_ = std::move(o.thread_);
       handle_ = std::move(o.handle_);
+      where_ = o.where_;
     }
     return *this;
   }
@@ -7726,29 +7946,36 @@ class basic_jthread {
   static unsigned hardware_concurrency() noexcept { return std::thread::hardware_concurrency(); }
 
  private:
+  template <class, class...>
+  friend class detail::caller::thread_start;
   template <class F, class... Args>
-  auto make_task(F&& f, Args&&... args) {
+  static void start(basic_jthread& t, F&& f, const site& where, Args&&... args) {
+    t.where_ = where;
+    t.thread_ = std::jthread(t.make_task(where, std::forward<F>(f), std::forward<Args>(args)...));
+  }
+  template <class F, class... Args>
+  auto make_task(const site& where, F&& f, Args&&... args) {
     auto call = detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
     if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
-      const site where = site::current();
       return [token = basic_spawn_point(handle_, where), call = std::move(call),
               where](std::stop_token st) mutable -> decltype(auto) {
         basic_spawn_scope<Clock> scope(std::move(token), where);
         return call.with_token(std::move(st));
       };
     } else {
-      return forkscale::spawn(handle_, std::move(call));
+      return forkscale::spawn(handle_, std::move(call), where);
     }
   }
   void stop_and_join() noexcept {
     if (!thread_.joinable()) return;
     thread_.request_stop();
-    basic_sync_point<Clock> sp(handle_);
+    basic_sync_point<Clock> sp(handle_, where_);
     thread_.join();
   }
 
   basic_join_handle<Clock> handle_;  // before thread_: the spawn binds it
   std::jthread thread_;
+  site where_;  // where it was constructed: the line its destructor's join names
 };
 #endif  // __cpp_lib_jthread
 
@@ -7767,11 +7994,13 @@ class basic_future {
       future_ = std::move(o.future_);
       deferred_ = std::move(o.deferred_);
       joined_ = o.joined_;
+      where_ = o.where_;
     }
     return *this;
   }
   // Blocks for an asynchronous call's thread, as std::async's future does: that is
-  // its join. A deferred call that never ran is simply dropped.
+  // its join, recorded at the line of the fs::async call (a destructor cannot know
+  // the caller's). A deferred call that never ran is simply dropped.
   ~basic_future() { finish(); }
 
   decltype(auto) get(const site& where = site::current()) {
@@ -7817,7 +8046,7 @@ class basic_future {
   void finish() noexcept {
     if (future_.valid() && !joined_ && !deferred_.valid()) {
       joined_ = true;
-      basic_sync_point<Clock> sp(handle_);
+      basic_sync_point<Clock> sp(handle_, where_);
       future_.wait();
     }
   }
@@ -7826,6 +8055,7 @@ class basic_future {
   std::future<T> future_;
   std::packaged_task<T()> deferred_;  // a deferred call not yet run
   bool joined_ = false;
+  site where_;  // the fs::async call's line
 };
 
 template <class T>
@@ -7837,15 +8067,17 @@ namespace std_adapter {
 struct future_access {
   // On a new thread, spawned now.
   template <class Clock, class R, class Call>
-  static basic_future<Clock, R> launch_async(Call&& call) {
+  static basic_future<Clock, R> launch_async(Call&& call, const site& where) {
     basic_future<Clock, R> out;
-    out.future_ = std::async(std::launch::async, forkscale::spawn(out.handle_, std::forward<Call>(call)));
+    out.where_ = where;
+    out.future_ = std::async(std::launch::async, forkscale::spawn(out.handle_, std::forward<Call>(call), where));
     return out;
   }
   // Spawned, run and joined at the first get() or wait().
   template <class Clock, class R, class Call>
-  static basic_future<Clock, R> launch_deferred(Call&& call) {
+  static basic_future<Clock, R> launch_deferred(Call&& call, const site& where) {
     basic_future<Clock, R> out;
+    out.where_ = where;
     out.deferred_ = std::packaged_task<R()>(std::forward<Call>(call));
     out.future_ = out.deferred_.get_future();
     return out;
@@ -7854,6 +8086,7 @@ struct future_access {
   template <class Clock, class R, class Call>
   static basic_future<Clock, R> run_inline(Call&& call, const site& where) {
     basic_future<Clock, R> out;
+    out.where_ = where;
     std::packaged_task<R()> task(std::forward<Call>(call));
     out.future_ = task.get_future();
     spawn_token token = basic_spawn_point(out.handle_, where);
@@ -7863,24 +8096,106 @@ struct future_access {
   }
 };
 
+template <class Clock, class F, class... Args>
+using future_t = basic_future<Clock, result_t<F, Args...>>;
+
+// async's forms, on a clock, with std::launch::async calls run on a thread or, for
+// the serial backend, inline (`Inline`): fs::async and fs::serial::async call them,
+// and the backends inherit them as B::async. Each names the caller's line: the
+// policy form through launch_at, the policy-less form (both bits) through a
+// defaulted site after up to four arguments. A policy-less call with more
+// arguments names this header's line.
+template <class Clock, bool Inline>
+struct async_forms {
+  template <class F, class... Args>
+  static future_t<Clock, F, Args...> async(launch_at policy, F&& f, Args&&... args) {
+    using R = result_t<F, Args...>;
+    auto call = std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
+    if ((policy.policy & std::launch::async) != std::launch::async)
+      return future_access::launch_deferred<Clock, R>(std::move(call), policy.where);
+    if constexpr (Inline)
+      return future_access::run_inline<Clock, R>(std::move(call), policy.where);
+    else
+      return future_access::launch_async<Clock, R>(std::move(call), policy.where);
+  }
+  // The policy-less form, both bits, named at `where`.
+  template <class F, class... Args>
+  static future_t<Clock, F, Args...> at(const site& where, F&& f, Args&&... args) {
+    return async(launch_at(any_launch, where), std::forward<F>(f), std::forward<Args>(args)...);
+  }
+  template <class F, class = enable_if_callable_t<F>>
+  static future_t<Clock, F> async(F&& f, const site& where = site::current()) {
+    return at(where, std::forward<F>(f));
+  }
+  template <class F, class A1, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1> async(F&& f, A1&& a1, const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1));
+  }
+  template <class F, class A1, class A2, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1, A2> async(F&& f, A1&& a1, A2&& a2, const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1), std::forward<A2>(a2));
+  }
+  template <class F, class A1, class A2, class A3, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1, A2, A3> async(F&& f, A1&& a1, A2&& a2, A3&& a3, const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1), std::forward<A2>(a2), std::forward<A3>(a3));
+  }
+  template <class F, class A1, class A2, class A3, class A4, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, A1, A2, A3, A4> async(F&& f, A1&& a1, A2&& a2, A3&& a3, A4&& a4,
+                                                  const site& where = site::current()) {
+    return at(where, std::forward<F>(f), std::forward<A1>(a1), std::forward<A2>(a2), std::forward<A3>(a3),
+              std::forward<A4>(a4));
+  }
+  template <class F, class... Args, class = enable_if_callable_t<F>>
+  static future_t<Clock, F, Args...> async(F&& f, Args&&... args) {
+    return at(site::current(), std::forward<F>(f), std::forward<Args>(args)...);
+  }
+};
+
 }  // namespace std_adapter
 }  // namespace detail
 
-// std::async with the call's spawn and join recorded. With both launch bits the
-// call gets a thread (what libstdc++ and libc++ do when they can); a policy with
-// neither bit is taken as deferred.
+// std::async with the call's spawn and join recorded, at the caller's line. With
+// both launch bits the call gets a thread (what libstdc++ and libc++ do when they
+// can); a policy with neither bit is taken as deferred. Without a policy, the
+// caller's line is named for up to four arguments after the callable; with more,
+// pass a policy (see async_forms).
 template <class Clock = default_clock, class F, class... Args>
-basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f, Args&&... args) {
-  using R = detail::std_adapter::result_t<F, Args...>;
-  auto call = detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
-  if ((policy & std::launch::async) == std::launch::async)
-    return detail::std_adapter::future_access::launch_async<Clock, R>(std::move(call));
-  return detail::std_adapter::future_access::launch_deferred<Clock, R>(std::move(call));
+detail::std_adapter::future_t<Clock, F, Args...> async(detail::std_adapter::launch_at policy, F&& f, Args&&... args) {
+  return detail::std_adapter::async_forms<Clock, false>::async(policy, std::forward<F>(f), std::forward<Args>(args)...);
+}
+template <class Clock = default_clock, class F, class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F> async(F&& f, const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f));
+}
+template <class Clock = default_clock, class F, class A1, class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1> async(F&& f, A1&& a1, const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1));
+}
+template <class Clock = default_clock, class F, class A1, class A2,
+          class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1, A2> async(F&& f, A1&& a1, A2&& a2, const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                            std::forward<A2>(a2));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3,
+          class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1, A2, A3> async(F&& f, A1&& a1, A2&& a2, A3&& a3,
+                                                          const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                            std::forward<A2>(a2), std::forward<A3>(a3));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3, class A4,
+          class = detail::std_adapter::enable_if_callable_t<F>>
+detail::std_adapter::future_t<Clock, F, A1, A2, A3, A4> async(F&& f, A1&& a1, A2&& a2, A3&& a3, A4&& a4,
+                                                              const site& where = site::current()) {
+  return detail::std_adapter::async_forms<Clock, false>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                            std::forward<A2>(a2), std::forward<A3>(a3),
+                                                            std::forward<A4>(a4));
 }
 template <class Clock = default_clock, class F, class... Args, class = detail::std_adapter::enable_if_callable_t<F>>
-basic_future<Clock, detail::std_adapter::result_t<F, Args...>> async(F&& f, Args&&... args) {
-  return forkscale::async<Clock>(std::launch::async | std::launch::deferred, std::forward<F>(f),
-                                 std::forward<Args>(args)...);
+detail::std_adapter::future_t<Clock, F, Args...> async(F&& f, Args&&... args) {
+  return detail::std_adapter::async_forms<Clock, false>::at(site::current(), std::forward<F>(f),
+                                                            std::forward<Args>(args)...);
 }
 
 using thread = basic_thread<default_clock>;
@@ -7891,18 +8206,13 @@ using jthread = basic_jthread<default_clock>;
 // The names above, gathered for programs written against a backend (see
 // serial.hpp and tbb.hpp for the others): B::thread, B::async(...).
 template <class Clock = default_clock>
-struct basic_std_backend {
+struct basic_std_backend : detail::std_adapter::async_forms<Clock, false> {  // B::async, as fs::async
   using thread = basic_thread<Clock>;
 #if defined(__cpp_lib_jthread)
   using jthread = basic_jthread<Clock>;
 #endif
   template <class T>
   using future = basic_future<Clock, T>;
-
-  template <class... A>
-  static auto async(A&&... a) {
-    return forkscale::async<Clock>(std::forward<A>(a)...);
-  }
 };
 using std_backend = basic_std_backend<default_clock>;
 
@@ -8025,16 +8335,17 @@ class basic_task_arena {
 };
 
 // tbb::parallel_invoke(f1, ..., fn), serially: f1..fn-1 spawned and run in turn,
-// fn run in the calling task, one join — Cilk's spawn, spawn, call, sync.
+// fn run in the calling task, one join — Cilk's spawn, spawn, call, sync. f1
+// carries the caller's line (caller_site.hpp).
 template <class Clock = default_clock, class... F>
-void parallel_invoke(const F&... f) {
-  static_assert(sizeof...(F) >= 2, "parallel_invoke needs at least two callables");
-  const site where = site::current();
+void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
+  static_assert(sizeof...(F) >= 1, "parallel_invoke needs at least two callables");
+  const site where = f1.where();
   forkscale::basic_task_group<Clock> group;
   std::exception_ptr first_error;
   std::size_t i = 0;
   auto one = [&](const auto& fn) {
-    if (++i == sizeof...(F)) {
+    if (++i == sizeof...(F) + 1) {
       try {
         fn();
       } catch (...) {
@@ -8050,6 +8361,7 @@ void parallel_invoke(const F&... f) {
       if (!first_error) first_error = std::current_exception();
     }
   };
+  one(f1);
   (one(f), ...);
   { basic_sync_point<Clock> sp(group, where); }
   if (first_error) std::rethrow_exception(first_error);
@@ -8095,11 +8407,12 @@ class basic_thread {
   using id = std::thread::id;
 
   basic_thread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_thread>::value>>
-  explicit basic_thread(F&& f, Args&&... args) {
-    auto task = forkscale::spawn(handle_,
-                                 forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...));
-    run_or_terminate(task);
+  // f(args...) spawned here, at the caller's line (caller_site.hpp), and run.
+  template <class... Args>
+  explicit basic_thread(
+      forkscale::detail::caller::thread_start<basic_thread, forkscale::detail::caller::identity_t<Args>...> f,
+      Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
     joinable_ = true;
   }
   basic_thread(basic_thread&& o) noexcept
@@ -8128,6 +8441,14 @@ class basic_thread {
   static unsigned hardware_concurrency() noexcept { return 1; }
 
  private:
+  template <class, class...>
+  friend class forkscale::detail::caller::thread_start;
+  template <class F, class... Args>
+  static void start(basic_thread& t, F&& f, const site& where, Args&&... args) {
+    auto task = forkscale::spawn(
+        t.handle_, forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...), where);
+    run_or_terminate(task);
+  }
   template <class Task>
   static void run_or_terminate(Task& task) noexcept {
     task();  // noexcept: an escaping exception terminates, as on a std::thread
@@ -8139,34 +8460,33 @@ class basic_thread {
 
 #if defined(__cpp_lib_jthread)
 // std::jthread, serially: the body gets a stop token that is never stopped while
-// it runs (it runs inside the constructor); the destructor is the join.
+// it runs (it runs inside the constructor); the destructor is the join (recorded
+// at the line that constructed the jthread, as fs::jthread's).
 template <class Clock = default_clock>
 class basic_jthread {
  public:
   using id = std::thread::id;
 
   basic_jthread() noexcept = default;
-  template <class F, class... Args, class = std::enable_if_t<!std::is_same<std::decay_t<F>, basic_jthread>::value>>
-  explicit basic_jthread(F&& f, Args&&... args) {
-    auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
-    if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
-      auto task = forkscale::spawn(
-          handle_, [&call, token = stop_.get_token()]() mutable { return call.with_token(std::move(token)); });
-      run_or_terminate(task);
-    } else {
-      auto task = forkscale::spawn(handle_, std::move(call));
-      run_or_terminate(task);
-    }
+  template <class... Args>
+  explicit basic_jthread(
+      forkscale::detail::caller::thread_start<basic_jthread, forkscale::detail::caller::identity_t<Args>...> f,
+      Args&&... args) {
+    f(*this, std::forward<Args>(args)...);
     joinable_ = true;
   }
   basic_jthread(basic_jthread&& o) noexcept
-      : handle_(std::move(o.handle_)), stop_(std::move(o.stop_)), joinable_(std::exchange(o.joinable_, false)) {}
+      : handle_(std::move(o.handle_)),
+        stop_(std::move(o.stop_)),
+        joinable_(std::exchange(o.joinable_, false)),
+        where_(o.where_) {}
   basic_jthread& operator=(basic_jthread&& o) noexcept {
     if (this != &o) {
       stop_and_join();
       handle_ = std::move(o.handle_);
       stop_ = std::move(o.stop_);
       joinable_ = std::exchange(o.joinable_, false);
+      where_ = o.where_;
     }
     return *this;
   }
@@ -8189,6 +8509,22 @@ class basic_jthread {
   static unsigned hardware_concurrency() noexcept { return 1; }
 
  private:
+  template <class, class...>
+  friend class forkscale::detail::caller::thread_start;
+  template <class F, class... Args>
+  static void start(basic_jthread& t, F&& f, const site& where, Args&&... args) {
+    t.where_ = where;
+    auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
+    if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
+      auto task = forkscale::spawn(
+          t.handle_, [&call, token = t.stop_.get_token()]() mutable { return call.with_token(std::move(token)); },
+          where);
+      run_or_terminate(task);
+    } else {
+      auto task = forkscale::spawn(t.handle_, std::move(call), where);
+      run_or_terminate(task);
+    }
+  }
   template <class Task>
   static void run_or_terminate(Task& task) noexcept {
     task();
@@ -8197,33 +8533,62 @@ class basic_jthread {
     if (!joinable_) return;
     stop_.request_stop();
     joinable_ = false;
-    basic_sync_point<Clock> sp(handle_);
+    basic_sync_point<Clock> sp(handle_, where_);
   }
 
   basic_join_handle<Clock> handle_;
   std::stop_source stop_;
   bool joinable_ = false;
+  site where_;  // where it was constructed: the line its destructor's join names
 };
 #endif  // __cpp_lib_jthread
 
 // std::async, serially. std::launch::async (or both bits): spawned and run now,
 // joined at get(), wait() or the future's destruction; std::launch::deferred: as
-// fs::async, spawned, run and joined at the first get() or wait().
+// fs::async, spawned, run and joined at the first get() or wait(). The caller's
+// line is named as by fs::async.
 template <class Clock = default_clock, class F, class... Args>
-basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(std::launch policy, F&& f,
-                                                                                Args&&... args) {
-  using R = forkscale::detail::std_adapter::result_t<F, Args...>;
-  using access = forkscale::detail::std_adapter::future_access;
-  auto call = forkscale::detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
-  if ((policy & std::launch::async) == std::launch::async)
-    return access::run_inline<Clock, R>(std::move(call), site::current());
-  return access::launch_deferred<Clock, R>(std::move(call));
+forkscale::detail::std_adapter::future_t<Clock, F, Args...> async(forkscale::detail::std_adapter::launch_at policy,
+                                                                  F&& f, Args&&... args) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::async(policy, std::forward<F>(f),
+                                                                         std::forward<Args>(args)...);
+}
+template <class Clock = default_clock, class F, class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F> async(F&& f, const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f));
+}
+template <class Clock = default_clock, class F, class A1,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1> async(F&& f, A1&& a1, const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1));
+}
+template <class Clock = default_clock, class F, class A1, class A2,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1, A2> async(F&& f, A1&& a1, A2&& a2,
+                                                                 const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                                      std::forward<A2>(a2));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1, A2, A3> async(F&& f, A1&& a1, A2&& a2, A3&& a3,
+                                                                     const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                                      std::forward<A2>(a2), std::forward<A3>(a3));
+}
+template <class Clock = default_clock, class F, class A1, class A2, class A3, class A4,
+          class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
+forkscale::detail::std_adapter::future_t<Clock, F, A1, A2, A3, A4> async(F&& f, A1&& a1, A2&& a2, A3&& a3, A4&& a4,
+                                                                         const site& where = site::current()) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(where, std::forward<F>(f), std::forward<A1>(a1),
+                                                                      std::forward<A2>(a2), std::forward<A3>(a3),
+                                                                      std::forward<A4>(a4));
 }
 template <class Clock = default_clock, class F, class... Args,
           class = forkscale::detail::std_adapter::enable_if_callable_t<F>>
-basic_future<Clock, forkscale::detail::std_adapter::result_t<F, Args...>> async(F&& f, Args&&... args) {
-  return serial::async<Clock>(std::launch::async | std::launch::deferred, std::forward<F>(f),
-                              std::forward<Args>(args)...);
+forkscale::detail::std_adapter::future_t<Clock, F, Args...> async(F&& f, Args&&... args) {
+  return forkscale::detail::std_adapter::async_forms<Clock, true>::at(site::current(), std::forward<F>(f),
+                                                                      std::forward<Args>(args)...);
 }
 
 using task_group = basic_task_group<default_clock>;
@@ -8236,9 +8601,10 @@ using forkscale::blocked_range;
 using forkscale::grainsize;
 using forkscale::split;
 
-// Every name above, for programs written against a backend type.
+// Every name above, for programs written against a backend type; each entry point
+// names the caller's line, as the free functions do (async as fs::async).
 template <class Clock = default_clock>
-struct basic_backend {
+struct basic_backend : forkscale::detail::std_adapter::async_forms<Clock, true> {
   using task_group = serial::basic_task_group<Clock>;
   using task_arena = serial::basic_task_arena<Clock>;
   using thread = serial::basic_thread<Clock>;
@@ -8252,20 +8618,31 @@ struct basic_backend {
   using split = forkscale::split;
 
   template <class... F>
-  static void parallel_invoke(const F&... f) {
-    serial::parallel_invoke<Clock>(f...);
+  static void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
+    serial::parallel_invoke<Clock>(f1, f...);
   }
-  template <class... A>
-  static void parallel_for(A&&... a) {
-    serial::parallel_for<Clock>(std::forward<A>(a)...);
+  template <class Range, class Body>
+  static void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
+    serial::parallel_for<Clock>(range, body, where);
   }
-  template <class... A>
-  static auto parallel_reduce(A&&... a) {
-    return serial::parallel_reduce<Clock>(std::forward<A>(a)...);
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
+    serial::parallel_for<Clock>(first, last, f, where);
   }
-  template <class... A>
-  static auto async(A&&... a) {
-    return serial::async<Clock>(std::forward<A>(a)...);
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, Index step, const Function& f,
+                           const site& where = site::current()) {
+    serial::parallel_for<Clock>(first, last, step, f, where);
+  }
+  template <class Index, class Function>
+  static void parallel_for(Index first, Index last, const Function& f, grainsize grain,
+                           const site& where = site::current()) {
+    serial::parallel_for<Clock>(first, last, f, grain, where);
+  }
+  template <class Range, class Value, class RealBody, class Reduction>
+  static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
+                               const Reduction& reduction, const site& where = site::current()) {
+    return serial::parallel_reduce<Clock>(range, identity, real_body, reduction, where);
   }
 };
 using backend = basic_backend<default_clock>;

@@ -195,6 +195,7 @@
 //            does not advance while the thread waits for a CPU, so a busy machine
 //            does not inflate the numbers; a reading costs a system call.
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <thread>
 
@@ -445,7 +446,7 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
       info.unit_per_tick = arm_ns_per_tick();
       info.unit = "ns";
       const double ns = 15000.0 / cycles_per_ns();
-      info.default_burden_ticks = static_cast<std::uint64_t>(ns / info.unit_per_tick + 0.5);
+      info.default_burden_ticks = static_cast<std::uint64_t>(std::llround(ns / info.unit_per_tick));
       if (info.default_burden_ticks == 0) info.default_burden_ticks = 1;
       break;
     }
@@ -2063,6 +2064,11 @@ class text_table {
 
   // The width the table needs without cutting the first column.
   std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
 
   std::string render() const {
     std::vector<std::size_t> w = widths();
@@ -2183,17 +2189,23 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
 
-// The site tables: exact numbers with each site's function when that fits in 80
-// columns, else short numbers, else short numbers without the functions (a site
-// keeps its file:line or tag, which is what tells the rows apart).
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
 template <typename Build>
 std::string fitted_site_columns(Build build) {
-  const text_table exact = build(false, true);
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
   if (exact.natural_width() <= text_table::line_width) return exact.render();
-  const text_table short_fn = build(true, true);
-  if (short_fn.natural_width() <= text_table::line_width) return short_fn.render() + rounded_note;
-  return build(true, false).render() + rounded_note +
-         "  (functions left out to fit 80 columns: the CSV and JSON have them)\n";
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
 }
 
 // `part` as a percentage of `whole`; "n/a" when `whole` is 0.
@@ -2202,16 +2214,42 @@ inline std::string share_text(std::int64_t part, std::uint64_t whole) {
   return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
 }
 
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
-// of spawn sites in the call-site table.
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
 inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
-                              bool with_function = true) {
+                              std::size_t width = std::string::npos) {
   if (kind == site_kind::root) return "(root)";
-  std::string s = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
-  s += name.empty() ? std::string("(unnamed)") : printable(name);
-  if (with_function && !function.empty()) s += " in " + printable(function);
-  return s;
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -2316,12 +2354,12 @@ inline text_section call_sites_section(const report& rep, std::size_t top_n) {
   std::size_t hidden = 0;
   const std::vector<std::size_t> shown = top_rows(
       rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
     text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
     for (const std::size_t i : shown) {
       const call_site_profile& c = rep.call_sites[i];
       const site_measure& tcs = c.top_call_site_on_work;
-      t.add({site_label(c.kind, c.name, c.function, true, with_function),
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
              signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
              count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
              signed_count_text(tcs.span, short_numbers),
@@ -2341,11 +2379,11 @@ inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
   std::size_t hidden = 0;
   const std::vector<std::size_t> shown = top_rows(
       rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, bool with_function) {
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
     text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
     for (const std::size_t i : shown) {
       const spawn_site_profile& p = rep.spawn_sites[i];
-      t.add({site_label(p.kind, p.name, p.function, false, with_function), count_text(p.tasks, short_numbers),
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
              count_text(p.work, short_numbers), count_text(p.span, short_numbers),
              ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
              percent_text(p.critical_percent)});
@@ -2966,6 +3004,7 @@ FORKSCALE_NAMESPACE_END
 // the clock chosen by each measurement's options. With FORKSCALE_ENABLE=0 every
 // guard is an empty type and measure() simply runs the callable.
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -7105,6 +7144,34 @@ inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
 }
 
+namespace detail {
+
+// The tag FORKSCALE_CALL gives its call site, made at compile time from the
+// expression's text: the text up to its first '(', without the spaces before it
+// ("partition" for "partition(a, lo, hi)"), or the whole text when that leaves
+// nothing. Held in static storage (FORKSCALE_DETAIL_CALL_NAME), as a tag must be.
+template <std::size_t N>
+struct call_name {
+  char chars[N] = {};
+  constexpr explicit call_name(const char (&expr)[N]) noexcept {
+    std::size_t end = 0;
+    while (end + 1 < N && expr[end] != '(') ++end;
+    while (end > 0 && expr[end - 1] == ' ') --end;
+    if (end == 0) end = N - 1;
+    for (std::size_t i = 0; i < end; ++i) chars[i] = expr[i];
+  }
+};
+
+// FORKSCALE_CALL's call: `call()` inside a call_site at `where`, with its value (a
+// reference stays one; none for a void call).
+template <class Call>
+decltype(auto) profiled_call(const site& where, Call&& call) {
+  call_site cs(where);
+  return std::forward<Call>(call)();
+}
+
+}  // namespace detail
+
 FORKSCALE_NAMESPACE_END
 
 // Guards with unique variable names, for code that prefers one line per guard.
@@ -7119,12 +7186,28 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_WHAT_IF_REGION(tag)                                             \
   ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
       ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
+// A profiled call named by its call: FORKSCALE_CALL(partition(a, lo, hi)) runs the
+// call inside an fs::call_site tagged "partition" (the expression's text up to its
+// first '(') and has the call's value: `auto p = FORKSCALE_CALL(f(x));`, or a
+// statement for a void call. The site's function is the enclosing one. The
+// expression is evaluated in a lambda that captures by reference (in C++17 it
+// cannot name a structured binding).
+#define FORKSCALE_CALL(...)                                                                                 \
+  ::forkscale::detail::profiled_call(::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, \
+                                                       FORKSCALE_DETAIL_CALL_NAME(#__VA_ARGS__)},           \
+                                     [&]() -> decltype(auto) { return __VA_ARGS__; })
+#define FORKSCALE_DETAIL_CALL_NAME(expr_text)                                                     \
+  ([]() noexcept -> const char* {                                                                 \
+    static constexpr ::forkscale::detail::call_name<sizeof(expr_text)> forkscale_name(expr_text); \
+    return forkscale_name.chars;                                                                  \
+  }())
 #else
 #define FORKSCALE_CALL_SITE() (void)0
 #define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
 #define FORKSCALE_SYNC_POINT() (void)0
 #define FORKSCALE_REGION(label) (void)0
 #define FORKSCALE_WHAT_IF_REGION(tag) (void)0
+#define FORKSCALE_CALL(...) (__VA_ARGS__)
 #endif
 #endif  // FORKSCALE_SINGLE_GUARDS_HPP
 // end include/forkscale/guards.hpp
