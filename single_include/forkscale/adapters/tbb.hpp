@@ -6664,18 +6664,6 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   return s;
 }
 
-// A load warning goes where misuse goes (options.on_diagnostic, else one line on
-// stderr), but is not counted as misuse: the report's load field keeps it.
-inline void announce_load(const session& s, const load_check& c) {
-  if (!c.inflated) return;  // a clock chosen for the load is said in the report only
-  const std::string w = c.warning();
-  if (s.on_diagnostic) {
-    s.on_diagnostic(diagnostic{s.root.label, w.substr(std::string("forkscale: ").size())});
-  } else {
-    std::fprintf(stderr, "%s\n", w.c_str());
-  }
-}
-
 // Ends a measurement whose root frame is `root` (already closed) and builds its
 // report. The session is freed unless tasks or groups still refer to it.
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
@@ -6703,7 +6691,6 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.load.runnable_at_start = s->runnable_at_start;
   rep.load.hardware_threads = hardware_threads();
   rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
-  announce_load(*s, rep.load);
   // Misuse may leave tasks out (their tables may still change); a what-if
   // notice leaves everything else whole.
   std::uint64_t misuse_count = 0;
