@@ -6,7 +6,8 @@ single_include/forkscale/forkscale.hpp is the umbrella header with every quoted
 the order the compiler would first see it. The opt-in headers get single
 versions of their own at the same paths (adapters/tbb.hpp, integrations/gtest.hpp,
 study/html.hpp, read_report.hpp, ...), so that code written against the split
-headers compiles unchanged with -Isingle_include. Each inlined file is wrapped in
+headers compiles unchanged with -Isingle_include; each of them includes the
+single forkscale.hpp instead of a copy of it. Each inlined file is wrapped in
 an include guard of its own (FORKSCALE_SINGLE_<PATH>), so any set of single
 headers can be included together; detail/macro_scope.hpp and macro_unscope.hpp
 are inlined wherever they stand (they are meant to run more than once).
@@ -86,13 +87,21 @@ def guard_name(name):
     return "FORKSCALE_SINGLE_" + re.sub(r"[^A-Za-z0-9]", "_", path).upper()
 
 
-def inline(root, path, seen, out):
-    """Append `path` to `out`, inlining its quoted includes depth-first."""
+def inline(root, path, seen, out, umbrella=None):
+    """Append `path` to `out`, inlining its quoted includes depth-first. A file of
+    `umbrella` (the real paths the umbrella header inlines) is not inlined again:
+    the first one met becomes an #include of the single umbrella header."""
     real = os.path.realpath(path)
     include_root = os.path.realpath(os.path.join(root, "include"))
     name = rel(root, real)
     repeatable = name[len("include/forkscale/"):] in REPEATABLE
     if real in seen and not repeatable:
+        return
+    if umbrella and real in umbrella["files"] and not repeatable:
+        seen.add(real)
+        if not umbrella["included"]:
+            umbrella["included"] = True
+            out.append(f'#include "{umbrella["path"]}"\n')
         return
     seen.add(real)
     out.append(f"// begin {name}\n")
@@ -116,7 +125,7 @@ def inline(root, path, seen, out):
                 f'{name}:{lineno}: #include "{match.group(1)}" leaves include/; '
                 f"use <...> for headers of other libraries"
             )
-        inline(root, target, seen, out)
+        inline(root, target, seen, out, umbrella)
     if not repeatable:
         out.append(f"#endif  // {guard_name(name)}\n")
     out.append(f"// end {name}\n")
@@ -138,14 +147,21 @@ def check_version_macros(root, version, text):
             )
 
 
-def amalgamate(root, entry_rel=ENTRY):
+def umbrella_files(root):
+    """The real paths of the files the umbrella header inlines."""
+    seen = set()
+    inline(root, os.path.join(root, ENTRY), seen, [])
+    return seen
+
+
+def amalgamate(root, entry_rel=ENTRY, umbrella=None):
     """The text of the single header for include/forkscale/<entry>."""
     entry = os.path.join(root, entry_rel)
     if not os.path.isfile(entry):
         raise AmalgamationError(f"{entry_rel} does not exist")
     version = project_version(root)
     body = []
-    inline(root, entry, set(), body)
+    inline(root, entry, set(), body, umbrella)
     body_text = "".join(body)
     check_version_macros(root, version, body_text)
     what = "include/forkscale" if entry_rel == ENTRY else entry_rel
@@ -161,8 +177,12 @@ def amalgamate(root, entry_rel=ENTRY):
 def outputs(root):
     """(output path relative to root, text) for every single header."""
     result = [(OUTPUT, amalgamate(root))]
+    files = umbrella_files(root)
     for header in OPT_IN:
-        result.append(("single_include/forkscale/" + header, amalgamate(root, "include/forkscale/" + header)))
+        # An opt-in header includes the single umbrella rather than a copy of it.
+        up = "../" * header.count("/")
+        umbrella = {"files": files, "path": up + "forkscale.hpp", "included": False}
+        result.append(("single_include/forkscale/" + header, amalgamate(root, "include/forkscale/" + header, umbrella)))
     return result
 
 
