@@ -81,16 +81,22 @@ inline bool read_thread(long tid, thread_sched& t) {
   return true;
 }
 
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
 inline load_snapshot take_load_snapshot() {
   load_snapshot s;
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return s;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+  for_each_thread([&](long tid) {
     thread_sched t;
-    if (read_thread(std::atol(e->d_name), t)) s.threads.push_back(t);
-  }
-  closedir(d);
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
   std::sort(s.threads.begin(), s.threads.end(),
             [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
   rusage ru{};
@@ -102,22 +108,18 @@ inline load_snapshot take_load_snapshot() {
 // This process's threads that are running or ready to run (state R).
 inline unsigned own_runnable_threads() {
   unsigned n = 0;
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return 0;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    char path[320];
-    std::snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
     std::FILE* f = std::fopen(path, "r");
-    if (!f) continue;
+    if (!f) return;
     char buf[512];
     const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
     std::fclose(f);
     buf[len] = 0;
     const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
     if (close && close[1] == ' ' && close[2] == 'R') ++n;
-  }
-  closedir(d);
+  });
   return n;
 }
 
