@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -34,7 +35,9 @@ using bench_common::json_out;
 namespace {
 
 // ---- workloads: real work in every strand, two threads at the top -----------------
-volatile std::uint64_t sink = 0;
+// Results go here so the compiler keeps the work; strands on two threads add to it.
+std::atomic<std::uint64_t> sink{0};
+void keep(std::uint64_t x) { sink.fetch_add(x, std::memory_order_relaxed); }
 
 std::uint64_t spin_work(std::uint64_t n) {
   std::uint64_t x = n * 0x9E3779B97F4A7C15ull;
@@ -107,7 +110,7 @@ std::unique_ptr<tnode> build_tree(std::uint64_t& seed, int size) {  // serial, a
 std::uint64_t tree_sum(const tnode* n, int depth) {
   if (!n) return 0;
   std::uint64_t l = 0, r = 0;
-  sink = sink + spin_work(10000);
+  keep(spin_work(10000));
   fork2(
       depth, [&] { l = tree_sum(n->left.get(), depth + 1); }, [&] { r = tree_sum(n->right.get(), depth + 1); });
   return n->value + l + r;
@@ -120,20 +123,20 @@ struct workload {
 
 std::vector<workload> workloads() {
   return {
-      {"fib", [](bool quick) { sink = sink + fib(quick ? 12 : 18, 0); }},
+      {"fib", [](bool quick) { keep(fib(quick ? 12 : 18, 0)); }},
       {"quicksort",
        [](bool quick) {
          std::vector<std::uint64_t> v(quick ? 100000 : 4000000);
          std::uint64_t s = 42;
          for (auto& x : v) x = s = s * 6364136223846793005ull + 1442695040888963407ull;
          quicksort(v, 0, static_cast<std::ptrdiff_t>(v.size()), 0);
-         sink = sink + v[v.size() / 2];
+         keep(v[v.size() / 2]);
        }},
       {"treesum",
        [](bool quick) {
          std::uint64_t seed = 7;
          auto root = build_tree(seed, quick ? 1000 : 10000);
-         sink = sink + tree_sum(root.get(), 0);
+         keep(tree_sum(root.get(), 0));
        }},
   };
 }
@@ -192,7 +195,7 @@ double clock_read_ns(fs::clock_kind k) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < n; ++i) acc += fs::detail::read_clock(k);
     const auto t1 = std::chrono::steady_clock::now();
-    sink = sink + acc;
+    keep(acc);
     best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() / n);
   }
   return best;
