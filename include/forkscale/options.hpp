@@ -1,5 +1,6 @@
 // options.hpp: how a measurement is made. Everything has a sensible default.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
@@ -65,6 +66,15 @@ struct options {
   unsigned max_processors = 0;
   // What-if regions and factors (docs/model.md, "What-if regions").
   what_if_options what_if;
+  // Keep the strand graph of the measurement (report::record, docs/record.md):
+  // each strand's thread, times, cost and call path, and the spawn and join
+  // edges — what the timeline, the critical path, the flame graphs and the
+  // replay are made of. FORKSCALE_RECORD=1 in the environment turns it on (and
+  // =0 off) whatever this says; so does FORKSCALE_TRACE or FORKSCALE_FOLDED.
+  bool record = false;
+  // The most memory recording holds, in bytes. Past it recording stops (one
+  // diagnostic, report::record marked incomplete); the numbers stay whole.
+  std::uint64_t record_limit = std::uint64_t(256) << 20;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.
   std::function<void(const diagnostic&)> on_diagnostic;

@@ -13,12 +13,14 @@
 #include <cstdint>
 #include <iosfwd>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "clock.hpp"
 #include "config.hpp"
+#include "record.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -272,6 +274,9 @@ struct report {
   // all-regions rows first, then each region's, each at every factor of
   // options.what_if.factors, parallelized then optimized.
   std::vector<what_if_result> what_if;
+  // The strand graph (options::record), or null when the measurement was not
+  // recorded. Shared: copies of a report share one record, which never changes.
+  std::shared_ptr<const execution_record> record;
   // The rows for one region ("(all regions)", a tag, file:line or named call site).
   std::vector<const what_if_result*> what_if_rows(const std::string& region) const {
     std::vector<const what_if_result*> out;

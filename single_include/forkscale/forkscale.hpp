@@ -496,10 +496,159 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <iosfwd>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+// begin include/forkscale/record.hpp
+#ifndef FORKSCALE_SINGLE_RECORD_HPP
+#define FORKSCALE_SINGLE_RECORD_HPP
+// record.hpp: a recorded run — the strand graph of one measurement, kept when
+// options::record is on (or FORKSCALE_RECORD=1). The totals never depend on it:
+// a record that hit options::record_limit loses views, not numbers.
+//
+// The graph (docs/record.md): strands are the nodes that cost something; joins
+// are zero-cost nodes where the children a sync_point waits for meet. A strand
+// follows `prev` (the strand before it in its task, or, for a task's first
+// strand, the spawner's strand that ended at the spawn) and, after a sync, its
+// `join`. A join follows the last strands of the tasks that reported to it and
+// the joins handed on to it (tasks that outlived the scope that spawned them).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// A place in the user's code, as the record names it.
+struct record_site {
+  std::string name;  // the tag, or file:line (file without its directory)
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;  // empty when the site has none
+};
+
+// One node of the call-path tree: the call sites and spawn sites open around a
+// strand, outermost first (the stacks of flame graphs). Node 0 is the
+// measurement itself. Recursion is folded: entering a site already on the path
+// takes the path back to that site, so recursive code has few paths.
+struct record_frame {
+  enum class kind_type : unsigned char { root, call, spawn };
+  std::uint32_t parent = 0;  // node 0 is its own parent
+  kind_type kind = kind_type::root;
+  std::uint32_t site = 0;  // index into execution_record::sites (unused for the root)
+  std::uint32_t depth = 0;
+};
+
+// One strand: a stretch of one task between two fork-join events, run by one
+// thread. Times are wall-clock nanoseconds since the measurement started, on
+// every clock (under the cost clock and thread_cpu the record reads the wall
+// clock as well); costs are in the report's unit.
+struct record_strand {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint32_t frame = 0;   // index into execution_record::frames: where it ran
+  std::uint32_t task = 0;    // index into execution_record::tasks
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint64_t work = 0;  // what it adds to the work
+  std::uint64_t span = 0;  // what it adds to every path through it (the work, but
+                           // for call sites the advisor assumes faster)
+  std::int64_t prev = -1;  // the strand before it (see above); -1: the first strand
+  std::int64_t join = -1;  // the join it starts after (index into joins); -1: none
+  // The strand that ends the longest path to this one's start (-1: none): the
+  // edge that decided the join's maximum. Following it from the last strand
+  // gives the critical path.
+  std::int64_t critical_pred = -1;
+  bool after_spawn = false;  // continues its task after a spawn: the continuation
+                             // edge, which carries Cilkview's burden
+  bool critical = false;     // on the critical path
+};
+
+// A join: a sync_point's wait (or a task's end that merged its finished
+// children, or children handed on to an enclosing scope).
+struct record_join {
+  std::vector<std::uint32_t> strands;  // last strands of the tasks that reported here
+  std::vector<std::uint32_t> joins;    // joins handed on to this one
+  std::int64_t site = -1;              // the sync_point's site (index into sites); -1: none
+  std::uint32_t thread = 0;            // the thread that waited
+  std::uint64_t wait_start_ns = 0;     // when its task stopped to wait
+  std::uint64_t wait_end_ns = 0;       // when the wait returned
+};
+
+// A task: the measurement's own (task 0) or one spawned task.
+struct record_task {
+  std::int64_t parent = -1;  // the spawning task; -1 for task 0
+  std::uint32_t frame = 0;   // its spawn site's call path (0 for task 0)
+  std::uint32_t first = 0;   // its first strand
+  std::uint32_t last = 0;    // its last strand
+};
+
+// One thread that ran strands of the measurement.
+struct record_thread {
+  std::uint64_t os_id = 0;    // the operating system's id of the thread (Linux: the tid)
+  std::uint64_t busy_ns = 0;  // wall time inside strands
+};
+
+// One instance of a labeled region, on the thread that opened it.
+struct record_region {
+  std::string path;  // as in report::regions
+  std::uint32_t thread = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+
+struct execution_record {
+  // False when recording stopped at options::record_limit (or tasks were still
+  // running when the measurement ended): the views are then partial; the
+  // report's numbers are whole either way.
+  bool complete = true;
+  std::uint64_t limit_bytes = 0;  // options::record_limit
+  std::uint64_t bytes = 0;        // what recording held while the program ran
+  std::uint64_t dropped_strands = 0;
+  std::string unit = "units";  // of work and span (the report's)
+  std::uint64_t wall_ns = 0;   // the measurement's wall-clock duration
+  std::vector<record_site> sites;
+  std::vector<record_frame> frames;
+  std::vector<record_thread> threads;
+  std::vector<record_task> tasks;
+  std::vector<record_strand> strands;  // in a topological order of the graph
+  std::vector<record_join> joins;
+  std::vector<record_region> regions;
+  // The strands of the critical path, first to last; their spans add up to the
+  // report's span.
+  std::vector<std::uint32_t> critical_path;
+
+  bool empty() const noexcept { return strands.empty(); }
+  // The stack of a frame, outermost first, names joined by ';' (folded-stack
+  // style, with ';' in names replaced by ':'); node 0 is `root_name`.
+  std::string stack_of(std::uint32_t frame, const std::string& root_name) const {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t f = frame; f != 0 && f < frames.size(); f = frames[f].parent) path.push_back(f);
+    std::string out = folded_name(root_name);
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      const record_frame& n = frames[*it];
+      out += ';';
+      out += n.site < sites.size() ? folded_name(display_name(sites[n.site])) : std::string("?");
+    }
+    return out;
+  }
+  // "function (file:line)", or the tag.
+  static std::string display_name(const record_site& s) {
+    if (!s.tag.empty() || s.function.empty()) return s.name;
+    return s.function + " (" + s.name + ")";
+  }
+  static std::string folded_name(std::string s) {
+    for (char& c : s)
+      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
+    return s;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_RECORD_HPP
+// end include/forkscale/record.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -753,6 +902,9 @@ struct report {
   // all-regions rows first, then each region's, each at every factor of
   // options.what_if.factors, parallelized then optimized.
   std::vector<what_if_result> what_if;
+  // The strand graph (options::record), or null when the measurement was not
+  // recorded. Shared: copies of a report share one record, which never changes.
+  std::shared_ptr<const execution_record> record;
   // The rows for one region ("(all regions)", a tag, file:line or named call site).
   std::vector<const what_if_result*> what_if_rows(const std::string& region) const {
     std::vector<const what_if_result*> out;
@@ -2821,6 +2973,7 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_OPTIONS_HPP
 #define FORKSCALE_SINGLE_OPTIONS_HPP
 // options.hpp: how a measurement is made. Everything has a sensible default.
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
@@ -2883,6 +3036,15 @@ struct options {
   unsigned max_processors = 0;
   // What-if regions and factors (docs/model.md, "What-if regions").
   what_if_options what_if;
+  // Keep the strand graph of the measurement (report::record, docs/record.md):
+  // each strand's thread, times, cost and call path, and the spawn and join
+  // edges — what the timeline, the critical path, the flame graphs and the
+  // replay are made of. FORKSCALE_RECORD=1 in the environment turns it on (and
+  // =0 off) whatever this says; so does FORKSCALE_TRACE or FORKSCALE_FOLDED.
+  bool record = false;
+  // The most memory recording holds, in bytes. Past it recording stops (one
+  // diagnostic, report::record marked incomplete); the numbers stay whole.
+  std::uint64_t record_limit = std::uint64_t(256) << 20;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.
   std::function<void(const diagnostic&)> on_diagnostic;
@@ -3675,6 +3837,214 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
 // end include/forkscale/detail/profile/chain.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
 // begin include/forkscale/detail/engine/join_set.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
@@ -4265,6 +4635,10 @@ struct path_totals {
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
   wi_vec* what_if = nullptr;
@@ -4274,7 +4648,10 @@ struct path_totals {
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       wi_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) span = o.span;
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
     if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
     if (o.raw_span > raw_span) raw_span = o.raw_span;
     work += o.work;
@@ -4326,14 +4703,30 @@ struct join_contents {
   path_prof prof;              // the winning path's profile; owns prof.chain
   std::int64_t running = 0;    // children spawned and not yet reported
   std::uint64_t finished = 0;  // children folded in since the last join
+  std::uint64_t uid = 0;       // recording: the set and the round taken
+  std::uint32_t round = 0;
+};
+
+// Recording: what reports to a join — a task's last strand and the finished
+// children it merged at its end, or a join handed on.
+struct join_source {
+  std::uint64_t strand = 0;
+  std::uint64_t uid = 0;
+  std::uint32_t round = 0;
 };
 
 class join_set {
  public:
   static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
 
-  static join_set* make(session* s) {
+  static join_set* make(session* s, record_state* rec = nullptr) {
     join_set* j = object_cache<join_set>::local().take();
+    j->rec_ = rec;
+    j->round_ = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
+      record_buffer& b = rec->buffer();
+      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
+    }
     j->outstanding_ = owner_ref;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
@@ -4377,9 +4770,10 @@ class join_set {
   // A finished child (or a forwarded set) reports to `j`: its path value folds in
   // and its reference drops. The last user of a set whose owner has let go hands
   // the result on, and so on up the chain of forwards.
-  static void report(join_set* j, path_totals t, path_prof p) noexcept {
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}) noexcept {
     while (j) {
       j->lock_.lock();
+      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
       ++j->finished_;
@@ -4387,6 +4781,7 @@ class join_set {
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
+      from = join_source{0, j->uid_, j->round_};
       join_set* next = retire(j, t, p);
       j = next;
     }
@@ -4424,6 +4819,8 @@ class join_set {
     c.finished = finished_;
     c.totals = acc_;
     c.prof = acc_prof_;
+    c.uid = uid_;
+    c.round = round_++;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
     finished_ = 0;
@@ -4447,6 +4844,8 @@ class join_set {
     }
     out.totals = j->acc_;
     out.prof = j->acc_prof_;
+    out.uid = j->uid_;
+    out.round = j->round_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
@@ -4457,6 +4856,7 @@ class join_set {
   // Merges what a completed set held, as if its children had reported here.
   void absorb(join_contents& c) noexcept {
     lock_.lock();
+    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
     finished_ += c.finished;
@@ -4483,8 +4883,19 @@ class join_set {
   static void pass_on(join_set* j) noexcept {
     path_totals t;
     path_prof p;
+    const join_source from{0, j->uid_, j->round_};
     join_set* next = retire(j, t, p);
-    report(next, t, p);
+    report(next, t, p, from);
+  }
+
+  // Recording, under the lock: `from` reports to this set's current round. The
+  // edge is appended before the lock is let go, so the join that takes the
+  // round finds it.
+  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
+    if (from.strand == 0 && from.uid == 0) return;
+    raw_edge* e = rec_->buffer().edges.next(*rec_);
+    if (!e) return;
+    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
   }
 
   spinlock lock_;
@@ -4495,6 +4906,9 @@ class join_set {
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
   session* session_ = nullptr;
+  record_state* rec_ = nullptr;  // recording: this measurement's record, else null
+  std::uint64_t uid_ = 0;
+  std::uint32_t round_ = 0;  // joins taken so far
 };
 
 }  // namespace detail
@@ -4753,6 +5167,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy record_mode.
+  std::unique_ptr<record_state> rec;
+  unsigned char record_mode = 0;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -4895,6 +5312,21 @@ struct frame {
   prof_record records[prof_node::capacity];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
+
+  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
+  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
+  // open strand: how it began, where it runs, what it follows.
+  unsigned char record = 0;
+  record_state* rec = nullptr;
+  std::uint32_t rec_frame = 0;       // call path (call_tree)
+  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
+  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
+  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
+  std::uint64_t rec_join_uid = 0;
+  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t rec_end_round = 0;
 };
 
 // What a spawn hands to its child: where to report and the path value at the
@@ -4911,7 +5343,11 @@ struct spawn_token {
   bool profile = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  // Recording: the spawner's strand that ended at the spawn, the child's call path.
+  std::uint64_t rec_from = 0;
+  std::uint32_t rec_frame = 0;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -4939,6 +5375,9 @@ struct spawn_token {
     path = o.path;
     what_if_mask = o.what_if_mask;
     what_if = o.what_if;
+    last_strand = o.last_strand;
+    rec_from = o.rec_from;
+    rec_frame = o.rec_frame;
     o.target = nullptr;
     o.path.chain = nullptr;
     o.what_if = nullptr;
@@ -4964,6 +5403,7 @@ struct call_state {
   unsigned char flags = 0;
   bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
   std::uint64_t caller_what_if_mask = 0;
+  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
 };
 
 // What a what_if_region keeps.
@@ -4988,6 +5428,7 @@ struct region_state {
   bool stopped = false;
   bool closed_early = false;
   site where;
+  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
 };
 
 }  // namespace detail
@@ -5182,6 +5623,30 @@ inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
 // end include/forkscale/detail/profile/task_profile.hpp
+// begin include/forkscale/detail/record/events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
+// detail/record/events.hpp: what the engine's events add to the record when
+// recording is on. Each is called from one place in engine/events.hpp, behind
+// a predicted-false test of the frame's record flag.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/what_if/regions.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
@@ -5351,6 +5816,255 @@ FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint6
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
 // end include/forkscale/detail/what_if/regions.hpp
+// begin include/forkscale/detail/record/call_tree.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// detail/record/call_tree.hpp: the call paths of recorded strands, interned once
+// per process. A path is a node of a tree whose edges are call sites and spawn
+// sites; node 0 is a measurement's root. Recursion is folded: a site already on
+// the path takes the path back to it, so fib has five paths, not 2^n. Lookups
+// go through a per-thread direct-mapped cache keyed by the addresses a site
+// holds; only misses take the tree's lock.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class call_tree {
+ public:
+  using kind_type = record_frame::kind_type;
+  static constexpr std::uint32_t no_parent = 0xffffffffu;
+
+  static call_tree& instance() {
+    static call_tree* t = new call_tree;  // never destroyed: late threads may use it
+    return *t;
+  }
+
+  // The path `where` opens inside `parent` (kind call or spawn). `missed` is set
+  // when the lookup went to the tree (a lock, maybe allocations).
+  std::uint32_t child(std::uint32_t parent, const site& where, kind_type kind, bool& missed) {
+    return cached(parent, where, kind, missed);
+  }
+  // A site on its own (a sync_point's), as an index into sites().
+  std::uint32_t site_index(const site& where, bool& missed) {
+    return cached(no_parent, where, kind_type::root, missed);
+  }
+
+  // Copies for a record: every node and site interned so far.
+  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites) {
+    std::lock_guard<std::mutex> g(m_);
+    frames = nodes_;
+    sites = sites_;
+  }
+
+ private:
+  call_tree() { nodes_.push_back(record_frame{}); }
+
+  struct cache_entry {
+    std::uint32_t parent = 0;
+    kind_type kind = kind_type::root;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    std::uint32_t value = 0;
+    std::uint64_t generation = 0;  // 0: empty
+  };
+  static constexpr std::size_t cache_size = 1024;
+
+  std::uint32_t cached(std::uint32_t parent, const site& w, kind_type kind, bool& missed) {
+    static thread_local cache_entry cache[cache_size];
+    std::uintptr_t h = reinterpret_cast<std::uintptr_t>(w.file) ^ (reinterpret_cast<std::uintptr_t>(w.function) << 1) ^
+                       (reinterpret_cast<std::uintptr_t>(w.tag) << 2);
+    h ^= (static_cast<std::uintptr_t>(w.line) * 0x9E3779B97F4A7C15ull) ^ (std::uintptr_t(parent) << 7) ^
+         static_cast<std::uintptr_t>(kind);
+    h ^= h >> 29;
+    cache_entry& e = cache[(h * 0xBF58476D1CE4E5B9ull >> 40) % cache_size];
+    if (e.generation != 0 && e.parent == parent && e.kind == kind && e.file == w.file && e.line == w.line &&
+        e.function == w.function && e.tag == w.tag)
+      return e.value;
+    missed = true;
+    const std::uint32_t v = parent == no_parent ? intern_site(w) : intern_node(parent, w, kind);
+    e = cache_entry{parent, kind, w.file, w.function, w.tag, w.line, v, 1};
+    return v;
+  }
+
+  std::uint32_t intern_site_locked(const site& w) {
+    const bool tagged = w.tag != nullptr && *w.tag != '\0';
+    std::string key = std::string(w.file ? w.file : "") + '\n' + std::to_string(w.line) + '\n' +
+                      (w.function ? w.function : "") + '\n' + (tagged ? "1" : "0") + (tagged ? w.tag : "");
+    auto it = site_index_.find(key);
+    if (it != site_index_.end()) return it->second;
+    record_site s;
+    s.file = w.file ? w.file : "";
+    s.line = w.line;
+    s.function = w.function ? w.function : "";
+    if (tagged) s.tag = w.tag;
+    if (tagged) {
+      s.name = s.tag;
+    } else {
+      const auto slash = s.file.find_last_of("/\\");
+      s.name = (slash == std::string::npos ? s.file : s.file.substr(slash + 1)) + ":" + std::to_string(s.line);
+    }
+    const auto id = static_cast<std::uint32_t>(sites_.size());
+    sites_.push_back(std::move(s));
+    site_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  std::uint32_t intern_site(const site& w) {
+    std::lock_guard<std::mutex> g(m_);
+    return intern_site_locked(w);
+  }
+
+  std::uint32_t intern_node(std::uint32_t parent, const site& w, kind_type kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t s = intern_site_locked(w);
+    // Folded recursion: the same site and kind already on the path.
+    for (std::uint32_t n = parent; n != 0; n = nodes_[n].parent)
+      if (nodes_[n].site == s && nodes_[n].kind == kind) return n;
+    const auto key = std::make_tuple(parent, s, static_cast<unsigned char>(kind));
+    auto it = node_index_.find(key);
+    if (it != node_index_.end()) return it->second;
+    record_frame f;
+    f.parent = parent;
+    f.kind = kind;
+    f.site = s;
+    f.depth = nodes_[parent].depth + 1;
+    const auto id = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(f);
+    node_index_.emplace(key, id);
+    return id;
+  }
+
+  std::mutex m_;
+  std::vector<record_frame> nodes_;
+  std::vector<record_site> sites_;
+  std::unordered_map<std::string, std::uint32_t> site_index_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, unsigned char>, std::uint32_t> node_index_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// end include/forkscale/detail/record/call_tree.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
+// the task's previous strand and the end of the longest path through `f`.
+FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
+  record_state& rs = *f.rec;
+  record_buffer& b = rs.buffer();
+  raw_strand* r = b.strands.next(rs);
+  if (!r) {
+    ++b.dropped;
+    f.rec_prev = 0;
+    f.totals.last_strand = 0;
+    return;
+  }
+  r->prev = f.rec_prev;
+  r->crit_pred = f.totals.last_strand;
+  r->join_uid = f.rec_join_uid;
+  r->join_round = f.rec_join_round;
+  r->join_site = f.rec_join_site;
+  if (f.record == 2) {
+    r->wall_start = f.rec_wall_start;
+    r->wall_end = rs.wall_now();
+  } else {
+    r->wall_start = f.strand_start;
+    r->wall_end = t;
+  }
+  r->work = c.work;
+  r->path = c.path;
+  r->frame = f.rec_frame;
+  r->flags = f.rec_flags;
+  const std::uint64_t id = strand_id(b, b.strands.size() - 1);
+  f.rec_prev = id;
+  f.totals.last_strand = id;
+  f.rec_flags = 0;
+  f.rec_join_uid = 0;
+  f.rec_join_site = 0;
+}
+
+// A spawn: the child starts after the strand that just ended, in the call path
+// the spawn site opens; the spawner's next strand is the continuation. Returns
+// whether a call path was interned just now (its cost is then in no strand).
+FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
+  tk.rec_from = f.rec_prev;
+  f.rec_flags |= rec_after_spawn;
+  bool missed = false;
+  try {
+    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
+  } catch (...) {
+    tk.rec_frame = f.rec_frame;
+  }
+  return missed;
+}
+
+// A sync_point's join took round `c.round` of its set: the next strand starts
+// after that join.
+FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
+  f.rec_join_uid = c.uid;
+  f.rec_join_round = c.round;
+  bool missed = false;
+  try {
+    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
+  } catch (...) {
+    f.rec_join_site = 0;
+  }
+}
+
+// A call opens: the strands inside run in the call path its site opens.
+// Returns whether the path was interned just now.
+FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
+  cs.caller_rec_frame = f.rec_frame;
+  bool missed = false;
+  try {
+    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
+  } catch (...) {
+  }
+  return missed;
+}
+
+// A labeled region's instance closes on this thread.
+FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
+  record_state& r = *f.rec;
+  if (!r.on()) return;
+  try {
+    r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
+// end include/forkscale/detail/record/events.hpp
 // begin include/forkscale/detail/engine/tasks.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
@@ -5410,6 +6124,13 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.chain_credits = 0;
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
+  root.record = s->record_mode;
+  root.rec = s->rec.get();
+  root.rec_frame = 0;
+  root.rec_flags = 0;
+  root.rec_prev = 0;
+  root.rec_join_uid = 0;
+  root.rec_end_uid = 0;
 }
 
 // A spawned task's frame, from its spawn token (consumed).
@@ -5434,6 +6155,16 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.where = where;
   c.profile = tk.profile;
   if (tk.profile) profile_task_start(c, tk);
+  c.totals.last_strand = tk.last_strand;
+  c.record = s->record_mode;
+  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+    c.rec = s->rec.get();
+    c.rec_frame = tk.rec_frame;
+    c.rec_flags = rec_task_start;
+    c.rec_prev = tk.rec_from;
+    c.rec_join_uid = 0;
+    c.rec_end_uid = 0;
+  }
   tk.target = nullptr;
 }
 
@@ -5452,6 +6183,10 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
+    if (f.record != 0 && c.finished != 0) {
+      f.rec_end_uid = c.uid;
+      f.rec_end_round = c.round;
+    }
     return;
   }
   if (f.report_to) {
@@ -5472,11 +6207,11 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;
-    if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
     f.sync_block->absorb(c);
     return;
   }
-  if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
   f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
   inner->release(f.sync_block);
 }
@@ -5533,7 +6268,7 @@ inline void unlist_bound(session* s, join_set* j) noexcept {
 inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
   join_set* j = slot.load(std::memory_order_acquire);
   if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
-  join_set* fresh = join_set::make(s);
+  join_set* fresh = join_set::make(s, s->rec.get());
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
     s->bound_objects.fetch_add(1, std::memory_order_relaxed);
@@ -5574,7 +6309,7 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
   s->bound_objects.fetch_add(1, std::memory_order_relaxed);
-  join_set* j = join_set::make(s);
+  join_set* j = join_set::make(s, s->rec.get());
   list_bound(s, j);
   return j;
 }
@@ -5639,11 +6374,19 @@ struct engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.what_if_mask != 0)) {
-      add_strand(f, what_if_strand(f, raw, cost));
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+      const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
+      if (f.record != 0) keep_strand(f, t, c);
+      add_strand(f, c);
       return;
     }
     add_strand(f, strand_cost{raw, cost, raw, cost});
+  }
+
+  // The open strand of `f` starts at clock reading `t`.
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
+    f.strand_start = t;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -5664,7 +6407,7 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
     close_strand(f, t);
-    f.strand_start = t;
+    start_strand(f, t);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -5685,7 +6428,7 @@ struct engine {
       j->count_shared_child();
     } else {
       j = f->sync_block;
-      if (!j) j = f->sync_block = join_set::make(f->sess);
+      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
       j->count_own_child();
     }
     tk.target = j;
@@ -5697,9 +6440,11 @@ struct engine {
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
     if (f->profile) registered = profile_spawn(*f, tk, where);
+    tk.last_strand = f->totals.last_strand;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) f->strand_start = FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t;
+    if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
     return tk;
   }
 
@@ -5728,7 +6473,7 @@ struct engine {
     }
     start_task(c, s, outer, tk, where);
     current() = &c;
-    c.strand_start = have_t ? t : now(c);
+    start_strand(c, have_t ? t : now(c));
   }
 
   static void end_child(frame& c) noexcept {
@@ -5740,14 +6485,16 @@ struct engine {
     path_prof out;
     if (c.profile) out = profile_task_end(c);
     settle_sync_block(c, c.profile ? &out : nullptr);
-    join_set::report(c.report_to, c.totals, out);
+    join_source from;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    join_set::report(c.report_to, c.totals, out, from);
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      outer->strand_start = outer->kind == c.kind ? t : now(*outer);
+      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
     }
   }
 
@@ -5805,11 +6552,12 @@ struct engine {
       }
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    f->strand_start = now(*f);
+    start_strand(*f, now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------
@@ -5833,7 +6581,9 @@ struct engine {
     std::uint64_t wi_new = 0;
     if (FORKSCALE_DETAIL_UNLIKELY(f->sess->what_if_calls))
       wi_new = wi_site_bits(f->sess, where, true) & ~f->what_if_mask;
-    if (f->profile || wi_new) split_strand(*f);
+    if (f->profile || wi_new || f->record) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0) && keep_call_open(*f, cs, where) && f->state == run_state::running)
+      start_strand(*f, now(*f));
     if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f->what_if_mask;
@@ -5842,7 +6592,7 @@ struct engine {
     }
     // A site registered just now: its cost is in no strand.
     if (f->profile && FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
-      f->strand_start = now(*f);
+      start_strand(*f, now(*f));
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {
@@ -5852,7 +6602,8 @@ struct engine {
       close_out_of_order(f, cs.depth, where, "call_site");
     if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
     const bool profiled = f->profile && cs.caller_context;
-    if (profiled || cs.what_if_set) split_strand(*f);
+    if (profiled || cs.what_if_set || f->record) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) f->rec_frame = cs.caller_rec_frame;
     if (FORKSCALE_DETAIL_UNLIKELY(cs.what_if_set)) f->what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(*f, cs);
     if (!scope) return;
@@ -5902,6 +6653,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -5926,11 +6678,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -5940,7 +6694,8 @@ struct engine {
   static void begin_measurement(region_state& rs) noexcept {
     init_root(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
-    rs.root.strand_start = now(rs.root);
+    if (rs.owned->rec) rs.owned->rec->start();
+    start_strand(rs.root, now(rs.root));
   }
 
   // The measurement's root frame ends (misuse diagnosed); the caller builds the
@@ -5986,6 +6741,8 @@ FORKSCALE_NAMESPACE_END
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -6218,6 +6975,331 @@ inline void add_site_profiles(report& rep, const session& s, const frame& root, 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
 // end include/forkscale/detail/profile/rows.hpp
+// begin include/forkscale/detail/record/build.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUILD_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUILD_HPP
+// detail/record/build.hpp: the record of a finished measurement, built from the
+// threads' buffers once every task has reported: strand ids become positions in
+// a topological order of the graph, (set, round) pairs become joins, ticks
+// become the report's unit and wall times nanoseconds since the start, and the
+// critical path is read back from the winning predecessors.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Where the end of a measurement stands: the root's last strand, the finished
+// children merged at its end, and the end of the longest path.
+struct record_end {
+  std::uint64_t last_strand = 0;
+  std::uint64_t end_uid = 0;
+  std::uint32_t end_round = 0;
+  std::uint64_t critical_last = 0;
+};
+
+class record_builder {
+ public:
+  record_builder(session& s, const std::vector<std::unique_ptr<record_buffer>>& buffers)
+      : s_(s), rs_(*s.rec), buffers_(buffers) {}
+
+  std::shared_ptr<execution_record> build(const record_end& end) {
+    auto out = std::make_shared<execution_record>();
+    execution_record& r = *out;
+    r.unit = s_.info.unit;
+    r.limit_bytes = rs_.limit();
+    r.bytes = rs_.bytes();
+    index_strands();
+    for (const auto& b : buffers_) r.dropped_strands += b->dropped;
+    r.complete = !rs_.limit_hit() && r.dropped_strands == 0;
+    collect_joins(end);
+    const std::vector<std::uint32_t> order = topological_order(r.complete);
+    fill_strands(r, order);
+    fill_joins(r);
+    fill_tasks(r);
+    fill_critical_path(r, end.critical_last);
+    fill_threads_and_regions(r);
+    call_tree::instance().snapshot(r.frames, r.sites);
+    return out;
+  }
+
+ private:
+  static constexpr std::uint32_t none = 0xffffffffu;
+
+  // A raw id's position in `raw_` (none for 0 or an id no buffer holds).
+  std::uint32_t position(std::uint64_t id) const noexcept {
+    if (id == 0) return none;
+    const std::uint64_t b = (id >> record_id_shift) - 1;
+    const std::uint64_t k = (id & record_id_mask) - 1;
+    if (b >= buffers_.size() || k >= buffers_[b]->strands.size()) return none;
+    return static_cast<std::uint32_t>(offset_[b] + k);
+  }
+
+  void index_strands() {
+    std::uint64_t n = 0;
+    for (const auto& b : buffers_) {
+      offset_.push_back(n);
+      n += b->strands.size();
+    }
+    raw_.reserve(n);
+    thread_of_.reserve(n);
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      for (std::size_t k = 0; k < buffers_[i]->strands.size(); ++k) {
+        raw_.push_back(&buffers_[i]->strands[k]);
+        thread_of_.push_back(static_cast<std::uint32_t>(i));
+      }
+  }
+
+  std::uint32_t join_of(std::uint64_t uid, std::uint32_t round) {
+    const auto key = std::make_pair(uid, round);
+    auto it = join_index_.find(key);
+    if (it != join_index_.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(join_strands_.size());
+    join_strands_.emplace_back();
+    join_joins_.emplace_back();
+    join_index_.emplace(key, id);
+    return id;
+  }
+
+  struct pair_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint32_t>& p) const noexcept {
+      return static_cast<std::size_t>(p.first * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(p.second) << 1));
+    }
+  };
+
+  void collect_joins(const record_end& end) {
+    strand_join_.assign(raw_.size(), none);
+    for (std::size_t i = 0; i < raw_.size(); ++i)
+      if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
+    for (const auto& b : buffers_)
+      for (std::size_t k = 0; k < b->edges.size(); ++k) {
+        const raw_edge& e = b->edges[k];
+        const std::uint32_t to = join_of(e.to_uid, e.to_round);
+        const std::uint32_t from = position(e.from_strand);
+        if (from != none) join_strands_[to].push_back(from);
+        if (e.from_uid != 0) {
+          const std::uint32_t j = join_of(e.from_uid, e.from_round);
+          join_joins_[to].push_back(j);
+        }
+      }
+    // The measurement's end: its last strand and the children merged there.
+    end_join_ = join_of(0, 0);
+    if (const std::uint32_t p = position(end.last_strand); p != none) join_strands_[end_join_].push_back(p);
+    if (end.end_uid != 0) join_joins_[end_join_].push_back(join_of(end.end_uid, end.end_round));
+  }
+
+  // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
+  // strand are its prev and its join; of a join, its strands and joins.
+  std::vector<std::uint32_t> topological_order(bool& complete) {
+    const std::size_t n = raw_.size(), m = join_strands_.size();
+    std::vector<std::uint32_t> indegree(n + m, 0);
+    std::vector<std::vector<std::uint32_t>> succ(n + m);
+    auto edge = [&](std::uint32_t from, std::uint32_t to) {
+      succ[from].push_back(to);
+      ++indegree[to];
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      if (const std::uint32_t p = position(raw_[i]->prev); p != none) edge(p, static_cast<std::uint32_t>(i));
+      if (strand_join_[i] != none) edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      for (std::uint32_t s : join_strands_[j]) edge(s, static_cast<std::uint32_t>(n + j));
+      for (std::uint32_t k : join_joins_[j]) edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
+    }
+    std::vector<std::uint32_t> ready, order;
+    for (std::size_t v = n + m; v-- > 0;)
+      if (indegree[v] == 0) ready.push_back(static_cast<std::uint32_t>(v));
+    join_order_.assign(m, none);
+    std::uint32_t joins_placed = 0;
+    while (!ready.empty()) {
+      const std::uint32_t v = ready.back();
+      ready.pop_back();
+      if (v < n) {
+        order.push_back(v);
+      } else {
+        join_order_[v - n] = joins_placed++;
+      }
+      for (std::uint32_t w : succ[v])
+        if (--indegree[w] == 0) ready.push_back(w);
+    }
+    if (order.size() != n) {  // a cycle cannot happen; missing pieces can
+      complete = false;
+      std::vector<bool> placed(n, false);
+      for (std::uint32_t v : order) placed[v] = true;
+      for (std::uint32_t v = 0; v < n; ++v)
+        if (!placed[v]) order.push_back(v);
+    }
+    for (std::uint32_t& j : join_order_)
+      if (j == none) j = joins_placed++;
+    return order;
+  }
+
+  std::uint64_t wall_ns(std::uint64_t ticks) const noexcept {
+    if (ticks <= rs_.origin()) return 0;
+    const std::uint64_t d = ticks - rs_.origin();
+    const clock_kind k = rs_.wall_kind();
+    const double f = k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+    return f == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * f);
+  }
+
+  void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
+    new_index_.assign(raw_.size(), none);
+    for (std::size_t i = 0; i < order.size(); ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
+    auto mapped = [&](std::uint64_t id) -> std::int64_t {
+      const std::uint32_t p = position(id);
+      return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
+    };
+    column_rounding work(s_);
+    r.strands.resize(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const raw_strand& w = *raw_[order[i]];
+      forkscale::record_strand& o = r.strands[i];
+      o.thread = thread_of_[order[i]];
+      o.frame = w.frame;
+      o.start_ns = wall_ns(w.wall_start);
+      o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
+      o.work = static_cast<std::uint64_t>(work.next(static_cast<std::int64_t>(w.work)));
+      o.span = to_unit(s_, w.path);
+      o.prev = mapped(w.prev);
+      o.critical_pred = mapped(w.crit_pred);
+      o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
+      o.after_spawn = (w.flags & rec_after_spawn) != 0;
+      task_start_.push_back((w.flags & rec_task_start) != 0);
+      if (w.join_site != 0) join_site_.emplace_back(o.join, w.join_site - 1);
+      r.wall_ns = std::max(r.wall_ns, o.end_ns);
+    }
+  }
+
+  void fill_joins(execution_record& r) {
+    r.joins.resize(join_strands_.size());
+    for (std::size_t j = 0; j < join_strands_.size(); ++j) {
+      record_join& o = r.joins[join_order_[j]];
+      for (std::uint32_t s : join_strands_[j]) o.strands.push_back(new_index_[s]);
+      for (std::uint32_t k : join_joins_[j]) o.joins.push_back(join_order_[k]);
+      std::sort(o.strands.begin(), o.strands.end());
+      std::sort(o.joins.begin(), o.joins.end());
+    }
+    for (const auto& js : join_site_)
+      if (js.first >= 0) r.joins[static_cast<std::size_t>(js.first)].site = js.second;
+    // The thread that waited and how long: from the strand before the sync to the
+    // strand after it.
+    for (const forkscale::record_strand& s : r.strands) {
+      if (s.join < 0) continue;
+      record_join& o = r.joins[static_cast<std::size_t>(s.join)];
+      o.thread = s.thread;
+      o.wait_end_ns = s.start_ns;
+      o.wait_start_ns = s.prev >= 0 ? r.strands[static_cast<std::size_t>(s.prev)].end_ns : s.start_ns;
+      if (o.wait_start_ns > o.wait_end_ns) o.wait_start_ns = o.wait_end_ns;
+    }
+  }
+
+  void fill_tasks(execution_record& r) {
+    for (std::size_t i = 0; i < r.strands.size(); ++i) {
+      forkscale::record_strand& s = r.strands[i];
+      const bool starts = task_start_[i] || s.prev < 0 || static_cast<std::size_t>(s.prev) >= i;
+      if (starts) {
+        record_task t;
+        if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < i)
+          t.parent = r.strands[static_cast<std::size_t>(s.prev)].task;
+        t.frame = s.frame;
+        t.first = t.last = static_cast<std::uint32_t>(i);
+        s.task = static_cast<std::uint32_t>(r.tasks.size());
+        r.tasks.push_back(t);
+      } else {
+        s.task = r.strands[static_cast<std::size_t>(s.prev)].task;
+        r.tasks[s.task].last = static_cast<std::uint32_t>(i);
+      }
+    }
+  }
+
+  // Back from the end of the longest path along the winning predecessors; the
+  // spans of its strands are rounded together so that they add up to the span.
+  void fill_critical_path(execution_record& r, std::uint64_t last) {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t p = position(last); p != none;) {
+      const std::uint32_t i = new_index_[p];
+      if (r.strands[i].critical) break;  // cannot happen; guards a broken record
+      r.strands[i].critical = true;
+      path.push_back(i);
+      p = position(raw_[p]->crit_pred);
+    }
+    std::reverse(path.begin(), path.end());
+    column_rounding span(s_);
+    for (std::uint32_t i : path)
+      r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(raw_[order_of(i)]->path)));
+    r.critical_path = std::move(path);
+  }
+
+  std::uint32_t order_of(std::uint32_t new_index) {
+    if (back_.empty()) {
+      back_.assign(new_index_.size(), 0);
+      for (std::uint32_t p = 0; p < new_index_.size(); ++p)
+        if (new_index_[p] != none) back_[new_index_[p]] = p;
+    }
+    return back_[new_index];
+  }
+
+  void fill_threads_and_regions(execution_record& r) {
+    r.threads.resize(buffers_.size());
+    for (std::size_t i = 0; i < buffers_.size(); ++i) r.threads[i].os_id = buffers_[i]->os_id;
+    for (const forkscale::record_strand& s : r.strands) r.threads[s.thread].busy_ns += s.end_ns - s.start_ns;
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      for (const raw_region& g : buffers_[i]->regions) {
+        forkscale::record_region o;
+        o.path = g.node ? g.node->path : std::string();
+        o.thread = static_cast<std::uint32_t>(i);
+        o.start_ns = wall_ns(g.wall_open);
+        o.end_ns = std::max(o.start_ns, wall_ns(g.wall_close));
+        r.regions.push_back(std::move(o));
+        r.wall_ns = std::max(r.wall_ns, r.regions.back().end_ns);
+      }
+    std::sort(r.regions.begin(), r.regions.end(),
+              [](const forkscale::record_region& a, const forkscale::record_region& b) {
+                return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+              });
+  }
+
+  session& s_;
+  record_state& rs_;
+  const std::vector<std::unique_ptr<record_buffer>>& buffers_;
+  std::vector<std::uint64_t> offset_;
+  std::vector<const raw_strand*> raw_;
+  std::vector<std::uint32_t> thread_of_;
+  std::vector<std::uint32_t> strand_join_;
+  std::unordered_map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t, pair_hash> join_index_;
+  std::vector<std::vector<std::uint32_t>> join_strands_, join_joins_;
+  std::uint32_t end_join_ = 0;
+  std::vector<std::uint32_t> join_order_;
+  std::vector<std::uint32_t> new_index_, back_;
+  std::vector<bool> task_start_;
+  std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUILD_HPP
+// end include/forkscale/detail/record/build.hpp
 // begin include/forkscale/detail/what_if/config.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
@@ -6538,20 +7620,28 @@ namespace detail {
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
 // strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each).
+// spawn/child/sync rounds (4 strand ends each). Recording (`record_mode` 1 or
+// 2, see frame::record) is part of what is measured.
 template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile) {
+double calibrate_compensation(clock_kind kind, bool profile, unsigned char record_mode = 0) {
   using E = engine<Clock>;
   static std::mutex m;
-  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  static double cached[48];
+  static bool filled = false;
   std::lock_guard<std::mutex> g(m);
-  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
+  if (!filled) std::fill(std::begin(cached), std::end(cached), -1.0);
+  filled = true;
+  const auto slot = ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + (record_mode % 3u);
   if (cached[slot] >= 0) return cached[slot];
   session s;
   s.kind = kind;
   s.profile = profile;
   s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
+  if (record_mode != 0) {
+    s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
+    s.record_mode = s.rec->separate_wall() ? 2 : 1;
+  }
   constexpr int rounds = 200;
   std::vector<double> per_strand;
   for (int batch = 0; batch < 15; ++batch) {
@@ -6579,6 +7669,32 @@ double calibrate_compensation(clock_kind kind, bool profile) {
   std::sort(per_strand.begin(), per_strand.end());
   cached[slot] = per_strand[per_strand.size() / 2];
   return cached[slot];
+}
+
+// Whether a measurement records: options.record, unless FORKSCALE_RECORD says
+// otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
+inline bool recording_requested(bool option) {
+  const char* e = std::getenv("FORKSCALE_RECORD");
+  if (e && *e) return !(e[0] == '0' && e[1] == '\0');
+  const char* trace = std::getenv("FORKSCALE_TRACE");
+  const char* folded = std::getenv("FORKSCALE_FOLDED");
+  return option || (trace && *trace) || (folded && *folded);
+}
+
+// The record goes into the report once no task can append to it any more; a
+// measurement that ended with tasks still running (misuse) has none.
+inline void attach_record(report& rep, session& s, frame& root, bool settled) {
+  if (!settled) {
+    s.rec->stop();
+    return;
+  }
+  record_end end;
+  end.last_strand = root.rec_prev;
+  end.end_uid = root.rec_end_uid;
+  end.end_round = root.rec_end_round;
+  end.critical_last = root.totals.last_strand;
+  rep.record = record_builder(s, s.rec->buffers()).build(end);
+  rep.profiler_bytes += s.rec->bytes();
 }
 
 template <class Clock>
@@ -6611,8 +7727,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->root.label = label;
   s->root.path = escape_region_label(label);
   configure_what_if(*s, opt.what_if);
+  if (recording_requested(opt.record)) {
+    s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
+    s->record_mode = s->rec->separate_wall() ? 2 : 1;
+  }
   if (opt.compensate && kind != clock_kind::cost) {
-    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
+    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->record_mode);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
   s->clock_chosen_for_load = chosen_for_load;
@@ -6641,6 +7761,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
                "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
                "partial");
   settle_sync_block(root, root.profile ? &out : nullptr);
+  if (s->rec && s->rec->limit_hit())
+    diagnose(s.get(), root.where,
+             "recording stopped at options.record_limit (" + std::to_string(s->rec->limit() >> 20) +
+                 " MiB): the record is partial (its views are incomplete); the numbers are whole",
+             false);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
@@ -6660,6 +7785,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
+  if (s->rec) attach_record(rep, *s, root, settled && unbound);
   rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
   release_prof(out.chain);
   wi_release(root.totals.what_if);

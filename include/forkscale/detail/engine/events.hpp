@@ -13,6 +13,7 @@
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/task_profile.hpp"
+#include "../record/events.hpp"
 #include "../what_if/regions.hpp"
 #include "frame.hpp"
 #include "join_set.hpp"
@@ -41,11 +42,19 @@ struct engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.what_if_mask != 0)) {
-      add_strand(f, what_if_strand(f, raw, cost));
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+      const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
+      if (f.record != 0) keep_strand(f, t, c);
+      add_strand(f, c);
       return;
     }
     add_strand(f, strand_cost{raw, cost, raw, cost});
+  }
+
+  // The open strand of `f` starts at clock reading `t`.
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
+    f.strand_start = t;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -66,7 +75,7 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
     close_strand(f, t);
-    f.strand_start = t;
+    start_strand(f, t);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -87,7 +96,7 @@ struct engine {
       j->count_shared_child();
     } else {
       j = f->sync_block;
-      if (!j) j = f->sync_block = join_set::make(f->sess);
+      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
       j->count_own_child();
     }
     tk.target = j;
@@ -99,9 +108,11 @@ struct engine {
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
     if (f->profile) registered = profile_spawn(*f, tk, where);
+    tk.last_strand = f->totals.last_strand;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) f->strand_start = FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t;
+    if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
     return tk;
   }
 
@@ -130,7 +141,7 @@ struct engine {
     }
     start_task(c, s, outer, tk, where);
     current() = &c;
-    c.strand_start = have_t ? t : now(c);
+    start_strand(c, have_t ? t : now(c));
   }
 
   static void end_child(frame& c) noexcept {
@@ -142,14 +153,16 @@ struct engine {
     path_prof out;
     if (c.profile) out = profile_task_end(c);
     settle_sync_block(c, c.profile ? &out : nullptr);
-    join_set::report(c.report_to, c.totals, out);
+    join_source from;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    join_set::report(c.report_to, c.totals, out, from);
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      outer->strand_start = outer->kind == c.kind ? t : now(*outer);
+      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
     }
   }
 
@@ -207,11 +220,12 @@ struct engine {
       }
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    f->strand_start = now(*f);
+    start_strand(*f, now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------
@@ -235,7 +249,9 @@ struct engine {
     std::uint64_t wi_new = 0;
     if (FORKSCALE_DETAIL_UNLIKELY(f->sess->what_if_calls))
       wi_new = wi_site_bits(f->sess, where, true) & ~f->what_if_mask;
-    if (f->profile || wi_new) split_strand(*f);
+    if (f->profile || wi_new || f->record) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0) && keep_call_open(*f, cs, where) && f->state == run_state::running)
+      start_strand(*f, now(*f));
     if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f->what_if_mask;
@@ -244,7 +260,7 @@ struct engine {
     }
     // A site registered just now: its cost is in no strand.
     if (f->profile && FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
-      f->strand_start = now(*f);
+      start_strand(*f, now(*f));
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {
@@ -254,7 +270,8 @@ struct engine {
       close_out_of_order(f, cs.depth, where, "call_site");
     if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
     const bool profiled = f->profile && cs.caller_context;
-    if (profiled || cs.what_if_set) split_strand(*f);
+    if (profiled || cs.what_if_set || f->record) split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) f->rec_frame = cs.caller_rec_frame;
     if (FORKSCALE_DETAIL_UNLIKELY(cs.what_if_set)) f->what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(*f, cs);
     if (!scope) return;
@@ -304,6 +321,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -328,11 +346,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -342,7 +362,8 @@ struct engine {
   static void begin_measurement(region_state& rs) noexcept {
     init_root(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
-    rs.root.strand_start = now(rs.root);
+    if (rs.owned->rec) rs.owned->rec->start();
+    start_strand(rs.root, now(rs.root));
   }
 
   // The measurement's root frame ends (misuse diagnosed); the caller builds the

@@ -9,6 +9,7 @@
 #include "../../site.hpp"
 #include "../profile/chain.hpp"
 #include "../profile/sites.hpp"
+#include "../record/buffer.hpp"
 #include "join_set.hpp"
 #include "path.hpp"
 #include "session.hpp"
@@ -60,6 +61,21 @@ struct frame {
   prof_record records[prof_node::capacity];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
+
+  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
+  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
+  // open strand: how it began, where it runs, what it follows.
+  unsigned char record = 0;
+  record_state* rec = nullptr;
+  std::uint32_t rec_frame = 0;       // call path (call_tree)
+  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
+  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
+  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
+  std::uint64_t rec_join_uid = 0;
+  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t rec_end_round = 0;
 };
 
 // What a spawn hands to its child: where to report and the path value at the
@@ -76,7 +92,11 @@ struct spawn_token {
   bool profile = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  // Recording: the spawner's strand that ended at the spawn, the child's call path.
+  std::uint64_t rec_from = 0;
+  std::uint32_t rec_frame = 0;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -104,6 +124,9 @@ struct spawn_token {
     path = o.path;
     what_if_mask = o.what_if_mask;
     what_if = o.what_if;
+    last_strand = o.last_strand;
+    rec_from = o.rec_from;
+    rec_frame = o.rec_frame;
     o.target = nullptr;
     o.path.chain = nullptr;
     o.what_if = nullptr;
@@ -129,6 +152,7 @@ struct call_state {
   unsigned char flags = 0;
   bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
   std::uint64_t caller_what_if_mask = 0;
+  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
 };
 
 // What a what_if_region keeps.
@@ -153,6 +177,7 @@ struct region_state {
   bool stopped = false;
   bool closed_early = false;
   site where;
+  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
 };
 
 }  // namespace detail

@@ -19,6 +19,7 @@
 #include "../../config.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/chain.hpp"
+#include "../record/buffer.hpp"
 #include "path.hpp"
 #include "pool.hpp"
 
@@ -33,14 +34,30 @@ struct join_contents {
   path_prof prof;              // the winning path's profile; owns prof.chain
   std::int64_t running = 0;    // children spawned and not yet reported
   std::uint64_t finished = 0;  // children folded in since the last join
+  std::uint64_t uid = 0;       // recording: the set and the round taken
+  std::uint32_t round = 0;
+};
+
+// Recording: what reports to a join — a task's last strand and the finished
+// children it merged at its end, or a join handed on.
+struct join_source {
+  std::uint64_t strand = 0;
+  std::uint64_t uid = 0;
+  std::uint32_t round = 0;
 };
 
 class join_set {
  public:
   static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
 
-  static join_set* make(session* s) {
+  static join_set* make(session* s, record_state* rec = nullptr) {
     join_set* j = object_cache<join_set>::local().take();
+    j->rec_ = rec;
+    j->round_ = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
+      record_buffer& b = rec->buffer();
+      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
+    }
     j->outstanding_ = owner_ref;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
@@ -84,9 +101,10 @@ class join_set {
   // A finished child (or a forwarded set) reports to `j`: its path value folds in
   // and its reference drops. The last user of a set whose owner has let go hands
   // the result on, and so on up the chain of forwards.
-  static void report(join_set* j, path_totals t, path_prof p) noexcept {
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}) noexcept {
     while (j) {
       j->lock_.lock();
+      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
       ++j->finished_;
@@ -94,6 +112,7 @@ class join_set {
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
+      from = join_source{0, j->uid_, j->round_};
       join_set* next = retire(j, t, p);
       j = next;
     }
@@ -131,6 +150,8 @@ class join_set {
     c.finished = finished_;
     c.totals = acc_;
     c.prof = acc_prof_;
+    c.uid = uid_;
+    c.round = round_++;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
     finished_ = 0;
@@ -154,6 +175,8 @@ class join_set {
     }
     out.totals = j->acc_;
     out.prof = j->acc_prof_;
+    out.uid = j->uid_;
+    out.round = j->round_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
@@ -164,6 +187,7 @@ class join_set {
   // Merges what a completed set held, as if its children had reported here.
   void absorb(join_contents& c) noexcept {
     lock_.lock();
+    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
     finished_ += c.finished;
@@ -190,8 +214,19 @@ class join_set {
   static void pass_on(join_set* j) noexcept {
     path_totals t;
     path_prof p;
+    const join_source from{0, j->uid_, j->round_};
     join_set* next = retire(j, t, p);
-    report(next, t, p);
+    report(next, t, p, from);
+  }
+
+  // Recording, under the lock: `from` reports to this set's current round. The
+  // edge is appended before the lock is let go, so the join that takes the
+  // round finds it.
+  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
+    if (from.strand == 0 && from.uid == 0) return;
+    raw_edge* e = rec_->buffer().edges.next(*rec_);
+    if (!e) return;
+    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
   }
 
   spinlock lock_;
@@ -202,6 +237,9 @@ class join_set {
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
   session* session_ = nullptr;
+  record_state* rec_ = nullptr;  // recording: this measurement's record, else null
+  std::uint64_t uid_ = 0;
+  std::uint32_t round_ = 0;  // joins taken so far
 };
 
 }  // namespace detail

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +19,7 @@
 #include "../../report.hpp"
 #include "../profile/rows.hpp"
 #include "../profile/task_profile.hpp"
+#include "../record/build.hpp"
 #include "../what_if/config.hpp"
 #include "../what_if/rows.hpp"
 #include "events.hpp"
@@ -31,20 +34,28 @@ namespace detail {
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
 // strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each).
+// spawn/child/sync rounds (4 strand ends each). Recording (`record_mode` 1 or
+// 2, see frame::record) is part of what is measured.
 template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile) {
+double calibrate_compensation(clock_kind kind, bool profile, unsigned char record_mode = 0) {
   using E = engine<Clock>;
   static std::mutex m;
-  static double cached[16] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  static double cached[48];
+  static bool filled = false;
   std::lock_guard<std::mutex> g(m);
-  const auto slot = (static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u);
+  if (!filled) std::fill(std::begin(cached), std::end(cached), -1.0);
+  filled = true;
+  const auto slot = ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + (record_mode % 3u);
   if (cached[slot] >= 0) return cached[slot];
   session s;
   s.kind = kind;
   s.profile = profile;
   s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
+  if (record_mode != 0) {
+    s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
+    s.record_mode = s.rec->separate_wall() ? 2 : 1;
+  }
   constexpr int rounds = 200;
   std::vector<double> per_strand;
   for (int batch = 0; batch < 15; ++batch) {
@@ -72,6 +83,32 @@ double calibrate_compensation(clock_kind kind, bool profile) {
   std::sort(per_strand.begin(), per_strand.end());
   cached[slot] = per_strand[per_strand.size() / 2];
   return cached[slot];
+}
+
+// Whether a measurement records: options.record, unless FORKSCALE_RECORD says
+// otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
+inline bool recording_requested(bool option) {
+  const char* e = std::getenv("FORKSCALE_RECORD");
+  if (e && *e) return !(e[0] == '0' && e[1] == '\0');
+  const char* trace = std::getenv("FORKSCALE_TRACE");
+  const char* folded = std::getenv("FORKSCALE_FOLDED");
+  return option || (trace && *trace) || (folded && *folded);
+}
+
+// The record goes into the report once no task can append to it any more; a
+// measurement that ended with tasks still running (misuse) has none.
+inline void attach_record(report& rep, session& s, frame& root, bool settled) {
+  if (!settled) {
+    s.rec->stop();
+    return;
+  }
+  record_end end;
+  end.last_strand = root.rec_prev;
+  end.end_uid = root.rec_end_uid;
+  end.end_round = root.rec_end_round;
+  end.critical_last = root.totals.last_strand;
+  rep.record = record_builder(s, s.rec->buffers()).build(end);
+  rep.profiler_bytes += s.rec->bytes();
 }
 
 template <class Clock>
@@ -104,8 +141,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->root.label = label;
   s->root.path = escape_region_label(label);
   configure_what_if(*s, opt.what_if);
+  if (recording_requested(opt.record)) {
+    s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
+    s->record_mode = s->rec->separate_wall() ? 2 : 1;
+  }
   if (opt.compensate && kind != clock_kind::cost) {
-    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles);
+    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->record_mode);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
   s->clock_chosen_for_load = chosen_for_load;
@@ -134,6 +175,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
                "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
                "partial");
   settle_sync_block(root, root.profile ? &out : nullptr);
+  if (s->rec && s->rec->limit_hit())
+    diagnose(s.get(), root.where,
+             "recording stopped at options.record_limit (" + std::to_string(s->rec->limit() >> 20) +
+                 " MiB): the record is partial (its views are incomplete); the numbers are whole",
+             false);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
@@ -153,6 +199,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
+  if (s->rec) attach_record(rep, *s, root, settled && unbound);
   rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
   release_prof(out.chain);
   wi_release(root.totals.what_if);

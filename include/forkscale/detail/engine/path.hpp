@@ -62,6 +62,10 @@ struct path_totals {
   std::uint64_t spawns = 0;
   std::uint64_t syncs = 0;
   std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
   wi_vec* what_if = nullptr;
@@ -71,7 +75,10 @@ struct path_totals {
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       wi_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) span = o.span;
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
     if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
     if (o.raw_span > raw_span) raw_span = o.raw_span;
     work += o.work;

@@ -18,6 +18,7 @@
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/records.hpp"
+#include "../record/buffer.hpp"
 #include "../util/strings.hpp"
 #include "../what_if/offsets.hpp"
 #include "load.hpp"
@@ -66,6 +67,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy record_mode.
+  std::unique_ptr<record_state> rec;
+  unsigned char record_mode = 0;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

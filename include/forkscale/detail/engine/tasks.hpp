@@ -47,6 +47,13 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.chain_credits = 0;
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
+  root.record = s->record_mode;
+  root.rec = s->rec.get();
+  root.rec_frame = 0;
+  root.rec_flags = 0;
+  root.rec_prev = 0;
+  root.rec_join_uid = 0;
+  root.rec_end_uid = 0;
 }
 
 // A spawned task's frame, from its spawn token (consumed).
@@ -71,6 +78,16 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.where = where;
   c.profile = tk.profile;
   if (tk.profile) profile_task_start(c, tk);
+  c.totals.last_strand = tk.last_strand;
+  c.record = s->record_mode;
+  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+    c.rec = s->rec.get();
+    c.rec_frame = tk.rec_frame;
+    c.rec_flags = rec_task_start;
+    c.rec_prev = tk.rec_from;
+    c.rec_join_uid = 0;
+    c.rec_end_uid = 0;
+  }
   tk.target = nullptr;
 }
 
@@ -89,6 +106,10 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
+    if (f.record != 0 && c.finished != 0) {
+      f.rec_end_uid = c.uid;
+      f.rec_end_round = c.round;
+    }
     return;
   }
   if (f.report_to) {
@@ -109,11 +130,11 @@ inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;
-    if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
     f.sync_block->absorb(c);
     return;
   }
-  if (!f.sync_block) f.sync_block = join_set::make(f.sess);
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
   f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
   inner->release(f.sync_block);
 }
@@ -170,7 +191,7 @@ inline void unlist_bound(session* s, join_set* j) noexcept {
 inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
   join_set* j = slot.load(std::memory_order_acquire);
   if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
-  join_set* fresh = join_set::make(s);
+  join_set* fresh = join_set::make(s, s->rec.get());
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
     s->bound_objects.fetch_add(1, std::memory_order_relaxed);
@@ -211,7 +232,7 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
   s->bound_objects.fetch_add(1, std::memory_order_relaxed);
-  join_set* j = join_set::make(s);
+  join_set* j = join_set::make(s, s->rec.get());
   list_bound(s, j);
   return j;
 }

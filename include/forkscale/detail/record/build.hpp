@@ -1,0 +1,313 @@
+// detail/record/build.hpp: the record of a finished measurement, built from the
+// threads' buffers once every task has reported: strand ids become positions in
+// a topological order of the graph, (set, round) pairs become joins, ticks
+// become the report's unit and wall times nanoseconds since the start, and the
+// critical path is read back from the winning predecessors.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../record.hpp"
+#include "../engine/session.hpp"
+#include "../engine/units.hpp"
+#include "../macro_scope.hpp"
+#include "buffer.hpp"
+#include "call_tree.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Where the end of a measurement stands: the root's last strand, the finished
+// children merged at its end, and the end of the longest path.
+struct record_end {
+  std::uint64_t last_strand = 0;
+  std::uint64_t end_uid = 0;
+  std::uint32_t end_round = 0;
+  std::uint64_t critical_last = 0;
+};
+
+class record_builder {
+ public:
+  record_builder(session& s, const std::vector<std::unique_ptr<record_buffer>>& buffers)
+      : s_(s), rs_(*s.rec), buffers_(buffers) {}
+
+  std::shared_ptr<execution_record> build(const record_end& end) {
+    auto out = std::make_shared<execution_record>();
+    execution_record& r = *out;
+    r.unit = s_.info.unit;
+    r.limit_bytes = rs_.limit();
+    r.bytes = rs_.bytes();
+    index_strands();
+    for (const auto& b : buffers_) r.dropped_strands += b->dropped;
+    r.complete = !rs_.limit_hit() && r.dropped_strands == 0;
+    collect_joins(end);
+    const std::vector<std::uint32_t> order = topological_order(r.complete);
+    fill_strands(r, order);
+    fill_joins(r);
+    fill_tasks(r);
+    fill_critical_path(r, end.critical_last);
+    fill_threads_and_regions(r);
+    call_tree::instance().snapshot(r.frames, r.sites);
+    return out;
+  }
+
+ private:
+  static constexpr std::uint32_t none = 0xffffffffu;
+
+  // A raw id's position in `raw_` (none for 0 or an id no buffer holds).
+  std::uint32_t position(std::uint64_t id) const noexcept {
+    if (id == 0) return none;
+    const std::uint64_t b = (id >> record_id_shift) - 1;
+    const std::uint64_t k = (id & record_id_mask) - 1;
+    if (b >= buffers_.size() || k >= buffers_[b]->strands.size()) return none;
+    return static_cast<std::uint32_t>(offset_[b] + k);
+  }
+
+  void index_strands() {
+    std::uint64_t n = 0;
+    for (const auto& b : buffers_) {
+      offset_.push_back(n);
+      n += b->strands.size();
+    }
+    raw_.reserve(n);
+    thread_of_.reserve(n);
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      for (std::size_t k = 0; k < buffers_[i]->strands.size(); ++k) {
+        raw_.push_back(&buffers_[i]->strands[k]);
+        thread_of_.push_back(static_cast<std::uint32_t>(i));
+      }
+  }
+
+  std::uint32_t join_of(std::uint64_t uid, std::uint32_t round) {
+    const auto key = std::make_pair(uid, round);
+    auto it = join_index_.find(key);
+    if (it != join_index_.end()) return it->second;
+    const auto id = static_cast<std::uint32_t>(join_strands_.size());
+    join_strands_.emplace_back();
+    join_joins_.emplace_back();
+    join_index_.emplace(key, id);
+    return id;
+  }
+
+  struct pair_hash {
+    std::size_t operator()(const std::pair<std::uint64_t, std::uint32_t>& p) const noexcept {
+      return static_cast<std::size_t>(p.first * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(p.second) << 1));
+    }
+  };
+
+  void collect_joins(const record_end& end) {
+    strand_join_.assign(raw_.size(), none);
+    for (std::size_t i = 0; i < raw_.size(); ++i)
+      if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
+    for (const auto& b : buffers_)
+      for (std::size_t k = 0; k < b->edges.size(); ++k) {
+        const raw_edge& e = b->edges[k];
+        const std::uint32_t to = join_of(e.to_uid, e.to_round);
+        const std::uint32_t from = position(e.from_strand);
+        if (from != none) join_strands_[to].push_back(from);
+        if (e.from_uid != 0) {
+          const std::uint32_t j = join_of(e.from_uid, e.from_round);
+          join_joins_[to].push_back(j);
+        }
+      }
+    // The measurement's end: its last strand and the children merged there.
+    end_join_ = join_of(0, 0);
+    if (const std::uint32_t p = position(end.last_strand); p != none) join_strands_[end_join_].push_back(p);
+    if (end.end_uid != 0) join_joins_[end_join_].push_back(join_of(end.end_uid, end.end_round));
+  }
+
+  // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
+  // strand are its prev and its join; of a join, its strands and joins.
+  std::vector<std::uint32_t> topological_order(bool& complete) {
+    const std::size_t n = raw_.size(), m = join_strands_.size();
+    std::vector<std::uint32_t> indegree(n + m, 0);
+    std::vector<std::vector<std::uint32_t>> succ(n + m);
+    auto edge = [&](std::uint32_t from, std::uint32_t to) {
+      succ[from].push_back(to);
+      ++indegree[to];
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      if (const std::uint32_t p = position(raw_[i]->prev); p != none) edge(p, static_cast<std::uint32_t>(i));
+      if (strand_join_[i] != none) edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
+    }
+    for (std::size_t j = 0; j < m; ++j) {
+      for (std::uint32_t s : join_strands_[j]) edge(s, static_cast<std::uint32_t>(n + j));
+      for (std::uint32_t k : join_joins_[j]) edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
+    }
+    std::vector<std::uint32_t> ready, order;
+    for (std::size_t v = n + m; v-- > 0;)
+      if (indegree[v] == 0) ready.push_back(static_cast<std::uint32_t>(v));
+    join_order_.assign(m, none);
+    std::uint32_t joins_placed = 0;
+    while (!ready.empty()) {
+      const std::uint32_t v = ready.back();
+      ready.pop_back();
+      if (v < n) {
+        order.push_back(v);
+      } else {
+        join_order_[v - n] = joins_placed++;
+      }
+      for (std::uint32_t w : succ[v])
+        if (--indegree[w] == 0) ready.push_back(w);
+    }
+    if (order.size() != n) {  // a cycle cannot happen; missing pieces can
+      complete = false;
+      std::vector<bool> placed(n, false);
+      for (std::uint32_t v : order) placed[v] = true;
+      for (std::uint32_t v = 0; v < n; ++v)
+        if (!placed[v]) order.push_back(v);
+    }
+    for (std::uint32_t& j : join_order_)
+      if (j == none) j = joins_placed++;
+    return order;
+  }
+
+  std::uint64_t wall_ns(std::uint64_t ticks) const noexcept {
+    if (ticks <= rs_.origin()) return 0;
+    const std::uint64_t d = ticks - rs_.origin();
+    const clock_kind k = rs_.wall_kind();
+    const double f = k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+    return f == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * f);
+  }
+
+  void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
+    new_index_.assign(raw_.size(), none);
+    for (std::size_t i = 0; i < order.size(); ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
+    auto mapped = [&](std::uint64_t id) -> std::int64_t {
+      const std::uint32_t p = position(id);
+      return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
+    };
+    column_rounding work(s_);
+    r.strands.resize(order.size());
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const raw_strand& w = *raw_[order[i]];
+      forkscale::record_strand& o = r.strands[i];
+      o.thread = thread_of_[order[i]];
+      o.frame = w.frame;
+      o.start_ns = wall_ns(w.wall_start);
+      o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
+      o.work = static_cast<std::uint64_t>(work.next(static_cast<std::int64_t>(w.work)));
+      o.span = to_unit(s_, w.path);
+      o.prev = mapped(w.prev);
+      o.critical_pred = mapped(w.crit_pred);
+      o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
+      o.after_spawn = (w.flags & rec_after_spawn) != 0;
+      task_start_.push_back((w.flags & rec_task_start) != 0);
+      if (w.join_site != 0) join_site_.emplace_back(o.join, w.join_site - 1);
+      r.wall_ns = std::max(r.wall_ns, o.end_ns);
+    }
+  }
+
+  void fill_joins(execution_record& r) {
+    r.joins.resize(join_strands_.size());
+    for (std::size_t j = 0; j < join_strands_.size(); ++j) {
+      record_join& o = r.joins[join_order_[j]];
+      for (std::uint32_t s : join_strands_[j]) o.strands.push_back(new_index_[s]);
+      for (std::uint32_t k : join_joins_[j]) o.joins.push_back(join_order_[k]);
+      std::sort(o.strands.begin(), o.strands.end());
+      std::sort(o.joins.begin(), o.joins.end());
+    }
+    for (const auto& js : join_site_)
+      if (js.first >= 0) r.joins[static_cast<std::size_t>(js.first)].site = js.second;
+    // The thread that waited and how long: from the strand before the sync to the
+    // strand after it.
+    for (const forkscale::record_strand& s : r.strands) {
+      if (s.join < 0) continue;
+      record_join& o = r.joins[static_cast<std::size_t>(s.join)];
+      o.thread = s.thread;
+      o.wait_end_ns = s.start_ns;
+      o.wait_start_ns = s.prev >= 0 ? r.strands[static_cast<std::size_t>(s.prev)].end_ns : s.start_ns;
+      if (o.wait_start_ns > o.wait_end_ns) o.wait_start_ns = o.wait_end_ns;
+    }
+  }
+
+  void fill_tasks(execution_record& r) {
+    for (std::size_t i = 0; i < r.strands.size(); ++i) {
+      forkscale::record_strand& s = r.strands[i];
+      const bool starts = task_start_[i] || s.prev < 0 || static_cast<std::size_t>(s.prev) >= i;
+      if (starts) {
+        record_task t;
+        if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < i)
+          t.parent = r.strands[static_cast<std::size_t>(s.prev)].task;
+        t.frame = s.frame;
+        t.first = t.last = static_cast<std::uint32_t>(i);
+        s.task = static_cast<std::uint32_t>(r.tasks.size());
+        r.tasks.push_back(t);
+      } else {
+        s.task = r.strands[static_cast<std::size_t>(s.prev)].task;
+        r.tasks[s.task].last = static_cast<std::uint32_t>(i);
+      }
+    }
+  }
+
+  // Back from the end of the longest path along the winning predecessors; the
+  // spans of its strands are rounded together so that they add up to the span.
+  void fill_critical_path(execution_record& r, std::uint64_t last) {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t p = position(last); p != none;) {
+      const std::uint32_t i = new_index_[p];
+      if (r.strands[i].critical) break;  // cannot happen; guards a broken record
+      r.strands[i].critical = true;
+      path.push_back(i);
+      p = position(raw_[p]->crit_pred);
+    }
+    std::reverse(path.begin(), path.end());
+    column_rounding span(s_);
+    for (std::uint32_t i : path)
+      r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(raw_[order_of(i)]->path)));
+    r.critical_path = std::move(path);
+  }
+
+  std::uint32_t order_of(std::uint32_t new_index) {
+    if (back_.empty()) {
+      back_.assign(new_index_.size(), 0);
+      for (std::uint32_t p = 0; p < new_index_.size(); ++p)
+        if (new_index_[p] != none) back_[new_index_[p]] = p;
+    }
+    return back_[new_index];
+  }
+
+  void fill_threads_and_regions(execution_record& r) {
+    r.threads.resize(buffers_.size());
+    for (std::size_t i = 0; i < buffers_.size(); ++i) r.threads[i].os_id = buffers_[i]->os_id;
+    for (const forkscale::record_strand& s : r.strands) r.threads[s.thread].busy_ns += s.end_ns - s.start_ns;
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      for (const raw_region& g : buffers_[i]->regions) {
+        forkscale::record_region o;
+        o.path = g.node ? g.node->path : std::string();
+        o.thread = static_cast<std::uint32_t>(i);
+        o.start_ns = wall_ns(g.wall_open);
+        o.end_ns = std::max(o.start_ns, wall_ns(g.wall_close));
+        r.regions.push_back(std::move(o));
+        r.wall_ns = std::max(r.wall_ns, r.regions.back().end_ns);
+      }
+    std::sort(r.regions.begin(), r.regions.end(),
+              [](const forkscale::record_region& a, const forkscale::record_region& b) {
+                return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+              });
+  }
+
+  session& s_;
+  record_state& rs_;
+  const std::vector<std::unique_ptr<record_buffer>>& buffers_;
+  std::vector<std::uint64_t> offset_;
+  std::vector<const raw_strand*> raw_;
+  std::vector<std::uint32_t> thread_of_;
+  std::vector<std::uint32_t> strand_join_;
+  std::unordered_map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t, pair_hash> join_index_;
+  std::vector<std::vector<std::uint32_t>> join_strands_, join_joins_;
+  std::uint32_t end_join_ = 0;
+  std::vector<std::uint32_t> join_order_;
+  std::vector<std::uint32_t> new_index_, back_;
+  std::vector<bool> task_start_;
+  std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,145 @@
+// record.hpp: a recorded run — the strand graph of one measurement, kept when
+// options::record is on (or FORKSCALE_RECORD=1). The totals never depend on it:
+// a record that hit options::record_limit loses views, not numbers.
+//
+// The graph (docs/record.md): strands are the nodes that cost something; joins
+// are zero-cost nodes where the children a sync_point waits for meet. A strand
+// follows `prev` (the strand before it in its task, or, for a task's first
+// strand, the spawner's strand that ended at the spawn) and, after a sync, its
+// `join`. A join follows the last strands of the tasks that reported to it and
+// the joins handed on to it (tasks that outlived the scope that spawned them).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// A place in the user's code, as the record names it.
+struct record_site {
+  std::string name;  // the tag, or file:line (file without its directory)
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;  // empty when the site has none
+};
+
+// One node of the call-path tree: the call sites and spawn sites open around a
+// strand, outermost first (the stacks of flame graphs). Node 0 is the
+// measurement itself. Recursion is folded: entering a site already on the path
+// takes the path back to that site, so recursive code has few paths.
+struct record_frame {
+  enum class kind_type : unsigned char { root, call, spawn };
+  std::uint32_t parent = 0;  // node 0 is its own parent
+  kind_type kind = kind_type::root;
+  std::uint32_t site = 0;  // index into execution_record::sites (unused for the root)
+  std::uint32_t depth = 0;
+};
+
+// One strand: a stretch of one task between two fork-join events, run by one
+// thread. Times are wall-clock nanoseconds since the measurement started, on
+// every clock (under the cost clock and thread_cpu the record reads the wall
+// clock as well); costs are in the report's unit.
+struct record_strand {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint32_t frame = 0;   // index into execution_record::frames: where it ran
+  std::uint32_t task = 0;    // index into execution_record::tasks
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint64_t work = 0;  // what it adds to the work
+  std::uint64_t span = 0;  // what it adds to every path through it (the work, but
+                           // for call sites the advisor assumes faster)
+  std::int64_t prev = -1;  // the strand before it (see above); -1: the first strand
+  std::int64_t join = -1;  // the join it starts after (index into joins); -1: none
+  // The strand that ends the longest path to this one's start (-1: none): the
+  // edge that decided the join's maximum. Following it from the last strand
+  // gives the critical path.
+  std::int64_t critical_pred = -1;
+  bool after_spawn = false;  // continues its task after a spawn: the continuation
+                             // edge, which carries Cilkview's burden
+  bool critical = false;     // on the critical path
+};
+
+// A join: a sync_point's wait (or a task's end that merged its finished
+// children, or children handed on to an enclosing scope).
+struct record_join {
+  std::vector<std::uint32_t> strands;  // last strands of the tasks that reported here
+  std::vector<std::uint32_t> joins;    // joins handed on to this one
+  std::int64_t site = -1;              // the sync_point's site (index into sites); -1: none
+  std::uint32_t thread = 0;            // the thread that waited
+  std::uint64_t wait_start_ns = 0;     // when its task stopped to wait
+  std::uint64_t wait_end_ns = 0;       // when the wait returned
+};
+
+// A task: the measurement's own (task 0) or one spawned task.
+struct record_task {
+  std::int64_t parent = -1;  // the spawning task; -1 for task 0
+  std::uint32_t frame = 0;   // its spawn site's call path (0 for task 0)
+  std::uint32_t first = 0;   // its first strand
+  std::uint32_t last = 0;    // its last strand
+};
+
+// One thread that ran strands of the measurement.
+struct record_thread {
+  std::uint64_t os_id = 0;    // the operating system's id of the thread (Linux: the tid)
+  std::uint64_t busy_ns = 0;  // wall time inside strands
+};
+
+// One instance of a labeled region, on the thread that opened it.
+struct record_region {
+  std::string path;  // as in report::regions
+  std::uint32_t thread = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+
+struct execution_record {
+  // False when recording stopped at options::record_limit (or tasks were still
+  // running when the measurement ended): the views are then partial; the
+  // report's numbers are whole either way.
+  bool complete = true;
+  std::uint64_t limit_bytes = 0;  // options::record_limit
+  std::uint64_t bytes = 0;        // what recording held while the program ran
+  std::uint64_t dropped_strands = 0;
+  std::string unit = "units";  // of work and span (the report's)
+  std::uint64_t wall_ns = 0;   // the measurement's wall-clock duration
+  std::vector<record_site> sites;
+  std::vector<record_frame> frames;
+  std::vector<record_thread> threads;
+  std::vector<record_task> tasks;
+  std::vector<record_strand> strands;  // in a topological order of the graph
+  std::vector<record_join> joins;
+  std::vector<record_region> regions;
+  // The strands of the critical path, first to last; their spans add up to the
+  // report's span.
+  std::vector<std::uint32_t> critical_path;
+
+  bool empty() const noexcept { return strands.empty(); }
+  // The stack of a frame, outermost first, names joined by ';' (folded-stack
+  // style, with ';' in names replaced by ':'); node 0 is `root_name`.
+  std::string stack_of(std::uint32_t frame, const std::string& root_name) const {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t f = frame; f != 0 && f < frames.size(); f = frames[f].parent) path.push_back(f);
+    std::string out = folded_name(root_name);
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      const record_frame& n = frames[*it];
+      out += ';';
+      out += n.site < sites.size() ? folded_name(display_name(sites[n.site])) : std::string("?");
+    }
+    return out;
+  }
+  // "function (file:line)", or the tag.
+  static std::string display_name(const record_site& s) {
+    if (!s.tag.empty() || s.function.empty()) return s.name;
+    return s.function + " (" + s.name + ")";
+  }
+  static std::string folded_name(std::string s) {
+    for (char& c : s)
+      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
+    return s;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
