@@ -5317,6 +5317,9 @@ struct frame {
   // wall clock; 2 on, the wall clock is read beside it. The rest describes the
   // open strand: how it began, where it runs, what it follows.
   unsigned char record = 0;
+  // Call sites take the slow path: the session names what-if call sites (1) or
+  // records (2).
+  unsigned char call_events = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -6099,6 +6102,11 @@ namespace detail {
 
 // ---- frames ---------------------------------------------------------------------
 
+// Whether call sites take the engine's slow path in this session.
+inline unsigned char call_events_of(const session& s) noexcept {
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+}
+
 // The root frame of a measurement.
 inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
@@ -6125,6 +6133,7 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
   root.record = s->record_mode;
+  root.call_events = call_events_of(*s);
   root.rec = s->rec.get();
   root.rec_frame = 0;
   root.rec_flags = 0;
@@ -6157,6 +6166,7 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   if (tk.profile) profile_task_start(c, tk);
   c.totals.last_strand = tk.last_strand;
   c.record = s->record_mode;
+  c.call_events = call_events_of(*s);
   if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
@@ -6375,12 +6385,18 @@ struct engine {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
     if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
-      const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-      if (f.record != 0) keep_strand(f, t, c);
-      add_strand(f, c);
+      close_strand_slow(f, t, raw, cost);
       return;
     }
     add_strand(f, strand_cost{raw, cost, raw, cost});
+  }
+
+  // A strand inside what-if regions, or recorded.
+  FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
+                                                          std::uint64_t cost) noexcept {
+    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
+    if (f.record != 0) keep_strand(f, t, c);
+    add_strand(f, c);
   }
 
   // The open strand of `f` starts at clock reading `t`.
@@ -6578,21 +6594,29 @@ struct engine {
       cs.caller_block = f->sync_block;
       f->sync_block = nullptr;
     }
-    std::uint64_t wi_new = 0;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->sess->what_if_calls))
-      wi_new = wi_site_bits(f->sess, where, true) & ~f->what_if_mask;
-    if (f->profile || wi_new || f->record) split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0) && keep_call_open(*f, cs, where) && f->state == run_state::running)
-      start_strand(*f, now(*f));
-    if (FORKSCALE_DETAIL_UNLIKELY(wi_new != 0)) {
-      cs.what_if_set = true;
-      cs.caller_what_if_mask = f->what_if_mask;
-      f->what_if_mask |= wi_new;
-      if (wi_new & wi_region_bits) record_wi_entries(f->sess, wi_new & wi_region_bits);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
+      begin_call_slow(*f, cs, where);
+    } else if (f->profile) {
+      split_strand(*f);
+      // A site registered just now: its cost is in no strand.
+      if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
+        start_strand(*f, now(*f));
     }
-    // A site registered just now: its cost is in no strand.
-    if (f->profile && FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
-      start_strand(*f, now(*f));
+  }
+
+  // A call in a measurement that names what-if call sites, or records.
+  FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
+    std::uint64_t wi_new = 0;
+    if (f.sess->what_if_calls) wi_new = wi_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || wi_new || f.record) split_strand(f);
+    if (f.record != 0 && keep_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
+    if (wi_new != 0) {
+      cs.what_if_set = true;
+      cs.caller_what_if_mask = f.what_if_mask;
+      f.what_if_mask |= wi_new;
+      if (wi_new & wi_region_bits) record_wi_entries(f.sess, wi_new & wi_region_bits);
+    }
+    if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {
@@ -6601,15 +6625,24 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
       close_out_of_order(f, cs.depth, where, "call_site");
     if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
-    const bool profiled = f->profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f->record) split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) f->rec_frame = cs.caller_rec_frame;
-    if (FORKSCALE_DETAIL_UNLIKELY(cs.what_if_set)) f->what_if_mask = cs.caller_what_if_mask;
-    if (profiled) profile_call_close(*f, cs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
+      end_call_slow(*f, cs);
+    } else if (f->profile && cs.caller_context) {
+      split_strand(*f);
+      profile_call_close(*f, cs);
+    }
     if (!scope) return;
     join_set* inner = f->sync_block;
     f->sync_block = cs.caller_block;
     if (inner) hand_on_call_block(*f, inner);
+  }
+
+  FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
+    const bool profiled = f.profile && cs.caller_context;
+    if (profiled || cs.what_if_set || f.record) split_strand(f);
+    if (f.record != 0) f.rec_frame = cs.caller_rec_frame;
+    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
+    if (profiled) profile_call_close(f, cs);
   }
 
   // ---- what-if regions -----------------------------------------------------------

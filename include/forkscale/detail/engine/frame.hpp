@@ -66,6 +66,9 @@ struct frame {
   // wall clock; 2 on, the wall clock is read beside it. The rest describes the
   // open strand: how it began, where it runs, what it follows.
   unsigned char record = 0;
+  // Call sites take the slow path: the session names what-if call sites (1) or
+  // records (2).
+  unsigned char call_events = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start

@@ -22,6 +22,11 @@ namespace detail {
 
 // ---- frames ---------------------------------------------------------------------
 
+// Whether call sites take the engine's slow path in this session.
+inline unsigned char call_events_of(const session& s) noexcept {
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+}
+
 // The root frame of a measurement.
 inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
@@ -48,6 +53,7 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
   root.record = s->record_mode;
+  root.call_events = call_events_of(*s);
   root.rec = s->rec.get();
   root.rec_frame = 0;
   root.rec_flags = 0;
@@ -80,6 +86,7 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   if (tk.profile) profile_task_start(c, tk);
   c.totals.last_strand = tk.last_strand;
   c.record = s->record_mode;
+  c.call_events = call_events_of(*s);
   if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
