@@ -120,7 +120,8 @@ size_row measure_size(int n) {
   size_row s;
   s.n = n;
   long v = 0;
-  const fs::report rep = fs::measure("fib", [&] { v = fib(n); }, options_for(true));
+  const fs::report rep = fs::measure(
+      "fib", [&] { v = fib(n); }, options_for(true));
   sink = sink + static_cast<std::uint64_t>(v);
   s.bytes = rep.record->bytes;
   s.strands = rep.record->strands.size();
@@ -140,7 +141,8 @@ void write_json(const config& cfg, const std::vector<event_row>& rows, const std
   j.kv("compiler", bench_common::compiler_string());
   j.kv("method",
        "per event: best of the batches of a loop of events inside one fs::measure, recording off and on "
-       "alternating, site profiles on, the automatic clock of a quiet machine (tsc where invariant); finish: the rest of the measure() call per strand "
+       "alternating, site profiles on, the automatic clock of a quiet machine (tsc where invariant); finish: the rest "
+       "of the measure() call per strand "
        "recorded");
   j.begin_array("events");
   for (const auto& r : rows) {
