@@ -3,8 +3,8 @@
 // detail/output/json_record.hpp). Every row must have its columns with the
 // right types, and every index must point inside its table: a file that passes
 // can be walked without bounds checks. Problems are json_errors naming the row
-// and the column ("record.strands[3][7] (prev): 12 is not a strand index (the
-// record has 10)").
+// and the column ("record.strands[3][7] (prev): 12 is not -1 or an index into
+// strands (10 rows)").
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -60,19 +60,20 @@ class row_reader {
       throw json_error(cell(k).offset, path(k) + ": expected true or false, found " + kind_name(cell(k).type));
     return cell(k).boolean;
   }
-  // An index into a table of `size` rows (`what`: "strand"); -1 too when `none_ok`.
-  std::int64_t index(std::size_t k, std::size_t size, const char* what, bool none_ok) const {
+  // An index into a table of `size` rows (`table`: "strands"); -1 too when `none_ok`.
+  std::int64_t index(std::size_t k, std::size_t size, const char* table, bool none_ok) const {
     const std::int64_t v = none_ok ? i64(k) : static_cast<std::int64_t>(u32(k));
     if ((v < 0 && !(none_ok && v == -1)) || (v >= 0 && static_cast<std::uint64_t>(v) >= size))
       throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is not " + (none_ok ? "-1 or " : "") +
-                                           "a " + what + " index (the record has " + std::to_string(size) + ")");
+                                           "an index into " + table + " (" + std::to_string(size) + " rows)");
     return v;
   }
   // A row's cell that is itself a list of indices into a table of `size` rows.
-  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* what) const {
+  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* table) const {
     const value& a = cell(k);
     if (!a.is(kind::array))
-      throw json_error(a.offset, path(k) + ": expected an array of " + what + " indices, found " + kind_name(a.type));
+      throw json_error(a.offset,
+                       path(k) + ": expected an array of indices into " + table + ", found " + kind_name(a.type));
     std::vector<std::uint32_t> out;
     out.reserve(a.items.size());
     for (std::size_t m = 0; m < a.items.size(); ++m) {
@@ -80,10 +81,10 @@ class row_reader {
       const std::string at = path(k) + "[" + std::to_string(m) + "]";
       if (!number_as_u64(a.items[m], v))
         throw json_error(a.items[m].offset,
-                         at + ": expected a " + std::string(what) + " index, found " + found(a.items[m]));
+                         at + ": expected an index into " + std::string(table) + ", found " + found(a.items[m]));
       if (v >= size)
-        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not a " + what +
-                                                " index (the record has " + std::to_string(size) + ")");
+        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not an index into " + table + " (" +
+                                                std::to_string(size) + " rows)");
       out.push_back(static_cast<std::uint32_t>(v));
     }
     return out;
@@ -131,13 +132,14 @@ inline void read_record_graph(const object_reader& rec, const record_sizes& n, e
     // A tree rooted at node 0: every other node's parent comes before it.
     const std::size_t k = r.frames.size();
     record_frame f;
-    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "earlier frame", false));
+    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "the frames before it", false));
     f.kind = frame_kind_from(row, 1);
     if ((k == 0) != (f.kind == record_frame::kind_type::root))
       throw json_error(row.cell(1).offset,
                        row.path(1) + (k == 0 ? ": frame 0 must be the root" : ": only frame 0 is the root"));
-    f.site = f.kind == record_frame::kind_type::root ? row.u32(2)
-                                                     : static_cast<std::uint32_t>(row.index(2, n.sites, "site", false));
+    f.site = f.kind == record_frame::kind_type::root
+                 ? row.u32(2)
+                 : static_cast<std::uint32_t>(row.index(2, n.sites, "sites", false));
     f.depth = row.u32(3);
     r.frames.push_back(f);
   });
@@ -148,10 +150,10 @@ inline void read_record_graph(const object_reader& rec, const record_sizes& n, e
   static const char* const tasks[] = {"parent", "frame", "first", "last"};
   read_rows(rec, "tasks", tasks, [&](const row_reader& row) {
     record_task t;
-    t.parent = row.index(0, n.tasks, "task", true);
-    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frame", false));
-    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strand", false));
-    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strand", false));
+    t.parent = row.index(0, n.tasks, "tasks", true);
+    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strands", false));
+    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strands", false));
     r.tasks.push_back(t);
   });
 }
@@ -161,9 +163,9 @@ inline void read_record_strands(const object_reader& rec, const record_sizes& n,
                                         "span",   "prev",  "join", "critical_pred", "after_spawn", "critical"};
   read_rows(rec, "strands", strands, [&](const row_reader& row) {
     record_strand s;
-    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "thread", false));
-    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frame", false));
-    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "task", false));
+    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "threads", false));
+    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "tasks", false));
     s.start_ns = row.u64(3);
     s.end_ns = row.u64(4);
     if (s.end_ns < s.start_ns)
@@ -171,9 +173,9 @@ inline void read_record_strands(const object_reader& rec, const record_sizes& n,
                                                std::to_string(s.start_ns));
     s.work = row.u64(5);
     s.span = row.u64(6);
-    s.prev = row.index(7, n.strands, "strand", true);
-    s.join = row.index(8, n.joins, "join", true);
-    s.critical_pred = row.index(9, n.strands, "strand", true);
+    s.prev = row.index(7, n.strands, "strands", true);
+    s.join = row.index(8, n.joins, "joins", true);
+    s.critical_pred = row.index(9, n.strands, "strands", true);
     s.after_spawn = row.boolean(10);
     s.critical = row.boolean(11);
     r.strands.push_back(s);
@@ -181,18 +183,18 @@ inline void read_record_strands(const object_reader& rec, const record_sizes& n,
   static const char* const joins[] = {"site", "thread", "wait_start_ns", "wait_end_ns", "strands", "joins"};
   read_rows(rec, "joins", joins, [&](const row_reader& row) {
     record_join o;
-    o.site = row.index(0, n.sites, "site", true);
-    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "thread", false));
+    o.site = row.index(0, n.sites, "sites", true);
+    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false));
     o.wait_start_ns = row.u64(2);
     o.wait_end_ns = row.u64(3);
-    o.strands = row.indices(4, n.strands, "strand");
-    o.joins = row.indices(5, n.joins, "join");
+    o.strands = row.indices(4, n.strands, "strands");
+    o.joins = row.indices(5, n.joins, "joins");
     r.joins.push_back(std::move(o));
   });
   static const char* const regions[] = {"path", "thread", "start_ns", "end_ns"};
   read_rows(rec, "regions", regions, [&](const row_reader& row) {
     r.regions.push_back(forkscale::record_region{
-        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "thread", false)), row.u64(2), row.u64(3)});
+        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false)), row.u64(2), row.u64(3)});
   });
 }
 
