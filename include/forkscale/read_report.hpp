@@ -8,10 +8,10 @@
 // are ignored, as the schema asks, and the per-site profiles ("call_sites",
 // "spawn_sites"), the what-if rows ("what_if") and the record ("record", read
 // into report::record with every index checked) may be absent, as in files
-// written before they existed or without recording. The derived numbers a file states (parallelism,
-// burdened parallelism, average maximal strand, speedup estimate, the sites'
-// and the what-if rows' parallelism) must agree with the ones recomputed from
-// its own numbers, which catches most corrupted digits.
+// written before they existed or without recording. The derived numbers a file
+// states (parallelism, burdened parallelism, average maximal strand, speedup
+// estimate, the sites' and the what-if rows' parallelism) must agree with the
+// ones recomputed from its own numbers, which catches most corrupted digits.
 // Every problem throws forkscale::error with one line naming
 // the file, the byte offset and the problem, e.g.
 //
