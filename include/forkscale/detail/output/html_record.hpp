@@ -83,7 +83,8 @@ inline std::vector<std::uint32_t> timeline_strands(const execution_record& r) {
   return order;
 }
 
-// A colour per site, the sites with the most work first; node 0's strands grey.
+// A colour per site, the sites with the most work first; node 0's strands and
+// sites without work grey.
 inline std::vector<std::string> site_colours(const execution_record& r, std::vector<std::uint32_t>& by_work) {
   std::vector<std::uint64_t> work(r.sites.size(), 0);
   for (const auto& s : r.strands)
@@ -93,7 +94,7 @@ inline std::vector<std::string> site_colours(const execution_record& r, std::vec
   for (std::uint32_t k = 0; k < work.size(); ++k)
     if (work[k] != 0) by_work.push_back(k);
   std::stable_sort(by_work.begin(), by_work.end(), [&](std::uint32_t a, std::uint32_t b) { return work[a] > work[b]; });
-  std::vector<std::string> colour(r.sites.size(), site_colour(by_work.size()));
+  std::vector<std::string> colour(r.sites.size(), "#bbbbbb");  // no work: grey, as the measurement's own
   for (std::size_t k = 0; k < by_work.size(); ++k) colour[by_work[k]] = site_colour(k);
   return colour;
 }
@@ -180,6 +181,8 @@ inline std::string timeline_legend(const execution_record& r, const std::vector<
     o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" fill=\"" +
          colour[by_work[k]] + "\"/></svg> " + esc(execution_record::display_name(r.sites[by_work[k]])) + "</li>\n";
   if (by_work.size() > 10) o += "<li>(" + std::to_string(by_work.size() - 10) + " more sites)</li>\n";
+  o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" "
+       "fill=\"#bbbbbb\"/></svg> the measurement itself, or no work</li>\n";
   return o + "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" " +
          "fill=\"#ffffff\" stroke=\"#111111\" stroke-width=\"3\"/></svg> the critical path</li>\n</ul>\n";
 }
