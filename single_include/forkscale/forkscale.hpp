@@ -4159,8 +4159,12 @@ inline void write_environment_views(report& rep, const diagnostic_handler& handl
 }
 
 // Installs the writer during static initialization (an inline variable: once
-// per program, however many translation units include this header).
+// per program, however many translation units include this header). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
+// keeps no static initializer of forkscale's.
+#if FORKSCALE_ENABLE
 inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
+#endif
 
 }  // namespace output
 }  // namespace detail
