@@ -37,7 +37,6 @@ inline const char* record_views_script_head() noexcept {
   return R"js(
 (function () {
   'use strict';
-  var SVG = 'http://www.w3.org/2000/svg';
   function num(el, name) { return Number(el.getAttribute(name)); }
   // As detail::html::axis_time and timeline_step do it.
   function axisTime(ns, largest, step) {
@@ -80,11 +79,11 @@ inline const char* record_views_script_draw() noexcept {
       while (axis.firstChild) { axis.removeChild(axis.firstChild); }
       var step = timeStep(view.b - view.a);
       for (var t = Math.ceil(view.a / step) * step; view.b >= t; t += step) {
-        var line = document.createElementNS(SVG, 'line');
+        var line = document.createElementNS(svg.namespaceURI, 'line');
         line.setAttribute('x1', x(t)); line.setAttribute('x2', x(t));
         line.setAttribute('y1', top); line.setAttribute('y2', bottom);
         line.setAttribute('stroke', '#dddddd');
-        var text = document.createElementNS(SVG, 'text');
+        var text = document.createElementNS(svg.namespaceURI, 'text');
         text.setAttribute('x', x(t)); text.setAttribute('y', bottom + 16);
         text.setAttribute('text-anchor', 'middle');
         text.textContent = axisTime(t, view.b, step);
