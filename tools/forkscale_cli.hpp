@@ -1,8 +1,10 @@
 // forkscale_cli.hpp: the forkscale-report command line, as a function that
 // tests can call in-process (tools/forkscale_cli.cpp is just its main).
 //
-//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv]
+// clang-format off
+//   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv|trace|folded-work|folded-critical]
 //                                    [--plot factored|scalability] [-o OUT]
+// clang-format on
 //   forkscale-report compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]
 //   forkscale-report --help | --version
 //
@@ -11,7 +13,9 @@
 // to stdout, or atomically to OUT with -o; --to gnuplot writes OUT.dat and
 // OUT.gp and needs -o; --to calls-csv and spawns-csv write the per-site profiles
 // (report::call_sites_csv, report::spawn_sites_csv; of a study, its profile
-// run's), --to whatif-csv the what-if rows (report::what_if_csv). compare also
+// run's), --to whatif-csv the what-if rows (report::what_if_csv), --to trace,
+// folded-work and folded-critical the views of a recorded report's record
+// (report::to_trace, report::to_folded; docs/record.md). compare also
 // lists the call sites whose share of the span moved most and, when both
 // reports have what-if rows, the regions whose predicted parallelism at the
 // largest factor changed most (text only). Exit status: 0 done, 2 anything wrong — bad usage, a file
@@ -46,7 +50,10 @@ inline const char* const program = "forkscale-report";
 
 inline std::string usage() {
   return std::string("usage: ") + program +
-         " convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv]\n"
+         " convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv|\n"
+         "       " +
+         std::string(std::strlen(program), ' ') +
+         "                  trace|folded-work|folded-critical]\n"
          "       " +
          std::string(std::strlen(program), ' ') +
          "         [--plot factored|scalability] [-o OUT]\n"
@@ -63,7 +70,10 @@ inline std::string usage() {
          "the default, or scalability), a self-contained HTML page, or gnuplot data and\n"
          "script (OUT.dat and OUT.gp; needs -o OUT), or the call-site or spawn-site\n"
          "profile as CSV (calls-csv, spawns-csv; for a study, of its profile run), or\n"
-         "the what-if predictions as CSV (whatif-csv).\n"
+         "the what-if predictions as CSV (whatif-csv), or, for a report measured with\n"
+         "recording on, its record as a Trace Event Format JSON timeline for Perfetto or\n"
+         "chrome://tracing (trace) or as folded stacks for flame graphs of the work\n"
+         "(folded-work) or of the critical path (folded-critical).\n"
          "compare shows work, span, parallelism and the other counts of two reports side\n"
          "by side, whole program and per region, and (text only) the call sites whose\n"
          "share of the span moved most and the what-if regions whose predicted\n"
@@ -429,9 +439,11 @@ inline options parse_args(const std::vector<std::string>& args) {
   if (o.command == "convert") {
     if (o.inputs.size() != 1) throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
     if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot" &&
-        o.to != "calls-csv" && o.to != "spawns-csv" && o.to != "whatif-csv")
+        o.to != "calls-csv" && o.to != "spawns-csv" && o.to != "whatif-csv" && o.to != "trace" &&
+        o.to != "folded-work" && o.to != "folded-critical")
       throw bad("unknown format " + quoted(o.to) +
-                " for --to (expected text, csv, json, svg, html, gnuplot, calls-csv, spawns-csv or whatif-csv)");
+                " for --to (expected text, csv, json, svg, html, gnuplot, calls-csv, spawns-csv, whatif-csv, trace, "
+                "folded-work or folded-critical)");
     if (!o.plot.empty() && o.plot != "factored" && o.plot != "scalability")
       throw bad("unknown plot " + quoted(o.plot) + " (expected factored or scalability)");
     if (!o.plot.empty() && o.to != "svg" && o.to != "gnuplot") throw bad("--plot goes with --to svg or --to gnuplot");
@@ -467,6 +479,15 @@ inline void convert(const options& o, std::ostream& out) {
     return;
   }
   std::string text;
+  if (o.to == "trace" || o.to == "folded-work" || o.to == "folded-critical") {
+    // A study's record is its profile run's (forkscale::error when there is none).
+    const fs::report& r = d.is_study ? d.study.profile : d.rep;
+    emit(o.to == "trace"         ? r.to_trace()
+         : o.to == "folded-work" ? r.to_folded(fs::folded_kind::work)
+                                 : r.to_folded(fs::folded_kind::critical_path),
+         o.out, out);
+    return;
+  }
   if (o.to == "calls-csv" || o.to == "spawns-csv" || o.to == "whatif-csv") {
     // A study's site profiles and what-if rows are those of its profile run.
     if (d.is_study && d.study.profile.empty())

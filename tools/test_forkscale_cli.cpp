@@ -570,6 +570,68 @@ TEST_F(Cli, CompareShowsTheSitesWhoseSpanShareMovedMost) {
   EXPECT_FALSE(contains(tool({"compare", pp.string(), pp.string()}).out, "Call sites whose share"));
 }
 
+namespace {
+
+// The sum of the counts of a folded-stack file ("stack count" lines).
+std::uint64_t folded_total(const std::string& text) {
+  std::uint64_t sum = 0;
+  for (const auto& l : lines(text)) {
+    const std::size_t space = l.rfind(' ');
+    if (space == std::string::npos) return ~std::uint64_t(0);
+    sum += std::stoull(l.substr(space + 1));
+  }
+  return sum;
+}
+
+}  // namespace
+
+// A report measured with recording on (the quicksort example with
+// FORKSCALE_RECORD=1, as a user would) converts to its trace and folded stacks;
+// one without a record is refused in one line.
+TEST_F(Cli, ConvertWritesTheRecordsViews) {
+  const stdfs::path dir = *dir_ / "recorded";
+#ifdef FORKSCALE_QUICKSORT_EXE
+  ::setenv("FORKSCALE_RECORD", "1", 1);
+  const outcome made = run(FORKSCALE_QUICKSORT_EXE, {"20000", "--clock", "cost", "--out", dir.string()});
+  ::unsetenv("FORKSCALE_RECORD");
+  ASSERT_EQ(made.status, 0) << made.err;
+  const std::string json = (dir / "quicksort.json").string();
+#else
+  fs::options opt;
+  opt.clock = fs::clock_kind::cost;
+  opt.record = true;
+  stdfs::create_directories(dir);
+  const std::string json = (dir / "fib.json").string();
+  fs::measure(
+      "fib", [] { fib(12); }, opt)
+      .write_json(json);
+#endif
+  const fs::report rep = fs::read_report(json);
+  ASSERT_TRUE(rep.record);
+  const outcome work = tool({"convert", json, "--to", "folded-work"});
+  const outcome critical = tool({"convert", json, "--to", "folded-critical"});
+  const outcome trace = tool({"convert", json, "--to", "trace"});
+  for (const outcome* o : {&work, &critical, &trace}) EXPECT_EQ(o->status, 0) << o->err;
+  EXPECT_EQ(folded_total(work.out), rep.work());
+  EXPECT_EQ(folded_total(critical.out), rep.span());
+  fs::detail::json::limits lim;
+  lim.max_bytes = std::size_t(1) << 30;
+  lim.max_values = 100'000'000;
+  const fs::detail::json::value v = fs::detail::json::parse(trace.out, lim);
+  ASSERT_TRUE(v.find("traceEvents") != nullptr);
+  EXPECT_GT(v.find("traceEvents")->items.size(), rep.record->strands.size());
+  EXPECT_EQ(trace.out, rep.to_trace());
+  const stdfs::path out = dir / "run.trace.json";
+  EXPECT_EQ(tool({"convert", json, "--to", "trace", "-o", out.string()}).status, 0);
+  EXPECT_EQ(read_file(out), trace.out);
+  // Without a record, in one line; a study's views are its profile run's.
+  for (const std::string& f : {before_->string() + ".json", study_->string()})
+    for (const char* to : {"trace", "folded-work", "folded-critical"})
+      expect_one_line_failure(tool({"convert", f, "--to", to}),
+                              "has no record: measure with options.record = true or FORKSCALE_RECORD=1",
+                              std::string("--to ") + to + " of " + f);
+}
+
 TEST_F(Cli, BadFilesGiveOneLineAndExitStatusTwo) {
   const std::string good = read_file(before_->string() + ".json");
   struct bad {
@@ -651,7 +713,8 @@ TEST_F(Cli, BadUsageGivesOneLineAndExitStatusTwo) {
   const outcome help = tool({"--help"});
   EXPECT_EQ(help.status, 0);
   EXPECT_TRUE(contains(help.out, "usage: forkscale-report convert"));
-  EXPECT_TRUE(contains(help.out, "|calls-csv|spawns-csv|whatif-csv]")) << help.out;
+  EXPECT_TRUE(contains(help.out, "|calls-csv|spawns-csv|whatif-csv|")) << help.out;
+  EXPECT_TRUE(contains(help.out, "trace|folded-work|folded-critical]")) << help.out;
   EXPECT_EQ(tool({"--version"}).out, "forkscale-report (forkscale " FORKSCALE_VERSION_STRING ")\n");
 }
 

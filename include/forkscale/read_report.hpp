@@ -6,11 +6,12 @@
 // file must be the JSON that report::to_json() writes (docs/report-schema.md),
 // schema "forkscale.report", schema_version 1 or lower; keys it does not know
 // are ignored, as the schema asks, and the per-site profiles ("call_sites",
-// "spawn_sites") and the what-if rows ("what_if") may be absent, as in files
-// written before they existed. The derived numbers a file states (parallelism,
-// burdened parallelism, average maximal strand, speedup estimate, the sites'
-// and the what-if rows' parallelism) must agree with the ones recomputed from
-// its own numbers, which catches most corrupted digits.
+// "spawn_sites"), the what-if rows ("what_if") and the record ("record", read
+// into report::record with every index checked) may be absent, as in files
+// written before they existed or without recording. The derived numbers a file
+// states (parallelism, burdened parallelism, average maximal strand, speedup
+// estimate, the sites' and the what-if rows' parallelism) must agree with the
+// ones recomputed from its own numbers, which catches most corrupted digits.
 // Every problem throws forkscale::error with one line naming
 // the file, the byte offset and the problem, e.g.
 //
@@ -27,6 +28,7 @@
 
 #include "config.hpp"
 #include "detail/input/json_reader.hpp"
+#include "detail/input/record_reader.hpp"
 #include "detail/output/report_writers.hpp"
 #include "detail/util/atomic_file.hpp"
 #include "report.hpp"
@@ -363,6 +365,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   rep.spawn_sites = optional_rows<spawn_site_profile>(top, "spawn_sites", spawn_site_from_value);
   rep.what_if = optional_rows<what_if_result>(top, "what_if", what_if_from_value);
   rep.load = load_from(top);
+  rep.record = record_from(top, rep.unit);  // optional: files without a record read as before
 
   rep.diagnostic_count = top.u64("diagnostic_count");
   const value& diags = top.array("diagnostics");

@@ -250,6 +250,10 @@ struct load_check {
   }
 };
 
+// Which costs a folded-stack file (report::to_folded) adds up: every strand's
+// work, or the spans of the critical path's strands (docs/record.md).
+enum class folded_kind { work, critical_path };
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -339,6 +343,14 @@ struct report {
   std::string what_if_text() const;
   std::string what_if_csv() const;
   void write_what_if_csv(const std::string& path) const;
+  // Views of the record (docs/record.md; detail/output/trace.hpp, folded.hpp):
+  // the Trace Event Format JSON that Perfetto and chrome://tracing open, and
+  // folded stacks ("a;b;c count") for flame graphs. They throw forkscale::error
+  // when the report has no record.
+  std::string to_trace() const;
+  void write_trace(const std::string& path) const;
+  std::string to_folded(folded_kind which) const;
+  void write_folded(const std::string& path, folded_kind which) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);

@@ -881,6 +881,10 @@ struct load_check {
   }
 };
 
+// Which costs a folded-stack file (report::to_folded) adds up: every strand's
+// work, or the spans of the critical path's strands (docs/record.md).
+enum class folded_kind { work, critical_path };
+
 // The result of one measurement: the root region (the whole measured program)
 // first, then nested regions in depth-first order.
 struct report {
@@ -970,6 +974,14 @@ struct report {
   std::string what_if_text() const;
   std::string what_if_csv() const;
   void write_what_if_csv(const std::string& path) const;
+  // Views of the record (docs/record.md; detail/output/trace.hpp, folded.hpp):
+  // the Trace Event Format JSON that Perfetto and chrome://tracing open, and
+  // folded stacks ("a;b;c count") for flame graphs. They throw forkscale::error
+  // when the report has no record.
+  std::string to_trace() const;
+  void write_trace(const std::string& path) const;
+  std::string to_folded(folded_kind which) const;
+  void write_folded(const std::string& path, folded_kind which) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);
@@ -1781,12 +1793,148 @@ inline void report::write_spawn_sites_csv(const std::string& path) const {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
 // end include/forkscale/detail/output/csv.hpp
+// begin include/forkscale/detail/output/folded.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// detail/output/folded.hpp: folded stacks of a record (report::to_folded,
+// write_folded), the input format of flamegraph.pl and speedscope: one line per
+// distinct call path, "root;site;site count", sorted by the stack (byte order),
+// counts in the report's unit. The stack is the call-path tree's path
+// (execution_record::stack_of): the measurement's label, then the call and
+// spawn sites open around the strand, outermost first.
+//
+// folded_kind::work adds every strand's work, so the file sums to report::work()
+// exactly; folded_kind::critical_path adds the spans of the critical path's
+// strands, so it sums to report::span() exactly (the record rounds both columns
+// so that they add up). Stacks with a count of 0 are left out. A partial record
+// (record->complete false) gives a partial file, with nothing in it to say so
+// (the format has no comments): the report's diagnostic says it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+// begin include/forkscale/detail/output/record_names.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// detail/output/record_names.hpp: what every view of a record (trace, folded
+// stacks, the HTML timeline and flame graph) needs: the record itself or a
+// one-line error, the names of call paths, and their folded stacks.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The report's record; throws forkscale::error when it has none.
+inline const execution_record& require_record(const report& rep) {
+  if (!rep.record)
+    throw error("forkscale: report '" + printable(rep.label) +
+                "' has no record: measure with options.record = true or FORKSCALE_RECORD=1");
+  return *rep.record;
+}
+
+// The name of call-path node 0: the measurement's label ("measurement" when it
+// has none, so that no stack starts with an empty frame).
+inline std::string root_name(const report& rep) { return rep.label.empty() ? "measurement" : rep.label; }
+
+// The innermost site of a call path, as views name a strand: the site's display
+// name (its tag, or "function (file:line)"), or the measurement for node 0.
+inline std::string frame_name(const execution_record& r, std::uint32_t frame, const std::string& root) {
+  if (frame == 0 || frame >= r.frames.size()) return root;
+  const std::uint32_t site = r.frames[frame].site;
+  return site < r.sites.size() ? execution_record::display_name(r.sites[site]) : std::string("?");
+}
+
+// Folded stacks of call paths (valid UTF-8), each computed once.
+class stack_names {
+ public:
+  stack_names(const execution_record& r, std::string root)
+      : r_(r), root_(std::move(root)), cache_(r.frames.size() + 1), done_(r.frames.size() + 1, 0) {}
+  const std::string& of(std::uint32_t frame) {
+    const std::size_t k = frame < r_.frames.size() ? frame : r_.frames.size();
+    if (!done_[k]) {
+      cache_[k] = valid_utf8(r_.stack_of(frame, root_));
+      done_[k] = 1;
+    }
+    return cache_[k];
+  }
+
+ private:
+  const execution_record& r_;
+  std::string root_;
+  std::vector<std::string> cache_;
+  std::vector<char> done_;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// end include/forkscale/detail/output/record_names.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The counts per stack (sorted by the stack).
+inline std::map<std::string, std::uint64_t> folded_counts(const report& rep, folded_kind which) {
+  const execution_record& r = require_record(rep);
+  stack_names names(r, root_name(rep));
+  std::map<std::string, std::uint64_t> counts;
+  if (which == folded_kind::work) {
+    for (const record_strand& s : r.strands)
+      if (s.work != 0) counts[names.of(s.frame)] += s.work;
+  } else {
+    for (const std::uint32_t i : r.critical_path)
+      if (i < r.strands.size() && r.strands[i].span != 0) counts[names.of(r.strands[i].frame)] += r.strands[i].span;
+  }
+  return counts;
+}
+
+inline std::string folded_text(const report& rep, folded_kind which) {
+  std::string out;
+  for (const auto& line : folded_counts(rep, which)) {
+    out += line.first;
+    out += ' ';
+    out += std::to_string(line.second);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_folded(folded_kind which) const { return detail::output::folded_text(*this, which); }
+
+inline void report::write_folded(const std::string& path, folded_kind which) const {
+  detail::write_file_atomically(path, to_folded(which));
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// end include/forkscale/detail/output/folded.hpp
 // begin include/forkscale/detail/output/json.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
 // detail/output/json.hpp: a report as JSON, for programs (layout in
 // docs/report-schema.md): report::to_json, one function per member, and
 // report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// detail/output/json_record.hpp: the "record" member of a JSON report (present
+// only when the report has a record; layout in docs/report-schema.md). Tables
+// are arrays of rows, one row per line, each row an array in a fixed column
+// order, so that a record of many strands stays compact; the reader
+// (detail/input/record_reader.hpp) reads the same layout back.
 #include <cstdint>
 #include <string>
 
@@ -1927,6 +2075,126 @@ class json_writer {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
 // end include/forkscale/detail/output/json_writer.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline const char* frame_kind_name(record_frame::kind_type k) noexcept {
+  return k == record_frame::kind_type::root ? "root" : k == record_frame::kind_type::call ? "call" : "spawn";
+}
+
+// One row: its cells joined by ',' in brackets.
+class json_row {
+ public:
+  json_row& u(std::uint64_t v) { return cell(std::to_string(v)); }
+  json_row& i(std::int64_t v) { return cell(std::to_string(v)); }
+  json_row& b(bool v) { return cell(bool_text(v)); }
+  json_row& s(const std::string& v) { return cell(json_string(v)); }
+  json_row& raw(const std::string& v) { return cell(v); }
+  std::string text() const { return "[" + out_ + "]"; }
+
+ private:
+  json_row& cell(const std::string& v) {
+    if (!out_.empty()) out_ += ',';
+    out_ += v;
+    return *this;
+  }
+  std::string out_;
+};
+
+// A list of indices as one row.
+template <typename T>
+std::string json_index_row(const std::vector<T>& v) {
+  json_row r;
+  for (const T x : v) r.u(x);
+  return r.text();
+}
+
+inline void json_record_tables(json_writer& j, const execution_record& r) {
+  const auto table = [&j](const char* name, std::size_t n, auto&& row) {
+    j.key(name);
+    j.begin_array();
+    for (std::size_t k = 0; k < n; ++k) j.value_raw(row(k).text());
+    j.end_array();
+  };
+  table("sites", r.sites.size(), [&](std::size_t k) {
+    const record_site& s = r.sites[k];
+    return json_row().s(s.name).s(s.file).u(s.line).s(s.function).s(s.tag);
+  });
+  table("frames", r.frames.size(), [&](std::size_t k) {
+    const record_frame& f = r.frames[k];
+    return json_row().u(f.parent).s(frame_kind_name(f.kind)).u(f.site).u(f.depth);
+  });
+  table("threads", r.threads.size(),
+        [&](std::size_t k) { return json_row().u(r.threads[k].os_id).u(r.threads[k].busy_ns); });
+  table("tasks", r.tasks.size(), [&](std::size_t k) {
+    const record_task& t = r.tasks[k];
+    return json_row().i(t.parent).u(t.frame).u(t.first).u(t.last);
+  });
+  table("strands", r.strands.size(), [&](std::size_t k) {
+    const record_strand& s = r.strands[k];
+    return json_row()
+        .u(s.thread)
+        .u(s.frame)
+        .u(s.task)
+        .u(s.start_ns)
+        .u(s.end_ns)
+        .u(s.work)
+        .u(s.span)
+        .i(s.prev)
+        .i(s.join)
+        .i(s.critical_pred)
+        .b(s.after_spawn)
+        .b(s.critical);
+  });
+  table("joins", r.joins.size(), [&](std::size_t k) {
+    const record_join& o = r.joins[k];
+    return json_row()
+        .i(o.site)
+        .u(o.thread)
+        .u(o.wait_start_ns)
+        .u(o.wait_end_ns)
+        .raw(json_index_row(o.strands))
+        .raw(json_index_row(o.joins));
+  });
+  table("regions", r.regions.size(), [&](std::size_t k) {
+    const forkscale::record_region& g = r.regions[k];
+    return json_row().s(g.path).u(g.thread).u(g.start_ns).u(g.end_ns);
+  });
+}
+
+// "record": the report's record (docs/report-schema.md, "record").
+inline void json_record(json_writer& j, const execution_record& r) {
+  j.key("record");
+  j.begin_object();
+  j.key("complete");
+  j.value_raw(bool_text(r.complete));
+  j.member("limit_bytes", r.limit_bytes);
+  j.member("bytes", r.bytes);
+  j.member("dropped_strands", r.dropped_strands);
+  j.member("unit", r.unit);
+  j.member("wall_ns", r.wall_ns);
+  json_record_tables(j, r);
+  // The critical path, twenty strand indices to a line (each piece is written as
+  // one element of the array; the writer's commas join the pieces).
+  j.key("critical_path");
+  j.begin_array();
+  for (std::size_t k = 0; k < r.critical_path.size(); k += 20) {
+    std::string piece;
+    for (std::size_t m = k; m < r.critical_path.size() && m < k + 20; ++m)
+      piece += (m == k ? "" : ",") + std::to_string(r.critical_path[m]);
+    j.value_raw(piece);
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// end include/forkscale/detail/output/json_record.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -2131,6 +2399,7 @@ inline std::string report::to_json() const {
   io::json_what_if(j, *this);
   io::json_load(j, *this);
   io::json_diagnostics(j, *this);
+  if (record) io::json_record(j, *record);
   j.end_object();
   return j.finish();
 }
@@ -2140,6 +2409,1771 @@ inline void report::write_json(const std::string& path) const { detail::write_fi
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
 // end include/forkscale/detail/output/json.hpp
+// begin include/forkscale/detail/output/record_views.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+// detail/output/record_views.hpp: what FORKSCALE_TRACE and FORKSCALE_FOLDED
+// write at the end of every outermost measurement (no code change needed;
+// either variable also turns recording on):
+//
+//   FORKSCALE_TRACE=run.trace.json    the trace (report::write_trace)
+//   FORKSCALE_FOLDED=run.folded       run.work.folded and run.critical.folded
+//                                     (report::write_folded), both or neither
+//
+// The folded files' stem is the path without a trailing ".folded"; any other
+// path gets ".work.folded" and ".critical.folded" appended. A file that cannot
+// be written is a diagnostic of the report (not misuse: the numbers are whole)
+// and one line on stderr ("forkscale: FORKSCALE_TRACE: cannot write ..."); the
+// measurement itself never throws because of it. Each measurement replaces the
+// files of the one before.
+//
+// Including this header (forkscale.hpp does) installs the writer in the
+// engine's hook (detail/record/views_hook.hpp).
+#include <exception>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/detail/record/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// the engine. At the end of every outermost measurement the engine calls
+// write_record_views(); the writers themselves live in detail/output/
+// (record_views.hpp), which sets record_views_writer from a static initializer,
+// so the engine never includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/site.hpp
+#ifndef FORKSCALE_SINGLE_SITE_HPP
+#define FORKSCALE_SINGLE_SITE_HPP
+// site.hpp: where a guard stands in the user's code (file:line, function, tag).
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// A source location. Guards take one as a defaulted argument, so the site is the
+// caller's line without any macro (std::source_location's idea, usable in C++17).
+struct site {
+  const char* file = "";
+  unsigned line = 0;
+  const char* function = "";
+  // A user tag replaces file:line in reports when set. Sites are cached by the
+  // addresses they hold, so a tag must be a string literal or other storage whose
+  // text never changes while the program runs.
+  const char* tag = nullptr;
+
+#if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
+  static constexpr site current(const char* file_ = __builtin_FILE(), unsigned line_ = __builtin_LINE(),
+                                const char* function_ = __builtin_FUNCTION()) noexcept {
+    return site{file_, line_, function_, nullptr};
+  }
+#else
+  static constexpr site current(const char* file_ = "unknown", unsigned line_ = 0,
+                                const char* function_ = "") noexcept {
+    return site{file_, line_, function_, nullptr};
+  }
+#endif
+
+  // A site named by the user instead of by its position in the source.
+  static constexpr site tagged(const char* tag_, site where = current()) noexcept {
+    return site{where.file, where.line, where.function, tag_};
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+
+// The current position, for code that prefers macros (and for compilers without the
+// source builtins).
+#define FORKSCALE_HERE (::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, nullptr})
+#endif  // FORKSCALE_SINGLE_SITE_HPP
+// end include/forkscale/site.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line.
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned wi_max_regions = 62;
+inline constexpr unsigned wi_max_factors = 16;
+inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t wi_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct wi_factor {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline wi_factor make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  wi_factor f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
+      if (pd > static_cast<double>(wi_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct wi_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
+  wi_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
+                              bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct wi_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct wi_vec {
+  wi_vec* next_free = nullptr;
+  const wi_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned wi_classes = 3;
+inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& wi_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct wi_cache {
+  wi_vec* head[wi_classes] = {};
+  unsigned count[wi_classes] = {};
+  ~wi_cache();
+  static wi_cache& local() noexcept {
+    static thread_local wi_cache c;
+    return c;
+  }
+};
+
+inline wi_cache::~wi_cache() {
+  for (unsigned c = 0; c < wi_classes; ++c)
+    while (head[c]) {
+      wi_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~wi_vec();
+      ::operator delete(v);
+      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+    }
+}
+
+inline wi_vec* wi_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (wi_class_capacity(cls) < entries) ++cls;
+  wi_cache& c = wi_cache::local();
+  wi_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
+    v = new (::operator new(bytes)) wi_vec;
+    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void wi_release(wi_vec* v) noexcept {
+  if (!v) return;
+  wi_cache& c = wi_cache::local();
+  if (c.count[v->cls] >= 64) {
+    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
+    v->~wi_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline wi_vec* wi_copy(const wi_vec* v) {
+  if (!v) return nullptr;
+  wi_vec* c = wi_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = wi_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (wi_class_capacity(v->cls) < entries) {
+    wi_vec* bigger = wi_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    wi_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct wi_config {
+  std::vector<wi_factor> factors;
+  unsigned F = 0;
+  std::int64_t p[wi_max_factors] = {};
+  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<wi_spec> call_sites;
+  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
+  wi_factor assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  wi_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  wi_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  wi_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct wi_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+// begin include/forkscale/detail/engine/path.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+// detail/engine/path.hpp: what flows along the dag's edges.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  void lock() noexcept {
+    while (flag_.exchange(true, std::memory_order_acquire)) {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    }
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  wi_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed.
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      wi_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+// end include/forkscale/detail/engine/path.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+};
+
+class join_set;
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  std::uint64_t burden = 0;        // ticks
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  unsigned max_processors = 32;
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy record_mode.
+  std::unique_ptr<record_state> rec;
+  unsigned char record_mode = 0;
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released; a session that ends while some remain is kept alive for them.
+  std::atomic<std::int64_t> bound_objects{0};
+  std::vector<join_set*> bound_sets;  // their join sets, checked when the measurement ends
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  wi_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<wi_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<wi_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`.
+inline thread_tables& tables_for(session* s) {
+  struct slot {
+    std::uint64_t serial = 0;
+    thread_tables* tables = nullptr;
+  };
+  static thread_local slot cached;
+  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.tables;
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  cached.serial = s->serial;
+  cached.tables = s->tables.back().get();
+  return *cached.tables;
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+// end include/forkscale/detail/record/views_hook.hpp
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X") named by its innermost site, with args work, span,
+// unit, task, critical and stack (the folded call path); each region instance
+// an X slice around its strands; the critical path flagged on its slices
+// (args.critical, cat "critical" instead of "strand") and copied onto a track of
+// its own ("critical path", tid = threads + 1, cat "critical_path"); spawn and
+// join edges as flow events of the first version ("ph": "s" inside the source
+// slice, "ph": "f" with "bp": "e" inside the target slice, one id per edge),
+// which both viewers draw as arrows. ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, or a region when `region`
+  bool region = false;
+};
+
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+};
+
+// The number of thread tracks: every thread a strand or region names.
+inline std::size_t trace_thread_count(const execution_record& r) {
+  std::size_t n = r.threads.size();
+  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
+  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
+  return n;
+}
+
+// Strands of each thread in time order, none starting before the previous ended.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const record_strand &x = r.strands[a], &y = r.strands[b];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
+    });
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  L.threads.resize(trace_thread_count(r));
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    std::stable_sort(track.begin(), track.end(), [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    });
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The events, one per line, as members of the "traceEvents" array.
+class trace_events {
+ public:
+  void add(const std::string& body) {
+    out_ += first_ ? "\n{" : ",\n{";
+    out_ += body;
+    out_ += '}';
+    first_ = false;
+  }
+  std::string& text() noexcept { return out_; }
+
+ private:
+  std::string out_;
+  bool first_ = true;
+};
+
+inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t end,
+                                    std::size_t tid, const std::string& args) {
+  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
+         ",\"dur\":" + trace_us(end - start) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+}
+
+inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
+  return std::string("\"name\":\"") + name + "\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+         ",\"args\":{" + arg + "}";
+}
+
+// The slices of the thread tracks and of the critical path's track.
+inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const std::string root = root_name(rep);
+  stack_names stacks(r, root);
+  std::vector<std::string> args(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    args[i] = "\"strand\":" + std::to_string(i) + ",\"work\":" + std::to_string(s.work) +
+              ",\"span\":" + std::to_string(s.span) + ",\"unit\":" + json_string(rep.unit) +
+              ",\"task\":" + std::to_string(s.task) + ",\"critical\":" + bool_text(s.critical) +
+              ",\"stack\":" + json_string(stacks.of(s.frame));
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t)
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) {
+        const std::string& path = r.regions[s.index].path;
+        ev.add(trace_slice_body(path, "region", s.start, s.end, t + 1, "\"path\":" + json_string(path)));
+      } else {
+        const record_strand& x = r.strands[s.index];
+        ev.add(trace_slice_body(frame_name(r, x.frame, root), x.critical ? "critical" : "strand", s.start, s.end, t + 1,
+                                args[s.index]));
+      }
+    }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  for (const trace_slice& s : L.critical)
+    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start, s.end,
+                            critical_tid, args[s.index]));
+}
+
+// One arrow: "s" inside the source slice, near its end; "f" inside the target
+// slice, near its start, bound to it ("bp": "e", the enclosing slice).
+inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
+                       std::uint64_t id, std::uint32_t from, std::uint32_t to) {
+  const std::uint64_t out = L.end[from] - L.start[from] >= 2 ? L.end[from] - 1 : L.start[from];
+  const std::uint64_t in = L.end[to] - L.start[to] >= 2 ? L.start[to] + 1 : L.start[to];
+  const std::string head =
+      std::string("\"name\":\"") + kind + "\",\"cat\":\"" + kind + "\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
+  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(out) + ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
+  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(in) +
+         ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
+}
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  std::uint64_t id = 0;
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      trace_flow(r, L, ev, "spawn", ++id, static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) trace_flow(r, L, ev, "join", ++id, from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started\",\"slices_adjusted\":\"" +
+                  std::to_string(L.moved) + "\",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+inline std::string trace_text(const report& rep) {
+  const execution_record& r = require_record(rep);
+  const trace_layout L = lay_out_trace(r);
+  trace_events ev;
+  ev.add("\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" + json_string(root_name(rep)) + "}");
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
+    ev.add(trace_metadata("thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1)));
+  }
+  ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
+  ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
+  trace_slices(rep, r, L, ev);
+  trace_flows(r, L, ev);
+  return "{\"traceEvents\":[" + std::move(ev.text()) +
+         "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_trace() const { return detail::output::trace_text(*this); }
+
+inline void report::write_trace(const std::string& path) const { detail::write_file_atomically(path, to_trace()); }
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
+inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
+  const std::string suffix = ".folded";
+  std::string stem = path;
+  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stem.resize(stem.size() - suffix.size());
+  return {stem + ".work.folded", stem + ".critical.folded"};
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
+}
+
+inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why =
+        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+        "that ends with tasks still running keeps none)";
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  if (!trace.empty()) {
+    try {
+      rep.write_trace(trace);
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_TRACE", views_problem(e));
+    }
+  }
+  if (!folded.empty()) {
+    try {
+      const auto paths = folded_paths(folded);
+      write_files_atomically(
+          {{paths.first, rep.to_folded(folded_kind::work)}, {paths.second, rep.to_folded(folded_kind::critical_path)}});
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_FOLDED", views_problem(e));
+    }
+  }
+}
+
+// Installs the writer during static initialization (an inline variable: once
+// per program, however many translation units include this header). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
+// keeps no static initializer of forkscale's.
+#if FORKSCALE_ENABLE
+inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+// end include/forkscale/detail/output/record_views.hpp
 // begin include/forkscale/detail/output/site_tables.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
@@ -3164,49 +5198,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/site.hpp
-#ifndef FORKSCALE_SINGLE_SITE_HPP
-#define FORKSCALE_SINGLE_SITE_HPP
-// site.hpp: where a guard stands in the user's code (file:line, function, tag).
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// A source location. Guards take one as a defaulted argument, so the site is the
-// caller's line without any macro (std::source_location's idea, usable in C++17).
-struct site {
-  const char* file = "";
-  unsigned line = 0;
-  const char* function = "";
-  // A user tag replaces file:line in reports when set. Sites are cached by the
-  // addresses they hold, so a tag must be a string literal or other storage whose
-  // text never changes while the program runs.
-  const char* tag = nullptr;
-
-#if FORKSCALE_DETAIL_HAS_SOURCE_BUILTINS
-  static constexpr site current(const char* file_ = __builtin_FILE(), unsigned line_ = __builtin_LINE(),
-                                const char* function_ = __builtin_FUNCTION()) noexcept {
-    return site{file_, line_, function_, nullptr};
-  }
-#else
-  static constexpr site current(const char* file_ = "unknown", unsigned line_ = 0,
-                                const char* function_ = "") noexcept {
-    return site{file_, line_, function_, nullptr};
-  }
-#endif
-
-  // A site named by the user instead of by its position in the source.
-  static constexpr site tagged(const char* tag_, site where = current()) noexcept {
-    return site{where.file, where.line, where.function, tag_};
-  }
-};
-
-FORKSCALE_NAMESPACE_END
-
-// The current position, for code that prefers macros (and for compilers without the
-// source builtins).
-#define FORKSCALE_HERE (::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, nullptr})
-#endif  // FORKSCALE_SINGLE_SITE_HPP
-// end include/forkscale/site.hpp
 
 #if FORKSCALE_ENABLE
 // begin include/forkscale/detail/engine/events.hpp
@@ -3420,103 +5411,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
-// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
-// TaskProf FSE'17), and the task ids that break ties between equal paths.
-#include <cstdint>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
-inline std::uint64_t mix64(std::uint64_t z) noexcept {
-  z ^= z >> 30;
-  z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27;
-  z *= 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return z;
-}
-// The id of the k-th task spawned by `parent`: a function of the program's
-// structure only, so ties break the same way whatever the interleaving.
-inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
-  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
-}
-constexpr std::uint64_t root_task_id = 1;
-
-// Does the path (span, task) beat (other_span, other_task) at a join? The longer
-// one wins; between equal ones, the one from the task with the larger id.
-inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
-                       std::uint64_t other_task) noexcept {
-  return span > other_span || (span == other_span && task > other_task);
-}
-
-// Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
-
-// One finished invocation. Times in clock ticks. No default member initializers:
-// frames and chain nodes hold arrays of these that must cost nothing to construct
-// (make one with prof_record r{}).
-struct prof_record {
-  std::uint32_t site;
-  unsigned char flags;
-  std::uint64_t work;
-  std::int64_t span;
-  std::uint64_t local_work;
-  std::int64_t local_span;
-  std::uint64_t task_work;  // tasks only: the task's own strands
-  std::int64_t task_span;   // tasks only: exclusive span
-};
-
-// Count, work and span summed over invocations (one of Cilkprof's measurements).
-struct measure_sum {
-  std::uint64_t count = 0;
-  std::uint64_t work = 0;
-  std::int64_t span = 0;
-
-  void add(std::uint64_t w, std::int64_t s) noexcept {
-    ++count;
-    work += w;
-    span += s;
-  }
-  void add(const measure_sum& o) noexcept {
-    count += o.count;
-    work += o.work;
-    span += o.span;
-  }
-};
-
-// Per-site sums of records: the top-call-site, top-caller and local
-// measurements, and a spawn site's exclusive work and span.
-struct site_sums {
-  measure_sum top_call_site, top_caller, local;
-  std::uint64_t task_work = 0;
-  std::int64_t task_span = 0;
-
-  void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
-    local.add(r.local_work, r.local_span);
-    task_work += r.task_work;
-    task_span += r.task_span;
-  }
-  void add(const site_sums& o) noexcept {
-    top_call_site.add(o.top_call_site);
-    top_caller.add(o.top_caller);
-    local.add(o.local);
-    task_work += o.task_work;
-    task_span += o.task_span;
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
 // begin include/forkscale/detail/profile/sites.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
@@ -3840,214 +5734,6 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
 // end include/forkscale/detail/profile/chain.hpp
-// begin include/forkscale/detail/record/buffer.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-// detail/record/buffer.hpp: what recording keeps while the program runs. Each
-// thread appends to its own buffer (no lock, no atomic but a relaxed read of
-// the session's on-switch); memory comes in chunks charged against
-// options::record_limit, and past it recording stops for every thread.
-//
-// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
-// the strand's position + 1 in the low 40, so that ids need no shared counter
-// and map back to a position in O(1). Joins are named by the join set's id
-// (made the same way) and the round of the set (a task's sync block is used
-// for one join after another).
-#include <atomic>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <new>
-#include <vector>
-
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline constexpr unsigned record_id_shift = 40;
-inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
-
-// Flags of a raw strand: how it began.
-inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
-inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
-
-struct raw_strand {
-  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
-  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
-  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
-  std::uint64_t wall_start = 0, wall_end = 0;
-  std::uint64_t work = 0, path = 0;  // engine ticks
-  std::uint32_t join_round = 0;
-  std::uint32_t frame = 0;  // call path (call_tree)
-  std::uint32_t flags = 0;
-  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
-};
-
-// Something reported to a join: a task's last strand, or a join handed on.
-struct raw_edge {
-  std::uint64_t to_uid = 0;
-  std::uint64_t from_strand = 0;  // 0: none
-  std::uint64_t from_uid = 0;     // 0: none
-  std::uint32_t to_round = 0;
-  std::uint32_t from_round = 0;
-};
-
-struct region_node;
-struct raw_region {
-  const region_node* node = nullptr;
-  std::uint64_t wall_open = 0, wall_close = 0;
-};
-
-class record_state;
-
-// Append-only storage in fixed chunks, charged to the record's budget.
-template <class T, std::size_t N>
-class record_chunks {
- public:
-  // Room for one more, or null when the budget is spent.
-  T* next(record_state& rs);
-  std::size_t size() const noexcept { return size_; }
-  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
-
- private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
-  std::size_t size_ = 0;
-};
-
-struct record_buffer {
-  std::uint32_t index = 0;  // the thread's index in the record
-  std::uint64_t os_id = 0;
-  std::uint64_t next_uid = 0;
-  std::uint64_t dropped = 0;  // strands not kept (budget spent)
-  record_chunks<raw_strand, 1024> strands;
-  record_chunks<raw_edge, 1024> edges;
-  std::vector<raw_region> regions;
-};
-
-// One measurement's recording.
-class record_state {
- public:
-  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
-    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
-    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
-    separate_wall_ = wall_kind_ != clock;
-    origin_ = read_clock(wall_kind_);
-  }
-
-  // The measurement starts: wall times are counted from here.
-  void start() noexcept { origin_ = read_clock(wall_kind_); }
-  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
-  bool separate_wall() const noexcept { return separate_wall_; }
-  clock_kind wall_kind() const noexcept { return wall_kind_; }
-  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
-  std::uint64_t origin() const noexcept { return origin_; }
-  std::uint64_t limit() const noexcept { return limit_; }
-  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
-  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
-
-  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
-  bool charge(std::uint64_t n) noexcept {
-    if (!on()) return false;
-    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
-    if (before + n <= limit_) return true;
-    bytes_.fetch_sub(n, std::memory_order_relaxed);
-    limit_hit_.store(true, std::memory_order_relaxed);
-    on_.store(false, std::memory_order_relaxed);
-    return false;
-  }
-
-  // Recording stops (a measurement that ends with tasks still running).
-  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
-
-  // This thread's buffer.
-  record_buffer& buffer() {
-    struct slot {
-      std::uint64_t serial = 0;
-      record_buffer* buffer = nullptr;
-    };
-    static thread_local slot cached;
-    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
-    std::lock_guard<std::mutex> g(m_);
-    auto b = std::make_unique<record_buffer>();
-    b->index = static_cast<std::uint32_t>(buffers_.size());
-#if defined(__linux__)
-    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
-#endif
-    buffers_.push_back(std::move(b));
-    cached.serial = serial_;
-    cached.buffer = buffers_.back().get();
-    return *cached.buffer;
-  }
-
-  // Every buffer, for building the record once no thread appends any more.
-  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
-    std::lock_guard<std::mutex> g(m_);
-    return buffers_;
-  }
-
- private:
-  std::uint64_t serial_;
-  std::uint64_t limit_;
-  clock_kind wall_kind_ = clock_kind::steady;
-  bool separate_wall_ = false;
-  std::uint64_t origin_ = 0;
-  std::atomic<bool> on_{true};
-  std::atomic<bool> limit_hit_{false};
-  std::atomic<std::uint64_t> bytes_{0};
-  std::mutex m_;
-  std::vector<std::unique_ptr<record_buffer>> buffers_;
-};
-
-template <class T, std::size_t N>
-T* record_chunks<T, N>::next(record_state& rs) {
-  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
-    if (size_ / N == chunks_.size()) {
-      if (!rs.charge(sizeof(T) * N)) return nullptr;
-      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
-      if (!c) {
-        rs.stop();
-        return nullptr;
-      }
-      chunks_.push_back(std::move(c));
-    }
-  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
-    return nullptr;
-  }
-  T* p = &chunks_[size_ / N][size_ % N];
-  ++size_;
-  return p;
-}
-
-// A strand's id from its buffer and position, and back.
-inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
-  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-// end include/forkscale/detail/record/buffer.hpp
 // begin include/forkscale/detail/engine/join_set.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
@@ -4084,616 +5770,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/path.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// detail/engine/path.hpp: what flows along the dag's edges.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/offsets.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
-// (docs/model.md, "What-if regions").
-//
-// For each scenario s (0: every region together; r + 1: region r alone) and each
-// factor k = p/q, a path's what-if length is its length with every strand inside
-// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
-// grow by a strand's cost, as the real length does, except inside regions; so a
-// path value keeps them as offsets from its real length, in units of 1/p tick:
-//
-//   what-if length (s, k) = span + d[s·F + k] / p_k.
-//
-// A strand outside every region changes no offset; a strand of cost c inside
-// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
-// regions (each strand at most once per scenario, so nested regions count once).
-// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
-// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
-// Max and + commute, so the result is the same whatever the interleaving, as
-// for the real span. Offsets are exact integers; the report divides at the end.
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <cstring>
-#include <new>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/factors.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
-// factors as exact fractions, call sites named at run time, and the
-// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/util/strings.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-// detail/util/strings.hpp: small string helpers shared by the engine, the
-// what-if configuration and the writers.
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// `s` without leading and trailing blanks.
-inline std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return std::string();
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-// `text` cut at every `sep` (an empty text gives one empty piece).
-inline std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = text.find(sep, a);
-    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) return out;
-    a = b + 1;
-  }
-}
-
-// "file.cpp:42": the file without its directory, and the line.
-inline std::string short_site_name(const std::string& file, unsigned line) {
-  const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
-}
-
-// "file.cpp:42 in function", or the tag: how diagnostics name a site.
-inline std::string describe_site(const site& where) {
-  if (where.tag) return std::string(where.tag);
-  std::string s = short_site_name(where.file ? where.file : "", where.line);
-  if (where.function && *where.function) {
-    s += " in ";
-    s += where.function;
-  }
-  return s;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-// end include/forkscale/detail/util/strings.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
-// bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
-// Numerators and denominators of factors are at most this: offsets stay within
-// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
-
-// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
-  double value = 1;
-  std::int64_t p = 1;
-  std::int64_t q = 1;
-};
-
-inline std::string format_factor(double v) {
-  if (std::isinf(v)) return "inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-// `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
-  if (std::isnan(v))
-    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
-  if (!(v > 0))
-    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
-                " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
-  f.value = v;
-  if (std::isinf(v)) {
-    f.p = 1;
-    f.q = 0;
-    return f;
-  }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
-    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
-                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
-  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
-  double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
-    const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
-      continue;
-    }
-    const double err = std::fabs(pd / static_cast<double>(q) - v);
-    if (err < best_err) {
-      best_err = err;
-      f.p = static_cast<std::int64_t>(pd);
-      f.q = q;
-      if (err <= v * 1e-12) break;
-    }
-  }
-  return f;
-}
-
-// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
-// a number too large for a double ("1e400") or too small ("1e-400") is out of
-// range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
-  const std::string t = trim(text);
-  std::string lower;
-  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
-  if (t.empty())
-    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(t.c_str(), &end);
-  const bool out_of_range = errno == ERANGE;
-  if (end == t.c_str() || *end != '\0')
-    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
-  if (out_of_range)
-    throw error("forkscale: " + origin + ": what-if factor \"" + t +
-                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
-  if (std::isinf(v))
-    throw error("forkscale: " + origin + ": what-if factor \"" + t +
-                "\" is not a factor; only inf or infinity means infinitely fast");
-  return make_factor(v, origin);
-}
-
-// A call site named at run time: "file:line" (the file matched as a path suffix at
-// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
-// or "tag=NAME".
-struct wi_spec {
-  std::string text;
-  std::string file;
-  unsigned line = 0;
-  std::string tag;
-  bool by_tag = false;
-};
-
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
-  s.text = trim(raw);
-  if (s.text.compare(0, 4, "tag=") == 0) {
-    s.by_tag = true;
-    s.tag = s.text.substr(4);
-    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
-    return s;
-  }
-  const auto colon = s.text.find_last_of(':');
-  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
-  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
-  for (char c : digits) ok = ok && c >= '0' && c <= '9';
-  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
-  s.file = s.text.substr(0, colon);
-  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
-  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
-  return s;
-}
-
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
-  if (s.by_tag) return w.tag && s.tag == w.tag;
-  if (w.line != s.line || !w.file) return false;
-  const std::size_t n = std::strlen(w.file), m = s.file.size();
-  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
-  if (n == m) return true;
-  const char before = w.file[n - m - 1];
-  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
-}
-
-// The environment variable: entries separated by ';' — call sites, and
-// "factors=2,4,inf" which replaces the factor list (once: a second one is an
-// error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
-  const std::string origin = "FORKSCALE_WHAT_IF";
-  for (const std::string& piece : split(value ? value : "", ';')) {
-    const std::string item = trim(piece);
-    if (item.empty()) continue;
-    if (item.compare(0, 8, "factors=") == 0) {
-      if (factors_set)
-        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
-      factors.clear();
-      factors_set = true;
-      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
-      continue;
-    }
-    specs.push_back(parse_spec(item, origin));
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// end include/forkscale/detail/what_if/factors.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct wi_config;
-
-// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
-// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
-// token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
-  std::uint32_t n = 0;
-  std::uint32_t cls = 0;
-  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
-  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
-};
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
-
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
-
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
-  static std::atomic<std::size_t> b{0};
-  return b;
-}
-
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
-    return c;
-  }
-};
-
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
-    while (head[c]) {
-      wi_vec* v = head[c];
-      head[c] = v->next_free;
-      v->~wi_vec();
-      ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
-    }
-}
-
-inline wi_vec* wi_alloc(std::uint32_t entries) {
-  unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
-  if (v) {
-    c.head[cls] = v->next_free;
-    --c.count[cls];
-  } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
-  }
-  v->next_free = nullptr;
-  v->cls = cls;
-  v->n = 0;
-  return v;
-}
-
-inline void wi_release(wi_vec* v) noexcept {
-  if (!v) return;
-  wi_cache& c = wi_cache::local();
-  if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
-    ::operator delete(v);
-    return;
-  }
-  v->next_free = c.head[v->cls];
-  c.head[v->cls] = v;
-  ++c.count[v->cls];
-}
-
-inline wi_vec* wi_copy(const wi_vec* v) {
-  if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
-  c->cfg = v->cfg;
-  c->n = v->n;
-  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
-  return c;
-}
-
-// Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
-  if (!v) {
-    v = wi_alloc(entries);
-    v->cfg = cfg;
-  }
-  if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
-    bigger->cfg = v->cfg;
-    bigger->n = v->n;
-    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
-    v = bigger;
-  }
-  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
-  v->n = entries;
-}
-
-// What a measurement analyses: its factors, the call sites named at run time, and
-// the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
-  unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
-  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
-                           // an assumed strand's path cost by assume_factor.q instead
-};
-
-// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
-// the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
-  if (!b) {
-    if (!a) return;
-    // b's offsets are all 0: its what-if lengths equal its real length.
-  } else if (!a && a_span == 0) {
-    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
-    // every what-if length is ≥ 0 when factors are positive.
-    a = b;
-    b = nullptr;
-    return;
-  }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
-  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
-  const std::uint64_t top = a_span > b_span ? a_span : b_span;
-  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
-  const unsigned F = cfg->F;
-  std::int64_t* x = a->data();
-  const std::int64_t* y = b ? b->data() : nullptr;
-  const std::uint32_t bn = b ? b->n : 0;
-  for (std::uint32_t base = 0; base < n; base += F)
-    for (unsigned i = 0; i < F; ++i) {
-      const std::uint32_t e = base + i;
-      const std::int64_t va = x[e] - da * cfg->p[i];
-      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
-      x[e] = va > vb ? va : vb;
-    }
-  wi_release(b);
-  b = nullptr;
-}
-
-// A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
-  if (cost == 0) return;
-  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
-  const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
-  std::int64_t* d = v->data();
-  const auto c = static_cast<std::int64_t>(cost);
-  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
-  for (std::uint64_t m = mask; m; m &= m - 1) {
-    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
-    std::int64_t* e = d + (r + 1) * F;
-    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
-  }
-}
-
-// A what-if region of one measurement, known from its first entry (or, for a call
-// site named at run time, from the start).
-struct wi_region {
-  std::string name;
-  std::string file;
-  unsigned line = 0;
-  std::string function;
-  std::string tag;
-  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
-  std::string spec;        // for a named call site: the text that named it
-  bool entered = false;    // set under the session lock at the first entry
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// end include/forkscale/detail/what_if/offsets.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// A test-and-test-and-set lock held for a handful of instructions. Each join set
-// has its own; only siblings finishing at the same instant ever contend.
-class spinlock {
- public:
-  void lock() noexcept {
-    while (flag_.exchange(true, std::memory_order_acquire)) {
-      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
-        if (++spins < 64) {
-          cpu_relax();
-        } else {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    }
-  }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
-
- private:
-  std::atomic<bool> flag_{false};
-};
-
-// What a point of the program knows about everything that precedes it. Path
-// lengths are absolute (from the start of the measurement) and in clock ticks;
-// the counters cover the task's own strands plus every child it has joined.
-struct path_totals {
-  std::uint64_t span = 0;           // the longest path to this point
-  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
-  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
-  std::uint64_t work = 0;
-  std::uint64_t compensation = 0;  // compensation taken off `work`
-  std::uint64_t spawns = 0;
-  std::uint64_t syncs = 0;
-  std::uint64_t calls = 0;
-  // Recording: the strand that ends the longest path to this point (0: none).
-  // A join keeps the longer path's, so following them back from the end gives
-  // the critical path (DESIGN.md: "keep that bit").
-  std::uint64_t last_strand = 0;
-  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
-  // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
-
-  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
-  // offsets are consumed.
-  void join(path_totals& o) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) {
-      span = o.span;
-      last_strand = o.last_strand;
-    }
-    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
-    if (o.raw_span > raw_span) raw_span = o.raw_span;
-    work += o.work;
-    compensation += o.compensation;
-    spawns += o.spawns;
-    syncs += o.syncs;
-    calls += o.calls;
-  }
-  // Everything between two points of one task: its own strands and the children
-  // it joined in between (a region instance).
-  path_totals since(const path_totals& begin) const noexcept {
-    path_totals d;
-    d.span = span - begin.span;
-    d.burdened_span = burdened_span - begin.burdened_span;
-    d.raw_span = raw_span - begin.raw_span;
-    d.work = work - begin.work;
-    d.compensation = compensation - begin.compensation;
-    d.spawns = spawns - begin.spawns;
-    d.syncs = syncs - begin.syncs;
-    d.calls = calls - begin.calls;
-    return d;
-  }
-  // Adds a region instance's totals (spans summed, not maxed).
-  void add(const path_totals& d) noexcept {
-    span += d.span;
-    burdened_span += d.burdened_span;
-    raw_span += d.raw_span;
-    work += d.work;
-    compensation += d.compensation;
-    spawns += d.spawns;
-    syncs += d.syncs;
-    calls += d.calls;
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// end include/forkscale/detail/engine/path.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4918,355 +5994,6 @@ class join_set {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
 // end include/forkscale/detail/engine/join_set.hpp
-// begin include/forkscale/detail/engine/session.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// detail/engine/session.hpp: one measurement — its clock, burden and
-// compensation, its labeled regions, its per-thread tables, and the misuse found.
-// The event path touches it only through plain reads of its constants and the
-// calling thread's own table.
-#include <atomic>
-#include <cstdint>
-#include <cstdio>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/load.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
-// and end from the scheduler's counters, never on the event path.
-//
-// Linux keeps, per thread, the time it was ready to run but waited for a CPU
-// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
-// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
-// switches of threads that have already exited; /proc/stat's procs_running is how
-// many threads are ready to run on the whole machine right now.
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <thread>
-#include <utility>
-#include <vector>
-
-
-#if defined(__linux__)
-#include <dirent.h>
-#include <sys/resource.h>
-#define FORKSCALE_DETAIL_LOAD_CHECK 1
-#else
-#define FORKSCALE_DETAIL_LOAD_CHECK 0
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct thread_sched {
-  long tid = 0;
-  std::uint64_t wait_ns = 0;
-  std::uint64_t migrations = 0;
-};
-
-struct load_snapshot {
-  bool ok = false;
-  std::vector<thread_sched> threads;  // sorted by tid
-  std::uint64_t involuntary_switches = 0;
-};
-
-#if FORKSCALE_DETAIL_LOAD_CHECK
-// The number after "key" and spaces or a colon in a small text file, or `fallback`.
-inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return false;
-  char line[256];
-  bool found = false;
-  const std::size_t n = std::strlen(key);
-  while (!found && std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, key, n) != 0) continue;
-    const char* p = line + n;
-    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
-    unsigned long long v = 0;
-    found = std::sscanf(p, "%llu", &v) == 1;
-    out = v;
-  }
-  std::fclose(f);
-  return found;
-}
-
-inline bool read_thread(long tid, thread_sched& t) {
-  char path[320];
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return false;
-  unsigned long long run = 0, wait = 0;
-  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
-  std::fclose(f);
-  if (!ok) return false;
-  t.tid = tid;
-  t.wait_ns = wait;
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
-  std::uint64_t m = 0;
-  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
-  return true;
-}
-
-// Calls fn(tid) for each thread of this process.
-template <class Fn>
-void for_each_thread(Fn&& fn) {
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
-  closedir(d);
-}
-
-inline load_snapshot take_load_snapshot() {
-  load_snapshot s;
-  for_each_thread([&](long tid) {
-    thread_sched t;
-    if (read_thread(tid, t)) s.threads.push_back(t);
-  });
-  std::sort(s.threads.begin(), s.threads.end(),
-            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
-  rusage ru{};
-  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
-  s.ok = !s.threads.empty();
-  return s;
-}
-
-// This process's threads that are running or ready to run (state R).
-inline unsigned own_runnable_threads() {
-  unsigned n = 0;
-  for_each_thread([&](long tid) {
-    char path[96];
-    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-    std::FILE* f = std::fopen(path, "r");
-    if (!f) return;
-    char buf[512];
-    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[len] = 0;
-    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-    if (close && close[1] == ' ' && close[2] == 'R') ++n;
-  });
-  return n;
-}
-
-// Threads of other processes ready to run on the machine right now.
-inline unsigned runnable_threads() {
-  std::uint64_t n = 0;
-  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
-  const unsigned own = own_runnable_threads();
-  return n > own ? static_cast<unsigned>(n - own) : 0;
-}
-#else
-inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
-inline unsigned runnable_threads() { return 0; }
-#endif
-
-inline unsigned hardware_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
-
-// Other processes alone have a thread ready to run for every CPU: the measured
-// threads will have to share them, and a wall-clock strand may wait.
-// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
-inline bool oversubscribed(unsigned runnable_elsewhere) {
-  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
-  return runnable_elsewhere >= hardware_threads();
-}
-
-// What changed between two snapshots, for the threads present in both (threads
-// created and ended in between count only through the involuntary switches).
-// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
-// of it, under a wall clock, and the report says so.
-inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
-                               std::uint64_t work_ns) {
-  load_check c;
-  c.hardware_threads = hardware_threads();
-  if (!a.ok || !b.ok) return c;
-  c.checked = true;
-  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
-  std::size_t i = 0;
-  for (const thread_sched& t : b.threads) {
-    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
-    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
-    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
-    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
-  }
-  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
-  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
-  return c;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-// end include/forkscale/detail/engine/load.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// A labeled region, interned per session so that tasks can refer to it after the
-// guard that opened it has gone. Rows are summed over instances.
-struct region_node {
-  std::string label;
-  std::string path;
-  region_node* parent = nullptr;
-  unsigned depth = 0;
-  std::vector<std::unique_ptr<region_node>> children;
-  std::uint64_t instances = 0;
-  path_totals sum;  // spans summed over instances
-};
-
-// One thread's tables for one session. Only that thread writes them; the report
-// reads them after every task has been joined (each write happens before the
-// join that absorbs its task), and not at all when tasks may still be running.
-struct thread_tables {
-  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
-  // What-if: outermost entries per region, and work inside regions (index 0: any
-  // region; r + 1: region r).
-  std::vector<std::uint64_t> what_if_entries;
-  std::vector<std::uint64_t> what_if_work;
-};
-
-class join_set;
-
-struct session {
-  clock_kind kind = clock_kind::cost;
-  clock_info info;
-  std::uint64_t burden = 0;        // ticks
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
-  unsigned max_processors = 32;
-  std::function<void(const diagnostic&)> on_diagnostic;
-  bool profile = true;       // options.site_profiles
-  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
-  // The scheduler's counters at the start (options.check_load, timed clocks).
-  bool check_load = false;
-  bool clock_chosen_for_load = false;
-  unsigned runnable_at_start = 0;
-  load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
-  std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
-
-  std::mutex m;  // guards everything below (not on the event path)
-  region_node root;
-  std::vector<diagnostic> diagnostics;
-  std::uint64_t diagnostic_count = 0;
-  // The diagnostics that may leave tasks out of the numbers (misuse of the
-  // guards): with any, the report has no site profile and no what-if rows. The
-  // others (what_if_notice) leave the numbers whole.
-  std::uint64_t misuse_count = 0;
-  // task_group and join_handle objects bound to this session and not yet
-  // released; a session that ends while some remain is kept alive for them.
-  std::atomic<std::int64_t> bound_objects{0};
-  std::vector<join_set*> bound_sets;  // their join sets, checked when the measurement ends
-  std::vector<std::unique_ptr<thread_tables>> tables;
-  // What-if: the configuration (fixed at the start), whether call sites are
-  // looked up (named ones or assumed ones), and the regions known so far (named
-  // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
-  bool what_if_calls = false;
-  std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
-  // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
-  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
-  // starts).
-  bool what_if_off = false;
-};
-
-inline std::uint64_t next_session_serial() noexcept {
-  static std::atomic<std::uint64_t> n{0};
-  return n.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
-// This thread's tables for `s`.
-inline thread_tables& tables_for(session* s) {
-  struct slot {
-    std::uint64_t serial = 0;
-    thread_tables* tables = nullptr;
-  };
-  static thread_local slot cached;
-  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.tables;
-  std::lock_guard<std::mutex> g(s->m);
-  s->tables.push_back(std::make_unique<thread_tables>());
-  cached.serial = s->serial;
-  cached.tables = s->tables.back().get();
-  return *cached.tables;
-}
-
-// Sessions that ended while tasks or groups still referred to them. They are
-// kept (and reachable) so that late tasks can still report their misuse safely.
-inline void keep_orphan(std::unique_ptr<session> s) {
-  static std::mutex m;
-  static auto* orphans = new std::vector<std::unique_ptr<session>>;
-  std::lock_guard<std::mutex> g(m);
-  orphans->push_back(std::move(s));
-}
-
-inline constexpr std::size_t max_kept_diagnostics = 100;
-
-// A diagnostic: counted in the report (the first ones kept), passed to the
-// user's handler or printed as one line. `misuse` says whether it may leave tasks
-// out of the numbers.
-FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
-  if (!s) return;
-  diagnostic d{describe_site(where), std::move(problem)};
-  std::function<void(const diagnostic&)> handler;
-  {
-    std::lock_guard<std::mutex> g(s->m);
-    ++s->diagnostic_count;
-    if (misuse) ++s->misuse_count;
-    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
-    handler = s->on_diagnostic;
-  }
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
-}
-
-// Misuse found while the program ran.
-inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
-
-// A what-if analysis asked for and not done — a region past the most a
-// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
-// numbers, the site profiles and the other what-if rows stay.
-inline void what_if_notice(session* s, const site& where, std::string problem) {
-  diagnose(s, where, std::move(problem), false);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// end include/forkscale/detail/engine/session.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -7831,6 +8558,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostics = s->diagnostics;
     rep.diagnostic_count = s->diagnostic_count;
   }
+  write_record_views(rep, s->on_diagnostic);  // FORKSCALE_TRACE, FORKSCALE_FOLDED
   if (s->bound_objects.load(std::memory_order_acquire) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
   return rep;

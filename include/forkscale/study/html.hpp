@@ -37,6 +37,7 @@
 
 #include "../config.hpp"
 #include "../detail/output/html_assets.hpp"
+#include "../detail/output/html_record.hpp"
 #include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
 #include "../detail/util/atomic_file.hpp"
@@ -115,6 +116,11 @@ class html_report {
     if (!r.spawn_sites.empty())
       add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
     if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
+    if (r.record && !r.record->empty()) {  // a recorded run (docs/record.md)
+      add_section(html_section_ids::timeline, "Timeline", dh::timeline_body(r), html_order::timeline);
+      add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r),
+                  html_order::critical_path);
+    }
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 

@@ -19,6 +19,8 @@ constexpr int regions = 300;
 constexpr int call_sites = 400;
 constexpr int spawn_sites = 450;
 constexpr int what_if = 500;
+constexpr int timeline = 600;       // a recorded report's timeline (docs/record.md)
+constexpr int critical_path = 610;  // and its critical path's flame graph
 constexpr int plots = 800;
 constexpr int diagnostics = 900;
 }  // namespace html_order
@@ -39,6 +41,8 @@ inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-site
 inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
 inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
 inline const char* const what_if_filter = "fs-what-if-filter";
+inline const char* const timeline = "fs-timeline";            // svg fs-timeline-svg
+inline const char* const critical_path = "fs-critical-path";  // svg fs-critical-path-svg
 inline const char* const plots = "fs-plots";
 inline const char* const diagnostics = "fs-diagnostics";
 }  // namespace html_section_ids

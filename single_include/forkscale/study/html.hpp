@@ -46,7 +46,8 @@
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
 // detail/output/html_assets.hpp: the HTML report's fixed parts: its one style
-// sheet, its one script (table sorting and filtering), and the
+// sheet, its one script (table sorting and filtering; the record's views add
+// theirs, html_record_assets.hpp), and the
 // Content-Security-Policy that allows exactly those two by their SHA-256.
 #include <string>
 
@@ -173,6 +174,180 @@ inline std::string sha256(const std::string& msg) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
 // end include/forkscale/detail/util/sha256.hpp
+// begin include/forkscale/detail/output/html_record_assets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
+// detail/output/html_record_assets.hpp: the style rules and the script of the
+// record's views in the HTML report (html_record.hpp), appended to the page's
+// one style sheet and one script (html_assets.hpp), so that the page's
+// Content-Security-Policy still names exactly two hashes.
+//
+// The script zooms the timeline (buttons with data-timeline and data-zoom, the
+// mouse wheel) and pans it (dragging), by recomputing each strand's x and width
+// from its data-start and data-end, and redraws the time axis; over any element
+// with data-label, it shows that label in the element that the <svg>'s
+// data-info names. Like the rest of the page's script and style, both are
+// written without '<' and '&', so that the page stays well-formed XML.
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+inline const char* record_views_style() noexcept {
+  return R"css(
+.fs-timeline-controls { margin: 6px 0; }
+.fs-timeline-controls button { margin-right: 4px; }
+svg.fs-timeline { cursor: grab; user-select: none; }
+svg.fs-timeline.fs-dragging { cursor: grabbing; }
+svg.fs-flame text { pointer-events: none; fill: #222; }
+rect.fs-strand:hover, rect.fs-flame-frame:hover { stroke: #000; stroke-width: 1; }
+.fs-hover-info { font-family: monospace; font-size: 0.9em; min-height: 1.3em; margin: 4px 0; }
+ul.fs-legend { list-style: none; padding: 0; margin: 4px 0; font-size: 0.9em; }
+ul.fs-legend li { display: inline-block; margin-right: 14px; }
+)css";
+}
+
+// The script, in three pieces (one function each): helpers, drawing, controls.
+inline const char* record_views_script_head() noexcept {
+  return R"js(
+(function () {
+  'use strict';
+  function num(el, name) { return Number(el.getAttribute(name)); }
+  // As detail::html::axis_time and timeline_step do it.
+  function axisTime(ns, largest, step) {
+    var unit = largest >= 1e9 ? 1e9 : (largest >= 1e6 ? 1e6 : (largest >= 1e3 ? 1e3 : 1));
+    var name = unit === 1e9 ? 's' : (unit === 1e6 ? 'ms' : (unit === 1e3 ? '\u00b5s' : 'ns'));
+    var s = step / unit;
+    var digits = s >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(s) - 1e-9));
+    return (ns / unit).toFixed(digits) + ' ' + name;
+  }
+  function timeStep(range) {
+    var raw = Math.max(range / 8, 1);
+    var p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var m = raw / p;
+    return (m > 5 ? 10 : (m > 2 ? 5 : (m > 1 ? 2 : 1))) * p;
+  }
+  function hover(svg) {
+    var info = document.getElementById(svg.getAttribute('data-info') || '');
+    if (!info) { return; }
+    svg.addEventListener('mouseover', function (e) {
+      var label = e.target.getAttribute ? e.target.getAttribute('data-label') : null;
+      if (label !== null) { info.textContent = label; }
+    });
+  }
+)js";
+}
+
+inline const char* record_views_script_draw() noexcept {
+  return R"js(
+  function timeline(svg) {
+    var left = num(svg, 'data-plot-left'), width = num(svg, 'data-plot-width');
+    var tmin = num(svg, 'data-t-min'), tmax = num(svg, 'data-t-max');
+    var view = { a: tmin, b: tmax };
+    var rects = svg.querySelectorAll('rect.fs-strand');
+    var axis = svg.querySelector('g.fs-timeline-axis');
+    var lanes = svg.querySelectorAll('rect.fs-lane');
+    var top = lanes.length ? num(lanes[0], 'y') : 0;
+    var bottom = lanes.length ? num(lanes[lanes.length - 1], 'y') + num(lanes[lanes.length - 1], 'height') + 6 : 0;
+    function x(t) { return left + (t - view.a) / (view.b - view.a) * width; }
+    function drawAxis() {
+      while (axis.firstChild) { axis.removeChild(axis.firstChild); }
+      var step = timeStep(view.b - view.a);
+      for (var t = Math.ceil(view.a / step) * step; view.b >= t; t += step) {
+        var line = document.createElementNS(svg.namespaceURI, 'line');
+        line.setAttribute('x1', x(t)); line.setAttribute('x2', x(t));
+        line.setAttribute('y1', top); line.setAttribute('y2', bottom);
+        line.setAttribute('stroke', '#dddddd');
+        var text = document.createElementNS(svg.namespaceURI, 'text');
+        text.setAttribute('x', x(t)); text.setAttribute('y', bottom + 16);
+        text.setAttribute('text-anchor', 'middle');
+        text.textContent = axisTime(t, view.b, step);
+        axis.appendChild(line); axis.appendChild(text);
+      }
+    }
+    function draw() {
+      Array.prototype.forEach.call(rects, function (r) {
+        var x0 = Math.max(x(num(r, 'data-start')), left), x1 = Math.min(x(num(r, 'data-end')), left + width);
+        if (x0 > left + width || left > x1) { r.setAttribute('visibility', 'hidden'); return; }
+        r.setAttribute('visibility', 'visible');
+        r.setAttribute('x', x0);
+        r.setAttribute('width', Math.max(x1 - x0, 0.6));
+      });
+      drawAxis();
+      svg.setAttribute('data-view-start', view.a);
+      svg.setAttribute('data-view-end', view.b);
+    }
+)js";
+}
+
+inline const char* record_views_script_controls() noexcept {
+  return R"js(
+    // The window [a, b], kept inside the run and no narrower than 1 ns.
+    function show(a, b) {
+      var full = tmax - tmin, least = Math.max(full / 1e6, 1);
+      if (least > b - a) { var c = (a + b) / 2; a = c - least / 2; b = c + least / 2; }
+      if (b - a >= full) { a = tmin; b = tmax; }
+      if (tmin > a) { b += tmin - a; a = tmin; }
+      if (b > tmax) { a -= b - tmax; b = tmax; }
+      view.a = a; view.b = b;
+      draw();
+    }
+    function zoom(factor, t) { show(t - (t - view.a) * factor, t + (view.b - t) * factor); }
+    function svgX(clientX) {
+      var m = svg.getScreenCTM();
+      if (!m) { return left + width / 2; }
+      var p = svg.createSVGPoint();
+      p.x = clientX; p.y = 0;
+      return p.matrixTransform(m.inverse()).x;
+    }
+    function timeAt(clientX) { return view.a + (svgX(clientX) - left) / width * (view.b - view.a); }
+    Array.prototype.forEach.call(document.querySelectorAll('button[data-timeline="' + svg.id + '"]'), function (b) {
+      b.addEventListener('click', function () {
+        var f = num(b, 'data-zoom');
+        if (f === 0) { show(tmin, tmax); } else { zoom(f, (view.a + view.b) / 2); }
+      });
+    });
+    svg.addEventListener('wheel', function (e) {
+      e.preventDefault();
+      zoom(e.deltaY > 0 ? 1.25 : 0.8, timeAt(e.clientX));
+    }, { passive: false });
+    var drag = null;
+    svg.addEventListener('mousedown', function (e) {
+      drag = { x: svgX(e.clientX), a: view.a, b: view.b };
+      svg.classList.add('fs-dragging');
+      e.preventDefault();
+    });
+    window.addEventListener('mousemove', function (e) {
+      if (!drag) { return; }
+      var dt = (drag.x - svgX(e.clientX)) / width * (drag.b - drag.a);
+      show(drag.a + dt, drag.b + dt);
+    });
+    window.addEventListener('mouseup', function () {
+      drag = null;
+      svg.classList.remove('fs-dragging');
+    });
+    draw();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('svg.fs-timeline'), function (svg) {
+    timeline(svg);
+    hover(svg);
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('svg.fs-flame'), hover);
+})();
+)js";
+}
+
+inline std::string record_views_script() {
+  return std::string(record_views_script_head()) + record_views_script_draw() + record_views_script_controls();
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
+// end include/forkscale/detail/output/html_record_assets.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -184,7 +359,7 @@ using detail::sha256;
 
 // Written without '<' and '&' so that the page stays well-formed XML.
 inline const std::string& style_sheet() {
-  static const std::string css = R"css(
+  static const std::string css = std::string(R"css(
 body { font-family: sans-serif; margin: 0 auto; max-width: 1100px; padding: 0 16px 40px; color: #222; }
 h1 { font-size: 1.5em; margin: 20px 0 4px; }
 h2 { font-size: 1.2em; margin: 28px 0 8px; border-bottom: 1px solid #ccc; padding-bottom: 3px; }
@@ -212,12 +387,12 @@ ul.fs-warnings li { color: #8a3b00; }
 .fs-note { color: #555; font-size: 0.9em; }
 .fs-plot { max-width: 100%; height: auto; display: block; margin: 10px 0; }
 code { font-size: 0.95em; }
-)css";
+)css") + record_views_style();
   return css;
 }
 
 inline const std::string& sort_script() {
-  static const std::string js = R"js(
+  static const std::string js = std::string(R"js(
 (function () {
   'use strict';
   function key(cell) {
@@ -293,7 +468,7 @@ inline const std::string& sort_script() {
     apply();
   });
 })();
-)js";
+)js") + record_views_script();
   return js;
 }
 
@@ -309,97 +484,44 @@ inline std::string content_security_policy() {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
 // end include/forkscale/detail/output/html_assets.hpp
-// begin include/forkscale/detail/output/html_sections.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-// detail/output/html_sections.hpp: the bodies of the HTML report's built-in
-// sections: a report's summary, speedup estimate, regions, call-site, spawn-site
-// and what-if tables and diagnostics; a study's tables; the plots.
+// begin include/forkscale/detail/output/html_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
+// detail/output/html_record.hpp: the HTML report's views of a record
+// (docs/record.md): the timeline (one lane per thread, each strand a rectangle
+// coloured by its site, the critical path outlined) and the critical path's
+// flame graph (its folded stacks, detail/output/folded.hpp). Both are inline
+// SVG that reads without script; the page's script (html_record_assets.hpp)
+// adds zooming and panning to the timeline and a line that describes whatever
+// the pointer is over.
+//
+// For tests and tools: strands are <rect class="fs-strand"> (and "fs-critical"
+// on the critical path) with data-strand (the index in the record), data-start
+// and data-end (ns since the measurement started), data-work, data-span and
+// data-label (the text the hover line shows); the timeline's <svg> carries its
+// plot area (data-plot-left, data-plot-width) and its time window in ns
+// (data-t-min, data-t-max, and data-view-start, data-view-end as zoomed). Flame
+// graph frames are <rect class="fs-flame-frame"> with data-name, data-value
+// and data-depth (0 = the measurement, at the bottom).
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/html_blocks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
+// detail/output/html_blocks.hpp: what the HTML report's sections are built of:
+// escaped text, table cells with their sort values, sortable tables, notes and
+// figures.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
-#include <vector>
-
-// begin include/forkscale/study/html_ids.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
-#define FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
-// study/html_ids.hpp: where the HTML report's built-in sections go (html_order)
-// and the ids of its sections and elements (html_section_ids), stable for tests
-// and tools. Included by html.hpp, the header to include.
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// Where the built-in sections go (add_section takes any number).
-namespace html_order {
-constexpr int study_summary = 100;
-constexpr int warnings = 110;
-constexpr int study_runs = 120;
-constexpr int study_speedups = 130;
-constexpr int bandwidth_probe = 140;
-constexpr int summary = 200;
-constexpr int speedup_estimate = 210;
-constexpr int regions = 300;
-constexpr int call_sites = 400;
-constexpr int spawn_sites = 450;
-constexpr int what_if = 500;
-constexpr int plots = 800;
-constexpr int diagnostics = 900;
-}  // namespace html_order
-
-// The ids of the built-in sections and elements.
-namespace html_section_ids {
-inline const char* const study_summary = "fs-study-summary";
-inline const char* const warnings = "fs-warnings";
-inline const char* const study_runs = "fs-study-runs";
-inline const char* const study_speedups = "fs-study-speedups";
-inline const char* const bandwidth_probe = "fs-bandwidth-probe";
-inline const char* const summary = "fs-summary";
-inline const char* const speedup_estimate = "fs-speedup-estimate";
-inline const char* const regions = "fs-regions";
-inline const char* const call_sites = "fs-call-sites";  // table fs-call-sites-table
-inline const char* const call_sites_filter = "fs-call-sites-filter";
-inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-sites-table
-inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
-inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
-inline const char* const what_if_filter = "fs-what-if-filter";
-inline const char* const plots = "fs-plots";
-inline const char* const diagnostics = "fs-diagnostics";
-}  // namespace html_section_ids
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
-// end include/forkscale/study/html_ids.hpp
-// begin include/forkscale/study/plot.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_PLOT_HPP
-#define FORKSCALE_SINGLE_STUDY_PLOT_HPP
-// plot.hpp: forkscale's plots, drawn without any plotting dependency, as SVG and
-// as gnuplot data + script.
-//
-//  - The factored speedup plot of a study (Acar, Charguéraud, Rainey §2.3–2.5,
-//    2.8): linear P, elision P·Ts/Te, maximal P·Ts/T1, idle-time-specific
-//    P·Ts/(T1+IP), inflation-specific P·Ts/(P·TP−IP) and actual Ts/TP, with the
-//    gaps between them labeled at the largest P:
-//      A  linear − maximal          the parallel code's own overhead (T1 > Ts)
-//      E  elision − maximal         spawn and scheduling cost at one thread (T1 > Te)
-//      B  maximal − idle-specific   idle time
-//      C  maximal − inflation-sp.   work inflation
-//      D  maximal − actual          idle time and work inflation together
-//  - The scalability plot (Cilkview SPAA'10 Fig. 2): the work-law bound P and the
-//    span-law bound T1/T∞ (both upper bounds on T1/TP; the span law with the
-//    plain span, not the burdened one), Cilkview's burdened estimate
-//    T1/(T1/P + 1.7·burdened span) as an estimated lower bound, and — for a
-//    study — the measured T1/TP with its min–max spread over the runs.
-//
-//   fs::write_plots(study, "out/sort");  // out/sort-factored.svg/.dat/.gp,
-//                                        // out/sort-scalability.svg/.dat/.gp
-//
-// Opt-in header: the umbrella forkscale.hpp does not include it.
-#include <algorithm>
-#include <cmath>
-#include <string>
 #include <vector>
 
 // begin include/forkscale/detail/output/svg.hpp
@@ -769,6 +891,561 @@ inline std::string render(const chart& c, bool standalone) { return renderer(c).
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
 // end include/forkscale/detail/output/svg.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+namespace io = output;
+
+// Text as HTML character data or attribute value (what html_escape() does).
+inline std::string esc(const std::string& s) { return svg::escape(s); }
+
+struct cell {
+  cell(std::string text_ = std::string(), std::string sort_value_ = std::string(), bool numeric_ = false,
+       std::string title_ = std::string())
+      : text(std::move(text_)), sort_value(std::move(sort_value_)), numeric(numeric_), title(std::move(title_)) {}
+  std::string text;        // shown (escaped when rendered)
+  std::string sort_value;  // data-sort-value; empty: none
+  bool numeric = false;
+  std::string title;  // title attribute (escaped when rendered); empty: none
+};
+
+inline cell text_cell(const std::string& s) { return cell{s, "", false}; }
+inline cell int_cell(std::uint64_t v, const std::string& unit = std::string()) {
+  return cell{io::grouped(v) + (unit.empty() ? "" : " " + unit), std::to_string(v), true};
+}
+inline cell num_cell(double v, int decimals = 2, const std::string& unit = std::string()) {
+  if (std::isnan(v)) return cell{"n/a", "", true};
+  return cell{io::fixed(v, decimals) + (unit.empty() ? "" : " " + unit), io::round_trip(v), true};
+}
+// A signed integer ("-1,234").
+inline cell signed_cell(std::int64_t v) {
+  const std::uint64_t magnitude = v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
+  return cell{(v < 0 ? "-" : "") + io::grouped(magnitude), std::to_string(v), true};
+}
+// A percentage of `whole` with one decimal; n/a when whole is zero.
+inline cell percent_cell(double part, double whole) {
+  if (!(whole != 0)) return cell{"n/a", "", true};
+  return num_cell(100 * part / whole, 1, "%");
+}
+// A time in ns, grouped to whole ns.
+inline cell ns_cell(double v) {
+  if (std::isnan(v)) return cell{"n/a", "", true};
+  return cell{(v < 0 ? "-" + io::grouped_round(-v) : io::grouped_round(v)) + " ns", io::round_trip(v), true};
+}
+
+class table {
+ public:
+  table(std::string id, std::string classes, std::vector<std::string> head)
+      : id_(std::move(id)), classes_(std::move(classes)), head_(std::move(head)) {}
+  void add(std::vector<cell> row, std::string row_class = std::string(), std::string row_key = std::string()) {
+    rows_.push_back(std::move(row));
+    row_classes_.push_back(std::move(row_class));
+    row_keys_.push_back(std::move(row_key));
+  }
+  // Another attribute of the <table> element (the value is escaped).
+  void attribute(std::string name, std::string value) { attributes_.emplace_back(std::move(name), std::move(value)); }
+  // A heading row above the column headings: (text, number of columns) pairs.
+  void group_head(std::vector<std::pair<std::string, std::size_t>> groups) { groups_ = std::move(groups); }
+  // Per column: a stable key (data-key on its heading) and a longer title.
+  void head_details(std::vector<std::string> keys, std::vector<std::string> titles) {
+    head_keys_ = std::move(keys);
+    head_titles_ = std::move(titles);
+  }
+  // Marks the column the rows are already sorted by (aria-sort on its heading).
+  void sorted_by(std::size_t column, bool descending) {
+    sorted_column_ = column;
+    sorted_descending_ = descending;
+  }
+  std::size_t size() const noexcept { return rows_.size(); }
+  std::string render() const {
+    std::string o = "<table";
+    if (!id_.empty()) o += " id=\"" + esc(id_) + "\"";
+    o += " class=\"fs-table" + (classes_.empty() ? std::string() : " " + classes_) + "\"";
+    for (const auto& a : attributes_) o += " " + a.first + "=\"" + esc(a.second) + "\"";
+    o += ">\n<thead>";
+    if (!groups_.empty()) {
+      o += "<tr class=\"fs-group\">";
+      for (const auto& g : groups_) {
+        o += "<th scope=\"colgroup\"";
+        if (g.second != 1) o += " colspan=\"" + std::to_string(g.second) + "\"";
+        o += ">" + esc(g.first) + "</th>";
+      }
+      o += "</tr>\n";
+    }
+    o += "<tr>";
+    for (std::size_t c = 0; c < head_.size(); ++c) {
+      o += "<th scope=\"col\"";
+      if (c < head_keys_.size() && !head_keys_[c].empty()) o += " data-key=\"" + esc(head_keys_[c]) + "\"";
+      if (c < head_titles_.size() && !head_titles_[c].empty()) o += " title=\"" + esc(head_titles_[c]) + "\"";
+      if (c == sorted_column_) o += sorted_descending_ ? " aria-sort=\"descending\"" : " aria-sort=\"ascending\"";
+      o += ">" + esc(head_[c]) + "</th>";
+    }
+    o += "</tr></thead>\n<tbody>\n";
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      o += "<tr";
+      if (!row_classes_[r].empty()) o += " class=\"" + esc(row_classes_[r]) + "\"";
+      if (!row_keys_[r].empty()) o += " data-key=\"" + esc(row_keys_[r]) + "\"";
+      o += ">";
+      for (const auto& c : rows_[r]) {
+        o += "<td";
+        if (c.numeric) o += " class=\"num\"";
+        if (c.numeric || !c.sort_value.empty()) o += " data-sort-value=\"" + esc(c.sort_value) + "\"";
+        if (!c.title.empty()) o += " title=\"" + esc(c.title) + "\"";
+        o += ">" + esc(c.text) + "</td>";
+      }
+      o += "</tr>\n";
+    }
+    o += "</tbody>\n</table>\n";
+    return o;
+  }
+
+ private:
+  std::string id_, classes_;
+  std::vector<std::string> head_;
+  std::vector<std::vector<cell>> rows_;
+  std::vector<std::string> row_classes_, row_keys_;
+  std::vector<std::pair<std::string, std::string>> attributes_;
+  std::vector<std::pair<std::string, std::size_t>> groups_;
+  std::vector<std::string> head_keys_, head_titles_;
+  std::size_t sorted_column_ = static_cast<std::size_t>(-1);
+  bool sorted_descending_ = false;
+};
+
+inline std::string paragraph(const std::string& text, const char* cls = "fs-note") {
+  return std::string("<p class=\"") + cls + "\">" + esc(text) + "</p>\n";
+}
+
+// An inline SVG with its caption.
+inline std::string figure(const std::string& svg_markup, const std::string& caption) {
+  return "<figure>\n" + svg_markup + "<figcaption class=\"fs-note\">" + esc(caption) + "</figcaption>\n</figure>\n";
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
+// end include/forkscale/detail/output/html_blocks.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+// At most this many strands are drawn: the first ones by start time.
+inline constexpr std::size_t timeline_strand_limit = 5000;
+
+// Site colours (each site keeps one; sites beyond the palette share them).
+inline const char* site_colour(std::size_t k) noexcept {
+  static const char* const palette[] = {"#5b8ff9", "#f6bd16", "#5ad8a6", "#e8684a", "#6dc8ec",
+                                        "#9270ca", "#ff9d4d", "#269a99", "#ff99c3", "#8c8c47"};
+  return palette[k % (sizeof palette / sizeof palette[0])];
+}
+
+// A time in ns as an axis shows it: the unit by the largest time shown, as many
+// decimals as the tick step needs. Mirrored by the page's script.
+inline std::string axis_time(double ns, double largest, double step) {
+  const double unit = largest >= 1e9 ? 1e9 : largest >= 1e6 ? 1e6 : largest >= 1e3 ? 1e3 : 1;
+  const char* name = unit == 1e9 ? "s" : unit == 1e6 ? "ms" : unit == 1e3 ? "\xC2\xB5s" : "ns";
+  const double s = step / unit;
+  const int digits = s >= 1 ? 0 : std::min(6, static_cast<int>(std::ceil(-std::log10(s) - 1e-9)));
+  return io::fixed(ns / unit, digits) + " " + name;
+}
+
+// 1, 2 or 5 times a power of ten (at least 1 ns), about range / 8.
+inline double timeline_step(double range) {
+  const double raw = std::max(range / 8, 1.0);
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  const double m = raw / p;
+  return (m > 5 ? 10 : m > 2 ? 5 : m > 1 ? 2 : 1) * p;
+}
+
+struct timeline_geometry {
+  double left = 150, width = 890, top = 10, lane = 20, gap = 6;
+  std::size_t lanes = 1;
+  double t0 = 0, t1 = 1;  // the time window, ns
+  double x(double t) const { return left + (t - t0) / (t1 - t0) * width; }
+  double lanes_bottom() const { return top + static_cast<double>(lanes) * (lane + gap); }
+  double height() const { return lanes_bottom() + 30; }
+};
+
+// The strands drawn: all, or the first `timeline_strand_limit` by start time.
+inline std::vector<std::uint32_t> timeline_strands(const execution_record& r) {
+  std::vector<std::uint32_t> order(r.strands.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+  if (order.size() > timeline_strand_limit) order.resize(timeline_strand_limit);
+  return order;
+}
+
+// A colour per site, the sites with the most work first; node 0's strands and
+// sites without work grey.
+inline std::vector<std::string> site_colours(const execution_record& r, std::vector<std::uint32_t>& by_work) {
+  std::vector<std::uint64_t> work(r.sites.size(), 0);
+  for (const auto& s : r.strands)
+    if (s.frame != 0 && s.frame < r.frames.size() && r.frames[s.frame].site < work.size())
+      work[r.frames[s.frame].site] += s.work;
+  by_work.clear();
+  for (std::uint32_t k = 0; k < work.size(); ++k)
+    if (work[k] != 0) by_work.push_back(k);
+  std::stable_sort(by_work.begin(), by_work.end(), [&](std::uint32_t a, std::uint32_t b) { return work[a] > work[b]; });
+  std::vector<std::string> colour(r.sites.size(), "#bbbbbb");  // no work: grey, as the measurement's own
+  for (std::size_t k = 0; k < by_work.size(); ++k) colour[by_work[k]] = site_colour(k);
+  return colour;
+}
+
+inline std::string timeline_axis(const timeline_geometry& g) {
+  std::string o = "<g class=\"fs-timeline-axis\" font-size=\"11\" fill=\"#444444\">\n";
+  const double step = timeline_step(g.t1 - g.t0);
+  for (double t = std::ceil(g.t0 / step) * step; t <= g.t1; t += step) {
+    const std::string x = svg::px(g.x(t));
+    o += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + svg::px(g.top) + "\" y2=\"" + svg::px(g.lanes_bottom()) +
+         "\" stroke=\"#dddddd\"/><text x=\"" + x + "\" y=\"" + svg::px(g.lanes_bottom() + 16) +
+         "\" text-anchor=\"middle\">" + esc(axis_time(t, g.t1, step)) + "</text>\n";
+  }
+  return o + "</g>\n";
+}
+
+// What the hover line says about a strand.
+inline std::string strand_label(const report& rep, const execution_record& r, std::uint32_t i,
+                                const std::string& root) {
+  const record_strand& s = r.strands[i];
+  const double largest = static_cast<double>(std::max<std::uint64_t>(s.end_ns, 1));
+  return output::frame_name(r, s.frame, root) + ": work " + io::grouped(s.work) + " " + rep.unit + ", span " +
+         io::grouped(s.span) + " " + rep.unit + ", thread " + std::to_string(s.thread) + ", task " +
+         std::to_string(s.task) + ", " + axis_time(static_cast<double>(s.start_ns), largest, 1) + " to " +
+         axis_time(static_cast<double>(s.end_ns), largest, 1) + (s.critical ? " (critical path)" : "");
+}
+
+inline std::string timeline_rect(const report& rep, const execution_record& r, std::uint32_t i,
+                                 const timeline_geometry& g, const std::string& fill, const std::string& root) {
+  const record_strand& s = r.strands[i];
+  const double x0 = g.x(static_cast<double>(s.start_ns));
+  const double w = std::max(g.x(static_cast<double>(s.end_ns)) - x0, 0.6);
+  const double y = g.top + static_cast<double>(s.thread) * (g.lane + g.gap);
+  const std::string label = strand_label(rep, r, i, root);
+  std::string o = "<rect class=\"fs-strand" + std::string(s.critical ? " fs-critical" : "") + "\" x=\"" + svg::px(x0) +
+                  "\" y=\"" + svg::px(y) + "\" width=\"" + svg::px(w) + "\" height=\"" + svg::px(g.lane) +
+                  "\" fill=\"" + fill + "\"";
+  if (s.critical) o += " stroke=\"#111111\" stroke-width=\"1.5\"";
+  o += " data-strand=\"" + std::to_string(i) + "\" data-start=\"" + std::to_string(s.start_ns) + "\" data-end=\"" +
+       std::to_string(s.end_ns) + "\" data-work=\"" + std::to_string(s.work) + "\" data-span=\"" +
+       std::to_string(s.span) + "\" data-label=\"" + esc(label) + "\"><title>" + esc(label) + "</title></rect>\n";
+  return o;
+}
+
+// The timeline's SVG: lanes, strands, the time axis.
+inline std::string timeline_svg(const report& rep, const execution_record& r, const std::vector<std::uint32_t>& drawn,
+                                const std::vector<std::string>& colour) {
+  timeline_geometry g;
+  for (const auto& s : r.strands) g.lanes = std::max<std::size_t>(g.lanes, std::size_t(s.thread) + 1);
+  g.t1 = 1;
+  for (const std::uint32_t i : drawn) g.t1 = std::max(g.t1, static_cast<double>(r.strands[i].end_ns));
+  const std::string w = svg::px(g.left + g.width + 10), h = svg::px(g.height());
+  std::string o = "<svg id=\"fs-timeline-svg\" class=\"fs-plot fs-timeline\" width=\"" + w + "\" height=\"" + h +
+                  "\" viewBox=\"0 0 " + w + " " + h +
+                  "\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\" aria-label=\"Timeline of the strands\"" +
+                  " data-info=\"fs-timeline-info\" data-plot-left=\"" + svg::exact(g.left) + "\" data-plot-width=\"" +
+                  svg::exact(g.width) + "\" data-t-min=\"0\" data-t-max=\"" + svg::exact(g.t1) +
+                  "\" data-view-start=\"0\" data-view-end=\"" + svg::exact(g.t1) + "\">\n";
+  o += "<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
+  for (std::size_t t = 0; t < g.lanes; ++t) {
+    const double y = g.top + static_cast<double>(t) * (g.lane + g.gap);
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    o += "<rect class=\"fs-lane\" x=\"" + svg::px(g.left) + "\" y=\"" + svg::px(y) + "\" width=\"" + svg::px(g.width) +
+         "\" height=\"" + svg::px(g.lane) + "\" fill=\"#f4f4f4\"/><text x=\"" + svg::px(g.left - 8) + "\" y=\"" +
+         svg::px(y + g.lane - 6) + "\" text-anchor=\"end\">thread " + std::to_string(t) + "<title>thread " +
+         std::to_string(t) + esc(os) + "</title></text>\n";
+  }
+  o += timeline_axis(g);
+  const std::string root = output::root_name(rep);
+  o += "<g class=\"fs-strands\">\n";
+  for (const std::uint32_t i : drawn) {
+    const std::uint32_t f = r.strands[i].frame;
+    const std::uint32_t site = f != 0 && f < r.frames.size() ? r.frames[f].site : 0;
+    o += timeline_rect(rep, r, i, g, f != 0 && site < colour.size() ? colour[site] : "#bbbbbb", root);
+  }
+  return o + "</g>\n</svg>\n";
+}
+
+// The sites with the most work, with their colours.
+inline std::string timeline_legend(const execution_record& r, const std::vector<std::uint32_t>& by_work,
+                                   const std::vector<std::string>& colour) {
+  std::string o = "<ul class=\"fs-legend\">\n";
+  for (std::size_t k = 0; k < by_work.size() && k < 10; ++k)
+    o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" fill=\"" +
+         colour[by_work[k]] + "\"/></svg> " + esc(execution_record::display_name(r.sites[by_work[k]])) + "</li>\n";
+  if (by_work.size() > 10) o += "<li>(" + std::to_string(by_work.size() - 10) + " more sites)</li>\n";
+  o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" "
+       "fill=\"#bbbbbb\"/></svg> the measurement itself, or no work</li>\n";
+  return o + "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" " +
+         "fill=\"#ffffff\" stroke=\"#111111\" stroke-width=\"3\"/></svg> the critical path</li>\n</ul>\n";
+}
+
+// The "Timeline" section: the controls, the timeline, the hover line, the
+// legend and a note.
+inline std::string timeline_body(const report& rep) {
+  const execution_record& r = output::require_record(rep);
+  const std::vector<std::uint32_t> drawn = timeline_strands(r);
+  std::vector<std::uint32_t> by_work;
+  const std::vector<std::string> colour = site_colours(r, by_work);
+  std::string o =
+      "<div class=\"fs-timeline-controls\"><button type=\"button\" id=\"fs-timeline-zoom-in\" "
+      "data-timeline=\"fs-timeline-svg\" data-zoom=\"0.5\">Zoom in</button> <button type=\"button\" "
+      "id=\"fs-timeline-zoom-out\" data-timeline=\"fs-timeline-svg\" data-zoom=\"2\">Zoom out</button> <button "
+      "type=\"button\" id=\"fs-timeline-reset\" data-timeline=\"fs-timeline-svg\" data-zoom=\"0\">Whole run</button> "
+      "<span class=\"fs-note\">or the mouse wheel over the timeline; drag to pan.</span></div>\n";
+  o += "<div class=\"fs-scroll\">\n" + timeline_svg(rep, r, drawn, colour) + "</div>\n";
+  o += "<p id=\"fs-timeline-info\" class=\"fs-hover-info\">Point at a strand to see its site, work and span.</p>\n";
+  o += timeline_legend(r, by_work, colour);
+  std::string note =
+      "Each lane is a thread; each rectangle a strand, placed at the wall-clock time it ran and "
+      "coloured by its innermost site; the strands of the critical path are outlined. Work and span in " +
+      rep.unit + ".";
+  if (drawn.size() < r.strands.size())
+    note += " Showing the first " + io::grouped(drawn.size()) + " of " + io::grouped(r.strands.size()) +
+            " strands (by start time); the trace (report::write_trace) has them all.";
+  if (!r.complete) note += " The record is partial (recording stopped at options.record_limit): strands are missing.";
+  return o + paragraph(note);
+}
+
+// ---- the critical path's flame graph ----------------------------------------------
+
+struct flame_node {
+  std::string name;
+  std::uint64_t value = 0;
+  std::map<std::string, std::size_t> children;  // by name: siblings in name order
+};
+
+// The tree of folded stacks ("a;b;c" -> count); node 0 holds the roots.
+inline std::vector<flame_node> flame_tree(const std::map<std::string, std::uint64_t>& counts) {
+  std::vector<flame_node> nodes(1);
+  for (const auto& line : counts) {
+    std::size_t at = 0, from = 0;
+    nodes[0].value += line.second;
+    for (;;) {
+      const std::size_t semi = line.first.find(';', from);
+      const std::string part = line.first.substr(from, semi == std::string::npos ? std::string::npos : semi - from);
+      const auto found = nodes[at].children.find(part);
+      std::size_t next = 0;
+      if (found == nodes[at].children.end()) {
+        next = nodes.size();
+        nodes[at].children.emplace(part, next);
+        nodes.emplace_back();
+        nodes.back().name = part;
+      } else {
+        next = found->second;
+      }
+      nodes[next].value += line.second;
+      at = next;
+      if (semi == std::string::npos) break;
+      from = semi + 1;
+    }
+  }
+  return nodes;
+}
+
+// A warm colour that depends on the name only.
+inline std::string flame_colour(const std::string& name) {
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  static const char hex[] = "0123456789abcdef";
+  const unsigned rgb[3] = {205 + h % 50, 90 + (h >> 8) % 140, 40 + (h >> 16) % 50};
+  std::string o = "#";
+  for (const unsigned v : rgb) {
+    o += hex[v >> 4];
+    o += hex[v & 15];
+  }
+  return o;
+}
+
+struct flame_layout {
+  double left = 10, width = 1020, row = 18;
+  std::size_t depth = 0;  // of the deepest frame drawn
+  std::uint64_t total = 0;
+  std::size_t omitted = 0;
+  std::string unit;
+  struct box {
+    std::size_t node, depth;
+    double x, w;
+  };
+  std::vector<box> boxes;
+};
+
+// Places `node` at `x` and its children above it, in name order; frames
+// narrower than 0.1 px are left out (and counted).
+inline void place_flame(const std::vector<flame_node>& nodes, std::size_t node, std::size_t depth, double x,
+                        flame_layout& L) {
+  const double w = static_cast<double>(nodes[node].value) / static_cast<double>(L.total) * L.width;
+  if (w < 0.1) {
+    ++L.omitted;
+    return;
+  }
+  L.boxes.push_back(flame_layout::box{node, depth, x, w});
+  L.depth = std::max(L.depth, depth);
+  for (const auto& child : nodes[node].children) {
+    place_flame(nodes, child.second, depth + 1, x, L);
+    x += static_cast<double>(nodes[child.second].value) / static_cast<double>(L.total) * L.width;
+  }
+}
+
+inline std::string flame_svg(const std::vector<flame_node>& nodes, const flame_layout& L) {
+  const double height = static_cast<double>(L.depth + 1) * L.row + 10;
+  const std::string w = svg::px(L.left * 2 + L.width), h = svg::px(height);
+  std::string o = "<svg id=\"fs-critical-path-svg\" class=\"fs-plot fs-flame\" width=\"" + w + "\" height=\"" + h +
+                  "\" viewBox=\"0 0 " + w + " " + h +
+                  "\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"Flame graph of the "
+                  "critical path\" data-info=\"fs-critical-path-info\" data-total=\"" +
+                  std::to_string(L.total) + "\">\n<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h +
+                  "\" fill=\"#ffffff\"/>\n";
+  for (const flame_layout::box& b : L.boxes) {
+    const flame_node& n = nodes[b.node];
+    const double y = 5 + static_cast<double>(L.depth - b.depth) * L.row;
+    const std::string label = n.name + ": " + io::grouped(n.value) + " " + L.unit + ", " +
+                              io::fixed(100.0 * static_cast<double>(n.value) / static_cast<double>(L.total), 1) +
+                              "% of the span";
+    o += "<g><rect class=\"fs-flame-frame\" x=\"" + svg::px(b.x) + "\" y=\"" + svg::px(y) + "\" width=\"" +
+         svg::px(b.w) + "\" height=\"" + svg::px(L.row - 1) + "\" fill=\"" + flame_colour(n.name) + "\" data-name=\"" +
+         esc(n.name) + "\" data-value=\"" + std::to_string(n.value) + "\" data-depth=\"" + std::to_string(b.depth) +
+         "\" data-label=\"" + esc(label) + "\"><title>" + esc(label) + "</title></rect>";
+    const std::size_t chars = static_cast<std::size_t>((b.w - 6) / 6.5);
+    if (chars >= 3)
+      o += "<text x=\"" + svg::px(b.x + 3) + "\" y=\"" + svg::px(y + L.row - 5) + "\">" +
+           esc(io::truncate_display(n.name, chars)) + "</text>";
+    o += "</g>\n";
+  }
+  return o + "</svg>\n";
+}
+
+// The "Critical path" section: the flame graph of the critical path's folded
+// stacks (widths are shares of the span).
+inline std::string critical_path_body(const report& rep) {
+  const std::map<std::string, std::uint64_t> counts = output::folded_counts(rep, folded_kind::critical_path);
+  const std::vector<flame_node> nodes = flame_tree(counts);
+  flame_layout L;
+  L.total = nodes[0].value;
+  L.unit = rep.unit;
+  if (L.total == 0) return paragraph("The critical path has no cost to draw (the span is 0).");
+  double x = L.left;
+  for (const auto& root : nodes[0].children) {
+    place_flame(nodes, root.second, 0, x, L);
+    x += static_cast<double>(nodes[root.second].value) / static_cast<double>(L.total) * L.width;
+  }
+  std::string note =
+      "The critical path's call paths: each box is a site open around strands of the critical "
+      "path (the measurement at the bottom, the sites it calls or spawns above), as wide as its "
+      "share of the span (" +
+      io::grouped(L.total) + " " + rep.unit + "). The same stacks as report::to_folded(folded_kind::critical_path).";
+  if (L.omitted) note += " " + io::grouped(L.omitted) + " frames narrower than 0.1 px are not drawn.";
+  return "<div class=\"fs-scroll\">\n" + flame_svg(nodes, L) +
+         "</div>\n<p id=\"fs-critical-path-info\" class=\"fs-hover-info\">Point at a frame to see its share of the "
+         "span.</p>\n" +
+         paragraph(note);
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
+// end include/forkscale/detail/output/html_record.hpp
+// begin include/forkscale/detail/output/html_sections.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
+// detail/output/html_sections.hpp: the bodies of the HTML report's built-in
+// sections: a report's summary, speedup estimate, regions, call-site, spawn-site
+// and what-if tables and diagnostics; a study's tables; the plots.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/study/html_ids.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+#define FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+// study/html_ids.hpp: where the HTML report's built-in sections go (html_order)
+// and the ids of its sections and elements (html_section_ids), stable for tests
+// and tools. Included by html.hpp, the header to include.
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// Where the built-in sections go (add_section takes any number).
+namespace html_order {
+constexpr int study_summary = 100;
+constexpr int warnings = 110;
+constexpr int study_runs = 120;
+constexpr int study_speedups = 130;
+constexpr int bandwidth_probe = 140;
+constexpr int summary = 200;
+constexpr int speedup_estimate = 210;
+constexpr int regions = 300;
+constexpr int call_sites = 400;
+constexpr int spawn_sites = 450;
+constexpr int what_if = 500;
+constexpr int timeline = 600;       // a recorded report's timeline (docs/record.md)
+constexpr int critical_path = 610;  // and its critical path's flame graph
+constexpr int plots = 800;
+constexpr int diagnostics = 900;
+}  // namespace html_order
+
+// The ids of the built-in sections and elements.
+namespace html_section_ids {
+inline const char* const study_summary = "fs-study-summary";
+inline const char* const warnings = "fs-warnings";
+inline const char* const study_runs = "fs-study-runs";
+inline const char* const study_speedups = "fs-study-speedups";
+inline const char* const bandwidth_probe = "fs-bandwidth-probe";
+inline const char* const summary = "fs-summary";
+inline const char* const speedup_estimate = "fs-speedup-estimate";
+inline const char* const regions = "fs-regions";
+inline const char* const call_sites = "fs-call-sites";  // table fs-call-sites-table
+inline const char* const call_sites_filter = "fs-call-sites-filter";
+inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-sites-table
+inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
+inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
+inline const char* const what_if_filter = "fs-what-if-filter";
+inline const char* const timeline = "fs-timeline";            // svg fs-timeline-svg
+inline const char* const critical_path = "fs-critical-path";  // svg fs-critical-path-svg
+inline const char* const plots = "fs-plots";
+inline const char* const diagnostics = "fs-diagnostics";
+}  // namespace html_section_ids
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+// end include/forkscale/study/html_ids.hpp
+// begin include/forkscale/study/plot.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PLOT_HPP
+#define FORKSCALE_SINGLE_STUDY_PLOT_HPP
+// plot.hpp: forkscale's plots, drawn without any plotting dependency, as SVG and
+// as gnuplot data + script.
+//
+//  - The factored speedup plot of a study (Acar, Charguéraud, Rainey §2.3–2.5,
+//    2.8): linear P, elision P·Ts/Te, maximal P·Ts/T1, idle-time-specific
+//    P·Ts/(T1+IP), inflation-specific P·Ts/(P·TP−IP) and actual Ts/TP, with the
+//    gaps between them labeled at the largest P:
+//      A  linear − maximal          the parallel code's own overhead (T1 > Ts)
+//      E  elision − maximal         spawn and scheduling cost at one thread (T1 > Te)
+//      B  maximal − idle-specific   idle time
+//      C  maximal − inflation-sp.   work inflation
+//      D  maximal − actual          idle time and work inflation together
+//  - The scalability plot (Cilkview SPAA'10 Fig. 2): the work-law bound P and the
+//    span-law bound T1/T∞ (both upper bounds on T1/TP; the span law with the
+//    plain span, not the burdened one), Cilkview's burdened estimate
+//    T1/(T1/P + 1.7·burdened span) as an estimated lower bound, and — for a
+//    study — the measured T1/TP with its min–max spread over the runs.
+//
+//   fs::write_plots(study, "out/sort");  // out/sort-factored.svg/.dat/.gp,
+//                                        // out/sort-scalability.svg/.dat/.gp
+//
+// Opt-in header: the umbrella forkscale.hpp does not include it.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
 // begin include/forkscale/study/study.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_STUDY_HPP
 #define FORKSCALE_SINGLE_STUDY_STUDY_HPP
@@ -1474,11 +2151,12 @@ FORKSCALE_NAMESPACE_END
 // file must be the JSON that report::to_json() writes (docs/report-schema.md),
 // schema "forkscale.report", schema_version 1 or lower; keys it does not know
 // are ignored, as the schema asks, and the per-site profiles ("call_sites",
-// "spawn_sites") and the what-if rows ("what_if") may be absent, as in files
-// written before they existed. The derived numbers a file states (parallelism,
-// burdened parallelism, average maximal strand, speedup estimate, the sites'
-// and the what-if rows' parallelism) must agree with the ones recomputed from
-// its own numbers, which catches most corrupted digits.
+// "spawn_sites"), the what-if rows ("what_if") and the record ("record", read
+// into report::record with every index checked) may be absent, as in files
+// written before they existed or without recording. The derived numbers a file
+// states (parallelism, burdened parallelism, average maximal strand, speedup
+// estimate, the sites' and the what-if rows' parallelism) must agree with the
+// ones recomputed from its own numbers, which catches most corrupted digits.
 // Every problem throws forkscale::error with one line naming
 // the file, the byte offset and the problem, e.g.
 //
@@ -1492,6 +2170,256 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/input/record_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+// detail/input/record_reader.hpp: the "record" member of a JSON report read
+// back into report::record (layout in docs/report-schema.md, written by
+// detail/output/json_record.hpp). Every row must have its columns with the
+// right types, and every index must point inside its table: a file that passes
+// can be walked without bounds checks. Problems are json_errors naming the row
+// and the column ("record.strands[3][7] (prev): 12 is not -1 or an index into
+// strands (10 rows)").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// The cells of one row of a record table, with the names of its columns for
+// messages.
+class row_reader {
+ public:
+  row_reader(const value& v, std::string where, const char* const* columns, std::size_t count)
+      : v_(v), where_(std::move(where)), columns_(columns) {
+    if (!v.is(kind::array))
+      throw json_error(v.offset, where_ + ": expected an array (a row), found " + kind_name(v.type));
+    if (v.items.size() != count)
+      throw json_error(v.offset, where_ + ": expected a row of " + std::to_string(count) + " columns, found " +
+                                     std::to_string(v.items.size()));
+  }
+
+  std::string path(std::size_t k) const { return where_ + "[" + std::to_string(k) + "] (" + columns_[k] + ")"; }
+  const value& cell(std::size_t k) const { return v_.items[k]; }
+
+  std::uint64_t u64(std::size_t k) const {
+    std::uint64_t out = 0;
+    if (number_as_u64(cell(k), out)) return out;
+    throw json_error(cell(k).offset, path(k) + ": expected an unsigned 64-bit integer, found " + found(cell(k)));
+  }
+  std::uint32_t u32(std::size_t k) const {
+    const std::uint64_t v = u64(k);
+    if (v > 0xFFFFFFFFu) throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is too large");
+    return static_cast<std::uint32_t>(v);
+  }
+  std::int64_t i64(std::size_t k) const {
+    std::int64_t out = 0;
+    if (number_as_i64(cell(k), out)) return out;
+    throw json_error(cell(k).offset, path(k) + ": expected a signed 64-bit integer, found " + found(cell(k)));
+  }
+  std::string str(std::size_t k) const {
+    if (!cell(k).is(kind::string))
+      throw json_error(cell(k).offset, path(k) + ": expected a string, found " + kind_name(cell(k).type));
+    return cell(k).text;
+  }
+  bool boolean(std::size_t k) const {
+    if (!cell(k).is(kind::boolean))
+      throw json_error(cell(k).offset, path(k) + ": expected true or false, found " + kind_name(cell(k).type));
+    return cell(k).boolean;
+  }
+  // An index into a table of `size` rows (`table`: "strands"); -1 too when `none_ok`.
+  std::int64_t index(std::size_t k, std::size_t size, const char* table, bool none_ok) const {
+    const std::int64_t v = none_ok ? i64(k) : static_cast<std::int64_t>(u32(k));
+    if ((v < 0 && !(none_ok && v == -1)) || (v >= 0 && static_cast<std::uint64_t>(v) >= size))
+      throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is not " + (none_ok ? "-1 or " : "") +
+                                           "an index into " + table + " (" + std::to_string(size) + " rows)");
+    return v;
+  }
+  // A row's cell that is itself a list of indices into a table of `size` rows.
+  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* table) const {
+    const value& a = cell(k);
+    if (!a.is(kind::array))
+      throw json_error(a.offset,
+                       path(k) + ": expected an array of indices into " + table + ", found " + kind_name(a.type));
+    std::vector<std::uint32_t> out;
+    out.reserve(a.items.size());
+    for (std::size_t m = 0; m < a.items.size(); ++m) {
+      std::uint64_t v = 0;
+      const std::string at = path(k) + "[" + std::to_string(m) + "]";
+      if (!number_as_u64(a.items[m], v))
+        throw json_error(a.items[m].offset,
+                         at + ": expected an index into " + std::string(table) + ", found " + found(a.items[m]));
+      if (v >= size)
+        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not an index into " + table + " (" +
+                                                std::to_string(size) + " rows)");
+      out.push_back(static_cast<std::uint32_t>(v));
+    }
+    return out;
+  }
+
+ private:
+  static std::string found(const value& v) {
+    return v.is(kind::number) ? quote_for_message(v.text) : std::string(kind_name(v.type));
+  }
+  const value& v_;
+  std::string where_;
+  const char* const* columns_;
+};
+
+// The rows of one table of the record (an array member of `rec`).
+template <std::size_t N, typename Read>
+void read_rows(const object_reader& rec, const char* key, const char* const (&columns)[N], Read read) {
+  const value& a = rec.array(key);
+  for (std::size_t i = 0; i < a.items.size(); ++i)
+    read(row_reader(a.items[i], rec.path(key) + "[" + std::to_string(i) + "]", columns, N));
+}
+
+inline record_frame::kind_type frame_kind_from(const row_reader& row, std::size_t k) {
+  const std::string name = row.str(k);
+  if (name == "root") return record_frame::kind_type::root;
+  if (name == "call") return record_frame::kind_type::call;
+  if (name == "spawn") return record_frame::kind_type::spawn;
+  throw json_error(row.cell(k).offset,
+                   row.path(k) + ": unknown frame kind " + quote_for_message(name) + " (expected root, call or spawn)");
+}
+
+// The sizes of the record's tables, known before any row is read (rows refer
+// to tables that come after them).
+struct record_sizes {
+  std::size_t sites, frames, threads, tasks, strands, joins;
+};
+
+inline void read_record_graph(const object_reader& rec, const record_sizes& n, execution_record& r) {
+  static const char* const sites[] = {"name", "file", "line", "function", "tag"};
+  read_rows(rec, "sites", sites, [&](const row_reader& row) {
+    r.sites.push_back(record_site{row.str(0), row.str(1), row.u32(2), row.str(3), row.str(4)});
+  });
+  static const char* const frames[] = {"parent", "kind", "site", "depth"};
+  read_rows(rec, "frames", frames, [&](const row_reader& row) {
+    // A tree rooted at node 0: every other node's parent comes before it.
+    const std::size_t k = r.frames.size();
+    record_frame f;
+    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "the frames before it", false));
+    f.kind = frame_kind_from(row, 1);
+    if ((k == 0) != (f.kind == record_frame::kind_type::root))
+      throw json_error(row.cell(1).offset,
+                       row.path(1) + (k == 0 ? ": frame 0 must be the root" : ": only frame 0 is the root"));
+    f.site = f.kind == record_frame::kind_type::root
+                 ? row.u32(2)
+                 : static_cast<std::uint32_t>(row.index(2, n.sites, "sites", false));
+    f.depth = row.u32(3);
+    r.frames.push_back(f);
+  });
+  static const char* const threads[] = {"os_id", "busy_ns"};
+  read_rows(rec, "threads", threads, [&](const row_reader& row) {
+    r.threads.push_back(record_thread{row.u64(0), row.u64(1)});
+  });
+  static const char* const tasks[] = {"parent", "frame", "first", "last"};
+  read_rows(rec, "tasks", tasks, [&](const row_reader& row) {
+    record_task t;
+    t.parent = row.index(0, n.tasks, "tasks", true);
+    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strands", false));
+    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strands", false));
+    r.tasks.push_back(t);
+  });
+}
+
+inline void read_record_strands(const object_reader& rec, const record_sizes& n, execution_record& r) {
+  static const char* const strands[] = {"thread", "frame", "task", "start_ns",      "end_ns",      "work",
+                                        "span",   "prev",  "join", "critical_pred", "after_spawn", "critical"};
+  read_rows(rec, "strands", strands, [&](const row_reader& row) {
+    record_strand s;
+    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "threads", false));
+    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "tasks", false));
+    s.start_ns = row.u64(3);
+    s.end_ns = row.u64(4);
+    if (s.end_ns < s.start_ns)
+      throw json_error(row.cell(4).offset, row.path(4) + ": " + std::to_string(s.end_ns) + " is before start_ns " +
+                                               std::to_string(s.start_ns));
+    s.work = row.u64(5);
+    s.span = row.u64(6);
+    s.prev = row.index(7, n.strands, "strands", true);
+    s.join = row.index(8, n.joins, "joins", true);
+    s.critical_pred = row.index(9, n.strands, "strands", true);
+    s.after_spawn = row.boolean(10);
+    s.critical = row.boolean(11);
+    r.strands.push_back(s);
+  });
+  static const char* const joins[] = {"site", "thread", "wait_start_ns", "wait_end_ns", "strands", "joins"};
+  read_rows(rec, "joins", joins, [&](const row_reader& row) {
+    record_join o;
+    o.site = row.index(0, n.sites, "sites", true);
+    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false));
+    o.wait_start_ns = row.u64(2);
+    o.wait_end_ns = row.u64(3);
+    o.strands = row.indices(4, n.strands, "strands");
+    o.joins = row.indices(5, n.joins, "joins");
+    r.joins.push_back(std::move(o));
+  });
+  static const char* const regions[] = {"path", "thread", "start_ns", "end_ns"};
+  read_rows(rec, "regions", regions, [&](const row_reader& row) {
+    r.regions.push_back(forkscale::record_region{
+        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false)), row.u64(2), row.u64(3)});
+  });
+}
+
+// The critical path: strand indices, each strand on it flagged critical and no
+// other.
+inline void read_critical_path(const object_reader& rec, execution_record& r) {
+  const value& a = rec.array("critical_path");
+  std::vector<char> on(r.strands.size(), 0);
+  for (std::size_t m = 0; m < a.items.size(); ++m) {
+    std::uint64_t v = 0;
+    const std::string at = rec.path("critical_path") + "[" + std::to_string(m) + "]";
+    if (!number_as_u64(a.items[m], v) || v >= r.strands.size())
+      throw json_error(a.items[m].offset, at + ": expected a strand index below " + std::to_string(r.strands.size()));
+    if (on[v]) throw json_error(a.items[m].offset, at + ": strand " + std::to_string(v) + " is on the path twice");
+    on[v] = 1;
+    r.critical_path.push_back(static_cast<std::uint32_t>(v));
+  }
+  for (std::size_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].critical != (on[i] != 0))
+      throw json_error(a.offset, rec.path("strands") + "[" + std::to_string(i) + "] (critical) is " +
+                                     (r.strands[i].critical ? "true" : "false") + " but the strand is " +
+                                     (on[i] ? "on" : "not on") + " the critical path (the file is inconsistent)");
+}
+
+// report::record from the "record" member (absent: no record). `unit` is the
+// report's, which the record's must equal.
+inline std::shared_ptr<const execution_record> record_from(const object_reader& top, const std::string& unit) {
+  const value* v = top.optional("record");
+  if (!v) return nullptr;
+  const object_reader rec(*v, top.path("record"));
+  auto r = std::make_shared<execution_record>();
+  r->complete = rec.boolean("complete");
+  r->limit_bytes = rec.u64("limit_bytes");
+  r->bytes = rec.u64("bytes");
+  r->dropped_strands = rec.u64("dropped_strands");
+  r->unit = rec.str("unit");
+  if (r->unit != unit)
+    throw json_error(rec.required("unit").offset, rec.path("unit") + ": " + quote_for_message(r->unit) +
+                                                      " differs from the report's unit " + quote_for_message(unit));
+  r->wall_ns = rec.u64("wall_ns");
+  const record_sizes n{rec.array("sites").items.size(),   rec.array("frames").items.size(),
+                       rec.array("threads").items.size(), rec.array("tasks").items.size(),
+                       rec.array("strands").items.size(), rec.array("joins").items.size()};
+  read_record_graph(rec, n, *r);
+  read_record_strands(rec, n, *r);
+  read_critical_path(rec, *r);
+  return r;
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+// end include/forkscale/detail/input/record_reader.hpp
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -1825,6 +2753,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   rep.spawn_sites = optional_rows<spawn_site_profile>(top, "spawn_sites", spawn_site_from_value);
   rep.what_if = optional_rows<what_if_result>(top, "what_if", what_if_from_value);
   rep.load = load_from(top);
+  rep.record = record_from(top, rep.unit);  // optional: files without a record read as before
 
   rep.diagnostic_count = top.u64("diagnostic_count");
   const value& diags = top.array("diagnostics");
@@ -3559,155 +4488,6 @@ inline void write_plots(const study_result& s, const std::string& stem) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PLOT_HPP
 // end include/forkscale/study/plot.hpp
-// begin include/forkscale/detail/output/html_blocks.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
-// detail/output/html_blocks.hpp: what the HTML report's sections are built of:
-// escaped text, table cells with their sort values, sortable tables, notes and
-// figures.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace html {
-
-namespace io = output;
-
-// Text as HTML character data or attribute value (what html_escape() does).
-inline std::string esc(const std::string& s) { return svg::escape(s); }
-
-struct cell {
-  cell(std::string text_ = std::string(), std::string sort_value_ = std::string(), bool numeric_ = false,
-       std::string title_ = std::string())
-      : text(std::move(text_)), sort_value(std::move(sort_value_)), numeric(numeric_), title(std::move(title_)) {}
-  std::string text;        // shown (escaped when rendered)
-  std::string sort_value;  // data-sort-value; empty: none
-  bool numeric = false;
-  std::string title;  // title attribute (escaped when rendered); empty: none
-};
-
-inline cell text_cell(const std::string& s) { return cell{s, "", false}; }
-inline cell int_cell(std::uint64_t v, const std::string& unit = std::string()) {
-  return cell{io::grouped(v) + (unit.empty() ? "" : " " + unit), std::to_string(v), true};
-}
-inline cell num_cell(double v, int decimals = 2, const std::string& unit = std::string()) {
-  if (std::isnan(v)) return cell{"n/a", "", true};
-  return cell{io::fixed(v, decimals) + (unit.empty() ? "" : " " + unit), io::round_trip(v), true};
-}
-// A signed integer ("-1,234").
-inline cell signed_cell(std::int64_t v) {
-  const std::uint64_t magnitude = v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
-  return cell{(v < 0 ? "-" : "") + io::grouped(magnitude), std::to_string(v), true};
-}
-// A percentage of `whole` with one decimal; n/a when whole is zero.
-inline cell percent_cell(double part, double whole) {
-  if (!(whole != 0)) return cell{"n/a", "", true};
-  return num_cell(100 * part / whole, 1, "%");
-}
-// A time in ns, grouped to whole ns.
-inline cell ns_cell(double v) {
-  if (std::isnan(v)) return cell{"n/a", "", true};
-  return cell{(v < 0 ? "-" + io::grouped_round(-v) : io::grouped_round(v)) + " ns", io::round_trip(v), true};
-}
-
-class table {
- public:
-  table(std::string id, std::string classes, std::vector<std::string> head)
-      : id_(std::move(id)), classes_(std::move(classes)), head_(std::move(head)) {}
-  void add(std::vector<cell> row, std::string row_class = std::string(), std::string row_key = std::string()) {
-    rows_.push_back(std::move(row));
-    row_classes_.push_back(std::move(row_class));
-    row_keys_.push_back(std::move(row_key));
-  }
-  // Another attribute of the <table> element (the value is escaped).
-  void attribute(std::string name, std::string value) { attributes_.emplace_back(std::move(name), std::move(value)); }
-  // A heading row above the column headings: (text, number of columns) pairs.
-  void group_head(std::vector<std::pair<std::string, std::size_t>> groups) { groups_ = std::move(groups); }
-  // Per column: a stable key (data-key on its heading) and a longer title.
-  void head_details(std::vector<std::string> keys, std::vector<std::string> titles) {
-    head_keys_ = std::move(keys);
-    head_titles_ = std::move(titles);
-  }
-  // Marks the column the rows are already sorted by (aria-sort on its heading).
-  void sorted_by(std::size_t column, bool descending) {
-    sorted_column_ = column;
-    sorted_descending_ = descending;
-  }
-  std::size_t size() const noexcept { return rows_.size(); }
-  std::string render() const {
-    std::string o = "<table";
-    if (!id_.empty()) o += " id=\"" + esc(id_) + "\"";
-    o += " class=\"fs-table" + (classes_.empty() ? std::string() : " " + classes_) + "\"";
-    for (const auto& a : attributes_) o += " " + a.first + "=\"" + esc(a.second) + "\"";
-    o += ">\n<thead>";
-    if (!groups_.empty()) {
-      o += "<tr class=\"fs-group\">";
-      for (const auto& g : groups_) {
-        o += "<th scope=\"colgroup\"";
-        if (g.second != 1) o += " colspan=\"" + std::to_string(g.second) + "\"";
-        o += ">" + esc(g.first) + "</th>";
-      }
-      o += "</tr>\n";
-    }
-    o += "<tr>";
-    for (std::size_t c = 0; c < head_.size(); ++c) {
-      o += "<th scope=\"col\"";
-      if (c < head_keys_.size() && !head_keys_[c].empty()) o += " data-key=\"" + esc(head_keys_[c]) + "\"";
-      if (c < head_titles_.size() && !head_titles_[c].empty()) o += " title=\"" + esc(head_titles_[c]) + "\"";
-      if (c == sorted_column_) o += sorted_descending_ ? " aria-sort=\"descending\"" : " aria-sort=\"ascending\"";
-      o += ">" + esc(head_[c]) + "</th>";
-    }
-    o += "</tr></thead>\n<tbody>\n";
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      o += "<tr";
-      if (!row_classes_[r].empty()) o += " class=\"" + esc(row_classes_[r]) + "\"";
-      if (!row_keys_[r].empty()) o += " data-key=\"" + esc(row_keys_[r]) + "\"";
-      o += ">";
-      for (const auto& c : rows_[r]) {
-        o += "<td";
-        if (c.numeric) o += " class=\"num\"";
-        if (c.numeric || !c.sort_value.empty()) o += " data-sort-value=\"" + esc(c.sort_value) + "\"";
-        if (!c.title.empty()) o += " title=\"" + esc(c.title) + "\"";
-        o += ">" + esc(c.text) + "</td>";
-      }
-      o += "</tr>\n";
-    }
-    o += "</tbody>\n</table>\n";
-    return o;
-  }
-
- private:
-  std::string id_, classes_;
-  std::vector<std::string> head_;
-  std::vector<std::vector<cell>> rows_;
-  std::vector<std::string> row_classes_, row_keys_;
-  std::vector<std::pair<std::string, std::string>> attributes_;
-  std::vector<std::pair<std::string, std::size_t>> groups_;
-  std::vector<std::string> head_keys_, head_titles_;
-  std::size_t sorted_column_ = static_cast<std::size_t>(-1);
-  bool sorted_descending_ = false;
-};
-
-inline std::string paragraph(const std::string& text, const char* cls = "fs-note") {
-  return std::string("<p class=\"") + cls + "\">" + esc(text) + "</p>\n";
-}
-
-// An inline SVG with its caption.
-inline std::string figure(const std::string& svg_markup, const std::string& caption) {
-  return "<figure>\n" + svg_markup + "<figcaption class=\"fs-note\">" + esc(caption) + "</figcaption>\n</figure>\n";
-}
-
-}  // namespace html
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
-// end include/forkscale/detail/output/html_blocks.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4194,6 +4974,11 @@ class html_report {
     if (!r.spawn_sites.empty())
       add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
     if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
+    if (r.record && !r.record->empty()) {  // a recorded run (docs/record.md)
+      add_section(html_section_ids::timeline, "Timeline", dh::timeline_body(r), html_order::timeline);
+      add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r),
+                  html_order::critical_path);
+    }
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 

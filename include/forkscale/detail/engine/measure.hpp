@@ -20,6 +20,7 @@
 #include "../profile/rows.hpp"
 #include "../profile/task_profile.hpp"
 #include "../record/build.hpp"
+#include "../record/views_hook.hpp"
 #include "../what_if/config.hpp"
 #include "../what_if/rows.hpp"
 #include "events.hpp"
@@ -209,6 +210,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostics = s->diagnostics;
     rep.diagnostic_count = s->diagnostic_count;
   }
+  write_record_views(rep, s->on_diagnostic);  // FORKSCALE_TRACE, FORKSCALE_FOLDED
   if (s->bound_objects.load(std::memory_order_acquire) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
   return rep;

@@ -1,5 +1,6 @@
 // detail/output/html_assets.hpp: the HTML report's fixed parts: its one style
-// sheet, its one script (table sorting and filtering), and the
+// sheet, its one script (table sorting and filtering; the record's views add
+// theirs, html_record_assets.hpp), and the
 // Content-Security-Policy that allows exactly those two by their SHA-256.
 #pragma once
 #include <string>
@@ -7,6 +8,7 @@
 #include "../../config.hpp"
 #include "../util/base64.hpp"
 #include "../util/sha256.hpp"
+#include "html_record_assets.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -18,7 +20,7 @@ using detail::sha256;
 
 // Written without '<' and '&' so that the page stays well-formed XML.
 inline const std::string& style_sheet() {
-  static const std::string css = R"css(
+  static const std::string css = std::string(R"css(
 body { font-family: sans-serif; margin: 0 auto; max-width: 1100px; padding: 0 16px 40px; color: #222; }
 h1 { font-size: 1.5em; margin: 20px 0 4px; }
 h2 { font-size: 1.2em; margin: 28px 0 8px; border-bottom: 1px solid #ccc; padding-bottom: 3px; }
@@ -46,12 +48,12 @@ ul.fs-warnings li { color: #8a3b00; }
 .fs-note { color: #555; font-size: 0.9em; }
 .fs-plot { max-width: 100%; height: auto; display: block; margin: 10px 0; }
 code { font-size: 0.95em; }
-)css";
+)css") + record_views_style();
   return css;
 }
 
 inline const std::string& sort_script() {
-  static const std::string js = R"js(
+  static const std::string js = std::string(R"js(
 (function () {
   'use strict';
   function key(cell) {
@@ -127,7 +129,7 @@ inline const std::string& sort_script() {
     apply();
   });
 })();
-)js";
+)js") + record_views_script();
   return js;
 }
 

@@ -10,6 +10,7 @@
 #include "../../report.hpp"
 #include "../util/atomic_file.hpp"
 #include "format.hpp"
+#include "json_record.hpp"
 #include "json_writer.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -215,6 +216,7 @@ inline std::string report::to_json() const {
   io::json_what_if(j, *this);
   io::json_load(j, *this);
   io::json_diagnostics(j, *this);
+  if (record) io::json_record(j, *record);
   j.end_object();
   return j.finish();
 }

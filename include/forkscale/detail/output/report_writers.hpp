@@ -7,11 +7,14 @@
 // digit grouping except the explicit ',' separators of the text report.
 #pragma once
 #include "csv.hpp"             // report::to_csv, *_sites_csv, what_if_csv; CSV fields
+#include "folded.hpp"          // report::to_folded (folded stacks of the record)
 #include "format.hpp"          // numbers: round trip, fixed, grouped, ratios, factors
 #include "json.hpp"            // report::to_json
 #include "json_writer.hpp"     // JSON literals and json_writer
+#include "record_views.hpp"    // FORKSCALE_TRACE, FORKSCALE_FOLDED
 #include "site_tables.hpp"     // report::sites_text, check_profile; the site tables
 #include "text.hpp"            // report::to_text, operator<<
 #include "text_table.hpp"      // text_table, wrapped, text_section
+#include "trace.hpp"           // report::to_trace (Trace Event Format JSON of the record)
 #include "utf8.hpp"            // valid_utf8, display_width, printable, padding
 #include "what_if_tables.hpp"  // report::what_if_text; the what-if table

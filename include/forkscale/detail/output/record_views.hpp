@@ -1,0 +1,93 @@
+// detail/output/record_views.hpp: what FORKSCALE_TRACE and FORKSCALE_FOLDED
+// write at the end of every outermost measurement (no code change needed;
+// either variable also turns recording on):
+//
+//   FORKSCALE_TRACE=run.trace.json    the trace (report::write_trace)
+//   FORKSCALE_FOLDED=run.folded       run.work.folded and run.critical.folded
+//                                     (report::write_folded), both or neither
+//
+// The folded files' stem is the path without a trailing ".folded"; any other
+// path gets ".work.folded" and ".critical.folded" appended. A file that cannot
+// be written is a diagnostic of the report (not misuse: the numbers are whole)
+// and one line on stderr ("forkscale: FORKSCALE_TRACE: cannot write ..."); the
+// measurement itself never throws because of it. Each measurement replaces the
+// files of the one before.
+//
+// Including this header (forkscale.hpp does) installs the writer in the
+// engine's hook (detail/record/views_hook.hpp).
+#pragma once
+#include <exception>
+#include <string>
+#include <utility>
+
+#include "../../config.hpp"
+#include "../../report.hpp"
+#include "../record/views_hook.hpp"
+#include "../util/atomic_file.hpp"
+#include "folded.hpp"
+#include "trace.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
+inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
+  const std::string suffix = ".folded";
+  std::string stem = path;
+  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stem.resize(stem.size() - suffix.size());
+  return {stem + ".work.folded", stem + ".critical.folded"};
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
+}
+
+inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why =
+        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+        "that ends with tasks still running keeps none)";
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  if (!trace.empty()) {
+    try {
+      rep.write_trace(trace);
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_TRACE", views_problem(e));
+    }
+  }
+  if (!folded.empty()) {
+    try {
+      const auto paths = folded_paths(folded);
+      write_files_atomically(
+          {{paths.first, rep.to_folded(folded_kind::work)}, {paths.second, rep.to_folded(folded_kind::critical_path)}});
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_FOLDED", views_problem(e));
+    }
+  }
+}
+
+// Installs the writer during static initialization (an inline variable: once
+// per program, however many translation units include this header). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
+// keeps no static initializer of forkscale's.
+#if FORKSCALE_ENABLE
+inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

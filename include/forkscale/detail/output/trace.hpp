@@ -1,0 +1,305 @@
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X") named by its innermost site, with args work, span,
+// unit, task, critical and stack (the folded call path); each region instance
+// an X slice around its strands; the critical path flagged on its slices
+// (args.critical, cat "critical" instead of "strand") and copied onto a track of
+// its own ("critical path", tid = threads + 1, cat "critical_path"); spawn and
+// join edges as flow events of the first version ("ph": "s" inside the source
+// slice, "ph": "f" with "bp": "e" inside the target slice, one id per edge),
+// which both viewers draw as arrows. ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../../config.hpp"
+#include "../../record.hpp"
+#include "../../report.hpp"
+#include "../util/atomic_file.hpp"
+#include "json_writer.hpp"
+#include "record_names.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, or a region when `region`
+  bool region = false;
+};
+
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+};
+
+// The number of thread tracks: every thread a strand or region names.
+inline std::size_t trace_thread_count(const execution_record& r) {
+  std::size_t n = r.threads.size();
+  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
+  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
+  return n;
+}
+
+// Strands of each thread in time order, none starting before the previous ended.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const record_strand &x = r.strands[a], &y = r.strands[b];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
+    });
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  L.threads.resize(trace_thread_count(r));
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    std::stable_sort(track.begin(), track.end(), [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    });
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The events, one per line, as members of the "traceEvents" array.
+class trace_events {
+ public:
+  void add(const std::string& body) {
+    out_ += first_ ? "\n{" : ",\n{";
+    out_ += body;
+    out_ += '}';
+    first_ = false;
+  }
+  std::string& text() noexcept { return out_; }
+
+ private:
+  std::string out_;
+  bool first_ = true;
+};
+
+inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t end,
+                                    std::size_t tid, const std::string& args) {
+  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
+         ",\"dur\":" + trace_us(end - start) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+}
+
+inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
+  return std::string("\"name\":\"") + name + "\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+         ",\"args\":{" + arg + "}";
+}
+
+// The slices of the thread tracks and of the critical path's track.
+inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const std::string root = root_name(rep);
+  stack_names stacks(r, root);
+  std::vector<std::string> args(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    args[i] = "\"strand\":" + std::to_string(i) + ",\"work\":" + std::to_string(s.work) +
+              ",\"span\":" + std::to_string(s.span) + ",\"unit\":" + json_string(rep.unit) +
+              ",\"task\":" + std::to_string(s.task) + ",\"critical\":" + bool_text(s.critical) +
+              ",\"stack\":" + json_string(stacks.of(s.frame));
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t)
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) {
+        const std::string& path = r.regions[s.index].path;
+        ev.add(trace_slice_body(path, "region", s.start, s.end, t + 1, "\"path\":" + json_string(path)));
+      } else {
+        const record_strand& x = r.strands[s.index];
+        ev.add(trace_slice_body(frame_name(r, x.frame, root), x.critical ? "critical" : "strand", s.start, s.end, t + 1,
+                                args[s.index]));
+      }
+    }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  for (const trace_slice& s : L.critical)
+    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start, s.end,
+                            critical_tid, args[s.index]));
+}
+
+// One arrow: "s" inside the source slice, near its end; "f" inside the target
+// slice, near its start, bound to it ("bp": "e", the enclosing slice).
+inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
+                       std::uint64_t id, std::uint32_t from, std::uint32_t to) {
+  const std::uint64_t out = L.end[from] - L.start[from] >= 2 ? L.end[from] - 1 : L.start[from];
+  const std::uint64_t in = L.end[to] - L.start[to] >= 2 ? L.start[to] + 1 : L.start[to];
+  const std::string head =
+      std::string("\"name\":\"") + kind + "\",\"cat\":\"" + kind + "\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
+  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(out) + ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
+  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(in) +
+         ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
+}
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  std::uint64_t id = 0;
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      trace_flow(r, L, ev, "spawn", ++id, static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) trace_flow(r, L, ev, "join", ++id, from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started\",\"slices_adjusted\":\"" +
+                  std::to_string(L.moved) + "\",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+inline std::string trace_text(const report& rep) {
+  const execution_record& r = require_record(rep);
+  const trace_layout L = lay_out_trace(r);
+  trace_events ev;
+  ev.add("\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" + json_string(root_name(rep)) + "}");
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
+    ev.add(trace_metadata("thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1)));
+  }
+  ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
+  ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
+  trace_slices(rep, r, L, ev);
+  trace_flows(r, L, ev);
+  return "{\"traceEvents\":[" + std::move(ev.text()) +
+         "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::to_trace() const { return detail::output::trace_text(*this); }
+
+inline void report::write_trace(const std::string& path) const { detail::write_file_atomically(path, to_trace()); }
+
+FORKSCALE_NAMESPACE_END
