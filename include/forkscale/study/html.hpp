@@ -37,6 +37,7 @@
 
 #include "../config.hpp"
 #include "../detail/output/html_assets.hpp"
+#include "../detail/output/html_blame.hpp"
 #include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
 #include "../detail/util/atomic_file.hpp"
@@ -115,6 +116,12 @@ class html_report {
     if (!r.spawn_sites.empty())
       add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
     if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
+    if (r.record) {
+      add_section(html_section_ids::parallelism, "Parallelism over time", dh::parallelism_body(r),
+                  html_order::parallelism);
+      add_section(html_section_ids::idle_blame, "Idle blame", dh::idle_blame_body(r), html_order::idle_blame);
+    }
+    if (!r.locks.empty()) add_section(html_section_ids::locks, "Locks", dh::locks_body(r), html_order::locks);
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 

@@ -19,6 +19,9 @@ constexpr int regions = 300;
 constexpr int call_sites = 400;
 constexpr int spawn_sites = 450;
 constexpr int what_if = 500;
+constexpr int parallelism = 600;  // a recorded run (blame.hpp)
+constexpr int idle_blame = 610;
+constexpr int locks = 620;
 constexpr int plots = 800;
 constexpr int diagnostics = 900;
 }  // namespace html_order
@@ -39,6 +42,9 @@ inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-site
 inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
 inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
 inline const char* const what_if_filter = "fs-what-if-filter";
+inline const char* const parallelism = "fs-parallelism";  // plots, table fs-thread-times-table
+inline const char* const idle_blame = "fs-idle-blame";    // tables fs-idle-blame-table, fs-sync-wait-table
+inline const char* const locks = "fs-locks";              // table fs-locks-table
 inline const char* const plots = "fs-plots";
 inline const char* const diagnostics = "fs-diagnostics";
 }  // namespace html_section_ids
