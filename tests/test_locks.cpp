@@ -52,11 +52,13 @@ TEST(Locks, UncontendedAcquisitionsPerSite) {
       "locks",
       [&] {
         for (int i = 0; i < 3; ++i) {
-          fs::lock_guard g(m); line_guard = __LINE__;
+          line_guard = __LINE__ + 1;  // the guard on the next line
+          fs::lock_guard g(m);
         }
         { std::lock_guard<fs::mutex> g(m); }  // lock() without a site: the mutex's name
         {
-          fs::unique_lock u(m); line_unique = __LINE__;
+          line_unique = __LINE__ + 1;  // the guard on the next line
+          fs::unique_lock u(m);
           u.unlock();
           u.lock();
         }
@@ -93,12 +95,14 @@ TEST(Locks, NothingIsCountedOutsideAMeasurement) {
   // Held across the end of a measurement: counted as an acquisition, its hold
   // ends outside and is not.
   std::unique_ptr<fs::unique_lock<fs::mutex>> held;
-  rep = fs::measure("held", [&] { held = std::make_unique<fs::unique_lock<fs::mutex>>(m); }, cost());
+  rep = fs::measure(
+      "held", [&] { held = std::make_unique<fs::unique_lock<fs::mutex>>(m); }, cost());
   held.reset();
   ASSERT_EQ(rep.locks.size(), 1u);
   EXPECT_EQ(rep.locks[0].acquisitions, 1u);
   EXPECT_EQ(rep.locks[0].hold_ns, 0u);
-  const fs::report none = fs::measure("none", [] {}, cost());
+  const fs::report none = fs::measure(
+      "none", [] {}, cost());
   EXPECT_TRUE(none.locks.empty());
   EXPECT_EQ(none.locks_text(), "No locks in this report.\n");
 }
@@ -115,8 +119,12 @@ TEST(Locks, AWaitIsBlamedOnTheHolder) {
         fs::join_handle h;
         std::unique_ptr<std::thread> t;
         {
-          fs::lock_guard g(m); line_h = __LINE__;
-          t = std::make_unique<std::thread>(fs::spawn(h, [&] { fs::lock_guard w(m); line_w = __LINE__; }));
+          line_h = __LINE__ + 1;  // the guard on the next line
+          fs::lock_guard g(m);
+          t = std::make_unique<std::thread>(fs::spawn(h, [&] {
+            line_w = __LINE__ + 1;  // the guard on the next line
+            fs::lock_guard w(m);
+          }));
           wait_for_waiters(m, 1);
         }
         fs::sync_point sp(h);
@@ -147,9 +155,13 @@ TEST(Locks, EveryWaitThatBeganUnderAHolderIsItsBlame) {
       [&] {
         fs::join_handle h1, h2;
         std::unique_ptr<std::thread> t1, t2;
-        auto waiter = [&] { fs::lock_guard w(m); line_w = __LINE__; };
+        auto waiter = [&] {
+          line_w = __LINE__ + 1;  // the guard on the next line
+          fs::lock_guard w(m);
+        };
         {
-          fs::lock_guard g(m); line_h = __LINE__;
+          line_h = __LINE__ + 1;  // the guard on the next line
+          fs::lock_guard g(m);
           t1 = std::make_unique<std::thread>(fs::spawn(h1, waiter));
           t2 = std::make_unique<std::thread>(fs::spawn(h2, waiter));
           wait_for_waiters(m, 2);
@@ -181,12 +193,19 @@ TEST(Locks, AnyLockableBehindTheGuards) {
   const fs::report rep = fs::measure(
       "lockables",
       [&] {
-        { fs::lock_guard g(shm); line_s = __LINE__; }
+        {
+          line_s = __LINE__ + 1;  // the guard on the next line
+          fs::lock_guard g(shm);
+        }
         fs::join_handle h;
         std::unique_ptr<std::thread> t;
         {
-          fs::lock_guard g(sm); line_h = __LINE__;
-          t = std::make_unique<std::thread>(fs::spawn(h, [&] { fs::unique_lock w(sm); line_w = __LINE__; }));
+          line_h = __LINE__ + 1;  // the guard on the next line
+          fs::lock_guard g(sm);
+          t = std::make_unique<std::thread>(fs::spawn(h, [&] {
+            line_w = __LINE__ + 1;  // the guard on the next line
+            fs::unique_lock w(sm);
+          }));
           while (fs::detail::lock_waiters(fs::detail::shared_holder_slot(&sm)) < 1) std::this_thread::yield();
         }
         fs::sync_point sp(h);
@@ -342,8 +361,8 @@ TEST(LocksByHand, HoldsOnTheCriticalPath) {
   strand(1, 0, 30, false);  // s3, listed second: a thread's strands need not be adjacent
   strand(0, 10, 20, false);
   strand(0, 20, 30, true);
-  const auto hold = [&](std::uint32_t thread, std::int64_t first, std::int64_t last, std::uint64_t w,
-                        std::uint64_t a, std::uint64_t rel, std::uint32_t site) {
+  const auto hold = [&](std::uint32_t thread, std::int64_t first, std::int64_t last, std::uint64_t w, std::uint64_t a,
+                        std::uint64_t rel, std::uint32_t site) {
     fs::record_lock l;
     l.thread = thread;
     l.lock = 0;

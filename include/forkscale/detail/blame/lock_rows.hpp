@@ -153,8 +153,10 @@ inline void add_lock_rows(report& rep, session& s) {
     const auto c = critical.find(kv.first);
     if (c != critical.end()) {
       row.critical_holds = c->second.holds;
-      row.critical_hold_ns = c->second.hold_ns;
-      row.critical_wait_ns = c->second.wait_ns;
+      // The record's times and the table's are rounded apart: keep the part
+      // within the whole.
+      row.critical_hold_ns = std::min(c->second.hold_ns, row.hold_ns);
+      row.critical_wait_ns = std::min(c->second.wait_ns, row.wait_ns);
     }
     rep.locks.push_back(std::move(row));
   }

@@ -48,7 +48,7 @@ inline text_section locks_section(const report& rep, std::size_t top_n) {
   const std::size_t shown = rep.locks.size() < top_n ? rep.locks.size() : top_n;
   s.heading = "Locks (by total wait, largest first; times in ns of wall time)";
   s.body = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
-    text_table t({"lock at site", "acq.", "cont.", "wait", "max.wait", "hold", "caused", "crit.hold"});
+    text_table t({"lock at site", "acq.", "cont.", "wait", "max", "hold", "caused", "crit."});
     for (std::size_t i = 0; i < shown; ++i) {
       const lock_site_profile& l = rep.locks[i];
       t.add({lock_label(l, label_width), count_text(l.acquisitions, short_numbers),
@@ -63,9 +63,9 @@ inline text_section locks_section(const report& rep, std::size_t top_n) {
   s.body += critical_locks_text(rep);
   s.body += wrapped(
       "acq. = acquisitions by threads running tasks of the measurement; cont. = those that found the lock "
-      "taken and waited; wait, max.wait = their time waiting here; hold = time held after acquiring here; "
-      "caused = the waits of others that began while this site held the lock (directed blame: the holder "
-      "is the cause); crit.hold = hold time inside strands on the critical path (" +
+      "taken and waited; wait = their time waiting here, max = the longest wait; hold = time held after "
+      "acquiring here; caused = the waits of others that began while this site held the lock (directed "
+      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (" +
           std::string(rep.record ? "from the record" : "n/a: needs options.record") + ").",
       "  ", "  ");
   return s;
