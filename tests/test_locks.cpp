@@ -15,6 +15,7 @@
 #include <forkscale/read_report.hpp>
 #include <memory>
 #include <shared_mutex>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -397,6 +398,27 @@ TEST(LocksByHand, HoldsOnTheCriticalPath) {
   EXPECT_EQ(c.holds, 2u);
   EXPECT_EQ(c.hold_ns, 9u);
   EXPECT_EQ(c.wait_ns, 2u);
+}
+
+// ---- text ------------------------------------------------------------------------
+
+fs::report with_locks();
+
+// Long names and large numbers still fit in 80 columns; a lock is called out
+// when its row has holds on the critical path.
+TEST(LocksText, FitsAndCallsOutCriticalHolds) {
+  fs::report rep = with_locks();
+  rep.locks[0].lock = std::string(60, 'q');
+  rep.locks[0].function = "a::very::long::namespace::and_function_name<with, template, arguments>";
+  rep.locks[0].wait_ns = 18446744073709551615ull;
+  const std::string text = rep.locks_text();
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 80u) << line;
+  EXPECT_NE(text.find("On the critical path:"), std::string::npos) << text;
+  EXPECT_NE(text.find("qqq at q.cpp:12 in"), std::string::npos) << text;
+  for (auto& l : rep.locks) l.critical_holds = 0;
+  EXPECT_EQ(rep.locks_text().find("On the critical path"), std::string::npos) << rep.locks_text();
+  EXPECT_NE(rep.to_text().find("Locks (by total wait"), std::string::npos);
 }
 
 // ---- JSON ------------------------------------------------------------------------

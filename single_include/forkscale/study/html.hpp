@@ -1081,8 +1081,7 @@ inline std::string locks_body(const report& r) {
   o += paragraph(
       "Wall-clock ns. Acquisitions by threads running tasks of the measurement, by total wait. Caused wait: the "
       "waits of others that began while this site held the lock (directed blame shifting: the holder is the "
-      "cause). Critical: holds inside strands on the critical path" +
-      std::string(r.record ? "." : " (needs options.record; none here)."));
+      "cause). Critical: holds inside strands on the critical path (from the record: 0 without options.record).");
   return o;
 }
 

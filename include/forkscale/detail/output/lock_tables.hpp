@@ -54,8 +54,7 @@ inline text_section locks_section(const report& rep, std::size_t top_n) {
       t.add({lock_label(l, label_width), count_text(l.acquisitions, short_numbers),
              count_text(l.contended, short_numbers), count_text(l.wait_ns, short_numbers),
              count_text(l.max_wait_ns, short_numbers), count_text(l.hold_ns, short_numbers),
-             count_text(l.blamed_wait_ns, short_numbers),
-             rep.record ? count_text(l.critical_hold_ns, short_numbers) : std::string("n/a")});
+             count_text(l.blamed_wait_ns, short_numbers), count_text(l.critical_hold_ns, short_numbers)});
     }
     return t;
   });
@@ -65,8 +64,8 @@ inline text_section locks_section(const report& rep, std::size_t top_n) {
       "acq. = acquisitions by threads running tasks of the measurement; cont. = those that found the lock "
       "taken and waited; wait = their time waiting here, max = the longest wait; hold = time held after "
       "acquiring here; caused = the waits of others that began while this site held the lock (directed "
-      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (" +
-          std::string(rep.record ? "from the record" : "n/a: needs options.record") + ").",
+      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (from "
+      "the record: 0 without options.record).",
       "  ", "  ");
   return s;
 }
