@@ -161,6 +161,22 @@ std::string expected_what_if_python(const fs::report& rep) {
   return e;
 }
 
+// The "locks" member as a Python value.
+std::string expected_locks_python(const fs::report& rep) {
+  std::string e = " 'locks': [\n";
+  for (const auto& l : rep.locks)
+    e += "  {'lock': " + py_str(l.lock) + ", 'name': " + py_str(l.name) + ", 'file': " + py_str(l.file) +
+         ", 'line': " + py_int(l.line) + ", 'function': " + py_str(l.function) + ", 'tag': " + py_str(l.tag) +
+         ", 'acquisitions': " + py_int(l.acquisitions) + ", 'contended': " + py_int(l.contended) +
+         ", 'wait_ns': " + py_int(l.wait_ns) + ", 'max_wait_ns': " + py_int(l.max_wait_ns) +
+         ", 'hold_ns': " + py_int(l.hold_ns) + ", 'max_hold_ns': " + py_int(l.max_hold_ns) +
+         ", 'blamed_wait_ns': " + py_int(l.blamed_wait_ns) + ", 'blamed_waits': " + py_int(l.blamed_waits) +
+         ", 'critical_holds': " + py_int(l.critical_holds) + ", 'critical_hold_ns': " + py_int(l.critical_hold_ns) +
+         ", 'critical_wait_ns': " + py_int(l.critical_wait_ns) + "},\n";
+  e += " ],\n";
+  return e;
+}
+
 // A fresh directory under the system's temporary directory, removed afterwards.
 class ReportOutput : public ::testing::Test {
  protected:
@@ -333,6 +349,7 @@ std::string expected_json_python(const fs::report& rep) {
   e += " ],\n";
   e += expected_sites_python(rep);
   e += expected_what_if_python(rep);
+  e += expected_locks_python(rep);
   e += expected_load_python(rep.load);
   e += " 'diagnostic_count': " + py_int(rep.diagnostic_count) + ",\n";
   e += " 'diagnostics': [\n";
@@ -523,7 +540,18 @@ void expect_no_temporaries(const stdfs::path& dir) {
 
 TEST_F(ReportOutput, JsonRoundTripsThroughPython) {
   if (!python_available()) GTEST_SKIP() << "python3 (with json and csv) is not available";
-  const fs::report rep = tricky_report();
+  fs::report rep = tricky_report();
+  fs::lock_site_profile lock;  // a lock row with text that needs escaping
+  lock.lock = "queue \"q\"\n\xC3\xA9";
+  lock.name = "q.cpp:9";
+  lock.file = "src\\q.cpp";
+  lock.line = 9;
+  lock.function = "push<'a'>";
+  lock.acquisitions = 18446744073709551615ull;
+  lock.contended = 3;
+  lock.wait_ns = 12;
+  lock.critical_holds = 1;
+  rep.locks.push_back(lock);
   const stdfs::path file = work_ / "report.json";
   rep.write_json(file.string());
   EXPECT_EQ(read_file(file), rep.to_json());
@@ -1062,8 +1090,10 @@ TEST_F(ReportOutput, SiteProfilesInJsonRoundTripThroughPython) {
 
 TEST_F(ReportOutput, SiteProfilesInJsonAreAlwaysThere) {
   const std::string json = quicksort_report().to_json();
-  EXPECT_NE(json.find("\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"what_if\": [],\n  \"load\": {"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find(
+          "\n  ],\n  \"call_sites\": [],\n  \"spawn_sites\": [],\n  \"what_if\": [],\n  \"locks\": [],\n  \"load\": {"),
+      std::string::npos)
       << json;
   const std::string sites = extreme_profile_report().to_json();
   EXPECT_NE(sites.find("\"span\": -9223372036854775808,"), std::string::npos) << sites;

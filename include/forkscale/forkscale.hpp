@@ -1,15 +1,17 @@
 // forkscale — how parallel is your fork-join code, really?
 //
-// The umbrella header: the clocks, the guards, measure(), the reports and the
-// what-if advisor. It includes no parallel library; adapters live in their own
-// headers.
+// The umbrella header: the clocks, the guards, measure(), the reports, the
+// what-if advisor, fs::mutex and the views of a recorded run (blame.hpp). It
+// includes no parallel library; adapters live in their own headers.
 #pragma once
 
 #include "advisor.hpp"
+#include "blame.hpp"
 #include "clock.hpp"
 #include "config.hpp"
 #include "detail/output/report_writers.hpp"
 #include "guards.hpp"
+#include "mutex.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "site.hpp"

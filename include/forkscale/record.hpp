@@ -95,6 +95,26 @@ struct record_region {
   std::uint64_t end_ns = 0;
 };
 
+// One hold of a lock taken through forkscale (fs::mutex, fs::lock_guard,
+// fs::unique_lock; docs/blame.md) by a thread running a task of the
+// measurement. A strand never ends at a lock: the hold lies inside the thread's
+// strands from `strand` (open when the acquisition began) to `last_strand`
+// (open when it was released), in the thread's time order.
+struct record_lock {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint32_t lock = 0;    // index into sites: the lock's name (its label, or where it was made)
+  std::uint32_t site = 0;    // index into sites: where it was acquired
+  // A contended acquisition: where the holder had acquired it when the wait
+  // began (index into sites); -1: no holder seen (or not contended).
+  std::int64_t holder_site = -1;
+  std::int64_t strand = -1;         // the strand open when the acquisition began; -1: none (see docs/blame.md)
+  std::int64_t last_strand = -1;    // the strand open when it was released; -1: none
+  std::uint64_t wait_start_ns = 0;  // the acquisition began
+  std::uint64_t acquired_ns = 0;    // ... and ended: the hold starts
+  std::uint64_t released_ns = 0;
+  bool contended = false;  // the lock was not free at once
+};
+
 struct execution_record {
   // False when recording stopped at options::record_limit (or tasks were still
   // running when the measurement ended): the views are then partial; the
@@ -112,6 +132,7 @@ struct execution_record {
   std::vector<record_strand> strands;  // in a topological order of the graph
   std::vector<record_join> joins;
   std::vector<record_region> regions;
+  std::vector<record_lock> locks;  // by wait_start_ns
   // The strands of the critical path, first to last; their spans add up to the
   // report's span.
   std::vector<std::uint32_t> critical_path;

@@ -219,6 +219,33 @@ struct what_if_result {
   }
 };
 
+// One row of the lock profile (fs::mutex and the forkscale lock guards,
+// mutex.hpp; docs/blame.md): the acquisitions of one lock at one site made by
+// threads running tasks of the measurement. Times are wall-clock nanoseconds
+// whatever the report's clock (the cost clock too).
+struct lock_site_profile {
+  std::string lock;  // the lock: its label, or file:line where it was made (another
+                     // lockable: the guard's site, as `name`)
+  std::string name;  // where it was acquired: the tag, or file:line
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found it taken and waited
+  std::uint64_t wait_ns = 0, max_wait_ns = 0;
+  std::uint64_t hold_ns = 0, max_hold_ns = 0;
+  // Directed blame shifting (HPCToolkit): the waits of other acquisitions that
+  // began while this site held the lock, charged to this critical section.
+  std::uint64_t blamed_wait_ns = 0;
+  std::uint64_t blamed_waits = 0;
+  // From the record (0 without options.record): holds that lie in strands on
+  // the critical path, and how much of their hold and wait time does.
+  std::uint64_t critical_holds = 0;
+  std::uint64_t critical_hold_ns = 0;
+  std::uint64_t critical_wait_ns = 0;
+};
+
 // How busy the machine was while a measurement ran, from the scheduler's own
 // counters for the process's threads (Linux: /proc/self/task/*/schedstat and
 // sched, getrusage; elsewhere not checked). Under a wall clock (tsc, steady,
@@ -278,6 +305,9 @@ struct report {
   // all-regions rows first, then each region's, each at every factor of
   // options.what_if.factors, parallelized then optimized.
   std::vector<what_if_result> what_if;
+  // The lock profile (mutex.hpp), by total wait, largest first; empty when no
+  // measured thread took an fs::mutex or a forkscale lock guard.
+  std::vector<lock_site_profile> locks;
   // The strand graph (options::record), or null when the measurement was not
   // recorded. Shared: copies of a report share one record, which never changes.
   std::shared_ptr<const execution_record> record;
@@ -351,6 +381,11 @@ struct report {
   void write_trace(const std::string& path) const;
   std::string to_folded(folded_kind which) const;
   void write_folded(const std::string& path, folded_kind which) const;
+  // The lock profile as the text report shows it (empty without rows), and as
+  // CSV, one row per lock and acquisition site (detail/output/lock_tables.hpp).
+  std::string locks_text() const;
+  std::string locks_csv() const;
+  void write_locks_csv(const std::string& path) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);

@@ -7,9 +7,9 @@
 #define FORKSCALE_SINGLE_FORKSCALE_HPP
 // forkscale — how parallel is your fork-join code, really?
 //
-// The umbrella header: the clocks, the guards, measure(), the reports and the
-// what-if advisor. It includes no parallel library; adapters live in their own
-// headers.
+// The umbrella header: the clocks, the guards, measure(), the reports, the
+// what-if advisor, fs::mutex and the views of a recorded run (blame.hpp). It
+// includes no parallel library; adapters live in their own headers.
 
 // begin include/forkscale/advisor.hpp
 #ifndef FORKSCALE_SINGLE_ADVISOR_HPP
@@ -140,15 +140,510 @@
 // The JSON and CSV layouts are described in docs/report-schema.md. Everything here
 // is independent of the global C and C++ locales: numbers always use '.' and no
 // digit grouping except the explicit ',' separators of the text report.
-// begin include/forkscale/detail/output/csv.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
-// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
-// the write_*csv functions that put them in files.
-#include <cmath>
+// begin include/forkscale/detail/output/blame_csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// detail/output/blame_csv.hpp: fs::analyze_timeline's results (blame.hpp) as
+// CSV, with the stable headers of docs/report-schema.md: the parallelism
+// samples, the per-thread times and the idle blame rows; and the write_*
+// functions that put them in files.
 #include <cstdint>
 #include <string>
+
+// begin include/forkscale/blame.hpp
+#ifndef FORKSCALE_SINGLE_BLAME_HPP
+#define FORKSCALE_SINGLE_BLAME_HPP
+// blame.hpp: parallelism over time and idle blame, from a recorded run
+// (options.record; docs/blame.md).
+//
+//   fs::options o;  o.record = true;
+//   fs::report rep = fs::measure("sort", [&] { sort(v); }, o);
+//   fs::timeline_analysis a = fs::analyze_timeline(rep);
+//   std::cout << fs::timeline_text(rep);            // also part of rep.to_text()
+//   fs::write_parallelism_csv(rep, "sort-parallelism.csv");
+//
+// What it computes, all in wall-clock nanoseconds since the measurement started
+// (on every clock: the record keeps wall times under the cost clock too):
+//  - parallelism over time: at each change point, the strands running and the
+//    strands ready (every predecessor done: the prev strand, and for a strand
+//    after a sync its join, done when everything reported to it is) but not
+//    started — work a free thread could have taken;
+//  - per thread: time in strands (busy), in the profiler (the overhead
+//    compensation the engine subtracted, report.compensation_per_strand per
+//    strand; 0 under the cost clock, which has none) and idle (the rest of the
+//    measurement's wall time);
+//  - idle blame, HPCToolkit's blame shifting (Tallent and Mellor-Crummey,
+//    PPoPP'09; the Mellor-Crummey lecture in the seed papers): while k of the P
+//    threads run strands, the idle time (P - k)·dt is charged to the k running
+//    strands equally, and so to their sites (the innermost call or spawn site of
+//    the strand's call path); and the time a thread waited in a sync_point (from
+//    the strand before it to the strand after it, less the time the thread ran
+//    other strands meanwhile) is charged to that sync point.
+// P is the number of threads that ran strands of the measurement: a worker that
+// never got a task is not in the record and not counted.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/blame/timeline.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_TIMELINE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_TIMELINE_HPP
+// detail/blame/timeline.hpp: the computations behind fs::analyze_timeline
+// (blame.hpp) over a recorded strand graph (record.hpp): when each strand was
+// ready, the number of strands running and ready between change points, the
+// idle time each strand is blamed for, and how long each sync kept its thread
+// waiting.
+//
+// Undirected blame shifting (Tallent and Mellor-Crummey, PPoPP'09; the
+// Mellor-Crummey lecture, "Blame-shifting"): while k of the P threads run
+// strands and P - k are idle, the idle time (P - k)·dt is charged to the k
+// running strands equally — they are the serial stretches that left the others
+// nothing to do. With F(t) = the integral of (P - k)/k over the time where k > 0,
+// a strand running over [s, e) is charged F(e) - F(s); F is kept at the change
+// points, which include every strand's start and end.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+// begin include/forkscale/record.hpp
+#ifndef FORKSCALE_SINGLE_RECORD_HPP
+#define FORKSCALE_SINGLE_RECORD_HPP
+// record.hpp: a recorded run — the strand graph of one measurement, kept when
+// options::record is on (or FORKSCALE_RECORD=1). The totals never depend on it:
+// a record that hit options::record_limit loses views, not numbers.
+//
+// The graph (docs/record.md): strands are the nodes that cost something; joins
+// are zero-cost nodes where the children a sync_point waits for meet. A strand
+// follows `prev` (the strand before it in its task, or, for a task's first
+// strand, the spawner's strand that ended at the spawn) and, after a sync, its
+// `join`. A join follows the last strands of the tasks that reported to it and
+// the joins handed on to it (tasks that outlived the scope that spawned them).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// A place in the user's code, as the record names it.
+struct record_site {
+  std::string name;  // the tag, or file:line (file without its directory)
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;  // empty when the site has none
+};
+
+// One node of the call-path tree: the call sites and spawn sites open around a
+// strand, outermost first (the stacks of flame graphs). Node 0 is the
+// measurement itself. Recursion is folded: entering a site already on the path
+// takes the path back to that site, so recursive code has few paths.
+struct record_frame {
+  enum class kind_type : unsigned char { root, call, spawn };
+  std::uint32_t parent = 0;  // node 0 is its own parent
+  kind_type kind = kind_type::root;
+  std::uint32_t site = 0;  // index into execution_record::sites (unused for the root)
+  std::uint32_t depth = 0;
+};
+
+// One strand: a stretch of one task between two fork-join events, run by one
+// thread. Times are wall-clock nanoseconds since the measurement started, on
+// every clock (under the cost clock and thread_cpu the record reads the wall
+// clock as well); costs are in the report's unit.
+struct record_strand {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint32_t frame = 0;   // index into execution_record::frames: where it ran
+  std::uint32_t task = 0;    // index into execution_record::tasks
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint64_t work = 0;  // what it adds to the work
+  std::uint64_t span = 0;  // what it adds to every path through it (the work, but
+                           // for call sites the advisor assumes faster)
+  std::int64_t prev = -1;  // the strand before it (see above); -1: the first strand
+  std::int64_t join = -1;  // the join it starts after (index into joins); -1: none
+  // The strand that ends the longest path to this one's start (-1: none): the
+  // edge that decided the join's maximum. Following it from the last strand
+  // gives the critical path.
+  std::int64_t critical_pred = -1;
+  bool after_spawn = false;  // continues its task after a spawn: the continuation
+                             // edge, which carries Cilkview's burden
+  bool critical = false;     // on the critical path
+};
+
+// A join: a sync_point's wait (or a task's end that merged its finished
+// children, or children handed on to an enclosing scope).
+struct record_join {
+  std::vector<std::uint32_t> strands;  // last strands of the tasks that reported here
+  std::vector<std::uint32_t> joins;    // joins handed on to this one
+  std::int64_t site = -1;              // the sync_point's site (index into sites); -1: none
+  std::uint32_t thread = 0;            // the thread that waited
+  std::uint64_t wait_start_ns = 0;     // when its task stopped to wait
+  std::uint64_t wait_end_ns = 0;       // when the wait returned
+};
+
+// A task: the measurement's own (task 0) or one spawned task.
+struct record_task {
+  std::int64_t parent = -1;  // the spawning task; -1 for task 0
+  std::uint32_t frame = 0;   // its spawn site's call path (0 for task 0)
+  std::uint32_t first = 0;   // its first strand
+  std::uint32_t last = 0;    // its last strand
+};
+
+// One thread that ran strands of the measurement.
+struct record_thread {
+  std::uint64_t os_id = 0;    // the operating system's id of the thread (Linux: the tid)
+  std::uint64_t busy_ns = 0;  // wall time inside strands
+};
+
+// One instance of a labeled region, on the thread that opened it.
+struct record_region {
+  std::string path;  // as in report::regions
+  std::uint32_t thread = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+};
+
+// One hold of a lock taken through forkscale (fs::mutex, fs::lock_guard,
+// fs::unique_lock; docs/blame.md) by a thread running a task of the
+// measurement. A strand never ends at a lock: the hold lies inside the thread's
+// strands from `strand` (open when the acquisition began) to `last_strand`
+// (open when it was released), in the thread's time order.
+struct record_lock {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint32_t lock = 0;    // index into sites: the lock's name (its label, or where it was made)
+  std::uint32_t site = 0;    // index into sites: where it was acquired
+  // A contended acquisition: where the holder had acquired it when the wait
+  // began (index into sites); -1: no holder seen (or not contended).
+  std::int64_t holder_site = -1;
+  std::int64_t strand = -1;         // the strand open when the acquisition began; -1: none (see docs/blame.md)
+  std::int64_t last_strand = -1;    // the strand open when it was released; -1: none
+  std::uint64_t wait_start_ns = 0;  // the acquisition began
+  std::uint64_t acquired_ns = 0;    // ... and ended: the hold starts
+  std::uint64_t released_ns = 0;
+  bool contended = false;  // the lock was not free at once
+};
+
+struct execution_record {
+  // False when recording stopped at options::record_limit (or tasks were still
+  // running when the measurement ended): the views are then partial; the
+  // report's numbers are whole either way.
+  bool complete = true;
+  std::uint64_t limit_bytes = 0;  // options::record_limit
+  std::uint64_t bytes = 0;        // what recording held while the program ran
+  std::uint64_t dropped_strands = 0;
+  std::string unit = "units";  // of work and span (the report's)
+  std::uint64_t wall_ns = 0;   // the measurement's wall-clock duration
+  std::vector<record_site> sites;
+  std::vector<record_frame> frames;
+  std::vector<record_thread> threads;
+  std::vector<record_task> tasks;
+  std::vector<record_strand> strands;  // in a topological order of the graph
+  std::vector<record_join> joins;
+  std::vector<record_region> regions;
+  std::vector<record_lock> locks;  // by wait_start_ns
+  // The strands of the critical path, first to last; their spans add up to the
+  // report's span.
+  std::vector<std::uint32_t> critical_path;
+
+  bool empty() const noexcept { return strands.empty(); }
+  // The stack of a frame, outermost first, names joined by ';' (folded-stack
+  // style, with ';' in names replaced by ':'); node 0 is `root_name`.
+  std::string stack_of(std::uint32_t frame, const std::string& root_name) const {
+    std::vector<std::uint32_t> path;
+    for (std::uint32_t f = frame; f != 0 && f < frames.size(); f = frames[f].parent) path.push_back(f);
+    std::string out = folded_name(root_name);
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      const record_frame& n = frames[*it];
+      out += ';';
+      out += n.site < sites.size() ? folded_name(display_name(sites[n.site])) : std::string("?");
+    }
+    return out;
+  }
+  // "function (file:line)", or the tag.
+  static std::string display_name(const record_site& s) {
+    if (!s.tag.empty() || s.function.empty()) return s.name;
+    return s.function + " (" + s.name + ")";
+  }
+  static std::string folded_name(std::string s) {
+    for (char& c : s)
+      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
+    return s;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_RECORD_HPP
+// end include/forkscale/record.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace blame {
+
+// When each join is done: the latest end of the strands reported to it and of
+// the joins handed on to it (memoized, without recursion: chains of joins
+// handed on can be long).
+inline std::vector<std::uint64_t> join_done_times(const execution_record& r) {
+  const std::size_t m = r.joins.size();
+  std::vector<std::uint64_t> done(m, 0);
+  std::vector<unsigned char> state(m, 0);  // 0 new, 1 on the stack, 2 done
+  std::vector<std::uint32_t> stack;
+  for (std::uint32_t root = 0; root < m; ++root) {
+    if (state[root] == 2) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const std::uint32_t j = stack.back();
+      if (state[j] == 0) {
+        state[j] = 1;
+        for (std::uint32_t k : r.joins[j].joins)
+          if (k < m && state[k] == 0) stack.push_back(k);
+        continue;
+      }
+      stack.pop_back();
+      if (state[j] == 2) continue;
+      std::uint64_t t = 0;
+      for (std::uint32_t s : r.joins[j].strands)
+        if (s < r.strands.size()) t = std::max(t, r.strands[s].end_ns);
+      for (std::uint32_t k : r.joins[j].joins)
+        if (k < m && state[k] == 2) t = std::max(t, done[k]);  // a cycle (a broken record) is cut
+      done[j] = t;
+      state[j] = 2;
+    }
+  }
+  return done;
+}
+
+// When each strand became ready: the latest end of its predecessors (its prev —
+// for a task's first strand the spawner's strand that ended at the spawn — and
+// its join), never after its start; a strand with no predecessor is ready when
+// it starts.
+inline std::vector<std::uint64_t> ready_times(const execution_record& r, const std::vector<std::uint64_t>& join_done) {
+  std::vector<std::uint64_t> ready(r.strands.size(), 0);
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    bool any = false;
+    std::uint64_t t = 0;
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size()) {
+      t = r.strands[static_cast<std::size_t>(s.prev)].end_ns;
+      any = true;
+    }
+    if (s.join >= 0 && static_cast<std::size_t>(s.join) < join_done.size()) {
+      t = std::max(t, join_done[static_cast<std::size_t>(s.join)]);
+      any = true;
+    }
+    ready[i] = any ? std::min(t, s.start_ns) : s.start_ns;
+  }
+  return ready;
+}
+
+// The running and ready counts between change points.
+struct sweep_result {
+  std::vector<std::uint64_t> time;            // change points, ascending; time[0] = 0, the last one the wall time
+  std::vector<std::uint32_t> running, ready;  // on [time[k], time[k+1]) (the last entry: after the end)
+  std::vector<long double> charge;            // F(time[k]), ns of idle blamed per running strand so far
+  std::uint64_t idle_ns = 0;                  // the integral of max(P - k, 0): the threads' idle time
+  std::uint64_t idle_nothing_running = 0;     // the part of it where k = 0
+  bool overfull = false;                      // k > P somewhere: the record is not one of P threads
+};
+
+inline sweep_result sweep(const execution_record& r, const std::vector<std::uint64_t>& ready, std::uint32_t threads,
+                          std::uint64_t wall) {
+  struct change {
+    std::uint64_t t;
+    std::int32_t running, ready;
+  };
+  std::vector<change> changes;
+  changes.reserve(4 * r.strands.size() + 2);
+  changes.push_back({0, 0, 0});
+  changes.push_back({wall, 0, 0});
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    changes.push_back({s.start_ns, 1, 0});
+    changes.push_back({s.end_ns, -1, 0});
+    if (ready[i] < s.start_ns) {
+      changes.push_back({ready[i], 0, 1});
+      changes.push_back({s.start_ns, 0, -1});
+    }
+  }
+  std::sort(changes.begin(), changes.end(), [](const change& a, const change& b) { return a.t < b.t; });
+  sweep_result out;
+  std::int64_t running = 0, ready_now = 0;
+  long double f = 0;
+  for (std::size_t i = 0; i < changes.size();) {
+    const std::uint64_t t = changes[i].t;
+    if (!out.time.empty()) {  // the interval that ends here
+      const std::uint64_t dt = t - out.time.back();
+      const std::int64_t k = out.running.back();
+      const std::uint64_t idle = k < threads ? (threads - static_cast<std::uint64_t>(k)) * dt : 0;
+      if (k > threads && dt > 0) out.overfull = true;
+      out.idle_ns += idle;
+      if (k == 0) {
+        out.idle_nothing_running += idle;
+      } else {
+        f += static_cast<long double>(idle) / static_cast<long double>(k);
+      }
+    }
+    for (; i < changes.size() && changes[i].t == t; ++i) {
+      running += changes[i].running;
+      ready_now += changes[i].ready;
+    }
+    out.time.push_back(t);
+    out.running.push_back(static_cast<std::uint32_t>(std::max<std::int64_t>(running, 0)));
+    out.ready.push_back(static_cast<std::uint32_t>(std::max<std::int64_t>(ready_now, 0)));
+    out.charge.push_back(f);
+  }
+  return out;
+}
+
+// The idle time blamed on each strand: F(end) - F(start).
+inline std::vector<long double> strand_blame(const execution_record& r, const sweep_result& sw) {
+  std::vector<long double> out(r.strands.size(), 0);
+  const auto at = [&](std::uint64_t t) {
+    const auto it = std::lower_bound(sw.time.begin(), sw.time.end(), t);
+    return sw.charge[static_cast<std::size_t>(it - sw.time.begin())];
+  };
+  for (std::size_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].end_ns > r.strands[i].start_ns) out[i] = at(r.strands[i].end_ns) - at(r.strands[i].start_ns);
+  return out;
+}
+
+// One thread's strands in time order, with the running total of their times,
+// to find how much of an interval the thread spent in strands.
+struct thread_strands {
+  std::vector<std::uint64_t> start, end, before;  // before[k]: time of the strands before k
+
+  std::uint64_t inside(std::uint64_t a, std::uint64_t b) const {
+    if (b <= a || start.empty()) return 0;
+    // The strands of a thread do not overlap, so their ends are in order too.
+    const std::size_t lo = static_cast<std::size_t>(std::upper_bound(end.begin(), end.end(), a) - end.begin());
+    const std::size_t hi = static_cast<std::size_t>(std::lower_bound(start.begin(), start.end(), b) - start.begin());
+    if (lo >= hi) return 0;
+    std::uint64_t t = before[hi] - before[lo];
+    if (start[lo] < a) t -= std::min(a - start[lo], end[lo] - start[lo]);
+    if (end[hi - 1] > b) t -= std::min(end[hi - 1] - b, end[hi - 1] - std::max(start[hi - 1], a));
+    return t;
+  }
+};
+
+inline std::vector<thread_strands> strands_by_thread(const execution_record& r) {
+  std::vector<std::vector<std::uint32_t>> lists(r.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].thread < lists.size()) lists[r.strands[i].thread].push_back(i);
+  std::vector<thread_strands> out(lists.size());
+  for (std::size_t t = 0; t < lists.size(); ++t) {
+    std::vector<std::uint32_t>& l = lists[t];
+    std::stable_sort(l.begin(), l.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+    thread_strands& o = out[t];
+    o.before.push_back(0);
+    for (std::uint32_t i : l) {
+      o.start.push_back(r.strands[i].start_ns);
+      o.end.push_back(r.strands[i].end_ns);
+      o.before.push_back(o.before.back() + (r.strands[i].end_ns - r.strands[i].start_ns));
+    }
+  }
+  return out;
+}
+
+// Per join: how long its thread waited for it running nothing — the wait less
+// the time the thread ran other strands meanwhile, and less the waits nested
+// in it (a task the thread ran meanwhile that waited in a sync of its own: that
+// idle time is the inner sync's). 0 for a join no strand waited at.
+inline std::vector<std::uint64_t> sync_waits(const execution_record& r, const std::vector<thread_strands>& by_thread) {
+  std::vector<std::uint64_t> out(r.joins.size(), 0);
+  std::vector<unsigned char> waited(r.joins.size(), 0);
+  for (const record_strand& s : r.strands)
+    if (s.join >= 0 && static_cast<std::size_t>(s.join) < r.joins.size()) waited[static_cast<std::size_t>(s.join)] = 1;
+  std::vector<std::vector<std::uint32_t>> per_thread(by_thread.size());
+  for (std::uint32_t j = 0; j < r.joins.size(); ++j) {
+    const record_join& w = r.joins[j];
+    if (!waited[j] || w.wait_end_ns <= w.wait_start_ns || w.thread >= by_thread.size()) continue;
+    const std::uint64_t busy = by_thread[w.thread].inside(w.wait_start_ns, w.wait_end_ns);
+    const std::uint64_t span = w.wait_end_ns - w.wait_start_ns;
+    out[j] = busy < span ? span - busy : 0;
+    per_thread[w.thread].push_back(j);
+  }
+  // A thread's waits nest (its frames form a stack): outermost first.
+  for (std::vector<std::uint32_t>& list : per_thread) {
+    std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const record_join &x = r.joins[a], &y = r.joins[b];
+      return x.wait_start_ns != y.wait_start_ns ? x.wait_start_ns < y.wait_start_ns : x.wait_end_ns > y.wait_end_ns;
+    });
+    std::vector<std::uint32_t> open;
+    for (std::uint32_t j : list) {
+      const record_join& w = r.joins[j];
+      while (!open.empty() && r.joins[open.back()].wait_end_ns <= w.wait_start_ns) open.pop_back();
+      if (!open.empty() && r.joins[open.back()].wait_end_ns >= w.wait_end_ns) {
+        std::uint64_t& outer = out[open.back()];
+        outer = outer > out[j] ? outer - out[j] : 0;
+      }
+      open.push_back(j);
+    }
+  }
+  return out;
+}
+
+// Integer shares of `total` in proportion to `parts` (largest remainder), so
+// that they add up to `total` exactly.
+inline std::vector<std::uint64_t> rounded_shares(const std::vector<long double>& parts, std::uint64_t total) {
+  std::vector<std::uint64_t> out(parts.size(), 0);
+  long double sum = 0;
+  for (long double p : parts) sum += p > 0 ? p : 0;
+  if (parts.empty() || !(sum > 0)) return out;
+  std::vector<std::pair<long double, std::size_t>> rest;
+  std::uint64_t given = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const long double exact = parts[i] > 0 ? parts[i] / sum * static_cast<long double>(total) : 0;
+    out[i] = static_cast<std::uint64_t>(exact);
+    given += out[i];
+    rest.emplace_back(exact - static_cast<long double>(out[i]), i);
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; given < total && k < rest.size(); ++k, ++given) ++out[rest[k].second];
+  return out;
+}
+
+}  // namespace blame
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_TIMELINE_HPP
+// end include/forkscale/detail/blame/timeline.hpp
+// begin include/forkscale/report.hpp
+#ifndef FORKSCALE_SINGLE_REPORT_HPP
+#define FORKSCALE_SINGLE_REPORT_HPP
+// report.hpp: the numbers a measurement produces, and where they go.
+//
+// One rule for every type here: stored data are members, values derived from
+// them are functions. rep.regions, rep.diagnostics and a row's work are what
+// the measurement recorded; rep.work() (the root row's work), parallelism()
+// and speedup_estimate() are computed when asked. The exceptions are derived
+// values kept as members because 0.1 code and the JSON use them as such:
+// report::compensation_total, spawn_site_profile::critical_percent,
+// what_if_result::parallelism and gain, and the bounds of a speedup_bound (a
+// value that speedup_estimate() returns). docs/report-schema.md lists them.
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 // begin include/forkscale/clock.hpp
 #ifndef FORKSCALE_SINGLE_CLOCK_HPP
@@ -482,176 +977,6 @@ struct arm_counter_clock {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_CLOCK_HPP
 // end include/forkscale/clock.hpp
-// begin include/forkscale/report.hpp
-#ifndef FORKSCALE_SINGLE_REPORT_HPP
-#define FORKSCALE_SINGLE_REPORT_HPP
-// report.hpp: the numbers a measurement produces, and where they go.
-//
-// One rule for every type here: stored data are members, values derived from
-// them are functions. rep.regions, rep.diagnostics and a row's work are what
-// the measurement recorded; rep.work() (the root row's work), parallelism()
-// and speedup_estimate() are computed when asked. The exceptions are derived
-// values kept as members because 0.1 code and the JSON use them as such:
-// report::compensation_total, spawn_site_profile::critical_percent,
-// what_if_result::parallelism and gain, and the bounds of a speedup_bound (a
-// value that speedup_estimate() returns). docs/report-schema.md lists them.
-#include <cstddef>
-#include <cstdint>
-#include <iosfwd>
-#include <limits>
-#include <memory>
-#include <stdexcept>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/record.hpp
-#ifndef FORKSCALE_SINGLE_RECORD_HPP
-#define FORKSCALE_SINGLE_RECORD_HPP
-// record.hpp: a recorded run — the strand graph of one measurement, kept when
-// options::record is on (or FORKSCALE_RECORD=1). The totals never depend on it:
-// a record that hit options::record_limit loses views, not numbers.
-//
-// The graph (docs/record.md): strands are the nodes that cost something; joins
-// are zero-cost nodes where the children a sync_point waits for meet. A strand
-// follows `prev` (the strand before it in its task, or, for a task's first
-// strand, the spawner's strand that ended at the spawn) and, after a sync, its
-// `join`. A join follows the last strands of the tasks that reported to it and
-// the joins handed on to it (tasks that outlived the scope that spawned them).
-#include <cstdint>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// A place in the user's code, as the record names it.
-struct record_site {
-  std::string name;  // the tag, or file:line (file without its directory)
-  std::string file;
-  unsigned line = 0;
-  std::string function;
-  std::string tag;  // empty when the site has none
-};
-
-// One node of the call-path tree: the call sites and spawn sites open around a
-// strand, outermost first (the stacks of flame graphs). Node 0 is the
-// measurement itself. Recursion is folded: entering a site already on the path
-// takes the path back to that site, so recursive code has few paths.
-struct record_frame {
-  enum class kind_type : unsigned char { root, call, spawn };
-  std::uint32_t parent = 0;  // node 0 is its own parent
-  kind_type kind = kind_type::root;
-  std::uint32_t site = 0;  // index into execution_record::sites (unused for the root)
-  std::uint32_t depth = 0;
-};
-
-// One strand: a stretch of one task between two fork-join events, run by one
-// thread. Times are wall-clock nanoseconds since the measurement started, on
-// every clock (under the cost clock and thread_cpu the record reads the wall
-// clock as well); costs are in the report's unit.
-struct record_strand {
-  std::uint32_t thread = 0;  // index into execution_record::threads
-  std::uint32_t frame = 0;   // index into execution_record::frames: where it ran
-  std::uint32_t task = 0;    // index into execution_record::tasks
-  std::uint64_t start_ns = 0;
-  std::uint64_t end_ns = 0;
-  std::uint64_t work = 0;  // what it adds to the work
-  std::uint64_t span = 0;  // what it adds to every path through it (the work, but
-                           // for call sites the advisor assumes faster)
-  std::int64_t prev = -1;  // the strand before it (see above); -1: the first strand
-  std::int64_t join = -1;  // the join it starts after (index into joins); -1: none
-  // The strand that ends the longest path to this one's start (-1: none): the
-  // edge that decided the join's maximum. Following it from the last strand
-  // gives the critical path.
-  std::int64_t critical_pred = -1;
-  bool after_spawn = false;  // continues its task after a spawn: the continuation
-                             // edge, which carries Cilkview's burden
-  bool critical = false;     // on the critical path
-};
-
-// A join: a sync_point's wait (or a task's end that merged its finished
-// children, or children handed on to an enclosing scope).
-struct record_join {
-  std::vector<std::uint32_t> strands;  // last strands of the tasks that reported here
-  std::vector<std::uint32_t> joins;    // joins handed on to this one
-  std::int64_t site = -1;              // the sync_point's site (index into sites); -1: none
-  std::uint32_t thread = 0;            // the thread that waited
-  std::uint64_t wait_start_ns = 0;     // when its task stopped to wait
-  std::uint64_t wait_end_ns = 0;       // when the wait returned
-};
-
-// A task: the measurement's own (task 0) or one spawned task.
-struct record_task {
-  std::int64_t parent = -1;  // the spawning task; -1 for task 0
-  std::uint32_t frame = 0;   // its spawn site's call path (0 for task 0)
-  std::uint32_t first = 0;   // its first strand
-  std::uint32_t last = 0;    // its last strand
-};
-
-// One thread that ran strands of the measurement.
-struct record_thread {
-  std::uint64_t os_id = 0;    // the operating system's id of the thread (Linux: the tid)
-  std::uint64_t busy_ns = 0;  // wall time inside strands
-};
-
-// One instance of a labeled region, on the thread that opened it.
-struct record_region {
-  std::string path;  // as in report::regions
-  std::uint32_t thread = 0;
-  std::uint64_t start_ns = 0;
-  std::uint64_t end_ns = 0;
-};
-
-struct execution_record {
-  // False when recording stopped at options::record_limit (or tasks were still
-  // running when the measurement ended): the views are then partial; the
-  // report's numbers are whole either way.
-  bool complete = true;
-  std::uint64_t limit_bytes = 0;  // options::record_limit
-  std::uint64_t bytes = 0;        // what recording held while the program ran
-  std::uint64_t dropped_strands = 0;
-  std::string unit = "units";  // of work and span (the report's)
-  std::uint64_t wall_ns = 0;   // the measurement's wall-clock duration
-  std::vector<record_site> sites;
-  std::vector<record_frame> frames;
-  std::vector<record_thread> threads;
-  std::vector<record_task> tasks;
-  std::vector<record_strand> strands;  // in a topological order of the graph
-  std::vector<record_join> joins;
-  std::vector<record_region> regions;
-  // The strands of the critical path, first to last; their spans add up to the
-  // report's span.
-  std::vector<std::uint32_t> critical_path;
-
-  bool empty() const noexcept { return strands.empty(); }
-  // The stack of a frame, outermost first, names joined by ';' (folded-stack
-  // style, with ';' in names replaced by ':'); node 0 is `root_name`.
-  std::string stack_of(std::uint32_t frame, const std::string& root_name) const {
-    std::vector<std::uint32_t> path;
-    for (std::uint32_t f = frame; f != 0 && f < frames.size(); f = frames[f].parent) path.push_back(f);
-    std::string out = folded_name(root_name);
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      const record_frame& n = frames[*it];
-      out += ';';
-      out += n.site < sites.size() ? folded_name(display_name(sites[n.site])) : std::string("?");
-    }
-    return out;
-  }
-  // "function (file:line)", or the tag.
-  static std::string display_name(const record_site& s) {
-    if (!s.tag.empty() || s.function.empty()) return s.name;
-    return s.function + " (" + s.name + ")";
-  }
-  static std::string folded_name(std::string s) {
-    for (char& c : s)
-      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
-    return s;
-  }
-};
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_RECORD_HPP
-// end include/forkscale/record.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -850,6 +1175,33 @@ struct what_if_result {
   }
 };
 
+// One row of the lock profile (fs::mutex and the forkscale lock guards,
+// mutex.hpp; docs/blame.md): the acquisitions of one lock at one site made by
+// threads running tasks of the measurement. Times are wall-clock nanoseconds
+// whatever the report's clock (the cost clock too).
+struct lock_site_profile {
+  std::string lock;  // the lock: its label, or file:line where it was made (another
+                     // lockable: the guard's site, as `name`)
+  std::string name;  // where it was acquired: the tag, or file:line
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found it taken and waited
+  std::uint64_t wait_ns = 0, max_wait_ns = 0;
+  std::uint64_t hold_ns = 0, max_hold_ns = 0;
+  // Directed blame shifting (HPCToolkit): the waits of other acquisitions that
+  // began while this site held the lock, charged to this critical section.
+  std::uint64_t blamed_wait_ns = 0;
+  std::uint64_t blamed_waits = 0;
+  // From the record (0 without options.record): holds that lie in strands on
+  // the critical path, and how much of their hold and wait time does.
+  std::uint64_t critical_holds = 0;
+  std::uint64_t critical_hold_ns = 0;
+  std::uint64_t critical_wait_ns = 0;
+};
+
 // How busy the machine was while a measurement ran, from the scheduler's own
 // counters for the process's threads (Linux: /proc/self/task/*/schedstat and
 // sched, getrusage; elsewhere not checked). Under a wall clock (tsc, steady,
@@ -909,6 +1261,9 @@ struct report {
   // all-regions rows first, then each region's, each at every factor of
   // options.what_if.factors, parallelized then optimized.
   std::vector<what_if_result> what_if;
+  // The lock profile (mutex.hpp), by total wait, largest first; empty when no
+  // measured thread took an fs::mutex or a forkscale lock guard.
+  std::vector<lock_site_profile> locks;
   // The strand graph (options::record), or null when the measurement was not
   // recorded. Shared: copies of a report share one record, which never changes.
   std::shared_ptr<const execution_record> record;
@@ -982,6 +1337,11 @@ struct report {
   void write_trace(const std::string& path) const;
   std::string to_folded(folded_kind which) const;
   void write_folded(const std::string& path, folded_kind which) const;
+  // The lock profile as the text report shows it (empty without rows), and as
+  // CSV, one row per lock and acquisition site (detail/output/lock_tables.hpp).
+  std::string locks_text() const;
+  std::string locks_csv() const;
+  void write_locks_csv(const std::string& path) const;
 };
 
 inline std::ostream& operator<<(std::ostream& os, const report& r);
@@ -989,6 +1349,478 @@ inline std::ostream& operator<<(std::ostream& os, const report& r);
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_REPORT_HPP
 // end include/forkscale/report.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The strands running and ready from one moment until the next sample.
+struct parallelism_sample {
+  std::uint64_t time_ns = 0;  // since the measurement started
+  std::uint32_t running = 0;  // strands running
+  std::uint32_t ready = 0;    // strands whose predecessors are done, not yet started
+};
+
+// Where one thread's share of the measurement's wall time went:
+// busy_ns + profiler_ns + idle_ns = the wall time.
+struct thread_time {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint64_t os_id = 0;   // the operating system's id of the thread
+  std::uint64_t strands = 0;
+  std::uint64_t busy_ns = 0;      // in its strands, less the profiler's share
+  std::uint64_t profiler_ns = 0;  // the overhead compensation of its strands
+  std::uint64_t idle_ns = 0;      // not in a strand of the measurement
+
+  std::uint64_t wall_ns() const noexcept { return busy_ns + profiler_ns + idle_ns; }
+  double busy_percent() const noexcept { return percent(busy_ns); }
+  double profiler_percent() const noexcept { return percent(profiler_ns); }
+  double idle_percent() const noexcept { return percent(idle_ns); }
+
+ private:
+  double percent(std::uint64_t v) const noexcept {
+    return wall_ns() ? 100.0 * static_cast<double>(v) / static_cast<double>(wall_ns()) : 0.0;
+  }
+};
+
+// Idle time charged to one site: the idle time of other threads while its
+// strands ran (idle_ns, undirected blame), and the time threads waited in its
+// sync points (sync_wait_ns). The rows' idle_ns add up to the threads' idle time.
+struct idle_blame_row {
+  enum class kind_type : unsigned char {
+    site,             // a call, spawn or sync site
+    measurement,      // strands of the measured function outside any call or spawn site
+    nothing_running,  // time when no thread ran a strand: charged to no code
+  };
+  kind_type kind = kind_type::site;
+  std::string name;  // the tag, or file:line; "(root)" and "(nothing running)" for the other kinds
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  std::uint64_t idle_ns = 0;       // idle time blamed on its strands
+  std::uint64_t strands = 0;       // its strands that ran while some thread idled
+  std::uint64_t sync_wait_ns = 0;  // time threads waited in its sync points, running nothing
+  std::uint64_t syncs = 0;         // its syncs that waited
+};
+
+inline const char* to_string(idle_blame_row::kind_type k) noexcept {
+  return k == idle_blame_row::kind_type::site          ? "site"
+         : k == idle_blame_row::kind_type::measurement ? "measurement"
+                                                       : "nothing_running";
+}
+
+// Everything fs::analyze_timeline finds in a recorded run.
+struct timeline_analysis {
+  bool recorded = false;                    // the report had a record (else everything below is empty)
+  bool complete = true;                     // the record was complete (else the views are partial)
+  std::uint64_t wall_ns = 0;                // the measurement's wall time
+  std::uint32_t processors = 0;             // P: threads that ran strands
+  std::vector<parallelism_sample> samples;  // from time 0, one per change
+  std::vector<thread_time> threads;         // one per thread that ran strands
+  // Rows with idle blame, by idle_ns, largest first; then rows with sync waits
+  // only, by sync_wait_ns.
+  std::vector<idle_blame_row> blame;
+
+  std::uint64_t busy_ns() const noexcept { return sum(&thread_time::busy_ns); }
+  std::uint64_t profiler_ns() const noexcept { return sum(&thread_time::profiler_ns); }
+  std::uint64_t idle_ns() const noexcept { return sum(&thread_time::idle_ns); }
+  // Strands running on average: time in strands / wall time.
+  double average_running() const noexcept {
+    return wall_ns ? static_cast<double>(busy_ns() + profiler_ns()) / static_cast<double>(wall_ns) : 0.0;
+  }
+  // Strands ready and not started, on average over the wall time.
+  double average_ready() const noexcept { return average(&parallelism_sample::ready); }
+  // Time with k strands running, for k = 0 .. the most that ran at once.
+  std::vector<std::uint64_t> running_histogram() const {
+    std::vector<std::uint64_t> out;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const std::uint64_t end = i + 1 < samples.size() ? samples[i + 1].time_ns : wall_ns;
+      if (out.size() <= samples[i].running) out.resize(samples[i].running + 1, 0);
+      if (end > samples[i].time_ns) out[samples[i].running] += end - samples[i].time_ns;
+    }
+    return out;
+  }
+
+ private:
+  std::uint64_t sum(std::uint64_t thread_time::*m) const noexcept {
+    std::uint64_t s = 0;
+    for (const thread_time& t : threads) s += t.*m;
+    return s;
+  }
+  double average(std::uint32_t parallelism_sample::*m) const noexcept {
+    if (!wall_ns) return 0.0;
+    double s = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const std::uint64_t end = i + 1 < samples.size() ? samples[i + 1].time_ns : wall_ns;
+      if (end > samples[i].time_ns)
+        s += static_cast<double>(samples[i].*m) * static_cast<double>(end - samples[i].time_ns);
+    }
+    return s / static_cast<double>(wall_ns);
+  }
+};
+
+namespace detail {
+namespace blame {
+
+// The wall time, P, and the per-thread times of `a`.
+inline void fill_threads(timeline_analysis& a, const report& rep, const execution_record& r) {
+  std::vector<std::uint64_t> count(r.threads.size(), 0), in_strands(r.threads.size(), 0);
+  a.wall_ns = r.wall_ns;
+  for (const record_strand& s : r.strands) {
+    a.wall_ns = std::max(a.wall_ns, s.end_ns);
+    if (s.thread >= r.threads.size()) continue;
+    ++count[s.thread];
+    in_strands[s.thread] += s.end_ns - s.start_ns;
+  }
+  // The compensation is in the report's unit: ns on the timed clocks; the cost
+  // clock has none.
+  const double per_strand = rep.unit == "ns" ? rep.compensation_per_strand : 0.0;
+  for (std::uint32_t t = 0; t < r.threads.size(); ++t) {
+    if (count[t] == 0) continue;
+    thread_time o;
+    o.thread = t;
+    o.os_id = r.threads[t].os_id;
+    o.strands = count[t];
+    const double comp = per_strand > 0 ? per_strand * static_cast<double>(count[t]) + 0.5 : 0.0;
+    o.profiler_ns = std::min<std::uint64_t>(in_strands[t], static_cast<std::uint64_t>(comp));
+    o.busy_ns = in_strands[t] - o.profiler_ns;
+    o.idle_ns = a.wall_ns - in_strands[t];
+    a.threads.push_back(o);
+  }
+  a.processors = static_cast<std::uint32_t>(a.threads.size());
+}
+
+// The samples: one at each change of (running, ready).
+inline void fill_samples(timeline_analysis& a, const sweep_result& sw) {
+  for (std::size_t k = 0; k < sw.time.size(); ++k) {
+    if (!a.samples.empty() && a.samples.back().running == sw.running[k] && a.samples.back().ready == sw.ready[k])
+      continue;
+    a.samples.push_back(parallelism_sample{sw.time[k], sw.running[k], sw.ready[k]});
+  }
+}
+
+// The blame rows: one per site a strand ran in or a sync waited at.
+inline void fill_blame(timeline_analysis& a, const execution_record& r, const sweep_result& sw) {
+  constexpr std::int64_t measurement = -1, nothing = -2, unknown = -3;
+  std::vector<idle_blame_row> rows;
+  std::vector<long double> idle;  // per row, before rounding
+  const auto make_row = [&](std::int64_t key) {
+    idle_blame_row row;
+    if (key == measurement) {
+      row.kind = idle_blame_row::kind_type::measurement;
+      row.name = "(root)";
+    } else if (key == nothing) {
+      row.kind = idle_blame_row::kind_type::nothing_running;
+      row.name = "(nothing running)";
+    } else if (key == unknown) {
+      row.name = "(unknown site)";
+    } else {
+      const record_site& s = r.sites[static_cast<std::size_t>(key)];
+      row.name = s.name;
+      row.file = s.file;
+      row.line = s.line;
+      row.function = s.function;
+      row.tag = s.tag;
+    }
+    rows.push_back(row);
+    idle.push_back(0);
+  };
+  // A row per site index, then the three others.
+  std::vector<std::int64_t> row_index(r.sites.size() + 3, -1);
+  const auto row_of = [&](std::int64_t key) {
+    if (key >= 0 && static_cast<std::size_t>(key) >= r.sites.size()) key = unknown;
+    const std::size_t slot =
+        key >= 0 ? static_cast<std::size_t>(key) : r.sites.size() + static_cast<std::size_t>(-key - 1);
+    if (row_index[slot] < 0) {
+      row_index[slot] = static_cast<std::int64_t>(rows.size());
+      make_row(key);
+    }
+    return static_cast<std::size_t>(row_index[slot]);
+  };
+  const std::vector<long double> per_strand = strand_blame(r, sw);
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t f = r.strands[i].frame;
+    if (!(per_strand[i] > 0)) continue;
+    const std::size_t row = row_of(f == 0 || f >= r.frames.size() ? measurement : std::int64_t(r.frames[f].site));
+    idle[row] += per_strand[i];
+    ++rows[row].strands;
+  }
+  if (sw.idle_nothing_running > 0) idle[row_of(nothing)] += static_cast<long double>(sw.idle_nothing_running);
+  const std::vector<std::uint64_t> waits = sync_waits(r, strands_by_thread(r));
+  for (std::size_t j = 0; j < r.joins.size(); ++j) {
+    if (waits[j] == 0) continue;
+    const std::int64_t site = r.joins[j].site;
+    const std::size_t row = row_of(site >= 0 ? site : unknown);
+    rows[row].sync_wait_ns += waits[j];
+    ++rows[row].syncs;
+  }
+  const std::vector<std::uint64_t> shares = rounded_shares(idle, sw.idle_ns);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].idle_ns = shares[i];
+  std::stable_sort(rows.begin(), rows.end(), [](const idle_blame_row& x, const idle_blame_row& y) {
+    return x.idle_ns != y.idle_ns ? x.idle_ns > y.idle_ns : x.sync_wait_ns > y.sync_wait_ns;
+  });
+  a.blame = std::move(rows);
+}
+
+}  // namespace blame
+}  // namespace detail
+
+// Parallelism over time, per-thread times and idle blame of a recorded report
+// (see the top of this file). A report without a record gives an analysis with
+// `recorded` false and nothing in it.
+inline timeline_analysis analyze_timeline(const report& rep) {
+  timeline_analysis a;
+  if (!rep.record) return a;
+  namespace db = detail::blame;
+  const execution_record& r = *rep.record;
+  a.recorded = true;
+  a.complete = r.complete;
+  db::fill_threads(a, rep, r);
+  const std::vector<std::uint64_t> ready = db::ready_times(r, db::join_done_times(r));
+  const db::sweep_result sw = db::sweep(r, ready, a.processors, a.wall_ns);
+  db::fill_samples(a, sw);
+  db::fill_blame(a, r, sw);
+  return a;
+}
+
+FORKSCALE_NAMESPACE_END
+
+// The analysis as text and CSV: fs::timeline_text, parallelism_csv,
+// thread_times_csv, idle_blame_csv and their write_* functions.
+// begin include/forkscale/detail/output/blame_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// detail/output/blame_text.hpp: fs::analyze_timeline's results (blame.hpp) as
+// text: parallelism over time with the per-thread times, and idle blame;
+// fs::timeline_text, and the sections report::to_text adds for a recorded run.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 // begin include/forkscale/detail/util/atomic_file.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
@@ -1293,207 +2125,6 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
-// begin include/forkscale/detail/output/format.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
-// detail/output/format.hpp: numbers as the writers put them out, whatever the
-// global locale: round-trip and fixed decimals, grouped and rounded counts,
-// ratios, percentages, factors and gains.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <ios>
-#include <locale>
-#include <sstream>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
-// classic locale; a ".0" is added to integral values so that they stay floats for
-// typed readers. Non-finite values give an empty string (the caller decides).
-inline std::string round_trip(double v) {
-  if (!std::isfinite(v)) return std::string();
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  std::string text;
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.precision(precision);
-    os << v;
-    text = os.str();
-    std::istringstream is(text);
-    is.imbue(std::locale::classic());
-    double back = 0;
-    is >> back;
-    if (back == v) break;
-  }
-  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
-  return text;
-}
-
-inline std::string fixed(double v, int decimals) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os.setf(std::ios::fixed, std::ios::floatfield);
-  os.precision(decimals);
-  os << v;
-  return os.str();
-}
-
-// 1234567 -> "1,234,567".
-inline std::string grouped(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  const std::size_t lead = digits.size() % 3;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
-// fall back to two decimals.
-inline std::string grouped_round(double v) {
-  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
-  return grouped(static_cast<std::uint64_t>(std::round(v)));
-}
-
-// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
-// 10,000.
-inline std::string compact(std::uint64_t v) {
-  if (v < 10000) return std::to_string(v);
-  static const char suffixes[] = "kMGTPE";
-  double x = static_cast<double>(v);
-  int s = -1;
-  while (x >= 999.5 && s < 5) {
-    x /= 1000;
-    ++s;
-  }
-  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
-  return fixed(x, decimals) + suffixes[s];
-}
-
-inline std::string bytes_text(std::size_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double x = static_cast<double>(bytes) / 1024;
-  int u = 0;
-  while (x >= 1023.95 && u < 5) {
-    x /= 1024;
-    ++u;
-  }
-  return fixed(x, 1) + " " + units[u];
-}
-
-inline std::uint64_t magnitude(std::int64_t v) noexcept {
-  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
-}
-
-// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
-inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
-inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
-
-// A count in a table: exact and grouped ("5,570,609,776"), or in short form
-// (tables that would not fit otherwise) with three significant digits ("5.57G").
-inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
-inline std::string signed_count_text(std::int64_t v, bool short_form) {
-  return short_form ? compact_signed(v) : grouped_signed(v);
-}
-
-inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
-
-// A time that may have a fraction (a predicted span or work): rounded and
-// grouped, or in short form with three significant digits; "n/a" when it is
-// not a finite non-negative number.
-inline std::string time_text(double v, bool short_form = false) {
-  if (!std::isfinite(v) || v < 0) return "n/a";
-  if (v >= 1.8e19) return fixed(v, 0);
-  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
-}
-
-// A finite ratio with two decimals; in short form large ratios become "6.15E".
-inline std::string two_decimals(double v, bool short_form) {
-  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
-  return fixed(v, 2);
-}
-
-// A ratio with two decimals, "n/a" when its denominator is zero; in short form
-// (tables that would not fit otherwise) large ratios become "6.15E".
-inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
-  if (!denominator) return "n/a";
-  return two_decimals(ratio, short_form);
-}
-
-// A predicted parallelism: two decimals, "inf" when infinite; in short form
-// large values as "6.15E".
-inline std::string unbounded_ratio_text(double v, bool short_form = false) {
-  if (std::isinf(v) && v > 0) return "inf";
-  if (!std::isfinite(v)) return "n/a";
-  return two_decimals(v, short_form);
-}
-
-// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
-inline std::string gain_text(double gain, bool measured, bool short_form = false) {
-  if (!measured) return "n/a";
-  const std::string t = unbounded_ratio_text(gain, short_form);
-  return t == "inf" || t == "n/a" ? t : t + "x";
-}
-
-// A factor as the tables show it: "inf", else up to six significant digits
-// ("16", "1.5", "0.333333").
-inline std::string factor_text(double k) {
-  if (std::isnan(k)) return "n/a";
-  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
-  std::ostringstream os;
-  os.imbue(std::locale::classic());
-  os.precision(6);
-  os << k;
-  return os.str();
-}
-
-// A percentage with one decimal ("-0.0" written as "0.0"), three significant
-// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
-inline std::string percent_text(double percent) {
-  if (!std::isfinite(percent)) return "n/a";
-  const double m = std::fabs(percent);
-  if (m >= 99999.95) {
-    const std::string sign = percent < 0 ? "-" : "";
-    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
-    std::ostringstream os;
-    os.imbue(std::locale::classic());
-    os.setf(std::ios::scientific, std::ios::floatfield);
-    os.precision(1);
-    os << m;
-    return sign + os.str();
-  }
-  std::string t = fixed(percent, 1);
-  if (t == "-0.0") t = "0.0";
-  return t;
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
-// end include/forkscale/detail/output/format.hpp
-// begin include/forkscale/detail/output/utf8.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
-// repaired, control characters escaped, and widths, cuts and padding measured in
-// terminal columns.
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1620,6 +2251,546 @@ inline std::string pad_right(const std::string& s, std::size_t width) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
 // end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              std::size_t width = std::string::npos) {
+  if (kind == site_kind::root) return "(root)";
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+inline std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+inline std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// end include/forkscale/detail/output/site_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : std::string("n/a");
+}
+
+// Time with k strands running, for each k that occurred.
+inline std::string running_table(const timeline_analysis& a) {
+  const std::vector<std::uint64_t> hist = a.running_histogram();
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"running", "time", "% of wall"});
+    for (std::size_t k = 0; k < hist.size(); ++k)
+      if (hist[k] > 0) t.add({std::to_string(k), count_text(hist[k], short_numbers), share_of(hist[k], a.wall_ns)});
+    return t;
+  });
+}
+
+inline std::string thread_table(const timeline_analysis& a, std::size_t top_n) {
+  const std::size_t shown = a.threads.size() < top_n ? a.threads.size() : top_n;
+  std::string out = fitted_columns([&](bool short_numbers) {
+    text_table t({"thread", "tid", "strands", "busy", "%", "profiler", "idle", "%"});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const thread_time& h = a.threads[i];
+      t.add({std::to_string(h.thread), std::to_string(h.os_id), count_text(h.strands, short_numbers),
+             count_text(h.busy_ns, short_numbers), percent_text(h.busy_percent()),
+             count_text(h.profiler_ns, short_numbers), count_text(h.idle_ns, short_numbers),
+             percent_text(h.idle_percent())});
+    }
+    return t;
+  });
+  if (shown < a.threads.size()) out += "  (" + grouped(a.threads.size() - shown) + " more threads not shown)\n";
+  return out;
+}
+
+inline text_section parallelism_section(const timeline_analysis& a) {
+  text_section s;
+  s.heading = "Parallelism over time (wall-clock ns; P = " + std::to_string(a.processors) + " thread" +
+              (a.processors == 1 ? "" : "s") + " ran strands)";
+  s.body =
+      wrapped("Wall time " + grouped(a.wall_ns) + " ns. Strands running on average: " + fixed(a.average_running(), 2) +
+                  " of " + std::to_string(a.processors) +
+                  "; ready but not started (waiting for a thread): " + fixed(a.average_ready(), 2) + ".",
+              "  ", "  ");
+  if (!a.complete) s.body += "  The record is partial (options.record_limit): so are these numbers.\n";
+  s.body += running_table(a);
+  s.body += thread_table(a, 16);
+  s.body += wrapped(
+      "running: time with that many strands running at once. Per thread: busy = in strands of the "
+      "measurement, less profiler = the overhead compensation of its strands (0 under the cost clock); "
+      "idle = the rest of the wall time (waiting in a sync, looking for work, or running other code). "
+      "P counts the threads that ran strands: a worker that never got a task is not seen.",
+      "  ", "  ");
+  return s;
+}
+
+inline std::string blame_label(const idle_blame_row& b, std::size_t width) {
+  if (b.kind != idle_blame_row::kind_type::site) return b.name;
+  return site_label(site_kind::call, b.name, b.function, false, width);
+}
+
+inline text_section idle_blame_section(const timeline_analysis& a, std::size_t top_n) {
+  text_section s;
+  s.heading = "Idle blame (blame shifting; times in ns of wall time)";
+  const std::uint64_t idle = a.idle_ns();
+  std::vector<const idle_blame_row*> blamed, waited;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0) blamed.push_back(&b);
+    if (b.sync_wait_ns > 0) waited.push_back(&b);
+  }
+  std::stable_sort(waited.begin(), waited.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  s.body = wrapped("Total idle " + grouped(idle) + " ns (" + share_of(idle, a.wall_ns * a.processors) +
+                       "% of P x wall time), blamed on the code that ran meanwhile:",
+                   "  ", "  ");
+  const std::size_t n_blamed = blamed.size() < top_n ? blamed.size() : top_n;
+  s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+    text_table t({"site", "idle blame", "%", "strands"});
+    for (std::size_t i = 0; i < n_blamed; ++i)
+      t.add({blame_label(*blamed[i], width), count_text(blamed[i]->idle_ns, short_numbers),
+             share_of(blamed[i]->idle_ns, idle), count_text(blamed[i]->strands, short_numbers)});
+    return t;
+  });
+  s.body += not_shown_note(blamed.size() - n_blamed, "site");
+  if (!waited.empty()) {
+    s.body += "  Where threads waited, at sync points (running nothing else):\n";
+    const std::size_t n_waited = waited.size() < top_n ? waited.size() : top_n;
+    s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+      text_table t({"sync point", "wait", "% of idle", "waits"});
+      for (std::size_t i = 0; i < n_waited; ++i)
+        t.add({blame_label(*waited[i], width), count_text(waited[i]->sync_wait_ns, short_numbers),
+               share_of(waited[i]->sync_wait_ns, idle), count_text(waited[i]->syncs, short_numbers)});
+      return t;
+    });
+    s.body += not_shown_note(waited.size() - n_waited, "sync point");
+  }
+  s.body += wrapped(
+      "HPCToolkit's blame shifting: while k of the P threads run strands, the other P - k threads' idle "
+      "time is charged to the k running strands equally, and so to their sites (a strand's innermost call "
+      "or spawn site; (root): the measured function's own code): the serial stretches that left the others "
+      "nothing to do. (nothing running): no thread ran a strand. Sync points: the time a thread waited "
+      "there for children, less the time it ran other strands meanwhile; part of the idle time above.",
+      "  ", "  ");
+  return s;
+}
+
+// The two sections of a recorded report (none without a record).
+inline std::vector<text_section> timeline_sections(const report& rep) {
+  std::vector<text_section> out;
+  const timeline_analysis a = analyze_timeline(rep);
+  if (!a.recorded || a.processors == 0) return out;
+  out.push_back(parallelism_section(a));
+  out.push_back(idle_blame_section(a, 10));
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+inline std::string timeline_text(const report& rep) {
+  std::string out;
+  for (const auto& s : detail::output::timeline_sections(rep))
+    out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// end include/forkscale/detail/output/blame_text.hpp
+#endif  // FORKSCALE_SINGLE_BLAME_HPP
+// end include/forkscale/blame.hpp
+// begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1793,6 +2964,59 @@ inline void report::write_spawn_sites_csv(const std::string& path) const {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
 // end include/forkscale/detail/output/csv.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+inline std::string parallelism_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "time_ns,running,ready\n";
+  for (const parallelism_sample& s : analyze_timeline(rep).samples)
+    out += io::csv_number(s.time_ns) + ',' + std::to_string(s.running) + ',' + std::to_string(s.ready) + '\n';
+  return out;
+}
+
+inline std::string thread_times_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
+  for (const thread_time& t : analyze_timeline(rep).threads)
+    out += std::to_string(t.thread) + ',' + io::csv_number(t.os_id) + ',' + io::csv_number(t.strands) + ',' +
+           io::csv_number(t.busy_ns) + ',' + io::csv_number(t.profiler_ns) + ',' + io::csv_number(t.idle_ns) + ',' +
+           io::csv_number(t.busy_percent()) + ',' + io::csv_number(t.profiler_percent()) + ',' +
+           io::csv_number(t.idle_percent()) + '\n';
+  return out;
+}
+
+inline std::string idle_blame_csv(const report& rep) {
+  namespace io = detail::output;
+  const timeline_analysis a = analyze_timeline(rep);
+  const std::uint64_t idle = a.idle_ns();
+  std::string out = "kind,name,file,line,function,tag,idle_ns,idle_percent,strands,sync_wait_ns,syncs\n";
+  for (const idle_blame_row& b : a.blame) {
+    const double percent = idle ? 100.0 * static_cast<double>(b.idle_ns) / static_cast<double>(idle) : 0.0;
+    out += io::csv_text(to_string(b.kind)) + ',' + io::csv_text(b.name) + ',' + io::csv_text(b.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(b.line)) + ',' + io::csv_text(b.function) + ',' +
+           io::csv_text(b.tag) + ',' + io::csv_number(b.idle_ns) + ',' + io::csv_number(percent) + ',' +
+           io::csv_number(b.strands) + ',' + io::csv_number(b.sync_wait_ns) + ',' + io::csv_number(b.syncs) + '\n';
+  }
+  return out;
+}
+
+// Each replaces the file atomically; throws forkscale::error.
+inline void write_parallelism_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, parallelism_csv(rep));
+}
+inline void write_thread_times_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, thread_times_csv(rep));
+}
+inline void write_idle_blame_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, idle_blame_csv(rep));
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// end include/forkscale/detail/output/blame_csv.hpp
 // begin include/forkscale/detail/output/folded.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
@@ -2351,6 +3575,34 @@ inline void json_what_if(json_writer& j, const report& rep) {
   j.end_array();
 }
 
+// "locks": one object per lock and acquisition site (report::locks).
+inline void json_locks(json_writer& j, const report& rep) {
+  j.key("locks");
+  j.begin_array();
+  for (const auto& l : rep.locks) {
+    j.begin_object();
+    j.member("lock", l.lock);
+    j.member("name", l.name);
+    j.member("file", l.file);
+    j.member("line", static_cast<std::uint64_t>(l.line));
+    j.member("function", l.function);
+    j.member("tag", l.tag);
+    j.member("acquisitions", l.acquisitions);
+    j.member("contended", l.contended);
+    j.member("wait_ns", l.wait_ns);
+    j.member("max_wait_ns", l.max_wait_ns);
+    j.member("hold_ns", l.hold_ns);
+    j.member("max_hold_ns", l.max_hold_ns);
+    j.member("blamed_wait_ns", l.blamed_wait_ns);
+    j.member("blamed_waits", l.blamed_waits);
+    j.member("critical_holds", l.critical_holds);
+    j.member("critical_hold_ns", l.critical_hold_ns);
+    j.member("critical_wait_ns", l.critical_wait_ns);
+    j.end_object();
+  }
+  j.end_array();
+}
+
 // "load": how busy the machine was (report::load; docs/report-schema.md).
 inline void json_load(json_writer& j, const report& rep) {
   const load_check& l = rep.load;
@@ -2397,6 +3649,7 @@ inline std::string report::to_json() const {
   io::json_call_sites(j, *this);
   io::json_spawn_sites(j, *this);
   io::json_what_if(j, *this);
+  io::json_locks(j, *this);
   io::json_load(j, *this);
   io::json_diagnostics(j, *this);
   if (record) io::json_record(j, *record);
@@ -2507,6 +3760,78 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_HERE (::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, nullptr})
 #endif  // FORKSCALE_SINGLE_SITE_HPP
 // end include/forkscale/site.hpp
+// begin include/forkscale/detail/blame/lock_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
+// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
+// while the thread runs a task of the measurement (lock_events.hpp). Only that
+// thread writes them; the report reads them once every task has been joined,
+// as it reads the other thread tables (engine/session.hpp).
+#include <cstdint>
+#include <unordered_map>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Times in ticks of the table's wall clock (lock_table::wall).
+struct lock_sums {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found the lock taken
+  std::uint64_t wait = 0, max_wait = 0;
+  std::uint64_t hold = 0, max_hold = 0;
+  // Waits of other acquisitions that began while this site held the lock
+  // (directed blame shifting: the waiting is the holder's doing).
+  std::uint64_t blamed = 0, blamed_waits = 0;
+};
+
+class lock_table {
+ public:
+  // The clock lock times are read with: a measurement's wall clock (the record's
+  // when it records, so that lock events and strands share one time line).
+  clock_kind wall = clock_kind::steady;
+  bool ready = false;  // `wall` is set
+
+  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
+
+  // The sums of (lock, site); the last one used is remembered (a loop takes
+  // one lock at one site again and again).
+  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
+    const std::uint64_t k = key(lock, site);
+    if (last_ && last_key_ == k) return *last_;
+    last_ = &rows_[k];  // node-based: the address stays valid
+    last_key_ = k;
+    return *last_;
+  }
+  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
+
+ private:
+  std::unordered_map<std::uint64_t, lock_sums> rows_;
+  std::uint64_t last_key_ = 0;
+  lock_sums* last_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// end include/forkscale/detail/blame/lock_table.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -2693,6 +4018,15 @@ struct raw_edge {
   std::uint32_t from_round = 0;
 };
 
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
 struct region_node;
 struct raw_region {
   const region_node* node = nullptr;
@@ -2722,6 +4056,7 @@ struct record_buffer {
   std::uint64_t dropped = 0;  // strands not kept (budget spent)
   record_chunks<raw_strand, 1024> strands;
   record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
   std::vector<raw_region> regions;
 };
 
@@ -3639,6 +4974,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
+  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
 };
 
 class join_set;
@@ -4174,27 +5510,15 @@ inline const bool record_views_installed = (record_views_writer = &write_environ
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
 // end include/forkscale/detail/output/record_views.hpp
-// begin include/forkscale/detail/output/site_tables.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
-// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
-// and spawn-site tables, the profile's self-checks, and report::sites_text and
-// report::check_profile.
-#include <algorithm>
+// begin include/forkscale/detail/output/lock_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// detail/output/lock_tables.hpp: the lock profile (report::locks; mutex.hpp,
+// docs/blame.md) in text, with the holds on the critical path called out, and
+// as CSV: report::locks_text, locks_csv and write_locks_csv.
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/output/text_table.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
-// detail/output/text_table.hpp: the layout of the text reports: aligned tables
-// that fit in 80 columns, wrapped paragraphs, and numbered sections.
-#include <cstddef>
-#include <string>
-#include <utility>
 #include <vector>
 
 
@@ -4202,396 +5526,90 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
 
-// A table: the first column left-aligned (and cut to fit), the others right-aligned.
-// Rows are indented by two spaces, columns separated by two.
-class text_table {
- public:
-  static constexpr std::size_t line_width = 80;
-
-  explicit text_table(std::vector<std::string> header) {
-    rows_.push_back(std::move(header));
-    notes_.push_back(false);
-  }
-  void add(std::vector<std::string> row) {
-    rows_.push_back(std::move(row));
-    notes_.push_back(false);
-  }
-  // A row with a first cell and, instead of the other columns, one left-aligned
-  // text ("never executed"); the text does not widen any column.
-  void add_note(std::string first, std::string text) {
-    rows_.push_back({std::move(first), std::move(text)});
-    notes_.push_back(true);
-  }
-
-  // The width the table needs without cutting the first column.
-  std::size_t natural_width() const { return total(widths()); }
-  // The width column `c` needs (0 for a column no row has).
-  std::size_t column_width(std::size_t c) const {
-    const std::vector<std::size_t> w = widths();
-    return c < w.size() ? w[c] : 0;
-  }
-
-  std::string render() const {
-    std::vector<std::size_t> w = widths();
-    const std::size_t min_first = 12;
-    const std::size_t width = total(w);
-    if (width > line_width && w[0] > min_first) {
-      const std::size_t excess = width - line_width;
-      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
-    }
-    std::string out;
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      const auto& row = rows_[r];
-      std::string line = "  ";
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        if (notes_[r] && c == 1) {
-          line += "  " + row[1];
-        } else if (c == 0) {
-          line += pad_right(truncate_display(row[0], w[0]), w[0]);
-        } else {
-          line += "  ";
-          line += pad_left(row[c], w[c]);
-        }
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line;
-      out += '\n';
-    }
-    return out;
-  }
-
- private:
-  std::vector<std::size_t> widths() const {
-    std::vector<std::size_t> w;
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      const auto& row = rows_[r];
-      const std::size_t used = notes_[r] ? 1 : row.size();
-      if (w.size() < used) w.resize(used, 0);
-      for (std::size_t c = 0; c < used; ++c) {
-        const std::size_t cw = display_width(row[c]);
-        if (cw > w[c]) w[c] = cw;
-      }
-    }
-    return w;
-  }
-  static std::size_t total(const std::vector<std::size_t>& w) {
-    std::size_t t = 2;
-    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
-    return t;
-  }
-
-  std::vector<std::vector<std::string>> rows_;
-  std::vector<bool> notes_;  // per row: a note row (add_note)
-};
-
-// The line under a table whose numbers have three significant digits.
-inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
-
-// A table built twice, with exact grouped numbers and with three significant
-// digits: the exact one when its numbers fit in 80 columns next to a first
-// column of `name_width` columns (the widest name, or the header) cut to at most
-// `name_room`; else the short one, whose first column is cut to fit.
-template <typename Build>
-std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
-  const text_table exact = build(false);
-  const std::size_t numbers_width = exact.natural_width() - name_width;
-  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
-  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
-  return build(true).render() + rounded_note;
+// "queue at main.cpp:30 in worker"; a lock named by its acquisition site (a
+// guard around another lockable, or lock() of an fs::mutex) is named once.
+inline std::string lock_label(const lock_site_profile& l, std::size_t width = std::string::npos) {
+  const std::string name = l.lock == l.name ? l.name : l.lock + " at " + l.name;
+  return site_label(site_kind::call, name, l.function, false, width);
 }
 
-// A table built twice, with exact grouped numbers and with three significant
-// digits: the exact one when it fits in 80 columns without cutting a site's
-// name (names matter more here than in the regions table), else the short one,
-// whose first column is cut only if it still does not fit.
-template <typename Build>
-std::string fitted_columns(Build build) {
-  const text_table exact = build(false);
-  if (exact.natural_width() <= text_table::line_width) return exact.render();
-  return build(true).render() + rounded_note;
-}
-
-// `text` (one line, no control characters) cut into lines of at most `width`
-// columns at spaces, the first starting with `indent`, the others with `more`;
-// words longer than a line stay whole.
-inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
-                           std::size_t width = 80) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(start, end - start);
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-      out += line + '\n';
-      line.clear();
-    }
-    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
-    start = end + 1;
+// The lines that call out holds on the critical path (with a record).
+inline std::string critical_locks_text(const report& rep) {
+  std::string out;
+  for (const lock_site_profile& l : rep.locks) {
+    if (l.critical_holds == 0) continue;
+    std::string line = "On the critical path: " + printable(lock_label(l)) + " was held " + grouped(l.critical_holds) +
+                       (l.critical_holds == 1 ? " time" : " times") + " in critical strands, " +
+                       grouped(l.critical_hold_ns) + " ns of hold";
+    if (l.critical_wait_ns) line += " after " + grouped(l.critical_wait_ns) + " ns of wait";
+    line += ": a shorter critical section there shortens the span.";
+    out += wrapped(line, "  ", "    ");
   }
-  if (!line.empty()) out += line + '\n';
   return out;
 }
 
-// A section of a text report: report::to_text numbers the headings, the
-// report::*_text functions show them as they are.
-struct text_section {
-  std::string heading;  // one line, without its number
-  std::string body;     // lines ending in '\n'
-};
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
-// end include/forkscale/detail/output/text_table.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The site tables: exact numbers with each site's whole label when that fits in
-// 80 columns, else short numbers, else short numbers with the labels shortened to
-// the room the numbers leave (`build(short_numbers, label_width)`; see
-// site_label): the functions stay, the names and functions are cut.
-template <typename Build>
-std::string fitted_site_columns(Build build) {
-  constexpr std::size_t no_limit = std::string::npos;
-  constexpr std::size_t min_label_width = 12;
-  const text_table exact = build(false, no_limit);
-  if (exact.natural_width() <= text_table::line_width) return exact.render();
-  const text_table rounded = build(true, no_limit);
-  const std::size_t width = rounded.natural_width();
-  if (width <= text_table::line_width) return rounded.render() + rounded_note;
-  const std::size_t others = width - rounded.column_width(0);
-  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
-  return build(true, std::max(room, min_label_width)).render() + rounded_note +
-         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
-}
-
-// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
-inline std::string share_text(std::int64_t part, std::uint64_t whole) {
-  if (!whole) return "n/a";
-  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
-}
-
-// `name` in at most `width` columns: a file:line name keeps its line and the start
-// of its file ("quicks...:121"), any other name (a tag) its start.
-inline std::string shortened_site_name(const std::string& name, std::size_t width) {
-  if (display_width(name) <= width) return name;
-  const std::size_t colon = name.rfind(':');
-  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
-                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
-  const std::size_t line_width = has_line ? name.size() - colon : 0;
-  if (has_line && width > line_width)
-    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
-  return truncate_display(name, width);
-}
-
-// A site as the tables name it: "(root)" for the root row; otherwise its name
-// (the tag, or file:line) and the function it is in, "spawn " first for the rows
-// of spawn sites in the call-site table — in at most `width` columns. When the
-// whole label is wider, the name and the function share the room: each keeps its
-// whole width if the other leaves it that much, else it gets half ("..." marks a
-// cut; a file:line name keeps its line). The function is never left out.
-inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
-                              std::size_t width = std::string::npos) {
-  if (kind == site_kind::root) return "(root)";
-  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
-  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
-  const std::string f = printable(function);
-  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
-  if (display_width(whole) <= width) return whole;
-  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
-  if (width < fixed + 2) return truncate_display(whole, width);
-  const std::size_t room = width - fixed;
-  if (f.empty()) return prefix + shortened_site_name(n, room);
-  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
-  const std::size_t function_room = function_width <= half      ? function_width
-                                    : name_width <= room - half ? room - name_width
-                                                                : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
-}
-
-// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
-// rows' order); every root row, and at most `top_n` others. `hidden` gets the
-// number of rows left out.
-template <typename Row, typename Key>
-std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
-  std::vector<std::size_t> order(rows.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
-  std::vector<std::size_t> shown;
-  std::size_t others = 0;
-  hidden = 0;
-  for (const std::size_t i : order) {
-    if (rows[i].kind == site_kind::root) {
-      shown.push_back(i);
-    } else if (others < top_n) {
-      shown.push_back(i);
-      ++others;
-    } else {
-      ++hidden;
-    }
-  }
-  return shown;
-}
-
-// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
-class exact_sum {
- public:
-  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
-  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
-  bool overflow() const noexcept { return overflow_; }
-  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
-  std::string text() const {
-    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
-  }
-
- private:
-  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
-    if (s > static_cast<std::uint64_t>(-1) - v)
-      overflow_ = true;
-    else
-      s += v;
-  }
-  std::uint64_t plus_ = 0, minus_ = 0;
-  bool overflow_ = false;
-};
-
-// One self-check: "" when `sum` equals `total`, else what failed.
-inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
-                             const char* total_name, std::uint64_t total) {
-  if (sum.equals(total)) return std::string();
-  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
-         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
-         std::to_string(total);
-}
-
-// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
-// when it holds or when the report has no site rows.
-inline std::vector<std::string> profile_check_failures(const report& rep) {
-  std::vector<std::string> failed;
-  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
-  exact_sum local_span, local_work, critical_span, exclusive_work;
-  for (const auto& c : rep.call_sites) {
-    local_span.add(c.local_on_span.span);
-    local_work.add(c.local_on_work.work);
-  }
-  for (const auto& p : rep.spawn_sites) {
-    critical_span.add(p.critical_span);
-    exclusive_work.add(p.exclusive_work);
-  }
-  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
-  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
-                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
-                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
-                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
-    if (!c.empty()) failed.push_back(std::move(c));
-  return failed;
-}
-
-// The line under a table that left `hidden` rows out: "  (3 more call sites not
-// shown)"; nothing when it left none out.
-inline std::string not_shown_note(std::size_t hidden, const char* what) {
-  if (!hidden) return std::string();
-  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
-}
-
-// A site section: its heading, its table, the rows it left out and what the
-// columns mean.
-inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
-                                 const char* legend) {
+inline text_section locks_section(const report& rep, std::size_t top_n) {
   text_section s;
-  s.heading = std::move(heading);
-  s.body = table + not_shown_note(hidden, what) + legend;
+  if (rep.locks.empty()) return s;
+  const std::size_t shown = rep.locks.size() < top_n ? rep.locks.size() : top_n;
+  s.heading = "Locks (by total wait, largest first; times in ns of wall time)";
+  s.body = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"lock at site", "acq.", "cont.", "wait", "max", "hold", "caused", "crit."});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const lock_site_profile& l = rep.locks[i];
+      t.add({lock_label(l, label_width), count_text(l.acquisitions, short_numbers),
+             count_text(l.contended, short_numbers), count_text(l.wait_ns, short_numbers),
+             count_text(l.max_wait_ns, short_numbers), count_text(l.hold_ns, short_numbers),
+             count_text(l.blamed_wait_ns, short_numbers), count_text(l.critical_hold_ns, short_numbers)});
+    }
+    return t;
+  });
+  s.body += not_shown_note(rep.locks.size() - shown, "lock site");
+  s.body += critical_locks_text(rep);
+  s.body += wrapped(
+      "acq. = acquisitions by threads running tasks of the measurement; cont. = those that found the lock "
+      "taken and waited; wait = their time waiting here, max = the longest wait; hold = time held after "
+      "acquiring here; caused = the waits of others that began while this site held the lock (directed "
+      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (from "
+      "the record: 0 without options.record).",
+      "  ", "  ");
   return s;
 }
 
-// The call-site table: the top `top_n` sites by local span on span.
-inline text_section call_sites_section(const report& rep, std::size_t top_n) {
-  const std::uint64_t span = rep.span();
-  std::size_t hidden = 0;
-  const std::vector<std::size_t> shown = top_rows(
-      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
-    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
-    for (const std::size_t i : shown) {
-      const call_site_profile& c = rep.call_sites[i];
-      const site_measure& tcs = c.top_call_site_on_work;
-      t.add({site_label(c.kind, c.name, c.function, true, label_width),
-             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
-             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
-             signed_count_text(tcs.span, short_numbers),
-             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
-             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
-    }
-    return t;
-  });
-  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
-                      table, hidden, "call site",
-                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
-                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
-}
-
-// The spawn-site table: the top `top_n` sites by critical span.
-inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
-  std::size_t hidden = 0;
-  const std::vector<std::size_t> shown = top_rows(
-      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
-  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
-    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
-    for (const std::size_t i : shown) {
-      const spawn_site_profile& p = rep.spawn_sites[i];
-      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
-             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
-             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
-             percent_text(p.critical_percent)});
-    }
-    return t;
-  });
-  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
-                      table, hidden, "spawn site",
-                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
-                      "  the critical path (% = share of the span)\n");
-}
-
-// The call-site and spawn-site tables (report::sites_text, report::to_text),
-// the last followed by the self-checks that fail.
-inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
-  std::vector<text_section> out;
-  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
-  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
-  const std::vector<std::string> failed = profile_check_failures(rep);
-  if (!failed.empty() && !out.empty()) {
-    out.back().body += "  profile self-check failed:\n";
-    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
-  }
-  return out;
+inline const char* locks_csv_header() noexcept {
+  return "lock,name,file,line,function,tag,acquisitions,contended,wait_ns,max_wait_ns,hold_ns,max_hold_ns,"
+         "blamed_wait_ns,blamed_waits,critical_holds,critical_hold_ns,critical_wait_ns\n";
 }
 
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::check_profile() const {
-  std::string out;
-  for (const auto& f : detail::output::profile_check_failures(*this))
-    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+inline std::string report::locks_text() const {
+  const detail::output::text_section s = detail::output::locks_section(*this, 20);
+  return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
+}
+
+inline std::string report::locks_csv() const {
+  namespace io = detail::output;
+  std::string out = io::locks_csv_header();
+  for (const lock_site_profile& l : locks) {
+    out += io::csv_text(l.lock) + ',' + io::csv_text(l.name) + ',' + io::csv_text(l.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(l.line)) + ',' + io::csv_text(l.function) + ',' +
+           io::csv_text(l.tag);
+    for (const std::uint64_t v :
+         {l.acquisitions, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, l.max_hold_ns, l.blamed_wait_ns,
+          l.blamed_waits, l.critical_holds, l.critical_hold_ns, l.critical_wait_ns})
+      out += ',' + io::csv_number(v);
+    out += '\n';
+  }
   return out;
 }
 
-inline std::string report::sites_text(std::size_t top_n) const {
-  const auto sections = detail::output::site_sections(*this, top_n);
-  if (sections.empty()) return "No site profiles in this report.\n";
-  std::string out;
-  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
-  return out;
-}
+inline void report::write_locks_csv(const std::string& path) const { detail::write_file_atomically(path, locks_csv()); }
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
-// end include/forkscale/detail/output/site_tables.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// end include/forkscale/detail/output/lock_tables.hpp
 // begin include/forkscale/detail/output/text.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
@@ -4916,7 +5934,8 @@ inline std::string speedup_text(const region_result& r, unsigned max_processors,
 }
 
 // Sections 3 on, those the report has: regions, call sites, spawn sites,
-// what-if, and with `show_raw` the numbers before overhead compensation.
+// what-if, parallelism over time and idle blame (a recorded run), locks, and
+// with `show_raw` the numbers before overhead compensation.
 inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
   std::string out;
   int section = 3;
@@ -4927,6 +5946,9 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
   const text_section wi = what_if_section(rep);
   if (!wi.heading.empty()) add(wi.heading, wi.body);
+  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  const text_section locks = locks_section(rep, 10);
+  if (!locks.heading.empty()) add(locks.heading, locks.body);
   if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
   return out;
 }
@@ -6612,6 +7634,11 @@ class call_tree {
     frames = nodes_;
     sites = sites_;
   }
+  // A copy of the sites alone (the lock profile names its rows with them).
+  std::vector<record_site> sites() {
+    std::lock_guard<std::mutex> g(m_);
+    return sites_;
+  }
 
  private:
   call_tree() { nodes_.push_back(record_frame{}); }
@@ -7512,6 +8539,478 @@ FORKSCALE_NAMESPACE_END
 #include <thread>
 #include <vector>
 
+// begin include/forkscale/detail/blame/lock_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
+// detail/blame/lock_rows.hpp: the report's lock profile (report::locks): the
+// threads' lock tables summed per (lock, acquisition site), and, from the
+// record, the holds that lie on the critical path.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/blame/lock_events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
+// detail/blame/lock_events.hpp: what fs::mutex and the forkscale lock guards
+// (mutex.hpp) do around the lockable's own lock(), try_lock() and unlock().
+//
+// A thread that runs no task of a measurement (engine<Clock>::current() is
+// null: one thread-local read) locks and unlocks as the lockable does, and only
+// notes in the hold that it was not measured. A thread inside a measurement
+// also reads the wall clock where the acquisition begins, ends and where the
+// hold ends, adds the times to its lock table (lock_table.hpp) under (lock,
+// acquire site), and, when the measurement records, keeps the hold in its
+// record buffer (a raw_lock, charged to options.record_limit).
+//
+// Directed blame shifting (Tallent, Mellor-Crummey and Porterfield, PPoPP'10,
+// as the Mellor-Crummey lecture presents it): a waiting thread is the symptom,
+// the holder the cause. The holder publishes its (lock, site) in the lock's
+// holder slot after acquiring and clears it before releasing; a contended
+// acquisition reads it when its wait begins and charges its wait to that site.
+//
+// Which strand holds the lock: a strand never ends at a lock, so the hold lies
+// in the open strand of the thread's running frame, and that strand is the next
+// one the thread's buffer receives. Every strand the engine closes on a thread
+// is the running frame's (engine/events.hpp: spawn, sync and call events close
+// current()'s strand; begin_child closes the outer frame's strand before the
+// child becomes current; end_child closes the child's, which is current), so no
+// other strand can be appended on this thread in between. Hence the id
+// strand_id(buffer, size) read at the event names it. A lock taken while the
+// frame is blocked (inside a sync_point, e.g. by the library's own join) lies in
+// no strand: its id is 0.
+#include <atomic>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Who holds a lock, for the threads that wait for it. fs::mutex has a slot of
+// its own; any other lockable shares one of a fixed table, chosen by its
+// address (`owner` tells the lockables of one slot apart).
+struct holder_slot {
+  std::atomic<const void*> owner{nullptr};
+  std::atomic<std::uint64_t> holder{0};   // (lock + 1) << 32 | (site + 1); 0: no measured holder
+  std::atomic<std::uint32_t> waiting{0};  // measured acquisitions waiting now
+};
+
+inline holder_slot& shared_holder_slot(const void* lockable) noexcept {
+  static holder_slot table[256];
+  const std::uint64_t h =
+      static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(lockable)) * 0x9E3779B97F4A7C15ull;
+  return table[h >> 56];
+}
+
+// What a hold keeps from its acquisition to its release (in the fs::mutex for
+// its own lock() and unlock(), in the guard otherwise). Written by the holder
+// only, after acquiring.
+struct lock_hold {
+  std::uint64_t serial = 0;                    // the measurement's session serial; 0: not measured
+  std::uint64_t wait_start = 0, acquired = 0;  // wall ticks (lock_table::wall)
+  std::uint64_t first = 0;                     // recording: the id of the strand open at the acquisition
+  std::uint32_t lock = 0, site = 0;            // call_tree site indices
+  std::uint32_t holder = 0;                    // contended: the holder's site + 1 seen when the wait began
+  bool contended = false;
+};
+
+// The clock of a measurement's lock times: the record's wall clock when it
+// records; else the measurement's clock when it is a wall clock; else (cost,
+// thread_cpu) the wall clock automatic would choose.
+inline clock_kind lock_wall_kind(const session& s) noexcept {
+  if (s.rec) return s.rec->wall_kind();
+  if (s.kind == clock_kind::tsc || s.kind == clock_kind::steady || s.kind == clock_kind::arm_counter) return s.kind;
+  const clock_kind k = resolve_automatic();
+  return k == clock_kind::automatic ? clock_kind::steady : k;
+}
+
+// Nanoseconds per tick of a lock clock.
+inline double lock_ns_per_tick(clock_kind k) noexcept {
+  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+}
+
+// The id the open strand of `f` will have in this thread's buffer; 0 when the
+// frame is not running or recording is off.
+inline std::uint64_t open_strand_id(frame& f) {
+  if (f.record == 0 || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
+  record_buffer& b = f.rec->buffer();
+  return strand_id(b, b.strands.size());
+}
+
+inline lock_table& lock_table_for(session* s) {
+  lock_table& t = tables_for(s).locks;
+  if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
+    t.wall = lock_wall_kind(*s);
+    t.ready = true;
+  }
+  return t;
+}
+
+template <class Clock>
+struct lock_events {
+  // lock(): acquires `l`, measured when this thread runs a task of a measurement.
+  // `name` names the lock, `where` the acquisition.
+  template <class L>
+  static void lock(L& l, holder_slot& slot, const site& name, const site& where, lock_hold& held) {
+    frame* f = engine<Clock>::current();
+    if (FORKSCALE_DETAIL_LIKELY(f == nullptr)) {
+      l.lock();
+      held.serial = 0;
+      return;
+    }
+    measured_lock(*f, l, slot, name, where, held);
+  }
+
+  // try_lock(): a failed try is no acquisition and counts nothing.
+  template <class L>
+  static bool try_lock(L& l, holder_slot& slot, const site& name, const site& where, lock_hold& held) {
+    frame* f = engine<Clock>::current();
+    if (FORKSCALE_DETAIL_LIKELY(f == nullptr)) {
+      if (!l.try_lock()) return false;
+      held.serial = 0;
+      return true;
+    }
+    lock_hold h;
+    lock_table* t = prepare(*f, name, where, h);
+    if (!l.try_lock()) return false;
+    if (!t) {
+      held.serial = 0;
+      return true;
+    }
+    h.wait_start = h.acquired = read_clock(t->wall);
+    acquired(*f, *t, &l, slot, h, held);
+    return true;
+  }
+
+  // unlock(): releases `l`; a measured hold adds its time and, when recording,
+  // its raw_lock. The hold is read before the release: afterwards the next
+  // holder may overwrite it.
+  template <class L>
+  static void unlock(L& l, holder_slot& slot, lock_hold& held) {
+    if (FORKSCALE_DETAIL_LIKELY(held.serial == 0)) {
+      l.unlock();
+      return;
+    }
+    const lock_hold h = held;
+    held.serial = 0;
+    clear_holder(slot, h);
+    frame* f = engine<Clock>::current();
+    // The measurement that saw the acquisition may have ended since.
+    if (!f || f->sess->serial != h.serial) {
+      l.unlock();
+      return;
+    }
+    lock_table& t = lock_table_for(f->sess);
+    const std::uint64_t released = read_clock(t.wall);
+    l.unlock();
+    lock_sums& row = t.at(h.lock, h.site);
+    const std::uint64_t hold = released > h.acquired ? released - h.acquired : 0;
+    row.hold += hold;
+    if (hold > row.max_hold) row.max_hold = hold;
+    keep_hold(*f, h, released);
+  }
+
+  // A hold given up without unlocking (unique_lock::release): the lock stays
+  // locked and is no longer measured.
+  static void forget(holder_slot& slot, lock_hold& held) noexcept {
+    if (held.serial != 0) clear_holder(slot, held);
+    held.serial = 0;
+  }
+
+ private:
+  // The site indices of an acquisition (and this thread's table), or null when
+  // they cannot be had (out of memory): the acquisition is then not measured.
+  static lock_table* prepare(frame& f, const site& name, const site& where, lock_hold& h) noexcept {
+    try {
+      lock_table& t = lock_table_for(f.sess);
+      bool missed = false;
+      h.lock = call_tree::instance().site_index(name, missed);
+      h.site = call_tree::instance().site_index(where, missed);
+      h.serial = f.sess->serial;
+      return &t;
+    } catch (...) {
+      return nullptr;
+    }
+  }
+
+  template <class L>
+  FORKSCALE_DETAIL_NOINLINE static void measured_lock(frame& f, L& l, holder_slot& slot, const site& name,
+                                                      const site& where, lock_hold& held) {
+    lock_hold h;
+    lock_table* t = prepare(f, name, where, h);
+    if (!t) {
+      l.lock();
+      held.serial = 0;
+      return;
+    }
+    h.wait_start = read_clock(t->wall);
+    if (l.try_lock()) {
+      h.acquired = h.wait_start;
+    } else {
+      h.contended = true;
+      slot.waiting.fetch_add(1, std::memory_order_relaxed);
+      std::uint64_t by = 0;
+      if (slot.owner.load(std::memory_order_relaxed) == static_cast<const void*>(&l))
+        by = slot.holder.load(std::memory_order_relaxed);
+      try {
+        l.lock();
+      } catch (...) {
+        slot.waiting.fetch_sub(1, std::memory_order_relaxed);
+        throw;
+      }
+      slot.waiting.fetch_sub(1, std::memory_order_relaxed);
+      h.acquired = read_clock(t->wall);
+      if (by != 0) {
+        h.holder = static_cast<std::uint32_t>(by & 0xffffffffu);
+        lock_sums& cause = t->at(static_cast<std::uint32_t>((by >> 32) - 1), h.holder - 1);
+        cause.blamed += h.acquired > h.wait_start ? h.acquired - h.wait_start : 0;
+        ++cause.blamed_waits;
+      }
+    }
+    acquired(f, *t, &l, slot, h, held);
+  }
+
+  // The lock is ours: publish the holder, count the acquisition, keep the hold.
+  static void acquired(frame& f, lock_table& t, const void* l, holder_slot& slot, lock_hold& h, lock_hold& held) {
+    slot.owner.store(l, std::memory_order_relaxed);
+    slot.holder.store((std::uint64_t(h.lock) + 1) << 32 | (std::uint64_t(h.site) + 1), std::memory_order_relaxed);
+    lock_sums& row = t.at(h.lock, h.site);
+    ++row.acquisitions;
+    if (h.contended) {
+      const std::uint64_t wait = h.acquired > h.wait_start ? h.acquired - h.wait_start : 0;
+      ++row.contended;
+      row.wait += wait;
+      if (wait > row.max_wait) row.max_wait = wait;
+    }
+    try {
+      h.first = open_strand_id(f);
+    } catch (...) {
+      h.first = 0;
+    }
+    held = h;
+  }
+
+  static void clear_holder(holder_slot& slot, const lock_hold& h) noexcept {
+    std::uint64_t mine = (std::uint64_t(h.lock) + 1) << 32 | (std::uint64_t(h.site) + 1);
+    slot.holder.compare_exchange_strong(mine, 0, std::memory_order_relaxed);
+  }
+
+  // Recording: the hold as a raw_lock in this thread's buffer.
+  static void keep_hold(frame& f, const lock_hold& h, std::uint64_t released) noexcept {
+    if (f.record == 0 || !f.rec || !f.rec->on()) return;
+    try {
+      record_buffer& b = f.rec->buffer();
+      raw_lock* e = b.locks.next(*f.rec);
+      if (!e) return;
+      e->wait_start = h.wait_start;
+      e->acquired = h.acquired;
+      e->released = released;
+      e->first = h.first;
+      e->last = f.state == frame::run_state::running ? strand_id(b, b.strands.size()) : 0;
+      e->lock = h.lock;
+      e->site = h.site;
+      e->holder = h.holder;
+      e->contended = h.contended;
+    } catch (...) {
+    }
+  }
+};
+
+// Measured acquisitions of `slot`'s lock waiting now (for tests that order
+// threads by who waits for whom).
+inline std::uint32_t lock_waiters(const holder_slot& slot) noexcept {
+  return slot.waiting.load(std::memory_order_relaxed);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
+// end include/forkscale/detail/blame/lock_events.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// How much of one recorded hold (execution_record::locks[i]) lies on the
+// critical path.
+struct lock_on_critical_path {
+  bool on_path = false;       // a strand the hold lies in is on the critical path
+  std::uint64_t hold_ns = 0;  // the hold's time inside those strands
+  std::uint64_t wait_ns = 0;  // the wait before it, inside those strands
+};
+
+inline std::uint64_t overlap_ns(std::uint64_t a0, std::uint64_t a1, std::uint64_t b0, std::uint64_t b1) noexcept {
+  const std::uint64_t lo = std::max(a0, b0), hi = std::min(a1, b1);
+  return hi > lo ? hi - lo : 0;
+}
+
+// One entry per r.locks entry. A hold lies in its thread's strands from
+// `strand` to `last_strand` in time order (record_lock); a hold in no strand
+// (strand -1) is never on the path.
+inline std::vector<lock_on_critical_path> locks_on_critical_path(const execution_record& r) {
+  std::vector<lock_on_critical_path> out(r.locks.size());
+  if (r.locks.empty()) return out;
+  std::vector<std::vector<std::uint32_t>> by_thread(r.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].thread < by_thread.size()) by_thread[r.strands[i].thread].push_back(i);
+  std::vector<std::uint32_t> position(r.strands.size(), 0);
+  for (auto& list : by_thread) {
+    std::stable_sort(list.begin(), list.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+    for (std::uint32_t k = 0; k < list.size(); ++k) position[list[k]] = k;
+  }
+  for (std::size_t i = 0; i < r.locks.size(); ++i) {
+    const record_lock& l = r.locks[i];
+    if (l.strand < 0 || static_cast<std::size_t>(l.strand) >= r.strands.size() || l.thread >= by_thread.size())
+      continue;
+    const auto first = static_cast<std::uint32_t>(l.strand);
+    if (r.strands[first].thread != l.thread) continue;  // a broken record
+    std::uint32_t from = position[first], to = from;
+    if (l.last_strand >= 0 && static_cast<std::size_t>(l.last_strand) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(l.last_strand)].thread == l.thread)
+      to = std::max(from, position[static_cast<std::size_t>(l.last_strand)]);
+    const std::vector<std::uint32_t>& list = by_thread[l.thread];
+    for (std::uint32_t k = from; k <= to && k < list.size(); ++k) {
+      const record_strand& s = r.strands[list[k]];
+      if (!s.critical) continue;
+      out[i].on_path = true;
+      out[i].hold_ns += overlap_ns(l.acquired_ns, l.released_ns, s.start_ns, s.end_ns);
+      out[i].wait_ns += overlap_ns(l.wait_start_ns, l.acquired_ns, s.start_ns, s.end_ns);
+    }
+  }
+  return out;
+}
+
+// The holds on the critical path summed per (lock, site) (site indices of the
+// record, which are the call tree's).
+struct critical_holds {
+  std::uint64_t holds = 0, hold_ns = 0, wait_ns = 0;
+};
+inline std::map<std::uint64_t, critical_holds> critical_holds_by_site(const execution_record& r) {
+  const std::vector<lock_on_critical_path> on = locks_on_critical_path(r);
+  std::map<std::uint64_t, critical_holds> out;
+  for (std::size_t i = 0; i < r.locks.size(); ++i) {
+    if (!on[i].on_path) continue;
+    critical_holds& c = out[lock_table::key(r.locks[i].lock, r.locks[i].site)];
+    ++c.holds;
+    c.hold_ns += on[i].hold_ns;
+    c.wait_ns += on[i].wait_ns;
+  }
+  return out;
+}
+
+// The rows by total wait, largest first (ties: most acquisitions first).
+inline void sort_lock_rows(std::vector<lock_site_profile>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const lock_site_profile& a, const lock_site_profile& b) {
+    return a.wait_ns != b.wait_ns ? a.wait_ns > b.wait_ns : a.acquisitions > b.acquisitions;
+  });
+}
+
+// report::locks of a finished measurement whose threads' tables no task can
+// change any more.
+inline void add_lock_rows(report& rep, session& s) {
+  std::map<std::uint64_t, lock_sums> merged;
+  clock_kind wall = clock_kind::steady;
+  {
+    std::lock_guard<std::mutex> g(s.m);
+    for (const auto& t : s.tables) {
+      if (!t->locks.ready) continue;
+      wall = t->locks.wall;
+      for (const auto& kv : t->locks.rows()) {
+        lock_sums& m = merged[kv.first];
+        const lock_sums& x = kv.second;
+        m.acquisitions += x.acquisitions;
+        m.contended += x.contended;
+        m.wait += x.wait;
+        m.max_wait = std::max(m.max_wait, x.max_wait);
+        m.hold += x.hold;
+        m.max_hold = std::max(m.max_hold, x.max_hold);
+        m.blamed += x.blamed;
+        m.blamed_waits += x.blamed_waits;
+      }
+    }
+  }
+  if (merged.empty()) return;
+  const double f = lock_ns_per_tick(wall);
+  const auto ns = [f](std::uint64_t ticks) {
+    return f == 1.0 ? ticks : static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * f));
+  };
+  const std::vector<record_site> sites = call_tree::instance().sites();
+  const std::map<std::uint64_t, critical_holds> critical =
+      rep.record ? critical_holds_by_site(*rep.record) : std::map<std::uint64_t, critical_holds>{};
+  for (const auto& kv : merged) {
+    const auto lock = static_cast<std::uint32_t>(kv.first >> 32);
+    const auto where = static_cast<std::uint32_t>(kv.first & 0xffffffffu);
+    if (lock >= sites.size() || where >= sites.size()) continue;
+    const record_site& w = sites[where];
+    const lock_sums& m = kv.second;
+    lock_site_profile row;
+    row.lock = sites[lock].name;
+    row.name = w.name;
+    row.file = w.file;
+    row.line = w.line;
+    row.function = w.function;
+    row.tag = w.tag;
+    row.acquisitions = m.acquisitions;
+    row.contended = m.contended;
+    row.wait_ns = ns(m.wait);
+    row.max_wait_ns = ns(m.max_wait);
+    row.hold_ns = ns(m.hold);
+    row.max_hold_ns = ns(m.max_hold);
+    row.blamed_wait_ns = ns(m.blamed);
+    row.blamed_waits = m.blamed_waits;
+    const auto c = critical.find(kv.first);
+    if (c != critical.end()) {
+      row.critical_holds = c->second.holds;
+      // The record's times and the table's are rounded apart: keep the part
+      // within the whole.
+      row.critical_hold_ns = std::min(c->second.hold_ns, row.hold_ns);
+      row.critical_wait_ns = std::min(c->second.wait_ns, row.wait_ns);
+    }
+    rep.locks.push_back(std::move(row));
+  }
+  sort_lock_rows(rep.locks);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
+// end include/forkscale/detail/blame/lock_rows.hpp
 // begin include/forkscale/detail/profile/rows.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
@@ -7803,6 +9302,7 @@ class record_builder {
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
     fill_threads_and_regions(r);
+    fill_locks(r);
     call_tree::instance().snapshot(r.frames, r.sites);
     return out;
   }
@@ -8041,6 +9541,35 @@ class record_builder {
               [](const forkscale::record_region& a, const forkscale::record_region& b) {
                 return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
               });
+  }
+
+  // Lock holds (detail/blame/lock_events.hpp), by the time their acquisition
+  // began; strand ids become positions.
+  void fill_locks(execution_record& r) {
+    const auto mapped = [&](std::uint64_t id) -> std::int64_t {
+      const std::uint32_t p = position(id);
+      return p == none || new_index_[p] == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
+    };
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      for (std::size_t k = 0; k < buffers_[i]->locks.size(); ++k) {
+        const raw_lock& w = buffers_[i]->locks[k];
+        forkscale::record_lock o;
+        o.thread = static_cast<std::uint32_t>(i);
+        o.lock = w.lock;
+        o.site = w.site;
+        o.holder_site = w.holder == 0 ? -1 : static_cast<std::int64_t>(w.holder - 1);
+        o.strand = mapped(w.first);
+        o.last_strand = mapped(w.last);
+        o.wait_start_ns = wall_ns(w.wait_start);
+        o.acquired_ns = std::max(o.wait_start_ns, wall_ns(w.acquired));
+        o.released_ns = std::max(o.acquired_ns, wall_ns(w.released));
+        o.contended = w.contended;
+        r.locks.push_back(o);
+      }
+    std::stable_sort(r.locks.begin(), r.locks.end(),
+                     [](const forkscale::record_lock& a, const forkscale::record_lock& b) {
+                       return a.wait_start_ns < b.wait_start_ns;
+                     });
   }
 
   session& s_;
@@ -8549,6 +10078,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
+  if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds
   rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
   release_prof(out.chain);
   wi_release(root.totals.what_if);
@@ -9304,6 +10834,243 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_ADVISOR_HPP
 // end include/forkscale/advisor.hpp
+// begin include/forkscale/mutex.hpp
+#ifndef FORKSCALE_SINGLE_MUTEX_HPP
+#define FORKSCALE_SINGLE_MUTEX_HPP
+// mutex.hpp: lock blame (docs/blame.md). fs::mutex is a std::mutex that, while
+// the locking thread runs a task of a measurement, times each acquisition's wait
+// and each hold, per lock and acquisition site, and charges every wait to the
+// critical section that held the lock when the wait began. fs::lock_guard and
+// fs::unique_lock are the std guards for any lockable, naming the acquisition
+// by their own line.
+//
+//   fs::mutex queue_lock{"queue"};                  // named in reports by its label
+//   { fs::lock_guard g(queue_lock); q.push(x); }     // this line is the acquisition site
+//   { std::lock_guard<fs::mutex> g(queue_lock); }   // the std guards work too: site "queue"
+//   std::shared_mutex sm;  { fs::lock_guard g(sm); } // any lockable
+//
+// The report lists the locks by total wait (report::locks, locks_text(),
+// locks_csv()), and with options.record calls out holds on the critical path.
+// Outside a measurement each call costs one thread-local read more than the
+// lockable's own; with FORKSCALE_ENABLE=0 fs::mutex is a std::mutex and the
+// guards are the std guards, with nothing added.
+#include <mutex>
+#include <system_error>
+#include <utility>
+
+
+#if FORKSCALE_ENABLE
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+
+#if FORKSCALE_ENABLE
+
+// A std::mutex that measures (see above). Its name in reports is its label, or
+// where it was made. A label must be a string literal or other text that never
+// changes while the program runs (sites are cached by address, as tags are).
+// lock() and try_lock() without a site name the acquisition by the mutex's name:
+// std::lock_guard, std::scoped_lock and std::unique_lock call them so.
+template <class Clock>
+class basic_mutex {
+ public:
+  constexpr explicit basic_mutex(const site& where = site::current()) noexcept : name_(where) {}
+  constexpr explicit basic_mutex(const char* label, const site& where = site::current()) noexcept
+      : name_(site::tagged(label, where)) {}
+  basic_mutex(const basic_mutex&) = delete;
+  basic_mutex& operator=(const basic_mutex&) = delete;
+
+  void lock() { lock(name_); }
+  void lock(const site& where) { detail::lock_events<Clock>::lock(m_, slot_, name_, where, hold_); }
+  bool try_lock() { return try_lock(name_); }
+  bool try_lock(const site& where) { return detail::lock_events<Clock>::try_lock(m_, slot_, name_, where, hold_); }
+  void unlock() { detail::lock_events<Clock>::unlock(m_, slot_, hold_); }
+
+  // What names the mutex in reports.
+  const site& name() const noexcept { return name_; }
+  // For tests: measured acquisitions waiting for it now.
+  std::uint32_t waiting() const noexcept { return detail::lock_waiters(slot_); }
+  // Internal (the guards): a hold given up without unlocking.
+  void forget_hold() noexcept { detail::lock_events<Clock>::forget(slot_, hold_); }
+
+ private:
+  std::mutex m_;
+  site name_;
+  detail::holder_slot slot_;
+  detail::lock_hold hold_;  // the holder's; written after acquiring
+};
+
+namespace detail {
+
+// How a guard takes a lockable: fs::mutex keeps its own hold; any other
+// lockable is named by the guard's site, and its hold lives in the guard.
+template <class L>
+struct lock_access {
+  static void lock(L& l, const site& where, lock_hold& h) {
+    lock_events<default_clock>::lock(l, shared_holder_slot(&l), where, where, h);
+  }
+  static bool try_lock(L& l, const site& where, lock_hold& h) {
+    return lock_events<default_clock>::try_lock(l, shared_holder_slot(&l), where, where, h);
+  }
+  static void unlock(L& l, lock_hold& h) { lock_events<default_clock>::unlock(l, shared_holder_slot(&l), h); }
+  static void forget(L& l, lock_hold& h) noexcept { lock_events<default_clock>::forget(shared_holder_slot(&l), h); }
+};
+template <class Clock>
+struct lock_access<basic_mutex<Clock>> {
+  using M = basic_mutex<Clock>;
+  static void lock(M& m, const site& where, lock_hold&) { m.lock(where); }
+  static bool try_lock(M& m, const site& where, lock_hold&) { return m.try_lock(where); }
+  static void unlock(M& m, lock_hold&) { m.unlock(); }
+  static void forget(M& m, lock_hold&) noexcept { m.forget_hold(); }
+};
+
+}  // namespace detail
+
+// std::lock_guard for any BasicLockable; the guard's line names the acquisition
+// (of an fs::mutex: the lock keeps its own name; of any other lockable: the
+// line names the lock too).
+template <class L>
+class lock_guard {
+ public:
+  using mutex_type = L;
+  explicit lock_guard(L& l, const site& where = site::current()) : l_(l) {
+    detail::lock_access<L>::lock(l_, where, hold_);
+  }
+  // Takes over a lock the caller holds (not measured, unless it is an fs::mutex
+  // locked by this thread).
+  lock_guard(L& l, std::adopt_lock_t) noexcept : l_(l) {}
+  lock_guard(const lock_guard&) = delete;
+  lock_guard& operator=(const lock_guard&) = delete;
+  ~lock_guard() { detail::lock_access<L>::unlock(l_, hold_); }
+
+ private:
+  L& l_;
+  detail::lock_hold hold_;
+};
+
+// std::unique_lock for any Lockable, with the acquisition named by the line
+// that made it. Works with std::condition_variable_any (which unlocks and
+// locks it again: the time spent waiting for the condition is no lock wait).
+template <class L>
+class unique_lock {
+ public:
+  using mutex_type = L;
+  unique_lock() noexcept = default;
+  explicit unique_lock(L& l, const site& where = site::current()) : l_(&l), where_(where) { lock(); }
+  unique_lock(L& l, std::defer_lock_t, const site& where = site::current()) noexcept : l_(&l), where_(where) {}
+  unique_lock(L& l, std::try_to_lock_t, const site& where = site::current()) : l_(&l), where_(where) { try_lock(); }
+  unique_lock(L& l, std::adopt_lock_t, const site& where = site::current()) noexcept
+      : l_(&l), where_(where), owns_(true) {}
+  unique_lock(const unique_lock&) = delete;
+  unique_lock& operator=(const unique_lock&) = delete;
+  unique_lock(unique_lock&& o) noexcept : l_(o.l_), where_(o.where_), hold_(o.hold_), owns_(o.owns_) {
+    o.l_ = nullptr;
+    o.owns_ = false;
+  }
+  unique_lock& operator=(unique_lock&& o) noexcept {
+    if (this != &o) {
+      if (owns_) detail::lock_access<L>::unlock(*l_, hold_);
+      l_ = o.l_;
+      where_ = o.where_;
+      hold_ = o.hold_;
+      owns_ = o.owns_;
+      o.l_ = nullptr;
+      o.owns_ = false;
+    }
+    return *this;
+  }
+  ~unique_lock() {
+    if (owns_) detail::lock_access<L>::unlock(*l_, hold_);
+  }
+
+  void lock() {
+    check(false);
+    detail::lock_access<L>::lock(*l_, where_, hold_);
+    owns_ = true;
+  }
+  bool try_lock() {
+    check(false);
+    owns_ = detail::lock_access<L>::try_lock(*l_, where_, hold_);
+    return owns_;
+  }
+  void unlock() {
+    check(true);
+    detail::lock_access<L>::unlock(*l_, hold_);
+    owns_ = false;
+  }
+  // Gives up the lock without unlocking it (the hold is no longer measured).
+  L* release() noexcept {
+    if (owns_) detail::lock_access<L>::forget(*l_, hold_);
+    L* l = l_;
+    l_ = nullptr;
+    owns_ = false;
+    return l;
+  }
+  void swap(unique_lock& o) noexcept {
+    unique_lock t(std::move(o));
+    o = std::move(*this);
+    *this = std::move(t);
+  }
+  bool owns_lock() const noexcept { return owns_; }
+  explicit operator bool() const noexcept { return owns_; }
+  L* mutex() const noexcept { return l_; }
+
+ private:
+  // As std::unique_lock: no lockable is operation_not_permitted, locking twice
+  // resource_deadlock_would_occur, unlocking what it does not own
+  // operation_not_permitted.
+  void check(bool must_own) const {
+    if (!l_) throw std::system_error(std::make_error_code(std::errc::operation_not_permitted));
+    if (must_own && !owns_) throw std::system_error(std::make_error_code(std::errc::operation_not_permitted));
+    if (!must_own && owns_) throw std::system_error(std::make_error_code(std::errc::resource_deadlock_would_occur));
+  }
+
+  L* l_ = nullptr;
+  site where_;
+  detail::lock_hold hold_;
+  bool owns_ = false;
+};
+
+#else  // FORKSCALE_ENABLE == 0: the std types, with the same constructors.
+
+template <class Clock>
+class basic_mutex : public std::mutex {
+ public:
+  constexpr explicit basic_mutex(const site& = site::current()) noexcept {}
+  constexpr explicit basic_mutex(const char*, const site& = site::current()) noexcept {}
+  using std::mutex::lock;
+  using std::mutex::try_lock;
+  void lock(const site&) { std::mutex::lock(); }
+  bool try_lock(const site&) { return std::mutex::try_lock(); }
+};
+
+template <class L>
+class lock_guard : public std::lock_guard<L> {
+ public:
+  explicit lock_guard(L& l, const site& = site::current()) : std::lock_guard<L>(l) {}
+  lock_guard(L& l, std::adopt_lock_t a) noexcept : std::lock_guard<L>(l, a) {}
+};
+
+template <class L>
+class unique_lock : public std::unique_lock<L> {
+  using base = std::unique_lock<L>;
+
+ public:
+  unique_lock() noexcept = default;
+  explicit unique_lock(L& l, const site& = site::current()) : base(l) {}
+  unique_lock(L& l, std::defer_lock_t t, const site& = site::current()) noexcept : base(l, t) {}
+  unique_lock(L& l, std::try_to_lock_t t, const site& = site::current()) : base(l, t) {}
+  unique_lock(L& l, std::adopt_lock_t t, const site& = site::current()) noexcept : base(l, t) {}
+};
+
+#endif  // FORKSCALE_ENABLE
+
+// The names a program uses, on the default clock policy.
+using mutex = basic_mutex<default_clock>;
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_MUTEX_HPP
+// end include/forkscale/mutex.hpp
 
 // begin include/forkscale/detail/macro_unscope.hpp
 // detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the

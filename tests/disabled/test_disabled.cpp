@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <shared_mutex>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -46,6 +48,15 @@ static_assert(std::is_empty<fs::task_group>::value, "a disabled task_group must 
 static_assert(std::is_empty<fs::join_handle>::value, "a disabled join_handle must be an empty type");
 static_assert(std::is_empty<fs::region>::value, "a disabled region must be an empty type");
 static_assert(std::is_empty<fs::spawn_token>::value, "a disabled spawn token must be empty");
+// A disabled fs::mutex is a std::mutex, and the lock guards the std ones.
+static_assert(std::is_base_of<std::mutex, fs::mutex>::value, "a disabled fs::mutex must be a std::mutex");
+static_assert(sizeof(fs::mutex) == sizeof(std::mutex), "a disabled fs::mutex must add nothing to a std::mutex");
+static_assert(sizeof(fs::lock_guard<fs::mutex>) == sizeof(std::lock_guard<std::mutex>),
+              "a disabled fs::lock_guard must be a std::lock_guard");
+static_assert(sizeof(fs::unique_lock<fs::mutex>) == sizeof(std::unique_lock<std::mutex>),
+              "a disabled fs::unique_lock must be a std::unique_lock");
+static_assert(std::is_base_of<std::unique_lock<std::shared_mutex>, fs::unique_lock<std::shared_mutex>>::value,
+              "a disabled fs::unique_lock must be a std::unique_lock");
 // A disabled spawn hands the library the user's own callable, unchanged.
 inline auto disabled_body = [] { return 7; };
 static_assert(std::is_same<decltype(fs::spawn(disabled_body)), decltype(disabled_body)>::value,
@@ -147,6 +158,67 @@ TEST(Disabled, MeasureRunsTheCallableAndReportsZeros) {
   EXPECT_EQ(rep.spawns(), std::uint64_t{0});
   EXPECT_EQ(rep.syncs(), std::uint64_t{0});
   EXPECT_TRUE(rep.parallelism() == 0) << "parallelism() = " << rep.parallelism();
+}
+
+// fs::mutex, its labels and the lock guards around any lockable.
+fs::mutex global_lock{"global"};  // constant-initialized, as a std::mutex is
+
+TEST(Disabled, LocksStillLock) {
+  fs::mutex m{"queue"};
+  fs::mutex unnamed;
+  std::shared_mutex shared;
+  long counter = 0;
+  const long before = heap_allocations.load();
+  for (int i = 0; i < 100; ++i) {
+    {
+      fs::lock_guard g(m);
+      ++counter;
+    }
+    {
+      std::lock_guard<fs::mutex> g(unnamed);
+      ++counter;
+    }
+    {
+      std::scoped_lock g(m, global_lock);
+      ++counter;
+    }
+    {
+      fs::lock_guard g(shared);
+      ++counter;
+    }
+    {
+      fs::unique_lock u(m, std::defer_lock);
+      u.lock();
+      ++counter;
+      u.unlock();
+      EXPECT_TRUE(u.try_lock());
+    }
+    {
+      fs::unique_lock u(m, std::try_to_lock);
+      EXPECT_TRUE(u.owns_lock());
+      m.unlock();
+      u.release();
+    }
+    m.lock(FORKSCALE_HERE);
+    fs::lock_guard adopt(m, std::adopt_lock);
+  }
+  EXPECT_EQ(heap_allocations.load() - before, 0);
+  EXPECT_EQ(counter, 500);
+  // With std::condition_variable_any, as the enabled fs::unique_lock.
+  std::condition_variable_any cv;
+  bool ready = false;
+  std::thread t([&] {
+    fs::lock_guard g(m);
+    ready = true;
+    cv.notify_one();
+  });
+  {
+    fs::unique_lock u(m);
+    cv.wait(u, [&] { return ready; });
+  }
+  t.join();
+  const fs::report rep = fs::measure("locks", [&] { fs::lock_guard g(m); });
+  EXPECT_TRUE(rep.locks.empty());
 }
 
 // Regions, measure() and the guards, entered many times: no allocation at all

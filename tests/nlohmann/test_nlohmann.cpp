@@ -83,6 +83,17 @@ TEST(Nlohmann, EachKindOfRow) {
   EXPECT_EQ(d.at("problem"), "a made-up problem");
   EXPECT_EQ(d.get<fs::diagnostic>().where, "x.cpp:1 in f");
 
+  fs::lock_site_profile lock;
+  lock.lock = "queue";
+  lock.name = "q.cpp:3";
+  lock.acquisitions = 4;
+  lock.contended = 1;
+  lock.wait_ns = 70;
+  const nlohmann::json lk = lock;
+  EXPECT_EQ(lk.at("wait_ns"), 70);
+  EXPECT_EQ(lk.get<fs::lock_site_profile>().contended, 1u);
+  EXPECT_EQ(lk.get<fs::lock_site_profile>().lock, "queue");
+
   fs::load_check l;
   l.checked = true;
   l.wait_ns = 12345;

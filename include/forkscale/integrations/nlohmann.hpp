@@ -7,7 +7,8 @@
 //   nlohmann::json j = rep;               // the whole report
 //   fs::report back = j.get<fs::report>();
 //   nlohmann::json row = rep.regions[1];  // one region (or call site, spawn site,
-//                                         // what-if row, diagnostic, load check)
+//                                         // what-if row, lock row, diagnostic,
+//                                         // load check)
 //
 // A document that is not a valid report (or row) throws forkscale::error with
 // one line naming the problem, as fs::from_json does.
@@ -68,6 +69,7 @@ FORKSCALE_DETAIL_NLOHMANN_ROW(region_result, regions)
 FORKSCALE_DETAIL_NLOHMANN_ROW(call_site_profile, call_sites)
 FORKSCALE_DETAIL_NLOHMANN_ROW(spawn_site_profile, spawn_sites)
 FORKSCALE_DETAIL_NLOHMANN_ROW(what_if_result, what_if)
+FORKSCALE_DETAIL_NLOHMANN_ROW(lock_site_profile, locks)
 FORKSCALE_DETAIL_NLOHMANN_ROW(diagnostic, diagnostics)
 #undef FORKSCALE_DETAIL_NLOHMANN_ROW
 

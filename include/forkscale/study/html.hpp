@@ -37,6 +37,7 @@
 
 #include "../config.hpp"
 #include "../detail/output/html_assets.hpp"
+#include "../detail/output/html_blame.hpp"
 #include "../detail/output/html_record.hpp"
 #include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
@@ -121,6 +122,12 @@ class html_report {
       add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r),
                   html_order::critical_path);
     }
+    if (r.record) {
+      add_section(html_section_ids::parallelism, "Parallelism over time", dh::parallelism_body(r),
+                  html_order::parallelism);
+      add_section(html_section_ids::idle_blame, "Idle blame", dh::idle_blame_body(r), html_order::idle_blame);
+    }
+    if (!r.locks.empty()) add_section(html_section_ids::locks, "Locks", dh::locks_body(r), html_order::locks);
     add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
   }
 

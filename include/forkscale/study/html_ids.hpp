@@ -21,6 +21,9 @@ constexpr int spawn_sites = 450;
 constexpr int what_if = 500;
 constexpr int timeline = 600;       // a recorded report's timeline (docs/record.md)
 constexpr int critical_path = 610;  // and its critical path's flame graph
+constexpr int parallelism = 620;    // a recorded run (blame.hpp)
+constexpr int idle_blame = 630;
+constexpr int locks = 640;
 constexpr int plots = 800;
 constexpr int diagnostics = 900;
 }  // namespace html_order
@@ -43,6 +46,9 @@ inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
 inline const char* const what_if_filter = "fs-what-if-filter";
 inline const char* const timeline = "fs-timeline";            // svg fs-timeline-svg
 inline const char* const critical_path = "fs-critical-path";  // svg fs-critical-path-svg
+inline const char* const parallelism = "fs-parallelism";      // plots, table fs-thread-times-table
+inline const char* const idle_blame = "fs-idle-blame";        // tables fs-idle-blame-table, fs-sync-wait-table
+inline const char* const locks = "fs-locks";                  // table fs-locks-table
 inline const char* const plots = "fs-plots";
 inline const char* const diagnostics = "fs-diagnostics";
 }  // namespace html_section_ids

@@ -14,7 +14,8 @@
 //   nlohmann::json j = rep;               // the whole report
 //   fs::report back = j.get<fs::report>();
 //   nlohmann::json row = rep.regions[1];  // one region (or call site, spawn site,
-//                                         // what-if row, diagnostic, load check)
+//                                         // what-if row, lock row, diagnostic,
+//                                         // load check)
 //
 // A document that is not a valid report (or row) throws forkscale::error with
 // one line naming the problem, as fs::from_json does.
@@ -36,12 +37,13 @@
 // file must be the JSON that report::to_json() writes (docs/report-schema.md),
 // schema "forkscale.report", schema_version 1 or lower; keys it does not know
 // are ignored, as the schema asks, and the per-site profiles ("call_sites",
-// "spawn_sites"), the what-if rows ("what_if") and the record ("record", read
-// into report::record with every index checked) may be absent, as in files
-// written before they existed or without recording. The derived numbers a file
-// states (parallelism, burdened parallelism, average maximal strand, speedup
-// estimate, the sites' and the what-if rows' parallelism) must agree with the
-// ones recomputed from its own numbers, which catches most corrupted digits.
+// "spawn_sites"), the what-if rows ("what_if"), the record ("record", read
+// into report::record with every index checked) and the lock profile ("locks")
+// may be absent, as in files written before they existed or without recording.
+// The derived numbers a file states (parallelism, burdened parallelism, average
+// maximal strand, speedup estimate, the sites' and the what-if rows'
+// parallelism) must agree with the ones recomputed from its own numbers, which
+// catches most corrupted digits.
 // Every problem throws forkscale::error with one line naming
 // the file, the byte offset and the problem, e.g.
 //
@@ -1219,6 +1221,37 @@ inline what_if_result what_if_from_value(const value& v, const std::string& wher
   return w;
 }
 
+inline lock_site_profile lock_from_value(const value& v, const std::string& where) {
+  const object_reader r(v, where);
+  lock_site_profile l;
+  l.lock = r.str("lock");
+  l.name = r.str("name");
+  l.file = r.str("file");
+  l.line = r.u32("line");
+  l.function = r.str("function");
+  l.tag = r.str("tag");
+  l.acquisitions = r.u64("acquisitions");
+  l.contended = r.u64("contended");
+  l.wait_ns = r.u64("wait_ns");
+  l.max_wait_ns = r.u64("max_wait_ns");
+  l.hold_ns = r.u64("hold_ns");
+  l.max_hold_ns = r.u64("max_hold_ns");
+  l.blamed_wait_ns = r.u64("blamed_wait_ns");
+  l.blamed_waits = r.u64("blamed_waits");
+  l.critical_holds = r.u64("critical_holds");
+  l.critical_hold_ns = r.u64("critical_hold_ns");
+  l.critical_wait_ns = r.u64("critical_wait_ns");
+  // A corrupted digit often breaks one of these.
+  const auto inconsistent = [&](const char* key, const std::string& why) {
+    throw json_error(r.required(key).offset, r.path(key) + ": " + why + " (the file is inconsistent)");
+  };
+  if (l.contended > l.acquisitions) inconsistent("contended", "more than the acquisitions");
+  if (l.max_wait_ns > l.wait_ns) inconsistent("max_wait_ns", "more than wait_ns");
+  if (l.max_hold_ns > l.hold_ns) inconsistent("max_hold_ns", "more than hold_ns");
+  if (l.critical_holds > l.acquisitions) inconsistent("critical_holds", "more than the acquisitions");
+  return l;
+}
+
 // The rows of an optional array member (absent in files written before the site
 // profiles existed: no rows).
 // "load" (optional: files written before it existed have none).
@@ -1286,6 +1319,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   rep.call_sites = optional_rows<call_site_profile>(top, "call_sites", call_site_from_value);
   rep.spawn_sites = optional_rows<spawn_site_profile>(top, "spawn_sites", spawn_site_from_value);
   rep.what_if = optional_rows<what_if_result>(top, "what_if", what_if_from_value);
+  rep.locks = optional_rows<lock_site_profile>(top, "locks", lock_from_value);
   rep.load = load_from(top);
   rep.record = record_from(top, rep.unit);  // optional: files without a record read as before
 
@@ -1376,6 +1410,7 @@ FORKSCALE_DETAIL_NLOHMANN_ROW(region_result, regions)
 FORKSCALE_DETAIL_NLOHMANN_ROW(call_site_profile, call_sites)
 FORKSCALE_DETAIL_NLOHMANN_ROW(spawn_site_profile, spawn_sites)
 FORKSCALE_DETAIL_NLOHMANN_ROW(what_if_result, what_if)
+FORKSCALE_DETAIL_NLOHMANN_ROW(lock_site_profile, locks)
 FORKSCALE_DETAIL_NLOHMANN_ROW(diagnostic, diagnostics)
 #undef FORKSCALE_DETAIL_NLOHMANN_ROW
 

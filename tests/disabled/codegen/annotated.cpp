@@ -1,9 +1,13 @@
 // Compiled with FORKSCALE_ENABLE=0 and compared with plain.cpp, the same program
 // without annotations (tests/disabled/codegen_check.cmake): every guard, region,
-// what-if region and measure() must compile to nothing.
+// what-if region and measure() must compile to nothing, and fs::mutex with
+// fs::lock_guard to what std::mutex with std::lock_guard compiles to.
 #include <forkscale/forkscale.hpp>
 
 namespace fs = forkscale;
+
+fs::mutex total_lock{"total"};
+long total = 0;
 
 long fib(int n) {
   if (n < 2) {
@@ -28,6 +32,10 @@ long fib(int n) {
   { fs::sync_point sp(g); }
   { fs::sync_point sp; }
   FORKSCALE_SYNC_POINT();
+  {
+    fs::lock_guard g(total_lock);
+    total += 1;
+  }
   return x + y;
 }
 

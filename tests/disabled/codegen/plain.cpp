@@ -1,8 +1,14 @@
 // The program of annotated.cpp with its annotations taken out and nothing else
 // changed (the callables stay callables; measure() leaves the callable run and
-// the empty report it returns, the caller's object), for
+// the empty report it returns, the caller's object; fs::mutex and fs::lock_guard
+// become std::mutex and std::lock_guard), for
 // tests/disabled/codegen_check.cmake.
 #include <forkscale/report.hpp>
+
+#include <mutex>
+
+std::mutex total_lock;
+long total = 0;
 
 long fib(int n) {
   if (n < 2) {
@@ -14,6 +20,10 @@ long fib(int n) {
   { y = fib(n - 2); }
   auto u = [&] { y += 1; };
   u();
+  {
+    std::lock_guard<std::mutex> g(total_lock);
+    total += 1;
+  }
   return x + y;
 }
 

@@ -17,6 +17,7 @@
 #include "../../config.hpp"
 #include "../../options.hpp"
 #include "../../report.hpp"
+#include "../blame/lock_rows.hpp"
 #include "../profile/rows.hpp"
 #include "../profile/task_profile.hpp"
 #include "../record/build.hpp"
@@ -201,6 +202,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
+  if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds
   rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
   release_prof(out.chain);
   wi_release(root.totals.what_if);

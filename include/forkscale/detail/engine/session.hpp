@@ -16,6 +16,7 @@
 #include "../../config.hpp"
 #include "../../report.hpp"
 #include "../../site.hpp"
+#include "../blame/lock_table.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/records.hpp"
 #include "../record/buffer.hpp"
@@ -48,6 +49,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
+  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
 };
 
 class join_set;

@@ -168,6 +168,34 @@ inline void json_what_if(json_writer& j, const report& rep) {
   j.end_array();
 }
 
+// "locks": one object per lock and acquisition site (report::locks).
+inline void json_locks(json_writer& j, const report& rep) {
+  j.key("locks");
+  j.begin_array();
+  for (const auto& l : rep.locks) {
+    j.begin_object();
+    j.member("lock", l.lock);
+    j.member("name", l.name);
+    j.member("file", l.file);
+    j.member("line", static_cast<std::uint64_t>(l.line));
+    j.member("function", l.function);
+    j.member("tag", l.tag);
+    j.member("acquisitions", l.acquisitions);
+    j.member("contended", l.contended);
+    j.member("wait_ns", l.wait_ns);
+    j.member("max_wait_ns", l.max_wait_ns);
+    j.member("hold_ns", l.hold_ns);
+    j.member("max_hold_ns", l.max_hold_ns);
+    j.member("blamed_wait_ns", l.blamed_wait_ns);
+    j.member("blamed_waits", l.blamed_waits);
+    j.member("critical_holds", l.critical_holds);
+    j.member("critical_hold_ns", l.critical_hold_ns);
+    j.member("critical_wait_ns", l.critical_wait_ns);
+    j.end_object();
+  }
+  j.end_array();
+}
+
 // "load": how busy the machine was (report::load; docs/report-schema.md).
 inline void json_load(json_writer& j, const report& rep) {
   const load_check& l = rep.load;
@@ -214,6 +242,7 @@ inline std::string report::to_json() const {
   io::json_call_sites(j, *this);
   io::json_spawn_sites(j, *this);
   io::json_what_if(j, *this);
+  io::json_locks(j, *this);
   io::json_load(j, *this);
   io::json_diagnostics(j, *this);
   if (record) io::json_record(j, *record);

@@ -6,11 +6,14 @@
 // is independent of the global C and C++ locales: numbers always use '.' and no
 // digit grouping except the explicit ',' separators of the text report.
 #pragma once
+#include "blame_csv.hpp"       // fs::parallelism_csv, thread_times_csv, idle_blame_csv (blame.hpp)
+#include "blame_text.hpp"      // fs::timeline_text; the sections of a recorded report
 #include "csv.hpp"             // report::to_csv, *_sites_csv, what_if_csv; CSV fields
 #include "folded.hpp"          // report::to_folded (folded stacks of the record)
 #include "format.hpp"          // numbers: round trip, fixed, grouped, ratios, factors
 #include "json.hpp"            // report::to_json
 #include "json_writer.hpp"     // JSON literals and json_writer
+#include "lock_tables.hpp"     // report::locks_text, locks_csv
 #include "record_views.hpp"    // FORKSCALE_TRACE, FORKSCALE_FOLDED
 #include "site_tables.hpp"     // report::sites_text, check_profile; the site tables
 #include "text.hpp"            // report::to_text, operator<<

@@ -11,7 +11,9 @@
 #include "../../config.hpp"
 #include "../../report.hpp"
 #include "../util/atomic_file.hpp"
+#include "blame_text.hpp"
 #include "format.hpp"
+#include "lock_tables.hpp"
 #include "site_tables.hpp"
 #include "text_table.hpp"
 #include "utf8.hpp"
@@ -151,7 +153,8 @@ inline std::string speedup_text(const region_result& r, unsigned max_processors,
 }
 
 // Sections 3 on, those the report has: regions, call sites, spawn sites,
-// what-if, and with `show_raw` the numbers before overhead compensation.
+// what-if, parallelism over time and idle blame (a recorded run), locks, and
+// with `show_raw` the numbers before overhead compensation.
 inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
   std::string out;
   int section = 3;
@@ -162,6 +165,9 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
   const text_section wi = what_if_section(rep);
   if (!wi.heading.empty()) add(wi.heading, wi.body);
+  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  const text_section locks = locks_section(rep, 10);
+  if (!locks.heading.empty()) add(locks.heading, locks.body);
   if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
   return out;
 }

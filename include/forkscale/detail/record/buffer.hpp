@@ -56,6 +56,15 @@ struct raw_edge {
   std::uint32_t from_round = 0;
 };
 
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
 struct region_node;
 struct raw_region {
   const region_node* node = nullptr;
@@ -85,6 +94,7 @@ struct record_buffer {
   std::uint64_t dropped = 0;  // strands not kept (budget spent)
   record_chunks<raw_strand, 1024> strands;
   record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
   std::vector<raw_region> regions;
 };
 

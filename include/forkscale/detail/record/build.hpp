@@ -53,6 +53,7 @@ class record_builder {
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
     fill_threads_and_regions(r);
+    fill_locks(r);
     call_tree::instance().snapshot(r.frames, r.sites);
     return out;
   }
@@ -291,6 +292,35 @@ class record_builder {
               [](const forkscale::record_region& a, const forkscale::record_region& b) {
                 return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
               });
+  }
+
+  // Lock holds (detail/blame/lock_events.hpp), by the time their acquisition
+  // began; strand ids become positions.
+  void fill_locks(execution_record& r) {
+    const auto mapped = [&](std::uint64_t id) -> std::int64_t {
+      const std::uint32_t p = position(id);
+      return p == none || new_index_[p] == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
+    };
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      for (std::size_t k = 0; k < buffers_[i]->locks.size(); ++k) {
+        const raw_lock& w = buffers_[i]->locks[k];
+        forkscale::record_lock o;
+        o.thread = static_cast<std::uint32_t>(i);
+        o.lock = w.lock;
+        o.site = w.site;
+        o.holder_site = w.holder == 0 ? -1 : static_cast<std::int64_t>(w.holder - 1);
+        o.strand = mapped(w.first);
+        o.last_strand = mapped(w.last);
+        o.wait_start_ns = wall_ns(w.wait_start);
+        o.acquired_ns = std::max(o.wait_start_ns, wall_ns(w.acquired));
+        o.released_ns = std::max(o.acquired_ns, wall_ns(w.released));
+        o.contended = w.contended;
+        r.locks.push_back(o);
+      }
+    std::stable_sort(r.locks.begin(), r.locks.end(),
+                     [](const forkscale::record_lock& a, const forkscale::record_lock& b) {
+                       return a.wait_start_ns < b.wait_start_ns;
+                     });
   }
 
   session& s_;

@@ -47,6 +47,11 @@ class call_tree {
     frames = nodes_;
     sites = sites_;
   }
+  // A copy of the sites alone (the lock profile names its rows with them).
+  std::vector<record_site> sites() {
+    std::lock_guard<std::mutex> g(m_);
+    return sites_;
+  }
 
  private:
   call_tree() { nodes_.push_back(record_frame{}); }
