@@ -18,7 +18,6 @@
 #include <iterator>
 #include <map>
 #include <random>
-#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -70,11 +69,13 @@ fs::report two_threads(int n, bool record) {
 // The attributes `name` of the elements that start with `head`, in page order.
 std::vector<std::string> attributes(const std::string& page, const std::string& head, const std::string& name) {
   std::vector<std::string> out;
-  const std::regex value(" " + name + "=\"([^\"]*)\"");
+  const std::string key = " " + name + "=\"";
   for (std::size_t at = page.find(head); at != std::string::npos; at = page.find(head, at + 1)) {
     const std::string element = page.substr(at, page.find('>', at) - at);
-    std::smatch m;
-    out.push_back(std::regex_search(element, m, value) ? m[1].str() : std::string("(none)"));
+    const std::size_t start = element.find(key);
+    const std::size_t end = start == std::string::npos ? start : element.find('"', start + key.size());
+    out.push_back(end == std::string::npos ? std::string("(none)")
+                                           : element.substr(start + key.size(), end - start - key.size()));
   }
   return out;
 }
