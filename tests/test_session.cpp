@@ -302,7 +302,8 @@ TEST(Session, UnwritablePathIsOneDiagnosticAndNoFile) {
     s.measure("small", [] { handle_request(10); });
     // Several failures, all of the same error.
     const bool noted = eventually([&] {
-      const fs::diagnostic* d = find_diagnostic(s.snapshot(), "a snapshot could not be written (");
+      const fs::report now = s.snapshot();
+      const fs::diagnostic* d = find_diagnostic(now, "a snapshot could not be written (");
       return d && d->problem.find("(1 time(s))") == std::string::npos &&
              d->problem.find("(2 time(s))") == std::string::npos;
     });

@@ -122,7 +122,8 @@ class basic_session {
 
   // The snapshot, written to snapshot_options::path (or to `path`, whose
   // extension names the format), replacing the file atomically. Throws
-  // forkscale::error when it cannot be written (no partial file is left).
+  // forkscale::error when it cannot be written (no partial file is left); the
+  // session then does not print that error again when its own writes fail.
   void write_snapshot() { core_->write(std::string()); }
   void write_snapshot(const std::string& path) {
     if (path.empty()) throw error("forkscale: session '" + core_->label() + "': write_snapshot: the path is empty");
@@ -172,7 +173,7 @@ class basic_session {
     std::forward<Fn>(fn)();
     return report{};
   }
-  report snapshot() const noexcept { return report{}; }
+  report snapshot() const { return report{}; }
   void write_snapshot() const noexcept {}
   template <class Path>
   void write_snapshot(const Path&) const noexcept {}

@@ -112,9 +112,26 @@ class session_core {
   }
 
   // The snapshot, written to `path` (the session's own when empty). Throws
-  // forkscale::error on failure; the session's write-failure notes are cleared
-  // once a snapshot that carried them is written.
+  // forkscale::error on failure; the session prints that error no more (the
+  // caller has it). The session's write-failure notes are cleared once a
+  // snapshot that carried them is written.
   void write(const std::string& path) {
+    try {
+      write_now(path);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> g(m_);
+      printed_.insert(e.what());
+      throw;
+    }
+  }
+
+ private:
+  struct failure {
+    std::string message;
+    std::uint64_t times = 0;
+  };
+
+  void write_now(const std::string& path) {
     const std::string& to = path.empty() ? path_ : path;
     if (to.empty())
       throw error("forkscale: session '" + printable_path(label_) + "': no snapshot path (snapshot_options::path)");
@@ -131,12 +148,6 @@ class session_core {
     std::lock_guard<std::mutex> g(m_);
     failures_.erase(failures_.begin(), failures_.begin() + static_cast<std::ptrdiff_t>(carried));
   }
-
- private:
-  struct failure {
-    std::string message;
-    std::uint64_t times = 0;
-  };
 
   report snapshot_locked() {
     std::vector<diagnostic> notes;
@@ -162,7 +173,7 @@ class session_core {
   void write_quietly() noexcept {
     std::string message;
     try {
-      write(std::string());
+      write_now(std::string());
       return;
     } catch (const std::exception& e) {
       message = e.what();
