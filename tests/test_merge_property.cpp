@@ -6,23 +6,24 @@
 // what-if row — with report::check_profile() holding.
 //
 // The one-after-the-other program: its root runs each measured program inside a
-// region named by the measurement's label (tests/support/random_program.hpp
-// builds and evaluates it; the brute-force oracle and the engine must agree on
-// it). Two things differ by definition, and are checked against their own
-// expectations:
+// region named by the measurement's label (one_after_the_other below); the
+// brute-force oracle of tests/support/random_program.hpp evaluates it, and the
+// engine measures it, and the merge must agree with both. Two things differ by
+// definition, and are checked against their own expectations:
 //   - the merged root rows count the measurements (region instances, the root
 //     call-site row's counts, the root spawn-site row's tasks); one program
 //     counts 1;
 //   - the on-span profile columns and the local spans follow each
-//     measurement's own chosen critical path.
-//     Where two paths tie, the engine picks one by task id (docs/model.md), and
+//     measurement's own chosen critical path. Where two paths tie, the engine picks one by task id (docs/model.md), and
 //     task ids depend on the spawns made before in the same measurement, so the
 //     longer program may pick a different one of two equally long paths. These
 //     columns are checked against the sum of the oracle's profiles of each
-//     program on its own.
+//     program on its own; and on programs whose strands all cost different
+//     amounts (no ties) against the one program too.
 //
 // FORKSCALE_PROPERTY_SEED=<n> replays from seed n; FORKSCALE_PROPERTY_COUNT=<n>
-// sets how many sessions are run (default 400, each of 1 to 4 programs).
+// sets how many sessions are run (default 400, each of 1 to 4 programs; half as
+// many without ties, whose programs are twice as long).
 #include <gtest/gtest.h>
 
 #include <forkscale/forkscale.hpp>
@@ -63,9 +64,27 @@ std::uint64_t base_seed() {
 struct session_case {
   std::vector<rp::program> programs;
   std::vector<std::string> labels;
+  bool distinct = false;  // every strand costs its own amount: no two paths tie
 };
 
-session_case make_case(std::uint64_t seed) {
+// `b` with a charge of a cost of its own before every statement and at the end,
+// and every charge scaled up: every strand then costs a different amount (with
+// overwhelming probability), so no two paths tie and the chosen critical path
+// is the longest one, whatever the task ids.
+rp::body without_ties(const rp::body& b, std::mt19937_64& rng) {
+  rp::body out;
+  for (const rp::stmt& s : b) {
+    out.push_back(rp::charge(1 + rng() % 999983));
+    rp::stmt t = s;
+    if (t.kind == rp::op::charge) t.cost = t.cost * 1000000 + 1 + rng() % 999983;
+    if (t.sub) t.sub = std::make_shared<rp::body>(without_ties(*t.sub, rng));
+    out.push_back(std::move(t));
+  }
+  out.push_back(rp::charge(1 + rng() % 999983));
+  return out;
+}
+
+session_case make_case(std::uint64_t seed, bool distinct = false) {
   std::mt19937_64 rng(seed);
   const bool what_if = rng() % 2 == 0;
   session_case c;
@@ -80,7 +99,9 @@ session_case make_case(std::uint64_t seed) {
     p.what_if = c.programs.front().what_if;
     p.what_if_factors = c.programs.front().what_if_factors;
     p.what_if_call_sites = c.programs.front().what_if_call_sites;
+    if (distinct) p.root = without_ties(p.root, rng);
   }
+  c.distinct = distinct;
   return c;
 }
 
@@ -168,21 +189,30 @@ rp::site_profiles summed_profiles(const session_case& c) {
   return out;
 }
 
+// A profile of one program with its root rows counting n measurements.
+rp::site_profiles counting(rp::site_profiles p, std::uint64_t n) {
+  for (auto& r : p.call_sites)
+    if (r.kind == fs::site_kind::root)
+      for (fs::site_measure* m : {&r.top_call_site_on_work, &r.top_caller_on_work, &r.local_on_work,
+                                  &r.top_call_site_on_span, &r.top_caller_on_span, &r.local_on_span})
+        m->count = n;
+  for (auto& r : p.spawn_sites)
+    if (r.kind == fs::site_kind::root) r.tasks = n;
+  return p;
+}
+
 // The one-after-the-other program's profile with the root rows counting the n
 // measurements and the on-span columns (which follow the chosen critical path)
 // taken from `summed`, and the local spans on work too (a local span is taken
 // along the path chosen inside the invocation, docs/model.md): every other
 // column must equal the merged one as it is.
 rp::site_profiles tie_free(rp::site_profiles whole, const rp::site_profiles& summed, std::uint64_t n) {
+  whole = counting(std::move(whole), n);
   std::map<rp::detail::site_key, const fs::call_site_profile*> calls;
   std::map<rp::detail::site_key, const fs::spawn_site_profile*> spawns;
   for (const auto& r : summed.call_sites) calls[rp::detail::key_of(r)] = &r;
   for (const auto& r : summed.spawn_sites) spawns[rp::detail::key_of(r)] = &r;
   for (auto& r : whole.call_sites) {
-    if (r.kind == fs::site_kind::root)
-      for (fs::site_measure* m : {&r.top_call_site_on_work, &r.top_caller_on_work, &r.local_on_work,
-                                  &r.top_call_site_on_span, &r.top_caller_on_span, &r.local_on_span})
-        m->count = n;
     auto it = calls.find(rp::detail::key_of(r));
     if (it == calls.end()) continue;  // a missing row is reported by the comparison
     r.top_call_site_on_span = it->second->top_call_site_on_span;
@@ -192,7 +222,6 @@ rp::site_profiles tie_free(rp::site_profiles whole, const rp::site_profiles& sum
     r.local_on_work.span = it->second->local_on_work.span;
   }
   for (auto& r : whole.spawn_sites) {
-    if (r.kind == fs::site_kind::root) r.tasks = n;
     auto it = spawns.find(rp::detail::key_of(r));
     if (it == spawns.end()) continue;
     r.critical_span = it->second->critical_span;
@@ -243,6 +272,14 @@ std::string check_merged(const session_case& c, const fs::report& merged, rp::in
           tie_free(rp::site_profiles{one.call_sites, one.spawn_sites}, summed, c.programs.size()), merged);
       !d.empty())
     out += "profiles against one measurement (on-work columns):\n" + d;
+  if (c.distinct) {
+    // No ties: every column, the on-span ones included, is the one program's.
+    if (const std::string d = rp::compare_profiles(counting(o.profiles(), c.programs.size()), merged); !d.empty())
+      out += "profiles against the one-after-the-other program, without ties (every column):\n" + d;
+    const rp::site_profiles of_one{one.call_sites, one.spawn_sites};
+    if (const std::string d = rp::compare_profiles(counting(of_one, c.programs.size()), merged); !d.empty())
+      out += "profiles against one measurement, without ties (every column):\n" + d;
+  }
   if (const std::string d = rp::compare_what_if(o.what_if(), merged, false); !d.empty())
     out += "what-if rows against the oracle:\n" + d + rp::explain_what_if(o.what_if());
   if (const std::string d = merged.check_profile(); !d.empty()) out += "check_profile: " + d + "\n";
@@ -267,15 +304,15 @@ std::string describe(const session_case& c) {
 
 // `threads` 0: the programs measured one after another on this thread, serial
 // scheduler; else each on its own thread at once, each with a scheduler of
-// `threads` workers.
-void run_sessions(unsigned threads, std::uint64_t seed_offset) {
-  const std::uint64_t count = env_or("FORKSCALE_PROPERTY_COUNT", 400);
+// `threads` workers. `distinct`: programs without ties (without_ties).
+void run_sessions(unsigned threads, std::uint64_t seed_offset, bool distinct = false) {
+  const std::uint64_t count = env_or("FORKSCALE_PROPERTY_COUNT", 400) / (distinct ? 2 : 1);
   rp::scheduler serial(0);
   rp::interpreter<> reference(serial, 1);
   std::uint64_t failures = 0;
   for (std::uint64_t i = 0; i < count && failures < 3; ++i) {
     const std::uint64_t seed = base_seed() + seed_offset + i;
-    const session_case c = make_case(seed);
+    const session_case c = make_case(seed, distinct);
     fs::session s("session", rp::interpreter<>::options_for(c.programs.front()));
     std::vector<fs::report> each(c.programs.size());
     auto measure = [&](std::size_t k, rp::scheduler& sched) {
@@ -309,6 +346,13 @@ void run_sessions(unsigned threads, std::uint64_t seed_offset) {
 TEST(MergeProperty, SerialMeasurementsMergeToOneAfterTheOther) { run_sessions(0, 0); }
 
 TEST(MergeProperty, ConcurrentMeasurementsMergeToOneAfterTheOther) { run_sessions(2, 1u << 20); }
+
+// Programs whose strands all cost different amounts: no ties, so the merged
+// profile equals the one program's in every column.
+TEST(MergeProperty, WithoutTiesEveryColumnIsTheOneProgramsToo) {
+  run_sessions(0, 1u << 21, true);
+  run_sessions(2, 1u << 22, true);
+}
 
 // The comparisons above can fail: a changed column of the merged report is seen.
 TEST(MergeProperty, ComparisonSeesAChangedColumn) {

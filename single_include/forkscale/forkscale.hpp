@@ -9455,7 +9455,6 @@ class session_core {
     return records_;
   }
   const std::string& label() const noexcept { return label_; }
-  const std::string& path() const noexcept { return path_; }
 
   // The totals of the measurements finished so far, as one report. With
   // rotation, the records kept so far are dropped.
@@ -9677,14 +9676,15 @@ class basic_session {
   // session then does not print that error again when its own writes fail.
   void write_snapshot() { core_->write(std::string()); }
   void write_snapshot(const std::string& path) {
-    if (path.empty()) throw error("forkscale: session '" + core_->label() + "': write_snapshot: the path is empty");
+    if (path.empty())
+      throw error("forkscale: session '" + detail::printable_path(core_->label()) +
+                  "': write_snapshot: the path is empty");
     core_->write(path);
   }
 
   std::uint64_t finished() const { return core_->finished(); }  // measurements in the totals
   std::uint64_t running() const { return core_->running(); }    // measurements under way
   const std::string& label() const noexcept { return core_->label(); }
-  const options& measurement_options() const noexcept { return opt_; }
 
   // The records of the measurements (when options::record or FORKSCALE_RECORD
   // asked for them), in the order they finished: every one, or with
@@ -9730,6 +9730,10 @@ class basic_session {
   void write_snapshot(const Path&) const noexcept {}
   std::uint64_t finished() const noexcept { return 0; }
   std::uint64_t running() const noexcept { return 0; }
+  const std::string& label() const noexcept {
+    static const std::string none;
+    return none;
+  }
   std::vector<recorded_measurement> records() const noexcept { return {}; }
 };
 

@@ -102,7 +102,6 @@ class session_core {
     return records_;
   }
   const std::string& label() const noexcept { return label_; }
-  const std::string& path() const noexcept { return path_; }
 
   // The totals of the measurements finished so far, as one report. With
   // rotation, the records kept so far are dropped.
