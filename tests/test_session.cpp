@@ -53,7 +53,7 @@ void handle_request(std::uint64_t n) {
 
 // A fresh empty directory for one test.
 stdfs::path fresh_dir(const std::string& name) {
-  const stdfs::path d = stdfs::temp_directory_path() / ("forkscale_test_session_" + name);
+  stdfs::path d = stdfs::temp_directory_path() / ("forkscale_test_session_" + name);
   stdfs::remove_all(d);
   stdfs::create_directories(d);
   return d;
@@ -126,6 +126,7 @@ TEST(Session, MeasurementsFromSeveralThreadsWhileSnapshotsAreTaken) {
   constexpr int threads = 3, per_thread = 40;
   std::atomic<int> done{0};
   std::vector<std::thread> workers;
+  workers.reserve(threads);
   for (int t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
       for (int i = 0; i < per_thread; ++i) {
