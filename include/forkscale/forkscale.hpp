@@ -1,7 +1,8 @@
 // forkscale — how parallel is your fork-join code, really?
 //
-// The umbrella header: the clocks, the guards, measure(), the reports, the
-// what-if advisor, fs::mutex and the views of a recorded run (blame.hpp). It
+// The umbrella header: the clocks, the guards, measure(), the reports, sessions
+// for long-running programs (and merging reports), the what-if advisor,
+// fs::mutex and the views of a recorded run (blame.hpp). It
 // includes no parallel library; adapters live in their own headers.
 #pragma once
 
@@ -11,9 +12,11 @@
 #include "config.hpp"
 #include "detail/output/report_writers.hpp"
 #include "guards.hpp"
+#include "merge.hpp"
 #include "mutex.hpp"
 #include "options.hpp"
 #include "report.hpp"
+#include "session.hpp"
 #include "site.hpp"
 
 #include "detail/macro_unscope.hpp"

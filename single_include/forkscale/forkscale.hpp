@@ -7,8 +7,9 @@
 #define FORKSCALE_SINGLE_FORKSCALE_HPP
 // forkscale — how parallel is your fork-join code, really?
 //
-// The umbrella header: the clocks, the guards, measure(), the reports, the
-// what-if advisor, fs::mutex and the views of a recorded run (blame.hpp). It
+// The umbrella header: the clocks, the guards, measure(), the reports, sessions
+// for long-running programs (and merging reports), the what-if advisor,
+// fs::mutex and the views of a recorded run (blame.hpp). It
 // includes no parallel library; adapters live in their own headers.
 
 // begin include/forkscale/advisor.hpp
@@ -10834,6 +10835,719 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_ADVISOR_HPP
 // end include/forkscale/advisor.hpp
+// begin include/forkscale/merge.hpp
+#ifndef FORKSCALE_SINGLE_MERGE_HPP
+#define FORKSCALE_SINGLE_MERGE_HPP
+// merge.hpp: several reports as one — the runs of a program, the requests of a
+// server, the parts of a job measured one at a time.
+//
+//   fs::report all = fs::merge_reports({fs::read_report("run1.json"), fs::read_report("run2.json")}, "runs");
+//
+// The merged report says what one measurement of the measurements run one after
+// the other would say (docs/sessions.md): work, span, burdened span, spawns,
+// syncs and calls add, so its parallelism is the total work over the total span;
+// the root row counts the measurements (instances), each measurement's root
+// becomes a region named by its label under it, and nested regions follow by
+// path; call-site and spawn-site rows add by site, what-if rows by region,
+// model and factor; diagnostics are kept in order (the first 100) and all are
+// counted; the load figures add. fs::session merges its measurements with it.
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/session/merger.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGER_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGER_HPP
+// detail/session/merger.hpp: several measurements' reports, added one at a time,
+// as one report (fs::merge_reports, fs::session's snapshots; docs/sessions.md).
+//
+// The merged report is what a single measurement of the measurements run one
+// after the other would say: work, span, burdened span and the counts add; its
+// parallelism is total work over total span. The region rows, the per-site
+// profiles and the what-if rows are merged by merge_regions.hpp,
+// merge_sites.hpp and merge_what_if.hpp; the header fields and the
+// diagnostics here.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/session/merge_regions.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_REGIONS_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_REGIONS_HPP
+// detail/session/merge_regions.hpp: the region rows of several measurements as
+// the rows of one report (docs/sessions.md, "What a snapshot's numbers mean").
+//
+// The merged report's root stands for every measurement, run one after the
+// other: its row sums the measurements' root rows and counts them (instances).
+// Measurement L's own root row becomes the region "L" under it, and its nested
+// rows follow under that: "L/a" becomes "<root>/L/a". Rows with the same path
+// add up, as the instances of one region add up in a single measurement — a
+// region's span is summed over its instances there too.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Adds the stored numbers of `from` to `into` (identity fields untouched).
+inline void add_region_numbers(region_result& into, const region_result& from) noexcept {
+  into.instances += from.instances;
+  into.work += from.work;
+  into.span += from.span;
+  into.burdened_span += from.burdened_span;
+  into.spawns += from.spawns;
+  into.syncs += from.syncs;
+  into.calls += from.calls;
+  into.raw_work += from.raw_work;
+  into.raw_span += from.raw_span;
+}
+
+class region_merge {
+ public:
+  // One measurement's rows (its first row is its root).
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    const region_result& root = rep.regions.front();
+    add_region_numbers(root_, root);
+    ++measurements_;
+    for (const region_result& r : rep.regions) {
+      // Keyed by the path as the measurement wrote it (its root's path is its
+      // escaped label, and every other path starts with it).
+      auto it = rows_.find(r.path);
+      if (it == rows_.end()) {
+        region_result row;
+        row.label = r.label;
+        row.path = r.path;
+        row.parent = &r == &root ? std::string() : r.parent;
+        row.depth = &r == &root ? 0 : r.depth;
+        it = rows_.emplace(r.path, std::move(row)).first;
+      }
+      add_region_numbers(it->second, r);
+    }
+  }
+
+  std::uint64_t measurements() const noexcept { return measurements_; }
+  std::uint64_t work() const noexcept { return root_.work; }
+  std::uint64_t span() const noexcept { return root_.span; }
+  std::uint64_t burdened_span() const noexcept { return root_.burdened_span; }
+
+  // The rows of the merged report whose root is labelled `label`: the root
+  // first, then depth first with siblings in the order of their labels (as
+  // detail::add_region_rows orders a measurement's rows).
+  std::vector<region_result> rows(const std::string& label) const {
+    std::vector<region_result> out;
+    region_result root = root_;
+    root.label = label;
+    root.path = escape_region_label(label);
+    root.parent.clear();
+    root.depth = 0;
+    out.push_back(root);
+    std::map<std::string, std::vector<const region_result*>> children;
+    for (const auto& [path, row] : rows_) children[row.parent].push_back(&row);
+    append(out, children, std::string(), root.path);
+    return out;
+  }
+
+ private:
+  static void append(std::vector<region_result>& out,
+                     const std::map<std::string, std::vector<const region_result*>>& children,
+                     const std::string& parent, const std::string& prefix) {
+    auto it = children.find(parent);
+    if (it == children.end()) return;
+    std::vector<const region_result*> sorted = it->second;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const region_result* a, const region_result* b) { return a->label < b->label; });
+    for (const region_result* c : sorted) {
+      region_result row = *c;
+      row.path = prefix + "/" + c->path;
+      row.parent = c->parent.empty() ? prefix : prefix + "/" + c->parent;
+      row.depth = c->depth + 1;
+      out.push_back(std::move(row));
+      append(out, children, c->path, prefix);
+    }
+  }
+
+  region_result root_;
+  std::uint64_t measurements_ = 0;
+  std::map<std::string, region_result> rows_;  // by the path inside its measurement
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_REGIONS_HPP
+// end include/forkscale/detail/session/merge_regions.hpp
+// begin include/forkscale/detail/session/merge_sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_SITES_HPP
+// detail/session/merge_sites.hpp: the call-site and spawn-site profiles of
+// several measurements as the profiles of one report (docs/sessions.md).
+//
+// Rows are matched by the site's identity (kind, file, line, function, tag), the
+// root rows with each other; every stored measure adds. The merged report's
+// root rows count the measurements (count, tasks). Derived columns are computed
+// again from the sums: a spawn site's span from its call-site row, its
+// critical_percent from the merged span.
+//
+// Why report::check_profile() still holds. The merged report is the series
+// composition of the measurements: they are taken to run one after the other,
+// so every path of the whole runs through each of them in turn and the span is
+// S = S_1 + ... + S_n (Cilkview, SPAA'10 §2: the span of a series composition
+// is the sum of the spans), and W = W_1 + ... + W_n. Each measurement's own
+// report satisfies the self-checks (Cilkprof, SPAA'15 §2): summed over its rows
+// r, local span on span gives S_i, local work on work gives W_i, and likewise
+// the spawn rows' critical span and exclusive work. A merged row R holds, for
+// each such column c, the sum of c over the rows of the measurements that map
+// to R, and every row of every measurement maps to exactly one merged row (the
+// root to the root, any other to the row of its identity). So
+//   sum over R of c(R) = sum over i of (sum over rows r of i of c(r)) = sum of S_i = S
+// (or W for the work columns): a sum regrouped. The check holds whatever the
+// measurements are, as long as every one of them has its profile — a report
+// without one (options.site_profiles off, or misuse that left it out) would
+// leave its share out, so the merge then drops the profiles altogether.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void add_site_measure(site_measure& into, const site_measure& from) noexcept {
+  into.count += from.count;
+  into.work += from.work;
+  into.span += from.span;
+}
+
+class site_merge {
+ public:
+  using key = std::tuple<int, std::string, unsigned, std::string, std::string>;
+
+  template <class Row>
+  static key key_of(const Row& r) {
+    return key(static_cast<int>(r.kind), r.file, r.line, r.function, r.tag);
+  }
+
+  // One measurement's rows. A report with regions but no profile makes the
+  // merged report have none (see above); the rows are then no longer kept.
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    if (rep.call_sites.empty() || rep.spawn_sites.empty()) {
+      ++without_;
+      call_.clear();
+      spawn_.clear();
+      return;
+    }
+    ++with_;
+    if (without_ > 0) return;
+    for (const call_site_profile& r : rep.call_sites) add_call_row(r);
+    for (const spawn_site_profile& r : rep.spawn_sites) add_spawn_row(r);
+  }
+
+  // Reports with regions and with (without) a profile, so far.
+  std::uint64_t with_profile() const noexcept { return with_; }
+  std::uint64_t without_profile() const noexcept { return without_; }
+
+  // The merged rows into `out`, whose root row (the merged span) is set; none
+  // when some measurement had no profile.
+  void rows(report& out) const {
+    if (without_ > 0 || with_ == 0) return;
+    call_rows(out);
+    spawn_rows(out);
+  }
+
+ private:
+  void add_call_row(const call_site_profile& r) {
+    call_site_profile& m = r.kind == site_kind::root ? call_root_ : call_[key_of(r)];
+    if (m.name.empty() && r.kind != site_kind::root) {
+      m.name = r.name;
+      m.file = r.file;
+      m.line = r.line;
+      m.function = r.function;
+      m.tag = r.tag;
+    }
+    m.kind = r.kind;
+    m.recursive = m.recursive || r.recursive;
+    add_site_measure(m.top_call_site_on_work, r.top_call_site_on_work);
+    add_site_measure(m.top_caller_on_work, r.top_caller_on_work);
+    add_site_measure(m.local_on_work, r.local_on_work);
+    add_site_measure(m.top_call_site_on_span, r.top_call_site_on_span);
+    add_site_measure(m.top_caller_on_span, r.top_caller_on_span);
+    add_site_measure(m.local_on_span, r.local_on_span);
+  }
+
+  void add_spawn_row(const spawn_site_profile& r) {
+    spawn_site_profile& m = r.kind == site_kind::root ? spawn_root_ : spawn_[key_of(r)];
+    if (m.name.empty() && r.kind != site_kind::root) {
+      m.name = r.name;
+      m.file = r.file;
+      m.line = r.line;
+      m.function = r.function;
+      m.tag = r.tag;
+    }
+    m.kind = r.kind;
+    m.recursive = m.recursive || r.recursive;
+    m.tasks += r.tasks;
+    m.work += r.work;
+    m.span += r.span;
+    m.exclusive_work += r.exclusive_work;
+    m.critical_span += r.critical_span;
+  }
+
+  // Root first, then by the span column (largest first), the work column, the
+  // name and the identity — the measurement's own order, with the identity in
+  // place of the engine's site ids.
+  template <class Row, class Span, class Work>
+  static void sort_rows(std::vector<Row>& rows, Span span, Work work) {
+    std::sort(rows.begin() + 1, rows.end(), [&](const Row& a, const Row& b) {
+      if (span(a) != span(b)) return span(a) > span(b);
+      if (work(a) != work(b)) return work(a) > work(b);
+      if (a.name != b.name) return a.name < b.name;
+      return key_of(a) < key_of(b);
+    });
+  }
+
+  void call_rows(report& out) const {
+    call_site_profile root = call_root_;
+    root.name = out.label;
+    out.call_sites.push_back(root);
+    for (const auto& [k, row] : call_) out.call_sites.push_back(row);
+    sort_rows(
+        out.call_sites, [](const call_site_profile& r) { return r.local_on_span.span; },
+        [](const call_site_profile& r) { return r.local_on_work.work; });
+  }
+
+  void spawn_rows(report& out) const {
+    const double span_units = static_cast<double>(out.span());
+    spawn_site_profile root = spawn_root_;
+    root.name = out.label;
+    out.spawn_sites.push_back(root);
+    for (const auto& [k, row] : spawn_) {
+      spawn_site_profile r = row;
+      // A measurement states max(0, its top-call-site span) (report.hpp); the
+      // sum of those is not max(0, the sum) when one was negative, but the
+      // call-site row of the same site keeps the signed sum.
+      auto c = call_.find(k);
+      if (c != call_.end())
+        r.span = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c->second.top_call_site_on_work.span));
+      out.spawn_sites.push_back(r);
+    }
+    for (spawn_site_profile& r : out.spawn_sites)
+      r.critical_percent = span_units > 0 ? 100.0 * static_cast<double>(r.critical_span) / span_units : 0.0;
+    sort_rows(
+        out.spawn_sites, [](const spawn_site_profile& r) { return r.critical_span; },
+        [](const spawn_site_profile& r) { return r.exclusive_work; });
+  }
+
+  call_site_profile call_root_;
+  spawn_site_profile spawn_root_;
+  std::map<key, call_site_profile> call_;
+  std::map<key, spawn_site_profile> spawn_;
+  std::uint64_t with_ = 0, without_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_SITES_HPP
+// end include/forkscale/detail/session/merge_sites.hpp
+// begin include/forkscale/detail/session/merge_what_if.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_WHAT_IF_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_WHAT_IF_HPP
+// detail/session/merge_what_if.hpp: the what-if rows of several measurements as
+// the rows of one report (docs/sessions.md).
+//
+// A what-if row predicts the whole program's work and span if a region were k
+// times faster. Taken one after the other, the measurements form a series
+// composition, and a speedup of a region changes each measurement's longest
+// path on its own: the predicted span of the whole is the sum of the predicted
+// spans, and so is the predicted work. A measurement that did not enter the
+// region (or analysed no region at all) is unchanged by it and adds its
+// measured work, span and burdened span. Rows are matched by (region, model,
+// factor); a region is its source and name, and for a guard region also its
+// site (a guard region is its site's content; a named call site is its text).
+// Parallelism and gain are computed again from the sums.
+//
+// Every measurement that has rows must have analysed the same factors, in the
+// same order; otherwise the rows are left out (one diagnostic).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class what_if_merge {
+ public:
+  // One measurement. Its measured numbers count for every region, the ones it
+  // did not enter included (also those that only later measurements enter).
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    const double tpu = ticks_per_unit(rep);
+    measured_.work += rep.work();
+    measured_.span += rep.span();
+    measured_.burdened_span += rep.burdened_span();
+    measured_.ticks += std::llround(static_cast<double>(rep.span()) * tpu);
+    if (rep.what_if.empty() || !problem_.empty()) return;
+    if (!take_factors(rep)) return;
+    const std::size_t per = 2 * factors_.size();
+    for (std::size_t b = 0; b < rep.what_if.size(); b += per) add_block(rep, b, tpu);
+  }
+
+  // No region met so far.
+  bool empty() const noexcept { return scenarios_.empty(); }
+  // Why the rows are left out (empty when they are not).
+  const std::string& problem() const noexcept { return problem_; }
+
+  // The merged rows into `out` (its root row already holds the merged totals).
+  void rows(report& out) const {
+    if (!problem_.empty() || scenarios_.empty()) return;
+    struct block {
+      std::vector<what_if_result> rows;
+      double key = 0;
+    };
+    std::vector<block> blocks;
+    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0});
+    for (block& b : blocks) {
+      const what_if_result& last = b.rows[b.rows.size() - 2];  // the last factor, parallelized
+      b.key = last.executed ? last.parallelism : -1.0;
+    }
+    std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+    for (block& b : blocks)
+      for (what_if_result& r : b.rows) out.what_if.push_back(std::move(r));
+  }
+
+ private:
+  // Work, span and burdened span in the report's unit; span also in ticks.
+  struct totals {
+    std::uint64_t work = 0, span = 0, burdened_span = 0;
+    std::int64_t ticks = 0;
+  };
+  // Sums of one (factor, model) row over the measurements that entered the region.
+  struct cell {
+    long double work = 0, span = 0, burdened_span = 0;
+    std::int64_t num = 0, den = 1;
+  };
+  struct scenario {
+    what_if_result identity;
+    bool executed = false;
+    std::uint64_t entries = 0, region_work = 0;
+    std::vector<cell> cells;  // 2 per factor: parallelized, optimized
+    totals entered;           // the measured numbers of the measurements that entered it
+  };
+  using key = std::tuple<int, std::string, std::string, unsigned, std::string, std::string>;
+
+  static key key_of(const what_if_result& r) {
+    if (r.source != what_if_source::region) return key(static_cast<int>(r.source), r.region, "", 0, "", "");
+    return key(static_cast<int>(r.source), r.region, r.file, r.line, r.function, r.tag);
+  }
+
+  // Clock ticks per unit of `rep`, for the exact span fractions (span_ticks_num):
+  // read off a row that has both, else the rate met before for the same clock,
+  // else 1 (the cost clock, steady and thread_cpu count one tick per unit).
+  double ticks_per_unit(const report& rep) {
+    for (const what_if_result& r : rep.what_if)
+      if (r.executed && r.span > 0 && r.span_ticks_num > 0 && std::isfinite(r.span)) {
+        const double tpu = static_cast<double>(static_cast<long double>(r.span_ticks_num) / r.span_ticks_den) / r.span;
+        rates_.emplace(static_cast<int>(rep.clock), tpu);
+        return tpu;
+      }
+    auto it = rates_.find(static_cast<int>(rep.clock));
+    return it == rates_.end() ? 1.0 : it->second;
+  }
+
+  // The factors of `rep` (its first block, "(all regions)"): the first report's
+  // become the merge's; another report's must be the same.
+  bool take_factors(const report& rep) {
+    std::vector<double> f;
+    for (std::size_t i = 0; i + 1 < rep.what_if.size() && rep.what_if[i].source == what_if_source::all; i += 2)
+      f.push_back(rep.what_if[i].factor);
+    const std::size_t per = 2 * f.size();
+    if (f.empty() || rep.what_if.size() % per != 0) {
+      problem_ = "the what-if rows of '" + rep.label + "' are not in blocks of one region at every factor";
+      return false;
+    }
+    if (factors_.empty()) factors_ = f;
+    if (f != factors_) {
+      problem_ = "the measurements analysed different what-if factors (" + factor_list(factors_) + " and " +
+                 factor_list(f) + " in '" + rep.label + "')";
+      return false;
+    }
+    for (std::size_t i = 0; i < rep.what_if.size(); ++i) {
+      const what_if_result& r = rep.what_if[i];
+      const what_if_model m = i % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized;
+      if (r.model != m || !(r.factor == factors_[(i % per) / 2]) || key_of(r) != key_of(rep.what_if[i - i % per])) {
+        problem_ = "the what-if rows of '" + rep.label + "' are not in blocks of one region at every factor";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static std::string factor_list(const std::vector<double>& f) {
+    std::string s;
+    for (double x : f) {
+      std::string v = std::isinf(x) ? "inf" : std::to_string(x);
+      if (v.find('.') != std::string::npos) {
+        while (v.back() == '0') v.pop_back();
+        if (v.back() == '.') v.pop_back();
+      }
+      s += (s.empty() ? "" : ",") + v;
+    }
+    return s;
+  }
+
+  void add_block(const report& rep, std::size_t b, double tpu) {
+    const what_if_result& head = rep.what_if[b];
+    auto it = index_.find(key_of(head));
+    if (it == index_.end()) {
+      it = index_.emplace(key_of(head), scenarios_.size()).first;
+      scenario sc;
+      sc.identity = head;
+      sc.cells.resize(2 * factors_.size());
+      scenarios_.push_back(std::move(sc));
+    }
+    scenario& sc = scenarios_[it->second];
+    if (!head.executed) return;  // its numbers are 0: the measurement counts as not entering it
+    if (!sc.executed) {
+      sc.identity = head;  // a named call site shows a site it matched: the first to be entered
+      sc.executed = true;
+    }
+    sc.entries += head.entries;
+    sc.region_work += head.region_work;
+    sc.entered.work += rep.work();
+    sc.entered.span += rep.span();
+    sc.entered.burdened_span += rep.burdened_span();
+    sc.entered.ticks += std::llround(static_cast<double>(rep.span()) * tpu);
+    for (std::size_t j = 0; j < sc.cells.size(); ++j) {
+      const what_if_result& r = rep.what_if[b + j];
+      cell& c = sc.cells[j];
+      c.work += r.work;
+      c.span += r.span;
+      c.burdened_span += r.burdened_span;
+      // Every row of one factor has the factor's numerator as its denominator.
+      c.num += r.span_ticks_num;
+      c.den = r.span_ticks_den;
+    }
+  }
+
+  std::vector<what_if_result> scenario_rows(const scenario& sc, const report& out) const {
+    std::vector<what_if_result> rows;
+    const double measured = out.parallelism();
+    for (std::size_t j = 0; j < sc.cells.size(); ++j) {
+      what_if_result r;
+      r.region = sc.identity.region;
+      r.source = sc.identity.source;
+      r.file = sc.identity.file;
+      r.line = sc.identity.line;
+      r.function = sc.identity.function;
+      r.tag = sc.identity.tag;
+      r.model = j % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized;
+      r.factor = factors_[j / 2];
+      r.executed = sc.executed;
+      r.entries = sc.entries;
+      r.region_work = sc.region_work;
+      if (sc.executed) {
+        // The measurements that did not enter the region add their measured numbers.
+        const cell& c = sc.cells[j];
+        r.work = static_cast<double>(c.work + static_cast<long double>(measured_.work - sc.entered.work));
+        r.span = static_cast<double>(c.span + static_cast<long double>(measured_.span - sc.entered.span));
+        r.burdened_span = static_cast<double>(
+            c.burdened_span + static_cast<long double>(measured_.burdened_span - sc.entered.burdened_span));
+        r.span_ticks_num = c.num + (measured_.ticks - sc.entered.ticks) * c.den;
+        r.span_ticks_den = c.den;
+        r.parallelism = r.span_ticks_num > 0 ? r.work / r.span : std::numeric_limits<double>::infinity();
+        r.gain = measured > 0 ? r.parallelism / measured : 0.0;
+      }
+      rows.push_back(std::move(r));
+    }
+    return rows;
+  }
+
+  std::vector<double> factors_;
+  std::vector<scenario> scenarios_;  // in the order first met; "(all regions)" first
+  std::map<key, std::size_t> index_;
+  std::map<int, double> rates_;  // ticks per unit, by clock
+  totals measured_;              // every measurement's measured numbers
+  std::string problem_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_WHAT_IF_HPP
+// end include/forkscale/detail/session/merge_what_if.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The diagnostics a merged report keeps (all are counted), as a measurement
+// keeps detail::max_kept_diagnostics.
+inline constexpr std::size_t merged_kept_diagnostics = 100;
+
+class report_merger {
+ public:
+  explicit report_merger(std::string label) : label_(std::move(label)) {}
+
+  // Adds one report. Reports without rows (empty) are skipped. Throws
+  // forkscale::error when the report's unit differs from the ones merged
+  // before: nanoseconds and cost units do not add.
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    if (regions_.measurements() == 0) {
+      head_.label = rep.label;
+      head_.unit = rep.unit;
+      head_.clock = rep.clock;
+      head_.burden = rep.burden;
+      head_.compensation_per_strand = rep.compensation_per_strand;
+      head_.max_processors = rep.max_processors;
+    } else {
+      if (rep.unit != head_.unit)
+        throw error("forkscale: cannot merge report '" + rep.label + "' (in " + rep.unit + ") with reports in " +
+                    head_.unit);
+      note_difference(rep);
+      head_.max_processors = std::max(head_.max_processors, rep.max_processors);
+    }
+    head_.compensation_total += rep.compensation_total;
+    head_.profiler_bytes = std::max(head_.profiler_bytes, rep.profiler_bytes);
+    add_load(head_.load, rep.load);
+    for (const diagnostic& d : rep.diagnostics)
+      if (diagnostics_.size() < merged_kept_diagnostics) diagnostics_.push_back(d);
+    diagnostic_count_ += std::max<std::uint64_t>(rep.diagnostic_count, rep.diagnostics.size());
+    regions_.add(rep);
+    sites_.add(rep);
+    what_if_.add(rep);
+  }
+
+  std::uint64_t measurements() const noexcept { return regions_.measurements(); }
+
+  // The merged report, labelled with the merger's label. `notes` (the caller's
+  // own diagnostics) come first, then the merge's, then the measurements'; at
+  // most max_kept_diagnostics are kept, all are counted. With no report merged,
+  // the report is empty unless `unit` is given: then it has a root row of zeros
+  // in that unit (a session's snapshot before anything finished).
+  report result(const std::vector<diagnostic>& notes = {}, const char* unit = nullptr,
+                clock_kind clock = clock_kind::cost) const {
+    report out = head_;
+    out.label = label_;
+    if (regions_.measurements() == 0) {
+      if (!unit) return with_notes(std::move(out), notes);
+      out.unit = unit;
+      out.clock = clock;
+    }
+    out.regions = regions_.rows(label_);
+    sites_.rows(out);
+    // Misuse in a measurement leaves its profile and its what-if rows out of its
+    // own report: the merged report then has neither (merge_sites.hpp).
+    if (!profiles_mixed()) what_if_.rows(out);
+    return with_notes(std::move(out), notes);
+  }
+
+ private:
+  static void add_load(load_check& into, const load_check& from) noexcept {
+    into.checked = into.checked || from.checked;
+    into.involuntary_switches += from.involuntary_switches;
+    into.migrations += from.migrations;
+    into.wait_ns += from.wait_ns;
+    into.runnable_at_start = std::max(into.runnable_at_start, from.runnable_at_start);
+    into.hardware_threads = std::max(into.hardware_threads, from.hardware_threads);
+    into.clock_chosen_for_load = into.clock_chosen_for_load || from.clock_chosen_for_load;
+    into.inflated = into.inflated || from.inflated;
+  }
+
+  // Header fields that differ from the first report's, which the merged report
+  // keeps (a session whose automatic clock chose thread_cpu under load for some
+  // measurements and the TSC for others, say).
+  void note_difference(const report& rep) {
+    auto note = [&](const char* field, const std::string& first, const std::string& other) {
+      for (const std::string& d : differences_)
+        if (d.rfind(field, 0) == 0) return;
+      differences_.push_back(std::string(field) + " (" + first + " in '" + head_.label + "', " + other + " in '" +
+                             rep.label + "')");
+    };
+    if (rep.clock != head_.clock) note("clock", to_string(head_.clock), to_string(rep.clock));
+    if (rep.burden != head_.burden) note("burden", std::to_string(head_.burden), std::to_string(rep.burden));
+    if (!(rep.compensation_per_strand == head_.compensation_per_strand))
+      note("compensation per strand", std::to_string(head_.compensation_per_strand),
+           std::to_string(rep.compensation_per_strand));
+  }
+
+  // The merge's own diagnostics: what it had to leave out, and differences.
+  std::vector<diagnostic> own_notes() const {
+    std::vector<diagnostic> out;
+    const std::string where = "merge of " + std::to_string(regions_.measurements()) + " measurement(s)";
+    if (profiles_mixed()) {
+      std::string p = "site profiles left out: " + std::to_string(sites_.without_profile()) + " of " +
+                      std::to_string(regions_.measurements()) +
+                      " measurement(s) have none (options.site_profiles off, or misuse left them out)";
+      if (!what_if_.empty()) p += "; what-if rows left out with them";
+      out.push_back(diagnostic{where, p});
+    }
+    if (!what_if_.problem().empty() && !profiles_mixed())
+      out.push_back(diagnostic{where, "what-if rows left out: " + what_if_.problem()});
+    if (!differences_.empty()) {
+      std::string p = "the measurements differ in ";
+      for (std::size_t i = 0; i < differences_.size(); ++i) p += (i ? "; " : "") + differences_[i];
+      out.push_back(diagnostic{where, p + "; the merged report states the first measurement's"});
+    }
+    return out;
+  }
+
+  bool profiles_mixed() const noexcept { return sites_.without_profile() > 0 && sites_.with_profile() > 0; }
+
+  report with_notes(report out, const std::vector<diagnostic>& notes) const {
+    std::vector<diagnostic> first = notes;
+    for (diagnostic& d : own_notes()) first.push_back(std::move(d));
+    out.diagnostics = first;
+    if (out.diagnostics.size() > merged_kept_diagnostics) out.diagnostics.resize(merged_kept_diagnostics);
+    for (const diagnostic& d : diagnostics_)
+      if (out.diagnostics.size() < merged_kept_diagnostics) out.diagnostics.push_back(d);
+    out.diagnostic_count = first.size() + diagnostic_count_;
+    return out;
+  }
+
+  std::string label_;
+  report head_;  // the header fields (clock, unit, burden, ...) of the first report, and the sums
+  std::vector<std::string> differences_;
+  std::vector<diagnostic> diagnostics_;  // the measurements' first ones
+  std::uint64_t diagnostic_count_ = 0;
+  region_merge regions_;
+  site_merge sites_;
+  what_if_merge what_if_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGER_HPP
+// end include/forkscale/detail/session/merger.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The reports merged into one labelled `label`. Empty reports are skipped; with
+// none left the result is empty. Throws forkscale::error when two reports are
+// in different units (nanoseconds and cost units do not add). What cannot be
+// merged is left out with a diagnostic in the result: the site profiles when
+// some report has none, the what-if rows when the reports analysed different
+// factors.
+inline report merge_reports(const std::vector<report>& reports, const std::string& label = "merged") {
+  detail::report_merger m(label);
+  for (const report& r : reports) m.add(r);
+  return m.result();
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_MERGE_HPP
+// end include/forkscale/merge.hpp
 // begin include/forkscale/mutex.hpp
 #ifndef FORKSCALE_SINGLE_MUTEX_HPP
 #define FORKSCALE_SINGLE_MUTEX_HPP
@@ -11071,6 +11785,497 @@ using mutex = basic_mutex<default_clock>;
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_MUTEX_HPP
 // end include/forkscale/mutex.hpp
+// begin include/forkscale/session.hpp
+#ifndef FORKSCALE_SINGLE_SESSION_HPP
+#define FORKSCALE_SINGLE_SESSION_HPP
+// session.hpp: measuring a program that does not return — a server, a long job —
+// one unit of work at a time, with the totals so far available at any moment
+// (docs/sessions.md).
+//
+//   fs::snapshot_options snap;
+//   snap.path = "server.json";                       // format from the extension: .json .txt .csv .html
+//   snap.every = std::chrono::seconds(1);            // and a snapshot written every second
+//   fs::session s("server", fs::options{}, snap);
+//   ...
+//   fs::report r = s.measure("request", [&] { handle(req); });   // from any thread, concurrently
+//   fs::report so_far = s.snapshot();                             // the finished ones, merged
+//
+// Each s.measure is an ordinary fs::measure with the session's options; its
+// report is returned and also added to the session's totals (fs::merge_reports,
+// merge.hpp). A snapshot is one complete report: the measurements that had
+// finished, taken as if they had run one after the other. The destructor stops
+// the periodic writer and writes a final snapshot.
+//
+// With FORKSCALE_ENABLE=0 a session is an empty type: measure() runs the
+// callable, snapshot() returns an empty report, nothing is written.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+#if FORKSCALE_ENABLE
+// begin include/forkscale/detail/session/core.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_CORE_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_CORE_HPP
+// detail/session/core.hpp: what an fs::session holds — the merged totals of the
+// measurements that finished, the count of those still running, the records
+// kept, and the thread that writes a snapshot every period. Nothing here is on
+// the engine's event path: a measurement meets the session once when it starts
+// and once when it ends.
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/session/snapshot_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
+// detail/session/snapshot_file.hpp: a session's snapshot as a file — the format
+// named by the path's extension, and the HTML page when the program has it.
+#include <cctype>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class snapshot_format { json, text, csv, html };
+
+// The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header does
+// not include): that header sets this to its to_html when a program includes
+// it, so a session can write .html snapshots without making every program
+// compile the page.
+using snapshot_renderer = std::string (*)(const report&);
+inline snapshot_renderer& snapshot_html_renderer() noexcept {
+  static snapshot_renderer r = nullptr;
+  return r;
+}
+
+// The format of a snapshot path: .json, .txt, .csv or .html (.htm), in any case.
+// Throws forkscale::error naming the path otherwise.
+inline snapshot_format snapshot_format_of(const std::string& path) {
+  const std::string head = "forkscale: snapshot path '" + printable_path(path) + "': ";
+  const auto slash = path.find_last_of("/\\");
+  const auto dot = path.find_last_of('.');
+  std::string ext;
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
+    for (char c : path.substr(dot + 1)) ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == "json") return snapshot_format::json;
+  if (ext == "txt") return snapshot_format::text;
+  if (ext == "csv") return snapshot_format::csv;
+  if (ext == "html" || ext == "htm") {
+    if (!snapshot_html_renderer())
+      throw error(head + "an HTML snapshot needs the HTML page: #include <forkscale/study/html.hpp> in the program");
+    return snapshot_format::html;
+  }
+  throw error(head + (ext.empty() ? std::string("no extension") : "unknown extension '." + ext + "'") +
+              " (the format is named by it: .json, .txt, .csv or .html)");
+}
+
+inline std::string render_snapshot(const report& r, snapshot_format f) {
+  switch (f) {
+    case snapshot_format::json:
+      return r.to_json();
+    case snapshot_format::text:
+      return r.to_text();
+    case snapshot_format::csv:
+      return r.to_csv();
+    case snapshot_format::html:
+      break;
+  }
+  return snapshot_html_renderer()(r);
+}
+
+// Writes `r` to `path` in format `f`, replacing the file atomically (no partial
+// file, ever); throws forkscale::error on failure.
+inline void write_snapshot_file(const report& r, const std::string& path, snapshot_format f) {
+  write_file_atomically(path, render_snapshot(r, f));
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
+// end include/forkscale/detail/session/snapshot_file.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class session_core {
+ public:
+  using record_entry = std::pair<std::string, std::shared_ptr<const execution_record>>;
+
+  // `path` empty: snapshots are only returned, never written by the session.
+  // `every` zero: no periodic writer. Throws forkscale::error on a bad path or
+  // period (before any thread starts).
+  session_core(std::string label, clock_kind clock, std::string path, std::chrono::nanoseconds every, bool rotate)
+      : label_(std::move(label)), merger_(label_), path_(std::move(path)), every_(every), rotate_(rotate) {
+    const std::string head = "forkscale: session '" + printable_path(label_) + "': ";
+    if (every_.count() < 0) throw error(head + "snapshot_options::every is negative");
+    if (every_.count() > 0 && path_.empty())
+      throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
+    if (!path_.empty()) format_ = snapshot_format_of(path_);
+    // The unit and clock a snapshot taken before anything finished states.
+    const clock_kind k = clock == clock_kind::automatic ? resolve_automatic() : clock;
+    empty_unit_ = k == clock_kind::cost ? "units" : "ns";
+    empty_clock_ = k;
+    if (every_.count() > 0) writer_ = std::thread([this] { write_periodically(); });
+  }
+  session_core(const session_core&) = delete;
+  session_core& operator=(const session_core&) = delete;
+
+  // Stops the periodic writer, then writes the final snapshot (when there is a
+  // path). Never throws: a failure is printed (once per distinct error).
+  ~session_core() {
+    if (writer_.joinable()) {
+      {
+        std::lock_guard<std::mutex> g(m_);
+        stop_ = true;
+      }
+      wake_.notify_all();
+      writer_.join();
+    }
+    if (!path_.empty()) write_quietly();
+  }
+
+  // A measurement starts (counted as running until finish or abandon).
+  void start() {
+    std::lock_guard<std::mutex> g(m_);
+    ++running_;
+  }
+  // ... and ends with its report, which joins the totals.
+  void finish(const std::string& label, const report& rep) {
+    std::lock_guard<std::mutex> g(m_);
+    --running_;
+    ++finished_;
+    merger_.add(rep);
+    if (rep.record) records_.emplace_back(label, rep.record);
+  }
+  // ... or ends without one (its region could not be opened).
+  void abandon() noexcept {
+    std::lock_guard<std::mutex> g(m_);
+    --running_;
+  }
+  // A measurement made inside another one: a region of that one, not added.
+  void nested() {
+    std::lock_guard<std::mutex> g(m_);
+    ++nested_;
+  }
+
+  std::uint64_t finished() const {
+    std::lock_guard<std::mutex> g(m_);
+    return finished_;
+  }
+  std::uint64_t running() const {
+    std::lock_guard<std::mutex> g(m_);
+    return running_;
+  }
+  std::vector<record_entry> records() const {
+    std::lock_guard<std::mutex> g(m_);
+    return records_;
+  }
+  const std::string& label() const noexcept { return label_; }
+
+  // The totals of the measurements finished so far, as one report. With
+  // rotation, the records kept so far are dropped.
+  report snapshot() {
+    std::lock_guard<std::mutex> g(m_);
+    return snapshot_locked();
+  }
+
+  // The snapshot, written to `path` (the session's own when empty). Throws
+  // forkscale::error on failure; the session prints that error no more (the
+  // caller has it). The session's write-failure notes are cleared once a
+  // snapshot that carried them is written.
+  void write(const std::string& path) {
+    try {
+      write_now(path);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> g(m_);
+      printed_.insert(e.what());
+      throw;
+    }
+  }
+
+ private:
+  struct failure {
+    std::string message;
+    std::uint64_t times = 0;
+  };
+
+  void write_now(const std::string& path) {
+    const std::string& to = path.empty() ? path_ : path;
+    if (to.empty())
+      throw error("forkscale: session '" + printable_path(label_) + "': no snapshot path (snapshot_options::path)");
+    const snapshot_format f = path.empty() ? format_ : snapshot_format_of(path);
+    std::lock_guard<std::mutex> one_writer(write_m_);
+    std::size_t carried = 0;
+    report r;
+    {
+      std::lock_guard<std::mutex> g(m_);
+      r = snapshot_locked();
+      carried = failures_.size();
+    }
+    write_snapshot_file(r, to, f);
+    std::lock_guard<std::mutex> g(m_);
+    failures_.erase(failures_.begin(), failures_.begin() + static_cast<std::ptrdiff_t>(carried));
+  }
+
+  report snapshot_locked() {
+    std::vector<diagnostic> notes;
+    const std::string where = "session '" + label_ + "'";
+    if (running_ > 0)
+      notes.push_back(diagnostic{where, std::to_string(running_) +
+                                            " measurement(s) still running are not included (the snapshot has the " +
+                                            std::to_string(finished_) + " that finished)"});
+    if (nested_ > 0)
+      notes.push_back(diagnostic{where, std::to_string(nested_) +
+                                            " measurement(s) made inside another measurement are not included (each "
+                                            "is a region of the measurement around it)"});
+    for (const failure& f : failures_)
+      notes.push_back(
+          diagnostic{where, "a snapshot could not be written (" + std::to_string(f.times) + " time(s)): " + f.message});
+    report r = merger_.result(notes, empty_unit_, empty_clock_);
+    if (rotate_) records_.clear();
+    return r;
+  }
+
+  // Writes the snapshot to the session's path; a failure becomes a note of the
+  // next snapshots and one line on stderr per distinct message.
+  void write_quietly() noexcept {
+    std::string message;
+    try {
+      write_now(std::string());
+      return;
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "forkscale: unknown error";
+    }
+    try {
+      std::lock_guard<std::mutex> g(m_);
+      bool known = false;
+      for (failure& f : failures_)
+        if (f.message == message) {
+          ++f.times;
+          known = true;
+        }
+      if (!known) failures_.push_back(failure{message, 1});
+      if (!printed_.insert(message).second) return;
+    } catch (...) {
+      // Out of memory while noting it: the line below is all there is.
+    }
+    std::fprintf(stderr, "%s (session '%s'; the same error is not printed again)\n", message.c_str(),
+                 printable_path(label_).c_str());
+  }
+
+  // The periodic writer: one snapshot every period, until stopped. Periods
+  // missed while a write took longer are skipped, not caught up.
+  void write_periodically() {
+    auto next = std::chrono::steady_clock::now() + every_;
+    std::unique_lock<std::mutex> lk(m_);
+    for (;;) {
+      if (wake_.wait_until(lk, next, [this] { return stop_; })) return;
+      lk.unlock();
+      write_quietly();
+      lk.lock();
+      const auto now = std::chrono::steady_clock::now();
+      next += every_;
+      if (next <= now) next = now + every_;
+    }
+  }
+
+  const std::string label_;
+  mutable std::mutex m_;  // guards everything below but the constants
+  report_merger merger_;
+  std::uint64_t running_ = 0, finished_ = 0, nested_ = 0;
+  std::vector<record_entry> records_;
+  std::vector<failure> failures_;  // write failures not yet carried into a written snapshot
+  std::set<std::string> printed_;  // messages already printed on stderr
+  const std::string path_;
+  snapshot_format format_ = snapshot_format::json;
+  const std::chrono::nanoseconds every_;
+  const bool rotate_;
+  const char* empty_unit_ = "units";
+  clock_kind empty_clock_ = clock_kind::cost;
+  std::mutex write_m_;  // one write at a time (write() clears the notes it carried)
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread writer_;  // last: started when everything above is ready
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_CORE_HPP
+// end include/forkscale/detail/session/core.hpp
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// Where and when a session writes its snapshots.
+struct snapshot_options {
+  // The file each snapshot replaces (atomically); its extension names the
+  // format: .json, .txt, .csv or .html (the last needs #include
+  // <forkscale/study/html.hpp>). Empty: snapshots are only returned by snapshot().
+  std::string path;
+  // A snapshot is written every `every` by a thread of the session; zero: only
+  // when the program calls write_snapshot() (and once at the end).
+  std::chrono::nanoseconds every{0};
+  // Keep the records (options::record) of the measurements finished since the
+  // last snapshot only, so that memory stays bounded; without it the session
+  // keeps every record (session::records()).
+  bool rotate = false;
+};
+
+// The record of one measurement of a session (options::record).
+struct recorded_measurement {
+  std::string label;
+  std::shared_ptr<const execution_record> record;
+};
+
+#if FORKSCALE_ENABLE
+
+static_assert(detail::merged_kept_diagnostics == detail::max_kept_diagnostics,
+              "a merged report keeps as many diagnostics as a measurement");
+
+template <class Clock = default_clock>
+class basic_session {
+ public:
+  // Throws forkscale::error when snap.path has no known extension, when
+  // snap.every is negative, or set without a path.
+  explicit basic_session(std::string label, options opt = options{}, const snapshot_options& snap = snapshot_options{})
+      : opt_(std::move(opt)),
+        core_(
+            std::make_unique<detail::session_core>(std::move(label), opt_.clock, snap.path, snap.every, snap.rotate)) {}
+  basic_session(const basic_session&) = delete;
+  basic_session& operator=(const basic_session&) = delete;
+  // Stops the periodic writer and writes a final snapshot (when snap.path is
+  // set; a failure is printed, never thrown). Every measure() must have
+  // returned.
+  ~basic_session() = default;
+
+  // Runs `fn` as one measurement labelled `label`, with the session's options,
+  // and adds its report to the totals. Any thread may call it, concurrently
+  // with other calls and with snapshots. If `fn` throws, what it did until then
+  // is measured and added, and the exception goes on. Called inside another
+  // measurement, it is a region of that one (as fs::measure is) and is not added.
+  template <class Fn>
+  report measure(std::string label, Fn&& fn, const site& where = site::current()) {
+    if (detail::engine<Clock>::current()) {
+      core_->nested();
+      return nested_measure(std::move(label), std::forward<Fn>(fn), where);
+    }
+    core_->start();
+    std::optional<basic_region<Clock>> r;
+    try {
+      r.emplace(label, opt_, where);
+    } catch (...) {
+      core_->abandon();
+      throw;
+    }
+    try {
+      std::forward<Fn>(fn)();
+    } catch (...) {
+      core_->finish(label, r->stop());
+      throw;
+    }
+    report rep = r->stop();
+    core_->finish(label, rep);
+    return rep;
+  }
+
+  // The measurements finished so far, merged into one report labelled with the
+  // session's label. Measurements still running are not in it (one diagnostic
+  // says how many). With snapshot_options::rotate, the records kept so far are
+  // dropped.
+  report snapshot() { return core_->snapshot(); }
+
+  // The snapshot, written to snapshot_options::path (or to `path`, whose
+  // extension names the format), replacing the file atomically. Throws
+  // forkscale::error when it cannot be written (no partial file is left); the
+  // session then does not print that error again when its own writes fail.
+  void write_snapshot() { core_->write(std::string()); }
+  void write_snapshot(const std::string& path) {
+    if (path.empty())
+      throw error("forkscale: session '" + detail::printable_path(core_->label()) +
+                  "': write_snapshot: the path is empty");
+    core_->write(path);
+  }
+
+  std::uint64_t finished() const { return core_->finished(); }  // measurements in the totals
+  std::uint64_t running() const { return core_->running(); }    // measurements under way
+  const std::string& label() const noexcept { return core_->label(); }
+
+  // The records of the measurements (when options::record or FORKSCALE_RECORD
+  // asked for them), in the order they finished: every one, or with
+  // snapshot_options::rotate those since the last snapshot.
+  std::vector<recorded_measurement> records() const {
+    std::vector<recorded_measurement> out;
+    for (auto& e : core_->records()) out.push_back(recorded_measurement{std::move(e.first), std::move(e.second)});
+    return out;
+  }
+
+ private:
+  template <class Fn>
+  report nested_measure(std::string label, Fn&& fn, const site& where) {
+    return ::forkscale::measure<Clock>(std::move(label), std::forward<Fn>(fn), opt_, where);
+  }
+
+  const options opt_;
+  std::unique_ptr<detail::session_core> core_;
+};
+
+#else  // FORKSCALE_ENABLE == 0: the same names, compiled to nothing.
+
+template <class Clock = default_clock>
+class basic_session {
+ public:
+  template <class Label>
+  explicit basic_session(const Label&) noexcept {}
+  template <class Label, class Options>
+  basic_session(const Label&, const Options&) noexcept {}
+  template <class Label, class Options, class Snapshot>
+  basic_session(const Label&, const Options&, const Snapshot&) noexcept {}
+  basic_session(const basic_session&) = delete;
+  basic_session& operator=(const basic_session&) = delete;
+
+  template <class Label, class Fn>
+  report measure(const Label&, Fn&& fn, const site& = site::current()) {
+    std::forward<Fn>(fn)();
+    return report{};
+  }
+  report snapshot() const { return report{}; }
+  void write_snapshot() const noexcept {}
+  template <class Path>
+  void write_snapshot(const Path&) const noexcept {}
+  std::uint64_t finished() const noexcept { return 0; }
+  std::uint64_t running() const noexcept { return 0; }
+  const std::string& label() const noexcept {
+    static const std::string none;
+    return none;
+  }
+  std::vector<recorded_measurement> records() const noexcept { return {}; }
+};
+
+#endif  // FORKSCALE_ENABLE
+
+using session = basic_session<default_clock>;
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_SESSION_HPP
+// end include/forkscale/session.hpp
 
 // begin include/forkscale/detail/macro_unscope.hpp
 // detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the

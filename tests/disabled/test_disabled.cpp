@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <shared_mutex>
@@ -57,6 +59,7 @@ static_assert(sizeof(fs::unique_lock<fs::mutex>) == sizeof(std::unique_lock<std:
               "a disabled fs::unique_lock must be a std::unique_lock");
 static_assert(std::is_base_of<std::unique_lock<std::shared_mutex>, fs::unique_lock<std::shared_mutex>>::value,
               "a disabled fs::unique_lock must be a std::unique_lock");
+static_assert(std::is_empty<fs::session>::value, "a disabled session must be an empty type");
 // A disabled spawn hands the library the user's own callable, unchanged.
 inline auto disabled_body = [] { return 7; };
 static_assert(std::is_same<decltype(fs::spawn(disabled_body)), decltype(disabled_body)>::value,
@@ -240,6 +243,39 @@ TEST(Disabled, GuardsAndRegionsAllocateNothing) {
   const long after = heap_allocations.load();
   EXPECT_EQ(sum, 999L * 1000 / 2 + 1000);
   EXPECT_EQ(after - before, 0) << "disabled guards allocated " << (after - before) << " times";
+}
+
+// A session measures nothing, keeps nothing, writes nothing and allocates
+// nothing; its measure() still runs the callable.
+TEST(Disabled, SessionRunsTheCallableAndKeepsNothing) {
+  long sum = 0;
+  const long before = heap_allocations.load();
+  {
+    fs::session s("a session label longer than any small-string buffer");
+    for (int i = 0; i < 100; ++i) {
+      const fs::report r = s.measure("a request label longer than any small-string buffer", [&] { sum += i; });
+      sum += static_cast<long>(r.work());
+    }
+    EXPECT_TRUE(s.snapshot().empty());
+    s.write_snapshot();
+    s.write_snapshot("disabled-session-snapshot.json");
+    EXPECT_EQ(s.finished(), 0u);
+    EXPECT_EQ(s.running(), 0u);
+    EXPECT_TRUE(s.records().empty());
+  }
+  EXPECT_EQ(heap_allocations.load() - before, 0) << "a disabled session allocated";
+  EXPECT_EQ(sum, 4950);
+
+  // With options and a snapshot path every second: still nothing is written.
+  fs::snapshot_options snap;
+  snap.path = "disabled-session-snapshot.json";
+  snap.every = std::chrono::seconds(1);
+  {
+    fs::session s("server", fs::options{}, snap);
+    s.measure("request", [&] { sum += 1; });
+  }
+  EXPECT_EQ(sum, 4951);
+  EXPECT_EQ(std::fopen("disabled-session-snapshot.json", "rb"), nullptr);
 }
 
 }  // namespace

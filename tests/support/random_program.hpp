@@ -1890,10 +1890,15 @@ class interpreter {
   interpreter(scheduler& sched, std::uint64_t seed) : sched_(sched), rng_(seed) {}
 
   forkscale::report run(const program& p, const std::string& label, forkscale::options opt = forkscale::options{}) {
-    groups_.clear();
-    handles_.clear();
-    for (int i = 0; i < p.groups; ++i) groups_.push_back(std::make_unique<group_slot>());
-    for (int i = 0; i < p.handles; ++i) handles_.push_back(std::make_unique<handle_slot>());
+    forkscale::report rep = forkscale::measure<Clock>(
+        label, [&] { run_inside(p); }, options_for(p, std::move(opt)));
+    sched_.reset();
+    return rep;
+  }
+
+  // The options run() measures `p` with: `opt` with the cost clock, the
+  // program's burden and its what-if analysis.
+  static forkscale::options options_for(const program& p, forkscale::options opt = forkscale::options{}) {
     opt.clock = Clock::fixed ? Clock::kind : forkscale::clock_kind::cost;
     opt.burden = static_cast<double>(p.burden);
     if (p.what_if) {
@@ -1902,19 +1907,22 @@ class interpreter {
       opt.what_if.call_sites = p.what_if_call_sites;
       opt.what_if.read_environment = false;  // the program's own analysis only
     }
-    forkscale::report rep = forkscale::measure<Clock>(
-        label,
-        [&] {
-          scheduler::counter* block = sched_.make_counter();
-          run_body(p.root, block);
-          // Groups and handles end inside the measurement, so that misuse they
-          // find is part of the report.
-          groups_.clear();
-          handles_.clear();
-        },
-        opt);
-    sched_.reset();
-    return rep;
+    return opt;
+  }
+
+  // Runs `p` inside the measurement the caller has open (run() opens one; an
+  // fs::session's measure is another), which must use options_for(p).
+  void run_inside(const program& p) {
+    groups_.clear();
+    handles_.clear();
+    for (int i = 0; i < p.groups; ++i) groups_.push_back(std::make_unique<group_slot>());
+    for (int i = 0; i < p.handles; ++i) handles_.push_back(std::make_unique<handle_slot>());
+    scheduler::counter* block = sched_.make_counter();
+    run_body(p.root, block);
+    // Groups and handles end inside the measurement, so that misuse they find
+    // is part of the report.
+    groups_.clear();
+    handles_.clear();
   }
 
  private:

@@ -41,6 +41,7 @@
 #include "../detail/output/html_record.hpp"
 #include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
+#include "../detail/session/snapshot_file.hpp"
 #include "../detail/util/atomic_file.hpp"
 #include "../report.hpp"
 #include "html_ids.hpp"
@@ -202,5 +203,12 @@ inline void write_html(const report& r, const std::string& path) { detail::write
 inline void write_html(const study_result& s, const std::string& path) {
   detail::write_file_atomically(path, to_html(s));
 }
+
+namespace detail {
+// A program that includes this header can have an fs::session write .html
+// snapshots (detail/session/snapshot_file.hpp).
+inline const bool html_snapshots_enabled = (
+    snapshot_html_renderer() = [](const report& r) { return to_html(r); }, true);
+}  // namespace detail
 
 FORKSCALE_NAMESPACE_END

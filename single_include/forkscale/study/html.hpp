@@ -5366,6 +5366,13 @@ inline void write_html(const study_result& s, const std::string& path) {
   detail::write_file_atomically(path, to_html(s));
 }
 
+namespace detail {
+// A program that includes this header can have an fs::session write .html
+// snapshots (detail/session/snapshot_file.hpp).
+inline const bool html_snapshots_enabled = (
+    snapshot_html_renderer() = [](const report& r) { return to_html(r); }, true);
+}  // namespace detail
+
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_HTML_HPP
 // end include/forkscale/study/html.hpp

@@ -1,7 +1,7 @@
 // Compiled with FORKSCALE_ENABLE=0 and compared with plain.cpp, the same program
 // without annotations (tests/disabled/codegen_check.cmake): every guard, region,
-// what-if region and measure() must compile to nothing, and fs::mutex with
-// fs::lock_guard to what std::mutex with std::lock_guard compiles to.
+// what-if region, measure() and session must compile to nothing, and fs::mutex
+// with fs::lock_guard to what std::mutex with std::lock_guard compiles to.
 #include <forkscale/forkscale.hpp>
 
 namespace fs = forkscale;
@@ -43,4 +43,11 @@ long run(int n) {
   long out = 0;
   const fs::report rep = fs::measure("run", [&] { out = fib(n); });
   return out + static_cast<long>(rep.work() + rep.span());
+}
+
+long serve(int n) {
+  fs::session s("server");
+  long out = 0;
+  s.measure("request", [&] { out = fib(n); });
+  return out + static_cast<long>(s.snapshot().work());
 }

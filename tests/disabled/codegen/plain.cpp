@@ -33,3 +33,10 @@ long run(int n) {
   const forkscale::report rep{};
   return out + static_cast<long>(rep.work() + rep.span());
 }
+
+long serve(int n) {
+  long out = 0;
+  [&] { out = fib(n); }();
+  forkscale::report{};
+  return out + static_cast<long>(forkscale::report{}.work());
+}
