@@ -165,7 +165,7 @@ class oracle {
   };
   struct task {
     int cur = 0;
-    std::vector<int> children;           // direct children not yet waited for
+    std::vector<int> children;              // direct children not yet waited for
     std::vector<std::vector<int>*> groups;  // taskgroups open in this task
     std::vector<int>* inherited = nullptr;  // the taskgroup around this task's creation
     std::vector<int>* team = nullptr;       // every task of the enclosing team
@@ -185,11 +185,20 @@ class oracle {
   // mutexinoutset).
   static bool touches(deps d, int x, int y, int v, int& type) {
     switch (d) {
-      case deps::none: return false;
-      case deps::in_x: type = 0; return v == x;
-      case deps::out_x: type = 1; return v == x;
-      case deps::inout_x: type = 1; return v == x;
-      case deps::mutex_x: type = 2; return v == x;
+      case deps::none:
+        return false;
+      case deps::in_x:
+        type = 0;
+        return v == x;
+      case deps::out_x:
+        type = 1;
+        return v == x;
+      case deps::inout_x:
+        type = 1;
+        return v == x;
+      case deps::mutex_x:
+        type = 2;
+        return v == x;
       case deps::in_x_out_y:
         if (v == y) {
           type = 1;
@@ -259,8 +268,12 @@ inline void oracle::spawn(task& parent, const stmt& s) {
 
 inline void oracle::exec(task& t, const stmt& s) {
   switch (s.kind) {
-    case op::charge: charge(t, s.cost); break;
-    case op::task: spawn(t, s); break;
+    case op::charge:
+      charge(t, s.cost);
+      break;
+    case op::task:
+      spawn(t, s);
+      break;
     case op::taskwait: {
       std::vector<int> preds = t.children;
       preds.push_back(t.cur);
@@ -277,10 +290,17 @@ inline void oracle::exec(task& t, const stmt& s) {
       t.cur = node(0, group);
       break;
     }
-    case op::taskloop: taskloop(t, s); break;
-    case op::region: region(t, s); break;
-    case op::parallel_for: combined_loop(t, s); break;
-    default: break;  // team statements only appear in regions
+    case op::taskloop:
+      taskloop(t, s);
+      break;
+    case op::region:
+      region(t, s);
+      break;
+    case op::parallel_for:
+      combined_loop(t, s);
+      break;
+    default:
+      break;  // team statements only appear in regions
   }
 }
 
@@ -340,7 +360,9 @@ inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, st
     case op::master:
       for (const stmt& c : s.body) exec(threads[0], c);
       break;
-    case op::loop: loop(threads, s); break;
+    case op::loop:
+      loop(threads, s);
+      break;
     case op::sections: {
       const auto shares = even_parts(s.costs.size(), threads.size());
       for (std::size_t i = 0; i < threads.size(); ++i) {
@@ -350,7 +372,8 @@ inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, st
       }
       break;
     }
-    default: break;  // barrier: the phase's end, done by the caller
+    default:
+      break;  // barrier: the phase's end, done by the caller
   }
 }
 
@@ -494,12 +517,32 @@ class generator {
   stmt team_stmt(int depth) {
     stmt s;
     switch (pick(0, 5)) {
-      case 0: s.kind = op::per_thread; s.cost = static_cast<std::uint64_t>(pick(0, 6)); s.step = static_cast<std::uint64_t>(pick(0, 4)); break;
-      case 1: s.kind = op::single; s.body = body(depth + 1, coin(50)); break;
-      case 2: s.kind = op::master; s.body = body(depth + 1, coin(50)); break;
-      case 3: s.kind = op::loop; s.schedule = any_schedule(); s.chunk = static_cast<std::uint64_t>(pick(1, 3)); s.costs = costs(pick(0, 20)); break;
-      case 4: s.kind = op::sections; s.costs = costs(3); break;
-      default: s.kind = op::barrier; break;
+      case 0:
+        s.kind = op::per_thread;
+        s.cost = static_cast<std::uint64_t>(pick(0, 6));
+        s.step = static_cast<std::uint64_t>(pick(0, 4));
+        break;
+      case 1:
+        s.kind = op::single;
+        s.body = body(depth + 1, coin(50));
+        break;
+      case 2:
+        s.kind = op::master;
+        s.body = body(depth + 1, coin(50));
+        break;
+      case 3:
+        s.kind = op::loop;
+        s.schedule = any_schedule();
+        s.chunk = static_cast<std::uint64_t>(pick(1, 3));
+        s.costs = costs(pick(0, 20));
+        break;
+      case 4:
+        s.kind = op::sections;
+        s.costs = costs(3);
+        break;
+      default:
+        s.kind = op::barrier;
+        break;
     }
     return s;
   }
@@ -582,16 +625,20 @@ class generator {
 // ---- describing a program (for failure messages) -----------------------------------
 inline void describe(std::ostringstream& os, const std::vector<stmt>& b, int indent);
 inline void describe(std::ostringstream& os, const stmt& s, int indent) {
-  static const char* names[] = {"charge", "task", "taskwait", "taskgroup", "taskloop", "parallel", "parallel for",
-                                "all charge", "per-thread charge", "single", "master", "for", "sections", "barrier"};
+  static const char* names[] = {"charge",       "task",       "taskwait",          "taskgroup", "taskloop", "parallel",
+                                "parallel for", "all charge", "per-thread charge", "single",    "master",   "for",
+                                "sections",     "barrier"};
   static const char* scheds[] = {"dynamic", "static,c", "static", "guided"};
   os << std::string(static_cast<std::size_t>(indent) * 2, ' ') << names[static_cast<int>(s.kind)];
   if (s.kind == op::charge || s.kind == op::team_charge || s.kind == op::per_thread) os << " " << s.cost;
   if (s.kind == op::per_thread) os << " + " << s.step << "*t";
-  if (s.kind == op::task) os << (s.undeferred ? " if(0)" : "") << " dep=" << static_cast<int>(s.dep) << " x=" << s.x << " y=" << s.y;
+  if (s.kind == op::task)
+    os << (s.undeferred ? " if(0)" : "") << " dep=" << static_cast<int>(s.dep) << " x=" << s.x << " y=" << s.y;
   if (s.kind == op::region || s.kind == op::parallel_for) os << " threads=" << s.threads;
-  if (s.kind == op::loop || s.kind == op::parallel_for) os << " " << scheds[static_cast<int>(s.schedule)] << " chunk=" << s.chunk;
-  if (s.kind == op::taskloop) os << " grainsize=" << s.grainsize << " num_tasks=" << s.num_tasks << (s.nogroup ? " nogroup" : "");
+  if (s.kind == op::loop || s.kind == op::parallel_for)
+    os << " " << scheds[static_cast<int>(s.schedule)] << " chunk=" << s.chunk;
+  if (s.kind == op::taskloop)
+    os << " grainsize=" << s.grainsize << " num_tasks=" << s.num_tasks << (s.nogroup ? " nogroup" : "");
   if (!s.costs.empty()) {
     os << " costs=";
     for (auto c : s.costs) os << c << ",";

@@ -27,8 +27,10 @@ inline void block(const std::vector<stmt>& body) {
 inline void spawn(const stmt& s, int* v) {
   const stmt* sp = &s;
   const bool defer = !s.undeferred;
-  int& x = v[s.x];
+  int& x = v[s.x];  // the depend clauses' variables
   int& y = v[s.y];
+  (void)x;  // (GCC sees no use of a variable named only in depend clauses)
+  (void)y;
   switch (s.dep) {
     case deps::none:
 #pragma omp task firstprivate(sp) if (defer)
@@ -131,7 +133,9 @@ inline void combined_loop(const stmt& s) {
 
 inline void team_stmt(const stmt& s) {
   switch (s.kind) {
-    case op::team_charge: fs::charge(s.cost); break;
+    case op::team_charge:
+      fs::charge(s.cost);
+      break;
     case op::per_thread:
       fs::charge(s.cost + s.step * static_cast<std::uint64_t>(omp_get_thread_num()));
 #pragma omp barrier
@@ -145,7 +149,9 @@ inline void team_stmt(const stmt& s) {
       block(s.body);
 #pragma omp barrier
       break;
-    case op::loop: loop(s); break;
+    case op::loop:
+      loop(s);
+      break;
     case op::sections: {
       const std::uint64_t* c = s.costs.data();
 #pragma omp sections
@@ -173,8 +179,12 @@ inline void region(const stmt& s) {
 
 inline void exec(const stmt& s, int* vars) {
   switch (s.kind) {
-    case op::charge: fs::charge(s.cost); break;
-    case op::task: spawn(s, vars); break;
+    case op::charge:
+      fs::charge(s.cost);
+      break;
+    case op::task:
+      spawn(s, vars);
+      break;
     case op::taskwait:
 #pragma omp taskwait
       break;
@@ -182,10 +192,17 @@ inline void exec(const stmt& s, int* vars) {
 #pragma omp taskgroup
       for (const stmt& c : s.body) exec(c, vars);
       break;
-    case op::taskloop: taskloop(s); break;
-    case op::region: region(s); break;
-    case op::parallel_for: combined_loop(s); break;
-    default: break;
+    case op::taskloop:
+      taskloop(s);
+      break;
+    case op::region:
+      region(s);
+      break;
+    case op::parallel_for:
+      combined_loop(s);
+      break;
+    default:
+      break;
   }
 }
 

@@ -105,7 +105,8 @@ TEST(OmptRandom, TheSameProgramAnnotatedGivesTheSameNumbers) {
     if (!ok) {
       ++mismatches;
       if (mismatches <= 3)
-        ADD_FAILURE() << "OMPT: " << failure(seed, p, tool, e_tool) << "adapter: " << failure(seed, p, adapter, e_adapter);
+        ADD_FAILURE() << "OMPT: " << failure(seed, p, tool, e_tool)
+                      << "adapter: " << failure(seed, p, adapter, e_adapter);
     }
   }
   EXPECT_EQ(mismatches, 0) << "of " << n << " programs";

@@ -140,6 +140,18 @@ inline bool active() noexcept {
 // Why it does not ("" when it does), in the words of the start-up line.
 inline std::string why_inactive() { return detail::ompt::why_off(); }
 
+// Turns the tool off (false) and on again (true) for the OpenMP code that
+// follows: code run while it is off is not seen, as if it ran outside every
+// measurement (for a part profiled with the annotated adapter instead). Change it
+// only where no parallel region, task or worksharing loop is in progress.
+inline void set_enabled(bool on) noexcept {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  detail::ompt::status().enabled.store(on);
+#else
+  (void)on;
+#endif
+}
+
 }  // namespace ompt
 
 FORKSCALE_NAMESPACE_END

@@ -61,6 +61,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
@@ -454,8 +455,8 @@ inline taskloop_size num_tasks(std::uint64_t k) noexcept { return taskloop_size{
 // cut as libomp cuts them (detail/ompt/schedule.hpp), each a child spawned in
 // index order into a taskgroup that ends with the loop — taskloop's implicit
 // taskgroup. With `nogroup` the tasks are plain children of the calling task,
-// joined by its next taskwait or the region's end, and `body` must outlive them.
-// `body` must not throw.
+// joined by its next taskwait or the region's end. The tasks share one copy of
+// `body`, which must not throw.
 template <class Clock = default_clock, class First, class Last, class Body>
 void taskloop(First first, Last last, taskloop_size size, Body&& body, bool nogroup = false,
               const site& where = site::current()) {
@@ -467,7 +468,7 @@ void taskloop(First first, Last last, taskloop_size size, Body&& body, bool nogr
   const std::vector<detail::schedule::chunk> parts =
       detail::schedule::taskloop(static_cast<std::uint64_t>(hi - lo), size.grainsize, size.num_tasks,
                                  static_cast<unsigned>(omp_get_num_threads()));
-  auto* fn = &body;
+  auto fn = std::make_shared<std::decay_t<Body>>(std::forward<Body>(body));
   const site at = where;
   auto create = [&] {
     for (const detail::schedule::chunk& c : parts) {

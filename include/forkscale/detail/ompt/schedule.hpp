@@ -66,7 +66,8 @@ inline std::vector<chunk> guided(std::uint64_t n, unsigned threads, std::uint64_
   while (b < n) {
     const std::uint64_t left = n - b;
     std::uint64_t len = min_size;
-    if (left >= switch_below) len = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(left) * share));
+    if (left >= switch_below)
+      len = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(left) * share));
     len = std::min(len, left);
     out.push_back(chunk{b, b + len});
     b += len;
@@ -75,7 +76,8 @@ inline std::vector<chunk> guided(std::uint64_t n, unsigned threads, std::uint64_
 }
 
 // taskloop's tasks: grainsize > 0, or num_tasks > 0, or neither (then 10 per thread).
-inline std::vector<chunk> taskloop(std::uint64_t n, std::uint64_t grainsize, std::uint64_t num_tasks, unsigned threads) {
+inline std::vector<chunk> taskloop(std::uint64_t n, std::uint64_t grainsize, std::uint64_t num_tasks,
+                                   unsigned threads) {
   std::uint64_t tasks = 0;
   if (grainsize > 0) {
     tasks = std::max<std::uint64_t>(1, n / grainsize);

@@ -26,6 +26,7 @@ struct tool_status {
   std::atomic<bool> start_tool_called{false};  // the runtime asked for a tool (ompt_start_tool)
   std::atomic<bool> initialized{false};        // ... and initialized it
   std::atomic<bool> active{false};             // every callback the tool needs was accepted
+  std::atomic<bool> enabled{true};             // fs::ompt::set_enabled
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
 };

@@ -31,6 +31,9 @@ inline bool env_is(const char* name, const char* value) {
 }
 
 // The callbacks, with the signatures of omp-tools.h; each forwards to the events.
+// Off (fs::ompt::set_enabled(false)): every callback returns at once.
+inline bool on() noexcept { return status().enabled.load(std::memory_order_relaxed); }
+
 template <class Clock>
 struct callbacks {
   using teams = team_events<Clock>;
@@ -38,11 +41,14 @@ struct callbacks {
 
   static void parallel_begin(ompt_data_t* encountering, const ompt_frame_t*, ompt_data_t* parallel, unsigned requested,
                              int flags, const void* ra) {
-    teams::parallel_begin(encountering, parallel, requested, flags, ra);
+    if (on()) teams::parallel_begin(encountering, parallel, requested, flags, ra);
   }
-  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) { teams::parallel_end(parallel); }
+  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
+    if (on()) teams::parallel_end(parallel);
+  }
   static void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned size,
                             unsigned index, int flags) {
+    if (!on()) return;
     if (endpoint == ompt_scope_begin) {
       teams::implicit_begin(parallel, task, size, index, flags);
     } else if (endpoint == ompt_scope_end) {
@@ -51,16 +57,17 @@ struct callbacks {
   }
   static void task_create(ompt_data_t* encountering, const ompt_frame_t*, ompt_data_t* task, int flags,
                           int has_dependences, const void* ra) {
-    tasks::task_create(encountering, task, flags, has_dependences, ra);
+    if (on()) tasks::task_create(encountering, task, flags, has_dependences, ra);
   }
   static void task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
-    tasks::schedule(prior, status, next);
+    if (on()) tasks::schedule(prior, status, next);
   }
   static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
-    tasks::dependences(task, deps, count);
+    if (on()) tasks::dependences(task, deps, count);
   }
   static void sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
                           ompt_data_t* task, const void* ra) {
+    if (!on()) return;
     task_record* r = record(task);
     const bool begin = endpoint == ompt_scope_begin;
     switch (static_cast<int>(kind)) {
@@ -100,7 +107,8 @@ struct callbacks {
   }
   static void work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task, std::uint64_t,
                    const void* ra) {
-    if (kind != ompt_work_loop && kind != ompt_work_sections) return;  // single, masked, taskloop: nothing to do
+    if (!on() || (kind != ompt_work_loop && kind != ompt_work_sections))
+      return;  // single, masked, taskloop: nothing to do
     if (endpoint == ompt_scope_begin) {
       teams::loop_begin(record(task), ra);
     } else if (endpoint == ompt_scope_end) {
@@ -108,7 +116,7 @@ struct callbacks {
     }
   }
   static void cancel(ompt_data_t* task, int flags, const void*) {
-    if (flags & ompt_cancel_discarded_task) tasks::discarded(task);
+    if (on() && (flags & ompt_cancel_discarded_task)) tasks::discarded(task);
   }
 };
 
