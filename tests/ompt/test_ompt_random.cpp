@@ -3,8 +3,9 @@
 // parallel regions with worksharing loops (static, dynamic, guided), sections,
 // single, master, barriers and nested regions, run with plain pragmas and
 // measured by forkscale's OMPT tool under the cost clock. The work and the span
-// must be the oracle's (omp_program.hpp), with no diagnostic, for every program,
-// with nested parallelism off (libomp's default) and on.
+// must be the oracle's (omp_program.hpp), with no diagnostic and the site
+// profile's self-checks holding (report::check_profile), for every program, with
+// nested parallelism off (libomp's default) and on.
 //
 // The same programs restricted to what the annotated adapter expresses are also
 // run through the adapter (the tool turned off meanwhile), and both modes must
@@ -59,6 +60,7 @@ std::string failure(std::uint64_t seed, const ompgen::program& p, const measured
                   std::to_string(e.work) + "), span " + std::to_string(m.rep.span()) + " (oracle " +
                   std::to_string(e.span) + ")\n";
   for (const auto& d : m.diagnostics) s += "  diagnostic: " + d + "\n";
+  if (!m.rep.check_profile().empty()) s += "  " + m.rep.check_profile() + "\n";
   return s + p.describe();
 }
 
@@ -75,7 +77,7 @@ TEST(OmptRandom, EveryProgramMatchesTheOracle) {
     const ompgen::program p = ompgen::generator(seed, ompgen::generator_options{}).make();
     const measured m = measure([&] { ompgen::plain::run(p); });
     const ompgen::expected e = ompgen::oracle(ompgen::model::ompt, levels).run(p);
-    if (m.rep.work() != e.work || m.rep.span() != e.span || !m.diagnostics.empty()) {
+    if (m.rep.work() != e.work || m.rep.span() != e.span || !m.diagnostics.empty() || !m.rep.check_profile().empty()) {
       ++mismatches;
       if (mismatches <= 3) ADD_FAILURE() << failure(seed, p, m, e);
     }
@@ -100,6 +102,7 @@ TEST(OmptRandom, TheSameProgramAnnotatedGivesTheSameNumbers) {
     const ompgen::expected e_tool = ompgen::oracle(ompgen::model::ompt, 1).run(p);
     const ompgen::expected e_adapter = ompgen::oracle(ompgen::model::adapter, 1).run(p);
     const bool ok = tool.rep.work() == e_tool.work && tool.rep.span() == e_tool.span && tool.diagnostics.empty() &&
+                    tool.rep.check_profile().empty() && adapter.rep.check_profile().empty() &&
                     adapter.rep.work() == e_adapter.work && adapter.rep.span() == e_adapter.span &&
                     adapter.diagnostics.empty();
     if (!ok) {

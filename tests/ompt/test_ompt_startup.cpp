@@ -107,8 +107,7 @@ std::string scratch(const std::string& name) {
 // Runs `--child mode` with `env` ("A=1 B=2") added to the environment.
 outcome run_child(const std::string& env, const std::string& mode) {
   const std::string out = scratch("out.txt"), err = scratch("err.txt");
-  const std::string cmd =
-      "env " + env + " '" + self() + "' --child " + mode + " > '" + out + "' 2> '" + err + "'";
+  const std::string cmd = "env " + env + " '" + self() + "' --child " + mode + " > '" + out + "' 2> '" + err + "'";
   outcome o;
   const int rc = std::system(cmd.c_str());
   o.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
@@ -156,8 +155,9 @@ TEST(OmptStartup, ARefusedCallbackIsOneLine) {
   const outcome o = run_child(std::string(quiet) + " FORKSCALE_OMPT=0", "refuse");
   EXPECT_EQ(o.status, 0);
   EXPECT_NE(o.out.find("accepted=0 active=0 result=42"), std::string::npos) << o.out;
-  EXPECT_EQ(lines_starting(o.err, "forkscale: OMPT mode is off: the runtime refused the callback "
-                                  "ompt_callback_parallel_begin"),
+  EXPECT_EQ(lines_starting(o.err,
+                           "forkscale: OMPT mode is off: the runtime refused the callback "
+                           "ompt_callback_parallel_begin"),
             1)
       << o.err;
   EXPECT_EQ(lines_starting(o.err, "forkscale:"), 1) << o.err;
@@ -201,8 +201,8 @@ TEST(OmptStartup, TheFormatComesFromTheExtension) {
     EXPECT_NE(slurp(path).find(f.marker), std::string::npos) << f.ext;
     std::remove(path.c_str());
   }
-  const outcome o = run_child(std::string(quiet) + " FORKSCALE_OMPT=1 FORKSCALE_OMPT_CLOCK=cost FORKSCALE_REPORT=x.doc",
-                              "program");
+  const outcome o =
+      run_child(std::string(quiet) + " FORKSCALE_OMPT=1 FORKSCALE_OMPT_CLOCK=cost FORKSCALE_REPORT=x.doc", "program");
   EXPECT_EQ(o.status, 0);
   EXPECT_EQ(lines_starting(o.err, "forkscale: FORKSCALE_REPORT=x.doc: "), 1) << o.err;
   EXPECT_NE(o.err.find("Parallelism Profile"), std::string::npos) << o.err;

@@ -63,21 +63,39 @@ inline void release(snapshot& s) noexcept {
 }
 
 // The path value at the current point of the running frame `f` (its open strand
-// is closed first, so that its cost is on the path).
+// is closed first, so that its cost is on the path). `task_end`: `f` is a task
+// about to end, and the value is the one it will report — its own invocation's
+// record on top of its chain, its running sums back at its start, as the
+// engine's profile_task_end leaves them; otherwise it is the value at a point the
+// task goes on from, as a spawn hands it to a child.
 template <class Clock>
-snapshot take(frame& f) {
+snapshot take(frame& f, bool task_end) {
   engine<Clock>::split_strand(f);
   snapshot s;
   s.span = f.totals.span;
   s.burdened_span = f.totals.burdened_span;
   s.raw_span = f.totals.raw_span;
   if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = wi_copy(f.totals.what_if);
-  if (f.profile) {
-    s.prof.task = f.task_id;
+  if (!f.profile) return s;
+  s.prof.task = f.task_id;
+  s.prof.chain = share_path(f);
+  if (!task_end) {
     s.prof.local_span = f.path.local_span;
     s.prof.task_span = f.path.task_span;
-    s.prof.chain = share_path(f);
+    return s;
   }
+  prof_record r{};
+  r.site = f.task_site;
+  r.flags = f.task_flags;
+  r.work = f.totals.work;
+  r.span = static_cast<std::int64_t>(f.totals.span - f.span_at_start);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - f.local_span_at_start);
+  r.task_work = f.task_work;
+  r.task_span = static_cast<std::int64_t>(f.path.task_span - f.task_span_at_start);
+  push_records(s.prof.chain, &r, 1);  // on span only: its work is filed once, when the task ends
+  s.prof.local_span = f.local_span_at_start;
+  s.prof.task_span = f.task_span_at_start;
   return s;
 }
 
@@ -228,7 +246,7 @@ void join_predecessors(join_set*& preds, const site& where) {
 template <class Clock>
 void end_predecessor(node*& n, frame& f) {
   if (!n) return;
-  publish(n, take<Clock>(f));
+  publish(n, take<Clock>(f, true));
   drop(n);
   n = nullptr;
 }

@@ -232,7 +232,7 @@ struct task_events {
     frame* f = E::current();
     if (parent && f && f->sess && r.node) {
       depend::join_predecessors<Clock>(r.preds, r.where);
-      depend::publish(r.node, depend::take<Clock>(*f));
+      depend::publish(r.node, depend::take<Clock>(*f, false));
       depend::drop(parent->stand_in);
       parent->stand_in = r.node;
       r.node = nullptr;
