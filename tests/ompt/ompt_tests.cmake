@@ -47,6 +47,26 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
     add_test(NAME ${prefix}${t} COMMAND ${prefix}${t})
     set_tests_properties(${prefix}${t} PROPERTIES LABELS ompt)
   endforeach()
+  # The examples of OMPT mode (examples/ompt_*.cpp), under the cost clock: each
+  # checks its result and fails on a diagnostic; a schedule(static) loop on two
+  # threads has exactly the parallelism of the team.
+  foreach(example ompt_cholesky ompt_stencil)
+    add_executable(${prefix}${example} "${FORKSCALE_OMPT_TEST_DIR}/../../examples/${example}.cpp")
+    target_link_libraries(${prefix}${example} PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+    target_compile_options(${prefix}${example} PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  endforeach()
+  add_test(NAME ${prefix}example.ompt_cholesky COMMAND ${prefix}ompt_cholesky 256 --tile 32 --threads 2 --clock cost)
+  add_test(NAME ${prefix}example.ompt_stencil.dynamic
+           COMMAND ${prefix}ompt_stencil 66 --steps 2 --schedule dynamic --chunk 4 --threads 2 --clock cost)
+  add_test(NAME ${prefix}example.ompt_stencil.static
+           COMMAND ${prefix}ompt_stencil 66 --steps 2 --schedule static --threads 2 --clock cost)
+  set_tests_properties(${prefix}example.ompt_stencil.static PROPERTIES PASS_REGULAR_EXPRESSION "Parallelism: +2\\.00\n")
+  # Bad input: one line on stderr, exit status 2.
+  add_test(NAME ${prefix}example.ompt_cholesky.bad_input
+           COMMAND "${CMAKE_COMMAND}" "-DEXE=$<TARGET_FILE:${prefix}ompt_cholesky>" -DEXPECTED=2
+                   "-DSTDERR_REGEX=^ompt_cholesky: N \\(100\\) must be a multiple of the tile size"
+                   -P "${FORKSCALE_OMPT_TEST_DIR}/../../examples/expect_exit.cmake" -- 100 --tile 64)
+
   # Disabled: the program runs, and says nothing.
   add_test(NAME ${prefix}ompt_disabled
            COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:${prefix}ompt_disabled>" -DEXPECT_LINES=0
