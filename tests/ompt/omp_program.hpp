@@ -55,7 +55,8 @@ enum class op {
   per_thread,   // fs::charge(cost + step * thread number), then a barrier
   single,       // #pragma omp single { body } (its barrier)
   master,       // #pragma omp master { body }, then a barrier
-  loop,         // #pragma omp for schedule(...) (its barrier): charge(costs[i])
+  loop,         // #pragma omp for schedule(...) (its barrier): charge(costs[i]), and with `tasks` a
+                // task charging cost + i % 3 from each iteration
   sections,     // #pragma omp sections, three sections charging costs[0..2] (its barrier)
   barrier,      // #pragma omp barrier
 };
@@ -75,6 +76,7 @@ struct stmt {
   sched schedule = sched::dynamic;
   std::uint64_t chunk = 1, grainsize = 0, num_tasks = 0;
   bool nogroup = false;
+  bool tasks = false;  // loop: each iteration creates a task
   int threads = 1;
 };
 
@@ -235,7 +237,8 @@ class oracle {
   void spawn(task& parent, const stmt& s);
   void exec(task& t, const stmt& s);
   void exec_team_stmt(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks);
-  void loop(std::vector<task>& threads, const stmt& s);
+  void loop(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks);
+  int chunk(int from, const stmt& s, range r, std::vector<int>& team_tasks);
   void region(task& t, const stmt& s);
   void taskloop(task& t, const stmt& s);
   void combined_loop(task& t, const stmt& s);
@@ -348,7 +351,7 @@ inline void oracle::region(task& t, const stmt& s) {
   barrier(threads);  // the region's end
 }
 
-inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, std::vector<int>&) {
+inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks) {
   switch (s.kind) {
     case op::team_charge:
       for (task& th : threads) charge(th, s.cost);
@@ -361,7 +364,7 @@ inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, st
       for (const stmt& c : s.body) exec(threads[0], c);
       break;
     case op::loop:
-      loop(threads, s);
+      loop(threads, s, team_tasks);
       break;
     case op::sections: {
       const auto shares = even_parts(s.costs.size(), threads.size());
@@ -377,9 +380,23 @@ inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, st
   }
 }
 
-// A worksharing loop: each chunk a child of the thread that takes it, joined
-// where the thread leaves the loop. Static shares are one chunk per thread.
-inline void oracle::loop(std::vector<task>& threads, const stmt& s) {
+// One chunk of a worksharing loop from `from`: its iterations one after the
+// other, each maybe creating a task; returns the chunk's end.
+inline int oracle::chunk(int from, const stmt& s, range r, std::vector<int>& team_tasks) {
+  int cur = node(0, {from});
+  for (std::uint64_t i = r.b; i < r.e; ++i) {
+    cur = node(s.costs[i], {cur});
+    if (!s.tasks) continue;
+    const int start = node(0, {cur});
+    team_tasks.push_back(node(s.cost + i % 3, {start}));
+  }
+  return cur;
+}
+
+// A worksharing loop: each chunk a child of the thread that takes it (static
+// shares: one chunk per thread), joined, with the tasks its iterations created,
+// by the barrier after the loop.
+inline void oracle::loop(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks) {
   const std::uint64_t n = s.costs.size(), size = threads.size();
   std::vector<std::vector<range>> per_thread(threads.size());
   if (size == 1) {
@@ -395,17 +412,15 @@ inline void oracle::loop(std::vector<task>& threads, const stmt& s) {
   } else {
     per_thread[0] = s.schedule == sched::guided ? guided_chunks(n, size, s.chunk) : fixed_chunks(n, s.chunk);
   }
+  const bool one_chunk = s.schedule == sched::static_chunks || s.schedule == sched::static_even || size == 1;
   for (std::size_t i = 0; i < size; ++i) {
-    std::vector<int> ends{threads[i].cur};
-    std::uint64_t share = 0;
-    for (const range& r : per_thread[i]) share += sum(s.costs, r);
-    const bool one_chunk = s.schedule == sched::static_chunks || s.schedule == sched::static_even || size == 1;
-    if (one_chunk) {
-      ends.push_back(node(share, {node(0, {threads[i].cur})}));
+    if (one_chunk) {  // the thread's share, its chunks one after the other
+      int cur = node(0, {threads[i].cur});
+      for (const range& r : per_thread[i]) cur = chunk(cur, s, r, team_tasks);
+      team_tasks.push_back(cur);
     } else {
-      for (const range& r : per_thread[i]) ends.push_back(node(sum(s.costs, r), {node(0, {threads[i].cur})}));
+      for (const range& r : per_thread[i]) team_tasks.push_back(chunk(threads[i].cur, s, r, team_tasks));
     }
-    threads[i].cur = node(0, ends);
   }
 }
 
@@ -535,6 +550,8 @@ class generator {
         s.schedule = any_schedule();
         s.chunk = static_cast<std::uint64_t>(pick(1, 3));
         s.costs = costs(pick(0, 20));
+        s.tasks = coin(40);
+        s.cost = static_cast<std::uint64_t>(pick(0, 9));
         break;
       case 4:
         s.kind = op::sections;
@@ -637,6 +654,7 @@ inline void describe(std::ostringstream& os, const stmt& s, int indent) {
   if (s.kind == op::region || s.kind == op::parallel_for) os << " threads=" << s.threads;
   if (s.kind == op::loop || s.kind == op::parallel_for)
     os << " " << scheds[static_cast<int>(s.schedule)] << " chunk=" << s.chunk;
+  if (s.tasks) os << " tasks=" << s.cost << "+i%3";
   if (s.kind == op::taskloop)
     os << " grainsize=" << s.grainsize << " num_tasks=" << s.num_tasks << (s.nogroup ? " nogroup" : "");
   if (!s.costs.empty()) {

@@ -81,27 +81,35 @@ inline void taskloop(const stmt& s) {
   }
 }
 
+// An iteration of a `#pragma omp for` of the program.
+inline void iteration(const stmt& s, int i) {
+  fs::charge(s.costs[static_cast<std::size_t>(i)]);
+  if (!s.tasks) return;
+  const std::uint64_t c = s.cost + static_cast<std::uint64_t>(i % 3);
+#pragma omp task firstprivate(c)
+  fs::charge(c);
+}
+
 // `#pragma omp for` (orphaned: called from inside a region).
 inline void loop(const stmt& s) {
-  const std::uint64_t* costs = s.costs.data();
   const int n = static_cast<int>(s.costs.size());
   const int c = static_cast<int>(s.chunk);
   switch (s.schedule) {
     case sched::dynamic:
 #pragma omp for schedule(dynamic, c)
-      for (int i = 0; i < n; ++i) fs::charge(costs[i]);
+      for (int i = 0; i < n; ++i) iteration(s, i);
       break;
     case sched::static_chunks:
 #pragma omp for schedule(static, c)
-      for (int i = 0; i < n; ++i) fs::charge(costs[i]);
+      for (int i = 0; i < n; ++i) iteration(s, i);
       break;
     case sched::static_even:
 #pragma omp for schedule(static)
-      for (int i = 0; i < n; ++i) fs::charge(costs[i]);
+      for (int i = 0; i < n; ++i) iteration(s, i);
       break;
     case sched::guided:
 #pragma omp for schedule(guided, c)
-      for (int i = 0; i < n; ++i) fs::charge(costs[i]);
+      for (int i = 0; i < n; ++i) iteration(s, i);
       break;
   }
 }

@@ -338,6 +338,39 @@ TEST(OmptCases, ATeamOfOneRunsADynamicLoopAsOneChunk) {
       numbers{30, 30}, "one thread");
 }
 
+// Tasks created in a loop's body are children of the implicit task: the
+// barrier after the loop waits for them. schedule(static) on 2 threads over 4
+// iterations: each thread charges 1, creates a task (10), charges 1, creates
+// another: its second task ends at 1 + 1 + 10; then every thread charges 5.
+TEST(OmptCases, TasksCreatedInALoopAreJoinedAtItsBarrier) {
+  expect_numbers(
+      [] {
+#pragma omp parallel num_threads(2)
+        {
+#pragma omp for schedule(static)
+          for (int i = 0; i < 4; ++i) {
+            fs::charge(1);
+#pragma omp task
+            fs::charge(10);
+          }
+          fs::charge(5);
+        }
+      },
+      numbers{4 + 40 + 2 * 5, 12 + 5}, "tasks in a loop");
+}
+
+// A worksharing loop outside any parallel region runs in the initial task's
+// team of one: one chunk, joined by the loop's barrier before the 1 after it.
+TEST(OmptCases, AnOrphanedLoopInTheInitialTask) {
+  expect_numbers(
+      [] {
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < 4; ++i) fs::charge(3);
+        fs::charge(1);
+      },
+      numbers{13, 13}, "orphaned loop");
+}
+
 // Call sites come from OMPT's code pointers: the task's row names this file and
 // the task's line (the pragma's or the statement's, as the compiler's line
 // table says).

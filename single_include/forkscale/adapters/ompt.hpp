@@ -4733,11 +4733,9 @@ struct open_group {
 };
 
 // A worksharing loop (or `sections`) on one thread: each chunk the thread takes
-// is a child of its implicit task; the thread's chunks are joined where it
-// leaves the loop (and the barrier after the loop joins the threads).
+// is a child of its implicit task (regions.hpp).
 struct loop_state {
   frame chunk;
-  join_set* chunks = nullptr;  // reused from loop to loop
   bool open = false;
   bool dynamic = false;  // chunks come from __kmpc_dispatch_next_*
   bool chunk_open = false;
@@ -4827,11 +4825,7 @@ inline void free_task(task_record* r) noexcept {
   depend::drop(r->stand_in);
   if (r->preds) r->preds->release(nullptr);
   delete r->children;
-  if (r->loop) {
-    if (r->loop->chunks) r->loop->chunks->release(nullptr);
-    r->loop->chunks = nullptr;
-    give_back(r->loop);
-  }
+  if (r->loop) give_back(r->loop);
   for (auto& g : r->groups)
     if (g.set) g.set->release(nullptr);
   r->groups.clear();
@@ -4841,7 +4835,6 @@ inline void free_task(task_record* r) noexcept {
 inline loop_state& loop_of(task_record& r) {
   if (!r.loop) {
     r.loop = take_pooled<loop_state>();
-    r.loop->chunks = nullptr;
     r.loop->open = r.loop->dynamic = r.loop->chunk_open = false;
   }
   return *r.loop;
@@ -4937,6 +4930,7 @@ FORKSCALE_NAMESPACE_END
 #include <link.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cxxabi.h>
@@ -5014,25 +5008,42 @@ class line_reader {
   }
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
-  ~line_reader() {
-    if (in_ >= 0) ::close(in_);
-    if (out_) std::fclose(out_);
+  ~line_reader() { stop(); }
+
+  // addr2line reads the DWARF at its first question: asking one now, without
+  // waiting for the answer, lets it do that while the program runs.
+  void prime() {
+    if (ask(0)) ++pending_;
   }
 
   // Function and "file:line" of `offset`, or false.
   bool lookup(std::uintptr_t offset, std::string& function, std::string& where) {
-    if (in_ < 0 || !out_) return false;
-    char text[32];
-    const int n = std::snprintf(text, sizeof text, "0x%llx\n", static_cast<unsigned long long>(offset));
-    if (::send(in_, text, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) {
-      ::close(in_);  // the process is gone: no more lookups
-      in_ = -1;
-      return false;
-    }
-    return read_line(function) && read_line(where);
+    for (; pending_ > 0; --pending_)
+      if (!read_line(function) || !read_line(where)) return false;
+    return ask(offset) && read_line(function) && read_line(where);
+  }
+
+  // Ends the process (at exit, so that it does not outlive the program).
+  void stop() {
+    if (in_ >= 0) ::close(in_);
+    in_ = -1;
+    if (out_) std::fclose(out_);
+    out_ = nullptr;
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+    pid_ = 0;
   }
 
  private:
+  bool ask(std::uintptr_t offset) {
+    if (in_ < 0 || !out_) return false;
+    char text[32];
+    const int n = std::snprintf(text, sizeof text, "0x%llx\n", static_cast<unsigned long long>(offset));
+    if (::send(in_, text, static_cast<std::size_t>(n), MSG_NOSIGNAL) == n) return true;
+    ::close(in_);  // the process is gone: no more lookups
+    in_ = -1;
+    return false;
+  }
+
   bool read_line(std::string& s) {
     s.clear();
     char buf[512];
@@ -5049,6 +5060,7 @@ class line_reader {
   pid_t pid_ = 0;
   int in_ = -1;
   std::FILE* out_ = nullptr;
+  int pending_ = 0;  // answers to prime() not read yet
 };
 
 inline bool is_outlined(const std::string& function) {
@@ -5066,6 +5078,19 @@ class code_sites {
 
   // The site of return address `ra`; `enclosing` names the function of the
   // construct around it (for code in outlined functions).
+  // Starts addr2line on the main program ahead of its first question (the tool's
+  // start), and ends every addr2line at exit.
+  void start() {
+    std::lock_guard<std::mutex> g(m_);
+    if (!use_addr2line_ || !readers_.empty()) return;
+    reader("").prime();
+    std::atexit([] { instance().stop_all(); });
+  }
+  void stop_all() {
+    std::lock_guard<std::mutex> g(m_);
+    for (auto& r : readers_) r.second->stop();
+  }
+
   site find(const void* ra, const char* enclosing) {
     if (!ra) return site{"(unknown)", 0, enclosing ? enclosing : "", nullptr};
     std::lock_guard<std::mutex> g(m_);
@@ -5310,13 +5335,29 @@ struct team_events {
     free_task(r);
   }
 
-  static void barrier_begin(task_record* r) {
-    if (!r || r->kind != task_kind::implicit_task) return;
-    end_segment(*r);
+  // A barrier outside any parallel region (an orphaned `for` or `barrier` in an
+  // initial task) joins the initial task's children: every task of its
+  // implicit one-thread team is done there.
+  static void barrier_begin(task_record* r, const void* ra) {
+    if (!r) return;
+    if (r->kind == task_kind::initial) {
+      frame* f = E::current();
+      if (!f || !f->sess || r->waiting) return;
+      if (r->loop && r->loop->open) loop_end(r);
+      E::begin_sync(r->wait, site_for<Clock>(ra, enclosing_function(r)));
+      r->waiting = true;
+      return;
+    }
+    if (r->kind == task_kind::implicit_task) end_segment(*r);
   }
 
   // `parallel` is null after the region's last barrier.
-  static void barrier_end(task_record* r, ompt_data_t* parallel) {
+  static void barrier_end(task_record* r, ompt_data_t* parallel, const void* ra) {
+    if (r && r->kind == task_kind::initial && r->waiting) {
+      r->waiting = false;
+      E::end_sync(r->wait, nullptr, true, site_for<Clock>(ra, enclosing_function(r)));
+      return;
+    }
     if (!r || r->kind != task_kind::implicit_task || !parallel || !r->region || !r->region->encountering) return;
     ++r->phase;
     begin_segment(*r, *r->region, r->region->size);
@@ -5326,7 +5367,11 @@ struct team_events {
   // A statically scheduled thread's share is one chunk (the compiled code walks
   // it without calling the runtime); a dynamic or guided loop's chunks come one
   // at a time from __kmpc_dispatch_next_* (adapters/ompt.hpp), since libomp 14
-  // does not report ompt_callback_dispatch.
+  // does not report ompt_callback_dispatch. Each chunk is a child of the
+  // implicit task, joined with its other children: by the barrier after the loop
+  // (or the next one, after `nowait`), or by a taskwait of the implicit task —
+  // which in OpenMP also waits for the tasks the loop's body created, handed on
+  // to it when their chunk ends.
   static void loop_begin(task_record* r, const void* ra) {
     if (!r) return;
     loop_state& l = loop_of(*r);
@@ -5342,7 +5387,6 @@ struct team_events {
     l.open = true;
     l.dynamic = dispatch != nullptr;
     l.chunk_open = false;
-    l.chunks = join_set::make(f->sess);
     if (!l.dynamic) open_chunk(l);
   }
 
@@ -5354,11 +5398,6 @@ struct team_events {
     if (!l.open) return;
     l.open = false;
     if (l.chunk_open) close_chunk(l);
-    sync_state st;
-    E::begin_sync(st, l.where);
-    E::end_sync(st, l.chunks, false, l.where);
-    l.chunks->release(nullptr);
-    l.chunks = nullptr;
   }
 
   // Around the runtime's __kmpc_dispatch_next_*: the chunk in progress ends when
@@ -5413,7 +5452,7 @@ struct team_events {
   }
 
   static void open_chunk(loop_state& l) {
-    spawn_token tk = E::spawn(l.chunks, l.where);
+    spawn_token tk = E::spawn(nullptr, l.where);
     E::begin_child(l.chunk, tk, l.where);
     l.chunk_open = true;
   }
@@ -5760,9 +5799,9 @@ struct callbacks {
       case ompt_sync_region_barrier_implicit_workshare:
       case ompt_sync_region_barrier_implicit_parallel:
         if (begin) {
-          teams::barrier_begin(r);
+          teams::barrier_begin(r, ra);
         } else {
-          teams::barrier_end(r, parallel);
+          teams::barrier_end(r, parallel, ra);
         }
         break;
       case ompt_sync_region_taskwait:
@@ -5930,6 +5969,7 @@ struct tool {
                  "the OpenMP runtime does not report task dependences: depend clauses are not in the measured dag");
     }
     st.active = true;
+    code_sites::instance().start();
     if (env_is("FORKSCALE_OMPT", "1")) whole_program<Clock>::start();
     return 1;
   }

@@ -37,11 +37,9 @@ struct open_group {
 };
 
 // A worksharing loop (or `sections`) on one thread: each chunk the thread takes
-// is a child of its implicit task; the thread's chunks are joined where it
-// leaves the loop (and the barrier after the loop joins the threads).
+// is a child of its implicit task (regions.hpp).
 struct loop_state {
   frame chunk;
-  join_set* chunks = nullptr;  // reused from loop to loop
   bool open = false;
   bool dynamic = false;  // chunks come from __kmpc_dispatch_next_*
   bool chunk_open = false;
@@ -131,11 +129,7 @@ inline void free_task(task_record* r) noexcept {
   depend::drop(r->stand_in);
   if (r->preds) r->preds->release(nullptr);
   delete r->children;
-  if (r->loop) {
-    if (r->loop->chunks) r->loop->chunks->release(nullptr);
-    r->loop->chunks = nullptr;
-    give_back(r->loop);
-  }
+  if (r->loop) give_back(r->loop);
   for (auto& g : r->groups)
     if (g.set) g.set->release(nullptr);
   r->groups.clear();
@@ -145,7 +139,6 @@ inline void free_task(task_record* r) noexcept {
 inline loop_state& loop_of(task_record& r) {
   if (!r.loop) {
     r.loop = take_pooled<loop_state>();
-    r.loop->chunks = nullptr;
     r.loop->open = r.loop->dynamic = r.loop->chunk_open = false;
   }
   return *r.loop;

@@ -93,13 +93,29 @@ struct team_events {
     free_task(r);
   }
 
-  static void barrier_begin(task_record* r) {
-    if (!r || r->kind != task_kind::implicit_task) return;
-    end_segment(*r);
+  // A barrier outside any parallel region (an orphaned `for` or `barrier` in an
+  // initial task) joins the initial task's children: every task of its
+  // implicit one-thread team is done there.
+  static void barrier_begin(task_record* r, const void* ra) {
+    if (!r) return;
+    if (r->kind == task_kind::initial) {
+      frame* f = E::current();
+      if (!f || !f->sess || r->waiting) return;
+      if (r->loop && r->loop->open) loop_end(r);
+      E::begin_sync(r->wait, site_for<Clock>(ra, enclosing_function(r)));
+      r->waiting = true;
+      return;
+    }
+    if (r->kind == task_kind::implicit_task) end_segment(*r);
   }
 
   // `parallel` is null after the region's last barrier.
-  static void barrier_end(task_record* r, ompt_data_t* parallel) {
+  static void barrier_end(task_record* r, ompt_data_t* parallel, const void* ra) {
+    if (r && r->kind == task_kind::initial && r->waiting) {
+      r->waiting = false;
+      E::end_sync(r->wait, nullptr, true, site_for<Clock>(ra, enclosing_function(r)));
+      return;
+    }
     if (!r || r->kind != task_kind::implicit_task || !parallel || !r->region || !r->region->encountering) return;
     ++r->phase;
     begin_segment(*r, *r->region, r->region->size);
@@ -109,7 +125,11 @@ struct team_events {
   // A statically scheduled thread's share is one chunk (the compiled code walks
   // it without calling the runtime); a dynamic or guided loop's chunks come one
   // at a time from __kmpc_dispatch_next_* (adapters/ompt.hpp), since libomp 14
-  // does not report ompt_callback_dispatch.
+  // does not report ompt_callback_dispatch. Each chunk is a child of the
+  // implicit task, joined with its other children: by the barrier after the loop
+  // (or the next one, after `nowait`), or by a taskwait of the implicit task —
+  // which in OpenMP also waits for the tasks the loop's body created, handed on
+  // to it when their chunk ends.
   static void loop_begin(task_record* r, const void* ra) {
     if (!r) return;
     loop_state& l = loop_of(*r);
@@ -125,7 +145,6 @@ struct team_events {
     l.open = true;
     l.dynamic = dispatch != nullptr;
     l.chunk_open = false;
-    l.chunks = join_set::make(f->sess);
     if (!l.dynamic) open_chunk(l);
   }
 
@@ -137,11 +156,6 @@ struct team_events {
     if (!l.open) return;
     l.open = false;
     if (l.chunk_open) close_chunk(l);
-    sync_state st;
-    E::begin_sync(st, l.where);
-    E::end_sync(st, l.chunks, false, l.where);
-    l.chunks->release(nullptr);
-    l.chunks = nullptr;
   }
 
   // Around the runtime's __kmpc_dispatch_next_*: the chunk in progress ends when
@@ -196,7 +210,7 @@ struct team_events {
   }
 
   static void open_chunk(loop_state& l) {
-    spawn_token tk = E::spawn(l.chunks, l.where);
+    spawn_token tk = E::spawn(nullptr, l.where);
     E::begin_child(l.chunk, tk, l.where);
     l.chunk_open = true;
   }

@@ -29,6 +29,7 @@
 #include <link.h>
 #include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cxxabi.h>
@@ -93,25 +94,42 @@ class line_reader {
   }
   line_reader(const line_reader&) = delete;
   line_reader& operator=(const line_reader&) = delete;
-  ~line_reader() {
-    if (in_ >= 0) ::close(in_);
-    if (out_) std::fclose(out_);
+  ~line_reader() { stop(); }
+
+  // addr2line reads the DWARF at its first question: asking one now, without
+  // waiting for the answer, lets it do that while the program runs.
+  void prime() {
+    if (ask(0)) ++pending_;
   }
 
   // Function and "file:line" of `offset`, or false.
   bool lookup(std::uintptr_t offset, std::string& function, std::string& where) {
-    if (in_ < 0 || !out_) return false;
-    char text[32];
-    const int n = std::snprintf(text, sizeof text, "0x%llx\n", static_cast<unsigned long long>(offset));
-    if (::send(in_, text, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) {
-      ::close(in_);  // the process is gone: no more lookups
-      in_ = -1;
-      return false;
-    }
-    return read_line(function) && read_line(where);
+    for (; pending_ > 0; --pending_)
+      if (!read_line(function) || !read_line(where)) return false;
+    return ask(offset) && read_line(function) && read_line(where);
+  }
+
+  // Ends the process (at exit, so that it does not outlive the program).
+  void stop() {
+    if (in_ >= 0) ::close(in_);
+    in_ = -1;
+    if (out_) std::fclose(out_);
+    out_ = nullptr;
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+    pid_ = 0;
   }
 
  private:
+  bool ask(std::uintptr_t offset) {
+    if (in_ < 0 || !out_) return false;
+    char text[32];
+    const int n = std::snprintf(text, sizeof text, "0x%llx\n", static_cast<unsigned long long>(offset));
+    if (::send(in_, text, static_cast<std::size_t>(n), MSG_NOSIGNAL) == n) return true;
+    ::close(in_);  // the process is gone: no more lookups
+    in_ = -1;
+    return false;
+  }
+
   bool read_line(std::string& s) {
     s.clear();
     char buf[512];
@@ -128,6 +146,7 @@ class line_reader {
   pid_t pid_ = 0;
   int in_ = -1;
   std::FILE* out_ = nullptr;
+  int pending_ = 0;  // answers to prime() not read yet
 };
 
 inline bool is_outlined(const std::string& function) {
@@ -145,6 +164,19 @@ class code_sites {
 
   // The site of return address `ra`; `enclosing` names the function of the
   // construct around it (for code in outlined functions).
+  // Starts addr2line on the main program ahead of its first question (the tool's
+  // start), and ends every addr2line at exit.
+  void start() {
+    std::lock_guard<std::mutex> g(m_);
+    if (!use_addr2line_ || !readers_.empty()) return;
+    reader("").prime();
+    std::atexit([] { instance().stop_all(); });
+  }
+  void stop_all() {
+    std::lock_guard<std::mutex> g(m_);
+    for (auto& r : readers_) r.second->stop();
+  }
+
   site find(const void* ra, const char* enclosing) {
     if (!ra) return site{"(unknown)", 0, enclosing ? enclosing : "", nullptr};
     std::lock_guard<std::mutex> g(m_);

@@ -78,9 +78,9 @@ struct callbacks {
       case ompt_sync_region_barrier_implicit_workshare:
       case ompt_sync_region_barrier_implicit_parallel:
         if (begin) {
-          teams::barrier_begin(r);
+          teams::barrier_begin(r, ra);
         } else {
-          teams::barrier_end(r, parallel);
+          teams::barrier_end(r, parallel, ra);
         }
         break;
       case ompt_sync_region_taskwait:
@@ -248,6 +248,7 @@ struct tool {
                  "the OpenMP runtime does not report task dependences: depend clauses are not in the measured dag");
     }
     st.active = true;
+    code_sites::instance().start();
     if (env_is("FORKSCALE_OMPT", "1")) whole_program<Clock>::start();
     return 1;
   }
