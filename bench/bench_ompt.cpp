@@ -65,7 +65,8 @@ run_result run_once(const std::string& program, const std::string& workload, con
     }
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || kv.empty()) {
-    r.error = program + " " + workload + ": exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ": " + trim(out);
+    r.error = program + " " + workload + ": exit status " +
+              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ": " + trim(out);
     return r;
   }
   r.ok = true;
@@ -127,8 +128,12 @@ void write_json(const config& c, const std::vector<workload_result>& results, do
   j.kv("plain", "the OpenMP program as written, no forkscale");
   j.kv("tool", "the same source with forkscale/ompt.hpp, the work in fs::measure (OMPT mode)");
   j.kv("annotated", "the same program annotated with forkscale/openmp.hpp, the work in fs::measure");
-  j.kv("time", "steady_clock around the work's second run in a fresh process (around the whole fs::measure call); median over the runs");
-  j.kv("first_seconds", "the first run, on a small input: what a process pays once (runtime start, calibration, addr2line for new sites)");
+  j.kv("time",
+       "steady_clock around the work's second run in a fresh process (around the whole fs::measure call); median over "
+       "the runs");
+  j.kv("first_seconds",
+       "the first run, on a small input: what a process pays once (runtime start, calibration, addr2line for new "
+       "sites)");
   j.end_object();
   j.begin_array("workloads");
   for (const workload_result& w : results) {
@@ -144,7 +149,8 @@ void write_json(const config& c, const std::vector<workload_result>& results, do
     j.kv("tool_over_plain", w.median_s(1) / w.median_s(0));
     j.kv("annotated_over_plain", w.median_s(2) / w.median_s(0));
     j.kv("tool_over_annotated", w.median_s(1) / w.median_s(2));
-    j.kv("tool_ns_per_event", w.events[1] ? (w.median_s(1) - w.median_s(0)) * 1e9 / static_cast<double>(w.events[1]) : 0.0);
+    j.kv("tool_ns_per_event",
+         w.events[1] ? (w.median_s(1) - w.median_s(0)) * 1e9 / static_cast<double>(w.events[1]) : 0.0);
     j.end_object();
   }
   j.end_array().end_object();
@@ -156,13 +162,20 @@ int parse(int argc, char** argv, config& c) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool v = i + 1 < argc;
-    if (a == "--plain" && v) c.programs[0] = argv[++i];
-    else if (a == "--tool" && v) c.programs[1] = argv[++i];
-    else if (a == "--annotated" && v) c.programs[2] = argv[++i];
-    else if (a == "--runs" && v) c.runs = std::atoi(argv[++i]);
-    else if (a == "--clock" && v) c.clock = argv[++i];
-    else if (a == "--out" && v) c.out = argv[++i];
-    else if (a == "--quick") c.quick = true;
+    if (a == "--plain" && v)
+      c.programs[0] = argv[++i];
+    else if (a == "--tool" && v)
+      c.programs[1] = argv[++i];
+    else if (a == "--annotated" && v)
+      c.programs[2] = argv[++i];
+    else if (a == "--runs" && v)
+      c.runs = std::atoi(argv[++i]);
+    else if (a == "--clock" && v)
+      c.clock = argv[++i];
+    else if (a == "--out" && v)
+      c.out = argv[++i];
+    else if (a == "--quick")
+      c.quick = true;
     else if (a == "--only" && v) {
       std::istringstream s(argv[++i]);
       for (std::string w; std::getline(s, w, ',');) c.only.push_back(w);

@@ -118,7 +118,8 @@ bool run_stencil(int n, int steps) {
   std::vector<double> a(static_cast<std::size_t>(n) * n, 1.0), b = a;
   for (int s = 0; s < steps; ++s) {
 #if defined(BENCH_OMPT_ANNOTATED)
-    fs::omp::parallel_for(1, n - 1, 0, [&](int i) { stencil_row(a, b, n, i); }, fs::omp::loop_schedule::static_even);
+    fs::omp::parallel_for(
+        1, n - 1, 0, [&](int i) { stencil_row(a, b, n, i); }, fs::omp::loop_schedule::static_even);
 #else
 #pragma omp parallel for schedule(static)
     for (int i = 1; i < n - 1; ++i) stencil_row(a, b, n, i);
@@ -161,7 +162,8 @@ timing timed(const std::function<bool()>& work, const char* clock) {
   if (std::strcmp(clock, "tsc") == 0) o.clock = fs::clock_kind::tsc;
   if (std::strcmp(clock, "steady") == 0) o.clock = fs::clock_kind::steady;
   if (std::strcmp(clock, "thread_cpu") == 0) o.clock = fs::clock_kind::thread_cpu;
-  const fs::report rep = fs::measure("work", [&] { t.ok = work(); }, o);
+  const fs::report rep = fs::measure(
+      "work", [&] { t.ok = work(); }, o);
   t.events = rep.spawns() + rep.syncs() + rep.calls();
   t.diagnostics = rep.diagnostic_count;
 #endif
@@ -187,7 +189,9 @@ int main(int argc, char** argv) {
   }
   const auto work = argc >= 2 ? workload(argv[1], quick) : nullptr;
   if (!work) {
-    std::fprintf(stderr, "usage: bench_ompt_<mode> fib_fine|fib|dynamic_loop|stencil|cholesky [--quick] [--clock auto|tsc|steady|thread_cpu]\n");
+    std::fprintf(stderr,
+                 "usage: bench_ompt_<mode> fib_fine|fib|dynamic_loop|stencil|cholesky [--quick] [--clock "
+                 "auto|tsc|steady|thread_cpu]\n");
     return 2;
   }
   const timing first = timed(workload(argv[1], true), clock);

@@ -116,7 +116,8 @@ bool run_cholesky(int n, int b) {
 #endif
   const int i = n - 1, j = n / 2;  // one entry of L·Lᵀ against A
   double s = 0;
-  for (int k = 0; k <= j; ++k) s += t[(i / b) * nb + k / b][(i % b) * b + k % b] * t[(j / b) * nb + k / b][(j % b) * b + k % b];
+  for (int k = 0; k <= j; ++k)
+    s += t[(i / b) * nb + k / b][(i % b) * b + k % b] * t[(j / b) * nb + k / b][(j % b) * b + k % b];
   return std::abs(s - spd_entry(i, j, n)) < 1e-8 * n;
 }
 

@@ -113,7 +113,8 @@ options parse(int argc, char** argv) {
   auto number = [](const std::string& s, const char* what) {
     char* end = nullptr;
     const long v = std::strtol(s.c_str(), &end, 10);
-    if (s.empty() || *end || v <= 0 || v > 1 << 16) throw std::runtime_error(std::string(what) + " must be a positive integer (got '" + s + "')");
+    if (s.empty() || *end || v <= 0 || v > 1 << 16)
+      throw std::runtime_error(std::string(what) + " must be a positive integer (got '" + s + "')");
     return static_cast<int>(v);
   };
   for (int i = 1; i < argc; ++i) {
@@ -135,7 +136,9 @@ options parse(int argc, char** argv) {
       throw std::runtime_error("unknown option or missing value '" + a + "'");
     }
   }
-  if (o.n % o.b != 0) throw std::runtime_error("N (" + std::to_string(o.n) + ") must be a multiple of the tile size (" + std::to_string(o.b) + ")");
+  if (o.n % o.b != 0)
+    throw std::runtime_error("N (" + std::to_string(o.n) + ") must be a multiple of the tile size (" +
+                             std::to_string(o.b) + ")");
   return o;
 }
 
@@ -157,14 +160,16 @@ int main(int argc, char** argv) {
 
   fs::options opt;
   opt.clock = o.clock;
-  const fs::report rep = fs::measure("cholesky", [&] { cholesky(t, nb, b); }, opt);
+  const fs::report rep = fs::measure(
+      "cholesky", [&] { cholesky(t, nb, b); }, opt);
   std::fputs(rep.to_text().c_str(), stdout);
 
   double worst = 0;  // |L·Lᵀ − A| over the lower triangle
   for (int i = 0; i < o.n; i += 7)
     for (int j = 0; j <= i; j += 5) {
       double s = 0;
-      for (int k = 0; k <= j; ++k) s += t[(i / b) * nb + k / b][(i % b) * b + k % b] * t[(j / b) * nb + k / b][(j % b) * b + k % b];
+      for (int k = 0; k <= j; ++k)
+        s += t[(i / b) * nb + k / b][(i % b) * b + k % b] * t[(j / b) * nb + k / b][(j % b) * b + k % b];
       worst = std::max(worst, std::abs(s - entry(i, j, o.n)));
     }
   std::printf("max |L*L^T - A| = %.3g (%s)\n", worst, worst < 1e-8 * o.n ? "ok" : "WRONG");

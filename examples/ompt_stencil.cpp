@@ -90,10 +90,14 @@ options parse(int argc, char** argv) {
       o.threads = number(argv[++i], "--threads");
     } else if (a == "--schedule" && has_value) {
       const std::string k = argv[++i];
-      if (k == "static") o.kind = schedule::static_;
-      else if (k == "dynamic") o.kind = schedule::dynamic;
-      else if (k == "guided") o.kind = schedule::guided;
-      else throw std::runtime_error("--schedule must be static, dynamic or guided (got '" + k + "')");
+      if (k == "static")
+        o.kind = schedule::static_;
+      else if (k == "dynamic")
+        o.kind = schedule::dynamic;
+      else if (k == "guided")
+        o.kind = schedule::guided;
+      else
+        throw std::runtime_error("--schedule must be static, dynamic or guided (got '" + k + "')");
     } else if (a == "--clock" && has_value) {
       const std::string c = argv[++i];
       if (c != "auto" && c != "cost") throw std::runtime_error("--clock must be auto or cost (got '" + c + "')");

@@ -60,12 +60,36 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
            COMMAND ${prefix}ompt_stencil 66 --steps 2 --schedule dynamic --chunk 4 --threads 2 --clock cost)
   add_test(NAME ${prefix}example.ompt_stencil.static
            COMMAND ${prefix}ompt_stencil 66 --steps 2 --schedule static --threads 2 --clock cost)
-  set_tests_properties(${prefix}example.ompt_stencil.static PROPERTIES PASS_REGULAR_EXPRESSION "Parallelism: +2\\.00\n")
+  set_tests_properties(${prefix}example.ompt_stencil.static PROPERTIES
+    PASS_REGULAR_EXPRESSION "Parallelism: +2\\.00\n" FAIL_REGULAR_EXPRESSION "DIFFERS|Diagnostics: [^n]")
   # Bad input: one line on stderr, exit status 2.
   add_test(NAME ${prefix}example.ompt_cholesky.bad_input
            COMMAND "${CMAKE_COMMAND}" "-DEXE=$<TARGET_FILE:${prefix}ompt_cholesky>" -DEXPECTED=2
                    "-DSTDERR_REGEX=^ompt_cholesky: N \\(100\\) must be a multiple of the tile size"
                    -P "${FORKSCALE_OMPT_TEST_DIR}/../../examples/expect_exit.cmake" -- 100 --tile 64)
+
+  # The README's OMPT program (the ```c++ block after the line that names
+  # ompt.libomp): it must build and run, and print the work and span the README
+  # shows.
+  file(READ "${FORKSCALE_OMPT_TEST_DIR}/../../README.md" readme)
+  string(FIND "${readme}" "<!-- ompt.libomp builds this program" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "README.md has no OMPT program for ompt.libomp to build")
+  endif()
+  string(SUBSTRING "${readme}" ${at} -1 readme)
+  string(FIND "${readme}" "```c++\n" start)
+  math(EXPR start "${start} + 7")
+  string(SUBSTRING "${readme}" ${start} -1 readme)
+  string(FIND "${readme}" "```" end)
+  string(SUBSTRING "${readme}" 0 ${end} readme_program)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp" "${readme_program}")
+  add_executable(${prefix}readme_ompt "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp")
+  target_link_libraries(${prefix}readme_ompt PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+  target_compile_options(${prefix}readme_ompt PRIVATE -g -Wall -Wextra -Wpedantic -Werror)
+  add_test(NAME ${prefix}readme_ompt COMMAND ${prefix}readme_ompt)
+  set_tests_properties(${prefix}readme_ompt PROPERTIES LABELS ompt
+    PASS_REGULAR_EXPRESSION "Work: +33,091,000 units\n  Span: +270,000 units\n"
+    FAIL_REGULAR_EXPRESSION "Diagnostics: [^n]")  # (with PASS_REGULAR_EXPRESSION the exit status is not looked at)
 
   # Disabled: the program runs, and says nothing.
   add_test(NAME ${prefix}ompt_disabled

@@ -5,8 +5,10 @@
 // begin include/forkscale/adapters/openmp.hpp
 #ifndef FORKSCALE_SINGLE_ADAPTERS_OPENMP_HPP
 #define FORKSCALE_SINGLE_ADAPTERS_OPENMP_HPP
-// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, parallel
-// regions and `parallel for` loops, with GCC's libgomp and LLVM's libomp.
+// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, depend,
+// parallel regions, `parallel for` loops and taskloop, with GCC's libgomp and
+// LLVM's libomp. (With libomp, forkscale/ompt.hpp measures the same constructs
+// without annotations.)
 //
 // OpenMP's constructs are pragmas, so the adapter keeps them: the program still
 // writes every `#pragma omp` line it had, with its clauses, and adds one line at
@@ -49,6 +51,11 @@
 //    measured (it has no task scope on threads other than the master's).
 //  - parallel_for: each chunk is a child of the calling task, spawned before the
 //    loop starts, in index order; the loop's end is their join (a flat fork).
+//    Schedules dynamic, static (round robin or one share per thread), guided.
+//  - taskloop: a task per chunk, children in index order, joined where its
+//    taskgroup ends.
+//  - depend: spawn_point(deps, {in(&a), out(&b)}); a task joins the ends of its
+//    predecessors as its scope opens (detail/ompt/depend.hpp).
 //
 // Tasks must be tied (the default). forkscale keeps the running task per thread;
 // an untied task may resume on another thread after a task scheduling point and
