@@ -67,6 +67,7 @@ struct task_record {
   depend::node* node = nullptr;
   join_set* preds = nullptr;
   depend::tracker* children = nullptr;
+  const session* children_session = nullptr;  // the measurement `children` belongs to
   depend::node* stand_in = nullptr;  // a `task if(0) depend` stand-in waiting for its task
   // Implicit tasks.
   team* region = nullptr;
@@ -116,6 +117,7 @@ inline task_record* new_task(task_kind k) {
   r->node = r->stand_in = nullptr;
   r->preds = nullptr;
   r->children = nullptr;
+  r->children_session = nullptr;
   r->region = nullptr;
   r->index = r->phase = 0;
   r->loop = nullptr;

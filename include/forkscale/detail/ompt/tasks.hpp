@@ -71,6 +71,10 @@ struct task_events {
     if (!r || !r->parent || !f || !f->sess || count <= 0) return;
     task_record& p = *r->parent;
     if (!p.children) p.children = new depend::tracker;
+    // An initial task outlives measurements: siblings measured by an earlier one
+    // are no predecessors of this one's tasks.
+    if (p.children_session != f->sess) p.children->clear();
+    p.children_session = f->sess;
     if (!r->node) r->node = depend::make_node();
     static thread_local std::vector<depend::node*> preds;
     for (int i = 0; i < count; ++i) {
