@@ -4763,7 +4763,8 @@ struct task_record {
   depend::node* node = nullptr;
   join_set* preds = nullptr;
   depend::tracker* children = nullptr;
-  depend::node* stand_in = nullptr;  // a `task if(0) depend` stand-in waiting for its task
+  const session* children_session = nullptr;  // the measurement `children` belongs to
+  depend::node* stand_in = nullptr;           // a `task if(0) depend` stand-in waiting for its task
   // Implicit tasks.
   team* region = nullptr;
   unsigned index = 0;
@@ -4812,6 +4813,7 @@ inline task_record* new_task(task_kind k) {
   r->node = r->stand_in = nullptr;
   r->preds = nullptr;
   r->children = nullptr;
+  r->children_session = nullptr;
   r->region = nullptr;
   r->index = r->phase = 0;
   r->loop = nullptr;
@@ -5552,6 +5554,10 @@ struct task_events {
     if (!r || !r->parent || !f || !f->sess || count <= 0) return;
     task_record& p = *r->parent;
     if (!p.children) p.children = new depend::tracker;
+    // An initial task outlives measurements: siblings measured by an earlier one
+    // are no predecessors of this one's tasks.
+    if (p.children_session != f->sess) p.children->clear();
+    p.children_session = f->sess;
     if (!r->node) r->node = depend::make_node();
     static thread_local std::vector<depend::node*> preds;
     for (int i = 0; i < count; ++i) {

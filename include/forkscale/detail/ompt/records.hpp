@@ -68,7 +68,7 @@ struct task_record {
   join_set* preds = nullptr;
   depend::tracker* children = nullptr;
   const session* children_session = nullptr;  // the measurement `children` belongs to
-  depend::node* stand_in = nullptr;  // a `task if(0) depend` stand-in waiting for its task
+  depend::node* stand_in = nullptr;           // a `task if(0) depend` stand-in waiting for its task
   // Implicit tasks.
   team* region = nullptr;
   unsigned index = 0;
