@@ -1,5 +1,5 @@
 // bench_overhead: how much forkscale slows a program down, measured the way the
-// papers measured their profilers, side by side in one run (issue 7).
+// papers measured their profilers, side by side in one run.
 //
 //   bench_overhead [--quick] [--runs R] [--only a,b,...] [--out FILE]
 //                  [--on PROGRAM] [--off PROGRAM]

@@ -36,6 +36,7 @@ OPT_IN = [
     "adapters/std_thread.hpp",
     "adapters/tbb.hpp",
     "adapters/openmp.hpp",
+    "adapters/ompt.hpp",
     "adapters/serial.hpp",
     "integrations/assertions.hpp",
     "integrations/gtest.hpp",

@@ -1,5 +1,7 @@
-// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, parallel
-// regions and `parallel for` loops, with GCC's libgomp and LLVM's libomp.
+// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, depend,
+// parallel regions, `parallel for` loops and taskloop, with GCC's libgomp and
+// LLVM's libomp. (With libomp, forkscale/ompt.hpp measures the same constructs
+// without annotations.)
 //
 // OpenMP's constructs are pragmas, so the adapter keeps them: the program still
 // writes every `#pragma omp` line it had, with its clauses, and adds one line at
@@ -42,6 +44,11 @@
 //    measured (it has no task scope on threads other than the master's).
 //  - parallel_for: each chunk is a child of the calling task, spawned before the
 //    loop starts, in index order; the loop's end is their join (a flat fork).
+//    Schedules dynamic, static (round robin or one share per thread), guided.
+//  - taskloop: a task per chunk, children in index order, joined where its
+//    taskgroup ends.
+//  - depend: spawn_point(deps, {in(&a), out(&b)}); a task joins the ends of its
+//    predecessors as its scope opens (detail/ompt/depend.hpp).
 //
 // Tasks must be tied (the default). forkscale keeps the running task per thread;
 // an untied task may resume on another thread after a task scheduling point and
@@ -60,13 +67,19 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "../detail/ompt/schedule.hpp"
 #include "../forkscale.hpp"
+#if FORKSCALE_ENABLE
+#include "../detail/ompt/depend.hpp"
+#endif
 
 // Functions whose own memory accesses ThreadSanitizer must not track (see
 // basic_task_token's destructor).
@@ -146,12 +159,14 @@ class basic_task_token {
   }
   basic_task_token(const basic_task_token& other) noexcept : where_(other.where_) {
     ::new (static_cast<void*>(&token_)) spawn_token(std::move(other.token_));
+    take_dependences(other);
   }
   basic_task_token& operator=(const basic_task_token& other) noexcept {
     if (this != &other) {
       drop();
       token_ = std::move(other.token_);
       where_ = other.where_;
+      take_dependences(other);
     }
     return *this;
   }
@@ -162,7 +177,7 @@ class basic_task_token {
   // its spawn point (no task took it) reports a task that never ran, with its site.
   FORKSCALE_DETAIL_OMP_NO_TSAN ~basic_task_token() {
 #if FORKSCALE_ENABLE
-    if (token_.target != nullptr) drop();
+    if (token_.target != nullptr || node_ != nullptr || preds_ != nullptr) drop();
 #endif
   }
 
@@ -170,10 +185,32 @@ class basic_task_token {
   explicit operator bool() const noexcept { return static_cast<bool>(token_); }
   spawn_token take() noexcept { return std::move(token_); }
 
+#if FORKSCALE_ENABLE
+  // The task's place among its siblings' dependences (spawn_point with
+  // dependences): its predecessors' ends, and its own node. task_scope takes them.
+  detail::join_set* take_predecessors() noexcept { return std::exchange(preds_, nullptr); }
+  detail::depend::node* take_node() noexcept { return std::exchange(node_, nullptr); }
+  void set_dependences(detail::depend::node* n, detail::join_set* preds) noexcept {
+    node_ = n;
+    preds_ = preds;
+  }
+#endif
+
  private:
+  void take_dependences(const basic_task_token& other) noexcept {
+#if FORKSCALE_ENABLE
+    node_ = std::exchange(other.node_, nullptr);
+    preds_ = std::exchange(other.preds_, nullptr);
+#else
+    (void)other;
+#endif
+  }
   void drop() noexcept {
 #if FORKSCALE_ENABLE
     if (token_) detail::drop_unrun(token_, where_);
+    if (node_) detail::depend::publish(node_, detail::depend::snapshot{});  // successors must not wait for it
+    detail::depend::drop(std::exchange(node_, nullptr));
+    if (preds_) std::exchange(preds_, nullptr)->release(nullptr);
 #endif
   }
 
@@ -181,6 +218,10 @@ class basic_task_token {
     mutable spawn_token token_;  // a union member: its destructor runs only from ours
   };
   site where_;
+#if FORKSCALE_ENABLE
+  mutable detail::depend::node* node_ = nullptr;
+  mutable detail::join_set* preds_ = nullptr;
+#endif
 };
 
 // The spawn point of a task: call it right before `#pragma omp task`, in the
@@ -244,16 +285,50 @@ template <class Clock = default_clock>
 class basic_task_scope {
  public:
   explicit basic_task_scope(basic_task_token<Clock>& tk, const site& where = site::current()) noexcept
-      : scope_(tk.take(), where) {}
+      : scope_(tk.take(), where) {
+    open_dependences(tk, where);
+  }
   explicit basic_task_scope(basic_task_token<Clock>&& tk, const site& where = site::current()) noexcept
-      : scope_(tk.take(), where) {}
+      : scope_(tk.take(), where) {
+    open_dependences(tk, where);
+  }
   explicit basic_task_scope(basic_team<Clock>& team, const site& where = site::current()) noexcept
       : scope_(team.take(), where) {}
   basic_task_scope(const basic_task_scope&) = delete;
   basic_task_scope& operator=(const basic_task_scope&) = delete;
+  // A task with dependences hands its end to its successors (detail/ompt/depend.hpp)
+  // before its scope closes.
+  ~basic_task_scope() {
+#if FORKSCALE_ENABLE
+    if (!node_) return;
+    detail::frame* f = detail::engine<Clock>::current();
+    if (f && f->sess) {
+      detail::depend::end_predecessor<Clock>(node_, *f);
+    } else {
+      detail::depend::publish(node_, detail::depend::snapshot{});
+      detail::depend::drop(node_);
+    }
+#endif
+  }
 
  private:
+  void open_dependences(basic_task_token<Clock>& tk, const site& where) noexcept {
+#if FORKSCALE_ENABLE
+    node_ = tk.take_node();
+    detail::join_set* preds = tk.take_predecessors();
+    // The predecessors' ends join the task's path as it starts (one sync).
+    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where);
+    if (preds) preds->release(nullptr);
+#else
+    (void)tk;
+    (void)where;
+#endif
+  }
+
   basic_spawn_scope<Clock> scope_;
+#if FORKSCALE_ENABLE
+  detail::depend::node* node_ = nullptr;
+#endif
 };
 
 // `#pragma omp taskwait`, with its join: the task's strand ends before the wait
@@ -301,16 +376,22 @@ void taskgroup(Body&& body, const site& where = site::current()) {
   join.reset();  // ... and merges the group after it
 }
 
-// How parallel_for hands chunks to threads: `schedule(dynamic, chunk)` or
-// `schedule(static, chunk)` (round robin). The dag is the same either way.
-enum class loop_schedule { dynamic, static_chunks };
+// How parallel_for cuts the loop and hands the chunks to threads (each chunk is
+// one child of the calling task, whatever the schedule):
+//  - dynamic:       `schedule(dynamic, chunk)`: chunks of `chunk` indices, taken in order;
+//  - static_chunks: `schedule(static, chunk)`: the same chunks, dealt round robin;
+//  - static_even:   `schedule(static)`: one contiguous share per thread (`chunk`
+//                   is not used), as libomp cuts it (detail/ompt/schedule.hpp);
+//  - guided:        `schedule(guided, chunk)`: chunks that shrink with what is
+//                   left, down to `chunk`, as libomp cuts them, taken in order.
+enum class loop_schedule { dynamic, static_chunks, static_even, guided };
 
-// `#pragma omp parallel for schedule(dynamic, chunk)` over [first, last), calling
-// body(i) for each index. Chunk k covers [first + k*chunk, first + (k+1)*chunk):
-// it is one child of the calling task, spawned before the loop starts, in index
-// order (so chunk k's spawn comes after k others: its path carries k burdens), and
-// the loop's end joins them all, with whatever tasks they left unwaited.
-// num_threads <= 0 means omp_get_max_threads(). `body` must not throw.
+// `#pragma omp parallel for schedule(...)` over [first, last), calling body(i) for
+// each index. Each chunk of the schedule is one child of the calling task, spawned
+// before the loop starts, in index order (so chunk k's spawn comes after k others:
+// its path carries k burdens), and the loop's end joins them all, with whatever
+// tasks they left unwaited. num_threads <= 0 means omp_get_max_threads(). `body`
+// must not throw.
 template <class Clock = default_clock, class First, class Last, class Chunk, class Body>
 void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedule kind = loop_schedule::dynamic,
                   int num_threads = 0, const site& where = site::current()) {
@@ -320,22 +401,25 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
   const Index lo = static_cast<Index>(first);
   const Index hi = static_cast<Index>(last);
   if (!(lo < hi)) return;
-  const Index step = chunk > 0 ? static_cast<Index>(chunk) : Index(1);
   const auto count = static_cast<std::uint64_t>(hi - lo);
-  const auto size = static_cast<std::uint64_t>(step);
-  const auto chunks = static_cast<std::int64_t>(count / size + (count % size != 0 ? 1 : 0));
+  const std::uint64_t size = chunk > 0 ? static_cast<std::uint64_t>(chunk) : 1u;
   const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+  const std::vector<detail::schedule::chunk> parts =
+      kind == loop_schedule::static_even ? detail::schedule::static_shares(count, static_cast<unsigned>(threads))
+      : kind == loop_schedule::guided    ? detail::schedule::guided(count, static_cast<unsigned>(threads), size)
+                                         : detail::schedule::fixed(count, size);
+  const auto chunks = static_cast<std::int64_t>(parts.size());
+  const bool dealt = kind == loop_schedule::static_chunks || kind == loop_schedule::static_even;
   auto run = [&](std::int64_t k) {
-    const Index b = static_cast<Index>(lo + static_cast<Index>(k) * step);
-    const Index e = hi - b > step ? static_cast<Index>(b + step) : hi;
-    for (Index i = b; i < e; ++i) body(i);
+    const detail::schedule::chunk& c = parts[static_cast<std::size_t>(k)];
+    for (std::uint64_t i = c.begin; i < c.end; ++i) body(static_cast<Index>(lo + static_cast<Index>(i)));
   };
 
 #if FORKSCALE_ENABLE
   if (detail::engine<Clock>::current() != nullptr) {
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
-    tokens.reserve(static_cast<std::size_t>(chunks));
+    tokens.reserve(parts.size());
     for (std::int64_t k = 0; k < chunks; ++k) tokens.push_back(basic_spawn_point<Clock>(group, where));
     std::optional<basic_sync_point<Clock>> join;
     join.emplace(group, where);
@@ -343,11 +427,11 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
       basic_spawn_scope<Clock> scope(std::move(tokens[static_cast<std::size_t>(k)]), where);
       run(k);
     };
-    if (kind == loop_schedule::dynamic) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    if (dealt) {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
       for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);
     } else {
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
       for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);
     }
     join.reset();
@@ -355,13 +439,118 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
   }
 #endif
   (void)where;
-  if (kind == loop_schedule::dynamic) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t k = 0; k < chunks; ++k) run(k);
-  } else {
+  if (dealt) {
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
     for (std::int64_t k = 0; k < chunks; ++k) run(k);
+  } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t k = 0; k < chunks; ++k) run(k);
   }
+}
+
+// The size of taskloop's tasks: grainsize(g) iterations or num_tasks(k) tasks;
+// neither (taskloop_size{}) is 10 tasks per thread of the team, as libomp does.
+struct taskloop_size {
+  std::uint64_t grainsize = 0;
+  std::uint64_t num_tasks = 0;
+};
+inline taskloop_size grainsize(std::uint64_t g) noexcept { return taskloop_size{g, 0}; }
+inline taskloop_size num_tasks(std::uint64_t k) noexcept { return taskloop_size{0, k}; }
+
+// `#pragma omp taskloop grainsize(g)` (or num_tasks(k)) over [first, last), run by
+// one task of a team (a `single` block, a task): it creates one task per chunk,
+// cut as libomp cuts them (detail/ompt/schedule.hpp), each a child spawned in
+// index order into a taskgroup that ends with the loop — taskloop's implicit
+// taskgroup. With `nogroup` the tasks are plain children of the calling task,
+// joined by its next taskwait or the region's end. The tasks share one copy of
+// `body`, which must not throw.
+template <class Clock = default_clock, class First, class Last, class Body>
+void taskloop(First first, Last last, taskloop_size size, Body&& body, bool nogroup = false,
+              const site& where = site::current()) {
+  using Index = std::common_type_t<First, Last>;
+  static_assert(std::is_integral<Index>::value, "fs::omp::taskloop: first and last must be integers");
+  const Index lo = static_cast<Index>(first);
+  const Index hi = static_cast<Index>(last);
+  if (!(lo < hi)) return;
+  const std::vector<detail::schedule::chunk> parts =
+      detail::schedule::taskloop(static_cast<std::uint64_t>(hi - lo), size.grainsize, size.num_tasks,
+                                 static_cast<unsigned>(omp_get_num_threads()));
+  auto fn = std::make_shared<std::decay_t<Body>>(std::forward<Body>(body));
+  const site at = where;
+  auto create = [&] {
+    for (const detail::schedule::chunk& c : parts) {
+      basic_task_token<Clock> tk = spawn_point<Clock>(at);
+      const std::uint64_t b = c.begin, e = c.end;
+#pragma omp task firstprivate(tk, b, e, fn, lo, at)
+      {
+        basic_task_scope<Clock> ts(tk, at);
+        for (std::uint64_t i = b; i < e; ++i) (*fn)(static_cast<Index>(lo + static_cast<Index>(i)));
+      }
+    }
+  };
+  if (nogroup) {
+    create();
+  } else {
+    taskgroup<Clock>(create, at);
+  }
+}
+
+// One `depend` clause of a task: the variable (its address, as OpenMP compares
+// them) and the dependence type.
+enum class depend_type { in, out, inout, mutexinoutset, inoutset };
+struct dependence {
+  const void* address = nullptr;
+  depend_type type = depend_type::in;
+};
+inline dependence in(const void* v) noexcept { return dependence{v, depend_type::in}; }
+inline dependence out(const void* v) noexcept { return dependence{v, depend_type::out}; }
+inline dependence inout(const void* v) noexcept { return dependence{v, depend_type::inout}; }
+inline dependence mutexinoutset(const void* v) noexcept { return dependence{v, depend_type::mutexinoutset}; }
+inline dependence inoutset(const void* v) noexcept { return dependence{v, depend_type::inoutset}; }
+
+// The dependences among the tasks one task creates (siblings, as `depend`
+// relates them): declare one in the creating task before its first task with a
+// depend clause, and give it to spawn_point with that task's clauses. A task
+// with predecessors joins their ends as it starts (docs/openmp.md, "depend").
+template <class Clock = default_clock>
+class basic_dependences {
+ public:
+  basic_dependences() = default;
+  basic_dependences(const basic_dependences&) = delete;
+  basic_dependences& operator=(const basic_dependences&) = delete;
+#if FORKSCALE_ENABLE
+  detail::depend::tracker& tracker() noexcept { return tracker_; }
+
+ private:
+  detail::depend::tracker tracker_;
+#endif
+};
+
+// The spawn point of a task with depend clauses:
+//   auto tk = fs::omp::spawn_point(deps, {fs::omp::in(&a), fs::omp::out(&b)});
+//   #pragma omp task depend(in: a) depend(out: b)
+//   { fs::omp::task_scope ts(tk); ... }
+template <class Clock>
+basic_task_token<Clock> spawn_point(basic_dependences<Clock>& deps, std::initializer_list<dependence> clauses,
+                                    const site& where = site::current()) {
+  basic_task_token<Clock> tk = spawn_point<Clock>(where);
+#if FORKSCALE_ENABLE
+  detail::frame* f = detail::engine<Clock>::current();
+  if (!f || !f->sess || !tk) return tk;
+  static_assert(static_cast<int>(depend_type::inoutset) == static_cast<int>(detail::depend::dep_type::inoutset),
+                "depend_type and detail::depend::dep_type list the same types in the same order");
+  detail::depend::node* n = detail::depend::make_node();
+  std::vector<detail::depend::node*> preds;
+  for (const dependence& d : clauses)
+    deps.tracker().add(n, d.address, static_cast<detail::depend::dep_type>(d.type), preds);
+  detail::join_set* set = nullptr;
+  detail::depend::connect_all(preds, n, set, f->sess);
+  tk.set_dependences(n, set);
+#else
+  (void)deps;
+  (void)clauses;
+#endif
+  return tk;
 }
 
 // The names a program uses, on the default clock policy.
@@ -375,6 +564,7 @@ using call_site = basic_call_site<default_clock>;
 using task_token = basic_task_token<default_clock>;
 using task_scope = basic_task_scope<default_clock>;
 using team = basic_team<default_clock>;
+using dependences = basic_dependences<default_clock>;
 
 }  // namespace omp
 

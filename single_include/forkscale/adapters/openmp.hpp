@@ -5,8 +5,10 @@
 // begin include/forkscale/adapters/openmp.hpp
 #ifndef FORKSCALE_SINGLE_ADAPTERS_OPENMP_HPP
 #define FORKSCALE_SINGLE_ADAPTERS_OPENMP_HPP
-// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, parallel
-// regions and `parallel for` loops, with GCC's libgomp and LLVM's libomp.
+// openmp.hpp: forkscale adapter for OpenMP tasks, taskwait, taskgroup, depend,
+// parallel regions, `parallel for` loops and taskloop, with GCC's libgomp and
+// LLVM's libomp. (With libomp, forkscale/ompt.hpp measures the same constructs
+// without annotations.)
 //
 // OpenMP's constructs are pragmas, so the adapter keeps them: the program still
 // writes every `#pragma omp` line it had, with its clauses, and adds one line at
@@ -49,6 +51,11 @@
 //    measured (it has no task scope on threads other than the master's).
 //  - parallel_for: each chunk is a child of the calling task, spawned before the
 //    loop starts, in index order; the loop's end is their join (a flat fork).
+//    Schedules dynamic, static (round robin or one share per thread), guided.
+//  - taskloop: a task per chunk, children in index order, joined where its
+//    taskgroup ends.
+//  - depend: spawn_point(deps, {in(&a), out(&b)}); a task joins the ends of its
+//    predecessors as its scope opens (detail/ompt/depend.hpp).
 //
 // Tasks must be tied (the default). forkscale keeps the running task per thread;
 // an untied task may resume on another thread after a task scheduling point and
@@ -66,13 +73,384 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/ompt/schedule.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
+// detail/ompt/schedule.hpp: how a loop's iterations are cut into chunks, for the
+// annotated adapter (adapters/openmp.hpp), which runs the chunks itself and makes
+// each one a child, as the OMPT tool sees them in a real `parallel for` or
+// `taskloop`. The specification leaves the sizes of guided chunks and of taskloop
+// tasks to the implementation (OpenMP 5.1, §2.11.4 and §2.12.2); these are the
+// sizes LLVM's libomp 14 uses, observed through OMPT (docs/openmp.md, "Loops"):
+//  - schedule(static) without a chunk size: one contiguous share per thread,
+//    the first (n mod T) threads one iteration more than the others;
+//  - schedule(guided, c): while at least 2·T·(c+1) iterations are left, a chunk
+//    takes floor(left / (2·T)) of them; then chunks of c;
+//  - taskloop grainsize(g): floor(n/g) tasks (at least one), num_tasks(k): k
+//    tasks (at most n), neither: min(n, 10·T) tasks; the first (n mod tasks)
+//    tasks one iteration more than the others.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "../forkscale.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace schedule {
+
+// Iterations [begin, end), counted from the loop's first.
+struct chunk {
+  std::uint64_t begin = 0, end = 0;
+};
+
+// Chunks of `size` iterations in order (schedule(dynamic, size), schedule(static, size)).
+inline std::vector<chunk> fixed(std::uint64_t n, std::uint64_t size) {
+  std::vector<chunk> out;
+  if (size == 0) size = 1;
+  out.reserve(static_cast<std::size_t>(n / size + 1));
+  for (std::uint64_t b = 0; b < n; b += size) out.push_back(chunk{b, std::min(n, b + size)});
+  return out;
+}
+
+// `parts` near-equal contiguous parts, the first (n mod parts) one longer; empty
+// parts are left out.
+inline std::vector<chunk> balanced(std::uint64_t n, std::uint64_t parts) {
+  std::vector<chunk> out;
+  if (parts == 0) parts = 1;
+  const std::uint64_t base = n / parts, extra = n % parts;
+  std::uint64_t b = 0;
+  for (std::uint64_t i = 0; i < parts && b < n; ++i) {
+    const std::uint64_t len = base + (i < extra ? 1 : 0);
+    if (len == 0) break;
+    out.push_back(chunk{b, b + len});
+    b += len;
+  }
+  return out;
+}
+
+// schedule(static): one share per thread.
+inline std::vector<chunk> static_shares(std::uint64_t n, unsigned threads) { return balanced(n, threads); }
+
+// schedule(guided, min_size) on `threads` threads.
+inline std::vector<chunk> guided(std::uint64_t n, unsigned threads, std::uint64_t min_size) {
+  std::vector<chunk> out;
+  if (threads == 0) threads = 1;
+  if (min_size == 0) min_size = 1;
+  const std::uint64_t switch_below = 2ull * threads * (min_size + 1);
+  const double share = 1.0 / (2.0 * threads);
+  std::uint64_t b = 0;
+  while (b < n) {
+    const std::uint64_t left = n - b;
+    std::uint64_t len = min_size;
+    if (left >= switch_below)
+      len = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(left) * share));
+    len = std::min(len, left);
+    out.push_back(chunk{b, b + len});
+    b += len;
+  }
+  return out;
+}
+
+// taskloop's tasks: grainsize > 0, or num_tasks > 0, or neither (then 10 per thread).
+inline std::vector<chunk> taskloop(std::uint64_t n, std::uint64_t grainsize, std::uint64_t num_tasks,
+                                   unsigned threads) {
+  std::uint64_t tasks = 0;
+  if (grainsize > 0) {
+    tasks = std::max<std::uint64_t>(1, n / grainsize);
+  } else if (num_tasks > 0) {
+    tasks = num_tasks;
+  } else {
+    tasks = 10ull * std::max(1u, threads);
+  }
+  return balanced(n, std::min(tasks, n));
+}
+
+}  // namespace schedule
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
+// end include/forkscale/detail/ompt/schedule.hpp
+#if FORKSCALE_ENABLE
+// begin include/forkscale/detail/ompt/depend.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+#define FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+// detail/ompt/depend.hpp: task dependences (`depend` clauses) as joins, for the
+// OMPT tool (adapters/ompt.hpp) and the annotated adapter (adapters/openmp.hpp).
+//
+// A `depend` edge P -> S says that S starts after P ends (OpenMP 5.1, §2.19.11).
+// forkscale keeps the model's two events and adds no new one: the edge is a join
+// of P's end into S's start. Every task that may be a predecessor is a `node`;
+// when P ends, its path value (the longest path to its end, with its what-if
+// offsets and the on-span profile of that path) is kept as a `snapshot`, and a
+// copy of it is reported into a join set owned by each successor S, as a
+// zero-work child would. S joins that set with one sync as it starts. Work and
+// counts never travel along the edge: only path lengths do, so the work of P is
+// counted once (by whoever joins P itself), whatever its number of successors.
+//
+// Which earlier sibling a new task depends on is decided here, from the
+// addresses and types of its dependences, as the specification says: an `in`
+// follows the last out/inout and every mutexinoutset/inoutset since; out and
+// inout follow everything before them; mutexinoutset follows in/inoutset (and
+// the last out), not other mutexinoutset; inoutset follows in/mutexinoutset,
+// not other inoutset. The runtime's own edges (ompt_callback_task_dependence)
+// are not used: libomp reports only edges to predecessors that are still
+// running, which would make the span depend on timing.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace depend {
+
+enum class dep_type : unsigned char { in, out, inout, mutexinoutset, inoutset };
+
+// Whether a task with dependence `later` on an address follows an earlier
+// sibling with dependence `earlier` on the same address.
+inline bool follows(dep_type later, dep_type earlier) noexcept {
+  if (later == dep_type::out || later == dep_type::inout) return true;
+  if (earlier == dep_type::out || earlier == dep_type::inout) return true;
+  return later != earlier && (later != dep_type::in || earlier != dep_type::in);
+}
+
+// A path value, kept: what a predecessor's end hands to each successor.
+struct snapshot {
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  wi_vec* what_if = nullptr;  // owned
+  path_prof prof;             // owns one reference to prof.chain
+};
+
+inline void release(snapshot& s) noexcept {
+  wi_release(s.what_if);
+  s.what_if = nullptr;
+  release_prof(s.prof.chain);
+  s.prof.chain = nullptr;
+}
+
+// The path value at the current point of the running frame `f` (its open strand
+// is closed first, so that its cost is on the path). `task_end`: `f` is a task
+// about to end, and the value is the one it will report — its own invocation's
+// record on top of its chain, its running sums back at its start, as the
+// engine's profile_task_end leaves them; otherwise it is the value at a point the
+// task goes on from, as a spawn hands it to a child.
+template <class Clock>
+snapshot take(frame& f, bool task_end) {
+  engine<Clock>::split_strand(f);
+  snapshot s;
+  s.span = f.totals.span;
+  s.burdened_span = f.totals.burdened_span;
+  s.raw_span = f.totals.raw_span;
+  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = wi_copy(f.totals.what_if);
+  if (!f.profile) return s;
+  s.prof.task = f.task_id;
+  s.prof.chain = share_path(f);
+  if (!task_end) {
+    s.prof.local_span = f.path.local_span;
+    s.prof.task_span = f.path.task_span;
+    return s;
+  }
+  prof_record r{};
+  r.site = f.task_site;
+  r.flags = f.task_flags;
+  r.work = f.totals.work;
+  r.span = static_cast<std::int64_t>(f.totals.span - f.span_at_start);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - f.local_span_at_start);
+  r.task_work = f.task_work;
+  r.task_span = static_cast<std::int64_t>(f.path.task_span - f.task_span_at_start);
+  push_records(s.prof.chain, &r, 1);  // on span only: its work is filed once, when the task ends
+  s.prof.local_span = f.local_span_at_start;
+  s.prof.task_span = f.task_span_at_start;
+  return s;
+}
+
+// Reports a copy of `s` into `j`, as a finished zero-work child; `counted` says
+// whether `j` already counts it (count_shared_child was called for it).
+inline void feed(join_set* j, const snapshot& s, bool counted) {
+  path_totals t;
+  t.span = s.span;
+  t.burdened_span = s.burdened_span;
+  t.raw_span = s.raw_span;
+  if (s.what_if) t.what_if = wi_copy(s.what_if);
+  path_prof p = s.prof;
+  if (p.chain) p.chain->refs.fetch_add(1, std::memory_order_relaxed);
+  if (!counted) j->count_shared_child();
+  join_set::report(j, t, p);
+}
+
+// One task that may be a predecessor. Reference-counted: the tracker of its
+// parent and the task itself hold it.
+struct node {
+  std::mutex m;
+  std::atomic<int> refs{1};
+  bool done = false;
+  snapshot end;                    // set when done
+  std::vector<join_set*> waiting;  // successors' sets that count it and wait for its end
+};
+
+inline node* make_node() { return new node; }
+inline void hold(node* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+inline void drop(node* n) noexcept {
+  if (n && n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    release(n->end);
+    delete n;
+  }
+}
+
+// The predecessor ends: its path value goes to every successor already waiting,
+// and is kept for successors created later.
+inline void publish(node* n, snapshot s) {
+  std::vector<join_set*> waiting;
+  {
+    std::lock_guard<std::mutex> g(n->m);
+    release(n->end);
+    n->end = s;
+    n->done = true;
+    waiting.swap(n->waiting);
+  }
+  for (join_set* j : waiting) feed(j, s, true);
+}
+
+// The task behind `n` starts again from scratch (an undeferred task that takes
+// over the node of libomp's taskwait stand-in, see adapters/ompt.hpp).
+inline void reopen(node* n) {
+  std::lock_guard<std::mutex> g(n->m);
+  release(n->end);
+  n->done = false;
+}
+
+// Makes `pred` a predecessor of the task whose set is `*succ` (made on first use).
+inline void connect(node* pred, join_set*& succ, session* s) {
+  if (!succ) succ = join_set::make(s);
+  std::unique_lock<std::mutex> g(pred->m);
+  if (pred->done) {
+    const snapshot copy = pred->end;  // fed while the lock keeps it alive
+    feed(succ, copy, false);
+    return;
+  }
+  succ->count_shared_child();
+  pred->waiting.push_back(succ);
+}
+
+// The dependences of the children of one task, by address.
+class tracker {
+ public:
+  tracker() = default;
+  tracker(const tracker&) = delete;
+  tracker& operator=(const tracker&) = delete;
+  ~tracker() { clear(); }
+
+  // Adds the dependence (addr, t) of the new child `n`; appends to `preds` the
+  // earlier siblings it follows (possibly with repeats), each with a reference
+  // that connect_all drops.
+  void add(node* n, const void* addr, dep_type t, std::vector<node*>& preds) {
+    entry& e = by_address_[addr];
+    if (e.last_out) {
+      hold(e.last_out);
+      preds.push_back(e.last_out);
+    }
+    for (const auto& p : e.since)
+      if (follows(t, p.second)) {
+        hold(p.first);
+        preds.push_back(p.first);
+      }
+    hold(n);
+    if (t == dep_type::out || t == dep_type::inout) {
+      for (auto& p : e.since) drop(p.first);
+      e.since.clear();
+      drop(e.last_out);
+      e.last_out = n;
+    } else {
+      e.since.emplace_back(n, t);
+    }
+  }
+
+  // Every child has been joined (a taskwait, a barrier): the edges from them are
+  // implied by the parent's path from here on.
+  void clear() noexcept {
+    for (auto& kv : by_address_) {
+      drop(kv.second.last_out);
+      for (auto& p : kv.second.since) drop(p.first);
+    }
+    by_address_.clear();
+  }
+  bool empty() const noexcept { return by_address_.empty(); }
+
+ private:
+  struct entry {
+    node* last_out = nullptr;
+    std::vector<std::pair<node*, dep_type>> since;  // later dependences that are not out/inout
+  };
+  std::unordered_map<const void*, entry> by_address_;
+};
+
+// Connects `n` (the new task) to its predecessors `preds`, each once, and drops
+// the references tracker::add took.
+inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, session* s) {
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    bool seen = preds[i] == n;
+    for (std::size_t k = 0; k < i && !seen; ++k) seen = preds[k] == preds[i];
+    if (!seen) connect(preds[i], succ, s);
+  }
+  for (node* p : preds) drop(p);
+  preds.clear();
+}
+
+// The successor starts: its predecessors' ends join its path (one sync).
+template <class Clock>
+void join_predecessors(join_set*& preds, const site& where) {
+  if (!preds) return;
+  sync_state st;
+  engine<Clock>::begin_sync(st, where);
+  engine<Clock>::end_sync(st, preds, false, where);
+  preds->release(nullptr);
+  preds = nullptr;
+}
+
+// A predecessor's end: its path value, kept for its successors.
+template <class Clock>
+void end_predecessor(node*& n, frame& f) {
+  if (!n) return;
+  publish(n, take<Clock>(f, true));
+  drop(n);
+  n = nullptr;
+}
+
+}  // namespace depend
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+// end include/forkscale/detail/ompt/depend.hpp
+#endif
 
 // Functions whose own memory accesses ThreadSanitizer must not track (see
 // basic_task_token's destructor).
@@ -152,12 +530,14 @@ class basic_task_token {
   }
   basic_task_token(const basic_task_token& other) noexcept : where_(other.where_) {
     ::new (static_cast<void*>(&token_)) spawn_token(std::move(other.token_));
+    take_dependences(other);
   }
   basic_task_token& operator=(const basic_task_token& other) noexcept {
     if (this != &other) {
       drop();
       token_ = std::move(other.token_);
       where_ = other.where_;
+      take_dependences(other);
     }
     return *this;
   }
@@ -168,7 +548,7 @@ class basic_task_token {
   // its spawn point (no task took it) reports a task that never ran, with its site.
   FORKSCALE_DETAIL_OMP_NO_TSAN ~basic_task_token() {
 #if FORKSCALE_ENABLE
-    if (token_.target != nullptr) drop();
+    if (token_.target != nullptr || node_ != nullptr || preds_ != nullptr) drop();
 #endif
   }
 
@@ -176,10 +556,32 @@ class basic_task_token {
   explicit operator bool() const noexcept { return static_cast<bool>(token_); }
   spawn_token take() noexcept { return std::move(token_); }
 
+#if FORKSCALE_ENABLE
+  // The task's place among its siblings' dependences (spawn_point with
+  // dependences): its predecessors' ends, and its own node. task_scope takes them.
+  detail::join_set* take_predecessors() noexcept { return std::exchange(preds_, nullptr); }
+  detail::depend::node* take_node() noexcept { return std::exchange(node_, nullptr); }
+  void set_dependences(detail::depend::node* n, detail::join_set* preds) noexcept {
+    node_ = n;
+    preds_ = preds;
+  }
+#endif
+
  private:
+  void take_dependences(const basic_task_token& other) noexcept {
+#if FORKSCALE_ENABLE
+    node_ = std::exchange(other.node_, nullptr);
+    preds_ = std::exchange(other.preds_, nullptr);
+#else
+    (void)other;
+#endif
+  }
   void drop() noexcept {
 #if FORKSCALE_ENABLE
     if (token_) detail::drop_unrun(token_, where_);
+    if (node_) detail::depend::publish(node_, detail::depend::snapshot{});  // successors must not wait for it
+    detail::depend::drop(std::exchange(node_, nullptr));
+    if (preds_) std::exchange(preds_, nullptr)->release(nullptr);
 #endif
   }
 
@@ -187,6 +589,10 @@ class basic_task_token {
     mutable spawn_token token_;  // a union member: its destructor runs only from ours
   };
   site where_;
+#if FORKSCALE_ENABLE
+  mutable detail::depend::node* node_ = nullptr;
+  mutable detail::join_set* preds_ = nullptr;
+#endif
 };
 
 // The spawn point of a task: call it right before `#pragma omp task`, in the
@@ -250,16 +656,50 @@ template <class Clock = default_clock>
 class basic_task_scope {
  public:
   explicit basic_task_scope(basic_task_token<Clock>& tk, const site& where = site::current()) noexcept
-      : scope_(tk.take(), where) {}
+      : scope_(tk.take(), where) {
+    open_dependences(tk, where);
+  }
   explicit basic_task_scope(basic_task_token<Clock>&& tk, const site& where = site::current()) noexcept
-      : scope_(tk.take(), where) {}
+      : scope_(tk.take(), where) {
+    open_dependences(tk, where);
+  }
   explicit basic_task_scope(basic_team<Clock>& team, const site& where = site::current()) noexcept
       : scope_(team.take(), where) {}
   basic_task_scope(const basic_task_scope&) = delete;
   basic_task_scope& operator=(const basic_task_scope&) = delete;
+  // A task with dependences hands its end to its successors (detail/ompt/depend.hpp)
+  // before its scope closes.
+  ~basic_task_scope() {
+#if FORKSCALE_ENABLE
+    if (!node_) return;
+    detail::frame* f = detail::engine<Clock>::current();
+    if (f && f->sess) {
+      detail::depend::end_predecessor<Clock>(node_, *f);
+    } else {
+      detail::depend::publish(node_, detail::depend::snapshot{});
+      detail::depend::drop(node_);
+    }
+#endif
+  }
 
  private:
+  void open_dependences(basic_task_token<Clock>& tk, const site& where) noexcept {
+#if FORKSCALE_ENABLE
+    node_ = tk.take_node();
+    detail::join_set* preds = tk.take_predecessors();
+    // The predecessors' ends join the task's path as it starts (one sync).
+    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where);
+    if (preds) preds->release(nullptr);
+#else
+    (void)tk;
+    (void)where;
+#endif
+  }
+
   basic_spawn_scope<Clock> scope_;
+#if FORKSCALE_ENABLE
+  detail::depend::node* node_ = nullptr;
+#endif
 };
 
 // `#pragma omp taskwait`, with its join: the task's strand ends before the wait
@@ -307,16 +747,22 @@ void taskgroup(Body&& body, const site& where = site::current()) {
   join.reset();  // ... and merges the group after it
 }
 
-// How parallel_for hands chunks to threads: `schedule(dynamic, chunk)` or
-// `schedule(static, chunk)` (round robin). The dag is the same either way.
-enum class loop_schedule { dynamic, static_chunks };
+// How parallel_for cuts the loop and hands the chunks to threads (each chunk is
+// one child of the calling task, whatever the schedule):
+//  - dynamic:       `schedule(dynamic, chunk)`: chunks of `chunk` indices, taken in order;
+//  - static_chunks: `schedule(static, chunk)`: the same chunks, dealt round robin;
+//  - static_even:   `schedule(static)`: one contiguous share per thread (`chunk`
+//                   is not used), as libomp cuts it (detail/ompt/schedule.hpp);
+//  - guided:        `schedule(guided, chunk)`: chunks that shrink with what is
+//                   left, down to `chunk`, as libomp cuts them, taken in order.
+enum class loop_schedule { dynamic, static_chunks, static_even, guided };
 
-// `#pragma omp parallel for schedule(dynamic, chunk)` over [first, last), calling
-// body(i) for each index. Chunk k covers [first + k*chunk, first + (k+1)*chunk):
-// it is one child of the calling task, spawned before the loop starts, in index
-// order (so chunk k's spawn comes after k others: its path carries k burdens), and
-// the loop's end joins them all, with whatever tasks they left unwaited.
-// num_threads <= 0 means omp_get_max_threads(). `body` must not throw.
+// `#pragma omp parallel for schedule(...)` over [first, last), calling body(i) for
+// each index. Each chunk of the schedule is one child of the calling task, spawned
+// before the loop starts, in index order (so chunk k's spawn comes after k others:
+// its path carries k burdens), and the loop's end joins them all, with whatever
+// tasks they left unwaited. num_threads <= 0 means omp_get_max_threads(). `body`
+// must not throw.
 template <class Clock = default_clock, class First, class Last, class Chunk, class Body>
 void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedule kind = loop_schedule::dynamic,
                   int num_threads = 0, const site& where = site::current()) {
@@ -326,22 +772,25 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
   const Index lo = static_cast<Index>(first);
   const Index hi = static_cast<Index>(last);
   if (!(lo < hi)) return;
-  const Index step = chunk > 0 ? static_cast<Index>(chunk) : Index(1);
   const auto count = static_cast<std::uint64_t>(hi - lo);
-  const auto size = static_cast<std::uint64_t>(step);
-  const auto chunks = static_cast<std::int64_t>(count / size + (count % size != 0 ? 1 : 0));
+  const std::uint64_t size = chunk > 0 ? static_cast<std::uint64_t>(chunk) : 1u;
   const int threads = num_threads > 0 ? num_threads : omp_get_max_threads();
+  const std::vector<detail::schedule::chunk> parts =
+      kind == loop_schedule::static_even ? detail::schedule::static_shares(count, static_cast<unsigned>(threads))
+      : kind == loop_schedule::guided    ? detail::schedule::guided(count, static_cast<unsigned>(threads), size)
+                                         : detail::schedule::fixed(count, size);
+  const auto chunks = static_cast<std::int64_t>(parts.size());
+  const bool dealt = kind == loop_schedule::static_chunks || kind == loop_schedule::static_even;
   auto run = [&](std::int64_t k) {
-    const Index b = static_cast<Index>(lo + static_cast<Index>(k) * step);
-    const Index e = hi - b > step ? static_cast<Index>(b + step) : hi;
-    for (Index i = b; i < e; ++i) body(i);
+    const detail::schedule::chunk& c = parts[static_cast<std::size_t>(k)];
+    for (std::uint64_t i = c.begin; i < c.end; ++i) body(static_cast<Index>(lo + static_cast<Index>(i)));
   };
 
 #if FORKSCALE_ENABLE
   if (detail::engine<Clock>::current() != nullptr) {
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
-    tokens.reserve(static_cast<std::size_t>(chunks));
+    tokens.reserve(parts.size());
     for (std::int64_t k = 0; k < chunks; ++k) tokens.push_back(basic_spawn_point<Clock>(group, where));
     std::optional<basic_sync_point<Clock>> join;
     join.emplace(group, where);
@@ -349,11 +798,11 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
       basic_spawn_scope<Clock> scope(std::move(tokens[static_cast<std::size_t>(k)]), where);
       run(k);
     };
-    if (kind == loop_schedule::dynamic) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    if (dealt) {
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
       for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);
     } else {
-#pragma omp parallel for schedule(static, 1) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
       for (std::int64_t k = 0; k < chunks; ++k) run_chunk(k);
     }
     join.reset();
@@ -361,13 +810,118 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
   }
 #endif
   (void)where;
-  if (kind == loop_schedule::dynamic) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (std::int64_t k = 0; k < chunks; ++k) run(k);
-  } else {
+  if (dealt) {
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
     for (std::int64_t k = 0; k < chunks; ++k) run(k);
+  } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (std::int64_t k = 0; k < chunks; ++k) run(k);
   }
+}
+
+// The size of taskloop's tasks: grainsize(g) iterations or num_tasks(k) tasks;
+// neither (taskloop_size{}) is 10 tasks per thread of the team, as libomp does.
+struct taskloop_size {
+  std::uint64_t grainsize = 0;
+  std::uint64_t num_tasks = 0;
+};
+inline taskloop_size grainsize(std::uint64_t g) noexcept { return taskloop_size{g, 0}; }
+inline taskloop_size num_tasks(std::uint64_t k) noexcept { return taskloop_size{0, k}; }
+
+// `#pragma omp taskloop grainsize(g)` (or num_tasks(k)) over [first, last), run by
+// one task of a team (a `single` block, a task): it creates one task per chunk,
+// cut as libomp cuts them (detail/ompt/schedule.hpp), each a child spawned in
+// index order into a taskgroup that ends with the loop — taskloop's implicit
+// taskgroup. With `nogroup` the tasks are plain children of the calling task,
+// joined by its next taskwait or the region's end. The tasks share one copy of
+// `body`, which must not throw.
+template <class Clock = default_clock, class First, class Last, class Body>
+void taskloop(First first, Last last, taskloop_size size, Body&& body, bool nogroup = false,
+              const site& where = site::current()) {
+  using Index = std::common_type_t<First, Last>;
+  static_assert(std::is_integral<Index>::value, "fs::omp::taskloop: first and last must be integers");
+  const Index lo = static_cast<Index>(first);
+  const Index hi = static_cast<Index>(last);
+  if (!(lo < hi)) return;
+  const std::vector<detail::schedule::chunk> parts =
+      detail::schedule::taskloop(static_cast<std::uint64_t>(hi - lo), size.grainsize, size.num_tasks,
+                                 static_cast<unsigned>(omp_get_num_threads()));
+  auto fn = std::make_shared<std::decay_t<Body>>(std::forward<Body>(body));
+  const site at = where;
+  auto create = [&] {
+    for (const detail::schedule::chunk& c : parts) {
+      basic_task_token<Clock> tk = spawn_point<Clock>(at);
+      const std::uint64_t b = c.begin, e = c.end;
+#pragma omp task firstprivate(tk, b, e, fn, lo, at)
+      {
+        basic_task_scope<Clock> ts(tk, at);
+        for (std::uint64_t i = b; i < e; ++i) (*fn)(static_cast<Index>(lo + static_cast<Index>(i)));
+      }
+    }
+  };
+  if (nogroup) {
+    create();
+  } else {
+    taskgroup<Clock>(create, at);
+  }
+}
+
+// One `depend` clause of a task: the variable (its address, as OpenMP compares
+// them) and the dependence type.
+enum class depend_type { in, out, inout, mutexinoutset, inoutset };
+struct dependence {
+  const void* address = nullptr;
+  depend_type type = depend_type::in;
+};
+inline dependence in(const void* v) noexcept { return dependence{v, depend_type::in}; }
+inline dependence out(const void* v) noexcept { return dependence{v, depend_type::out}; }
+inline dependence inout(const void* v) noexcept { return dependence{v, depend_type::inout}; }
+inline dependence mutexinoutset(const void* v) noexcept { return dependence{v, depend_type::mutexinoutset}; }
+inline dependence inoutset(const void* v) noexcept { return dependence{v, depend_type::inoutset}; }
+
+// The dependences among the tasks one task creates (siblings, as `depend`
+// relates them): declare one in the creating task before its first task with a
+// depend clause, and give it to spawn_point with that task's clauses. A task
+// with predecessors joins their ends as it starts (docs/openmp.md, "depend").
+template <class Clock = default_clock>
+class basic_dependences {
+ public:
+  basic_dependences() = default;
+  basic_dependences(const basic_dependences&) = delete;
+  basic_dependences& operator=(const basic_dependences&) = delete;
+#if FORKSCALE_ENABLE
+  detail::depend::tracker& tracker() noexcept { return tracker_; }
+
+ private:
+  detail::depend::tracker tracker_;
+#endif
+};
+
+// The spawn point of a task with depend clauses:
+//   auto tk = fs::omp::spawn_point(deps, {fs::omp::in(&a), fs::omp::out(&b)});
+//   #pragma omp task depend(in: a) depend(out: b)
+//   { fs::omp::task_scope ts(tk); ... }
+template <class Clock>
+basic_task_token<Clock> spawn_point(basic_dependences<Clock>& deps, std::initializer_list<dependence> clauses,
+                                    const site& where = site::current()) {
+  basic_task_token<Clock> tk = spawn_point<Clock>(where);
+#if FORKSCALE_ENABLE
+  detail::frame* f = detail::engine<Clock>::current();
+  if (!f || !f->sess || !tk) return tk;
+  static_assert(static_cast<int>(depend_type::inoutset) == static_cast<int>(detail::depend::dep_type::inoutset),
+                "depend_type and detail::depend::dep_type list the same types in the same order");
+  detail::depend::node* n = detail::depend::make_node();
+  std::vector<detail::depend::node*> preds;
+  for (const dependence& d : clauses)
+    deps.tracker().add(n, d.address, static_cast<detail::depend::dep_type>(d.type), preds);
+  detail::join_set* set = nullptr;
+  detail::depend::connect_all(preds, n, set, f->sess);
+  tk.set_dependences(n, set);
+#else
+  (void)deps;
+  (void)clauses;
+#endif
+  return tk;
 }
 
 // The names a program uses, on the default clock policy.
@@ -381,6 +935,7 @@ using call_site = basic_call_site<default_clock>;
 using task_token = basic_task_token<default_clock>;
 using task_scope = basic_task_scope<default_clock>;
 using team = basic_team<default_clock>;
+using dependences = basic_dependences<default_clock>;
 
 }  // namespace omp
 

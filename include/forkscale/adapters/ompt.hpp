@@ -1,0 +1,241 @@
+// ompt.hpp: OpenMP without annotations. Include this header in ONE translation
+// unit of a program built with clang++ -fopenmp=libomp (LLVM's libomp, which
+// implements the OpenMP tools interface, OMPT), and forkscale sees the program's
+// OpenMP structure by itself: parallel regions and their implicit tasks, explicit
+// tasks (deferred, undeferred, included), taskwait, taskgroup, barriers,
+// worksharing loops (static, dynamic and guided schedules), taskloop, sections,
+// single/master, task dependences and nested parallelism. Wrap the part to
+// profile in fs::measure, or run the program with FORKSCALE_OMPT=1 to profile all
+// of it (the report goes to FORKSCALE_REPORT=path.json|.csv|.txt|.html, or to
+// stderr):
+//
+//   #include <forkscale/ompt.hpp>
+//   auto rep = fs::measure("cholesky", [&] { cholesky(a, n); });   // unchanged OpenMP code inside
+//
+// How it works (docs/ompt.md): OMPT is one more producer of the events the guards
+// produce — spawns, child scopes, syncs — and the engine does not learn OpenMP.
+// A parallel region spawns its threads' implicit tasks and joins them at each
+// barrier; a worksharing loop's chunks are children of the implicit task that
+// takes them, joined where it leaves the loop; a task is a spawn where it is
+// created and a child scope where it runs; taskwait and the end of a taskgroup
+// are syncs; a `depend` edge joins the predecessor's end into the successor's
+// start. Call sites come from OMPT's code pointers, named file:line and function
+// with addr2line (build with -g), or object+offset without debug info.
+//
+// What it defines (as weak symbols, so a second inclusion links): the OMPT entry
+// point ompt_start_tool, and wrappers of libomp's __kmpc_dispatch_init_* /
+// __kmpc_dispatch_next_* (libomp 14 does not report the chunks of dynamic and
+// guided loops through OMPT: the wrappers see each one) and __kmpc_taskloop*
+// (for the taskloop's line). They call the runtime's own functions, found with
+// dlsym(RTLD_NEXT). Include it in the executable, not in a shared library.
+//
+// With GCC's libgomp (g++ -fopenmp), which has no OMPT, or when the runtime does
+// not start the tool (OMP_TOOL=disabled, a runtime built without OMPT, a refused
+// callback), the program runs unchanged and forkscale says so in one line on
+// stderr at start-up. FORKSCALE_OMPT=0 turns the tool off silently.
+//
+// Opt-in: forkscale.hpp does not include this header. Do not combine it with the
+// annotated adapter (forkscale/openmp.hpp) in one program: every construct would
+// be counted twice.
+#pragma once
+
+#ifndef _OPENMP
+#error \
+    "forkscale/ompt.hpp profiles OpenMP programs: compile with -fopenmp=libomp (clang++, LLVM's libomp, which has the OpenMP tools interface)"
+#endif
+
+#include <omp.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "../forkscale.hpp"
+
+#if defined(__has_include)
+#if __has_include(<omp-tools.h>)
+#define FORKSCALE_DETAIL_OMPT_AVAILABLE 1
+#endif
+#endif
+#ifndef FORKSCALE_DETAIL_OMPT_AVAILABLE
+#define FORKSCALE_DETAIL_OMPT_AVAILABLE 0
+#endif
+
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+#include <dlfcn.h>
+
+#include "../detail/ompt/tool.hpp"
+#endif
+
+#include "../detail/macro_scope.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+namespace detail {
+namespace ompt {
+
+// Why the tool is off, or "" when it runs (or may still start).
+inline std::string why_off() {
+#if !FORKSCALE_ENABLE
+  return "";  // FORKSCALE_ENABLE=0: nothing is measured, by request
+#elif !FORKSCALE_DETAIL_OMPT_AVAILABLE
+  return "this program was compiled without the OpenMP tools interface (no <omp-tools.h>: GCC's libgomp has no "
+         "OMPT); build it with clang++ -fopenmp=libomp to profile its OpenMP constructs without annotations "
+         "(docs/ompt.md)";
+#else
+  const char* off = std::getenv("FORKSCALE_OMPT");
+  if (off && std::strcmp(off, "0") == 0) return "";
+  const tool_status& st = status();
+  if (st.active) return "";
+  if (!st.refused.empty()) return st.refused;
+  if (st.start_tool_called) return "";  // started, not initialized yet
+  const char* omp_tool = std::getenv("OMP_TOOL");
+  if (omp_tool && std::strcmp(omp_tool, "disabled") == 0)
+    return "OMP_TOOL=disabled turns the OpenMP tools interface off";
+  if (!::dlsym(RTLD_DEFAULT, "__kmpc_fork_call") && ::dlsym(RTLD_DEFAULT, "GOMP_parallel"))
+    return "the OpenMP runtime is GCC's libgomp, which has no tools interface (OMPT); build with clang++ "
+           "-fopenmp=libomp (docs/ompt.md)";
+  return "the OpenMP runtime did not start forkscale's tool (a runtime built without OMPT, or another tool's "
+         "ompt_start_tool came first)";
+#endif
+}
+
+// At start-up: one line when the tool will not run. libomp starts its tool when
+// it initializes, at the program's first call into it (normally the first line
+// of main); asking it a question here makes that happen now, so that the answer
+// is known before the program runs.
+inline bool startup_check() {
+  (void)omp_get_max_threads();
+  const std::string why = why_off();
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  if (!why.empty() && status().refused.empty())  // a refusal was said when it happened
+    std::fprintf(stderr, "forkscale: OMPT mode is off: %s; the program runs unmeasured by forkscale's OpenMP tool\n",
+                 why.c_str());
+#else
+  if (!why.empty())
+    std::fprintf(stderr, "forkscale: OMPT mode is off: %s; the program runs unmeasured by forkscale's OpenMP tool\n",
+                 why.c_str());
+#endif
+  return why.empty();
+}
+inline const bool startup_checked = startup_check();
+
+}  // namespace ompt
+}  // namespace detail
+
+namespace ompt {
+
+// Whether forkscale's OMPT tool runs in this process: the runtime started it and
+// accepted every callback it needs.
+inline bool active() noexcept {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  return detail::ompt::status().active.load();
+#else
+  return false;
+#endif
+}
+
+// Why it does not ("" when it does), in the words of the start-up line.
+inline std::string why_inactive() { return detail::ompt::why_off(); }
+
+// Turns the tool off (false) and on again (true) for the OpenMP code that
+// follows: code run while it is off is not seen, as if it ran outside every
+// measurement (for a part profiled with the annotated adapter instead). Change it
+// only where no parallel region, task or worksharing loop is in progress.
+inline void set_enabled(bool on) noexcept {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  detail::ompt::status().enabled.store(on);
+#else
+  (void)on;
+#endif
+}
+
+}  // namespace ompt
+
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+#define FORKSCALE_DETAIL_OMPT_ENTRY extern "C" __attribute__((weak, visibility("default")))
+
+namespace forkscale {
+namespace detail {
+namespace ompt {
+// The runtime's own definition of an entry point this header wraps.
+template <class Fn>
+Fn next_symbol(const char* name) {
+  void* f = ::dlsym(RTLD_NEXT, name);
+  if (!f) {
+    std::fprintf(stderr, "forkscale: %s not found in the OpenMP runtime (forkscale/ompt.hpp needs LLVM's libomp)\n",
+                 name);
+    std::abort();
+  }
+  return reinterpret_cast<Fn>(f);
+}
+using ompt_clock = ::forkscale::default_clock;
+}  // namespace ompt
+}  // namespace detail
+}  // namespace forkscale
+
+FORKSCALE_DETAIL_OMPT_ENTRY ompt_start_tool_result_t* ompt_start_tool(unsigned int omp_version,
+                                                                      const char* runtime_version) {
+  return ::forkscale::detail::ompt::tool<::forkscale::detail::ompt::ompt_clock>::start(omp_version, runtime_version);
+}
+
+// libomp's loop dispatch (kmp.h): a dynamic, guided or runtime-scheduled loop
+// starts with __kmpc_dispatch_init_<T> and takes each chunk with
+// __kmpc_dispatch_next_<T>, which returns 0 when the thread's part is done.
+#define FORKSCALE_DETAIL_OMPT_DISPATCH(suffix, Int, Stride)                                                       \
+  FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_dispatch_init_##suffix(void* loc, std::int32_t gtid, std::int32_t kind, \
+                                                                 Int lb, Int ub, Stride st, Stride chunk) {       \
+    using real_t = void (*)(void*, std::int32_t, std::int32_t, Int, Int, Stride, Stride);                         \
+    static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_dispatch_init_" #suffix);   \
+    auto& notes = ::forkscale::detail::ompt::notes();                                                             \
+    notes.dispatch_ra = __builtin_return_address(0);                                                              \
+    real(loc, gtid, kind, lb, ub, st, chunk);                                                                     \
+    notes.dispatch_ra = nullptr;                                                                                  \
+  }                                                                                                               \
+  FORKSCALE_DETAIL_OMPT_ENTRY int __kmpc_dispatch_next_##suffix(void* loc, std::int32_t gtid, std::int32_t* last, \
+                                                                Int* lb, Int* ub, Stride* st) {                   \
+    using real_t = int (*)(void*, std::int32_t, std::int32_t*, Int*, Int*, Stride*);                              \
+    static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_dispatch_next_" #suffix);   \
+    return ::forkscale::detail::ompt::team_events<::forkscale::detail::ompt::ompt_clock>::dispatch_next(          \
+        [&] { return real(loc, gtid, last, lb, ub, st); });                                                       \
+  }
+FORKSCALE_DETAIL_OMPT_DISPATCH(4, std::int32_t, std::int32_t)
+FORKSCALE_DETAIL_OMPT_DISPATCH(4u, std::uint32_t, std::int32_t)
+FORKSCALE_DETAIL_OMPT_DISPATCH(8, std::int64_t, std::int64_t)
+FORKSCALE_DETAIL_OMPT_DISPATCH(8u, std::uint64_t, std::int64_t)
+#undef FORKSCALE_DETAIL_OMPT_DISPATCH
+
+// `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
+// the runtime; the program's own return address names the taskloop's line.
+FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
+                                                 std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
+                                                 std::uint64_t grainsize, void* task_dup) {
+  using real_t =
+      void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
+  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
+  auto& notes = ::forkscale::detail::ompt::notes();
+  const void* saved = notes.taskloop_ra;
+  notes.taskloop_ra = __builtin_return_address(0);
+  real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
+  notes.taskloop_ra = saved;
+}
+FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
+                                                   std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
+                                                   std::uint64_t grainsize, int modifier, void* task_dup) {
+  using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
+                          int, void*);
+  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
+  auto& notes = ::forkscale::detail::ompt::notes();
+  const void* saved = notes.taskloop_ra;
+  notes.taskloop_ra = __builtin_return_address(0);
+  real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
+  notes.taskloop_ra = saved;
+}
+#undef FORKSCALE_DETAIL_OMPT_ENTRY
+#endif  // FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+
+#include "../detail/macro_unscope.hpp"

@@ -1,0 +1,264 @@
+// detail/ompt/tasks.hpp: explicit tasks, taskwait, taskgroup and task
+// dependences, as engine events — the mapping of the annotated adapter
+// (adapters/openmp.hpp, docs/openmp.md), driven by OMPT callbacks instead of
+// guards:
+//  - task-create: a spawn in the creating task (into the innermost taskgroup it
+//    opened, if any); the task's frame opens when the runtime first schedules
+//    it, on the thread that runs it, and closes when it completes. Undeferred
+//    and included tasks are scheduled at once on the creating thread: the same
+//    dag, as in the adapter.
+//  - taskwait: a sync of the task's own children, then of each taskgroup the
+//    task opened that got children since its last join.
+//  - taskgroup: a join set opened at sync-region-begin; its wait is the sync.
+//  - depend: detail/ompt/depend.hpp. libomp hands the dependences of
+//    `task if(0) depend(...)` (and of `taskwait depend(...)`) to a stand-in task
+//    flagged ompt_task_taskwait that the encountering task waits for: there the
+//    encountering task joins the predecessors, and the undeferred task created
+//    right after takes the stand-in's place for later siblings.
+#pragma once
+#include <vector>
+
+#include "../../config.hpp"
+#include "../engine/events.hpp"
+#include "../macro_scope.hpp"
+#include "depend.hpp"
+#include "records.hpp"
+#include "state.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace ompt {
+
+template <class Clock>
+struct task_events {
+  using E = engine<Clock>;
+
+  static void task_create(ompt_data_t* encountering, ompt_data_t* task, int flags, int has_dependences,
+                          const void* ra) {
+    if (!task) return;
+    if (flags & (ompt_task_initial | ompt_task_implicit)) {
+      record(task);
+      return;
+    }
+    task->ptr = nullptr;
+    if (flags & ompt_task_target) return;
+    task_record* parent = record(encountering);
+    const bool stand_in = (flags & ompt_task_taskwait) != 0;
+    task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
+    task->ptr = r;
+    r->parent = parent;
+    frame* f = E::current();
+    if (!f || !f->sess || !parent) return;
+    const void* loop_ra = notes().taskloop_ra;
+    r->where = site_for<Clock>(loop_ra ? loop_ra : ra, enclosing_function(parent));
+    if (stand_in) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(flags & ompt_task_untied))
+      say_once(notice::untied, "untied task at " + describe_where(r->where) +
+                                   " is measured as if tied: if the runtime resumes it on another thread, its "
+                                   "numbers are wrong (docs/ompt.md)");
+    if (FORKSCALE_DETAIL_UNLIKELY(parent->stand_in != nullptr)) adopt_stand_in(*parent, *r, flags, has_dependences);
+    join_set* group = nullptr;
+    if (!parent->groups.empty() && parent->groups.back().opened_by == f && parent->groups.back().set) {
+      group = parent->groups.back().set;
+      ++parent->groups.back().spawned;
+    }
+    r->token = E::spawn(group, r->where);
+  }
+
+  static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
+    task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
+    frame* f = E::current();
+    if (!r || !r->parent || !f || !f->sess || count <= 0) return;
+    task_record& p = *r->parent;
+    if (!p.children) p.children = new depend::tracker;
+    // An initial task outlives measurements: siblings measured by an earlier one
+    // are no predecessors of this one's tasks.
+    if (p.children_session != f->sess) p.children->clear();
+    p.children_session = f->sess;
+    if (!r->node) r->node = depend::make_node();
+    static thread_local std::vector<depend::node*> preds;
+    for (int i = 0; i < count; ++i) {
+      depend::dep_type t;
+      switch (deps[i].dependence_type) {
+        case ompt_dependence_type_in:
+          t = depend::dep_type::in;
+          break;
+        case ompt_dependence_type_out:
+          t = depend::dep_type::out;
+          break;
+        case ompt_dependence_type_inout:
+          t = depend::dep_type::inout;
+          break;
+        case ompt_dependence_type_mutexinoutset:
+          t = depend::dep_type::mutexinoutset;
+          break;
+        case ompt_dependence_type_inoutset:
+          t = depend::dep_type::inoutset;
+          break;
+        default:
+          continue;  // source/sink (doacross loops): not modelled
+      }
+      p.children->add(r->node, deps[i].variable.ptr, t, preds);
+    }
+    depend::connect_all(preds, r->node, r->preds, f->sess);
+  }
+
+  static void schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
+    task_record* p = prior ? static_cast<task_record*>(prior->ptr) : nullptr;
+    if (p) {
+      switch (status) {
+        case ompt_task_complete:
+        case ompt_task_cancel:
+          end_task(*prior, *p, true);
+          break;
+        case ompt_task_detach:
+          end_task(*prior, *p, false);
+          break;
+        case ompt_task_late_fulfill:
+          end_task(*prior, *p, true);
+          break;
+        case ompt_taskwait_complete:
+          if (p->kind == task_kind::wait_stand_in) end_stand_in(*prior, *p);
+          break;
+        default:
+          break;
+      }
+    }
+    task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
+    if (n && n->kind == task_kind::explicit_task && !n->started) start_task(*n);
+  }
+
+  // A task discarded by cancellation never runs: its spawn counts as empty.
+  static void discarded(ompt_data_t* task) {
+    task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
+    if (!r || r->kind != task_kind::explicit_task || r->started) return;
+    if (r->node) depend::publish(r->node, depend::snapshot{});
+    task->ptr = nullptr;
+    free_task(r);  // drop_unrun: the engine's diagnostic for a task that never ran
+  }
+
+  // ---- taskwait and taskgroup ------------------------------------------------------
+  static void taskwait_begin(task_record* r, const void* ra) {
+    frame* f = E::current();
+    if (!r || !f || !f->sess || r->waiting) return;
+    depend::drop(r->stand_in);  // a stand-in is taken only by the task created right after it
+    r->stand_in = nullptr;
+    const site where = site_for<Clock>(ra, enclosing_function(r));
+    E::begin_sync(r->wait, where);
+    r->waiting = true;
+  }
+
+  static void taskwait_end(task_record* r, const void* ra) {
+    if (!r || !r->waiting) return;
+    r->waiting = false;
+    const site where = site_for<Clock>(ra, enclosing_function(r));
+    E::end_sync(r->wait, nullptr, true, where);
+    const frame* f = E::current();
+    for (auto g = r->groups.rbegin(); g != r->groups.rend() && g->opened_by == f; ++g) {
+      if (g->spawned == 0 || !g->set) continue;
+      g->spawned = 0;
+      sync_state st;
+      E::begin_sync(st, where);
+      E::end_sync(st, g->set, false, where);
+    }
+    if (r->children) r->children->clear();
+  }
+
+  static void group_begin(task_record* r, const void* ra) {
+    if (!r) return;
+    open_group g;
+    g.opened_by = E::current();
+    if (g.opened_by && g.opened_by->sess) {
+      g.set = join_set::make(g.opened_by->sess);
+      g.where = site_for<Clock>(ra, enclosing_function(r));
+    }
+    r->groups.push_back(g);
+  }
+
+  // The taskgroup's wait begins: its strand ends (sync_region_wait).
+  static void group_wait_begin(task_record* r) {
+    if (!r || r->groups.empty() || r->waiting || !r->groups.back().set || E::current() != r->groups.back().opened_by)
+      return;
+    E::begin_sync(r->wait, r->groups.back().where);
+    r->waiting = true;
+  }
+
+  static void group_end(task_record* r) {
+    if (!r || r->groups.empty()) return;
+    const open_group g = r->groups.back();
+    r->groups.pop_back();
+    if (!g.set) return;
+    if (!r->waiting && E::current() == g.opened_by) {
+      E::begin_sync(r->wait, g.where);
+      r->waiting = true;
+    }
+    if (r->waiting) {
+      r->waiting = false;
+      E::end_sync(r->wait, g.set, false, g.where);
+    }
+    g.set->release(nullptr);
+  }
+
+ private:
+  static void start_task(task_record& r) {
+    r.started = true;
+    // Tasks this one creates are not the taskloop's, even when it runs inside
+    // the runtime's __kmpc_taskloop (an undeferred chunk).
+    r.outer_taskloop_ra = notes().taskloop_ra;
+    notes().taskloop_ra = nullptr;
+    if (!r.token) return;
+    E::begin_child(r.body, r.token, r.where);
+    depend::join_predecessors<Clock>(r.preds, r.where);
+  }
+
+  static void end_task(ompt_data_t& data, task_record& r, bool release_record) {
+    if (r.kind != task_kind::explicit_task) return;
+    if (r.started && !r.ended) {
+      r.ended = true;
+      notes().taskloop_ra = r.outer_taskloop_ra;
+      if (r.node) {
+        if (r.body.sess && E::current() == &r.body) {
+          depend::end_predecessor<Clock>(r.node, r.body);
+        } else {
+          depend::publish(r.node, depend::snapshot{});
+        }
+      }
+      E::end_child(r.body);
+    }
+    if (!release_record) return;
+    data.ptr = nullptr;
+    free_task(&r);
+  }
+
+  // The encountering task waited for the stand-in's predecessors.
+  static void end_stand_in(ompt_data_t& data, task_record& r) {
+    task_record* parent = r.parent;
+    frame* f = E::current();
+    if (parent && f && f->sess && r.node) {
+      depend::join_predecessors<Clock>(r.preds, r.where);
+      depend::publish(r.node, depend::take<Clock>(*f, false));
+      depend::drop(parent->stand_in);
+      parent->stand_in = r.node;
+      r.node = nullptr;
+    }
+    data.ptr = nullptr;
+    free_task(&r);
+  }
+
+  // The first task created after a stand-in: an undeferred task without
+  // dependences of its own is the task the stand-in waited for.
+  static void adopt_stand_in(task_record& parent, task_record& r, int flags, int has_dependences) {
+    depend::node* n = parent.stand_in;
+    parent.stand_in = nullptr;
+    if ((flags & ompt_task_undeferred) && !has_dependences && !r.node) {
+      depend::reopen(n);
+      r.node = n;
+      return;
+    }
+    depend::drop(n);
+  }
+};
+
+}  // namespace ompt
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

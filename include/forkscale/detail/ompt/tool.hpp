@@ -1,0 +1,279 @@
+// detail/ompt/tool.hpp: the OMPT tool itself — the callbacks it registers (OpenMP
+// 5.1, §4.5.2), its initializer and finalizer (§4.2.1), the whole-program mode
+// (FORKSCALE_OMPT=1) and the start-up check that says, in one line, why the tool
+// is off when it is.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <thread>
+
+#include "../../config.hpp"
+#include "../../guards.hpp"
+#include "../../options.hpp"
+#include "../../report.hpp"
+#include "../../study/html.hpp"
+#include "../macro_scope.hpp"
+#include "regions.hpp"
+#include "state.hpp"
+#include "tasks.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace ompt {
+
+inline bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v && std::strcmp(v, value) == 0;
+}
+
+// The callbacks, with the signatures of omp-tools.h; each forwards to the events.
+// Off (fs::ompt::set_enabled(false)): every callback returns at once.
+inline bool on() noexcept { return status().enabled.load(std::memory_order_relaxed); }
+
+template <class Clock>
+struct callbacks {
+  using teams = team_events<Clock>;
+  using tasks = task_events<Clock>;
+
+  static void parallel_begin(ompt_data_t* encountering, const ompt_frame_t*, ompt_data_t* parallel, unsigned requested,
+                             int flags, const void* ra) {
+    if (on()) teams::parallel_begin(encountering, parallel, requested, flags, ra);
+  }
+  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
+    if (on()) teams::parallel_end(parallel);
+  }
+  static void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned size,
+                            unsigned index, int flags) {
+    if (!on()) return;
+    if (endpoint == ompt_scope_begin) {
+      teams::implicit_begin(parallel, task, size, index, flags);
+    } else if (endpoint == ompt_scope_end) {
+      teams::implicit_end(task);
+    }
+  }
+  static void task_create(ompt_data_t* encountering, const ompt_frame_t*, ompt_data_t* task, int flags,
+                          int has_dependences, const void* ra) {
+    if (on()) tasks::task_create(encountering, task, flags, has_dependences, ra);
+  }
+  static void task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
+    if (on()) tasks::schedule(prior, status, next);
+  }
+  static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
+    if (on()) tasks::dependences(task, deps, count);
+  }
+  static void sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
+                          ompt_data_t* task, const void* ra) {
+    if (!on()) return;
+    task_record* r = record(task);
+    const bool begin = endpoint == ompt_scope_begin;
+    switch (static_cast<int>(kind)) {
+      case 1:  // ompt_sync_region_barrier (5.0)
+      case 2:  // ompt_sync_region_barrier_implicit (5.0): libomp 14's implicit barriers
+      case ompt_sync_region_barrier_explicit:
+      case ompt_sync_region_barrier_implementation:
+      case ompt_sync_region_barrier_implicit_workshare:
+      case ompt_sync_region_barrier_implicit_parallel:
+        if (begin) {
+          teams::barrier_begin(r, ra);
+        } else {
+          teams::barrier_end(r, parallel, ra);
+        }
+        break;
+      case ompt_sync_region_taskwait:
+        if (begin) {
+          tasks::taskwait_begin(r, ra);
+        } else {
+          tasks::taskwait_end(r, ra);
+        }
+        break;
+      case ompt_sync_region_taskgroup:
+        if (begin) {
+          tasks::group_begin(r, ra);
+        } else {
+          tasks::group_end(r);
+        }
+        break;
+      default:
+        break;  // reductions, teams barriers
+    }
+  }
+  static void sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task,
+                               const void*) {
+    if (kind == ompt_sync_region_taskgroup && endpoint == ompt_scope_begin) tasks::group_wait_begin(record(task));
+  }
+  static void work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task, std::uint64_t,
+                   const void* ra) {
+    if (!on() || (kind != ompt_work_loop && kind != ompt_work_sections))
+      return;  // single, masked, taskloop: nothing to do
+    if (endpoint == ompt_scope_begin) {
+      teams::loop_begin(record(task), ra);
+    } else if (endpoint == ompt_scope_end) {
+      teams::loop_end(record(task));
+    }
+  }
+  static void cancel(ompt_data_t* task, int flags, const void*) {
+    if (on() && (flags & ompt_cancel_discarded_task)) tasks::discarded(task);
+  }
+};
+
+// FORKSCALE_OMPT=1: the whole program is one measurement, from the tool's start
+// to the runtime's shutdown, written to FORKSCALE_REPORT (or shown on stderr).
+template <class Clock>
+struct whole_program {
+  static basic_region<Clock>*& region() {
+    static basic_region<Clock>* r = nullptr;
+    return r;
+  }
+  static std::thread::id& owner() {
+    static std::thread::id id;
+    return id;
+  }
+
+  static options from_environment() {
+    options o;
+    const char* c = std::getenv("FORKSCALE_OMPT_CLOCK");
+    if (!c || !*c) return o;
+    const std::string k = c;
+    if (k == "cost")
+      o.clock = clock_kind::cost;
+    else if (k == "tsc")
+      o.clock = clock_kind::tsc;
+    else if (k == "steady")
+      o.clock = clock_kind::steady;
+    else if (k == "thread_cpu")
+      o.clock = clock_kind::thread_cpu;
+    else if (k != "auto" && k != "automatic")
+      std::fprintf(
+          stderr,
+          "forkscale: FORKSCALE_OMPT_CLOCK=%s is not a clock (auto, tsc, steady, thread_cpu, cost); using auto\n", c);
+    return o;
+  }
+
+  static void start() {
+    if (engine<Clock>::current() != nullptr) return;
+    try {
+      region() = new basic_region<Clock>("program", from_environment(), site{"(OpenMP program)", 0, "", nullptr});
+      owner() = std::this_thread::get_id();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "forkscale: FORKSCALE_OMPT=1: %s; the program runs unmeasured\n", e.what());
+    }
+  }
+
+  static void finish() {
+    basic_region<Clock>* r = region();
+    if (!r) return;
+    region() = nullptr;
+    if (owner() != std::this_thread::get_id()) {
+      std::fprintf(stderr,
+                   "forkscale: FORKSCALE_OMPT=1: the OpenMP runtime shut down on another thread than the one it "
+                   "started on; no report\n");
+      return;  // the measurement's frames belong to that thread: left as they are
+    }
+    try {
+      write(r->stop(), std::getenv("FORKSCALE_REPORT"));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "forkscale: %s\n", e.what());
+    }
+    delete r;
+  }
+
+  static void write(const report& rep, const char* path) {
+    const std::string p = path ? path : "";
+    auto ends = [&](const char* ext) {
+      const std::size_t n = std::strlen(ext);
+      return p.size() > n && p.compare(p.size() - n, n, ext) == 0;
+    };
+    if (ends(".json")) {
+      rep.write_json(p);
+    } else if (ends(".csv")) {
+      rep.write_csv(p);
+    } else if (ends(".html")) {
+      write_html(rep, p);
+    } else if (ends(".txt")) {
+      rep.write_text(p);
+    } else {
+      if (!p.empty())
+        std::fprintf(stderr,
+                     "forkscale: FORKSCALE_REPORT=%s: the extension says no format (.json, .csv, .txt, .html); the "
+                     "report follows here\n",
+                     p.c_str());
+      std::fputs(rep.to_text().c_str(), stderr);
+      return;
+    }
+    std::fprintf(stderr, "forkscale: report written to %s\n", p.c_str());
+  }
+};
+
+template <class Clock>
+struct tool {
+  struct wanted {
+    ompt_callbacks_t event;
+    ompt_callback_t callback;
+    const char* name;
+    bool required;  // without it the tool cannot keep its dag right, so it stays off
+  };
+
+  static int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
+    tool_status& st = status();
+    st.initialized = true;
+    auto set = lookup ? reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback")) : nullptr;
+    if (!set) return refuse("the runtime offers no ompt_set_callback");
+    st.get_parallel_info = reinterpret_cast<ompt_get_parallel_info_t>(lookup("ompt_get_parallel_info"));
+    using cb = callbacks<Clock>;
+    const wanted table[] = {
+        {ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&cb::parallel_begin), "parallel_begin", true},
+        {ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&cb::parallel_end), "parallel_end", true},
+        {ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&cb::implicit_task), "implicit_task", true},
+        {ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&cb::task_create), "task_create", true},
+        {ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&cb::task_schedule), "task_schedule", true},
+        {ompt_callback_sync_region, reinterpret_cast<ompt_callback_t>(&cb::sync_region), "sync_region", true},
+        {ompt_callback_work, reinterpret_cast<ompt_callback_t>(&cb::work), "work", true},
+        {ompt_callback_dependences, reinterpret_cast<ompt_callback_t>(&cb::dependences), "dependences", false},
+        {ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&cb::sync_region_wait), "sync_region_wait",
+         false},
+        {ompt_callback_cancel, reinterpret_cast<ompt_callback_t>(&cb::cancel), "cancel", false},
+    };
+    for (const wanted& w : table) {
+      const ompt_set_result_t r = set(w.event, w.callback);
+      if (r != ompt_set_never && r != ompt_set_error) continue;
+      if (w.required)
+        return refuse(std::string("the runtime refused the callback ompt_callback_") + w.name +
+                      " (ompt_set_callback answered '" + (r == ompt_set_never ? "never" : "error") + "')");
+      if (w.event == ompt_callback_dependences)
+        say_once(notice::dependences_off,
+                 "the OpenMP runtime does not report task dependences: depend clauses are not in the measured dag");
+    }
+    st.active = true;
+    code_sites::instance().start();
+    if (env_is("FORKSCALE_OMPT", "1")) whole_program<Clock>::start();
+    return 1;
+  }
+
+  static void finalize(ompt_data_t*) {
+    whole_program<Clock>::finish();
+    status().active = false;
+  }
+
+  static ompt_start_tool_result_t* start(unsigned int, const char*) {
+    status().start_tool_called = true;
+    if (env_is("FORKSCALE_OMPT", "0")) return nullptr;
+    static ompt_start_tool_result_t result = {&initialize, &finalize, {0}};
+    return &result;
+  }
+
+ private:
+  static int refuse(const std::string& why) {
+    status().refused = why;
+    std::fprintf(stderr, "forkscale: OMPT mode is off: %s; the program runs unmeasured by forkscale's OpenMP tool\n",
+                 why.c_str());
+    return 0;
+  }
+};
+
+}  // namespace ompt
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,99 @@
+# The tests that need LLVM's libomp (with its tools interface, OMPT), for the
+# sub-project tests/ompt/libomp and for tests/ompt/CMakeLists.txt when the
+# project compiler is itself Clang with libomp.
+#
+# forkscale_ompt_libomp_tests(<prefix> <sanitize>)
+#   <prefix>ompt_cases       by-hand programs (test_ompt_cases.cpp)
+#   <prefix>ompt_random      random programs against the oracle, and the same
+#                            programs through the annotated adapter (test_ompt_random.cpp)
+#   <prefix>ompt_startup     FORKSCALE_OMPT=1 reports, the one-line messages (test_ompt_startup.cpp)
+#   <prefix>ompt_disabled    forkscale/ompt.hpp with FORKSCALE_ENABLE=0: no message, no tool
+#   <prefix>openmp_annotated the adapter's schedules, taskloop, depend on libomp (test_openmp_annotated.cpp)
+# <sanitize> "thread": only the annotated test, with Archer behind
+# tests/openmp/tsan_libomp_tool.cpp; every OMPT-mode test is registered as
+# skipped (forkscale's tool and Archer are both OMPT tools, and libomp starts
+# one tool per process: TSan could not see OpenMP's synchronization).
+set(FORKSCALE_OMPT_TEST_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+function(forkscale_ompt_skipped name reason)
+  add_test(NAME ${name} COMMAND "${CMAKE_COMMAND}" -E echo "SKIPPED: ${reason}")
+  set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED: " LABELS ompt)
+endfunction()
+
+function(forkscale_ompt_executable target source)
+  add_executable(${target} "${FORKSCALE_OMPT_TEST_DIR}/${source}")
+  target_link_libraries(${target} PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX ${ARGN})
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror)
+endfunction()
+
+function(forkscale_ompt_libomp_tests prefix sanitize)
+  forkscale_ompt_executable(${prefix}openmp_annotated_libomp test_openmp_annotated.cpp GTest::gtest_main)
+  add_test(NAME ${prefix}openmp_annotated COMMAND ${prefix}openmp_annotated_libomp)
+  set_tests_properties(${prefix}openmp_annotated PROPERTIES LABELS ompt)
+  if(sanitize STREQUAL "thread")
+    forkscale_openmp_tsan_setup(${prefix}openmp_annotated_libomp ${prefix}openmp_annotated)
+    set(why "forkscale's OMPT tool and Archer (which TSan needs to see OpenMP's synchronization) are both OMPT tools, and libomp starts one tool per process")
+    foreach(t ompt_cases ompt_random ompt_startup ompt_disabled)
+      forkscale_ompt_skipped(${prefix}${t} "${why}")
+    endforeach()
+    return()
+  endif()
+  forkscale_ompt_executable(${prefix}ompt_cases test_ompt_cases.cpp GTest::gtest_main)
+  forkscale_ompt_executable(${prefix}ompt_random test_ompt_random.cpp GTest::gtest_main)
+  forkscale_ompt_executable(${prefix}ompt_startup test_ompt_startup.cpp GTest::gtest)
+  forkscale_ompt_executable(${prefix}ompt_disabled ompt_without_tools.cpp)
+  target_compile_definitions(${prefix}ompt_disabled PRIVATE FORKSCALE_ENABLE=0)
+  foreach(t ompt_cases ompt_random ompt_startup)
+    add_test(NAME ${prefix}${t} COMMAND ${prefix}${t})
+    set_tests_properties(${prefix}${t} PROPERTIES LABELS ompt)
+  endforeach()
+  # The examples of OMPT mode (examples/ompt_*.cpp), under the cost clock: each
+  # checks its result and fails on a diagnostic; a schedule(static) loop on two
+  # threads has exactly the parallelism of the team.
+  foreach(example ompt_cholesky ompt_stencil)
+    add_executable(${prefix}${example} "${FORKSCALE_OMPT_TEST_DIR}/../../examples/${example}.cpp")
+    target_link_libraries(${prefix}${example} PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+    target_compile_options(${prefix}${example} PRIVATE -Wall -Wextra -Wpedantic -Werror)
+  endforeach()
+  add_test(NAME ${prefix}example.ompt_cholesky COMMAND ${prefix}ompt_cholesky 256 --tile 32 --threads 2 --clock cost)
+  add_test(NAME ${prefix}example.ompt_stencil.dynamic
+           COMMAND ${prefix}ompt_stencil 66 --steps 2 --schedule dynamic --chunk 4 --threads 2 --clock cost)
+  add_test(NAME ${prefix}example.ompt_stencil.static
+           COMMAND ${prefix}ompt_stencil 66 --steps 2 --schedule static --threads 2 --clock cost)
+  set_tests_properties(${prefix}example.ompt_stencil.static PROPERTIES
+    PASS_REGULAR_EXPRESSION "Parallelism: +2\\.00\n" FAIL_REGULAR_EXPRESSION "DIFFERS|Diagnostics: [^n]")
+  # Bad input: one line on stderr, exit status 2.
+  add_test(NAME ${prefix}example.ompt_cholesky.bad_input
+           COMMAND "${CMAKE_COMMAND}" "-DEXE=$<TARGET_FILE:${prefix}ompt_cholesky>" -DEXPECTED=2
+                   "-DSTDERR_REGEX=^ompt_cholesky: N \\(100\\) must be a multiple of the tile size"
+                   -P "${FORKSCALE_OMPT_TEST_DIR}/../../examples/expect_exit.cmake" -- 100 --tile 64)
+
+  # The README's OMPT program (the ```c++ block after the line that names
+  # ompt.libomp): it must build and run, and print the work and span the README
+  # shows.
+  file(READ "${FORKSCALE_OMPT_TEST_DIR}/../../README.md" readme)
+  string(FIND "${readme}" "<!-- ompt.libomp builds this program" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "README.md has no OMPT program for ompt.libomp to build")
+  endif()
+  string(SUBSTRING "${readme}" ${at} -1 readme)
+  string(FIND "${readme}" "```c++\n" start)
+  math(EXPR start "${start} + 7")
+  string(SUBSTRING "${readme}" ${start} -1 readme)
+  string(FIND "${readme}" "```" end)
+  string(SUBSTRING "${readme}" 0 ${end} readme_program)
+  file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp" "${readme_program}")
+  add_executable(${prefix}readme_ompt "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp")
+  target_link_libraries(${prefix}readme_ompt PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+  target_compile_options(${prefix}readme_ompt PRIVATE -g -Wall -Wextra -Wpedantic -Werror)
+  add_test(NAME ${prefix}readme_ompt COMMAND ${prefix}readme_ompt)
+  set_tests_properties(${prefix}readme_ompt PROPERTIES LABELS ompt
+    PASS_REGULAR_EXPRESSION "Work: +33,091,000 units\n  Span: +270,000 units\n"
+    FAIL_REGULAR_EXPRESSION "Diagnostics: [^n]")  # (with PASS_REGULAR_EXPRESSION the exit status is not looked at)
+
+  # Disabled: the program runs, and says nothing.
+  add_test(NAME ${prefix}ompt_disabled
+           COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:${prefix}ompt_disabled>" -DEXPECT_LINES=0
+                   -P "${FORKSCALE_OMPT_TEST_DIR}/check_message.cmake")
+  set_tests_properties(${prefix}ompt_disabled PROPERTIES LABELS ompt)
+endfunction()
