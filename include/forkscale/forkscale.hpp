@@ -11,6 +11,7 @@
 #include "detail/output/report_writers.hpp"
 #include "guards.hpp"
 #include "options.hpp"
+#include "predict.hpp"
 #include "report.hpp"
 #include "site.hpp"
 
