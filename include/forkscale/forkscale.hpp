@@ -6,6 +6,8 @@
 #pragma once
 
 #include "advisor.hpp"
+#include "backend.hpp"
+#include "burden.hpp"
 #include "clock.hpp"
 #include "config.hpp"
 #include "detail/output/report_writers.hpp"

@@ -379,3 +379,5 @@ using team = basic_team<default_clock>;
 }  // namespace omp
 
 FORKSCALE_NAMESPACE_END
+
+#include "../detail/burden/openmp.hpp"  // calibrate_burden(backend::openmp)
