@@ -74,8 +74,8 @@ TEST_F(Burden, StdThreadCalibrationHasTheRightShape) {
   EXPECT_GT(m.spawn_ns, 0);
   EXPECT_GT(m.steal_ns, 0);
   EXPECT_GE(m.steal_median_ns, m.steal_ns);  // a median is not below the lower decile
-  EXPECT_GE(m.rounds, 150u);
-  EXPECT_LE(m.rounds, 300u);
+  EXPECT_GE(m.rounds, 50u);
+  EXPECT_LE(m.rounds, 400u);
   EXPECT_EQ(m.measured_at.size(), 20u);  // 2024-01-01T00:00:00Z
 }
 

@@ -212,6 +212,10 @@ inline std::string calibrate_text(const fs::measured_burden& m, const std::strin
        (m.steal_median_ns > 2 * m.steal_ns ? " (far above: the machine is busy, the other thread waited for a core)"
                                            : "") +
        "\n";
+  if (m.machine_was_busy())
+    o += "  warning: " + std::to_string(m.runnable_elsewhere) + " threads of other processes were ready to run on " +
+         std::to_string(m.hardware_threads) +
+         " hardware threads: the steal measured the machine's load; calibrate on a quiet machine\n";
   o += path.empty() ? std::string("  not stored\n") : "  stored in " + quoted(path) + "\n";
   return o;
 }

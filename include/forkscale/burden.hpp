@@ -34,16 +34,23 @@ struct measured_burden {
   double spawn_ns = 0;
   // How long work handed over waits before another thread starts it, with the
   // spawning thread busy: the migration a steal makes (std::thread: the new
-  // thread's start). The lower decile over the rounds: the time when the other
-  // thread is on a core, as a thief is while a program runs. This is the
-  // burden: the cost of a continuation edge.
+  // thread's start). The lower decile of the least disturbed batch of rounds:
+  // the time when the other thread is on a core, as a thief is while a program
+  // runs. This is the burden: the cost of a continuation edge.
   double steal_ns = 0;
-  // The median of the same rounds; far above steal_ns on a busy machine (the
+  // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
-  unsigned rounds = 0;            // rounds timed
+  unsigned rounds = 0;            // rounds whose child another thread started
   unsigned hardware_threads = 0;  // of the machine it was measured on
-  std::string measured_at;        // UTC, "2024-05-01T12:00:00Z"
+  // Threads of other processes ready to run as the calibration began (Linux's
+  // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
+  // machine was busy, and the steal measured how long its scheduler kept the
+  // other thread waiting rather than the runtime (machine_was_busy()).
+  unsigned runnable_elsewhere = 0;
+  std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
+
+  bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well

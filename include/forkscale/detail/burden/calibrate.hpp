@@ -3,13 +3,15 @@
 // keeps the spawning thread busy (spinning) until another thread starts the
 // child: the time the library's call took is the spawn, the time from the call
 // to the child's first instruction on the other thread is the steal (the
-// migration Cilkview's burden stands for). The spawn is the median over the
-// rounds; the steal is their lower decile, the time when the other thread is
-// on a core and looking for work, as thieves are while a parallel program
-// runs (on a busy machine the median measures how long the scheduler keeps
-// the other thread off a core; it is kept too, as steal_median_ns). A few
-// warm-up rounds come first; a round whose child does not start elsewhere
-// within 20 ms is left out.
+// migration Cilkview's burden stands for). A few warm-up rounds come first,
+// then four batches of 100 rounds; a round whose child does not start
+// elsewhere within 20 ms is left out. The spawn is the median over all the
+// rounds. The steal comes from the batch with the smallest median (runtimes
+// put idle threads to sleep and wake them slowly at first, and other programs
+// take the cores in bursts): its lower decile is the time when the other
+// thread is on a core and looking for work, as thieves are while a parallel
+// program runs; its median is kept as steal_median_ns (far above the decile on
+// a busy machine: the scheduler kept the other thread off a core).
 //
 // std::thread's micro-benchmark is here; oneTBB's and OpenMP's are in their
 // adapters (detail/burden/tbb.hpp, openmp.hpp), which register them when
@@ -27,13 +29,15 @@
 #include "../../burden.hpp"
 #include "../../config.hpp"
 #include "../../report.hpp"
+#include "../engine/load.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace burden {
 
 inline constexpr unsigned warmup_rounds = 20;
-inline constexpr unsigned timed_rounds = 300;
+inline constexpr unsigned timed_rounds = 400;
+inline constexpr unsigned batch_rounds = 100;
 inline constexpr std::int64_t round_timeout_ns = 20'000'000;
 
 using calibrator = measured_burden (*)();
@@ -91,26 +95,36 @@ inline std::string utc_now() {
 
 // The samples of one backend's rounds, as its measured_burden.
 struct samples {
-  std::vector<double> spawn, steal;
+  std::vector<double> spawn;
+  std::vector<std::vector<double>> steal;  // per batch
+  unsigned runnable_elsewhere = runnable_threads();
 
   void add(std::int64_t before, std::int64_t after, std::int64_t started) {
     spawn.push_back(static_cast<double>(after - before));
-    if (started != 0) steal.push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
+    if (steal.empty() || (spawn.size() - 1) % batch_rounds == 0) steal.emplace_back();
+    if (started != 0) steal.back().push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
   }
 
   measured_burden result(backend b) const {
-    if (steal.size() < timed_rounds / 2)
+    std::size_t stolen = 0;
+    const std::vector<double>* quietest = nullptr;
+    for (const auto& batch : steal) {
+      stolen += batch.size();
+      if (batch.size() >= batch_rounds / 2 && (!quietest || median_of(batch) < median_of(*quietest))) quietest = &batch;
+    }
+    if (!quietest)
       throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + "): in " +
-                  std::to_string(spawn.size() - steal.size()) + " of " + std::to_string(spawn.size()) +
+                  std::to_string(spawn.size() - stolen) + " of " + std::to_string(spawn.size()) +
                   " rounds no other thread started the child within 20 ms; the machine is too busy to measure a "
                   "steal");
     measured_burden m;
     m.backend = b;
     m.spawn_ns = median_of(spawn);
-    m.steal_ns = lower_decile(steal);
-    m.steal_median_ns = median_of(steal);
-    m.rounds = static_cast<unsigned>(steal.size());
+    m.steal_ns = lower_decile(*quietest);
+    m.steal_median_ns = median_of(*quietest);
+    m.rounds = static_cast<unsigned>(stolen);
     m.hardware_threads = std::thread::hardware_concurrency();
+    m.runnable_elsewhere = runnable_elsewhere;
     m.measured_at = utc_now();
     return m;
   }

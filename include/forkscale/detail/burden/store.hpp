@@ -3,7 +3,7 @@
 // (stored_burden). The file is JSON, schema "forkscale.burden" version 1
 // (docs/predict.md): {"schema", "schema_version", "backends": [{"backend",
 // "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "hardware_threads",
-// "measured_at"}]}.
+// "runnable_elsewhere", "measured_at"}]}.
 #pragma once
 #include <cerrno>
 #include <cmath>
@@ -112,6 +112,7 @@ inline measured_burden entry_from(const json::value& v, const std::string& where
     throw json::json_error(v.offset, where + ": a negative time");
   m.rounds = r.u32("rounds");
   m.hardware_threads = r.u32("hardware_threads");
+  m.runnable_elsewhere = r.u32("runnable_elsewhere");
   m.measured_at = r.str("measured_at");
   return m;
 }
@@ -153,6 +154,7 @@ inline std::string entries_json(const std::vector<measured_burden>& entries) {
     j.member("steal_median_ns", m.steal_median_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
+    j.member("runnable_elsewhere", static_cast<std::uint64_t>(m.runnable_elsewhere));
     j.member("measured_at", m.measured_at);
     j.end_object();
   }
