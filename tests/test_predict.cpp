@@ -397,6 +397,40 @@ TEST(PredictWhatIf, RegionFasterOnPProcessors) {
   EXPECT_EQ(one[0].measured_time, 42);
 }
 
+// The what-if text of a recorded report adds the replay's time at the
+// report's max_processors for each region at its largest factor; without a
+// record it has no such lines.
+TEST(PredictWhatIf, TheWhatIfTextShowsTheReplay) {
+  fs::options o = recorded(0);
+  o.what_if.factors = {2, 4};
+  o.what_if.read_environment = false;
+  o.max_processors = 4;
+  static constexpr fs::site children{"fan.cpp", 7, "fan", "children"};
+  const auto program = [] {
+    fs::charge(1);
+    for (int i = 0; i < 4; ++i) {
+      auto t = fs::spawn([] {
+        fs::what_if_region w(children);
+        fs::charge(12);
+      });
+      t();
+    }
+    { fs::sync_point sp; }
+    fs::charge(1);
+  };
+  const fs::report rep = fs::measure("fan-out", program, o);
+  // On 4 processors: 1 + 12 + 1 = 14 as recorded, 1 + 3 + 1 = 5 at factor 4.
+  const std::string text = rep.what_if_text();
+  const std::size_t at = text.find("Through the replay");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::string replay = text.substr(at);
+  EXPECT_NE(replay.find("takes 14 units"), std::string::npos) << replay;
+  EXPECT_NE(replay.find("children       4   5      2.80x"), std::string::npos) << replay;  // 14 / 5
+  EXPECT_EQ(replay.find("children       2"), std::string::npos) << replay;                 // the largest factor only
+  o.record = false;
+  EXPECT_EQ(fs::measure("fan-out", program, o).what_if_text().find("Through the replay"), std::string::npos);
+}
+
 // ---- errors and output ------------------------------------------------------------
 std::string error_of(const std::function<void()>& f) {
   try {
