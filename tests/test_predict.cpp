@@ -195,13 +195,14 @@ long fib(int n) {
 //   29 fib(2) -> 30 (child fib(1)), 31 (0) -> 32 (0) -> 33 fib(0) -> 34 -> 35 (0, join 5)
 // and the joins: 4 -> join 0, 9 -> 1, 14 -> 2, 18 -> 3, 25 -> 4, 30 -> 5, 35 -> 6.
 //
-// Free runtime, P = 2. Greedy (the pool in first-in first-out order):
-//   t=0 p0: 0.  t=1 p0: 1; p1 takes 26, 27, 28.  t=2 p0: 2 (pool 15); p1: 29 (pool 15, 36).
-//   t=3 p0: 3 (pool +10); p1: 30 (pool +31).  t=4 p0: 4 (pool +5); p1 (30 ends at join 5) takes 15, 16, 17.
-//   t=5 p0 idle takes 36, 37, 38; p1: 18 (pool 10, 31, 5, 19).
-//   t=6 p0 (39; 40 waits for join 6) takes 31, 32, 33; p1 (18 ends at join 3) takes 10, 11, 12.
-//   t=7 p0: 34, 35, 40, 41 (42 waits for join 4), takes 19, 20, 21; p1: 13 (14 waits for join 1), takes 5, 6, 7.
-//   t=8 p0: 22..25 wait for join 2; p1: 8, 9, 14, 25 complete joins 0, 1, 2, 4: 42. TP = 8.
+// Free runtime, P = 2. Greedy (an idle processor takes the newest strand it
+// made ready, else the oldest one any processor made ready):
+//   t=0 p0: 0.  t=1 p0: 1 (keeps 26); p1 takes 26, 27, 28.  t=2 p0: 2 (keeps 15); p1: 29 (keeps 36).
+//   t=3 p0: 3 (keeps 10); p1: 30 (keeps 31).  t=4 p0: 4 (keeps 5); p1 (30 ends at join 5) takes 31, 32, 33.
+//   t=5 p0 (4 ends at join 0) takes 5, 6, 7; p1: 34, 35, 40 waits for 39; takes 36, 37, 38.
+//   t=6 p0: 8, 9 (join 1 waits for 13), takes 10, 11, 12; p1: 39, 40, 41 (42 waits), takes 15 (p0's), 16, 17.
+//   t=7 p0: 13, 14 (25 waits), takes 19 (p1 keeps it running 18), 20, 21.
+//   t=8 p1: 18 ends join 3: 23, 24, 25 complete joins 2 and 4: 42. TP = 8.
 // Work stealing, P = 2 (one victim to choose: the same for every seed):
 //   t=1 w1 steals 26, runs 27, 28.  t=2 w0: 2, deque 15; w1: 29, deque 36.
 //   t=3 w0: 3, deque 15 10; w1: 30, deque 36 31.  t=4 w0: 4, deque 15 10 5; w1 pops 31, 32, 33.
@@ -239,14 +240,13 @@ TEST(PredictSchedules, Fib5FreeRuntime) {
 //   t=18 w0: 18 [18,19], deque 19; w1 wakes at 18, steals 19 [23,23], 20, 21 [23,24].
 //   t=19 w0 parks.  t=24 w1: 22, 23, 24, 25, 42. TP = 24.
 // Greedy, the same costs:
-//   t=3 p0: 1 [3,6], p1 takes 26 (migrated) [8,8], 27, 28 [8,11].  t=6 p0: 2 [6,9].
-//   t=9 p0: 3 [9,12].  t=11 p1: 29 [11,14].  t=12 p0: 4 [12,13].  t=13 p0 takes 15 (its own), 16, 17 [13,16].
-//   t=14 p1: 30 [14,15].  t=15 p1 takes 10 (migrated) [20,20], 11, 12 [20,21].
-//   t=16 p0: 18 [16,17].  t=17 p0 takes 36 (migrated) [22,22], 37, 38 [22,23].
-//   t=21 p1: 13, takes 5 [26,26], 6, 7 [26,27].  t=23 p0: 39, takes 31 [28,28], 32, 33 [28,29].
-//   t=27 p1: 8, 9, 14, takes 19 [32,32], 20, 21 [32,33].  t=29 p0: 34, 35, 40, 41.
-//   t=33 p1: 22, 23, 24, 25, 42. TP = 33: greedy migrates whenever a processor
-//   is idle, and here each migration costs more than the strands it moves.
+//   t=3 p0: 1 [3,6], keeps 26; p1 takes it (migrated) [8,8], 27, 28 [8,11].  t=6 p0: 2 [6,9], keeps 15.
+//   t=9 p0: 3 [9,12], keeps 10.  t=11 p1: 29 [11,14], keeps 36.  t=12 p0: 4 [12,13], keeps 5.
+//   t=13 p0 takes its newest, 5, 6, 7 [13,14].  t=14 p0: 8, 9, takes 10, 11, 12 [14,15]; p1: 30 [14,15], keeps 31.
+//   t=15 p0: 13, 14, takes 15, 16, 17 [15,18]; p1 takes 31, 32, 33 [15,16].
+//   t=16 p1: 34, 35, takes 36, 37, 38 [16,17].  t=17 p1: 39, 40, 41, idle.
+//   t=18 p0: 18 [18,19], keeps 19; p1 takes it (migrated) [23,23], 20, 21 [23,24].
+//   t=24 p1: 22, 23, 24, 25, 42. TP = 24, the same as work stealing here.
 TEST(PredictSchedules, Fib5WithRuntimeCosts) {
   const fs::report rep = fs::measure(
       "fib", [] { fib(5); }, recorded(5));
@@ -255,7 +255,8 @@ TEST(PredictSchedules, Fib5WithRuntimeCosts) {
   EXPECT_EQ(p.at(1)->stealing.median, 29);
   EXPECT_EQ(p.at(2)->stealing.min, 24);
   EXPECT_EQ(p.at(2)->stealing.max, 24);
-  EXPECT_EQ(p.at(2)->greedy_time, 33);
+  EXPECT_EQ(p.at(2)->greedy_time, 24);
+  EXPECT_EQ(p.at(2)->greedy_migrations, 2u);
 }
 
 // ---- random programs: the bounds -------------------------------------------------

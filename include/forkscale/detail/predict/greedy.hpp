@@ -5,12 +5,13 @@
 // runtime costs nothing (Brent 1974; Blumofe and Leiserson 1999, §2).
 //
 // Which ready strand an idle processor takes does not matter for the bound;
-// this one keeps locality as a work-stealing runtime would: a processor that
-// finishes a strand goes on with a strand that strand made ready (the spawned
-// child first), and the others go to a common first-in first-out pool. A strand
-// taken from the pool by another processor than the one that made it ready has
-// migrated: it starts steal_cost later. A strand that ends at a spawn runs
-// spawn_cost longer.
+// this one keeps locality as a work-stealing runtime would, with a global view
+// instead of random victims: a processor that finishes a strand goes on with a
+// strand that strand made ready (the spawned child first); the others wait,
+// each with the processor that made it ready. An idle processor takes the
+// newest strand it made ready itself, else the oldest strand any processor
+// made ready, which then migrates: it starts steal_cost later. A strand that
+// ends at a spawn runs spawn_cost longer.
 #pragma once
 #include <cstdint>
 #include <deque>
@@ -54,16 +55,63 @@ inline void check_all_ran(const replay_graph& g, const replay_state& st) {
                 "that never runs)");
 }
 
+// The ready strands nobody runs yet: per processor the ones it made ready
+// (taken newest first by their maker), and all of them in the order they
+// became ready (taken oldest first by the others). An item is taken once; the
+// other list skips it later.
+class ready_pool {
+ public:
+  static constexpr std::uint32_t nobody = 0xffffffffu;
+  explicit ready_pool(unsigned processors) : own_(processors) {}
+
+  void add(std::uint32_t strand, std::uint32_t maker) {
+    const auto i = static_cast<std::uint32_t>(items_.size());
+    items_.push_back({strand, maker, false});
+    if (maker != nobody) own_[maker].push_back(i);
+    order_.push_back(i);
+    ++waiting_;
+  }
+  bool empty() const noexcept { return waiting_ == 0; }
+
+  // For processor p: (strand, maker); the caller checks the pool is not empty.
+  std::pair<std::uint32_t, std::uint32_t> take(std::uint32_t p) {
+    std::vector<std::uint32_t>& mine = own_[p];
+    while (!mine.empty() && items_[mine.back()].taken) mine.pop_back();
+    std::uint32_t i;
+    if (!mine.empty()) {
+      i = mine.back();
+      mine.pop_back();
+    } else {
+      while (items_[order_.front()].taken) order_.pop_front();
+      i = order_.front();
+      order_.pop_front();
+    }
+    items_[i].taken = true;
+    --waiting_;
+    return {items_[i].strand, items_[i].maker};
+  }
+
+ private:
+  struct item {
+    std::uint32_t strand, maker;
+    bool taken;
+  };
+  std::vector<item> items_;
+  std::vector<std::vector<std::uint32_t>> own_;
+  std::deque<std::uint32_t> order_;
+  std::size_t waiting_ = 0;
+};
+
 inline replay_run greedy_replay(const replay_graph& g, unsigned processors, const runtime_costs& c) {
-  constexpr std::uint32_t nobody = 0xffffffffu;
+  constexpr std::uint32_t nobody = ready_pool::nobody;
   using event = std::pair<double, std::uint32_t>;  // (finish time, processor)
   std::priority_queue<event, std::vector<event>, std::greater<event>> running;
   std::vector<std::uint32_t> strand_on(processors, nobody);
-  std::deque<std::pair<std::uint32_t, std::uint32_t>> pool;  // (strand, the processor that made it ready)
+  ready_pool pool(processors);
   std::vector<std::uint32_t> idle;
   for (std::uint32_t p = processors; p-- > 0;) idle.push_back(p);
   replay_state st(g);
-  for (std::uint32_t s : st.initial()) pool.emplace_back(s, nobody);
+  for (std::uint32_t s : st.initial()) pool.add(s, nobody);
   replay_run out;
   double now = 0;
   const auto start = [&](std::uint32_t p, std::uint32_t s, double at) {
@@ -75,8 +123,7 @@ inline replay_run greedy_replay(const replay_graph& g, unsigned processors, cons
     while (!idle.empty() && !pool.empty()) {
       const std::uint32_t p = idle.back();
       idle.pop_back();
-      const auto item = pool.front();
-      pool.pop_front();
+      const auto item = pool.take(p);
       const bool moved = item.second != nobody && item.second != p;
       out.migrations += moved ? 1 : 0;
       start(p, item.first, now + (moved ? c.steal : 0.0));
@@ -93,7 +140,7 @@ inline replay_run greedy_replay(const replay_graph& g, unsigned processors, cons
         continue;
       }
       start(p, ready.front(), now);
-      for (std::size_t k = 1; k < ready.size(); ++k) pool.emplace_back(ready[k], p);
+      for (std::size_t k = ready.size(); k-- > 1;) pool.add(ready[k], p);
     }
   }
   check_all_ran(g, st);
