@@ -98,7 +98,9 @@ struct kernel {
   std::function<void(const forker&)> parallel;
 };
 
-std::uint64_t fib_serial(int n) { return n < 2 ? static_cast<std::uint64_t>(n) : fib_serial(n - 1) + fib_serial(n - 2); }
+std::uint64_t fib_serial(int n) {
+  return n < 2 ? static_cast<std::uint64_t>(n) : fib_serial(n - 1) + fib_serial(n - 2);
+}
 
 std::uint64_t fib_par(const forker& f, int n, int depth, int cutoff) {
   if (n <= cutoff) return fib_serial(n);

@@ -93,10 +93,10 @@ inline void add_prediction_warnings(study_result& s, const study_options& opt) {
   for (const auto& pp : s.prediction.points) {
     const study_point* m = s.at(pp.processors);
     if (!m || m->oversubscribed || pp.processors < 2 || !(std::fabs(pp.error) > 0.15)) continue;
-    s.warnings.push_back("the replay of the 1-thread record predicts TP at P = " + std::to_string(pp.processors) +
-                         " " + output::fixed(100 * std::fabs(pp.error), 1) + "% " +
-                         (pp.error > 0 ? "above" : "below") + " the measured time (predicted " +
-                         output::grouped_round(pp.time) + " ns, measured " + output::grouped_round(pp.measured) +
+    s.warnings.push_back("the replay of the 1-thread record predicts TP at P = " + std::to_string(pp.processors) + " " +
+                         output::fixed(100 * std::fabs(pp.error), 1) + "% " + (pp.error > 0 ? "above" : "below") +
+                         " the measured time (predicted " + output::grouped_round(pp.time) + " ns, measured " +
+                         output::grouped_round(pp.measured) +
                          " ns): the replay leaves out caches, memory bandwidth, the machine's other load and the "
                          "runtime's own scheduling (docs/predict.md)");
   }

@@ -40,8 +40,8 @@ struct study_prediction {
   double work = scaling::nan();
   double span = scaling::nan();
   double burdened_span = scaling::nan();
-  replay_model model;                    // the costs resolved, in ns
-  std::vector<std::string> assumptions;  // fs::prediction's, one sentence each
+  replay_model model;                          // the costs resolved, in ns
+  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
   std::vector<study_prediction_point> points;  // ascending P
 
   bool empty() const noexcept { return points.empty(); }

@@ -27,8 +27,8 @@ namespace plot {
 inline svg::series predicted_series(const study_result& s) {
   const study_prediction& p = s.prediction;
   const double t1 = s.t1();
-  svg::series out = make_series("predicted", "predicted T1/TP, work stealing (bars: seeds' min–max)", "#6a1b9a", "",
-                                "diamond");
+  svg::series out =
+      make_series("predicted", "predicted T1/TP, work stealing (bars: seeds' min–max)", "#6a1b9a", "", "diamond");
   for (const auto& pt : p.points) {
     out.xs.push_back(pt.processors);
     out.ys.push_back(scaling::ratio(t1, pt.time));
@@ -88,8 +88,9 @@ inline svg::chart prediction_chart(const study_result& s, const plot_options& op
   work.xs = {1, std::min(static_cast<double>(pmax), c.y_max)};  // the work law up to the top of the plot
   work.ys = work.xs;
   for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured}) c.curves.push_back(k);
-  c.notes.push_back("The 1-thread run's strand graph replayed on P virtual processors (docs/predict.md); times "
-                    "scaled by the measured T1.");
+  c.notes.push_back(
+      "The 1-thread run's strand graph replayed on P virtual processors (docs/predict.md); times "
+      "scaled by the measured T1.");
   c.notes.push_back("Bounds of the recorded graph: work law P, span law T1/T∞ (parallelism " +
                     svg::short_number(parallelism) + "), Cilkview's burdened estimate.");
   return c;
@@ -108,24 +109,25 @@ inline std::string study_prediction_body(const study_result& s) {
           {"P", "measured TP", "predicted TP", "error", "seeds min", "seeds max", "greedy TP", "T1/TP predicted"});
   for (const auto& pt : p.points) {
     const study_point* m = s.at(pt.processors);
-    std::vector<cell> row{cell{std::to_string(pt.processors) + (m && m->oversubscribed ? " *" : ""),
-                               std::to_string(pt.processors), true},
-                          pt.was_measured() ? ns_cell(pt.measured) : cell{"-", "", true},
-                          ns_cell(pt.time),
-                          pt.was_measured() ? num_cell(100 * pt.error, 1, "%") : cell{"-", "", true},
-                          ns_cell(pt.time_min),
-                          ns_cell(pt.time_max),
-                          ns_cell(pt.greedy_time),
-                          num_cell(scaling::ratio(s.t1(), pt.time))};
+    std::vector<cell> row{
+        cell{std::to_string(pt.processors) + (m && m->oversubscribed ? " *" : ""), std::to_string(pt.processors), true},
+        pt.was_measured() ? ns_cell(pt.measured) : cell{"-", "", true},
+        ns_cell(pt.time),
+        pt.was_measured() ? num_cell(100 * pt.error, 1, "%") : cell{"-", "", true},
+        ns_cell(pt.time_min),
+        ns_cell(pt.time_max),
+        ns_cell(pt.greedy_time),
+        num_cell(scaling::ratio(s.t1(), pt.time))};
     t.add(std::move(row), pt.was_measured() ? "fs-measured" : "", std::to_string(pt.processors));
   }
   plot_options po;
   po.standalone = false;
   std::string o = t.render();
-  o += paragraph("error = (predicted \u2212 measured) / measured at each P the study ran; predicted TP: randomized work "
-                 "stealing, the median over " +
-                 std::to_string(p.model.seeds) + " seeds; times scaled by the measured T1 over the replayed T1 (" +
-                 output::fixed(p.scale, 3) + ").");
+  o += paragraph(
+      "error = (predicted \u2212 measured) / measured at each P the study ran; predicted TP: randomized work "
+      "stealing, the median over " +
+      std::to_string(p.model.seeds) + " seeds; times scaled by the measured T1 over the replayed T1 (" +
+      output::fixed(p.scale, 3) + ").");
   o += figure(svg::render(plot::prediction_chart(s, po), false),
               "Predicted speedup from the 1-thread record, with the bounds of its graph and the measured T1/TP.");
   o += "<ul class=\"fs-assumptions\">\n";

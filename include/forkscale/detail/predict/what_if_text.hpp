@@ -48,11 +48,12 @@ inline std::string replay_what_if_text(const report& rep) {
   if (rows.empty()) return std::string();
   namespace io = output;
   const std::string u = io::printable(rep.unit);
-  std::string out = io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                                    " processors the recorded program takes " + io::time_text(rows[0].measured_time) +
-                                    " " + u + " (work stealing, median of 3 seeds, steals costing the burden); if "
-                                    "the region ran k times faster (optimized):",
-                                "  ", "  ");
+  std::string out =
+      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
+                      " (work stealing, median of 3 seeds, steals costing the burden); if "
+                      "the region ran k times faster (optimized):",
+                  "  ", "  ");
   io::text_table t({"region", "k", "TP", "faster by"});
   for (const auto& r : rows)
     t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
