@@ -2,10 +2,11 @@
 // micro-benchmark runs and gives figures of the right shape (never a timing is
 // asserted), the burden file keeps one entry per backend and refuses what is
 // not one, a measurement that names its backend takes the stored steal time as
-// its burden and says so (report::burden_source), in the text and the JSON too,
-// and the cost clock's default burden is explained where it matters.
+// its burden and says so (report::burden_source), in the text, the HTML and the
+// JSON too, and the cost clock's default burden is explained where it matters.
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
+#include <forkscale/study/html.hpp>
 
 #include <gtest/gtest.h>
 
@@ -208,6 +209,10 @@ TEST_F(Burden, TheCostClockDefaultIsExplained) {
   EXPECT_NE(text.find("(default)"), std::string::npos);
   EXPECT_NE(text.find("a choice, not a measurement"), std::string::npos);
   EXPECT_NE(text.find("The burdened parallelism reads 0.00"), std::string::npos);
+  const std::string html = fs::to_html(rep);  // the HTML summary says the same
+  EXPECT_NE(html.find("per continuation edge (default)"), std::string::npos);
+  EXPECT_NE(html.find("a choice, not a measurement"), std::string::npos);
+  EXPECT_NE(html.find("The burdened parallelism reads 0.00"), std::string::npos);
   o.burden = 2;
   const std::string chosen = fs::measure(
                                  "small", [] { fs::charge(3); }, o)
