@@ -327,6 +327,7 @@ std::string expected_json_python(const fs::report& rep) {
   e += " 'unit': " + py_str(rep.unit) + ",\n";
   e += " 'clock': " + py_str(fs::to_string(rep.clock)) + ",\n";
   e += " 'burden': " + py_int(rep.burden) + ",\n";
+  e += " 'burden_source': " + py_str(rep.burden_source) + ",\n";
   e += " 'compensation_per_strand': " + py_float(rep.compensation_per_strand) + ",\n";
   e += " 'compensation_total': " + py_int(rep.compensation_total) + ",\n";
   e += " 'max_processors': " + py_int(rep.max_processors) + ",\n";

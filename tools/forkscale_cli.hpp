@@ -6,6 +6,8 @@
 //                                    [--plot factored|scalability] [-o OUT]
 // clang-format on
 //   forkscale-report compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]
+//   forkscale-report predict RUN.json [--processors LIST] [...]   (cli_predict.hpp)
+//   forkscale-report calibrate [--backend std_thread|tbb|openmp]  (cli_predict.hpp)
 //   forkscale-report --help | --version
 //
 // IN.json is a report (schema "forkscale.report", report::write_json) or a
@@ -62,6 +64,15 @@ inline std::string usage() {
          " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
          "       " +
          program +
+         " predict RUN.json [--processors LIST] [--spawn-cost C] [--steal-cost C]\n"
+         "       " +
+         std::string(std::strlen(program), ' ') +
+         "         [--attempt-cost C] [--seeds N] [--to text|json] [-o OUT]\n"
+         "       " +
+         program +
+         " calibrate [--backend std_thread|tbb|openmp] [--file PATH]\n"
+         "       " +
+         program +
          " --help | --version\n"
          "\n"
          "IN.json is a forkscale report (report::write_json) or a scaling study\n"
@@ -78,6 +89,13 @@ inline std::string usage() {
          "by side, whole program and per region, and (text only) the call sites whose\n"
          "share of the span moved most and the what-if regions whose predicted\n"
          "parallelism changed most.\n"
+         "predict replays the report's recorded strand graph (options.record) on P virtual\n"
+         "processors with a greedy and a work-stealing scheduler and prints the predicted\n"
+         "times and speedups next to the bounds; LIST is like 1,2,4 or 1-256 (doubling) or\n"
+         "1,2,4,...,256 (default 1-256); costs are in the report's unit (docs/predict.md).\n"
+         "calibrate times a spawn and a steal of the backend on this machine and stores them\n"
+         "(FORKSCALE_BURDEN_FILE, or burden.json under $XDG_CACHE_HOME/forkscale or\n"
+         "~/.cache/forkscale); measurements with options.backend use it as their burden.\n"
          "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
          "stderr when anything is wrong.\n";
 }
@@ -411,7 +429,7 @@ inline options parse_args(const std::vector<std::string>& args) {
   if (args.empty()) throw bad("no command given");
   o.command = args[0];
   if (o.command != "convert" && o.command != "compare")
-    throw bad("unknown command " + quoted(o.command) + " (expected convert or compare)");
+    throw bad("unknown command " + quoted(o.command) + " (expected convert, compare, predict or calibrate)");
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string a = args[i];
     std::string value;
@@ -544,6 +562,12 @@ inline void compare(const options& o, std::ostream& out) {
   emit(o.to == "csv" ? compare_csv(a.rep, b.rep) : compare_text(a.rep, o.inputs[0], b.rep, o.inputs[1]), o.out, out);
 }
 
+}  // namespace forkscale_cli
+
+#include "cli_predict.hpp"  // predict, calibrate
+
+namespace forkscale_cli {
+
 // Runs the tool on `args` (without the program name). Never throws.
 inline int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
@@ -553,6 +577,14 @@ inline int run(const std::vector<std::string>& args, std::ostream& out, std::ost
     }
     if (!args.empty() && args[0] == "--version") {
       out << program << " (forkscale " FORKSCALE_VERSION_STRING ")\n";
+      return 0;
+    }
+    if (!args.empty() && args[0] == "predict") {
+      predict_command(args, out);
+      return 0;
+    }
+    if (!args.empty() && args[0] == "calibrate") {
+      calibrate_command(args, out);
       return 0;
     }
     const options o = parse_args(args);

@@ -3,7 +3,8 @@
 // bad files and bad usage end with exit status 2 and exactly one line on stderr
 // naming the file and the problem; thousands of mutated reports never crash it
 // (in-process through forkscale_cli::run, and a few hundred through the real
-// executable, where a crash would show as a signal).
+// executable, where a crash would show as a signal). predict replays a recorded
+// report as the library does; calibrate stores the burden.
 #include "forkscale_cli.hpp"
 
 #include <forkscale/forkscale.hpp>
@@ -818,4 +819,111 @@ TEST_F(Cli, FuzzMutatedReportsThroughTheExecutable) {
     ASSERT_TRUE(contains(o.err, "cannot read '" + p.string() + "'")) << o.err;
   }
   EXPECT_GT(refused, 800);
+}
+
+// ---- predict and calibrate (cli_predict.hpp) -------------------------------------
+
+TEST(CliProcessors, ListsRangesAndEllipses) {
+  using forkscale_cli::parse_processors;
+  const std::vector<unsigned> doubling{1, 2, 4, 8, 16, 32, 64, 128, 256};
+  EXPECT_EQ(parse_processors("1,2,4,8,...,256"), doubling);
+  EXPECT_EQ(parse_processors("1-256"), doubling);
+  EXPECT_EQ(parse_processors("1,2,...,256"), doubling);
+  EXPECT_EQ(parse_processors("2,4,6,...,12"), (std::vector<unsigned>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(parse_processors("3,5,...,9"), (std::vector<unsigned>{3, 5, 7, 9}));
+  EXPECT_EQ(parse_processors("1-6"), (std::vector<unsigned>{1, 2, 4, 6}));
+  EXPECT_EQ(parse_processors("4,1,4,2"), (std::vector<unsigned>{4, 1, 2}));  // as given, each once
+  EXPECT_EQ(parse_processors("1,3-12,64"), (std::vector<unsigned>{1, 3, 6, 12, 64}));
+  for (const char* bad : {"", "0", "a", "1,,2", "8-2", "...,4", "1,2,...", "1,3,4,...,10", "1-", "-4", "70000",
+                          "2,1,...,8", "1,2,...,..."}) {
+    try {
+      parse_processors(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const forkscale_cli::failure& f) {
+      EXPECT_EQ(f.message.rfind("forkscale-report: --processors", 0), 0u) << f.message;
+      EXPECT_EQ(f.message.find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST_F(Cli, PredictReplaysTheRecord) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  o.burden = 3;
+  o.record = true;
+  const fs::report rep = fs::measure(
+      "fib", [] { fib(12); }, o);
+  const std::string path = (*dir_ / "recorded.json").string();
+  rep.write_json(path);
+  if (!fs::read_report(path).record) {
+    std::cout << "SKIPPED: the JSON reader does not read the record yet\n";
+    GTEST_SKIP() << "SKIPPED: the JSON reader does not read the record yet";
+  }
+  // The tool reads the file back and replays it as the library does in-process.
+  fs::replay_model m;
+  m.seeds = 3;
+  const outcome t = tool({"predict", path, "--processors", "1,2,4,...,16", "--seeds", "3"});
+  EXPECT_EQ(t.status, 0) << t.err;
+  EXPECT_EQ(t.out, fs::predict(rep, {1, 2, 4, 8, 16}, m).to_text());
+  m.steal_cost = 7;
+  m.spawn_cost = 1;
+  m.steal_attempt_cost = 2;
+  const outcome j = tool({"predict", path, "--processors=2-8", "--to", "json", "--steal-cost", "7", "--spawn-cost=1",
+                          "--attempt-cost", "2", "--seeds", "3"});
+  EXPECT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(j.out, fs::predict(rep, {2, 4, 8}, m).to_json());
+  const std::string out = (*dir_ / "prediction.json").string();
+  EXPECT_EQ(tool({"predict", path, "--to", "json", "-o", out}).status, 0);
+  EXPECT_EQ(read_file(out), fs::predict(rep, {1, 2, 4, 8, 16, 32, 64, 128, 256}).to_json());
+}
+
+TEST_F(Cli, PredictRefusesBadUsageAndReportsWithoutARecord) {
+  const std::string in = before_->string() + ".json";
+  const std::vector<std::vector<std::string>> usage = {
+      {"predict"},
+      {"predict", in, in},
+      {"predict", in, "--to", "html"},
+      {"predict", in, "--seeds", "0"},
+      {"predict", in, "--seeds", "x"},
+      {"predict", in, "--steal-cost", "abc"},
+      {"predict", in, "--spawn-cost", "-1"},
+      {"predict", in, "--processors", "0"},
+      {"predict", in, "--processors"},
+      {"predict", in, "--frobnicate", "1"},
+      {"calibrate", "--backend", "cilk"},
+      {"calibrate", "extra"},
+      {"calibrate", "--file", ""},
+      {"calibrate", "--bogus", "1"},
+  };
+  for (const auto& args : usage) {
+    std::string what = "forkscale-report";
+    for (const auto& a : args) what += " " + a;
+    expect_one_line_failure(tool(args), "(try --help)", what);
+  }
+  // The examples' reports are not recorded: nothing to replay.
+  expect_one_line_failure(tool({"predict", in}), "has no record to replay", "predict without a record");
+  expect_one_line_failure(tool({"predict", (*dir_ / "missing.json").string()}), "cannot read", "predict, no file");
+}
+
+TEST_F(Cli, CalibrateStoresTheBurden) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: nothing can be stolen";
+  const std::string file = (*dir_ / "cache" / "burden.json").string();
+  const outcome t = tool({"calibrate", "--file", file});
+  EXPECT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(contains(t.out, "forkscale calibrate: std_thread")) << t.out;
+  const auto m = fs::stored_burden(fs::backend::std_thread, file);
+  ASSERT_TRUE(m);
+  EXPECT_GT(m->spawn_ns, 0);
+  for (const char* b : {"tbb", "openmp"}) {
+    const outcome o = tool({"calibrate", "--backend", b, "--file", file});
+#if defined(FORKSCALE_CLI_HAVE_TBB) && defined(FORKSCALE_CLI_HAVE_OPENMP)
+    EXPECT_EQ(o.status, 0) << b << ": " << o.err;
+    fs::backend k{};
+    ASSERT_TRUE(fs::backend_from_name(b, k));
+    EXPECT_TRUE(fs::stored_burden(k, file)) << b;
+#else
+    if (o.status != 0) expect_one_line_failure(o, "was built without", b);
+#endif
+  }
+  EXPECT_TRUE(fs::stored_burden(fs::backend::std_thread, file));  // the other entries stay
 }

@@ -7,7 +7,9 @@
 #pragma once
 
 #include "advisor.hpp"
+#include "backend.hpp"
 #include "blame.hpp"
+#include "burden.hpp"
 #include "clock.hpp"
 #include "config.hpp"
 #include "detail/output/report_writers.hpp"
@@ -15,6 +17,7 @@
 #include "merge.hpp"
 #include "mutex.hpp"
 #include "options.hpp"
+#include "predict.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "site.hpp"

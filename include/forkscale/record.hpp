@@ -60,6 +60,8 @@ struct record_strand {
   bool after_spawn = false;  // continues its task after a spawn: the continuation
                              // edge, which carries Cilkview's burden
   bool critical = false;     // on the critical path
+  // The what-if regions it ran inside: bit r set for execution_record::what_if_regions[r].
+  std::uint64_t what_if = 0;
 };
 
 // A join: a sync_point's wait (or a task's end that merged its finished
@@ -79,6 +81,17 @@ struct record_task {
   std::uint32_t frame = 0;   // its spawn site's call path (0 for task 0)
   std::uint32_t first = 0;   // its first strand
   std::uint32_t last = 0;    // its last strand
+};
+
+// A what-if region of the measurement (report::what_if names it `name`): a
+// what_if_region guard's site, or a call site named in options.what_if.
+struct record_what_if_region {
+  std::string name;
+  bool call_site = false;  // a named call site (what_if_source::call_site), else a guard's region
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
 };
 
 // One thread that ran strands of the measurement.
@@ -133,6 +146,7 @@ struct execution_record {
   std::vector<record_join> joins;
   std::vector<record_region> regions;
   std::vector<record_lock> locks;  // by wait_start_ns
+  std::vector<record_what_if_region> what_if_regions;  // in the order of record_strand::what_if's bits
   // The strands of the critical path, first to last; their spans add up to the
   // report's span.
   std::vector<std::uint32_t> critical_path;

@@ -292,6 +292,11 @@ struct report {
   std::uint64_t compensation_total = 0;  // raw work − work, in `unit`
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
+  // Where the burden came from: "measured <backend>" (fs::calibrate_burden's
+  // stored figure for options.backend), "option" (options.burden), "default"
+  // (Cilkview's 15,000 cycles; under the cost clock 15,000 units, a choice the
+  // user makes, see docs/predict.md); empty in reports written before it was kept.
+  std::string burden_source;
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;

@@ -269,6 +269,8 @@ struct record_strand {
   bool after_spawn = false;  // continues its task after a spawn: the continuation
                              // edge, which carries Cilkview's burden
   bool critical = false;     // on the critical path
+  // The what-if regions it ran inside: bit r set for execution_record::what_if_regions[r].
+  std::uint64_t what_if = 0;
 };
 
 // A join: a sync_point's wait (or a task's end that merged its finished
@@ -288,6 +290,17 @@ struct record_task {
   std::uint32_t frame = 0;   // its spawn site's call path (0 for task 0)
   std::uint32_t first = 0;   // its first strand
   std::uint32_t last = 0;    // its last strand
+};
+
+// A what-if region of the measurement (report::what_if names it `name`): a
+// what_if_region guard's site, or a call site named in options.what_if.
+struct record_what_if_region {
+  std::string name;
+  bool call_site = false;  // a named call site (what_if_source::call_site), else a guard's region
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
 };
 
 // One thread that ran strands of the measurement.
@@ -342,6 +355,7 @@ struct execution_record {
   std::vector<record_join> joins;
   std::vector<record_region> regions;
   std::vector<record_lock> locks;  // by wait_start_ns
+  std::vector<record_what_if_region> what_if_regions;  // in the order of record_strand::what_if's bits
   // The strands of the critical path, first to last; their spans add up to the
   // report's span.
   std::vector<std::uint32_t> critical_path;
@@ -1249,6 +1263,11 @@ struct report {
   std::uint64_t compensation_total = 0;  // raw work − work, in `unit`
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
+  // Where the burden came from: "measured <backend>" (fs::calibrate_burden's
+  // stored figure for options.backend), "option" (options.burden), "default"
+  // (Cilkview's 15,000 cycles; under the cost clock 15,000 units, a choice the
+  // user makes, see docs/predict.md); empty in reports written before it was kept.
+  std::string burden_source;
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
@@ -3435,6 +3454,7 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("unit", rep.unit);
   j.member("clock", to_string(rep.clock));
   j.member("burden", rep.burden);
+  j.member("burden_source", rep.burden_source);
   j.member("compensation_per_strand", rep.compensation_per_strand);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
@@ -4108,6 +4128,7 @@ struct raw_strand {
   std::uint32_t frame = 0;  // call path (call_tree)
   std::uint32_t flags = 0;
   std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
 };
 
 // Something reported to a join: a task's last strand, or a join handed on.
@@ -5087,6 +5108,8 @@ struct session {
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source).
+  std::string burden_source = "default";
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
@@ -5636,6 +5659,1171 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/predict/what_if_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// replay (report::what_if_text, when the report has a whole record): for each
+// region at its largest factor, the time P processors would take if the
+// region's strands ran that much faster, P being the report's max_processors.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/predict.hpp
+#ifndef FORKSCALE_SINGLE_PREDICT_HPP
+#define FORKSCALE_SINGLE_PREDICT_HPP
+// predict.hpp: the run time of a recorded program on P processors, predicted by
+// replaying its strand graph (report::record) on P virtual processors
+// (docs/predict.md).
+//
+//   fs::options o;  o.record = true;                       // or FORKSCALE_RECORD=1
+//   fs::report rep = fs::measure("fib", [] { fib(30); }, o);
+//   fs::prediction p = fs::predict(rep, {1, 2, 4, 8, 16, 32, 64});
+//   std::cout << p.to_text();                               // or p.to_json()
+//
+// Two schedulers replay the graph: a greedy list scheduler (Graham), whose time
+// lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the runtime costs
+// nothing, and a randomized work-stealing scheduler (work-first, as Cilk), run
+// over several seeds. A strand costs what the record says it added to a path;
+// the runtime's costs (spawn, steal, failed steal attempt) come from the
+// replay_model, by default from the report's burden; every prediction carries
+// the assumptions it was made under, as text.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The runtime the replay assumes. Costs are in the report's unit (ns for timed
+// clocks, units for the cost clock).
+struct replay_model {
+  // Extra time a spawn takes on the spawning worker: the strand that ends at the
+  // spawn runs this much longer. 0 by default: under a timed clock the library's
+  // own spawn call already runs inside the recorded strands.
+  double spawn_cost = 0;
+  // The time a stolen strand (a continuation, under work-first) waits before it
+  // runs on its thief; the greedy scheduler charges it to a strand that runs on
+  // another processor than the one that made it ready. Negative: the report's
+  // burden (Cilkview's cost of a continuation edge; report::burden_source says
+  // where it came from).
+  double steal_cost = -1;
+  // The time a failed steal attempt (an empty deque) costs the thief before it
+  // tries again. Negative: a tenth of the steal cost.
+  double steal_attempt_cost = -1;
+  // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
+  // seed + seeds - 1 (1 to 1,000 of them).
+  unsigned seeds = 5;
+  std::uint64_t seed = 1;
+};
+
+// The spread of the work-stealing times over the seeds, in the report's unit.
+struct replay_spread {
+  double min = 0;
+  double median = 0;  // the lower middle one for an even number of seeds
+  double max = 0;
+  double mean = 0;
+};
+
+// The prediction at one P. Times in the report's unit; speedups are T1 / TP
+// with T1 the replayed graph's work (prediction::work).
+struct predicted_point {
+  unsigned processors = 0;
+  double greedy_time = 0;
+  double greedy_speedup = 0;
+  std::uint64_t greedy_migrations = 0;  // strands run on another processor than the one that made them ready
+  replay_spread stealing;               // work-stealing TP over the seeds
+  double stealing_speedup = 0;          // T1 / median TP
+  double stealing_speedup_min = 0;      // T1 / max TP
+  double stealing_speedup_max = 0;      // T1 / min TP
+  double steals = 0;                    // successful steals, mean over the seeds
+  double failed_steals = 0;             // failed steal attempts, mean over the seeds
+  // Bounds for this P, from the replayed graph: no schedule beats
+  // max(work / P, span) (the work and span laws); a greedy schedule with free
+  // runtime takes at most work / P + span (Brent); Cilkview's speedup estimate
+  // (report.hpp, speedup_bound) uses the burdened span.
+  double lower_time = 0;  // max(work / P, span)
+  double brent_time = 0;  // work / P + span
+  speedup_bound cilkview;
+};
+
+struct prediction {
+  std::string label;
+  std::string unit = "units";
+  clock_kind clock = clock_kind::cost;
+  // The replayed graph: its strands and spawns, its work (the strands' costs
+  // added up), span and burdened span (with `burden` on every continuation
+  // edge). They are the report's own numbers unless the measurement assumed
+  // call sites faster (the advisor), whose strands cost their assumed time.
+  std::uint64_t strands = 0;
+  std::uint64_t spawns = 0;
+  double work = 0;
+  double span = 0;
+  double burdened_span = 0;
+  double burden = 0;
+  std::string burden_source;            // the report's (report::burden_source)
+  replay_model model;                   // with every cost resolved (none negative)
+  std::vector<predicted_point> points;  // in the order the processors were asked
+  // What the numbers assume, one sentence a line; to_text prints them under
+  // the table and to_json writes them with the numbers.
+  std::vector<std::string> assumptions;
+
+  const predicted_point* at(unsigned processors) const noexcept {
+    for (const auto& p : points)
+      if (p.processors == processors) return &p;
+    return nullptr;
+  }
+  std::string to_text() const;  // for people; the layout may change
+  std::string to_json() const;  // schema "forkscale.prediction" version 1 (docs/predict.md)
+  void write_text(const std::string& path) const;
+  void write_json(const std::string& path) const;
+};
+
+// Replays the report's record on each P of `processors`. Throws forkscale::error
+// (one line) when the report has no record (measure with options.record or
+// FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
+// for a P of 0 or above 65,536, and for a model with a cost that is not a
+// finite number or with 0 or more than 1,000 seeds.
+prediction predict(const report& rep, const std::vector<unsigned>& processors, const replay_model& model = {});
+
+// The what-if regions through the replay (docs/predict.md): for each what-if
+// row of the report in the optimized model — a region whose strands run
+// `factor` times faster — the predicted time on `processors` processors.
+struct what_if_prediction {
+  std::string region;  // as in what_if_result::region
+  what_if_source source = what_if_source::all;
+  double factor = 1;  // may be infinity: the region's strands cost nothing
+  unsigned processors = 0;
+  double time = 0;  // work stealing, median over the seeds
+  double greedy_time = 0;
+  double measured_time = 0;  // the same replay of the program as recorded
+  double speedup = 0;        // measured_time / time: what the change gains on P processors
+};
+
+// One row per executed region (the all-regions rows first, then the report's
+// order) and factor. Throws as predict does; empty when the report has no
+// what-if rows.
+std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors, const replay_model& model = {});
+
+FORKSCALE_NAMESPACE_END
+
+// begin include/forkscale/detail/predict/run.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
+// detail/predict/run.hpp: fs::predict — checking the request, resolving the
+// model, replaying each P with both schedulers, and the assumptions text.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/predict/graph.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_GRAPH_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_GRAPH_HPP
+// detail/predict/graph.hpp: the recorded strand graph in the form the replays
+// walk (docs/predict.md): strands and joins as nodes of one array, their
+// successors in compressed rows, how many predecessors each waits for, and the
+// work, span and burdened span computed from the graph itself.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// Nodes 0..strands-1 are the record's strands, strands..strands+joins-1 its
+// joins (zero-cost nodes where children meet). A strand is ready when its prev
+// and its join are done; a join is done when every strand and join reported to
+// it is.
+struct replay_graph {
+  std::uint32_t strands = 0;
+  std::uint32_t joins = 0;
+  std::vector<double> cost;                // per strand: what it adds to a path (record_strand::span)
+  std::vector<std::uint32_t> task;         // per strand
+  std::vector<unsigned char> task_start;   // per strand: the first strand of a spawned task (a child)
+  std::vector<unsigned char> spawns;       // per strand: ends at a spawn (its successor starts a task)
+  std::vector<unsigned char> after_spawn;  // per strand: a continuation (carries the burden)
+  std::vector<std::uint32_t> waits;        // per node: predecessors it waits for
+  std::vector<std::uint32_t> first, next;  // successors of node v: next[first[v]..first[v+1])
+  std::uint64_t spawn_count = 0;
+  double work = 0;           // sum of the strands' costs (T1 of the replay)
+  double span = 0;           // longest path (T∞)
+  double burdened_span = 0;  // longest path with `burden` on every continuation edge
+};
+
+inline std::string strand_problem(std::size_t i, const std::string& what) {
+  return "forkscale: the record's graph is malformed: strand " + std::to_string(i) + " " + what;
+}
+
+// The predecessors of every node, as (from, to) pairs; throws forkscale::error
+// for an index out of range.
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> graph_edges(const execution_record& r) {
+  const std::size_t n = r.strands.size(), m = r.joins.size();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(2 * n + m);
+  for (std::size_t i = 0; i < n; ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= static_cast<std::int64_t>(n)) throw error(strand_problem(i, "names a prev that does not exist"));
+    if (s.join >= static_cast<std::int64_t>(m)) throw error(strand_problem(i, "names a join that does not exist"));
+    if (s.prev >= 0) edges.emplace_back(static_cast<std::uint32_t>(s.prev), static_cast<std::uint32_t>(i));
+    if (s.join >= 0) edges.emplace_back(static_cast<std::uint32_t>(n + s.join), static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t j = 0; j < m; ++j) {
+    for (std::uint32_t s : r.joins[j].strands) {
+      if (s >= n)
+        throw error("forkscale: the record's graph is malformed: join " + std::to_string(j) + " names strand " +
+                    std::to_string(s));
+      edges.emplace_back(s, static_cast<std::uint32_t>(n + j));
+    }
+    for (std::uint32_t k : r.joins[j].joins) {
+      if (k >= m || k == j)
+        throw error("forkscale: the record's graph is malformed: join " + std::to_string(j) + " names join " +
+                    std::to_string(k));
+      edges.emplace_back(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
+    }
+  }
+  return edges;
+}
+
+// Longest paths by relaxation in a topological order (Kahn's algorithm); the
+// burden is added on continuation edges, as the engine adds it. Throws when
+// the graph has a cycle.
+inline void graph_paths(replay_graph& g, double burden) {
+  const std::size_t total = static_cast<std::size_t>(g.strands) + g.joins;
+  std::vector<std::uint32_t> left(g.waits);
+  std::vector<double> end(total, 0), bend(total, 0), start(total, 0), bstart(total, 0);
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t v = 0; v < total; ++v)
+    if (left[v] == 0) ready.push_back(v);
+  std::size_t seen = 0;
+  while (!ready.empty()) {
+    const std::uint32_t v = ready.back();
+    ready.pop_back();
+    ++seen;
+    const double c = v < g.strands ? g.cost[v] : 0.0;
+    end[v] = start[v] + c;
+    bend[v] = bstart[v] + c;
+    g.span = std::max(g.span, end[v]);
+    g.burdened_span = std::max(g.burdened_span, bend[v]);
+    for (std::uint32_t e = g.first[v]; e < g.first[v + 1]; ++e) {
+      const std::uint32_t w = g.next[e];
+      const double extra = w < g.strands && v < g.strands && g.after_spawn[w] && g.task[w] == g.task[v] ? burden : 0;
+      start[w] = std::max(start[w], end[v]);
+      bstart[w] = std::max(bstart[w], bend[v] + extra);
+      if (--left[w] == 0) ready.push_back(w);
+    }
+  }
+  if (seen != total) throw error("forkscale: the record's graph is malformed: it has a cycle");
+}
+
+// The graph of a complete record, with strand i costing cost_of(i).
+template <class CostOf>
+replay_graph make_graph(const execution_record& r, double burden, CostOf cost_of) {
+  if (r.strands.size() >= 0x7fffffffu || r.joins.size() >= 0x7fffffffu - r.strands.size())
+    throw error("forkscale: the record is too large to replay");
+  replay_graph g;
+  g.strands = static_cast<std::uint32_t>(r.strands.size());
+  g.joins = static_cast<std::uint32_t>(r.joins.size());
+  const std::size_t total = static_cast<std::size_t>(g.strands) + g.joins;
+  const auto edges = graph_edges(r);
+  g.waits.assign(total, 0);
+  g.first.assign(total + 1, 0);
+  for (const auto& e : edges) {
+    ++g.waits[e.second];
+    ++g.first[e.first + 1];
+  }
+  for (std::size_t v = 0; v < total; ++v) g.first[v + 1] += g.first[v];
+  g.next.resize(edges.size());
+  std::vector<std::uint32_t> fill(g.first.begin(), g.first.end() - 1);
+  for (const auto& e : edges) g.next[fill[e.first]++] = e.second;
+  g.cost.resize(g.strands);
+  g.task.resize(g.strands);
+  g.task_start.assign(g.strands, 0);
+  g.spawns.assign(g.strands, 0);
+  g.after_spawn.assign(g.strands, 0);
+  for (std::uint32_t i = 0; i < g.strands; ++i) {
+    const record_strand& s = r.strands[i];
+    g.cost[i] = cost_of(i);
+    g.work += g.cost[i];
+    g.task[i] = s.task;
+    g.after_spawn[i] = s.after_spawn ? 1 : 0;
+  }
+  // A strand whose prev is in another task starts a spawned task: its prev ends
+  // at the spawn.
+  for (std::uint32_t i = 0; i < g.strands; ++i) {
+    const std::int64_t p = r.strands[i].prev;
+    if (p >= 0 && g.task[static_cast<std::size_t>(p)] != g.task[i]) {
+      g.task_start[i] = 1;
+      g.spawns[static_cast<std::size_t>(p)] = 1;
+      ++g.spawn_count;
+    }
+  }
+  graph_paths(g, burden);
+  return g;
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_GRAPH_HPP
+// end include/forkscale/detail/predict/graph.hpp
+// begin include/forkscale/detail/predict/greedy.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
+// detail/predict/greedy.hpp: Graham's list scheduling of the recorded graph on
+// P virtual processors ("Bounds on multiprocessing timing anomalies", 1969):
+// whenever a processor is idle and a strand is ready, the processor takes it.
+// Any such schedule is within Brent's bound, T1/P <= TP <= T1/P + T∞, when the
+// runtime costs nothing (Brent 1974; Blumofe and Leiserson 1999, §2).
+//
+// Which ready strand an idle processor takes does not matter for the bound;
+// this one keeps locality as a work-stealing runtime would, with a global view
+// instead of random victims: a processor that finishes a strand goes on with a
+// strand that strand made ready (the spawned child first); the others wait,
+// each with the processor that made it ready. An idle processor takes the
+// newest strand it made ready itself, else the oldest strand any processor
+// made ready, which then migrates: it starts steal_cost later. A strand that
+// ends at a spawn runs spawn_cost longer.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/predict/state.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_STATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_STATE_HPP
+// detail/predict/state.hpp: what both replays share — which strands are ready
+// as others finish. Joins cost nothing: a join is done the moment its last
+// predecessor is, and the strands waiting on it become ready then.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+class replay_state {
+ public:
+  explicit replay_state(const replay_graph& g) : g_(g), left_(g.waits) {}
+
+  // The strands ready before anything ran (joins with no predecessor are done
+  // at once), in index order.
+  std::vector<std::uint32_t> initial() {
+    std::vector<std::uint32_t> ready;
+    const std::uint32_t total = g_.strands + g_.joins;
+    for (std::uint32_t v = g_.strands; v < total; ++v)
+      if (left_[v] == 0) finish_join(v, ready);
+    for (std::uint32_t v = 0; v < g_.strands; ++v)
+      if (left_[v] == 0 && !queued(v, ready)) ready.push_back(v);
+    std::sort(ready.begin(), ready.end());
+    return ready;
+  }
+
+  // Strand `s` finished: the strands that became ready, the spawned child
+  // first (work-first order), then in index order (the program's order).
+  void finish(std::uint32_t s, std::vector<std::uint32_t>& ready) {
+    ready.clear();
+    ++finished_;
+    release(s, ready);
+    std::sort(ready.begin(), ready.end(), [this](std::uint32_t a, std::uint32_t b) {
+      if (g_.task_start[a] != g_.task_start[b]) return g_.task_start[a] > g_.task_start[b];
+      return a < b;
+    });
+  }
+
+  std::uint32_t finished() const noexcept { return finished_; }
+
+ private:
+  static bool queued(std::uint32_t v, const std::vector<std::uint32_t>& ready) {
+    return std::find(ready.begin(), ready.end(), v) != ready.end();
+  }
+
+  // Iterative: joins handed on to joins may form long chains.
+  void release(std::uint32_t v, std::vector<std::uint32_t>& ready) {
+    stack_.clear();
+    stack_.push_back(v);
+    while (!stack_.empty()) {
+      const std::uint32_t u = stack_.back();
+      stack_.pop_back();
+      for (std::uint32_t e = g_.first[u]; e < g_.first[u + 1]; ++e) {
+        const std::uint32_t w = g_.next[e];
+        if (--left_[w] != 0) continue;
+        if (w < g_.strands)
+          ready.push_back(w);
+        else
+          stack_.push_back(w);
+      }
+    }
+  }
+
+  void finish_join(std::uint32_t j, std::vector<std::uint32_t>& ready) { release(j, ready); }
+
+  const replay_graph& g_;
+  std::vector<std::uint32_t> left_;
+  std::uint32_t finished_ = 0;
+  std::vector<std::uint32_t> stack_;
+};
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_STATE_HPP
+// end include/forkscale/detail/predict/state.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The runtime's costs, in the report's unit, resolved from replay_model.
+struct runtime_costs {
+  double spawn = 0;          // per spawn, on the spawning processor
+  double steal = 0;          // per strand that migrates to another processor
+  double steal_attempt = 0;  // per failed steal attempt (work stealing only)
+};
+
+// One replay's outcome.
+struct replay_run {
+  double time = 0;                  // TP: when the last strand finished
+  std::uint64_t migrations = 0;     // strands that ran on another processor than the one that made them ready
+  std::uint64_t failed_steals = 0;  // work stealing: attempts that found the victim's deque empty
+};
+
+inline double strand_time(const replay_graph& g, const runtime_costs& c, std::uint32_t s) {
+  return g.cost[s] + (g.spawns[s] ? c.spawn : 0.0);
+}
+
+inline void check_all_ran(const replay_graph& g, const replay_state& st) {
+  if (st.finished() != g.strands)
+    throw error("forkscale: the replay ran " + std::to_string(st.finished()) + " of the record's " +
+                std::to_string(g.strands) +
+                " strands: the record's graph is malformed (a strand waits for one "
+                "that never runs)");
+}
+
+// The ready strands nobody runs yet: per processor the ones it made ready
+// (taken newest first by their maker), and all of them in the order they
+// became ready (taken oldest first by the others). An item is taken once; the
+// other list skips it later.
+class ready_pool {
+ public:
+  static constexpr std::uint32_t nobody = 0xffffffffu;
+  explicit ready_pool(unsigned processors) : own_(processors) {}
+
+  void add(std::uint32_t strand, std::uint32_t maker) {
+    const auto i = static_cast<std::uint32_t>(items_.size());
+    items_.push_back({strand, maker, false});
+    if (maker != nobody) own_[maker].push_back(i);
+    order_.push_back(i);
+    ++waiting_;
+  }
+  bool empty() const noexcept { return waiting_ == 0; }
+
+  // For processor p: (strand, maker); the caller checks the pool is not empty.
+  std::pair<std::uint32_t, std::uint32_t> take(std::uint32_t p) {
+    std::vector<std::uint32_t>& mine = own_[p];
+    while (!mine.empty() && items_[mine.back()].taken) mine.pop_back();
+    std::uint32_t i;
+    if (!mine.empty()) {
+      i = mine.back();
+      mine.pop_back();
+    } else {
+      while (items_[order_.front()].taken) order_.pop_front();
+      i = order_.front();
+      order_.pop_front();
+    }
+    items_[i].taken = true;
+    --waiting_;
+    return {items_[i].strand, items_[i].maker};
+  }
+
+ private:
+  struct item {
+    std::uint32_t strand, maker;
+    bool taken;
+  };
+  std::vector<item> items_;
+  std::vector<std::vector<std::uint32_t>> own_;
+  std::deque<std::uint32_t> order_;
+  std::size_t waiting_ = 0;
+};
+
+inline replay_run greedy_replay(const replay_graph& g, unsigned processors, const runtime_costs& c) {
+  constexpr std::uint32_t nobody = ready_pool::nobody;
+  using event = std::pair<double, std::uint32_t>;  // (finish time, processor)
+  std::priority_queue<event, std::vector<event>, std::greater<event>> running;
+  std::vector<std::uint32_t> strand_on(processors, nobody);
+  ready_pool pool(processors);
+  std::vector<std::uint32_t> idle;
+  for (std::uint32_t p = processors; p-- > 0;) idle.push_back(p);
+  replay_state st(g);
+  for (std::uint32_t s : st.initial()) pool.add(s, nobody);
+  replay_run out;
+  double now = 0;
+  const auto start = [&](std::uint32_t p, std::uint32_t s, double at) {
+    strand_on[p] = s;
+    running.emplace(at + strand_time(g, c, s), p);
+  };
+  std::vector<std::uint32_t> ready;
+  for (;;) {
+    while (!idle.empty() && !pool.empty()) {
+      const std::uint32_t p = idle.back();
+      idle.pop_back();
+      const auto item = pool.take(p);
+      const bool moved = item.second != nobody && item.second != p;
+      out.migrations += moved ? 1 : 0;
+      start(p, item.first, now + (moved ? c.steal : 0.0));
+    }
+    if (running.empty()) break;
+    now = running.top().first;
+    while (!running.empty() && running.top().first == now) {
+      const std::uint32_t p = running.top().second;
+      running.pop();
+      st.finish(strand_on[p], ready);
+      strand_on[p] = nobody;
+      if (ready.empty()) {
+        idle.push_back(p);
+        continue;
+      }
+      start(p, ready.front(), now);
+      for (std::size_t k = ready.size(); k-- > 1;) pool.add(ready[k], p);
+    }
+  }
+  check_all_ran(g, st);
+  out.time = now;
+  return out;
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
+// end include/forkscale/detail/predict/greedy.hpp
+// begin include/forkscale/detail/predict/stealing.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
+// detail/predict/stealing.hpp: randomized work stealing of the recorded graph
+// on P virtual workers, simulated event by event in virtual time (Blumofe and
+// Leiserson, "Scheduling multithreaded computations by work stealing", 1999;
+// the work-first policy of Cilk-5, Frigo, Leiserson and Randall, PLDI'98).
+//
+//  - Each worker has a deque. A worker that finishes a strand goes on with a
+//    strand that strand made ready: at a spawn the child (work first), the
+//    continuation going to the bottom of its deque; at a join, whoever finishes
+//    the last predecessor goes on after it (Cilk's sync).
+//  - With nothing made ready it pops the bottom of its own deque; with an empty
+//    deque it becomes a thief: it picks a victim uniformly at random among the
+//    other workers (a seeded generator, so a seed gives one schedule) and takes
+//    the top (oldest) item of its deque. A successful steal starts the stolen
+//    strand steal_cost later (Cilkview's burden is this cost on a continuation
+//    edge); a failed attempt costs steal_attempt_cost before the next one.
+//  - A strand that ends at a spawn runs spawn_cost longer.
+// Thieves that find every deque empty wait for the next push instead of
+// spinning, and then try again at the next instant of their attempt rhythm,
+// as if they had kept trying: the outcome is the same, with fewer events.
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <random>
+#include <tuple>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+class stealing_replay {
+ public:
+  stealing_replay(const replay_graph& g, unsigned workers, const runtime_costs& c, std::uint64_t seed)
+      : g_(g),
+        c_(c),
+        st_(g),
+        rng_(seed),
+        workers_(workers),
+        deque_(workers),
+        strand_on_(workers, none),
+        parked_at_(workers, -1.0) {}
+
+  replay_run run() {
+    const std::vector<std::uint32_t> first = st_.initial();
+    if (!first.empty()) {
+      start(0, first.front(), 0.0);
+      for (std::size_t k = first.size(); k-- > 1;) push(0, first[k], 0.0);
+    }
+    for (std::uint32_t w = 1; w < workers_; ++w) events_.emplace(0.0, attempt, seq_++, w);
+    while (!events_.empty()) {
+      const auto e = events_.top();
+      events_.pop();
+      const double now = std::get<0>(e);
+      const std::uint32_t w = std::get<3>(e);
+      if (std::get<1>(e) == finish)
+        finished(w, now);
+      else
+        try_steal(w, now);
+      if (st_.finished() == g_.strands) {
+        out_.time = now;
+        break;
+      }
+    }
+    check_all_ran(g_, st_);
+    return out_;
+  }
+
+ private:
+  static constexpr std::uint32_t none = 0xffffffffu;
+  enum kind : int { finish = 0, attempt = 1 };  // at one time, finishes first
+  using event = std::tuple<double, int, std::uint64_t, std::uint32_t>;
+
+  void start(std::uint32_t w, std::uint32_t s, double at) {
+    strand_on_[w] = s;
+    events_.emplace(at + strand_time(g_, c_, s), finish, seq_++, w);
+  }
+
+  void push(std::uint32_t w, std::uint32_t s, double now) {
+    deque_[w].push_back(s);
+    ++queued_;
+    if (parked_ == 0) return;
+    // Wake the parked thieves at the next instant of their attempt rhythm.
+    for (std::uint32_t v = 0; v < workers_; ++v) {
+      if (parked_at_[v] < 0) continue;
+      double at = now;
+      if (c_.steal_attempt > 0)
+        at = parked_at_[v] + std::ceil((now - parked_at_[v]) / c_.steal_attempt) * c_.steal_attempt;
+      if (at < now) at = now;
+      parked_at_[v] = -1.0;
+      --parked_;
+      events_.emplace(at, attempt, seq_++, v);
+    }
+  }
+
+  std::uint32_t pop_bottom(std::uint32_t w) {
+    const std::uint32_t s = deque_[w].back();
+    deque_[w].pop_back();
+    --queued_;
+    return s;
+  }
+
+  void finished(std::uint32_t w, double now) {
+    st_.finish(strand_on_[w], ready_);
+    strand_on_[w] = none;
+    if (!ready_.empty()) {
+      start(w, ready_.front(), now);
+      for (std::size_t k = ready_.size(); k-- > 1;) push(w, ready_[k], now);
+      return;
+    }
+    if (!deque_[w].empty()) {
+      start(w, pop_bottom(w), now);
+      return;
+    }
+    try_steal(w, now);
+  }
+
+  void try_steal(std::uint32_t w, double now) {
+    if (queued_ == 0 || workers_ < 2) {
+      parked_at_[w] = now;
+      ++parked_;
+      return;
+    }
+    // Uniform over the other workers; the modulo is portable (a distribution
+    // object is not), and its bias is below 2^-32 for any P a machine has.
+    std::uint32_t v = static_cast<std::uint32_t>(rng_() % (workers_ - 1));
+    if (v >= w) ++v;
+    if (deque_[v].empty()) {
+      ++out_.failed_steals;
+      events_.emplace(now + c_.steal_attempt, attempt, seq_++, w);
+      return;
+    }
+    const std::uint32_t s = deque_[v].front();
+    deque_[v].pop_front();
+    --queued_;
+    ++out_.migrations;
+    start(w, s, now + c_.steal);
+  }
+
+  const replay_graph& g_;
+  runtime_costs c_;
+  replay_state st_;
+  std::mt19937_64 rng_;
+  std::uint32_t workers_;
+  std::vector<std::deque<std::uint32_t>> deque_;
+  std::vector<std::uint32_t> strand_on_;
+  std::vector<double> parked_at_;  // when a parked thief last tried; negative: not parked
+  std::uint32_t parked_ = 0;
+  std::uint64_t queued_ = 0;  // items in all deques
+  std::uint64_t seq_ = 0;
+  std::priority_queue<event, std::vector<event>, std::greater<event>> events_;
+  std::vector<std::uint32_t> ready_;
+  replay_run out_;
+};
+
+inline replay_run stealing_run(const replay_graph& g, unsigned workers, const runtime_costs& c, std::uint64_t seed) {
+  return stealing_replay(g, workers, c, seed).run();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
+// end include/forkscale/detail/predict/stealing.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+inline constexpr unsigned max_processors = 65536;
+inline constexpr unsigned max_seeds = 1000;
+
+// The record a replay needs, or an error naming what is missing.
+inline const execution_record& replayable_record(const report& rep) {
+  if (!rep.record)
+    throw error(
+        "forkscale: the report has no record to replay (measure with options.record = true or "
+        "FORKSCALE_RECORD=1)");
+  const execution_record& r = *rep.record;
+  if (!r.complete)
+    throw error(
+        "forkscale: the report's record is partial (it stopped at options.record_limit or lost strands): "
+        "a replay needs the whole graph");
+  if (r.empty()) throw error("forkscale: the report's record has no strands to replay");
+  return r;
+}
+
+inline void check_processors(const std::vector<unsigned>& processors) {
+  if (processors.empty()) throw error("forkscale: no processor counts to predict");
+  for (const unsigned p : processors)
+    if (p == 0 || p > max_processors)
+      throw error("forkscale: P = " + std::to_string(p) + " is not a processor count the replay takes (1 to " +
+                  std::to_string(max_processors) + ")");
+}
+
+// The model with every cost resolved from the report's burden.
+inline replay_model resolve_model(const replay_model& m, double burden) {
+  const auto check = [](double v, const char* name) {
+    if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
+  };
+  check(m.spawn_cost, "spawn_cost");
+  check(m.steal_cost, "steal_cost");
+  check(m.steal_attempt_cost, "steal_attempt_cost");
+  if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
+  if (m.seeds == 0 || m.seeds > max_seeds)
+    throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
+                " seeds are replayed");
+  replay_model r = m;
+  if (r.steal_cost < 0) r.steal_cost = burden;
+  if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
+  return r;
+}
+
+inline runtime_costs costs_of(const replay_model& m) { return {m.spawn_cost, m.steal_cost, m.steal_attempt_cost}; }
+
+// The work-stealing times of one P over the model's seeds.
+inline void replay_stealing(const replay_graph& g, const replay_model& m, predicted_point& pt) {
+  std::vector<double> times;
+  double steals = 0, failed = 0;
+  for (unsigned k = 0; k < m.seeds; ++k) {
+    const replay_run r = stealing_run(g, pt.processors, costs_of(m), m.seed + k);
+    times.push_back(r.time);
+    steals += static_cast<double>(r.migrations);
+    failed += static_cast<double>(r.failed_steals);
+  }
+  std::sort(times.begin(), times.end());
+  replay_spread& s = pt.stealing;
+  s.min = times.front();
+  s.max = times.back();
+  s.median = times[(times.size() - 1) / 2];
+  double sum = 0;
+  for (const double t : times) sum += t;
+  s.mean = sum / static_cast<double>(times.size());
+  pt.steals = steals / m.seeds;
+  pt.failed_steals = failed / m.seeds;
+}
+
+inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+inline predicted_point predict_point(const replay_graph& g, const replay_model& m, unsigned p) {
+  predicted_point pt;
+  pt.processors = p;
+  const replay_run greedy = greedy_replay(g, p, costs_of(m));
+  pt.greedy_time = greedy.time;
+  pt.greedy_migrations = greedy.migrations;
+  pt.greedy_speedup = ratio(g.work, greedy.time);
+  replay_stealing(g, m, pt);
+  pt.stealing_speedup = ratio(g.work, pt.stealing.median);
+  pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
+  pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+  const double P = static_cast<double>(p);
+  pt.lower_time = std::max(g.work / P, g.span);
+  pt.brent_time = g.work / P + g.span;
+  pt.cilkview.processors = p;
+  const double parallelism = ratio(g.work, g.span);
+  pt.cilkview.upper = g.span > 0 ? std::min(P, parallelism) : P;
+  const double denom = g.work / P + 1.7 * g.burdened_span;
+  pt.cilkview.lower = denom > 0 ? g.work / denom : 0.0;
+  if (pt.cilkview.lower > pt.cilkview.upper) pt.cilkview.lower = pt.cilkview.upper;
+  return pt;
+}
+
+inline std::string amount(double v, const std::string& unit) {
+  const std::string t = v == std::floor(v) && v < 1e15 ? output::grouped_round(v) : output::round_trip(v);
+  return t + " " + unit;
+}
+
+// The assumptions, one sentence each (docs/predict.md says more).
+inline std::vector<std::string> assumptions(const prediction& p) {
+  const std::string u = p.unit;
+  std::vector<std::string> a;
+  a.push_back(
+      "Each strand takes the time the record gives it (its span) on any processor: caches, memory "
+      "bandwidth, clock frequency and other programs on the machine change nothing.");
+  a.push_back(
+      "The graph is the recorded one: a program whose spawns depend on the number of threads (a grain "
+      "size chosen from P, a thread per core) would have another graph on P processors.");
+  std::string steal = amount(p.model.steal_cost, u);
+  if (p.model.steal_cost == p.burden)
+    steal +=
+        p.burden_source.empty() ? " (the report's burden)" : " (the report's burden; source: " + p.burden_source + ")";
+  a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " + steal +
+              ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
+              "; joins and waking idle workers cost nothing more.");
+  a.push_back(
+      "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
+      "migrates pays the steal cost.");
+  a.push_back(
+      "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
+      "random victims, " +
+      std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  if (p.clock != clock_kind::cost)
+    a.push_back(
+        "Timed clock: the strands' times include the library's own spawn and join calls as they ran "
+        "when the program was recorded, on the machine it was recorded on.");
+  return a;
+}
+
+}  // namespace predict
+}  // namespace detail
+
+inline prediction predict(const report& rep, const std::vector<unsigned>& processors, const replay_model& model) {
+  namespace dp = detail::predict;
+  const execution_record& r = dp::replayable_record(rep);
+  dp::check_processors(processors);
+  prediction out;
+  out.label = rep.label;
+  out.unit = rep.unit;
+  out.clock = rep.clock;
+  out.burden = static_cast<double>(rep.burden);
+  out.burden_source = rep.burden_source;
+  out.model = dp::resolve_model(model, out.burden);
+  const dp::replay_graph g =
+      dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
+  out.strands = g.strands;
+  out.spawns = g.spawn_count;
+  out.work = g.work;
+  out.span = g.span;
+  out.burdened_span = g.burdened_span;
+  for (const unsigned p : processors) out.points.push_back(dp::predict_point(g, out.model, p));
+  out.assumptions = dp::assumptions(out);
+  return out;
+}
+
+FORKSCALE_NAMESPACE_END
+
+// begin include/forkscale/detail/predict/output.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+// detail/predict/output.hpp: a prediction as text (a table per P and the
+// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
+// docs/predict.md), and the write_* functions.
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The work-stealing spread over the seeds: (max - min) / median, in percent.
+inline std::string spread_text(const replay_spread& s) {
+  if (!(s.median > 0)) return "n/a";
+  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+}
+
+inline std::string prediction_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t(
+        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
+             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
+             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
+             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_text(const prediction& p) {
+  namespace io = output;
+  const std::string u = io::printable(p.unit);
+  std::string out = "forkscale prediction";
+  if (!p.label.empty()) out += ": " + io::printable(p.label);
+  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
+  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
+                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
+                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
+                     "  ", "  ");
+  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
+  out += prediction_table(p);
+  out += io::wrapped(
+      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
+      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
+      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
+      "runtime takes.",
+      "  ", "  ");
+  out += "\nAssumptions\n";
+  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
+  return out;
+}
+
+inline void spread_json(output::json_writer& j, const replay_spread& s) {
+  j.begin_object();
+  j.member("min", s.min);
+  j.member("median", s.median);
+  j.member("max", s.max);
+  j.member("mean", s.mean);
+  j.end_object();
+}
+
+inline void point_json(output::json_writer& j, const predicted_point& pt) {
+  j.begin_object();
+  j.member("processors", static_cast<std::uint64_t>(pt.processors));
+  j.key("greedy");
+  j.begin_object();
+  j.member("time", pt.greedy_time);
+  j.member("speedup", pt.greedy_speedup);
+  j.member("migrations", pt.greedy_migrations);
+  j.end_object();
+  j.key("work_stealing");
+  j.begin_object();
+  j.key("time");
+  spread_json(j, pt.stealing);
+  j.member("speedup", pt.stealing_speedup);
+  j.member("speedup_min", pt.stealing_speedup_min);
+  j.member("speedup_max", pt.stealing_speedup_max);
+  j.member("steals", pt.steals);
+  j.member("failed_steals", pt.failed_steals);
+  j.end_object();
+  j.key("bounds");
+  j.begin_object();
+  j.member("lower_time", pt.lower_time);
+  j.member("brent_time", pt.brent_time);
+  j.member("cilkview_lower", pt.cilkview.lower);
+  j.member("cilkview_upper", pt.cilkview.upper);
+  j.end_object();
+  j.end_object();
+}
+
+inline std::string prediction_json(const prediction& p) {
+  output::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.prediction");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("label", p.label);
+  j.member("unit", p.unit);
+  j.member("clock", to_string(p.clock));
+  j.member("strands", p.strands);
+  j.member("spawns", p.spawns);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.member("burden", p.burden);
+  j.member("burden_source", p.burden_source);
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", p.model.spawn_cost);
+  j.member("steal_cost", p.model.steal_cost);
+  j.member("steal_attempt_cost", p.model.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(p.model.seeds));
+  j.member("seed", p.model.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : p.assumptions) j.value(a);
+  j.end_array();
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) point_json(j, pt);
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+}  // namespace predict
+}  // namespace detail
+
+inline std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
+inline std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+inline void prediction::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
+inline void prediction::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+// end include/forkscale/detail/predict/output.hpp
+// begin include/forkscale/detail/predict/what_if.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
+// detail/predict/what_if.hpp: fs::predict_what_if — the what-if regions through
+// the replay. The strands that ran inside a region (record_strand::what_if)
+// take 1/factor of their time (the optimized model: "if this region were 4x
+// faster"), and the graph is replayed on P processors.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The region bits of a what-if row in the record (all regions: every bit);
+// 0 when the record does not know the region.
+inline std::uint64_t region_mask(const execution_record& r, const what_if_result& w) {
+  if (w.source == what_if_source::all) {
+    const std::size_t n = r.what_if_regions.size();
+    return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  }
+  for (std::size_t i = 0; i < r.what_if_regions.size() && i < 64; ++i) {
+    const record_what_if_region& g = r.what_if_regions[i];
+    if (g.name == w.region && g.call_site == (w.source == what_if_source::call_site) && g.file == w.file &&
+        g.line == w.line && g.function == w.function && g.tag == w.tag)
+      return std::uint64_t{1} << i;
+  }
+  return 0;
+}
+
+// The graph with the strands inside `mask` `factor` times faster.
+inline replay_graph faster(const replay_graph& base, const execution_record& r, std::uint64_t mask, double factor,
+                           double burden) {
+  replay_graph g = base;
+  g.work = g.span = g.burdened_span = 0;
+  for (std::uint32_t i = 0; i < g.strands; ++i) {
+    if (r.strands[i].what_if & mask) g.cost[i] = std::isinf(factor) ? 0.0 : g.cost[i] / factor;
+    g.work += g.cost[i];
+  }
+  graph_paths(g, burden);
+  return g;
+}
+
+inline double stealing_median(const replay_graph& g, const replay_model& m, unsigned p) {
+  predicted_point pt;
+  pt.processors = p;
+  replay_stealing(g, m, pt);
+  return pt.stealing.median;
+}
+
+}  // namespace predict
+}  // namespace detail
+
+inline std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
+                                                       const replay_model& model) {
+  namespace dp = detail::predict;
+  const execution_record& r = dp::replayable_record(rep);
+  dp::check_processors({processors});
+  std::vector<what_if_prediction> out;
+  if (rep.what_if.empty()) return out;
+  const double burden = static_cast<double>(rep.burden);
+  const replay_model m = dp::resolve_model(model, burden);
+  const dp::replay_graph base =
+      dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
+  const double measured = dp::stealing_median(base, m, processors);
+  for (const what_if_result& w : rep.what_if) {
+    if (!w.executed || w.model != what_if_model::optimized) continue;
+    const std::uint64_t mask = dp::region_mask(r, w);
+    if (mask == 0) continue;
+    const dp::replay_graph g = dp::faster(base, r, mask, w.factor, burden);
+    what_if_prediction p;
+    p.region = w.region;
+    p.source = w.source;
+    p.factor = w.factor;
+    p.processors = processors;
+    p.time = dp::stealing_median(g, m, processors);
+    p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
+    p.measured_time = measured;
+    p.speedup = p.time > 0 ? measured / p.time : std::numeric_limits<double>::infinity();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
+// end include/forkscale/detail/predict/what_if.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
+// end include/forkscale/detail/predict/run.hpp
+#endif  // FORKSCALE_SINGLE_PREDICT_HPP
+// end include/forkscale/predict.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The report with only the optimized rows at each region's largest factor.
+inline report largest_factor_rows(const report& rep) {
+  report r = rep;
+  r.what_if.clear();
+  for (const what_if_result& w : rep.what_if) {
+    if (w.model != what_if_model::optimized || !w.executed) continue;
+    double top = -1;
+    for (const what_if_result& v : rep.what_if)
+      if (v.region == w.region && v.source == w.source && v.file == w.file && v.line == w.line)
+        top = std::max(top, v.factor);
+    if (w.factor == top) r.what_if.push_back(w);
+  }
+  return r;
+}
+
+inline std::string replay_what_if_text(const report& rep) {
+  if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
+  const unsigned p = rep.max_processors ? rep.max_processors : 32;
+  replay_model m;
+  m.seeds = 3;
+  std::vector<what_if_prediction> rows;
+  try {
+    rows = predict_what_if(largest_factor_rows(rep), p, m);
+  } catch (const error&) {
+    return std::string();  // a record the replay cannot take: the table stands alone
+  }
+  if (rows.empty()) return std::string();
+  namespace io = output;
+  const std::string u = io::printable(rep.unit);
+  std::string out =
+      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
+                      " (work stealing, median of 3 seeds, steals costing the burden); if "
+                      "the region ran k times faster (optimized):",
+                  "  ", "  ");
+  io::text_table t({"region", "k", "TP", "faster by"});
+  for (const auto& r : rows)
+    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+  return out + t.render();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+// end include/forkscale/detail/predict/what_if_text.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -5786,6 +6974,7 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
+  s.body += predict::replay_what_if_text(rep);  // with a record only
   return s;
 }
 
@@ -5954,12 +7143,40 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   return out;
 }
 
+// Where the burden came from, when it needs saying, one sentence each: the
+// cost clock's default is a choice, not a measurement, and a burdened
+// parallelism that rounds to 0.00 is explained (the text and the HTML page).
+inline std::vector<std::string> burden_notes(const report& rep, const std::string& u) {
+  std::vector<std::string> out;
+  if (rep.clock == clock_kind::cost && rep.burden_source == "default")
+    out.push_back(
+        "Under the cost clock the default burden is Cilkview's 15,000 cycles taken as 15,000 of the units "
+        "the program charges: a choice, not a measurement. Set options.burden to what a steal costs in "
+        "those units (docs/predict.md).");
+  else if (rep.burden_source.compare(0, 9, "measured ") == 0)
+    out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
+                  " on this machine (burden_file()).");
+  if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
+    out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
+                  ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
+                  "), because every continuation edge costs the burden and the strands cost far less.");
+  return out;
+}
+
+inline std::string burden_source_text(const report& rep, const std::string& u) {
+  std::string out;
+  for (const std::string& n : burden_notes(rep, u)) out += wrapped(n, "  ", "  ");
+  return out;
+}
+
 // The lines after the sections: the burden, the profiler's memory and the
 // overhead compensation.
 inline std::string burden_text(const report& rep, const std::string& u) {
   std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
            grouped(rep.compensation_total) + " " + u + " in total.\n";
@@ -6039,6 +7256,49 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/backend.hpp
+#ifndef FORKSCALE_SINGLE_BACKEND_HPP
+#define FORKSCALE_SINGLE_BACKEND_HPP
+// backend.hpp: the parallel libraries forkscale knows the runtime costs of
+// (options::backend, fs::calibrate_burden in burden.hpp).
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+enum class backend {
+  unknown,     // not said: the burden is Cilkview's default (or options.burden)
+  std_thread,  // std::thread / std::async (adapters/std_thread.hpp)
+  tbb,         // oneTBB (adapters/tbb.hpp)
+  openmp,      // OpenMP tasks (adapters/openmp.hpp)
+};
+
+inline const char* to_string(backend b) noexcept {
+  switch (b) {
+    case backend::std_thread:
+      return "std_thread";
+    case backend::tbb:
+      return "tbb";
+    case backend::openmp:
+      return "openmp";
+    default:
+      return "unknown";
+  }
+}
+
+// The backend named `name` ("std_thread", "tbb", "openmp"); false for any other.
+inline bool backend_from_name(const std::string& name, backend& out) noexcept {
+  for (backend b : {backend::std_thread, backend::tbb, backend::openmp})
+    if (name == to_string(b)) {
+      out = b;
+      return true;
+    }
+  return false;
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_BACKEND_HPP
+// end include/forkscale/backend.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -6085,6 +7345,12 @@ struct options {
   // Burden per continuation edge in the report's unit; negative means Cilkview's
   // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
   double burden = -1;
+  // The parallel library the measured program runs on. When it is known and
+  // options.burden is negative, a timed clock's burden is the steal cost that
+  // fs::calibrate_burden measured for it on this machine and stored
+  // (burden.hpp, docs/predict.md), if there is one; report::burden_source says
+  // which burden a report has. Reading it costs a file read per measurement.
+  forkscale::backend backend = forkscale::backend::unknown;
   // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
   // Never applies to the cost clock.
   bool compensate = true;
@@ -7764,6 +9030,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->path = c.path;
   r->frame = f.rec_frame;
   r->flags = f.rec_flags;
+  r->what_if = f.what_if_mask & wi_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.rec_prev = id;
   f.totals.last_strand = id;
@@ -9012,6 +10279,1156 @@ inline void add_lock_rows(report& rep, session& s) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
 // end include/forkscale/detail/blame/lock_rows.hpp
+// begin include/forkscale/detail/burden/store.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
+// detail/burden/store.hpp: the burden file — where measured burdens are kept
+// (burden_file), writing one backend's entry (store_burden) and reading it back
+// (stored_burden). The file is JSON, schema "forkscale.burden" version 1
+// (docs/predict.md): {"schema", "schema_version", "backends": [{"backend",
+// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "hardware_threads",
+// "runnable_elsewhere", "measured_at"}]}.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#if defined(_WIN32)
+#include <filesystem>
+#include <system_error>
+#else
+#include <sys/stat.h>
+#endif
+
+// begin include/forkscale/burden.hpp
+#ifndef FORKSCALE_SINGLE_BURDEN_HPP
+#define FORKSCALE_SINGLE_BURDEN_HPP
+// burden.hpp: the burden measured instead of assumed (docs/predict.md,
+// "Measured burden"). Cilkview charges every continuation edge 15,000 cycles, a
+// guess for every runtime and machine; fs::calibrate_burden times what a spawn
+// and a steal cost for one backend on this machine with a micro-benchmark the
+// library ships, and store_burden keeps the figures in a small file that later
+// measurements read when options.backend names the backend:
+//
+//   fs::measured_burden b = fs::calibrate_burden(fs::backend::tbb);  // needs adapters/tbb.hpp
+//   fs::store_burden(b);                                             // burden_file()
+//   fs::options o;  o.backend = fs::backend::tbb;                    // burden = b.steal_ns
+//
+// `forkscale-report calibrate [--backend std_thread|tbb|openmp]` does the same.
+// The std::thread micro-benchmark is always there; oneTBB's comes with
+// forkscale/adapters/tbb.hpp and OpenMP's with forkscale/adapters/openmp.hpp
+// (compiled with OpenMP): a translation unit that includes the adapter makes
+// its backend calibratable.
+#include <optional>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// One backend's runtime costs on this machine, in nanoseconds, from the
+// micro-benchmark's rounds (detail/burden/calibrate.hpp).
+struct measured_burden {
+  forkscale::backend backend = forkscale::backend::unknown;
+  // What one spawn costs the spawning thread: the library's call that hands the
+  // child over (std::thread's constructor, task_group::run, creating an OpenMP
+  // task), with an empty child.
+  double spawn_ns = 0;
+  // How long work handed over waits before another thread starts it, with the
+  // spawning thread busy: the migration a steal makes (std::thread: the new
+  // thread's start). The lower decile of the least disturbed batch of rounds:
+  // the time when the other thread is on a core, as a thief is while a program
+  // runs. This is the burden: the cost of a continuation edge.
+  double steal_ns = 0;
+  // The median of the same batch; far above steal_ns on a busy machine (the
+  // other thread waited for a core).
+  double steal_median_ns = 0;
+  unsigned rounds = 0;            // rounds whose child another thread started
+  unsigned hardware_threads = 0;  // of the machine it was measured on
+  // Threads of other processes ready to run as the calibration began (Linux's
+  // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
+  // machine was busy, and the steal measured how long its scheduler kept the
+  // other thread waiting rather than the runtime (machine_was_busy()).
+  unsigned runnable_elsewhere = 0;
+  std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
+
+  bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
+};
+
+// Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
+// under a second). Throws forkscale::error for backend::unknown, for a backend
+// whose adapter this program did not include (or, for OpenMP, compile with
+// OpenMP), and on a machine with one hardware thread (nothing can be stolen).
+measured_burden calibrate_burden(forkscale::backend b);
+
+// Where measured burdens are stored: FORKSCALE_BURDEN_FILE when it is set,
+// else $XDG_CACHE_HOME/forkscale/burden.json, else
+// $HOME/.cache/forkscale/burden.json; empty when none of them is set.
+std::string burden_file();
+
+// Stores `m` in `path` (its backend's entry replaced, the others kept; the
+// directory made if missing; the file replaced atomically). Throws
+// forkscale::error when the path is empty, the file exists and is not a burden
+// file, or it cannot be written.
+void store_burden(const measured_burden& m, const std::string& path = burden_file());
+
+// The stored figures for `b`, or nothing when the file or its entry does not
+// exist. Throws forkscale::error when the file exists but cannot be read or is
+// not a valid burden file.
+std::optional<measured_burden> stored_burden(forkscale::backend b, const std::string& path = burden_file());
+
+FORKSCALE_NAMESPACE_END
+
+// begin include/forkscale/detail/burden/calibrate.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+// detail/burden/calibrate.hpp: fs::calibrate_burden — the micro-benchmarks that
+// time a spawn and a steal. Each round hands an empty child to the library and
+// keeps the spawning thread busy (spinning) until another thread starts the
+// child: the time the library's call took is the spawn, the time from the call
+// to the child's first instruction on the other thread is the steal (the
+// migration Cilkview's burden stands for). A few warm-up rounds come first,
+// then four batches of 100 rounds; a round whose child does not start
+// elsewhere within 20 ms is left out. The spawn is the median over all the
+// rounds. The steal comes from the batch with the smallest median (runtimes
+// put idle threads to sleep and wake them slowly at first, and other programs
+// take the cores in bursts): its lower decile is the time when the other
+// thread is on a core and looking for work, as thieves are while a parallel
+// program runs; its median is kept as steal_median_ns (far above the decile on
+// a busy machine: the scheduler kept the other thread off a core).
+//
+// std::thread's micro-benchmark is here; oneTBB's and OpenMP's are in their
+// adapters (detail/burden/tbb.hpp, openmp.hpp), which register them when
+// included, so that this header needs neither library.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace burden {
+
+inline constexpr unsigned warmup_rounds = 20;
+inline constexpr unsigned timed_rounds = 400;
+inline constexpr unsigned batch_rounds = 100;
+inline constexpr std::int64_t round_timeout_ns = 20'000'000;
+
+using calibrator = measured_burden (*)();
+
+inline calibrator& calibrator_slot(backend b) noexcept {
+  static calibrator slots[4] = {nullptr, nullptr, nullptr, nullptr};
+  return slots[static_cast<unsigned>(b) & 3u];
+}
+
+// Called by an adapter header (an inline variable's initializer).
+inline bool register_calibrator(backend b, calibrator c) noexcept {
+  calibrator_slot(b) = c;
+  return true;
+}
+
+inline std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Spins until `started` is set (returns its value) or the round times out (0).
+inline std::int64_t wait_for_start(const std::atomic<std::int64_t>& started, std::int64_t from) noexcept {
+  for (;;) {
+    const std::int64_t s = started.load(std::memory_order_acquire);
+    if (s != 0) return s;
+    if (now_ns() - from > round_timeout_ns) return 0;
+  }
+}
+
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline double lower_decile(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 10];
+}
+
+inline std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+#if defined(_WIN32)
+  gmtime_s(&tm, &t);
+#else
+  gmtime_r(&t, &tm);
+#endif
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The samples of one backend's rounds, as its measured_burden.
+struct samples {
+  std::vector<double> spawn;
+  std::vector<std::vector<double>> steal;  // per batch
+  unsigned runnable_elsewhere = runnable_threads();
+
+  void add(std::int64_t before, std::int64_t after, std::int64_t started) {
+    spawn.push_back(static_cast<double>(after - before));
+    if (steal.empty() || (spawn.size() - 1) % batch_rounds == 0) steal.emplace_back();
+    if (started != 0) steal.back().push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
+  }
+
+  measured_burden result(backend b) const {
+    std::size_t stolen = 0;
+    const std::vector<double>* quietest = nullptr;
+    for (const auto& batch : steal) {
+      stolen += batch.size();
+      if (batch.size() >= batch_rounds / 2 && (!quietest || median_of(batch) < median_of(*quietest))) quietest = &batch;
+    }
+    if (!quietest)
+      throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + "): in " +
+                  std::to_string(spawn.size() - stolen) + " of " + std::to_string(spawn.size()) +
+                  " rounds no other thread started the child within 20 ms; the machine is too busy to measure a "
+                  "steal");
+    measured_burden m;
+    m.backend = b;
+    m.spawn_ns = median_of(spawn);
+    m.steal_ns = lower_decile(*quietest);
+    m.steal_median_ns = median_of(*quietest);
+    m.rounds = static_cast<unsigned>(stolen);
+    m.hardware_threads = std::thread::hardware_concurrency();
+    m.runnable_elsewhere = runnable_elsewhere;
+    m.measured_at = utc_now();
+    return m;
+  }
+};
+
+// std::thread: a spawn is the constructor; the steal is the new thread's start.
+inline measured_burden calibrate_std_thread() {
+  samples out;
+  for (unsigned r = 0; r < warmup_rounds + timed_rounds; ++r) {
+    std::atomic<std::int64_t> started{0};
+    const std::int64_t before = now_ns();
+    std::thread t([&started] { started.store(now_ns(), std::memory_order_release); });
+    const std::int64_t after = now_ns();
+    const std::int64_t s = wait_for_start(started, before);
+    t.join();
+    if (r >= warmup_rounds) out.add(before, after, s);
+  }
+  return out.result(backend::std_thread);
+}
+
+}  // namespace burden
+}  // namespace detail
+
+inline measured_burden calibrate_burden(backend b) {
+  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (std::thread::hardware_concurrency() < 2)
+    throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
+                "): this machine has one hardware thread; a steal needs two");
+  if (b == backend::std_thread) return detail::burden::calibrate_std_thread();
+  const detail::burden::calibrator c = detail::burden::calibrator_slot(b);
+  if (!c)
+    throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + ") needs " +
+                (b == backend::tbb ? "forkscale/adapters/tbb.hpp included (and oneTBB linked)"
+                                   : "forkscale/adapters/openmp.hpp included in a file compiled with OpenMP") +
+                " in this program");
+  return c();
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+// end include/forkscale/detail/burden/calibrate.hpp
+#endif  // FORKSCALE_SINGLE_BURDEN_HPP
+// end include/forkscale/burden.hpp
+// begin include/forkscale/detail/input/json_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// detail/input/json_reader.hpp: a small, strict JSON parser for reading
+// forkscale's own files back (reports, studies).
+//
+// Strict RFC 8259: one value with optional whitespace around it; no comments, no
+// trailing commas, no byte order mark, no NaN or Infinity, no leading zeros, no
+// unescaped control characters, strings must be well-formed UTF-8 and \u escapes
+// must pair their surrogates; an object may not repeat a key. Limits on the input
+// size and on the nesting depth keep memory and stack use bounded whatever the
+// input, and every problem is reported as a json_error: a one-line message with
+// the byte offset where it was found ("byte 812: expected ':' after an object
+// key"). No input makes the parser crash, loop or read out of bounds (fuzzed in
+// tests/test_json_reader.cpp under ASan and UBSan).
+//
+// The parsed value and typed access to it are in json_value.hpp.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/input/json_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// detail/input/json_value.hpp: what the JSON reader (json_reader.hpp) gives back:
+// a parsed value, the json_error every problem is reported as, and typed access
+// to an object's members with messages that say which member was wrong.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// A syntax or schema problem, at a byte offset of the input. what() is
+// "byte <offset>: <problem>", one line.
+class json_error : public error {
+ public:
+  json_error(std::size_t offset, const std::string& problem)
+      : error("byte " + std::to_string(offset) + ": " + problem), offset_(offset), problem_(problem) {}
+  std::size_t offset() const noexcept { return offset_; }
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::size_t offset_;
+  std::string problem_;
+};
+
+enum class kind : unsigned char { null, boolean, number, string, array, object };
+
+inline const char* kind_name(kind k) noexcept {
+  switch (k) {
+    case kind::null:
+      return "null";
+    case kind::boolean:
+      return "a boolean";
+    case kind::number:
+      return "a number";
+    case kind::string:
+      return "a string";
+    case kind::array:
+      return "an array";
+    case kind::object:
+      return "an object";
+  }
+  return "a value";
+}
+
+struct member;
+
+// One parsed value. Numbers keep their text (exact integers are read from it);
+// objects keep their members in file order.
+struct value {
+  kind type = kind::null;
+  bool boolean = false;
+  std::string text;             // the decoded string, or the number as written
+  std::vector<value> items;     // array elements
+  std::vector<member> members;  // object members, in file order
+  std::size_t offset = 0;       // byte offset of the value's first character
+
+  bool is(kind k) const noexcept { return type == k; }
+  inline const value* find(const std::string& key) const noexcept;
+};
+
+struct member {
+  std::string key;
+  std::size_t key_offset = 0;
+  value v;
+};
+
+inline const value* value::find(const std::string& key) const noexcept {
+  for (const auto& m : members)
+    if (m.key == key) return &m.v;
+  return nullptr;
+}
+
+// Text as it may appear inside a one-line message: printable ASCII kept, other
+// bytes as \xNN, cut to `max` characters with "..." marking the cut.
+inline std::string quote_for_message(const std::string& s, std::size_t max = 40) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    }
+  }
+  return "'" + out + "'";
+}
+
+// ---- typed access -------------------------------------------------------------
+
+// True when the number is written as a plain non-negative integer that fits 64
+// bits; the value goes to `out`.
+inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  for (const char c : v.text)
+    if (c < '0' || c > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// True when the number is written as a plain integer (an optional '-', then
+// digits) that fits a signed 64-bit integer; the value goes to `out`.
+inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
+  if (digits == v.text.size()) return false;
+  for (std::size_t i = digits; i < v.text.size(); ++i)
+    if (v.text[i] < '0' || v.text[i] > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// The number as the nearest double; false when it is out of range.
+inline bool number_as_double(const value& v, double& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last && std::isfinite(out);
+}
+
+// Reads the members of one object with a path for messages ("regions[2]"):
+// each accessor throws json_error naming the member and what was wrong.
+class object_reader {
+ public:
+  object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
+    if (!v.is(kind::object))
+      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
+                                     kind_name(v.type));
+  }
+
+  const value& obj() const noexcept { return v_; }
+  const std::string& where() const noexcept { return where_; }
+  std::string path(const char* key) const { return where_.empty() ? std::string(key) : where_ + "." + key; }
+
+  const value* optional(const char* key) const noexcept { return v_.find(key); }
+
+  const value& required(const char* key) const {
+    const value* m = v_.find(key);
+    if (!m)
+      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
+    return *m;
+  }
+
+  [[noreturn]] void wrong(const char* key, const value& m, const char* expected) const {
+    throw json_error(m.offset, path(key) + ": expected " + expected + ", found " + kind_name(m.type));
+  }
+
+  std::uint64_t u64(const char* key) const {
+    const value& m = required(key);
+    std::uint64_t out = 0;
+    if (number_as_u64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset,
+                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an unsigned integer");
+  }
+
+  std::int64_t i64(const char* key) const {
+    const value& m = required(key);
+    std::int64_t out = 0;
+    if (number_as_i64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an integer");
+  }
+
+  unsigned u32(const char* key) const {
+    const value& m = required(key);
+    const std::uint64_t v = u64(key);
+    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
+    return static_cast<unsigned>(v);
+  }
+
+  // A number, or null (NaN) when `null_ok`.
+  double number(const char* key, bool null_ok = false) const {
+    const value& m = required(key);
+    return number_of(m, path(key), null_ok);
+  }
+
+  static double number_of(const value& m, const std::string& where, bool null_ok) {
+    if (m.is(kind::null) && null_ok) return std::nan("");
+    if (!m.is(kind::number))
+      throw json_error(m.offset,
+                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
+    double d = 0;
+    if (!number_as_double(m, d))
+      throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
+    return d;
+  }
+
+  std::string str(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::string)) wrong(key, m, "a string");
+    return m.text;
+  }
+
+  bool boolean(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::boolean)) wrong(key, m, "true or false");
+    return m.boolean;
+  }
+
+  const value& array(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::array)) wrong(key, m, "an array");
+    return m;
+  }
+
+  const value& object(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::object)) wrong(key, m, "an object");
+    return m;
+  }
+
+ private:
+  const value& v_;
+  std::string where_;
+};
+
+// Checks a number the file states against the same number recomputed from the
+// file's own data (relative tolerance 1e-9; both NaN counts as equal).
+inline void check_derived(const value& at, const std::string& where, double stated, double recomputed) {
+  if (std::isnan(stated) && std::isnan(recomputed)) return;
+  const double scale = std::max(std::fabs(stated), std::fabs(recomputed));
+  if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
+    std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
+    std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
+    throw json_error(at.offset,
+                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
+  }
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// end include/forkscale/detail/input/json_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// Bounds on what one document may cost: its size, its nesting (the parser
+// recurses once per level) and its number of values (each takes ~100 bytes of
+// memory, so "[0,0,0,...]" cannot turn a file into fifty times its size). They
+// are set for recorded reports, about 12 values and 60 bytes a strand: a
+// record of 1.5 million strands reads back in about 2 GiB.
+struct limits {
+  std::size_t max_bytes = std::size_t(256) << 20;  // 256 MiB
+  unsigned max_depth = 64;                         // nested arrays and objects
+  std::size_t max_values = 20'000'000;
+};
+
+class parser {
+ public:
+  parser(const std::string& text, const limits& lim) : s_(text), lim_(lim) {}
+
+  value parse() {
+    if (s_.size() > lim_.max_bytes)
+      throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
+                              std::to_string(lim_.max_bytes));
+    if (s_.empty()) throw json_error(0, "the input is empty");
+    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
+        static_cast<unsigned char>(s_[2]) == 0xBF)
+      throw json_error(0, "a byte order mark is not allowed");
+    skip_ws();
+    if (at_end()) throw json_error(pos_, "the input holds only whitespace");
+    value v;
+    parse_value(v, 0);
+    skip_ws();
+    if (!at_end()) throw json_error(pos_, "unexpected " + describe_here() + " after the JSON value");
+    return v;
+  }
+
+ private:
+  bool at_end() const noexcept { return pos_ >= s_.size(); }
+  unsigned char peek() const noexcept { return static_cast<unsigned char>(s_[pos_]); }
+
+  std::string describe_here() const {
+    if (at_end()) return "end of input";
+    const unsigned char c = peek();
+    if (c >= 0x21 && c < 0x7f) return std::string("character '") + static_cast<char>(c) + "'";
+    static const char hex[] = "0123456789abcdef";
+    std::string b = "byte 0x";
+    b += hex[c >> 4];
+    b += hex[c & 0xf];
+    return b;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    if (at_end()) throw json_error(pos_, "unexpected end of input: " + what);
+    throw json_error(pos_, what + ", found " + describe_here());
+  }
+
+  void skip_ws() noexcept {
+    while (!at_end()) {
+      const unsigned char c = peek();
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+      ++pos_;
+    }
+  }
+
+  void expect_literal(const char* word, std::size_t len) {
+    if (s_.compare(pos_, len, word) != 0) fail("expected a JSON value");
+    pos_ += len;
+  }
+
+  void parse_value(value& v, unsigned depth) {
+    if (at_end()) fail("expected a JSON value");
+    if (++values_ > lim_.max_values)
+      throw json_error(pos_, "more than " + std::to_string(lim_.max_values) + " values in one document");
+    v.offset = pos_;
+    switch (peek()) {
+      case '{':
+        parse_object(v, depth + 1);
+        return;
+      case '[':
+        parse_array(v, depth + 1);
+        return;
+      case '"':
+        v.type = kind::string;
+        parse_string(v.text);
+        return;
+      case 't':
+        expect_literal("true", 4);
+        v.type = kind::boolean;
+        v.boolean = true;
+        return;
+      case 'f':
+        expect_literal("false", 5);
+        v.type = kind::boolean;
+        v.boolean = false;
+        return;
+      case 'n':
+        expect_literal("null", 4);
+        v.type = kind::null;
+        return;
+      default:
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
+          v.type = kind::number;
+          parse_number(v.text);
+          return;
+        }
+        fail("expected a JSON value");
+    }
+  }
+
+  void check_depth(unsigned depth) const {
+    if (depth > lim_.max_depth)
+      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
+  }
+
+  // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
+  // when `close` follows at once (the value is empty and done).
+  bool open_is_empty(value& v, kind k, unsigned char close, unsigned depth) {
+    check_depth(depth);
+    v.type = k;
+    ++pos_;  // '[' or '{'
+    skip_ws();
+    if (!at_end() && peek() == close) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  void parse_array(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::array, ']', depth)) return;
+    do {
+      v.items.emplace_back();
+      parse_value(v.items.back(), depth);
+    } while (more_elements(']', "expected ',' or ']' in an array",
+                           "expected a value after ',' (trailing commas are not allowed)"));
+  }
+
+  void parse_object(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::object, '}', depth)) return;
+    do {
+      if (at_end() || peek() != '"') fail("expected a string as object key");
+      member m;
+      m.key_offset = pos_;
+      parse_string(m.key);
+      skip_ws();
+      if (at_end() || peek() != ':') fail("expected ':' after an object key");
+      ++pos_;
+      skip_ws();
+      v.members.push_back(std::move(m));
+      parse_value(v.members.back().v, depth);
+    } while (more_elements('}', "expected ',' or '}' in an object",
+                           "expected a key after ',' (trailing commas are not allowed)"));
+    check_duplicates(v);
+  }
+
+  // After an element of an array or an object: true past a ',' (another element
+  // follows), false past the `close` that ends it; anything else fails with
+  // `expected`, and a `close` right after a ',' with `trailing`.
+  bool more_elements(unsigned char close, const char* expected, const char* trailing) {
+    skip_ws();
+    if (at_end()) fail(expected);
+    if (peek() == ',') {
+      ++pos_;
+      skip_ws();
+      if (!at_end() && peek() == close) fail(trailing);
+      return true;
+    }
+    if (peek() == close) {
+      ++pos_;
+      return false;
+    }
+    fail(expected);
+  }
+
+  static void check_duplicates(const value& v) {
+    const auto& ms = v.members;
+    if (ms.size() < 2) return;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
+    const member* dup = nullptr;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (ms[order[i]].key == ms[order[i - 1]].key) {
+        const member* later = &ms[order[i]];
+        if (!dup || later->key_offset < dup->key_offset) dup = later;
+      }
+    }
+    if (dup) throw json_error(dup->key_offset, "duplicate object key " + quote_for_message(dup->key));
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t c) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+
+  std::uint32_t parse_hex4() {
+    if (s_.size() - pos_ < 4) {
+      pos_ = s_.size();
+      fail("expected four hex digits after \\u");
+    }
+    std::uint32_t c = 0;
+    for (int k = 0; k < 4; ++k) {
+      const unsigned char h = peek();
+      std::uint32_t d;
+      if (h >= '0' && h <= '9')
+        d = h - '0';
+      else if (h >= 'a' && h <= 'f')
+        d = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        d = h - 'A' + 10;
+      else
+        fail("expected four hex digits after \\u");
+      c = (c << 4) | d;
+      ++pos_;
+    }
+    return c;
+  }
+
+  // Advances over one well-formed UTF-8 character of 2 to 4 bytes, appending it.
+  void copy_utf8(std::string& out) {
+    const std::size_t start = pos_;
+    const unsigned char b0 = peek();
+    std::size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      throw json_error(start, "invalid UTF-8 in a string");
+    }
+    for (std::size_t k = 1; k < len; ++k) {
+      if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
+      const auto b = static_cast<unsigned char>(s_[start + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
+    }
+    out.append(s_, start, len);
+    pos_ = start + len;
+  }
+
+  void parse_string(std::string& out) {
+    const std::size_t start = pos_;
+    ++pos_;  // '"'
+    for (;;) {
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char c = peek();
+      if (c == '"') {
+        ++pos_;
+        return;
+      }
+      if (c < 0x20) fail("control character inside a string (must be escaped)");
+      if (c >= 0x80) {
+        copy_utf8(out);
+        continue;
+      }
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char e = peek();
+      ++pos_;
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          const std::size_t esc = pos_ - 2;
+          std::uint32_t cp = parse_hex4();
+          if (cp >= 0xDC00 && cp <= 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (s_.compare(pos_, 2, "\\u") != 0) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            pos_ += 2;
+            const std::uint32_t low = parse_hex4();
+            if (low < 0xDC00 || low > 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default:
+          pos_ -= 1;
+          fail("invalid escape in a string");
+      }
+    }
+  }
+
+  void parse_number(std::string& out) {
+    const std::size_t start = pos_;
+    if (peek() == '-') ++pos_;
+    if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in a number");
+    if (peek() == '0') {
+      ++pos_;
+      if (!at_end() && peek() >= '0' && peek() <= '9') fail("leading zeros are not allowed in a number");
+    } else {
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && peek() == '.') {
+      ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit after the decimal point");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
+      ++pos_;
+      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in the exponent");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    out.assign(s_, start, pos_ - start);
+  }
+
+  const std::string& s_;
+  limits lim_;
+  std::size_t pos_ = 0;
+  std::size_t values_ = 0;
+};
+
+// Parses `text` as one JSON document; throws json_error.
+inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// end include/forkscale/detail/input/json_reader.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace burden {
+
+inline std::string file_problem(const std::string& path, const std::string& what) {
+  return "forkscale: burden file '" + printable_path(path) + "': " + what;
+}
+
+// What the file system says of a path: whether it exists, is a directory, and
+// its size and modification time (to notice a changed file). <filesystem> is
+// left out on POSIX: its std::quoted would be found for unqualified calls of
+// programs that have a quoted() of their own.
+struct file_facts {
+  bool exists = false, directory = false;
+  std::uint64_t size = 0;
+  std::int64_t time_ns = 0;
+};
+
+inline file_facts facts_of(const std::string& path) {
+  file_facts f;
+#if defined(_WIN32)
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return f;
+  f.exists = true;
+  f.directory = std::filesystem::is_directory(st);
+  if (!f.directory) f.size = std::filesystem::file_size(path, ec);
+  f.time_ns = static_cast<std::int64_t>(std::filesystem::last_write_time(path, ec).time_since_epoch().count());
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return f;
+  f.exists = true;
+  f.directory = S_ISDIR(st.st_mode);
+  f.size = static_cast<std::uint64_t>(st.st_size);
+  f.time_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+#endif
+  return f;
+}
+
+// Makes the directories of `dir` that are missing; false when one cannot be made.
+inline bool make_directories(const std::string& dir) {
+#if defined(_WIN32)
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return !ec;
+#else
+  for (std::size_t i = 1; i <= dir.size(); ++i) {
+    if (i < dir.size() && dir[i] != '/') continue;
+    const std::string part = dir.substr(0, i);
+    if (facts_of(part).directory) continue;
+    if (mkdir(part.c_str(), 0777) != 0 && !facts_of(part).directory) return false;
+  }
+  return true;
+#endif
+}
+
+// The file's text; nothing when it does not exist.
+inline std::optional<std::string> read_text(const std::string& path) {
+  const file_facts f = facts_of(path);
+  if (!f.exists) return std::nullopt;
+  if (f.directory) throw error(file_problem(path, "it is a directory"));
+  if (f.size > (std::uint64_t(1) << 20)) throw error(file_problem(path, "larger than 1 MiB"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw error(file_problem(path, "cannot be opened"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline measured_burden entry_from(const json::value& v, const std::string& where) {
+  const json::object_reader r(v, where);
+  measured_burden m;
+  const std::string name = r.str("backend");
+  if (!backend_from_name(name, m.backend))
+    throw json::json_error(r.required("backend").offset,
+                           r.path("backend") + ": unknown backend " + json::quote_for_message(name));
+  m.spawn_ns = r.number("spawn_ns");
+  m.steal_ns = r.number("steal_ns");
+  m.steal_median_ns = r.number("steal_median_ns");
+  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0)
+    throw json::json_error(v.offset, where + ": a negative time");
+  m.rounds = r.u32("rounds");
+  m.hardware_threads = r.u32("hardware_threads");
+  m.runnable_elsewhere = r.u32("runnable_elsewhere");
+  m.measured_at = r.str("measured_at");
+  return m;
+}
+
+// Every entry of the file at `path` (none when it does not exist).
+inline std::vector<measured_burden> read_entries(const std::string& path) {
+  std::vector<measured_burden> out;
+  const std::optional<std::string> text = read_text(path);
+  if (!text) return out;
+  try {
+    const json::value doc = json::parse(*text);
+    const json::object_reader top(doc, "");
+    const json::value* schema = top.optional("schema");
+    if (!schema || !schema->is(json::kind::string) || schema->text != "forkscale.burden")
+      throw json::json_error(doc.offset, "not a forkscale.burden document");
+    if (top.u64("schema_version") != 1)
+      throw json::json_error(top.required("schema_version").offset, "schema_version is not 1");
+    const json::value& list = top.array("backends");
+    for (std::size_t i = 0; i < list.items.size(); ++i)
+      out.push_back(entry_from(list.items[i], "backends[" + std::to_string(i) + "]"));
+  } catch (const json::json_error& e) {
+    throw error(file_problem(path, e.what()));
+  }
+  return out;
+}
+
+inline std::string entries_json(const std::vector<measured_burden>& entries) {
+  output::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.burden");
+  j.member("schema_version", std::uint64_t{1});
+  j.key("backends");
+  j.begin_array();
+  for (const measured_burden& m : entries) {
+    j.begin_object();
+    j.member("backend", to_string(m.backend));
+    j.member("spawn_ns", m.spawn_ns);
+    j.member("steal_ns", m.steal_ns);
+    j.member("steal_median_ns", m.steal_median_ns);
+    j.member("rounds", static_cast<std::uint64_t>(m.rounds));
+    j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
+    j.member("runnable_elsewhere", static_cast<std::uint64_t>(m.runnable_elsewhere));
+    j.member("measured_at", m.measured_at);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+// What a measurement of `b` finds in the burden file: the figures, or why there
+// are none (no problem when there is simply no file or no entry). The file is
+// read again only when its path, size or time changed: a measurement that
+// names a backend costs one stat() here.
+struct lookup {
+  std::optional<measured_burden> found;
+  std::string problem;
+};
+
+inline lookup find_for_measurement(backend b) {
+  struct cached {
+    std::string path;
+    file_facts facts;
+    bool valid = false;
+    std::vector<measured_burden> entries;
+    std::string problem;
+  };
+  static std::mutex m;
+  static cached c;
+  lookup out;
+  const std::string path = burden_file();
+  if (path.empty()) return out;
+  const file_facts f = facts_of(path);
+  if (!f.exists) return out;
+  std::lock_guard<std::mutex> g(m);
+  if (!c.valid || c.path != path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
+    c = cached{path, f, true, {}, {}};
+    try {
+      c.entries = read_entries(path);
+    } catch (const error& e) {
+      c.problem = e.what();
+    }
+  }
+  out.problem = c.problem;
+  for (const measured_burden& e : c.entries)
+    if (e.backend == b) out.found = e;
+  return out;
+}
+
+}  // namespace burden
+}  // namespace detail
+
+inline std::string burden_file() {
+  const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
+  if (file && *file) return file;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/forkscale/burden.json";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/forkscale/burden.json";
+  return std::string();
+}
+
+inline void store_burden(const measured_burden& m, const std::string& path) {
+  namespace db = detail::burden;
+  if (path.empty())
+    throw error("forkscale: nowhere to store the burden (set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME)");
+  if (m.backend == backend::unknown) throw error("forkscale: store_burden: the burden names no backend");
+  if (!std::isfinite(m.spawn_ns) || !std::isfinite(m.steal_ns) || m.spawn_ns < 0 || m.steal_ns < 0)
+    throw error("forkscale: store_burden: the times are not finite non-negative numbers");
+  std::vector<measured_burden> entries = db::read_entries(path);
+  bool replaced = false;
+  for (measured_burden& e : entries)
+    if (e.backend == m.backend) {
+      e = m;
+      replaced = true;
+    }
+  if (!replaced) entries.push_back(m);
+  const std::size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0 && !db::make_directories(path.substr(0, slash)))
+    throw error(db::file_problem(path, "cannot make its directory: " + detail::errno_text(errno)));
+  try {
+    detail::write_file_atomically(path, db::entries_json(entries));
+  } catch (const error& e) {
+    // The writer names the file a report; say what it is.
+    const std::string what = e.what();
+    const std::size_t colon = what.find("': ");
+    throw error(db::file_problem(path, colon == std::string::npos ? what : what.substr(colon + 3)));
+  }
+}
+
+inline std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  for (const measured_burden& m : detail::burden::read_entries(path))
+    if (m.backend == b) return m;
+  return std::nullopt;
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
+// end include/forkscale/detail/burden/store.hpp
 // begin include/forkscale/detail/profile/rows.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
@@ -9249,6 +11666,7 @@ FORKSCALE_NAMESPACE_END
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -9304,6 +11722,7 @@ class record_builder {
     fill_critical_path(r, end.critical_last);
     fill_threads_and_regions(r);
     fill_locks(r);
+    fill_what_if_regions(r);
     call_tree::instance().snapshot(r.frames, r.sites);
     return out;
   }
@@ -9449,6 +11868,7 @@ class record_builder {
       o.critical_pred = mapped(w.crit_pred);
       o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
       o.after_spawn = (w.flags & rec_after_spawn) != 0;
+      o.what_if = w.what_if;
       task_start_.push_back((w.flags & rec_task_start) != 0);
       if (w.join_site != 0) join_site_.emplace_back(o.join, w.join_site - 1);
       r.wall_ns = std::max(r.wall_ns, o.end_ns);
@@ -9571,6 +11991,12 @@ class record_builder {
                      [](const forkscale::record_lock& a, const forkscale::record_lock& b) {
                        return a.wait_start_ns < b.wait_start_ns;
                      });
+  }
+
+  void fill_what_if_regions(execution_record& r) {
+    std::lock_guard<std::mutex> g(s_.m);
+    for (const wi_region& w : s_.what_if_regions)
+      r.what_if_regions.push_back({w.name, w.call_site, w.file, w.line, w.function, w.tag});
   }
 
   session& s_;
@@ -9881,6 +12307,7 @@ inline report make_report_shell(const session& s) {
   rep.unit = s.info.unit;
   rep.clock = s.kind;
   rep.burden = to_unit(s, s.burden);
+  rep.burden_source = s.burden_source;
   rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
@@ -9990,6 +12417,26 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   rep.profiler_bytes += s.rec->bytes();
 }
 
+// The session's burden and where it came from: options.burden; else, under a
+// timed clock, the steal cost stored for options.backend (burden.hpp); else
+// the clock's default (Cilkview's 15,000 cycles). A burden file that cannot be
+// read is said in one diagnostic, and the default is used.
+inline void resolve_burden(session& s, const options& opt) {
+  if (!(opt.burden < 0)) {
+    s.burden = static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(s)));
+    s.burden_source = "option";
+    return;
+  }
+  s.burden = s.info.default_burden_ticks;
+  s.burden_source = "default";
+  if (opt.backend == backend::unknown || s.kind == clock_kind::cost) return;
+  const burden::lookup found = burden::find_for_measurement(opt.backend);
+  if (!found.problem.empty()) diagnose(&s, site{}, found.problem + "; the default burden is used", false);
+  if (!found.found) return;
+  s.burden = static_cast<std::uint64_t>(std::llround(found.found->steal_ns / unit_per_tick(s)));
+  s.burden_source = std::string("measured ") + to_string(opt.backend);
+}
+
 template <class Clock>
 std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
   clock_kind kind = opt.clock;
@@ -10010,11 +12457,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   auto s = std::make_unique<session>();
   s->kind = kind;
   s->info = describe(kind, /*rate_now=*/false);
-  s->burden = opt.burden < 0 ? s->info.default_burden_ticks
-                             : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
+  s->on_diagnostic = opt.on_diagnostic;
+  resolve_burden(*s, opt);
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
-  s->on_diagnostic = opt.on_diagnostic;
   s->profile = opt.site_profiles;
   s->serial = next_session_serial();
   s->root.label = label;

@@ -857,4 +857,15 @@ TEST(OpenMPAdapter, MisuseIsReportedNotHidden) {
   EXPECT_EQ(d.count(), 2u);
 }
 
+// The adapter makes its backend calibratable (burden.hpp): the micro-benchmark
+// runs and its figures have the right shape; no timing is asserted.
+TEST(OpenMPBurden, CalibratesItsBurden) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: nothing can be stolen";
+  const fs::measured_burden m = fs::calibrate_burden(fs::backend::openmp);
+  EXPECT_EQ(m.backend, fs::backend::openmp);
+  EXPECT_GT(m.spawn_ns, 0);
+  EXPECT_GE(m.steal_median_ns, m.steal_ns);
+  EXPECT_GE(m.rounds, 50u);
+}
+
 }  // namespace

@@ -517,4 +517,15 @@ TEST(TbbAdapterCancel, CancelledTasksAreReportedAndCountAsEmpty) {
   expect_numbers(r.report, "cancel", {3, 3, 33, 3, 1, 0});
 }
 
+// The adapter makes its backend calibratable (burden.hpp): the micro-benchmark
+// runs and its figures have the right shape; no timing is asserted.
+TEST(TbbBurden, CalibratesItsBurden) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: nothing can be stolen";
+  const fs::measured_burden m = fs::calibrate_burden(fs::backend::tbb);
+  EXPECT_EQ(m.backend, fs::backend::tbb);
+  EXPECT_GT(m.spawn_ns, 0);
+  EXPECT_GE(m.steal_median_ns, m.steal_ns);
+  EXPECT_GE(m.rounds, 50u);
+}
+
 }  // namespace

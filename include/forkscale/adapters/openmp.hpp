@@ -569,3 +569,5 @@ using dependences = basic_dependences<default_clock>;
 }  // namespace omp
 
 FORKSCALE_NAMESPACE_END
+
+#include "../detail/burden/openmp.hpp"  // calibrate_burden(backend::openmp)

@@ -385,4 +385,6 @@ using backend = basic_backend<default_clock>;
 
 FORKSCALE_NAMESPACE_END
 
+#include "../detail/burden/tbb.hpp"  // calibrate_burden(backend::tbb)
+
 #undef FORKSCALE_DETAIL_TSAN

@@ -46,6 +46,7 @@
 #include "../report.hpp"
 #include "html_ids.hpp"
 #include "plot.hpp"
+#include "prediction_plot.hpp"
 #include "study.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -146,6 +147,9 @@ inline html_report& html_report::add_study(const study_result& s) {
               html_order::study_speedups);
   add_section(html_section_ids::bandwidth_probe, "Memory-bandwidth probe", dh::bandwidth_probe_body(s),
               html_order::bandwidth_probe);
+  if (!s.prediction.empty() || !s.prediction.note.empty())
+    add_section(html_section_ids::study_prediction, "Prediction from the 1-thread record", dh::study_prediction_body(s),
+                html_order::study_prediction);
   // The engine's profile.
   if (!s.profile.empty()) add_profile_sections(s.profile, "Profile of the median 1-thread run");
   add_section(html_section_ids::plots, "Plots", dh::study_plots_body(s), html_order::plots);

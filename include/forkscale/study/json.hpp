@@ -16,6 +16,7 @@
 #include "../detail/util/atomic_file.hpp"
 #include "../read_report.hpp"
 #include "../report.hpp"
+#include "prediction_io.hpp"
 #include "result.hpp"
 #include "scaling.hpp"
 
@@ -153,6 +154,7 @@ inline std::string study_result::to_json() const {
   ds::write_bounds(j, bounds);
   ds::write_bandwidth_probe(j, probe_alone, bandwidth);
   ds::write_profile(j, profile);
+  ds::write_prediction(j, prediction);
   j.key("warnings");
   j.begin_array();
   for (const auto& wmsg : warnings) j.value(wmsg);
@@ -333,8 +335,10 @@ inline study_result study_from_value(const json::value& v) {
   const json::value& prof = top.required("profile");
   if (!prof.is(json::kind::null)) s.profile = json::report_from_value(prof, "profile");
   read_warnings(top, s);
+  read_prediction(top, s);
   s.recompute();
   check_derived_numbers(top, s);
+  check_prediction(top, s);
   return s;
 }
 

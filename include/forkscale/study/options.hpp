@@ -7,6 +7,7 @@
 
 #include "../config.hpp"
 #include "../options.hpp"
+#include "../predict.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -54,6 +55,14 @@ struct study_options {
   // The progress line on stderr (options.hpp, progress_mode): by default only
   // when stderr is a terminal; FORKSCALE_PROGRESS=0 or 1 overrides automatic.
   progress_mode show_progress = progress_mode::automatic;
+  // The replay's validation (docs/predict.md): the last warm-up run at P = 1 (or,
+  // without warm-up, one more untimed run) is recorded (options.record), and its
+  // strand graph is replayed on P = 1, 2, 4, ... up to this many processors and
+  // on every P the study ran, next to the measured times
+  // (study_result::prediction). 0: no prediction.
+  unsigned predict_up_to = 64;
+  // The runtime the replay assumes (by default: the recorded run's burden).
+  replay_model replay;
 };
 
 FORKSCALE_NAMESPACE_END

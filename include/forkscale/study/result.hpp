@@ -10,6 +10,7 @@
 #include "../clock.hpp"
 #include "../config.hpp"
 #include "../report.hpp"
+#include "prediction.hpp"
 #include "scaling.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -74,6 +75,7 @@ struct study_result {
   std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
   report profile;                          // the engine's report of the median 1-thread run
   study_bounds bounds;                     // derived from profile
+  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
   std::vector<std::string> warnings;
 
   double ts() const noexcept { return baseline.mean; }
@@ -127,6 +129,11 @@ inline void study_result::recompute() {
     pt.self_high = ratio(t1_mean, pt.time.min);
   }
   for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
+  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
+    const study_point* m = at(pp.processors);
+    pp.measured = m ? m->time.mean : nan();
+    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
+  }
   bounds = study_bounds{};
   if (!profile.empty()) {
     const region_result& r = profile.root();

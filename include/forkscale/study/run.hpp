@@ -22,6 +22,7 @@
 #include "../report.hpp"
 #include "format.hpp"
 #include "options.hpp"
+#include "predict_run.hpp"
 #include "result.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -191,7 +192,7 @@ class study_runner {
       for (const auto& pt : s_.points) {
         line_.show("warm-up " + std::to_string(i + 1) + " of " + std::to_string(opt_.warmup) +
                    ", P = " + std::to_string(pt.processors));
-        run_parallel(nullptr, pt.processors);
+        run_parallel(nullptr, pt.processors, i + 1 == opt_.warmup && pt.processors == 1 && opt_.predict_up_to > 0);
       }
     }
   }
@@ -223,6 +224,16 @@ class study_runner {
       pt.burdened_span = sample_stats::of(std::move(pt.burdened_span.samples));
       pt.spawns = sample_stats::of(std::move(pt.spawns.samples));
     }
+  }
+
+  // The record the prediction replays: made in the last warm-up round, or now,
+  // untimed, when there was none.
+  const report& recorded() {
+    if (recorded_.empty() && opt_.warmup == 0 && opt_.predict_up_to > 0) {
+      progress("recording the 1-thread run");
+      run_parallel(nullptr, 1, true);
+    }
+    return recorded_;
   }
 
   // The profile: the engine's report of the 1-thread run whose time is the median.
@@ -271,11 +282,14 @@ class study_runner {
 
   // The parallel program at P threads, measured; its numbers go to *pt (none
   // for a warm-up run, pt null).
-  void run_parallel(study_point* pt, unsigned p) {
+  void run_parallel(study_point* pt, unsigned p, bool record = false) {
     setup();
     double elapsed = 0;
+    options o = opt_.measure;
+    o.record = o.record || record;
     report rep = measure(
-        s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, opt_.measure);
+        s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, o);
+    if (record) recorded_ = rep;
     if (!rep.empty() && rep.unit != "ns")
       throw error(who_ + "the engine measured in '" + output::printable(rep.unit) +
                   "', not ns: a study needs a timed clock (is FORKSCALE_DEFAULT_CLOCK the cost clock?)");
@@ -305,6 +319,7 @@ class study_runner {
   const study_options& opt_;
   const std::string& who_;
   std::vector<report> one_thread_reports_;
+  report recorded_;             // the recorded 1-thread run (study_options::predict_up_to)
   detail::progress_line line_;  // erased when the study is done
 };
 
@@ -372,8 +387,10 @@ inline study_result run_study(std::string label, const study_workload& w, const 
   run.time_rounds();
   run.choose_profile();
   run.probe_bandwidth();
+  ds::add_prediction(s, run.recorded(), opt);
   s.recompute();
   ds::add_derived_warnings(s);
+  ds::add_prediction_warnings(s, opt);
   return s;
 }
 

@@ -13,6 +13,7 @@
 #include "../detail/output/utf8.hpp"
 #include "../detail/util/atomic_file.hpp"
 #include "format.hpp"
+#include "prediction_io.hpp"
 #include "result.hpp"
 #include "scaling.hpp"
 
@@ -125,7 +126,7 @@ inline std::string text_warnings(const study_result& s) {
 inline std::string study_result::to_text() const {
   namespace ds = detail::study;
   return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) + ds::text_factored(*this) +
-         ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_warnings(*this);
+         ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_prediction(*this) + ds::text_warnings(*this);
 }
 
 inline std::string study_result::to_csv() const {

@@ -445,657 +445,6 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/input/json_reader.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
-#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
-// detail/input/json_reader.hpp: a small, strict JSON parser for reading
-// forkscale's own files back (reports, studies).
-//
-// Strict RFC 8259: one value with optional whitespace around it; no comments, no
-// trailing commas, no byte order mark, no NaN or Infinity, no leading zeros, no
-// unescaped control characters, strings must be well-formed UTF-8 and \u escapes
-// must pair their surrogates; an object may not repeat a key. Limits on the input
-// size and on the nesting depth keep memory and stack use bounded whatever the
-// input, and every problem is reported as a json_error: a one-line message with
-// the byte offset where it was found ("byte 812: expected ':' after an object
-// key"). No input makes the parser crash, loop or read out of bounds (fuzzed in
-// tests/test_json_reader.cpp under ASan and UBSan).
-//
-// The parsed value and typed access to it are in json_value.hpp.
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/input/json_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
-// detail/input/json_value.hpp: what the JSON reader (json_reader.hpp) gives back:
-// a parsed value, the json_error every problem is reported as, and typed access
-// to an object's members with messages that say which member was wrong.
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <system_error>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace json {
-
-// A syntax or schema problem, at a byte offset of the input. what() is
-// "byte <offset>: <problem>", one line.
-class json_error : public error {
- public:
-  json_error(std::size_t offset, const std::string& problem)
-      : error("byte " + std::to_string(offset) + ": " + problem), offset_(offset), problem_(problem) {}
-  std::size_t offset() const noexcept { return offset_; }
-  const std::string& problem() const noexcept { return problem_; }
-
- private:
-  std::size_t offset_;
-  std::string problem_;
-};
-
-enum class kind : unsigned char { null, boolean, number, string, array, object };
-
-inline const char* kind_name(kind k) noexcept {
-  switch (k) {
-    case kind::null:
-      return "null";
-    case kind::boolean:
-      return "a boolean";
-    case kind::number:
-      return "a number";
-    case kind::string:
-      return "a string";
-    case kind::array:
-      return "an array";
-    case kind::object:
-      return "an object";
-  }
-  return "a value";
-}
-
-struct member;
-
-// One parsed value. Numbers keep their text (exact integers are read from it);
-// objects keep their members in file order.
-struct value {
-  kind type = kind::null;
-  bool boolean = false;
-  std::string text;             // the decoded string, or the number as written
-  std::vector<value> items;     // array elements
-  std::vector<member> members;  // object members, in file order
-  std::size_t offset = 0;       // byte offset of the value's first character
-
-  bool is(kind k) const noexcept { return type == k; }
-  inline const value* find(const std::string& key) const noexcept;
-};
-
-struct member {
-  std::string key;
-  std::size_t key_offset = 0;
-  value v;
-};
-
-inline const value* value::find(const std::string& key) const noexcept {
-  for (const auto& m : members)
-    if (m.key == key) return &m.v;
-  return nullptr;
-}
-
-// Text as it may appear inside a one-line message: printable ASCII kept, other
-// bytes as \xNN, cut to `max` characters with "..." marking the cut.
-inline std::string quote_for_message(const std::string& s, std::size_t max = 40) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    }
-  }
-  return "'" + out + "'";
-}
-
-// ---- typed access -------------------------------------------------------------
-
-// True when the number is written as a plain non-negative integer that fits 64
-// bits; the value goes to `out`.
-inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
-  if (v.type != kind::number || v.text.empty()) return false;
-  for (const char c : v.text)
-    if (c < '0' || c > '9') return false;
-  const char* first = v.text.data();
-  const char* last = first + v.text.size();
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last;
-}
-
-// True when the number is written as a plain integer (an optional '-', then
-// digits) that fits a signed 64-bit integer; the value goes to `out`.
-inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
-  if (v.type != kind::number || v.text.empty()) return false;
-  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
-  if (digits == v.text.size()) return false;
-  for (std::size_t i = digits; i < v.text.size(); ++i)
-    if (v.text[i] < '0' || v.text[i] > '9') return false;
-  const char* first = v.text.data();
-  const char* last = first + v.text.size();
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last;
-}
-
-// The number as the nearest double; false when it is out of range.
-inline bool number_as_double(const value& v, double& out) noexcept {
-  if (v.type != kind::number || v.text.empty()) return false;
-  const char* first = v.text.data();
-  const char* last = first + v.text.size();
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last && std::isfinite(out);
-}
-
-// Reads the members of one object with a path for messages ("regions[2]"):
-// each accessor throws json_error naming the member and what was wrong.
-class object_reader {
- public:
-  object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
-    if (!v.is(kind::object))
-      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
-                                     kind_name(v.type));
-  }
-
-  const value& obj() const noexcept { return v_; }
-  const std::string& where() const noexcept { return where_; }
-  std::string path(const char* key) const { return where_.empty() ? std::string(key) : where_ + "." + key; }
-
-  const value* optional(const char* key) const noexcept { return v_.find(key); }
-
-  const value& required(const char* key) const {
-    const value* m = v_.find(key);
-    if (!m)
-      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
-    return *m;
-  }
-
-  [[noreturn]] void wrong(const char* key, const value& m, const char* expected) const {
-    throw json_error(m.offset, path(key) + ": expected " + expected + ", found " + kind_name(m.type));
-  }
-
-  std::uint64_t u64(const char* key) const {
-    const value& m = required(key);
-    std::uint64_t out = 0;
-    if (number_as_u64(m, out)) return out;
-    if (m.is(kind::number))
-      throw json_error(m.offset,
-                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
-    wrong(key, m, "an unsigned integer");
-  }
-
-  std::int64_t i64(const char* key) const {
-    const value& m = required(key);
-    std::int64_t out = 0;
-    if (number_as_i64(m, out)) return out;
-    if (m.is(kind::number))
-      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
-    wrong(key, m, "an integer");
-  }
-
-  unsigned u32(const char* key) const {
-    const value& m = required(key);
-    const std::uint64_t v = u64(key);
-    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
-    return static_cast<unsigned>(v);
-  }
-
-  // A number, or null (NaN) when `null_ok`.
-  double number(const char* key, bool null_ok = false) const {
-    const value& m = required(key);
-    return number_of(m, path(key), null_ok);
-  }
-
-  static double number_of(const value& m, const std::string& where, bool null_ok) {
-    if (m.is(kind::null) && null_ok) return std::nan("");
-    if (!m.is(kind::number))
-      throw json_error(m.offset,
-                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
-    double d = 0;
-    if (!number_as_double(m, d))
-      throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
-    return d;
-  }
-
-  std::string str(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::string)) wrong(key, m, "a string");
-    return m.text;
-  }
-
-  bool boolean(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::boolean)) wrong(key, m, "true or false");
-    return m.boolean;
-  }
-
-  const value& array(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::array)) wrong(key, m, "an array");
-    return m;
-  }
-
-  const value& object(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::object)) wrong(key, m, "an object");
-    return m;
-  }
-
- private:
-  const value& v_;
-  std::string where_;
-};
-
-// Checks a number the file states against the same number recomputed from the
-// file's own data (relative tolerance 1e-9; both NaN counts as equal).
-inline void check_derived(const value& at, const std::string& where, double stated, double recomputed) {
-  if (std::isnan(stated) && std::isnan(recomputed)) return;
-  const double scale = std::max(std::fabs(stated), std::fabs(recomputed));
-  if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
-    std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
-    std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
-    throw json_error(at.offset,
-                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
-  }
-}
-
-}  // namespace json
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
-// end include/forkscale/detail/input/json_value.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace json {
-
-// Bounds on what one document may cost: its size, its nesting (the parser
-// recurses once per level) and its number of values (each takes ~100 bytes of
-// memory, so "[0,0,0,...]" cannot turn a file into fifty times its size). They
-// are set for recorded reports, about 12 values and 60 bytes a strand: a
-// record of 1.5 million strands reads back in about 2 GiB.
-struct limits {
-  std::size_t max_bytes = std::size_t(256) << 20;  // 256 MiB
-  unsigned max_depth = 64;                         // nested arrays and objects
-  std::size_t max_values = 20'000'000;
-};
-
-class parser {
- public:
-  parser(const std::string& text, const limits& lim) : s_(text), lim_(lim) {}
-
-  value parse() {
-    if (s_.size() > lim_.max_bytes)
-      throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
-                              std::to_string(lim_.max_bytes));
-    if (s_.empty()) throw json_error(0, "the input is empty");
-    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
-        static_cast<unsigned char>(s_[2]) == 0xBF)
-      throw json_error(0, "a byte order mark is not allowed");
-    skip_ws();
-    if (at_end()) throw json_error(pos_, "the input holds only whitespace");
-    value v;
-    parse_value(v, 0);
-    skip_ws();
-    if (!at_end()) throw json_error(pos_, "unexpected " + describe_here() + " after the JSON value");
-    return v;
-  }
-
- private:
-  bool at_end() const noexcept { return pos_ >= s_.size(); }
-  unsigned char peek() const noexcept { return static_cast<unsigned char>(s_[pos_]); }
-
-  std::string describe_here() const {
-    if (at_end()) return "end of input";
-    const unsigned char c = peek();
-    if (c >= 0x21 && c < 0x7f) return std::string("character '") + static_cast<char>(c) + "'";
-    static const char hex[] = "0123456789abcdef";
-    std::string b = "byte 0x";
-    b += hex[c >> 4];
-    b += hex[c & 0xf];
-    return b;
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    if (at_end()) throw json_error(pos_, "unexpected end of input: " + what);
-    throw json_error(pos_, what + ", found " + describe_here());
-  }
-
-  void skip_ws() noexcept {
-    while (!at_end()) {
-      const unsigned char c = peek();
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
-      ++pos_;
-    }
-  }
-
-  void expect_literal(const char* word, std::size_t len) {
-    if (s_.compare(pos_, len, word) != 0) fail("expected a JSON value");
-    pos_ += len;
-  }
-
-  void parse_value(value& v, unsigned depth) {
-    if (at_end()) fail("expected a JSON value");
-    if (++values_ > lim_.max_values)
-      throw json_error(pos_, "more than " + std::to_string(lim_.max_values) + " values in one document");
-    v.offset = pos_;
-    switch (peek()) {
-      case '{':
-        parse_object(v, depth + 1);
-        return;
-      case '[':
-        parse_array(v, depth + 1);
-        return;
-      case '"':
-        v.type = kind::string;
-        parse_string(v.text);
-        return;
-      case 't':
-        expect_literal("true", 4);
-        v.type = kind::boolean;
-        v.boolean = true;
-        return;
-      case 'f':
-        expect_literal("false", 5);
-        v.type = kind::boolean;
-        v.boolean = false;
-        return;
-      case 'n':
-        expect_literal("null", 4);
-        v.type = kind::null;
-        return;
-      default:
-        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
-          v.type = kind::number;
-          parse_number(v.text);
-          return;
-        }
-        fail("expected a JSON value");
-    }
-  }
-
-  void check_depth(unsigned depth) const {
-    if (depth > lim_.max_depth)
-      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
-  }
-
-  // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
-  // when `close` follows at once (the value is empty and done).
-  bool open_is_empty(value& v, kind k, unsigned char close, unsigned depth) {
-    check_depth(depth);
-    v.type = k;
-    ++pos_;  // '[' or '{'
-    skip_ws();
-    if (!at_end() && peek() == close) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-
-  void parse_array(value& v, unsigned depth) {
-    if (open_is_empty(v, kind::array, ']', depth)) return;
-    do {
-      v.items.emplace_back();
-      parse_value(v.items.back(), depth);
-    } while (more_elements(']', "expected ',' or ']' in an array",
-                           "expected a value after ',' (trailing commas are not allowed)"));
-  }
-
-  void parse_object(value& v, unsigned depth) {
-    if (open_is_empty(v, kind::object, '}', depth)) return;
-    do {
-      if (at_end() || peek() != '"') fail("expected a string as object key");
-      member m;
-      m.key_offset = pos_;
-      parse_string(m.key);
-      skip_ws();
-      if (at_end() || peek() != ':') fail("expected ':' after an object key");
-      ++pos_;
-      skip_ws();
-      v.members.push_back(std::move(m));
-      parse_value(v.members.back().v, depth);
-    } while (more_elements('}', "expected ',' or '}' in an object",
-                           "expected a key after ',' (trailing commas are not allowed)"));
-    check_duplicates(v);
-  }
-
-  // After an element of an array or an object: true past a ',' (another element
-  // follows), false past the `close` that ends it; anything else fails with
-  // `expected`, and a `close` right after a ',' with `trailing`.
-  bool more_elements(unsigned char close, const char* expected, const char* trailing) {
-    skip_ws();
-    if (at_end()) fail(expected);
-    if (peek() == ',') {
-      ++pos_;
-      skip_ws();
-      if (!at_end() && peek() == close) fail(trailing);
-      return true;
-    }
-    if (peek() == close) {
-      ++pos_;
-      return false;
-    }
-    fail(expected);
-  }
-
-  static void check_duplicates(const value& v) {
-    const auto& ms = v.members;
-    if (ms.size() < 2) return;
-    std::vector<std::size_t> order(ms.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
-    const member* dup = nullptr;
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      if (ms[order[i]].key == ms[order[i - 1]].key) {
-        const member* later = &ms[order[i]];
-        if (!dup || later->key_offset < dup->key_offset) dup = later;
-      }
-    }
-    if (dup) throw json_error(dup->key_offset, "duplicate object key " + quote_for_message(dup->key));
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t c) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-
-  std::uint32_t parse_hex4() {
-    if (s_.size() - pos_ < 4) {
-      pos_ = s_.size();
-      fail("expected four hex digits after \\u");
-    }
-    std::uint32_t c = 0;
-    for (int k = 0; k < 4; ++k) {
-      const unsigned char h = peek();
-      std::uint32_t d;
-      if (h >= '0' && h <= '9')
-        d = h - '0';
-      else if (h >= 'a' && h <= 'f')
-        d = h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F')
-        d = h - 'A' + 10;
-      else
-        fail("expected four hex digits after \\u");
-      c = (c << 4) | d;
-      ++pos_;
-    }
-    return c;
-  }
-
-  // Advances over one well-formed UTF-8 character of 2 to 4 bytes, appending it.
-  void copy_utf8(std::string& out) {
-    const std::size_t start = pos_;
-    const unsigned char b0 = peek();
-    std::size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      len = 3;
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      len = 4;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    } else {
-      throw json_error(start, "invalid UTF-8 in a string");
-    }
-    for (std::size_t k = 1; k < len; ++k) {
-      if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
-      const auto b = static_cast<unsigned char>(s_[start + k]);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
-    }
-    out.append(s_, start, len);
-    pos_ = start + len;
-  }
-
-  void parse_string(std::string& out) {
-    const std::size_t start = pos_;
-    ++pos_;  // '"'
-    for (;;) {
-      if (at_end()) throw json_error(start, "unterminated string");
-      const unsigned char c = peek();
-      if (c == '"') {
-        ++pos_;
-        return;
-      }
-      if (c < 0x20) fail("control character inside a string (must be escaped)");
-      if (c >= 0x80) {
-        copy_utf8(out);
-        continue;
-      }
-      if (c != '\\') {
-        out += static_cast<char>(c);
-        ++pos_;
-        continue;
-      }
-      ++pos_;
-      if (at_end()) throw json_error(start, "unterminated string");
-      const unsigned char e = peek();
-      ++pos_;
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          const std::size_t esc = pos_ - 2;
-          std::uint32_t cp = parse_hex4();
-          if (cp >= 0xDC00 && cp <= 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (s_.compare(pos_, 2, "\\u") != 0) throw json_error(esc, "unpaired surrogate in a \\u escape");
-            pos_ += 2;
-            const std::uint32_t low = parse_hex4();
-            if (low < 0xDC00 || low > 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default:
-          pos_ -= 1;
-          fail("invalid escape in a string");
-      }
-    }
-  }
-
-  void parse_number(std::string& out) {
-    const std::size_t start = pos_;
-    if (peek() == '-') ++pos_;
-    if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in a number");
-    if (peek() == '0') {
-      ++pos_;
-      if (!at_end() && peek() >= '0' && peek() <= '9') fail("leading zeros are not allowed in a number");
-    } else {
-      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    if (!at_end() && peek() == '.') {
-      ++pos_;
-      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit after the decimal point");
-      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
-      ++pos_;
-      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
-      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in the exponent");
-      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    out.assign(s_, start, pos_ - start);
-  }
-
-  const std::string& s_;
-  limits lim_;
-  std::size_t pos_ = 0;
-  std::size_t values_ = 0;
-};
-
-// Parses `text` as one JSON document; throws json_error.
-inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
-
-}  // namespace json
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
-// end include/forkscale/detail/input/json_reader.hpp
 // begin include/forkscale/read_report.hpp
 #ifndef FORKSCALE_SINGLE_READ_REPORT_HPP
 #define FORKSCALE_SINGLE_READ_REPORT_HPP
@@ -1719,6 +1068,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (rep.unit.empty()) throw json_error(top.required("unit").offset, top.path("unit") + ": empty unit");
   rep.clock = clock_from_name(top, "clock");
   rep.burden = top.u64("burden");
+  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");  // absent in older files
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");
@@ -1784,16 +1134,22 @@ inline report read_report(const std::string& path) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_READ_REPORT_HPP
 // end include/forkscale/read_report.hpp
-// begin include/forkscale/study/result.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
-#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
-// study/result.hpp: what a scaling study holds — every number measured at each P,
-// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
-#include <cstddef>
+// begin include/forkscale/study/prediction_io.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
+// study/prediction_io.hpp: a study's prediction (study_result::prediction) in
+// its JSON ("prediction", docs/study-schema.md), read back with the measured
+// times and errors checked, and in its text (section 6).
 #include <cstdint>
 #include <string>
-#include <utility>
-#include <vector>
+
+// begin include/forkscale/study/format.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_FORMAT_HPP
+#define FORKSCALE_SINGLE_STUDY_FORMAT_HPP
+// study/format.hpp: how a study writes its numbers for people — times in grouped
+// ns, ratios, percentages, the spread of repeated runs — in its text and warnings.
+#include <cmath>
+#include <string>
 
 // begin include/forkscale/study/scaling.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_SCALING_HPP
@@ -1912,6 +1268,126 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
+namespace detail {
+namespace study {
+
+inline std::string fmt(double v, int decimals = 2) { return output::fixed(v, decimals); }
+
+inline std::string percent(double v) { return output::fixed(100 * v, 1) + "%"; }
+
+// A time in ns as grouped integer ns ("12,345,678"), "n/a" when unknown.
+inline std::string ns_text(double v) {
+  if (std::isnan(v)) return "n/a";
+  if (v < 0) return "-" + output::grouped_round(-v);
+  return output::grouped_round(v);
+}
+
+inline std::string ratio_cell(double v) { return std::isnan(v) ? "n/a" : output::fixed(v, 2); }
+
+// The spread of repeated runs, as the text and the warnings give it: the whole
+// range over the median, (max - min) / median — not half of it, so no "±".
+inline double spread_of(const sample_stats& s) {
+  if (s.empty() || !(s.median > 0)) return 0;
+  return (s.max - s.min) / s.median;
+}
+
+// What the text and the warnings call it.
+inline constexpr char spread_definition[] = "(max - min) / median";
+
+inline std::string spread_text(const sample_stats& s) {
+  if (s.empty()) return "n/a";
+  return percent(spread_of(s));
+}
+
+inline std::string stats_line(const char* name, const sample_stats& s) {
+  std::string out = std::string("  ") + name;
+  if (s.empty()) return out + "n/a\n";
+  out += ns_text(s.mean) + " ns mean, " + ns_text(s.median) + " median, " + ns_text(s.min) + " .. " + ns_text(s.max) +
+         " (" + std::to_string(s.count()) + " runs)\n";
+  return out;
+}
+
+// A thread count as a table shows it: "4*" when it is more than the hardware threads.
+inline std::string count_cell(unsigned count, bool oversubscribed) {
+  return std::to_string(count) + (oversubscribed ? "*" : "");
+}
+
+}  // namespace study
+}  // namespace detail
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_FORMAT_HPP
+// end include/forkscale/study/format.hpp
+// begin include/forkscale/study/result.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
+#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// study/result.hpp: what a scaling study holds — every number measured at each P,
+// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/study/prediction.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// study/prediction.hpp: what a scaling study predicts from its 1-thread record
+// (study_result::prediction, docs/predict.md): the replay of the recorded
+// strand graph on P = 1 .. study_options::predict_up_to processors, next to
+// the times the study measured at every P it ran.
+#include <cmath>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The prediction at one P. Times in ns: the replay's times scaled by the
+// study's measured T1 over the replayed T1 (study_prediction::scale), so that
+// the prediction at P = 1 is the measured T1 and the replay predicts how the
+// time shrinks.
+struct study_prediction_point {
+  unsigned processors = 0;
+  double time = scaling::nan();         // work stealing, median over the seeds
+  double time_min = scaling::nan();     // ... fastest seed
+  double time_max = scaling::nan();     // ... slowest seed
+  double greedy_time = scaling::nan();  // greedy list scheduling
+  double lower_time = scaling::nan();   // no schedule is faster: max(T1/P, T∞)
+  double upper_time = scaling::nan();   // Cilkview's estimate: T1/P + 1.7 · burdened span
+  double measured = scaling::nan();     // the study's mean TP at this P; NaN where it did not run
+  double error = scaling::nan();        // (time − measured) / measured
+
+  bool was_measured() const noexcept { return !std::isnan(measured); }
+};
+
+struct study_prediction {
+  // Why there is no prediction (the study was asked for none, the record is
+  // partial, nothing was measured); empty when there is one.
+  std::string note;
+  double scale = scaling::nan();  // the measured T1 over the replayed T1
+  // The recorded graph, in ns, unscaled.
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  replay_model model;                          // the costs resolved, in ns
+  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
+  std::vector<study_prediction_point> points;  // ascending P
+
+  bool empty() const noexcept { return points.empty(); }
+  const study_prediction_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// end include/forkscale/study/prediction.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
 // ---- the study's data ------------------------------------------------------------
 
 // Everything measured at one P.
@@ -1972,6 +1448,7 @@ struct study_result {
   std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
   report profile;                          // the engine's report of the median 1-thread run
   study_bounds bounds;                     // derived from profile
+  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
   std::vector<std::string> warnings;
 
   double ts() const noexcept { return baseline.mean; }
@@ -2025,6 +1502,11 @@ inline void study_result::recompute() {
     pt.self_high = ratio(t1_mean, pt.time.min);
   }
   for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
+  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
+    const study_point* m = at(pp.processors);
+    pp.measured = m ? m->time.mean : nan();
+    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
+  }
   bounds = study_bounds{};
   if (!profile.empty()) {
     const region_result& r = profile.root();
@@ -2039,6 +1521,140 @@ inline void study_result::recompute() {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
 // end include/forkscale/study/result.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace study {
+
+inline void write_prediction(output::json_writer& j, const study_prediction& p) {
+  j.key("prediction");
+  j.begin_object();
+  j.member("note", p.note);
+  j.member("scale", p.scale);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", p.model.spawn_cost);
+  j.member("steal_cost", p.model.steal_cost);
+  j.member("steal_attempt_cost", p.model.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(p.model.seeds));
+  j.member("seed", p.model.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : p.assumptions) j.value(a);
+  j.end_array();
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) {
+    j.begin_object();
+    j.member("processors", static_cast<std::uint64_t>(pt.processors));
+    j.member("time", pt.time);
+    j.member("time_min", pt.time_min);
+    j.member("time_max", pt.time_max);
+    j.member("greedy_time", pt.greedy_time);
+    j.member("lower_time", pt.lower_time);
+    j.member("upper_time", pt.upper_time);
+    j.member("measured", pt.measured);
+    j.member("error", pt.error);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+// "prediction", when the file has it (older files do not): everything but the
+// measured times and errors, which recompute() derives.
+inline void read_prediction(const json::object_reader& top, study_result& s) {
+  const json::value* v = top.optional("prediction");
+  if (!v) return;
+  const json::object_reader r(*v, "prediction");
+  study_prediction& p = s.prediction;
+  p.note = r.str("note");
+  p.scale = r.number("scale", true);
+  p.work = r.number("work", true);
+  p.span = r.number("span", true);
+  p.burdened_span = r.number("burdened_span", true);
+  const json::object_reader m(r.object("model"), r.path("model"));
+  p.model.spawn_cost = m.number("spawn_cost");
+  p.model.steal_cost = m.number("steal_cost");
+  p.model.steal_attempt_cost = m.number("steal_attempt_cost");
+  p.model.seeds = m.u32("seeds");
+  p.model.seed = m.u64("seed");
+  const json::value& assumptions = r.array("assumptions");
+  for (std::size_t i = 0; i < assumptions.items.size(); ++i) {
+    const json::value& a = assumptions.items[i];
+    if (!a.is(json::kind::string))
+      throw json::json_error(a.offset, r.path("assumptions") + "[" + std::to_string(i) + "]: expected a string");
+    p.assumptions.push_back(a.text);
+  }
+  const json::value& points = r.array("points");
+  for (std::size_t i = 0; i < points.items.size(); ++i) {
+    const json::object_reader q(points.items[i], r.path("points") + "[" + std::to_string(i) + "]");
+    study_prediction_point pt;
+    pt.processors = q.u32("processors");
+    if (pt.processors == 0 || (!p.points.empty() && pt.processors <= p.points.back().processors))
+      throw json::json_error(q.required("processors").offset,
+                             q.path("processors") + ": the processor counts must be positive and ascending");
+    pt.time = q.number("time", true);
+    pt.time_min = q.number("time_min", true);
+    pt.time_max = q.number("time_max", true);
+    pt.greedy_time = q.number("greedy_time", true);
+    pt.lower_time = q.number("lower_time", true);
+    pt.upper_time = q.number("upper_time", true);
+    p.points.push_back(pt);
+  }
+}
+
+// The measured times and errors the file states must be what its runs give.
+inline void check_prediction(const json::object_reader& top, const study_result& s) {
+  const json::value* v = top.optional("prediction");
+  if (!v) return;
+  const json::object_reader r(*v, "prediction");
+  const json::value& points = r.array("points");
+  for (std::size_t i = 0; i < points.items.size(); ++i) {
+    const json::object_reader q(points.items[i], r.path("points") + "[" + std::to_string(i) + "]");
+    json::check_derived(q.required("measured"), q.path("measured"), q.number("measured", true),
+                        s.prediction.points[i].measured);
+    json::check_derived(q.required("error"), q.path("error"), q.number("error", true), s.prediction.points[i].error);
+  }
+}
+
+// 6) The prediction next to the measured times.
+inline std::string text_prediction(const study_result& s) {
+  const study_prediction& p = s.prediction;
+  if (p.empty() && p.note.empty()) return std::string();  // a study made by hand, or an older file
+  std::string out = "\n6) Predicted from the 1-thread record (replay, docs/predict.md)\n";
+  if (p.empty()) return out + "  none: " + output::printable(p.note) + "\n";
+  out += "  Replayed graph: work " + ns_text(p.work) + " ns, span " + ns_text(p.span) + " ns; scaled by measured " +
+         "T1 / replayed T1 = " + fmt(p.scale, 3) + "\n";
+  output::text_table t({"P", "measured TP", "predicted TP", "error", "T1/TP", "spread", "bounds T1/TP"});
+  const double t1 = s.t1();
+  for (const auto& pt : p.points) {
+    const study_point* m = s.at(pt.processors);
+    const double spread = pt.time > 0 ? (pt.time_max - pt.time_min) / pt.time : scaling::nan();
+    t.add({count_cell(pt.processors, m && m->oversubscribed), pt.was_measured() ? ns_text(pt.measured) : "-",
+           ns_text(pt.time), pt.was_measured() ? (pt.error > 0 ? "+" : "") + percent(pt.error) : "-",
+           ratio_cell(scaling::ratio(t1, pt.time)), std::isnan(spread) ? "n/a" : percent(spread),
+           ratio_cell(scaling::ratio(t1, pt.upper_time)) + " - " + ratio_cell(scaling::ratio(t1, pt.lower_time))});
+  }
+  out += t.render();
+  out += output::wrapped("predicted TP: work stealing, the median over " + std::to_string(p.model.seeds) +
+                             " seeds (spread: (max - min) / median); error: (predicted - measured) / measured; "
+                             "bounds: Cilkview's estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf), of "
+                             "the recorded graph. Assumptions:",
+                         "  ", "  ");
+  for (const auto& a : p.assumptions) out += output::wrapped(output::printable(a), "  - ", "    ");
+  return out;
+}
+
+}  // namespace study
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
+// end include/forkscale/study/prediction_io.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -2174,6 +1790,7 @@ inline std::string study_result::to_json() const {
   ds::write_bounds(j, bounds);
   ds::write_bandwidth_probe(j, probe_alone, bandwidth);
   ds::write_profile(j, profile);
+  ds::write_prediction(j, prediction);
   j.key("warnings");
   j.begin_array();
   for (const auto& wmsg : warnings) j.value(wmsg);
@@ -2354,8 +1971,10 @@ inline study_result study_from_value(const json::value& v) {
   const json::value& prof = top.required("profile");
   if (!prof.is(json::kind::null)) s.profile = json::report_from_value(prof, "profile");
   read_warnings(top, s);
+  read_prediction(top, s);
   s.recompute();
   check_derived_numbers(top, s);
+  check_prediction(top, s);
   return s;
 }
 
@@ -2442,6 +2061,14 @@ struct study_options {
   // The progress line on stderr (options.hpp, progress_mode): by default only
   // when stderr is a terminal; FORKSCALE_PROGRESS=0 or 1 overrides automatic.
   progress_mode show_progress = progress_mode::automatic;
+  // The replay's validation (docs/predict.md): the last warm-up run at P = 1 (or,
+  // without warm-up, one more untimed run) is recorded (options.record), and its
+  // strand graph is replayed on P = 1, 2, 4, ... up to this many processors and
+  // on every P the study ran, next to the measured times
+  // (study_result::prediction). 0: no prediction.
+  unsigned predict_up_to = 64;
+  // The runtime the replay assumes (by default: the recorded run's burden).
+  replay_model replay;
 };
 
 FORKSCALE_NAMESPACE_END
@@ -2465,67 +2092,110 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
-// begin include/forkscale/study/format.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_FORMAT_HPP
-#define FORKSCALE_SINGLE_STUDY_FORMAT_HPP
-// study/format.hpp: how a study writes its numbers for people — times in grouped
-// ns, ratios, percentages, the spread of repeated runs — in its text and warnings.
+// begin include/forkscale/study/predict_run.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
+// study/predict_run.hpp: the study's prediction (study_result::prediction,
+// docs/predict.md) — the recorded 1-thread run replayed on P = 1, 2, 4, ...
+// study_options::predict_up_to and on every P the study ran, scaled to the
+// measured T1.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
-
 namespace detail {
 namespace study {
 
-inline std::string fmt(double v, int decimals = 2) { return output::fixed(v, decimals); }
-
-inline std::string percent(double v) { return output::fixed(100 * v, 1) + "%"; }
-
-// A time in ns as grouped integer ns ("12,345,678"), "n/a" when unknown.
-inline std::string ns_text(double v) {
-  if (std::isnan(v)) return "n/a";
-  if (v < 0) return "-" + output::grouped_round(-v);
-  return output::grouped_round(v);
+inline std::vector<unsigned> predicted_processors(const study_result& s, unsigned up_to) {
+  std::vector<unsigned> ps;
+  up_to = std::min(up_to, 65536u);
+  for (unsigned p = 1; p < up_to; p *= 2) ps.push_back(p);
+  ps.push_back(up_to);
+  for (const auto& pt : s.points)
+    if (pt.processors <= 65536u) ps.push_back(pt.processors);
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  return ps;
 }
 
-inline std::string ratio_cell(double v) { return std::isnan(v) ? "n/a" : output::fixed(v, 2); }
-
-// The spread of repeated runs, as the text and the warnings give it: the whole
-// range over the median, (max - min) / median — not half of it, so no "±".
-inline double spread_of(const sample_stats& s) {
-  if (s.empty() || !(s.median > 0)) return 0;
-  return (s.max - s.min) / s.median;
+// Why `recorded` cannot be replayed, or empty.
+inline std::string unreplayable(const study_result& s, const report& recorded, const study_options& opt) {
+  if (opt.predict_up_to == 0) return "not asked for (study_options::predict_up_to is 0)";
+  if (recorded.empty()) return "the engine measured nothing (FORKSCALE_ENABLE=0?)";
+  if (!recorded.record) return "the 1-thread run was not recorded (FORKSCALE_RECORD=0?)";
+  if (!recorded.record->complete)
+    return "the record of the 1-thread run is partial (it stopped at options.record_limit)";
+  if (!(s.t1() > 0)) return "T1 was not measured";
+  return std::string();
 }
 
-// What the text and the warnings call it.
-inline constexpr char spread_definition[] = "(max - min) / median";
-
-inline std::string spread_text(const sample_stats& s) {
-  if (s.empty()) return "n/a";
-  return percent(spread_of(s));
+inline study_prediction_point scaled_point(const predicted_point& p, const prediction& pr, double scale) {
+  study_prediction_point o;
+  o.processors = p.processors;
+  o.time = p.stealing.median * scale;
+  o.time_min = p.stealing.min * scale;
+  o.time_max = p.stealing.max * scale;
+  o.greedy_time = p.greedy_time * scale;
+  o.lower_time = p.lower_time * scale;
+  o.upper_time = (pr.work / p.processors + 1.7 * pr.burdened_span) * scale;
+  return o;
 }
 
-inline std::string stats_line(const char* name, const sample_stats& s) {
-  std::string out = std::string("  ") + name;
-  if (s.empty()) return out + "n/a\n";
-  out += ns_text(s.mean) + " ns mean, " + ns_text(s.median) + " median, " + ns_text(s.min) + " .. " + ns_text(s.max) +
-         " (" + std::to_string(s.count()) + " runs)\n";
-  return out;
+// Fills s.prediction from the recorded run (before s.recompute(), which adds
+// the measured times and the errors).
+inline void add_prediction(study_result& s, const report& recorded, const study_options& opt) {
+  study_prediction& out = s.prediction;
+  out = study_prediction{};
+  out.note = unreplayable(s, recorded, opt);
+  if (!out.note.empty()) return;
+  prediction p;
+  try {
+    p = forkscale::predict(recorded, predicted_processors(s, opt.predict_up_to), opt.replay);
+  } catch (const error& e) {
+    out.note = e.what();
+    return;
+  }
+  const predicted_point* one = p.at(1);
+  out.scale = scaling::ratio(s.t1(), one ? one->stealing.median : 0.0);
+  if (std::isnan(out.scale)) {
+    out.note = "the recorded run has no work to replay";
+    return;
+  }
+  out.work = p.work;
+  out.span = p.span;
+  out.burdened_span = p.burdened_span;
+  out.model = p.model;
+  out.assumptions = p.assumptions;
+  out.assumptions.push_back("Times are the replay's scaled by the measured T1 over the replayed T1 (" +
+                            output::fixed(out.scale, 3) + "): the replay predicts how the time shrinks with P.");
+  for (const auto& pt : p.points) out.points.push_back(scaled_point(pt, p, out.scale));
 }
 
-// A thread count as a table shows it: "4*" when it is more than the hardware threads.
-inline std::string count_cell(unsigned count, bool oversubscribed) {
-  return std::to_string(count) + (oversubscribed ? "*" : "");
+// The warnings about the prediction: none was made (though asked for), or it
+// is more than 15% off what was measured at a P above 1 within the hardware.
+inline void add_prediction_warnings(study_result& s, const study_options& opt) {
+  if (opt.predict_up_to > 0 && s.prediction.empty() && !s.prediction.note.empty())
+    s.warnings.push_back("no prediction from the 1-thread record: " + s.prediction.note);
+  for (const auto& pp : s.prediction.points) {
+    const study_point* m = s.at(pp.processors);
+    if (!m || m->oversubscribed || pp.processors < 2 || !(std::fabs(pp.error) > 0.15)) continue;
+    s.warnings.push_back("the replay of the 1-thread record predicts TP at P = " + std::to_string(pp.processors) + " " +
+                         output::fixed(100 * std::fabs(pp.error), 1) + "% " + (pp.error > 0 ? "above" : "below") +
+                         " the measured time (predicted " + output::grouped_round(pp.time) + " ns, measured " +
+                         output::grouped_round(pp.measured) +
+                         " ns): the replay leaves out caches, memory bandwidth, the machine's other load and the "
+                         "runtime's own scheduling (docs/predict.md)");
+  }
 }
 
 }  // namespace study
 }  // namespace detail
-
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_FORMAT_HPP
-// end include/forkscale/study/format.hpp
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
+// end include/forkscale/study/predict_run.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -2694,7 +2364,7 @@ class study_runner {
       for (const auto& pt : s_.points) {
         line_.show("warm-up " + std::to_string(i + 1) + " of " + std::to_string(opt_.warmup) +
                    ", P = " + std::to_string(pt.processors));
-        run_parallel(nullptr, pt.processors);
+        run_parallel(nullptr, pt.processors, i + 1 == opt_.warmup && pt.processors == 1 && opt_.predict_up_to > 0);
       }
     }
   }
@@ -2726,6 +2396,16 @@ class study_runner {
       pt.burdened_span = sample_stats::of(std::move(pt.burdened_span.samples));
       pt.spawns = sample_stats::of(std::move(pt.spawns.samples));
     }
+  }
+
+  // The record the prediction replays: made in the last warm-up round, or now,
+  // untimed, when there was none.
+  const report& recorded() {
+    if (recorded_.empty() && opt_.warmup == 0 && opt_.predict_up_to > 0) {
+      progress("recording the 1-thread run");
+      run_parallel(nullptr, 1, true);
+    }
+    return recorded_;
   }
 
   // The profile: the engine's report of the 1-thread run whose time is the median.
@@ -2774,11 +2454,14 @@ class study_runner {
 
   // The parallel program at P threads, measured; its numbers go to *pt (none
   // for a warm-up run, pt null).
-  void run_parallel(study_point* pt, unsigned p) {
+  void run_parallel(study_point* pt, unsigned p, bool record = false) {
     setup();
     double elapsed = 0;
+    options o = opt_.measure;
+    o.record = o.record || record;
     report rep = measure(
-        s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, opt_.measure);
+        s_.label, [&] { elapsed = time_ns([&] { w_.parallel(p); }); }, o);
+    if (record) recorded_ = rep;
     if (!rep.empty() && rep.unit != "ns")
       throw error(who_ + "the engine measured in '" + output::printable(rep.unit) +
                   "', not ns: a study needs a timed clock (is FORKSCALE_DEFAULT_CLOCK the cost clock?)");
@@ -2808,6 +2491,7 @@ class study_runner {
   const study_options& opt_;
   const std::string& who_;
   std::vector<report> one_thread_reports_;
+  report recorded_;             // the recorded 1-thread run (study_options::predict_up_to)
   detail::progress_line line_;  // erased when the study is done
 };
 
@@ -2875,8 +2559,10 @@ inline study_result run_study(std::string label, const study_workload& w, const 
   run.time_rounds();
   run.choose_profile();
   run.probe_bandwidth();
+  ds::add_prediction(s, run.recorded(), opt);
   s.recompute();
   ds::add_derived_warnings(s);
+  ds::add_prediction_warnings(s, opt);
   return s;
 }
 
@@ -3003,7 +2689,7 @@ inline std::string text_warnings(const study_result& s) {
 inline std::string study_result::to_text() const {
   namespace ds = detail::study;
   return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) + ds::text_factored(*this) +
-         ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_warnings(*this);
+         ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_prediction(*this) + ds::text_warnings(*this);
 }
 
 inline std::string study_result::to_csv() const {

@@ -18,6 +18,7 @@
 #include "../../options.hpp"
 #include "../../report.hpp"
 #include "../blame/lock_rows.hpp"
+#include "../burden/store.hpp"
 #include "../profile/rows.hpp"
 #include "../profile/task_profile.hpp"
 #include "../record/build.hpp"
@@ -113,6 +114,26 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   rep.profiler_bytes += s.rec->bytes();
 }
 
+// The session's burden and where it came from: options.burden; else, under a
+// timed clock, the steal cost stored for options.backend (burden.hpp); else
+// the clock's default (Cilkview's 15,000 cycles). A burden file that cannot be
+// read is said in one diagnostic, and the default is used.
+inline void resolve_burden(session& s, const options& opt) {
+  if (!(opt.burden < 0)) {
+    s.burden = static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(s)));
+    s.burden_source = "option";
+    return;
+  }
+  s.burden = s.info.default_burden_ticks;
+  s.burden_source = "default";
+  if (opt.backend == backend::unknown || s.kind == clock_kind::cost) return;
+  const burden::lookup found = burden::find_for_measurement(opt.backend);
+  if (!found.problem.empty()) diagnose(&s, site{}, found.problem + "; the default burden is used", false);
+  if (!found.found) return;
+  s.burden = static_cast<std::uint64_t>(std::llround(found.found->steal_ns / unit_per_tick(s)));
+  s.burden_source = std::string("measured ") + to_string(opt.backend);
+}
+
 template <class Clock>
 std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
   clock_kind kind = opt.clock;
@@ -133,11 +154,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   auto s = std::make_unique<session>();
   s->kind = kind;
   s->info = describe(kind, /*rate_now=*/false);
-  s->burden = opt.burden < 0 ? s->info.default_burden_ticks
-                             : static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(*s)));
+  s->on_diagnostic = opt.on_diagnostic;
+  resolve_burden(*s, opt);
   const unsigned hw = std::thread::hardware_concurrency();
   s->max_processors = opt.max_processors ? opt.max_processors : std::max(32u, hw);
-  s->on_diagnostic = opt.on_diagnostic;
   s->profile = opt.site_profiles;
   s->serial = next_session_serial();
   s->root.label = label;

@@ -41,6 +41,7 @@ inline report make_report_shell(const session& s) {
   rep.unit = s.info.unit;
   rep.clock = s.kind;
   rep.burden = to_unit(s, s.burden);
+  rep.burden_source = s.burden_source;
   rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);

@@ -17,6 +17,7 @@
 #include "../../study/study.hpp"
 #include "format.hpp"
 #include "html_blocks.hpp"
+#include "text.hpp"
 #include "what_if_tables.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -44,12 +45,14 @@ inline std::string summary_body(const report& r) {
         "average_maximal_strand");
   std::string o = t.render();
   std::string meta = "Clock " + std::string(to_string(r.clock)) + ", unit " + r.unit + "; burden " +
-                     io::grouped(r.burden) + " " + r.unit + " per continuation edge";
+                     io::grouped(r.burden) + " " + r.unit + " per continuation edge" +
+                     (r.burden_source.empty() ? std::string() : " (" + r.burden_source + ")");
   if (r.compensation_per_strand > 0)
     meta += "; overhead compensation " + io::fixed(r.compensation_per_strand, 2) + " " + r.unit + " per strand (" +
             io::grouped(r.compensation_total) + " " + r.unit + " in total)";
   if (r.profiler_bytes) meta += "; profiler memory " + io::bytes_text(r.profiler_bytes);
   o += paragraph(meta + ".");
+  for (const std::string& n : io::burden_notes(r, u)) o += paragraph(n);
   return o;
 }
 

@@ -172,12 +172,40 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   return out;
 }
 
+// Where the burden came from, when it needs saying, one sentence each: the
+// cost clock's default is a choice, not a measurement, and a burdened
+// parallelism that rounds to 0.00 is explained (the text and the HTML page).
+inline std::vector<std::string> burden_notes(const report& rep, const std::string& u) {
+  std::vector<std::string> out;
+  if (rep.clock == clock_kind::cost && rep.burden_source == "default")
+    out.push_back(
+        "Under the cost clock the default burden is Cilkview's 15,000 cycles taken as 15,000 of the units "
+        "the program charges: a choice, not a measurement. Set options.burden to what a steal costs in "
+        "those units (docs/predict.md).");
+  else if (rep.burden_source.compare(0, 9, "measured ") == 0)
+    out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
+                  " on this machine (burden_file()).");
+  if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
+    out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
+                  ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
+                  "), because every continuation edge costs the burden and the strands cost far less.");
+  return out;
+}
+
+inline std::string burden_source_text(const report& rep, const std::string& u) {
+  std::string out;
+  for (const std::string& n : burden_notes(rep, u)) out += wrapped(n, "  ", "  ");
+  return out;
+}
+
 // The lines after the sections: the burden, the profiler's memory and the
 // overhead compensation.
 inline std::string burden_text(const report& rep, const std::string& u) {
   std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
            grouped(rep.compensation_total) + " " + u + " in total.\n";

@@ -45,6 +45,7 @@ struct raw_strand {
   std::uint32_t frame = 0;  // call path (call_tree)
   std::uint32_t flags = 0;
   std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
 };
 
 // Something reported to a join: a task's last strand, or a join handed on.

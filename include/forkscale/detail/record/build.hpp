@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -54,6 +55,7 @@ class record_builder {
     fill_critical_path(r, end.critical_last);
     fill_threads_and_regions(r);
     fill_locks(r);
+    fill_what_if_regions(r);
     call_tree::instance().snapshot(r.frames, r.sites);
     return out;
   }
@@ -199,6 +201,7 @@ class record_builder {
       o.critical_pred = mapped(w.crit_pred);
       o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
       o.after_spawn = (w.flags & rec_after_spawn) != 0;
+      o.what_if = w.what_if;
       task_start_.push_back((w.flags & rec_task_start) != 0);
       if (w.join_site != 0) join_site_.emplace_back(o.join, w.join_site - 1);
       r.wall_ns = std::max(r.wall_ns, o.end_ns);
@@ -321,6 +324,12 @@ class record_builder {
                      [](const forkscale::record_lock& a, const forkscale::record_lock& b) {
                        return a.wait_start_ns < b.wait_start_ns;
                      });
+  }
+
+  void fill_what_if_regions(execution_record& r) {
+    std::lock_guard<std::mutex> g(s_.m);
+    for (const wi_region& w : s_.what_if_regions)
+      r.what_if_regions.push_back({w.name, w.call_site, w.file, w.line, w.function, w.tag});
   }
 
   session& s_;

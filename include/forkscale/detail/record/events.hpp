@@ -44,6 +44,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->path = c.path;
   r->frame = f.rec_frame;
   r->flags = f.rec_flags;
+  r->what_if = f.what_if_mask & wi_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.rec_prev = id;
   f.totals.last_strand = id;

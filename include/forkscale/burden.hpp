@@ -1,0 +1,81 @@
+// burden.hpp: the burden measured instead of assumed (docs/predict.md,
+// "Measured burden"). Cilkview charges every continuation edge 15,000 cycles, a
+// guess for every runtime and machine; fs::calibrate_burden times what a spawn
+// and a steal cost for one backend on this machine with a micro-benchmark the
+// library ships, and store_burden keeps the figures in a small file that later
+// measurements read when options.backend names the backend:
+//
+//   fs::measured_burden b = fs::calibrate_burden(fs::backend::tbb);  // needs adapters/tbb.hpp
+//   fs::store_burden(b);                                             // burden_file()
+//   fs::options o;  o.backend = fs::backend::tbb;                    // burden = b.steal_ns
+//
+// `forkscale-report calibrate [--backend std_thread|tbb|openmp]` does the same.
+// The std::thread micro-benchmark is always there; oneTBB's comes with
+// forkscale/adapters/tbb.hpp and OpenMP's with forkscale/adapters/openmp.hpp
+// (compiled with OpenMP): a translation unit that includes the adapter makes
+// its backend calibratable.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "config.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// One backend's runtime costs on this machine, in nanoseconds, from the
+// micro-benchmark's rounds (detail/burden/calibrate.hpp).
+struct measured_burden {
+  forkscale::backend backend = forkscale::backend::unknown;
+  // What one spawn costs the spawning thread: the library's call that hands the
+  // child over (std::thread's constructor, task_group::run, creating an OpenMP
+  // task), with an empty child.
+  double spawn_ns = 0;
+  // How long work handed over waits before another thread starts it, with the
+  // spawning thread busy: the migration a steal makes (std::thread: the new
+  // thread's start). The lower decile of the least disturbed batch of rounds:
+  // the time when the other thread is on a core, as a thief is while a program
+  // runs. This is the burden: the cost of a continuation edge.
+  double steal_ns = 0;
+  // The median of the same batch; far above steal_ns on a busy machine (the
+  // other thread waited for a core).
+  double steal_median_ns = 0;
+  unsigned rounds = 0;            // rounds whose child another thread started
+  unsigned hardware_threads = 0;  // of the machine it was measured on
+  // Threads of other processes ready to run as the calibration began (Linux's
+  // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
+  // machine was busy, and the steal measured how long its scheduler kept the
+  // other thread waiting rather than the runtime (machine_was_busy()).
+  unsigned runnable_elsewhere = 0;
+  std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
+
+  bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
+};
+
+// Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
+// under a second). Throws forkscale::error for backend::unknown, for a backend
+// whose adapter this program did not include (or, for OpenMP, compile with
+// OpenMP), and on a machine with one hardware thread (nothing can be stolen).
+measured_burden calibrate_burden(forkscale::backend b);
+
+// Where measured burdens are stored: FORKSCALE_BURDEN_FILE when it is set,
+// else $XDG_CACHE_HOME/forkscale/burden.json, else
+// $HOME/.cache/forkscale/burden.json; empty when none of them is set.
+std::string burden_file();
+
+// Stores `m` in `path` (its backend's entry replaced, the others kept; the
+// directory made if missing; the file replaced atomically). Throws
+// forkscale::error when the path is empty, the file exists and is not a burden
+// file, or it cannot be written.
+void store_burden(const measured_burden& m, const std::string& path = burden_file());
+
+// The stored figures for `b`, or nothing when the file or its entry does not
+// exist. Throws forkscale::error when the file exists but cannot be read or is
+// not a valid burden file.
+std::optional<measured_burden> stored_burden(forkscale::backend b, const std::string& path = burden_file());
+
+FORKSCALE_NAMESPACE_END
+
+#include "detail/burden/calibrate.hpp"
+#include "detail/burden/store.hpp"

@@ -1,0 +1,142 @@
+// detail/predict/output.hpp: a prediction as text (a table per P and the
+// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
+// docs/predict.md), and the write_* functions.
+#pragma once
+#include <string>
+
+#include "../../config.hpp"
+#include "../../predict.hpp"
+#include "../output/format.hpp"
+#include "../output/json_writer.hpp"
+#include "../output/text_table.hpp"
+#include "../output/utf8.hpp"
+#include "../util/atomic_file.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The work-stealing spread over the seeds: (max - min) / median, in percent.
+inline std::string spread_text(const replay_spread& s) {
+  if (!(s.median > 0)) return "n/a";
+  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+}
+
+inline std::string prediction_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t(
+        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
+             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
+             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
+             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_text(const prediction& p) {
+  namespace io = output;
+  const std::string u = io::printable(p.unit);
+  std::string out = "forkscale prediction";
+  if (!p.label.empty()) out += ": " + io::printable(p.label);
+  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
+  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
+                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
+                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
+                     "  ", "  ");
+  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
+  out += prediction_table(p);
+  out += io::wrapped(
+      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
+      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
+      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
+      "runtime takes.",
+      "  ", "  ");
+  out += "\nAssumptions\n";
+  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
+  return out;
+}
+
+inline void spread_json(output::json_writer& j, const replay_spread& s) {
+  j.begin_object();
+  j.member("min", s.min);
+  j.member("median", s.median);
+  j.member("max", s.max);
+  j.member("mean", s.mean);
+  j.end_object();
+}
+
+inline void point_json(output::json_writer& j, const predicted_point& pt) {
+  j.begin_object();
+  j.member("processors", static_cast<std::uint64_t>(pt.processors));
+  j.key("greedy");
+  j.begin_object();
+  j.member("time", pt.greedy_time);
+  j.member("speedup", pt.greedy_speedup);
+  j.member("migrations", pt.greedy_migrations);
+  j.end_object();
+  j.key("work_stealing");
+  j.begin_object();
+  j.key("time");
+  spread_json(j, pt.stealing);
+  j.member("speedup", pt.stealing_speedup);
+  j.member("speedup_min", pt.stealing_speedup_min);
+  j.member("speedup_max", pt.stealing_speedup_max);
+  j.member("steals", pt.steals);
+  j.member("failed_steals", pt.failed_steals);
+  j.end_object();
+  j.key("bounds");
+  j.begin_object();
+  j.member("lower_time", pt.lower_time);
+  j.member("brent_time", pt.brent_time);
+  j.member("cilkview_lower", pt.cilkview.lower);
+  j.member("cilkview_upper", pt.cilkview.upper);
+  j.end_object();
+  j.end_object();
+}
+
+inline std::string prediction_json(const prediction& p) {
+  output::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.prediction");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("label", p.label);
+  j.member("unit", p.unit);
+  j.member("clock", to_string(p.clock));
+  j.member("strands", p.strands);
+  j.member("spawns", p.spawns);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.member("burden", p.burden);
+  j.member("burden_source", p.burden_source);
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", p.model.spawn_cost);
+  j.member("steal_cost", p.model.steal_cost);
+  j.member("steal_attempt_cost", p.model.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(p.model.seeds));
+  j.member("seed", p.model.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : p.assumptions) j.value(a);
+  j.end_array();
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) point_json(j, pt);
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+}  // namespace predict
+}  // namespace detail
+
+inline std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
+inline std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+inline void prediction::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
+inline void prediction::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+
+FORKSCALE_NAMESPACE_END

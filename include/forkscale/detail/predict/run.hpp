@@ -1,0 +1,180 @@
+// detail/predict/run.hpp: fs::predict — checking the request, resolving the
+// model, replaying each P with both schedulers, and the assumptions text.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../../config.hpp"
+#include "../../predict.hpp"
+#include "../../report.hpp"
+#include "../output/format.hpp"
+#include "graph.hpp"
+#include "greedy.hpp"
+#include "stealing.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+inline constexpr unsigned max_processors = 65536;
+inline constexpr unsigned max_seeds = 1000;
+
+// The record a replay needs, or an error naming what is missing.
+inline const execution_record& replayable_record(const report& rep) {
+  if (!rep.record)
+    throw error(
+        "forkscale: the report has no record to replay (measure with options.record = true or "
+        "FORKSCALE_RECORD=1)");
+  const execution_record& r = *rep.record;
+  if (!r.complete)
+    throw error(
+        "forkscale: the report's record is partial (it stopped at options.record_limit or lost strands): "
+        "a replay needs the whole graph");
+  if (r.empty()) throw error("forkscale: the report's record has no strands to replay");
+  return r;
+}
+
+inline void check_processors(const std::vector<unsigned>& processors) {
+  if (processors.empty()) throw error("forkscale: no processor counts to predict");
+  for (const unsigned p : processors)
+    if (p == 0 || p > max_processors)
+      throw error("forkscale: P = " + std::to_string(p) + " is not a processor count the replay takes (1 to " +
+                  std::to_string(max_processors) + ")");
+}
+
+// The model with every cost resolved from the report's burden.
+inline replay_model resolve_model(const replay_model& m, double burden) {
+  const auto check = [](double v, const char* name) {
+    if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
+  };
+  check(m.spawn_cost, "spawn_cost");
+  check(m.steal_cost, "steal_cost");
+  check(m.steal_attempt_cost, "steal_attempt_cost");
+  if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
+  if (m.seeds == 0 || m.seeds > max_seeds)
+    throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
+                " seeds are replayed");
+  replay_model r = m;
+  if (r.steal_cost < 0) r.steal_cost = burden;
+  if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
+  return r;
+}
+
+inline runtime_costs costs_of(const replay_model& m) { return {m.spawn_cost, m.steal_cost, m.steal_attempt_cost}; }
+
+// The work-stealing times of one P over the model's seeds.
+inline void replay_stealing(const replay_graph& g, const replay_model& m, predicted_point& pt) {
+  std::vector<double> times;
+  double steals = 0, failed = 0;
+  for (unsigned k = 0; k < m.seeds; ++k) {
+    const replay_run r = stealing_run(g, pt.processors, costs_of(m), m.seed + k);
+    times.push_back(r.time);
+    steals += static_cast<double>(r.migrations);
+    failed += static_cast<double>(r.failed_steals);
+  }
+  std::sort(times.begin(), times.end());
+  replay_spread& s = pt.stealing;
+  s.min = times.front();
+  s.max = times.back();
+  s.median = times[(times.size() - 1) / 2];
+  double sum = 0;
+  for (const double t : times) sum += t;
+  s.mean = sum / static_cast<double>(times.size());
+  pt.steals = steals / m.seeds;
+  pt.failed_steals = failed / m.seeds;
+}
+
+inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+inline predicted_point predict_point(const replay_graph& g, const replay_model& m, unsigned p) {
+  predicted_point pt;
+  pt.processors = p;
+  const replay_run greedy = greedy_replay(g, p, costs_of(m));
+  pt.greedy_time = greedy.time;
+  pt.greedy_migrations = greedy.migrations;
+  pt.greedy_speedup = ratio(g.work, greedy.time);
+  replay_stealing(g, m, pt);
+  pt.stealing_speedup = ratio(g.work, pt.stealing.median);
+  pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
+  pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+  const double P = static_cast<double>(p);
+  pt.lower_time = std::max(g.work / P, g.span);
+  pt.brent_time = g.work / P + g.span;
+  pt.cilkview.processors = p;
+  const double parallelism = ratio(g.work, g.span);
+  pt.cilkview.upper = g.span > 0 ? std::min(P, parallelism) : P;
+  const double denom = g.work / P + 1.7 * g.burdened_span;
+  pt.cilkview.lower = denom > 0 ? g.work / denom : 0.0;
+  if (pt.cilkview.lower > pt.cilkview.upper) pt.cilkview.lower = pt.cilkview.upper;
+  return pt;
+}
+
+inline std::string amount(double v, const std::string& unit) {
+  const std::string t = v == std::floor(v) && v < 1e15 ? output::grouped_round(v) : output::round_trip(v);
+  return t + " " + unit;
+}
+
+// The assumptions, one sentence each (docs/predict.md says more).
+inline std::vector<std::string> assumptions(const prediction& p) {
+  const std::string u = p.unit;
+  std::vector<std::string> a;
+  a.push_back(
+      "Each strand takes the time the record gives it (its span) on any processor: caches, memory "
+      "bandwidth, clock frequency and other programs on the machine change nothing.");
+  a.push_back(
+      "The graph is the recorded one: a program whose spawns depend on the number of threads (a grain "
+      "size chosen from P, a thread per core) would have another graph on P processors.");
+  std::string steal = amount(p.model.steal_cost, u);
+  if (p.model.steal_cost == p.burden)
+    steal +=
+        p.burden_source.empty() ? " (the report's burden)" : " (the report's burden; source: " + p.burden_source + ")";
+  a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " + steal +
+              ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
+              "; joins and waking idle workers cost nothing more.");
+  a.push_back(
+      "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
+      "migrates pays the steal cost.");
+  a.push_back(
+      "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
+      "random victims, " +
+      std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  if (p.clock != clock_kind::cost)
+    a.push_back(
+        "Timed clock: the strands' times include the library's own spawn and join calls as they ran "
+        "when the program was recorded, on the machine it was recorded on.");
+  return a;
+}
+
+}  // namespace predict
+}  // namespace detail
+
+inline prediction predict(const report& rep, const std::vector<unsigned>& processors, const replay_model& model) {
+  namespace dp = detail::predict;
+  const execution_record& r = dp::replayable_record(rep);
+  dp::check_processors(processors);
+  prediction out;
+  out.label = rep.label;
+  out.unit = rep.unit;
+  out.clock = rep.clock;
+  out.burden = static_cast<double>(rep.burden);
+  out.burden_source = rep.burden_source;
+  out.model = dp::resolve_model(model, out.burden);
+  const dp::replay_graph g =
+      dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
+  out.strands = g.strands;
+  out.spawns = g.spawn_count;
+  out.work = g.work;
+  out.span = g.span;
+  out.burdened_span = g.burdened_span;
+  for (const unsigned p : processors) out.points.push_back(dp::predict_point(g, out.model, p));
+  out.assumptions = dp::assumptions(out);
+  return out;
+}
+
+FORKSCALE_NAMESPACE_END
+
+#include "output.hpp"
+#include "what_if.hpp"

@@ -1,0 +1,66 @@
+// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// replay (report::what_if_text, when the report has a whole record): for each
+// region at its largest factor, the time P processors would take if the
+// region's strands ran that much faster, P being the report's max_processors.
+#pragma once
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "../../config.hpp"
+#include "../../predict.hpp"
+#include "../../report.hpp"
+#include "../output/format.hpp"
+#include "../output/text_table.hpp"
+#include "../output/utf8.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The report with only the optimized rows at each region's largest factor.
+inline report largest_factor_rows(const report& rep) {
+  report r = rep;
+  r.what_if.clear();
+  for (const what_if_result& w : rep.what_if) {
+    if (w.model != what_if_model::optimized || !w.executed) continue;
+    double top = -1;
+    for (const what_if_result& v : rep.what_if)
+      if (v.region == w.region && v.source == w.source && v.file == w.file && v.line == w.line)
+        top = std::max(top, v.factor);
+    if (w.factor == top) r.what_if.push_back(w);
+  }
+  return r;
+}
+
+inline std::string replay_what_if_text(const report& rep) {
+  if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
+  const unsigned p = rep.max_processors ? rep.max_processors : 32;
+  replay_model m;
+  m.seeds = 3;
+  std::vector<what_if_prediction> rows;
+  try {
+    rows = predict_what_if(largest_factor_rows(rep), p, m);
+  } catch (const error&) {
+    return std::string();  // a record the replay cannot take: the table stands alone
+  }
+  if (rows.empty()) return std::string();
+  namespace io = output;
+  const std::string u = io::printable(rep.unit);
+  std::string out =
+      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
+                      " (work stealing, median of 3 seeds, steals costing the burden); if "
+                      "the region ran k times faster (optimized):",
+                  "  ", "  ");
+  io::text_table t({"region", "k", "TP", "faster by"});
+  for (const auto& r : rows)
+    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+  return out + t.render();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,139 @@
+// predict.hpp: the run time of a recorded program on P processors, predicted by
+// replaying its strand graph (report::record) on P virtual processors
+// (docs/predict.md).
+//
+//   fs::options o;  o.record = true;                       // or FORKSCALE_RECORD=1
+//   fs::report rep = fs::measure("fib", [] { fib(30); }, o);
+//   fs::prediction p = fs::predict(rep, {1, 2, 4, 8, 16, 32, 64});
+//   std::cout << p.to_text();                               // or p.to_json()
+//
+// Two schedulers replay the graph: a greedy list scheduler (Graham), whose time
+// lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the runtime costs
+// nothing, and a randomized work-stealing scheduler (work-first, as Cilk), run
+// over several seeds. A strand costs what the record says it added to a path;
+// the runtime's costs (spawn, steal, failed steal attempt) come from the
+// replay_model, by default from the report's burden; every prediction carries
+// the assumptions it was made under, as text.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "report.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The runtime the replay assumes. Costs are in the report's unit (ns for timed
+// clocks, units for the cost clock).
+struct replay_model {
+  // Extra time a spawn takes on the spawning worker: the strand that ends at the
+  // spawn runs this much longer. 0 by default: under a timed clock the library's
+  // own spawn call already runs inside the recorded strands.
+  double spawn_cost = 0;
+  // The time a stolen strand (a continuation, under work-first) waits before it
+  // runs on its thief; the greedy scheduler charges it to a strand that runs on
+  // another processor than the one that made it ready. Negative: the report's
+  // burden (Cilkview's cost of a continuation edge; report::burden_source says
+  // where it came from).
+  double steal_cost = -1;
+  // The time a failed steal attempt (an empty deque) costs the thief before it
+  // tries again. Negative: a tenth of the steal cost.
+  double steal_attempt_cost = -1;
+  // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
+  // seed + seeds - 1 (1 to 1,000 of them).
+  unsigned seeds = 5;
+  std::uint64_t seed = 1;
+};
+
+// The spread of the work-stealing times over the seeds, in the report's unit.
+struct replay_spread {
+  double min = 0;
+  double median = 0;  // the lower middle one for an even number of seeds
+  double max = 0;
+  double mean = 0;
+};
+
+// The prediction at one P. Times in the report's unit; speedups are T1 / TP
+// with T1 the replayed graph's work (prediction::work).
+struct predicted_point {
+  unsigned processors = 0;
+  double greedy_time = 0;
+  double greedy_speedup = 0;
+  std::uint64_t greedy_migrations = 0;  // strands run on another processor than the one that made them ready
+  replay_spread stealing;               // work-stealing TP over the seeds
+  double stealing_speedup = 0;          // T1 / median TP
+  double stealing_speedup_min = 0;      // T1 / max TP
+  double stealing_speedup_max = 0;      // T1 / min TP
+  double steals = 0;                    // successful steals, mean over the seeds
+  double failed_steals = 0;             // failed steal attempts, mean over the seeds
+  // Bounds for this P, from the replayed graph: no schedule beats
+  // max(work / P, span) (the work and span laws); a greedy schedule with free
+  // runtime takes at most work / P + span (Brent); Cilkview's speedup estimate
+  // (report.hpp, speedup_bound) uses the burdened span.
+  double lower_time = 0;  // max(work / P, span)
+  double brent_time = 0;  // work / P + span
+  speedup_bound cilkview;
+};
+
+struct prediction {
+  std::string label;
+  std::string unit = "units";
+  clock_kind clock = clock_kind::cost;
+  // The replayed graph: its strands and spawns, its work (the strands' costs
+  // added up), span and burdened span (with `burden` on every continuation
+  // edge). They are the report's own numbers unless the measurement assumed
+  // call sites faster (the advisor), whose strands cost their assumed time.
+  std::uint64_t strands = 0;
+  std::uint64_t spawns = 0;
+  double work = 0;
+  double span = 0;
+  double burdened_span = 0;
+  double burden = 0;
+  std::string burden_source;            // the report's (report::burden_source)
+  replay_model model;                   // with every cost resolved (none negative)
+  std::vector<predicted_point> points;  // in the order the processors were asked
+  // What the numbers assume, one sentence a line; to_text prints them under
+  // the table and to_json writes them with the numbers.
+  std::vector<std::string> assumptions;
+
+  const predicted_point* at(unsigned processors) const noexcept {
+    for (const auto& p : points)
+      if (p.processors == processors) return &p;
+    return nullptr;
+  }
+  std::string to_text() const;  // for people; the layout may change
+  std::string to_json() const;  // schema "forkscale.prediction" version 1 (docs/predict.md)
+  void write_text(const std::string& path) const;
+  void write_json(const std::string& path) const;
+};
+
+// Replays the report's record on each P of `processors`. Throws forkscale::error
+// (one line) when the report has no record (measure with options.record or
+// FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
+// for a P of 0 or above 65,536, and for a model with a cost that is not a
+// finite number or with 0 or more than 1,000 seeds.
+prediction predict(const report& rep, const std::vector<unsigned>& processors, const replay_model& model = {});
+
+// The what-if regions through the replay (docs/predict.md): for each what-if
+// row of the report in the optimized model — a region whose strands run
+// `factor` times faster — the predicted time on `processors` processors.
+struct what_if_prediction {
+  std::string region;  // as in what_if_result::region
+  what_if_source source = what_if_source::all;
+  double factor = 1;  // may be infinity: the region's strands cost nothing
+  unsigned processors = 0;
+  double time = 0;  // work stealing, median over the seeds
+  double greedy_time = 0;
+  double measured_time = 0;  // the same replay of the program as recorded
+  double speedup = 0;        // measured_time / time: what the change gains on P processors
+};
+
+// One row per executed region (the all-regions rows first, then the report's
+// order) and factor. Throws as predict does; empty when the report has no
+// what-if rows.
+std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors, const replay_model& model = {});
+
+FORKSCALE_NAMESPACE_END
+
+#include "detail/predict/run.hpp"
