@@ -18,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -53,7 +54,9 @@ void handle_request(std::uint64_t n) {
 
 // A fresh empty directory for one test.
 stdfs::path fresh_dir(const std::string& name) {
-  stdfs::path d = stdfs::temp_directory_path() / ("forkscale_test_session_" + name);
+  // Unique to this process: test_session and test_session_single run at once.
+  static const std::string run = std::to_string(std::random_device{}());
+  stdfs::path d = stdfs::temp_directory_path() / ("forkscale_test_session_" + run + "_" + name);
   stdfs::remove_all(d);
   stdfs::create_directories(d);
   return d;
