@@ -354,7 +354,7 @@ struct execution_record {
   std::vector<record_strand> strands;  // in a topological order of the graph
   std::vector<record_join> joins;
   std::vector<record_region> regions;
-  std::vector<record_lock> locks;  // by wait_start_ns
+  std::vector<record_lock> locks;                      // by wait_start_ns
   std::vector<record_what_if_region> what_if_regions;  // in the order of record_strand::what_if's bits
   // The strands of the critical path, first to last; their spans add up to the
   // report's span.
