@@ -6546,6 +6546,7 @@ FORKSCALE_NAMESPACE_END
 // assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
 // docs/predict.md), and the write_* functions.
 #include <string>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -6632,6 +6633,23 @@ inline void point_json(output::json_writer& j, const predicted_point& pt) {
   j.end_object();
 }
 
+// The replay's model and its assumptions: "model" and "assumptions" of a
+// prediction's JSON and of a study's "prediction".
+inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", m.spawn_cost);
+  j.member("steal_cost", m.steal_cost);
+  j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
+  j.member("seed", m.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : assumptions) j.value(a);
+  j.end_array();
+}
+
 inline std::string prediction_json(const prediction& p) {
   output::json_writer j;
   j.begin_object();
@@ -6647,18 +6665,7 @@ inline std::string prediction_json(const prediction& p) {
   j.member("burdened_span", p.burdened_span);
   j.member("burden", p.burden);
   j.member("burden_source", p.burden_source);
-  j.key("model");
-  j.begin_object();
-  j.member("spawn_cost", p.model.spawn_cost);
-  j.member("steal_cost", p.model.steal_cost);
-  j.member("steal_attempt_cost", p.model.steal_attempt_cost);
-  j.member("seeds", static_cast<std::uint64_t>(p.model.seeds));
-  j.member("seed", p.model.seed);
-  j.end_object();
-  j.key("assumptions");
-  j.begin_array();
-  for (const auto& a : p.assumptions) j.value(a);
-  j.end_array();
+  model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
   for (const auto& pt : p.points) point_json(j, pt);
@@ -13509,8 +13516,9 @@ class site_merge {
   }
 
  private:
-  void add_call_row(const call_site_profile& r) {
-    call_site_profile& m = r.kind == site_kind::root ? call_root_ : call_[key_of(r)];
+  // A row of one site takes the site's name from the first report that has it.
+  template <class Row>
+  static void take_identity(Row& m, const Row& r) {
     if (m.name.empty() && r.kind != site_kind::root) {
       m.name = r.name;
       m.file = r.file;
@@ -13520,6 +13528,11 @@ class site_merge {
     }
     m.kind = r.kind;
     m.recursive = m.recursive || r.recursive;
+  }
+
+  void add_call_row(const call_site_profile& r) {
+    call_site_profile& m = r.kind == site_kind::root ? call_root_ : call_[key_of(r)];
+    take_identity(m, r);
     add_site_measure(m.top_call_site_on_work, r.top_call_site_on_work);
     add_site_measure(m.top_caller_on_work, r.top_caller_on_work);
     add_site_measure(m.local_on_work, r.local_on_work);
@@ -13530,15 +13543,7 @@ class site_merge {
 
   void add_spawn_row(const spawn_site_profile& r) {
     spawn_site_profile& m = r.kind == site_kind::root ? spawn_root_ : spawn_[key_of(r)];
-    if (m.name.empty() && r.kind != site_kind::root) {
-      m.name = r.name;
-      m.file = r.file;
-      m.line = r.line;
-      m.function = r.function;
-      m.tag = r.tag;
-    }
-    m.kind = r.kind;
-    m.recursive = m.recursive || r.recursive;
+    take_identity(m, r);
     m.tasks += r.tasks;
     m.work += r.work;
     m.span += r.span;

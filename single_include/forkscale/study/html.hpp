@@ -2853,18 +2853,7 @@ inline void write_prediction(output::json_writer& j, const study_prediction& p) 
   j.member("work", p.work);
   j.member("span", p.span);
   j.member("burdened_span", p.burdened_span);
-  j.key("model");
-  j.begin_object();
-  j.member("spawn_cost", p.model.spawn_cost);
-  j.member("steal_cost", p.model.steal_cost);
-  j.member("steal_attempt_cost", p.model.steal_attempt_cost);
-  j.member("seeds", static_cast<std::uint64_t>(p.model.seeds));
-  j.member("seed", p.model.seed);
-  j.end_object();
-  j.key("assumptions");
-  j.begin_array();
-  for (const auto& a : p.assumptions) j.value(a);
-  j.end_array();
+  predict::model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
   for (const auto& pt : p.points) {

@@ -3,6 +3,7 @@
 // docs/predict.md), and the write_* functions.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../predict.hpp"
@@ -96,6 +97,23 @@ inline void point_json(output::json_writer& j, const predicted_point& pt) {
   j.end_object();
 }
 
+// The replay's model and its assumptions: "model" and "assumptions" of a
+// prediction's JSON and of a study's "prediction".
+inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", m.spawn_cost);
+  j.member("steal_cost", m.steal_cost);
+  j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
+  j.member("seed", m.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : assumptions) j.value(a);
+  j.end_array();
+}
+
 inline std::string prediction_json(const prediction& p) {
   output::json_writer j;
   j.begin_object();
@@ -111,18 +129,7 @@ inline std::string prediction_json(const prediction& p) {
   j.member("burdened_span", p.burdened_span);
   j.member("burden", p.burden);
   j.member("burden_source", p.burden_source);
-  j.key("model");
-  j.begin_object();
-  j.member("spawn_cost", p.model.spawn_cost);
-  j.member("steal_cost", p.model.steal_cost);
-  j.member("steal_attempt_cost", p.model.steal_attempt_cost);
-  j.member("seeds", static_cast<std::uint64_t>(p.model.seeds));
-  j.member("seed", p.model.seed);
-  j.end_object();
-  j.key("assumptions");
-  j.begin_array();
-  for (const auto& a : p.assumptions) j.value(a);
-  j.end_array();
+  model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
   for (const auto& pt : p.points) point_json(j, pt);

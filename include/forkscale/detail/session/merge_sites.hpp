@@ -81,8 +81,9 @@ class site_merge {
   }
 
  private:
-  void add_call_row(const call_site_profile& r) {
-    call_site_profile& m = r.kind == site_kind::root ? call_root_ : call_[key_of(r)];
+  // A row of one site takes the site's name from the first report that has it.
+  template <class Row>
+  static void take_identity(Row& m, const Row& r) {
     if (m.name.empty() && r.kind != site_kind::root) {
       m.name = r.name;
       m.file = r.file;
@@ -92,6 +93,11 @@ class site_merge {
     }
     m.kind = r.kind;
     m.recursive = m.recursive || r.recursive;
+  }
+
+  void add_call_row(const call_site_profile& r) {
+    call_site_profile& m = r.kind == site_kind::root ? call_root_ : call_[key_of(r)];
+    take_identity(m, r);
     add_site_measure(m.top_call_site_on_work, r.top_call_site_on_work);
     add_site_measure(m.top_caller_on_work, r.top_caller_on_work);
     add_site_measure(m.local_on_work, r.local_on_work);
@@ -102,15 +108,7 @@ class site_merge {
 
   void add_spawn_row(const spawn_site_profile& r) {
     spawn_site_profile& m = r.kind == site_kind::root ? spawn_root_ : spawn_[key_of(r)];
-    if (m.name.empty() && r.kind != site_kind::root) {
-      m.name = r.name;
-      m.file = r.file;
-      m.line = r.line;
-      m.function = r.function;
-      m.tag = r.tag;
-    }
-    m.kind = r.kind;
-    m.recursive = m.recursive || r.recursive;
+    take_identity(m, r);
     m.tasks += r.tasks;
     m.work += r.work;
     m.span += r.span;
