@@ -263,6 +263,10 @@ struct bench_result {
   std::vector<double> off_runs, on_runs;
   std::vector<double> rss_off_runs, rss_on_runs;  // KiB
   double off_s = 0, on_s = 0, ratio = 0;
+  // The spread: the fastest run of each side, and the range of on/off over the
+  // alternating pairs (run i of each side), which a re-run should land inside.
+  double off_min_s = 0, on_min_s = 0, ratio_of_minimums = 0;
+  double pair_ratio_min = 0, pair_ratio_max = 0;
   std::uint64_t spawns = 0, syncs = 0, calls = 0, events = 0;
   double ns_per_event = 0;
   double peak_rss_off = 0, peak_rss_on = 0;  // KiB, medians over the runs
@@ -316,6 +320,16 @@ bench_result measure_pair(const config& cfg, const bench_def& b, const char* bac
   r.off_s = median(r.off_runs);
   r.on_s = median(r.on_runs);
   r.ratio = r.off_s > 0 ? r.on_s / r.off_s : std::numeric_limits<double>::quiet_NaN();
+  r.off_min_s = *std::min_element(r.off_runs.begin(), r.off_runs.end());
+  r.on_min_s = *std::min_element(r.on_runs.begin(), r.on_runs.end());
+  r.ratio_of_minimums = r.off_min_s > 0 ? r.on_min_s / r.off_min_s : std::numeric_limits<double>::quiet_NaN();
+  r.pair_ratio_min = std::numeric_limits<double>::infinity();
+  r.pair_ratio_max = 0;
+  for (std::size_t i = 0; i < r.off_runs.size() && i < r.on_runs.size(); ++i) {
+    const double q = r.off_runs[i] > 0 ? r.on_runs[i] / r.off_runs[i] : std::numeric_limits<double>::quiet_NaN();
+    r.pair_ratio_min = std::min(r.pair_ratio_min, q);
+    r.pair_ratio_max = std::max(r.pair_ratio_max, q);
+  }
   r.events = r.spawns + r.syncs + r.calls;
   r.ns_per_event = r.events ? (r.on_s - r.off_s) * 1e9 / double(r.events) : std::numeric_limits<double>::quiet_NaN();
   r.peak_rss_off = median(r.rss_off_runs);
@@ -723,14 +737,15 @@ void print_comparisons(const suite& s) {
       std::printf("  %s\n", cr.note.c_str());
       continue;
     }
-    std::printf("  %-10s %9s %9s %7s %7s %11s %10s %8s %10s %10s\n", "benchmark", "off s", "on s", "ratio", "-fixed",
-                "events", "ns/event", "x clock", "RSS off", "RSS on");
+    std::printf("  %-10s %9s %9s %7s %7s %13s %7s %11s %10s %8s %10s %10s\n", "benchmark", "off s", "on s", "ratio",
+                "min/min", "pairs lo-hi", "-fixed", "events", "ns/event", "x clock", "RSS off", "RSS on");
     for (const auto& r : cr.benches) {
       if (!r.ok) {
         std::printf("  %-10s FAILED: %s\n", r.def->name, r.error.c_str());
         continue;
       }
-      std::printf("  %-10s %9.4f %9.4f %7.2f %7s %11llu %10.1f %8s %10s %10s\n", r.def->name, r.off_s, r.on_s, r.ratio,
+      std::printf("  %-10s %9.4f %9.4f %7.2f %7.2f %6.2f-%-6.2f %7s %11llu %10.1f %8s %10s %10s\n", r.def->name,
+                  r.off_s, r.on_s, r.ratio, r.ratio_of_minimums, r.pair_ratio_min, r.pair_ratio_max,
                   fmt_ratio(s.without_fixed(r)).c_str(), static_cast<unsigned long long>(r.events), r.ns_per_event,
                   fmt_ratio(s.over_clock(r.ns_per_event)).c_str(), fmt_kib(r.peak_rss_off).c_str(),
                   fmt_kib(r.peak_rss_on).c_str());
@@ -830,6 +845,9 @@ void json_header(json_out& j, const suite& s) {
   j.kv("time",
        "steady_clock around the whole fs::measure call in the workload (input set-up and "
        "verification excluded); the median over the runs of each side");
+  j.kv("spread",
+       "off_min_s / on_min_s: each side's fastest run; ratio_of_minimums = on_min_s / off_min_s; "
+       "pair_ratio_min / pair_ratio_max: the range of on/off over the alternating pairs (run i of each side)");
   j.kv("ratio",
        "on_s / off_s (the on run includes the process's first-measurement calibration; see "
        "event_cost.fixed_cost and ratio_without_fixed_cost)");
@@ -862,6 +880,11 @@ void json_benchmark(json_out& j, const suite& s, const comparison_result& cr, co
   j.kv("off_s", r.off_s);
   j.kv("on_s", r.on_s);
   j.kv("ratio", r.ratio);
+  j.kv("off_min_s", r.off_min_s);
+  j.kv("on_min_s", r.on_min_s);
+  j.kv("ratio_of_minimums", r.ratio_of_minimums);
+  j.kv("pair_ratio_min", r.pair_ratio_min);
+  j.kv("pair_ratio_max", r.pair_ratio_max);
   j.kv("ratio_without_fixed_cost", s.without_fixed(r));
   j.kv("events", r.events);
   j.kv("spawns", r.spawns);

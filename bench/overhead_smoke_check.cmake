@@ -20,7 +20,7 @@ bench_smoke_run(bench_overhead "${OUT}"
   "${BENCH_OVERHEAD}" --quick --on "${WORKLOAD_ON}" --off "${WORKLOAD_OFF}" --out "${OUT}")
 
 set(top_keys machine compiler date tbb comparisons event_cost memory papers goals)
-set(bench_keys name backend threads off_s on_s ratio events ns_per_event peak_rss_off peak_rss_on)
+set(bench_keys name backend threads off_s on_s ratio off_min_s on_min_s ratio_of_minimums pair_ratio_min pair_ratio_max events ns_per_event peak_rss_off peak_rss_on)
 set(comparison_keys name backend threads skipped benchmarks geomean_ratio max_ratio)
 
 string(REPLACE ";" " " bench_words "${bench_keys}")

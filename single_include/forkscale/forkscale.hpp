@@ -4985,8 +4985,16 @@ inline void cpu_relax() noexcept {
 // has its own; only siblings finishing at the same instant ever contend.
 class spinlock {
  public:
+  // The uncontended case inline (one exchange); waiting out of line.
   void lock() noexcept {
-    while (flag_.exchange(true, std::memory_order_acquire)) {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
       for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
         if (++spins < 64) {
           cpu_relax();
@@ -4995,11 +5003,9 @@ class spinlock {
           spins = 0;
         }
       }
-    }
+    } while (flag_.exchange(true, std::memory_order_acquire));
   }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
 
- private:
   std::atomic<bool> flag_{false};
 };
 
@@ -5087,6 +5093,8 @@ struct region_node {
   path_totals sum;  // spans summed over instances
 };
 
+class join_set;
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -5097,9 +5105,16 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
   lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
 };
-
-class join_set;
 
 struct session {
   clock_kind kind = clock_kind::cost;
@@ -5131,9 +5146,8 @@ struct session {
   // others (what_if_notice) leave the numbers whole.
   std::uint64_t misuse_count = 0;
   // task_group and join_handle objects bound to this session and not yet
-  // released; a session that ends while some remain is kept alive for them.
-  std::atomic<std::int64_t> bound_objects{0};
-  std::vector<join_set*> bound_sets;  // their join sets, checked when the measurement ends
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
   std::vector<std::unique_ptr<thread_tables>> tables;
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
@@ -8071,6 +8085,7 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct session;
+struct thread_tables;
 
 // What a join takes out of a set.
 struct join_contents {
@@ -8166,15 +8181,19 @@ class join_set {
 
   // The owner lets go without joining. Children still running will report to
   // `forward` (which must already count this set as one of its children); with
-  // no forward, what they report is dropped.
-  void release(join_set* forward) noexcept {
+  // no forward, what they report is dropped. Returns the tally just before.
+  join_contents release(join_set* forward) noexcept {
+    join_contents c;
     lock_.lock();
+    c.running = running();
+    c.finished = finished_;
     forward_ = forward;
     outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
     unpublished_ = 0;
     const bool last = outstanding_ == 0;
     lock_.unlock();
     if (last) pass_on(this);
+    return c;
   }
 
   // A spawned task that never ran: its reference drops with nothing folded in.
@@ -8241,6 +8260,11 @@ class join_set {
   }
 
   join_set* next_free = nullptr;  // pool link
+  // A task group's or join handle's set is on the list of the thread that bound
+  // it (thread_tables, engine/tasks.hpp) until it is released.
+  join_set* bound_prev = nullptr;
+  join_set* bound_next = nullptr;
+  thread_tables* bound_on = nullptr;
 
  private:
   std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
@@ -9288,21 +9312,44 @@ inline spawn_token::~spawn_token() {
 
 // ---- task groups and join handles -----------------------------------------------
 
-// Join sets of task groups and join handles are listed in their session while
-// bound, so that a measurement that ends before joining them can say so.
+// Bound sets are listed on the binding thread's table, and counted per thread:
+// binds minus releases, each on the thread that made it (thread_tables).
 inline void list_bound(session* s, join_set* j) {
-  std::lock_guard<std::mutex> g(s->m);
-  s->bound_sets.push_back(j);
+  thread_tables& t = tables_for(s);
+  t.bound_lock.lock();
+  j->bound_on = &t;
+  j->bound_prev = nullptr;
+  j->bound_next = t.bound_head;
+  if (t.bound_head) t.bound_head->bound_prev = j;
+  t.bound_head = j;
+  t.bound_lock.unlock();
 }
-inline void unlist_bound(session* s, join_set* j) noexcept {
-  std::lock_guard<std::mutex> g(s->m);
-  auto& v = s->bound_sets;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i] == j) {
-      v[i] = v.back();
-      v.pop_back();
-      return;
-    }
+inline void unlist_bound(join_set* j) noexcept {
+  thread_tables* t = j->bound_on;
+  if (!t) return;
+  t->bound_lock.lock();
+  if (j->bound_prev) {
+    j->bound_prev->bound_next = j->bound_next;
+  } else {
+    t->bound_head = j->bound_next;
+  }
+  if (j->bound_next) j->bound_next->bound_prev = j->bound_prev;
+  t->bound_lock.unlock();
+  j->bound_on = nullptr;
+  j->bound_prev = j->bound_next = nullptr;
+}
+// +1 when a set is bound, -1 when it is released: the last use of the session
+// by a release, since a session with nothing bound may be freed.
+inline void count_bound(session* s, std::int64_t d) {
+  std::atomic<std::int64_t>& n = tables_for(s).bound_net;
+  n.store(n.load(std::memory_order_relaxed) + d, std::memory_order_release);
+}
+// The sets still bound (the sum over the threads).
+inline std::int64_t bound_count(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (const auto& t : s.tables) n += t->bound_net.load(std::memory_order_acquire);
+  return n;
 }
 
 // A task group's join set, created by the first spawn made into it inside a
@@ -9313,7 +9360,7 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
   join_set* fresh = join_set::make(s, s->rec.get());
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
-    s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+    count_bound(s, 1);
     list_bound(s, fresh);
     return fresh;
   }
@@ -9324,33 +9371,29 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
 // A task group goes away: tasks it still waits for are misuse.
 inline void close_group(join_set* j, const site& where) noexcept {
   session* s = j->owner_session();
-  const join_contents c = j->tally();
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
   if (c.running != 0)
     misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
-  unlist_bound(s, j);
-  j->release(nullptr);
-  s->bound_objects.fetch_sub(1, std::memory_order_release);
+  count_bound(s, -1);
 }
 
 // A join handle lets go of its set: after its join (`why` null), or before it,
 // which is misuse when the task was spawned (`why` says how it happened).
 inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
   session* s = j->owner_session();
-  if (why) {
-    const join_contents c = j->tally();
-    if (c.running != 0 || c.finished != 0) misuse(s, where, why);
-  }
-  unlist_bound(s, j);
-  j->release(nullptr);
-  s->bound_objects.fetch_sub(1, std::memory_order_release);
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
+  if (why && (c.running != 0 || c.finished != 0)) misuse(s, where, why);
+  count_bound(s, -1);
 }
 
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
-  s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+  count_bound(s, 1);
   join_set* j = join_set::make(s, s->rec.get());
   list_bound(s, j);
   return j;
@@ -9361,9 +9404,13 @@ inline join_set* bind_handle(session* s) {
 inline std::int64_t unjoined_in_bound_sets(session& s) {
   std::lock_guard<std::mutex> g(s.m);
   std::int64_t n = 0;
-  for (join_set* j : s.bound_sets) {
-    const join_contents c = j->tally();
-    n += c.running + static_cast<std::int64_t>(c.finished);
+  for (const auto& t : s.tables) {
+    t->bound_lock.lock();
+    for (join_set* j = t->bound_head; j; j = j->bound_next) {
+      const join_contents c = j->tally();
+      n += c.running + static_cast<std::int64_t>(c.finished);
+    }
+    t->bound_lock.unlock();
   }
   return n;
 }
@@ -12528,7 +12575,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     misuse_count = s->misuse_count;
   }
   settled = settled && misuse_count == 0;
-  const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
+  const bool unbound = bound_count(*s) == 0;
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
@@ -12543,7 +12590,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostic_count = s->diagnostic_count;
   }
   write_record_views(rep, s->on_diagnostic);  // FORKSCALE_TRACE, FORKSCALE_FOLDED
-  if (s->bound_objects.load(std::memory_order_acquire) != 0 || misuse_count != 0)
+  if (!unbound || bound_count(*s) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
   return rep;
 }

@@ -27,6 +27,7 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct session;
+struct thread_tables;
 
 // What a join takes out of a set.
 struct join_contents {
@@ -122,15 +123,19 @@ class join_set {
 
   // The owner lets go without joining. Children still running will report to
   // `forward` (which must already count this set as one of its children); with
-  // no forward, what they report is dropped.
-  void release(join_set* forward) noexcept {
+  // no forward, what they report is dropped. Returns the tally just before.
+  join_contents release(join_set* forward) noexcept {
+    join_contents c;
     lock_.lock();
+    c.running = running();
+    c.finished = finished_;
     forward_ = forward;
     outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
     unpublished_ = 0;
     const bool last = outstanding_ == 0;
     lock_.unlock();
     if (last) pass_on(this);
+    return c;
   }
 
   // A spawned task that never ran: its reference drops with nothing folded in.
@@ -197,6 +202,11 @@ class join_set {
   }
 
   join_set* next_free = nullptr;  // pool link
+  // A task group's or join handle's set is on the list of the thread that bound
+  // it (thread_tables, engine/tasks.hpp) until it is released.
+  join_set* bound_prev = nullptr;
+  join_set* bound_next = nullptr;
+  thread_tables* bound_on = nullptr;
 
  private:
   std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }

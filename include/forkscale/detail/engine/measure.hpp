@@ -218,7 +218,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     misuse_count = s->misuse_count;
   }
   settled = settled && misuse_count == 0;
-  const bool unbound = s->bound_objects.load(std::memory_order_acquire) == 0;
+  const bool unbound = bound_count(*s) == 0;
   if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
@@ -233,7 +233,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostic_count = s->diagnostic_count;
   }
   write_record_views(rep, s->on_diagnostic);  // FORKSCALE_TRACE, FORKSCALE_FOLDED
-  if (s->bound_objects.load(std::memory_order_acquire) != 0 || misuse_count != 0)
+  if (!unbound || bound_count(*s) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it
   return rep;
 }

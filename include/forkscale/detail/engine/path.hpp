@@ -32,8 +32,16 @@ inline void cpu_relax() noexcept {
 // has its own; only siblings finishing at the same instant ever contend.
 class spinlock {
  public:
+  // The uncontended case inline (one exchange); waiting out of line.
   void lock() noexcept {
-    while (flag_.exchange(true, std::memory_order_acquire)) {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
       for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
         if (++spins < 64) {
           cpu_relax();
@@ -42,11 +50,9 @@ class spinlock {
           spins = 0;
         }
       }
-    }
+    } while (flag_.exchange(true, std::memory_order_acquire));
   }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
 
- private:
   std::atomic<bool> flag_{false};
 };
 

@@ -40,6 +40,8 @@ struct region_node {
   path_totals sum;  // spans summed over instances
 };
 
+class join_set;
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -50,9 +52,16 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
   lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
 };
-
-class join_set;
 
 struct session {
   clock_kind kind = clock_kind::cost;
@@ -84,9 +93,8 @@ struct session {
   // others (what_if_notice) leave the numbers whole.
   std::uint64_t misuse_count = 0;
   // task_group and join_handle objects bound to this session and not yet
-  // released; a session that ends while some remain is kept alive for them.
-  std::atomic<std::int64_t> bound_objects{0};
-  std::vector<join_set*> bound_sets;  // their join sets, checked when the measurement ends
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
   std::vector<std::unique_ptr<thread_tables>> tables;
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named

@@ -176,21 +176,44 @@ inline spawn_token::~spawn_token() {
 
 // ---- task groups and join handles -----------------------------------------------
 
-// Join sets of task groups and join handles are listed in their session while
-// bound, so that a measurement that ends before joining them can say so.
+// Bound sets are listed on the binding thread's table, and counted per thread:
+// binds minus releases, each on the thread that made it (thread_tables).
 inline void list_bound(session* s, join_set* j) {
-  std::lock_guard<std::mutex> g(s->m);
-  s->bound_sets.push_back(j);
+  thread_tables& t = tables_for(s);
+  t.bound_lock.lock();
+  j->bound_on = &t;
+  j->bound_prev = nullptr;
+  j->bound_next = t.bound_head;
+  if (t.bound_head) t.bound_head->bound_prev = j;
+  t.bound_head = j;
+  t.bound_lock.unlock();
 }
-inline void unlist_bound(session* s, join_set* j) noexcept {
-  std::lock_guard<std::mutex> g(s->m);
-  auto& v = s->bound_sets;
-  for (std::size_t i = 0; i < v.size(); ++i)
-    if (v[i] == j) {
-      v[i] = v.back();
-      v.pop_back();
-      return;
-    }
+inline void unlist_bound(join_set* j) noexcept {
+  thread_tables* t = j->bound_on;
+  if (!t) return;
+  t->bound_lock.lock();
+  if (j->bound_prev) {
+    j->bound_prev->bound_next = j->bound_next;
+  } else {
+    t->bound_head = j->bound_next;
+  }
+  if (j->bound_next) j->bound_next->bound_prev = j->bound_prev;
+  t->bound_lock.unlock();
+  j->bound_on = nullptr;
+  j->bound_prev = j->bound_next = nullptr;
+}
+// +1 when a set is bound, -1 when it is released: the last use of the session
+// by a release, since a session with nothing bound may be freed.
+inline void count_bound(session* s, std::int64_t d) {
+  std::atomic<std::int64_t>& n = tables_for(s).bound_net;
+  n.store(n.load(std::memory_order_relaxed) + d, std::memory_order_release);
+}
+// The sets still bound (the sum over the threads).
+inline std::int64_t bound_count(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (const auto& t : s.tables) n += t->bound_net.load(std::memory_order_acquire);
+  return n;
 }
 
 // A task group's join set, created by the first spawn made into it inside a
@@ -201,7 +224,7 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
   join_set* fresh = join_set::make(s, s->rec.get());
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
-    s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+    count_bound(s, 1);
     list_bound(s, fresh);
     return fresh;
   }
@@ -212,33 +235,29 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
 // A task group goes away: tasks it still waits for are misuse.
 inline void close_group(join_set* j, const site& where) noexcept {
   session* s = j->owner_session();
-  const join_contents c = j->tally();
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
   if (c.running != 0)
     misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
-  unlist_bound(s, j);
-  j->release(nullptr);
-  s->bound_objects.fetch_sub(1, std::memory_order_release);
+  count_bound(s, -1);
 }
 
 // A join handle lets go of its set: after its join (`why` null), or before it,
 // which is misuse when the task was spawned (`why` says how it happened).
 inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
   session* s = j->owner_session();
-  if (why) {
-    const join_contents c = j->tally();
-    if (c.running != 0 || c.finished != 0) misuse(s, where, why);
-  }
-  unlist_bound(s, j);
-  j->release(nullptr);
-  s->bound_objects.fetch_sub(1, std::memory_order_release);
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
+  if (why && (c.running != 0 || c.finished != 0)) misuse(s, where, why);
+  count_bound(s, -1);
 }
 
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
-  s->bound_objects.fetch_add(1, std::memory_order_relaxed);
+  count_bound(s, 1);
   join_set* j = join_set::make(s, s->rec.get());
   list_bound(s, j);
   return j;
@@ -249,9 +268,13 @@ inline join_set* bind_handle(session* s) {
 inline std::int64_t unjoined_in_bound_sets(session& s) {
   std::lock_guard<std::mutex> g(s.m);
   std::int64_t n = 0;
-  for (join_set* j : s.bound_sets) {
-    const join_contents c = j->tally();
-    n += c.running + static_cast<std::int64_t>(c.finished);
+  for (const auto& t : s.tables) {
+    t->bound_lock.lock();
+    for (join_set* j = t->bound_head; j; j = j->bound_next) {
+      const join_contents c = j->tally();
+      n += c.running + static_cast<std::int64_t>(c.finished);
+    }
+    t->bound_lock.unlock();
   }
   return n;
 }
