@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""bench_compile: what including forkscale costs a translation unit's compile.
+
+  python3 bench/bench_compile.py [--quick] [--runs R] [--compiler CXX] [--out FILE]
+
+Each case is a translation unit with an empty main() that includes one header
+(or the baseline's five standard headers), compiled R times with
+`CXX -std=c++17 -fsyntax-only` (parse only); the figure is the fastest run, so
+that a busy moment of a shared machine does not enter it. The ratio is over the
+baseline: <thread>, <vector>, <string>, <functional> and <iostream>, what a small
+parallel program includes anyway. The goal for the umbrella header is at most 2x
+the baseline (recorded, never enforced). The umbrella and the baseline are also
+compiled in full at -O2 (`-c`), as the parse figure leaves code generation out.
+
+--quick: one run, the baseline and the umbrella only (the CI smoke test).
+Writes FILE (default bench/results/compile_time.json) atomically.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INCLUDE = os.path.join(REPO_ROOT, "include")
+
+BASELINE = ["thread", "vector", "string", "functional", "iostream"]
+UMBRELLA = "forkscale/forkscale.hpp"
+# Public headers that need no third-party library, each compiled on its own.
+HEADERS = [
+    "forkscale/site.hpp",
+    "forkscale/clock.hpp",
+    "forkscale/options.hpp",
+    "forkscale/report.hpp",
+    "forkscale/guards.hpp",
+    "forkscale/mutex.hpp",
+    "forkscale/merge.hpp",
+    "forkscale/predict.hpp",
+    "forkscale/blame.hpp",
+    "forkscale/session.hpp",
+    "forkscale/advisor.hpp",
+    "forkscale/read_report.hpp",
+    "forkscale/adapters/std_thread.hpp",
+    "forkscale/adapters/serial.hpp",
+    "forkscale/study/study.hpp",
+    "forkscale/study/html.hpp",
+]
+GOAL_RATIO = 2.0
+
+
+def source_for(headers):
+    return "".join("#include <%s>\n" % h for h in headers) + "int main() { return 0; }\n"
+
+
+def time_compile(cxx, flags, headers, runs, workdir):
+    """The fastest of `runs` compiles of a TU including `headers`, in seconds."""
+    src = os.path.join(workdir, "tu.cpp")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(source_for(headers))
+    out = os.path.join(workdir, "tu.o")
+    cmd = [cxx, "-std=c++17", "-I", INCLUDE] + flags + [src, "-o", out]
+    best = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - start
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or ["(no message)"])[0]
+            raise RuntimeError("%s failed to compile %s: %s" % (cxx, ", ".join(headers), first))
+        best = elapsed if best is None else min(best, elapsed)
+    return best
+
+
+def compiler_version(cxx):
+    try:
+        r = subprocess.run([cxx, "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return (r.stdout.splitlines() or ["?"])[0]
+    except OSError:
+        return "?"
+
+
+def write_atomically(path, text):
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".compile_time.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="forkscale compile-time benchmark")
+    ap.add_argument("--quick", action="store_true", help="one run; the baseline and the umbrella only")
+    ap.add_argument("--runs", type=int, default=5, help="compiles per case; the fastest counts (default 5)")
+    ap.add_argument("--compiler", default=os.environ.get("CXX", "g++"), help="the C++ compiler (default $CXX or g++)")
+    ap.add_argument("--out", default=os.path.join(REPO_ROOT, "bench", "results", "compile_time.json"))
+    args = ap.parse_args(argv)
+    if args.runs < 1 or args.runs > 100:
+        print("bench_compile: --runs takes a number from 1 to 100", file=sys.stderr)
+        return 2
+    runs = 1 if args.quick else args.runs
+    headers = [] if args.quick else HEADERS
+
+    started = time.time()
+    with tempfile.TemporaryDirectory(prefix="forkscale-compile-") as work:
+        try:
+            parse = ["-fsyntax-only"]
+            base = time_compile(args.compiler, parse, BASELINE, runs, work)
+            umbrella = time_compile(args.compiler, parse, [UMBRELLA], runs, work)
+            rows = []
+            for h in headers:
+                t = time_compile(args.compiler, parse, [h], runs, work)
+                rows.append({"header": h, "parse_s": round(t, 4), "ratio": round(t / base, 3)})
+            full = ["-O2", "-c"]
+            base_full = time_compile(args.compiler, full, BASELINE, runs, work)
+            umbrella_full = time_compile(args.compiler, full, [UMBRELLA], runs, work)
+        except (RuntimeError, OSError) as e:
+            print("bench_compile: %s" % e, file=sys.stderr)
+            return 1
+
+    ratio = umbrella / base
+    print("forkscale compile time (%s; fastest of %d run(s) each)" % (compiler_version(args.compiler), runs))
+    print("  %-36s %9s %7s" % ("translation unit includes", "parse s", "ratio"))
+    print("  %-36s %9.3f %7.2f" % ("baseline: " + ", ".join("<%s>" % h for h in BASELINE[:2]) + ", ...", base, 1.0))
+    print("  %-36s %9.3f %7.2f   goal <= %.1f: %s" % (
+        "<" + UMBRELLA + ">", umbrella, ratio, GOAL_RATIO, "met" if ratio <= GOAL_RATIO else "MISSED"))
+    for r in rows:
+        print("  %-36s %9.3f %7.2f" % ("<" + r["header"] + ">", r["parse_s"], r["ratio"]))
+    print("  full compile at -O2: baseline %.3f s, umbrella %.3f s (%.2fx)" % (
+        base_full, umbrella_full, umbrella_full / base_full))
+
+    doc = {
+        "benchmark": "forkscale compile time",
+        "mode": "quick" if args.quick else "full",
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"platform": platform.platform(), "cores": os.cpu_count()},
+        "compiler": compiler_version(args.compiler),
+        "runs": runs,
+        "method": "each case a TU with an empty main() including the header(s); "
+                  "`CXX -std=c++17 -fsyntax-only`; the fastest of `runs` compiles; "
+                  "ratio = case / baseline",
+        "units": {"parse_s": "s", "full_s": "s"},
+        "baseline": {"includes": BASELINE, "parse_s": round(base, 4), "full_s": round(base_full, 4)},
+        "umbrella": {"header": UMBRELLA, "parse_s": round(umbrella, 4), "ratio": round(ratio, 3),
+                     "full_s": round(umbrella_full, 4), "full_ratio": round(umbrella_full / base_full, 3),
+                     "goal_ratio": GOAL_RATIO, "goal_met": ratio <= GOAL_RATIO},
+        "headers": rows,
+        "suite_seconds": round(time.time() - started, 1),
+    }
+    write_atomically(args.out, json.dumps(doc, indent=2) + "\n")
+    print("wrote %s" % args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,30 @@
+# bench_compile_smoke: runs `bench_compile.py --quick --out OUT` and checks that it
+# exited with 0 and wrote a valid JSON document with the baseline's and the
+# umbrella's compile times. Timings are never checked (they are the benchmark's
+# figures, not a test's).
+#
+#   cmake -DPYTHON=<python3> -DSCRIPT=<bench_compile.py> -DCXX=<compiler> -DOUT=<json file>
+#         -P compile_smoke_check.cmake
+cmake_minimum_required(VERSION 3.14)
+include("${CMAKE_CURRENT_LIST_DIR}/smoke_common.cmake")
+
+foreach(var PYTHON SCRIPT CXX OUT)
+  if(NOT ${var})
+    message(FATAL_ERROR "compile_smoke_check.cmake: pass -D${var}=...")
+  endif()
+endforeach()
+
+bench_smoke_run(bench_compile "${OUT}" "${PYTHON}" "${SCRIPT}" --quick --compiler "${CXX}" --out "${OUT}")
+
+set(keys baseline umbrella headers compiler runs method)
+set(check [=[
+for part in ("baseline", "umbrella"):
+    for k in ("parse_s", "full_s"):
+        if not isinstance(doc[part][k], (int, float)) or doc[part][k] <= 0:
+            sys.exit("%s.%s is %r" % (part, k, doc[part][k]))
+if doc["umbrella"]["header"] != "forkscale/forkscale.hpp":
+    sys.exit("the umbrella row is %r" % doc["umbrella"]["header"])
+if not isinstance(doc["umbrella"]["goal_met"], bool):
+    sys.exit("umbrella.goal_met is not a boolean")
+]=])
+bench_smoke_check_json(bench_compile "${OUT}" keys check)
