@@ -156,10 +156,9 @@ TEST(Locks, EveryWaitThatBeganUnderAHolderIsItsBlame) {
       [&] {
         fs::join_handle h1, h2;
         std::unique_ptr<std::thread> t1, t2;
-        auto waiter = [&] {
-          line_w = __LINE__ + 1;  // the guard on the next line
-          fs::lock_guard w(m);
-        };
+        // Set here, not in the lambda: the two waiter threads would both write it.
+        line_w = __LINE__ + 1;  // the guard on the next line
+        auto waiter = [&] { fs::lock_guard w(m); };
         {
           line_h = __LINE__ + 1;  // the guard on the next line
           fs::lock_guard g(m);
