@@ -178,8 +178,10 @@ inline spawn_token::~spawn_token() {
 
 // Bound sets are listed on the binding thread's table, and counted per thread:
 // binds minus releases, each on the thread that made it (thread_tables).
+// Binding lists the set and counts it on this thread's table.
 inline void list_bound(session* s, join_set* j) {
   thread_tables& t = tables_for(s);
+  t.bound_net.store(t.bound_net.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   t.bound_lock.lock();
   j->bound_on = &t;
   j->bound_prev = nullptr;
@@ -200,13 +202,12 @@ inline void unlist_bound(join_set* j) noexcept {
   if (j->bound_next) j->bound_next->bound_prev = j->bound_prev;
   t->bound_lock.unlock();
   j->bound_on = nullptr;
-  j->bound_prev = j->bound_next = nullptr;
 }
-// +1 when a set is bound, -1 when it is released: the last use of the session
-// by a release, since a session with nothing bound may be freed.
-inline void count_bound(session* s, std::int64_t d) {
+// A release counts -1 on the releasing thread's table: a release's last use of
+// the session, since a session with nothing bound may be freed.
+inline void count_released(session* s) {
   std::atomic<std::int64_t>& n = tables_for(s).bound_net;
-  n.store(n.load(std::memory_order_relaxed) + d, std::memory_order_release);
+  n.store(n.load(std::memory_order_relaxed) - 1, std::memory_order_release);
 }
 // The sets still bound (the sum over the threads).
 inline std::int64_t bound_count(session& s) {
@@ -224,7 +225,6 @@ inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, 
   join_set* fresh = join_set::make(s, s->rec.get());
   if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
     group_site = where;
-    count_bound(s, 1);
     list_bound(s, fresh);
     return fresh;
   }
@@ -242,7 +242,7 @@ inline void close_group(join_set* j, const site& where) noexcept {
   else if (c.finished != 0)
     misuse(s, where,
            "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
-  count_bound(s, -1);
+  count_released(s);
 }
 
 // A join handle lets go of its set: after its join (`why` null), or before it,
@@ -252,12 +252,11 @@ inline void release_handle(join_set* j, const site& where, const char* why) noex
   unlist_bound(j);
   const join_contents c = j->release(nullptr);
   if (why && (c.running != 0 || c.finished != 0)) misuse(s, where, why);
-  count_bound(s, -1);
+  count_released(s);
 }
 
 // A join handle's set for its next task.
 inline join_set* bind_handle(session* s) {
-  count_bound(s, 1);
   join_set* j = join_set::make(s, s->rec.get());
   list_bound(s, j);
   return j;
