@@ -8,11 +8,15 @@ Each case is a translation unit with an empty main() that includes one header
 `CXX -std=c++17 -fsyntax-only` (parse only); the figure is the fastest run, so
 that a busy moment of a shared machine does not enter it. The ratio is over the
 baseline: <thread>, <vector>, <string>, <functional> and <iostream>, what a small
-parallel program includes anyway. The goal for the umbrella header is at most 2x
-the baseline (recorded, never enforced). The umbrella and the baseline are also
+parallel program includes anyway. The goal is at most 2x the baseline (recorded,
+never enforced) for what an annotated file includes: forkscale/annotate.hpp, the
+guards alone. The umbrella (forkscale/forkscale.hpp: engine, measure(), report
+writers, analyses), which a program includes where it measures, is recorded
+against the same goal. The baseline, annotate.hpp and the umbrella are also
 compiled in full at -O2 (`-c`), as the parse figure leaves code generation out.
 
---quick: one run, the baseline and the umbrella only (the CI smoke test).
+--quick: one run; the baseline, annotate.hpp and the umbrella only (the CI smoke
+test).
 Writes FILE (default bench/results/compile_time.json) atomically.
 """
 
@@ -31,6 +35,7 @@ INCLUDE = os.path.join(REPO_ROOT, "include")
 
 BASELINE = ["thread", "vector", "string", "functional", "iostream"]
 UMBRELLA = "forkscale/forkscale.hpp"
+ANNOTATE = "forkscale/annotate.hpp"
 # Public headers that need no third-party library, each compiled on its own.
 HEADERS = [
     "forkscale/site.hpp",
@@ -117,6 +122,7 @@ def main(argv):
             parse = ["-fsyntax-only"]
             base = time_compile(args.compiler, parse, BASELINE, runs, work)
             umbrella = time_compile(args.compiler, parse, [UMBRELLA], runs, work)
+            annotate = time_compile(args.compiler, parse, [ANNOTATE], runs, work)
             rows = []
             for h in headers:
                 t = time_compile(args.compiler, parse, [h], runs, work)
@@ -124,20 +130,24 @@ def main(argv):
             full = ["-O2", "-c"]
             base_full = time_compile(args.compiler, full, BASELINE, runs, work)
             umbrella_full = time_compile(args.compiler, full, [UMBRELLA], runs, work)
+            annotate_full = time_compile(args.compiler, full, [ANNOTATE], runs, work)
         except (RuntimeError, OSError) as e:
             print("bench_compile: %s" % e, file=sys.stderr)
             return 1
 
     ratio = umbrella / base
+    a_ratio = annotate / base
     print("forkscale compile time (%s; fastest of %d run(s) each)" % (compiler_version(args.compiler), runs))
     print("  %-36s %9s %7s" % ("translation unit includes", "parse s", "ratio"))
     print("  %-36s %9.3f %7.2f" % ("baseline: " + ", ".join("<%s>" % h for h in BASELINE[:2]) + ", ...", base, 1.0))
     print("  %-36s %9.3f %7.2f   goal <= %.1f: %s" % (
+        "<" + ANNOTATE + ">", annotate, a_ratio, GOAL_RATIO, "met" if a_ratio <= GOAL_RATIO else "MISSED"))
+    print("  %-36s %9.3f %7.2f   goal <= %.1f: %s" % (
         "<" + UMBRELLA + ">", umbrella, ratio, GOAL_RATIO, "met" if ratio <= GOAL_RATIO else "MISSED"))
     for r in rows:
         print("  %-36s %9.3f %7.2f" % ("<" + r["header"] + ">", r["parse_s"], r["ratio"]))
-    print("  full compile at -O2: baseline %.3f s, umbrella %.3f s (%.2fx)" % (
-        base_full, umbrella_full, umbrella_full / base_full))
+    print("  full compile at -O2: baseline %.3f s, annotate.hpp %.3f s (%.2fx), umbrella %.3f s (%.2fx)" % (
+        base_full, annotate_full, annotate_full / base_full, umbrella_full, umbrella_full / base_full))
 
     doc = {
         "benchmark": "forkscale compile time",
@@ -151,6 +161,9 @@ def main(argv):
                   "ratio = case / baseline",
         "units": {"parse_s": "s", "full_s": "s"},
         "baseline": {"includes": BASELINE, "parse_s": round(base, 4), "full_s": round(base_full, 4)},
+        "annotate": {"header": ANNOTATE, "parse_s": round(annotate, 4), "ratio": round(a_ratio, 3),
+                     "full_s": round(annotate_full, 4), "full_ratio": round(annotate_full / base_full, 3),
+                     "goal_ratio": GOAL_RATIO, "goal_met": a_ratio <= GOAL_RATIO},
         "umbrella": {"header": UMBRELLA, "parse_s": round(umbrella, 4), "ratio": round(ratio, 3),
                      "full_s": round(umbrella_full, 4), "full_ratio": round(umbrella_full / base_full, 3),
                      "goal_ratio": GOAL_RATIO, "goal_met": ratio <= GOAL_RATIO},

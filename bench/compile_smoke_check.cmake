@@ -1,6 +1,6 @@
 # bench_compile_smoke: runs `bench_compile.py --quick --out OUT` and checks that it
-# exited with 0 and wrote a valid JSON document with the baseline's and the
-# umbrella's compile times. Timings are never checked (they are the benchmark's
+# exited with 0 and wrote a valid JSON document with the baseline's, annotate.hpp's
+# and the umbrella's compile times. Timings are never checked (they are the benchmark's
 # figures, not a test's).
 #
 #   cmake -DPYTHON=<python3> -DSCRIPT=<bench_compile.py> -DCXX=<compiler> -DOUT=<json file>
@@ -16,15 +16,18 @@ endforeach()
 
 bench_smoke_run(bench_compile "${OUT}" "${PYTHON}" "${SCRIPT}" --quick --compiler "${CXX}" --out "${OUT}")
 
-set(keys baseline umbrella headers compiler runs method)
+set(keys baseline annotate umbrella headers compiler runs method)
 set(check [=[
-for part in ("baseline", "umbrella"):
+for part in ("baseline", "annotate", "umbrella"):
     for k in ("parse_s", "full_s"):
         if not isinstance(doc[part][k], (int, float)) or doc[part][k] <= 0:
             sys.exit("%s.%s is %r" % (part, k, doc[part][k]))
 if doc["umbrella"]["header"] != "forkscale/forkscale.hpp":
     sys.exit("the umbrella row is %r" % doc["umbrella"]["header"])
-if not isinstance(doc["umbrella"]["goal_met"], bool):
-    sys.exit("umbrella.goal_met is not a boolean")
+if doc["annotate"]["header"] != "forkscale/annotate.hpp":
+    sys.exit("the annotate row is %r" % doc["annotate"]["header"])
+for part in ("annotate", "umbrella"):
+    if not isinstance(doc[part]["goal_met"], bool):
+        sys.exit("%s.goal_met is not a boolean" % part)
 ]=])
 bench_smoke_check_json(bench_compile "${OUT}" keys check)

@@ -7,7 +7,8 @@ the order the compiler would first see it. The opt-in headers get single
 versions of their own at the same paths (adapters/tbb.hpp, integrations/gtest.hpp,
 study/html.hpp, read_report.hpp, ...), so that code written against the split
 headers compiles unchanged with -Isingle_include; each of them includes the
-single forkscale.hpp instead of a copy of it. Each inlined file is wrapped in
+single forkscale.hpp instead of a copy of it, except annotate.hpp, which must
+stay light and inlines the few files it needs. Each inlined file is wrapped in
 an include guard of its own (FORKSCALE_SINGLE_<PATH>), so any set of single
 headers can be included together; detail/macro_scope.hpp and macro_unscope.hpp
 are inlined wherever they stand (they are meant to run more than once).
@@ -47,6 +48,10 @@ OPT_IN = [
     "study/plot.hpp",
     "study/html.hpp",
 ]
+# Headers whose single versions stand alone: they inline what they include (under
+# the same guards as the umbrella, so they combine with it) instead of including
+# the single umbrella, which would undo what they are for.
+STANDALONE = ["annotate.hpp"]
 # Inlined wherever they stand, with no guard (see the module's docstring).
 REPEATABLE = {"detail/macro_scope.hpp", "detail/macro_unscope.hpp"}
 
@@ -184,6 +189,8 @@ def outputs(root):
         up = "../" * header.count("/")
         umbrella = {"files": files, "path": up + "forkscale.hpp", "included": False}
         result.append(("single_include/forkscale/" + header, amalgamate(root, "include/forkscale/" + header, umbrella)))
+    for header in STANDALONE:
+        result.append(("single_include/forkscale/" + header, amalgamate(root, "include/forkscale/" + header)))
     return result
 
 

@@ -4969,45 +4969,42 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals, and path_prof for the site profiles). The engine's
+// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+struct wi_vec;
+struct prof_node;
 
-// A test-and-test-and-set lock held for a handful of instructions. Each join set
-// has its own; only siblings finishing at the same instant ever contend.
-class spinlock {
- public:
-  // The uncontended case inline (one exchange); waiting out of line.
-  void lock() noexcept {
-    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
-    lock_slow();
-  }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+// Defined with the engine (what_if/offsets.hpp).
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
 
- private:
-  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
-    do {
-      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
-        if (++spins < 64) {
-          cpu_relax();
-        } else {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    } while (flag_.exchange(true, std::memory_order_acquire));
-  }
-
-  std::atomic<bool> flag_{false};
-};
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
 
 // What a point of the program knows about everything that precedes it. Path
 // lengths are absolute (from the start of the measurement) and in clock ticks;
@@ -5030,7 +5027,9 @@ struct path_totals {
   wi_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
-  // offsets are consumed.
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of wi_join.)
+  template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       wi_join(what_if, span, o.what_if, o.span);
@@ -5071,6 +5070,60 @@ struct path_totals {
     syncs += d.syncs;
     calls += d.calls;
   }
+};
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
 };
 
 }  // namespace detail
@@ -7473,8 +7526,29 @@ FORKSCALE_NAMESPACE_END
 // begin include/forkscale/guards.hpp
 #ifndef FORKSCALE_SINGLE_GUARDS_HPP
 #define FORKSCALE_SINGLE_GUARDS_HPP
-// guards.hpp: the RAII guards a program wraps around its library's spawn, sync and
-// call points, the regions that label parts of a run, and measure().
+// guards.hpp: every guard (annotate.hpp), the regions that label parts of a run,
+// and measure() — with the engine the guards report to. A file that starts a
+// measurement includes this header (or forkscale.hpp, which adds the writers and
+// analyses); a file that only annotates can include annotate.hpp instead.
+//
+//   fs::report rep = fs::measure("fib", [&] { fib(30); });
+//   { fs::region r("phase 1"); phase1(); }      // a labeled row of the report
+//
+// With FORKSCALE_ENABLE=0 a region is an empty type and measure() simply runs the
+// callable.
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/annotate.hpp
+#ifndef FORKSCALE_SINGLE_ANNOTATE_HPP
+#define FORKSCALE_SINGLE_ANNOTATE_HPP
+// annotate.hpp: the guards a program wraps around its library's spawn, sync and
+// call points, and nothing else — for the files a program annotates. They parse
+// in about the time of a few standard headers (bench/bench_compile.py); the
+// engine they report to is compiled where a measurement starts, in a file that
+// includes forkscale.hpp (or guards.hpp), and the guards reach it from there.
 //
 //   tg.run(fs::spawn([&] { x = fib(n - 1); }));   // spawn point now, child scope when it runs
 //   { fs::call_site cs; y = fib(n - 2); }          // a profiled call
@@ -7483,15 +7557,705 @@ FORKSCALE_NAMESPACE_END
 // Every guard is a template over the clock policy (clock.hpp); the unprefixed names
 // use FORKSCALE_DEFAULT_CLOCK (runtime_clock unless defined otherwise), which reads
 // the clock chosen by each measurement's options. With FORKSCALE_ENABLE=0 every
-// guard is an empty type and measure() simply runs the callable.
+// guard is an empty type.
 #include <atomic>
 #include <cstddef>
-#include <memory>
-#include <mutex>
-#include <string>
 #include <type_traits>
 #include <utility>
 
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+#if FORKSCALE_ENABLE
+// begin include/forkscale/detail/engine/hooks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+// detail/engine/hooks.hpp: how a guard reaches the engine. The guards
+// (annotate.hpp) are compiled in every file a program annotates; the engine
+// (events.hpp) only where a measurement starts (guards.hpp, forkscale.hpp). A
+// guard reads its thread's current frame itself, and does nothing more outside
+// a measurement; inside one it calls the engine through a table of function
+// pointers per clock policy, which the engine installs when a measurement on
+// that policy starts (engine<Clock>::begin_measurement) — before any frame of
+// that policy can be current on any thread.
+#include <atomic>
+
+// begin include/forkscale/detail/engine/state.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+// detail/engine/state.hpp: what the guards hold — a running task's frame, a
+// spawn's token and the state of each guard between its two events — and
+// nothing else. The annotation header (annotate.hpp) includes this file only:
+// the engine that acts on these types is reached through hooks.hpp.
+#include <atomic>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+class join_set;
+struct region_node;
+struct region_state;
+struct site_context;
+class record_state;
+struct wi_vec;
+struct prof_node;
+struct spawn_token;
+
+// What the guards of task groups, join handles and spawn tokens call in the
+// engine (engine/tasks.hpp). A file that only annotates (annotate.hpp) does not
+// compile the engine: it reaches it through this table, which the engine
+// installs when a measurement starts — before any of these can have something
+// to do, since every token, group set and handle set belongs to a measurement.
+struct task_hooks {
+  void (*drop_token)(spawn_token& tk) noexcept;  // a token destroyed unused
+  void (*drop_unrun)(spawn_token& tk, const site& where) noexcept;
+  join_set* (*group_join_set)(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where);
+  void (*close_group)(join_set* j, const site& where) noexcept;
+  void (*release_handle)(join_set* j, const site& where, const char* why) noexcept;
+  join_set* (*bind_handle)(session* s);
+};
+inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
+inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
+
+// One running task body (or the root of a measurement) on one thread. Frames
+// live inside the guards that open them, on the running thread's stack; a
+// thread's frames form a stack through `outer` (a task run while another is
+// blocked in a join, or run inline by its spawner).
+struct region_state;
+
+struct frame {
+  enum class run_state : unsigned char { running, suspended, blocked };
+
+  path_totals totals;              // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t burden = 0;
+  clock_kind kind = clock_kind::cost;
+  run_state state = run_state::running;
+  unsigned open_guards = 0;  // guards open in this frame, for order checks
+  frame* outer = nullptr;
+  session* sess = nullptr;
+  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;         // where this task's totals go; null for a root
+  region_node* region = nullptr;         // innermost region, inherited by children
+  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
+  site where;                            // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (totals.span,
+  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // chain.
+  bool profile = false;
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t what_if_mask = 0;
+
+  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
+  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
+  // open strand: how it began, where it runs, what it follows.
+  unsigned char record = 0;
+  // Call sites take the slow path: the session names what-if call sites (1) or
+  // records (2).
+  unsigned char call_events = 0;
+  record_state* rec = nullptr;
+  std::uint32_t rec_frame = 0;       // call path (call_tree)
+  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
+  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
+  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
+  std::uint64_t rec_join_uid = 0;
+  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t rec_end_round = 0;
+};
+
+// What a spawn hands to its child: where to report and the path value at the
+// spawn point. Move-only: a spawn is consumed exactly once.
+struct spawn_token {
+  join_set* target = nullptr;
+  region_node* region = nullptr;
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof path;
+  std::uint64_t what_if_mask = 0;
+  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  // Recording: the spawner's strand that ended at the spawn, the child's call path.
+  std::uint64_t rec_from = 0;
+  std::uint32_t rec_frame = 0;
+
+  spawn_token() = default;
+  spawn_token(const spawn_token&) = delete;
+  spawn_token& operator=(const spawn_token&) = delete;
+  spawn_token(spawn_token&& o) noexcept { take(o); }
+  ~spawn_token() {  // a token never used releases its join
+    if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr || what_if != nullptr)) task_hooks_now()->drop_token(*this);
+  }
+  spawn_token& operator=(spawn_token&& o) noexcept {
+    if (this != &o) {
+      this->~spawn_token();
+      take(o);
+    }
+    return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    span = o.span;
+    burdened_span = o.burdened_span;
+    raw_span = o.raw_span;
+    task_id = o.task_id;
+    context = o.context;
+    site_id = o.site_id;
+    flags = o.flags;
+    profile = o.profile;
+    path = o.path;
+    what_if_mask = o.what_if_mask;
+    what_if = o.what_if;
+    last_strand = o.last_strand;
+    rec_from = o.rec_from;
+    rec_frame = o.rec_frame;
+    o.target = nullptr;
+    o.path.chain = nullptr;
+    o.what_if = nullptr;
+  }
+  explicit operator bool() const noexcept { return target != nullptr; }
+};
+
+// What a sync_point keeps between its two events.
+struct sync_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+};
+
+// What a call_site keeps: its scope, and what makes its invocation's record.
+struct call_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
+  const site_context* caller_context = nullptr;
+  std::uint64_t caller_local_work = 0;
+  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
+  std::uint64_t caller_what_if_mask = 0;
+  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
+};
+
+// What a what_if_region keeps.
+struct what_if_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  bool changed = false;  // this instance added its region to the task's mask
+  std::uint64_t saved_mask = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+// end include/forkscale/detail/engine/state.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The running frame of this thread, per clock policy (null: not measuring).
+template <class Clock>
+inline thread_local frame* current_frame = nullptr;
+
+// The events a guard reports (engine<Clock> in events.hpp has one function each).
+struct engine_hooks {
+  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
+  void (*end_child)(frame& c) noexcept;
+  void (*begin_sync)(sync_state& st, const site& where) noexcept;
+  void (*end_sync)(sync_state& st, join_set* j, bool own_block, const site& where) noexcept;
+  void (*begin_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
+  void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+};
+
+template <class Clock>
+inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
+
+// The guards' side of every event: the test for "measuring?" inline, the event
+// itself through the table. An end is passed on whenever the table is there:
+// the engine returns at once for a state its begin left empty (`task` null, a
+// frame without session).
+template <class Clock>
+struct guard_events {
+  static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
+  static spawn_token spawn(join_set* group, const site& where) noexcept {
+    const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
+    if (!h) return spawn_token{};
+    return h->spawn(group, where);
+  }
+  // Also called with an empty token inside a measurement: the engine diagnoses it.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    if (!tk && !current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_child(c, tk, where);
+  }
+  static void end_child(frame& c) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_child(c);
+  }
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_sync(st, where);
+  }
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_sync(st, j, own_block, where);
+  }
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_call(cs, scope, where);
+  }
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_call(cs, scope, where);
+  }
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_what_if(ws, where);
+  }
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+// end include/forkscale/detail/engine/hooks.hpp
+#endif
+
+#ifndef FORKSCALE_DEFAULT_CLOCK
+#define FORKSCALE_DEFAULT_CLOCK ::forkscale::runtime_clock
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+
+using default_clock = FORKSCALE_DEFAULT_CLOCK;
+
+#if FORKSCALE_ENABLE
+
+using spawn_token = detail::spawn_token;
+
+// A set of tasks waited for together, wherever they were spawned from: nested
+// calls, or tasks of the group itself (oneTBB task_group, OpenMP taskgroup).
+// Spawn into it with spawn(group, f); wait with sync_point sp(group).
+template <class Clock>
+class basic_task_group {
+ public:
+  basic_task_group() noexcept = default;
+  basic_task_group(const basic_task_group&) = delete;
+  basic_task_group& operator=(const basic_task_group&) = delete;
+  ~basic_task_group() {
+    if (detail::join_set* j = set_.load(std::memory_order_acquire)) detail::task_hooks_now()->close_group(j, where_);
+  }
+
+  // The group's join set, created by the first spawn made inside a measurement.
+  detail::join_set* join_set_for(detail::session* s, const site& where) {
+    return detail::task_hooks_now()->group_join_set(set_, where_, s, where);
+  }
+  detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<detail::join_set*> set_{nullptr};
+  site where_;
+};
+
+// The one child behind a std::thread, a std::future or a TBB task_handle, joined on
+// its own: spawn(handle, f) ... { sync_point sp(handle); t.join(); }.
+template <class Clock>
+class basic_join_handle {
+ public:
+  basic_join_handle() noexcept = default;
+  basic_join_handle(basic_join_handle&& o) noexcept : set_(o.set_), where_(o.where_) { o.set_ = nullptr; }
+  basic_join_handle& operator=(basic_join_handle&& o) noexcept {
+    if (this != &o) {
+      release("join_handle overwritten before its task was joined");
+      set_ = o.set_;
+      where_ = o.where_;
+      o.set_ = nullptr;
+    }
+    return *this;
+  }
+  ~basic_join_handle() { release("join_handle destroyed before its task was joined"); }
+
+  detail::join_set* bind(detail::session* s, const site& where) {
+    release("join_handle reused before its task was joined");
+    set_ = detail::task_hooks_now()->bind_handle(s);
+    where_ = where;
+    return set_;
+  }
+  detail::join_set* current_set() const noexcept { return set_; }
+  // Called by the sync_point that joined it.
+  void joined() noexcept { release(nullptr); }
+
+ private:
+  void release(const char* why) noexcept {
+    if (!set_) return;
+    detail::task_hooks_now()->release_handle(set_, where_, why);
+    set_ = nullptr;
+  }
+
+  detail::join_set* set_ = nullptr;
+  site where_;
+};
+
+// The parent half of a spawn: records the spawn point in the running task and
+// returns the token the child half needs. Outside a measurement the token is empty
+// and the child runs unmeasured.
+template <class Clock = default_clock>
+spawn_token basic_spawn_point(const site& where = site::current()) noexcept {
+  return detail::guard_events<Clock>::spawn(nullptr, where);
+}
+template <class Clock>
+spawn_token basic_spawn_point(basic_task_group<Clock>& g, const site& where = site::current()) {
+  detail::frame* f = detail::current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return detail::guard_events<Clock>::spawn(g.join_set_for(f->sess, where), where);
+}
+template <class Clock>
+spawn_token basic_spawn_point(basic_join_handle<Clock>& h, const site& where = site::current()) {
+  detail::frame* f = detail::current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return detail::guard_events<Clock>::spawn(h.bind(f->sess, where), where);
+}
+
+// The child half of a spawn: open it when the task body starts, on whatever thread
+// runs it; it closes when the body ends (also by an exception).
+template <class Clock>
+class basic_spawn_scope {
+ public:
+  explicit basic_spawn_scope(spawn_token&& tk, const site& where = site::current()) noexcept {
+    detail::guard_events<Clock>::begin_child(frame_, tk, where);
+  }
+  basic_spawn_scope(const basic_spawn_scope&) = delete;
+  basic_spawn_scope& operator=(const basic_spawn_scope&) = delete;
+  ~basic_spawn_scope() { detail::guard_events<Clock>::end_child(frame_); }
+
+ private:
+  detail::frame frame_;
+};
+
+// A task body bound to its spawn point: the callable handed to the library.
+// Move-only (a spawn is consumed once); callable through a const reference, as
+// oneTBB invokes its tasks. Destroyed without running, it releases its join.
+template <class Clock, class F>
+class basic_spawned {
+ public:
+  basic_spawned(spawn_token&& tk, F&& fn, const site& where)
+      : token_(std::move(tk)), fn_(std::move(fn)), where_(where) {}
+  basic_spawned(spawn_token&& tk, const F& fn, const site& where) : token_(std::move(tk)), fn_(fn), where_(where) {}
+  basic_spawned(basic_spawned&&) noexcept(std::is_nothrow_move_constructible<F>::value) = default;
+  basic_spawned& operator=(basic_spawned&&) = default;
+  basic_spawned(const basic_spawned&) = delete;
+  basic_spawned& operator=(const basic_spawned&) = delete;
+  ~basic_spawned() {
+    if (FORKSCALE_DETAIL_UNLIKELY(static_cast<bool>(token_))) detail::task_hooks_now()->drop_unrun(token_, where_);
+  }
+
+  decltype(auto) operator()() const {
+    basic_spawn_scope<Clock> scope(std::move(token_), where_);
+    return fn_();
+  }
+
+ private:
+  mutable spawn_token token_;
+  mutable F fn_;
+  site where_;
+};
+
+template <class Clock = default_clock, class F>
+basic_spawned<Clock, std::decay_t<F>> spawn(F&& fn, const site& where = site::current()) {
+  return basic_spawned<Clock, std::decay_t<F>>(detail::guard_events<Clock>::spawn(nullptr, where), std::forward<F>(fn),
+                                               where);
+}
+template <class Clock, class F>
+basic_spawned<Clock, std::decay_t<F>> spawn(basic_task_group<Clock>& g, F&& fn, const site& where = site::current()) {
+  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(g, where), std::forward<F>(fn), where);
+}
+template <class Clock, class F>
+basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn, const site& where = site::current()) {
+  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where), std::forward<F>(fn), where);
+}
+
+// Wrap the library's join: the strand ends when the guard opens, and the joined
+// children merge into the task when it closes. Without an argument it joins every
+// child the task spawned with spawn(f) (Cilk's sync); with a task group or a join
+// handle it joins exactly those.
+template <class Clock>
+class basic_sync_point {
+ public:
+  explicit basic_sync_point(const site& where = site::current()) noexcept : where_(where) {
+    detail::guard_events<Clock>::begin_sync(state_, where_);
+  }
+  explicit basic_sync_point(basic_task_group<Clock>& g, const site& where = site::current()) noexcept
+      : group_(&g), where_(where) {
+    detail::guard_events<Clock>::begin_sync(state_, where_);
+  }
+  explicit basic_sync_point(basic_join_handle<Clock>& h, const site& where = site::current()) noexcept
+      : handle_(&h), where_(where) {
+    detail::guard_events<Clock>::begin_sync(state_, where_);
+  }
+  basic_sync_point(const basic_sync_point&) = delete;
+  basic_sync_point& operator=(const basic_sync_point&) = delete;
+  ~basic_sync_point() {
+    if (!state_.task) return;
+    if (group_) {
+      detail::guard_events<Clock>::end_sync(state_, group_->current_set(), false, where_);
+    } else if (handle_) {
+      detail::guard_events<Clock>::end_sync(state_, handle_->current_set(), false, where_);
+      handle_->joined();
+    } else {
+      detail::guard_events<Clock>::end_sync(state_, nullptr, true, where_);
+    }
+  }
+
+ private:
+  detail::sync_state state_;
+  basic_task_group<Clock>* group_ = nullptr;
+  basic_join_handle<Clock>* handle_ = nullptr;
+  site where_;
+};
+
+// Marks a call as a profiled site (per-site profiles build on it). A call_site is
+// also a sync scope, as a Cilk function is: a plain sync_point inside it joins only
+// the children spawned inside it, and children it leaves unjoined pass to its
+// caller. For libraries whose join waits for every child of the task — OpenMP's
+// taskwait inside a called function waits for the caller's tasks too — use
+// task_call_site, which only counts the call.
+template <class Clock, bool OpensSyncScope = true>
+class basic_call_site {
+ public:
+  explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
+    detail::guard_events<Clock>::begin_call(state_, OpensSyncScope, where_);
+  }
+  basic_call_site(const basic_call_site&) = delete;
+  basic_call_site& operator=(const basic_call_site&) = delete;
+  ~basic_call_site() { detail::guard_events<Clock>::end_call(state_, OpensSyncScope, where_); }
+
+ private:
+  detail::call_state state_;
+  site where_;
+};
+
+// Marks code whose speedup the what-if analysis predicts (docs/model.md, "What-if
+// regions"): the report says what the whole program's span and parallelism would
+// be if the strands inside were k× faster, for every factor k of
+// options.what_if.factors. A region is its site (file:line, or the tag when one is
+// given); every entry of it, from any task on any thread, counts, and so do the
+// tasks spawned inside it. Nested regions count once. Outside a measurement it
+// does nothing.
+//
+//   { fs::what_if_region wi("partition"); p = partition(a, lo, hi); }
+template <class Clock>
+class basic_what_if_region {
+ public:
+  explicit basic_what_if_region(const site& where = site::current()) noexcept : where_(where) {
+    detail::guard_events<Clock>::begin_what_if(state_, where_);
+  }
+  // `tag` names the region in reports; it must be a string literal or other text
+  // that never changes while the program runs.
+  explicit basic_what_if_region(const char* tag, const site& where = site::current()) noexcept
+      : where_(site::tagged(tag, where)) {
+    detail::guard_events<Clock>::begin_what_if(state_, where_);
+  }
+  basic_what_if_region(const basic_what_if_region&) = delete;
+  basic_what_if_region& operator=(const basic_what_if_region&) = delete;
+  ~basic_what_if_region() { detail::guard_events<Clock>::end_what_if(state_, where_); }
+
+ private:
+  detail::what_if_state state_;
+  site where_;
+};
+
+#else   // FORKSCALE_ENABLE == 0: the same names, compiled to nothing.
+
+struct spawn_token {
+  explicit operator bool() const noexcept { return false; }
+};
+template <class Clock>
+class basic_task_group {};
+template <class Clock>
+class basic_join_handle {};
+template <class Clock = default_clock>
+constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept {
+  return {};
+}
+template <class Clock>
+constexpr spawn_token basic_spawn_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {
+  return {};
+}
+template <class Clock>
+constexpr spawn_token basic_spawn_point(basic_join_handle<Clock>&, const site& = site::current()) noexcept {
+  return {};
+}
+template <class Clock>
+class basic_spawn_scope {
+ public:
+  explicit basic_spawn_scope(spawn_token&&, const site& = site::current()) noexcept {}
+};
+template <class Clock = default_clock, class F>
+std::decay_t<F> spawn(F&& fn, const site& = site::current()) {
+  return std::forward<F>(fn);
+}
+template <class Clock, class F>
+std::decay_t<F> spawn(basic_task_group<Clock>&, F&& fn, const site& = site::current()) {
+  return std::forward<F>(fn);
+}
+template <class Clock, class F>
+std::decay_t<F> spawn(basic_join_handle<Clock>&, F&& fn, const site& = site::current()) {
+  return std::forward<F>(fn);
+}
+template <class Clock>
+class basic_sync_point {
+ public:
+  explicit basic_sync_point(const site& = site::current()) noexcept {}
+  explicit basic_sync_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {}
+  explicit basic_sync_point(basic_join_handle<Clock>&, const site& = site::current()) noexcept {}
+};
+template <class Clock, bool OpensSyncScope = true>
+class basic_call_site {
+ public:
+  explicit basic_call_site(const site& = site::current()) noexcept {}
+};
+template <class Clock>
+class basic_what_if_region {
+ public:
+  explicit basic_what_if_region(const site& = site::current()) noexcept {}
+  explicit basic_what_if_region(const char*, const site& = site::current()) noexcept {}
+};
+#endif  // FORKSCALE_ENABLE
+
+// The names a program uses, on the default clock policy.
+using task_group = basic_task_group<default_clock>;
+using join_handle = basic_join_handle<default_clock>;
+using spawn_scope = basic_spawn_scope<default_clock>;
+using sync_point = basic_sync_point<default_clock>;
+using call_site = basic_call_site<default_clock>;
+using task_call_site = basic_call_site<default_clock, false>;
+using what_if_region = basic_what_if_region<default_clock>;
+
+inline spawn_token spawn_point(const site& where = site::current()) noexcept {
+  return basic_spawn_point<default_clock>(where);
+}
+
+namespace detail {
+
+// The tag FORKSCALE_CALL gives its call site, made at compile time from the
+// expression's text: the text up to its first '(', without the spaces before it
+// ("partition" for "partition(a, lo, hi)"), or the whole text when that leaves
+// nothing. Held in static storage (FORKSCALE_DETAIL_CALL_NAME), as a tag must be.
+template <std::size_t N>
+struct call_name {
+  char chars[N] = {};
+  constexpr explicit call_name(const char (&expr)[N]) noexcept {
+    std::size_t end = 0;
+    while (end + 1 < N && expr[end] != '(') ++end;
+    while (end > 0 && expr[end - 1] == ' ') --end;
+    if (end == 0) end = N - 1;
+    for (std::size_t i = 0; i < end; ++i) chars[i] = expr[i];
+  }
+};
+
+// FORKSCALE_CALL's call: `call()` inside a call_site at `where`, with its value (a
+// reference stays one; none for a void call).
+template <class Call>
+decltype(auto) profiled_call(const site& where, Call&& call) {
+  call_site cs(where);
+  return std::forward<Call>(call)();
+}
+
+}  // namespace detail
+
+FORKSCALE_NAMESPACE_END
+
+// Guards with unique variable names, for code that prefers one line per guard.
+#if FORKSCALE_ENABLE
+#define FORKSCALE_CALL_SITE() ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)(FORKSCALE_HERE)
+#define FORKSCALE_TAGGED_CALL_SITE(tag)                                 \
+  ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)( \
+      ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
+#define FORKSCALE_SYNC_POINT() ::forkscale::sync_point FORKSCALE_DETAIL_UNIQUE(forkscale_sync_point_)(FORKSCALE_HERE)
+#define FORKSCALE_WHAT_IF_REGION(tag)                                             \
+  ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
+      ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
+// A profiled call named by its call: FORKSCALE_CALL(partition(a, lo, hi)) runs the
+// call inside an fs::call_site tagged "partition" (the expression's text up to its
+// first '(') and has the call's value: `auto p = FORKSCALE_CALL(f(x));`, or a
+// statement for a void call. The site's function is the enclosing one. The
+// expression is evaluated in a lambda that captures by reference (in C++17 it
+// cannot name a structured binding).
+#define FORKSCALE_CALL(...)                                                                                 \
+  ::forkscale::detail::profiled_call(::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, \
+                                                       FORKSCALE_DETAIL_CALL_NAME(#__VA_ARGS__)},           \
+                                     [&]() -> decltype(auto) { return __VA_ARGS__; })
+#define FORKSCALE_DETAIL_CALL_NAME(expr_text)                                                     \
+  ([]() noexcept -> const char* {                                                                 \
+    static constexpr ::forkscale::detail::call_name<sizeof(expr_text)> forkscale_name(expr_text); \
+    return forkscale_name.chars;                                                                  \
+  }())
+#else
+#define FORKSCALE_CALL_SITE() (void)0
+#define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
+#define FORKSCALE_SYNC_POINT() (void)0
+#define FORKSCALE_WHAT_IF_REGION(tag) (void)0
+#define FORKSCALE_CALL(...) (__VA_ARGS__)
+#endif
+#endif  // FORKSCALE_SINGLE_ANNOTATE_HPP
+// end include/forkscale/annotate.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -7938,7 +8702,7 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct prof_node {
-  static constexpr unsigned capacity = 4;
+  static constexpr unsigned capacity = prof_records_per_node;
   std::atomic<std::int64_t> refs{1};
   prof_node* parent = nullptr;
   std::uint32_t count = 0;                   // records in `records`
@@ -7946,16 +8710,6 @@ struct prof_node {
   std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
   prof_record records[capacity];
   prof_node* next_free = nullptr;  // pool link
-};
-
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
 };
 
 // A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
@@ -8317,155 +9071,6 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-
-// One running task body (or the root of a measurement) on one thread. Frames
-// live inside the guards that open them, on the running thread's stack; a
-// thread's frames form a stack through `outer` (a task run while another is
-// blocked in a join, or run inline by its spawner).
-struct region_state;
-
-struct frame {
-  enum class run_state : unsigned char { running, suspended, blocked };
-
-  path_totals totals;              // the path value at the start of the open strand
-  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
-  std::uint64_t burden = 0;
-  clock_kind kind = clock_kind::cost;
-  run_state state = run_state::running;
-  unsigned open_guards = 0;  // guards open in this frame, for order checks
-  frame* outer = nullptr;
-  session* sess = nullptr;
-  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
-  join_set* report_to = nullptr;         // where this task's totals go; null for a root
-  region_node* region = nullptr;         // innermost region, inherited by children
-  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
-  site where;                            // the guard that opened the frame
-
-  // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `records` not yet pushed onto its
-  // chain.
-  bool profile = false;
-  unsigned char task_flags = 0;  // this task's own invocation
-  unsigned record_count = 0;
-  std::uint32_t task_site = 0;
-  std::uint64_t task_id = root_task_id;
-  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
-  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
-  std::uint64_t task_work = 0;      // cost of this task's own strands
-  std::uint64_t span_at_start = 0;  // at the task's start
-  std::uint64_t local_span_at_start = 0;
-  std::uint64_t task_span_at_start = 0;
-  const site_context* context = nullptr;  // sites of the invocations open here
-  path_prof path;
-  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record records[prof_node::capacity];
-  // What-if regions open here (inherited by children) and the session's mode bits.
-  std::uint64_t what_if_mask = 0;
-
-  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
-  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
-  // open strand: how it began, where it runs, what it follows.
-  unsigned char record = 0;
-  // Call sites take the slow path: the session names what-if call sites (1) or
-  // records (2).
-  unsigned char call_events = 0;
-  record_state* rec = nullptr;
-  std::uint32_t rec_frame = 0;       // call path (call_tree)
-  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
-  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
-  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
-  std::uint64_t rec_join_uid = 0;
-  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
-  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
-  std::uint32_t rec_end_round = 0;
-};
-
-// What a spawn hands to its child: where to report and the path value at the
-// spawn point. Move-only: a spawn is consumed exactly once.
-struct spawn_token {
-  join_set* target = nullptr;
-  region_node* region = nullptr;
-  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  // Site profiles: the child's id, its invocation and the spawner's path value.
-  std::uint64_t task_id = 0;
-  const site_context* context = nullptr;
-  std::uint32_t site_id = 0;
-  unsigned char flags = 0;
-  bool profile = false;
-  path_prof path;
-  std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
-  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
-  // Recording: the spawner's strand that ended at the spawn, the child's call path.
-  std::uint64_t rec_from = 0;
-  std::uint32_t rec_frame = 0;
-
-  spawn_token() = default;
-  spawn_token(const spawn_token&) = delete;
-  spawn_token& operator=(const spawn_token&) = delete;
-  spawn_token(spawn_token&& o) noexcept { take(o); }
-  ~spawn_token();  // a token never used releases its join (events.hpp)
-  spawn_token& operator=(spawn_token&& o) noexcept {
-    if (this != &o) {
-      this->~spawn_token();
-      take(o);
-    }
-    return *this;
-  }
-  void take(spawn_token& o) noexcept {
-    target = o.target;
-    region = o.region;
-    span = o.span;
-    burdened_span = o.burdened_span;
-    raw_span = o.raw_span;
-    task_id = o.task_id;
-    context = o.context;
-    site_id = o.site_id;
-    flags = o.flags;
-    profile = o.profile;
-    path = o.path;
-    what_if_mask = o.what_if_mask;
-    what_if = o.what_if;
-    last_strand = o.last_strand;
-    rec_from = o.rec_from;
-    rec_frame = o.rec_frame;
-    o.target = nullptr;
-    o.path.chain = nullptr;
-    o.what_if = nullptr;
-  }
-  explicit operator bool() const noexcept { return target != nullptr; }
-};
-
-// What a sync_point keeps between its two events.
-struct sync_state {
-  frame* task = nullptr;
-  unsigned depth = 0;
-};
-
-// What a call_site keeps: its scope, and what makes its invocation's record.
-struct call_state {
-  frame* task = nullptr;
-  unsigned depth = 0;
-  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
-  const site_context* caller_context = nullptr;
-  std::uint64_t caller_local_work = 0;
-  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
-  std::uint32_t site_id = 0;
-  unsigned char flags = 0;
-  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
-  std::uint64_t caller_what_if_mask = 0;
-  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
-};
-
-// What a what_if_region keeps.
-struct what_if_state {
-  frame* task = nullptr;
-  unsigned depth = 0;
-  bool changed = false;  // this instance added its region to the task's mask
-  std::uint64_t saved_mask = 0;
-};
 
 // What a region keeps: for an outermost one, the measurement itself.
 struct region_state {
@@ -9305,9 +9910,11 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   j->drop_child();
 }
 
-inline spawn_token::~spawn_token() {
-  if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
-  if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr)) wi_release(what_if);
+// A token destroyed unused (spawn_token's destructor, through task_hooks).
+inline void drop_token(spawn_token& tk) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  tk.what_if = nullptr;
 }
 
 // ---- task groups and join handles -----------------------------------------------
@@ -9398,6 +10005,11 @@ inline join_set* bind_handle(session* s) {
   return j;
 }
 
+// The table the guards reach these through (state.hpp).
+inline constexpr task_hooks the_task_hooks{&drop_token,  &drop_unrun,     &group_join_set,
+                                           &close_group, &release_handle, &bind_handle};
+inline void install_task_hooks() noexcept { installed_task_hooks.store(&the_task_hooks, std::memory_order_release); }
+
 // Tasks spawned into task groups or join handles that no sync_point inside the
 // measurement joined (still running, or finished and never waited for).
 inline std::int64_t unjoined_in_bound_sets(session& s) {
@@ -9443,16 +10055,16 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
+template <class Clock>
+void install_engine_hooks() noexcept;
+
 // The events, for one clock policy (clock.hpp). All members are static; each
 // thread has one current frame per policy.
 template <class Clock>
 struct engine {
   using run_state = frame::run_state;
 
-  static frame*& current() noexcept {
-    static thread_local frame* f = nullptr;
-    return f;
-  }
+  static frame*& current() noexcept { return current_frame<Clock>; }
 
   static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
 
@@ -9803,6 +10415,7 @@ struct engine {
 
   // A measurement's root frame starts running on this thread.
   static void begin_measurement(region_state& rs) noexcept {
+    install_engine_hooks<Clock>();
     init_root(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
     if (rs.owned->rec) rs.owned->rec->start();
@@ -9838,6 +10451,20 @@ struct engine {
              std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
   }
 };
+
+// The table the guards call the events through (hooks.hpp), and its installation
+// when a measurement on `Clock` starts.
+template <class Clock>
+inline constexpr engine_hooks engine_hook_table{
+    &engine<Clock>::spawn,      &engine<Clock>::begin_child,   &engine<Clock>::end_child,
+    &engine<Clock>::begin_sync, &engine<Clock>::end_sync,      &engine<Clock>::begin_call,
+    &engine<Clock>::end_call,   &engine<Clock>::begin_what_if, &engine<Clock>::end_what_if};
+
+template <class Clock>
+void install_engine_hooks() noexcept {
+  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock>, std::memory_order_release);
+  install_task_hooks();
+}
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
@@ -12631,248 +13258,9 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/engine/measure.hpp
 #endif
 
-#ifndef FORKSCALE_DEFAULT_CLOCK
-#define FORKSCALE_DEFAULT_CLOCK ::forkscale::runtime_clock
-#endif
-
 FORKSCALE_NAMESPACE_BEGIN
 
-using default_clock = FORKSCALE_DEFAULT_CLOCK;
-
 #if FORKSCALE_ENABLE
-
-using spawn_token = detail::spawn_token;
-
-// A set of tasks waited for together, wherever they were spawned from: nested
-// calls, or tasks of the group itself (oneTBB task_group, OpenMP taskgroup).
-// Spawn into it with spawn(group, f); wait with sync_point sp(group).
-template <class Clock>
-class basic_task_group {
- public:
-  basic_task_group() noexcept = default;
-  basic_task_group(const basic_task_group&) = delete;
-  basic_task_group& operator=(const basic_task_group&) = delete;
-  ~basic_task_group() {
-    if (detail::join_set* j = set_.load(std::memory_order_acquire)) detail::close_group(j, where_);
-  }
-
-  // The group's join set, created by the first spawn made inside a measurement.
-  detail::join_set* join_set_for(detail::session* s, const site& where) {
-    return detail::group_join_set(set_, where_, s, where);
-  }
-  detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
-
- private:
-  std::atomic<detail::join_set*> set_{nullptr};
-  site where_;
-};
-
-// The one child behind a std::thread, a std::future or a TBB task_handle, joined on
-// its own: spawn(handle, f) ... { sync_point sp(handle); t.join(); }.
-template <class Clock>
-class basic_join_handle {
- public:
-  basic_join_handle() noexcept = default;
-  basic_join_handle(basic_join_handle&& o) noexcept : set_(o.set_), where_(o.where_) { o.set_ = nullptr; }
-  basic_join_handle& operator=(basic_join_handle&& o) noexcept {
-    if (this != &o) {
-      release("join_handle overwritten before its task was joined");
-      set_ = o.set_;
-      where_ = o.where_;
-      o.set_ = nullptr;
-    }
-    return *this;
-  }
-  ~basic_join_handle() { release("join_handle destroyed before its task was joined"); }
-
-  detail::join_set* bind(detail::session* s, const site& where) {
-    release("join_handle reused before its task was joined");
-    set_ = detail::bind_handle(s);
-    where_ = where;
-    return set_;
-  }
-  detail::join_set* current_set() const noexcept { return set_; }
-  // Called by the sync_point that joined it.
-  void joined() noexcept { release(nullptr); }
-
- private:
-  void release(const char* why) noexcept {
-    if (!set_) return;
-    detail::release_handle(set_, where_, why);
-    set_ = nullptr;
-  }
-
-  detail::join_set* set_ = nullptr;
-  site where_;
-};
-
-// The parent half of a spawn: records the spawn point in the running task and
-// returns the token the child half needs. Outside a measurement the token is empty
-// and the child runs unmeasured.
-template <class Clock = default_clock>
-spawn_token basic_spawn_point(const site& where = site::current()) noexcept {
-  return detail::engine<Clock>::spawn(nullptr, where);
-}
-template <class Clock>
-spawn_token basic_spawn_point(basic_task_group<Clock>& g, const site& where = site::current()) {
-  detail::frame* f = detail::engine<Clock>::current();
-  if (!f) return spawn_token{};
-  return detail::engine<Clock>::spawn(g.join_set_for(f->sess, where), where);
-}
-template <class Clock>
-spawn_token basic_spawn_point(basic_join_handle<Clock>& h, const site& where = site::current()) {
-  detail::frame* f = detail::engine<Clock>::current();
-  if (!f) return spawn_token{};
-  return detail::engine<Clock>::spawn(h.bind(f->sess, where), where);
-}
-
-// The child half of a spawn: open it when the task body starts, on whatever thread
-// runs it; it closes when the body ends (also by an exception).
-template <class Clock>
-class basic_spawn_scope {
- public:
-  explicit basic_spawn_scope(spawn_token&& tk, const site& where = site::current()) noexcept {
-    detail::engine<Clock>::begin_child(frame_, tk, where);
-  }
-  basic_spawn_scope(const basic_spawn_scope&) = delete;
-  basic_spawn_scope& operator=(const basic_spawn_scope&) = delete;
-  ~basic_spawn_scope() { detail::engine<Clock>::end_child(frame_); }
-
- private:
-  detail::frame frame_;
-};
-
-// A task body bound to its spawn point: the callable handed to the library.
-// Move-only (a spawn is consumed once); callable through a const reference, as
-// oneTBB invokes its tasks. Destroyed without running, it releases its join.
-template <class Clock, class F>
-class basic_spawned {
- public:
-  basic_spawned(spawn_token&& tk, F&& fn, const site& where)
-      : token_(std::move(tk)), fn_(std::move(fn)), where_(where) {}
-  basic_spawned(spawn_token&& tk, const F& fn, const site& where) : token_(std::move(tk)), fn_(fn), where_(where) {}
-  basic_spawned(basic_spawned&&) noexcept(std::is_nothrow_move_constructible<F>::value) = default;
-  basic_spawned& operator=(basic_spawned&&) = default;
-  basic_spawned(const basic_spawned&) = delete;
-  basic_spawned& operator=(const basic_spawned&) = delete;
-  ~basic_spawned() {
-    if (FORKSCALE_DETAIL_UNLIKELY(static_cast<bool>(token_))) detail::drop_unrun(token_, where_);
-  }
-
-  decltype(auto) operator()() const {
-    basic_spawn_scope<Clock> scope(std::move(token_), where_);
-    return fn_();
-  }
-
- private:
-  mutable spawn_token token_;
-  mutable F fn_;
-  site where_;
-};
-
-template <class Clock = default_clock, class F>
-basic_spawned<Clock, std::decay_t<F>> spawn(F&& fn, const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(detail::engine<Clock>::spawn(nullptr, where), std::forward<F>(fn),
-                                               where);
-}
-template <class Clock, class F>
-basic_spawned<Clock, std::decay_t<F>> spawn(basic_task_group<Clock>& g, F&& fn, const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(g, where), std::forward<F>(fn), where);
-}
-template <class Clock, class F>
-basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn, const site& where = site::current()) {
-  return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where), std::forward<F>(fn), where);
-}
-
-// Wrap the library's join: the strand ends when the guard opens, and the joined
-// children merge into the task when it closes. Without an argument it joins every
-// child the task spawned with spawn(f) (Cilk's sync); with a task group or a join
-// handle it joins exactly those.
-template <class Clock>
-class basic_sync_point {
- public:
-  explicit basic_sync_point(const site& where = site::current()) noexcept : where_(where) {
-    detail::engine<Clock>::begin_sync(state_, where_);
-  }
-  explicit basic_sync_point(basic_task_group<Clock>& g, const site& where = site::current()) noexcept
-      : group_(&g), where_(where) {
-    detail::engine<Clock>::begin_sync(state_, where_);
-  }
-  explicit basic_sync_point(basic_join_handle<Clock>& h, const site& where = site::current()) noexcept
-      : handle_(&h), where_(where) {
-    detail::engine<Clock>::begin_sync(state_, where_);
-  }
-  basic_sync_point(const basic_sync_point&) = delete;
-  basic_sync_point& operator=(const basic_sync_point&) = delete;
-  ~basic_sync_point() {
-    if (!state_.task) return;
-    if (group_) {
-      detail::engine<Clock>::end_sync(state_, group_->current_set(), false, where_);
-    } else if (handle_) {
-      detail::engine<Clock>::end_sync(state_, handle_->current_set(), false, where_);
-      handle_->joined();
-    } else {
-      detail::engine<Clock>::end_sync(state_, nullptr, true, where_);
-    }
-  }
-
- private:
-  detail::sync_state state_;
-  basic_task_group<Clock>* group_ = nullptr;
-  basic_join_handle<Clock>* handle_ = nullptr;
-  site where_;
-};
-
-// Marks a call as a profiled site (per-site profiles build on it). A call_site is
-// also a sync scope, as a Cilk function is: a plain sync_point inside it joins only
-// the children spawned inside it, and children it leaves unjoined pass to its
-// caller. For libraries whose join waits for every child of the task — OpenMP's
-// taskwait inside a called function waits for the caller's tasks too — use
-// task_call_site, which only counts the call.
-template <class Clock, bool OpensSyncScope = true>
-class basic_call_site {
- public:
-  explicit basic_call_site(const site& where = site::current()) noexcept : where_(where) {
-    detail::engine<Clock>::begin_call(state_, OpensSyncScope, where_);
-  }
-  basic_call_site(const basic_call_site&) = delete;
-  basic_call_site& operator=(const basic_call_site&) = delete;
-  ~basic_call_site() { detail::engine<Clock>::end_call(state_, OpensSyncScope, where_); }
-
- private:
-  detail::call_state state_;
-  site where_;
-};
-
-// Marks code whose speedup the what-if analysis predicts (docs/model.md, "What-if
-// regions"): the report says what the whole program's span and parallelism would
-// be if the strands inside were k× faster, for every factor k of
-// options.what_if.factors. A region is its site (file:line, or the tag when one is
-// given); every entry of it, from any task on any thread, counts, and so do the
-// tasks spawned inside it. Nested regions count once. Outside a measurement it
-// does nothing.
-//
-//   { fs::what_if_region wi("partition"); p = partition(a, lo, hi); }
-template <class Clock>
-class basic_what_if_region {
- public:
-  explicit basic_what_if_region(const site& where = site::current()) noexcept : where_(where) {
-    detail::engine<Clock>::begin_what_if(state_, where_);
-  }
-  // `tag` names the region in reports; it must be a string literal or other text
-  // that never changes while the program runs.
-  explicit basic_what_if_region(const char* tag, const site& where = site::current()) noexcept
-      : where_(site::tagged(tag, where)) {
-    detail::engine<Clock>::begin_what_if(state_, where_);
-  }
-  basic_what_if_region(const basic_what_if_region&) = delete;
-  basic_what_if_region& operator=(const basic_what_if_region&) = delete;
-  ~basic_what_if_region() { detail::engine<Clock>::end_what_if(state_, where_); }
-
- private:
-  detail::what_if_state state_;
-  site where_;
-};
 
 // A labeled region. Outside any measurement it starts one (stop() returns the
 // report; without stop() the report goes to last_report()). Inside one it adds a
@@ -12932,60 +13320,6 @@ report measure(std::string label, Fn&& fn, const options& opt = options{}, const
 
 #else  // FORKSCALE_ENABLE == 0: the same names, compiled to nothing.
 
-struct spawn_token {
-  explicit operator bool() const noexcept { return false; }
-};
-template <class Clock>
-class basic_task_group {};
-template <class Clock>
-class basic_join_handle {};
-template <class Clock = default_clock>
-constexpr spawn_token basic_spawn_point(const site& = site::current()) noexcept {
-  return {};
-}
-template <class Clock>
-constexpr spawn_token basic_spawn_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {
-  return {};
-}
-template <class Clock>
-constexpr spawn_token basic_spawn_point(basic_join_handle<Clock>&, const site& = site::current()) noexcept {
-  return {};
-}
-template <class Clock>
-class basic_spawn_scope {
- public:
-  explicit basic_spawn_scope(spawn_token&&, const site& = site::current()) noexcept {}
-};
-template <class Clock = default_clock, class F>
-std::decay_t<F> spawn(F&& fn, const site& = site::current()) {
-  return std::forward<F>(fn);
-}
-template <class Clock, class F>
-std::decay_t<F> spawn(basic_task_group<Clock>&, F&& fn, const site& = site::current()) {
-  return std::forward<F>(fn);
-}
-template <class Clock, class F>
-std::decay_t<F> spawn(basic_join_handle<Clock>&, F&& fn, const site& = site::current()) {
-  return std::forward<F>(fn);
-}
-template <class Clock>
-class basic_sync_point {
- public:
-  explicit basic_sync_point(const site& = site::current()) noexcept {}
-  explicit basic_sync_point(basic_task_group<Clock>&, const site& = site::current()) noexcept {}
-  explicit basic_sync_point(basic_join_handle<Clock>&, const site& = site::current()) noexcept {}
-};
-template <class Clock, bool OpensSyncScope = true>
-class basic_call_site {
- public:
-  explicit basic_call_site(const site& = site::current()) noexcept {}
-};
-template <class Clock>
-class basic_what_if_region {
- public:
-  explicit basic_what_if_region(const site& = site::current()) noexcept {}
-  explicit basic_what_if_region(const char*, const site& = site::current()) noexcept {}
-};
 // Labels and options are taken as they come (templates, no default options{}):
 // a disabled region or measure() allocates nothing and builds nothing.
 template <class Clock>
@@ -13011,84 +13345,15 @@ inline report last_report() { return report{}; }
 
 #endif  // FORKSCALE_ENABLE
 
-// The names a program uses, on the default clock policy.
-using task_group = basic_task_group<default_clock>;
-using join_handle = basic_join_handle<default_clock>;
-using spawn_scope = basic_spawn_scope<default_clock>;
-using sync_point = basic_sync_point<default_clock>;
-using call_site = basic_call_site<default_clock>;
-using task_call_site = basic_call_site<default_clock, false>;
 using region = basic_region<default_clock>;
-using what_if_region = basic_what_if_region<default_clock>;
-
-inline spawn_token spawn_point(const site& where = site::current()) noexcept {
-  return basic_spawn_point<default_clock>(where);
-}
-
-namespace detail {
-
-// The tag FORKSCALE_CALL gives its call site, made at compile time from the
-// expression's text: the text up to its first '(', without the spaces before it
-// ("partition" for "partition(a, lo, hi)"), or the whole text when that leaves
-// nothing. Held in static storage (FORKSCALE_DETAIL_CALL_NAME), as a tag must be.
-template <std::size_t N>
-struct call_name {
-  char chars[N] = {};
-  constexpr explicit call_name(const char (&expr)[N]) noexcept {
-    std::size_t end = 0;
-    while (end + 1 < N && expr[end] != '(') ++end;
-    while (end > 0 && expr[end - 1] == ' ') --end;
-    if (end == 0) end = N - 1;
-    for (std::size_t i = 0; i < end; ++i) chars[i] = expr[i];
-  }
-};
-
-// FORKSCALE_CALL's call: `call()` inside a call_site at `where`, with its value (a
-// reference stays one; none for a void call).
-template <class Call>
-decltype(auto) profiled_call(const site& where, Call&& call) {
-  call_site cs(where);
-  return std::forward<Call>(call)();
-}
-
-}  // namespace detail
 
 FORKSCALE_NAMESPACE_END
 
-// Guards with unique variable names, for code that prefers one line per guard.
 #if FORKSCALE_ENABLE
-#define FORKSCALE_CALL_SITE() ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)(FORKSCALE_HERE)
-#define FORKSCALE_TAGGED_CALL_SITE(tag)                                 \
-  ::forkscale::call_site FORKSCALE_DETAIL_UNIQUE(forkscale_call_site_)( \
-      ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
-#define FORKSCALE_SYNC_POINT() ::forkscale::sync_point FORKSCALE_DETAIL_UNIQUE(forkscale_sync_point_)(FORKSCALE_HERE)
 #define FORKSCALE_REGION(label) \
   ::forkscale::region FORKSCALE_DETAIL_UNIQUE(forkscale_region_)((label), ::forkscale::options{}, FORKSCALE_HERE)
-#define FORKSCALE_WHAT_IF_REGION(tag)                                             \
-  ::forkscale::what_if_region FORKSCALE_DETAIL_UNIQUE(forkscale_what_if_region_)( \
-      ::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, (tag)})
-// A profiled call named by its call: FORKSCALE_CALL(partition(a, lo, hi)) runs the
-// call inside an fs::call_site tagged "partition" (the expression's text up to its
-// first '(') and has the call's value: `auto p = FORKSCALE_CALL(f(x));`, or a
-// statement for a void call. The site's function is the enclosing one. The
-// expression is evaluated in a lambda that captures by reference (in C++17 it
-// cannot name a structured binding).
-#define FORKSCALE_CALL(...)                                                                                 \
-  ::forkscale::detail::profiled_call(::forkscale::site{__FILE__, static_cast<unsigned>(__LINE__), __func__, \
-                                                       FORKSCALE_DETAIL_CALL_NAME(#__VA_ARGS__)},           \
-                                     [&]() -> decltype(auto) { return __VA_ARGS__; })
-#define FORKSCALE_DETAIL_CALL_NAME(expr_text)                                                     \
-  ([]() noexcept -> const char* {                                                                 \
-    static constexpr ::forkscale::detail::call_name<sizeof(expr_text)> forkscale_name(expr_text); \
-    return forkscale_name.chars;                                                                  \
-  }())
 #else
-#define FORKSCALE_CALL_SITE() (void)0
-#define FORKSCALE_TAGGED_CALL_SITE(tag) (void)0
-#define FORKSCALE_SYNC_POINT() (void)0
 #define FORKSCALE_REGION(label) (void)0
-#define FORKSCALE_WHAT_IF_REGION(tag) (void)0
-#define FORKSCALE_CALL(...) (__VA_ARGS__)
 #endif
 #endif  // FORKSCALE_SINGLE_GUARDS_HPP
 // end include/forkscale/guards.hpp

@@ -16,6 +16,7 @@
 #include "../record/events.hpp"
 #include "../what_if/regions.hpp"
 #include "frame.hpp"
+#include "hooks.hpp"
 #include "join_set.hpp"
 #include "session.hpp"
 #include "tasks.hpp"
@@ -23,16 +24,16 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
+template <class Clock>
+void install_engine_hooks() noexcept;
+
 // The events, for one clock policy (clock.hpp). All members are static; each
 // thread has one current frame per policy.
 template <class Clock>
 struct engine {
   using run_state = frame::run_state;
 
-  static frame*& current() noexcept {
-    static thread_local frame* f = nullptr;
-    return f;
-  }
+  static frame*& current() noexcept { return current_frame<Clock>; }
 
   static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
 
@@ -383,6 +384,7 @@ struct engine {
 
   // A measurement's root frame starts running on this thread.
   static void begin_measurement(region_state& rs) noexcept {
+    install_engine_hooks<Clock>();
     init_root(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
     if (rs.owned->rec) rs.owned->rec->start();
@@ -418,6 +420,20 @@ struct engine {
              std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
   }
 };
+
+// The table the guards call the events through (hooks.hpp), and its installation
+// when a measurement on `Clock` starts.
+template <class Clock>
+inline constexpr engine_hooks engine_hook_table{
+    &engine<Clock>::spawn,      &engine<Clock>::begin_child,   &engine<Clock>::end_child,
+    &engine<Clock>::begin_sync, &engine<Clock>::end_sync,      &engine<Clock>::begin_call,
+    &engine<Clock>::end_call,   &engine<Clock>::begin_what_if, &engine<Clock>::end_what_if};
+
+template <class Clock>
+void install_engine_hooks() noexcept {
+  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock>, std::memory_order_release);
+  install_task_hooks();
+}
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END

@@ -16,6 +16,7 @@
 #include "../../config.hpp"
 #include "../macro_scope.hpp"
 #include "../what_if/offsets.hpp"
+#include "path_value.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -54,70 +55,6 @@ class spinlock {
   }
 
   std::atomic<bool> flag_{false};
-};
-
-// What a point of the program knows about everything that precedes it. Path
-// lengths are absolute (from the start of the measurement) and in clock ticks;
-// the counters cover the task's own strands plus every child it has joined.
-struct path_totals {
-  std::uint64_t span = 0;           // the longest path to this point
-  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
-  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
-  std::uint64_t work = 0;
-  std::uint64_t compensation = 0;  // compensation taken off `work`
-  std::uint64_t spawns = 0;
-  std::uint64_t syncs = 0;
-  std::uint64_t calls = 0;
-  // Recording: the strand that ends the longest path to this point (0: none).
-  // A join keeps the longer path's, so following them back from the end gives
-  // the critical path (DESIGN.md: "keep that bit").
-  std::uint64_t last_strand = 0;
-  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
-  // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
-
-  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
-  // offsets are consumed.
-  void join(path_totals& o) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) {
-      span = o.span;
-      last_strand = o.last_strand;
-    }
-    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
-    if (o.raw_span > raw_span) raw_span = o.raw_span;
-    work += o.work;
-    compensation += o.compensation;
-    spawns += o.spawns;
-    syncs += o.syncs;
-    calls += o.calls;
-  }
-  // Everything between two points of one task: its own strands and the children
-  // it joined in between (a region instance).
-  path_totals since(const path_totals& begin) const noexcept {
-    path_totals d;
-    d.span = span - begin.span;
-    d.burdened_span = burdened_span - begin.burdened_span;
-    d.raw_span = raw_span - begin.raw_span;
-    d.work = work - begin.work;
-    d.compensation = compensation - begin.compensation;
-    d.spawns = spawns - begin.spawns;
-    d.syncs = syncs - begin.syncs;
-    d.calls = calls - begin.calls;
-    return d;
-  }
-  // Adds a region instance's totals (spans summed, not maxed).
-  void add(const path_totals& d) noexcept {
-    span += d.span;
-    burdened_span += d.burdened_span;
-    raw_span += d.raw_span;
-    work += d.work;
-    compensation += d.compensation;
-    spawns += d.spawns;
-    syncs += d.syncs;
-    calls += d.calls;
-  }
 };
 
 }  // namespace detail

@@ -169,9 +169,11 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   j->drop_child();
 }
 
-inline spawn_token::~spawn_token() {
-  if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr)) drop_unrun(*this);
-  if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr)) wi_release(what_if);
+// A token destroyed unused (spawn_token's destructor, through task_hooks).
+inline void drop_token(spawn_token& tk) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  tk.what_if = nullptr;
 }
 
 // ---- task groups and join handles -----------------------------------------------
@@ -261,6 +263,11 @@ inline join_set* bind_handle(session* s) {
   list_bound(s, j);
   return j;
 }
+
+// The table the guards reach these through (state.hpp).
+inline constexpr task_hooks the_task_hooks{&drop_token,  &drop_unrun,     &group_join_set,
+                                           &close_group, &release_handle, &bind_handle};
+inline void install_task_hooks() noexcept { installed_task_hooks.store(&the_task_hooks, std::memory_order_release); }
 
 // Tasks spawned into task groups or join handles that no sync_point inside the
 // measurement joined (still running, or finished and never waited for).

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../../config.hpp"
+#include "../engine/path_value.hpp"
 #include "../engine/pool.hpp"
 #include "../macro_scope.hpp"
 #include "records.hpp"
@@ -20,7 +21,7 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct prof_node {
-  static constexpr unsigned capacity = 4;
+  static constexpr unsigned capacity = prof_records_per_node;
   std::atomic<std::int64_t> refs{1};
   prof_node* parent = nullptr;
   std::uint32_t count = 0;                   // records in `records`
@@ -28,16 +29,6 @@ struct prof_node {
   std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
   prof_record records[capacity];
   prof_node* next_free = nullptr;  // pool link
-};
-
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
 };
 
 // A join of two paths: `kept` (ending at kept_span) becomes the longer of itself

@@ -1,0 +1,83 @@
+// detail/engine/hooks.hpp: how a guard reaches the engine. The guards
+// (annotate.hpp) are compiled in every file a program annotates; the engine
+// (events.hpp) only where a measurement starts (guards.hpp, forkscale.hpp). A
+// guard reads its thread's current frame itself, and does nothing more outside
+// a measurement; inside one it calls the engine through a table of function
+// pointers per clock policy, which the engine installs when a measurement on
+// that policy starts (engine<Clock>::begin_measurement) — before any frame of
+// that policy can be current on any thread.
+#pragma once
+#include <atomic>
+
+#include "../../config.hpp"
+#include "../../site.hpp"
+#include "state.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The running frame of this thread, per clock policy (null: not measuring).
+template <class Clock>
+inline thread_local frame* current_frame = nullptr;
+
+// The events a guard reports (engine<Clock> in events.hpp has one function each).
+struct engine_hooks {
+  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
+  void (*end_child)(frame& c) noexcept;
+  void (*begin_sync)(sync_state& st, const site& where) noexcept;
+  void (*end_sync)(sync_state& st, join_set* j, bool own_block, const site& where) noexcept;
+  void (*begin_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
+  void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+};
+
+template <class Clock>
+inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
+
+// The guards' side of every event: the test for "measuring?" inline, the event
+// itself through the table. An end is passed on whenever the table is there:
+// the engine returns at once for a state its begin left empty (`task` null, a
+// frame without session).
+template <class Clock>
+struct guard_events {
+  static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
+  static spawn_token spawn(join_set* group, const site& where) noexcept {
+    const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
+    if (!h) return spawn_token{};
+    return h->spawn(group, where);
+  }
+  // Also called with an empty token inside a measurement: the engine diagnoses it.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    if (!tk && !current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_child(c, tk, where);
+  }
+  static void end_child(frame& c) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_child(c);
+  }
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_sync(st, where);
+  }
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_sync(st, j, own_block, where);
+  }
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_call(cs, scope, where);
+  }
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_call(cs, scope, where);
+  }
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_what_if(ws, where);
+  }
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

@@ -1,0 +1,99 @@
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals, and path_prof for the site profiles). The engine's
+// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+#pragma once
+#include <cstdint>
+
+#include "../../config.hpp"
+#include "../macro_scope.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct wi_vec;
+struct prof_node;
+
+// Defined with the engine (what_if/offsets.hpp).
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  wi_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of wi_join.)
+  template <class = void>
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      wi_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END

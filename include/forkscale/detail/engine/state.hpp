@@ -1,0 +1,197 @@
+// detail/engine/state.hpp: what the guards hold — a running task's frame, a
+// spawn's token and the state of each guard between its two events — and
+// nothing else. The annotation header (annotate.hpp) includes this file only:
+// the engine that acts on these types is reached through hooks.hpp.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "../../clock.hpp"
+#include "../../config.hpp"
+#include "../../site.hpp"
+#include "../macro_scope.hpp"
+#include "../profile/records.hpp"
+#include "path_value.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+class join_set;
+struct region_node;
+struct region_state;
+struct site_context;
+class record_state;
+struct wi_vec;
+struct prof_node;
+struct spawn_token;
+
+// What the guards of task groups, join handles and spawn tokens call in the
+// engine (engine/tasks.hpp). A file that only annotates (annotate.hpp) does not
+// compile the engine: it reaches it through this table, which the engine
+// installs when a measurement starts — before any of these can have something
+// to do, since every token, group set and handle set belongs to a measurement.
+struct task_hooks {
+  void (*drop_token)(spawn_token& tk) noexcept;  // a token destroyed unused
+  void (*drop_unrun)(spawn_token& tk, const site& where) noexcept;
+  join_set* (*group_join_set)(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where);
+  void (*close_group)(join_set* j, const site& where) noexcept;
+  void (*release_handle)(join_set* j, const site& where, const char* why) noexcept;
+  join_set* (*bind_handle)(session* s);
+};
+inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
+inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
+
+// One running task body (or the root of a measurement) on one thread. Frames
+// live inside the guards that open them, on the running thread's stack; a
+// thread's frames form a stack through `outer` (a task run while another is
+// blocked in a join, or run inline by its spawner).
+struct region_state;
+
+struct frame {
+  enum class run_state : unsigned char { running, suspended, blocked };
+
+  path_totals totals;              // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t burden = 0;
+  clock_kind kind = clock_kind::cost;
+  run_state state = run_state::running;
+  unsigned open_guards = 0;  // guards open in this frame, for order checks
+  frame* outer = nullptr;
+  session* sess = nullptr;
+  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;         // where this task's totals go; null for a root
+  region_node* region = nullptr;         // innermost region, inherited by children
+  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
+  site where;                            // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (totals.span,
+  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // chain.
+  bool profile = false;
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t what_if_mask = 0;
+
+  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
+  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
+  // open strand: how it began, where it runs, what it follows.
+  unsigned char record = 0;
+  // Call sites take the slow path: the session names what-if call sites (1) or
+  // records (2).
+  unsigned char call_events = 0;
+  record_state* rec = nullptr;
+  std::uint32_t rec_frame = 0;       // call path (call_tree)
+  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
+  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
+  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
+  std::uint64_t rec_join_uid = 0;
+  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t rec_end_round = 0;
+};
+
+// What a spawn hands to its child: where to report and the path value at the
+// spawn point. Move-only: a spawn is consumed exactly once.
+struct spawn_token {
+  join_set* target = nullptr;
+  region_node* region = nullptr;
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof path;
+  std::uint64_t what_if_mask = 0;
+  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  // Recording: the spawner's strand that ended at the spawn, the child's call path.
+  std::uint64_t rec_from = 0;
+  std::uint32_t rec_frame = 0;
+
+  spawn_token() = default;
+  spawn_token(const spawn_token&) = delete;
+  spawn_token& operator=(const spawn_token&) = delete;
+  spawn_token(spawn_token&& o) noexcept { take(o); }
+  ~spawn_token() {  // a token never used releases its join
+    if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr || what_if != nullptr)) task_hooks_now()->drop_token(*this);
+  }
+  spawn_token& operator=(spawn_token&& o) noexcept {
+    if (this != &o) {
+      this->~spawn_token();
+      take(o);
+    }
+    return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    span = o.span;
+    burdened_span = o.burdened_span;
+    raw_span = o.raw_span;
+    task_id = o.task_id;
+    context = o.context;
+    site_id = o.site_id;
+    flags = o.flags;
+    profile = o.profile;
+    path = o.path;
+    what_if_mask = o.what_if_mask;
+    what_if = o.what_if;
+    last_strand = o.last_strand;
+    rec_from = o.rec_from;
+    rec_frame = o.rec_frame;
+    o.target = nullptr;
+    o.path.chain = nullptr;
+    o.what_if = nullptr;
+  }
+  explicit operator bool() const noexcept { return target != nullptr; }
+};
+
+// What a sync_point keeps between its two events.
+struct sync_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+};
+
+// What a call_site keeps: its scope, and what makes its invocation's record.
+struct call_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
+  const site_context* caller_context = nullptr;
+  std::uint64_t caller_local_work = 0;
+  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
+  std::uint64_t caller_what_if_mask = 0;
+  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
+};
+
+// What a what_if_region keeps.
+struct what_if_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  bool changed = false;  // this instance added its region to the task's mask
+  std::uint64_t saved_mask = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
