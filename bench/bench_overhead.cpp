@@ -363,9 +363,12 @@ struct memory_row {
 constexpr double memory_slack_kb = 1024;
 bool memory_grows(double small_kb, double big_kb) { return big_kb > std::max(0.0, small_kb) * 1.10 + memory_slack_kb; }
 
-// Goals of issue 7 (recorded, never enforced).
+// Goals of issues 7 and 13 (recorded, never enforced). A spawn cycle has three
+// boundaries to time (spawn point, child open, child close) besides its sync, so
+// its goal is 6 clock reads; one sync or one call site, 2.5.
 constexpr double goal_serial_geomean = 1.3, goal_serial_max = 4.0;
 constexpr double goal_parallel_geomean = 1.15, goal_parallel_max = 2.0;
+constexpr double goal_spawn_over_clock = 6.0;
 constexpr double goal_event_over_clock = 2.5;
 
 std::string fmt_ratio(double v) {
@@ -641,7 +644,7 @@ const comparison_result* find_comparison(const suite& s, const char* name) {
   return nullptr;
 }
 
-// The goals of issue 7, against this run.
+// The goals of issues 7 and 13, against this run.
 std::vector<goal> evaluate_goals(const suite& s) {
   std::vector<goal> goals;
   const comparison_result* serial_c = find_comparison(s, "serial_tbb_1");
@@ -655,8 +658,8 @@ std::vector<goal> evaluate_goals(const suite& s) {
   goals.push_back({"parallel_tbb_2 max ratio", "<= 2", parallel_c ? parallel_c->max_ratio : 0, goal_parallel_max,
                    parallel_c != nullptr});
   const micro_result& micro = s.micro;
-  goals.push_back({"spawn (spawn point + child + sync) / clock read", "<= 2.5", s.over_clock(micro.spawn_ns),
-                   goal_event_over_clock, micro.ok});
+  goals.push_back({"spawn (spawn point + child + sync) / clock read", "<= 6", s.over_clock(micro.spawn_ns),
+                   goal_spawn_over_clock, micro.ok});
   goals.push_back({"sync / clock read", "<= 2.5", s.over_clock(micro.sync_ns), goal_event_over_clock, micro.ok});
   goals.push_back({"call_site / clock read", "<= 2.5", s.over_clock(micro.call_ns), goal_event_over_clock, micro.ok});
   // The worst growth of profiling memory (on - off) from the small to the big
@@ -792,7 +795,7 @@ void print_memory(const suite& s) {
 }
 
 void print_goals(const suite& s) {
-  std::printf("\nGoals (issue 7; recorded, never enforced)\n");
+  std::printf("\nGoals (issues 7 and 13; recorded, never enforced)\n");
   for (const auto& g : s.goals) {
     if (!g.available) {
       std::printf("  %-50s %8s  %-7s  n/a\n", g.name.c_str(), "-", g.target.c_str());
