@@ -285,3 +285,44 @@ TEST(WhatIfLimits, BadOptionsThrowWithThePrefix) {
 }
 
 }  // namespace
+
+// Regions whose predictions tie come out by name, not in the order a thread
+// first entered them: the report is the same whatever the interleaving.
+namespace {
+void enter_region(const char* tag) {
+  fs::what_if_region wi(tag);
+  fs::charge(5);
+}
+
+std::vector<std::string> region_order(const fs::report& rep) {
+  std::vector<std::string> names;
+  for (const fs::what_if_result& r : rep.what_if)
+    if (names.empty() || names.back() != r.region) names.push_back(r.region);
+  return names;
+}
+}  // namespace
+
+TEST(WhatIfLimits, TiedRegionsComeOutInTheSameOrderWhicheverRanFirst) {
+  const fs::report ba = fs::measure(
+      "ba",
+      [] {
+        fs::charge(1);
+        enter_region("beta");
+        enter_region("alpha");
+      },
+      cost_clock(nullptr));
+  const fs::report ab = fs::measure(
+      "ab",
+      [] {
+        fs::charge(1);
+        enter_region("alpha");
+        enter_region("beta");
+      },
+      cost_clock(nullptr));
+  const std::vector<std::string> want = {"(all regions)", "alpha", "beta"};
+  EXPECT_EQ(region_order(ba), want);
+  EXPECT_EQ(region_order(ab), want);
+  // Merged, first seen in the order beta, alpha: still by name.
+  const fs::report both = fs::merge_reports({ba, ab}, "both");
+  EXPECT_EQ(region_order(both), want);
+}

@@ -12118,6 +12118,7 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 // begin include/forkscale/detail/engine/units.hpp
@@ -12233,8 +12234,15 @@ inline std::vector<site_row_key> ordered_site_rows(const site_profile_input& in,
   std::sort(rows.begin() + 1, rows.end(), [&](const site_row_key& a, const site_row_key& b) {
     if (a.span != b.span) return a.span > b.span;
     if (a.work != b.work) return a.work > b.work;
-    const std::string na = site_display_name(in.entries[a.id]), nb = site_display_name(in.entries[b.id]);
-    return na != nb ? na < nb : a.id < b.id;
+    // Then by what the row shows, so that the order does not depend on which
+    // thread met a site first; the id (registration order) only for sites
+    // that differ in nothing shown.
+    const site_entry &ea = in.entries[a.id], &eb = in.entries[b.id];
+    const std::string na = site_display_name(ea), nb = site_display_name(eb);
+    if (na != nb) return na < nb;
+    const auto rest = [](const site_entry& e) { return std::tie(e.file, e.line, e.function, e.kind); };
+    if (rest(ea) != rest(eb)) return rest(ea) < rest(eb);
+    return a.id < b.id;
   });
   return rows;
 }
@@ -12833,6 +12841,7 @@ FORKSCALE_NAMESPACE_END
 #include <limits>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 
@@ -12911,8 +12920,8 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
 }
 
 // The what-if rows of a finished measurement: the all-regions rows first; then
-// regions by what they could give at the last factor, largest first; regions
-// never entered last.
+// regions by what they could give at the last factor, largest first (ties by
+// name, file and line); regions never entered last.
 inline void add_what_if(report& rep, session& s, const frame& root) {
   const what_if_sums w = collect_what_if(s);
   if (w.regions.empty()) return;
@@ -12921,11 +12930,18 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
   struct block {
     std::vector<what_if_result> rows;
     double key = 0;  // predicted parallelism at the last factor, parallelized
+    std::string region, file, function, tag;
+    unsigned line = 0;
   };
   std::vector<block> blocks;
   for (std::size_t sc = 0; sc <= w.regions.size(); ++sc) {
     block b;
     const what_if_result base = scenario_row(s, w, sc);
+    b.region = base.region;
+    b.file = base.file;
+    b.function = base.function;
+    b.tag = base.tag;
+    b.line = base.line;
     for (unsigned i = 0; i < c.F; ++i) {
       const std::size_t idx = sc * c.F + i;
       const std::int64_t offset = v && idx < v->n ? v->data()[idx] : 0;
@@ -12940,7 +12956,13 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
     b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
     blocks.push_back(std::move(b));
   }
-  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+  // Ties go by name and place, not by which region a thread entered first, so
+  // that the order is the same whatever the interleaving.
+  const auto place = [](const block& b) { return std::tie(b.region, b.file, b.line, b.function, b.tag); };
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [&](const block& a, const block& b) {
+    if (a.key != b.key) return a.key > b.key;
+    return place(a) < place(b);
+  });
   for (auto& b : blocks)
     for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
 }
@@ -13978,14 +14000,18 @@ class what_if_merge {
     struct block {
       std::vector<what_if_result> rows;
       double key = 0;
+      what_if_merge::key place;  // breaks ties, as a single measurement's rows do
     };
     std::vector<block> blocks;
-    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0});
+    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, key_of(sc.identity)});
     for (block& b : blocks) {
       const what_if_result& last = b.rows[b.rows.size() - 2];  // the last factor, parallelized
       b.key = last.executed ? last.parallelism : -1.0;
     }
-    std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+    std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
+      if (a.key != b.key) return a.key > b.key;
+      return a.place < b.place;
+    });
     for (block& b : blocks)
       for (what_if_result& r : b.rows) out.what_if.push_back(std::move(r));
   }

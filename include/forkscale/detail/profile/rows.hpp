@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../../config.hpp"
@@ -75,8 +76,15 @@ inline std::vector<site_row_key> ordered_site_rows(const site_profile_input& in,
   std::sort(rows.begin() + 1, rows.end(), [&](const site_row_key& a, const site_row_key& b) {
     if (a.span != b.span) return a.span > b.span;
     if (a.work != b.work) return a.work > b.work;
-    const std::string na = site_display_name(in.entries[a.id]), nb = site_display_name(in.entries[b.id]);
-    return na != nb ? na < nb : a.id < b.id;
+    // Then by what the row shows, so that the order does not depend on which
+    // thread met a site first; the id (registration order) only for sites
+    // that differ in nothing shown.
+    const site_entry &ea = in.entries[a.id], &eb = in.entries[b.id];
+    const std::string na = site_display_name(ea), nb = site_display_name(eb);
+    if (na != nb) return na < nb;
+    const auto rest = [](const site_entry& e) { return std::tie(e.file, e.line, e.function, e.kind); };
+    if (rest(ea) != rest(eb)) return rest(ea) < rest(eb);
+    return a.id < b.id;
   });
   return rows;
 }

@@ -58,14 +58,18 @@ class what_if_merge {
     struct block {
       std::vector<what_if_result> rows;
       double key = 0;
+      what_if_merge::key place;  // breaks ties, as a single measurement's rows do
     };
     std::vector<block> blocks;
-    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0});
+    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, key_of(sc.identity)});
     for (block& b : blocks) {
       const what_if_result& last = b.rows[b.rows.size() - 2];  // the last factor, parallelized
       b.key = last.executed ? last.parallelism : -1.0;
     }
-    std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+    std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
+      if (a.key != b.key) return a.key > b.key;
+      return a.place < b.place;
+    });
     for (block& b : blocks)
       for (what_if_result& r : b.rows) out.what_if.push_back(std::move(r));
   }

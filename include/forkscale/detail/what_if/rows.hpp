@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../../config.hpp"
@@ -90,8 +91,8 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
 }
 
 // The what-if rows of a finished measurement: the all-regions rows first; then
-// regions by what they could give at the last factor, largest first; regions
-// never entered last.
+// regions by what they could give at the last factor, largest first (ties by
+// name, file and line); regions never entered last.
 inline void add_what_if(report& rep, session& s, const frame& root) {
   const what_if_sums w = collect_what_if(s);
   if (w.regions.empty()) return;
@@ -100,11 +101,18 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
   struct block {
     std::vector<what_if_result> rows;
     double key = 0;  // predicted parallelism at the last factor, parallelized
+    std::string region, file, function, tag;
+    unsigned line = 0;
   };
   std::vector<block> blocks;
   for (std::size_t sc = 0; sc <= w.regions.size(); ++sc) {
     block b;
     const what_if_result base = scenario_row(s, w, sc);
+    b.region = base.region;
+    b.file = base.file;
+    b.function = base.function;
+    b.tag = base.tag;
+    b.line = base.line;
     for (unsigned i = 0; i < c.F; ++i) {
       const std::size_t idx = sc * c.F + i;
       const std::int64_t offset = v && idx < v->n ? v->data()[idx] : 0;
@@ -119,7 +127,13 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
     b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
     blocks.push_back(std::move(b));
   }
-  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) { return a.key > b.key; });
+  // Ties go by name and place, not by which region a thread entered first, so
+  // that the order is the same whatever the interleaving.
+  const auto place = [](const block& b) { return std::tie(b.region, b.file, b.line, b.function, b.tag); };
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [&](const block& a, const block& b) {
+    if (a.key != b.key) return a.key > b.key;
+    return place(a) < place(b);
+  });
   for (auto& b : blocks)
     for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
 }
