@@ -12841,41 +12841,9 @@ FORKSCALE_NAMESPACE_END
 #include <limits>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
-// begin include/forkscale/detail/what_if/order.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_ORDER_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_ORDER_HPP
-// detail/what_if/order.hpp: which what-if block comes first, in a measurement's
-// report (rows.hpp) and in a merged one (session/merge_what_if.hpp): after
-// "(all regions)", the region that could give the most parallelism at the last
-// factor; ties by the region's identity, never by which thread met it first.
-#include <string>
-#include <tuple>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-using what_if_key = std::tuple<int, std::string, std::string, unsigned, std::string, std::string>;
-
-// A region is its source and name, and for a guard region also its site (a
-// named call site is its text: its file is whichever matching site ran first).
-inline what_if_key what_if_identity(const what_if_result& r) {
-  if (r.source != what_if_source::region) return what_if_key(static_cast<int>(r.source), r.region, "", 0, "", "");
-  return what_if_key(static_cast<int>(r.source), r.region, r.file, r.line, r.function, r.tag);
-}
-
-// `key`: the block's predicted parallelism at the last factor (-1: never entered).
-inline bool what_if_block_before(double key_a, const what_if_result& a, double key_b, const what_if_result& b) {
-  if (key_a != key_b) return key_a > key_b;
-  return what_if_identity(a) < what_if_identity(b);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_ORDER_HPP
-// end include/forkscale/detail/what_if/order.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -12953,7 +12921,7 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
 
 // The what-if rows of a finished measurement: the all-regions rows first; then
 // regions by what they could give at the last factor, largest first (ties by
-// the region's identity, order.hpp); regions never entered last.
+// name, file and line); regions never entered last.
 inline void add_what_if(report& rep, session& s, const frame& root) {
   const what_if_sums w = collect_what_if(s);
   if (w.regions.empty()) return;
@@ -12961,14 +12929,19 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
   const wi_vec* v = root.totals.what_if;
   struct block {
     std::vector<what_if_result> rows;
-    double key = 0;           // predicted parallelism at the last factor, parallelized
-    what_if_result identity;  // the scenario's fields (order.hpp)
+    double key = 0;  // predicted parallelism at the last factor, parallelized
+    std::string region, file, function, tag;
+    unsigned line = 0;
   };
   std::vector<block> blocks;
   for (std::size_t sc = 0; sc <= w.regions.size(); ++sc) {
     block b;
-    b.identity = scenario_row(s, w, sc);
-    const what_if_result& base = b.identity;
+    const what_if_result base = scenario_row(s, w, sc);
+    b.region = base.region;
+    b.file = base.file;
+    b.function = base.function;
+    b.tag = base.tag;
+    b.line = base.line;
     for (unsigned i = 0; i < c.F; ++i) {
       const std::size_t idx = sc * c.F + i;
       const std::int64_t offset = v && idx < v->n ? v->data()[idx] : 0;
@@ -12983,8 +12956,12 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
     b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
     blocks.push_back(std::move(b));
   }
-  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
-    return what_if_block_before(a.key, a.identity, b.key, b.identity);
+  // Ties go by name and place, not by which region a thread entered first, so
+  // that the order is the same whatever the interleaving.
+  const auto place = [](const block& b) { return std::tie(b.region, b.file, b.line, b.function, b.tag); };
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [&](const block& a, const block& b) {
+    if (a.key != b.key) return a.key > b.key;
+    return place(a) < place(b);
   });
   for (auto& b : blocks)
     for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
@@ -14023,17 +14000,17 @@ class what_if_merge {
     struct block {
       std::vector<what_if_result> rows;
       double key = 0;
-      const what_if_result* identity;
+      what_if_merge::key place;  // breaks ties, as a single measurement's rows do
     };
     std::vector<block> blocks;
-    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, &sc.identity});
+    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, key_of(sc.identity)});
     for (block& b : blocks) {
       const what_if_result& last = b.rows[b.rows.size() - 2];  // the last factor, parallelized
       b.key = last.executed ? last.parallelism : -1.0;
     }
-    // As a single measurement's blocks (order.hpp).
     std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
-      return what_if_block_before(a.key, *a.identity, b.key, *b.identity);
+      if (a.key != b.key) return a.key > b.key;
+      return a.place < b.place;
     });
     for (block& b : blocks)
       for (what_if_result& r : b.rows) out.what_if.push_back(std::move(r));
@@ -14057,6 +14034,12 @@ class what_if_merge {
     std::vector<cell> cells;  // 2 per factor: parallelized, optimized
     totals entered;           // the measured numbers of the measurements that entered it
   };
+  using key = std::tuple<int, std::string, std::string, unsigned, std::string, std::string>;
+
+  static key key_of(const what_if_result& r) {
+    if (r.source != what_if_source::region) return key(static_cast<int>(r.source), r.region, "", 0, "", "");
+    return key(static_cast<int>(r.source), r.region, r.file, r.line, r.function, r.tag);
+  }
 
   // Clock ticks per unit of `rep`, for the exact span fractions (span_ticks_num):
   // read off a row that has both, else the rate met before for the same clock,
@@ -14092,8 +14075,7 @@ class what_if_merge {
     for (std::size_t i = 0; i < rep.what_if.size(); ++i) {
       const what_if_result& r = rep.what_if[i];
       const what_if_model m = i % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized;
-      if (r.model != m || !(r.factor == factors_[(i % per) / 2]) ||
-          what_if_identity(r) != what_if_identity(rep.what_if[i - i % per])) {
+      if (r.model != m || !(r.factor == factors_[(i % per) / 2]) || key_of(r) != key_of(rep.what_if[i - i % per])) {
         problem_ = "the what-if rows of '" + rep.label + "' are not in blocks of one region at every factor";
         return false;
       }
@@ -14116,9 +14098,9 @@ class what_if_merge {
 
   void add_block(const report& rep, std::size_t b, double tpu) {
     const what_if_result& head = rep.what_if[b];
-    auto it = index_.find(what_if_identity(head));
+    auto it = index_.find(key_of(head));
     if (it == index_.end()) {
-      it = index_.emplace(what_if_identity(head), scenarios_.size()).first;
+      it = index_.emplace(key_of(head), scenarios_.size()).first;
       scenario sc;
       sc.identity = head;
       sc.cells.resize(2 * factors_.size());
@@ -14183,7 +14165,7 @@ class what_if_merge {
 
   std::vector<double> factors_;
   std::vector<scenario> scenarios_;  // in the order first met; "(all regions)" first
-  std::map<what_if_key, std::size_t> index_;
+  std::map<key, std::size_t> index_;
   std::map<int, double> rates_;  // ticks per unit, by clock
   totals measured_;              // every measurement's measured numbers
   std::string problem_;

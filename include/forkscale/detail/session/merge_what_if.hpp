@@ -26,7 +26,6 @@
 
 #include "../../config.hpp"
 #include "../../report.hpp"
-#include "../what_if/order.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -59,17 +58,17 @@ class what_if_merge {
     struct block {
       std::vector<what_if_result> rows;
       double key = 0;
-      const what_if_result* identity;
+      what_if_merge::key place;  // breaks ties, as a single measurement's rows do
     };
     std::vector<block> blocks;
-    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, &sc.identity});
+    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, key_of(sc.identity)});
     for (block& b : blocks) {
       const what_if_result& last = b.rows[b.rows.size() - 2];  // the last factor, parallelized
       b.key = last.executed ? last.parallelism : -1.0;
     }
-    // As a single measurement's blocks (order.hpp).
     std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
-      return what_if_block_before(a.key, *a.identity, b.key, *b.identity);
+      if (a.key != b.key) return a.key > b.key;
+      return a.place < b.place;
     });
     for (block& b : blocks)
       for (what_if_result& r : b.rows) out.what_if.push_back(std::move(r));
@@ -93,6 +92,12 @@ class what_if_merge {
     std::vector<cell> cells;  // 2 per factor: parallelized, optimized
     totals entered;           // the measured numbers of the measurements that entered it
   };
+  using key = std::tuple<int, std::string, std::string, unsigned, std::string, std::string>;
+
+  static key key_of(const what_if_result& r) {
+    if (r.source != what_if_source::region) return key(static_cast<int>(r.source), r.region, "", 0, "", "");
+    return key(static_cast<int>(r.source), r.region, r.file, r.line, r.function, r.tag);
+  }
 
   // Clock ticks per unit of `rep`, for the exact span fractions (span_ticks_num):
   // read off a row that has both, else the rate met before for the same clock,
@@ -128,8 +133,7 @@ class what_if_merge {
     for (std::size_t i = 0; i < rep.what_if.size(); ++i) {
       const what_if_result& r = rep.what_if[i];
       const what_if_model m = i % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized;
-      if (r.model != m || !(r.factor == factors_[(i % per) / 2]) ||
-          what_if_identity(r) != what_if_identity(rep.what_if[i - i % per])) {
+      if (r.model != m || !(r.factor == factors_[(i % per) / 2]) || key_of(r) != key_of(rep.what_if[i - i % per])) {
         problem_ = "the what-if rows of '" + rep.label + "' are not in blocks of one region at every factor";
         return false;
       }
@@ -152,9 +156,9 @@ class what_if_merge {
 
   void add_block(const report& rep, std::size_t b, double tpu) {
     const what_if_result& head = rep.what_if[b];
-    auto it = index_.find(what_if_identity(head));
+    auto it = index_.find(key_of(head));
     if (it == index_.end()) {
-      it = index_.emplace(what_if_identity(head), scenarios_.size()).first;
+      it = index_.emplace(key_of(head), scenarios_.size()).first;
       scenario sc;
       sc.identity = head;
       sc.cells.resize(2 * factors_.size());
@@ -219,7 +223,7 @@ class what_if_merge {
 
   std::vector<double> factors_;
   std::vector<scenario> scenarios_;  // in the order first met; "(all regions)" first
-  std::map<what_if_key, std::size_t> index_;
+  std::map<key, std::size_t> index_;
   std::map<int, double> rates_;  // ticks per unit, by clock
   totals measured_;              // every measurement's measured numbers
   std::string problem_;

@@ -6,6 +6,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../../config.hpp"
@@ -14,7 +15,6 @@
 #include "../engine/session.hpp"
 #include "../engine/units.hpp"
 #include "offsets.hpp"
-#include "order.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -92,7 +92,7 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
 
 // The what-if rows of a finished measurement: the all-regions rows first; then
 // regions by what they could give at the last factor, largest first (ties by
-// the region's identity, order.hpp); regions never entered last.
+// name, file and line); regions never entered last.
 inline void add_what_if(report& rep, session& s, const frame& root) {
   const what_if_sums w = collect_what_if(s);
   if (w.regions.empty()) return;
@@ -100,14 +100,19 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
   const wi_vec* v = root.totals.what_if;
   struct block {
     std::vector<what_if_result> rows;
-    double key = 0;           // predicted parallelism at the last factor, parallelized
-    what_if_result identity;  // the scenario's fields (order.hpp)
+    double key = 0;  // predicted parallelism at the last factor, parallelized
+    std::string region, file, function, tag;
+    unsigned line = 0;
   };
   std::vector<block> blocks;
   for (std::size_t sc = 0; sc <= w.regions.size(); ++sc) {
     block b;
-    b.identity = scenario_row(s, w, sc);
-    const what_if_result& base = b.identity;
+    const what_if_result base = scenario_row(s, w, sc);
+    b.region = base.region;
+    b.file = base.file;
+    b.function = base.function;
+    b.tag = base.tag;
+    b.line = base.line;
     for (unsigned i = 0; i < c.F; ++i) {
       const std::size_t idx = sc * c.F + i;
       const std::int64_t offset = v && idx < v->n ? v->data()[idx] : 0;
@@ -122,8 +127,12 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
     b.key = b.rows.empty() || !b.rows.front().executed ? -1.0 : b.rows[b.rows.size() - 2].parallelism;
     blocks.push_back(std::move(b));
   }
-  std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
-    return what_if_block_before(a.key, a.identity, b.key, b.identity);
+  // Ties go by name and place, not by which region a thread entered first, so
+  // that the order is the same whatever the interleaving.
+  const auto place = [](const block& b) { return std::tie(b.region, b.file, b.line, b.function, b.tag); };
+  std::stable_sort(blocks.begin() + 1, blocks.end(), [&](const block& a, const block& b) {
+    if (a.key != b.key) return a.key > b.key;
+    return place(a) < place(b);
   });
   for (auto& b : blocks)
     for (auto& r : b.rows) rep.what_if.push_back(std::move(r));
