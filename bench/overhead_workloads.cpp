@@ -705,77 +705,102 @@ bool dispatch(const std::string& name, std::uint64_t size, timed_run& t, outcome
 #if FORKSCALE_ENABLE
 inline std::uint64_t now_ns() noexcept { return fs::detail::steady_ticks(); }
 
-int run_micro(bool quick) {
-  const std::uint64_t n = quick ? 20'000 : 1'000'000;
-  const int reps = 5;
-  // The fixed cost of profiling: the process's first measurement calibrates the
-  // overhead compensation; later ones do not. (The TSC's rate is measured over the
-  // first 20 ms of the first measurement; one that ends sooner waits out the rest
-  // when its report is made. The probe's body runs 25 ms, as every benchmark here
-  // does at least, and its time is taken out.)
-  double first_measure_s = 0, later_measure_s = 0;
-  {
-    double body_s = 0;
-    auto t0 = std::chrono::steady_clock::now();
-    fs::measure(
-        "first",
-        [&] {
-          const auto b0 = std::chrono::steady_clock::now();
-          while (seconds_since(b0) < 0.025) compiler_barrier();
-          body_s = seconds_since(b0);
-        },
-        profile_options());
-    first_measure_s = seconds_since(t0) - body_s;
-    t0 = std::chrono::steady_clock::now();
-    fs::measure(
-        "later", [] { compiler_barrier(); }, profile_options());
-    later_measure_s = seconds_since(t0);
+// Best of `reps` loops of `n` calls of `body`, in ns per call.
+template <class Body>
+double best_of(std::uint64_t n, int reps, Body&& body) {
+  double b = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < reps; ++r) {
+    const std::uint64_t t0 = now_ns();
+    for (std::uint64_t i = 0; i < n; ++i) body();
+    b = std::min(b, double(now_ns() - t0));
   }
-  double loop = 0, clock_read = 0, spawn = 0, sync = 0, call = 0;
-  const bool use_tsc = fs::detail::invariant_tsc();
-  // Best of `reps`, ns per iteration.
-  auto best = [&](auto&& body) {
-    double b = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < reps; ++r) {
-      const std::uint64_t t0 = now_ns();
-      for (std::uint64_t i = 0; i < n; ++i) body();
-      b = std::min(b, double(now_ns() - t0));
-    }
-    return b / double(n);
-  };
-  const fs::report rep = fs::measure(
-      "micro",
+  return b / double(n);
+}
+
+struct event_ns {
+  double spawn = 0, sync = 0, call = 0;
+};
+
+// The three events, timed inside one measurement (with options `o`).
+event_ns time_events(const char* label, std::uint64_t n, int reps, const fs::options& o) {
+  event_ns e;
+  fs::measure(
+      label,
       [&] {
-        loop = best([] { compiler_barrier(); });
-        // The clock the automatic clock reads (asked once: the question is a cpuid).
-        if (use_tsc)
-          clock_read = best([] { keep(fs::detail::tsc_ticks()); });
-        else
-          clock_read = best([] { keep(fs::detail::steady_ticks()); });
-        // One spawn: spawn point, the child run inline (its scope opens and closes),
-        // and the sync that joins it.
-        spawn = best([] {
+        // One spawn: spawn point, the child run inline (its scope opens and
+        // closes), and the sync that joins it.
+        e.spawn = best_of(n, reps, [] {
           fs::spawn([] { compiler_barrier(); })();
           fs::sync_point sp;
         });
         // One sync with nothing to join.
-        sync = best([] {
+        e.sync = best_of(n, reps, [] {
           fs::sync_point sp;
           compiler_barrier();
         });
-        call = best([] {
+        e.call = best_of(n, reps, [] {
           fs::call_site cs;
           compiler_barrier();
         });
       },
+      o);
+  return e;
+}
+
+// The fixed cost of profiling: the process's first measurement calibrates the
+// overhead compensation; later ones do not. (The TSC's rate is measured over the
+// first 20 ms of the first measurement; one that ends sooner waits out the rest
+// when its report is made. The probe's body runs 25 ms, as every benchmark here
+// does at least, and its time is taken out.) Returns {first, later} in seconds.
+std::pair<double, double> fixed_cost() {
+  double body_s = 0;
+  auto t0 = std::chrono::steady_clock::now();
+  fs::measure(
+      "first",
+      [&] {
+        const auto b0 = std::chrono::steady_clock::now();
+        while (seconds_since(b0) < 0.025) compiler_barrier();
+        body_s = seconds_since(b0);
+      },
       profile_options());
+  const double first = seconds_since(t0) - body_s;
+  t0 = std::chrono::steady_clock::now();
+  fs::measure(
+      "later", [] { compiler_barrier(); }, profile_options());
+  return {first, seconds_since(t0)};
+}
+
+int run_micro(bool quick) {
+  const std::uint64_t n = quick ? 20'000 : 1'000'000;
+  const int reps = 5;
+  const auto [first_measure_s, later_measure_s] = fixed_cost();
+  const bool use_tsc = fs::detail::invariant_tsc();
+  const double loop = best_of(n, reps, [] { compiler_barrier(); });
+  // The clock the automatic clock reads (asked once: the question is a cpuid).
+  const double clock_read = use_tsc ? best_of(n, reps, [] { keep(fs::detail::tsc_ticks()); })
+                                    : best_of(n, reps, [] { keep(fs::detail::steady_ticks()); });
+  // One uncontended lock and unlock of the engine's spinlock: a join takes one
+  // when a child reports and one when its parent joins.
+  fs::detail::spinlock lock;
+  const double lock_pair = best_of(n, reps, [&lock] {
+    lock.lock();
+    compiler_barrier();
+    lock.unlock();
+  });
+  const event_ns on = time_events("micro", n, reps, profile_options());
+  // The same events with site profiles off (options::site_profiles): what the
+  // strand boundaries and joins cost without the per-site records.
+  fs::options no_profiles = profile_options();
+  no_profiles.site_profiles = false;
+  const event_ns off = time_events("micro without site profiles", n, reps, no_profiles);
   auto net = [&](double v) { return std::max(0.0, v - loop); };
   std::printf("RESULT micro=1 enabled=1 n=%" PRIu64
-              " reps=%d clock=%s loop_ns=%.4f clock_read_ns=%.4f spawn_ns=%.4f "
-              "sync_ns=%.4f call_site_ns=%.4f first_measure_s=%.6f later_measure_s=%.6f diagnostics=%" PRIu64 "\n",
-              n, reps, use_tsc ? "tsc" : "steady", loop, net(clock_read), net(spawn), net(sync), net(call),
-              first_measure_s, later_measure_s, g_diagnostics.load());
-  (void)rep;
+              " reps=%d clock=%s loop_ns=%.4f clock_read_ns=%.4f lock_pair_ns=%.4f spawn_ns=%.4f "
+              "sync_ns=%.4f call_site_ns=%.4f spawn_noprof_ns=%.4f sync_noprof_ns=%.4f call_site_noprof_ns=%.4f "
+              "first_measure_s=%.6f later_measure_s=%.6f diagnostics=%" PRIu64 "\n",
+              n, reps, use_tsc ? "tsc" : "steady", loop, net(clock_read), net(lock_pair), net(on.spawn), net(on.sync),
+              net(on.call), net(off.spawn), net(off.sync), net(off.call), first_measure_s, later_measure_s,
+              g_diagnostics.load());
   return g_diagnostics.load() ? 1 : 0;
 }
 #endif

@@ -118,6 +118,36 @@ TEST(EngineProperty, OneWorkerRunsMatchOracle) {
 }
 
 // The oracle itself, on programs whose numbers are known by hand.
+// One parent spawns and joins a child 300 times in a row; each child makes a call
+// or two, and whether the child's path or the parent's wins each join varies. The
+// parent's record chain grows past the fold limit again and again and is shared
+// with every child (the fold before sharing, profile/task_profile.hpp): the site
+// profiles must still be the oracle's, run serially and on worker threads.
+TEST(EngineProperty, LongLoopOfSpawnAndSyncMatchesOracle) {
+  rp::program p;
+  for (std::uint64_t i = 0; i < 300; ++i) {
+    rp::body child;
+    child.push_back(rp::with_body(rp::op::call, static_cast<int>(i % 3), {rp::charge(1 + i % 7)}));
+    if (i % 4 == 0) child.push_back(rp::with_body(rp::op::call, 4, {rp::charge(2)}));
+    child.push_back(rp::charge(i % 5));
+    p.root.push_back(rp::with_body(rp::op::spawn, static_cast<int>(i % 2), std::move(child)));
+    p.root.push_back(rp::charge(1 + (i * 7) % 11));
+    p.root.push_back(rp::sync());
+    if (i % 10 == 0) p.root.push_back(rp::with_body(rp::op::call, 5, {rp::charge(3)}));
+  }
+  rp::oracle o;
+  const rp::region_table expected = o.evaluate(p, "loop");
+  for (unsigned workers : {0u, 3u}) {
+    rp::scheduler sched(workers);
+    rp::interpreter<> run(sched, 17 + workers);
+    const forkscale::report rep = run.run(p, "loop", forkscale::options{});
+    EXPECT_EQ(compare(expected, rp::from_report(rep)), "") << "workers " << workers;
+    EXPECT_EQ(rp::compare_profiles(o.profiles(), rep), "") << "workers " << workers;
+    EXPECT_EQ(rep.check_profile(), "") << "workers " << workers;
+    EXPECT_EQ(rep.diagnostic_count, 0u) << "workers " << workers;
+  }
+}
+
 TEST(Oracle, HandMadeProgram) {
   // charge 10; spawn { charge 100 }; charge 50; sync; charge 5  (burden 7)
   rp::program p;

@@ -961,7 +961,11 @@ inline std::uint64_t read_clock(clock_kind k) noexcept {
 struct runtime_clock {
   static constexpr bool fixed = false;
   static constexpr clock_kind kind = clock_kind::automatic;
-  static std::uint64_t now(clock_kind k) noexcept { return detail::read_clock(k); }
+  // The TSC (what `automatic` resolves to on x86) without a call or a switch.
+  static std::uint64_t now(clock_kind k) noexcept {
+    if (k == clock_kind::tsc) return detail::tsc_ticks();
+    return detail::read_clock(k);
+  }
 };
 struct cost_clock {
   static constexpr bool fixed = true;
@@ -5221,19 +5225,25 @@ inline std::uint64_t next_session_serial() noexcept {
   return n.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-// This thread's tables for `s`.
-inline thread_tables& tables_for(session* s) {
-  struct slot {
-    std::uint64_t serial = 0;
-    thread_tables* tables = nullptr;
-  };
-  static thread_local slot cached;
-  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.tables;
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
   std::lock_guard<std::mutex> g(s->m);
   s->tables.push_back(std::make_unique<thread_tables>());
-  cached.serial = s->serial;
-  cached.tables = s->tables.back().get();
-  return *cached.tables;
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
 }
 
 // Sessions that ended while tasks or groups still referred to them. They are
@@ -8772,9 +8782,25 @@ inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
   }
 }
 
+// A chain is folded once it holds more records than this (at least 16; the
+// number of sites registered so far).
+inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
+
+// Replaces the chain `head` (whose reference the caller holds) by one folded node
+// with the same sums.
+inline void fold_chain(prof_node*& head) {
+  auto* sums = new std::vector<site_sums>;
+  sum_chain(head, *sums);
+  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+  prof_node* a = new_prof_node();
+  a->folded = sums;
+  release_prof(head);
+  head = a;
+}
+
 // Pushes `n` records on top of the chain `*head` (whose reference the new node
 // takes over); folds the chain into one array node once it has grown past the
-// number of sites, so a chain never holds more than O(sites) records.
+// fold limit, so a chain never holds more than O(sites) records.
 inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
   prof_node* p = new_prof_node();
   p->parent = head;
@@ -8782,16 +8808,7 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
   for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
   p->records_below = (head ? head->records_below : 0) + n;
   head = p;
-  const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
-  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > limit)) {
-    auto* sums = new std::vector<site_sums>;
-    sum_chain(p, *sums);
-    prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
-    prof_node* a = new_prof_node();
-    a->folded = sums;
-    release_prof(head);
-    head = a;
-  }
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
 }
 
 }  // namespace detail
@@ -9145,9 +9162,19 @@ inline prof_node* freeze_path(frame& f) {
 }
 
 // A reference to the frame's path for a child: one atomic add per 64 spawns.
+// A chain past half the fold limit is folded here, by its owner, before it is
+// shared: otherwise every child that adds a record or two to it at its end
+// would fold the same shared prefix again (push_records), and a child whose
+// path then loses its join throws that fold away — a fold per spawn where one
+// per half-limit of records is enough.
 inline prof_node* share_path(frame& f) {
   prof_node* p = freeze_path(f);
   if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
+    drop_credits(f);
+    fold_chain(f.path.chain);
+    p = f.path.chain;
+  }
   if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
     p->refs.fetch_add(64, std::memory_order_relaxed);
     f.chain_credits = 64;

@@ -115,19 +115,25 @@ inline std::uint64_t next_session_serial() noexcept {
   return n.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
-// This thread's tables for `s`.
-inline thread_tables& tables_for(session* s) {
-  struct slot {
-    std::uint64_t serial = 0;
-    thread_tables* tables = nullptr;
-  };
-  static thread_local slot cached;
-  if (FORKSCALE_DETAIL_LIKELY(cached.serial == s->serial)) return *cached.tables;
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
   std::lock_guard<std::mutex> g(s->m);
   s->tables.push_back(std::make_unique<thread_tables>());
-  cached.serial = s->serial;
-  cached.tables = s->tables.back().get();
-  return *cached.tables;
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
 }
 
 // Sessions that ended while tasks or groups still referred to them. They are

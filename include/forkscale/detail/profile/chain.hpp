@@ -91,9 +91,25 @@ inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
   }
 }
 
+// A chain is folded once it holds more records than this (at least 16; the
+// number of sites registered so far).
+inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
+
+// Replaces the chain `head` (whose reference the caller holds) by one folded node
+// with the same sums.
+inline void fold_chain(prof_node*& head) {
+  auto* sums = new std::vector<site_sums>;
+  sum_chain(head, *sums);
+  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+  prof_node* a = new_prof_node();
+  a->folded = sums;
+  release_prof(head);
+  head = a;
+}
+
 // Pushes `n` records on top of the chain `*head` (whose reference the new node
 // takes over); folds the chain into one array node once it has grown past the
-// number of sites, so a chain never holds more than O(sites) records.
+// fold limit, so a chain never holds more than O(sites) records.
 inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
   prof_node* p = new_prof_node();
   p->parent = head;
@@ -101,16 +117,7 @@ inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) 
   for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
   p->records_below = (head ? head->records_below : 0) + n;
   head = p;
-  const std::uint32_t limit = std::max<std::uint32_t>(16, site_registry::instance().count());
-  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > limit)) {
-    auto* sums = new std::vector<site_sums>;
-    sum_chain(p, *sums);
-    prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
-    prof_node* a = new_prof_node();
-    a->folded = sums;
-    release_prof(head);
-    head = a;
-  }
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
 }
 
 }  // namespace detail

@@ -55,9 +55,19 @@ inline prof_node* freeze_path(frame& f) {
 }
 
 // A reference to the frame's path for a child: one atomic add per 64 spawns.
+// A chain past half the fold limit is folded here, by its owner, before it is
+// shared: otherwise every child that adds a record or two to it at its end
+// would fold the same shared prefix again (push_records), and a child whose
+// path then loses its join throws that fold away — a fold per spawn where one
+// per half-limit of records is enough.
 inline prof_node* share_path(frame& f) {
   prof_node* p = freeze_path(f);
   if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
+    drop_credits(f);
+    fold_chain(f.path.chain);
+    p = f.path.chain;
+  }
   if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
     p->refs.fetch_add(64, std::memory_order_relaxed);
     f.chain_credits = 64;
