@@ -16,7 +16,7 @@ endforeach()
 
 bench_smoke_run(bench_compile "${OUT}" "${PYTHON}" "${SCRIPT}" --quick --compiler "${CXX}" --out "${OUT}")
 
-set(keys baseline annotate umbrella headers compiler runs method)
+set(keys baseline annotate umbrella umbrella_compiled programs headers compiler runs method)
 set(check [=[
 for part in ("baseline", "annotate", "umbrella"):
     for k in ("parse_s", "full_s"):
@@ -26,8 +26,16 @@ if doc["umbrella"]["header"] != "forkscale/forkscale.hpp":
     sys.exit("the umbrella row is %r" % doc["umbrella"]["header"])
 if doc["annotate"]["header"] != "forkscale/annotate.hpp":
     sys.exit("the annotate row is %r" % doc["annotate"]["header"])
-for part in ("annotate", "umbrella"):
+for part in ("annotate", "umbrella", "umbrella_compiled"):
     if not isinstance(doc[part]["goal_met"], bool):
         sys.exit("%s.goal_met is not a boolean" % part)
+if not doc["umbrella_compiled"]["parse_s"] > 0:
+    sys.exit("umbrella_compiled.parse_s is %r" % doc["umbrella_compiled"]["parse_s"])
+names = [r["program"] for r in doc["programs"]["rows"]]
+if names != ["readme", "one_measure", "annotate_only"]:
+    sys.exit("the program rows are %r" % names)
+for r in doc["programs"]["rows"]:
+    if not r["compiled"]["cpu_s"] > 0:
+        sys.exit("programs %s: compiled.cpu_s is %r" % (r["program"], r["compiled"]["cpu_s"]))
 ]=])
 bench_smoke_check_json(bench_compile "${OUT}" keys check)

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include <forkscale/detail/util/atomic_file.hpp>  // write_files_atomically: the --out files
 #include <forkscale/forkscale.hpp>
 
 #ifdef FORKSCALE_EXAMPLES_HAVE_TBB

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CLANG_FORMAT="${CLANG_FORMAT:-clang-format}"
-mapfile -t files < <(git ls-files 'include/*.hpp' 'tests/*.cpp' 'tests/*.hpp' 'examples/*.cpp' 'examples/*.hpp' \
+mapfile -t files < <(git ls-files 'include/*.hpp' 'src/*.cpp' 'tests/*.cpp' 'tests/*.hpp' 'examples/*.cpp' 'examples/*.hpp' \
                                   'bench/*.cpp' 'bench/*.hpp' 'tools/*.cpp' 'tools/*.hpp')
 if [[ "${1:-}" == "--check" ]]; then
   status=0

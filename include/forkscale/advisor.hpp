@@ -22,10 +22,14 @@
 
 #include "config.hpp"
 #include "detail/macro_scope.hpp"
-#include "detail/output/report_writers.hpp"
-#include "detail/util/progress.hpp"
+#include "detail/util/function_ref.hpp"
 #include "guards.hpp"
 #include "report.hpp"
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include "detail/output/report_writers.hpp"
+#include "detail/util/progress.hpp"
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -75,9 +79,10 @@ struct advice {
   double final_parallelism() const noexcept {
     return steps.empty() ? measured_parallelism : steps.back().predicted_parallelism;
   }
-  std::string to_text() const;
+  FORKSCALE_INLINE std::string to_text() const;
 };
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 
 inline std::string advisor_spec(const call_site_profile& c) {
@@ -87,7 +92,7 @@ inline std::string advisor_spec(const call_site_profile& c) {
 
 }  // namespace detail
 
-inline std::string advice::to_text() const {
+FORKSCALE_INLINE std::string advice::to_text() const {
   std::string out;
   out += "Advisor: " + label + "\n";
   out += "  target parallelism " + detail::output::unbounded_ratio_text(target);
@@ -130,9 +135,11 @@ inline std::string advice::to_text() const {
          std::to_string(runs) + " runs)\n";
   return out;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 #if FORKSCALE_ENABLE
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 
 // The options of the advisor's first run; every later run adds its what-if sites.
@@ -175,11 +182,26 @@ inline advisor_step advisor_step_for(unsigned step, const call_site_profile& bes
 }
 
 }  // namespace detail
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+namespace detail {
+// The advisor's runs (compiled once): `run` measures the workload with the
+// options it is given.
+FORKSCALE_INLINE advice advise_runs(const std::string& label, const advisor_options& ao,
+                                    function_ref<report(const options&)> run);
+}  // namespace detail
 
 // Runs `workload` (a callable taking no arguments; it must do the same work each
 // time) max_steps + 1 times at most, each run measured.
 template <class Clock = default_clock, class Fn>
 advice advise(const std::string& label, Fn&& workload, const advisor_options& ao = advisor_options{}) {
+  auto run = [&](const options& o) { return measure<Clock>(label, workload, o); };
+  return detail::advise_runs(label, ao, run);
+}
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE advice detail::advise_runs(const std::string& label, const advisor_options& ao,
+                                            function_ref<report(const options&)> run) {
   const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
     throw error("forkscale: advisor_options.target_parallelism " + detail::output::factor_text(ao.target_parallelism) +
@@ -196,7 +218,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   const std::string runs_at_most = " of at most " + std::to_string(ao.max_steps + 1);
 
   line.show("run 1" + runs_at_most + ": the workload as it is");
-  report rep = measure<Clock>(label, workload, base);
+  report rep = run(base);
   ++a.runs;
   a.unit = rep.unit;
   a.measured_parallelism = rep.parallelism();
@@ -232,7 +254,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
     o.what_if.factors = {std::numeric_limits<double>::infinity()};
     line.show("run " + std::to_string(a.runs + 1) + runs_at_most + ": " + s.site + " assumed " +
               detail::output::factor_text(a.factor) + "x faster");
-    report next = measure<Clock>(label, workload, o);
+    report next = run(o);
     ++a.runs;
     s.predicted_parallelism = next.parallelism();
     for (const what_if_result& w : next.what_if)
@@ -249,6 +271,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   }
   return a;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 #else
 

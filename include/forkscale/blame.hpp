@@ -32,7 +32,6 @@
 #include <vector>
 
 #include "config.hpp"
-#include "detail/blame/timeline.hpp"
 #include "record.hpp"
 #include "report.hpp"
 
@@ -143,6 +142,31 @@ struct timeline_analysis {
   }
 };
 
+// Parallelism over time, per-thread times and idle blame of a recorded report
+// (see the top of this file). A report without a record gives an analysis with
+// `recorded` false and nothing in it.
+FORKSCALE_INLINE timeline_analysis analyze_timeline(const report& rep);
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+FORKSCALE_INLINE std::string timeline_text(const report& rep);
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep);
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep);
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep);
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path);
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path);
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path);
+
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include "detail/blame/timeline.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
 namespace detail {
 namespace blame {
 
@@ -249,10 +273,7 @@ inline void fill_blame(timeline_analysis& a, const execution_record& r, const sw
 }  // namespace blame
 }  // namespace detail
 
-// Parallelism over time, per-thread times and idle blame of a recorded report
-// (see the top of this file). A report without a record gives an analysis with
-// `recorded` false and nothing in it.
-inline timeline_analysis analyze_timeline(const report& rep) {
+FORKSCALE_INLINE timeline_analysis analyze_timeline(const report& rep) {
   timeline_analysis a;
   if (!rep.record) return a;
   namespace db = detail::blame;
@@ -273,3 +294,4 @@ FORKSCALE_NAMESPACE_END
 // thread_times_csv, idle_blame_csv and their write_* functions.
 #include "detail/output/blame_csv.hpp"
 #include "detail/output/blame_text.hpp"
+#endif  // FORKSCALE_DETAIL_DEFINITIONS

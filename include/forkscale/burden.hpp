@@ -57,25 +57,28 @@ struct measured_burden {
 // under a second). Throws forkscale::error for backend::unknown, for a backend
 // whose adapter this program did not include (or, for OpenMP, compile with
 // OpenMP), and on a machine with one hardware thread (nothing can be stolen).
-measured_burden calibrate_burden(forkscale::backend b);
+FORKSCALE_INLINE measured_burden calibrate_burden(forkscale::backend b);
 
 // Where measured burdens are stored: FORKSCALE_BURDEN_FILE when it is set,
 // else $XDG_CACHE_HOME/forkscale/burden.json, else
 // $HOME/.cache/forkscale/burden.json; empty when none of them is set.
-std::string burden_file();
+FORKSCALE_INLINE std::string burden_file();
 
 // Stores `m` in `path` (its backend's entry replaced, the others kept; the
 // directory made if missing; the file replaced atomically). Throws
 // forkscale::error when the path is empty, the file exists and is not a burden
 // file, or it cannot be written.
-void store_burden(const measured_burden& m, const std::string& path = burden_file());
+FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& path = burden_file());
 
 // The stored figures for `b`, or nothing when the file or its entry does not
 // exist. Throws forkscale::error when the file exists but cannot be read or is
 // not a valid burden file.
-std::optional<measured_burden> stored_burden(forkscale::backend b, const std::string& path = burden_file());
+FORKSCALE_INLINE std::optional<measured_burden> stored_burden(forkscale::backend b,
+                                                              const std::string& path = burden_file());
 
 FORKSCALE_NAMESPACE_END
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include "detail/burden/calibrate.hpp"
 #include "detail/burden/store.hpp"
+#endif

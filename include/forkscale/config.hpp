@@ -13,6 +13,36 @@
 #define FORKSCALE_ENABLE 1
 #endif
 
+// Two forms, one set of headers. Header-only (the default): everything is
+// defined inline where it is included. With FORKSCALE_COMPILED_LIB defined (the
+// CMake target forkscale::compiled defines it for its users), the headers only
+// declare what need not be inlined — the report writers and readers, the
+// analyses, sessions and merging, the end of a measurement — and
+// src/forkscale.cpp, compiled with the same macro, defines it once. The guards
+// and the engine's per-event paths are inline in both forms. FORKSCALE_ENABLE=0
+// is always header-only (it defines almost nothing), and so are the single
+// headers (single_include/, which define FORKSCALE_DETAIL_SINGLE_HEADER).
+#if defined(FORKSCALE_COMPILED_LIB) && FORKSCALE_ENABLE && !defined(FORKSCALE_DETAIL_SINGLE_HEADER)
+#define FORKSCALE_HEADER_ONLY 0
+#else
+#define FORKSCALE_HEADER_ONLY 1
+#endif
+// Whether this translation unit sees the definitions of the compiled parts:
+// always in the header-only form; in the compiled form only in the library's
+// own source (src/forkscale.cpp defines FORKSCALE_DETAIL_BUILDING_LIB).
+#if FORKSCALE_HEADER_ONLY || defined(FORKSCALE_DETAIL_BUILDING_LIB)
+#define FORKSCALE_DETAIL_DEFINITIONS 1
+#else
+#define FORKSCALE_DETAIL_DEFINITIONS 0
+#endif
+// What a compiled part is declared and defined with: inline in the header-only
+// form, an ordinary (external) function in the compiled one.
+#if FORKSCALE_HEADER_ONLY
+#define FORKSCALE_INLINE inline
+#else
+#define FORKSCALE_INLINE
+#endif
+
 // Two copies of forkscale of different versions in one binary get different
 // mangled names instead of silently mixing their engines.
 #define FORKSCALE_DETAIL_ABI_CONCAT2(a, b, c) abi_v##a##_##b##_##c

@@ -12,7 +12,6 @@
 #include "burden.hpp"
 #include "clock.hpp"
 #include "config.hpp"
-#include "detail/output/report_writers.hpp"
 #include "guards.hpp"
 #include "merge.hpp"
 #include "mutex.hpp"
@@ -22,4 +21,9 @@
 #include "session.hpp"
 #include "site.hpp"
 
+// The report writers (report::to_json, write_csv, operator<< ...): in the
+// compiled form they are declared by report.hpp and defined in the library.
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include "detail/output/report_writers.hpp"
+#endif
 #include "detail/macro_unscope.hpp"

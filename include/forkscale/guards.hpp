@@ -9,8 +9,6 @@
 // With FORKSCALE_ENABLE=0 a region is an empty type and measure() simply runs the
 // callable.
 #pragma once
-#include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -23,8 +21,11 @@
 #include "site.hpp"
 
 #if FORKSCALE_ENABLE
+#include "detail/engine/region_api.hpp"
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include "detail/engine/events.hpp"
 #include "detail/engine/measure.hpp"
+#endif
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -39,43 +40,18 @@ FORKSCALE_NAMESPACE_BEGIN
 template <class Clock>
 class basic_region {
  public:
-  explicit basic_region(std::string label, const options& opt = options{}, const site& where = site::current()) {
-    using E = detail::engine<Clock>;
-    state_.where = where;
-    if (!E::current()) {
-      state_.owned = detail::open_session<Clock>(label, opt);
-      E::begin_measurement(state_);
-    } else {
-      E::begin_region(state_, label);
-    }
-  }
+  explicit basic_region(std::string label, const options& opt = options{}, const site& where = site::current())
+      : state_(detail::region_api<Clock>::open(std::move(label), opt, where)) {}
   basic_region(const basic_region&) = delete;
   basic_region& operator=(const basic_region&) = delete;
-  ~basic_region() {
-    if (state_.stopped) return;
-    report r = stop();
-    if (!r.empty() && r.regions.front().depth == 0) {
-      std::lock_guard<std::mutex> g(detail::last_report_mutex());
-      detail::last_report_slot() = std::move(r);
-    }
-  }
+  ~basic_region() { detail::region_api<Clock>::close(state_); }
 
   // Ends the region. The outermost region returns the whole report; a nested one
   // returns a report whose only row is this instance.
-  report stop() {
-    using E = detail::engine<Clock>;
-    if (state_.stopped) return report{};
-    state_.stopped = true;
-    if (state_.owned) {
-      E::end_measurement(state_);
-      return detail::finish_session(std::move(state_.owned), state_.root);
-    }
-    const detail::path_totals d = E::end_region(state_);
-    return detail::nested_region_report(*state_.task->sess, *state_.node, d);
-  }
+  report stop() { return detail::region_api<Clock>::stop(state_); }
 
  private:
-  detail::region_state state_;
+  detail::region_state* state_;
 };
 
 // Runs `fn` as a measured region and returns its report (nested inside another

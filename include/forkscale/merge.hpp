@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "config.hpp"
-#include "detail/session/merger.hpp"
 #include "report.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -27,10 +26,20 @@ FORKSCALE_NAMESPACE_BEGIN
 // merged is left out with a diagnostic in the result: the site profiles when
 // some report has none, the what-if rows when the reports analysed different
 // factors.
-inline report merge_reports(const std::vector<report>& reports, const std::string& label = "merged") {
+FORKSCALE_INLINE report merge_reports(const std::vector<report>& reports, const std::string& label = "merged");
+
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include "detail/session/merger.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+
+FORKSCALE_INLINE report merge_reports(const std::vector<report>& reports, const std::string& label) {
   detail::report_merger m(label);
   for (const report& r : reports) m.add(r);
   return m.result();
 }
 
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_DETAIL_DEFINITIONS

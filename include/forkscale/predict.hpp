@@ -102,10 +102,10 @@ struct prediction {
       if (p.processors == processors) return &p;
     return nullptr;
   }
-  std::string to_text() const;  // for people; the layout may change
-  std::string to_json() const;  // schema "forkscale.prediction" version 1 (docs/predict.md)
-  void write_text(const std::string& path) const;
-  void write_json(const std::string& path) const;
+  FORKSCALE_INLINE std::string to_text() const;  // for people; the layout may change
+  FORKSCALE_INLINE std::string to_json() const;  // schema "forkscale.prediction" version 1 (docs/predict.md)
+  FORKSCALE_INLINE void write_text(const std::string& path) const;
+  FORKSCALE_INLINE void write_json(const std::string& path) const;
 };
 
 // Replays the report's record on each P of `processors`. Throws forkscale::error
@@ -113,7 +113,8 @@ struct prediction {
 // FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
 // for a P of 0 or above 65,536, and for a model with a cost that is not a
 // finite number or with 0 or more than 1,000 seeds.
-prediction predict(const report& rep, const std::vector<unsigned>& processors, const replay_model& model = {});
+FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
+                                    const replay_model& model = {});
 
 // The what-if regions through the replay (docs/predict.md): for each what-if
 // row of the report in the optimized model — a region whose strands run
@@ -132,8 +133,11 @@ struct what_if_prediction {
 // One row per executed region (the all-regions rows first, then the report's
 // order) and factor. Throws as predict does; empty when the report has no
 // what-if rows.
-std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors, const replay_model& model = {});
+FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
+                                                                 const replay_model& model = {});
 
 FORKSCALE_NAMESPACE_END
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include "detail/predict/run.hpp"
+#endif

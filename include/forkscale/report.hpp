@@ -393,6 +393,6 @@ struct report {
   void write_locks_csv(const std::string& path) const;
 };
 
-inline std::ostream& operator<<(std::ostream& os, const report& r);
+FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r);
 
 FORKSCALE_NAMESPACE_END

@@ -36,8 +36,11 @@
 #include "site.hpp"
 
 #if FORKSCALE_ENABLE
-#include "detail/engine/session.hpp"
+#include "detail/engine/hooks.hpp"
+#include "detail/session/handle.hpp"
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include "detail/session/core.hpp"
+#endif
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -65,9 +68,6 @@ struct recorded_measurement {
 
 #if FORKSCALE_ENABLE
 
-static_assert(detail::merged_kept_diagnostics == detail::max_kept_diagnostics,
-              "a merged report keeps as many diagnostics as a measurement");
-
 template <class Clock = default_clock>
 class basic_session {
  public:
@@ -75,8 +75,8 @@ class basic_session {
   // snap.every is negative, or set without a path.
   explicit basic_session(std::string label, options opt = options{}, const snapshot_options& snap = snapshot_options{})
       : opt_(std::move(opt)),
-        core_(
-            std::make_unique<detail::session_core>(std::move(label), opt_.clock, snap.path, snap.every, snap.rotate)) {}
+        core_(std::make_unique<detail::session_handle>(std::move(label), opt_.clock, snap.path, snap.every,
+                                                       snap.rotate)) {}
   basic_session(const basic_session&) = delete;
   basic_session& operator=(const basic_session&) = delete;
   // Stops the periodic writer and writes a final snapshot (when snap.path is
@@ -91,7 +91,7 @@ class basic_session {
   // measurement, it is a region of that one (as fs::measure is) and is not added.
   template <class Fn>
   report measure(std::string label, Fn&& fn, const site& where = site::current()) {
-    if (detail::engine<Clock>::current()) {
+    if (detail::current_frame<Clock>) {
       core_->nested();
       return nested_measure(std::move(label), std::forward<Fn>(fn), where);
     }
@@ -126,9 +126,7 @@ class basic_session {
   // session then does not print that error again when its own writes fail.
   void write_snapshot() { core_->write(std::string()); }
   void write_snapshot(const std::string& path) {
-    if (path.empty())
-      throw error("forkscale: session '" + detail::printable_path(core_->label()) +
-                  "': write_snapshot: the path is empty");
+    if (path.empty()) core_->empty_path();
     core_->write(path);
   }
 
@@ -152,7 +150,7 @@ class basic_session {
   }
 
   const options opt_;
-  std::unique_ptr<detail::session_core> core_;
+  std::unique_ptr<detail::session_handle> core_;
 };
 
 #else  // FORKSCALE_ENABLE == 0: the same names, compiled to nothing.

@@ -52,6 +52,7 @@
 #include <cstring>
 #include <string>
 
+#include "../detail/engine/events.hpp"  // the engine itself: the adapter splits strands and joins
 #include "../forkscale.hpp"
 
 #if defined(__has_include)

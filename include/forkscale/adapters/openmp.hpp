@@ -75,6 +75,7 @@
 #include <utility>
 #include <vector>
 
+#include "../detail/engine/events.hpp"  // the engine itself: the adapter splits strands and joins
 #include "../detail/ompt/schedule.hpp"
 #include "../forkscale.hpp"
 #if FORKSCALE_ENABLE

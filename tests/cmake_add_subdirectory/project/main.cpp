@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace fs = forkscale;
 
@@ -26,7 +27,8 @@ int main() {
       },
       opt);
   // work = 1 + 10 + 2, span = 1 + max(10, 2)
-  const bool ok = x == 1 && y == 2 && rep.work() == 13 && rep.span() == 11;
+  const bool ok = x == 1 && y == 2 && rep.work() == 13 && rep.span() == 11 &&
+                  rep.to_json().find("\"consumer\"") != std::string::npos;
   std::printf("add_subdirectory consumer: work=%llu span=%llu %s\n", static_cast<unsigned long long>(rep.work()),
               static_cast<unsigned long long>(rep.span()), ok ? "ok" : "WRONG");
   return ok ? 0 : 1;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace fs = forkscale;
 
@@ -28,7 +29,8 @@ int main() {
       opt);
   // work = 5 + 10 + 2, span = 5 + max(10, 2)
   const fs::region_result* serial = rep.find("consumer/serial");
-  const bool ok = rep.work() == 17 && rep.span() == 15 && serial && serial->work == 5;
+  const bool ok = rep.work() == 17 && rep.span() == 15 && serial && serial->work == 5 &&
+                  rep.to_json().find("\"serial\"") != std::string::npos;
   std::printf("fetchcontent consumer: work=%llu span=%llu %s\n", static_cast<unsigned long long>(rep.work()),
               static_cast<unsigned long long>(rep.span()), ok ? "ok" : "WRONG");
   return ok ? 0 : 1;

@@ -32,13 +32,9 @@
 #include "../../clock.hpp"
 #include "../../config.hpp"
 #include "../../site.hpp"
-#include "../engine/events.hpp"
-#include "../engine/frame.hpp"
-#include "../engine/session.hpp"
+#include "../engine/hooks.hpp"
+#include "../engine/state.hpp"
 #include "../macro_scope.hpp"
-#include "../record/buffer.hpp"
-#include "../record/call_tree.hpp"
-#include "lock_table.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -71,37 +67,30 @@ struct lock_hold {
   bool contended = false;
 };
 
-// The clock of a measurement's lock times: the record's wall clock when it
-// records; else the measurement's clock when it is a wall clock; else (cost,
-// thread_cpu) the wall clock automatic would choose.
-inline clock_kind lock_wall_kind(const session& s) noexcept {
-  if (s.rec) return s.rec->wall_kind();
-  if (s.kind == clock_kind::tsc || s.kind == clock_kind::steady || s.kind == clock_kind::arm_counter) return s.kind;
-  const clock_kind k = resolve_automatic();
-  return k == clock_kind::automatic ? clock_kind::steady : k;
-}
+class lock_table;
 
-// Nanoseconds per tick of a lock clock.
-inline double lock_ns_per_tick(clock_kind k) noexcept {
-  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
-}
-
-// The id the open strand of `f` will have in this thread's buffer; 0 when the
-// frame is not running or recording is off.
-inline std::uint64_t open_strand_id(frame& f) {
-  if (f.record == 0 || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
-  record_buffer& b = f.rec->buffer();
-  return strand_id(b, b.strands.size());
-}
-
-inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).locks;
-  if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
-    t.wall = lock_wall_kind(*s);
-    t.ready = true;
-  }
-  return t;
-}
+// The measured side of an acquisition and a release, for any lockable: the
+// lockable's own calls stay in lock_events (inline, templates); everything
+// that reads the clock or writes the tables is here (compiled once in the
+// compiled form; lock_measure.hpp).
+struct lock_measure {
+  // The site indices of an acquisition (and this thread's table), or null when
+  // they cannot be had (out of memory): the acquisition is then not measured.
+  FORKSCALE_INLINE static lock_table* prepare(frame& f, const site& name, const site& where, lock_hold& h) noexcept;
+  // The lock clock of the table, now.
+  FORKSCALE_INLINE static std::uint64_t now(const lock_table& t) noexcept;
+  // A contended acquisition got the lock: its wait ends now; the holder seen
+  // when it began (`by`, holder_slot::holder) is blamed for it.
+  FORKSCALE_INLINE static void waited(lock_table& t, lock_hold& h, std::uint64_t by);
+  // The lock is ours: publish the holder, count the acquisition, keep the hold.
+  FORKSCALE_INLINE static void acquired(frame& f, lock_table& t, const void* l, holder_slot& slot, lock_hold& h,
+                                        lock_hold& held);
+  // The table of a release by frame `f` of a hold of measurement `serial`, or
+  // null when that measurement has ended since.
+  FORKSCALE_INLINE static lock_table* release_table(frame* f, std::uint64_t serial);
+  // After the release at `released`: the hold's time, and the raw_lock when recording.
+  FORKSCALE_INLINE static void released(frame& f, lock_table& t, const lock_hold& h, std::uint64_t released);
+};
 
 template <class Clock>
 struct lock_events {
@@ -109,7 +98,7 @@ struct lock_events {
   // `name` names the lock, `where` the acquisition.
   template <class L>
   static void lock(L& l, holder_slot& slot, const site& name, const site& where, lock_hold& held) {
-    frame* f = engine<Clock>::current();
+    frame* f = current_frame<Clock>;
     if (FORKSCALE_DETAIL_LIKELY(f == nullptr)) {
       l.lock();
       held.serial = 0;
@@ -121,21 +110,21 @@ struct lock_events {
   // try_lock(): a failed try is no acquisition and counts nothing.
   template <class L>
   static bool try_lock(L& l, holder_slot& slot, const site& name, const site& where, lock_hold& held) {
-    frame* f = engine<Clock>::current();
+    frame* f = current_frame<Clock>;
     if (FORKSCALE_DETAIL_LIKELY(f == nullptr)) {
       if (!l.try_lock()) return false;
       held.serial = 0;
       return true;
     }
     lock_hold h;
-    lock_table* t = prepare(*f, name, where, h);
+    lock_table* t = lock_measure::prepare(*f, name, where, h);
     if (!l.try_lock()) return false;
     if (!t) {
       held.serial = 0;
       return true;
     }
-    h.wait_start = h.acquired = read_clock(t->wall);
-    acquired(*f, *t, &l, slot, h, held);
+    h.wait_start = h.acquired = lock_measure::now(*t);
+    lock_measure::acquired(*f, *t, &l, slot, h, held);
     return true;
   }
 
@@ -151,20 +140,15 @@ struct lock_events {
     const lock_hold h = held;
     held.serial = 0;
     clear_holder(slot, h);
-    frame* f = engine<Clock>::current();
-    // The measurement that saw the acquisition may have ended since.
-    if (!f || f->sess->serial != h.serial) {
+    frame* f = current_frame<Clock>;
+    lock_table* t = lock_measure::release_table(f, h.serial);
+    if (!t) {
       l.unlock();
       return;
     }
-    lock_table& t = lock_table_for(f->sess);
-    const std::uint64_t released = read_clock(t.wall);
+    const std::uint64_t released = lock_measure::now(*t);
     l.unlock();
-    lock_sums& row = t.at(h.lock, h.site);
-    const std::uint64_t hold = released > h.acquired ? released - h.acquired : 0;
-    row.hold += hold;
-    if (hold > row.max_hold) row.max_hold = hold;
-    keep_hold(*f, h, released);
+    lock_measure::released(*f, *t, h, released);
   }
 
   // A hold given up without unlocking (unique_lock::release): the lock stays
@@ -175,32 +159,17 @@ struct lock_events {
   }
 
  private:
-  // The site indices of an acquisition (and this thread's table), or null when
-  // they cannot be had (out of memory): the acquisition is then not measured.
-  static lock_table* prepare(frame& f, const site& name, const site& where, lock_hold& h) noexcept {
-    try {
-      lock_table& t = lock_table_for(f.sess);
-      bool missed = false;
-      h.lock = call_tree::instance().site_index(name, missed);
-      h.site = call_tree::instance().site_index(where, missed);
-      h.serial = f.sess->serial;
-      return &t;
-    } catch (...) {
-      return nullptr;
-    }
-  }
-
   template <class L>
   FORKSCALE_DETAIL_NOINLINE static void measured_lock(frame& f, L& l, holder_slot& slot, const site& name,
                                                       const site& where, lock_hold& held) {
     lock_hold h;
-    lock_table* t = prepare(f, name, where, h);
+    lock_table* t = lock_measure::prepare(f, name, where, h);
     if (!t) {
       l.lock();
       held.serial = 0;
       return;
     }
-    h.wait_start = read_clock(t->wall);
+    h.wait_start = lock_measure::now(*t);
     if (l.try_lock()) {
       h.acquired = h.wait_start;
     } else {
@@ -216,60 +185,14 @@ struct lock_events {
         throw;
       }
       slot.waiting.fetch_sub(1, std::memory_order_relaxed);
-      h.acquired = read_clock(t->wall);
-      if (by != 0) {
-        h.holder = static_cast<std::uint32_t>(by & 0xffffffffu);
-        lock_sums& cause = t->at(static_cast<std::uint32_t>((by >> 32) - 1), h.holder - 1);
-        cause.blamed += h.acquired > h.wait_start ? h.acquired - h.wait_start : 0;
-        ++cause.blamed_waits;
-      }
+      lock_measure::waited(*t, h, by);
     }
-    acquired(f, *t, &l, slot, h, held);
-  }
-
-  // The lock is ours: publish the holder, count the acquisition, keep the hold.
-  static void acquired(frame& f, lock_table& t, const void* l, holder_slot& slot, lock_hold& h, lock_hold& held) {
-    slot.owner.store(l, std::memory_order_relaxed);
-    slot.holder.store((std::uint64_t(h.lock) + 1) << 32 | (std::uint64_t(h.site) + 1), std::memory_order_relaxed);
-    lock_sums& row = t.at(h.lock, h.site);
-    ++row.acquisitions;
-    if (h.contended) {
-      const std::uint64_t wait = h.acquired > h.wait_start ? h.acquired - h.wait_start : 0;
-      ++row.contended;
-      row.wait += wait;
-      if (wait > row.max_wait) row.max_wait = wait;
-    }
-    try {
-      h.first = open_strand_id(f);
-    } catch (...) {
-      h.first = 0;
-    }
-    held = h;
+    lock_measure::acquired(f, *t, &l, slot, h, held);
   }
 
   static void clear_holder(holder_slot& slot, const lock_hold& h) noexcept {
     std::uint64_t mine = (std::uint64_t(h.lock) + 1) << 32 | (std::uint64_t(h.site) + 1);
     slot.holder.compare_exchange_strong(mine, 0, std::memory_order_relaxed);
-  }
-
-  // Recording: the hold as a raw_lock in this thread's buffer.
-  static void keep_hold(frame& f, const lock_hold& h, std::uint64_t released) noexcept {
-    if (f.record == 0 || !f.rec || !f.rec->on()) return;
-    try {
-      record_buffer& b = f.rec->buffer();
-      raw_lock* e = b.locks.next(*f.rec);
-      if (!e) return;
-      e->wait_start = h.wait_start;
-      e->acquired = h.acquired;
-      e->released = released;
-      e->first = h.first;
-      e->last = f.state == frame::run_state::running ? strand_id(b, b.strands.size()) : 0;
-      e->lock = h.lock;
-      e->site = h.site;
-      e->holder = h.holder;
-      e->contended = h.contended;
-    } catch (...) {
-    }
   }
 };
 
@@ -281,3 +204,7 @@ inline std::uint32_t lock_waiters(const holder_slot& slot) noexcept {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include "lock_measure.hpp"
+#endif

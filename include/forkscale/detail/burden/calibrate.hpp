@@ -148,7 +148,8 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace burden
 }  // namespace detail
 
-inline measured_burden calibrate_burden(backend b) {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
   if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
   if (std::thread::hardware_concurrency() < 2)
     throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
@@ -162,5 +163,6 @@ inline measured_burden calibrate_burden(backend b) {
                 " in this program");
   return c();
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

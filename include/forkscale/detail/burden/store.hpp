@@ -205,7 +205,8 @@ inline lookup find_for_measurement(backend b) {
 }  // namespace burden
 }  // namespace detail
 
-inline std::string burden_file() {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string burden_file() {
   const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
   if (file && *file) return file;
   const char* xdg = std::getenv("XDG_CACHE_HOME");
@@ -215,7 +216,7 @@ inline std::string burden_file() {
   return std::string();
 }
 
-inline void store_burden(const measured_burden& m, const std::string& path) {
+FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& path) {
   namespace db = detail::burden;
   if (path.empty())
     throw error("forkscale: nowhere to store the burden (set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME)");
@@ -243,11 +244,12 @@ inline void store_burden(const measured_burden& m, const std::string& path) {
   }
 }
 
-inline std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
+FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
   if (path.empty()) return std::nullopt;
   for (const measured_burden& m : detail::burden::read_entries(path))
     if (m.backend == b) return m;
   return std::nullopt;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

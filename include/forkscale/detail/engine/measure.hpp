@@ -26,6 +26,7 @@
 #include "../what_if/config.hpp"
 #include "../what_if/rows.hpp"
 #include "events.hpp"
+#include "region_api.hpp"
 #include "region_rows.hpp"
 #include "session.hpp"
 #include "tasks.hpp"
@@ -262,10 +263,47 @@ inline report& last_report_slot() {
   return r;
 }
 
+template <class Clock>
+region_state* region_api<Clock>::open(std::string label, const options& opt, const site& where) {
+  using E = engine<Clock>;
+  auto r = std::make_unique<region_state>();
+  r->where = where;
+  if (!E::current()) {
+    r->owned = open_session<Clock>(label, opt);
+    E::begin_measurement(*r);
+  } else {
+    E::begin_region(*r, label);
+  }
+  return r.release();
+}
+
+template <class Clock>
+report region_api<Clock>::stop(region_state* r) {
+  using E = engine<Clock>;
+  if (r->stopped) return report{};
+  r->stopped = true;
+  if (r->owned) {
+    E::end_measurement(*r);
+    return finish_session(std::move(r->owned), r->root);
+  }
+  const path_totals d = E::end_region(*r);
+  return nested_region_report(*r->task->sess, *r->node, d);
+}
+
+template <class Clock>
+void region_api<Clock>::close(region_state* r) noexcept {
+  std::unique_ptr<region_state> owned(r);
+  if (r->stopped) return;
+  report rep = stop(r);
+  if (!rep.empty() && rep.regions.front().depth == 0) {
+    std::lock_guard<std::mutex> g(last_report_mutex());
+    last_report_slot() = std::move(rep);
+  }
+}
+
 }  // namespace detail
 
-// The report of the last outermost region that ended without stop() being called.
-inline report last_report() {
+FORKSCALE_INLINE report last_report() {
   std::lock_guard<std::mutex> g(detail::last_report_mutex());
   return detail::last_report_slot();
 }

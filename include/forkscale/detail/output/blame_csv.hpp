@@ -17,7 +17,8 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // The analysis as CSV (docs/report-schema.md): the samples, the threads, the
 // blame rows. Without a record: the header line only.
-inline std::string parallelism_csv(const report& rep) {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
   namespace io = detail::output;
   std::string out = "time_ns,running,ready\n";
   for (const parallelism_sample& s : analyze_timeline(rep).samples)
@@ -25,7 +26,7 @@ inline std::string parallelism_csv(const report& rep) {
   return out;
 }
 
-inline std::string thread_times_csv(const report& rep) {
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep) {
   namespace io = detail::output;
   std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
   for (const thread_time& t : analyze_timeline(rep).threads)
@@ -36,7 +37,7 @@ inline std::string thread_times_csv(const report& rep) {
   return out;
 }
 
-inline std::string idle_blame_csv(const report& rep) {
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
   namespace io = detail::output;
   const timeline_analysis a = analyze_timeline(rep);
   const std::uint64_t idle = a.idle_ns();
@@ -50,16 +51,19 @@ inline std::string idle_blame_csv(const report& rep) {
   }
   return out;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 // Each replaces the file atomically; throws forkscale::error.
-inline void write_parallelism_csv(const report& rep, const std::string& path) {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, parallelism_csv(rep));
 }
-inline void write_thread_times_csv(const report& rep, const std::string& path) {
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, thread_times_csv(rep));
 }
-inline void write_idle_blame_csv(const report& rep, const std::string& path) {
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, idle_blame_csv(rep));
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -76,7 +76,8 @@ inline void csv_measure(std::string& out, const site_measure& m) {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::to_csv() const {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_csv() const {
   namespace io = detail::output;
   std::string out =
       "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
@@ -116,7 +117,7 @@ inline std::string report::to_csv() const {
   return out;
 }
 
-inline std::string report::call_sites_csv() const {
+FORKSCALE_INLINE std::string report::call_sites_csv() const {
   namespace io = detail::output;
   std::string out = io::site_csv_identity();
   for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
@@ -134,7 +135,7 @@ inline std::string report::call_sites_csv() const {
   return out;
 }
 
-inline std::string report::spawn_sites_csv() const {
+FORKSCALE_INLINE std::string report::spawn_sites_csv() const {
   namespace io = detail::output;
   std::string out = std::string(io::site_csv_identity()) +
                     ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
@@ -149,7 +150,7 @@ inline std::string report::spawn_sites_csv() const {
   return out;
 }
 
-inline std::string report::what_if_csv() const {
+FORKSCALE_INLINE std::string report::what_if_csv() const {
   namespace io = detail::output;
   std::string out =
       "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
@@ -168,18 +169,21 @@ inline std::string report::what_if_csv() const {
   return out;
 }
 
-inline void report::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
+FORKSCALE_INLINE void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
 
-inline void report::write_what_if_csv(const std::string& path) const {
+FORKSCALE_INLINE void report::write_what_if_csv(const std::string& path) const {
   detail::write_file_atomically(path, what_if_csv());
 }
 
-inline void report::write_call_sites_csv(const std::string& path) const {
+FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) const {
   detail::write_file_atomically(path, call_sites_csv());
 }
 
-inline void report::write_spawn_sites_csv(const std::string& path) const {
+FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
   detail::write_file_atomically(path, spawn_sites_csv());
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

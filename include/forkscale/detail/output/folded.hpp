@@ -55,10 +55,14 @@ inline std::string folded_text(const report& rep, folded_kind which) {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::to_folded(folded_kind which) const { return detail::output::folded_text(*this, which); }
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
+  return detail::output::folded_text(*this, which);
+}
 
-inline void report::write_folded(const std::string& path, folded_kind which) const {
+FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
   detail::write_file_atomically(path, to_folded(which));
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -234,7 +234,8 @@ inline void json_diagnostics(json_writer& j, const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::to_json() const {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_json() const {
   namespace io = detail::output;
   io::json_writer j;
   j.begin_object();
@@ -251,6 +252,9 @@ inline std::string report::to_json() const {
   return j.finish();
 }
 
-inline void report::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+FORKSCALE_INLINE void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

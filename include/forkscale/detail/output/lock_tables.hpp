@@ -78,12 +78,13 @@ inline const char* locks_csv_header() noexcept {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::locks_text() const {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::locks_text() const {
   const detail::output::text_section s = detail::output::locks_section(*this, 20);
   return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
 }
 
-inline std::string report::locks_csv() const {
+FORKSCALE_INLINE std::string report::locks_csv() const {
   namespace io = detail::output;
   std::string out = io::locks_csv_header();
   for (const lock_site_profile& l : locks) {
@@ -99,6 +100,9 @@ inline std::string report::locks_csv() const {
   return out;
 }
 
-inline void report::write_locks_csv(const std::string& path) const { detail::write_file_atomically(path, locks_csv()); }
+FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
+  detail::write_file_atomically(path, locks_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -243,19 +243,21 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::check_profile() const {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::check_profile() const {
   std::string out;
   for (const auto& f : detail::output::profile_check_failures(*this))
     out += (out.empty() ? "profile self-check failed: " : "; ") + f;
   return out;
 }
 
-inline std::string report::sites_text(std::size_t top_n) const {
+FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
   const auto sections = detail::output::site_sections(*this, top_n);
   if (sections.empty()) return "No site profiles in this report.\n";
   std::string out;
   for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

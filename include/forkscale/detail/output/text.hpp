@@ -235,7 +235,8 @@ inline std::string diagnostics_text(const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::to_text(bool show_raw) const {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
   namespace io = detail::output;
   const std::string u = io::printable(unit);
   std::string out = io::title_text(*this);
@@ -251,10 +252,11 @@ inline std::string report::to_text(bool show_raw) const {
   return out;
 }
 
-inline void report::write_text(const std::string& path, bool show_raw) const {
+FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw) const {
   detail::write_file_atomically(path, to_text(show_raw));
 }
 
-inline std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -298,8 +298,12 @@ inline std::string trace_text(const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::to_trace() const { return detail::output::trace_text(*this); }
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_trace() const { return detail::output::trace_text(*this); }
 
-inline void report::write_trace(const std::string& path) const { detail::write_file_atomically(path, to_trace()); }
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::write_file_atomically(path, to_trace());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -173,9 +173,11 @@ inline text_section what_if_section(const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-inline std::string report::what_if_text() const {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::what_if_text() const {
   const detail::output::text_section s = detail::output::what_if_section(*this);
   return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -141,9 +141,15 @@ inline std::string prediction_json(const prediction& p) {
 }  // namespace predict
 }  // namespace detail
 
-inline std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
-inline std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
-inline void prediction::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
-inline void prediction::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -151,7 +151,9 @@ inline std::vector<std::string> assumptions(const prediction& p) {
 }  // namespace predict
 }  // namespace detail
 
-inline prediction predict(const report& rep, const std::vector<unsigned>& processors, const replay_model& model) {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
+                                    const replay_model& model) {
   namespace dp = detail::predict;
   const execution_record& r = dp::replayable_record(rep);
   dp::check_processors(processors);
@@ -173,6 +175,7 @@ inline prediction predict(const report& rep, const std::vector<unsigned>& proces
   out.assumptions = dp::assumptions(out);
   return out;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 

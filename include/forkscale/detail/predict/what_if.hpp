@@ -57,8 +57,9 @@ inline double stealing_median(const replay_graph& g, const replay_model& m, unsi
 }  // namespace predict
 }  // namespace detail
 
-inline std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
-                                                       const replay_model& model) {
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
+                                                                 const replay_model& model) {
   namespace dp = detail::predict;
   const execution_record& r = dp::replayable_record(rep);
   dp::check_processors({processors});
@@ -87,5 +88,6 @@ inline std::vector<what_if_prediction> predict_what_if(const report& rep, unsign
   }
   return out;
 }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -22,6 +22,7 @@
 #include "../../config.hpp"
 #include "../../record.hpp"
 #include "../../report.hpp"
+#include "handle.hpp"
 #include "merger.hpp"
 #include "snapshot_file.hpp"
 
@@ -230,6 +231,27 @@ class session_core {
   bool stop_ = false;
   std::thread writer_;  // last: started when everything above is ready
 };
+
+static_assert(merged_kept_diagnostics == max_kept_diagnostics,
+              "a merged report keeps as many diagnostics as a measurement");
+
+FORKSCALE_INLINE session_handle::session_handle(std::string label, clock_kind clock, std::string path,
+                                                std::chrono::nanoseconds every, bool rotate)
+    : core_(std::make_unique<session_core>(std::move(label), clock, std::move(path), every, rotate)) {}
+FORKSCALE_INLINE session_handle::~session_handle() = default;
+FORKSCALE_INLINE void session_handle::start() { core_->start(); }
+FORKSCALE_INLINE void session_handle::finish(const std::string& label, const report& rep) { core_->finish(label, rep); }
+FORKSCALE_INLINE void session_handle::abandon() noexcept { core_->abandon(); }
+FORKSCALE_INLINE void session_handle::nested() { core_->nested(); }
+FORKSCALE_INLINE std::uint64_t session_handle::finished() const { return core_->finished(); }
+FORKSCALE_INLINE std::uint64_t session_handle::running() const { return core_->running(); }
+FORKSCALE_INLINE std::vector<session_handle::record_entry> session_handle::records() const { return core_->records(); }
+FORKSCALE_INLINE const std::string& session_handle::label() const noexcept { return core_->label(); }
+FORKSCALE_INLINE report session_handle::snapshot() { return core_->snapshot(); }
+FORKSCALE_INLINE void session_handle::write(const std::string& path) { core_->write(path); }
+FORKSCALE_INLINE void session_handle::empty_path() const {
+  throw error("forkscale: session '" + printable_path(core_->label()) + "': write_snapshot: the path is empty");
+}
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END

@@ -1,0 +1,29 @@
+// src/forkscale.cpp: the compiled form of forkscale (the CMake target
+// forkscale::compiled). Compiled with FORKSCALE_COMPILED_LIB defined, as its
+// users are, it defines once what their headers only declare: the report
+// writers and readers, the analyses (blame, prediction, the advisor, burden
+// calibration), sessions and merging, and the engine's start and end of a
+// measurement for every clock policy forkscale ships. The guards and the
+// engine's per-event paths stay inline in the users' files.
+#ifndef FORKSCALE_COMPILED_LIB
+#error \
+    "src/forkscale.cpp is the compiled form: compile it with FORKSCALE_COMPILED_LIB defined (CMake: forkscale::compiled)"
+#endif
+#define FORKSCALE_DETAIL_BUILDING_LIB 1
+
+#include <forkscale/forkscale.hpp>
+#include <forkscale/read_report.hpp>
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The engine's measurement start and end, once per shipped clock policy.
+template struct region_api<runtime_clock>;
+template struct region_api<cost_clock>;
+template struct region_api<tsc_clock>;
+template struct region_api<steady_clock_source>;
+template struct region_api<thread_cpu_clock>;
+template struct region_api<arm_counter_clock>;
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
