@@ -1,8 +1,8 @@
 // src/forkscale.cpp: the compiled form of forkscale (the CMake target
 // forkscale::compiled). Compiled with FORKSCALE_COMPILED_LIB defined, as its
 // users are, it defines once what their headers only declare: the report
-// writers and readers, the analyses (blame, prediction, the advisor, burden
-// calibration), sessions and merging, and the engine's start and end of a
+// writers and readers, the HTML page, the analyses (blame, prediction, the
+// advisor, burden calibration), sessions and merging, and the engine's start and end of a
 // measurement for every clock policy forkscale ships. The guards and the
 // engine's per-event paths stay inline in the users' files.
 #ifndef FORKSCALE_COMPILED_LIB
@@ -13,6 +13,7 @@
 
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
+#include <forkscale/study/html.hpp>
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

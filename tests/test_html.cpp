@@ -4,6 +4,7 @@
 // stable ids and table classes for browser tests. The page is well-formed XML,
 // so Python's xml.etree reads it as an independent check (skipped without
 // python3).
+#include <forkscale/detail/output/html_assets.hpp>  // base64 and sha256 of the page's assets
 #include <forkscale/forkscale.hpp>
 #include <forkscale/study/html.hpp>
 #include <forkscale/study/study.hpp>

@@ -6,6 +6,7 @@
 // well-formed XML, which Python's xml.etree reads as an independent check
 // (skipped without python3). The browser test (tests/browser) checks that it
 // renders and zooms.
+#include <forkscale/detail/output/html_record.hpp>  // timeline_strand_limit
 #include <forkscale/forkscale.hpp>
 #include <forkscale/study/html.hpp>
 

@@ -93,29 +93,53 @@ def guard_name(name):
     return "FORKSCALE_SINGLE_" + re.sub(r"[^A-Za-z0-9]", "_", path).upper()
 
 
-def inline(root, path, seen, out, umbrella=None):
-    """Append `path` to `out`, inlining its quoted includes depth-first. A file of
-    `umbrella` (the real paths the umbrella header inlines) is not inlined again:
-    the first one met becomes an #include of the single umbrella header."""
+CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+
+
+def emitted_under(seen, real, conditions):
+    """Whether `real` was inlined where `conditions` (the #if lines open around
+    this point, outermost first) already held: unconditionally, or under a prefix
+    of them."""
+    return any(conditions[: len(done)] == done for done in seen.get(real, ()))
+
+
+def inline(root, path, seen, out, umbrella=None, conditions=()):
+    """Append `path` to `out`, inlining its quoted includes depth-first. A file
+    inlined inside an #if (FORKSCALE_ENABLE, FORKSCALE_DETAIL_DEFINITIONS, ...)
+    is inlined again where it is included under other conditions, so that every
+    configuration of the single header has it; its include guard keeps one copy
+    in effect. A file of `umbrella` (the real paths the umbrella header inlines)
+    is not inlined again: the first one met becomes an #include of the single
+    umbrella header."""
     real = os.path.realpath(path)
     include_root = os.path.realpath(os.path.join(root, "include"))
     name = rel(root, real)
     repeatable = name[len("include/forkscale/"):] in REPEATABLE
-    if real in seen and not repeatable:
+    if emitted_under(seen, real, conditions) and not repeatable:
         return
     if umbrella and real in umbrella["files"] and not repeatable:
-        seen.add(real)
+        seen.setdefault(real, []).append(())
         if not umbrella["included"]:
             umbrella["included"] = True
             out.append(f'#include "{umbrella["path"]}"\n')
         return
-    seen.add(real)
+    seen.setdefault(real, []).append(conditions)
     out.append(f"// begin {name}\n")
     if not repeatable:
         out.append(f"#ifndef {guard_name(name)}\n#define {guard_name(name)}\n")
+    local = []  # the #if lines open in this file
     for lineno, line in enumerate(read_text(real).splitlines(keepends=True), 1):
         if PRAGMA_ONCE.match(line):
             continue
+        cond = CONDITIONAL.match(line)
+        if cond:
+            kind = cond.group(1)
+            if kind in ("if", "ifdef", "ifndef"):
+                local.append(line.strip())
+            elif kind in ("elif", "else") and local:
+                local[-1] = local[-1] + " | " + line.strip()
+            elif kind == "endif" and local:
+                local.pop()
         match = QUOTED_INCLUDE.match(line)
         if not match:
             out.append(line if line.endswith("\n") else line + "\n")
@@ -131,7 +155,7 @@ def inline(root, path, seen, out, umbrella=None):
                 f'{name}:{lineno}: #include "{match.group(1)}" leaves include/; '
                 f"use <...> for headers of other libraries"
             )
-        inline(root, target, seen, out, umbrella)
+        inline(root, target, seen, out, umbrella, conditions + tuple(local))
     if not repeatable:
         out.append(f"#endif  // {guard_name(name)}\n")
     out.append(f"// end {name}\n")
@@ -154,10 +178,12 @@ def check_version_macros(root, version, text):
 
 
 def umbrella_files(root):
-    """The real paths of the files the umbrella header inlines."""
-    seen = set()
+    """The real paths of the files the umbrella header inlines unconditionally."""
+    seen = {}
     inline(root, os.path.join(root, ENTRY), seen, [])
-    return seen
+    # Only what the umbrella has in every configuration: a file it inlines under
+    # a condition alone is inlined by the opt-in header too (its guard keeps one).
+    return {real for real, conditions in seen.items() if () in conditions}
 
 
 def amalgamate(root, entry_rel=ENTRY, umbrella=None):
@@ -167,7 +193,7 @@ def amalgamate(root, entry_rel=ENTRY, umbrella=None):
         raise AmalgamationError(f"{entry_rel} does not exist")
     version = project_version(root)
     body = []
-    inline(root, entry, set(), body, umbrella)
+    inline(root, entry, {}, body, umbrella)
     body_text = "".join(body)
     check_version_macros(root, version, body_text)
     what = "include/forkscale" if entry_rel == ENTRY else entry_rel

@@ -1,7 +1,9 @@
 // guards.hpp: every guard (annotate.hpp), the regions that label parts of a run,
-// and measure() — with the engine the guards report to. A file that starts a
-// measurement includes this header (or forkscale.hpp, which adds the writers and
-// analyses); a file that only annotates can include annotate.hpp instead.
+// and measure() — with, in the header-only form, the engine the guards report
+// to (in the compiled form it is in the library: detail/engine/region_api.hpp).
+// A file that starts a measurement includes this header (or forkscale.hpp, which
+// adds the writers and analyses); a file that only annotates can include
+// annotate.hpp instead.
 //
 //   fs::report rep = fs::measure("fib", [&] { fib(30); });
 //   { fs::region r("phase 1"); phase1(); }      // a labeled row of the report

@@ -207,9 +207,11 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_GUARDS_HPP
 #define FORKSCALE_SINGLE_GUARDS_HPP
 // guards.hpp: every guard (annotate.hpp), the regions that label parts of a run,
-// and measure() — with the engine the guards report to. A file that starts a
-// measurement includes this header (or forkscale.hpp, which adds the writers and
-// analyses); a file that only annotates can include annotate.hpp instead.
+// and measure() — with, in the header-only form, the engine the guards report
+// to (in the compiled form it is in the library: detail/engine/region_api.hpp).
+// A file that starts a measurement includes this header (or forkscale.hpp, which
+// adds the writers and analyses); a file that only annotates can include
+// annotate.hpp instead.
 //
 //   fs::report rep = fs::measure("fib", [&] { fib(30); });
 //   { fs::region r("phase 1"); phase1(); }      // a labeled row of the report
@@ -10150,6 +10152,2082 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/util/atomic_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
+// replace a group of files written for one request (a plot's .dat and .gp, an
+// example's five reports) together, or none of them.
+//
+// The contents go to a fresh temporary file next to the target (same directory,
+// hence same file system), which is flushed, synced and closed with every error
+// checked, and is then renamed onto the target. POSIX rename() replaces the
+// target atomically: a reader sees the old file or the new one, never a mixture.
+// On any failure the temporary is removed and forkscale::error is thrown.
+// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
+// place, since there is no file to replace.
+//
+// A group (write_files_atomically) first checks every target and writes every
+// temporary file; only when all of them are complete are they renamed, one by
+// one. A failure before the first rename — a target that is a directory, a
+// directory that is missing or read-only, a full disk — removes every temporary
+// and leaves every old file as it was. The renames themselves are not one atomic
+// step: a reader may see some files of the group new and the others still old
+// for the moment between them, and if a rename fails midway (the directory made
+// read-only between the checks and the rename, say) the files renamed before it
+// hold the new contents, it and the ones after keep their old contents, no
+// temporary is left, and the error names the files already replaced.
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+
+#if defined(_WIN32)
+#include <process.h>
+#include <filesystem>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
+inline std::string printable_path(const std::string& path) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+inline std::string errno_text(int err) {
+  if (err == 0) return "unknown error";
+  return std::error_code(err, std::generic_category()).message();
+}
+
+[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
+  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
+}
+
+inline unsigned long current_process_id() noexcept {
+#if defined(_WIN32)
+  return static_cast<unsigned long>(_getpid());
+#else
+  return static_cast<unsigned long>(getpid());
+#endif
+}
+
+// Removes the temporary file unless released; closes it first if still open.
+class temporary_file {
+ public:
+  temporary_file() = default;
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { discard(); }
+
+  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
+  // another writer is never truncated or shared. Returns errno on failure.
+  int create(const std::string& target) {
+    static std::atomic<unsigned long> counter{0};
+    int err = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
+              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+      errno = 0;
+      file_ = std::fopen(name_.c_str(), "wbx");
+      if (file_) return 0;
+      err = errno;
+      if (err != EEXIST) break;
+    }
+    name_.clear();
+    return err ? err : EIO;
+  }
+
+  std::FILE* get() const noexcept { return file_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Closes the stream; returns errno of the first failure, or 0.
+  int close() noexcept {
+    if (!file_) return 0;
+    errno = 0;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? 0 : (errno ? errno : EIO);
+  }
+
+  // After a successful rename the name belongs to the target: keep it.
+  void release() noexcept { name_.clear(); }
+
+  void discard() noexcept {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!name_.empty()) {
+      std::remove(name_.c_str());
+      name_.clear();
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string name_;
+};
+
+// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
+// in place: renaming onto it would replace the device node, not feed it.
+inline bool is_special_file(const std::string& path) noexcept {
+#if defined(_WIN32)
+  (void)path;
+  return false;
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+#endif
+}
+
+inline void write_special_file(const std::string& path, const std::string& contents) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+  errno = 0;
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
+  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
+}
+
+// One file of a group written together (write_files_atomically).
+struct file_to_write {
+  std::string path;
+  std::string contents;
+};
+
+// A group's error: the failing file and why, and — for a group of several —
+// that none of them was replaced.
+[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
+  if (count < 2) throw_write_error(path, reason);
+  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
+}
+
+inline bool is_directory_path(const std::string& path) noexcept {
+#if defined(_WIN32)
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path), ec);
+#else
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+}
+
+// What can be known about the targets before anything is written: a path that
+// is empty, named twice, or a directory fails the whole group.
+inline void check_targets(const std::vector<file_to_write>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].path;
+    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
+    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
+  }
+}
+
+// Writes `contents` into a fresh temporary file for `path`: written, flushed,
+// synced and closed, every error checked. Throws (the temporary is then removed
+// by its owner).
+inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
+                           std::size_t count) {
+  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
+  errno = 0;
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+  errno = 0;
+  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+#if !defined(_WIN32)
+  // The data must be on disk before the rename is, or a crash right after the
+  // rename could leave an empty file under the target's name.
+  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err), count);
+  }
+#endif
+  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
+}
+
+// Renames the finished temporary onto `path`. Returns an empty string, or why it
+// failed.
+inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
+#if defined(_WIN32)
+  // std::rename does not replace an existing file on Windows;
+  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+  std::error_code ec;
+  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
+  if (ec) return ec.message();
+#else
+  errno = 0;
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
+#endif
+  tmp.release();
+  return std::string();
+}
+
+// A rename failed after `done` of the group's files were renamed.
+[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
+                                            const std::string& reason) {
+  std::string replaced;
+  for (std::size_t i = 0; i < done; ++i)
+    if (!is_special_file(files[i].path))
+      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
+  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
+                                          " files were written together; already replaced: " +
+                                          (replaced.empty() ? std::string("none") : replaced) +
+                                          "; this one and the files after it keep their old contents)");
+}
+
+// Writes every file of `files`, replacing the files there, all together or none
+// (see the top of this header for the window between the renames). Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves no temporary file behind on failure.
+inline void write_files_atomically(const std::vector<file_to_write>& files) {
+  check_targets(files);
+  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
+  std::vector<bool> special(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    special[i] = is_special_file(files[i].path);
+    if (special[i]) continue;
+    tmps[i] = std::make_unique<temporary_file>();
+    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
+  }
+  // Devices and pipes cannot be taken back: they are written once every
+  // temporary is complete, before any rename.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (special[i]) write_special_file(files[i].path, files[i].contents);
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (special[i]) continue;
+    const std::string reason = rename_onto(*tmps[i], files[i].path);
+    if (reason.empty()) {
+      ++renamed;
+      continue;
+    }
+    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
+    throw_midway_error(files, i, reason);
+  }
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({file_to_write{path, contents}});
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// end include/forkscale/detail/util/atomic_file.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              std::size_t width = std::string::npos) {
+  if (kind == site_kind::root) return "(root)";
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// end include/forkscale/detail/output/site_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : std::string("n/a");
+}
+
+// Time with k strands running, for each k that occurred.
+inline std::string running_table(const timeline_analysis& a) {
+  const std::vector<std::uint64_t> hist = a.running_histogram();
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"running", "time", "% of wall"});
+    for (std::size_t k = 0; k < hist.size(); ++k)
+      if (hist[k] > 0) t.add({std::to_string(k), count_text(hist[k], short_numbers), share_of(hist[k], a.wall_ns)});
+    return t;
+  });
+}
+
+inline std::string thread_table(const timeline_analysis& a, std::size_t top_n) {
+  const std::size_t shown = a.threads.size() < top_n ? a.threads.size() : top_n;
+  std::string out = fitted_columns([&](bool short_numbers) {
+    text_table t({"thread", "tid", "strands", "busy", "%", "profiler", "idle", "%"});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const thread_time& h = a.threads[i];
+      t.add({std::to_string(h.thread), std::to_string(h.os_id), count_text(h.strands, short_numbers),
+             count_text(h.busy_ns, short_numbers), percent_text(h.busy_percent()),
+             count_text(h.profiler_ns, short_numbers), count_text(h.idle_ns, short_numbers),
+             percent_text(h.idle_percent())});
+    }
+    return t;
+  });
+  if (shown < a.threads.size()) out += "  (" + grouped(a.threads.size() - shown) + " more threads not shown)\n";
+  return out;
+}
+
+inline text_section parallelism_section(const timeline_analysis& a) {
+  text_section s;
+  s.heading = "Parallelism over time (wall-clock ns; P = " + std::to_string(a.processors) + " thread" +
+              (a.processors == 1 ? "" : "s") + " ran strands)";
+  s.body =
+      wrapped("Wall time " + grouped(a.wall_ns) + " ns. Strands running on average: " + fixed(a.average_running(), 2) +
+                  " of " + std::to_string(a.processors) +
+                  "; ready but not started (waiting for a thread): " + fixed(a.average_ready(), 2) + ".",
+              "  ", "  ");
+  if (!a.complete) s.body += "  The record is partial (options.record_limit): so are these numbers.\n";
+  s.body += running_table(a);
+  s.body += thread_table(a, 16);
+  s.body += wrapped(
+      "running: time with that many strands running at once. Per thread: busy = in strands of the "
+      "measurement, less profiler = the overhead compensation of its strands (0 under the cost clock); "
+      "idle = the rest of the wall time (waiting in a sync, looking for work, or running other code). "
+      "P counts the threads that ran strands: a worker that never got a task is not seen.",
+      "  ", "  ");
+  return s;
+}
+
+inline std::string blame_label(const idle_blame_row& b, std::size_t width) {
+  if (b.kind != idle_blame_row::kind_type::site) return b.name;
+  return site_label(site_kind::call, b.name, b.function, false, width);
+}
+
+inline text_section idle_blame_section(const timeline_analysis& a, std::size_t top_n) {
+  text_section s;
+  s.heading = "Idle blame (blame shifting; times in ns of wall time)";
+  const std::uint64_t idle = a.idle_ns();
+  std::vector<const idle_blame_row*> blamed, waited;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0) blamed.push_back(&b);
+    if (b.sync_wait_ns > 0) waited.push_back(&b);
+  }
+  std::stable_sort(waited.begin(), waited.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  s.body = wrapped("Total idle " + grouped(idle) + " ns (" + share_of(idle, a.wall_ns * a.processors) +
+                       "% of P x wall time), blamed on the code that ran meanwhile:",
+                   "  ", "  ");
+  const std::size_t n_blamed = blamed.size() < top_n ? blamed.size() : top_n;
+  s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+    text_table t({"site", "idle blame", "%", "strands"});
+    for (std::size_t i = 0; i < n_blamed; ++i)
+      t.add({blame_label(*blamed[i], width), count_text(blamed[i]->idle_ns, short_numbers),
+             share_of(blamed[i]->idle_ns, idle), count_text(blamed[i]->strands, short_numbers)});
+    return t;
+  });
+  s.body += not_shown_note(blamed.size() - n_blamed, "site");
+  if (!waited.empty()) {
+    s.body += "  Where threads waited, at sync points (running nothing else):\n";
+    const std::size_t n_waited = waited.size() < top_n ? waited.size() : top_n;
+    s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+      text_table t({"sync point", "wait", "% of idle", "waits"});
+      for (std::size_t i = 0; i < n_waited; ++i)
+        t.add({blame_label(*waited[i], width), count_text(waited[i]->sync_wait_ns, short_numbers),
+               share_of(waited[i]->sync_wait_ns, idle), count_text(waited[i]->syncs, short_numbers)});
+      return t;
+    });
+    s.body += not_shown_note(waited.size() - n_waited, "sync point");
+  }
+  s.body += wrapped(
+      "HPCToolkit's blame shifting: while k of the P threads run strands, the other P - k threads' idle "
+      "time is charged to the k running strands equally, and so to their sites (a strand's innermost call "
+      "or spawn site; (root): the measured function's own code): the serial stretches that left the others "
+      "nothing to do. (nothing running): no thread ran a strand. Sync points: the time a thread waited "
+      "there for children, less the time it ran other strands meanwhile; part of the idle time above.",
+      "  ", "  ");
+  return s;
+}
+
+// The two sections of a recorded report (none without a record).
+inline std::vector<text_section> timeline_sections(const report& rep) {
+  std::vector<text_section> out;
+  const timeline_analysis a = analyze_timeline(rep);
+  if (!a.recorded || a.processors == 0) return out;
+  out.push_back(parallelism_section(a));
+  out.push_back(idle_blame_section(a, 10));
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string timeline_text(const report& rep) {
+  std::string out;
+  for (const auto& s : detail::output::timeline_sections(rep))
+    out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// end include/forkscale/detail/output/blame_text.hpp
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_SINGLE_BLAME_HPP
+// end include/forkscale/blame.hpp
+// begin include/forkscale/detail/util/atomic_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
+// replace a group of files written for one request (a plot's .dat and .gp, an
+// example's five reports) together, or none of them.
+//
+// The contents go to a fresh temporary file next to the target (same directory,
+// hence same file system), which is flushed, synced and closed with every error
+// checked, and is then renamed onto the target. POSIX rename() replaces the
+// target atomically: a reader sees the old file or the new one, never a mixture.
+// On any failure the temporary is removed and forkscale::error is thrown.
+// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
+// place, since there is no file to replace.
+//
+// A group (write_files_atomically) first checks every target and writes every
+// temporary file; only when all of them are complete are they renamed, one by
+// one. A failure before the first rename — a target that is a directory, a
+// directory that is missing or read-only, a full disk — removes every temporary
+// and leaves every old file as it was. The renames themselves are not one atomic
+// step: a reader may see some files of the group new and the others still old
+// for the moment between them, and if a rename fails midway (the directory made
+// read-only between the checks and the rename, say) the files renamed before it
+// hold the new contents, it and the ones after keep their old contents, no
+// temporary is left, and the error names the files already replaced.
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+
+#if defined(_WIN32)
+#include <process.h>
+#include <filesystem>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
+inline std::string printable_path(const std::string& path) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+inline std::string errno_text(int err) {
+  if (err == 0) return "unknown error";
+  return std::error_code(err, std::generic_category()).message();
+}
+
+[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
+  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
+}
+
+inline unsigned long current_process_id() noexcept {
+#if defined(_WIN32)
+  return static_cast<unsigned long>(_getpid());
+#else
+  return static_cast<unsigned long>(getpid());
+#endif
+}
+
+// Removes the temporary file unless released; closes it first if still open.
+class temporary_file {
+ public:
+  temporary_file() = default;
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { discard(); }
+
+  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
+  // another writer is never truncated or shared. Returns errno on failure.
+  int create(const std::string& target) {
+    static std::atomic<unsigned long> counter{0};
+    int err = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
+              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+      errno = 0;
+      file_ = std::fopen(name_.c_str(), "wbx");
+      if (file_) return 0;
+      err = errno;
+      if (err != EEXIST) break;
+    }
+    name_.clear();
+    return err ? err : EIO;
+  }
+
+  std::FILE* get() const noexcept { return file_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Closes the stream; returns errno of the first failure, or 0.
+  int close() noexcept {
+    if (!file_) return 0;
+    errno = 0;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? 0 : (errno ? errno : EIO);
+  }
+
+  // After a successful rename the name belongs to the target: keep it.
+  void release() noexcept { name_.clear(); }
+
+  void discard() noexcept {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!name_.empty()) {
+      std::remove(name_.c_str());
+      name_.clear();
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string name_;
+};
+
+// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
+// in place: renaming onto it would replace the device node, not feed it.
+inline bool is_special_file(const std::string& path) noexcept {
+#if defined(_WIN32)
+  (void)path;
+  return false;
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+#endif
+}
+
+inline void write_special_file(const std::string& path, const std::string& contents) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+  errno = 0;
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
+  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
+}
+
+// One file of a group written together (write_files_atomically).
+struct file_to_write {
+  std::string path;
+  std::string contents;
+};
+
+// A group's error: the failing file and why, and — for a group of several —
+// that none of them was replaced.
+[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
+  if (count < 2) throw_write_error(path, reason);
+  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
+}
+
+inline bool is_directory_path(const std::string& path) noexcept {
+#if defined(_WIN32)
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path), ec);
+#else
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+}
+
+// What can be known about the targets before anything is written: a path that
+// is empty, named twice, or a directory fails the whole group.
+inline void check_targets(const std::vector<file_to_write>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].path;
+    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
+    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
+  }
+}
+
+// Writes `contents` into a fresh temporary file for `path`: written, flushed,
+// synced and closed, every error checked. Throws (the temporary is then removed
+// by its owner).
+inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
+                           std::size_t count) {
+  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
+  errno = 0;
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+  errno = 0;
+  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+#if !defined(_WIN32)
+  // The data must be on disk before the rename is, or a crash right after the
+  // rename could leave an empty file under the target's name.
+  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err), count);
+  }
+#endif
+  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
+}
+
+// Renames the finished temporary onto `path`. Returns an empty string, or why it
+// failed.
+inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
+#if defined(_WIN32)
+  // std::rename does not replace an existing file on Windows;
+  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+  std::error_code ec;
+  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
+  if (ec) return ec.message();
+#else
+  errno = 0;
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
+#endif
+  tmp.release();
+  return std::string();
+}
+
+// A rename failed after `done` of the group's files were renamed.
+[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
+                                            const std::string& reason) {
+  std::string replaced;
+  for (std::size_t i = 0; i < done; ++i)
+    if (!is_special_file(files[i].path))
+      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
+  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
+                                          " files were written together; already replaced: " +
+                                          (replaced.empty() ? std::string("none") : replaced) +
+                                          "; this one and the files after it keep their old contents)");
+}
+
+// Writes every file of `files`, replacing the files there, all together or none
+// (see the top of this header for the window between the renames). Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves no temporary file behind on failure.
+inline void write_files_atomically(const std::vector<file_to_write>& files) {
+  check_targets(files);
+  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
+  std::vector<bool> special(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    special[i] = is_special_file(files[i].path);
+    if (special[i]) continue;
+    tmps[i] = std::make_unique<temporary_file>();
+    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
+  }
+  // Devices and pipes cannot be taken back: they are written once every
+  // temporary is complete, before any rename.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (special[i]) write_special_file(files[i].path, files[i].contents);
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (special[i]) continue;
+    const std::string reason = rename_onto(*tmps[i], files[i].path);
+    if (reason.empty()) {
+      ++renamed;
+      continue;
+    }
+    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
+    throw_midway_error(files, i, reason);
+  }
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({file_to_write{path, contents}});
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+  }
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, "inf" for +infinity, an empty field for anything else that is not
+// finite.
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// The two columns every CSV row ends with: the report's unit and clock, then the
+// end of the line.
+inline std::string csv_unit_clock(const report& rep) {
+  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::call_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::spawn_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::what_if_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
+           ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+FORKSCALE_INLINE void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
+FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// end include/forkscale/detail/output/csv.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "time_ns,running,ready\n";
+  for (const parallelism_sample& s : analyze_timeline(rep).samples)
+    out += io::csv_number(s.time_ns) + ',' + std::to_string(s.running) + ',' + std::to_string(s.ready) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
+  for (const thread_time& t : analyze_timeline(rep).threads)
+    out += std::to_string(t.thread) + ',' + io::csv_number(t.os_id) + ',' + io::csv_number(t.strands) + ',' +
+           io::csv_number(t.busy_ns) + ',' + io::csv_number(t.profiler_ns) + ',' + io::csv_number(t.idle_ns) + ',' +
+           io::csv_number(t.busy_percent()) + ',' + io::csv_number(t.profiler_percent()) + ',' +
+           io::csv_number(t.idle_percent()) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
+  namespace io = detail::output;
+  const timeline_analysis a = analyze_timeline(rep);
+  const std::uint64_t idle = a.idle_ns();
+  std::string out = "kind,name,file,line,function,tag,idle_ns,idle_percent,strands,sync_wait_ns,syncs\n";
+  for (const idle_blame_row& b : a.blame) {
+    const double percent = idle ? 100.0 * static_cast<double>(b.idle_ns) / static_cast<double>(idle) : 0.0;
+    out += io::csv_text(to_string(b.kind)) + ',' + io::csv_text(b.name) + ',' + io::csv_text(b.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(b.line)) + ',' + io::csv_text(b.function) + ',' +
+           io::csv_text(b.tag) + ',' + io::csv_number(b.idle_ns) + ',' + io::csv_number(percent) + ',' +
+           io::csv_number(b.strands) + ',' + io::csv_number(b.sync_wait_ns) + ',' + io::csv_number(b.syncs) + '\n';
+  }
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+// Each replaces the file atomically; throws forkscale::error.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, parallelism_csv(rep));
+}
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, thread_times_csv(rep));
+}
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, idle_blame_csv(rep));
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// end include/forkscale/detail/output/blame_csv.hpp
+// begin include/forkscale/detail/output/blame_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// detail/output/blame_text.hpp: fs::analyze_timeline's results (blame.hpp) as
+// text: parallelism over time with the per-thread times, and idle blame;
+// fs::timeline_text, and the sections report::to_text adds for a recorded run.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
 // begin include/forkscale/detail/output/site_tables.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
@@ -10705,253 +12783,6 @@ FORKSCALE_INLINE std::string timeline_text(const report& rep) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
 // end include/forkscale/detail/output/blame_text.hpp
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-#endif  // FORKSCALE_SINGLE_BLAME_HPP
-// end include/forkscale/blame.hpp
-// begin include/forkscale/detail/output/csv.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
-// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
-// the write_*csv functions that put them in files.
-#include <cmath>
-#include <cstdint>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// One text field: valid UTF-8; a leading ' when it starts with a character a
-// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
-// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
-inline std::string csv_text(const std::string& s) {
-  std::string v = valid_utf8(s);
-  if (!v.empty()) {
-    const char c = v.front();
-    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
-  }
-  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
-  std::string out;
-  out.reserve(v.size() + 2);
-  out += '"';
-  for (const char c : v) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
-inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
-inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
-
-// A number that may be +infinity (a what-if factor, parallelism or gain): the
-// number, "inf" for +infinity, an empty field for anything else that is not
-// finite.
-inline std::string csv_unbounded(double v) {
-  if (std::isinf(v) && v > 0) return "inf";
-  return csv_number(v);
-}
-
-// The two columns every CSV row ends with: the report's unit and clock, then the
-// end of the line.
-inline std::string csv_unit_clock(const report& rep) {
-  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
-}
-
-// The columns every site CSV starts with (docs/report-schema.md), and their
-// fields for one row.
-inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
-
-inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
-                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
-  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
-         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
-         bool_text(recursive);
-}
-
-// The four columns of one measurement: count, work, span, parallelism.
-inline void csv_measure(std::string& out, const site_measure& m) {
-  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
-         csv_number(m.parallelism());
-}
-
-}  // namespace output
-}  // namespace detail
-
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string report::to_csv() const {
-  namespace io = detail::output;
-  std::string out =
-      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
-      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
-      "unit,clock\n";
-  const std::string unit_field = io::csv_text(unit);
-  const std::string clock_field = io::csv_text(to_string(clock));
-  for (const auto& r : regions) {
-    const std::string fields[] = {
-        io::csv_text(r.label),
-        io::csv_text(r.path),
-        io::csv_text(r.parent),
-        io::csv_number(static_cast<std::uint64_t>(r.depth)),
-        io::csv_number(r.instances),
-        io::csv_number(r.work),
-        io::csv_number(r.span),
-        io::csv_number(r.burdened_span),
-        io::csv_number(r.parallelism()),
-        io::csv_number(r.burdened_parallelism()),
-        io::csv_number(r.spawns),
-        io::csv_number(r.syncs),
-        io::csv_number(r.calls),
-        io::csv_number(r.average_maximal_strand()),
-        io::csv_number(r.raw_work),
-        io::csv_number(r.raw_span),
-        unit_field,
-        clock_field,
-    };
-    bool first = true;
-    for (const auto& f : fields) {
-      if (!first) out += ',';
-      first = false;
-      out += f;
-    }
-    out += '\n';
-  }
-  return out;
-}
-
-FORKSCALE_INLINE std::string report::call_sites_csv() const {
-  namespace io = detail::output;
-  std::string out = io::site_csv_identity();
-  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
-                        "top_caller_on_span", "local_on_span"})
-    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
-  out += ",unit,clock\n";
-  const std::string tail = io::csv_unit_clock(*this);
-  for (const auto& c : call_sites) {
-    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
-    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
-                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
-      io::csv_measure(out, *m);
-    out += tail;
-  }
-  return out;
-}
-
-FORKSCALE_INLINE std::string report::spawn_sites_csv() const {
-  namespace io = detail::output;
-  std::string out = std::string(io::site_csv_identity()) +
-                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
-  const std::string tail = io::csv_unit_clock(*this);
-  for (const auto& p : spawn_sites) {
-    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
-    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
-           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
-           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
-    out += tail;
-  }
-  return out;
-}
-
-FORKSCALE_INLINE std::string report::what_if_csv() const {
-  namespace io = detail::output;
-  std::string out =
-      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
-      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
-  const std::string tail = io::csv_unit_clock(*this);
-  for (const auto& w : what_if) {
-    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
-           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
-           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
-           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
-           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
-           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
-           ',' + io::csv_signed(w.span_ticks_den);
-    out += tail;
-  }
-  return out;
-}
-
-FORKSCALE_INLINE void report::write_csv(const std::string& path) const {
-  detail::write_file_atomically(path, to_csv());
-}
-
-FORKSCALE_INLINE void report::write_what_if_csv(const std::string& path) const {
-  detail::write_file_atomically(path, what_if_csv());
-}
-
-FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) const {
-  detail::write_file_atomically(path, call_sites_csv());
-}
-
-FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
-  detail::write_file_atomically(path, spawn_sites_csv());
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-// end include/forkscale/detail/output/csv.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
-// blame rows. Without a record: the header line only.
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
-  namespace io = detail::output;
-  std::string out = "time_ns,running,ready\n";
-  for (const parallelism_sample& s : analyze_timeline(rep).samples)
-    out += io::csv_number(s.time_ns) + ',' + std::to_string(s.running) + ',' + std::to_string(s.ready) + '\n';
-  return out;
-}
-
-FORKSCALE_INLINE std::string thread_times_csv(const report& rep) {
-  namespace io = detail::output;
-  std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
-  for (const thread_time& t : analyze_timeline(rep).threads)
-    out += std::to_string(t.thread) + ',' + io::csv_number(t.os_id) + ',' + io::csv_number(t.strands) + ',' +
-           io::csv_number(t.busy_ns) + ',' + io::csv_number(t.profiler_ns) + ',' + io::csv_number(t.idle_ns) + ',' +
-           io::csv_number(t.busy_percent()) + ',' + io::csv_number(t.profiler_percent()) + ',' +
-           io::csv_number(t.idle_percent()) + '\n';
-  return out;
-}
-
-FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
-  namespace io = detail::output;
-  const timeline_analysis a = analyze_timeline(rep);
-  const std::uint64_t idle = a.idle_ns();
-  std::string out = "kind,name,file,line,function,tag,idle_ns,idle_percent,strands,sync_wait_ns,syncs\n";
-  for (const idle_blame_row& b : a.blame) {
-    const double percent = idle ? 100.0 * static_cast<double>(b.idle_ns) / static_cast<double>(idle) : 0.0;
-    out += io::csv_text(to_string(b.kind)) + ',' + io::csv_text(b.name) + ',' + io::csv_text(b.file) + ',' +
-           io::csv_number(static_cast<std::uint64_t>(b.line)) + ',' + io::csv_text(b.function) + ',' +
-           io::csv_text(b.tag) + ',' + io::csv_number(b.idle_ns) + ',' + io::csv_number(percent) + ',' +
-           io::csv_number(b.strands) + ',' + io::csv_number(b.sync_wait_ns) + ',' + io::csv_number(b.syncs) + '\n';
-  }
-  return out;
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-// Each replaces the file atomically; throws forkscale::error.
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
-  detail::write_file_atomically(path, parallelism_csv(rep));
-}
-FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path) {
-  detail::write_file_atomically(path, thread_times_csv(rep));
-}
-FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
-  detail::write_file_atomically(path, idle_blame_csv(rep));
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
-// end include/forkscale/detail/output/blame_csv.hpp
 // begin include/forkscale/detail/output/folded.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
@@ -11101,6 +12932,143 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <string>
 
+// begin include/forkscale/detail/output/json_writer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// end include/forkscale/detail/output/json_writer.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -11597,6 +13565,1493 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 
+// begin include/forkscale/detail/record/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// the engine. At the end of every outermost measurement the engine calls
+// write_record_views(); the writers themselves live in detail/output/
+// (record_views.hpp), which sets record_views_writer from a static initializer,
+// so the engine never includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/blame/lock_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
+// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
+// while the thread runs a task of the measurement (lock_events.hpp). Only that
+// thread writes them; the report reads them once every task has been joined,
+// as it reads the other thread tables (engine/session.hpp).
+#include <cstdint>
+#include <unordered_map>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Times in ticks of the table's wall clock (lock_table::wall).
+struct lock_sums {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found the lock taken
+  std::uint64_t wait = 0, max_wait = 0;
+  std::uint64_t hold = 0, max_hold = 0;
+  // Waits of other acquisitions that began while this site held the lock
+  // (directed blame shifting: the waiting is the holder's doing).
+  std::uint64_t blamed = 0, blamed_waits = 0;
+};
+
+class lock_table {
+ public:
+  // The clock lock times are read with: a measurement's wall clock (the record's
+  // when it records, so that lock events and strands share one time line).
+  clock_kind wall = clock_kind::steady;
+  bool ready = false;  // `wall` is set
+
+  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
+
+  // The sums of (lock, site); the last one used is remembered (a loop takes
+  // one lock at one site again and again).
+  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
+    const std::uint64_t k = key(lock, site);
+    if (last_ && last_key_ == k) return *last_;
+    last_ = &rows_[k];  // node-based: the address stays valid
+    last_key_ = k;
+    return *last_;
+  }
+  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
+
+ private:
+  std::unordered_map<std::uint64_t, lock_sums> rows_;
+  std::uint64_t last_key_ = 0;
+  lock_sums* last_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// end include/forkscale/detail/blame/lock_table.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line.
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned wi_max_regions = 62;
+inline constexpr unsigned wi_max_factors = 16;
+inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t wi_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct wi_factor {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline wi_factor make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  wi_factor f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
+      if (pd > static_cast<double>(wi_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct wi_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
+  wi_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
+                              bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct wi_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct wi_vec {
+  wi_vec* next_free = nullptr;
+  const wi_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned wi_classes = 3;
+inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& wi_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct wi_cache {
+  wi_vec* head[wi_classes] = {};
+  unsigned count[wi_classes] = {};
+  ~wi_cache();
+  static wi_cache& local() noexcept {
+    static thread_local wi_cache c;
+    return c;
+  }
+};
+
+inline wi_cache::~wi_cache() {
+  for (unsigned c = 0; c < wi_classes; ++c)
+    while (head[c]) {
+      wi_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~wi_vec();
+      ::operator delete(v);
+      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+    }
+}
+
+inline wi_vec* wi_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (wi_class_capacity(cls) < entries) ++cls;
+  wi_cache& c = wi_cache::local();
+  wi_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
+    v = new (::operator new(bytes)) wi_vec;
+    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void wi_release(wi_vec* v) noexcept {
+  if (!v) return;
+  wi_cache& c = wi_cache::local();
+  if (c.count[v->cls] >= 64) {
+    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
+    v->~wi_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline wi_vec* wi_copy(const wi_vec* v) {
+  if (!v) return nullptr;
+  wi_vec* c = wi_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = wi_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (wi_class_capacity(v->cls) < entries) {
+    wi_vec* bigger = wi_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    wi_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct wi_config {
+  std::vector<wi_factor> factors;
+  unsigned F = 0;
+  std::int64_t p[wi_max_factors] = {};
+  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<wi_spec> call_sites;
+  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
+  wi_factor assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  wi_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  wi_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  wi_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct wi_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+// begin include/forkscale/detail/engine/path.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+// detail/engine/path.hpp: what flows along the dag's edges.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals, and path_prof for the site profiles). The engine's
+// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct wi_vec;
+struct prof_node;
+
+// Defined with the engine (what_if/offsets.hpp).
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  wi_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of wi_join.)
+  template <class = void>
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      wi_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+// end include/forkscale/detail/engine/path.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+class join_set;
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  std::uint64_t burden = 0;        // ticks
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source).
+  std::string burden_source = "default";
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy record_mode.
+  std::unique_ptr<record_state> rec;
+  unsigned char record_mode = 0;
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  wi_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<wi_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<wi_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+// end include/forkscale/detail/record/views_hook.hpp
 // begin include/forkscale/detail/output/trace.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
@@ -13941,6 +17396,1727 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_ADVISOR_HPP
 // end include/forkscale/advisor.hpp
+// begin include/forkscale/blame.hpp
+#ifndef FORKSCALE_SINGLE_BLAME_HPP
+#define FORKSCALE_SINGLE_BLAME_HPP
+// blame.hpp: parallelism over time and idle blame, from a recorded run
+// (options.record; docs/blame.md).
+//
+//   fs::options o;  o.record = true;
+//   fs::report rep = fs::measure("sort", [&] { sort(v); }, o);
+//   fs::timeline_analysis a = fs::analyze_timeline(rep);
+//   std::cout << fs::timeline_text(rep);            // also part of rep.to_text()
+//   fs::write_parallelism_csv(rep, "sort-parallelism.csv");
+//
+// What it computes, all in wall-clock nanoseconds since the measurement started
+// (on every clock: the record keeps wall times under the cost clock too):
+//  - parallelism over time: at each change point, the strands running and the
+//    strands ready (every predecessor done: the prev strand, and for a strand
+//    after a sync its join, done when everything reported to it is) but not
+//    started — work a free thread could have taken;
+//  - per thread: time in strands (busy), in the profiler (the overhead
+//    compensation the engine subtracted, report.compensation_per_strand per
+//    strand; 0 under the cost clock, which has none) and idle (the rest of the
+//    measurement's wall time);
+//  - idle blame, HPCToolkit's blame shifting (Tallent and Mellor-Crummey,
+//    PPoPP'09; the Mellor-Crummey lecture in the seed papers): while k of the P
+//    threads run strands, the idle time (P - k)·dt is charged to the k running
+//    strands equally, and so to their sites (the innermost call or spawn site of
+//    the strand's call path); and the time a thread waited in a sync_point (from
+//    the strand before it to the strand after it, less the time the thread ran
+//    other strands meanwhile) is charged to that sync point.
+// P is the number of threads that ran strands of the measurement: a worker that
+// never got a task is not in the record and not counted.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The strands running and ready from one moment until the next sample.
+struct parallelism_sample {
+  std::uint64_t time_ns = 0;  // since the measurement started
+  std::uint32_t running = 0;  // strands running
+  std::uint32_t ready = 0;    // strands whose predecessors are done, not yet started
+};
+
+// Where one thread's share of the measurement's wall time went:
+// busy_ns + profiler_ns + idle_ns = the wall time.
+struct thread_time {
+  std::uint32_t thread = 0;  // index into execution_record::threads
+  std::uint64_t os_id = 0;   // the operating system's id of the thread
+  std::uint64_t strands = 0;
+  std::uint64_t busy_ns = 0;      // in its strands, less the profiler's share
+  std::uint64_t profiler_ns = 0;  // the overhead compensation of its strands
+  std::uint64_t idle_ns = 0;      // not in a strand of the measurement
+
+  std::uint64_t wall_ns() const noexcept { return busy_ns + profiler_ns + idle_ns; }
+  double busy_percent() const noexcept { return percent(busy_ns); }
+  double profiler_percent() const noexcept { return percent(profiler_ns); }
+  double idle_percent() const noexcept { return percent(idle_ns); }
+
+ private:
+  double percent(std::uint64_t v) const noexcept {
+    return wall_ns() ? 100.0 * static_cast<double>(v) / static_cast<double>(wall_ns()) : 0.0;
+  }
+};
+
+// Idle time charged to one site: the idle time of other threads while its
+// strands ran (idle_ns, undirected blame), and the time threads waited in its
+// sync points (sync_wait_ns). The rows' idle_ns add up to the threads' idle time.
+struct idle_blame_row {
+  enum class kind_type : unsigned char {
+    site,             // a call, spawn or sync site
+    measurement,      // strands of the measured function outside any call or spawn site
+    nothing_running,  // time when no thread ran a strand: charged to no code
+  };
+  kind_type kind = kind_type::site;
+  std::string name;  // the tag, or file:line; "(root)" and "(nothing running)" for the other kinds
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  std::uint64_t idle_ns = 0;       // idle time blamed on its strands
+  std::uint64_t strands = 0;       // its strands that ran while some thread idled
+  std::uint64_t sync_wait_ns = 0;  // time threads waited in its sync points, running nothing
+  std::uint64_t syncs = 0;         // its syncs that waited
+};
+
+inline const char* to_string(idle_blame_row::kind_type k) noexcept {
+  return k == idle_blame_row::kind_type::site          ? "site"
+         : k == idle_blame_row::kind_type::measurement ? "measurement"
+                                                       : "nothing_running";
+}
+
+// Everything fs::analyze_timeline finds in a recorded run.
+struct timeline_analysis {
+  bool recorded = false;                    // the report had a record (else everything below is empty)
+  bool complete = true;                     // the record was complete (else the views are partial)
+  std::uint64_t wall_ns = 0;                // the measurement's wall time
+  std::uint32_t processors = 0;             // P: threads that ran strands
+  std::vector<parallelism_sample> samples;  // from time 0, one per change
+  std::vector<thread_time> threads;         // one per thread that ran strands
+  // Rows with idle blame, by idle_ns, largest first; then rows with sync waits
+  // only, by sync_wait_ns.
+  std::vector<idle_blame_row> blame;
+
+  std::uint64_t busy_ns() const noexcept { return sum(&thread_time::busy_ns); }
+  std::uint64_t profiler_ns() const noexcept { return sum(&thread_time::profiler_ns); }
+  std::uint64_t idle_ns() const noexcept { return sum(&thread_time::idle_ns); }
+  // Strands running on average: time in strands / wall time.
+  double average_running() const noexcept {
+    return wall_ns ? static_cast<double>(busy_ns() + profiler_ns()) / static_cast<double>(wall_ns) : 0.0;
+  }
+  // Strands ready and not started, on average over the wall time.
+  double average_ready() const noexcept { return average(&parallelism_sample::ready); }
+  // Time with k strands running, for k = 0 .. the most that ran at once.
+  std::vector<std::uint64_t> running_histogram() const {
+    std::vector<std::uint64_t> out;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const std::uint64_t end = i + 1 < samples.size() ? samples[i + 1].time_ns : wall_ns;
+      if (out.size() <= samples[i].running) out.resize(samples[i].running + 1, 0);
+      if (end > samples[i].time_ns) out[samples[i].running] += end - samples[i].time_ns;
+    }
+    return out;
+  }
+
+ private:
+  std::uint64_t sum(std::uint64_t thread_time::*m) const noexcept {
+    std::uint64_t s = 0;
+    for (const thread_time& t : threads) s += t.*m;
+    return s;
+  }
+  double average(std::uint32_t parallelism_sample::*m) const noexcept {
+    if (!wall_ns) return 0.0;
+    double s = 0;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const std::uint64_t end = i + 1 < samples.size() ? samples[i + 1].time_ns : wall_ns;
+      if (end > samples[i].time_ns)
+        s += static_cast<double>(samples[i].*m) * static_cast<double>(end - samples[i].time_ns);
+    }
+    return s / static_cast<double>(wall_ns);
+  }
+};
+
+// Parallelism over time, per-thread times and idle blame of a recorded report
+// (see the top of this file). A report without a record gives an analysis with
+// `recorded` false and nothing in it.
+FORKSCALE_INLINE timeline_analysis analyze_timeline(const report& rep);
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+FORKSCALE_INLINE std::string timeline_text(const report& rep);
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep);
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep);
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep);
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path);
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path);
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path);
+
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+// begin include/forkscale/detail/blame/timeline.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_TIMELINE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_TIMELINE_HPP
+// detail/blame/timeline.hpp: the computations behind fs::analyze_timeline
+// (blame.hpp) over a recorded strand graph (record.hpp): when each strand was
+// ready, the number of strands running and ready between change points, the
+// idle time each strand is blamed for, and how long each sync kept its thread
+// waiting.
+//
+// Undirected blame shifting (Tallent and Mellor-Crummey, PPoPP'09; the
+// Mellor-Crummey lecture, "Blame-shifting"): while k of the P threads run
+// strands and P - k are idle, the idle time (P - k)·dt is charged to the k
+// running strands equally — they are the serial stretches that left the others
+// nothing to do. With F(t) = the integral of (P - k)/k over the time where k > 0,
+// a strand running over [s, e) is charged F(e) - F(s); F is kept at the change
+// points, which include every strand's start and end.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace blame {
+
+// When each join is done: the latest end of the strands reported to it and of
+// the joins handed on to it (memoized, without recursion: chains of joins
+// handed on can be long).
+inline std::vector<std::uint64_t> join_done_times(const execution_record& r) {
+  const std::size_t m = r.joins.size();
+  std::vector<std::uint64_t> done(m, 0);
+  std::vector<unsigned char> state(m, 0);  // 0 new, 1 on the stack, 2 done
+  std::vector<std::uint32_t> stack;
+  for (std::uint32_t root = 0; root < m; ++root) {
+    if (state[root] == 2) continue;
+    stack.push_back(root);
+    while (!stack.empty()) {
+      const std::uint32_t j = stack.back();
+      if (state[j] == 0) {
+        state[j] = 1;
+        for (std::uint32_t k : r.joins[j].joins)
+          if (k < m && state[k] == 0) stack.push_back(k);
+        continue;
+      }
+      stack.pop_back();
+      if (state[j] == 2) continue;
+      std::uint64_t t = 0;
+      for (std::uint32_t s : r.joins[j].strands)
+        if (s < r.strands.size()) t = std::max(t, r.strands[s].end_ns);
+      for (std::uint32_t k : r.joins[j].joins)
+        if (k < m && state[k] == 2) t = std::max(t, done[k]);  // a cycle (a broken record) is cut
+      done[j] = t;
+      state[j] = 2;
+    }
+  }
+  return done;
+}
+
+// When each strand became ready: the latest end of its predecessors (its prev —
+// for a task's first strand the spawner's strand that ended at the spawn — and
+// its join), never after its start; a strand with no predecessor is ready when
+// it starts.
+inline std::vector<std::uint64_t> ready_times(const execution_record& r, const std::vector<std::uint64_t>& join_done) {
+  std::vector<std::uint64_t> ready(r.strands.size(), 0);
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    bool any = false;
+    std::uint64_t t = 0;
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size()) {
+      t = r.strands[static_cast<std::size_t>(s.prev)].end_ns;
+      any = true;
+    }
+    if (s.join >= 0 && static_cast<std::size_t>(s.join) < join_done.size()) {
+      t = std::max(t, join_done[static_cast<std::size_t>(s.join)]);
+      any = true;
+    }
+    ready[i] = any ? std::min(t, s.start_ns) : s.start_ns;
+  }
+  return ready;
+}
+
+// The running and ready counts between change points.
+struct sweep_result {
+  std::vector<std::uint64_t> time;            // change points, ascending; time[0] = 0, the last one the wall time
+  std::vector<std::uint32_t> running, ready;  // on [time[k], time[k+1]) (the last entry: after the end)
+  std::vector<long double> charge;            // F(time[k]), ns of idle blamed per running strand so far
+  std::uint64_t idle_ns = 0;                  // the integral of max(P - k, 0): the threads' idle time
+  std::uint64_t idle_nothing_running = 0;     // the part of it where k = 0
+  bool overfull = false;                      // k > P somewhere: the record is not one of P threads
+};
+
+inline sweep_result sweep(const execution_record& r, const std::vector<std::uint64_t>& ready, std::uint32_t threads,
+                          std::uint64_t wall) {
+  struct change {
+    std::uint64_t t;
+    std::int32_t running, ready;
+  };
+  std::vector<change> changes;
+  changes.reserve(4 * r.strands.size() + 2);
+  changes.push_back({0, 0, 0});
+  changes.push_back({wall, 0, 0});
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    changes.push_back({s.start_ns, 1, 0});
+    changes.push_back({s.end_ns, -1, 0});
+    if (ready[i] < s.start_ns) {
+      changes.push_back({ready[i], 0, 1});
+      changes.push_back({s.start_ns, 0, -1});
+    }
+  }
+  std::sort(changes.begin(), changes.end(), [](const change& a, const change& b) { return a.t < b.t; });
+  sweep_result out;
+  std::int64_t running = 0, ready_now = 0;
+  long double f = 0;
+  for (std::size_t i = 0; i < changes.size();) {
+    const std::uint64_t t = changes[i].t;
+    if (!out.time.empty()) {  // the interval that ends here
+      const std::uint64_t dt = t - out.time.back();
+      const std::int64_t k = out.running.back();
+      const std::uint64_t idle = k < threads ? (threads - static_cast<std::uint64_t>(k)) * dt : 0;
+      if (k > threads && dt > 0) out.overfull = true;
+      out.idle_ns += idle;
+      if (k == 0) {
+        out.idle_nothing_running += idle;
+      } else {
+        f += static_cast<long double>(idle) / static_cast<long double>(k);
+      }
+    }
+    for (; i < changes.size() && changes[i].t == t; ++i) {
+      running += changes[i].running;
+      ready_now += changes[i].ready;
+    }
+    out.time.push_back(t);
+    out.running.push_back(static_cast<std::uint32_t>(std::max<std::int64_t>(running, 0)));
+    out.ready.push_back(static_cast<std::uint32_t>(std::max<std::int64_t>(ready_now, 0)));
+    out.charge.push_back(f);
+  }
+  return out;
+}
+
+// The idle time blamed on each strand: F(end) - F(start).
+inline std::vector<long double> strand_blame(const execution_record& r, const sweep_result& sw) {
+  std::vector<long double> out(r.strands.size(), 0);
+  const auto at = [&](std::uint64_t t) {
+    const auto it = std::lower_bound(sw.time.begin(), sw.time.end(), t);
+    return sw.charge[static_cast<std::size_t>(it - sw.time.begin())];
+  };
+  for (std::size_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].end_ns > r.strands[i].start_ns) out[i] = at(r.strands[i].end_ns) - at(r.strands[i].start_ns);
+  return out;
+}
+
+// One thread's strands in time order, with the running total of their times,
+// to find how much of an interval the thread spent in strands.
+struct thread_strands {
+  std::vector<std::uint64_t> start, end, before;  // before[k]: time of the strands before k
+
+  std::uint64_t inside(std::uint64_t a, std::uint64_t b) const {
+    if (b <= a || start.empty()) return 0;
+    // The strands of a thread do not overlap, so their ends are in order too.
+    const std::size_t lo = static_cast<std::size_t>(std::upper_bound(end.begin(), end.end(), a) - end.begin());
+    const std::size_t hi = static_cast<std::size_t>(std::lower_bound(start.begin(), start.end(), b) - start.begin());
+    if (lo >= hi) return 0;
+    std::uint64_t t = before[hi] - before[lo];
+    if (start[lo] < a) t -= std::min(a - start[lo], end[lo] - start[lo]);
+    if (end[hi - 1] > b) t -= std::min(end[hi - 1] - b, end[hi - 1] - std::max(start[hi - 1], a));
+    return t;
+  }
+};
+
+inline std::vector<thread_strands> strands_by_thread(const execution_record& r) {
+  std::vector<std::vector<std::uint32_t>> lists(r.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].thread < lists.size()) lists[r.strands[i].thread].push_back(i);
+  std::vector<thread_strands> out(lists.size());
+  for (std::size_t t = 0; t < lists.size(); ++t) {
+    std::vector<std::uint32_t>& l = lists[t];
+    std::stable_sort(l.begin(), l.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+    thread_strands& o = out[t];
+    o.before.push_back(0);
+    for (std::uint32_t i : l) {
+      o.start.push_back(r.strands[i].start_ns);
+      o.end.push_back(r.strands[i].end_ns);
+      o.before.push_back(o.before.back() + (r.strands[i].end_ns - r.strands[i].start_ns));
+    }
+  }
+  return out;
+}
+
+// Per join: how long its thread waited for it running nothing — the wait less
+// the time the thread ran other strands meanwhile, and less the waits nested
+// in it (a task the thread ran meanwhile that waited in a sync of its own: that
+// idle time is the inner sync's). 0 for a join no strand waited at.
+inline std::vector<std::uint64_t> sync_waits(const execution_record& r, const std::vector<thread_strands>& by_thread) {
+  std::vector<std::uint64_t> out(r.joins.size(), 0);
+  std::vector<unsigned char> waited(r.joins.size(), 0);
+  for (const record_strand& s : r.strands)
+    if (s.join >= 0 && static_cast<std::size_t>(s.join) < r.joins.size()) waited[static_cast<std::size_t>(s.join)] = 1;
+  std::vector<std::vector<std::uint32_t>> per_thread(by_thread.size());
+  for (std::uint32_t j = 0; j < r.joins.size(); ++j) {
+    const record_join& w = r.joins[j];
+    if (!waited[j] || w.wait_end_ns <= w.wait_start_ns || w.thread >= by_thread.size()) continue;
+    const std::uint64_t busy = by_thread[w.thread].inside(w.wait_start_ns, w.wait_end_ns);
+    const std::uint64_t span = w.wait_end_ns - w.wait_start_ns;
+    out[j] = busy < span ? span - busy : 0;
+    per_thread[w.thread].push_back(j);
+  }
+  // A thread's waits nest (its frames form a stack): outermost first.
+  for (std::vector<std::uint32_t>& list : per_thread) {
+    std::stable_sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const record_join &x = r.joins[a], &y = r.joins[b];
+      return x.wait_start_ns != y.wait_start_ns ? x.wait_start_ns < y.wait_start_ns : x.wait_end_ns > y.wait_end_ns;
+    });
+    std::vector<std::uint32_t> open;
+    for (std::uint32_t j : list) {
+      const record_join& w = r.joins[j];
+      while (!open.empty() && r.joins[open.back()].wait_end_ns <= w.wait_start_ns) open.pop_back();
+      if (!open.empty() && r.joins[open.back()].wait_end_ns >= w.wait_end_ns) {
+        std::uint64_t& outer = out[open.back()];
+        outer = outer > out[j] ? outer - out[j] : 0;
+      }
+      open.push_back(j);
+    }
+  }
+  return out;
+}
+
+// Integer shares of `total` in proportion to `parts` (largest remainder), so
+// that they add up to `total` exactly.
+inline std::vector<std::uint64_t> rounded_shares(const std::vector<long double>& parts, std::uint64_t total) {
+  std::vector<std::uint64_t> out(parts.size(), 0);
+  long double sum = 0;
+  for (long double p : parts) sum += p > 0 ? p : 0;
+  if (parts.empty() || !(sum > 0)) return out;
+  std::vector<std::pair<long double, std::size_t>> rest;
+  std::uint64_t given = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const long double exact = parts[i] > 0 ? parts[i] / sum * static_cast<long double>(total) : 0;
+    out[i] = static_cast<std::uint64_t>(exact);
+    given += out[i];
+    rest.emplace_back(exact - static_cast<long double>(out[i]), i);
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; given < total && k < rest.size(); ++k, ++given) ++out[rest[k].second];
+  return out;
+}
+
+}  // namespace blame
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_TIMELINE_HPP
+// end include/forkscale/detail/blame/timeline.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+namespace detail {
+namespace blame {
+
+// The wall time, P, and the per-thread times of `a`.
+inline void fill_threads(timeline_analysis& a, const report& rep, const execution_record& r) {
+  std::vector<std::uint64_t> count(r.threads.size(), 0), in_strands(r.threads.size(), 0);
+  a.wall_ns = r.wall_ns;
+  for (const record_strand& s : r.strands) {
+    a.wall_ns = std::max(a.wall_ns, s.end_ns);
+    if (s.thread >= r.threads.size()) continue;
+    ++count[s.thread];
+    in_strands[s.thread] += s.end_ns - s.start_ns;
+  }
+  // The compensation is in the report's unit: ns on the timed clocks; the cost
+  // clock has none.
+  const double per_strand = rep.unit == "ns" ? rep.compensation_per_strand : 0.0;
+  for (std::uint32_t t = 0; t < r.threads.size(); ++t) {
+    if (count[t] == 0) continue;
+    thread_time o;
+    o.thread = t;
+    o.os_id = r.threads[t].os_id;
+    o.strands = count[t];
+    const double comp = per_strand > 0 ? per_strand * static_cast<double>(count[t]) + 0.5 : 0.0;
+    o.profiler_ns = std::min<std::uint64_t>(in_strands[t], static_cast<std::uint64_t>(comp));
+    o.busy_ns = in_strands[t] - o.profiler_ns;
+    o.idle_ns = a.wall_ns - in_strands[t];
+    a.threads.push_back(o);
+  }
+  a.processors = static_cast<std::uint32_t>(a.threads.size());
+}
+
+// The samples: one at each change of (running, ready).
+inline void fill_samples(timeline_analysis& a, const sweep_result& sw) {
+  for (std::size_t k = 0; k < sw.time.size(); ++k) {
+    if (!a.samples.empty() && a.samples.back().running == sw.running[k] && a.samples.back().ready == sw.ready[k])
+      continue;
+    a.samples.push_back(parallelism_sample{sw.time[k], sw.running[k], sw.ready[k]});
+  }
+}
+
+// The blame rows: one per site a strand ran in or a sync waited at.
+inline void fill_blame(timeline_analysis& a, const execution_record& r, const sweep_result& sw) {
+  constexpr std::int64_t measurement = -1, nothing = -2, unknown = -3;
+  std::vector<idle_blame_row> rows;
+  std::vector<long double> idle;  // per row, before rounding
+  const auto make_row = [&](std::int64_t key) {
+    idle_blame_row row;
+    if (key == measurement) {
+      row.kind = idle_blame_row::kind_type::measurement;
+      row.name = "(root)";
+    } else if (key == nothing) {
+      row.kind = idle_blame_row::kind_type::nothing_running;
+      row.name = "(nothing running)";
+    } else if (key == unknown) {
+      row.name = "(unknown site)";
+    } else {
+      const record_site& s = r.sites[static_cast<std::size_t>(key)];
+      row.name = s.name;
+      row.file = s.file;
+      row.line = s.line;
+      row.function = s.function;
+      row.tag = s.tag;
+    }
+    rows.push_back(row);
+    idle.push_back(0);
+  };
+  // A row per site index, then the three others.
+  std::vector<std::int64_t> row_index(r.sites.size() + 3, -1);
+  const auto row_of = [&](std::int64_t key) {
+    if (key >= 0 && static_cast<std::size_t>(key) >= r.sites.size()) key = unknown;
+    const std::size_t slot =
+        key >= 0 ? static_cast<std::size_t>(key) : r.sites.size() + static_cast<std::size_t>(-key - 1);
+    if (row_index[slot] < 0) {
+      row_index[slot] = static_cast<std::int64_t>(rows.size());
+      make_row(key);
+    }
+    return static_cast<std::size_t>(row_index[slot]);
+  };
+  const std::vector<long double> per_strand = strand_blame(r, sw);
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t f = r.strands[i].frame;
+    if (!(per_strand[i] > 0)) continue;
+    const std::size_t row = row_of(f == 0 || f >= r.frames.size() ? measurement : std::int64_t(r.frames[f].site));
+    idle[row] += per_strand[i];
+    ++rows[row].strands;
+  }
+  if (sw.idle_nothing_running > 0) idle[row_of(nothing)] += static_cast<long double>(sw.idle_nothing_running);
+  const std::vector<std::uint64_t> waits = sync_waits(r, strands_by_thread(r));
+  for (std::size_t j = 0; j < r.joins.size(); ++j) {
+    if (waits[j] == 0) continue;
+    const std::int64_t site = r.joins[j].site;
+    const std::size_t row = row_of(site >= 0 ? site : unknown);
+    rows[row].sync_wait_ns += waits[j];
+    ++rows[row].syncs;
+  }
+  const std::vector<std::uint64_t> shares = rounded_shares(idle, sw.idle_ns);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].idle_ns = shares[i];
+  std::stable_sort(rows.begin(), rows.end(), [](const idle_blame_row& x, const idle_blame_row& y) {
+    return x.idle_ns != y.idle_ns ? x.idle_ns > y.idle_ns : x.sync_wait_ns > y.sync_wait_ns;
+  });
+  a.blame = std::move(rows);
+}
+
+}  // namespace blame
+}  // namespace detail
+
+FORKSCALE_INLINE timeline_analysis analyze_timeline(const report& rep) {
+  timeline_analysis a;
+  if (!rep.record) return a;
+  namespace db = detail::blame;
+  const execution_record& r = *rep.record;
+  a.recorded = true;
+  a.complete = r.complete;
+  db::fill_threads(a, rep, r);
+  const std::vector<std::uint64_t> ready = db::ready_times(r, db::join_done_times(r));
+  const db::sweep_result sw = db::sweep(r, ready, a.processors, a.wall_ns);
+  db::fill_samples(a, sw);
+  db::fill_blame(a, r, sw);
+  return a;
+}
+
+FORKSCALE_NAMESPACE_END
+
+// The analysis as text and CSV: fs::timeline_text, parallelism_csv,
+// thread_times_csv, idle_blame_csv and their write_* functions.
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_SINGLE_BLAME_HPP
+// end include/forkscale/blame.hpp
+// begin include/forkscale/burden.hpp
+#ifndef FORKSCALE_SINGLE_BURDEN_HPP
+#define FORKSCALE_SINGLE_BURDEN_HPP
+// burden.hpp: the burden measured instead of assumed (docs/predict.md,
+// "Measured burden"). Cilkview charges every continuation edge 15,000 cycles, a
+// guess for every runtime and machine; fs::calibrate_burden times what a spawn
+// and a steal cost for one backend on this machine with a micro-benchmark the
+// library ships, and store_burden keeps the figures in a small file that later
+// measurements read when options.backend names the backend:
+//
+//   fs::measured_burden b = fs::calibrate_burden(fs::backend::tbb);  // needs adapters/tbb.hpp
+//   fs::store_burden(b);                                             // burden_file()
+//   fs::options o;  o.backend = fs::backend::tbb;                    // burden = b.steal_ns
+//
+// `forkscale-report calibrate [--backend std_thread|tbb|openmp]` does the same.
+// The std::thread micro-benchmark is always there; oneTBB's comes with
+// forkscale/adapters/tbb.hpp and OpenMP's with forkscale/adapters/openmp.hpp
+// (compiled with OpenMP): a translation unit that includes the adapter makes
+// its backend calibratable.
+#include <optional>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// One backend's runtime costs on this machine, in nanoseconds, from the
+// micro-benchmark's rounds (detail/burden/calibrate.hpp).
+struct measured_burden {
+  forkscale::backend backend = forkscale::backend::unknown;
+  // What one spawn costs the spawning thread: the library's call that hands the
+  // child over (std::thread's constructor, task_group::run, creating an OpenMP
+  // task), with an empty child.
+  double spawn_ns = 0;
+  // How long work handed over waits before another thread starts it, with the
+  // spawning thread busy: the migration a steal makes (std::thread: the new
+  // thread's start). The lower decile of the least disturbed batch of rounds:
+  // the time when the other thread is on a core, as a thief is while a program
+  // runs. This is the burden: the cost of a continuation edge.
+  double steal_ns = 0;
+  // The median of the same batch; far above steal_ns on a busy machine (the
+  // other thread waited for a core).
+  double steal_median_ns = 0;
+  unsigned rounds = 0;            // rounds whose child another thread started
+  unsigned hardware_threads = 0;  // of the machine it was measured on
+  // Threads of other processes ready to run as the calibration began (Linux's
+  // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
+  // machine was busy, and the steal measured how long its scheduler kept the
+  // other thread waiting rather than the runtime (machine_was_busy()).
+  unsigned runnable_elsewhere = 0;
+  std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
+
+  bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
+};
+
+// Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
+// under a second). Throws forkscale::error for backend::unknown, for a backend
+// whose adapter this program did not include (or, for OpenMP, compile with
+// OpenMP), and on a machine with one hardware thread (nothing can be stolen).
+FORKSCALE_INLINE measured_burden calibrate_burden(forkscale::backend b);
+
+// Where measured burdens are stored: FORKSCALE_BURDEN_FILE when it is set,
+// else $XDG_CACHE_HOME/forkscale/burden.json, else
+// $HOME/.cache/forkscale/burden.json; empty when none of them is set.
+FORKSCALE_INLINE std::string burden_file();
+
+// Stores `m` in `path` (its backend's entry replaced, the others kept; the
+// directory made if missing; the file replaced atomically). Throws
+// forkscale::error when the path is empty, the file exists and is not a burden
+// file, or it cannot be written.
+FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& path = burden_file());
+
+// The stored figures for `b`, or nothing when the file or its entry does not
+// exist. Throws forkscale::error when the file exists but cannot be read or is
+// not a valid burden file.
+FORKSCALE_INLINE std::optional<measured_burden> stored_burden(forkscale::backend b,
+                                                              const std::string& path = burden_file());
+
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+// begin include/forkscale/detail/burden/calibrate.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+// detail/burden/calibrate.hpp: fs::calibrate_burden — the micro-benchmarks that
+// time a spawn and a steal. Each round hands an empty child to the library and
+// keeps the spawning thread busy (spinning) until another thread starts the
+// child: the time the library's call took is the spawn, the time from the call
+// to the child's first instruction on the other thread is the steal (the
+// migration Cilkview's burden stands for). A few warm-up rounds come first,
+// then four batches of 100 rounds; a round whose child does not start
+// elsewhere within 20 ms is left out. The spawn is the median over all the
+// rounds. The steal comes from the batch with the smallest median (runtimes
+// put idle threads to sleep and wake them slowly at first, and other programs
+// take the cores in bursts): its lower decile is the time when the other
+// thread is on a core and looking for work, as thieves are while a parallel
+// program runs; its median is kept as steal_median_ns (far above the decile on
+// a busy machine: the scheduler kept the other thread off a core).
+//
+// std::thread's micro-benchmark is here; oneTBB's and OpenMP's are in their
+// adapters (detail/burden/tbb.hpp, openmp.hpp), which register them when
+// included, so that this header needs neither library.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace burden {
+
+inline constexpr unsigned warmup_rounds = 20;
+inline constexpr unsigned timed_rounds = 400;
+inline constexpr unsigned batch_rounds = 100;
+inline constexpr std::int64_t round_timeout_ns = 20'000'000;
+
+using calibrator = measured_burden (*)();
+
+inline calibrator& calibrator_slot(backend b) noexcept {
+  static calibrator slots[4] = {nullptr, nullptr, nullptr, nullptr};
+  return slots[static_cast<unsigned>(b) & 3u];
+}
+
+// Called by an adapter header (an inline variable's initializer).
+inline bool register_calibrator(backend b, calibrator c) noexcept {
+  calibrator_slot(b) = c;
+  return true;
+}
+
+inline std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Spins until `started` is set (returns its value) or the round times out (0).
+inline std::int64_t wait_for_start(const std::atomic<std::int64_t>& started, std::int64_t from) noexcept {
+  for (;;) {
+    const std::int64_t s = started.load(std::memory_order_acquire);
+    if (s != 0) return s;
+    if (now_ns() - from > round_timeout_ns) return 0;
+  }
+}
+
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline double lower_decile(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 10];
+}
+
+inline std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+#if defined(_WIN32)
+  gmtime_s(&tm, &t);
+#else
+  gmtime_r(&t, &tm);
+#endif
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The samples of one backend's rounds, as its measured_burden.
+struct samples {
+  std::vector<double> spawn;
+  std::vector<std::vector<double>> steal;  // per batch
+  unsigned runnable_elsewhere = runnable_threads();
+
+  void add(std::int64_t before, std::int64_t after, std::int64_t started) {
+    spawn.push_back(static_cast<double>(after - before));
+    if (steal.empty() || (spawn.size() - 1) % batch_rounds == 0) steal.emplace_back();
+    if (started != 0) steal.back().push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
+  }
+
+  measured_burden result(backend b) const {
+    std::size_t stolen = 0;
+    const std::vector<double>* quietest = nullptr;
+    for (const auto& batch : steal) {
+      stolen += batch.size();
+      if (batch.size() >= batch_rounds / 2 && (!quietest || median_of(batch) < median_of(*quietest))) quietest = &batch;
+    }
+    if (!quietest)
+      throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + "): in " +
+                  std::to_string(spawn.size() - stolen) + " of " + std::to_string(spawn.size()) +
+                  " rounds no other thread started the child within 20 ms; the machine is too busy to measure a "
+                  "steal");
+    measured_burden m;
+    m.backend = b;
+    m.spawn_ns = median_of(spawn);
+    m.steal_ns = lower_decile(*quietest);
+    m.steal_median_ns = median_of(*quietest);
+    m.rounds = static_cast<unsigned>(stolen);
+    m.hardware_threads = std::thread::hardware_concurrency();
+    m.runnable_elsewhere = runnable_elsewhere;
+    m.measured_at = utc_now();
+    return m;
+  }
+};
+
+// std::thread: a spawn is the constructor; the steal is the new thread's start.
+inline measured_burden calibrate_std_thread() {
+  samples out;
+  for (unsigned r = 0; r < warmup_rounds + timed_rounds; ++r) {
+    std::atomic<std::int64_t> started{0};
+    const std::int64_t before = now_ns();
+    std::thread t([&started] { started.store(now_ns(), std::memory_order_release); });
+    const std::int64_t after = now_ns();
+    const std::int64_t s = wait_for_start(started, before);
+    t.join();
+    if (r >= warmup_rounds) out.add(before, after, s);
+  }
+  return out.result(backend::std_thread);
+}
+
+}  // namespace burden
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
+  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (std::thread::hardware_concurrency() < 2)
+    throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
+                "): this machine has one hardware thread; a steal needs two");
+  if (b == backend::std_thread) return detail::burden::calibrate_std_thread();
+  const detail::burden::calibrator c = detail::burden::calibrator_slot(b);
+  if (!c)
+    throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + ") needs " +
+                (b == backend::tbb ? "forkscale/adapters/tbb.hpp included (and oneTBB linked)"
+                                   : "forkscale/adapters/openmp.hpp included in a file compiled with OpenMP") +
+                " in this program");
+  return c();
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+// end include/forkscale/detail/burden/calibrate.hpp
+// begin include/forkscale/detail/burden/store.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
+// detail/burden/store.hpp: the burden file — where measured burdens are kept
+// (burden_file), writing one backend's entry (store_burden) and reading it back
+// (stored_burden). The file is JSON, schema "forkscale.burden" version 1
+// (docs/predict.md): {"schema", "schema_version", "backends": [{"backend",
+// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "hardware_threads",
+// "runnable_elsewhere", "measured_at"}]}.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#if defined(_WIN32)
+#include <filesystem>
+#include <system_error>
+#else
+#include <sys/stat.h>
+#endif
+
+// begin include/forkscale/detail/input/json_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// detail/input/json_reader.hpp: a small, strict JSON parser for reading
+// forkscale's own files back (reports, studies).
+//
+// Strict RFC 8259: one value with optional whitespace around it; no comments, no
+// trailing commas, no byte order mark, no NaN or Infinity, no leading zeros, no
+// unescaped control characters, strings must be well-formed UTF-8 and \u escapes
+// must pair their surrogates; an object may not repeat a key. Limits on the input
+// size and on the nesting depth keep memory and stack use bounded whatever the
+// input, and every problem is reported as a json_error: a one-line message with
+// the byte offset where it was found ("byte 812: expected ':' after an object
+// key"). No input makes the parser crash, loop or read out of bounds (fuzzed in
+// tests/test_json_reader.cpp under ASan and UBSan).
+//
+// The parsed value and typed access to it are in json_value.hpp.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/input/json_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// detail/input/json_value.hpp: what the JSON reader (json_reader.hpp) gives back:
+// a parsed value, the json_error every problem is reported as, and typed access
+// to an object's members with messages that say which member was wrong.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// A syntax or schema problem, at a byte offset of the input. what() is
+// "byte <offset>: <problem>", one line.
+class json_error : public error {
+ public:
+  json_error(std::size_t offset, const std::string& problem)
+      : error("byte " + std::to_string(offset) + ": " + problem), offset_(offset), problem_(problem) {}
+  std::size_t offset() const noexcept { return offset_; }
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::size_t offset_;
+  std::string problem_;
+};
+
+enum class kind : unsigned char { null, boolean, number, string, array, object };
+
+inline const char* kind_name(kind k) noexcept {
+  switch (k) {
+    case kind::null:
+      return "null";
+    case kind::boolean:
+      return "a boolean";
+    case kind::number:
+      return "a number";
+    case kind::string:
+      return "a string";
+    case kind::array:
+      return "an array";
+    case kind::object:
+      return "an object";
+  }
+  return "a value";
+}
+
+struct member;
+
+// One parsed value. Numbers keep their text (exact integers are read from it);
+// objects keep their members in file order.
+struct value {
+  kind type = kind::null;
+  bool boolean = false;
+  std::string text;             // the decoded string, or the number as written
+  std::vector<value> items;     // array elements
+  std::vector<member> members;  // object members, in file order
+  std::size_t offset = 0;       // byte offset of the value's first character
+
+  bool is(kind k) const noexcept { return type == k; }
+  inline const value* find(const std::string& key) const noexcept;
+};
+
+struct member {
+  std::string key;
+  std::size_t key_offset = 0;
+  value v;
+};
+
+inline const value* value::find(const std::string& key) const noexcept {
+  for (const auto& m : members)
+    if (m.key == key) return &m.v;
+  return nullptr;
+}
+
+// Text as it may appear inside a one-line message: printable ASCII kept, other
+// bytes as \xNN, cut to `max` characters with "..." marking the cut.
+inline std::string quote_for_message(const std::string& s, std::size_t max = 40) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    }
+  }
+  return "'" + out + "'";
+}
+
+// ---- typed access -------------------------------------------------------------
+
+// True when the number is written as a plain non-negative integer that fits 64
+// bits; the value goes to `out`.
+inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  for (const char c : v.text)
+    if (c < '0' || c > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// True when the number is written as a plain integer (an optional '-', then
+// digits) that fits a signed 64-bit integer; the value goes to `out`.
+inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
+  if (digits == v.text.size()) return false;
+  for (std::size_t i = digits; i < v.text.size(); ++i)
+    if (v.text[i] < '0' || v.text[i] > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// The number as the nearest double; false when it is out of range.
+inline bool number_as_double(const value& v, double& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last && std::isfinite(out);
+}
+
+// Reads the members of one object with a path for messages ("regions[2]"):
+// each accessor throws json_error naming the member and what was wrong.
+class object_reader {
+ public:
+  object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
+    if (!v.is(kind::object))
+      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
+                                     kind_name(v.type));
+  }
+
+  const value& obj() const noexcept { return v_; }
+  const std::string& where() const noexcept { return where_; }
+  std::string path(const char* key) const { return where_.empty() ? std::string(key) : where_ + "." + key; }
+
+  const value* optional(const char* key) const noexcept { return v_.find(key); }
+
+  const value& required(const char* key) const {
+    const value* m = v_.find(key);
+    if (!m)
+      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
+    return *m;
+  }
+
+  [[noreturn]] void wrong(const char* key, const value& m, const char* expected) const {
+    throw json_error(m.offset, path(key) + ": expected " + expected + ", found " + kind_name(m.type));
+  }
+
+  std::uint64_t u64(const char* key) const {
+    const value& m = required(key);
+    std::uint64_t out = 0;
+    if (number_as_u64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset,
+                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an unsigned integer");
+  }
+
+  std::int64_t i64(const char* key) const {
+    const value& m = required(key);
+    std::int64_t out = 0;
+    if (number_as_i64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an integer");
+  }
+
+  unsigned u32(const char* key) const {
+    const value& m = required(key);
+    const std::uint64_t v = u64(key);
+    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
+    return static_cast<unsigned>(v);
+  }
+
+  // A number, or null (NaN) when `null_ok`.
+  double number(const char* key, bool null_ok = false) const {
+    const value& m = required(key);
+    return number_of(m, path(key), null_ok);
+  }
+
+  static double number_of(const value& m, const std::string& where, bool null_ok) {
+    if (m.is(kind::null) && null_ok) return std::nan("");
+    if (!m.is(kind::number))
+      throw json_error(m.offset,
+                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
+    double d = 0;
+    if (!number_as_double(m, d))
+      throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
+    return d;
+  }
+
+  std::string str(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::string)) wrong(key, m, "a string");
+    return m.text;
+  }
+
+  bool boolean(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::boolean)) wrong(key, m, "true or false");
+    return m.boolean;
+  }
+
+  const value& array(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::array)) wrong(key, m, "an array");
+    return m;
+  }
+
+  const value& object(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::object)) wrong(key, m, "an object");
+    return m;
+  }
+
+ private:
+  const value& v_;
+  std::string where_;
+};
+
+// Checks a number the file states against the same number recomputed from the
+// file's own data (relative tolerance 1e-9; both NaN counts as equal).
+inline void check_derived(const value& at, const std::string& where, double stated, double recomputed) {
+  if (std::isnan(stated) && std::isnan(recomputed)) return;
+  const double scale = std::max(std::fabs(stated), std::fabs(recomputed));
+  if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
+    std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
+    std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
+    throw json_error(at.offset,
+                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
+  }
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// end include/forkscale/detail/input/json_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// Bounds on what one document may cost: its size, its nesting (the parser
+// recurses once per level) and its number of values (each takes ~100 bytes of
+// memory, so "[0,0,0,...]" cannot turn a file into fifty times its size). They
+// are set for recorded reports, about 12 values and 60 bytes a strand: a
+// record of 1.5 million strands reads back in about 2 GiB.
+struct limits {
+  std::size_t max_bytes = std::size_t(256) << 20;  // 256 MiB
+  unsigned max_depth = 64;                         // nested arrays and objects
+  std::size_t max_values = 20'000'000;
+};
+
+class parser {
+ public:
+  parser(const std::string& text, const limits& lim) : s_(text), lim_(lim) {}
+
+  value parse() {
+    if (s_.size() > lim_.max_bytes)
+      throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
+                              std::to_string(lim_.max_bytes));
+    if (s_.empty()) throw json_error(0, "the input is empty");
+    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
+        static_cast<unsigned char>(s_[2]) == 0xBF)
+      throw json_error(0, "a byte order mark is not allowed");
+    skip_ws();
+    if (at_end()) throw json_error(pos_, "the input holds only whitespace");
+    value v;
+    parse_value(v, 0);
+    skip_ws();
+    if (!at_end()) throw json_error(pos_, "unexpected " + describe_here() + " after the JSON value");
+    return v;
+  }
+
+ private:
+  bool at_end() const noexcept { return pos_ >= s_.size(); }
+  unsigned char peek() const noexcept { return static_cast<unsigned char>(s_[pos_]); }
+
+  std::string describe_here() const {
+    if (at_end()) return "end of input";
+    const unsigned char c = peek();
+    if (c >= 0x21 && c < 0x7f) return std::string("character '") + static_cast<char>(c) + "'";
+    static const char hex[] = "0123456789abcdef";
+    std::string b = "byte 0x";
+    b += hex[c >> 4];
+    b += hex[c & 0xf];
+    return b;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    if (at_end()) throw json_error(pos_, "unexpected end of input: " + what);
+    throw json_error(pos_, what + ", found " + describe_here());
+  }
+
+  void skip_ws() noexcept {
+    while (!at_end()) {
+      const unsigned char c = peek();
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+      ++pos_;
+    }
+  }
+
+  void expect_literal(const char* word, std::size_t len) {
+    if (s_.compare(pos_, len, word) != 0) fail("expected a JSON value");
+    pos_ += len;
+  }
+
+  void parse_value(value& v, unsigned depth) {
+    if (at_end()) fail("expected a JSON value");
+    if (++values_ > lim_.max_values)
+      throw json_error(pos_, "more than " + std::to_string(lim_.max_values) + " values in one document");
+    v.offset = pos_;
+    switch (peek()) {
+      case '{':
+        parse_object(v, depth + 1);
+        return;
+      case '[':
+        parse_array(v, depth + 1);
+        return;
+      case '"':
+        v.type = kind::string;
+        parse_string(v.text);
+        return;
+      case 't':
+        expect_literal("true", 4);
+        v.type = kind::boolean;
+        v.boolean = true;
+        return;
+      case 'f':
+        expect_literal("false", 5);
+        v.type = kind::boolean;
+        v.boolean = false;
+        return;
+      case 'n':
+        expect_literal("null", 4);
+        v.type = kind::null;
+        return;
+      default:
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
+          v.type = kind::number;
+          parse_number(v.text);
+          return;
+        }
+        fail("expected a JSON value");
+    }
+  }
+
+  void check_depth(unsigned depth) const {
+    if (depth > lim_.max_depth)
+      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
+  }
+
+  // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
+  // when `close` follows at once (the value is empty and done).
+  bool open_is_empty(value& v, kind k, unsigned char close, unsigned depth) {
+    check_depth(depth);
+    v.type = k;
+    ++pos_;  // '[' or '{'
+    skip_ws();
+    if (!at_end() && peek() == close) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  void parse_array(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::array, ']', depth)) return;
+    do {
+      v.items.emplace_back();
+      parse_value(v.items.back(), depth);
+    } while (more_elements(']', "expected ',' or ']' in an array",
+                           "expected a value after ',' (trailing commas are not allowed)"));
+  }
+
+  void parse_object(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::object, '}', depth)) return;
+    do {
+      if (at_end() || peek() != '"') fail("expected a string as object key");
+      member m;
+      m.key_offset = pos_;
+      parse_string(m.key);
+      skip_ws();
+      if (at_end() || peek() != ':') fail("expected ':' after an object key");
+      ++pos_;
+      skip_ws();
+      v.members.push_back(std::move(m));
+      parse_value(v.members.back().v, depth);
+    } while (more_elements('}', "expected ',' or '}' in an object",
+                           "expected a key after ',' (trailing commas are not allowed)"));
+    check_duplicates(v);
+  }
+
+  // After an element of an array or an object: true past a ',' (another element
+  // follows), false past the `close` that ends it; anything else fails with
+  // `expected`, and a `close` right after a ',' with `trailing`.
+  bool more_elements(unsigned char close, const char* expected, const char* trailing) {
+    skip_ws();
+    if (at_end()) fail(expected);
+    if (peek() == ',') {
+      ++pos_;
+      skip_ws();
+      if (!at_end() && peek() == close) fail(trailing);
+      return true;
+    }
+    if (peek() == close) {
+      ++pos_;
+      return false;
+    }
+    fail(expected);
+  }
+
+  static void check_duplicates(const value& v) {
+    const auto& ms = v.members;
+    if (ms.size() < 2) return;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
+    const member* dup = nullptr;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (ms[order[i]].key == ms[order[i - 1]].key) {
+        const member* later = &ms[order[i]];
+        if (!dup || later->key_offset < dup->key_offset) dup = later;
+      }
+    }
+    if (dup) throw json_error(dup->key_offset, "duplicate object key " + quote_for_message(dup->key));
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t c) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+
+  std::uint32_t parse_hex4() {
+    if (s_.size() - pos_ < 4) {
+      pos_ = s_.size();
+      fail("expected four hex digits after \\u");
+    }
+    std::uint32_t c = 0;
+    for (int k = 0; k < 4; ++k) {
+      const unsigned char h = peek();
+      std::uint32_t d;
+      if (h >= '0' && h <= '9')
+        d = h - '0';
+      else if (h >= 'a' && h <= 'f')
+        d = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        d = h - 'A' + 10;
+      else
+        fail("expected four hex digits after \\u");
+      c = (c << 4) | d;
+      ++pos_;
+    }
+    return c;
+  }
+
+  // Advances over one well-formed UTF-8 character of 2 to 4 bytes, appending it.
+  void copy_utf8(std::string& out) {
+    const std::size_t start = pos_;
+    const unsigned char b0 = peek();
+    std::size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      throw json_error(start, "invalid UTF-8 in a string");
+    }
+    for (std::size_t k = 1; k < len; ++k) {
+      if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
+      const auto b = static_cast<unsigned char>(s_[start + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
+    }
+    out.append(s_, start, len);
+    pos_ = start + len;
+  }
+
+  void parse_string(std::string& out) {
+    const std::size_t start = pos_;
+    ++pos_;  // '"'
+    for (;;) {
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char c = peek();
+      if (c == '"') {
+        ++pos_;
+        return;
+      }
+      if (c < 0x20) fail("control character inside a string (must be escaped)");
+      if (c >= 0x80) {
+        copy_utf8(out);
+        continue;
+      }
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char e = peek();
+      ++pos_;
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          const std::size_t esc = pos_ - 2;
+          std::uint32_t cp = parse_hex4();
+          if (cp >= 0xDC00 && cp <= 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (s_.compare(pos_, 2, "\\u") != 0) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            pos_ += 2;
+            const std::uint32_t low = parse_hex4();
+            if (low < 0xDC00 || low > 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default:
+          pos_ -= 1;
+          fail("invalid escape in a string");
+      }
+    }
+  }
+
+  void parse_number(std::string& out) {
+    const std::size_t start = pos_;
+    if (peek() == '-') ++pos_;
+    if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in a number");
+    if (peek() == '0') {
+      ++pos_;
+      if (!at_end() && peek() >= '0' && peek() <= '9') fail("leading zeros are not allowed in a number");
+    } else {
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && peek() == '.') {
+      ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit after the decimal point");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
+      ++pos_;
+      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in the exponent");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    out.assign(s_, start, pos_ - start);
+  }
+
+  const std::string& s_;
+  limits lim_;
+  std::size_t pos_ = 0;
+  std::size_t values_ = 0;
+};
+
+// Parses `text` as one JSON document; throws json_error.
+inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// end include/forkscale/detail/input/json_reader.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace burden {
+
+inline std::string file_problem(const std::string& path, const std::string& what) {
+  return "forkscale: burden file '" + printable_path(path) + "': " + what;
+}
+
+// What the file system says of a path: whether it exists, is a directory, and
+// its size and modification time (to notice a changed file). <filesystem> is
+// left out on POSIX: its std::quoted would be found for unqualified calls of
+// programs that have a quoted() of their own.
+struct file_facts {
+  bool exists = false, directory = false;
+  std::uint64_t size = 0;
+  std::int64_t time_ns = 0;
+};
+
+inline file_facts facts_of(const std::string& path) {
+  file_facts f;
+#if defined(_WIN32)
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(st)) return f;
+  f.exists = true;
+  f.directory = std::filesystem::is_directory(st);
+  if (!f.directory) f.size = std::filesystem::file_size(path, ec);
+  f.time_ns = static_cast<std::int64_t>(std::filesystem::last_write_time(path, ec).time_since_epoch().count());
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return f;
+  f.exists = true;
+  f.directory = S_ISDIR(st.st_mode);
+  f.size = static_cast<std::uint64_t>(st.st_size);
+  f.time_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+#endif
+  return f;
+}
+
+// Makes the directories of `dir` that are missing; false when one cannot be made.
+inline bool make_directories(const std::string& dir) {
+#if defined(_WIN32)
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return !ec;
+#else
+  for (std::size_t i = 1; i <= dir.size(); ++i) {
+    if (i < dir.size() && dir[i] != '/') continue;
+    const std::string part = dir.substr(0, i);
+    if (facts_of(part).directory) continue;
+    if (mkdir(part.c_str(), 0777) != 0 && !facts_of(part).directory) return false;
+  }
+  return true;
+#endif
+}
+
+// The file's text; nothing when it does not exist.
+inline std::optional<std::string> read_text(const std::string& path) {
+  const file_facts f = facts_of(path);
+  if (!f.exists) return std::nullopt;
+  if (f.directory) throw error(file_problem(path, "it is a directory"));
+  if (f.size > (std::uint64_t(1) << 20)) throw error(file_problem(path, "larger than 1 MiB"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw error(file_problem(path, "cannot be opened"));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline measured_burden entry_from(const json::value& v, const std::string& where) {
+  const json::object_reader r(v, where);
+  measured_burden m;
+  const std::string name = r.str("backend");
+  if (!backend_from_name(name, m.backend))
+    throw json::json_error(r.required("backend").offset,
+                           r.path("backend") + ": unknown backend " + json::quote_for_message(name));
+  m.spawn_ns = r.number("spawn_ns");
+  m.steal_ns = r.number("steal_ns");
+  m.steal_median_ns = r.number("steal_median_ns");
+  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0)
+    throw json::json_error(v.offset, where + ": a negative time");
+  m.rounds = r.u32("rounds");
+  m.hardware_threads = r.u32("hardware_threads");
+  m.runnable_elsewhere = r.u32("runnable_elsewhere");
+  m.measured_at = r.str("measured_at");
+  return m;
+}
+
+// Every entry of the file at `path` (none when it does not exist).
+inline std::vector<measured_burden> read_entries(const std::string& path) {
+  std::vector<measured_burden> out;
+  const std::optional<std::string> text = read_text(path);
+  if (!text) return out;
+  try {
+    const json::value doc = json::parse(*text);
+    const json::object_reader top(doc, "");
+    const json::value* schema = top.optional("schema");
+    if (!schema || !schema->is(json::kind::string) || schema->text != "forkscale.burden")
+      throw json::json_error(doc.offset, "not a forkscale.burden document");
+    if (top.u64("schema_version") != 1)
+      throw json::json_error(top.required("schema_version").offset, "schema_version is not 1");
+    const json::value& list = top.array("backends");
+    for (std::size_t i = 0; i < list.items.size(); ++i)
+      out.push_back(entry_from(list.items[i], "backends[" + std::to_string(i) + "]"));
+  } catch (const json::json_error& e) {
+    throw error(file_problem(path, e.what()));
+  }
+  return out;
+}
+
+inline std::string entries_json(const std::vector<measured_burden>& entries) {
+  output::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.burden");
+  j.member("schema_version", std::uint64_t{1});
+  j.key("backends");
+  j.begin_array();
+  for (const measured_burden& m : entries) {
+    j.begin_object();
+    j.member("backend", to_string(m.backend));
+    j.member("spawn_ns", m.spawn_ns);
+    j.member("steal_ns", m.steal_ns);
+    j.member("steal_median_ns", m.steal_median_ns);
+    j.member("rounds", static_cast<std::uint64_t>(m.rounds));
+    j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
+    j.member("runnable_elsewhere", static_cast<std::uint64_t>(m.runnable_elsewhere));
+    j.member("measured_at", m.measured_at);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+// What a measurement of `b` finds in the burden file: the figures, or why there
+// are none (no problem when there is simply no file or no entry). The file is
+// read again only when its path, size or time changed: a measurement that
+// names a backend costs one stat() here.
+struct lookup {
+  std::optional<measured_burden> found;
+  std::string problem;
+};
+
+inline lookup find_for_measurement(backend b) {
+  struct cached {
+    std::string path;
+    file_facts facts;
+    bool valid = false;
+    std::vector<measured_burden> entries;
+    std::string problem;
+  };
+  static std::mutex m;
+  static cached c;
+  lookup out;
+  const std::string path = burden_file();
+  if (path.empty()) return out;
+  const file_facts f = facts_of(path);
+  if (!f.exists) return out;
+  std::lock_guard<std::mutex> g(m);
+  if (!c.valid || c.path != path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
+    c = cached{path, f, true, {}, {}};
+    try {
+      c.entries = read_entries(path);
+    } catch (const error& e) {
+      c.problem = e.what();
+    }
+  }
+  out.problem = c.problem;
+  for (const measured_burden& e : c.entries)
+    if (e.backend == b) out.found = e;
+  return out;
+}
+
+}  // namespace burden
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string burden_file() {
+  const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
+  if (file && *file) return file;
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg && *xdg) return std::string(xdg) + "/forkscale/burden.json";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::string(home) + "/.cache/forkscale/burden.json";
+  return std::string();
+}
+
+FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& path) {
+  namespace db = detail::burden;
+  if (path.empty())
+    throw error("forkscale: nowhere to store the burden (set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME)");
+  if (m.backend == backend::unknown) throw error("forkscale: store_burden: the burden names no backend");
+  if (!std::isfinite(m.spawn_ns) || !std::isfinite(m.steal_ns) || m.spawn_ns < 0 || m.steal_ns < 0)
+    throw error("forkscale: store_burden: the times are not finite non-negative numbers");
+  std::vector<measured_burden> entries = db::read_entries(path);
+  bool replaced = false;
+  for (measured_burden& e : entries)
+    if (e.backend == m.backend) {
+      e = m;
+      replaced = true;
+    }
+  if (!replaced) entries.push_back(m);
+  const std::size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0 && !db::make_directories(path.substr(0, slash)))
+    throw error(db::file_problem(path, "cannot make its directory: " + detail::errno_text(errno)));
+  try {
+    detail::write_file_atomically(path, db::entries_json(entries));
+  } catch (const error& e) {
+    // The writer names the file a report; say what it is.
+    const std::string what = e.what();
+    const std::size_t colon = what.find("': ");
+    throw error(db::file_problem(path, colon == std::string::npos ? what : what.substr(colon + 3)));
+  }
+}
+
+FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  for (const measured_burden& m : detail::burden::read_entries(path))
+    if (m.backend == b) return m;
+  return std::nullopt;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
+// end include/forkscale/detail/burden/store.hpp
+#endif
+#endif  // FORKSCALE_SINGLE_BURDEN_HPP
+// end include/forkscale/burden.hpp
 // begin include/forkscale/merge.hpp
 #ifndef FORKSCALE_SINGLE_MERGE_HPP
 #define FORKSCALE_SINGLE_MERGE_HPP
@@ -14691,6 +19867,371 @@ FORKSCALE_NAMESPACE_END
 
 
 #if FORKSCALE_ENABLE
+// begin include/forkscale/detail/blame/lock_events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
+// detail/blame/lock_events.hpp: what fs::mutex and the forkscale lock guards
+// (mutex.hpp) do around the lockable's own lock(), try_lock() and unlock().
+//
+// A thread that runs no task of a measurement (engine<Clock>::current() is
+// null: one thread-local read) locks and unlocks as the lockable does, and only
+// notes in the hold that it was not measured. A thread inside a measurement
+// also reads the wall clock where the acquisition begins, ends and where the
+// hold ends, adds the times to its lock table (lock_table.hpp) under (lock,
+// acquire site), and, when the measurement records, keeps the hold in its
+// record buffer (a raw_lock, charged to options.record_limit).
+//
+// Directed blame shifting (Tallent, Mellor-Crummey and Porterfield, PPoPP'10,
+// as the Mellor-Crummey lecture presents it): a waiting thread is the symptom,
+// the holder the cause. The holder publishes its (lock, site) in the lock's
+// holder slot after acquiring and clears it before releasing; a contended
+// acquisition reads it when its wait begins and charges its wait to that site.
+//
+// Which strand holds the lock: a strand never ends at a lock, so the hold lies
+// in the open strand of the thread's running frame, and that strand is the next
+// one the thread's buffer receives. Every strand the engine closes on a thread
+// is the running frame's (engine/events.hpp: spawn, sync and call events close
+// current()'s strand; begin_child closes the outer frame's strand before the
+// child becomes current; end_child closes the child's, which is current), so no
+// other strand can be appended on this thread in between. Hence the id
+// strand_id(buffer, size) read at the event names it. A lock taken while the
+// frame is blocked (inside a sync_point, e.g. by the library's own join) lies in
+// no strand: its id is 0.
+#include <atomic>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Who holds a lock, for the threads that wait for it. fs::mutex has a slot of
+// its own; any other lockable shares one of a fixed table, chosen by its
+// address (`owner` tells the lockables of one slot apart).
+struct holder_slot {
+  std::atomic<const void*> owner{nullptr};
+  std::atomic<std::uint64_t> holder{0};   // (lock + 1) << 32 | (site + 1); 0: no measured holder
+  std::atomic<std::uint32_t> waiting{0};  // measured acquisitions waiting now
+};
+
+inline holder_slot& shared_holder_slot(const void* lockable) noexcept {
+  static holder_slot table[256];
+  const std::uint64_t h =
+      static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(lockable)) * 0x9E3779B97F4A7C15ull;
+  return table[h >> 56];
+}
+
+// What a hold keeps from its acquisition to its release (in the fs::mutex for
+// its own lock() and unlock(), in the guard otherwise). Written by the holder
+// only, after acquiring.
+struct lock_hold {
+  std::uint64_t serial = 0;                    // the measurement's session serial; 0: not measured
+  std::uint64_t wait_start = 0, acquired = 0;  // wall ticks (lock_table::wall)
+  std::uint64_t first = 0;                     // recording: the id of the strand open at the acquisition
+  std::uint32_t lock = 0, site = 0;            // call_tree site indices
+  std::uint32_t holder = 0;                    // contended: the holder's site + 1 seen when the wait began
+  bool contended = false;
+};
+
+class lock_table;
+
+// The measured side of an acquisition and a release, for any lockable: the
+// lockable's own calls stay in lock_events (inline, templates); everything
+// that reads the clock or writes the tables is here (compiled once in the
+// compiled form; lock_measure.hpp).
+struct lock_measure {
+  // The site indices of an acquisition (and this thread's table), or null when
+  // they cannot be had (out of memory): the acquisition is then not measured.
+  FORKSCALE_INLINE static lock_table* prepare(frame& f, const site& name, const site& where, lock_hold& h) noexcept;
+  // The lock clock of the table, now.
+  FORKSCALE_INLINE static std::uint64_t now(const lock_table& t) noexcept;
+  // A contended acquisition got the lock: its wait ends now; the holder seen
+  // when it began (`by`, holder_slot::holder) is blamed for it.
+  FORKSCALE_INLINE static void waited(lock_table& t, lock_hold& h, std::uint64_t by);
+  // The lock is ours: publish the holder, count the acquisition, keep the hold.
+  FORKSCALE_INLINE static void acquired(frame& f, lock_table& t, const void* l, holder_slot& slot, lock_hold& h,
+                                        lock_hold& held);
+  // The table of a release by frame `f` of a hold of measurement `serial`, or
+  // null when that measurement has ended since.
+  FORKSCALE_INLINE static lock_table* release_table(frame* f, std::uint64_t serial);
+  // After the release at `released`: the hold's time, and the raw_lock when recording.
+  FORKSCALE_INLINE static void released(frame& f, lock_table& t, const lock_hold& h, std::uint64_t released);
+};
+
+template <class Clock>
+struct lock_events {
+  // lock(): acquires `l`, measured when this thread runs a task of a measurement.
+  // `name` names the lock, `where` the acquisition.
+  template <class L>
+  static void lock(L& l, holder_slot& slot, const site& name, const site& where, lock_hold& held) {
+    frame* f = current_frame<Clock>;
+    if (FORKSCALE_DETAIL_LIKELY(f == nullptr)) {
+      l.lock();
+      held.serial = 0;
+      return;
+    }
+    measured_lock(*f, l, slot, name, where, held);
+  }
+
+  // try_lock(): a failed try is no acquisition and counts nothing.
+  template <class L>
+  static bool try_lock(L& l, holder_slot& slot, const site& name, const site& where, lock_hold& held) {
+    frame* f = current_frame<Clock>;
+    if (FORKSCALE_DETAIL_LIKELY(f == nullptr)) {
+      if (!l.try_lock()) return false;
+      held.serial = 0;
+      return true;
+    }
+    lock_hold h;
+    lock_table* t = lock_measure::prepare(*f, name, where, h);
+    if (!l.try_lock()) return false;
+    if (!t) {
+      held.serial = 0;
+      return true;
+    }
+    h.wait_start = h.acquired = lock_measure::now(*t);
+    lock_measure::acquired(*f, *t, &l, slot, h, held);
+    return true;
+  }
+
+  // unlock(): releases `l`; a measured hold adds its time and, when recording,
+  // its raw_lock. The hold is read before the release: afterwards the next
+  // holder may overwrite it.
+  template <class L>
+  static void unlock(L& l, holder_slot& slot, lock_hold& held) {
+    if (FORKSCALE_DETAIL_LIKELY(held.serial == 0)) {
+      l.unlock();
+      return;
+    }
+    const lock_hold h = held;
+    held.serial = 0;
+    clear_holder(slot, h);
+    frame* f = current_frame<Clock>;
+    lock_table* t = lock_measure::release_table(f, h.serial);
+    if (!t) {
+      l.unlock();
+      return;
+    }
+    const std::uint64_t released = lock_measure::now(*t);
+    l.unlock();
+    lock_measure::released(*f, *t, h, released);
+  }
+
+  // A hold given up without unlocking (unique_lock::release): the lock stays
+  // locked and is no longer measured.
+  static void forget(holder_slot& slot, lock_hold& held) noexcept {
+    if (held.serial != 0) clear_holder(slot, held);
+    held.serial = 0;
+  }
+
+ private:
+  template <class L>
+  FORKSCALE_DETAIL_NOINLINE static void measured_lock(frame& f, L& l, holder_slot& slot, const site& name,
+                                                      const site& where, lock_hold& held) {
+    lock_hold h;
+    lock_table* t = lock_measure::prepare(f, name, where, h);
+    if (!t) {
+      l.lock();
+      held.serial = 0;
+      return;
+    }
+    h.wait_start = lock_measure::now(*t);
+    if (l.try_lock()) {
+      h.acquired = h.wait_start;
+    } else {
+      h.contended = true;
+      slot.waiting.fetch_add(1, std::memory_order_relaxed);
+      std::uint64_t by = 0;
+      if (slot.owner.load(std::memory_order_relaxed) == static_cast<const void*>(&l))
+        by = slot.holder.load(std::memory_order_relaxed);
+      try {
+        l.lock();
+      } catch (...) {
+        slot.waiting.fetch_sub(1, std::memory_order_relaxed);
+        throw;
+      }
+      slot.waiting.fetch_sub(1, std::memory_order_relaxed);
+      lock_measure::waited(*t, h, by);
+    }
+    lock_measure::acquired(f, *t, &l, slot, h, held);
+  }
+
+  static void clear_holder(holder_slot& slot, const lock_hold& h) noexcept {
+    std::uint64_t mine = (std::uint64_t(h.lock) + 1) << 32 | (std::uint64_t(h.site) + 1);
+    slot.holder.compare_exchange_strong(mine, 0, std::memory_order_relaxed);
+  }
+};
+
+// Measured acquisitions of `slot`'s lock waiting now (for tests that order
+// threads by who waits for whom).
+inline std::uint32_t lock_waiters(const holder_slot& slot) noexcept {
+  return slot.waiting.load(std::memory_order_relaxed);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+// begin include/forkscale/detail/blame/lock_measure.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_MEASURE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_MEASURE_HPP
+// detail/blame/lock_measure.hpp: the measured side of fs::mutex and the lock
+// guards (lock_events.hpp): the lock's clock, the acquisition's and the hold's
+// times in this thread's lock table, the blame of the holder a wait saw, and the
+// hold kept in the record. Inline in the header-only form, compiled once in the
+// compiled form.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The clock of a measurement's lock times: the record's wall clock when it
+// records; else the measurement's clock when it is a wall clock; else (cost,
+// thread_cpu) the wall clock automatic would choose.
+inline clock_kind lock_wall_kind(const session& s) noexcept {
+  if (s.rec) return s.rec->wall_kind();
+  if (s.kind == clock_kind::tsc || s.kind == clock_kind::steady || s.kind == clock_kind::arm_counter) return s.kind;
+  const clock_kind k = resolve_automatic();
+  return k == clock_kind::automatic ? clock_kind::steady : k;
+}
+
+// Nanoseconds per tick of a lock clock.
+inline double lock_ns_per_tick(clock_kind k) noexcept {
+  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+}
+
+// The id the open strand of `f` will have in this thread's buffer; 0 when the
+// frame is not running or recording is off.
+inline std::uint64_t open_strand_id(frame& f) {
+  if (f.record == 0 || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
+  record_buffer& b = f.rec->buffer();
+  return strand_id(b, b.strands.size());
+}
+
+inline lock_table& lock_table_for(session* s) {
+  lock_table& t = tables_for(s).locks;
+  if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
+    t.wall = lock_wall_kind(*s);
+    t.ready = true;
+  }
+  return t;
+}
+
+FORKSCALE_INLINE lock_table* lock_measure::prepare(frame& f, const site& name, const site& where,
+                                                   lock_hold& h) noexcept {
+  try {
+    lock_table& t = lock_table_for(f.sess);
+    bool missed = false;
+    h.lock = call_tree::instance().site_index(name, missed);
+    h.site = call_tree::instance().site_index(where, missed);
+    h.serial = f.sess->serial;
+    return &t;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+FORKSCALE_INLINE std::uint64_t lock_measure::now(const lock_table& t) noexcept { return read_clock(t.wall); }
+
+FORKSCALE_INLINE void lock_measure::waited(lock_table& t, lock_hold& h, std::uint64_t by) {
+  h.acquired = read_clock(t.wall);
+  if (by != 0) {
+    h.holder = static_cast<std::uint32_t>(by & 0xffffffffu);
+    lock_sums& cause = t.at(static_cast<std::uint32_t>((by >> 32) - 1), h.holder - 1);
+    cause.blamed += h.acquired > h.wait_start ? h.acquired - h.wait_start : 0;
+    ++cause.blamed_waits;
+  }
+}
+
+FORKSCALE_INLINE void lock_measure::acquired(frame& f, lock_table& t, const void* l, holder_slot& slot, lock_hold& h,
+                                             lock_hold& held) {
+  slot.owner.store(l, std::memory_order_relaxed);
+  slot.holder.store((std::uint64_t(h.lock) + 1) << 32 | (std::uint64_t(h.site) + 1), std::memory_order_relaxed);
+  lock_sums& row = t.at(h.lock, h.site);
+  ++row.acquisitions;
+  if (h.contended) {
+    const std::uint64_t wait = h.acquired > h.wait_start ? h.acquired - h.wait_start : 0;
+    ++row.contended;
+    row.wait += wait;
+    if (wait > row.max_wait) row.max_wait = wait;
+  }
+  try {
+    h.first = open_strand_id(f);
+  } catch (...) {
+    h.first = 0;
+  }
+  held = h;
+}
+
+FORKSCALE_INLINE lock_table* lock_measure::release_table(frame* f, std::uint64_t serial) {
+  // The measurement that saw the acquisition may have ended since.
+  if (!f || f->sess->serial != serial) return nullptr;
+  return &lock_table_for(f->sess);
+}
+
+FORKSCALE_INLINE void lock_measure::released(frame& f, lock_table& t, const lock_hold& h, std::uint64_t released) {
+  lock_sums& row = t.at(h.lock, h.site);
+  const std::uint64_t hold = released > h.acquired ? released - h.acquired : 0;
+  row.hold += hold;
+  if (hold > row.max_hold) row.max_hold = hold;
+  // Recording: the hold as a raw_lock in this thread's buffer.
+  if (f.record == 0 || !f.rec || !f.rec->on()) return;
+  try {
+    record_buffer& b = f.rec->buffer();
+    raw_lock* e = b.locks.next(*f.rec);
+    if (!e) return;
+    e->wait_start = h.wait_start;
+    e->acquired = h.acquired;
+    e->released = released;
+    e->first = h.first;
+    e->last = f.state == frame::run_state::running ? strand_id(b, b.strands.size()) : 0;
+    e->lock = h.lock;
+    e->site = h.site;
+    e->holder = h.holder;
+    e->contended = h.contended;
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_MEASURE_HPP
+// end include/forkscale/detail/blame/lock_measure.hpp
+#endif
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
+// end include/forkscale/detail/blame/lock_events.hpp
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -14902,6 +20443,1129 @@ using mutex = basic_mutex<default_clock>;
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_MUTEX_HPP
 // end include/forkscale/mutex.hpp
+// begin include/forkscale/predict.hpp
+#ifndef FORKSCALE_SINGLE_PREDICT_HPP
+#define FORKSCALE_SINGLE_PREDICT_HPP
+// predict.hpp: the run time of a recorded program on P processors, predicted by
+// replaying its strand graph (report::record) on P virtual processors
+// (docs/predict.md).
+//
+//   fs::options o;  o.record = true;                       // or FORKSCALE_RECORD=1
+//   fs::report rep = fs::measure("fib", [] { fib(30); }, o);
+//   fs::prediction p = fs::predict(rep, {1, 2, 4, 8, 16, 32, 64});
+//   std::cout << p.to_text();                               // or p.to_json()
+//
+// Two schedulers replay the graph: a greedy list scheduler (Graham), whose time
+// lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the runtime costs
+// nothing, and a randomized work-stealing scheduler (work-first, as Cilk), run
+// over several seeds. A strand costs what the record says it added to a path;
+// the runtime's costs (spawn, steal, failed steal attempt) come from the
+// replay_model, by default from the report's burden; every prediction carries
+// the assumptions it was made under, as text.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The runtime the replay assumes. Costs are in the report's unit (ns for timed
+// clocks, units for the cost clock).
+struct replay_model {
+  // Extra time a spawn takes on the spawning worker: the strand that ends at the
+  // spawn runs this much longer. 0 by default: under a timed clock the library's
+  // own spawn call already runs inside the recorded strands.
+  double spawn_cost = 0;
+  // The time a stolen strand (a continuation, under work-first) waits before it
+  // runs on its thief; the greedy scheduler charges it to a strand that runs on
+  // another processor than the one that made it ready. Negative: the report's
+  // burden (Cilkview's cost of a continuation edge; report::burden_source says
+  // where it came from).
+  double steal_cost = -1;
+  // The time a failed steal attempt (an empty deque) costs the thief before it
+  // tries again. Negative: a tenth of the steal cost.
+  double steal_attempt_cost = -1;
+  // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
+  // seed + seeds - 1 (1 to 1,000 of them).
+  unsigned seeds = 5;
+  std::uint64_t seed = 1;
+};
+
+// The spread of the work-stealing times over the seeds, in the report's unit.
+struct replay_spread {
+  double min = 0;
+  double median = 0;  // the lower middle one for an even number of seeds
+  double max = 0;
+  double mean = 0;
+};
+
+// The prediction at one P. Times in the report's unit; speedups are T1 / TP
+// with T1 the replayed graph's work (prediction::work).
+struct predicted_point {
+  unsigned processors = 0;
+  double greedy_time = 0;
+  double greedy_speedup = 0;
+  std::uint64_t greedy_migrations = 0;  // strands run on another processor than the one that made them ready
+  replay_spread stealing;               // work-stealing TP over the seeds
+  double stealing_speedup = 0;          // T1 / median TP
+  double stealing_speedup_min = 0;      // T1 / max TP
+  double stealing_speedup_max = 0;      // T1 / min TP
+  double steals = 0;                    // successful steals, mean over the seeds
+  double failed_steals = 0;             // failed steal attempts, mean over the seeds
+  // Bounds for this P, from the replayed graph: no schedule beats
+  // max(work / P, span) (the work and span laws); a greedy schedule with free
+  // runtime takes at most work / P + span (Brent); Cilkview's speedup estimate
+  // (report.hpp, speedup_bound) uses the burdened span.
+  double lower_time = 0;  // max(work / P, span)
+  double brent_time = 0;  // work / P + span
+  speedup_bound cilkview;
+};
+
+struct prediction {
+  std::string label;
+  std::string unit = "units";
+  clock_kind clock = clock_kind::cost;
+  // The replayed graph: its strands and spawns, its work (the strands' costs
+  // added up), span and burdened span (with `burden` on every continuation
+  // edge). They are the report's own numbers unless the measurement assumed
+  // call sites faster (the advisor), whose strands cost their assumed time.
+  std::uint64_t strands = 0;
+  std::uint64_t spawns = 0;
+  double work = 0;
+  double span = 0;
+  double burdened_span = 0;
+  double burden = 0;
+  std::string burden_source;            // the report's (report::burden_source)
+  replay_model model;                   // with every cost resolved (none negative)
+  std::vector<predicted_point> points;  // in the order the processors were asked
+  // What the numbers assume, one sentence a line; to_text prints them under
+  // the table and to_json writes them with the numbers.
+  std::vector<std::string> assumptions;
+
+  const predicted_point* at(unsigned processors) const noexcept {
+    for (const auto& p : points)
+      if (p.processors == processors) return &p;
+    return nullptr;
+  }
+  FORKSCALE_INLINE std::string to_text() const;  // for people; the layout may change
+  FORKSCALE_INLINE std::string to_json() const;  // schema "forkscale.prediction" version 1 (docs/predict.md)
+  FORKSCALE_INLINE void write_text(const std::string& path) const;
+  FORKSCALE_INLINE void write_json(const std::string& path) const;
+};
+
+// Replays the report's record on each P of `processors`. Throws forkscale::error
+// (one line) when the report has no record (measure with options.record or
+// FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
+// for a P of 0 or above 65,536, and for a model with a cost that is not a
+// finite number or with 0 or more than 1,000 seeds.
+FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
+                                    const replay_model& model = {});
+
+// The what-if regions through the replay (docs/predict.md): for each what-if
+// row of the report in the optimized model — a region whose strands run
+// `factor` times faster — the predicted time on `processors` processors.
+struct what_if_prediction {
+  std::string region;  // as in what_if_result::region
+  what_if_source source = what_if_source::all;
+  double factor = 1;  // may be infinity: the region's strands cost nothing
+  unsigned processors = 0;
+  double time = 0;  // work stealing, median over the seeds
+  double greedy_time = 0;
+  double measured_time = 0;  // the same replay of the program as recorded
+  double speedup = 0;        // measured_time / time: what the change gains on P processors
+};
+
+// One row per executed region (the all-regions rows first, then the report's
+// order) and factor. Throws as predict does; empty when the report has no
+// what-if rows.
+FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
+                                                                 const replay_model& model = {});
+
+FORKSCALE_NAMESPACE_END
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+// begin include/forkscale/detail/predict/run.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
+// detail/predict/run.hpp: fs::predict — checking the request, resolving the
+// model, replaying each P with both schedulers, and the assumptions text.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/predict/graph.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_GRAPH_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_GRAPH_HPP
+// detail/predict/graph.hpp: the recorded strand graph in the form the replays
+// walk (docs/predict.md): strands and joins as nodes of one array, their
+// successors in compressed rows, how many predecessors each waits for, and the
+// work, span and burdened span computed from the graph itself.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// Nodes 0..strands-1 are the record's strands, strands..strands+joins-1 its
+// joins (zero-cost nodes where children meet). A strand is ready when its prev
+// and its join are done; a join is done when every strand and join reported to
+// it is.
+struct replay_graph {
+  std::uint32_t strands = 0;
+  std::uint32_t joins = 0;
+  std::vector<double> cost;                // per strand: what it adds to a path (record_strand::span)
+  std::vector<std::uint32_t> task;         // per strand
+  std::vector<unsigned char> task_start;   // per strand: the first strand of a spawned task (a child)
+  std::vector<unsigned char> spawns;       // per strand: ends at a spawn (its successor starts a task)
+  std::vector<unsigned char> after_spawn;  // per strand: a continuation (carries the burden)
+  std::vector<std::uint32_t> waits;        // per node: predecessors it waits for
+  std::vector<std::uint32_t> first, next;  // successors of node v: next[first[v]..first[v+1])
+  std::uint64_t spawn_count = 0;
+  double work = 0;           // sum of the strands' costs (T1 of the replay)
+  double span = 0;           // longest path (T∞)
+  double burdened_span = 0;  // longest path with `burden` on every continuation edge
+};
+
+inline std::string strand_problem(std::size_t i, const std::string& what) {
+  return "forkscale: the record's graph is malformed: strand " + std::to_string(i) + " " + what;
+}
+
+// The predecessors of every node, as (from, to) pairs; throws forkscale::error
+// for an index out of range.
+inline std::vector<std::pair<std::uint32_t, std::uint32_t>> graph_edges(const execution_record& r) {
+  const std::size_t n = r.strands.size(), m = r.joins.size();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(2 * n + m);
+  for (std::size_t i = 0; i < n; ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= static_cast<std::int64_t>(n)) throw error(strand_problem(i, "names a prev that does not exist"));
+    if (s.join >= static_cast<std::int64_t>(m)) throw error(strand_problem(i, "names a join that does not exist"));
+    if (s.prev >= 0) edges.emplace_back(static_cast<std::uint32_t>(s.prev), static_cast<std::uint32_t>(i));
+    if (s.join >= 0) edges.emplace_back(static_cast<std::uint32_t>(n + s.join), static_cast<std::uint32_t>(i));
+  }
+  for (std::size_t j = 0; j < m; ++j) {
+    for (std::uint32_t s : r.joins[j].strands) {
+      if (s >= n)
+        throw error("forkscale: the record's graph is malformed: join " + std::to_string(j) + " names strand " +
+                    std::to_string(s));
+      edges.emplace_back(s, static_cast<std::uint32_t>(n + j));
+    }
+    for (std::uint32_t k : r.joins[j].joins) {
+      if (k >= m || k == j)
+        throw error("forkscale: the record's graph is malformed: join " + std::to_string(j) + " names join " +
+                    std::to_string(k));
+      edges.emplace_back(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
+    }
+  }
+  return edges;
+}
+
+// Longest paths by relaxation in a topological order (Kahn's algorithm); the
+// burden is added on continuation edges, as the engine adds it. Throws when
+// the graph has a cycle.
+inline void graph_paths(replay_graph& g, double burden) {
+  const std::size_t total = static_cast<std::size_t>(g.strands) + g.joins;
+  std::vector<std::uint32_t> left(g.waits);
+  std::vector<double> end(total, 0), bend(total, 0), start(total, 0), bstart(total, 0);
+  std::vector<std::uint32_t> ready;
+  for (std::uint32_t v = 0; v < total; ++v)
+    if (left[v] == 0) ready.push_back(v);
+  std::size_t seen = 0;
+  while (!ready.empty()) {
+    const std::uint32_t v = ready.back();
+    ready.pop_back();
+    ++seen;
+    const double c = v < g.strands ? g.cost[v] : 0.0;
+    end[v] = start[v] + c;
+    bend[v] = bstart[v] + c;
+    g.span = std::max(g.span, end[v]);
+    g.burdened_span = std::max(g.burdened_span, bend[v]);
+    for (std::uint32_t e = g.first[v]; e < g.first[v + 1]; ++e) {
+      const std::uint32_t w = g.next[e];
+      const double extra = w < g.strands && v < g.strands && g.after_spawn[w] && g.task[w] == g.task[v] ? burden : 0;
+      start[w] = std::max(start[w], end[v]);
+      bstart[w] = std::max(bstart[w], bend[v] + extra);
+      if (--left[w] == 0) ready.push_back(w);
+    }
+  }
+  if (seen != total) throw error("forkscale: the record's graph is malformed: it has a cycle");
+}
+
+// The graph of a complete record, with strand i costing cost_of(i).
+template <class CostOf>
+replay_graph make_graph(const execution_record& r, double burden, CostOf cost_of) {
+  if (r.strands.size() >= 0x7fffffffu || r.joins.size() >= 0x7fffffffu - r.strands.size())
+    throw error("forkscale: the record is too large to replay");
+  replay_graph g;
+  g.strands = static_cast<std::uint32_t>(r.strands.size());
+  g.joins = static_cast<std::uint32_t>(r.joins.size());
+  const std::size_t total = static_cast<std::size_t>(g.strands) + g.joins;
+  const auto edges = graph_edges(r);
+  g.waits.assign(total, 0);
+  g.first.assign(total + 1, 0);
+  for (const auto& e : edges) {
+    ++g.waits[e.second];
+    ++g.first[e.first + 1];
+  }
+  for (std::size_t v = 0; v < total; ++v) g.first[v + 1] += g.first[v];
+  g.next.resize(edges.size());
+  std::vector<std::uint32_t> fill(g.first.begin(), g.first.end() - 1);
+  for (const auto& e : edges) g.next[fill[e.first]++] = e.second;
+  g.cost.resize(g.strands);
+  g.task.resize(g.strands);
+  g.task_start.assign(g.strands, 0);
+  g.spawns.assign(g.strands, 0);
+  g.after_spawn.assign(g.strands, 0);
+  for (std::uint32_t i = 0; i < g.strands; ++i) {
+    const record_strand& s = r.strands[i];
+    g.cost[i] = cost_of(i);
+    g.work += g.cost[i];
+    g.task[i] = s.task;
+    g.after_spawn[i] = s.after_spawn ? 1 : 0;
+  }
+  // A strand whose prev is in another task starts a spawned task: its prev ends
+  // at the spawn.
+  for (std::uint32_t i = 0; i < g.strands; ++i) {
+    const std::int64_t p = r.strands[i].prev;
+    if (p >= 0 && g.task[static_cast<std::size_t>(p)] != g.task[i]) {
+      g.task_start[i] = 1;
+      g.spawns[static_cast<std::size_t>(p)] = 1;
+      ++g.spawn_count;
+    }
+  }
+  graph_paths(g, burden);
+  return g;
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_GRAPH_HPP
+// end include/forkscale/detail/predict/graph.hpp
+// begin include/forkscale/detail/predict/greedy.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
+// detail/predict/greedy.hpp: Graham's list scheduling of the recorded graph on
+// P virtual processors ("Bounds on multiprocessing timing anomalies", 1969):
+// whenever a processor is idle and a strand is ready, the processor takes it.
+// Any such schedule is within Brent's bound, T1/P <= TP <= T1/P + T∞, when the
+// runtime costs nothing (Brent 1974; Blumofe and Leiserson 1999, §2).
+//
+// Which ready strand an idle processor takes does not matter for the bound;
+// this one keeps locality as a work-stealing runtime would, with a global view
+// instead of random victims: a processor that finishes a strand goes on with a
+// strand that strand made ready (the spawned child first); the others wait,
+// each with the processor that made it ready. An idle processor takes the
+// newest strand it made ready itself, else the oldest strand any processor
+// made ready, which then migrates: it starts steal_cost later. A strand that
+// ends at a spawn runs spawn_cost longer.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/predict/state.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_STATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_STATE_HPP
+// detail/predict/state.hpp: what both replays share — which strands are ready
+// as others finish. Joins cost nothing: a join is done the moment its last
+// predecessor is, and the strands waiting on it become ready then.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+class replay_state {
+ public:
+  explicit replay_state(const replay_graph& g) : g_(g), left_(g.waits) {}
+
+  // The strands ready before anything ran (joins with no predecessor are done
+  // at once), in index order.
+  std::vector<std::uint32_t> initial() {
+    std::vector<std::uint32_t> ready;
+    const std::uint32_t total = g_.strands + g_.joins;
+    for (std::uint32_t v = g_.strands; v < total; ++v)
+      if (left_[v] == 0) finish_join(v, ready);
+    for (std::uint32_t v = 0; v < g_.strands; ++v)
+      if (left_[v] == 0 && !queued(v, ready)) ready.push_back(v);
+    std::sort(ready.begin(), ready.end());
+    return ready;
+  }
+
+  // Strand `s` finished: the strands that became ready, the spawned child
+  // first (work-first order), then in index order (the program's order).
+  void finish(std::uint32_t s, std::vector<std::uint32_t>& ready) {
+    ready.clear();
+    ++finished_;
+    release(s, ready);
+    std::sort(ready.begin(), ready.end(), [this](std::uint32_t a, std::uint32_t b) {
+      if (g_.task_start[a] != g_.task_start[b]) return g_.task_start[a] > g_.task_start[b];
+      return a < b;
+    });
+  }
+
+  std::uint32_t finished() const noexcept { return finished_; }
+
+ private:
+  static bool queued(std::uint32_t v, const std::vector<std::uint32_t>& ready) {
+    return std::find(ready.begin(), ready.end(), v) != ready.end();
+  }
+
+  // Iterative: joins handed on to joins may form long chains.
+  void release(std::uint32_t v, std::vector<std::uint32_t>& ready) {
+    stack_.clear();
+    stack_.push_back(v);
+    while (!stack_.empty()) {
+      const std::uint32_t u = stack_.back();
+      stack_.pop_back();
+      for (std::uint32_t e = g_.first[u]; e < g_.first[u + 1]; ++e) {
+        const std::uint32_t w = g_.next[e];
+        if (--left_[w] != 0) continue;
+        if (w < g_.strands)
+          ready.push_back(w);
+        else
+          stack_.push_back(w);
+      }
+    }
+  }
+
+  void finish_join(std::uint32_t j, std::vector<std::uint32_t>& ready) { release(j, ready); }
+
+  const replay_graph& g_;
+  std::vector<std::uint32_t> left_;
+  std::uint32_t finished_ = 0;
+  std::vector<std::uint32_t> stack_;
+};
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_STATE_HPP
+// end include/forkscale/detail/predict/state.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The runtime's costs, in the report's unit, resolved from replay_model.
+struct runtime_costs {
+  double spawn = 0;          // per spawn, on the spawning processor
+  double steal = 0;          // per strand that migrates to another processor
+  double steal_attempt = 0;  // per failed steal attempt (work stealing only)
+};
+
+// One replay's outcome.
+struct replay_run {
+  double time = 0;                  // TP: when the last strand finished
+  std::uint64_t migrations = 0;     // strands that ran on another processor than the one that made them ready
+  std::uint64_t failed_steals = 0;  // work stealing: attempts that found the victim's deque empty
+};
+
+inline double strand_time(const replay_graph& g, const runtime_costs& c, std::uint32_t s) {
+  return g.cost[s] + (g.spawns[s] ? c.spawn : 0.0);
+}
+
+inline void check_all_ran(const replay_graph& g, const replay_state& st) {
+  if (st.finished() != g.strands)
+    throw error("forkscale: the replay ran " + std::to_string(st.finished()) + " of the record's " +
+                std::to_string(g.strands) +
+                " strands: the record's graph is malformed (a strand waits for one "
+                "that never runs)");
+}
+
+// The ready strands nobody runs yet: per processor the ones it made ready
+// (taken newest first by their maker), and all of them in the order they
+// became ready (taken oldest first by the others). An item is taken once; the
+// other list skips it later.
+class ready_pool {
+ public:
+  static constexpr std::uint32_t nobody = 0xffffffffu;
+  explicit ready_pool(unsigned processors) : own_(processors) {}
+
+  void add(std::uint32_t strand, std::uint32_t maker) {
+    const auto i = static_cast<std::uint32_t>(items_.size());
+    items_.push_back({strand, maker, false});
+    if (maker != nobody) own_[maker].push_back(i);
+    order_.push_back(i);
+    ++waiting_;
+  }
+  bool empty() const noexcept { return waiting_ == 0; }
+
+  // For processor p: (strand, maker); the caller checks the pool is not empty.
+  std::pair<std::uint32_t, std::uint32_t> take(std::uint32_t p) {
+    std::vector<std::uint32_t>& mine = own_[p];
+    while (!mine.empty() && items_[mine.back()].taken) mine.pop_back();
+    std::uint32_t i;
+    if (!mine.empty()) {
+      i = mine.back();
+      mine.pop_back();
+    } else {
+      while (items_[order_.front()].taken) order_.pop_front();
+      i = order_.front();
+      order_.pop_front();
+    }
+    items_[i].taken = true;
+    --waiting_;
+    return {items_[i].strand, items_[i].maker};
+  }
+
+ private:
+  struct item {
+    std::uint32_t strand, maker;
+    bool taken;
+  };
+  std::vector<item> items_;
+  std::vector<std::vector<std::uint32_t>> own_;
+  std::deque<std::uint32_t> order_;
+  std::size_t waiting_ = 0;
+};
+
+inline replay_run greedy_replay(const replay_graph& g, unsigned processors, const runtime_costs& c) {
+  constexpr std::uint32_t nobody = ready_pool::nobody;
+  using event = std::pair<double, std::uint32_t>;  // (finish time, processor)
+  std::priority_queue<event, std::vector<event>, std::greater<event>> running;
+  std::vector<std::uint32_t> strand_on(processors, nobody);
+  ready_pool pool(processors);
+  std::vector<std::uint32_t> idle;
+  for (std::uint32_t p = processors; p-- > 0;) idle.push_back(p);
+  replay_state st(g);
+  for (std::uint32_t s : st.initial()) pool.add(s, nobody);
+  replay_run out;
+  double now = 0;
+  const auto start = [&](std::uint32_t p, std::uint32_t s, double at) {
+    strand_on[p] = s;
+    running.emplace(at + strand_time(g, c, s), p);
+  };
+  std::vector<std::uint32_t> ready;
+  for (;;) {
+    while (!idle.empty() && !pool.empty()) {
+      const std::uint32_t p = idle.back();
+      idle.pop_back();
+      const auto item = pool.take(p);
+      const bool moved = item.second != nobody && item.second != p;
+      out.migrations += moved ? 1 : 0;
+      start(p, item.first, now + (moved ? c.steal : 0.0));
+    }
+    if (running.empty()) break;
+    now = running.top().first;
+    while (!running.empty() && running.top().first == now) {
+      const std::uint32_t p = running.top().second;
+      running.pop();
+      st.finish(strand_on[p], ready);
+      strand_on[p] = nobody;
+      if (ready.empty()) {
+        idle.push_back(p);
+        continue;
+      }
+      start(p, ready.front(), now);
+      for (std::size_t k = ready.size(); k-- > 1;) pool.add(ready[k], p);
+    }
+  }
+  check_all_ran(g, st);
+  out.time = now;
+  return out;
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
+// end include/forkscale/detail/predict/greedy.hpp
+// begin include/forkscale/detail/predict/stealing.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
+// detail/predict/stealing.hpp: randomized work stealing of the recorded graph
+// on P virtual workers, simulated event by event in virtual time (Blumofe and
+// Leiserson, "Scheduling multithreaded computations by work stealing", 1999;
+// the work-first policy of Cilk-5, Frigo, Leiserson and Randall, PLDI'98).
+//
+//  - Each worker has a deque. A worker that finishes a strand goes on with a
+//    strand that strand made ready: at a spawn the child (work first), the
+//    continuation going to the bottom of its deque; at a join, whoever finishes
+//    the last predecessor goes on after it (Cilk's sync).
+//  - With nothing made ready it pops the bottom of its own deque; with an empty
+//    deque it becomes a thief: it picks a victim uniformly at random among the
+//    other workers (a seeded generator, so a seed gives one schedule) and takes
+//    the top (oldest) item of its deque. A successful steal starts the stolen
+//    strand steal_cost later (Cilkview's burden is this cost on a continuation
+//    edge); a failed attempt costs steal_attempt_cost before the next one.
+//  - A strand that ends at a spawn runs spawn_cost longer.
+// Thieves that find every deque empty wait for the next push instead of
+// spinning, and then try again at the next instant of their attempt rhythm,
+// as if they had kept trying: the outcome is the same, with fewer events.
+#include <cmath>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <queue>
+#include <random>
+#include <tuple>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+class stealing_replay {
+ public:
+  stealing_replay(const replay_graph& g, unsigned workers, const runtime_costs& c, std::uint64_t seed)
+      : g_(g),
+        c_(c),
+        st_(g),
+        rng_(seed),
+        workers_(workers),
+        deque_(workers),
+        strand_on_(workers, none),
+        parked_at_(workers, -1.0) {}
+
+  replay_run run() {
+    const std::vector<std::uint32_t> first = st_.initial();
+    if (!first.empty()) {
+      start(0, first.front(), 0.0);
+      for (std::size_t k = first.size(); k-- > 1;) push(0, first[k], 0.0);
+    }
+    for (std::uint32_t w = 1; w < workers_; ++w) events_.emplace(0.0, attempt, seq_++, w);
+    while (!events_.empty()) {
+      const auto e = events_.top();
+      events_.pop();
+      const double now = std::get<0>(e);
+      const std::uint32_t w = std::get<3>(e);
+      if (std::get<1>(e) == finish)
+        finished(w, now);
+      else
+        try_steal(w, now);
+      if (st_.finished() == g_.strands) {
+        out_.time = now;
+        break;
+      }
+    }
+    check_all_ran(g_, st_);
+    return out_;
+  }
+
+ private:
+  static constexpr std::uint32_t none = 0xffffffffu;
+  enum kind : int { finish = 0, attempt = 1 };  // at one time, finishes first
+  using event = std::tuple<double, int, std::uint64_t, std::uint32_t>;
+
+  void start(std::uint32_t w, std::uint32_t s, double at) {
+    strand_on_[w] = s;
+    events_.emplace(at + strand_time(g_, c_, s), finish, seq_++, w);
+  }
+
+  void push(std::uint32_t w, std::uint32_t s, double now) {
+    deque_[w].push_back(s);
+    ++queued_;
+    if (parked_ == 0) return;
+    // Wake the parked thieves at the next instant of their attempt rhythm.
+    for (std::uint32_t v = 0; v < workers_; ++v) {
+      if (parked_at_[v] < 0) continue;
+      double at = now;
+      if (c_.steal_attempt > 0)
+        at = parked_at_[v] + std::ceil((now - parked_at_[v]) / c_.steal_attempt) * c_.steal_attempt;
+      if (at < now) at = now;
+      parked_at_[v] = -1.0;
+      --parked_;
+      events_.emplace(at, attempt, seq_++, v);
+    }
+  }
+
+  std::uint32_t pop_bottom(std::uint32_t w) {
+    const std::uint32_t s = deque_[w].back();
+    deque_[w].pop_back();
+    --queued_;
+    return s;
+  }
+
+  void finished(std::uint32_t w, double now) {
+    st_.finish(strand_on_[w], ready_);
+    strand_on_[w] = none;
+    if (!ready_.empty()) {
+      start(w, ready_.front(), now);
+      for (std::size_t k = ready_.size(); k-- > 1;) push(w, ready_[k], now);
+      return;
+    }
+    if (!deque_[w].empty()) {
+      start(w, pop_bottom(w), now);
+      return;
+    }
+    try_steal(w, now);
+  }
+
+  void try_steal(std::uint32_t w, double now) {
+    if (queued_ == 0 || workers_ < 2) {
+      parked_at_[w] = now;
+      ++parked_;
+      return;
+    }
+    // Uniform over the other workers; the modulo is portable (a distribution
+    // object is not), and its bias is below 2^-32 for any P a machine has.
+    std::uint32_t v = static_cast<std::uint32_t>(rng_() % (workers_ - 1));
+    if (v >= w) ++v;
+    if (deque_[v].empty()) {
+      ++out_.failed_steals;
+      events_.emplace(now + c_.steal_attempt, attempt, seq_++, w);
+      return;
+    }
+    const std::uint32_t s = deque_[v].front();
+    deque_[v].pop_front();
+    --queued_;
+    ++out_.migrations;
+    start(w, s, now + c_.steal);
+  }
+
+  const replay_graph& g_;
+  runtime_costs c_;
+  replay_state st_;
+  std::mt19937_64 rng_;
+  std::uint32_t workers_;
+  std::vector<std::deque<std::uint32_t>> deque_;
+  std::vector<std::uint32_t> strand_on_;
+  std::vector<double> parked_at_;  // when a parked thief last tried; negative: not parked
+  std::uint32_t parked_ = 0;
+  std::uint64_t queued_ = 0;  // items in all deques
+  std::uint64_t seq_ = 0;
+  std::priority_queue<event, std::vector<event>, std::greater<event>> events_;
+  std::vector<std::uint32_t> ready_;
+  replay_run out_;
+};
+
+inline replay_run stealing_run(const replay_graph& g, unsigned workers, const runtime_costs& c, std::uint64_t seed) {
+  return stealing_replay(g, workers, c, seed).run();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
+// end include/forkscale/detail/predict/stealing.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+inline constexpr unsigned max_processors = 65536;
+inline constexpr unsigned max_seeds = 1000;
+
+// The record a replay needs, or an error naming what is missing.
+inline const execution_record& replayable_record(const report& rep) {
+  if (!rep.record)
+    throw error(
+        "forkscale: the report has no record to replay (measure with options.record = true or "
+        "FORKSCALE_RECORD=1)");
+  const execution_record& r = *rep.record;
+  if (!r.complete)
+    throw error(
+        "forkscale: the report's record is partial (it stopped at options.record_limit or lost strands): "
+        "a replay needs the whole graph");
+  if (r.empty()) throw error("forkscale: the report's record has no strands to replay");
+  return r;
+}
+
+inline void check_processors(const std::vector<unsigned>& processors) {
+  if (processors.empty()) throw error("forkscale: no processor counts to predict");
+  for (const unsigned p : processors)
+    if (p == 0 || p > max_processors)
+      throw error("forkscale: P = " + std::to_string(p) + " is not a processor count the replay takes (1 to " +
+                  std::to_string(max_processors) + ")");
+}
+
+// The model with every cost resolved from the report's burden.
+inline replay_model resolve_model(const replay_model& m, double burden) {
+  const auto check = [](double v, const char* name) {
+    if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
+  };
+  check(m.spawn_cost, "spawn_cost");
+  check(m.steal_cost, "steal_cost");
+  check(m.steal_attempt_cost, "steal_attempt_cost");
+  if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
+  if (m.seeds == 0 || m.seeds > max_seeds)
+    throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
+                " seeds are replayed");
+  replay_model r = m;
+  if (r.steal_cost < 0) r.steal_cost = burden;
+  if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
+  return r;
+}
+
+inline runtime_costs costs_of(const replay_model& m) { return {m.spawn_cost, m.steal_cost, m.steal_attempt_cost}; }
+
+// The work-stealing times of one P over the model's seeds.
+inline void replay_stealing(const replay_graph& g, const replay_model& m, predicted_point& pt) {
+  std::vector<double> times;
+  double steals = 0, failed = 0;
+  for (unsigned k = 0; k < m.seeds; ++k) {
+    const replay_run r = stealing_run(g, pt.processors, costs_of(m), m.seed + k);
+    times.push_back(r.time);
+    steals += static_cast<double>(r.migrations);
+    failed += static_cast<double>(r.failed_steals);
+  }
+  std::sort(times.begin(), times.end());
+  replay_spread& s = pt.stealing;
+  s.min = times.front();
+  s.max = times.back();
+  s.median = times[(times.size() - 1) / 2];
+  double sum = 0;
+  for (const double t : times) sum += t;
+  s.mean = sum / static_cast<double>(times.size());
+  pt.steals = steals / m.seeds;
+  pt.failed_steals = failed / m.seeds;
+}
+
+inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+inline predicted_point predict_point(const replay_graph& g, const replay_model& m, unsigned p) {
+  predicted_point pt;
+  pt.processors = p;
+  const replay_run greedy = greedy_replay(g, p, costs_of(m));
+  pt.greedy_time = greedy.time;
+  pt.greedy_migrations = greedy.migrations;
+  pt.greedy_speedup = ratio(g.work, greedy.time);
+  replay_stealing(g, m, pt);
+  pt.stealing_speedup = ratio(g.work, pt.stealing.median);
+  pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
+  pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+  const double P = static_cast<double>(p);
+  pt.lower_time = std::max(g.work / P, g.span);
+  pt.brent_time = g.work / P + g.span;
+  pt.cilkview.processors = p;
+  const double parallelism = ratio(g.work, g.span);
+  pt.cilkview.upper = g.span > 0 ? std::min(P, parallelism) : P;
+  const double denom = g.work / P + 1.7 * g.burdened_span;
+  pt.cilkview.lower = denom > 0 ? g.work / denom : 0.0;
+  if (pt.cilkview.lower > pt.cilkview.upper) pt.cilkview.lower = pt.cilkview.upper;
+  return pt;
+}
+
+inline std::string amount(double v, const std::string& unit) {
+  const std::string t = v == std::floor(v) && v < 1e15 ? output::grouped_round(v) : output::round_trip(v);
+  return t + " " + unit;
+}
+
+// The assumptions, one sentence each (docs/predict.md says more).
+inline std::vector<std::string> assumptions(const prediction& p) {
+  const std::string u = p.unit;
+  std::vector<std::string> a;
+  a.push_back(
+      "Each strand takes the time the record gives it (its span) on any processor: caches, memory "
+      "bandwidth, clock frequency and other programs on the machine change nothing.");
+  a.push_back(
+      "The graph is the recorded one: a program whose spawns depend on the number of threads (a grain "
+      "size chosen from P, a thread per core) would have another graph on P processors.");
+  std::string steal = amount(p.model.steal_cost, u);
+  if (p.model.steal_cost == p.burden)
+    steal +=
+        p.burden_source.empty() ? " (the report's burden)" : " (the report's burden; source: " + p.burden_source + ")";
+  a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " + steal +
+              ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
+              "; joins and waking idle workers cost nothing more.");
+  a.push_back(
+      "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
+      "migrates pays the steal cost.");
+  a.push_back(
+      "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
+      "random victims, " +
+      std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  if (p.clock != clock_kind::cost)
+    a.push_back(
+        "Timed clock: the strands' times include the library's own spawn and join calls as they ran "
+        "when the program was recorded, on the machine it was recorded on.");
+  return a;
+}
+
+}  // namespace predict
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
+                                    const replay_model& model) {
+  namespace dp = detail::predict;
+  const execution_record& r = dp::replayable_record(rep);
+  dp::check_processors(processors);
+  prediction out;
+  out.label = rep.label;
+  out.unit = rep.unit;
+  out.clock = rep.clock;
+  out.burden = static_cast<double>(rep.burden);
+  out.burden_source = rep.burden_source;
+  out.model = dp::resolve_model(model, out.burden);
+  const dp::replay_graph g =
+      dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
+  out.strands = g.strands;
+  out.spawns = g.spawn_count;
+  out.work = g.work;
+  out.span = g.span;
+  out.burdened_span = g.burdened_span;
+  for (const unsigned p : processors) out.points.push_back(dp::predict_point(g, out.model, p));
+  out.assumptions = dp::assumptions(out);
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+
+// begin include/forkscale/detail/predict/output.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+// detail/predict/output.hpp: a prediction as text (a table per P and the
+// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
+// docs/predict.md), and the write_* functions.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The work-stealing spread over the seeds: (max - min) / median, in percent.
+inline std::string spread_text(const replay_spread& s) {
+  if (!(s.median > 0)) return "n/a";
+  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+}
+
+inline std::string prediction_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t(
+        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
+             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
+             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
+             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_text(const prediction& p) {
+  namespace io = output;
+  const std::string u = io::printable(p.unit);
+  std::string out = "forkscale prediction";
+  if (!p.label.empty()) out += ": " + io::printable(p.label);
+  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
+  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
+                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
+                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
+                     "  ", "  ");
+  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
+  out += prediction_table(p);
+  out += io::wrapped(
+      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
+      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
+      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
+      "runtime takes.",
+      "  ", "  ");
+  out += "\nAssumptions\n";
+  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
+  return out;
+}
+
+inline void spread_json(output::json_writer& j, const replay_spread& s) {
+  j.begin_object();
+  j.member("min", s.min);
+  j.member("median", s.median);
+  j.member("max", s.max);
+  j.member("mean", s.mean);
+  j.end_object();
+}
+
+inline void point_json(output::json_writer& j, const predicted_point& pt) {
+  j.begin_object();
+  j.member("processors", static_cast<std::uint64_t>(pt.processors));
+  j.key("greedy");
+  j.begin_object();
+  j.member("time", pt.greedy_time);
+  j.member("speedup", pt.greedy_speedup);
+  j.member("migrations", pt.greedy_migrations);
+  j.end_object();
+  j.key("work_stealing");
+  j.begin_object();
+  j.key("time");
+  spread_json(j, pt.stealing);
+  j.member("speedup", pt.stealing_speedup);
+  j.member("speedup_min", pt.stealing_speedup_min);
+  j.member("speedup_max", pt.stealing_speedup_max);
+  j.member("steals", pt.steals);
+  j.member("failed_steals", pt.failed_steals);
+  j.end_object();
+  j.key("bounds");
+  j.begin_object();
+  j.member("lower_time", pt.lower_time);
+  j.member("brent_time", pt.brent_time);
+  j.member("cilkview_lower", pt.cilkview.lower);
+  j.member("cilkview_upper", pt.cilkview.upper);
+  j.end_object();
+  j.end_object();
+}
+
+// The replay's model and its assumptions: "model" and "assumptions" of a
+// prediction's JSON and of a study's "prediction".
+inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", m.spawn_cost);
+  j.member("steal_cost", m.steal_cost);
+  j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
+  j.member("seed", m.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : assumptions) j.value(a);
+  j.end_array();
+}
+
+inline std::string prediction_json(const prediction& p) {
+  output::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.prediction");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("label", p.label);
+  j.member("unit", p.unit);
+  j.member("clock", to_string(p.clock));
+  j.member("strands", p.strands);
+  j.member("spawns", p.spawns);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.member("burden", p.burden);
+  j.member("burden_source", p.burden_source);
+  model_json(j, p.model, p.assumptions);
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) point_json(j, pt);
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+}  // namespace predict
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+// end include/forkscale/detail/predict/output.hpp
+// begin include/forkscale/detail/predict/what_if.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
+// detail/predict/what_if.hpp: fs::predict_what_if — the what-if regions through
+// the replay. The strands that ran inside a region (record_strand::what_if)
+// take 1/factor of their time (the optimized model: "if this region were 4x
+// faster"), and the graph is replayed on P processors.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The region bits of a what-if row in the record (all regions: every bit);
+// 0 when the record does not know the region.
+inline std::uint64_t region_mask(const execution_record& r, const what_if_result& w) {
+  if (w.source == what_if_source::all) {
+    const std::size_t n = r.what_if_regions.size();
+    return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+  }
+  for (std::size_t i = 0; i < r.what_if_regions.size() && i < 64; ++i) {
+    const record_what_if_region& g = r.what_if_regions[i];
+    if (g.name == w.region && g.call_site == (w.source == what_if_source::call_site) && g.file == w.file &&
+        g.line == w.line && g.function == w.function && g.tag == w.tag)
+      return std::uint64_t{1} << i;
+  }
+  return 0;
+}
+
+// The graph with the strands inside `mask` `factor` times faster.
+inline replay_graph faster(const replay_graph& base, const execution_record& r, std::uint64_t mask, double factor,
+                           double burden) {
+  replay_graph g = base;
+  g.work = g.span = g.burdened_span = 0;
+  for (std::uint32_t i = 0; i < g.strands; ++i) {
+    if (r.strands[i].what_if & mask) g.cost[i] = std::isinf(factor) ? 0.0 : g.cost[i] / factor;
+    g.work += g.cost[i];
+  }
+  graph_paths(g, burden);
+  return g;
+}
+
+inline double stealing_median(const replay_graph& g, const replay_model& m, unsigned p) {
+  predicted_point pt;
+  pt.processors = p;
+  replay_stealing(g, m, pt);
+  return pt.stealing.median;
+}
+
+}  // namespace predict
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
+                                                                 const replay_model& model) {
+  namespace dp = detail::predict;
+  const execution_record& r = dp::replayable_record(rep);
+  dp::check_processors({processors});
+  std::vector<what_if_prediction> out;
+  if (rep.what_if.empty()) return out;
+  const double burden = static_cast<double>(rep.burden);
+  const replay_model m = dp::resolve_model(model, burden);
+  const dp::replay_graph base =
+      dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
+  const double measured = dp::stealing_median(base, m, processors);
+  for (const what_if_result& w : rep.what_if) {
+    if (!w.executed || w.model != what_if_model::optimized) continue;
+    const std::uint64_t mask = dp::region_mask(r, w);
+    if (mask == 0) continue;
+    const dp::replay_graph g = dp::faster(base, r, mask, w.factor, burden);
+    what_if_prediction p;
+    p.region = w.region;
+    p.source = w.source;
+    p.factor = w.factor;
+    p.processors = processors;
+    p.time = dp::stealing_median(g, m, processors);
+    p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
+    p.measured_time = measured;
+    p.speedup = p.time > 0 ? measured / p.time : std::numeric_limits<double>::infinity();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
+// end include/forkscale/detail/predict/what_if.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
+// end include/forkscale/detail/predict/run.hpp
+#endif
+#endif  // FORKSCALE_SINGLE_PREDICT_HPP
+// end include/forkscale/predict.hpp
 // begin include/forkscale/session.hpp
 #ifndef FORKSCALE_SINGLE_SESSION_HPP
 #define FORKSCALE_SINGLE_SESSION_HPP
@@ -15011,6 +21675,684 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/session/merger.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGER_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGER_HPP
+// detail/session/merger.hpp: several measurements' reports, added one at a time,
+// as one report (fs::merge_reports, fs::session's snapshots; docs/sessions.md).
+//
+// The merged report is what a single measurement of the measurements run one
+// after the other would say: work, span, burdened span and the counts add; its
+// parallelism is total work over total span. The region rows, the per-site
+// profiles and the what-if rows are merged by merge_regions.hpp,
+// merge_sites.hpp and merge_what_if.hpp; the header fields and the
+// diagnostics here.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/session/merge_regions.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_REGIONS_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_REGIONS_HPP
+// detail/session/merge_regions.hpp: the region rows of several measurements as
+// the rows of one report (docs/sessions.md, "What a snapshot's numbers mean").
+//
+// The merged report's root stands for every measurement, run one after the
+// other: its row sums the measurements' root rows and counts them (instances).
+// Measurement L's own root row becomes the region "L" under it, and its nested
+// rows follow under that: "L/a" becomes "<root>/L/a". Rows with the same path
+// add up, as the instances of one region add up in a single measurement — a
+// region's span is summed over its instances there too.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Adds the stored numbers of `from` to `into` (identity fields untouched).
+inline void add_region_numbers(region_result& into, const region_result& from) noexcept {
+  into.instances += from.instances;
+  into.work += from.work;
+  into.span += from.span;
+  into.burdened_span += from.burdened_span;
+  into.spawns += from.spawns;
+  into.syncs += from.syncs;
+  into.calls += from.calls;
+  into.raw_work += from.raw_work;
+  into.raw_span += from.raw_span;
+}
+
+class region_merge {
+ public:
+  // One measurement's rows (its first row is its root).
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    const region_result& root = rep.regions.front();
+    add_region_numbers(root_, root);
+    ++measurements_;
+    for (const region_result& r : rep.regions) {
+      // Keyed by the path as the measurement wrote it (its root's path is its
+      // escaped label, and every other path starts with it).
+      auto it = rows_.find(r.path);
+      if (it == rows_.end()) {
+        region_result row;
+        row.label = r.label;
+        row.path = r.path;
+        row.parent = &r == &root ? std::string() : r.parent;
+        row.depth = &r == &root ? 0 : r.depth;
+        it = rows_.emplace(r.path, std::move(row)).first;
+      }
+      add_region_numbers(it->second, r);
+    }
+  }
+
+  std::uint64_t measurements() const noexcept { return measurements_; }
+  std::uint64_t work() const noexcept { return root_.work; }
+  std::uint64_t span() const noexcept { return root_.span; }
+  std::uint64_t burdened_span() const noexcept { return root_.burdened_span; }
+
+  // The rows of the merged report whose root is labelled `label`: the root
+  // first, then depth first with siblings in the order of their labels (as
+  // detail::add_region_rows orders a measurement's rows).
+  std::vector<region_result> rows(const std::string& label) const {
+    std::vector<region_result> out;
+    region_result root = root_;
+    root.label = label;
+    root.path = escape_region_label(label);
+    root.parent.clear();
+    root.depth = 0;
+    out.push_back(root);
+    std::map<std::string, std::vector<const region_result*>> children;
+    for (const auto& [path, row] : rows_) children[row.parent].push_back(&row);
+    append(out, children, std::string(), root.path);
+    return out;
+  }
+
+ private:
+  static void append(std::vector<region_result>& out,
+                     const std::map<std::string, std::vector<const region_result*>>& children,
+                     const std::string& parent, const std::string& prefix) {
+    auto it = children.find(parent);
+    if (it == children.end()) return;
+    std::vector<const region_result*> sorted = it->second;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const region_result* a, const region_result* b) { return a->label < b->label; });
+    for (const region_result* c : sorted) {
+      region_result row = *c;
+      row.path = prefix + "/" + c->path;
+      row.parent = c->parent.empty() ? prefix : prefix + "/" + c->parent;
+      row.depth = c->depth + 1;
+      out.push_back(std::move(row));
+      append(out, children, c->path, prefix);
+    }
+  }
+
+  region_result root_;
+  std::uint64_t measurements_ = 0;
+  std::map<std::string, region_result> rows_;  // by the path inside its measurement
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_REGIONS_HPP
+// end include/forkscale/detail/session/merge_regions.hpp
+// begin include/forkscale/detail/session/merge_sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_SITES_HPP
+// detail/session/merge_sites.hpp: the call-site and spawn-site profiles of
+// several measurements as the profiles of one report (docs/sessions.md).
+//
+// Rows are matched by the site's identity (kind, file, line, function, tag), the
+// root rows with each other; every stored measure adds. The merged report's
+// root rows count the measurements (count, tasks). Derived columns are computed
+// again from the sums: a spawn site's span from its call-site row, its
+// critical_percent from the merged span.
+//
+// Why report::check_profile() still holds. The merged report is the series
+// composition of the measurements: they are taken to run one after the other,
+// so every path of the whole runs through each of them in turn and the span is
+// S = S_1 + ... + S_n (Cilkview, SPAA'10 §2: the span of a series composition
+// is the sum of the spans), and W = W_1 + ... + W_n. Each measurement's own
+// report satisfies the self-checks (Cilkprof, SPAA'15 §2): summed over its rows
+// r, local span on span gives S_i, local work on work gives W_i, and likewise
+// the spawn rows' critical span and exclusive work. A merged row R holds, for
+// each such column c, the sum of c over the rows of the measurements that map
+// to R, and every row of every measurement maps to exactly one merged row (the
+// root to the root, any other to the row of its identity). So
+//   sum over R of c(R) = sum over i of (sum over rows r of i of c(r)) = sum of S_i = S
+// (or W for the work columns): a sum regrouped. The check holds whatever the
+// measurements are, as long as every one of them has its profile — a report
+// without one (options.site_profiles off, or misuse that left it out) would
+// leave its share out, so the merge then drops the profiles altogether.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void add_site_measure(site_measure& into, const site_measure& from) noexcept {
+  into.count += from.count;
+  into.work += from.work;
+  into.span += from.span;
+}
+
+class site_merge {
+ public:
+  using key = std::tuple<int, std::string, unsigned, std::string, std::string>;
+
+  template <class Row>
+  static key key_of(const Row& r) {
+    return key(static_cast<int>(r.kind), r.file, r.line, r.function, r.tag);
+  }
+
+  // One measurement's rows. A report with regions but no profile makes the
+  // merged report have none (see above); the rows are then no longer kept.
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    if (rep.call_sites.empty() || rep.spawn_sites.empty()) {
+      ++without_;
+      call_.clear();
+      spawn_.clear();
+      return;
+    }
+    ++with_;
+    if (without_ > 0) return;
+    for (const call_site_profile& r : rep.call_sites) add_call_row(r);
+    for (const spawn_site_profile& r : rep.spawn_sites) add_spawn_row(r);
+  }
+
+  // Reports with regions and with (without) a profile, so far.
+  std::uint64_t with_profile() const noexcept { return with_; }
+  std::uint64_t without_profile() const noexcept { return without_; }
+
+  // The merged rows into `out`, whose root row (the merged span) is set; none
+  // when some measurement had no profile.
+  void rows(report& out) const {
+    if (without_ > 0 || with_ == 0) return;
+    call_rows(out);
+    spawn_rows(out);
+  }
+
+ private:
+  // A row of one site takes the site's name from the first report that has it.
+  template <class Row>
+  static void take_identity(Row& m, const Row& r) {
+    if (m.name.empty() && r.kind != site_kind::root) {
+      m.name = r.name;
+      m.file = r.file;
+      m.line = r.line;
+      m.function = r.function;
+      m.tag = r.tag;
+    }
+    m.kind = r.kind;
+    m.recursive = m.recursive || r.recursive;
+  }
+
+  void add_call_row(const call_site_profile& r) {
+    call_site_profile& m = r.kind == site_kind::root ? call_root_ : call_[key_of(r)];
+    take_identity(m, r);
+    add_site_measure(m.top_call_site_on_work, r.top_call_site_on_work);
+    add_site_measure(m.top_caller_on_work, r.top_caller_on_work);
+    add_site_measure(m.local_on_work, r.local_on_work);
+    add_site_measure(m.top_call_site_on_span, r.top_call_site_on_span);
+    add_site_measure(m.top_caller_on_span, r.top_caller_on_span);
+    add_site_measure(m.local_on_span, r.local_on_span);
+  }
+
+  void add_spawn_row(const spawn_site_profile& r) {
+    spawn_site_profile& m = r.kind == site_kind::root ? spawn_root_ : spawn_[key_of(r)];
+    take_identity(m, r);
+    m.tasks += r.tasks;
+    m.work += r.work;
+    m.span += r.span;
+    m.exclusive_work += r.exclusive_work;
+    m.critical_span += r.critical_span;
+  }
+
+  // Root first, then by the span column (largest first), the work column, the
+  // name and the identity — the measurement's own order, with the identity in
+  // place of the engine's site ids.
+  template <class Row, class Span, class Work>
+  static void sort_rows(std::vector<Row>& rows, Span span, Work work) {
+    std::sort(rows.begin() + 1, rows.end(), [&](const Row& a, const Row& b) {
+      if (span(a) != span(b)) return span(a) > span(b);
+      if (work(a) != work(b)) return work(a) > work(b);
+      if (a.name != b.name) return a.name < b.name;
+      return key_of(a) < key_of(b);
+    });
+  }
+
+  void call_rows(report& out) const {
+    call_site_profile root = call_root_;
+    root.name = out.label;
+    out.call_sites.push_back(root);
+    for (const auto& [k, row] : call_) out.call_sites.push_back(row);
+    sort_rows(
+        out.call_sites, [](const call_site_profile& r) { return r.local_on_span.span; },
+        [](const call_site_profile& r) { return r.local_on_work.work; });
+  }
+
+  void spawn_rows(report& out) const {
+    const double span_units = static_cast<double>(out.span());
+    spawn_site_profile root = spawn_root_;
+    root.name = out.label;
+    out.spawn_sites.push_back(root);
+    for (const auto& [k, row] : spawn_) {
+      spawn_site_profile r = row;
+      // A measurement states max(0, its top-call-site span) (report.hpp); the
+      // sum of those is not max(0, the sum) when one was negative, but the
+      // call-site row of the same site keeps the signed sum.
+      auto c = call_.find(k);
+      if (c != call_.end())
+        r.span = static_cast<std::uint64_t>(std::max<std::int64_t>(0, c->second.top_call_site_on_work.span));
+      out.spawn_sites.push_back(r);
+    }
+    for (spawn_site_profile& r : out.spawn_sites)
+      r.critical_percent = span_units > 0 ? 100.0 * static_cast<double>(r.critical_span) / span_units : 0.0;
+    sort_rows(
+        out.spawn_sites, [](const spawn_site_profile& r) { return r.critical_span; },
+        [](const spawn_site_profile& r) { return r.exclusive_work; });
+  }
+
+  call_site_profile call_root_;
+  spawn_site_profile spawn_root_;
+  std::map<key, call_site_profile> call_;
+  std::map<key, spawn_site_profile> spawn_;
+  std::uint64_t with_ = 0, without_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_SITES_HPP
+// end include/forkscale/detail/session/merge_sites.hpp
+// begin include/forkscale/detail/session/merge_what_if.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_WHAT_IF_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_WHAT_IF_HPP
+// detail/session/merge_what_if.hpp: the what-if rows of several measurements as
+// the rows of one report (docs/sessions.md).
+//
+// A what-if row predicts the whole program's work and span if a region were k
+// times faster. Taken one after the other, the measurements form a series
+// composition, and a speedup of a region changes each measurement's longest
+// path on its own: the predicted span of the whole is the sum of the predicted
+// spans, and so is the predicted work. A measurement that did not enter the
+// region (or analysed no region at all) is unchanged by it and adds its
+// measured work, span and burdened span. Rows are matched by (region, model,
+// factor); a region is its source and name, and for a guard region also its
+// site (a guard region is its site's content; a named call site is its text).
+// Parallelism and gain are computed again from the sums.
+//
+// Every measurement that has rows must have analysed the same factors, in the
+// same order; otherwise the rows are left out (one diagnostic).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class what_if_merge {
+ public:
+  // One measurement. Its measured numbers count for every region, the ones it
+  // did not enter included (also those that only later measurements enter).
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    const double tpu = ticks_per_unit(rep);
+    measured_.work += rep.work();
+    measured_.span += rep.span();
+    measured_.burdened_span += rep.burdened_span();
+    measured_.ticks += std::llround(static_cast<double>(rep.span()) * tpu);
+    if (rep.what_if.empty() || !problem_.empty()) return;
+    if (!take_factors(rep)) return;
+    const std::size_t per = 2 * factors_.size();
+    for (std::size_t b = 0; b < rep.what_if.size(); b += per) add_block(rep, b, tpu);
+  }
+
+  // No region met so far.
+  bool empty() const noexcept { return scenarios_.empty(); }
+  // Why the rows are left out (empty when they are not).
+  const std::string& problem() const noexcept { return problem_; }
+
+  // The merged rows into `out` (its root row already holds the merged totals).
+  void rows(report& out) const {
+    if (!problem_.empty() || scenarios_.empty()) return;
+    struct block {
+      std::vector<what_if_result> rows;
+      double key = 0;
+      what_if_merge::key place;  // breaks ties, as a single measurement's rows do
+    };
+    std::vector<block> blocks;
+    for (const scenario& sc : scenarios_) blocks.push_back(block{scenario_rows(sc, out), 0.0, key_of(sc.identity)});
+    for (block& b : blocks) {
+      const what_if_result& last = b.rows[b.rows.size() - 2];  // the last factor, parallelized
+      b.key = last.executed ? last.parallelism : -1.0;
+    }
+    std::stable_sort(blocks.begin() + 1, blocks.end(), [](const block& a, const block& b) {
+      if (a.key != b.key) return a.key > b.key;
+      return a.place < b.place;
+    });
+    for (block& b : blocks)
+      for (what_if_result& r : b.rows) out.what_if.push_back(std::move(r));
+  }
+
+ private:
+  // Work, span and burdened span in the report's unit; span also in ticks.
+  struct totals {
+    std::uint64_t work = 0, span = 0, burdened_span = 0;
+    std::int64_t ticks = 0;
+  };
+  // Sums of one (factor, model) row over the measurements that entered the region.
+  struct cell {
+    long double work = 0, span = 0, burdened_span = 0;
+    std::int64_t num = 0, den = 1;
+  };
+  struct scenario {
+    what_if_result identity;
+    bool executed = false;
+    std::uint64_t entries = 0, region_work = 0;
+    std::vector<cell> cells;  // 2 per factor: parallelized, optimized
+    totals entered;           // the measured numbers of the measurements that entered it
+  };
+  using key = std::tuple<int, std::string, std::string, unsigned, std::string, std::string>;
+
+  static key key_of(const what_if_result& r) {
+    if (r.source != what_if_source::region) return key(static_cast<int>(r.source), r.region, "", 0, "", "");
+    return key(static_cast<int>(r.source), r.region, r.file, r.line, r.function, r.tag);
+  }
+
+  // Clock ticks per unit of `rep`, for the exact span fractions (span_ticks_num):
+  // read off a row that has both, else the rate met before for the same clock,
+  // else 1 (the cost clock, steady and thread_cpu count one tick per unit).
+  double ticks_per_unit(const report& rep) {
+    for (const what_if_result& r : rep.what_if)
+      if (r.executed && r.span > 0 && r.span_ticks_num > 0 && std::isfinite(r.span)) {
+        const double tpu = static_cast<double>(static_cast<long double>(r.span_ticks_num) / r.span_ticks_den) / r.span;
+        rates_.emplace(static_cast<int>(rep.clock), tpu);
+        return tpu;
+      }
+    auto it = rates_.find(static_cast<int>(rep.clock));
+    return it == rates_.end() ? 1.0 : it->second;
+  }
+
+  // The factors of `rep` (its first block, "(all regions)"): the first report's
+  // become the merge's; another report's must be the same.
+  bool take_factors(const report& rep) {
+    std::vector<double> f;
+    for (std::size_t i = 0; i + 1 < rep.what_if.size() && rep.what_if[i].source == what_if_source::all; i += 2)
+      f.push_back(rep.what_if[i].factor);
+    const std::size_t per = 2 * f.size();
+    if (f.empty() || rep.what_if.size() % per != 0) {
+      problem_ = "the what-if rows of '" + rep.label + "' are not in blocks of one region at every factor";
+      return false;
+    }
+    if (factors_.empty()) factors_ = f;
+    if (f != factors_) {
+      problem_ = "the measurements analysed different what-if factors (" + factor_list(factors_) + " and " +
+                 factor_list(f) + " in '" + rep.label + "')";
+      return false;
+    }
+    for (std::size_t i = 0; i < rep.what_if.size(); ++i) {
+      const what_if_result& r = rep.what_if[i];
+      const what_if_model m = i % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized;
+      if (r.model != m || !(r.factor == factors_[(i % per) / 2]) || key_of(r) != key_of(rep.what_if[i - i % per])) {
+        problem_ = "the what-if rows of '" + rep.label + "' are not in blocks of one region at every factor";
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static std::string factor_list(const std::vector<double>& f) {
+    std::string s;
+    for (double x : f) {
+      std::string v = std::isinf(x) ? "inf" : std::to_string(x);
+      if (v.find('.') != std::string::npos) {
+        while (v.back() == '0') v.pop_back();
+        if (v.back() == '.') v.pop_back();
+      }
+      s += (s.empty() ? "" : ",") + v;
+    }
+    return s;
+  }
+
+  void add_block(const report& rep, std::size_t b, double tpu) {
+    const what_if_result& head = rep.what_if[b];
+    auto it = index_.find(key_of(head));
+    if (it == index_.end()) {
+      it = index_.emplace(key_of(head), scenarios_.size()).first;
+      scenario sc;
+      sc.identity = head;
+      sc.cells.resize(2 * factors_.size());
+      scenarios_.push_back(std::move(sc));
+    }
+    scenario& sc = scenarios_[it->second];
+    if (!head.executed) return;  // its numbers are 0: the measurement counts as not entering it
+    if (!sc.executed) {
+      sc.identity = head;  // a named call site shows a site it matched: the first to be entered
+      sc.executed = true;
+    }
+    sc.entries += head.entries;
+    sc.region_work += head.region_work;
+    sc.entered.work += rep.work();
+    sc.entered.span += rep.span();
+    sc.entered.burdened_span += rep.burdened_span();
+    sc.entered.ticks += std::llround(static_cast<double>(rep.span()) * tpu);
+    for (std::size_t j = 0; j < sc.cells.size(); ++j) {
+      const what_if_result& r = rep.what_if[b + j];
+      cell& c = sc.cells[j];
+      c.work += r.work;
+      c.span += r.span;
+      c.burdened_span += r.burdened_span;
+      // Every row of one factor has the factor's numerator as its denominator.
+      c.num += r.span_ticks_num;
+      c.den = r.span_ticks_den;
+    }
+  }
+
+  std::vector<what_if_result> scenario_rows(const scenario& sc, const report& out) const {
+    std::vector<what_if_result> rows;
+    const double measured = out.parallelism();
+    for (std::size_t j = 0; j < sc.cells.size(); ++j) {
+      what_if_result r;
+      r.region = sc.identity.region;
+      r.source = sc.identity.source;
+      r.file = sc.identity.file;
+      r.line = sc.identity.line;
+      r.function = sc.identity.function;
+      r.tag = sc.identity.tag;
+      r.model = j % 2 == 0 ? what_if_model::parallelized : what_if_model::optimized;
+      r.factor = factors_[j / 2];
+      r.executed = sc.executed;
+      r.entries = sc.entries;
+      r.region_work = sc.region_work;
+      if (sc.executed) {
+        // The measurements that did not enter the region add their measured numbers.
+        const cell& c = sc.cells[j];
+        r.work = static_cast<double>(c.work + static_cast<long double>(measured_.work - sc.entered.work));
+        r.span = static_cast<double>(c.span + static_cast<long double>(measured_.span - sc.entered.span));
+        r.burdened_span = static_cast<double>(
+            c.burdened_span + static_cast<long double>(measured_.burdened_span - sc.entered.burdened_span));
+        r.span_ticks_num = c.num + (measured_.ticks - sc.entered.ticks) * c.den;
+        r.span_ticks_den = c.den;
+        r.parallelism = r.span_ticks_num > 0 ? r.work / r.span : std::numeric_limits<double>::infinity();
+        r.gain = measured > 0 ? r.parallelism / measured : 0.0;
+      }
+      rows.push_back(std::move(r));
+    }
+    return rows;
+  }
+
+  std::vector<double> factors_;
+  std::vector<scenario> scenarios_;  // in the order first met; "(all regions)" first
+  std::map<key, std::size_t> index_;
+  std::map<int, double> rates_;  // ticks per unit, by clock
+  totals measured_;              // every measurement's measured numbers
+  std::string problem_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGE_WHAT_IF_HPP
+// end include/forkscale/detail/session/merge_what_if.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The diagnostics a merged report keeps (all are counted), as a measurement
+// keeps detail::max_kept_diagnostics.
+inline constexpr std::size_t merged_kept_diagnostics = 100;
+
+class report_merger {
+ public:
+  explicit report_merger(std::string label) : label_(std::move(label)) {}
+
+  // Adds one report. Reports without rows (empty) are skipped. Throws
+  // forkscale::error when the report's unit differs from the ones merged
+  // before: nanoseconds and cost units do not add.
+  void add(const report& rep) {
+    if (rep.regions.empty()) return;
+    if (regions_.measurements() == 0) {
+      head_.label = rep.label;
+      head_.unit = rep.unit;
+      head_.clock = rep.clock;
+      head_.burden = rep.burden;
+      head_.compensation_per_strand = rep.compensation_per_strand;
+      head_.max_processors = rep.max_processors;
+    } else {
+      if (rep.unit != head_.unit)
+        throw error("forkscale: cannot merge report '" + rep.label + "' (in " + rep.unit + ") with reports in " +
+                    head_.unit);
+      note_difference(rep);
+      head_.max_processors = std::max(head_.max_processors, rep.max_processors);
+    }
+    head_.compensation_total += rep.compensation_total;
+    head_.profiler_bytes = std::max(head_.profiler_bytes, rep.profiler_bytes);
+    add_load(head_.load, rep.load);
+    for (const diagnostic& d : rep.diagnostics)
+      if (diagnostics_.size() < merged_kept_diagnostics) diagnostics_.push_back(d);
+    diagnostic_count_ += std::max<std::uint64_t>(rep.diagnostic_count, rep.diagnostics.size());
+    regions_.add(rep);
+    sites_.add(rep);
+    what_if_.add(rep);
+  }
+
+  std::uint64_t measurements() const noexcept { return regions_.measurements(); }
+
+  // The merged report, labelled with the merger's label. `notes` (the caller's
+  // own diagnostics) come first, then the merge's, then the measurements'; at
+  // most max_kept_diagnostics are kept, all are counted. With no report merged,
+  // the report is empty unless `unit` is given: then it has a root row of zeros
+  // in that unit (a session's snapshot before anything finished).
+  report result(const std::vector<diagnostic>& notes = {}, const char* unit = nullptr,
+                clock_kind clock = clock_kind::cost) const {
+    report out = head_;
+    out.label = label_;
+    if (regions_.measurements() == 0) {
+      if (!unit) return with_notes(std::move(out), notes);
+      out.unit = unit;
+      out.clock = clock;
+    }
+    out.regions = regions_.rows(label_);
+    sites_.rows(out);
+    // Misuse in a measurement leaves its profile and its what-if rows out of its
+    // own report: the merged report then has neither (merge_sites.hpp).
+    if (!profiles_mixed()) what_if_.rows(out);
+    return with_notes(std::move(out), notes);
+  }
+
+ private:
+  static void add_load(load_check& into, const load_check& from) noexcept {
+    into.checked = into.checked || from.checked;
+    into.involuntary_switches += from.involuntary_switches;
+    into.migrations += from.migrations;
+    into.wait_ns += from.wait_ns;
+    into.runnable_at_start = std::max(into.runnable_at_start, from.runnable_at_start);
+    into.hardware_threads = std::max(into.hardware_threads, from.hardware_threads);
+    into.clock_chosen_for_load = into.clock_chosen_for_load || from.clock_chosen_for_load;
+    into.inflated = into.inflated || from.inflated;
+  }
+
+  // Header fields that differ from the first report's, which the merged report
+  // keeps (a session whose automatic clock chose thread_cpu under load for some
+  // measurements and the TSC for others, say).
+  void note_difference(const report& rep) {
+    auto note = [&](const char* field, const std::string& first, const std::string& other) {
+      for (const std::string& d : differences_)
+        if (d.rfind(field, 0) == 0) return;
+      differences_.push_back(std::string(field) + " (" + first + " in '" + head_.label + "', " + other + " in '" +
+                             rep.label + "')");
+    };
+    if (rep.clock != head_.clock) note("clock", to_string(head_.clock), to_string(rep.clock));
+    if (rep.burden != head_.burden) note("burden", std::to_string(head_.burden), std::to_string(rep.burden));
+    if (!(rep.compensation_per_strand == head_.compensation_per_strand))
+      note("compensation per strand", std::to_string(head_.compensation_per_strand),
+           std::to_string(rep.compensation_per_strand));
+  }
+
+  // The merge's own diagnostics: what it had to leave out, and differences.
+  std::vector<diagnostic> own_notes() const {
+    std::vector<diagnostic> out;
+    const std::string where = "merge of " + std::to_string(regions_.measurements()) + " measurement(s)";
+    if (profiles_mixed()) {
+      std::string p = "site profiles left out: " + std::to_string(sites_.without_profile()) + " of " +
+                      std::to_string(regions_.measurements()) +
+                      " measurement(s) have none (options.site_profiles off, or misuse left them out)";
+      if (!what_if_.empty()) p += "; what-if rows left out with them";
+      out.push_back(diagnostic{where, p});
+    }
+    if (!what_if_.problem().empty() && !profiles_mixed())
+      out.push_back(diagnostic{where, "what-if rows left out: " + what_if_.problem()});
+    if (!differences_.empty()) {
+      std::string p = "the measurements differ in ";
+      for (std::size_t i = 0; i < differences_.size(); ++i) p += (i ? "; " : "") + differences_[i];
+      out.push_back(diagnostic{where, p + "; the merged report states the first measurement's"});
+    }
+    return out;
+  }
+
+  bool profiles_mixed() const noexcept { return sites_.without_profile() > 0 && sites_.with_profile() > 0; }
+
+  report with_notes(report out, const std::vector<diagnostic>& notes) const {
+    std::vector<diagnostic> first = notes;
+    for (diagnostic& d : own_notes()) first.push_back(std::move(d));
+    out.diagnostics = first;
+    if (out.diagnostics.size() > merged_kept_diagnostics) out.diagnostics.resize(merged_kept_diagnostics);
+    for (const diagnostic& d : diagnostics_)
+      if (out.diagnostics.size() < merged_kept_diagnostics) out.diagnostics.push_back(d);
+    out.diagnostic_count = first.size() + diagnostic_count_;
+    return out;
+  }
+
+  std::string label_;
+  report head_;  // the header fields (clock, unit, burden, ...) of the first report, and the sums
+  std::vector<std::string> differences_;
+  std::vector<diagnostic> diagnostics_;  // the measurements' first ones
+  std::uint64_t diagnostic_count_ = 0;
+  region_merge regions_;
+  site_merge sites_;
+  what_if_merge what_if_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_MERGER_HPP
+// end include/forkscale/detail/session/merger.hpp
 // begin include/forkscale/detail/session/snapshot_file.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
 #define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
@@ -15019,11 +22361,2368 @@ FORKSCALE_NAMESPACE_END
 #include <cctype>
 #include <string>
 
+// begin include/forkscale/detail/output/report_writers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
+// (for programs), and the write_* functions that put them in files; each piece
+// is in its own header, all in namespace detail::output.
+//
+// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
+// is independent of the global C and C++ locales: numbers always use '.' and no
+// digit grouping except the explicit ',' separators of the text report.
+// begin include/forkscale/detail/output/blame_csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// detail/output/blame_csv.hpp: fs::analyze_timeline's results (blame.hpp) as
+// CSV, with the stable headers of docs/report-schema.md: the parallelism
+// samples, the per-thread times and the idle blame rows; and the write_*
+// functions that put them in files.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
+namespace output {
 
-enum class snapshot_format { json, text, csv, html };
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+  }
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, "inf" for +infinity, an empty field for anything else that is not
+// finite.
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// The two columns every CSV row ends with: the report's unit and clock, then the
+// end of the line.
+inline std::string csv_unit_clock(const report& rep) {
+  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::call_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::spawn_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::what_if_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
+           ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+FORKSCALE_INLINE void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
+FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// end include/forkscale/detail/output/csv.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "time_ns,running,ready\n";
+  for (const parallelism_sample& s : analyze_timeline(rep).samples)
+    out += io::csv_number(s.time_ns) + ',' + std::to_string(s.running) + ',' + std::to_string(s.ready) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
+  for (const thread_time& t : analyze_timeline(rep).threads)
+    out += std::to_string(t.thread) + ',' + io::csv_number(t.os_id) + ',' + io::csv_number(t.strands) + ',' +
+           io::csv_number(t.busy_ns) + ',' + io::csv_number(t.profiler_ns) + ',' + io::csv_number(t.idle_ns) + ',' +
+           io::csv_number(t.busy_percent()) + ',' + io::csv_number(t.profiler_percent()) + ',' +
+           io::csv_number(t.idle_percent()) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
+  namespace io = detail::output;
+  const timeline_analysis a = analyze_timeline(rep);
+  const std::uint64_t idle = a.idle_ns();
+  std::string out = "kind,name,file,line,function,tag,idle_ns,idle_percent,strands,sync_wait_ns,syncs\n";
+  for (const idle_blame_row& b : a.blame) {
+    const double percent = idle ? 100.0 * static_cast<double>(b.idle_ns) / static_cast<double>(idle) : 0.0;
+    out += io::csv_text(to_string(b.kind)) + ',' + io::csv_text(b.name) + ',' + io::csv_text(b.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(b.line)) + ',' + io::csv_text(b.function) + ',' +
+           io::csv_text(b.tag) + ',' + io::csv_number(b.idle_ns) + ',' + io::csv_number(percent) + ',' +
+           io::csv_number(b.strands) + ',' + io::csv_number(b.sync_wait_ns) + ',' + io::csv_number(b.syncs) + '\n';
+  }
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+// Each replaces the file atomically; throws forkscale::error.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, parallelism_csv(rep));
+}
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, thread_times_csv(rep));
+}
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, idle_blame_csv(rep));
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// end include/forkscale/detail/output/blame_csv.hpp
+// begin include/forkscale/detail/output/blame_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// detail/output/blame_text.hpp: fs::analyze_timeline's results (blame.hpp) as
+// text: parallelism over time with the per-thread times, and idle blame;
+// fs::timeline_text, and the sections report::to_text adds for a recorded run.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              std::size_t width = std::string::npos) {
+  if (kind == site_kind::root) return "(root)";
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// end include/forkscale/detail/output/site_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : std::string("n/a");
+}
+
+// Time with k strands running, for each k that occurred.
+inline std::string running_table(const timeline_analysis& a) {
+  const std::vector<std::uint64_t> hist = a.running_histogram();
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"running", "time", "% of wall"});
+    for (std::size_t k = 0; k < hist.size(); ++k)
+      if (hist[k] > 0) t.add({std::to_string(k), count_text(hist[k], short_numbers), share_of(hist[k], a.wall_ns)});
+    return t;
+  });
+}
+
+inline std::string thread_table(const timeline_analysis& a, std::size_t top_n) {
+  const std::size_t shown = a.threads.size() < top_n ? a.threads.size() : top_n;
+  std::string out = fitted_columns([&](bool short_numbers) {
+    text_table t({"thread", "tid", "strands", "busy", "%", "profiler", "idle", "%"});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const thread_time& h = a.threads[i];
+      t.add({std::to_string(h.thread), std::to_string(h.os_id), count_text(h.strands, short_numbers),
+             count_text(h.busy_ns, short_numbers), percent_text(h.busy_percent()),
+             count_text(h.profiler_ns, short_numbers), count_text(h.idle_ns, short_numbers),
+             percent_text(h.idle_percent())});
+    }
+    return t;
+  });
+  if (shown < a.threads.size()) out += "  (" + grouped(a.threads.size() - shown) + " more threads not shown)\n";
+  return out;
+}
+
+inline text_section parallelism_section(const timeline_analysis& a) {
+  text_section s;
+  s.heading = "Parallelism over time (wall-clock ns; P = " + std::to_string(a.processors) + " thread" +
+              (a.processors == 1 ? "" : "s") + " ran strands)";
+  s.body =
+      wrapped("Wall time " + grouped(a.wall_ns) + " ns. Strands running on average: " + fixed(a.average_running(), 2) +
+                  " of " + std::to_string(a.processors) +
+                  "; ready but not started (waiting for a thread): " + fixed(a.average_ready(), 2) + ".",
+              "  ", "  ");
+  if (!a.complete) s.body += "  The record is partial (options.record_limit): so are these numbers.\n";
+  s.body += running_table(a);
+  s.body += thread_table(a, 16);
+  s.body += wrapped(
+      "running: time with that many strands running at once. Per thread: busy = in strands of the "
+      "measurement, less profiler = the overhead compensation of its strands (0 under the cost clock); "
+      "idle = the rest of the wall time (waiting in a sync, looking for work, or running other code). "
+      "P counts the threads that ran strands: a worker that never got a task is not seen.",
+      "  ", "  ");
+  return s;
+}
+
+inline std::string blame_label(const idle_blame_row& b, std::size_t width) {
+  if (b.kind != idle_blame_row::kind_type::site) return b.name;
+  return site_label(site_kind::call, b.name, b.function, false, width);
+}
+
+inline text_section idle_blame_section(const timeline_analysis& a, std::size_t top_n) {
+  text_section s;
+  s.heading = "Idle blame (blame shifting; times in ns of wall time)";
+  const std::uint64_t idle = a.idle_ns();
+  std::vector<const idle_blame_row*> blamed, waited;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0) blamed.push_back(&b);
+    if (b.sync_wait_ns > 0) waited.push_back(&b);
+  }
+  std::stable_sort(waited.begin(), waited.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  s.body = wrapped("Total idle " + grouped(idle) + " ns (" + share_of(idle, a.wall_ns * a.processors) +
+                       "% of P x wall time), blamed on the code that ran meanwhile:",
+                   "  ", "  ");
+  const std::size_t n_blamed = blamed.size() < top_n ? blamed.size() : top_n;
+  s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+    text_table t({"site", "idle blame", "%", "strands"});
+    for (std::size_t i = 0; i < n_blamed; ++i)
+      t.add({blame_label(*blamed[i], width), count_text(blamed[i]->idle_ns, short_numbers),
+             share_of(blamed[i]->idle_ns, idle), count_text(blamed[i]->strands, short_numbers)});
+    return t;
+  });
+  s.body += not_shown_note(blamed.size() - n_blamed, "site");
+  if (!waited.empty()) {
+    s.body += "  Where threads waited, at sync points (running nothing else):\n";
+    const std::size_t n_waited = waited.size() < top_n ? waited.size() : top_n;
+    s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+      text_table t({"sync point", "wait", "% of idle", "waits"});
+      for (std::size_t i = 0; i < n_waited; ++i)
+        t.add({blame_label(*waited[i], width), count_text(waited[i]->sync_wait_ns, short_numbers),
+               share_of(waited[i]->sync_wait_ns, idle), count_text(waited[i]->syncs, short_numbers)});
+      return t;
+    });
+    s.body += not_shown_note(waited.size() - n_waited, "sync point");
+  }
+  s.body += wrapped(
+      "HPCToolkit's blame shifting: while k of the P threads run strands, the other P - k threads' idle "
+      "time is charged to the k running strands equally, and so to their sites (a strand's innermost call "
+      "or spawn site; (root): the measured function's own code): the serial stretches that left the others "
+      "nothing to do. (nothing running): no thread ran a strand. Sync points: the time a thread waited "
+      "there for children, less the time it ran other strands meanwhile; part of the idle time above.",
+      "  ", "  ");
+  return s;
+}
+
+// The two sections of a recorded report (none without a record).
+inline std::vector<text_section> timeline_sections(const report& rep) {
+  std::vector<text_section> out;
+  const timeline_analysis a = analyze_timeline(rep);
+  if (!a.recorded || a.processors == 0) return out;
+  out.push_back(parallelism_section(a));
+  out.push_back(idle_blame_section(a, 10));
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string timeline_text(const report& rep) {
+  std::string out;
+  for (const auto& s : detail::output::timeline_sections(rep))
+    out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// end include/forkscale/detail/output/blame_text.hpp
+// begin include/forkscale/detail/output/folded.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// detail/output/folded.hpp: folded stacks of a record (report::to_folded,
+// write_folded), the input format of flamegraph.pl and speedscope: one line per
+// distinct call path, "root;site;site count", sorted by the stack (byte order),
+// counts in the report's unit. The stack is the call-path tree's path
+// (execution_record::stack_of): the measurement's label, then the call and
+// spawn sites open around the strand, outermost first.
+//
+// folded_kind::work adds every strand's work, so the file sums to report::work()
+// exactly; folded_kind::critical_path adds the spans of the critical path's
+// strands, so it sums to report::span() exactly (the record rounds both columns
+// so that they add up). Stacks with a count of 0 are left out. A partial record
+// (record->complete false) gives a partial file, with nothing in it to say so
+// (the format has no comments): the report's diagnostic says it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+// begin include/forkscale/detail/output/record_names.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// detail/output/record_names.hpp: what every view of a record (trace, folded
+// stacks, the HTML timeline and flame graph) needs: the record itself or a
+// one-line error, the names of call paths, and their folded stacks.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The report's record; throws forkscale::error when it has none.
+inline const execution_record& require_record(const report& rep) {
+  if (!rep.record)
+    throw error("forkscale: report '" + printable(rep.label) +
+                "' has no record: measure with options.record = true or FORKSCALE_RECORD=1");
+  return *rep.record;
+}
+
+// The name of call-path node 0: the measurement's label ("measurement" when it
+// has none, so that no stack starts with an empty frame).
+inline std::string root_name(const report& rep) { return rep.label.empty() ? "measurement" : rep.label; }
+
+// The innermost site of a call path, as views name a strand: the site's display
+// name (its tag, or "function (file:line)"), or the measurement for node 0.
+inline std::string frame_name(const execution_record& r, std::uint32_t frame, const std::string& root) {
+  if (frame == 0 || frame >= r.frames.size()) return root;
+  const std::uint32_t site = r.frames[frame].site;
+  return site < r.sites.size() ? execution_record::display_name(r.sites[site]) : std::string("?");
+}
+
+// Folded stacks of call paths (valid UTF-8), each computed once.
+class stack_names {
+ public:
+  stack_names(const execution_record& r, std::string root)
+      : r_(r), root_(std::move(root)), cache_(r.frames.size() + 1), done_(r.frames.size() + 1, 0) {}
+  const std::string& of(std::uint32_t frame) {
+    const std::size_t k = frame < r_.frames.size() ? frame : r_.frames.size();
+    if (!done_[k]) {
+      cache_[k] = valid_utf8(r_.stack_of(frame, root_));
+      done_[k] = 1;
+    }
+    return cache_[k];
+  }
+
+ private:
+  const execution_record& r_;
+  std::string root_;
+  std::vector<std::string> cache_;
+  std::vector<char> done_;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// end include/forkscale/detail/output/record_names.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The counts per stack (sorted by the stack).
+inline std::map<std::string, std::uint64_t> folded_counts(const report& rep, folded_kind which) {
+  const execution_record& r = require_record(rep);
+  stack_names names(r, root_name(rep));
+  std::map<std::string, std::uint64_t> counts;
+  if (which == folded_kind::work) {
+    for (const record_strand& s : r.strands)
+      if (s.work != 0) counts[names.of(s.frame)] += s.work;
+  } else {
+    for (const std::uint32_t i : r.critical_path)
+      if (i < r.strands.size() && r.strands[i].span != 0) counts[names.of(r.strands[i].frame)] += r.strands[i].span;
+  }
+  return counts;
+}
+
+inline std::string folded_text(const report& rep, folded_kind which) {
+  std::string out;
+  for (const auto& line : folded_counts(rep, which)) {
+    out += line.first;
+    out += ' ';
+    out += std::to_string(line.second);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
+  return detail::output::folded_text(*this, which);
+}
+
+FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
+  detail::write_file_atomically(path, to_folded(which));
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// end include/forkscale/detail/output/folded.hpp
+// begin include/forkscale/detail/output/json.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// detail/output/json.hpp: a report as JSON, for programs (layout in
+// docs/report-schema.md): report::to_json, one function per member, and
+// report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// detail/output/json_record.hpp: the "record" member of a JSON report (present
+// only when the report has a record; layout in docs/report-schema.md). Tables
+// are arrays of rows, one row per line, each row an array in a fixed column
+// order, so that a record of many strands stays compact; the reader
+// (detail/input/record_reader.hpp) reads the same layout back.
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline const char* frame_kind_name(record_frame::kind_type k) noexcept {
+  return k == record_frame::kind_type::root ? "root" : k == record_frame::kind_type::call ? "call" : "spawn";
+}
+
+// One row: its cells joined by ',' in brackets.
+class json_row {
+ public:
+  json_row& u(std::uint64_t v) { return cell(std::to_string(v)); }
+  json_row& i(std::int64_t v) { return cell(std::to_string(v)); }
+  json_row& b(bool v) { return cell(bool_text(v)); }
+  json_row& s(const std::string& v) { return cell(json_string(v)); }
+  json_row& raw(const std::string& v) { return cell(v); }
+  std::string text() const { return "[" + out_ + "]"; }
+
+ private:
+  json_row& cell(const std::string& v) {
+    if (!out_.empty()) out_ += ',';
+    out_ += v;
+    return *this;
+  }
+  std::string out_;
+};
+
+// A list of indices as one row.
+template <typename T>
+std::string json_index_row(const std::vector<T>& v) {
+  json_row r;
+  for (const T x : v) r.u(x);
+  return r.text();
+}
+
+inline void json_record_tables(json_writer& j, const execution_record& r) {
+  const auto table = [&j](const char* name, std::size_t n, auto&& row) {
+    j.key(name);
+    j.begin_array();
+    for (std::size_t k = 0; k < n; ++k) j.value_raw(row(k).text());
+    j.end_array();
+  };
+  table("sites", r.sites.size(), [&](std::size_t k) {
+    const record_site& s = r.sites[k];
+    return json_row().s(s.name).s(s.file).u(s.line).s(s.function).s(s.tag);
+  });
+  table("frames", r.frames.size(), [&](std::size_t k) {
+    const record_frame& f = r.frames[k];
+    return json_row().u(f.parent).s(frame_kind_name(f.kind)).u(f.site).u(f.depth);
+  });
+  table("threads", r.threads.size(),
+        [&](std::size_t k) { return json_row().u(r.threads[k].os_id).u(r.threads[k].busy_ns); });
+  table("tasks", r.tasks.size(), [&](std::size_t k) {
+    const record_task& t = r.tasks[k];
+    return json_row().i(t.parent).u(t.frame).u(t.first).u(t.last);
+  });
+  table("strands", r.strands.size(), [&](std::size_t k) {
+    const record_strand& s = r.strands[k];
+    return json_row()
+        .u(s.thread)
+        .u(s.frame)
+        .u(s.task)
+        .u(s.start_ns)
+        .u(s.end_ns)
+        .u(s.work)
+        .u(s.span)
+        .i(s.prev)
+        .i(s.join)
+        .i(s.critical_pred)
+        .b(s.after_spawn)
+        .b(s.critical);
+  });
+  table("joins", r.joins.size(), [&](std::size_t k) {
+    const record_join& o = r.joins[k];
+    return json_row()
+        .i(o.site)
+        .u(o.thread)
+        .u(o.wait_start_ns)
+        .u(o.wait_end_ns)
+        .raw(json_index_row(o.strands))
+        .raw(json_index_row(o.joins));
+  });
+  table("regions", r.regions.size(), [&](std::size_t k) {
+    const forkscale::record_region& g = r.regions[k];
+    return json_row().s(g.path).u(g.thread).u(g.start_ns).u(g.end_ns);
+  });
+}
+
+// "record": the report's record (docs/report-schema.md, "record").
+inline void json_record(json_writer& j, const execution_record& r) {
+  j.key("record");
+  j.begin_object();
+  j.key("complete");
+  j.value_raw(bool_text(r.complete));
+  j.member("limit_bytes", r.limit_bytes);
+  j.member("bytes", r.bytes);
+  j.member("dropped_strands", r.dropped_strands);
+  j.member("unit", r.unit);
+  j.member("wall_ns", r.wall_ns);
+  json_record_tables(j, r);
+  // The critical path, twenty strand indices to a line (each piece is written as
+  // one element of the array; the writer's commas join the pieces).
+  j.key("critical_path");
+  j.begin_array();
+  for (std::size_t k = 0; k < r.critical_path.size(); k += 20) {
+    std::string piece;
+    for (std::size_t m = k; m < r.critical_path.size() && m < k + 20; ++m)
+      piece += (m == k ? "" : ",") + std::to_string(r.critical_path[m]);
+    j.value_raw(piece);
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// end include/forkscale/detail/output/json_record.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The members before the tables: the schema, the report's label, unit and clock,
+// and the settings it was measured with.
+inline void json_header(json_writer& j, const report& rep) {
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", rep.label);
+  j.member("unit", rep.unit);
+  j.member("clock", to_string(rep.clock));
+  j.member("burden", rep.burden);
+  j.member("burden_source", rep.burden_source);
+  j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_total", rep.compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
+}
+
+// "regions": one object per region, with its speedup estimate.
+inline void json_regions(json_writer& j, const report& rep) {
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : rep.regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// One measurement of a call site, as the object `name`.
+inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
+  j.key(name);
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("work", m.work);
+  j.key("span");
+  j.value_raw(json_signed(m.span));
+  j.member("parallelism", m.parallelism());
+  j.end_object();
+}
+
+// The members every site object starts with: what the site is and where.
+inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
+                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  j.member("name", name);
+  j.member("kind", to_string(kind));
+  j.member("file", file);
+  j.member("line", static_cast<std::uint64_t>(line));
+  j.member("function", function);
+  j.member("tag", tag);
+  j.key("recursive");
+  j.value_raw(bool_text(recursive));
+}
+
+// "call_sites": one object per call site, with its six measurements.
+inline void json_call_sites(json_writer& j, const report& rep) {
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : rep.call_sites) {
+    j.begin_object();
+    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
+    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
+    json_measure(j, "local_on_work", c.local_on_work);
+    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
+    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
+    json_measure(j, "local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "spawn_sites": one object per spawn site.
+inline void json_spawn_sites(json_writer& j, const report& rep) {
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : rep.spawn_sites) {
+    j.begin_object();
+    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "what_if": one object per what-if row.
+inline void json_what_if(json_writer& j, const report& rep) {
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : rep.what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "locks": one object per lock and acquisition site (report::locks).
+inline void json_locks(json_writer& j, const report& rep) {
+  j.key("locks");
+  j.begin_array();
+  for (const auto& l : rep.locks) {
+    j.begin_object();
+    j.member("lock", l.lock);
+    j.member("name", l.name);
+    j.member("file", l.file);
+    j.member("line", static_cast<std::uint64_t>(l.line));
+    j.member("function", l.function);
+    j.member("tag", l.tag);
+    j.member("acquisitions", l.acquisitions);
+    j.member("contended", l.contended);
+    j.member("wait_ns", l.wait_ns);
+    j.member("max_wait_ns", l.max_wait_ns);
+    j.member("hold_ns", l.hold_ns);
+    j.member("max_hold_ns", l.max_hold_ns);
+    j.member("blamed_wait_ns", l.blamed_wait_ns);
+    j.member("blamed_waits", l.blamed_waits);
+    j.member("critical_holds", l.critical_holds);
+    j.member("critical_hold_ns", l.critical_hold_ns);
+    j.member("critical_wait_ns", l.critical_wait_ns);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "load": how busy the machine was (report::load; docs/report-schema.md).
+inline void json_load(json_writer& j, const report& rep) {
+  const load_check& l = rep.load;
+  j.key("load");
+  j.begin_object();
+  j.key("checked");
+  j.value_raw(bool_text(l.checked));
+  j.member("involuntary_switches", l.involuntary_switches);
+  j.member("migrations", l.migrations);
+  j.member("wait_ns", l.wait_ns);
+  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
+  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
+  j.key("clock_chosen_for_load");
+  j.value_raw(bool_text(l.clock_chosen_for_load));
+  j.key("inflated");
+  j.value_raw(bool_text(l.inflated));
+  j.member("warning", l.warning());
+  j.end_object();
+}
+
+// "diagnostic_count" and "diagnostics", the ones the report kept.
+inline void json_diagnostics(json_writer& j, const report& rep) {
+  j.member("diagnostic_count", rep.diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : rep.diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_json() const {
+  namespace io = detail::output;
+  io::json_writer j;
+  j.begin_object();
+  io::json_header(j, *this);
+  io::json_regions(j, *this);
+  io::json_call_sites(j, *this);
+  io::json_spawn_sites(j, *this);
+  io::json_what_if(j, *this);
+  io::json_locks(j, *this);
+  io::json_load(j, *this);
+  io::json_diagnostics(j, *this);
+  if (record) io::json_record(j, *record);
+  j.end_object();
+  return j.finish();
+}
+
+FORKSCALE_INLINE void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// end include/forkscale/detail/output/json.hpp
+// begin include/forkscale/detail/output/lock_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// detail/output/lock_tables.hpp: the lock profile (report::locks; mutex.hpp,
+// docs/blame.md) in text, with the holds on the critical path called out, and
+// as CSV: report::locks_text, locks_csv and write_locks_csv.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// "queue at main.cpp:30 in worker"; a lock named by its acquisition site (a
+// guard around another lockable, or lock() of an fs::mutex) is named once.
+inline std::string lock_label(const lock_site_profile& l, std::size_t width = std::string::npos) {
+  const std::string name = l.lock == l.name ? l.name : l.lock + " at " + l.name;
+  return site_label(site_kind::call, name, l.function, false, width);
+}
+
+// The lines that call out holds on the critical path (with a record).
+inline std::string critical_locks_text(const report& rep) {
+  std::string out;
+  for (const lock_site_profile& l : rep.locks) {
+    if (l.critical_holds == 0) continue;
+    std::string line = "On the critical path: " + printable(lock_label(l)) + " was held " + grouped(l.critical_holds) +
+                       (l.critical_holds == 1 ? " time" : " times") + " in critical strands, " +
+                       grouped(l.critical_hold_ns) + " ns of hold";
+    if (l.critical_wait_ns) line += " after " + grouped(l.critical_wait_ns) + " ns of wait";
+    line += ": a shorter critical section there shortens the span.";
+    out += wrapped(line, "  ", "    ");
+  }
+  return out;
+}
+
+inline text_section locks_section(const report& rep, std::size_t top_n) {
+  text_section s;
+  if (rep.locks.empty()) return s;
+  const std::size_t shown = rep.locks.size() < top_n ? rep.locks.size() : top_n;
+  s.heading = "Locks (by total wait, largest first; times in ns of wall time)";
+  s.body = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"lock at site", "acq.", "cont.", "wait", "max", "hold", "caused", "crit."});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const lock_site_profile& l = rep.locks[i];
+      t.add({lock_label(l, label_width), count_text(l.acquisitions, short_numbers),
+             count_text(l.contended, short_numbers), count_text(l.wait_ns, short_numbers),
+             count_text(l.max_wait_ns, short_numbers), count_text(l.hold_ns, short_numbers),
+             count_text(l.blamed_wait_ns, short_numbers), count_text(l.critical_hold_ns, short_numbers)});
+    }
+    return t;
+  });
+  s.body += not_shown_note(rep.locks.size() - shown, "lock site");
+  s.body += critical_locks_text(rep);
+  s.body += wrapped(
+      "acq. = acquisitions by threads running tasks of the measurement; cont. = those that found the lock "
+      "taken and waited; wait = their time waiting here, max = the longest wait; hold = time held after "
+      "acquiring here; caused = the waits of others that began while this site held the lock (directed "
+      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (from "
+      "the record: 0 without options.record).",
+      "  ", "  ");
+  return s;
+}
+
+inline const char* locks_csv_header() noexcept {
+  return "lock,name,file,line,function,tag,acquisitions,contended,wait_ns,max_wait_ns,hold_ns,max_hold_ns,"
+         "blamed_wait_ns,blamed_waits,critical_holds,critical_hold_ns,critical_wait_ns\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::locks_text() const {
+  const detail::output::text_section s = detail::output::locks_section(*this, 20);
+  return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
+}
+
+FORKSCALE_INLINE std::string report::locks_csv() const {
+  namespace io = detail::output;
+  std::string out = io::locks_csv_header();
+  for (const lock_site_profile& l : locks) {
+    out += io::csv_text(l.lock) + ',' + io::csv_text(l.name) + ',' + io::csv_text(l.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(l.line)) + ',' + io::csv_text(l.function) + ',' +
+           io::csv_text(l.tag);
+    for (const std::uint64_t v :
+         {l.acquisitions, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, l.max_hold_ns, l.blamed_wait_ns,
+          l.blamed_waits, l.critical_holds, l.critical_hold_ns, l.critical_wait_ns})
+      out += ',' + io::csv_number(v);
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
+  detail::write_file_atomically(path, locks_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// end include/forkscale/detail/output/lock_tables.hpp
+// begin include/forkscale/detail/output/record_views.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+// detail/output/record_views.hpp: what FORKSCALE_TRACE and FORKSCALE_FOLDED
+// write at the end of every outermost measurement (no code change needed;
+// either variable also turns recording on):
+//
+//   FORKSCALE_TRACE=run.trace.json    the trace (report::write_trace)
+//   FORKSCALE_FOLDED=run.folded       run.work.folded and run.critical.folded
+//                                     (report::write_folded), both or neither
+//
+// The folded files' stem is the path without a trailing ".folded"; any other
+// path gets ".work.folded" and ".critical.folded" appended. A file that cannot
+// be written is a diagnostic of the report (not misuse: the numbers are whole)
+// and one line on stderr ("forkscale: FORKSCALE_TRACE: cannot write ..."); the
+// measurement itself never throws because of it. Each measurement replaces the
+// files of the one before.
+//
+// Including this header (forkscale.hpp does) installs the writer in the
+// engine's hook (detail/record/views_hook.hpp).
+#include <exception>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X") named by its innermost site, with args work, span,
+// unit, task, critical and stack (the folded call path); each region instance
+// an X slice around its strands; the critical path flagged on its slices
+// (args.critical, cat "critical" instead of "strand") and copied onto a track of
+// its own ("critical path", tid = threads + 1, cat "critical_path"); spawn and
+// join edges as flow events of the first version ("ph": "s" inside the source
+// slice, "ph": "f" with "bp": "e" inside the target slice, one id per edge),
+// which both viewers draw as arrows. ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, or a region when `region`
+  bool region = false;
+};
+
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+};
+
+// The number of thread tracks: every thread a strand or region names.
+inline std::size_t trace_thread_count(const execution_record& r) {
+  std::size_t n = r.threads.size();
+  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
+  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
+  return n;
+}
+
+// Strands of each thread in time order, none starting before the previous ended.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const record_strand &x = r.strands[a], &y = r.strands[b];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
+    });
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  L.threads.resize(trace_thread_count(r));
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    std::stable_sort(track.begin(), track.end(), [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    });
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The events, one per line, as members of the "traceEvents" array.
+class trace_events {
+ public:
+  void add(const std::string& body) {
+    out_ += first_ ? "\n{" : ",\n{";
+    out_ += body;
+    out_ += '}';
+    first_ = false;
+  }
+  std::string& text() noexcept { return out_; }
+
+ private:
+  std::string out_;
+  bool first_ = true;
+};
+
+inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t end,
+                                    std::size_t tid, const std::string& args) {
+  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
+         ",\"dur\":" + trace_us(end - start) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+}
+
+inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
+  return std::string("\"name\":\"") + name + "\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+         ",\"args\":{" + arg + "}";
+}
+
+// The slices of the thread tracks and of the critical path's track.
+inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const std::string root = root_name(rep);
+  stack_names stacks(r, root);
+  std::vector<std::string> args(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    args[i] = "\"strand\":" + std::to_string(i) + ",\"work\":" + std::to_string(s.work) +
+              ",\"span\":" + std::to_string(s.span) + ",\"unit\":" + json_string(rep.unit) +
+              ",\"task\":" + std::to_string(s.task) + ",\"critical\":" + bool_text(s.critical) +
+              ",\"stack\":" + json_string(stacks.of(s.frame));
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t)
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) {
+        const std::string& path = r.regions[s.index].path;
+        ev.add(trace_slice_body(path, "region", s.start, s.end, t + 1, "\"path\":" + json_string(path)));
+      } else {
+        const record_strand& x = r.strands[s.index];
+        ev.add(trace_slice_body(frame_name(r, x.frame, root), x.critical ? "critical" : "strand", s.start, s.end, t + 1,
+                                args[s.index]));
+      }
+    }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  for (const trace_slice& s : L.critical)
+    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start, s.end,
+                            critical_tid, args[s.index]));
+}
+
+// One arrow: "s" inside the source slice, near its end; "f" inside the target
+// slice, near its start, bound to it ("bp": "e", the enclosing slice).
+inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
+                       std::uint64_t id, std::uint32_t from, std::uint32_t to) {
+  const std::uint64_t out = L.end[from] - L.start[from] >= 2 ? L.end[from] - 1 : L.start[from];
+  const std::uint64_t in = L.end[to] - L.start[to] >= 2 ? L.start[to] + 1 : L.start[to];
+  const std::string head =
+      std::string("\"name\":\"") + kind + "\",\"cat\":\"" + kind + "\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
+  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(out) + ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
+  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(in) +
+         ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
+}
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  std::uint64_t id = 0;
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      trace_flow(r, L, ev, "spawn", ++id, static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) trace_flow(r, L, ev, "join", ++id, from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started\",\"slices_adjusted\":\"" +
+                  std::to_string(L.moved) + "\",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+inline std::string trace_text(const report& rep) {
+  const execution_record& r = require_record(rep);
+  const trace_layout L = lay_out_trace(r);
+  trace_events ev;
+  ev.add("\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" + json_string(root_name(rep)) + "}");
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
+    ev.add(trace_metadata("thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1)));
+  }
+  ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
+  ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
+  trace_slices(rep, r, L, ev);
+  trace_flows(r, L, ev);
+  return "{\"traceEvents\":[" + std::move(ev.text()) +
+         "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_trace() const { return detail::output::trace_text(*this); }
+
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::write_file_atomically(path, to_trace());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
+inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
+  const std::string suffix = ".folded";
+  std::string stem = path;
+  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stem.resize(stem.size() - suffix.size());
+  return {stem + ".work.folded", stem + ".critical.folded"};
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
+}
+
+inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why =
+        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+        "that ends with tasks still running keeps none)";
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  if (!trace.empty()) {
+    try {
+      rep.write_trace(trace);
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_TRACE", views_problem(e));
+    }
+  }
+  if (!folded.empty()) {
+    try {
+      const auto paths = folded_paths(folded);
+      write_files_atomically(
+          {{paths.first, rep.to_folded(folded_kind::work)}, {paths.second, rep.to_folded(folded_kind::critical_path)}});
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_FOLDED", views_problem(e));
+    }
+  }
+}
+
+// Installs the writer during static initialization (an inline variable: once
+// per program, however many translation units include this header). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
+// keeps no static initializer of forkscale's.
+#if FORKSCALE_ENABLE
+inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+// end include/forkscale/detail/output/record_views.hpp
+// begin include/forkscale/detail/output/text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/what_if_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+// detail/output/what_if_tables.hpp: the what-if predictions in text: the
+// region with the most to gain, the table of predicted spans, work and
+// parallelism (with its ratio to the measured one), its legend, and
+// report::what_if_text.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/predict/what_if_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// replay (report::what_if_text, when the report has a whole record): for each
+// region at its largest factor, the time P processors would take if the
+// region's strands ran that much faster, P being the report's max_processors.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The report with only the optimized rows at each region's largest factor.
+inline report largest_factor_rows(const report& rep) {
+  report r = rep;
+  r.what_if.clear();
+  for (const what_if_result& w : rep.what_if) {
+    if (w.model != what_if_model::optimized || !w.executed) continue;
+    double top = -1;
+    for (const what_if_result& v : rep.what_if)
+      if (v.region == w.region && v.source == w.source && v.file == w.file && v.line == w.line)
+        top = std::max(top, v.factor);
+    if (w.factor == top) r.what_if.push_back(w);
+  }
+  return r;
+}
+
+inline std::string replay_what_if_text(const report& rep) {
+  if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
+  const unsigned p = rep.max_processors ? rep.max_processors : 32;
+  replay_model m;
+  m.seeds = 3;
+  std::vector<what_if_prediction> rows;
+  try {
+    rows = predict_what_if(largest_factor_rows(rep), p, m);
+  } catch (const error&) {
+    return std::string();  // a record the replay cannot take: the table stands alone
+  }
+  if (rows.empty()) return std::string();
+  namespace io = output;
+  const std::string u = io::printable(rep.unit);
+  std::string out =
+      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
+                      " (work stealing, median of 3 seeds, steals costing the burden); if "
+                      "the region ran k times faster (optimized):",
+                  "  ", "  ");
+  io::text_table t({"region", "k", "TP", "faster by"});
+  for (const auto& r : rows)
+    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+  return out + t.render();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+// end include/forkscale/detail/predict/what_if_text.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The what-if rows of one region, as the text table shows them: one line per
+// factor with both models.
+struct what_if_line {
+  double factor = 1;
+  const what_if_result* parallelized = nullptr;
+  const what_if_result* optimized = nullptr;
+  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
+};
+struct what_if_block {
+  const what_if_result* first = nullptr;
+  bool executed = false;
+  std::vector<what_if_line> lines;
+};
+
+// Consecutive rows of the same region (name and source) make a block, in the
+// report's order; within a block, rows of the same factor make a line.
+inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
+  std::vector<what_if_block> blocks;
+  for (const what_if_result& w : rows) {
+    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
+      blocks.emplace_back();
+      blocks.back().first = &w;
+    }
+    what_if_block& b = blocks.back();
+    b.executed = b.executed || w.executed;
+    what_if_line* line = nullptr;
+    for (auto& l : b.lines)
+      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
+    if (!line) {
+      b.lines.emplace_back();
+      line = &b.lines.back();
+      line->factor = w.factor;
+    }
+    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
+    if (!slot) slot = &w;
+  }
+  return blocks;
+}
+
+// Orders parallelism values, +infinity largest, NaN smallest.
+inline bool parallelism_less(double a, double b) noexcept {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a < b;
+}
+
+// The region with the most to gain at its largest factor (parallelized): an
+// executed region's row, named regions before "all regions"; null when none.
+inline const what_if_result* most_to_gain(const std::vector<what_if_block>& blocks) {
+  const what_if_result* best = nullptr;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (const what_if_block& b : blocks) {
+      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
+      const what_if_result* top = nullptr;
+      for (const what_if_line& l : b.lines)
+        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
+      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
+    }
+  }
+  return best;
+}
+
+// "Most to gain: <region> at k = <factor>: span <now> -> <then> <unit>,
+// parallelism <now> -> <then> ...", wrapped.
+inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
+                     " at k = " + factor_text(best.factor) + ": span " + grouped(rep.span()) + " -> " +
+                     time_text(best.span) + " " + printable(rep.unit) + ", parallelism " + ratio_text(rep.span(), now) +
+                     " -> " + unbounded_ratio_text(best.parallelism);
+  if (rep.max_processors >= 2) {
+    const double p = static_cast<double>(rep.max_processors);
+    line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+            fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best.speedup_at(rep.max_processors).upper, 2);
+  }
+  return wrapped(line + ".", "  ", "    ");
+}
+
+// The what-if table: a line per region and factor with both models, or a note
+// for a region that never ran; exact numbers when they fit next to a readable
+// region column. The span is the same in both models; the optimized model's
+// work is its own column.
+inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
+    text_table t({"region", "k", "span", "par.", "par./now", "opt.work", "opt.par.", "opt./now"});
+    for (const what_if_block& b : blocks) {
+      const std::string name = printable(b.first->region);
+      if (!b.executed) {
+        t.add_note(
+            name, b.first->source == what_if_source::call_site ? "never executed (named call site)" : "never executed");
+        continue;
+      }
+      for (const what_if_line& l : b.lines) {
+        const auto par = [&](const what_if_result* w) {
+          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
+        };
+        const auto ratio = [&](const what_if_result* w) {
+          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
+        };
+        const std::string opt_work = l.optimized ? time_text(l.optimized->work, short_numbers) : std::string("-");
+        t.add({name, factor_text(l.factor), time_text(l.any().span, short_numbers), par(l.parallelized),
+               ratio(l.parallelized), opt_work, par(l.optimized), ratio(l.optimized)});
+      }
+    }
+    return t;
+  });
+}
+
+// The legend under the what-if table: every column, with its unit.
+inline std::string what_if_legend(const report& rep) {
+  const std::string u = printable(rep.unit);
+  return wrapped("k: how many times faster the region's strands run. span: the predicted span in " + u +
+                     ", the time on unlimited processors (the same in both models). par.: the predicted "
+                     "parallelism if the region is parallelized (its share of every path divides by k; the "
+                     "work stays " +
+                     grouped(rep.work()) + " " + u + "). opt.work: the predicted work in " + u +
+                     " if the region is optimized (its work divides by k too), the time on one processor; "
+                     "opt.par. = opt.work / span.",
+                 "  ", "  ") +
+         wrapped(
+             "par./now and opt./now: predicted / measured parallelism, ratios of parallelism and not of "
+             "time: optimizing a region shortens the work as well as the span, so opt./now can fall "
+             "below 1x while both times drop.",
+             "  ", "  ");
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (times in " + printable(rep.unit) + ")";
+  s.body = wrapped(
+      "Predicted span, work and parallelism of the whole program if the strands of a region were k "
+      "times faster; measured: work " +
+          grouped(rep.work()) + ", span " + grouped(rep.span()) + " " + printable(rep.unit) + ", parallelism " +
+          ratio_text(rep.span(), rep.parallelism()) + ".",
+      "  ", "  ");
+  if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
+  s.body += what_if_table(blocks, rep.span() > 0);
+  s.body += what_if_legend(rep);
+  s.body += predict::replay_what_if_text(rep);  // with a record only
+  return s;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::what_if_text() const {
+  const detail::output::text_section s = detail::output::what_if_section(*this);
+  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+// end include/forkscale/detail/output/what_if_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  return fitted_next_to_names(name_width, 16, build);
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns), num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions) t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+// The first line: the report's label, clock and unit.
+inline std::string title_text(const report& rep) {
+  std::string out = "forkscale report";
+  if (!rep.label.empty()) out += ": " + printable(rep.label);
+  out += "  (clock: ";
+  out += to_string(rep.clock);
+  out += ", unit: " + printable(rep.unit) + ")\n";
+  const std::string load = rep.load.warning();  // the machine was busy: said before any number
+  if (!load.empty()) out += wrapped(load, "", "  ");
+  return out;
+}
+
+// The legend of section 1.
+inline std::string profile_legend(const std::string& u) {
+  return wrapped(
+             "Work (T1): every strand's time added up, what one processor would take. Span (Tinf): the "
+             "time of the longest path, what unlimited processors would take. Burdened span: the "
+             "longest path when every continuation edge also costs the burden (below). Parallelism = "
+             "work / span and burdened parallelism = work / burdened span are ratios (no unit).",
+             "  ", "  ") +
+         wrapped("Average maximal strand = work / (1 + 2 x spawns + syncs) (Cilkview), in " + u +
+                     ": the mean time of a strand between spawns and syncs; strands not much longer than "
+                     "the burden spend a large share of their time on spawning and scheduling.",
+                 "  ", "  ");
+}
+
+// Section 1: the whole program's numbers, one a line, integer parts
+// right-aligned so that ratios line up with the counts above them; `u` is the
+// unit as the report shows it. A legend says what each line is.
+inline std::string profile_text(const region_result& r, const std::string& u) {
+  struct line {
+    const char* name;
+    std::string value;
+    bool timed;
+  };
+  const line lines[] = {
+      {"Work:", grouped(r.work), true},
+      {"Span:", grouped(r.span), true},
+      {"Burdened span:", grouped(r.burdened_span), true},
+      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
+      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+      {"Spawns:", grouped(r.spawns), false},
+      {"Syncs:", grouped(r.syncs), false},
+      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
+  };
+  std::size_t int_width = 0;
+  for (const auto& l : lines) {
+    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+    if (w > int_width) int_width = w;
+  }
+  std::string out = "\n1) Parallelism Profile (times in " + u + ")\n";
+  for (const auto& l : lines) {
+    const std::size_t dot = l.value.find('.');
+    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+    if (l.timed) out += " " + u;
+    out += '\n';
+  }
+  return out + profile_legend(u);
+}
+
+// A speedup bound's time on P processors: work / speedup, in the report's unit.
+inline std::string bound_time_text(const region_result& r, double speedup, bool short_numbers) {
+  if (!(speedup > 0)) return "n/a";
+  return time_text(static_cast<double>(r.work) / speedup, short_numbers);
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, and the times they
+// predict, in a table with a legend.
+inline std::string speedup_text(const region_result& r, unsigned max_processors, const std::string& u) {
+  std::string out = "\n2) Speedup Estimate (speedup = T1/TP on P processors; times TP in " + u + ")\n";
+  const auto bounds = r.speedup_estimate(max_processors);
+  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
+  if (r.span == 0) return out + "  (none: the span is zero)\n";
+  const std::size_t p_width = std::to_string(bounds.back().processors).size();
+  out += fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "lower", "upper", "TP at most", "TP at least"});
+    for (const auto& b : bounds)
+      t.add({pad_left(std::to_string(b.processors), p_width), fixed(b.lower, 2), fixed(b.upper, 2),
+             bound_time_text(r, b.lower, short_numbers), bound_time_text(r, b.upper, short_numbers)});
+    return t;
+  });
+  return out + wrapped(
+                   "lower: T1 / (T1/P + 1.7 x burdened span), Cilkview's estimate of the speedup a "
+                   "work-stealing scheduler reaches (not a guarantee); upper: min(P, parallelism), the "
+                   "work and span laws. TP at most = work / lower, TP at least = work / upper (in " +
+                       u + ").",
+                   "  ", "  ");
+}
+
+// Sections 3 on, those the report has: regions, call sites, spawn sites,
+// what-if, parallelism over time and idle blame (a recorded run), locks, and
+// with `show_raw` the numbers before overhead compensation.
+inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
+  std::string out;
+  int section = 3;
+  const auto add = [&](const std::string& heading, const std::string& body) {
+    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
+  };
+  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
+  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
+  const text_section wi = what_if_section(rep);
+  if (!wi.heading.empty()) add(wi.heading, wi.body);
+  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  const text_section locks = locks_section(rep, 10);
+  if (!locks.heading.empty()) add(locks.heading, locks.body);
+  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
+  return out;
+}
+
+// Where the burden came from, when it needs saying, one sentence each: the
+// cost clock's default is a choice, not a measurement, and a burdened
+// parallelism that rounds to 0.00 is explained (the text and the HTML page).
+inline std::vector<std::string> burden_notes(const report& rep, const std::string& u) {
+  std::vector<std::string> out;
+  if (rep.clock == clock_kind::cost && rep.burden_source == "default")
+    out.push_back(
+        "Under the cost clock the default burden is Cilkview's 15,000 cycles taken as 15,000 of the units "
+        "the program charges: a choice, not a measurement. Set options.burden to what a steal costs in "
+        "those units (docs/predict.md).");
+  else if (rep.burden_source.compare(0, 9, "measured ") == 0)
+    out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
+                  " on this machine (burden_file()).");
+  if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
+    out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
+                  ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
+                  "), because every continuation edge costs the burden and the strands cost far less.");
+  return out;
+}
+
+inline std::string burden_source_text(const report& rep, const std::string& u) {
+  std::string out;
+  for (const std::string& n : burden_notes(rep, u)) out += wrapped(n, "  ", "  ");
+  return out;
+}
+
+// The lines after the sections: the burden, the profiler's memory and the
+// overhead compensation.
+inline std::string burden_text(const report& rep, const std::string& u) {
+  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
+  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
+  out += ".\n";
+  out += burden_source_text(rep, u);
+  if (rep.compensation_per_strand > 0) {
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
+           grouped(rep.compensation_total) + " " + u + " in total.\n";
+  }
+  return out;
+}
+
+// The diagnostics: their count and the first ten.
+inline std::string diagnostics_text(const report& rep) {
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
+  if (count == 0) return "Diagnostics: none.\n";
+  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
+  std::string out = "Diagnostics: " + grouped(count);
+  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+  out += "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& d = rep.diagnostics[i];
+    out += "  ";
+    if (!d.where.empty()) out += printable(d.where) + ": ";
+    out += printable(d.problem) + "\n";
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
+  namespace io = detail::output;
+  const std::string u = io::printable(unit);
+  std::string out = io::title_text(*this);
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    out += io::profile_text(regions.front(), u);
+    out += io::speedup_text(regions.front(), max_processors, u);
+    out += io::numbered_sections(*this, show_raw, u);
+  }
+  out += io::burden_text(*this, u);
+  out += io::diagnostics_text(*this);
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw) const {
+  detail::write_file_atomically(path, to_text(show_raw));
+}
+
+FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// end include/forkscale/detail/output/text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// end include/forkscale/detail/output/report_writers.hpp
+// begin include/forkscale/detail/session/snapshot_renderer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+// detail/session/snapshot_renderer.hpp: where the HTML page (study/html_page.hpp)
+// leaves its renderer for a session's .html snapshots.
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
 // The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header does
 // not include): that header sets this to its to_html when a program includes
@@ -15034,6 +24733,16 @@ inline snapshot_renderer& snapshot_html_renderer() noexcept {
   static snapshot_renderer r = nullptr;
   return r;
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+// end include/forkscale/detail/session/snapshot_renderer.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class snapshot_format { json, text, csv, html };
 
 // The format of a snapshot path: .json, .txt, .csv or .html (.htm), in any case.
 // Throws forkscale::error naming the path otherwise.

@@ -20,9 +20,17 @@ function(forkscale_ompt_skipped name reason)
   set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED: " LABELS ompt)
 endfunction()
 
+# The compiled form where the project has it (the writers and the end of a
+# measurement compiled once, with this compiler), else the header-only one.
+if(TARGET forkscale::compiled)
+  set(FORKSCALE_OMPT_LIBRARY forkscale::compiled)
+else()
+  set(FORKSCALE_OMPT_LIBRARY forkscale::forkscale)
+endif()
+
 function(forkscale_ompt_executable target source)
   add_executable(${target} "${FORKSCALE_OMPT_TEST_DIR}/${source}")
-  target_link_libraries(${target} PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX ${ARGN})
+  target_link_libraries(${target} PRIVATE ${FORKSCALE_OMPT_LIBRARY} OpenMP::OpenMP_CXX ${ARGN})
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Werror)
 endfunction()
 
@@ -52,7 +60,7 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
   # threads has exactly the parallelism of the team.
   foreach(example ompt_cholesky ompt_stencil)
     add_executable(${prefix}${example} "${FORKSCALE_OMPT_TEST_DIR}/../../examples/${example}.cpp")
-    target_link_libraries(${prefix}${example} PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+    target_link_libraries(${prefix}${example} PRIVATE ${FORKSCALE_OMPT_LIBRARY} OpenMP::OpenMP_CXX)
     target_compile_options(${prefix}${example} PRIVATE -Wall -Wextra -Wpedantic -Werror)
   endforeach()
   add_test(NAME ${prefix}example.ompt_cholesky COMMAND ${prefix}ompt_cholesky 256 --tile 32 --threads 2 --clock cost)
@@ -84,7 +92,7 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
   string(SUBSTRING "${readme}" 0 ${end} readme_program)
   file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp" "${readme_program}")
   add_executable(${prefix}readme_ompt "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp")
-  target_link_libraries(${prefix}readme_ompt PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+  target_link_libraries(${prefix}readme_ompt PRIVATE ${FORKSCALE_OMPT_LIBRARY} OpenMP::OpenMP_CXX)
   target_compile_options(${prefix}readme_ompt PRIVATE -g -Wall -Wextra -Wpedantic -Werror)
   add_test(NAME ${prefix}readme_ompt COMMAND ${prefix}readme_ompt)
   set_tests_properties(${prefix}readme_ompt PROPERTIES LABELS ompt

@@ -27,118 +27,78 @@
 // Sections are ordered by a number, so that later kinds of section (call-site
 // and spawn-site tables, what-if tables) can be placed between the existing ones.
 //
-// Opt-in header: the umbrella forkscale.hpp does not include it.
+// Opt-in header: the umbrella forkscale.hpp does not include it. The types and
+// functions are declared in html_page.hpp; this header adds the studies and
+// plots, and (header-only form) the definitions.
 #pragma once
+#include "../config.hpp"
+#include "html_page.hpp"
+#include "plot.hpp"
+#include "prediction_plot.hpp"
+#include "study.hpp"
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <cctype>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "../config.hpp"
 #include "../detail/output/html_assets.hpp"
 #include "../detail/output/html_blame.hpp"
 #include "../detail/output/html_record.hpp"
 #include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
-#include "../detail/session/snapshot_file.hpp"
 #include "../detail/util/atomic_file.hpp"
 #include "../report.hpp"
-#include "html_ids.hpp"
-#include "plot.hpp"
-#include "prediction_plot.hpp"
-#include "study.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
-// Text as HTML character data or attribute value: valid UTF-8, control
-// characters as visible escapes, & < > " ' as entities.
-inline std::string html_escape(const std::string& s) { return detail::svg::escape(s); }
+FORKSCALE_INLINE std::string html_escape(const std::string& s) { return detail::svg::escape(s); }
 
-// A page built from sections.
-class html_report {
- public:
-  explicit html_report(std::string title) : title_(std::move(title)) {}
+FORKSCALE_INLINE html_report& html_report::add_section(const std::string& id, const std::string& heading,
+                                                       std::string body_html, int order) {
+  if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0])) ||
+      id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    throw error("forkscale: html_report: invalid section id '" + detail::printable_path(id) + "'");
+  if (has_section(id)) throw error("forkscale: html_report: a section with id '" + id + "' is already there");
+  sections_.push_back(section{id, heading, std::move(body_html), order});
+  return *this;
+}
 
-  // Adds a section. `body_html` is markup and is inserted as it is: build it
-  // with html_escape() for every piece of text. Throws forkscale::error when the
-  // id is taken or is not of the form [A-Za-z][A-Za-z0-9_-]*.
-  html_report& add_section(const std::string& id, const std::string& heading, std::string body_html, int order) {
-    if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0])) ||
-        id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
-      throw error("forkscale: html_report: invalid section id '" + detail::printable_path(id) + "'");
-    if (has_section(id)) throw error("forkscale: html_report: a section with id '" + id + "' is already there");
-    sections_.push_back(section{id, heading, std::move(body_html), order});
-    return *this;
+FORKSCALE_INLINE html_report& html_report::add_report(const report& r) {
+  add_profile_sections(r, "Summary");
+  add_section(html_section_ids::plots, "Plots", detail::html::report_plots_body(r), html_order::plots);
+  return *this;
+}
+
+FORKSCALE_INLINE void html_report::write(const std::string& path) const { detail::write_file_atomically(path, str()); }
+
+FORKSCALE_INLINE void html_report::add_profile_sections(const report& r, const std::string& summary_heading) {
+  namespace dh = detail::html;
+  add_section(html_section_ids::summary, summary_heading, dh::summary_body(r), html_order::summary);
+  add_section(html_section_ids::speedup_estimate, "Speedup estimate", dh::estimate_body(r),
+              html_order::speedup_estimate);
+  if (r.regions.size() > 1) add_section(html_section_ids::regions, "Regions", dh::regions_body(r), html_order::regions);
+  if (!r.call_sites.empty())
+    add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
+  if (!r.spawn_sites.empty())
+    add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
+  if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
+  if (r.record && !r.record->empty()) {  // a recorded run (docs/record.md)
+    add_section(html_section_ids::timeline, "Timeline", dh::timeline_body(r), html_order::timeline);
+    add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r), html_order::critical_path);
   }
-
-  bool has_section(const std::string& id) const noexcept {
-    for (const auto& s : sections_)
-      if (s.id == id) return true;
-    return false;
+  if (r.record) {
+    add_section(html_section_ids::parallelism, "Parallelism over time", dh::parallelism_body(r),
+                html_order::parallelism);
+    add_section(html_section_ids::idle_blame, "Idle blame", dh::idle_blame_body(r), html_order::idle_blame);
   }
+  if (!r.locks.empty()) add_section(html_section_ids::locks, "Locks", dh::locks_body(r), html_order::locks);
+  add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
+}
 
-  // A line under the title (escaped).
-  html_report& add_meta(const std::string& text) {
-    meta_.push_back(text);
-    return *this;
-  }
-
-  // Summary, speedup estimate, regions (when more than the root), the
-  // scalability bounds plot and the diagnostics of one report.
-  html_report& add_report(const report& r) {
-    add_profile_sections(r);
-    add_section(html_section_ids::plots, "Plots", detail::html::report_plots_body(r), html_order::plots);
-    return *this;
-  }
-
-  // The study's tables and plots, and its profile (the engine's report of the
-  // median 1-thread run).
-  html_report& add_study(const study_result& s);
-
-  std::string str() const;
-
-  // Writes the page atomically; throws forkscale::error.
-  void write(const std::string& path) const { detail::write_file_atomically(path, str()); }
-
- private:
-  struct section {
-    std::string id, heading, body;
-    int order;
-  };
-
-  void add_profile_sections(const report& r, const std::string& summary_heading = "Summary") {
-    namespace dh = detail::html;
-    add_section(html_section_ids::summary, summary_heading, dh::summary_body(r), html_order::summary);
-    add_section(html_section_ids::speedup_estimate, "Speedup estimate", dh::estimate_body(r),
-                html_order::speedup_estimate);
-    if (r.regions.size() > 1)
-      add_section(html_section_ids::regions, "Regions", dh::regions_body(r), html_order::regions);
-    if (!r.call_sites.empty())
-      add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
-    if (!r.spawn_sites.empty())
-      add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
-    if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
-    if (r.record && !r.record->empty()) {  // a recorded run (docs/record.md)
-      add_section(html_section_ids::timeline, "Timeline", dh::timeline_body(r), html_order::timeline);
-      add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r),
-                  html_order::critical_path);
-    }
-    if (r.record) {
-      add_section(html_section_ids::parallelism, "Parallelism over time", dh::parallelism_body(r),
-                  html_order::parallelism);
-      add_section(html_section_ids::idle_blame, "Idle blame", dh::idle_blame_body(r), html_order::idle_blame);
-    }
-    if (!r.locks.empty()) add_section(html_section_ids::locks, "Locks", dh::locks_body(r), html_order::locks);
-    add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
-  }
-
-  std::string title_;
-  std::vector<std::string> meta_;
-  std::vector<section> sections_;
-};
-
-inline html_report& html_report::add_study(const study_result& s) {
+FORKSCALE_INLINE html_report& html_report::add_study(const study_result& s) {
   namespace dh = detail::html;
   add_section(html_section_ids::study_summary, "Scaling study", dh::study_summary_body(s), html_order::study_summary);
   add_section(html_section_ids::warnings, "Warnings", dh::warnings_body(s), html_order::warnings);
@@ -157,7 +117,7 @@ inline html_report& html_report::add_study(const study_result& s) {
   return *this;
 }
 
-inline std::string html_report::str() const {
+FORKSCALE_INLINE std::string html_report::str() const {
   namespace dh = detail::html;
   std::vector<const section*> order;
   for (const auto& s : sections_) order.push_back(&s);
@@ -189,30 +149,26 @@ inline std::string html_report::str() const {
   return o;
 }
 
-inline std::string to_html(const report& r) {
+FORKSCALE_INLINE std::string to_html(const report& r) {
   html_report page(r.label.empty() ? std::string("report") : r.label);
   page.add_meta("Clock " + std::string(to_string(r.clock)) + ", times in " + r.unit);
   page.add_report(r);
   return page.str();
 }
 
-inline std::string to_html(const study_result& s) {
+FORKSCALE_INLINE std::string to_html(const study_result& s) {
   html_report page(s.label.empty() ? std::string("scaling study") : s.label);
   page.add_study(s);
   return page.str();
 }
 
-inline void write_html(const report& r, const std::string& path) { detail::write_file_atomically(path, to_html(r)); }
+FORKSCALE_INLINE void write_html(const report& r, const std::string& path) {
+  detail::write_file_atomically(path, to_html(r));
+}
 
-inline void write_html(const study_result& s, const std::string& path) {
+FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path) {
   detail::write_file_atomically(path, to_html(s));
 }
 
-namespace detail {
-// A program that includes this header can have an fs::session write .html
-// snapshots (detail/session/snapshot_file.hpp).
-inline const bool html_snapshots_enabled = (
-    snapshot_html_renderer() = [](const report& r) { return to_html(r); }, true);
-}  // namespace detail
-
 FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_DETAIL_DEFINITIONS

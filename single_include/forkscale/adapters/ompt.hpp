@@ -63,7 +63,3938 @@
 #include <cstring>
 #include <string>
 
+// begin include/forkscale/detail/engine/events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
+// the OpenMP tool) reports enters here through one function: spawn, child
+// open/close, sync open/close, call open/close, region open/close, what-if
+// region open/close. Each is a few additions, one clock reading and, where a
+// child finishes or a join completes, one uncontended lock on the join set
+// involved; sessions and regions take a lock only when they are created.
+#include <cstdint>
+#include <string>
+
 #include "../forkscale.hpp"
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/task_profile.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
+// detail/profile/task_profile.hpp: what each event does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
+// (engine/events.hpp) call these when the measurement profiles sites.
+//
+// A frame's path value for the on-span profile is (totals.span, task_id), its
+// running sums `path.local_span` / `path.task_span`, and its chain of records:
+// `path.chain` plus up to prof_node::capacity records held in the frame itself,
+// pushed onto the chain only when the path is shared (a spawn) or handed on.
+#include <algorithm>
+#include <cstdint>
+
+// begin include/forkscale/detail/engine/frame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#include <cstdint>
+#include <memory>
+
+// begin include/forkscale/detail/profile/chain.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
+// invocation's record is appended to the path value of the point where it ends: a
+// chain of shared, reference-counted nodes (a child and its spawner share their
+// common prefix) that is folded into one per-site array once it holds more
+// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
+// A join keeps the winning path's chain and drops the others.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals, and path_prof for the site profiles). The engine's
+// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct wi_vec;
+struct prof_node;
+
+// Defined with the engine (what_if/offsets.hpp).
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  wi_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of wi_join.)
+  template <class = void>
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      wi_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
+// begin include/forkscale/detail/engine/pool.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
+// detail/engine/pool.hpp: pooled allocation for the engine's fixed-size objects
+// (join sets, on-span chain nodes). No allocation on the event path once a
+// thread's cache is warm; a process-wide free list is touched once per batch.
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
+// a process-wide free list that is touched once per batch. Memory is kept for
+// reuse, so the pool's size is the high-water mark.
+template <class T>
+class object_pool {
+ public:
+  static constexpr unsigned batch = 64;
+
+  static object_pool& instance() noexcept {
+    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
+    return *p;
+  }
+
+  T* take_batch(unsigned& count) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (free_) {
+        T* head = free_;
+        T* tail = head;
+        count = 1;
+        while (count < batch && tail->next_free) {
+          tail = tail->next_free;
+          ++count;
+        }
+        free_ = tail->next_free;
+        tail->next_free = nullptr;
+        return head;
+      }
+    }
+    auto* chunk = new T[batch];
+    {
+      std::lock_guard<std::mutex> g(m_);
+      chunks_.push_back(chunk);
+    }
+    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
+    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
+    count = batch;
+    return chunk;
+  }
+
+  void give_back(T* head, T* tail) {
+    std::lock_guard<std::mutex> g(m_);
+    tail->next_free = free_;
+    free_ = head;
+  }
+
+  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex m_;
+  T* free_ = nullptr;
+  std::vector<T*> chunks_;  // keeps the memory reachable
+  std::atomic<std::size_t> reserved_{0};
+};
+
+template <class T>
+struct object_cache {
+  T* head = nullptr;
+  unsigned count = 0;
+  ~object_cache() {
+    if (head) {
+      T* tail = head;
+      while (tail->next_free) tail = tail->next_free;
+      object_pool<T>::instance().give_back(head, tail);
+    }
+  }
+
+  static object_cache& local() noexcept {
+    static thread_local object_cache cache;
+    return cache;
+  }
+
+  T* take() {
+    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
+    T* o = head;
+    head = o->next_free;
+    --count;
+    o->next_free = nullptr;
+    return o;
+  }
+
+  void put(T* o) noexcept {
+    o->next_free = head;
+    head = o;
+    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
+      // Hand a batch back so a thread that only frees does not hoard memory.
+      T* first = head;
+      T* last = first;
+      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
+      head = last->next_free;
+      count -= object_pool<T>::batch;
+      object_pool<T>::instance().give_back(first, last);
+    }
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
+// end include/forkscale/detail/engine/pool.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/profile/sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// detail/profile/sites.hpp: call and spawn sites, interned once per process, and
+// the sets of sites open above an invocation ("contexts"). An invocation finds
+// its site id and whether it is a top-call-site / top-caller invocation with one
+// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
+// the registry's lock.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct site_entry {
+  std::string file, function, tag;
+  unsigned line = 0;
+  bool has_tag = false;
+  site_kind kind = site_kind::call;
+  std::uint32_t function_id = 0;
+};
+
+// The sites of the invocations open above a point (a set), and what opening one
+// more invocation does to it.
+struct site_context {
+  std::vector<std::uint32_t> sites;      // sorted
+  std::vector<std::uint32_t> functions;  // sorted
+};
+
+struct site_step {
+  const site_context* next = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  // This lookup missed the thread's cache and went to the registry (a lock, maybe
+  // allocations: microseconds, once per site, context and thread). The engine
+  // then starts the next strand after it, so that the cost lands in no strand.
+  bool registered = false;
+};
+
+class site_registry {
+ public:
+  static site_registry& instance() {
+    static site_registry* r = new site_registry;  // never destroyed: late threads may use it
+    return *r;
+  }
+
+  const site_context* empty() const noexcept { return empty_; }
+  std::uint32_t count() const noexcept { return count_.load(std::memory_order_acquire); }
+
+  FORKSCALE_DETAIL_NOINLINE site_step step(const site_context* ctx, const site& where, site_kind kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t id = intern_site(where, kind);
+    auto& memo = steps_[ctx];
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const std::uint32_t fn = entries_[id].function_id;
+    site_step st;
+    st.site = id;
+    const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
+    const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : rec_top_call_site) | (seen_fn ? 0 : rec_top_caller));
+    if (seen_site) {
+      st.next = ctx;
+    } else {
+      std::vector<std::uint32_t> s = ctx->sites;
+      s.insert(std::upper_bound(s.begin(), s.end(), id), id);
+      auto found = contexts_.find(s);
+      if (found != contexts_.end()) {
+        st.next = found->second;
+      } else {
+        auto c = std::make_unique<site_context>();
+        c->sites = s;
+        c->functions = ctx->functions;
+        if (!seen_fn) c->functions.insert(std::upper_bound(c->functions.begin(), c->functions.end(), fn), fn);
+        st.next = c.get();
+        contexts_.emplace(std::move(s), c.get());
+        owned_.push_back(std::move(c));
+      }
+    }
+    memo.emplace(id, st);
+    return st;
+  }
+
+  // A copy of the entries [0, n) for a report.
+  std::vector<site_entry> entries(std::uint32_t n) {
+    std::lock_guard<std::mutex> g(m_);
+    n = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(entries_.size()));
+    return std::vector<site_entry>(entries_.begin(), entries_.begin() + n);
+  }
+
+  std::size_t bytes() {
+    std::lock_guard<std::mutex> g(m_);
+    std::size_t b = entries_.size() * sizeof(site_entry) + owned_.size() * sizeof(site_context);
+    for (const auto& c : owned_) b += (c->sites.size() + c->functions.size()) * sizeof(std::uint32_t);
+    for (const auto& kv : steps_) b += kv.second.size() * (sizeof(site_step) + 16);
+    return b;
+  }
+
+ private:
+  site_registry() {
+    auto c = std::make_unique<site_context>();
+    empty_ = c.get();
+    owned_.push_back(std::move(c));
+  }
+
+  std::uint32_t intern_site(const site& where, site_kind kind) {
+    std::string key;
+    key += static_cast<char>('0' + static_cast<int>(kind));
+    key += where.file ? where.file : "";
+    key += '\0';
+    key += std::to_string(where.line);
+    key += '\0';
+    key += where.function ? where.function : "";
+    key += '\0';
+    if (where.tag) {
+      key += '1';
+      key += where.tag;
+    }
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    site_entry e;
+    e.file = where.file ? where.file : "";
+    e.function = where.function ? where.function : "";
+    e.line = where.line;
+    e.has_tag = where.tag != nullptr;
+    e.tag = where.tag ? where.tag : "";
+    e.kind = kind;
+    auto f = functions_.find(e.function);
+    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    e.function_id = f->second;
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(std::move(e));
+    by_key_.emplace(std::move(key), id);
+    count_.store(static_cast<std::uint32_t>(entries_.size()), std::memory_order_release);
+    return id;
+  }
+
+  std::mutex m_;
+  std::deque<site_entry> entries_;
+  std::unordered_map<std::string, std::uint32_t> by_key_;
+  std::unordered_map<std::string, std::uint32_t> functions_;
+  std::map<std::vector<std::uint32_t>, const site_context*> contexts_;
+  std::vector<std::unique_ptr<site_context>> owned_;
+  std::unordered_map<const site_context*, std::unordered_map<std::uint32_t, site_step>> steps_;
+  const site_context* empty_ = nullptr;
+  std::atomic<std::uint32_t> count_{0};
+};
+
+// The per-thread cache in front of site_registry::step. Keyed by the pointers the
+// site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), so a hit costs a hash and four compares.
+struct site_cache_entry {
+  const site_context* ctx = nullptr;
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  unsigned line = 0;
+  site_kind kind = site_kind::root;
+  site_step step;
+};
+
+inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  static thread_local site_cache_entry cache[512];
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.tag);
+  site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
+  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
+                              e.function == where.function && e.tag == where.tag && e.kind == kind))
+    return e.step;
+  site_step st = site_registry::instance().step(ctx, where, kind);
+  e.ctx = ctx;
+  e.file = where.file;
+  e.function = where.function;
+  e.tag = where.tag;
+  e.line = where.line;
+  e.kind = kind;
+  e.step = st;
+  st.registered = true;
+  return st;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// end include/forkscale/detail/profile/sites.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct prof_node {
+  static constexpr unsigned capacity = prof_records_per_node;
+  std::atomic<std::int64_t> refs{1};
+  prof_node* parent = nullptr;
+  std::uint32_t count = 0;                   // records in `records`
+  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
+  std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
+  prof_record records[capacity];
+  prof_node* next_free = nullptr;  // pool link
+};
+
+// A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
+// and `incoming` (ties by task id, docs/model.md); returns the loser, whose chain
+// reference the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_span, const path_prof& incoming,
+                             std::uint64_t incoming_span) noexcept {
+  if (!path_beats(incoming_span, incoming.task, kept_span, kept.task)) return incoming;
+  const path_prof loser = kept;
+  kept = incoming;
+  return loser;
+}
+
+inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+inline prof_node* new_prof_node() {
+  prof_node* p = object_cache<prof_node>::local().take();
+  p->refs.store(1, std::memory_order_relaxed);
+  p->parent = nullptr;
+  p->count = 0;
+  p->records_below = 0;
+  p->folded = nullptr;
+  return p;
+}
+
+// Drops one reference; frees what is no longer shared, down the chain.
+inline void release_prof(prof_node* p) noexcept {
+  while (p) {
+    // The sole owner frees without a read-modify-write: nobody else can add a
+    // reference to a node no one else holds.
+    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    prof_node* parent = p->parent;
+    if (p->folded) {
+      prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+      delete p->folded;
+      p->folded = nullptr;
+    }
+    object_cache<prof_node>::local().put(p);
+    p = parent;
+  }
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  // Every site a record names is registered already: one allocation up front.
+  const std::size_t sites = site_registry::instance().count();
+  if (out.size() < sites) out.resize(sites);
+  for (; p; p = p->parent) {
+    if (p->folded) {
+      if (out.size() < p->folded->size()) out.resize(p->folded->size());
+      for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
+    }
+    for (std::uint32_t i = 0; i < p->count; ++i) {
+      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
+      out[p->records[i].site].add(p->records[i]);
+    }
+  }
+}
+
+// A chain is folded once it holds more records than this (at least 16; the
+// number of sites registered so far).
+inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
+
+// Replaces the chain `head` (whose reference the caller holds) by one folded node
+// with the same sums.
+inline void fold_chain(prof_node*& head) {
+  auto* sums = new std::vector<site_sums>;
+  sum_chain(head, *sums);
+  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+  prof_node* a = new_prof_node();
+  a->folded = sums;
+  release_prof(head);
+  head = a;
+}
+
+// Pushes `n` records on top of the chain `*head` (whose reference the new node
+// takes over); folds the chain into one array node once it has grown past the
+// fold limit, so a chain never holds more than O(sites) records.
+inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
+  prof_node* p = new_prof_node();
+  p->parent = head;
+  p->count = n;
+  for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
+  p->records_below = (head ? head->records_below : 0) + n;
+  head = p;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// end include/forkscale/detail/profile/chain.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/engine/join_set.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// detail/engine/join_set.hpp: where children report.
+//
+// A join set is what one join waits for: the implicit sync block of a task
+// (Cilk's sync), a task_group, or the single child behind a join_handle.
+// Children fold their path values in as they finish; the join takes the result.
+// A set whose owner lets go without joining hands everything on to `forward`,
+// the set its owner's own totals go to (tasks that outlive their spawner).
+//
+// Counting without an atomic on the spawn path: `outstanding_` starts at
+// owner_ref (the owner's reference) and each finishing child subtracts one.
+// Spawns made by the owning task are counted in `unpublished_`, which only the
+// owner touches; a join is complete when outstanding_ + unpublished_ ==
+// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
+// whoever then brings `outstanding_` to zero is the last user and hands the
+// totals on. Every other field is guarded by the set's own lock.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/engine/path.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+// detail/engine/path.hpp: what flows along the dag's edges.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line.
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned wi_max_regions = 62;
+inline constexpr unsigned wi_max_factors = 16;
+inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t wi_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct wi_factor {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline wi_factor make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  wi_factor f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
+      if (pd > static_cast<double>(wi_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct wi_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
+  wi_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
+                              bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct wi_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct wi_vec {
+  wi_vec* next_free = nullptr;
+  const wi_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned wi_classes = 3;
+inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& wi_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct wi_cache {
+  wi_vec* head[wi_classes] = {};
+  unsigned count[wi_classes] = {};
+  ~wi_cache();
+  static wi_cache& local() noexcept {
+    static thread_local wi_cache c;
+    return c;
+  }
+};
+
+inline wi_cache::~wi_cache() {
+  for (unsigned c = 0; c < wi_classes; ++c)
+    while (head[c]) {
+      wi_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~wi_vec();
+      ::operator delete(v);
+      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+    }
+}
+
+inline wi_vec* wi_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (wi_class_capacity(cls) < entries) ++cls;
+  wi_cache& c = wi_cache::local();
+  wi_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
+    v = new (::operator new(bytes)) wi_vec;
+    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void wi_release(wi_vec* v) noexcept {
+  if (!v) return;
+  wi_cache& c = wi_cache::local();
+  if (c.count[v->cls] >= 64) {
+    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
+    v->~wi_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline wi_vec* wi_copy(const wi_vec* v) {
+  if (!v) return nullptr;
+  wi_vec* c = wi_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = wi_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (wi_class_capacity(v->cls) < entries) {
+    wi_vec* bigger = wi_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    wi_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct wi_config {
+  std::vector<wi_factor> factors;
+  unsigned F = 0;
+  std::int64_t p[wi_max_factors] = {};
+  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<wi_spec> call_sites;
+  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
+  wi_factor assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  wi_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  wi_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  wi_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct wi_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
+// end include/forkscale/detail/engine/path.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+struct thread_tables;
+
+// What a join takes out of a set.
+struct join_contents {
+  path_totals totals;          // owns totals.what_if
+  path_prof prof;              // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;    // children spawned and not yet reported
+  std::uint64_t finished = 0;  // children folded in since the last join
+  std::uint64_t uid = 0;       // recording: the set and the round taken
+  std::uint32_t round = 0;
+};
+
+// Recording: what reports to a join — a task's last strand and the finished
+// children it merged at its end, or a join handed on.
+struct join_source {
+  std::uint64_t strand = 0;
+  std::uint64_t uid = 0;
+  std::uint32_t round = 0;
+};
+
+class join_set {
+ public:
+  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
+
+  static join_set* make(session* s, record_state* rec = nullptr) {
+    join_set* j = object_cache<join_set>::local().take();
+    j->rec_ = rec;
+    j->round_ = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
+      record_buffer& b = rec->buffer();
+      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
+    }
+    j->outstanding_ = owner_ref;
+    j->acc_ = path_totals{};
+    j->acc_prof_ = path_prof{};
+    j->finished_ = 0;
+    j->unpublished_ = 0;
+    j->forward_ = nullptr;
+    j->session_ = s;
+    return j;
+  }
+  // Frees a set nobody refers to any more.
+  static void destroy(join_set* j) noexcept {
+    wi_release(j->acc_.what_if);
+    j->acc_.what_if = nullptr;
+    release_prof(j->acc_prof_.chain);
+    j->acc_prof_.chain = nullptr;
+    object_cache<join_set>::local().put(j);
+  }
+
+  session* owner_session() const noexcept { return session_; }
+
+  // One more child, spawned by the owning task: no lock, no atomic.
+  void count_own_child() noexcept { ++unpublished_; }
+  // One more child, spawned from any other task (task groups, forwarded sets).
+  void count_shared_child() noexcept {
+    lock_.lock();
+    ++outstanding_;
+    lock_.unlock();
+  }
+
+  // Children spawned and not yet reported, and children reported since the last
+  // join. The owner's own count is exact only on the owner's thread.
+  join_contents tally() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    lock_.unlock();
+    return c;
+  }
+
+  // A finished child (or a forwarded set) reports to `j`: its path value folds in
+  // and its reference drops. The last user of a set whose owner has let go hands
+  // the result on, and so on up the chain of forwards.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}) noexcept {
+    while (j) {
+      j->lock_.lock();
+      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
+      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      j->acc_.join(t);
+      ++j->finished_;
+      const bool last = --j->outstanding_ == 0;
+      j->lock_.unlock();
+      release_prof(loser.chain);
+      if (!last) return;
+      from = join_source{0, j->uid_, j->round_};
+      join_set* next = retire(j, t, p);
+      j = next;
+    }
+    release_prof(p.chain);
+    wi_release(t.what_if);
+  }
+
+  // The owner lets go without joining. Children still running will report to
+  // `forward` (which must already count this set as one of its children); with
+  // no forward, what they report is dropped. Returns the tally just before.
+  join_contents release(join_set* forward) noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    forward_ = forward;
+    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
+    unpublished_ = 0;
+    const bool last = outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+    return c;
+  }
+
+  // A spawned task that never ran: its reference drops with nothing folded in.
+  void drop_child() noexcept {
+    lock_.lock();
+    const bool last = --outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // The join: takes everything folded in so far. When nothing is outstanding the
+  // set is ready for its next round (a task's sync block is reused).
+  join_contents take() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.uid = uid_;
+    c.round = round_++;
+    acc_ = path_totals{};
+    acc_prof_ = path_prof{};
+    finished_ = 0;
+    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
+      outstanding_ = owner_ref;
+      unpublished_ = 0;
+    }
+    lock_.unlock();
+    return c;
+  }
+
+  // Takes everything out and frees the set when nothing is outstanding; else
+  // leaves it alone and says how many are.
+  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
+    j->lock_.lock();
+    out.running = j->running();
+    out.finished = j->finished_;
+    if (out.running != 0) {
+      j->lock_.unlock();
+      return false;
+    }
+    out.totals = j->acc_;
+    out.prof = j->acc_prof_;
+    out.uid = j->uid_;
+    out.round = j->round_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    j->lock_.unlock();
+    destroy(j);
+    return true;
+  }
+
+  // Merges what a completed set held, as if its children had reported here.
+  void absorb(join_contents& c) noexcept {
+    lock_.lock();
+    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
+    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    acc_.join(c.totals);
+    finished_ += c.finished;
+    lock_.unlock();
+    release_prof(loser.chain);
+    c.prof.chain = nullptr;
+  }
+
+  join_set* next_free = nullptr;  // pool link
+  // A task group's or join handle's set is on the list of the thread that bound
+  // it (thread_tables, engine/tasks.hpp) until it is released.
+  join_set* bound_prev = nullptr;
+  join_set* bound_next = nullptr;
+  thread_tables* bound_on = nullptr;
+
+ private:
+  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
+  // The last user of a set: its totals go to the set's forward, and it is freed.
+  // Returns the forward; `t` and `p` receive what it held.
+  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
+    join_set* next = j->forward_;
+    t = j->acc_;
+    p = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    destroy(j);
+    return next;
+  }
+  static void pass_on(join_set* j) noexcept {
+    path_totals t;
+    path_prof p;
+    const join_source from{0, j->uid_, j->round_};
+    join_set* next = retire(j, t, p);
+    report(next, t, p, from);
+  }
+
+  // Recording, under the lock: `from` reports to this set's current round. The
+  // edge is appended before the lock is let go, so the join that takes the
+  // round finds it.
+  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
+    if (from.strand == 0 && from.uid == 0) return;
+    raw_edge* e = rec_->buffer().edges.next(*rec_);
+    if (!e) return;
+    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
+  }
+
+  spinlock lock_;
+  std::int64_t outstanding_ = owner_ref;
+  path_totals acc_;
+  path_prof acc_prof_;
+  std::uint64_t finished_ = 0;
+  std::uint64_t unpublished_ = 0;  // owner only
+  join_set* forward_ = nullptr;
+  session* session_ = nullptr;
+  record_state* rec_ = nullptr;  // recording: this measurement's record, else null
+  std::uint64_t uid_ = 0;
+  std::uint32_t round_ = 0;  // joins taken so far
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// end include/forkscale/detail/engine/join_set.hpp
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/blame/lock_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
+// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
+// while the thread runs a task of the measurement (lock_events.hpp). Only that
+// thread writes them; the report reads them once every task has been joined,
+// as it reads the other thread tables (engine/session.hpp).
+#include <cstdint>
+#include <unordered_map>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Times in ticks of the table's wall clock (lock_table::wall).
+struct lock_sums {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found the lock taken
+  std::uint64_t wait = 0, max_wait = 0;
+  std::uint64_t hold = 0, max_hold = 0;
+  // Waits of other acquisitions that began while this site held the lock
+  // (directed blame shifting: the waiting is the holder's doing).
+  std::uint64_t blamed = 0, blamed_waits = 0;
+};
+
+class lock_table {
+ public:
+  // The clock lock times are read with: a measurement's wall clock (the record's
+  // when it records, so that lock events and strands share one time line).
+  clock_kind wall = clock_kind::steady;
+  bool ready = false;  // `wall` is set
+
+  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
+
+  // The sums of (lock, site); the last one used is remembered (a loop takes
+  // one lock at one site again and again).
+  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
+    const std::uint64_t k = key(lock, site);
+    if (last_ && last_key_ == k) return *last_;
+    last_ = &rows_[k];  // node-based: the address stays valid
+    last_key_ = k;
+    return *last_;
+  }
+  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
+
+ private:
+  std::unordered_map<std::uint64_t, lock_sums> rows_;
+  std::uint64_t last_key_ = 0;
+  lock_sums* last_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// end include/forkscale/detail/blame/lock_table.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+class join_set;
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  std::uint64_t burden = 0;        // ticks
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source).
+  std::string burden_source = "default";
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy record_mode.
+  std::unique_ptr<record_state> rec;
+  unsigned char record_mode = 0;
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  wi_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<wi_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<wi_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+// begin include/forkscale/detail/engine/state.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+// detail/engine/state.hpp: what the guards hold — a running task's frame, a
+// spawn's token and the state of each guard between its two events — and
+// nothing else. The annotation header (annotate.hpp) includes this file only:
+// the engine that acts on these types is reached through hooks.hpp.
+#include <atomic>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+class join_set;
+struct region_node;
+struct region_state;
+struct site_context;
+class record_state;
+struct wi_vec;
+struct prof_node;
+struct spawn_token;
+
+// What the guards of task groups, join handles and spawn tokens call in the
+// engine (engine/tasks.hpp). A file that only annotates (annotate.hpp) does not
+// compile the engine: it reaches it through this table, which the engine
+// installs when a measurement starts — before any of these can have something
+// to do, since every token, group set and handle set belongs to a measurement.
+struct task_hooks {
+  void (*drop_token)(spawn_token& tk) noexcept;  // a token destroyed unused
+  void (*drop_unrun)(spawn_token& tk, const site& where) noexcept;
+  join_set* (*group_join_set)(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where);
+  void (*close_group)(join_set* j, const site& where) noexcept;
+  void (*release_handle)(join_set* j, const site& where, const char* why) noexcept;
+  join_set* (*bind_handle)(session* s);
+};
+inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
+inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
+
+// One running task body (or the root of a measurement) on one thread. Frames
+// live inside the guards that open them, on the running thread's stack; a
+// thread's frames form a stack through `outer` (a task run while another is
+// blocked in a join, or run inline by its spawner).
+struct region_state;
+
+struct frame {
+  enum class run_state : unsigned char { running, suspended, blocked };
+
+  path_totals totals;              // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t burden = 0;
+  clock_kind kind = clock_kind::cost;
+  run_state state = run_state::running;
+  unsigned open_guards = 0;  // guards open in this frame, for order checks
+  frame* outer = nullptr;
+  session* sess = nullptr;
+  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;         // where this task's totals go; null for a root
+  region_node* region = nullptr;         // innermost region, inherited by children
+  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
+  site where;                            // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (totals.span,
+  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // chain.
+  bool profile = false;
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t what_if_mask = 0;
+
+  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
+  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
+  // open strand: how it began, where it runs, what it follows.
+  unsigned char record = 0;
+  // Call sites take the slow path: the session names what-if call sites (1) or
+  // records (2).
+  unsigned char call_events = 0;
+  record_state* rec = nullptr;
+  std::uint32_t rec_frame = 0;       // call path (call_tree)
+  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
+  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
+  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
+  std::uint64_t rec_join_uid = 0;
+  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t rec_end_round = 0;
+};
+
+// What a spawn hands to its child: where to report and the path value at the
+// spawn point. Move-only: a spawn is consumed exactly once.
+struct spawn_token {
+  join_set* target = nullptr;
+  region_node* region = nullptr;
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof path;
+  std::uint64_t what_if_mask = 0;
+  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  // Recording: the spawner's strand that ended at the spawn, the child's call path.
+  std::uint64_t rec_from = 0;
+  std::uint32_t rec_frame = 0;
+
+  spawn_token() = default;
+  spawn_token(const spawn_token&) = delete;
+  spawn_token& operator=(const spawn_token&) = delete;
+  spawn_token(spawn_token&& o) noexcept { take(o); }
+  ~spawn_token() {  // a token never used releases its join
+    if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr || what_if != nullptr)) task_hooks_now()->drop_token(*this);
+  }
+  spawn_token& operator=(spawn_token&& o) noexcept {
+    if (this != &o) {
+      this->~spawn_token();
+      take(o);
+    }
+    return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    span = o.span;
+    burdened_span = o.burdened_span;
+    raw_span = o.raw_span;
+    task_id = o.task_id;
+    context = o.context;
+    site_id = o.site_id;
+    flags = o.flags;
+    profile = o.profile;
+    path = o.path;
+    what_if_mask = o.what_if_mask;
+    what_if = o.what_if;
+    last_strand = o.last_strand;
+    rec_from = o.rec_from;
+    rec_frame = o.rec_frame;
+    o.target = nullptr;
+    o.path.chain = nullptr;
+    o.what_if = nullptr;
+  }
+  explicit operator bool() const noexcept { return target != nullptr; }
+};
+
+// What a sync_point keeps between its two events.
+struct sync_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+};
+
+// What a call_site keeps: its scope, and what makes its invocation's record.
+struct call_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
+  const site_context* caller_context = nullptr;
+  std::uint64_t caller_local_work = 0;
+  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
+  std::uint64_t caller_what_if_mask = 0;
+  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
+};
+
+// What a what_if_region keeps.
+struct what_if_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  bool changed = false;  // this instance added its region to the task's mask
+  std::uint64_t saved_mask = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+// end include/forkscale/detail/engine/state.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// What a region keeps: for an outermost one, the measurement itself.
+struct region_state {
+  std::unique_ptr<session> owned;  // set for an outermost region
+  frame root;
+  frame* task = nullptr;  // set for a nested region
+  region_node* node = nullptr;
+  region_node* saved = nullptr;
+  region_state* enclosing = nullptr;  // the region guard open around this one in the task
+  path_totals at_open;
+  path_totals at_close;  // set when an enclosing region closed first (see end_region)
+  unsigned depth = 0;
+  bool stopped = false;
+  bool closed_early = false;
+  site where;
+  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// end include/forkscale/detail/engine/frame.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- the frame's chain ----------------------------------------------------------
+
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.chain_credits) {
+    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
+    f.chain_credits = 0;
+  }
+}
+
+// Appends a finished invocation's on-span record to the frame's path.
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.record_count == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.path.chain, f.records, f.record_count);
+    f.record_count = 0;
+  }
+  f.records[f.record_count++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.record_count) {
+    drop_credits(f);
+    push_records(f.path.chain, f.records, f.record_count);
+    f.record_count = 0;
+  }
+  return f.path.chain;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+// A chain past half the fold limit is folded here, by its owner, before it is
+// shared: otherwise every child that adds a record or two to it at its end
+// would fold the same shared prefix again (push_records), and a child whose
+// path then loses its join throws that fold away — a fold per spawn where one
+// per half-limit of records is enough.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
+    drop_credits(f);
+    fold_chain(f.path.chain);
+    p = f.path.chain;
+  }
+  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.chain_credits = 64;
+  }
+  --f.chain_credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.path.chain = nullptr;
+  return p;
+}
+
+// The on-work half of a record: this thread's table, no lock.
+inline void record_on_work(session* s, const prof_record& r) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
+    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.on_work[r.site].add(r);
+}
+
+// ---- events -------------------------------------------------------------------
+
+// Spawn: the child's task id, its site and the spawner's path profile. Returns
+// whether the site was registered just now (site_step::registered).
+inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::spawn);
+  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
+  tk.context = st.next;
+  tk.site_id = st.site;
+  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.profile = true;
+  tk.path.local_span = f.path.local_span;
+  tk.path.task_span = f.path.task_span;
+  tk.path.chain = share_path(f);
+  return st.registered;
+}
+
+// A child starts: its invocation opens with the spawner's path value.
+inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
+  c.task_id = tk.task_id;
+  c.spawn_count = 0;
+  c.local_work = 0;
+  c.task_work = 0;
+  c.span_at_start = tk.span;
+  c.local_span_at_start = tk.path.local_span;
+  c.task_span_at_start = tk.path.task_span;
+  c.context = tk.context;
+  c.task_site = tk.site_id;
+  c.task_flags = tk.flags;
+  c.record_count = 0;
+  c.chain_credits = 0;
+  c.path = tk.path;
+  tk.path.chain = nullptr;
+}
+
+// A task ends: its own invocation's record (on work now, on span with its path),
+// and the path profile it reports with.
+inline path_prof profile_task_end(frame& c) {
+  prof_record r{};
+  r.site = c.task_site;
+  r.flags = c.task_flags;
+  r.work = c.totals.work;
+  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
+  r.local_work = c.local_work;
+  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
+  r.task_work = c.task_work;
+  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  c.path.local_span = c.local_span_at_start;
+  c.path.task_span = c.task_span_at_start;
+  record_on_work(c.sess, r);
+  append_record(c, r);
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A call opens: its invocation starts counting local work and span.
+// A call opens; returns whether its site was registered just now.
+inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::call);
+  cs.caller_context = f.context;
+  cs.caller_local_work = f.local_work;
+  cs.span_at_open = f.totals.span;
+  cs.work_at_open = f.totals.work;
+  cs.local_span_at_open = f.path.local_span;
+  cs.site_id = st.site;
+  cs.flags = st.flags;
+  f.context = st.next;
+  f.local_work = 0;
+  return st.registered;
+}
+
+// A call closes: its invocation's record.
+inline void profile_call_close(frame& f, const call_state& cs) {
+  prof_record r{};
+  r.site = cs.site_id;
+  r.flags = cs.flags;
+  r.work = f.totals.work - cs.work_at_open;
+  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
+  f.path.local_span = cs.local_span_at_open;
+  f.context = cs.caller_context;
+  f.local_work = cs.caller_local_work;
+  record_on_work(f.sess, r);
+  append_record(f, r);
+}
+
+// A join took `joined` (ending at joined_span) while the task's own path ends
+// at f.totals.span (before the join): when a child's path is the longer, the
+// task's path becomes it; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+    drop_credits(f);
+    release_prof(f.path.chain);
+    f.record_count = 0;
+    f.path.local_span = joined.local_span;
+    f.path.task_span = joined.task_span;
+    f.path.chain = joined.chain;
+  } else {
+    release_prof(joined.chain);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
+// end include/forkscale/detail/profile/task_profile.hpp
+// begin include/forkscale/detail/record/events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
+// detail/record/events.hpp: what the engine's events add to the record when
+// recording is on. Each is called from one place in engine/events.hpp, behind
+// a predicted-false test of the frame's record flag.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/regions.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
+// detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
+// strand inside regions does to its path's offsets and to the regions' work
+// (docs/model.md, "What-if regions").
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(wi_max_regions + 1, 0);
+  t.what_if_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_wi_entries(session* s, std::uint64_t mask) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(wi_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
+}
+
+// Whether `r` is the region of the guard at `w` (a guard's region, not a named
+// call site: same file, line, function and tag).
+inline bool is_guard_region(const wi_region& r, const site& w, const std::string& file, const std::string& function,
+                            const std::string& tag) noexcept {
+  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+         (r.tag.empty() == (w.tag == nullptr));
+}
+
+// A guard's region: found by the site's content, registered at its first entry.
+// Returns its bit, or 0 when the measurement analyses no region (a bad
+// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
+// region alone is left out, said once by a diagnostic that names it.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+  if (s->what_if_off) return 0;
+  wi_region r;
+  r.file = w.file ? w.file : "";
+  r.line = w.line;
+  r.function = w.function ? w.function : "";
+  r.tag = w.tag ? w.tag : "";
+  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
+  std::size_t number = 0;  // the region's number in the measurement, counted from 1
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
+      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
+    if (s->what_if_regions.size() < wi_max_regions) {
+      s->what_if_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
+    }
+    for (const wi_region& d : s->what_if_dropped)
+      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
+    s->what_if_dropped.push_back(r);
+    number = wi_max_regions + s->what_if_dropped.size();
+  }
+  what_if_notice(s, w,
+                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
+                     " of this measurement, and at most " + std::to_string(wi_max_regions) +
+                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
+                     "rows, while the other regions' rows and the site profiles are kept");
+  return 0;
+}
+
+// A call site's what-if bits: the named call sites it matches, and the assumed bit.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+  std::uint64_t bits = 0;
+  const wi_config& c = s->what_if;
+  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
+    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
+  for (const wi_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= wi_assumed_bit;
+  if (bits & wi_region_bits) {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
+      wi_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      if (r.file.empty() && r.line == 0) {
+        r.file = w.file ? w.file : "";
+        r.line = w.line;
+        r.function = w.function ? w.function : "";
+        r.tag = w.tag ? w.tag : "";
+      }
+    }
+  }
+  return bits;
+}
+
+// The bits of a site (a guard's region, or a call site's), cached per thread.
+inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+  struct slot {
+    std::uint64_t serial = 0;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    bool call = false;
+    std::uint64_t bits = 0;
+  };
+  static thread_local slot cache[64];
+  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
+                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
+                           static_cast<std::uintptr_t>(call);
+  slot& e = cache[h & 63u];
+  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
+                              e.function == w.function && e.tag == w.tag && e.call == call))
+    return e.bits;
+  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  e.serial = s->serial;
+  e.file = w.file;
+  e.function = w.function;
+  e.tag = w.tag;
+  e.line = w.line;
+  e.call = call;
+  e.bits = bits;
+  return bits;
+}
+
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only when a measurement assumes call sites faster.
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
+};
+
+// A strand inside what-if regions, or of a measurement that assumes call sites
+// faster: the path cost may differ from the work cost, and the regions' offsets
+// and work grow.
+FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
+  const wi_config& cfg = f.sess->what_if;
+  strand_cost c{raw, cost, raw, cost};
+  if (f.what_if_mask & wi_scaled_bit) {
+    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+    const auto Q = (f.what_if_mask & wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
+  }
+  const std::uint64_t regions = f.what_if_mask & wi_region_bits;
+  if (regions) {
+    wi_add(f.totals.what_if, &cfg, regions, c.path);
+    record_wi_work(f.sess, regions, c.work);
+  }
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
+// end include/forkscale/detail/what_if/regions.hpp
+// begin include/forkscale/detail/record/call_tree.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// detail/record/call_tree.hpp: the call paths of recorded strands, interned once
+// per process. A path is a node of a tree whose edges are call sites and spawn
+// sites; node 0 is a measurement's root. Recursion is folded: a site already on
+// the path takes the path back to it, so fib has five paths, not 2^n. Lookups
+// go through a per-thread direct-mapped cache keyed by the addresses a site
+// holds; only misses take the tree's lock.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class call_tree {
+ public:
+  using kind_type = record_frame::kind_type;
+  static constexpr std::uint32_t no_parent = 0xffffffffu;
+
+  static call_tree& instance() {
+    static call_tree* t = new call_tree;  // never destroyed: late threads may use it
+    return *t;
+  }
+
+  // The path `where` opens inside `parent` (kind call or spawn). `missed` is set
+  // when the lookup went to the tree (a lock, maybe allocations).
+  std::uint32_t child(std::uint32_t parent, const site& where, kind_type kind, bool& missed) {
+    return cached(parent, where, kind, missed);
+  }
+  // A site on its own (a sync_point's), as an index into sites().
+  std::uint32_t site_index(const site& where, bool& missed) {
+    return cached(no_parent, where, kind_type::root, missed);
+  }
+
+  // Copies for a record: every node and site interned so far.
+  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites) {
+    std::lock_guard<std::mutex> g(m_);
+    frames = nodes_;
+    sites = sites_;
+  }
+  // A copy of the sites alone (the lock profile names its rows with them).
+  std::vector<record_site> sites() {
+    std::lock_guard<std::mutex> g(m_);
+    return sites_;
+  }
+
+ private:
+  call_tree() { nodes_.push_back(record_frame{}); }
+
+  struct cache_entry {
+    std::uint32_t parent = 0;
+    kind_type kind = kind_type::root;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    std::uint32_t value = 0;
+    std::uint64_t generation = 0;  // 0: empty
+  };
+  static constexpr std::size_t cache_size = 1024;
+
+  std::uint32_t cached(std::uint32_t parent, const site& w, kind_type kind, bool& missed) {
+    static thread_local cache_entry cache[cache_size];
+    std::uintptr_t h = reinterpret_cast<std::uintptr_t>(w.file) ^ (reinterpret_cast<std::uintptr_t>(w.function) << 1) ^
+                       (reinterpret_cast<std::uintptr_t>(w.tag) << 2);
+    h ^= (static_cast<std::uintptr_t>(w.line) * 0x9E3779B97F4A7C15ull) ^ (std::uintptr_t(parent) << 7) ^
+         static_cast<std::uintptr_t>(kind);
+    h ^= h >> 29;
+    cache_entry& e = cache[(h * 0xBF58476D1CE4E5B9ull >> 40) % cache_size];
+    if (e.generation != 0 && e.parent == parent && e.kind == kind && e.file == w.file && e.line == w.line &&
+        e.function == w.function && e.tag == w.tag)
+      return e.value;
+    missed = true;
+    const std::uint32_t v = parent == no_parent ? intern_site(w) : intern_node(parent, w, kind);
+    e = cache_entry{parent, kind, w.file, w.function, w.tag, w.line, v, 1};
+    return v;
+  }
+
+  std::uint32_t intern_site_locked(const site& w) {
+    const bool tagged = w.tag != nullptr && *w.tag != '\0';
+    std::string key = std::string(w.file ? w.file : "") + '\n' + std::to_string(w.line) + '\n' +
+                      (w.function ? w.function : "") + '\n' + (tagged ? "1" : "0") + (tagged ? w.tag : "");
+    auto it = site_index_.find(key);
+    if (it != site_index_.end()) return it->second;
+    record_site s;
+    s.file = w.file ? w.file : "";
+    s.line = w.line;
+    s.function = w.function ? w.function : "";
+    if (tagged) s.tag = w.tag;
+    if (tagged) {
+      s.name = s.tag;
+    } else {
+      const auto slash = s.file.find_last_of("/\\");
+      s.name = (slash == std::string::npos ? s.file : s.file.substr(slash + 1)) + ":" + std::to_string(s.line);
+    }
+    const auto id = static_cast<std::uint32_t>(sites_.size());
+    sites_.push_back(std::move(s));
+    site_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  std::uint32_t intern_site(const site& w) {
+    std::lock_guard<std::mutex> g(m_);
+    return intern_site_locked(w);
+  }
+
+  std::uint32_t intern_node(std::uint32_t parent, const site& w, kind_type kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t s = intern_site_locked(w);
+    // Folded recursion: the same site and kind already on the path.
+    for (std::uint32_t n = parent; n != 0; n = nodes_[n].parent)
+      if (nodes_[n].site == s && nodes_[n].kind == kind) return n;
+    const auto key = std::make_tuple(parent, s, static_cast<unsigned char>(kind));
+    auto it = node_index_.find(key);
+    if (it != node_index_.end()) return it->second;
+    record_frame f;
+    f.parent = parent;
+    f.kind = kind;
+    f.site = s;
+    f.depth = nodes_[parent].depth + 1;
+    const auto id = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(f);
+    node_index_.emplace(key, id);
+    return id;
+  }
+
+  std::mutex m_;
+  std::vector<record_frame> nodes_;
+  std::vector<record_site> sites_;
+  std::unordered_map<std::string, std::uint32_t> site_index_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, unsigned char>, std::uint32_t> node_index_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// end include/forkscale/detail/record/call_tree.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
+// the task's previous strand and the end of the longest path through `f`.
+FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
+  record_state& rs = *f.rec;
+  record_buffer& b = rs.buffer();
+  raw_strand* r = b.strands.next(rs);
+  if (!r) {
+    ++b.dropped;
+    f.rec_prev = 0;
+    f.totals.last_strand = 0;
+    return;
+  }
+  r->prev = f.rec_prev;
+  r->crit_pred = f.totals.last_strand;
+  r->join_uid = f.rec_join_uid;
+  r->join_round = f.rec_join_round;
+  r->join_site = f.rec_join_site;
+  if (f.record == 2) {
+    r->wall_start = f.rec_wall_start;
+    r->wall_end = rs.wall_now();
+  } else {
+    r->wall_start = f.strand_start;
+    r->wall_end = t;
+  }
+  r->work = c.work;
+  r->path = c.path;
+  r->frame = f.rec_frame;
+  r->flags = f.rec_flags;
+  r->what_if = f.what_if_mask & wi_region_bits;
+  const std::uint64_t id = strand_id(b, b.strands.size() - 1);
+  f.rec_prev = id;
+  f.totals.last_strand = id;
+  f.rec_flags = 0;
+  f.rec_join_uid = 0;
+  f.rec_join_site = 0;
+}
+
+// A spawn: the child starts after the strand that just ended, in the call path
+// the spawn site opens; the spawner's next strand is the continuation. Returns
+// whether a call path was interned just now (its cost is then in no strand).
+FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
+  tk.rec_from = f.rec_prev;
+  f.rec_flags |= rec_after_spawn;
+  bool missed = false;
+  try {
+    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
+  } catch (...) {
+    tk.rec_frame = f.rec_frame;
+  }
+  return missed;
+}
+
+// A sync_point's join took round `c.round` of its set: the next strand starts
+// after that join.
+FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
+  f.rec_join_uid = c.uid;
+  f.rec_join_round = c.round;
+  bool missed = false;
+  try {
+    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
+  } catch (...) {
+    f.rec_join_site = 0;
+  }
+}
+
+// A call opens: the strands inside run in the call path its site opens.
+// Returns whether the path was interned just now.
+FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
+  cs.caller_rec_frame = f.rec_frame;
+  bool missed = false;
+  try {
+    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
+  } catch (...) {
+  }
+  return missed;
+}
+
+// A labeled region's instance closes on this thread.
+FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
+  record_state& r = *f.rec;
+  if (!r.on()) return;
+  try {
+    r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
+// end include/forkscale/detail/record/events.hpp
+// begin include/forkscale/detail/engine/hooks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+// detail/engine/hooks.hpp: how a guard reaches the engine. The guards
+// (annotate.hpp) are compiled in every file a program annotates; the engine
+// (events.hpp) only where a measurement starts (guards.hpp, forkscale.hpp). A
+// guard reads its thread's current frame itself, and does nothing more outside
+// a measurement; inside one it calls the engine through a table of function
+// pointers per clock policy, which the engine installs when a measurement on
+// that policy starts (engine<Clock>::begin_measurement) — before any frame of
+// that policy can be current on any thread.
+#include <atomic>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The running frame of this thread, per clock policy (null: not measuring).
+template <class Clock>
+inline thread_local frame* current_frame = nullptr;
+
+// The events a guard reports (engine<Clock> in events.hpp has one function each).
+struct engine_hooks {
+  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
+  void (*end_child)(frame& c) noexcept;
+  void (*begin_sync)(sync_state& st, const site& where) noexcept;
+  void (*end_sync)(sync_state& st, join_set* j, bool own_block, const site& where) noexcept;
+  void (*begin_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
+  void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+};
+
+template <class Clock>
+inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
+
+// The guards' side of every event: the test for "measuring?" inline, the event
+// itself through the table. An end is passed on whenever the table is there:
+// the engine returns at once for a state its begin left empty (`task` null, a
+// frame without session).
+template <class Clock>
+struct guard_events {
+  static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
+  static spawn_token spawn(join_set* group, const site& where) noexcept {
+    const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
+    if (!h) return spawn_token{};
+    return h->spawn(group, where);
+  }
+  // Also called with an empty token inside a measurement: the engine diagnoses it.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    if (!tk && !current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_child(c, tk, where);
+  }
+  static void end_child(frame& c) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_child(c);
+  }
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_sync(st, where);
+  }
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_sync(st, j, own_block, where);
+  }
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_call(cs, scope, where);
+  }
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_call(cs, scope, where);
+  }
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_what_if(ws, where);
+  }
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+// end include/forkscale/detail/engine/hooks.hpp
+// begin include/forkscale/detail/engine/tasks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+// detail/engine/tasks.hpp: the parts of the events that do not read the clock —
+// a task's start and end, its children handed on to whoever joins it, task
+// groups and join handles, and labeled regions.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- frames ---------------------------------------------------------------------
+
+// Whether call sites take the engine's slow path in this session.
+inline unsigned char call_events_of(const session& s) noexcept {
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+}
+
+// The root frame of a measurement.
+inline void init_root(frame& root, session* s, const site& where) noexcept {
+  root.totals = path_totals{};
+  root.compensation = s->compensation;
+  root.burden = s->burden;
+  root.kind = s->kind;
+  root.state = frame::run_state::running;
+  root.open_guards = 0;
+  root.outer = nullptr;
+  root.sess = s;
+  root.sync_block = nullptr;
+  root.report_to = nullptr;
+  root.region = &s->root;
+  root.where = where;
+  root.profile = s->profile;
+  root.task_id = root_task_id;
+  root.spawn_count = 0;
+  root.local_work = 0;
+  root.task_work = 0;
+  root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
+  root.context = site_registry::instance().empty();
+  root.record_count = 0;
+  root.chain_credits = 0;
+  root.path = path_prof{};
+  root.what_if_mask = s->what_if_root_mask;
+  root.record = s->record_mode;
+  root.call_events = call_events_of(*s);
+  root.rec = s->rec.get();
+  root.rec_frame = 0;
+  root.rec_flags = 0;
+  root.rec_prev = 0;
+  root.rec_join_uid = 0;
+  root.rec_end_uid = 0;
+}
+
+// A spawned task's frame, from its spawn token (consumed).
+inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
+  c.totals = path_totals{};
+  c.totals.span = tk.span;
+  c.totals.burdened_span = tk.burdened_span;
+  c.totals.raw_span = tk.raw_span;
+  c.totals.what_if = tk.what_if;
+  tk.what_if = nullptr;
+  c.what_if_mask = tk.what_if_mask;
+  c.compensation = s->compensation;
+  c.burden = s->burden;
+  c.kind = s->kind;
+  c.state = frame::run_state::running;
+  c.open_guards = 0;
+  c.outer = outer;
+  c.sess = s;
+  c.sync_block = nullptr;
+  c.report_to = tk.target;
+  c.region = tk.region;
+  c.where = where;
+  c.profile = tk.profile;
+  if (tk.profile) profile_task_start(c, tk);
+  c.totals.last_strand = tk.last_strand;
+  c.record = s->record_mode;
+  c.call_events = call_events_of(*s);
+  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+    c.rec = s->rec.get();
+    c.rec_frame = tk.rec_frame;
+    c.rec_flags = rec_task_start;
+    c.rec_prev = tk.rec_from;
+    c.rec_join_uid = 0;
+    c.rec_end_uid = 0;
+  }
+  tk.target = nullptr;
+}
+
+// ---- children handed on -----------------------------------------------------------
+
+// At the end of a task: children it never joined are waited for by whoever
+// joins the task itself (tasks that outlive their spawner). If they are all
+// done already their totals are simply merged. `out` is the task's path profile
+// at its end; children merged here compete with it for the path.
+inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+  join_set* j = f.sync_block;
+  if (!j) return;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (join_set::take_if_complete(j, c)) {
+    const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
+    f.totals.join(c.totals);
+    release_prof(loser.chain);
+    if (f.record != 0 && c.finished != 0) {
+      f.rec_end_uid = c.uid;
+      f.rec_end_round = c.round;
+    }
+    return;
+  }
+  if (f.report_to) {
+    f.report_to->count_shared_child();  // the forwarded set is one more child of report_to
+    j->release(f.report_to);
+  } else {
+    misuse(f.sess, f.where,
+           "the measurement ended while " + std::to_string(c.running) +
+               " spawned task(s) had not finished; they are not counted");
+    j->release(nullptr);
+  }
+}
+
+// A call scope ends: the children spawned inside it that no join inside it
+// waited for join the enclosing scope's sync block — finished ones with their
+// totals, running ones as one forwarded set.
+inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  join_contents c;
+  if (join_set::take_if_complete(inner, c)) {
+    if (c.finished == 0) return;
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+    f.sync_block->absorb(c);
+    return;
+  }
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+  f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
+  inner->release(f.sync_block);
+}
+
+// Children that report after their join are merged by the task's next join (or
+// its end); the numbers of this join miss them, which the diagnostic says.
+FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t running, const site& where) noexcept {
+  misuse(f->sess, where,
+         "sync_point ended while " + std::to_string(running) +
+             " spawned task(s) had not reported back (never ran, still running, or not waited for by this join); "
+             "this join does not include them");
+}
+
+// A spawned task destroyed without ever running (a cancelled task group, a
+// dropped callable): it reports nothing, but it must not keep its join waiting.
+FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
+  join_set* j = tk.target;
+  tk.target = nullptr;
+  release_prof(tk.path.chain);
+  tk.path.chain = nullptr;
+  wi_release(tk.what_if);
+  tk.what_if = nullptr;
+  misuse(j->owner_session(), where,
+         "a task spawned here was destroyed without running (cancelled?); it counts as empty");
+  j->drop_child();
+}
+
+// A token destroyed unused (spawn_token's destructor, through task_hooks).
+inline void drop_token(spawn_token& tk) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  tk.what_if = nullptr;
+}
+
+// ---- task groups and join handles -----------------------------------------------
+
+// Bound sets are listed on the binding thread's table, and counted per thread:
+// binds minus releases, each on the thread that made it (thread_tables).
+// Binding lists the set and counts it on this thread's table.
+inline void list_bound(session* s, join_set* j) {
+  thread_tables& t = tables_for(s);
+  t.bound_net.store(t.bound_net.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  t.bound_lock.lock();
+  j->bound_on = &t;
+  j->bound_prev = nullptr;
+  j->bound_next = t.bound_head;
+  if (t.bound_head) t.bound_head->bound_prev = j;
+  t.bound_head = j;
+  t.bound_lock.unlock();
+}
+inline void unlist_bound(join_set* j) noexcept {
+  thread_tables* t = j->bound_on;
+  if (!t) return;
+  t->bound_lock.lock();
+  if (j->bound_prev) {
+    j->bound_prev->bound_next = j->bound_next;
+  } else {
+    t->bound_head = j->bound_next;
+  }
+  if (j->bound_next) j->bound_next->bound_prev = j->bound_prev;
+  t->bound_lock.unlock();
+  j->bound_on = nullptr;
+}
+// A release counts -1 on the releasing thread's table: a release's last use of
+// the session, since a session with nothing bound may be freed.
+inline void count_released(session* s) {
+  std::atomic<std::int64_t>& n = tables_for(s).bound_net;
+  n.store(n.load(std::memory_order_relaxed) - 1, std::memory_order_release);
+}
+// The sets still bound (the sum over the threads).
+inline std::int64_t bound_count(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (const auto& t : s.tables) n += t->bound_net.load(std::memory_order_acquire);
+  return n;
+}
+
+// A task group's join set, created by the first spawn made into it inside a
+// measurement (`slot` is the group's; `where` records the site of that spawn).
+inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
+  join_set* j = slot.load(std::memory_order_acquire);
+  if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
+  join_set* fresh = join_set::make(s, s->rec.get());
+  if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
+    group_site = where;
+    list_bound(s, fresh);
+    return fresh;
+  }
+  join_set::destroy(fresh);
+  return j;
+}
+
+// A task group goes away: tasks it still waits for are misuse.
+inline void close_group(join_set* j, const site& where) noexcept {
+  session* s = j->owner_session();
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
+  if (c.running != 0)
+    misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
+  else if (c.finished != 0)
+    misuse(s, where,
+           "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
+  count_released(s);
+}
+
+// A join handle lets go of its set: after its join (`why` null), or before it,
+// which is misuse when the task was spawned (`why` says how it happened).
+inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
+  session* s = j->owner_session();
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
+  if (why && (c.running != 0 || c.finished != 0)) misuse(s, where, why);
+  count_released(s);
+}
+
+// A join handle's set for its next task.
+inline join_set* bind_handle(session* s) {
+  join_set* j = join_set::make(s, s->rec.get());
+  list_bound(s, j);
+  return j;
+}
+
+// The table the guards reach these through (state.hpp).
+inline constexpr task_hooks the_task_hooks{&drop_token,  &drop_unrun,     &group_join_set,
+                                           &close_group, &release_handle, &bind_handle};
+inline void install_task_hooks() noexcept { installed_task_hooks.store(&the_task_hooks, std::memory_order_release); }
+
+// Tasks spawned into task groups or join handles that no sync_point inside the
+// measurement joined (still running, or finished and never waited for).
+inline std::int64_t unjoined_in_bound_sets(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (const auto& t : s.tables) {
+    t->bound_lock.lock();
+    for (join_set* j = t->bound_head; j; j = j->bound_next) {
+      const join_contents c = j->tally();
+      n += c.running + static_cast<std::int64_t>(c.finished);
+    }
+    t->bound_lock.unlock();
+  }
+  return n;
+}
+
+// ---- labeled regions --------------------------------------------------------------
+
+inline region_node* intern_region(session* s, region_node* parent, const std::string& label) {
+  std::lock_guard<std::mutex> g(s->m);
+  for (auto& c : parent->children)
+    if (c->label == label) return c.get();
+  auto node = std::make_unique<region_node>();
+  node->label = label;
+  node->path = parent->path + "/" + escape_region_label(label);
+  node->parent = parent;
+  node->depth = parent->depth + 1;
+  parent->children.push_back(std::move(node));
+  return parent->children.back().get();
+}
+
+inline void record_region(session* s, region_node* node, const path_totals& d) {
+  std::lock_guard<std::mutex> g(s->m);
+  ++node->instances;
+  node->sum.add(d);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+// end include/forkscale/detail/engine/tasks.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+template <class Clock>
+void install_engine_hooks() noexcept;
+
+// The events, for one clock policy (clock.hpp). All members are static; each
+// thread has one current frame per policy.
+template <class Clock>
+struct engine {
+  using run_state = frame::run_state;
+
+  static frame*& current() noexcept { return current_frame<Clock>; }
+
+  static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
+
+  // ---- strands -------------------------------------------------------------------
+  // Ends the open strand of `f` at clock reading `t`: its cost (less the
+  // compensation estimate) extends every path through `f` and adds to its work.
+  static void close_strand(frame& f, std::uint64_t t) noexcept {
+    const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
+    const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+      close_strand_slow(f, t, raw, cost);
+      return;
+    }
+    add_strand(f, strand_cost{raw, cost, raw, cost});
+  }
+
+  // A strand inside what-if regions, or recorded.
+  FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
+                                                          std::uint64_t cost) noexcept {
+    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
+    if (f.record != 0) keep_strand(f, t, c);
+    add_strand(f, c);
+  }
+
+  // The open strand of `f` starts at clock reading `t`.
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
+    f.strand_start = t;
+    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
+  }
+
+  static void add_strand(frame& f, const strand_cost& c) noexcept {
+    f.totals.span += c.path;
+    f.totals.burdened_span += c.path;
+    f.totals.raw_span += c.path_raw;
+    f.totals.work += c.work;
+    f.totals.compensation += c.work_raw - c.work;
+    f.local_work += c.work;
+    f.task_work += c.work;
+    f.path.local_span += c.path;
+    f.path.task_span += c.path;
+  }
+
+  // Ends the open strand of a running frame and starts the next one at once:
+  // a guard boundary inside a task (call sites, regions, what-if regions).
+  static void split_strand(frame& f) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
+    const std::uint64_t t = now(f);
+    close_strand(f, t);
+    start_strand(f, t);
+  }
+
+  // ---- spawn, parent side --------------------------------------------------------
+  // The parent's strand ends; the child will start from the path value here; the
+  // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
+  // the child reports to, or null for the task's own sync block.
+  static spawn_token spawn(join_set* group, const site& where) noexcept {
+    spawn_token tk;
+    frame* f = current();
+    if (!f) return tk;  // not measuring: the child will run unmeasured
+    std::uint64_t t = 0;
+    if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      t = now(*f);
+      close_strand(*f, t);
+    }
+    join_set* j = group;
+    if (j) {
+      j->count_shared_child();
+    } else {
+      j = f->sync_block;
+      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
+      j->count_own_child();
+    }
+    tk.target = j;
+    tk.region = f->region;
+    tk.what_if_mask = f->what_if_mask;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    tk.span = f->totals.span;
+    tk.burdened_span = f->totals.burdened_span;
+    tk.raw_span = f->totals.raw_span;
+    bool registered = false;  // a first lookup of this site: its cost is in no strand
+    if (f->profile) registered = profile_spawn(*f, tk, where);
+    tk.last_strand = f->totals.last_strand;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
+    ++f->totals.spawns;
+    f->totals.burdened_span += f->burden;
+    if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
+    return tk;
+  }
+
+  // ---- spawn, child side ---------------------------------------------------------
+  // `c` becomes the running frame of this thread. Whatever this thread was
+  // running is suspended: time spent in the child is not its work.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    frame* outer = current();
+    if (!tk.target) {
+      c.sess = nullptr;
+      if (outer)
+        misuse(outer->sess, where,
+               "spawn_scope opened with no spawn point (the token is empty or was already used); the "
+               "task is not measured");
+      return;
+    }
+    session* s = tk.target->owner_session();
+    // One clock reading ends the outer strand and starts the child's.
+    std::uint64_t t = 0;
+    bool have_t = false;
+    if (outer && outer->state == run_state::running) {
+      t = now(*outer);
+      have_t = outer->kind == s->kind;
+      close_strand(*outer, t);
+      outer->state = run_state::suspended;
+    }
+    start_task(c, s, outer, tk, where);
+    current() = &c;
+    start_strand(c, have_t ? t : now(c));
+  }
+
+  static void end_child(frame& c) noexcept {
+    if (!c.sess) return;
+    const std::uint64_t t = now(c);
+    bool on_this_thread = true;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
+    if (c.state == run_state::running) close_strand(c, t);
+    path_prof out;
+    if (c.profile) out = profile_task_end(c);
+    settle_sync_block(c, c.profile ? &out : nullptr);
+    join_source from;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    join_set::report(c.report_to, c.totals, out, from);
+    c.totals.what_if = nullptr;                              // report() took it
+    if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
+    frame* outer = c.outer;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+    }
+  }
+
+  // Returns whether `c` is among this thread's frames (then the frames opened
+  // after it are abandoned with it).
+  FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
+    bool here = current() == &c;
+    if (!here) {
+      for (frame* f = current(); f; f = f->outer) here = here || f == &c;
+      misuse(c.sess, c.where,
+             here ? "spawn_scope closed while another task scope opened after it on this thread is still "
+                    "open (guards closed out of order)"
+                  : "spawn_scope closed on a thread that did not open it (an untied task that "
+                    "migrated?); this thread's frames are left as they are");
+    }
+    if (c.open_guards != 0)
+      misuse(c.sess, c.where,
+             "task ended with " + std::to_string(c.open_guards) +
+                 " guard(s) still open in it (guards closed out of order)");
+    return here;
+  }
+
+  // ---- sync ----------------------------------------------------------------------
+  // Before the library's join blocks: the strand ends; time spent blocked is not
+  // work (tasks this thread runs meanwhile open frames of their own).
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->state != run_state::running)) {
+      misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
+      return;
+    }
+    close_strand(*f, now(*f));
+    f->state = run_state::blocked;
+    st.depth = ++f->open_guards;
+    st.task = f;
+  }
+
+  // After the join returns: the children's path values merge into the task, and
+  // a new strand starts. `j` is the set the join waited for (a task group's or a
+  // join handle's, null when nothing was ever spawned into it); `own_block`
+  // means the task's own sync block instead.
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    frame* f = st.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
+      close_out_of_order(f, st.depth, where, "sync_point");
+    if (own_block) j = f->sync_block;
+    if (j) {
+      join_contents c = j->take();
+      if (f->profile) {
+        profile_join(*f, c.prof, c.totals.span);
+      } else {
+        release_prof(c.prof.chain);
+      }
+      f->totals.join(c.totals);
+      if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
+    }
+    ++f->totals.syncs;
+    if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
+    f->state = run_state::running;
+    start_strand(*f, now(*f));
+  }
+
+  // ---- call sites ----------------------------------------------------------------
+  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it
+  // joins only the children spawned inside it, never its caller's; children it
+  // leaves unjoined pass to the enclosing scope when it returns. With `scope`
+  // false the call only counts (OpenMP: a taskwait inside a called function
+  // waits for every child of the task, the caller's too). With site profiles on,
+  // the clock is read when the call opens and closes, so that the strands inside
+  // belong to the call's invocation.
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    cs.task = f;
+    ++f->totals.calls;
+    cs.depth = ++f->open_guards;
+    if (scope) {
+      cs.caller_block = f->sync_block;
+      f->sync_block = nullptr;
+    }
+    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
+      begin_call_slow(*f, cs, where);
+    } else if (f->profile) {
+      split_strand(*f);
+      // A site registered just now: its cost is in no strand.
+      if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
+        start_strand(*f, now(*f));
+    }
+  }
+
+  // A call in a measurement that names what-if call sites, or records.
+  FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
+    std::uint64_t wi_new = 0;
+    if (f.sess->what_if_calls) wi_new = wi_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || wi_new || f.record) split_strand(f);
+    if (f.record != 0 && keep_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
+    if (wi_new != 0) {
+      cs.what_if_set = true;
+      cs.caller_what_if_mask = f.what_if_mask;
+      f.what_if_mask |= wi_new;
+      if (wi_new & wi_region_bits) record_wi_entries(f.sess, wi_new & wi_region_bits);
+    }
+    if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
+  }
+
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = cs.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
+      close_out_of_order(f, cs.depth, where, "call_site");
+    if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
+      end_call_slow(*f, cs);
+    } else if (f->profile && cs.caller_context) {
+      split_strand(*f);
+      profile_call_close(*f, cs);
+    }
+    if (!scope) return;
+    join_set* inner = f->sync_block;
+    f->sync_block = cs.caller_block;
+    if (inner) hand_on_call_block(*f, inner);
+  }
+
+  FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
+    const bool profiled = f.profile && cs.caller_context;
+    if (profiled || cs.what_if_set || f.record) split_strand(f);
+    if (f.record != 0) f.rec_frame = cs.caller_rec_frame;
+    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
+    if (profiled) profile_call_close(f, cs);
+  }
+
+  // ---- what-if regions -----------------------------------------------------------
+  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
+  // Entering a region the task is already inside counts once.
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    std::uint64_t bit = 0;
+    try {
+      bit = wi_site_bits(f->sess, where, false);
+    } catch (...) {
+      return;  // out of memory registering the region: it is not analysed
+    }
+    ws.task = f;
+    ws.depth = ++f->open_guards;
+    if (!bit || (f->what_if_mask & bit)) return;
+    record_wi_entries(f->sess, bit);
+    split_strand(*f);
+    ws.saved_mask = f->what_if_mask;
+    f->what_if_mask |= bit;
+    ws.changed = true;
+  }
+
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = ws.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
+      close_out_of_order(f, ws.depth, where, "what_if_region");
+    if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
+    if (!ws.changed) return;
+    split_strand(*f);
+    f->what_if_mask = ws.saved_mask;
+  }
+
+  // ---- labeled regions -----------------------------------------------------------
+  // A region inside a measurement adds a row: what completes in this task between
+  // its opening and its closing. Outside any measurement, a region is one.
+  static void begin_region(region_state& rs, const std::string& label) {
+    frame* f = current();
+    rs.task = f;
+    rs.node = intern_region(f->sess, f->region, label);
+    split_strand(*f);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
+    rs.at_open = f->totals;
+    rs.saved = f->region;
+    f->region = rs.node;
+    rs.enclosing = f->open_regions;
+    f->open_regions = &rs;
+    rs.depth = ++f->open_guards;
+  }
+
+  // Returns the instance's totals (the report of a nested region). A region that
+  // closes while regions opened inside it are still open (misuse, diagnosed)
+  // closes them too, at the same moment, so that no row outgrows its parent;
+  // their guards find them closed.
+  static path_totals end_region(region_state& rs) {
+    if (rs.closed_early) return rs.at_close;
+    frame* f = rs.task;
+    if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
+    split_strand(*f);
+    bool listed = false;
+    for (region_state* r = f->open_regions; r && !listed; r = r->enclosing) listed = r == &rs;
+    if (listed) {
+      for (region_state* inner = f->open_regions; inner != &rs; inner = inner->enclosing) {
+        inner->at_close = f->totals.since(inner->at_open);
+        inner->closed_early = true;
+        record_region(f->sess, inner->node, inner->at_close);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
+      }
+      f->open_regions = rs.enclosing;
+    }
+    const path_totals d = f->totals.since(rs.at_open);
+    record_region(f->sess, rs.node, d);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
+    f->region = rs.saved;
+    if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
+    return d;
+  }
+
+  // A measurement's root frame starts running on this thread.
+  static void begin_measurement(region_state& rs) noexcept {
+    install_engine_hooks<Clock>();
+    init_root(rs.root, rs.owned.get(), rs.where);
+    current() = &rs.root;
+    if (rs.owned->rec) rs.owned->rec->start();
+    start_strand(rs.root, now(rs.root));
+  }
+
+  // The measurement's root frame ends (misuse diagnosed); the caller builds the
+  // report from it.
+  static void end_measurement(region_state& rs) noexcept {
+    session* s = rs.owned.get();
+    if (current() != &rs.root)
+      misuse(s, rs.where,
+             "measurement ended while a task scope opened inside it is still open on this thread (guards "
+             "closed out of order)");
+    if (rs.root.open_guards != 0)
+      misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
+    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    current() = nullptr;
+  }
+
+  // A guard closes while one opened after it is still open, or on another
+  // thread. (When a guard opened before it has already closed early, that close
+  // was the one diagnosed.)
+  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth, const site& where,
+                                                           const char* what) noexcept {
+    if (current() != f)
+      misuse(f->sess, where,
+             std::string(what) +
+                 " closed on another thread or outside the task that opened it (guards closed out "
+                 "of order)");
+    else if (f->open_guards > depth)
+      misuse(f->sess, where,
+             std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
+  }
+};
+
+// The table the guards call the events through (hooks.hpp), and its installation
+// when a measurement on `Clock` starts.
+template <class Clock>
+inline constexpr engine_hooks engine_hook_table{
+    &engine<Clock>::spawn,      &engine<Clock>::begin_child,   &engine<Clock>::end_child,
+    &engine<Clock>::begin_sync, &engine<Clock>::end_sync,      &engine<Clock>::begin_call,
+    &engine<Clock>::end_call,   &engine<Clock>::begin_what_if, &engine<Clock>::end_what_if};
+
+template <class Clock>
+void install_engine_hooks() noexcept {
+  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock>, std::memory_order_release);
+  install_task_hooks();
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+// end include/forkscale/detail/engine/events.hpp
 
 #if defined(__has_include)
 #if __has_include(<omp-tools.h>)
@@ -92,6 +4023,7 @@
 #include <string>
 #include <thread>
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 // begin include/forkscale/study/html.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_HTML_HPP
 #define FORKSCALE_SINGLE_STUDY_HTML_HPP
@@ -124,476 +4056,2146 @@
 // Sections are ordered by a number, so that later kinds of section (call-site
 // and spawn-site tables, what-if tables) can be placed between the existing ones.
 //
-// Opt-in header: the umbrella forkscale.hpp does not include it.
-#include <algorithm>
-#include <cctype>
+// Opt-in header: the umbrella forkscale.hpp does not include it. The types and
+// functions are declared in html_page.hpp; this header adds the studies and
+// plots, and (header-only form) the definitions.
+// begin include/forkscale/study/html_page.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_HTML_PAGE_HPP
+#define FORKSCALE_SINGLE_STUDY_HTML_PAGE_HPP
+// html_page.hpp: the HTML page's types and functions, declared: fs::html_report,
+// fs::to_html, fs::write_html and fs::html_escape (study/html.hpp says what
+// the page holds). study/html.hpp defines them in the header-only form; in the
+// compiled form the library does, and a file that only writes pages (the OMPT
+// tool's report, say) includes this header alone.
 #include <string>
 #include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/output/html_assets.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
-// detail/output/html_assets.hpp: the HTML report's fixed parts: its one style
-// sheet, its one script (table sorting and filtering; the record's views add
-// theirs, html_record_assets.hpp), and the
-// Content-Security-Policy that allows exactly those two by their SHA-256.
-#include <string>
-
-// begin include/forkscale/detail/util/base64.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_BASE64_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_BASE64_HPP
-// detail/util/base64.hpp: base64 (RFC 4648, with padding) of a byte string.
-#include <cstddef>
-#include <cstdint>
+// begin include/forkscale/detail/session/snapshot_renderer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+// detail/session/snapshot_renderer.hpp: where the HTML page (study/html_page.hpp)
+// leaves its renderer for a session's .html snapshots.
 #include <string>
 
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-inline std::string base64(const std::string& bytes) {
-  static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t v = (static_cast<unsigned char>(bytes[i]) << 16) |
-                            (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
-    out += table[(v >> 18) & 63];
-    out += table[(v >> 12) & 63];
-    out += table[(v >> 6) & 63];
-    out += table[v & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
-    out += table[(v >> 18) & 63];
-    out += table[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    const std::uint32_t v =
-        (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
-    out += table[(v >> 18) & 63];
-    out += table[(v >> 12) & 63];
-    out += table[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
+// The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header does
+// not include): that header sets this to its to_html when a program includes
+// it, so a session can write .html snapshots without making every program
+// compile the page.
+using snapshot_renderer = std::string (*)(const report&);
+inline snapshot_renderer& snapshot_html_renderer() noexcept {
+  static snapshot_renderer r = nullptr;
+  return r;
 }
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_BASE64_HPP
-// end include/forkscale/detail/util/base64.hpp
-// begin include/forkscale/detail/util/sha256.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
-// detail/util/sha256.hpp: SHA-256 (FIPS 180-4) of a byte string, for the HTML
-// report's Content-Security-Policy hashes.
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+// end include/forkscale/detail/session/snapshot_renderer.hpp
+// begin include/forkscale/study/html_ids.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+#define FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+// study/html_ids.hpp: where the HTML report's built-in sections go (html_order)
+// and the ids of its sections and elements (html_section_ids), stable for tests
+// and tools. Included by html.hpp, the header to include.
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// Where the built-in sections go (add_section takes any number).
+namespace html_order {
+constexpr int study_summary = 100;
+constexpr int warnings = 110;
+constexpr int study_runs = 120;
+constexpr int study_speedups = 130;
+constexpr int bandwidth_probe = 140;
+constexpr int study_prediction = 150;
+constexpr int summary = 200;
+constexpr int speedup_estimate = 210;
+constexpr int regions = 300;
+constexpr int call_sites = 400;
+constexpr int spawn_sites = 450;
+constexpr int what_if = 500;
+constexpr int timeline = 600;       // a recorded report's timeline (docs/record.md)
+constexpr int critical_path = 610;  // and its critical path's flame graph
+constexpr int parallelism = 620;    // a recorded run (blame.hpp)
+constexpr int idle_blame = 630;
+constexpr int locks = 640;
+constexpr int plots = 800;
+constexpr int diagnostics = 900;
+}  // namespace html_order
+
+// The ids of the built-in sections and elements.
+namespace html_section_ids {
+inline const char* const study_summary = "fs-study-summary";
+inline const char* const warnings = "fs-warnings";
+inline const char* const study_runs = "fs-study-runs";
+inline const char* const study_speedups = "fs-study-speedups";
+inline const char* const bandwidth_probe = "fs-bandwidth-probe";
+inline const char* const study_prediction = "fs-study-prediction";  // table fs-study-prediction-table
+inline const char* const summary = "fs-summary";
+inline const char* const speedup_estimate = "fs-speedup-estimate";
+inline const char* const regions = "fs-regions";
+inline const char* const call_sites = "fs-call-sites";  // table fs-call-sites-table
+inline const char* const call_sites_filter = "fs-call-sites-filter";
+inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-sites-table
+inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
+inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
+inline const char* const what_if_filter = "fs-what-if-filter";
+inline const char* const timeline = "fs-timeline";            // svg fs-timeline-svg
+inline const char* const critical_path = "fs-critical-path";  // svg fs-critical-path-svg
+inline const char* const parallelism = "fs-parallelism";      // plots, table fs-thread-times-table
+inline const char* const idle_blame = "fs-idle-blame";        // tables fs-idle-blame-table, fs-sync-wait-table
+inline const char* const locks = "fs-locks";                  // table fs-locks-table
+inline const char* const plots = "fs-plots";
+inline const char* const diagnostics = "fs-diagnostics";
+}  // namespace html_section_ids
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+// end include/forkscale/study/html_ids.hpp
+// begin include/forkscale/study/result.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
+#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// study/result.hpp: what a scaling study holds — every number measured at each P,
+// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// The 32-byte digest of `msg` (raw bytes, not hex).
-inline std::string sha256(const std::string& msg) {
-  static const std::uint32_t k[64] = {
-      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  std::string m = msg;
-  const std::uint64_t bits = static_cast<std::uint64_t>(msg.size()) * 8;
-  m += static_cast<char>(0x80);
-  while (m.size() % 64 != 56) m += '\0';
-  for (int i = 7; i >= 0; --i) m += static_cast<char>((bits >> (8 * i)) & 0xff);
-  const auto rotr = [](std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
-  for (std::size_t off = 0; off < m.size(); off += 64) {
-    std::uint32_t w[64];
-    for (int i = 0; i < 16; ++i)
-      w[i] = (static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i])) << 24) |
-             (static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i + 1])) << 16) |
-             (static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i + 2])) << 8) |
-             static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i + 3]));
-    for (int i = 16; i < 64; ++i) {
-      const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-      const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
-    for (int i = 0; i < 64; ++i) {
-      const std::uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-      const std::uint32_t ch = (e & f) ^ (~e & g);
-      const std::uint32_t t1 = hh + S1 + ch + k[i] + w[i];
-      const std::uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-      const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-      const std::uint32_t t2 = S0 + maj;
-      hh = g;
-      g = f;
-      f = e;
-      e = d + t1;
-      d = c;
-      c = b;
-      b = a;
-      a = t1 + t2;
-    }
-    h[0] += a;
-    h[1] += b;
-    h[2] += c;
-    h[3] += d;
-    h[4] += e;
-    h[5] += f;
-    h[6] += g;
-    h[7] += hh;
-  }
-  std::string out;
-  for (const std::uint32_t v : h)
-    for (int i = 3; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-  return out;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
-// end include/forkscale/detail/util/sha256.hpp
-// begin include/forkscale/detail/output/html_record_assets.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
-// detail/output/html_record_assets.hpp: the style rules and the script of the
-// record's views in the HTML report (html_record.hpp), appended to the page's
-// one style sheet and one script (html_assets.hpp), so that the page's
-// Content-Security-Policy still names exactly two hashes.
-//
-// The script zooms the timeline (buttons with data-timeline and data-zoom, the
-// mouse wheel) and pans it (dragging), by recomputing each strand's x and width
-// from its data-start and data-end, and redraws the time axis; over any element
-// with data-label, it shows that label in the element that the <svg>'s
-// data-info names. Like the rest of the page's script and style, both are
-// written without '<' and '&', so that the page stays well-formed XML.
+// begin include/forkscale/study/prediction.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// study/prediction.hpp: what a scaling study predicts from its 1-thread record
+// (study_result::prediction, docs/predict.md): the replay of the recorded
+// strand graph on P = 1 .. study_options::predict_up_to processors, next to
+// the times the study measured at every P it ran.
+#include <cmath>
 #include <string>
+#include <vector>
+
+// begin include/forkscale/study/scaling.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_SCALING_HPP
+#define FORKSCALE_SINGLE_STUDY_SCALING_HPP
+// study/scaling.hpp: the statistics of a study's repeated runs (sample_stats) and
+// the formulas of the scaling study (namespace scaling: Acar et al. §2, Cilkview).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace html {
 
-inline const char* record_views_style() noexcept {
-  return R"css(
-.fs-timeline-controls { margin: 6px 0; }
-.fs-timeline-controls button { margin-right: 4px; }
-svg.fs-timeline { cursor: grab; user-select: none; }
-svg.fs-timeline.fs-dragging { cursor: grabbing; }
-svg.fs-flame text { pointer-events: none; fill: #222; }
-rect.fs-strand:hover, rect.fs-flame-frame:hover { stroke: #000; stroke-width: 1; }
-.fs-hover-info { font-family: monospace; font-size: 0.9em; min-height: 1.3em; margin: 4px 0; }
-ul.fs-legend { list-style: none; padding: 0; margin: 4px 0; font-size: 0.9em; }
-ul.fs-legend li { display: inline-block; margin-right: 14px; }
-)css";
+// ---- statistics of repeated runs ----------------------------------------------
+
+// The samples of one quantity over the repetitions, and their summary. With no
+// samples every statistic is NaN (written as null); the standard deviation (with
+// n − 1) needs two samples.
+struct sample_stats {
+  std::vector<double> samples;
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
+  double stddev = std::numeric_limits<double>::quiet_NaN();
+
+  bool empty() const noexcept { return samples.empty(); }
+  std::size_t count() const noexcept { return samples.size(); }
+
+  static sample_stats of(std::vector<double> values) {
+    sample_stats s;
+    s.samples = std::move(values);
+    const std::size_t n = s.samples.size();
+    if (n == 0) return s;
+    double sum = 0;
+    for (const double v : s.samples) sum += v;
+    s.mean = sum / static_cast<double>(n);
+    std::vector<double> sorted = s.samples;
+    std::sort(sorted.begin(), sorted.end());
+    s.min = sorted.front();
+    s.max = sorted.back();
+    s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    if (n >= 2) {
+      double sq = 0;
+      for (const double v : s.samples) sq += (v - s.mean) * (v - s.mean);
+      s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
+    }
+    return s;
+  }
+};
+
+// ---- the formulas ----------------------------------------------------------------
+
+namespace scaling {
+
+inline double nan() noexcept { return std::numeric_limits<double>::quiet_NaN(); }
+
+// a / b, or NaN when b is not positive or either is NaN.
+inline double ratio(double a, double b) noexcept {
+  if (std::isnan(a) || std::isnan(b) || !(b > 0)) return nan();
+  return a / b;
 }
 
-// The script, in three pieces (one function each): helpers, drawing, controls.
-inline const char* record_views_script_head() noexcept {
-  return R"js(
-(function () {
-  'use strict';
-  function num(el, name) { return Number(el.getAttribute(name)); }
-  // As detail::html::axis_time and timeline_step do it.
-  function axisTime(ns, largest, step) {
-    var unit = largest >= 1e9 ? 1e9 : (largest >= 1e6 ? 1e6 : (largest >= 1e3 ? 1e3 : 1));
-    var name = unit === 1e9 ? 's' : (unit === 1e6 ? 'ms' : (unit === 1e3 ? '\u00b5s' : 'ns'));
-    var s = step / unit;
-    var digits = s >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(s) - 1e-9));
-    return (ns / unit).toFixed(digits) + ' ' + name;
-  }
-  function timeStep(range) {
-    var raw = Math.max(range / 8, 1);
-    var p = Math.pow(10, Math.floor(Math.log10(raw)));
-    var m = raw / p;
-    return (m > 5 ? 10 : (m > 2 ? 5 : (m > 1 ? 2 : 1))) * p;
-  }
-  function hover(svg) {
-    var info = document.getElementById(svg.getAttribute('data-info') || '');
-    if (!info) { return; }
-    svg.addEventListener('mouseover', function (e) {
-      var label = e.target.getAttribute ? e.target.getAttribute('data-label') : null;
-      if (label !== null) { info.textContent = label; }
-    });
-  }
-)js";
+// Acar Fact 2.1: P·TP = WP + IP.
+inline double idle_time(unsigned p, double tp, double wp) noexcept { return p * tp - wp; }
+
+// Acar Fact 2.2: FP = WP − T1.
+inline double work_inflation(double wp, double t1) noexcept { return wp - t1; }
+
+// The curves of a factored speedup plot at P threads (Acar §2.3 and §2.8).
+struct factored_speedups {
+  double linear = nan();              // P
+  double elision = nan();             // P·Ts / Te (when the serial elision was timed)
+  double maximal = nan();             // P·Ts / T1
+  double idle_specific = nan();       // P·Ts / (T1 + IP)
+  double inflation_specific = nan();  // P·Ts / (P·TP − IP) = P·Ts / WP
+  double actual = nan();              // Ts / TP
+};
+
+inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp, double te = nan()) noexcept {
+  factored_speedups f;
+  const double pts = p * ts;
+  const double ip = idle_time(p, tp, wp);
+  f.linear = p;
+  f.elision = ratio(pts, te);
+  f.maximal = ratio(pts, t1);
+  f.idle_specific = ratio(pts, t1 + ip);
+  f.inflation_specific = ratio(pts, p * tp - ip);
+  f.actual = ratio(ts, tp);
+  return f;
 }
 
-inline const char* record_views_script_draw() noexcept {
-  return R"js(
-  function timeline(svg) {
-    var left = num(svg, 'data-plot-left'), width = num(svg, 'data-plot-width');
-    var tmin = num(svg, 'data-t-min'), tmax = num(svg, 'data-t-max');
-    var view = { a: tmin, b: tmax };
-    var rects = svg.querySelectorAll('rect.fs-strand');
-    var axis = svg.querySelector('g.fs-timeline-axis');
-    var lanes = svg.querySelectorAll('rect.fs-lane');
-    var top = lanes.length ? num(lanes[0], 'y') : 0;
-    var bottom = lanes.length ? num(lanes[lanes.length - 1], 'y') + num(lanes[lanes.length - 1], 'height') + 6 : 0;
-    function x(t) { return left + (t - view.a) / (view.b - view.a) * width; }
-    function drawAxis() {
-      while (axis.firstChild) { axis.removeChild(axis.firstChild); }
-      var step = timeStep(view.b - view.a);
-      for (var t = Math.ceil(view.a / step) * step; view.b >= t; t += step) {
-        var line = document.createElementNS(svg.namespaceURI, 'line');
-        line.setAttribute('x1', x(t)); line.setAttribute('x2', x(t));
-        line.setAttribute('y1', top); line.setAttribute('y2', bottom);
-        line.setAttribute('stroke', '#dddddd');
-        var text = document.createElementNS(svg.namespaceURI, 'text');
-        text.setAttribute('x', x(t)); text.setAttribute('y', bottom + 16);
-        text.setAttribute('text-anchor', 'middle');
-        text.textContent = axisTime(t, view.b, step);
-        axis.appendChild(line); axis.appendChild(text);
+// Cilkview's bounds on the speedup T1/TP (SPAA'10 §2–3): the work law (at most
+// P), the span law (at most the parallelism T1/T∞, with the plain span) and the
+// estimated lower bound of Corollary 2 with span coefficient 0.85, which uses
+// the burdened span. The lower bound is an estimate, not a guarantee.
+inline double work_law(unsigned p) noexcept { return static_cast<double>(p); }
+inline double span_law(double work, double span) noexcept { return ratio(work, span); }
+// (It never exceeds min(P, parallelism): the burdened span is at least the span.)
+inline double burdened_lower_bound(unsigned p, double work, double burdened_span) noexcept {
+  return ratio(work, work / p + 1.7 * burdened_span);
+}
+
+// Cilkview §5: the time of one copy of the serial program while P copies run at
+// once, over its time alone. Well above 1: memory bandwidth limits scaling.
+inline double bandwidth_slowdown(double together, double alone) noexcept { return ratio(together, alone); }
+
+}  // namespace scaling
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_SCALING_HPP
+// end include/forkscale/study/scaling.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The prediction at one P. Times in ns: the replay's times scaled by the
+// study's measured T1 over the replayed T1 (study_prediction::scale), so that
+// the prediction at P = 1 is the measured T1 and the replay predicts how the
+// time shrinks.
+struct study_prediction_point {
+  unsigned processors = 0;
+  double time = scaling::nan();         // work stealing, median over the seeds
+  double time_min = scaling::nan();     // ... fastest seed
+  double time_max = scaling::nan();     // ... slowest seed
+  double greedy_time = scaling::nan();  // greedy list scheduling
+  double lower_time = scaling::nan();   // no schedule is faster: max(T1/P, T∞)
+  double upper_time = scaling::nan();   // Cilkview's estimate: T1/P + 1.7 · burdened span
+  double measured = scaling::nan();     // the study's mean TP at this P; NaN where it did not run
+  double error = scaling::nan();        // (time − measured) / measured
+
+  bool was_measured() const noexcept { return !std::isnan(measured); }
+};
+
+struct study_prediction {
+  // Why there is no prediction (the study was asked for none, the record is
+  // partial, nothing was measured); empty when there is one.
+  std::string note;
+  double scale = scaling::nan();  // the measured T1 over the replayed T1
+  // The recorded graph, in ns, unscaled.
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  replay_model model;                          // the costs resolved, in ns
+  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
+  std::vector<study_prediction_point> points;  // ascending P
+
+  bool empty() const noexcept { return points.empty(); }
+  const study_prediction_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// end include/forkscale/study/prediction.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// ---- the study's data ------------------------------------------------------------
+
+// Everything measured at one P.
+struct study_point {
+  unsigned processors = 0;
+  bool oversubscribed = false;         // P is more than the hardware threads
+  sample_stats time;                   // TP per run, ns
+  sample_stats work;                   // the engine's work (compensated) per run, ns
+  sample_stats raw_work;               // the engine's work before compensation per run, ns
+  sample_stats span;                   // the engine's span per run, ns
+  sample_stats burdened_span;          // the engine's burdened span per run, ns
+  sample_stats spawns;                 // spawns per run
+  std::uint64_t diagnostic_count = 0;  // misuse found over all runs at this P
+
+  // Derived by study_result::recompute() from the samples above.
+  double parallel_work = scaling::nan();   // WP: mean of work or raw_work (study_result::compensated_work)
+  double idle_time = scaling::nan();       // IP = P·TP − WP (means)
+  double work_inflation = scaling::nan();  // FP = WP − T1 (means)
+  sample_stats idle;                       // P·TP − WP per run
+  sample_stats inflation;                  // WP − mean T1 per run
+  scaling::factored_speedups speedup;      // from the means
+  double actual_low = scaling::nan();      // Ts / max TP
+  double actual_high = scaling::nan();     // Ts / min TP
+  double self_speedup = scaling::nan();    // T1 / TP (what Cilkview's bounds bound)
+  double self_low = scaling::nan();        // T1 / max TP
+  double self_high = scaling::nan();       // T1 / min TP
+};
+
+// Cilkview §5's probe at one P: P copies of the serial baseline at once.
+struct bandwidth_point {
+  unsigned copies = 0;
+  bool oversubscribed = false;
+  sample_stats together;             // mean time of one copy among P, per repetition, ns
+  double slowdown = scaling::nan();  // together.mean / alone.mean
+};
+
+// The engine's numbers the scalability plot's bounds come from (the profile).
+struct study_bounds {
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  double parallelism = scaling::nan();
+  double burdened_parallelism = scaling::nan();
+};
+
+struct study_result {
+  std::string label;
+  std::string unit = "ns";
+  clock_kind clock = clock_kind::steady;  // the engine's clock (resolved)
+  unsigned hardware_threads = 0;          // 0: unknown
+  unsigned repetitions = 0;
+  unsigned warmup = 0;
+  bool compensated_work = false;           // WP = work (true) or raw_work (false, the default)
+  sample_stats baseline;                   // Ts per run
+  sample_stats elision;                    // Te per run (empty: not timed)
+  std::vector<study_point> points;         // ascending P, P = 1 first
+  sample_stats probe_alone;                // one copy of the baseline alone, per repetition
+  std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
+  report profile;                          // the engine's report of the median 1-thread run
+  study_bounds bounds;                     // derived from profile
+  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
+  std::vector<std::string> warnings;
+
+  double ts() const noexcept { return baseline.mean; }
+  double te() const noexcept { return elision.mean; }
+  double t1() const noexcept { return points.empty() ? scaling::nan() : points.front().time.mean; }
+  bool has_elision() const noexcept { return !elision.empty(); }
+  const study_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+  unsigned max_processors() const noexcept { return points.empty() ? 0 : points.back().processors; }
+
+  // Fills every derived number (study_point's second half, bandwidth slowdowns,
+  // bounds) from the samples and the profile.
+  void recompute();
+
+  std::string to_text() const;  // for people; the layout may change
+  std::string to_json() const;  // schema "forkscale.study" version 1 (docs/study-schema.md)
+  std::string to_csv() const;   // one row per P
+  void write_text(const std::string& path) const;
+  void write_json(const std::string& path) const;
+  void write_csv(const std::string& path) const;
+};
+
+inline void study_result::recompute() {
+  using namespace scaling;
+  const double ts_mean = ts();
+  const double t1_mean = t1();
+  const double te_mean = te();
+  for (auto& pt : points) {
+    const unsigned p = pt.processors;
+    const sample_stats& w = compensated_work ? pt.work : pt.raw_work;
+    pt.parallel_work = w.mean;
+    pt.idle_time = idle_time(p, pt.time.mean, w.mean);
+    pt.work_inflation = work_inflation(w.mean, t1_mean);
+    std::vector<double> idle, infl;
+    if (w.count() == pt.time.count()) {
+      for (std::size_t i = 0; i < w.count(); ++i) {
+        idle.push_back(scaling::idle_time(p, pt.time.samples[i], w.samples[i]));
+        infl.push_back(scaling::work_inflation(w.samples[i], t1_mean));
       }
     }
-    function draw() {
-      Array.prototype.forEach.call(rects, function (r) {
-        var x0 = Math.max(x(num(r, 'data-start')), left), x1 = Math.min(x(num(r, 'data-end')), left + width);
-        if (x0 > left + width || left > x1) { r.setAttribute('visibility', 'hidden'); return; }
-        r.setAttribute('visibility', 'visible');
-        r.setAttribute('x', x0);
-        r.setAttribute('width', Math.max(x1 - x0, 0.6));
-      });
-      drawAxis();
-      svg.setAttribute('data-view-start', view.a);
-      svg.setAttribute('data-view-end', view.b);
-    }
-)js";
-}
-
-inline const char* record_views_script_controls() noexcept {
-  return R"js(
-    // The window [a, b], kept inside the run and no narrower than 1 ns.
-    function show(a, b) {
-      var full = tmax - tmin, least = Math.max(full / 1e6, 1);
-      if (least > b - a) { var c = (a + b) / 2; a = c - least / 2; b = c + least / 2; }
-      if (b - a >= full) { a = tmin; b = tmax; }
-      if (tmin > a) { b += tmin - a; a = tmin; }
-      if (b > tmax) { a -= b - tmax; b = tmax; }
-      view.a = a; view.b = b;
-      draw();
-    }
-    function zoom(factor, t) { show(t - (t - view.a) * factor, t + (view.b - t) * factor); }
-    function svgX(clientX) {
-      var m = svg.getScreenCTM();
-      if (!m) { return left + width / 2; }
-      var p = svg.createSVGPoint();
-      p.x = clientX; p.y = 0;
-      return p.matrixTransform(m.inverse()).x;
-    }
-    function timeAt(clientX) { return view.a + (svgX(clientX) - left) / width * (view.b - view.a); }
-    Array.prototype.forEach.call(document.querySelectorAll('button[data-timeline="' + svg.id + '"]'), function (b) {
-      b.addEventListener('click', function () {
-        var f = num(b, 'data-zoom');
-        if (f === 0) { show(tmin, tmax); } else { zoom(f, (view.a + view.b) / 2); }
-      });
-    });
-    svg.addEventListener('wheel', function (e) {
-      e.preventDefault();
-      zoom(e.deltaY > 0 ? 1.25 : 0.8, timeAt(e.clientX));
-    }, { passive: false });
-    var drag = null;
-    svg.addEventListener('mousedown', function (e) {
-      drag = { x: svgX(e.clientX), a: view.a, b: view.b };
-      svg.classList.add('fs-dragging');
-      e.preventDefault();
-    });
-    window.addEventListener('mousemove', function (e) {
-      if (!drag) { return; }
-      var dt = (drag.x - svgX(e.clientX)) / width * (drag.b - drag.a);
-      show(drag.a + dt, drag.b + dt);
-    });
-    window.addEventListener('mouseup', function () {
-      drag = null;
-      svg.classList.remove('fs-dragging');
-    });
-    draw();
+    pt.idle = sample_stats::of(std::move(idle));
+    pt.inflation = sample_stats::of(std::move(infl));
+    pt.speedup = factored(p, ts_mean, t1_mean, pt.time.mean, w.mean, te_mean);
+    pt.actual_low = ratio(ts_mean, pt.time.max);
+    pt.actual_high = ratio(ts_mean, pt.time.min);
+    pt.self_speedup = ratio(t1_mean, pt.time.mean);
+    pt.self_low = ratio(t1_mean, pt.time.max);
+    pt.self_high = ratio(t1_mean, pt.time.min);
   }
-  Array.prototype.forEach.call(document.querySelectorAll('svg.fs-timeline'), function (svg) {
-    timeline(svg);
-    hover(svg);
-  });
-  Array.prototype.forEach.call(document.querySelectorAll('svg.fs-flame'), hover);
-})();
-)js";
+  for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
+  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
+    const study_point* m = at(pp.processors);
+    pp.measured = m ? m->time.mean : nan();
+    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
+  }
+  bounds = study_bounds{};
+  if (!profile.empty()) {
+    const region_result& r = profile.root();
+    bounds.work = static_cast<double>(r.work);
+    bounds.span = static_cast<double>(r.span);
+    bounds.burdened_span = static_cast<double>(r.burdened_span);
+    bounds.parallelism = ratio(bounds.work, bounds.span);
+    bounds.burdened_parallelism = ratio(bounds.work, bounds.burdened_span);
+  }
 }
 
-inline std::string record_views_script() {
-  return std::string(record_views_script_head()) + record_views_script_draw() + record_views_script_controls();
-}
-
-}  // namespace html
-}  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
-// end include/forkscale/detail/output/html_record_assets.hpp
+#endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// end include/forkscale/study/result.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// Text as HTML character data or attribute value: valid UTF-8, control
+// characters as visible escapes, & < > " ' as entities.
+FORKSCALE_INLINE std::string html_escape(const std::string& s);
+
+// A page built from sections.
+class html_report {
+ public:
+  explicit html_report(std::string title) : title_(std::move(title)) {}
+
+  // Adds a section. `body_html` is markup and is inserted as it is: build it
+  // with html_escape() for every piece of text. Throws forkscale::error when the
+  // id is taken or is not of the form [A-Za-z][A-Za-z0-9_-]*.
+  FORKSCALE_INLINE html_report& add_section(const std::string& id, const std::string& heading, std::string body_html,
+                                            int order);
+
+  bool has_section(const std::string& id) const noexcept {
+    for (const auto& s : sections_)
+      if (s.id == id) return true;
+    return false;
+  }
+
+  // A line under the title (escaped).
+  html_report& add_meta(const std::string& text) {
+    meta_.push_back(text);
+    return *this;
+  }
+
+  // Summary, speedup estimate, regions (when more than the root), the
+  // scalability bounds plot and the diagnostics of one report.
+  FORKSCALE_INLINE html_report& add_report(const report& r);
+
+  // The study's tables and plots, and its profile (the engine's report of the
+  // median 1-thread run).
+  FORKSCALE_INLINE html_report& add_study(const study_result& s);
+
+  FORKSCALE_INLINE std::string str() const;
+
+  // Writes the page atomically; throws forkscale::error.
+  FORKSCALE_INLINE void write(const std::string& path) const;
+
+ private:
+  struct section {
+    std::string id, heading, body;
+    int order;
+  };
+
+  FORKSCALE_INLINE void add_profile_sections(const report& r, const std::string& summary_heading);
+
+  std::string title_;
+  std::vector<std::string> meta_;
+  std::vector<section> sections_;
+};
+
+// The page of a report, or of a scaling study (with its profile).
+FORKSCALE_INLINE std::string to_html(const report& r);
+FORKSCALE_INLINE std::string to_html(const study_result& s);
+// ... written atomically; throws forkscale::error.
+FORKSCALE_INLINE void write_html(const report& r, const std::string& path);
+FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path);
+
+#ifndef FORKSCALE_DETAIL_BUILDING_LIB
+namespace detail {
+// A program that includes this header can have an fs::session write .html
+// snapshots (detail/session/snapshot_file.hpp). (Not in the compiled form's
+// library itself: a program that never includes the page has no renderer.)
+inline const bool html_snapshots_enabled = (
+    snapshot_html_renderer() = [](const report& r) { return to_html(r); }, true);
+}  // namespace detail
+#endif
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_PAGE_HPP
+// end include/forkscale/study/html_page.hpp
+// begin include/forkscale/study/plot.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PLOT_HPP
+#define FORKSCALE_SINGLE_STUDY_PLOT_HPP
+// plot.hpp: forkscale's plots, drawn without any plotting dependency, as SVG and
+// as gnuplot data + script.
+//
+//  - The factored speedup plot of a study (Acar, Charguéraud, Rainey §2.3–2.5,
+//    2.8): linear P, elision P·Ts/Te, maximal P·Ts/T1, idle-time-specific
+//    P·Ts/(T1+IP), inflation-specific P·Ts/(P·TP−IP) and actual Ts/TP, with the
+//    gaps between them labeled at the largest P:
+//      A  linear − maximal          the parallel code's own overhead (T1 > Ts)
+//      E  elision − maximal         spawn and scheduling cost at one thread (T1 > Te)
+//      B  maximal − idle-specific   idle time
+//      C  maximal − inflation-sp.   work inflation
+//      D  maximal − actual          idle time and work inflation together
+//  - The scalability plot (Cilkview SPAA'10 Fig. 2): the work-law bound P and the
+//    span-law bound T1/T∞ (both upper bounds on T1/TP; the span law with the
+//    plain span, not the burdened one), Cilkview's burdened estimate
+//    T1/(T1/P + 1.7·burdened span) as an estimated lower bound, and — for a
+//    study — the measured T1/TP with its min–max spread over the runs.
+//
+//   fs::write_plots(study, "out/sort");  // out/sort-factored.svg/.dat/.gp,
+//                                        // out/sort-scalability.svg/.dat/.gp
+//
+// Opt-in header: the umbrella forkscale.hpp does not include it.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/report_writers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
+// (for programs), and the write_* functions that put them in files; each piece
+// is in its own header, all in namespace detail::output.
+//
+// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
+// is independent of the global C and C++ locales: numbers always use '.' and no
+// digit grouping except the explicit ',' separators of the text report.
+// begin include/forkscale/detail/output/blame_csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// detail/output/blame_csv.hpp: fs::analyze_timeline's results (blame.hpp) as
+// CSV, with the stable headers of docs/report-schema.md: the parallelism
+// samples, the per-thread times and the idle blame rows; and the write_*
+// functions that put them in files.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/util/atomic_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
+// replace a group of files written for one request (a plot's .dat and .gp, an
+// example's five reports) together, or none of them.
+//
+// The contents go to a fresh temporary file next to the target (same directory,
+// hence same file system), which is flushed, synced and closed with every error
+// checked, and is then renamed onto the target. POSIX rename() replaces the
+// target atomically: a reader sees the old file or the new one, never a mixture.
+// On any failure the temporary is removed and forkscale::error is thrown.
+// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
+// place, since there is no file to replace.
+//
+// A group (write_files_atomically) first checks every target and writes every
+// temporary file; only when all of them are complete are they renamed, one by
+// one. A failure before the first rename — a target that is a directory, a
+// directory that is missing or read-only, a full disk — removes every temporary
+// and leaves every old file as it was. The renames themselves are not one atomic
+// step: a reader may see some files of the group new and the others still old
+// for the moment between them, and if a rename fails midway (the directory made
+// read-only between the checks and the rename, say) the files renamed before it
+// hold the new contents, it and the ones after keep their old contents, no
+// temporary is left, and the error names the files already replaced.
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+
+#if defined(_WIN32)
+#include <process.h>
+#include <filesystem>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace html {
 
-// The page's hashes, under the names the tests and older code use.
-using detail::base64;
-using detail::sha256;
-
-// Written without '<' and '&' so that the page stays well-formed XML.
-inline const std::string& style_sheet() {
-  static const std::string css = std::string(R"css(
-body { font-family: sans-serif; margin: 0 auto; max-width: 1100px; padding: 0 16px 40px; color: #222; }
-h1 { font-size: 1.5em; margin: 20px 0 4px; }
-h2 { font-size: 1.2em; margin: 28px 0 8px; border-bottom: 1px solid #ccc; padding-bottom: 3px; }
-.fs-meta { color: #555; margin: 0 0 8px; }
-nav#fs-toc ul { list-style: none; padding: 0; margin: 8px 0; }
-nav#fs-toc li { display: inline-block; margin-right: 14px; }
-a { color: #1f5fbf; }
-table.fs-table { border-collapse: collapse; margin: 6px 0 10px; font-size: 0.92em; }
-table.fs-table th, table.fs-table td { border: 1px solid #ddd; padding: 3px 8px; }
-table.fs-table th { background: #f3f3f3; text-align: left; }
-table.fs-table td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-table.fs-table tr.fs-group th { text-align: center; font-weight: normal; font-style: italic; }
-table.fs-sortable tr.fs-group th { cursor: default; }
-table.fs-filterable th, table.fs-filterable td { padding: 3px 5px; }
-table.fs-sortable th { cursor: pointer; }
-table.fs-sortable th[aria-sort="ascending"]::after { content: " \25B2"; }
-table.fs-sortable th[aria-sort="descending"]::after { content: " \25BC"; }
-table.fs-table tr[hidden] { display: none; }
-.fs-scroll { overflow-x: auto; max-width: 100%; }
-.fs-filter-bar { margin: 6px 0; }
-.fs-filter-bar input { margin: 0 8px; min-width: 18em; }
-tr.fs-oversubscribed td { background: #fbeeee; }
-tr.fs-root td { font-style: italic; }
-ul.fs-warnings li { color: #8a3b00; }
-.fs-note { color: #555; font-size: 0.9em; }
-.fs-plot { max-width: 100%; height: auto; display: block; margin: 10px 0; }
-code { font-size: 0.95em; }
-)css") + record_views_style();
-  return css;
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
+inline std::string printable_path(const std::string& path) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 
-inline const std::string& sort_script() {
-  static const std::string js = std::string(R"js(
-(function () {
-  'use strict';
-  function key(cell) {
-    var v = cell.getAttribute('data-sort-value');
-    if (v !== null) {
-      if (v === '') { return { n: null, s: '' }; }
-      var n = Number(v);
-      if (!isNaN(n)) { return { n: n, s: '' }; }
-    }
-    return { n: null, s: cell.textContent };
-  }
-  function compare(x, y) {
-    if (x.n !== null) {
-      if (y.n !== null) { return x.n - y.n; }
-      return -1;
-    }
-    if (y.n !== null) { return 1; }
-    return x.s.localeCompare(y.s);
-  }
-  // The last heading row has one cell per column (rows above it group columns).
-  function headings(table) { return table.tHead.rows[table.tHead.rows.length - 1]; }
-  function sortBy(table, column, th) {
-    var ascending = th.getAttribute('aria-sort') !== 'ascending';
-    Array.prototype.forEach.call(headings(table).cells, function (c) {
-      c.setAttribute('aria-sort', 'none');
-    });
-    th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-    var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows).map(function (r, i) {
-      return { row: r, index: i, key: key(r.cells[column]) };
-    });
-    rows.sort(function (a, b) {
-      var c = compare(a.key, b.key);
-      if (c === 0) { return a.index - b.index; }
-      return ascending ? c : -c;
-    });
-    rows.forEach(function (r) { body.appendChild(r.row); });
-  }
-  Array.prototype.forEach.call(document.querySelectorAll('table.fs-sortable'), function (table) {
-    if (!table.tHead || !table.tBodies.length) { return; }
-    Array.prototype.forEach.call(headings(table).cells, function (th, column) {
-      th.setAttribute('tabindex', '0');
-      if (!th.hasAttribute('aria-sort')) { th.setAttribute('aria-sort', 'none'); }
-      th.addEventListener('click', function () { sortBy(table, column, th); });
-      th.addEventListener('keydown', function (e) {
-        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(table, column, th); }
-      });
-    });
-  });
-  function cellText(cell) {
-    if (!cell) { return ''; }
-    return cell.textContent + ' ' + (cell.getAttribute('title') || '');
-  }
-  Array.prototype.forEach.call(document.querySelectorAll('input.fs-filter'), function (input) {
-    var table = document.getElementById(input.getAttribute('data-table') || '');
-    if (!table || !table.tBodies.length) { return; }
-    var columns = (table.getAttribute('data-filter-columns') || '0').split(' ').map(Number);
-    var status = document.getElementById(input.getAttribute('data-status') || '');
-    function apply() {
-      var needle = input.value.trim().toLowerCase();
-      var rows = table.tBodies[0].rows;
-      var shown = 0;
-      Array.prototype.forEach.call(rows, function (row) {
-        var text = columns.map(function (c) { return cellText(row.cells[c]); }).join(' ').toLowerCase();
-        var match = needle === '' || text.indexOf(needle) !== -1;
-        row.hidden = !match;
-        if (match) { shown += 1; }
-      });
-      if (status) { status.textContent = shown + ' of ' + rows.length + ' shown'; }
-    }
-    input.addEventListener('input', apply);
-    input.disabled = false;
-    apply();
-  });
-})();
-)js") + record_views_script();
-  return js;
+inline std::string errno_text(int err) {
+  if (err == 0) return "unknown error";
+  return std::error_code(err, std::generic_category()).message();
 }
 
-// The page's policy: nothing may load or run but the style sheet and the script
-// above, named by their hashes (the attribute value, before escaping).
-inline std::string content_security_policy() {
-  return "default-src 'none'; style-src 'sha256-" + base64(sha256(style_sheet())) + "'; script-src 'sha256-" +
-         base64(sha256(sort_script())) + "'; img-src data:; base-uri 'none'; form-action 'none'";
+[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
+  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
 }
 
-}  // namespace html
+inline unsigned long current_process_id() noexcept {
+#if defined(_WIN32)
+  return static_cast<unsigned long>(_getpid());
+#else
+  return static_cast<unsigned long>(getpid());
+#endif
+}
+
+// Removes the temporary file unless released; closes it first if still open.
+class temporary_file {
+ public:
+  temporary_file() = default;
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { discard(); }
+
+  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
+  // another writer is never truncated or shared. Returns errno on failure.
+  int create(const std::string& target) {
+    static std::atomic<unsigned long> counter{0};
+    int err = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
+              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+      errno = 0;
+      file_ = std::fopen(name_.c_str(), "wbx");
+      if (file_) return 0;
+      err = errno;
+      if (err != EEXIST) break;
+    }
+    name_.clear();
+    return err ? err : EIO;
+  }
+
+  std::FILE* get() const noexcept { return file_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Closes the stream; returns errno of the first failure, or 0.
+  int close() noexcept {
+    if (!file_) return 0;
+    errno = 0;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? 0 : (errno ? errno : EIO);
+  }
+
+  // After a successful rename the name belongs to the target: keep it.
+  void release() noexcept { name_.clear(); }
+
+  void discard() noexcept {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!name_.empty()) {
+      std::remove(name_.c_str());
+      name_.clear();
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string name_;
+};
+
+// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
+// in place: renaming onto it would replace the device node, not feed it.
+inline bool is_special_file(const std::string& path) noexcept {
+#if defined(_WIN32)
+  (void)path;
+  return false;
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+#endif
+}
+
+inline void write_special_file(const std::string& path, const std::string& contents) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+  errno = 0;
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
+  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
+}
+
+// One file of a group written together (write_files_atomically).
+struct file_to_write {
+  std::string path;
+  std::string contents;
+};
+
+// A group's error: the failing file and why, and — for a group of several —
+// that none of them was replaced.
+[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
+  if (count < 2) throw_write_error(path, reason);
+  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
+}
+
+inline bool is_directory_path(const std::string& path) noexcept {
+#if defined(_WIN32)
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path), ec);
+#else
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+}
+
+// What can be known about the targets before anything is written: a path that
+// is empty, named twice, or a directory fails the whole group.
+inline void check_targets(const std::vector<file_to_write>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].path;
+    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
+    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
+  }
+}
+
+// Writes `contents` into a fresh temporary file for `path`: written, flushed,
+// synced and closed, every error checked. Throws (the temporary is then removed
+// by its owner).
+inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
+                           std::size_t count) {
+  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
+  errno = 0;
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+  errno = 0;
+  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+#if !defined(_WIN32)
+  // The data must be on disk before the rename is, or a crash right after the
+  // rename could leave an empty file under the target's name.
+  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err), count);
+  }
+#endif
+  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
+}
+
+// Renames the finished temporary onto `path`. Returns an empty string, or why it
+// failed.
+inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
+#if defined(_WIN32)
+  // std::rename does not replace an existing file on Windows;
+  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+  std::error_code ec;
+  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
+  if (ec) return ec.message();
+#else
+  errno = 0;
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
+#endif
+  tmp.release();
+  return std::string();
+}
+
+// A rename failed after `done` of the group's files were renamed.
+[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
+                                            const std::string& reason) {
+  std::string replaced;
+  for (std::size_t i = 0; i < done; ++i)
+    if (!is_special_file(files[i].path))
+      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
+  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
+                                          " files were written together; already replaced: " +
+                                          (replaced.empty() ? std::string("none") : replaced) +
+                                          "; this one and the files after it keep their old contents)");
+}
+
+// Writes every file of `files`, replacing the files there, all together or none
+// (see the top of this header for the window between the renames). Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves no temporary file behind on failure.
+inline void write_files_atomically(const std::vector<file_to_write>& files) {
+  check_targets(files);
+  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
+  std::vector<bool> special(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    special[i] = is_special_file(files[i].path);
+    if (special[i]) continue;
+    tmps[i] = std::make_unique<temporary_file>();
+    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
+  }
+  // Devices and pipes cannot be taken back: they are written once every
+  // temporary is complete, before any rename.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (special[i]) write_special_file(files[i].path, files[i].contents);
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (special[i]) continue;
+    const std::string reason = rename_onto(*tmps[i], files[i].path);
+    if (reason.empty()) {
+      ++renamed;
+      continue;
+    }
+    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
+    throw_midway_error(files, i, reason);
+  }
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({file_to_write{path, contents}});
+}
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
-// end include/forkscale/detail/output/html_assets.hpp
-// begin include/forkscale/detail/output/html_blame.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLAME_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLAME_HPP
-// detail/output/html_blame.hpp: the HTML report's sections for a recorded run
-// and for locks: parallelism over time (running and ready strands, a step plot,
-// and each thread's busy / profiler / idle time as bars), idle blame (the sites
-// blamed for idle time and the sync points threads waited at) and the lock
-// profile. Inline SVG only, every text escaped (study/html.hpp).
-#include <algorithm>
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
 #include <cmath>
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+  }
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, "inf" for +infinity, an empty field for anything else that is not
+// finite.
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// The two columns every CSV row ends with: the report's unit and clock, then the
+// end of the line.
+inline std::string csv_unit_clock(const report& rep) {
+  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::call_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::spawn_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::what_if_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
+           ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+FORKSCALE_INLINE void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
+FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// end include/forkscale/detail/output/csv.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "time_ns,running,ready\n";
+  for (const parallelism_sample& s : analyze_timeline(rep).samples)
+    out += io::csv_number(s.time_ns) + ',' + std::to_string(s.running) + ',' + std::to_string(s.ready) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
+  for (const thread_time& t : analyze_timeline(rep).threads)
+    out += std::to_string(t.thread) + ',' + io::csv_number(t.os_id) + ',' + io::csv_number(t.strands) + ',' +
+           io::csv_number(t.busy_ns) + ',' + io::csv_number(t.profiler_ns) + ',' + io::csv_number(t.idle_ns) + ',' +
+           io::csv_number(t.busy_percent()) + ',' + io::csv_number(t.profiler_percent()) + ',' +
+           io::csv_number(t.idle_percent()) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
+  namespace io = detail::output;
+  const timeline_analysis a = analyze_timeline(rep);
+  const std::uint64_t idle = a.idle_ns();
+  std::string out = "kind,name,file,line,function,tag,idle_ns,idle_percent,strands,sync_wait_ns,syncs\n";
+  for (const idle_blame_row& b : a.blame) {
+    const double percent = idle ? 100.0 * static_cast<double>(b.idle_ns) / static_cast<double>(idle) : 0.0;
+    out += io::csv_text(to_string(b.kind)) + ',' + io::csv_text(b.name) + ',' + io::csv_text(b.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(b.line)) + ',' + io::csv_text(b.function) + ',' +
+           io::csv_text(b.tag) + ',' + io::csv_number(b.idle_ns) + ',' + io::csv_number(percent) + ',' +
+           io::csv_number(b.strands) + ',' + io::csv_number(b.sync_wait_ns) + ',' + io::csv_number(b.syncs) + '\n';
+  }
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+// Each replaces the file atomically; throws forkscale::error.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, parallelism_csv(rep));
+}
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, thread_times_csv(rep));
+}
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, idle_blame_csv(rep));
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// end include/forkscale/detail/output/blame_csv.hpp
+// begin include/forkscale/detail/output/blame_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// detail/output/blame_text.hpp: fs::analyze_timeline's results (blame.hpp) as
+// text: parallelism over time with the per-thread times, and idle blame;
+// fs::timeline_text, and the sections report::to_text adds for a recorded run.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/output/html_blocks.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
-// detail/output/html_blocks.hpp: what the HTML report's sections are built of:
-// escaped text, table cells with their sort values, sortable tables, notes and
-// figures.
+// begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              std::size_t width = std::string::npos) {
+  if (kind == site_kind::root) return "(root)";
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// end include/forkscale/detail/output/site_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : std::string("n/a");
+}
+
+// Time with k strands running, for each k that occurred.
+inline std::string running_table(const timeline_analysis& a) {
+  const std::vector<std::uint64_t> hist = a.running_histogram();
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"running", "time", "% of wall"});
+    for (std::size_t k = 0; k < hist.size(); ++k)
+      if (hist[k] > 0) t.add({std::to_string(k), count_text(hist[k], short_numbers), share_of(hist[k], a.wall_ns)});
+    return t;
+  });
+}
+
+inline std::string thread_table(const timeline_analysis& a, std::size_t top_n) {
+  const std::size_t shown = a.threads.size() < top_n ? a.threads.size() : top_n;
+  std::string out = fitted_columns([&](bool short_numbers) {
+    text_table t({"thread", "tid", "strands", "busy", "%", "profiler", "idle", "%"});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const thread_time& h = a.threads[i];
+      t.add({std::to_string(h.thread), std::to_string(h.os_id), count_text(h.strands, short_numbers),
+             count_text(h.busy_ns, short_numbers), percent_text(h.busy_percent()),
+             count_text(h.profiler_ns, short_numbers), count_text(h.idle_ns, short_numbers),
+             percent_text(h.idle_percent())});
+    }
+    return t;
+  });
+  if (shown < a.threads.size()) out += "  (" + grouped(a.threads.size() - shown) + " more threads not shown)\n";
+  return out;
+}
+
+inline text_section parallelism_section(const timeline_analysis& a) {
+  text_section s;
+  s.heading = "Parallelism over time (wall-clock ns; P = " + std::to_string(a.processors) + " thread" +
+              (a.processors == 1 ? "" : "s") + " ran strands)";
+  s.body =
+      wrapped("Wall time " + grouped(a.wall_ns) + " ns. Strands running on average: " + fixed(a.average_running(), 2) +
+                  " of " + std::to_string(a.processors) +
+                  "; ready but not started (waiting for a thread): " + fixed(a.average_ready(), 2) + ".",
+              "  ", "  ");
+  if (!a.complete) s.body += "  The record is partial (options.record_limit): so are these numbers.\n";
+  s.body += running_table(a);
+  s.body += thread_table(a, 16);
+  s.body += wrapped(
+      "running: time with that many strands running at once. Per thread: busy = in strands of the "
+      "measurement, less profiler = the overhead compensation of its strands (0 under the cost clock); "
+      "idle = the rest of the wall time (waiting in a sync, looking for work, or running other code). "
+      "P counts the threads that ran strands: a worker that never got a task is not seen.",
+      "  ", "  ");
+  return s;
+}
+
+inline std::string blame_label(const idle_blame_row& b, std::size_t width) {
+  if (b.kind != idle_blame_row::kind_type::site) return b.name;
+  return site_label(site_kind::call, b.name, b.function, false, width);
+}
+
+inline text_section idle_blame_section(const timeline_analysis& a, std::size_t top_n) {
+  text_section s;
+  s.heading = "Idle blame (blame shifting; times in ns of wall time)";
+  const std::uint64_t idle = a.idle_ns();
+  std::vector<const idle_blame_row*> blamed, waited;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0) blamed.push_back(&b);
+    if (b.sync_wait_ns > 0) waited.push_back(&b);
+  }
+  std::stable_sort(waited.begin(), waited.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  s.body = wrapped("Total idle " + grouped(idle) + " ns (" + share_of(idle, a.wall_ns * a.processors) +
+                       "% of P x wall time), blamed on the code that ran meanwhile:",
+                   "  ", "  ");
+  const std::size_t n_blamed = blamed.size() < top_n ? blamed.size() : top_n;
+  s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+    text_table t({"site", "idle blame", "%", "strands"});
+    for (std::size_t i = 0; i < n_blamed; ++i)
+      t.add({blame_label(*blamed[i], width), count_text(blamed[i]->idle_ns, short_numbers),
+             share_of(blamed[i]->idle_ns, idle), count_text(blamed[i]->strands, short_numbers)});
+    return t;
+  });
+  s.body += not_shown_note(blamed.size() - n_blamed, "site");
+  if (!waited.empty()) {
+    s.body += "  Where threads waited, at sync points (running nothing else):\n";
+    const std::size_t n_waited = waited.size() < top_n ? waited.size() : top_n;
+    s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+      text_table t({"sync point", "wait", "% of idle", "waits"});
+      for (std::size_t i = 0; i < n_waited; ++i)
+        t.add({blame_label(*waited[i], width), count_text(waited[i]->sync_wait_ns, short_numbers),
+               share_of(waited[i]->sync_wait_ns, idle), count_text(waited[i]->syncs, short_numbers)});
+      return t;
+    });
+    s.body += not_shown_note(waited.size() - n_waited, "sync point");
+  }
+  s.body += wrapped(
+      "HPCToolkit's blame shifting: while k of the P threads run strands, the other P - k threads' idle "
+      "time is charged to the k running strands equally, and so to their sites (a strand's innermost call "
+      "or spawn site; (root): the measured function's own code): the serial stretches that left the others "
+      "nothing to do. (nothing running): no thread ran a strand. Sync points: the time a thread waited "
+      "there for children, less the time it ran other strands meanwhile; part of the idle time above.",
+      "  ", "  ");
+  return s;
+}
+
+// The two sections of a recorded report (none without a record).
+inline std::vector<text_section> timeline_sections(const report& rep) {
+  std::vector<text_section> out;
+  const timeline_analysis a = analyze_timeline(rep);
+  if (!a.recorded || a.processors == 0) return out;
+  out.push_back(parallelism_section(a));
+  out.push_back(idle_blame_section(a, 10));
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string timeline_text(const report& rep) {
+  std::string out;
+  for (const auto& s : detail::output::timeline_sections(rep))
+    out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// end include/forkscale/detail/output/blame_text.hpp
+// begin include/forkscale/detail/output/folded.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// detail/output/folded.hpp: folded stacks of a record (report::to_folded,
+// write_folded), the input format of flamegraph.pl and speedscope: one line per
+// distinct call path, "root;site;site count", sorted by the stack (byte order),
+// counts in the report's unit. The stack is the call-path tree's path
+// (execution_record::stack_of): the measurement's label, then the call and
+// spawn sites open around the strand, outermost first.
+//
+// folded_kind::work adds every strand's work, so the file sums to report::work()
+// exactly; folded_kind::critical_path adds the spans of the critical path's
+// strands, so it sums to report::span() exactly (the record rounds both columns
+// so that they add up). Stacks with a count of 0 are left out. A partial record
+// (record->complete false) gives a partial file, with nothing in it to say so
+// (the format has no comments): the report's diagnostic says it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+// begin include/forkscale/detail/output/record_names.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// detail/output/record_names.hpp: what every view of a record (trace, folded
+// stacks, the HTML timeline and flame graph) needs: the record itself or a
+// one-line error, the names of call paths, and their folded stacks.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The report's record; throws forkscale::error when it has none.
+inline const execution_record& require_record(const report& rep) {
+  if (!rep.record)
+    throw error("forkscale: report '" + printable(rep.label) +
+                "' has no record: measure with options.record = true or FORKSCALE_RECORD=1");
+  return *rep.record;
+}
+
+// The name of call-path node 0: the measurement's label ("measurement" when it
+// has none, so that no stack starts with an empty frame).
+inline std::string root_name(const report& rep) { return rep.label.empty() ? "measurement" : rep.label; }
+
+// The innermost site of a call path, as views name a strand: the site's display
+// name (its tag, or "function (file:line)"), or the measurement for node 0.
+inline std::string frame_name(const execution_record& r, std::uint32_t frame, const std::string& root) {
+  if (frame == 0 || frame >= r.frames.size()) return root;
+  const std::uint32_t site = r.frames[frame].site;
+  return site < r.sites.size() ? execution_record::display_name(r.sites[site]) : std::string("?");
+}
+
+// Folded stacks of call paths (valid UTF-8), each computed once.
+class stack_names {
+ public:
+  stack_names(const execution_record& r, std::string root)
+      : r_(r), root_(std::move(root)), cache_(r.frames.size() + 1), done_(r.frames.size() + 1, 0) {}
+  const std::string& of(std::uint32_t frame) {
+    const std::size_t k = frame < r_.frames.size() ? frame : r_.frames.size();
+    if (!done_[k]) {
+      cache_[k] = valid_utf8(r_.stack_of(frame, root_));
+      done_[k] = 1;
+    }
+    return cache_[k];
+  }
+
+ private:
+  const execution_record& r_;
+  std::string root_;
+  std::vector<std::string> cache_;
+  std::vector<char> done_;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// end include/forkscale/detail/output/record_names.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The counts per stack (sorted by the stack).
+inline std::map<std::string, std::uint64_t> folded_counts(const report& rep, folded_kind which) {
+  const execution_record& r = require_record(rep);
+  stack_names names(r, root_name(rep));
+  std::map<std::string, std::uint64_t> counts;
+  if (which == folded_kind::work) {
+    for (const record_strand& s : r.strands)
+      if (s.work != 0) counts[names.of(s.frame)] += s.work;
+  } else {
+    for (const std::uint32_t i : r.critical_path)
+      if (i < r.strands.size() && r.strands[i].span != 0) counts[names.of(r.strands[i].frame)] += r.strands[i].span;
+  }
+  return counts;
+}
+
+inline std::string folded_text(const report& rep, folded_kind which) {
+  std::string out;
+  for (const auto& line : folded_counts(rep, which)) {
+    out += line.first;
+    out += ' ';
+    out += std::to_string(line.second);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
+  return detail::output::folded_text(*this, which);
+}
+
+FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
+  detail::write_file_atomically(path, to_folded(which));
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// end include/forkscale/detail/output/folded.hpp
+// begin include/forkscale/detail/output/json.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// detail/output/json.hpp: a report as JSON, for programs (layout in
+// docs/report-schema.md): report::to_json, one function per member, and
+// report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// detail/output/json_record.hpp: the "record" member of a JSON report (present
+// only when the report has a record; layout in docs/report-schema.md). Tables
+// are arrays of rows, one row per line, each row an array in a fixed column
+// order, so that a record of many strands stays compact; the reader
+// (detail/input/record_reader.hpp) reads the same layout back.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_writer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -601,6 +6203,1567 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// end include/forkscale/detail/output/json_writer.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline const char* frame_kind_name(record_frame::kind_type k) noexcept {
+  return k == record_frame::kind_type::root ? "root" : k == record_frame::kind_type::call ? "call" : "spawn";
+}
+
+// One row: its cells joined by ',' in brackets.
+class json_row {
+ public:
+  json_row& u(std::uint64_t v) { return cell(std::to_string(v)); }
+  json_row& i(std::int64_t v) { return cell(std::to_string(v)); }
+  json_row& b(bool v) { return cell(bool_text(v)); }
+  json_row& s(const std::string& v) { return cell(json_string(v)); }
+  json_row& raw(const std::string& v) { return cell(v); }
+  std::string text() const { return "[" + out_ + "]"; }
+
+ private:
+  json_row& cell(const std::string& v) {
+    if (!out_.empty()) out_ += ',';
+    out_ += v;
+    return *this;
+  }
+  std::string out_;
+};
+
+// A list of indices as one row.
+template <typename T>
+std::string json_index_row(const std::vector<T>& v) {
+  json_row r;
+  for (const T x : v) r.u(x);
+  return r.text();
+}
+
+inline void json_record_tables(json_writer& j, const execution_record& r) {
+  const auto table = [&j](const char* name, std::size_t n, auto&& row) {
+    j.key(name);
+    j.begin_array();
+    for (std::size_t k = 0; k < n; ++k) j.value_raw(row(k).text());
+    j.end_array();
+  };
+  table("sites", r.sites.size(), [&](std::size_t k) {
+    const record_site& s = r.sites[k];
+    return json_row().s(s.name).s(s.file).u(s.line).s(s.function).s(s.tag);
+  });
+  table("frames", r.frames.size(), [&](std::size_t k) {
+    const record_frame& f = r.frames[k];
+    return json_row().u(f.parent).s(frame_kind_name(f.kind)).u(f.site).u(f.depth);
+  });
+  table("threads", r.threads.size(),
+        [&](std::size_t k) { return json_row().u(r.threads[k].os_id).u(r.threads[k].busy_ns); });
+  table("tasks", r.tasks.size(), [&](std::size_t k) {
+    const record_task& t = r.tasks[k];
+    return json_row().i(t.parent).u(t.frame).u(t.first).u(t.last);
+  });
+  table("strands", r.strands.size(), [&](std::size_t k) {
+    const record_strand& s = r.strands[k];
+    return json_row()
+        .u(s.thread)
+        .u(s.frame)
+        .u(s.task)
+        .u(s.start_ns)
+        .u(s.end_ns)
+        .u(s.work)
+        .u(s.span)
+        .i(s.prev)
+        .i(s.join)
+        .i(s.critical_pred)
+        .b(s.after_spawn)
+        .b(s.critical);
+  });
+  table("joins", r.joins.size(), [&](std::size_t k) {
+    const record_join& o = r.joins[k];
+    return json_row()
+        .i(o.site)
+        .u(o.thread)
+        .u(o.wait_start_ns)
+        .u(o.wait_end_ns)
+        .raw(json_index_row(o.strands))
+        .raw(json_index_row(o.joins));
+  });
+  table("regions", r.regions.size(), [&](std::size_t k) {
+    const forkscale::record_region& g = r.regions[k];
+    return json_row().s(g.path).u(g.thread).u(g.start_ns).u(g.end_ns);
+  });
+}
+
+// "record": the report's record (docs/report-schema.md, "record").
+inline void json_record(json_writer& j, const execution_record& r) {
+  j.key("record");
+  j.begin_object();
+  j.key("complete");
+  j.value_raw(bool_text(r.complete));
+  j.member("limit_bytes", r.limit_bytes);
+  j.member("bytes", r.bytes);
+  j.member("dropped_strands", r.dropped_strands);
+  j.member("unit", r.unit);
+  j.member("wall_ns", r.wall_ns);
+  json_record_tables(j, r);
+  // The critical path, twenty strand indices to a line (each piece is written as
+  // one element of the array; the writer's commas join the pieces).
+  j.key("critical_path");
+  j.begin_array();
+  for (std::size_t k = 0; k < r.critical_path.size(); k += 20) {
+    std::string piece;
+    for (std::size_t m = k; m < r.critical_path.size() && m < k + 20; ++m)
+      piece += (m == k ? "" : ",") + std::to_string(r.critical_path[m]);
+    j.value_raw(piece);
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// end include/forkscale/detail/output/json_record.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The members before the tables: the schema, the report's label, unit and clock,
+// and the settings it was measured with.
+inline void json_header(json_writer& j, const report& rep) {
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", rep.label);
+  j.member("unit", rep.unit);
+  j.member("clock", to_string(rep.clock));
+  j.member("burden", rep.burden);
+  j.member("burden_source", rep.burden_source);
+  j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_total", rep.compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
+}
+
+// "regions": one object per region, with its speedup estimate.
+inline void json_regions(json_writer& j, const report& rep) {
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : rep.regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// One measurement of a call site, as the object `name`.
+inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
+  j.key(name);
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("work", m.work);
+  j.key("span");
+  j.value_raw(json_signed(m.span));
+  j.member("parallelism", m.parallelism());
+  j.end_object();
+}
+
+// The members every site object starts with: what the site is and where.
+inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
+                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  j.member("name", name);
+  j.member("kind", to_string(kind));
+  j.member("file", file);
+  j.member("line", static_cast<std::uint64_t>(line));
+  j.member("function", function);
+  j.member("tag", tag);
+  j.key("recursive");
+  j.value_raw(bool_text(recursive));
+}
+
+// "call_sites": one object per call site, with its six measurements.
+inline void json_call_sites(json_writer& j, const report& rep) {
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : rep.call_sites) {
+    j.begin_object();
+    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
+    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
+    json_measure(j, "local_on_work", c.local_on_work);
+    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
+    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
+    json_measure(j, "local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "spawn_sites": one object per spawn site.
+inline void json_spawn_sites(json_writer& j, const report& rep) {
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : rep.spawn_sites) {
+    j.begin_object();
+    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "what_if": one object per what-if row.
+inline void json_what_if(json_writer& j, const report& rep) {
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : rep.what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "locks": one object per lock and acquisition site (report::locks).
+inline void json_locks(json_writer& j, const report& rep) {
+  j.key("locks");
+  j.begin_array();
+  for (const auto& l : rep.locks) {
+    j.begin_object();
+    j.member("lock", l.lock);
+    j.member("name", l.name);
+    j.member("file", l.file);
+    j.member("line", static_cast<std::uint64_t>(l.line));
+    j.member("function", l.function);
+    j.member("tag", l.tag);
+    j.member("acquisitions", l.acquisitions);
+    j.member("contended", l.contended);
+    j.member("wait_ns", l.wait_ns);
+    j.member("max_wait_ns", l.max_wait_ns);
+    j.member("hold_ns", l.hold_ns);
+    j.member("max_hold_ns", l.max_hold_ns);
+    j.member("blamed_wait_ns", l.blamed_wait_ns);
+    j.member("blamed_waits", l.blamed_waits);
+    j.member("critical_holds", l.critical_holds);
+    j.member("critical_hold_ns", l.critical_hold_ns);
+    j.member("critical_wait_ns", l.critical_wait_ns);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "load": how busy the machine was (report::load; docs/report-schema.md).
+inline void json_load(json_writer& j, const report& rep) {
+  const load_check& l = rep.load;
+  j.key("load");
+  j.begin_object();
+  j.key("checked");
+  j.value_raw(bool_text(l.checked));
+  j.member("involuntary_switches", l.involuntary_switches);
+  j.member("migrations", l.migrations);
+  j.member("wait_ns", l.wait_ns);
+  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
+  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
+  j.key("clock_chosen_for_load");
+  j.value_raw(bool_text(l.clock_chosen_for_load));
+  j.key("inflated");
+  j.value_raw(bool_text(l.inflated));
+  j.member("warning", l.warning());
+  j.end_object();
+}
+
+// "diagnostic_count" and "diagnostics", the ones the report kept.
+inline void json_diagnostics(json_writer& j, const report& rep) {
+  j.member("diagnostic_count", rep.diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : rep.diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_json() const {
+  namespace io = detail::output;
+  io::json_writer j;
+  j.begin_object();
+  io::json_header(j, *this);
+  io::json_regions(j, *this);
+  io::json_call_sites(j, *this);
+  io::json_spawn_sites(j, *this);
+  io::json_what_if(j, *this);
+  io::json_locks(j, *this);
+  io::json_load(j, *this);
+  io::json_diagnostics(j, *this);
+  if (record) io::json_record(j, *record);
+  j.end_object();
+  return j.finish();
+}
+
+FORKSCALE_INLINE void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// end include/forkscale/detail/output/json.hpp
+// begin include/forkscale/detail/output/lock_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// detail/output/lock_tables.hpp: the lock profile (report::locks; mutex.hpp,
+// docs/blame.md) in text, with the holds on the critical path called out, and
+// as CSV: report::locks_text, locks_csv and write_locks_csv.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// "queue at main.cpp:30 in worker"; a lock named by its acquisition site (a
+// guard around another lockable, or lock() of an fs::mutex) is named once.
+inline std::string lock_label(const lock_site_profile& l, std::size_t width = std::string::npos) {
+  const std::string name = l.lock == l.name ? l.name : l.lock + " at " + l.name;
+  return site_label(site_kind::call, name, l.function, false, width);
+}
+
+// The lines that call out holds on the critical path (with a record).
+inline std::string critical_locks_text(const report& rep) {
+  std::string out;
+  for (const lock_site_profile& l : rep.locks) {
+    if (l.critical_holds == 0) continue;
+    std::string line = "On the critical path: " + printable(lock_label(l)) + " was held " + grouped(l.critical_holds) +
+                       (l.critical_holds == 1 ? " time" : " times") + " in critical strands, " +
+                       grouped(l.critical_hold_ns) + " ns of hold";
+    if (l.critical_wait_ns) line += " after " + grouped(l.critical_wait_ns) + " ns of wait";
+    line += ": a shorter critical section there shortens the span.";
+    out += wrapped(line, "  ", "    ");
+  }
+  return out;
+}
+
+inline text_section locks_section(const report& rep, std::size_t top_n) {
+  text_section s;
+  if (rep.locks.empty()) return s;
+  const std::size_t shown = rep.locks.size() < top_n ? rep.locks.size() : top_n;
+  s.heading = "Locks (by total wait, largest first; times in ns of wall time)";
+  s.body = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"lock at site", "acq.", "cont.", "wait", "max", "hold", "caused", "crit."});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const lock_site_profile& l = rep.locks[i];
+      t.add({lock_label(l, label_width), count_text(l.acquisitions, short_numbers),
+             count_text(l.contended, short_numbers), count_text(l.wait_ns, short_numbers),
+             count_text(l.max_wait_ns, short_numbers), count_text(l.hold_ns, short_numbers),
+             count_text(l.blamed_wait_ns, short_numbers), count_text(l.critical_hold_ns, short_numbers)});
+    }
+    return t;
+  });
+  s.body += not_shown_note(rep.locks.size() - shown, "lock site");
+  s.body += critical_locks_text(rep);
+  s.body += wrapped(
+      "acq. = acquisitions by threads running tasks of the measurement; cont. = those that found the lock "
+      "taken and waited; wait = their time waiting here, max = the longest wait; hold = time held after "
+      "acquiring here; caused = the waits of others that began while this site held the lock (directed "
+      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (from "
+      "the record: 0 without options.record).",
+      "  ", "  ");
+  return s;
+}
+
+inline const char* locks_csv_header() noexcept {
+  return "lock,name,file,line,function,tag,acquisitions,contended,wait_ns,max_wait_ns,hold_ns,max_hold_ns,"
+         "blamed_wait_ns,blamed_waits,critical_holds,critical_hold_ns,critical_wait_ns\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::locks_text() const {
+  const detail::output::text_section s = detail::output::locks_section(*this, 20);
+  return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
+}
+
+FORKSCALE_INLINE std::string report::locks_csv() const {
+  namespace io = detail::output;
+  std::string out = io::locks_csv_header();
+  for (const lock_site_profile& l : locks) {
+    out += io::csv_text(l.lock) + ',' + io::csv_text(l.name) + ',' + io::csv_text(l.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(l.line)) + ',' + io::csv_text(l.function) + ',' +
+           io::csv_text(l.tag);
+    for (const std::uint64_t v :
+         {l.acquisitions, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, l.max_hold_ns, l.blamed_wait_ns,
+          l.blamed_waits, l.critical_holds, l.critical_hold_ns, l.critical_wait_ns})
+      out += ',' + io::csv_number(v);
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
+  detail::write_file_atomically(path, locks_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// end include/forkscale/detail/output/lock_tables.hpp
+// begin include/forkscale/detail/output/record_views.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+// detail/output/record_views.hpp: what FORKSCALE_TRACE and FORKSCALE_FOLDED
+// write at the end of every outermost measurement (no code change needed;
+// either variable also turns recording on):
+//
+//   FORKSCALE_TRACE=run.trace.json    the trace (report::write_trace)
+//   FORKSCALE_FOLDED=run.folded       run.work.folded and run.critical.folded
+//                                     (report::write_folded), both or neither
+//
+// The folded files' stem is the path without a trailing ".folded"; any other
+// path gets ".work.folded" and ".critical.folded" appended. A file that cannot
+// be written is a diagnostic of the report (not misuse: the numbers are whole)
+// and one line on stderr ("forkscale: FORKSCALE_TRACE: cannot write ..."); the
+// measurement itself never throws because of it. Each measurement replaces the
+// files of the one before.
+//
+// Including this header (forkscale.hpp does) installs the writer in the
+// engine's hook (detail/record/views_hook.hpp).
+#include <exception>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/detail/record/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// the engine. At the end of every outermost measurement the engine calls
+// write_record_views(); the writers themselves live in detail/output/
+// (record_views.hpp), which sets record_views_writer from a static initializer,
+// so the engine never includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  if (handler) {
+    handler(d);
+  } else {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
+// end include/forkscale/detail/record/views_hook.hpp
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X") named by its innermost site, with args work, span,
+// unit, task, critical and stack (the folded call path); each region instance
+// an X slice around its strands; the critical path flagged on its slices
+// (args.critical, cat "critical" instead of "strand") and copied onto a track of
+// its own ("critical path", tid = threads + 1, cat "critical_path"); spawn and
+// join edges as flow events of the first version ("ph": "s" inside the source
+// slice, "ph": "f" with "bp": "e" inside the target slice, one id per edge),
+// which both viewers draw as arrows. ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, or a region when `region`
+  bool region = false;
+};
+
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+};
+
+// The number of thread tracks: every thread a strand or region names.
+inline std::size_t trace_thread_count(const execution_record& r) {
+  std::size_t n = r.threads.size();
+  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
+  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
+  return n;
+}
+
+// Strands of each thread in time order, none starting before the previous ended.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const record_strand &x = r.strands[a], &y = r.strands[b];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
+    });
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  L.threads.resize(trace_thread_count(r));
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    std::stable_sort(track.begin(), track.end(), [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    });
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The events, one per line, as members of the "traceEvents" array.
+class trace_events {
+ public:
+  void add(const std::string& body) {
+    out_ += first_ ? "\n{" : ",\n{";
+    out_ += body;
+    out_ += '}';
+    first_ = false;
+  }
+  std::string& text() noexcept { return out_; }
+
+ private:
+  std::string out_;
+  bool first_ = true;
+};
+
+inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t end,
+                                    std::size_t tid, const std::string& args) {
+  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
+         ",\"dur\":" + trace_us(end - start) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+}
+
+inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
+  return std::string("\"name\":\"") + name + "\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+         ",\"args\":{" + arg + "}";
+}
+
+// The slices of the thread tracks and of the critical path's track.
+inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const std::string root = root_name(rep);
+  stack_names stacks(r, root);
+  std::vector<std::string> args(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    args[i] = "\"strand\":" + std::to_string(i) + ",\"work\":" + std::to_string(s.work) +
+              ",\"span\":" + std::to_string(s.span) + ",\"unit\":" + json_string(rep.unit) +
+              ",\"task\":" + std::to_string(s.task) + ",\"critical\":" + bool_text(s.critical) +
+              ",\"stack\":" + json_string(stacks.of(s.frame));
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t)
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) {
+        const std::string& path = r.regions[s.index].path;
+        ev.add(trace_slice_body(path, "region", s.start, s.end, t + 1, "\"path\":" + json_string(path)));
+      } else {
+        const record_strand& x = r.strands[s.index];
+        ev.add(trace_slice_body(frame_name(r, x.frame, root), x.critical ? "critical" : "strand", s.start, s.end, t + 1,
+                                args[s.index]));
+      }
+    }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  for (const trace_slice& s : L.critical)
+    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start, s.end,
+                            critical_tid, args[s.index]));
+}
+
+// One arrow: "s" inside the source slice, near its end; "f" inside the target
+// slice, near its start, bound to it ("bp": "e", the enclosing slice).
+inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
+                       std::uint64_t id, std::uint32_t from, std::uint32_t to) {
+  const std::uint64_t out = L.end[from] - L.start[from] >= 2 ? L.end[from] - 1 : L.start[from];
+  const std::uint64_t in = L.end[to] - L.start[to] >= 2 ? L.start[to] + 1 : L.start[to];
+  const std::string head =
+      std::string("\"name\":\"") + kind + "\",\"cat\":\"" + kind + "\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
+  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(out) + ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
+  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(in) +
+         ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
+}
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  std::uint64_t id = 0;
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      trace_flow(r, L, ev, "spawn", ++id, static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) trace_flow(r, L, ev, "join", ++id, from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started\",\"slices_adjusted\":\"" +
+                  std::to_string(L.moved) + "\",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+inline std::string trace_text(const report& rep) {
+  const execution_record& r = require_record(rep);
+  const trace_layout L = lay_out_trace(r);
+  trace_events ev;
+  ev.add("\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" + json_string(root_name(rep)) + "}");
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
+    ev.add(trace_metadata("thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1)));
+  }
+  ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
+  ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
+  trace_slices(rep, r, L, ev);
+  trace_flows(r, L, ev);
+  return "{\"traceEvents\":[" + std::move(ev.text()) +
+         "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_trace() const { return detail::output::trace_text(*this); }
+
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::write_file_atomically(path, to_trace());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
+inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
+  const std::string suffix = ".folded";
+  std::string stem = path;
+  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stem.resize(stem.size() - suffix.size());
+  return {stem + ".work.folded", stem + ".critical.folded"};
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
+}
+
+inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why =
+        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+        "that ends with tasks still running keeps none)";
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  if (!trace.empty()) {
+    try {
+      rep.write_trace(trace);
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_TRACE", views_problem(e));
+    }
+  }
+  if (!folded.empty()) {
+    try {
+      const auto paths = folded_paths(folded);
+      write_files_atomically(
+          {{paths.first, rep.to_folded(folded_kind::work)}, {paths.second, rep.to_folded(folded_kind::critical_path)}});
+    } catch (const std::exception& e) {
+      record_views_notice(rep, handler, "FORKSCALE_FOLDED", views_problem(e));
+    }
+  }
+}
+
+// Installs the writer during static initialization (an inline variable: once
+// per program, however many translation units include this header). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
+// keeps no static initializer of forkscale's.
+#if FORKSCALE_ENABLE
+inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
+// end include/forkscale/detail/output/record_views.hpp
+// begin include/forkscale/detail/output/text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/what_if_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+// detail/output/what_if_tables.hpp: the what-if predictions in text: the
+// region with the most to gain, the table of predicted spans, work and
+// parallelism (with its ratio to the measured one), its legend, and
+// report::what_if_text.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/predict/what_if_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// replay (report::what_if_text, when the report has a whole record): for each
+// region at its largest factor, the time P processors would take if the
+// region's strands ran that much faster, P being the report's max_processors.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The report with only the optimized rows at each region's largest factor.
+inline report largest_factor_rows(const report& rep) {
+  report r = rep;
+  r.what_if.clear();
+  for (const what_if_result& w : rep.what_if) {
+    if (w.model != what_if_model::optimized || !w.executed) continue;
+    double top = -1;
+    for (const what_if_result& v : rep.what_if)
+      if (v.region == w.region && v.source == w.source && v.file == w.file && v.line == w.line)
+        top = std::max(top, v.factor);
+    if (w.factor == top) r.what_if.push_back(w);
+  }
+  return r;
+}
+
+inline std::string replay_what_if_text(const report& rep) {
+  if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
+  const unsigned p = rep.max_processors ? rep.max_processors : 32;
+  replay_model m;
+  m.seeds = 3;
+  std::vector<what_if_prediction> rows;
+  try {
+    rows = predict_what_if(largest_factor_rows(rep), p, m);
+  } catch (const error&) {
+    return std::string();  // a record the replay cannot take: the table stands alone
+  }
+  if (rows.empty()) return std::string();
+  namespace io = output;
+  const std::string u = io::printable(rep.unit);
+  std::string out =
+      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
+                      " (work stealing, median of 3 seeds, steals costing the burden); if "
+                      "the region ran k times faster (optimized):",
+                  "  ", "  ");
+  io::text_table t({"region", "k", "TP", "faster by"});
+  for (const auto& r : rows)
+    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+  return out + t.render();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
+// end include/forkscale/detail/predict/what_if_text.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The what-if rows of one region, as the text table shows them: one line per
+// factor with both models.
+struct what_if_line {
+  double factor = 1;
+  const what_if_result* parallelized = nullptr;
+  const what_if_result* optimized = nullptr;
+  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
+};
+struct what_if_block {
+  const what_if_result* first = nullptr;
+  bool executed = false;
+  std::vector<what_if_line> lines;
+};
+
+// Consecutive rows of the same region (name and source) make a block, in the
+// report's order; within a block, rows of the same factor make a line.
+inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
+  std::vector<what_if_block> blocks;
+  for (const what_if_result& w : rows) {
+    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
+      blocks.emplace_back();
+      blocks.back().first = &w;
+    }
+    what_if_block& b = blocks.back();
+    b.executed = b.executed || w.executed;
+    what_if_line* line = nullptr;
+    for (auto& l : b.lines)
+      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
+    if (!line) {
+      b.lines.emplace_back();
+      line = &b.lines.back();
+      line->factor = w.factor;
+    }
+    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
+    if (!slot) slot = &w;
+  }
+  return blocks;
+}
+
+// Orders parallelism values, +infinity largest, NaN smallest.
+inline bool parallelism_less(double a, double b) noexcept {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a < b;
+}
+
+// The region with the most to gain at its largest factor (parallelized): an
+// executed region's row, named regions before "all regions"; null when none.
+inline const what_if_result* most_to_gain(const std::vector<what_if_block>& blocks) {
+  const what_if_result* best = nullptr;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (const what_if_block& b : blocks) {
+      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
+      const what_if_result* top = nullptr;
+      for (const what_if_line& l : b.lines)
+        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
+      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
+    }
+  }
+  return best;
+}
+
+// "Most to gain: <region> at k = <factor>: span <now> -> <then> <unit>,
+// parallelism <now> -> <then> ...", wrapped.
+inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
+                     " at k = " + factor_text(best.factor) + ": span " + grouped(rep.span()) + " -> " +
+                     time_text(best.span) + " " + printable(rep.unit) + ", parallelism " + ratio_text(rep.span(), now) +
+                     " -> " + unbounded_ratio_text(best.parallelism);
+  if (rep.max_processors >= 2) {
+    const double p = static_cast<double>(rep.max_processors);
+    line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+            fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best.speedup_at(rep.max_processors).upper, 2);
+  }
+  return wrapped(line + ".", "  ", "    ");
+}
+
+// The what-if table: a line per region and factor with both models, or a note
+// for a region that never ran; exact numbers when they fit next to a readable
+// region column. The span is the same in both models; the optimized model's
+// work is its own column.
+inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
+    text_table t({"region", "k", "span", "par.", "par./now", "opt.work", "opt.par.", "opt./now"});
+    for (const what_if_block& b : blocks) {
+      const std::string name = printable(b.first->region);
+      if (!b.executed) {
+        t.add_note(
+            name, b.first->source == what_if_source::call_site ? "never executed (named call site)" : "never executed");
+        continue;
+      }
+      for (const what_if_line& l : b.lines) {
+        const auto par = [&](const what_if_result* w) {
+          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
+        };
+        const auto ratio = [&](const what_if_result* w) {
+          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
+        };
+        const std::string opt_work = l.optimized ? time_text(l.optimized->work, short_numbers) : std::string("-");
+        t.add({name, factor_text(l.factor), time_text(l.any().span, short_numbers), par(l.parallelized),
+               ratio(l.parallelized), opt_work, par(l.optimized), ratio(l.optimized)});
+      }
+    }
+    return t;
+  });
+}
+
+// The legend under the what-if table: every column, with its unit.
+inline std::string what_if_legend(const report& rep) {
+  const std::string u = printable(rep.unit);
+  return wrapped("k: how many times faster the region's strands run. span: the predicted span in " + u +
+                     ", the time on unlimited processors (the same in both models). par.: the predicted "
+                     "parallelism if the region is parallelized (its share of every path divides by k; the "
+                     "work stays " +
+                     grouped(rep.work()) + " " + u + "). opt.work: the predicted work in " + u +
+                     " if the region is optimized (its work divides by k too), the time on one processor; "
+                     "opt.par. = opt.work / span.",
+                 "  ", "  ") +
+         wrapped(
+             "par./now and opt./now: predicted / measured parallelism, ratios of parallelism and not of "
+             "time: optimizing a region shortens the work as well as the span, so opt./now can fall "
+             "below 1x while both times drop.",
+             "  ", "  ");
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (times in " + printable(rep.unit) + ")";
+  s.body = wrapped(
+      "Predicted span, work and parallelism of the whole program if the strands of a region were k "
+      "times faster; measured: work " +
+          grouped(rep.work()) + ", span " + grouped(rep.span()) + " " + printable(rep.unit) + ", parallelism " +
+          ratio_text(rep.span(), rep.parallelism()) + ".",
+      "  ", "  ");
+  if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
+  s.body += what_if_table(blocks, rep.span() > 0);
+  s.body += what_if_legend(rep);
+  s.body += predict::replay_what_if_text(rep);  // with a record only
+  return s;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::what_if_text() const {
+  const detail::output::text_section s = detail::output::what_if_section(*this);
+  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+// end include/forkscale/detail/output/what_if_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  return fitted_next_to_names(name_width, 16, build);
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns), num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions) t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+// The first line: the report's label, clock and unit.
+inline std::string title_text(const report& rep) {
+  std::string out = "forkscale report";
+  if (!rep.label.empty()) out += ": " + printable(rep.label);
+  out += "  (clock: ";
+  out += to_string(rep.clock);
+  out += ", unit: " + printable(rep.unit) + ")\n";
+  const std::string load = rep.load.warning();  // the machine was busy: said before any number
+  if (!load.empty()) out += wrapped(load, "", "  ");
+  return out;
+}
+
+// The legend of section 1.
+inline std::string profile_legend(const std::string& u) {
+  return wrapped(
+             "Work (T1): every strand's time added up, what one processor would take. Span (Tinf): the "
+             "time of the longest path, what unlimited processors would take. Burdened span: the "
+             "longest path when every continuation edge also costs the burden (below). Parallelism = "
+             "work / span and burdened parallelism = work / burdened span are ratios (no unit).",
+             "  ", "  ") +
+         wrapped("Average maximal strand = work / (1 + 2 x spawns + syncs) (Cilkview), in " + u +
+                     ": the mean time of a strand between spawns and syncs; strands not much longer than "
+                     "the burden spend a large share of their time on spawning and scheduling.",
+                 "  ", "  ");
+}
+
+// Section 1: the whole program's numbers, one a line, integer parts
+// right-aligned so that ratios line up with the counts above them; `u` is the
+// unit as the report shows it. A legend says what each line is.
+inline std::string profile_text(const region_result& r, const std::string& u) {
+  struct line {
+    const char* name;
+    std::string value;
+    bool timed;
+  };
+  const line lines[] = {
+      {"Work:", grouped(r.work), true},
+      {"Span:", grouped(r.span), true},
+      {"Burdened span:", grouped(r.burdened_span), true},
+      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
+      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+      {"Spawns:", grouped(r.spawns), false},
+      {"Syncs:", grouped(r.syncs), false},
+      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
+  };
+  std::size_t int_width = 0;
+  for (const auto& l : lines) {
+    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+    if (w > int_width) int_width = w;
+  }
+  std::string out = "\n1) Parallelism Profile (times in " + u + ")\n";
+  for (const auto& l : lines) {
+    const std::size_t dot = l.value.find('.');
+    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+    if (l.timed) out += " " + u;
+    out += '\n';
+  }
+  return out + profile_legend(u);
+}
+
+// A speedup bound's time on P processors: work / speedup, in the report's unit.
+inline std::string bound_time_text(const region_result& r, double speedup, bool short_numbers) {
+  if (!(speedup > 0)) return "n/a";
+  return time_text(static_cast<double>(r.work) / speedup, short_numbers);
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, and the times they
+// predict, in a table with a legend.
+inline std::string speedup_text(const region_result& r, unsigned max_processors, const std::string& u) {
+  std::string out = "\n2) Speedup Estimate (speedup = T1/TP on P processors; times TP in " + u + ")\n";
+  const auto bounds = r.speedup_estimate(max_processors);
+  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
+  if (r.span == 0) return out + "  (none: the span is zero)\n";
+  const std::size_t p_width = std::to_string(bounds.back().processors).size();
+  out += fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "lower", "upper", "TP at most", "TP at least"});
+    for (const auto& b : bounds)
+      t.add({pad_left(std::to_string(b.processors), p_width), fixed(b.lower, 2), fixed(b.upper, 2),
+             bound_time_text(r, b.lower, short_numbers), bound_time_text(r, b.upper, short_numbers)});
+    return t;
+  });
+  return out + wrapped(
+                   "lower: T1 / (T1/P + 1.7 x burdened span), Cilkview's estimate of the speedup a "
+                   "work-stealing scheduler reaches (not a guarantee); upper: min(P, parallelism), the "
+                   "work and span laws. TP at most = work / lower, TP at least = work / upper (in " +
+                       u + ").",
+                   "  ", "  ");
+}
+
+// Sections 3 on, those the report has: regions, call sites, spawn sites,
+// what-if, parallelism over time and idle blame (a recorded run), locks, and
+// with `show_raw` the numbers before overhead compensation.
+inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
+  std::string out;
+  int section = 3;
+  const auto add = [&](const std::string& heading, const std::string& body) {
+    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
+  };
+  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
+  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
+  const text_section wi = what_if_section(rep);
+  if (!wi.heading.empty()) add(wi.heading, wi.body);
+  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  const text_section locks = locks_section(rep, 10);
+  if (!locks.heading.empty()) add(locks.heading, locks.body);
+  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
+  return out;
+}
+
+// Where the burden came from, when it needs saying, one sentence each: the
+// cost clock's default is a choice, not a measurement, and a burdened
+// parallelism that rounds to 0.00 is explained (the text and the HTML page).
+inline std::vector<std::string> burden_notes(const report& rep, const std::string& u) {
+  std::vector<std::string> out;
+  if (rep.clock == clock_kind::cost && rep.burden_source == "default")
+    out.push_back(
+        "Under the cost clock the default burden is Cilkview's 15,000 cycles taken as 15,000 of the units "
+        "the program charges: a choice, not a measurement. Set options.burden to what a steal costs in "
+        "those units (docs/predict.md).");
+  else if (rep.burden_source.compare(0, 9, "measured ") == 0)
+    out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
+                  " on this machine (burden_file()).");
+  if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
+    out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
+                  ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
+                  "), because every continuation edge costs the burden and the strands cost far less.");
+  return out;
+}
+
+inline std::string burden_source_text(const report& rep, const std::string& u) {
+  std::string out;
+  for (const std::string& n : burden_notes(rep, u)) out += wrapped(n, "  ", "  ");
+  return out;
+}
+
+// The lines after the sections: the burden, the profiler's memory and the
+// overhead compensation.
+inline std::string burden_text(const report& rep, const std::string& u) {
+  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
+  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
+  out += ".\n";
+  out += burden_source_text(rep, u);
+  if (rep.compensation_per_strand > 0) {
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
+           grouped(rep.compensation_total) + " " + u + " in total.\n";
+  }
+  return out;
+}
+
+// The diagnostics: their count and the first ten.
+inline std::string diagnostics_text(const report& rep) {
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
+  if (count == 0) return "Diagnostics: none.\n";
+  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
+  std::string out = "Diagnostics: " + grouped(count);
+  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+  out += "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& d = rep.diagnostics[i];
+    out += "  ";
+    if (!d.where.empty()) out += printable(d.where) + ": ";
+    out += printable(d.problem) + "\n";
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
+  namespace io = detail::output;
+  const std::string u = io::printable(unit);
+  std::string out = io::title_text(*this);
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    out += io::profile_text(regions.front(), u);
+    out += io::speedup_text(regions.front(), max_processors, u);
+    out += io::numbered_sections(*this, show_raw, u);
+  }
+  out += io::burden_text(*this, u);
+  out += io::diagnostics_text(*this);
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw) const {
+  detail::write_file_atomically(path, to_text(show_raw));
+}
+
+FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// end include/forkscale/detail/output/text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/detail/output/svg.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
@@ -968,846 +8131,6 @@ inline std::string render(const chart& c, bool standalone) { return renderer(c).
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
 // end include/forkscale/detail/output/svg.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace html {
-
-namespace io = output;
-
-// Text as HTML character data or attribute value (what html_escape() does).
-inline std::string esc(const std::string& s) { return svg::escape(s); }
-
-struct cell {
-  cell(std::string text_ = std::string(), std::string sort_value_ = std::string(), bool numeric_ = false,
-       std::string title_ = std::string())
-      : text(std::move(text_)), sort_value(std::move(sort_value_)), numeric(numeric_), title(std::move(title_)) {}
-  std::string text;        // shown (escaped when rendered)
-  std::string sort_value;  // data-sort-value; empty: none
-  bool numeric = false;
-  std::string title;  // title attribute (escaped when rendered); empty: none
-};
-
-inline cell text_cell(const std::string& s) { return cell{s, "", false}; }
-inline cell int_cell(std::uint64_t v, const std::string& unit = std::string()) {
-  return cell{io::grouped(v) + (unit.empty() ? "" : " " + unit), std::to_string(v), true};
-}
-inline cell num_cell(double v, int decimals = 2, const std::string& unit = std::string()) {
-  if (std::isnan(v)) return cell{"n/a", "", true};
-  return cell{io::fixed(v, decimals) + (unit.empty() ? "" : " " + unit), io::round_trip(v), true};
-}
-// A signed integer ("-1,234").
-inline cell signed_cell(std::int64_t v) {
-  const std::uint64_t magnitude = v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
-  return cell{(v < 0 ? "-" : "") + io::grouped(magnitude), std::to_string(v), true};
-}
-// A percentage of `whole` with one decimal; n/a when whole is zero.
-inline cell percent_cell(double part, double whole) {
-  if (!(whole != 0)) return cell{"n/a", "", true};
-  return num_cell(100 * part / whole, 1, "%");
-}
-// A time in ns, grouped to whole ns.
-inline cell ns_cell(double v) {
-  if (std::isnan(v)) return cell{"n/a", "", true};
-  return cell{(v < 0 ? "-" + io::grouped_round(-v) : io::grouped_round(v)) + " ns", io::round_trip(v), true};
-}
-
-class table {
- public:
-  table(std::string id, std::string classes, std::vector<std::string> head)
-      : id_(std::move(id)), classes_(std::move(classes)), head_(std::move(head)) {}
-  void add(std::vector<cell> row, std::string row_class = std::string(), std::string row_key = std::string()) {
-    rows_.push_back(std::move(row));
-    row_classes_.push_back(std::move(row_class));
-    row_keys_.push_back(std::move(row_key));
-  }
-  // Another attribute of the <table> element (the value is escaped).
-  void attribute(std::string name, std::string value) { attributes_.emplace_back(std::move(name), std::move(value)); }
-  // A heading row above the column headings: (text, number of columns) pairs.
-  void group_head(std::vector<std::pair<std::string, std::size_t>> groups) { groups_ = std::move(groups); }
-  // Per column: a stable key (data-key on its heading) and a longer title.
-  void head_details(std::vector<std::string> keys, std::vector<std::string> titles) {
-    head_keys_ = std::move(keys);
-    head_titles_ = std::move(titles);
-  }
-  // Marks the column the rows are already sorted by (aria-sort on its heading).
-  void sorted_by(std::size_t column, bool descending) {
-    sorted_column_ = column;
-    sorted_descending_ = descending;
-  }
-  std::size_t size() const noexcept { return rows_.size(); }
-  std::string render() const {
-    std::string o = "<table";
-    if (!id_.empty()) o += " id=\"" + esc(id_) + "\"";
-    o += " class=\"fs-table" + (classes_.empty() ? std::string() : " " + classes_) + "\"";
-    for (const auto& a : attributes_) o += " " + a.first + "=\"" + esc(a.second) + "\"";
-    o += ">\n<thead>";
-    if (!groups_.empty()) {
-      o += "<tr class=\"fs-group\">";
-      for (const auto& g : groups_) {
-        o += "<th scope=\"colgroup\"";
-        if (g.second != 1) o += " colspan=\"" + std::to_string(g.second) + "\"";
-        o += ">" + esc(g.first) + "</th>";
-      }
-      o += "</tr>\n";
-    }
-    o += "<tr>";
-    for (std::size_t c = 0; c < head_.size(); ++c) {
-      o += "<th scope=\"col\"";
-      if (c < head_keys_.size() && !head_keys_[c].empty()) o += " data-key=\"" + esc(head_keys_[c]) + "\"";
-      if (c < head_titles_.size() && !head_titles_[c].empty()) o += " title=\"" + esc(head_titles_[c]) + "\"";
-      if (c == sorted_column_) o += sorted_descending_ ? " aria-sort=\"descending\"" : " aria-sort=\"ascending\"";
-      o += ">" + esc(head_[c]) + "</th>";
-    }
-    o += "</tr></thead>\n<tbody>\n";
-    for (std::size_t r = 0; r < rows_.size(); ++r) {
-      o += "<tr";
-      if (!row_classes_[r].empty()) o += " class=\"" + esc(row_classes_[r]) + "\"";
-      if (!row_keys_[r].empty()) o += " data-key=\"" + esc(row_keys_[r]) + "\"";
-      o += ">";
-      for (const auto& c : rows_[r]) {
-        o += "<td";
-        if (c.numeric) o += " class=\"num\"";
-        if (c.numeric || !c.sort_value.empty()) o += " data-sort-value=\"" + esc(c.sort_value) + "\"";
-        if (!c.title.empty()) o += " title=\"" + esc(c.title) + "\"";
-        o += ">" + esc(c.text) + "</td>";
-      }
-      o += "</tr>\n";
-    }
-    o += "</tbody>\n</table>\n";
-    return o;
-  }
-
- private:
-  std::string id_, classes_;
-  std::vector<std::string> head_;
-  std::vector<std::vector<cell>> rows_;
-  std::vector<std::string> row_classes_, row_keys_;
-  std::vector<std::pair<std::string, std::string>> attributes_;
-  std::vector<std::pair<std::string, std::size_t>> groups_;
-  std::vector<std::string> head_keys_, head_titles_;
-  std::size_t sorted_column_ = static_cast<std::size_t>(-1);
-  bool sorted_descending_ = false;
-};
-
-inline std::string paragraph(const std::string& text, const char* cls = "fs-note") {
-  return std::string("<p class=\"") + cls + "\">" + esc(text) + "</p>\n";
-}
-
-// An inline SVG with its caption.
-inline std::string figure(const std::string& svg_markup, const std::string& caption) {
-  return "<figure>\n" + svg_markup + "<figcaption class=\"fs-note\">" + esc(caption) + "</figcaption>\n</figure>\n";
-}
-
-}  // namespace html
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
-// end include/forkscale/detail/output/html_blocks.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace html {
-
-// A time axis unit for `wall` ns: its name and ns per unit.
-struct time_scale {
-  const char* name;
-  double ns;
-};
-inline time_scale scale_for(std::uint64_t wall) {
-  if (wall >= 10000000000ull) return {"s", 1e9};
-  if (wall >= 10000000ull) return {"ms", 1e6};
-  if (wall >= 10000ull) return {"\u00b5s", 1e3};
-  return {"ns", 1.0};
-}
-
-// The samples as steps; more than `most` changes are averaged over `most` / 2
-// equal bins (time-weighted), so that the page stays small.
-inline void step_series(const timeline_analysis& a, svg::series& running, svg::series& ready, double unit,
-                        std::size_t most, std::string& note) {
-  const auto add = [&](double t, double run, double rdy) {
-    if (!running.xs.empty()) {  // the step: the previous values up to t
-      running.xs.push_back(t);
-      running.ys.push_back(running.ys.back());
-      ready.xs.push_back(t);
-      ready.ys.push_back(ready.ys.back());
-    }
-    running.xs.push_back(t);
-    running.ys.push_back(run);
-    ready.xs.push_back(t);
-    ready.ys.push_back(rdy);
-  };
-  if (a.samples.size() <= most || a.wall_ns == 0) {
-    for (const parallelism_sample& s : a.samples) add(static_cast<double>(s.time_ns) / unit, s.running, s.ready);
-  } else {
-    const std::size_t bins = most / 2;
-    const double width = static_cast<double>(a.wall_ns) / static_cast<double>(bins);
-    std::vector<double> run(bins, 0), rdy(bins, 0);
-    for (std::size_t i = 0; i < a.samples.size(); ++i) {
-      const double t0 = static_cast<double>(a.samples[i].time_ns);
-      const double t1 = static_cast<double>(i + 1 < a.samples.size() ? a.samples[i + 1].time_ns : a.wall_ns);
-      const std::size_t b0 = std::min(bins - 1, static_cast<std::size_t>(t0 / width));
-      const std::size_t b1 = std::min(bins - 1, static_cast<std::size_t>(t1 / width));
-      for (std::size_t b = b0; b <= b1; ++b) {
-        const double lo = std::max(t0, static_cast<double>(b) * width);
-        const double hi = b + 1 == bins ? t1 : std::min(t1, static_cast<double>(b + 1) * width);
-        if (hi <= lo) continue;
-        run[b] += a.samples[i].running * (hi - lo) / width;
-        rdy[b] += a.samples[i].ready * (hi - lo) / width;
-      }
-    }
-    for (std::size_t b = 0; b < bins; ++b) add(static_cast<double>(b) * width / unit, run[b], rdy[b]);
-    note = "More than " + std::to_string(most) + " changes: averaged over " + std::to_string(bins) +
-           " equal stretches of time (the CSV has every change).";
-  }
-  if (!running.xs.empty()) add(static_cast<double>(a.wall_ns) / unit, running.ys.back(), ready.ys.back());
-}
-
-inline std::string parallelism_plot(const timeline_analysis& a) {
-  const time_scale sc = scale_for(a.wall_ns);
-  svg::chart c;
-  c.id = "fs-plot-parallelism";
-  c.title = "Strands running and ready over time";
-  c.x_label = std::string("wall time since the start (") + sc.name + ")";
-  c.y_label = "strands";
-  c.x_max = a.wall_ns ? static_cast<double>(a.wall_ns) / sc.ns : 1.0;
-  svg::series running, ready, threads;
-  running.id = "running";
-  running.name = "running";
-  running.color = "#1f5fbf";
-  running.marker = "none";
-  ready.id = "ready";
-  ready.name = "ready, not started";
-  ready.color = "#d9822b";
-  ready.dash = "5,3";
-  ready.marker = "none";
-  threads.id = "threads";
-  threads.name = "P = " + std::to_string(a.processors) + " threads";
-  threads.color = "#888888";
-  threads.dash = "2,3";
-  threads.marker = "none";
-  threads.width = 1.2;
-  threads.xs = {0.0, c.x_max};
-  threads.ys = {static_cast<double>(a.processors), static_cast<double>(a.processors)};
-  std::string note;
-  step_series(a, running, ready, sc.ns, 2000, note);
-  double top = a.processors;
-  for (double v : running.ys) top = std::max(top, v);
-  for (double v : ready.ys) top = std::max(top, v);
-  c.y_max = std::max(1.0, std::ceil(top * 1.1));
-  c.curves = {threads, ready, running};
-  c.notes.push_back("Average: " + io::fixed(a.average_running(), 2) + " running, " + io::fixed(a.average_ready(), 2) +
-                    " ready (predecessors done, not started) over " + io::grouped(a.wall_ns) + " ns.");
-  if (!note.empty()) c.notes.push_back(note);
-  return svg::render(c, false);
-}
-
-// Each thread's wall time as one bar: busy, in the profiler, idle.
-inline std::string thread_bars(const timeline_analysis& a) {
-  const double left = 190, bar = 520, row = 24, top = 44;
-  const double height = top + row * static_cast<double>(a.threads.size()) + 16;
-  std::string o = "<svg id=\"fs-plot-thread-times\" class=\"fs-plot\" width=\"820\" height=\"" + svg::px(height) +
-                  "\" viewBox=\"0 0 820 " + svg::px(height) +
-                  "\" role=\"img\" aria-labelledby=\"fs-plot-thread-times-title\" font-family=\"sans-serif\" "
-                  "font-size=\"12\">\n<title id=\"fs-plot-thread-times-title\">Each thread's wall time: busy, in "
-                  "the profiler, idle</title>\n<rect x=\"0\" y=\"0\" width=\"820\" height=\"" +
-                  svg::px(height) + "\" fill=\"#ffffff\"/>\n";
-  struct part {
-    const char* id;
-    const char* name;
-    const char* color;
-  };
-  const part parts[] = {{"busy", "busy", "#1f5fbf"}, {"profiler", "profiler", "#d9822b"}, {"idle", "idle", "#cccccc"}};
-  double lx = left;
-  for (const part& p : parts) {
-    o += "<rect x=\"" + svg::px(lx) + "\" y=\"14\" width=\"12\" height=\"12\" fill=\"" + p.color + "\"/><text x=\"" +
-         svg::px(lx + 16) + "\" y=\"24\">" + p.name + "</text>\n";
-    lx += 100;
-  }
-  double y = top;
-  for (const thread_time& t : a.threads) {
-    const double wall = static_cast<double>(std::max<std::uint64_t>(t.wall_ns(), 1));
-    o += "<text x=\"8\" y=\"" + svg::px(y + 15) + "\">" +
-         svg::escape("thread " + std::to_string(t.thread) + " (tid " + std::to_string(t.os_id) + ")") + "</text>\n";
-    double x = left;
-    const std::uint64_t values[] = {t.busy_ns, t.profiler_ns, t.idle_ns};
-    for (std::size_t k = 0; k < 3; ++k) {
-      const double w = bar * static_cast<double>(values[k]) / wall;
-      o += "<rect class=\"bar\" data-thread=\"" + std::to_string(t.thread) + "\" data-part=\"" + parts[k].id +
-           "\" data-ns=\"" + std::to_string(values[k]) + "\" x=\"" + svg::px(x) + "\" y=\"" + svg::px(y + 3) +
-           "\" width=\"" + svg::px(w) + "\" height=\"" + svg::px(row - 6) + "\" fill=\"" + parts[k].color +
-           "\"><title>" +
-           svg::escape(std::string(parts[k].name) + ": " + io::grouped(values[k]) + " ns (" +
-                       io::percent_text(100.0 * static_cast<double>(values[k]) / wall) + "%)") +
-           "</title></rect>\n";
-      x += w;
-    }
-    o += "<text x=\"" + svg::px(left + bar + 8) + "\" y=\"" + svg::px(y + 15) + "\">" +
-         svg::escape(io::percent_text(t.busy_percent()) + "% busy") + "</text>\n";
-    y += row;
-  }
-  return o + "</svg>\n";
-}
-
-inline std::string parallelism_body(const report& r) {
-  const timeline_analysis a = analyze_timeline(r);
-  if (!a.recorded || a.processors == 0) return paragraph("No recorded strands.");
-  std::string o = figure(parallelism_plot(a),
-                         "Strands running, and strands ready (all predecessors done) but not started, at each "
-                         "moment of the run.");
-  o += figure(thread_bars(a),
-              "Per thread: busy = in strands of the measurement, less the profiler's overhead compensation; "
-              "idle = the rest of the wall time. P = " +
-                  std::to_string(a.processors) + " threads ran strands (a worker that never got a task is not seen).");
-  table t("fs-thread-times-table", "fs-sortable",
-          {"thread", "tid", "strands", "busy", "busy %", "profiler", "idle", "idle %"});
-  for (const thread_time& h : a.threads)
-    t.add({int_cell(h.thread), int_cell(h.os_id), int_cell(h.strands), ns_cell(static_cast<double>(h.busy_ns)),
-           num_cell(h.busy_percent(), 1, "%"), ns_cell(static_cast<double>(h.profiler_ns)),
-           ns_cell(static_cast<double>(h.idle_ns)), num_cell(h.idle_percent(), 1, "%")},
-          "", std::to_string(h.thread));
-  o += t.render();
-  if (!a.complete) o += paragraph("The record is partial (options.record_limit): so are these views.");
-  return o;
-}
-
-inline cell blame_site_cell(const idle_blame_row& b) {
-  cell c = text_cell(b.name);
-  if (b.kind == idle_blame_row::kind_type::site) {
-    c.title = b.file.empty() ? std::string("(no file)") : b.file;
-    if (b.line) c.title += ":" + std::to_string(b.line);
-    if (!b.function.empty()) c.title += " in " + b.function;
-    if (!b.tag.empty()) c.title += " (tag " + b.tag + ")";
-  }
-  return c;
-}
-
-inline std::string idle_blame_body(const report& r) {
-  const timeline_analysis a = analyze_timeline(r);
-  if (!a.recorded || a.processors == 0) return paragraph("No recorded strands.");
-  const double idle = static_cast<double>(a.idle_ns());
-  table blamed("fs-idle-blame-table", "fs-sortable", {"site", "function", "idle blame", "% of idle", "strands"});
-  blamed.sorted_by(2, true);
-  table waited("fs-sync-wait-table", "fs-sortable", {"sync point", "function", "wait", "% of idle", "waits"});
-  std::vector<const idle_blame_row*> waits;
-  for (const idle_blame_row& b : a.blame) {
-    if (b.idle_ns > 0)
-      blamed.add({blame_site_cell(b), text_cell(b.function), ns_cell(static_cast<double>(b.idle_ns)),
-                  percent_cell(static_cast<double>(b.idle_ns), idle), int_cell(b.strands)},
-                 b.kind == idle_blame_row::kind_type::site ? "" : "fs-root");
-    if (b.sync_wait_ns > 0) waits.push_back(&b);
-  }
-  std::stable_sort(waits.begin(), waits.end(),
-                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
-  waited.sorted_by(2, true);
-  for (const idle_blame_row* b : waits)
-    waited.add({blame_site_cell(*b), text_cell(b->function), ns_cell(static_cast<double>(b->sync_wait_ns)),
-                percent_cell(static_cast<double>(b->sync_wait_ns), idle), int_cell(b->syncs)});
-  std::string o =
-      paragraph("Total idle " + io::grouped(a.idle_ns()) + " ns over " + std::to_string(a.processors) +
-                " threads. HPCToolkit's blame shifting: while k of the P threads run strands, the other "
-                "threads' idle time is charged to the k running strands equally, and so to their sites "
-                "(a strand's innermost call or spawn site; (root): the measured function's own code) \u2014 "
-                "the serial stretches that left the others nothing to do; (nothing running): no thread "
-                "ran a strand. The column adds up to the total idle time.");
-  o += "<div class=\"fs-scroll\">\n" + blamed.render() + "</div>\n";
-  o += paragraph(
-      "Where threads waited: the time a thread waited at a sync point for its children, less the time it ran "
-      "other strands meanwhile (a part of the idle time above).");
-  o += "<div class=\"fs-scroll\">\n" + waited.render() + "</div>\n";
-  return o;
-}
-
-inline std::string locks_body(const report& r) {
-  table t("fs-locks-table", "fs-sortable",
-          {"lock", "site", "function", "acquisitions", "contended", "wait", "max wait", "hold", "max hold",
-           "caused wait", "critical holds", "critical hold"});
-  t.sorted_by(5, true);
-  std::string callouts;
-  for (const lock_site_profile& l : r.locks) {
-    cell where = text_cell(l.name);
-    where.title = (l.file.empty() ? std::string("(no file)") : l.file) + (l.line ? ":" + std::to_string(l.line) : "") +
-                  (l.function.empty() ? "" : " in " + l.function);
-    const bool on_path = l.critical_holds > 0;
-    t.add({text_cell(l.lock), where, text_cell(l.function), int_cell(l.acquisitions), int_cell(l.contended),
-           ns_cell(static_cast<double>(l.wait_ns)), ns_cell(static_cast<double>(l.max_wait_ns)),
-           ns_cell(static_cast<double>(l.hold_ns)), ns_cell(static_cast<double>(l.max_hold_ns)),
-           ns_cell(static_cast<double>(l.blamed_wait_ns)), int_cell(l.critical_holds),
-           ns_cell(static_cast<double>(l.critical_hold_ns))},
-          on_path ? "fs-critical" : "");
-    if (on_path)
-      callouts += "<li>" + esc(l.lock + " at " + l.name) + ": held " + esc(io::grouped(l.critical_holds)) +
-                  " time(s) in strands on the critical path, " + esc(io::grouped(l.critical_hold_ns)) +
-                  " ns of hold there: a shorter critical section shortens the span.</li>\n";
-  }
-  std::string o = "<div class=\"fs-scroll\">\n" + t.render() + "</div>\n";
-  if (!callouts.empty()) o += "<ul class=\"fs-lock-callouts\">\n" + callouts + "</ul>\n";
-  o += paragraph(
-      "Wall-clock ns. Acquisitions by threads running tasks of the measurement, by total wait. Caused wait: the "
-      "waits of others that began while this site held the lock (directed blame shifting: the holder is the "
-      "cause). Critical: holds inside strands on the critical path (from the record: 0 without options.record).");
-  return o;
-}
-
-}  // namespace html
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLAME_HPP
-// end include/forkscale/detail/output/html_blame.hpp
-// begin include/forkscale/detail/output/html_record.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
-// detail/output/html_record.hpp: the HTML report's views of a record
-// (docs/record.md): the timeline (one lane per thread, each strand a rectangle
-// coloured by its site, the critical path outlined) and the critical path's
-// flame graph (its folded stacks, detail/output/folded.hpp). Both are inline
-// SVG that reads without script; the page's script (html_record_assets.hpp)
-// adds zooming and panning to the timeline and a line that describes whatever
-// the pointer is over.
-//
-// For tests and tools: strands are <rect class="fs-strand"> (and "fs-critical"
-// on the critical path) with data-strand (the index in the record), data-start
-// and data-end (ns since the measurement started), data-work, data-span and
-// data-label (the text the hover line shows); the timeline's <svg> carries its
-// plot area (data-plot-left, data-plot-width) and its time window in ns
-// (data-t-min, data-t-max, and data-view-start, data-view-end as zoomed). Flame
-// graph frames are <rect class="fs-flame-frame"> with data-name, data-value
-// and data-depth (0 = the measurement, at the bottom).
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <map>
-#include <memory>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace html {
-
-// At most this many strands are drawn: the first ones by start time.
-inline constexpr std::size_t timeline_strand_limit = 5000;
-
-// Site colours (each site keeps one; sites beyond the palette share them).
-inline const char* site_colour(std::size_t k) noexcept {
-  static const char* const palette[] = {"#5b8ff9", "#f6bd16", "#5ad8a6", "#e8684a", "#6dc8ec",
-                                        "#9270ca", "#ff9d4d", "#269a99", "#ff99c3", "#8c8c47"};
-  return palette[k % (sizeof palette / sizeof palette[0])];
-}
-
-// A time in ns as an axis shows it: the unit by the largest time shown, as many
-// decimals as the tick step needs. Mirrored by the page's script.
-inline std::string axis_time(double ns, double largest, double step) {
-  const double unit = largest >= 1e9 ? 1e9 : largest >= 1e6 ? 1e6 : largest >= 1e3 ? 1e3 : 1;
-  const char* name = unit == 1e9 ? "s" : unit == 1e6 ? "ms" : unit == 1e3 ? "\xC2\xB5s" : "ns";
-  const double s = step / unit;
-  const int digits = s >= 1 ? 0 : std::min(6, static_cast<int>(std::ceil(-std::log10(s) - 1e-9)));
-  return io::fixed(ns / unit, digits) + " " + name;
-}
-
-// 1, 2 or 5 times a power of ten (at least 1 ns), about range / 8.
-inline double timeline_step(double range) {
-  const double raw = std::max(range / 8, 1.0);
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  const double m = raw / p;
-  return (m > 5 ? 10 : m > 2 ? 5 : m > 1 ? 2 : 1) * p;
-}
-
-struct timeline_geometry {
-  double left = 150, width = 890, top = 10, lane = 20, gap = 6;
-  std::size_t lanes = 1;
-  double t0 = 0, t1 = 1;  // the time window, ns
-  double x(double t) const { return left + (t - t0) / (t1 - t0) * width; }
-  double lanes_bottom() const { return top + static_cast<double>(lanes) * (lane + gap); }
-  double height() const { return lanes_bottom() + 30; }
-};
-
-// The strands drawn: all, or the first `timeline_strand_limit` by start time.
-inline std::vector<std::uint32_t> timeline_strands(const execution_record& r) {
-  std::vector<std::uint32_t> order(r.strands.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
-  if (order.size() > timeline_strand_limit) order.resize(timeline_strand_limit);
-  return order;
-}
-
-// A colour per site, the sites with the most work first; node 0's strands and
-// sites without work grey.
-inline std::vector<std::string> site_colours(const execution_record& r, std::vector<std::uint32_t>& by_work) {
-  std::vector<std::uint64_t> work(r.sites.size(), 0);
-  for (const auto& s : r.strands)
-    if (s.frame != 0 && s.frame < r.frames.size() && r.frames[s.frame].site < work.size())
-      work[r.frames[s.frame].site] += s.work;
-  by_work.clear();
-  for (std::uint32_t k = 0; k < work.size(); ++k)
-    if (work[k] != 0) by_work.push_back(k);
-  std::stable_sort(by_work.begin(), by_work.end(), [&](std::uint32_t a, std::uint32_t b) { return work[a] > work[b]; });
-  std::vector<std::string> colour(r.sites.size(), "#bbbbbb");  // no work: grey, as the measurement's own
-  for (std::size_t k = 0; k < by_work.size(); ++k) colour[by_work[k]] = site_colour(k);
-  return colour;
-}
-
-inline std::string timeline_axis(const timeline_geometry& g) {
-  std::string o = "<g class=\"fs-timeline-axis\" font-size=\"11\" fill=\"#444444\">\n";
-  const double step = timeline_step(g.t1 - g.t0);
-  for (double t = std::ceil(g.t0 / step) * step; t <= g.t1; t += step) {
-    const std::string x = svg::px(g.x(t));
-    o += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + svg::px(g.top) + "\" y2=\"" + svg::px(g.lanes_bottom()) +
-         "\" stroke=\"#dddddd\"/><text x=\"" + x + "\" y=\"" + svg::px(g.lanes_bottom() + 16) +
-         "\" text-anchor=\"middle\">" + esc(axis_time(t, g.t1, step)) + "</text>\n";
-  }
-  return o + "</g>\n";
-}
-
-// What the hover line says about a strand.
-inline std::string strand_label(const report& rep, const execution_record& r, std::uint32_t i,
-                                const std::string& root) {
-  const record_strand& s = r.strands[i];
-  const double largest = static_cast<double>(std::max<std::uint64_t>(s.end_ns, 1));
-  return output::frame_name(r, s.frame, root) + ": work " + io::grouped(s.work) + " " + rep.unit + ", span " +
-         io::grouped(s.span) + " " + rep.unit + ", thread " + std::to_string(s.thread) + ", task " +
-         std::to_string(s.task) + ", " + axis_time(static_cast<double>(s.start_ns), largest, 1) + " to " +
-         axis_time(static_cast<double>(s.end_ns), largest, 1) + (s.critical ? " (critical path)" : "");
-}
-
-inline std::string timeline_rect(const report& rep, const execution_record& r, std::uint32_t i,
-                                 const timeline_geometry& g, const std::string& fill, const std::string& root) {
-  const record_strand& s = r.strands[i];
-  const double x0 = g.x(static_cast<double>(s.start_ns));
-  const double w = std::max(g.x(static_cast<double>(s.end_ns)) - x0, 0.6);
-  const double y = g.top + static_cast<double>(s.thread) * (g.lane + g.gap);
-  const std::string label = strand_label(rep, r, i, root);
-  std::string o = "<rect class=\"fs-strand" + std::string(s.critical ? " fs-critical" : "") + "\" x=\"" + svg::px(x0) +
-                  "\" y=\"" + svg::px(y) + "\" width=\"" + svg::px(w) + "\" height=\"" + svg::px(g.lane) +
-                  "\" fill=\"" + fill + "\"";
-  if (s.critical) o += " stroke=\"#111111\" stroke-width=\"1.5\"";
-  o += " data-strand=\"" + std::to_string(i) + "\" data-start=\"" + std::to_string(s.start_ns) + "\" data-end=\"" +
-       std::to_string(s.end_ns) + "\" data-work=\"" + std::to_string(s.work) + "\" data-span=\"" +
-       std::to_string(s.span) + "\" data-label=\"" + esc(label) + "\"><title>" + esc(label) + "</title></rect>\n";
-  return o;
-}
-
-// The timeline's SVG: lanes, strands, the time axis.
-inline std::string timeline_svg(const report& rep, const execution_record& r, const std::vector<std::uint32_t>& drawn,
-                                const std::vector<std::string>& colour) {
-  timeline_geometry g;
-  for (const auto& s : r.strands) g.lanes = std::max<std::size_t>(g.lanes, std::size_t(s.thread) + 1);
-  g.t1 = 1;
-  for (const std::uint32_t i : drawn) g.t1 = std::max(g.t1, static_cast<double>(r.strands[i].end_ns));
-  const std::string w = svg::px(g.left + g.width + 10), h = svg::px(g.height());
-  std::string o = "<svg id=\"fs-timeline-svg\" class=\"fs-plot fs-timeline\" width=\"" + w + "\" height=\"" + h +
-                  "\" viewBox=\"0 0 " + w + " " + h +
-                  "\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\" aria-label=\"Timeline of the strands\"" +
-                  " data-info=\"fs-timeline-info\" data-plot-left=\"" + svg::exact(g.left) + "\" data-plot-width=\"" +
-                  svg::exact(g.width) + "\" data-t-min=\"0\" data-t-max=\"" + svg::exact(g.t1) +
-                  "\" data-view-start=\"0\" data-view-end=\"" + svg::exact(g.t1) + "\">\n";
-  o += "<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
-  for (std::size_t t = 0; t < g.lanes; ++t) {
-    const double y = g.top + static_cast<double>(t) * (g.lane + g.gap);
-    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
-    o += "<rect class=\"fs-lane\" x=\"" + svg::px(g.left) + "\" y=\"" + svg::px(y) + "\" width=\"" + svg::px(g.width) +
-         "\" height=\"" + svg::px(g.lane) + "\" fill=\"#f4f4f4\"/><text x=\"" + svg::px(g.left - 8) + "\" y=\"" +
-         svg::px(y + g.lane - 6) + "\" text-anchor=\"end\">thread " + std::to_string(t) + "<title>thread " +
-         std::to_string(t) + esc(os) + "</title></text>\n";
-  }
-  o += timeline_axis(g);
-  const std::string root = output::root_name(rep);
-  o += "<g class=\"fs-strands\">\n";
-  for (const std::uint32_t i : drawn) {
-    const std::uint32_t f = r.strands[i].frame;
-    const std::uint32_t site = f != 0 && f < r.frames.size() ? r.frames[f].site : 0;
-    o += timeline_rect(rep, r, i, g, f != 0 && site < colour.size() ? colour[site] : "#bbbbbb", root);
-  }
-  return o + "</g>\n</svg>\n";
-}
-
-// The sites with the most work, with their colours.
-inline std::string timeline_legend(const execution_record& r, const std::vector<std::uint32_t>& by_work,
-                                   const std::vector<std::string>& colour) {
-  std::string o = "<ul class=\"fs-legend\">\n";
-  for (std::size_t k = 0; k < by_work.size() && k < 10; ++k)
-    o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" fill=\"" +
-         colour[by_work[k]] + "\"/></svg> " + esc(execution_record::display_name(r.sites[by_work[k]])) + "</li>\n";
-  if (by_work.size() > 10) o += "<li>(" + std::to_string(by_work.size() - 10) + " more sites)</li>\n";
-  o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" "
-       "fill=\"#bbbbbb\"/></svg> the measurement itself, or no work</li>\n";
-  return o + "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" " +
-         "fill=\"#ffffff\" stroke=\"#111111\" stroke-width=\"3\"/></svg> the critical path</li>\n</ul>\n";
-}
-
-// The "Timeline" section: the controls, the timeline, the hover line, the
-// legend and a note.
-inline std::string timeline_body(const report& rep) {
-  const execution_record& r = output::require_record(rep);
-  const std::vector<std::uint32_t> drawn = timeline_strands(r);
-  std::vector<std::uint32_t> by_work;
-  const std::vector<std::string> colour = site_colours(r, by_work);
-  std::string o =
-      "<div class=\"fs-timeline-controls\"><button type=\"button\" id=\"fs-timeline-zoom-in\" "
-      "data-timeline=\"fs-timeline-svg\" data-zoom=\"0.5\">Zoom in</button> <button type=\"button\" "
-      "id=\"fs-timeline-zoom-out\" data-timeline=\"fs-timeline-svg\" data-zoom=\"2\">Zoom out</button> <button "
-      "type=\"button\" id=\"fs-timeline-reset\" data-timeline=\"fs-timeline-svg\" data-zoom=\"0\">Whole run</button> "
-      "<span class=\"fs-note\">or the mouse wheel over the timeline; drag to pan.</span></div>\n";
-  o += "<div class=\"fs-scroll\">\n" + timeline_svg(rep, r, drawn, colour) + "</div>\n";
-  o += "<p id=\"fs-timeline-info\" class=\"fs-hover-info\">Point at a strand to see its site, work and span.</p>\n";
-  o += timeline_legend(r, by_work, colour);
-  std::string note =
-      "Each lane is a thread; each rectangle a strand, placed at the wall-clock time it ran and "
-      "coloured by its innermost site; the strands of the critical path are outlined. Work and span in " +
-      rep.unit + ".";
-  if (drawn.size() < r.strands.size())
-    note += " Showing the first " + io::grouped(drawn.size()) + " of " + io::grouped(r.strands.size()) +
-            " strands (by start time); the trace (report::write_trace) has them all.";
-  if (!r.complete) note += " The record is partial (recording stopped at options.record_limit): strands are missing.";
-  return o + paragraph(note);
-}
-
-// ---- the critical path's flame graph ----------------------------------------------
-
-struct flame_node {
-  std::string name;
-  std::uint64_t value = 0;
-  std::map<std::string, std::size_t> children;  // by name: siblings in name order
-};
-
-// The tree of folded stacks ("a;b;c" -> count); node 0 holds the roots.
-inline std::vector<flame_node> flame_tree(const std::map<std::string, std::uint64_t>& counts) {
-  std::vector<flame_node> nodes(1);
-  for (const auto& line : counts) {
-    std::size_t at = 0, from = 0;
-    nodes[0].value += line.second;
-    for (;;) {
-      const std::size_t semi = line.first.find(';', from);
-      const std::string part = line.first.substr(from, semi == std::string::npos ? std::string::npos : semi - from);
-      const auto found = nodes[at].children.find(part);
-      std::size_t next = 0;
-      if (found == nodes[at].children.end()) {
-        next = nodes.size();
-        nodes[at].children.emplace(part, next);
-        nodes.emplace_back();
-        nodes.back().name = part;
-      } else {
-        next = found->second;
-      }
-      nodes[next].value += line.second;
-      at = next;
-      if (semi == std::string::npos) break;
-      from = semi + 1;
-    }
-  }
-  return nodes;
-}
-
-// A warm colour that depends on the name only.
-inline std::string flame_colour(const std::string& name) {
-  std::uint32_t h = 2166136261u;  // FNV-1a
-  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  static const char hex[] = "0123456789abcdef";
-  const unsigned rgb[3] = {205 + h % 50, 90 + (h >> 8) % 140, 40 + (h >> 16) % 50};
-  std::string o = "#";
-  for (const unsigned v : rgb) {
-    o += hex[v >> 4];
-    o += hex[v & 15];
-  }
-  return o;
-}
-
-struct flame_layout {
-  double left = 10, width = 1020, row = 18;
-  std::size_t depth = 0;  // of the deepest frame drawn
-  std::uint64_t total = 0;
-  std::size_t omitted = 0;
-  std::string unit;
-  struct box {
-    std::size_t node, depth;
-    double x, w;
-  };
-  std::vector<box> boxes;
-};
-
-// Places `node` at `x` and its children above it, in name order; frames
-// narrower than 0.1 px are left out (and counted).
-inline void place_flame(const std::vector<flame_node>& nodes, std::size_t node, std::size_t depth, double x,
-                        flame_layout& L) {
-  const double w = static_cast<double>(nodes[node].value) / static_cast<double>(L.total) * L.width;
-  if (w < 0.1) {
-    ++L.omitted;
-    return;
-  }
-  L.boxes.push_back(flame_layout::box{node, depth, x, w});
-  L.depth = std::max(L.depth, depth);
-  for (const auto& child : nodes[node].children) {
-    place_flame(nodes, child.second, depth + 1, x, L);
-    x += static_cast<double>(nodes[child.second].value) / static_cast<double>(L.total) * L.width;
-  }
-}
-
-inline std::string flame_svg(const std::vector<flame_node>& nodes, const flame_layout& L) {
-  const double height = static_cast<double>(L.depth + 1) * L.row + 10;
-  const std::string w = svg::px(L.left * 2 + L.width), h = svg::px(height);
-  std::string o = "<svg id=\"fs-critical-path-svg\" class=\"fs-plot fs-flame\" width=\"" + w + "\" height=\"" + h +
-                  "\" viewBox=\"0 0 " + w + " " + h +
-                  "\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"Flame graph of the "
-                  "critical path\" data-info=\"fs-critical-path-info\" data-total=\"" +
-                  std::to_string(L.total) + "\">\n<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h +
-                  "\" fill=\"#ffffff\"/>\n";
-  for (const flame_layout::box& b : L.boxes) {
-    const flame_node& n = nodes[b.node];
-    const double y = 5 + static_cast<double>(L.depth - b.depth) * L.row;
-    const std::string label = n.name + ": " + io::grouped(n.value) + " " + L.unit + ", " +
-                              io::fixed(100.0 * static_cast<double>(n.value) / static_cast<double>(L.total), 1) +
-                              "% of the span";
-    o += "<g><rect class=\"fs-flame-frame\" x=\"" + svg::px(b.x) + "\" y=\"" + svg::px(y) + "\" width=\"" +
-         svg::px(b.w) + "\" height=\"" + svg::px(L.row - 1) + "\" fill=\"" + flame_colour(n.name) + "\" data-name=\"" +
-         esc(n.name) + "\" data-value=\"" + std::to_string(n.value) + "\" data-depth=\"" + std::to_string(b.depth) +
-         "\" data-label=\"" + esc(label) + "\"><title>" + esc(label) + "</title></rect>";
-    const std::size_t chars = static_cast<std::size_t>((b.w - 6) / 6.5);
-    if (chars >= 3)
-      o += "<text x=\"" + svg::px(b.x + 3) + "\" y=\"" + svg::px(y + L.row - 5) + "\">" +
-           esc(io::truncate_display(n.name, chars)) + "</text>";
-    o += "</g>\n";
-  }
-  return o + "</svg>\n";
-}
-
-// The "Critical path" section: the flame graph of the critical path's folded
-// stacks (widths are shares of the span).
-inline std::string critical_path_body(const report& rep) {
-  const std::map<std::string, std::uint64_t> counts = output::folded_counts(rep, folded_kind::critical_path);
-  const std::vector<flame_node> nodes = flame_tree(counts);
-  flame_layout L;
-  L.total = nodes[0].value;
-  L.unit = rep.unit;
-  if (L.total == 0) return paragraph("The critical path has no cost to draw (the span is 0).");
-  double x = L.left;
-  for (const auto& root : nodes[0].children) {
-    place_flame(nodes, root.second, 0, x, L);
-    x += static_cast<double>(nodes[root.second].value) / static_cast<double>(L.total) * L.width;
-  }
-  std::string note =
-      "The critical path's call paths: each box is a site open around strands of the critical "
-      "path (the measurement at the bottom, the sites it calls or spawns above), as wide as its "
-      "share of the span (" +
-      io::grouped(L.total) + " " + rep.unit + "). The same stacks as report::to_folded(folded_kind::critical_path).";
-  if (L.omitted) note += " " + io::grouped(L.omitted) + " frames narrower than 0.1 px are not drawn.";
-  return "<div class=\"fs-scroll\">\n" + flame_svg(nodes, L) +
-         "</div>\n<p id=\"fs-critical-path-info\" class=\"fs-hover-info\">Point at a frame to see its share of the "
-         "span.</p>\n" +
-         paragraph(note);
-}
-
-}  // namespace html
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
-// end include/forkscale/detail/output/html_record.hpp
-// begin include/forkscale/detail/output/html_sections.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-// detail/output/html_sections.hpp: the bodies of the HTML report's built-in
-// sections: a report's summary, speedup estimate, regions, call-site, spawn-site
-// and what-if tables and diagnostics; a study's tables; the plots.
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/study/html_ids.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
-#define FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
-// study/html_ids.hpp: where the HTML report's built-in sections go (html_order)
-// and the ids of its sections and elements (html_section_ids), stable for tests
-// and tools. Included by html.hpp, the header to include.
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// Where the built-in sections go (add_section takes any number).
-namespace html_order {
-constexpr int study_summary = 100;
-constexpr int warnings = 110;
-constexpr int study_runs = 120;
-constexpr int study_speedups = 130;
-constexpr int bandwidth_probe = 140;
-constexpr int study_prediction = 150;
-constexpr int summary = 200;
-constexpr int speedup_estimate = 210;
-constexpr int regions = 300;
-constexpr int call_sites = 400;
-constexpr int spawn_sites = 450;
-constexpr int what_if = 500;
-constexpr int timeline = 600;       // a recorded report's timeline (docs/record.md)
-constexpr int critical_path = 610;  // and its critical path's flame graph
-constexpr int parallelism = 620;    // a recorded run (blame.hpp)
-constexpr int idle_blame = 630;
-constexpr int locks = 640;
-constexpr int plots = 800;
-constexpr int diagnostics = 900;
-}  // namespace html_order
-
-// The ids of the built-in sections and elements.
-namespace html_section_ids {
-inline const char* const study_summary = "fs-study-summary";
-inline const char* const warnings = "fs-warnings";
-inline const char* const study_runs = "fs-study-runs";
-inline const char* const study_speedups = "fs-study-speedups";
-inline const char* const bandwidth_probe = "fs-bandwidth-probe";
-inline const char* const study_prediction = "fs-study-prediction";  // table fs-study-prediction-table
-inline const char* const summary = "fs-summary";
-inline const char* const speedup_estimate = "fs-speedup-estimate";
-inline const char* const regions = "fs-regions";
-inline const char* const call_sites = "fs-call-sites";  // table fs-call-sites-table
-inline const char* const call_sites_filter = "fs-call-sites-filter";
-inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-sites-table
-inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
-inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
-inline const char* const what_if_filter = "fs-what-if-filter";
-inline const char* const timeline = "fs-timeline";            // svg fs-timeline-svg
-inline const char* const critical_path = "fs-critical-path";  // svg fs-critical-path-svg
-inline const char* const parallelism = "fs-parallelism";      // plots, table fs-thread-times-table
-inline const char* const idle_blame = "fs-idle-blame";        // tables fs-idle-blame-table, fs-sync-wait-table
-inline const char* const locks = "fs-locks";                  // table fs-locks-table
-inline const char* const plots = "fs-plots";
-inline const char* const diagnostics = "fs-diagnostics";
-}  // namespace html_section_ids
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
-// end include/forkscale/study/html_ids.hpp
-// begin include/forkscale/study/plot.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_PLOT_HPP
-#define FORKSCALE_SINGLE_STUDY_PLOT_HPP
-// plot.hpp: forkscale's plots, drawn without any plotting dependency, as SVG and
-// as gnuplot data + script.
-//
-//  - The factored speedup plot of a study (Acar, Charguéraud, Rainey §2.3–2.5,
-//    2.8): linear P, elision P·Ts/Te, maximal P·Ts/T1, idle-time-specific
-//    P·Ts/(T1+IP), inflation-specific P·Ts/(P·TP−IP) and actual Ts/TP, with the
-//    gaps between them labeled at the largest P:
-//      A  linear − maximal          the parallel code's own overhead (T1 > Ts)
-//      E  elision − maximal         spawn and scheduling cost at one thread (T1 > Te)
-//      B  maximal − idle-specific   idle time
-//      C  maximal − inflation-sp.   work inflation
-//      D  maximal − actual          idle time and work inflation together
-//  - The scalability plot (Cilkview SPAA'10 Fig. 2): the work-law bound P and the
-//    span-law bound T1/T∞ (both upper bounds on T1/TP; the span law with the
-//    plain span, not the burdened one), Cilkview's burdened estimate
-//    T1/(T1/P + 1.7·burdened span) as an estimated lower bound, and — for a
-//    study — the measured T1/TP with its min–max spread over the runs.
-//
-//   fs::write_plots(study, "out/sort");  // out/sort-factored.svg/.dat/.gp,
-//                                        // out/sort-scalability.svg/.dat/.gp
-//
-// Opt-in header: the umbrella forkscale.hpp does not include it.
-#include <algorithm>
-#include <cmath>
-#include <string>
-#include <vector>
-
 // begin include/forkscale/study/study.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_STUDY_HPP
 #define FORKSCALE_SINGLE_STUDY_STUDY_HPP
@@ -1853,6 +8176,657 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/input/json_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// detail/input/json_reader.hpp: a small, strict JSON parser for reading
+// forkscale's own files back (reports, studies).
+//
+// Strict RFC 8259: one value with optional whitespace around it; no comments, no
+// trailing commas, no byte order mark, no NaN or Infinity, no leading zeros, no
+// unescaped control characters, strings must be well-formed UTF-8 and \u escapes
+// must pair their surrogates; an object may not repeat a key. Limits on the input
+// size and on the nesting depth keep memory and stack use bounded whatever the
+// input, and every problem is reported as a json_error: a one-line message with
+// the byte offset where it was found ("byte 812: expected ':' after an object
+// key"). No input makes the parser crash, loop or read out of bounds (fuzzed in
+// tests/test_json_reader.cpp under ASan and UBSan).
+//
+// The parsed value and typed access to it are in json_value.hpp.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/input/json_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// detail/input/json_value.hpp: what the JSON reader (json_reader.hpp) gives back:
+// a parsed value, the json_error every problem is reported as, and typed access
+// to an object's members with messages that say which member was wrong.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// A syntax or schema problem, at a byte offset of the input. what() is
+// "byte <offset>: <problem>", one line.
+class json_error : public error {
+ public:
+  json_error(std::size_t offset, const std::string& problem)
+      : error("byte " + std::to_string(offset) + ": " + problem), offset_(offset), problem_(problem) {}
+  std::size_t offset() const noexcept { return offset_; }
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::size_t offset_;
+  std::string problem_;
+};
+
+enum class kind : unsigned char { null, boolean, number, string, array, object };
+
+inline const char* kind_name(kind k) noexcept {
+  switch (k) {
+    case kind::null:
+      return "null";
+    case kind::boolean:
+      return "a boolean";
+    case kind::number:
+      return "a number";
+    case kind::string:
+      return "a string";
+    case kind::array:
+      return "an array";
+    case kind::object:
+      return "an object";
+  }
+  return "a value";
+}
+
+struct member;
+
+// One parsed value. Numbers keep their text (exact integers are read from it);
+// objects keep their members in file order.
+struct value {
+  kind type = kind::null;
+  bool boolean = false;
+  std::string text;             // the decoded string, or the number as written
+  std::vector<value> items;     // array elements
+  std::vector<member> members;  // object members, in file order
+  std::size_t offset = 0;       // byte offset of the value's first character
+
+  bool is(kind k) const noexcept { return type == k; }
+  inline const value* find(const std::string& key) const noexcept;
+};
+
+struct member {
+  std::string key;
+  std::size_t key_offset = 0;
+  value v;
+};
+
+inline const value* value::find(const std::string& key) const noexcept {
+  for (const auto& m : members)
+    if (m.key == key) return &m.v;
+  return nullptr;
+}
+
+// Text as it may appear inside a one-line message: printable ASCII kept, other
+// bytes as \xNN, cut to `max` characters with "..." marking the cut.
+inline std::string quote_for_message(const std::string& s, std::size_t max = 40) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    }
+  }
+  return "'" + out + "'";
+}
+
+// ---- typed access -------------------------------------------------------------
+
+// True when the number is written as a plain non-negative integer that fits 64
+// bits; the value goes to `out`.
+inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  for (const char c : v.text)
+    if (c < '0' || c > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// True when the number is written as a plain integer (an optional '-', then
+// digits) that fits a signed 64-bit integer; the value goes to `out`.
+inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
+  if (digits == v.text.size()) return false;
+  for (std::size_t i = digits; i < v.text.size(); ++i)
+    if (v.text[i] < '0' || v.text[i] > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// The number as the nearest double; false when it is out of range.
+inline bool number_as_double(const value& v, double& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last && std::isfinite(out);
+}
+
+// Reads the members of one object with a path for messages ("regions[2]"):
+// each accessor throws json_error naming the member and what was wrong.
+class object_reader {
+ public:
+  object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
+    if (!v.is(kind::object))
+      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
+                                     kind_name(v.type));
+  }
+
+  const value& obj() const noexcept { return v_; }
+  const std::string& where() const noexcept { return where_; }
+  std::string path(const char* key) const { return where_.empty() ? std::string(key) : where_ + "." + key; }
+
+  const value* optional(const char* key) const noexcept { return v_.find(key); }
+
+  const value& required(const char* key) const {
+    const value* m = v_.find(key);
+    if (!m)
+      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
+    return *m;
+  }
+
+  [[noreturn]] void wrong(const char* key, const value& m, const char* expected) const {
+    throw json_error(m.offset, path(key) + ": expected " + expected + ", found " + kind_name(m.type));
+  }
+
+  std::uint64_t u64(const char* key) const {
+    const value& m = required(key);
+    std::uint64_t out = 0;
+    if (number_as_u64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset,
+                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an unsigned integer");
+  }
+
+  std::int64_t i64(const char* key) const {
+    const value& m = required(key);
+    std::int64_t out = 0;
+    if (number_as_i64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an integer");
+  }
+
+  unsigned u32(const char* key) const {
+    const value& m = required(key);
+    const std::uint64_t v = u64(key);
+    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
+    return static_cast<unsigned>(v);
+  }
+
+  // A number, or null (NaN) when `null_ok`.
+  double number(const char* key, bool null_ok = false) const {
+    const value& m = required(key);
+    return number_of(m, path(key), null_ok);
+  }
+
+  static double number_of(const value& m, const std::string& where, bool null_ok) {
+    if (m.is(kind::null) && null_ok) return std::nan("");
+    if (!m.is(kind::number))
+      throw json_error(m.offset,
+                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
+    double d = 0;
+    if (!number_as_double(m, d))
+      throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
+    return d;
+  }
+
+  std::string str(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::string)) wrong(key, m, "a string");
+    return m.text;
+  }
+
+  bool boolean(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::boolean)) wrong(key, m, "true or false");
+    return m.boolean;
+  }
+
+  const value& array(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::array)) wrong(key, m, "an array");
+    return m;
+  }
+
+  const value& object(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::object)) wrong(key, m, "an object");
+    return m;
+  }
+
+ private:
+  const value& v_;
+  std::string where_;
+};
+
+// Checks a number the file states against the same number recomputed from the
+// file's own data (relative tolerance 1e-9; both NaN counts as equal).
+inline void check_derived(const value& at, const std::string& where, double stated, double recomputed) {
+  if (std::isnan(stated) && std::isnan(recomputed)) return;
+  const double scale = std::max(std::fabs(stated), std::fabs(recomputed));
+  if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
+    std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
+    std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
+    throw json_error(at.offset,
+                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
+  }
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// end include/forkscale/detail/input/json_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// Bounds on what one document may cost: its size, its nesting (the parser
+// recurses once per level) and its number of values (each takes ~100 bytes of
+// memory, so "[0,0,0,...]" cannot turn a file into fifty times its size). They
+// are set for recorded reports, about 12 values and 60 bytes a strand: a
+// record of 1.5 million strands reads back in about 2 GiB.
+struct limits {
+  std::size_t max_bytes = std::size_t(256) << 20;  // 256 MiB
+  unsigned max_depth = 64;                         // nested arrays and objects
+  std::size_t max_values = 20'000'000;
+};
+
+class parser {
+ public:
+  parser(const std::string& text, const limits& lim) : s_(text), lim_(lim) {}
+
+  value parse() {
+    if (s_.size() > lim_.max_bytes)
+      throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
+                              std::to_string(lim_.max_bytes));
+    if (s_.empty()) throw json_error(0, "the input is empty");
+    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
+        static_cast<unsigned char>(s_[2]) == 0xBF)
+      throw json_error(0, "a byte order mark is not allowed");
+    skip_ws();
+    if (at_end()) throw json_error(pos_, "the input holds only whitespace");
+    value v;
+    parse_value(v, 0);
+    skip_ws();
+    if (!at_end()) throw json_error(pos_, "unexpected " + describe_here() + " after the JSON value");
+    return v;
+  }
+
+ private:
+  bool at_end() const noexcept { return pos_ >= s_.size(); }
+  unsigned char peek() const noexcept { return static_cast<unsigned char>(s_[pos_]); }
+
+  std::string describe_here() const {
+    if (at_end()) return "end of input";
+    const unsigned char c = peek();
+    if (c >= 0x21 && c < 0x7f) return std::string("character '") + static_cast<char>(c) + "'";
+    static const char hex[] = "0123456789abcdef";
+    std::string b = "byte 0x";
+    b += hex[c >> 4];
+    b += hex[c & 0xf];
+    return b;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    if (at_end()) throw json_error(pos_, "unexpected end of input: " + what);
+    throw json_error(pos_, what + ", found " + describe_here());
+  }
+
+  void skip_ws() noexcept {
+    while (!at_end()) {
+      const unsigned char c = peek();
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+      ++pos_;
+    }
+  }
+
+  void expect_literal(const char* word, std::size_t len) {
+    if (s_.compare(pos_, len, word) != 0) fail("expected a JSON value");
+    pos_ += len;
+  }
+
+  void parse_value(value& v, unsigned depth) {
+    if (at_end()) fail("expected a JSON value");
+    if (++values_ > lim_.max_values)
+      throw json_error(pos_, "more than " + std::to_string(lim_.max_values) + " values in one document");
+    v.offset = pos_;
+    switch (peek()) {
+      case '{':
+        parse_object(v, depth + 1);
+        return;
+      case '[':
+        parse_array(v, depth + 1);
+        return;
+      case '"':
+        v.type = kind::string;
+        parse_string(v.text);
+        return;
+      case 't':
+        expect_literal("true", 4);
+        v.type = kind::boolean;
+        v.boolean = true;
+        return;
+      case 'f':
+        expect_literal("false", 5);
+        v.type = kind::boolean;
+        v.boolean = false;
+        return;
+      case 'n':
+        expect_literal("null", 4);
+        v.type = kind::null;
+        return;
+      default:
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
+          v.type = kind::number;
+          parse_number(v.text);
+          return;
+        }
+        fail("expected a JSON value");
+    }
+  }
+
+  void check_depth(unsigned depth) const {
+    if (depth > lim_.max_depth)
+      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
+  }
+
+  // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
+  // when `close` follows at once (the value is empty and done).
+  bool open_is_empty(value& v, kind k, unsigned char close, unsigned depth) {
+    check_depth(depth);
+    v.type = k;
+    ++pos_;  // '[' or '{'
+    skip_ws();
+    if (!at_end() && peek() == close) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  void parse_array(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::array, ']', depth)) return;
+    do {
+      v.items.emplace_back();
+      parse_value(v.items.back(), depth);
+    } while (more_elements(']', "expected ',' or ']' in an array",
+                           "expected a value after ',' (trailing commas are not allowed)"));
+  }
+
+  void parse_object(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::object, '}', depth)) return;
+    do {
+      if (at_end() || peek() != '"') fail("expected a string as object key");
+      member m;
+      m.key_offset = pos_;
+      parse_string(m.key);
+      skip_ws();
+      if (at_end() || peek() != ':') fail("expected ':' after an object key");
+      ++pos_;
+      skip_ws();
+      v.members.push_back(std::move(m));
+      parse_value(v.members.back().v, depth);
+    } while (more_elements('}', "expected ',' or '}' in an object",
+                           "expected a key after ',' (trailing commas are not allowed)"));
+    check_duplicates(v);
+  }
+
+  // After an element of an array or an object: true past a ',' (another element
+  // follows), false past the `close` that ends it; anything else fails with
+  // `expected`, and a `close` right after a ',' with `trailing`.
+  bool more_elements(unsigned char close, const char* expected, const char* trailing) {
+    skip_ws();
+    if (at_end()) fail(expected);
+    if (peek() == ',') {
+      ++pos_;
+      skip_ws();
+      if (!at_end() && peek() == close) fail(trailing);
+      return true;
+    }
+    if (peek() == close) {
+      ++pos_;
+      return false;
+    }
+    fail(expected);
+  }
+
+  static void check_duplicates(const value& v) {
+    const auto& ms = v.members;
+    if (ms.size() < 2) return;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
+    const member* dup = nullptr;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (ms[order[i]].key == ms[order[i - 1]].key) {
+        const member* later = &ms[order[i]];
+        if (!dup || later->key_offset < dup->key_offset) dup = later;
+      }
+    }
+    if (dup) throw json_error(dup->key_offset, "duplicate object key " + quote_for_message(dup->key));
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t c) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+
+  std::uint32_t parse_hex4() {
+    if (s_.size() - pos_ < 4) {
+      pos_ = s_.size();
+      fail("expected four hex digits after \\u");
+    }
+    std::uint32_t c = 0;
+    for (int k = 0; k < 4; ++k) {
+      const unsigned char h = peek();
+      std::uint32_t d;
+      if (h >= '0' && h <= '9')
+        d = h - '0';
+      else if (h >= 'a' && h <= 'f')
+        d = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        d = h - 'A' + 10;
+      else
+        fail("expected four hex digits after \\u");
+      c = (c << 4) | d;
+      ++pos_;
+    }
+    return c;
+  }
+
+  // Advances over one well-formed UTF-8 character of 2 to 4 bytes, appending it.
+  void copy_utf8(std::string& out) {
+    const std::size_t start = pos_;
+    const unsigned char b0 = peek();
+    std::size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      throw json_error(start, "invalid UTF-8 in a string");
+    }
+    for (std::size_t k = 1; k < len; ++k) {
+      if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
+      const auto b = static_cast<unsigned char>(s_[start + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
+    }
+    out.append(s_, start, len);
+    pos_ = start + len;
+  }
+
+  void parse_string(std::string& out) {
+    const std::size_t start = pos_;
+    ++pos_;  // '"'
+    for (;;) {
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char c = peek();
+      if (c == '"') {
+        ++pos_;
+        return;
+      }
+      if (c < 0x20) fail("control character inside a string (must be escaped)");
+      if (c >= 0x80) {
+        copy_utf8(out);
+        continue;
+      }
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char e = peek();
+      ++pos_;
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          const std::size_t esc = pos_ - 2;
+          std::uint32_t cp = parse_hex4();
+          if (cp >= 0xDC00 && cp <= 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (s_.compare(pos_, 2, "\\u") != 0) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            pos_ += 2;
+            const std::uint32_t low = parse_hex4();
+            if (low < 0xDC00 || low > 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default:
+          pos_ -= 1;
+          fail("invalid escape in a string");
+      }
+    }
+  }
+
+  void parse_number(std::string& out) {
+    const std::size_t start = pos_;
+    if (peek() == '-') ++pos_;
+    if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in a number");
+    if (peek() == '0') {
+      ++pos_;
+      if (!at_end() && peek() >= '0' && peek() <= '9') fail("leading zeros are not allowed in a number");
+    } else {
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && peek() == '.') {
+      ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit after the decimal point");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
+      ++pos_;
+      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in the exponent");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    out.assign(s_, start, pos_ - start);
+  }
+
+  const std::string& s_;
+  limits lim_;
+  std::size_t pos_ = 0;
+  std::size_t values_ = 0;
+};
+
+// Parses `text` as one JSON document; throws json_error.
+inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// end include/forkscale/detail/input/json_reader.hpp
 // begin include/forkscale/read_report.hpp
 #ifndef FORKSCALE_SINGLE_READ_REPORT_HPP
 #define FORKSCALE_SINGLE_READ_REPORT_HPP
@@ -2551,6 +9525,158 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <string>
 
+// begin include/forkscale/detail/predict/output.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+// detail/predict/output.hpp: a prediction as text (a table per P and the
+// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
+// docs/predict.md), and the write_* functions.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// The work-stealing spread over the seeds: (max - min) / median, in percent.
+inline std::string spread_text(const replay_spread& s) {
+  if (!(s.median > 0)) return "n/a";
+  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+}
+
+inline std::string prediction_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t(
+        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
+             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
+             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
+             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_text(const prediction& p) {
+  namespace io = output;
+  const std::string u = io::printable(p.unit);
+  std::string out = "forkscale prediction";
+  if (!p.label.empty()) out += ": " + io::printable(p.label);
+  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
+  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
+                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
+                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
+                     "  ", "  ");
+  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
+  out += prediction_table(p);
+  out += io::wrapped(
+      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
+      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
+      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
+      "runtime takes.",
+      "  ", "  ");
+  out += "\nAssumptions\n";
+  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
+  return out;
+}
+
+inline void spread_json(output::json_writer& j, const replay_spread& s) {
+  j.begin_object();
+  j.member("min", s.min);
+  j.member("median", s.median);
+  j.member("max", s.max);
+  j.member("mean", s.mean);
+  j.end_object();
+}
+
+inline void point_json(output::json_writer& j, const predicted_point& pt) {
+  j.begin_object();
+  j.member("processors", static_cast<std::uint64_t>(pt.processors));
+  j.key("greedy");
+  j.begin_object();
+  j.member("time", pt.greedy_time);
+  j.member("speedup", pt.greedy_speedup);
+  j.member("migrations", pt.greedy_migrations);
+  j.end_object();
+  j.key("work_stealing");
+  j.begin_object();
+  j.key("time");
+  spread_json(j, pt.stealing);
+  j.member("speedup", pt.stealing_speedup);
+  j.member("speedup_min", pt.stealing_speedup_min);
+  j.member("speedup_max", pt.stealing_speedup_max);
+  j.member("steals", pt.steals);
+  j.member("failed_steals", pt.failed_steals);
+  j.end_object();
+  j.key("bounds");
+  j.begin_object();
+  j.member("lower_time", pt.lower_time);
+  j.member("brent_time", pt.brent_time);
+  j.member("cilkview_lower", pt.cilkview.lower);
+  j.member("cilkview_upper", pt.cilkview.upper);
+  j.end_object();
+  j.end_object();
+}
+
+// The replay's model and its assumptions: "model" and "assumptions" of a
+// prediction's JSON and of a study's "prediction".
+inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+  j.key("model");
+  j.begin_object();
+  j.member("spawn_cost", m.spawn_cost);
+  j.member("steal_cost", m.steal_cost);
+  j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
+  j.member("seed", m.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : assumptions) j.value(a);
+  j.end_array();
+}
+
+inline std::string prediction_json(const prediction& p) {
+  output::json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.prediction");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("label", p.label);
+  j.member("unit", p.unit);
+  j.member("clock", to_string(p.clock));
+  j.member("strands", p.strands);
+  j.member("spawns", p.spawns);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.member("burden", p.burden);
+  j.member("burden_source", p.burden_source);
+  model_json(j, p.model, p.assumptions);
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) point_json(j, pt);
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+}  // namespace predict
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
+// end include/forkscale/detail/predict/output.hpp
 // begin include/forkscale/study/format.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_FORMAT_HPP
 #define FORKSCALE_SINGLE_STUDY_FORMAT_HPP
@@ -2559,120 +9685,6 @@ FORKSCALE_NAMESPACE_END
 #include <cmath>
 #include <string>
 
-// begin include/forkscale/study/scaling.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_SCALING_HPP
-#define FORKSCALE_SINGLE_STUDY_SCALING_HPP
-// study/scaling.hpp: the statistics of a study's repeated runs (sample_stats) and
-// the formulas of the scaling study (namespace scaling: Acar et al. §2, Cilkview).
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <limits>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// ---- statistics of repeated runs ----------------------------------------------
-
-// The samples of one quantity over the repetitions, and their summary. With no
-// samples every statistic is NaN (written as null); the standard deviation (with
-// n − 1) needs two samples.
-struct sample_stats {
-  std::vector<double> samples;
-  double mean = std::numeric_limits<double>::quiet_NaN();
-  double median = std::numeric_limits<double>::quiet_NaN();
-  double min = std::numeric_limits<double>::quiet_NaN();
-  double max = std::numeric_limits<double>::quiet_NaN();
-  double stddev = std::numeric_limits<double>::quiet_NaN();
-
-  bool empty() const noexcept { return samples.empty(); }
-  std::size_t count() const noexcept { return samples.size(); }
-
-  static sample_stats of(std::vector<double> values) {
-    sample_stats s;
-    s.samples = std::move(values);
-    const std::size_t n = s.samples.size();
-    if (n == 0) return s;
-    double sum = 0;
-    for (const double v : s.samples) sum += v;
-    s.mean = sum / static_cast<double>(n);
-    std::vector<double> sorted = s.samples;
-    std::sort(sorted.begin(), sorted.end());
-    s.min = sorted.front();
-    s.max = sorted.back();
-    s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    if (n >= 2) {
-      double sq = 0;
-      for (const double v : s.samples) sq += (v - s.mean) * (v - s.mean);
-      s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
-    }
-    return s;
-  }
-};
-
-// ---- the formulas ----------------------------------------------------------------
-
-namespace scaling {
-
-inline double nan() noexcept { return std::numeric_limits<double>::quiet_NaN(); }
-
-// a / b, or NaN when b is not positive or either is NaN.
-inline double ratio(double a, double b) noexcept {
-  if (std::isnan(a) || std::isnan(b) || !(b > 0)) return nan();
-  return a / b;
-}
-
-// Acar Fact 2.1: P·TP = WP + IP.
-inline double idle_time(unsigned p, double tp, double wp) noexcept { return p * tp - wp; }
-
-// Acar Fact 2.2: FP = WP − T1.
-inline double work_inflation(double wp, double t1) noexcept { return wp - t1; }
-
-// The curves of a factored speedup plot at P threads (Acar §2.3 and §2.8).
-struct factored_speedups {
-  double linear = nan();              // P
-  double elision = nan();             // P·Ts / Te (when the serial elision was timed)
-  double maximal = nan();             // P·Ts / T1
-  double idle_specific = nan();       // P·Ts / (T1 + IP)
-  double inflation_specific = nan();  // P·Ts / (P·TP − IP) = P·Ts / WP
-  double actual = nan();              // Ts / TP
-};
-
-inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp, double te = nan()) noexcept {
-  factored_speedups f;
-  const double pts = p * ts;
-  const double ip = idle_time(p, tp, wp);
-  f.linear = p;
-  f.elision = ratio(pts, te);
-  f.maximal = ratio(pts, t1);
-  f.idle_specific = ratio(pts, t1 + ip);
-  f.inflation_specific = ratio(pts, p * tp - ip);
-  f.actual = ratio(ts, tp);
-  return f;
-}
-
-// Cilkview's bounds on the speedup T1/TP (SPAA'10 §2–3): the work law (at most
-// P), the span law (at most the parallelism T1/T∞, with the plain span) and the
-// estimated lower bound of Corollary 2 with span coefficient 0.85, which uses
-// the burdened span. The lower bound is an estimate, not a guarantee.
-inline double work_law(unsigned p) noexcept { return static_cast<double>(p); }
-inline double span_law(double work, double span) noexcept { return ratio(work, span); }
-// (It never exceeds min(P, parallelism): the burdened span is at least the span.)
-inline double burdened_lower_bound(unsigned p, double work, double burdened_span) noexcept {
-  return ratio(work, work / p + 1.7 * burdened_span);
-}
-
-// Cilkview §5: the time of one copy of the serial program while P copies run at
-// once, over its time alone. Well above 1: memory bandwidth limits scaling.
-inline double bandwidth_slowdown(double together, double alone) noexcept { return ratio(together, alone); }
-
-}  // namespace scaling
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_SCALING_HPP
-// end include/forkscale/study/scaling.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -2726,209 +9738,6 @@ inline std::string count_cell(unsigned count, bool oversubscribed) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_FORMAT_HPP
 // end include/forkscale/study/format.hpp
-// begin include/forkscale/study/result.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
-#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
-// study/result.hpp: what a scaling study holds — every number measured at each P,
-// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/study/prediction.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
-#define FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
-// study/prediction.hpp: what a scaling study predicts from its 1-thread record
-// (study_result::prediction, docs/predict.md): the replay of the recorded
-// strand graph on P = 1 .. study_options::predict_up_to processors, next to
-// the times the study measured at every P it ran.
-#include <cmath>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// The prediction at one P. Times in ns: the replay's times scaled by the
-// study's measured T1 over the replayed T1 (study_prediction::scale), so that
-// the prediction at P = 1 is the measured T1 and the replay predicts how the
-// time shrinks.
-struct study_prediction_point {
-  unsigned processors = 0;
-  double time = scaling::nan();         // work stealing, median over the seeds
-  double time_min = scaling::nan();     // ... fastest seed
-  double time_max = scaling::nan();     // ... slowest seed
-  double greedy_time = scaling::nan();  // greedy list scheduling
-  double lower_time = scaling::nan();   // no schedule is faster: max(T1/P, T∞)
-  double upper_time = scaling::nan();   // Cilkview's estimate: T1/P + 1.7 · burdened span
-  double measured = scaling::nan();     // the study's mean TP at this P; NaN where it did not run
-  double error = scaling::nan();        // (time − measured) / measured
-
-  bool was_measured() const noexcept { return !std::isnan(measured); }
-};
-
-struct study_prediction {
-  // Why there is no prediction (the study was asked for none, the record is
-  // partial, nothing was measured); empty when there is one.
-  std::string note;
-  double scale = scaling::nan();  // the measured T1 over the replayed T1
-  // The recorded graph, in ns, unscaled.
-  double work = scaling::nan();
-  double span = scaling::nan();
-  double burdened_span = scaling::nan();
-  replay_model model;                          // the costs resolved, in ns
-  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
-  std::vector<study_prediction_point> points;  // ascending P
-
-  bool empty() const noexcept { return points.empty(); }
-  const study_prediction_point* at(unsigned p) const noexcept {
-    for (const auto& pt : points)
-      if (pt.processors == p) return &pt;
-    return nullptr;
-  }
-};
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
-// end include/forkscale/study/prediction.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// ---- the study's data ------------------------------------------------------------
-
-// Everything measured at one P.
-struct study_point {
-  unsigned processors = 0;
-  bool oversubscribed = false;         // P is more than the hardware threads
-  sample_stats time;                   // TP per run, ns
-  sample_stats work;                   // the engine's work (compensated) per run, ns
-  sample_stats raw_work;               // the engine's work before compensation per run, ns
-  sample_stats span;                   // the engine's span per run, ns
-  sample_stats burdened_span;          // the engine's burdened span per run, ns
-  sample_stats spawns;                 // spawns per run
-  std::uint64_t diagnostic_count = 0;  // misuse found over all runs at this P
-
-  // Derived by study_result::recompute() from the samples above.
-  double parallel_work = scaling::nan();   // WP: mean of work or raw_work (study_result::compensated_work)
-  double idle_time = scaling::nan();       // IP = P·TP − WP (means)
-  double work_inflation = scaling::nan();  // FP = WP − T1 (means)
-  sample_stats idle;                       // P·TP − WP per run
-  sample_stats inflation;                  // WP − mean T1 per run
-  scaling::factored_speedups speedup;      // from the means
-  double actual_low = scaling::nan();      // Ts / max TP
-  double actual_high = scaling::nan();     // Ts / min TP
-  double self_speedup = scaling::nan();    // T1 / TP (what Cilkview's bounds bound)
-  double self_low = scaling::nan();        // T1 / max TP
-  double self_high = scaling::nan();       // T1 / min TP
-};
-
-// Cilkview §5's probe at one P: P copies of the serial baseline at once.
-struct bandwidth_point {
-  unsigned copies = 0;
-  bool oversubscribed = false;
-  sample_stats together;             // mean time of one copy among P, per repetition, ns
-  double slowdown = scaling::nan();  // together.mean / alone.mean
-};
-
-// The engine's numbers the scalability plot's bounds come from (the profile).
-struct study_bounds {
-  double work = scaling::nan();
-  double span = scaling::nan();
-  double burdened_span = scaling::nan();
-  double parallelism = scaling::nan();
-  double burdened_parallelism = scaling::nan();
-};
-
-struct study_result {
-  std::string label;
-  std::string unit = "ns";
-  clock_kind clock = clock_kind::steady;  // the engine's clock (resolved)
-  unsigned hardware_threads = 0;          // 0: unknown
-  unsigned repetitions = 0;
-  unsigned warmup = 0;
-  bool compensated_work = false;           // WP = work (true) or raw_work (false, the default)
-  sample_stats baseline;                   // Ts per run
-  sample_stats elision;                    // Te per run (empty: not timed)
-  std::vector<study_point> points;         // ascending P, P = 1 first
-  sample_stats probe_alone;                // one copy of the baseline alone, per repetition
-  std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
-  report profile;                          // the engine's report of the median 1-thread run
-  study_bounds bounds;                     // derived from profile
-  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
-  std::vector<std::string> warnings;
-
-  double ts() const noexcept { return baseline.mean; }
-  double te() const noexcept { return elision.mean; }
-  double t1() const noexcept { return points.empty() ? scaling::nan() : points.front().time.mean; }
-  bool has_elision() const noexcept { return !elision.empty(); }
-  const study_point* at(unsigned p) const noexcept {
-    for (const auto& pt : points)
-      if (pt.processors == p) return &pt;
-    return nullptr;
-  }
-  unsigned max_processors() const noexcept { return points.empty() ? 0 : points.back().processors; }
-
-  // Fills every derived number (study_point's second half, bandwidth slowdowns,
-  // bounds) from the samples and the profile.
-  void recompute();
-
-  std::string to_text() const;  // for people; the layout may change
-  std::string to_json() const;  // schema "forkscale.study" version 1 (docs/study-schema.md)
-  std::string to_csv() const;   // one row per P
-  void write_text(const std::string& path) const;
-  void write_json(const std::string& path) const;
-  void write_csv(const std::string& path) const;
-};
-
-inline void study_result::recompute() {
-  using namespace scaling;
-  const double ts_mean = ts();
-  const double t1_mean = t1();
-  const double te_mean = te();
-  for (auto& pt : points) {
-    const unsigned p = pt.processors;
-    const sample_stats& w = compensated_work ? pt.work : pt.raw_work;
-    pt.parallel_work = w.mean;
-    pt.idle_time = idle_time(p, pt.time.mean, w.mean);
-    pt.work_inflation = work_inflation(w.mean, t1_mean);
-    std::vector<double> idle, infl;
-    if (w.count() == pt.time.count()) {
-      for (std::size_t i = 0; i < w.count(); ++i) {
-        idle.push_back(scaling::idle_time(p, pt.time.samples[i], w.samples[i]));
-        infl.push_back(scaling::work_inflation(w.samples[i], t1_mean));
-      }
-    }
-    pt.idle = sample_stats::of(std::move(idle));
-    pt.inflation = sample_stats::of(std::move(infl));
-    pt.speedup = factored(p, ts_mean, t1_mean, pt.time.mean, w.mean, te_mean);
-    pt.actual_low = ratio(ts_mean, pt.time.max);
-    pt.actual_high = ratio(ts_mean, pt.time.min);
-    pt.self_speedup = ratio(t1_mean, pt.time.mean);
-    pt.self_low = ratio(t1_mean, pt.time.max);
-    pt.self_high = ratio(t1_mean, pt.time.min);
-  }
-  for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
-  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
-    const study_point* m = at(pp.processors);
-    pp.measured = m ? m->time.mean : nan();
-    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
-  }
-  bounds = study_bounds{};
-  if (!profile.empty()) {
-    const region_result& r = profile.root();
-    bounds.work = static_cast<double>(r.work);
-    bounds.span = static_cast<double>(r.span);
-    bounds.burdened_span = static_cast<double>(r.burdened_span);
-    bounds.parallelism = ratio(bounds.work, bounds.span);
-    bounds.burdened_parallelism = ratio(bounds.work, bounds.burdened_span);
-  }
-}
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
-// end include/forkscale/study/result.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3489,6 +10298,89 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/util/progress.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+// detail/util/progress.hpp: the progress line of long work (the advisor, the
+// scaling study): one line on stderr, rewritten in place with '\r', erased at
+// the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
+// (options.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline bool stderr_is_terminal() noexcept {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return ::isatty(2) == 1;
+#endif
+}
+
+// Whether to show progress: never when the option is off or FORKSCALE_PROGRESS
+// is 0; always when the option is on or (automatic) FORKSCALE_PROGRESS is 1;
+// else when stderr is a terminal.
+inline bool progress_wanted(progress_mode mode) noexcept {
+  if (mode == progress_mode::off) return false;
+  const char* env = std::getenv("FORKSCALE_PROGRESS");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  return stderr_is_terminal();
+}
+
+// One line of progress: "forkscale: <who>: <step>". Each show() rewrites it;
+// finish() (or the destructor) erases it, leaving the cursor where it was.
+class progress_line {
+ public:
+  progress_line(progress_mode mode, std::string who) : on_(progress_wanted(mode)), who_(std::move(who)) {}
+  ~progress_line() { finish(); }
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
+
+  bool enabled() const noexcept { return on_; }
+
+  void show(const std::string& step) {
+    if (!on_) return;
+    std::string line = output::truncate_display(output::printable("forkscale: " + who_ + ": " + step), 79);
+    const std::size_t width = output::display_width(line);
+    if (width < width_) line += std::string(width_ - width, ' ');  // cover the longer line before
+    width_ = width;
+    write("\r" + line);
+  }
+
+  void finish() {
+    if (!on_ || width_ == 0) return;
+    write("\r" + std::string(width_, ' ') + "\r");
+    width_ = 0;
+  }
+
+ private:
+  static void write(const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stderr);
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::string who_;
+  std::size_t width_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
+// end include/forkscale/detail/util/progress.hpp
 // begin include/forkscale/study/predict_run.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
@@ -4560,6 +11452,1379 @@ inline void write_plots(const study_result& s, const std::string& stem) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PLOT_HPP
 // end include/forkscale/study/plot.hpp
+// begin include/forkscale/study/prediction_plot.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
+// study/prediction_plot.hpp: a study's prediction drawn and tabled
+// (docs/predict.md): the predicted speedup curve T1/TP of the replay, with the
+// spread over the seeds as bars, the greedy replay, the bounds of the recorded
+// graph (work law, span law, Cilkview's burdened estimate) and the measured
+// T1/TP at every P the study ran; and the HTML section that shows it with the
+// error at each measured P and the assumptions.
+//
+//   std::string svg = fs::prediction_svg(study);   // empty when there is no prediction
+//
+// Included by study/html.hpp (the HTML page shows it as the section
+// html_section_ids::study_prediction).
+#include <cmath>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/html_blocks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
+// detail/output/html_blocks.hpp: what the HTML report's sections are built of:
+// escaped text, table cells with their sort values, sortable tables, notes and
+// figures.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+namespace io = output;
+
+// Text as HTML character data or attribute value (what html_escape() does).
+inline std::string esc(const std::string& s) { return svg::escape(s); }
+
+struct cell {
+  cell(std::string text_ = std::string(), std::string sort_value_ = std::string(), bool numeric_ = false,
+       std::string title_ = std::string())
+      : text(std::move(text_)), sort_value(std::move(sort_value_)), numeric(numeric_), title(std::move(title_)) {}
+  std::string text;        // shown (escaped when rendered)
+  std::string sort_value;  // data-sort-value; empty: none
+  bool numeric = false;
+  std::string title;  // title attribute (escaped when rendered); empty: none
+};
+
+inline cell text_cell(const std::string& s) { return cell{s, "", false}; }
+inline cell int_cell(std::uint64_t v, const std::string& unit = std::string()) {
+  return cell{io::grouped(v) + (unit.empty() ? "" : " " + unit), std::to_string(v), true};
+}
+inline cell num_cell(double v, int decimals = 2, const std::string& unit = std::string()) {
+  if (std::isnan(v)) return cell{"n/a", "", true};
+  return cell{io::fixed(v, decimals) + (unit.empty() ? "" : " " + unit), io::round_trip(v), true};
+}
+// A signed integer ("-1,234").
+inline cell signed_cell(std::int64_t v) {
+  const std::uint64_t magnitude = v < 0 ? static_cast<std::uint64_t>(-(v + 1)) + 1 : static_cast<std::uint64_t>(v);
+  return cell{(v < 0 ? "-" : "") + io::grouped(magnitude), std::to_string(v), true};
+}
+// A percentage of `whole` with one decimal; n/a when whole is zero.
+inline cell percent_cell(double part, double whole) {
+  if (!(whole != 0)) return cell{"n/a", "", true};
+  return num_cell(100 * part / whole, 1, "%");
+}
+// A time in ns, grouped to whole ns.
+inline cell ns_cell(double v) {
+  if (std::isnan(v)) return cell{"n/a", "", true};
+  return cell{(v < 0 ? "-" + io::grouped_round(-v) : io::grouped_round(v)) + " ns", io::round_trip(v), true};
+}
+
+class table {
+ public:
+  table(std::string id, std::string classes, std::vector<std::string> head)
+      : id_(std::move(id)), classes_(std::move(classes)), head_(std::move(head)) {}
+  void add(std::vector<cell> row, std::string row_class = std::string(), std::string row_key = std::string()) {
+    rows_.push_back(std::move(row));
+    row_classes_.push_back(std::move(row_class));
+    row_keys_.push_back(std::move(row_key));
+  }
+  // Another attribute of the <table> element (the value is escaped).
+  void attribute(std::string name, std::string value) { attributes_.emplace_back(std::move(name), std::move(value)); }
+  // A heading row above the column headings: (text, number of columns) pairs.
+  void group_head(std::vector<std::pair<std::string, std::size_t>> groups) { groups_ = std::move(groups); }
+  // Per column: a stable key (data-key on its heading) and a longer title.
+  void head_details(std::vector<std::string> keys, std::vector<std::string> titles) {
+    head_keys_ = std::move(keys);
+    head_titles_ = std::move(titles);
+  }
+  // Marks the column the rows are already sorted by (aria-sort on its heading).
+  void sorted_by(std::size_t column, bool descending) {
+    sorted_column_ = column;
+    sorted_descending_ = descending;
+  }
+  std::size_t size() const noexcept { return rows_.size(); }
+  std::string render() const {
+    std::string o = "<table";
+    if (!id_.empty()) o += " id=\"" + esc(id_) + "\"";
+    o += " class=\"fs-table" + (classes_.empty() ? std::string() : " " + classes_) + "\"";
+    for (const auto& a : attributes_) o += " " + a.first + "=\"" + esc(a.second) + "\"";
+    o += ">\n<thead>";
+    if (!groups_.empty()) {
+      o += "<tr class=\"fs-group\">";
+      for (const auto& g : groups_) {
+        o += "<th scope=\"colgroup\"";
+        if (g.second != 1) o += " colspan=\"" + std::to_string(g.second) + "\"";
+        o += ">" + esc(g.first) + "</th>";
+      }
+      o += "</tr>\n";
+    }
+    o += "<tr>";
+    for (std::size_t c = 0; c < head_.size(); ++c) {
+      o += "<th scope=\"col\"";
+      if (c < head_keys_.size() && !head_keys_[c].empty()) o += " data-key=\"" + esc(head_keys_[c]) + "\"";
+      if (c < head_titles_.size() && !head_titles_[c].empty()) o += " title=\"" + esc(head_titles_[c]) + "\"";
+      if (c == sorted_column_) o += sorted_descending_ ? " aria-sort=\"descending\"" : " aria-sort=\"ascending\"";
+      o += ">" + esc(head_[c]) + "</th>";
+    }
+    o += "</tr></thead>\n<tbody>\n";
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      o += "<tr";
+      if (!row_classes_[r].empty()) o += " class=\"" + esc(row_classes_[r]) + "\"";
+      if (!row_keys_[r].empty()) o += " data-key=\"" + esc(row_keys_[r]) + "\"";
+      o += ">";
+      for (const auto& c : rows_[r]) {
+        o += "<td";
+        if (c.numeric) o += " class=\"num\"";
+        if (c.numeric || !c.sort_value.empty()) o += " data-sort-value=\"" + esc(c.sort_value) + "\"";
+        if (!c.title.empty()) o += " title=\"" + esc(c.title) + "\"";
+        o += ">" + esc(c.text) + "</td>";
+      }
+      o += "</tr>\n";
+    }
+    o += "</tbody>\n</table>\n";
+    return o;
+  }
+
+ private:
+  std::string id_, classes_;
+  std::vector<std::string> head_;
+  std::vector<std::vector<cell>> rows_;
+  std::vector<std::string> row_classes_, row_keys_;
+  std::vector<std::pair<std::string, std::string>> attributes_;
+  std::vector<std::pair<std::string, std::size_t>> groups_;
+  std::vector<std::string> head_keys_, head_titles_;
+  std::size_t sorted_column_ = static_cast<std::size_t>(-1);
+  bool sorted_descending_ = false;
+};
+
+inline std::string paragraph(const std::string& text, const char* cls = "fs-note") {
+  return std::string("<p class=\"") + cls + "\">" + esc(text) + "</p>\n";
+}
+
+// An inline SVG with its caption.
+inline std::string figure(const std::string& svg_markup, const std::string& caption) {
+  return "<figure>\n" + svg_markup + "<figcaption class=\"fs-note\">" + esc(caption) + "</figcaption>\n</figure>\n";
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
+// end include/forkscale/detail/output/html_blocks.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace plot {
+
+inline svg::series predicted_series(const study_result& s) {
+  const study_prediction& p = s.prediction;
+  const double t1 = s.t1();
+  svg::series out =
+      make_series("predicted", "predicted T1/TP, work stealing (bars: seeds' min–max)", "#6a1b9a", "", "diamond");
+  for (const auto& pt : p.points) {
+    out.xs.push_back(pt.processors);
+    out.ys.push_back(scaling::ratio(t1, pt.time));
+    out.low.push_back(scaling::ratio(t1, pt.time_max));
+    out.high.push_back(scaling::ratio(t1, pt.time_min));
+    out.tips.push_back("predicted T1/TP at " + pts(pt.processors) + ": " + svg::short_number(out.ys.back()) +
+                       (pt.was_measured() ? " (error " + io::fixed(100 * pt.error, 1) + "%)" : ""));
+  }
+  return out;
+}
+
+inline svg::chart prediction_chart(const study_result& s, const plot_options& opt) {
+  const study_prediction& p = s.prediction;
+  svg::chart c;
+  c.id = opt.id_prefix + "-plot-prediction";
+  c.title = "Predicted speedup" + (s.label.empty() ? std::string() : ": " + s.label);
+  c.x_label = "processors P";
+  c.y_label = "speedup T1/TP";
+  const unsigned pmax = p.points.empty() ? 1u : p.points.back().processors;
+  c.x_min = 0;
+  c.x_max = x_top(pmax, false);
+  c.x_tick_step = x_step(pmax);
+  const double t1 = s.t1(), parallelism = scaling::ratio(p.work, p.span);
+  svg::series work = make_series("work-law", "work law (upper): speedup ≤ P", "#444444", "6 4", "none");
+  svg::series span = make_series("span-law", "span law (upper): ≤ parallelism " + svg::short_number(parallelism),
+                                 "#1f5fbf", "6 4", "none");
+  svg::series lower = make_series("burdened-lower-bound", "burdened estimate (lower): T1/(T1/P + 1.7·burdened span)",
+                                  "#2e7d32", "", "none");
+  svg::series greedy = make_series("greedy", "predicted T1/TP, greedy list scheduling", "#6a1b9a", "2 3", "none");
+  svg::series measured = make_series("measured", "measured T1/TP (bars: min–max)", color_actual, "", "circle");
+  measured.line = false;
+  double ymax = 1;
+  for (const auto& pt : p.points) {
+    const double x = pt.processors;
+    lower.xs.push_back(x);
+    lower.ys.push_back(scaling::burdened_lower_bound(pt.processors, p.work, p.burdened_span));
+    greedy.xs.push_back(x);
+    greedy.ys.push_back(scaling::ratio(t1, pt.greedy_time));
+    ymax = std::max({ymax, scaling::ratio(t1, pt.time_min), greedy.ys.back()});
+  }
+  for (const auto& pt : s.points) {
+    measured.xs.push_back(pt.processors);
+    measured.ys.push_back(pt.self_speedup);
+    measured.low.push_back(pt.self_low);
+    measured.high.push_back(pt.self_high);
+    measured.hollow.push_back(pt.oversubscribed);
+    measured.tips.push_back("measured T1/TP at " + pts(pt.processors) + ": " + svg::short_number(pt.self_speedup));
+    ymax = finite_max({pt.self_high}, ymax);
+  }
+  if (std::isfinite(parallelism) && parallelism <= 2.5 * ymax) {
+    ymax = std::max(ymax, parallelism);
+    span.xs = {1, static_cast<double>(pmax)};
+    span.ys = {parallelism, parallelism};
+  }
+  c.y_min = 0;
+  c.y_max = nice_top(std::min(ymax, static_cast<double>(pmax)) * 1.05);
+  work.xs = {1, std::min(static_cast<double>(pmax), c.y_max)};  // the work law up to the top of the plot
+  work.ys = work.xs;
+  for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured}) c.curves.push_back(k);
+  c.notes.push_back(
+      "The 1-thread run's strand graph replayed on P virtual processors (docs/predict.md); times "
+      "scaled by the measured T1.");
+  c.notes.push_back("Bounds of the recorded graph: work law P, span law T1/T∞ (parallelism " +
+                    svg::short_number(parallelism) + "), Cilkview's burdened estimate.");
+  return c;
+}
+
+}  // namespace plot
+
+namespace html {
+
+// The prediction's section: the table of predicted and measured times, the plot
+// and the assumptions.
+inline std::string study_prediction_body(const study_result& s) {
+  const study_prediction& p = s.prediction;
+  if (p.empty()) return paragraph("No prediction: " + (p.note.empty() ? std::string("not made") : p.note) + ".");
+  table t("fs-study-prediction-table", "fs-sortable",
+          {"P", "measured TP", "predicted TP", "error", "seeds min", "seeds max", "greedy TP", "T1/TP predicted"});
+  for (const auto& pt : p.points) {
+    const study_point* m = s.at(pt.processors);
+    std::vector<cell> row{
+        cell{std::to_string(pt.processors) + (m && m->oversubscribed ? " *" : ""), std::to_string(pt.processors), true},
+        pt.was_measured() ? ns_cell(pt.measured) : cell{"-", "", true},
+        ns_cell(pt.time),
+        pt.was_measured() ? num_cell(100 * pt.error, 1, "%") : cell{"-", "", true},
+        ns_cell(pt.time_min),
+        ns_cell(pt.time_max),
+        ns_cell(pt.greedy_time),
+        num_cell(scaling::ratio(s.t1(), pt.time))};
+    t.add(std::move(row), pt.was_measured() ? "fs-measured" : "", std::to_string(pt.processors));
+  }
+  plot_options po;
+  po.standalone = false;
+  std::string o = t.render();
+  o += paragraph(
+      "error = (predicted \u2212 measured) / measured at each P the study ran; predicted TP: randomized work "
+      "stealing, the median over " +
+      std::to_string(p.model.seeds) + " seeds; times scaled by the measured T1 over the replayed T1 (" +
+      output::fixed(p.scale, 3) + ").");
+  o += figure(svg::render(plot::prediction_chart(s, po), false),
+              "Predicted speedup from the 1-thread record, with the bounds of its graph and the measured T1/TP.");
+  o += "<ul class=\"fs-assumptions\">\n";
+  for (const auto& a : p.assumptions) o += "<li>" + esc(a) + "</li>\n";
+  return o + "</ul>\n";
+}
+
+}  // namespace html
+}  // namespace detail
+
+// The prediction plot of a study as SVG; empty when the study has no prediction.
+inline std::string prediction_svg(const study_result& s, const plot_options& opt = {}) {
+  if (s.prediction.empty()) return std::string();
+  return detail::svg::render(detail::plot::prediction_chart(s, opt), opt.standalone);
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
+// end include/forkscale/study/prediction_plot.hpp
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/html_assets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
+// detail/output/html_assets.hpp: the HTML report's fixed parts: its one style
+// sheet, its one script (table sorting and filtering; the record's views add
+// theirs, html_record_assets.hpp), and the
+// Content-Security-Policy that allows exactly those two by their SHA-256.
+#include <string>
+
+// begin include/forkscale/detail/util/base64.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_BASE64_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_BASE64_HPP
+// detail/util/base64.hpp: base64 (RFC 4648, with padding) of a byte string.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline std::string base64(const std::string& bytes) {
+  static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < bytes.size(); i += 3) {
+    const std::uint32_t v = (static_cast<unsigned char>(bytes[i]) << 16) |
+                            (static_cast<unsigned char>(bytes[i + 1]) << 8) | static_cast<unsigned char>(bytes[i + 2]);
+    out += table[(v >> 18) & 63];
+    out += table[(v >> 12) & 63];
+    out += table[(v >> 6) & 63];
+    out += table[v & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const std::uint32_t v = static_cast<unsigned char>(bytes[i]) << 16;
+    out += table[(v >> 18) & 63];
+    out += table[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == bytes.size()) {
+    const std::uint32_t v =
+        (static_cast<unsigned char>(bytes[i]) << 16) | (static_cast<unsigned char>(bytes[i + 1]) << 8);
+    out += table[(v >> 18) & 63];
+    out += table[(v >> 12) & 63];
+    out += table[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_BASE64_HPP
+// end include/forkscale/detail/util/base64.hpp
+// begin include/forkscale/detail/util/sha256.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
+// detail/util/sha256.hpp: SHA-256 (FIPS 180-4) of a byte string, for the HTML
+// report's Content-Security-Policy hashes.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The 32-byte digest of `msg` (raw bytes, not hex).
+inline std::string sha256(const std::string& msg) {
+  static const std::uint32_t k[64] = {
+      0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+      0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+      0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+      0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+      0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+      0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+      0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+      0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+  std::uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  std::string m = msg;
+  const std::uint64_t bits = static_cast<std::uint64_t>(msg.size()) * 8;
+  m += static_cast<char>(0x80);
+  while (m.size() % 64 != 56) m += '\0';
+  for (int i = 7; i >= 0; --i) m += static_cast<char>((bits >> (8 * i)) & 0xff);
+  const auto rotr = [](std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); };
+  for (std::size_t off = 0; off < m.size(); off += 64) {
+    std::uint32_t w[64];
+    for (int i = 0; i < 16; ++i)
+      w[i] = (static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i])) << 24) |
+             (static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i + 1])) << 16) |
+             (static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i + 2])) << 8) |
+             static_cast<std::uint32_t>(static_cast<unsigned char>(m[off + 4 * i + 3]));
+    for (int i = 16; i < 64; ++i) {
+      const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+      const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+      w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    std::uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+    for (int i = 0; i < 64; ++i) {
+      const std::uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+      const std::uint32_t ch = (e & f) ^ (~e & g);
+      const std::uint32_t t1 = hh + S1 + ch + k[i] + w[i];
+      const std::uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+      const std::uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+      const std::uint32_t t2 = S0 + maj;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += hh;
+  }
+  std::string out;
+  for (const std::uint32_t v : h)
+    for (int i = 3; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  return out;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SHA256_HPP
+// end include/forkscale/detail/util/sha256.hpp
+// begin include/forkscale/detail/output/html_record_assets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
+// detail/output/html_record_assets.hpp: the style rules and the script of the
+// record's views in the HTML report (html_record.hpp), appended to the page's
+// one style sheet and one script (html_assets.hpp), so that the page's
+// Content-Security-Policy still names exactly two hashes.
+//
+// The script zooms the timeline (buttons with data-timeline and data-zoom, the
+// mouse wheel) and pans it (dragging), by recomputing each strand's x and width
+// from its data-start and data-end, and redraws the time axis; over any element
+// with data-label, it shows that label in the element that the <svg>'s
+// data-info names. Like the rest of the page's script and style, both are
+// written without '<' and '&', so that the page stays well-formed XML.
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+inline const char* record_views_style() noexcept {
+  return R"css(
+.fs-timeline-controls { margin: 6px 0; }
+.fs-timeline-controls button { margin-right: 4px; }
+svg.fs-timeline { cursor: grab; user-select: none; }
+svg.fs-timeline.fs-dragging { cursor: grabbing; }
+svg.fs-flame text { pointer-events: none; fill: #222; }
+rect.fs-strand:hover, rect.fs-flame-frame:hover { stroke: #000; stroke-width: 1; }
+.fs-hover-info { font-family: monospace; font-size: 0.9em; min-height: 1.3em; margin: 4px 0; }
+ul.fs-legend { list-style: none; padding: 0; margin: 4px 0; font-size: 0.9em; }
+ul.fs-legend li { display: inline-block; margin-right: 14px; }
+)css";
+}
+
+// The script, in three pieces (one function each): helpers, drawing, controls.
+inline const char* record_views_script_head() noexcept {
+  return R"js(
+(function () {
+  'use strict';
+  function num(el, name) { return Number(el.getAttribute(name)); }
+  // As detail::html::axis_time and timeline_step do it.
+  function axisTime(ns, largest, step) {
+    var unit = largest >= 1e9 ? 1e9 : (largest >= 1e6 ? 1e6 : (largest >= 1e3 ? 1e3 : 1));
+    var name = unit === 1e9 ? 's' : (unit === 1e6 ? 'ms' : (unit === 1e3 ? '\u00b5s' : 'ns'));
+    var s = step / unit;
+    var digits = s >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(s) - 1e-9));
+    return (ns / unit).toFixed(digits) + ' ' + name;
+  }
+  function timeStep(range) {
+    var raw = Math.max(range / 8, 1);
+    var p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var m = raw / p;
+    return (m > 5 ? 10 : (m > 2 ? 5 : (m > 1 ? 2 : 1))) * p;
+  }
+  function hover(svg) {
+    var info = document.getElementById(svg.getAttribute('data-info') || '');
+    if (!info) { return; }
+    svg.addEventListener('mouseover', function (e) {
+      var label = e.target.getAttribute ? e.target.getAttribute('data-label') : null;
+      if (label !== null) { info.textContent = label; }
+    });
+  }
+)js";
+}
+
+inline const char* record_views_script_draw() noexcept {
+  return R"js(
+  function timeline(svg) {
+    var left = num(svg, 'data-plot-left'), width = num(svg, 'data-plot-width');
+    var tmin = num(svg, 'data-t-min'), tmax = num(svg, 'data-t-max');
+    var view = { a: tmin, b: tmax };
+    var rects = svg.querySelectorAll('rect.fs-strand');
+    var axis = svg.querySelector('g.fs-timeline-axis');
+    var lanes = svg.querySelectorAll('rect.fs-lane');
+    var top = lanes.length ? num(lanes[0], 'y') : 0;
+    var bottom = lanes.length ? num(lanes[lanes.length - 1], 'y') + num(lanes[lanes.length - 1], 'height') + 6 : 0;
+    function x(t) { return left + (t - view.a) / (view.b - view.a) * width; }
+    function drawAxis() {
+      while (axis.firstChild) { axis.removeChild(axis.firstChild); }
+      var step = timeStep(view.b - view.a);
+      for (var t = Math.ceil(view.a / step) * step; view.b >= t; t += step) {
+        var line = document.createElementNS(svg.namespaceURI, 'line');
+        line.setAttribute('x1', x(t)); line.setAttribute('x2', x(t));
+        line.setAttribute('y1', top); line.setAttribute('y2', bottom);
+        line.setAttribute('stroke', '#dddddd');
+        var text = document.createElementNS(svg.namespaceURI, 'text');
+        text.setAttribute('x', x(t)); text.setAttribute('y', bottom + 16);
+        text.setAttribute('text-anchor', 'middle');
+        text.textContent = axisTime(t, view.b, step);
+        axis.appendChild(line); axis.appendChild(text);
+      }
+    }
+    function draw() {
+      Array.prototype.forEach.call(rects, function (r) {
+        var x0 = Math.max(x(num(r, 'data-start')), left), x1 = Math.min(x(num(r, 'data-end')), left + width);
+        if (x0 > left + width || left > x1) { r.setAttribute('visibility', 'hidden'); return; }
+        r.setAttribute('visibility', 'visible');
+        r.setAttribute('x', x0);
+        r.setAttribute('width', Math.max(x1 - x0, 0.6));
+      });
+      drawAxis();
+      svg.setAttribute('data-view-start', view.a);
+      svg.setAttribute('data-view-end', view.b);
+    }
+)js";
+}
+
+inline const char* record_views_script_controls() noexcept {
+  return R"js(
+    // The window [a, b], kept inside the run and no narrower than 1 ns.
+    function show(a, b) {
+      var full = tmax - tmin, least = Math.max(full / 1e6, 1);
+      if (least > b - a) { var c = (a + b) / 2; a = c - least / 2; b = c + least / 2; }
+      if (b - a >= full) { a = tmin; b = tmax; }
+      if (tmin > a) { b += tmin - a; a = tmin; }
+      if (b > tmax) { a -= b - tmax; b = tmax; }
+      view.a = a; view.b = b;
+      draw();
+    }
+    function zoom(factor, t) { show(t - (t - view.a) * factor, t + (view.b - t) * factor); }
+    function svgX(clientX) {
+      var m = svg.getScreenCTM();
+      if (!m) { return left + width / 2; }
+      var p = svg.createSVGPoint();
+      p.x = clientX; p.y = 0;
+      return p.matrixTransform(m.inverse()).x;
+    }
+    function timeAt(clientX) { return view.a + (svgX(clientX) - left) / width * (view.b - view.a); }
+    Array.prototype.forEach.call(document.querySelectorAll('button[data-timeline="' + svg.id + '"]'), function (b) {
+      b.addEventListener('click', function () {
+        var f = num(b, 'data-zoom');
+        if (f === 0) { show(tmin, tmax); } else { zoom(f, (view.a + view.b) / 2); }
+      });
+    });
+    svg.addEventListener('wheel', function (e) {
+      e.preventDefault();
+      zoom(e.deltaY > 0 ? 1.25 : 0.8, timeAt(e.clientX));
+    }, { passive: false });
+    var drag = null;
+    svg.addEventListener('mousedown', function (e) {
+      drag = { x: svgX(e.clientX), a: view.a, b: view.b };
+      svg.classList.add('fs-dragging');
+      e.preventDefault();
+    });
+    window.addEventListener('mousemove', function (e) {
+      if (!drag) { return; }
+      var dt = (drag.x - svgX(e.clientX)) / width * (drag.b - drag.a);
+      show(drag.a + dt, drag.b + dt);
+    });
+    window.addEventListener('mouseup', function () {
+      drag = null;
+      svg.classList.remove('fs-dragging');
+    });
+    draw();
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('svg.fs-timeline'), function (svg) {
+    timeline(svg);
+    hover(svg);
+  });
+  Array.prototype.forEach.call(document.querySelectorAll('svg.fs-flame'), hover);
+})();
+)js";
+}
+
+inline std::string record_views_script() {
+  return std::string(record_views_script_head()) + record_views_script_draw() + record_views_script_controls();
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_ASSETS_HPP
+// end include/forkscale/detail/output/html_record_assets.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+// The page's hashes, under the names the tests and older code use.
+using detail::base64;
+using detail::sha256;
+
+// Written without '<' and '&' so that the page stays well-formed XML.
+inline const std::string& style_sheet() {
+  static const std::string css = std::string(R"css(
+body { font-family: sans-serif; margin: 0 auto; max-width: 1100px; padding: 0 16px 40px; color: #222; }
+h1 { font-size: 1.5em; margin: 20px 0 4px; }
+h2 { font-size: 1.2em; margin: 28px 0 8px; border-bottom: 1px solid #ccc; padding-bottom: 3px; }
+.fs-meta { color: #555; margin: 0 0 8px; }
+nav#fs-toc ul { list-style: none; padding: 0; margin: 8px 0; }
+nav#fs-toc li { display: inline-block; margin-right: 14px; }
+a { color: #1f5fbf; }
+table.fs-table { border-collapse: collapse; margin: 6px 0 10px; font-size: 0.92em; }
+table.fs-table th, table.fs-table td { border: 1px solid #ddd; padding: 3px 8px; }
+table.fs-table th { background: #f3f3f3; text-align: left; }
+table.fs-table td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.fs-table tr.fs-group th { text-align: center; font-weight: normal; font-style: italic; }
+table.fs-sortable tr.fs-group th { cursor: default; }
+table.fs-filterable th, table.fs-filterable td { padding: 3px 5px; }
+table.fs-sortable th { cursor: pointer; }
+table.fs-sortable th[aria-sort="ascending"]::after { content: " \25B2"; }
+table.fs-sortable th[aria-sort="descending"]::after { content: " \25BC"; }
+table.fs-table tr[hidden] { display: none; }
+.fs-scroll { overflow-x: auto; max-width: 100%; }
+.fs-filter-bar { margin: 6px 0; }
+.fs-filter-bar input { margin: 0 8px; min-width: 18em; }
+tr.fs-oversubscribed td { background: #fbeeee; }
+tr.fs-root td { font-style: italic; }
+ul.fs-warnings li { color: #8a3b00; }
+.fs-note { color: #555; font-size: 0.9em; }
+.fs-plot { max-width: 100%; height: auto; display: block; margin: 10px 0; }
+code { font-size: 0.95em; }
+)css") + record_views_style();
+  return css;
+}
+
+inline const std::string& sort_script() {
+  static const std::string js = std::string(R"js(
+(function () {
+  'use strict';
+  function key(cell) {
+    var v = cell.getAttribute('data-sort-value');
+    if (v !== null) {
+      if (v === '') { return { n: null, s: '' }; }
+      var n = Number(v);
+      if (!isNaN(n)) { return { n: n, s: '' }; }
+    }
+    return { n: null, s: cell.textContent };
+  }
+  function compare(x, y) {
+    if (x.n !== null) {
+      if (y.n !== null) { return x.n - y.n; }
+      return -1;
+    }
+    if (y.n !== null) { return 1; }
+    return x.s.localeCompare(y.s);
+  }
+  // The last heading row has one cell per column (rows above it group columns).
+  function headings(table) { return table.tHead.rows[table.tHead.rows.length - 1]; }
+  function sortBy(table, column, th) {
+    var ascending = th.getAttribute('aria-sort') !== 'ascending';
+    Array.prototype.forEach.call(headings(table).cells, function (c) {
+      c.setAttribute('aria-sort', 'none');
+    });
+    th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows).map(function (r, i) {
+      return { row: r, index: i, key: key(r.cells[column]) };
+    });
+    rows.sort(function (a, b) {
+      var c = compare(a.key, b.key);
+      if (c === 0) { return a.index - b.index; }
+      return ascending ? c : -c;
+    });
+    rows.forEach(function (r) { body.appendChild(r.row); });
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('table.fs-sortable'), function (table) {
+    if (!table.tHead || !table.tBodies.length) { return; }
+    Array.prototype.forEach.call(headings(table).cells, function (th, column) {
+      th.setAttribute('tabindex', '0');
+      if (!th.hasAttribute('aria-sort')) { th.setAttribute('aria-sort', 'none'); }
+      th.addEventListener('click', function () { sortBy(table, column, th); });
+      th.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sortBy(table, column, th); }
+      });
+    });
+  });
+  function cellText(cell) {
+    if (!cell) { return ''; }
+    return cell.textContent + ' ' + (cell.getAttribute('title') || '');
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('input.fs-filter'), function (input) {
+    var table = document.getElementById(input.getAttribute('data-table') || '');
+    if (!table || !table.tBodies.length) { return; }
+    var columns = (table.getAttribute('data-filter-columns') || '0').split(' ').map(Number);
+    var status = document.getElementById(input.getAttribute('data-status') || '');
+    function apply() {
+      var needle = input.value.trim().toLowerCase();
+      var rows = table.tBodies[0].rows;
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var text = columns.map(function (c) { return cellText(row.cells[c]); }).join(' ').toLowerCase();
+        var match = needle === '' || text.indexOf(needle) !== -1;
+        row.hidden = !match;
+        if (match) { shown += 1; }
+      });
+      if (status) { status.textContent = shown + ' of ' + rows.length + ' shown'; }
+    }
+    input.addEventListener('input', apply);
+    input.disabled = false;
+    apply();
+  });
+})();
+)js") + record_views_script();
+  return js;
+}
+
+// The page's policy: nothing may load or run but the style sheet and the script
+// above, named by their hashes (the attribute value, before escaping).
+inline std::string content_security_policy() {
+  return "default-src 'none'; style-src 'sha256-" + base64(sha256(style_sheet())) + "'; script-src 'sha256-" +
+         base64(sha256(sort_script())) + "'; img-src data:; base-uri 'none'; form-action 'none'";
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_ASSETS_HPP
+// end include/forkscale/detail/output/html_assets.hpp
+// begin include/forkscale/detail/output/html_blame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLAME_HPP
+// detail/output/html_blame.hpp: the HTML report's sections for a recorded run
+// and for locks: parallelism over time (running and ready strands, a step plot,
+// and each thread's busy / profiler / idle time as bars), idle blame (the sites
+// blamed for idle time and the sync points threads waited at) and the lock
+// profile. Inline SVG only, every text escaped (study/html.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+// A time axis unit for `wall` ns: its name and ns per unit.
+struct time_scale {
+  const char* name;
+  double ns;
+};
+inline time_scale scale_for(std::uint64_t wall) {
+  if (wall >= 10000000000ull) return {"s", 1e9};
+  if (wall >= 10000000ull) return {"ms", 1e6};
+  if (wall >= 10000ull) return {"\u00b5s", 1e3};
+  return {"ns", 1.0};
+}
+
+// The samples as steps; more than `most` changes are averaged over `most` / 2
+// equal bins (time-weighted), so that the page stays small.
+inline void step_series(const timeline_analysis& a, svg::series& running, svg::series& ready, double unit,
+                        std::size_t most, std::string& note) {
+  const auto add = [&](double t, double run, double rdy) {
+    if (!running.xs.empty()) {  // the step: the previous values up to t
+      running.xs.push_back(t);
+      running.ys.push_back(running.ys.back());
+      ready.xs.push_back(t);
+      ready.ys.push_back(ready.ys.back());
+    }
+    running.xs.push_back(t);
+    running.ys.push_back(run);
+    ready.xs.push_back(t);
+    ready.ys.push_back(rdy);
+  };
+  if (a.samples.size() <= most || a.wall_ns == 0) {
+    for (const parallelism_sample& s : a.samples) add(static_cast<double>(s.time_ns) / unit, s.running, s.ready);
+  } else {
+    const std::size_t bins = most / 2;
+    const double width = static_cast<double>(a.wall_ns) / static_cast<double>(bins);
+    std::vector<double> run(bins, 0), rdy(bins, 0);
+    for (std::size_t i = 0; i < a.samples.size(); ++i) {
+      const double t0 = static_cast<double>(a.samples[i].time_ns);
+      const double t1 = static_cast<double>(i + 1 < a.samples.size() ? a.samples[i + 1].time_ns : a.wall_ns);
+      const std::size_t b0 = std::min(bins - 1, static_cast<std::size_t>(t0 / width));
+      const std::size_t b1 = std::min(bins - 1, static_cast<std::size_t>(t1 / width));
+      for (std::size_t b = b0; b <= b1; ++b) {
+        const double lo = std::max(t0, static_cast<double>(b) * width);
+        const double hi = b + 1 == bins ? t1 : std::min(t1, static_cast<double>(b + 1) * width);
+        if (hi <= lo) continue;
+        run[b] += a.samples[i].running * (hi - lo) / width;
+        rdy[b] += a.samples[i].ready * (hi - lo) / width;
+      }
+    }
+    for (std::size_t b = 0; b < bins; ++b) add(static_cast<double>(b) * width / unit, run[b], rdy[b]);
+    note = "More than " + std::to_string(most) + " changes: averaged over " + std::to_string(bins) +
+           " equal stretches of time (the CSV has every change).";
+  }
+  if (!running.xs.empty()) add(static_cast<double>(a.wall_ns) / unit, running.ys.back(), ready.ys.back());
+}
+
+inline std::string parallelism_plot(const timeline_analysis& a) {
+  const time_scale sc = scale_for(a.wall_ns);
+  svg::chart c;
+  c.id = "fs-plot-parallelism";
+  c.title = "Strands running and ready over time";
+  c.x_label = std::string("wall time since the start (") + sc.name + ")";
+  c.y_label = "strands";
+  c.x_max = a.wall_ns ? static_cast<double>(a.wall_ns) / sc.ns : 1.0;
+  svg::series running, ready, threads;
+  running.id = "running";
+  running.name = "running";
+  running.color = "#1f5fbf";
+  running.marker = "none";
+  ready.id = "ready";
+  ready.name = "ready, not started";
+  ready.color = "#d9822b";
+  ready.dash = "5,3";
+  ready.marker = "none";
+  threads.id = "threads";
+  threads.name = "P = " + std::to_string(a.processors) + " threads";
+  threads.color = "#888888";
+  threads.dash = "2,3";
+  threads.marker = "none";
+  threads.width = 1.2;
+  threads.xs = {0.0, c.x_max};
+  threads.ys = {static_cast<double>(a.processors), static_cast<double>(a.processors)};
+  std::string note;
+  step_series(a, running, ready, sc.ns, 2000, note);
+  double top = a.processors;
+  for (double v : running.ys) top = std::max(top, v);
+  for (double v : ready.ys) top = std::max(top, v);
+  c.y_max = std::max(1.0, std::ceil(top * 1.1));
+  c.curves = {threads, ready, running};
+  c.notes.push_back("Average: " + io::fixed(a.average_running(), 2) + " running, " + io::fixed(a.average_ready(), 2) +
+                    " ready (predecessors done, not started) over " + io::grouped(a.wall_ns) + " ns.");
+  if (!note.empty()) c.notes.push_back(note);
+  return svg::render(c, false);
+}
+
+// Each thread's wall time as one bar: busy, in the profiler, idle.
+inline std::string thread_bars(const timeline_analysis& a) {
+  const double left = 190, bar = 520, row = 24, top = 44;
+  const double height = top + row * static_cast<double>(a.threads.size()) + 16;
+  std::string o = "<svg id=\"fs-plot-thread-times\" class=\"fs-plot\" width=\"820\" height=\"" + svg::px(height) +
+                  "\" viewBox=\"0 0 820 " + svg::px(height) +
+                  "\" role=\"img\" aria-labelledby=\"fs-plot-thread-times-title\" font-family=\"sans-serif\" "
+                  "font-size=\"12\">\n<title id=\"fs-plot-thread-times-title\">Each thread's wall time: busy, in "
+                  "the profiler, idle</title>\n<rect x=\"0\" y=\"0\" width=\"820\" height=\"" +
+                  svg::px(height) + "\" fill=\"#ffffff\"/>\n";
+  struct part {
+    const char* id;
+    const char* name;
+    const char* color;
+  };
+  const part parts[] = {{"busy", "busy", "#1f5fbf"}, {"profiler", "profiler", "#d9822b"}, {"idle", "idle", "#cccccc"}};
+  double lx = left;
+  for (const part& p : parts) {
+    o += "<rect x=\"" + svg::px(lx) + "\" y=\"14\" width=\"12\" height=\"12\" fill=\"" + p.color + "\"/><text x=\"" +
+         svg::px(lx + 16) + "\" y=\"24\">" + p.name + "</text>\n";
+    lx += 100;
+  }
+  double y = top;
+  for (const thread_time& t : a.threads) {
+    const double wall = static_cast<double>(std::max<std::uint64_t>(t.wall_ns(), 1));
+    o += "<text x=\"8\" y=\"" + svg::px(y + 15) + "\">" +
+         svg::escape("thread " + std::to_string(t.thread) + " (tid " + std::to_string(t.os_id) + ")") + "</text>\n";
+    double x = left;
+    const std::uint64_t values[] = {t.busy_ns, t.profiler_ns, t.idle_ns};
+    for (std::size_t k = 0; k < 3; ++k) {
+      const double w = bar * static_cast<double>(values[k]) / wall;
+      o += "<rect class=\"bar\" data-thread=\"" + std::to_string(t.thread) + "\" data-part=\"" + parts[k].id +
+           "\" data-ns=\"" + std::to_string(values[k]) + "\" x=\"" + svg::px(x) + "\" y=\"" + svg::px(y + 3) +
+           "\" width=\"" + svg::px(w) + "\" height=\"" + svg::px(row - 6) + "\" fill=\"" + parts[k].color +
+           "\"><title>" +
+           svg::escape(std::string(parts[k].name) + ": " + io::grouped(values[k]) + " ns (" +
+                       io::percent_text(100.0 * static_cast<double>(values[k]) / wall) + "%)") +
+           "</title></rect>\n";
+      x += w;
+    }
+    o += "<text x=\"" + svg::px(left + bar + 8) + "\" y=\"" + svg::px(y + 15) + "\">" +
+         svg::escape(io::percent_text(t.busy_percent()) + "% busy") + "</text>\n";
+    y += row;
+  }
+  return o + "</svg>\n";
+}
+
+inline std::string parallelism_body(const report& r) {
+  const timeline_analysis a = analyze_timeline(r);
+  if (!a.recorded || a.processors == 0) return paragraph("No recorded strands.");
+  std::string o = figure(parallelism_plot(a),
+                         "Strands running, and strands ready (all predecessors done) but not started, at each "
+                         "moment of the run.");
+  o += figure(thread_bars(a),
+              "Per thread: busy = in strands of the measurement, less the profiler's overhead compensation; "
+              "idle = the rest of the wall time. P = " +
+                  std::to_string(a.processors) + " threads ran strands (a worker that never got a task is not seen).");
+  table t("fs-thread-times-table", "fs-sortable",
+          {"thread", "tid", "strands", "busy", "busy %", "profiler", "idle", "idle %"});
+  for (const thread_time& h : a.threads)
+    t.add({int_cell(h.thread), int_cell(h.os_id), int_cell(h.strands), ns_cell(static_cast<double>(h.busy_ns)),
+           num_cell(h.busy_percent(), 1, "%"), ns_cell(static_cast<double>(h.profiler_ns)),
+           ns_cell(static_cast<double>(h.idle_ns)), num_cell(h.idle_percent(), 1, "%")},
+          "", std::to_string(h.thread));
+  o += t.render();
+  if (!a.complete) o += paragraph("The record is partial (options.record_limit): so are these views.");
+  return o;
+}
+
+inline cell blame_site_cell(const idle_blame_row& b) {
+  cell c = text_cell(b.name);
+  if (b.kind == idle_blame_row::kind_type::site) {
+    c.title = b.file.empty() ? std::string("(no file)") : b.file;
+    if (b.line) c.title += ":" + std::to_string(b.line);
+    if (!b.function.empty()) c.title += " in " + b.function;
+    if (!b.tag.empty()) c.title += " (tag " + b.tag + ")";
+  }
+  return c;
+}
+
+inline std::string idle_blame_body(const report& r) {
+  const timeline_analysis a = analyze_timeline(r);
+  if (!a.recorded || a.processors == 0) return paragraph("No recorded strands.");
+  const double idle = static_cast<double>(a.idle_ns());
+  table blamed("fs-idle-blame-table", "fs-sortable", {"site", "function", "idle blame", "% of idle", "strands"});
+  blamed.sorted_by(2, true);
+  table waited("fs-sync-wait-table", "fs-sortable", {"sync point", "function", "wait", "% of idle", "waits"});
+  std::vector<const idle_blame_row*> waits;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0)
+      blamed.add({blame_site_cell(b), text_cell(b.function), ns_cell(static_cast<double>(b.idle_ns)),
+                  percent_cell(static_cast<double>(b.idle_ns), idle), int_cell(b.strands)},
+                 b.kind == idle_blame_row::kind_type::site ? "" : "fs-root");
+    if (b.sync_wait_ns > 0) waits.push_back(&b);
+  }
+  std::stable_sort(waits.begin(), waits.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  waited.sorted_by(2, true);
+  for (const idle_blame_row* b : waits)
+    waited.add({blame_site_cell(*b), text_cell(b->function), ns_cell(static_cast<double>(b->sync_wait_ns)),
+                percent_cell(static_cast<double>(b->sync_wait_ns), idle), int_cell(b->syncs)});
+  std::string o =
+      paragraph("Total idle " + io::grouped(a.idle_ns()) + " ns over " + std::to_string(a.processors) +
+                " threads. HPCToolkit's blame shifting: while k of the P threads run strands, the other "
+                "threads' idle time is charged to the k running strands equally, and so to their sites "
+                "(a strand's innermost call or spawn site; (root): the measured function's own code) \u2014 "
+                "the serial stretches that left the others nothing to do; (nothing running): no thread "
+                "ran a strand. The column adds up to the total idle time.");
+  o += "<div class=\"fs-scroll\">\n" + blamed.render() + "</div>\n";
+  o += paragraph(
+      "Where threads waited: the time a thread waited at a sync point for its children, less the time it ran "
+      "other strands meanwhile (a part of the idle time above).");
+  o += "<div class=\"fs-scroll\">\n" + waited.render() + "</div>\n";
+  return o;
+}
+
+inline std::string locks_body(const report& r) {
+  table t("fs-locks-table", "fs-sortable",
+          {"lock", "site", "function", "acquisitions", "contended", "wait", "max wait", "hold", "max hold",
+           "caused wait", "critical holds", "critical hold"});
+  t.sorted_by(5, true);
+  std::string callouts;
+  for (const lock_site_profile& l : r.locks) {
+    cell where = text_cell(l.name);
+    where.title = (l.file.empty() ? std::string("(no file)") : l.file) + (l.line ? ":" + std::to_string(l.line) : "") +
+                  (l.function.empty() ? "" : " in " + l.function);
+    const bool on_path = l.critical_holds > 0;
+    t.add({text_cell(l.lock), where, text_cell(l.function), int_cell(l.acquisitions), int_cell(l.contended),
+           ns_cell(static_cast<double>(l.wait_ns)), ns_cell(static_cast<double>(l.max_wait_ns)),
+           ns_cell(static_cast<double>(l.hold_ns)), ns_cell(static_cast<double>(l.max_hold_ns)),
+           ns_cell(static_cast<double>(l.blamed_wait_ns)), int_cell(l.critical_holds),
+           ns_cell(static_cast<double>(l.critical_hold_ns))},
+          on_path ? "fs-critical" : "");
+    if (on_path)
+      callouts += "<li>" + esc(l.lock + " at " + l.name) + ": held " + esc(io::grouped(l.critical_holds)) +
+                  " time(s) in strands on the critical path, " + esc(io::grouped(l.critical_hold_ns)) +
+                  " ns of hold there: a shorter critical section shortens the span.</li>\n";
+  }
+  std::string o = "<div class=\"fs-scroll\">\n" + t.render() + "</div>\n";
+  if (!callouts.empty()) o += "<ul class=\"fs-lock-callouts\">\n" + callouts + "</ul>\n";
+  o += paragraph(
+      "Wall-clock ns. Acquisitions by threads running tasks of the measurement, by total wait. Caused wait: the "
+      "waits of others that began while this site held the lock (directed blame shifting: the holder is the "
+      "cause). Critical: holds inside strands on the critical path (from the record: 0 without options.record).");
+  return o;
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLAME_HPP
+// end include/forkscale/detail/output/html_blame.hpp
+// begin include/forkscale/detail/output/html_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
+// detail/output/html_record.hpp: the HTML report's views of a record
+// (docs/record.md): the timeline (one lane per thread, each strand a rectangle
+// coloured by its site, the critical path outlined) and the critical path's
+// flame graph (its folded stacks, detail/output/folded.hpp). Both are inline
+// SVG that reads without script; the page's script (html_record_assets.hpp)
+// adds zooming and panning to the timeline and a line that describes whatever
+// the pointer is over.
+//
+// For tests and tools: strands are <rect class="fs-strand"> (and "fs-critical"
+// on the critical path) with data-strand (the index in the record), data-start
+// and data-end (ns since the measurement started), data-work, data-span and
+// data-label (the text the hover line shows); the timeline's <svg> carries its
+// plot area (data-plot-left, data-plot-width) and its time window in ns
+// (data-t-min, data-t-max, and data-view-start, data-view-end as zoomed). Flame
+// graph frames are <rect class="fs-flame-frame"> with data-name, data-value
+// and data-depth (0 = the measurement, at the bottom).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace html {
+
+// At most this many strands are drawn: the first ones by start time.
+inline constexpr std::size_t timeline_strand_limit = 5000;
+
+// Site colours (each site keeps one; sites beyond the palette share them).
+inline const char* site_colour(std::size_t k) noexcept {
+  static const char* const palette[] = {"#5b8ff9", "#f6bd16", "#5ad8a6", "#e8684a", "#6dc8ec",
+                                        "#9270ca", "#ff9d4d", "#269a99", "#ff99c3", "#8c8c47"};
+  return palette[k % (sizeof palette / sizeof palette[0])];
+}
+
+// A time in ns as an axis shows it: the unit by the largest time shown, as many
+// decimals as the tick step needs. Mirrored by the page's script.
+inline std::string axis_time(double ns, double largest, double step) {
+  const double unit = largest >= 1e9 ? 1e9 : largest >= 1e6 ? 1e6 : largest >= 1e3 ? 1e3 : 1;
+  const char* name = unit == 1e9 ? "s" : unit == 1e6 ? "ms" : unit == 1e3 ? "\xC2\xB5s" : "ns";
+  const double s = step / unit;
+  const int digits = s >= 1 ? 0 : std::min(6, static_cast<int>(std::ceil(-std::log10(s) - 1e-9)));
+  return io::fixed(ns / unit, digits) + " " + name;
+}
+
+// 1, 2 or 5 times a power of ten (at least 1 ns), about range / 8.
+inline double timeline_step(double range) {
+  const double raw = std::max(range / 8, 1.0);
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  const double m = raw / p;
+  return (m > 5 ? 10 : m > 2 ? 5 : m > 1 ? 2 : 1) * p;
+}
+
+struct timeline_geometry {
+  double left = 150, width = 890, top = 10, lane = 20, gap = 6;
+  std::size_t lanes = 1;
+  double t0 = 0, t1 = 1;  // the time window, ns
+  double x(double t) const { return left + (t - t0) / (t1 - t0) * width; }
+  double lanes_bottom() const { return top + static_cast<double>(lanes) * (lane + gap); }
+  double height() const { return lanes_bottom() + 30; }
+};
+
+// The strands drawn: all, or the first `timeline_strand_limit` by start time.
+inline std::vector<std::uint32_t> timeline_strands(const execution_record& r) {
+  std::vector<std::uint32_t> order(r.strands.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+  if (order.size() > timeline_strand_limit) order.resize(timeline_strand_limit);
+  return order;
+}
+
+// A colour per site, the sites with the most work first; node 0's strands and
+// sites without work grey.
+inline std::vector<std::string> site_colours(const execution_record& r, std::vector<std::uint32_t>& by_work) {
+  std::vector<std::uint64_t> work(r.sites.size(), 0);
+  for (const auto& s : r.strands)
+    if (s.frame != 0 && s.frame < r.frames.size() && r.frames[s.frame].site < work.size())
+      work[r.frames[s.frame].site] += s.work;
+  by_work.clear();
+  for (std::uint32_t k = 0; k < work.size(); ++k)
+    if (work[k] != 0) by_work.push_back(k);
+  std::stable_sort(by_work.begin(), by_work.end(), [&](std::uint32_t a, std::uint32_t b) { return work[a] > work[b]; });
+  std::vector<std::string> colour(r.sites.size(), "#bbbbbb");  // no work: grey, as the measurement's own
+  for (std::size_t k = 0; k < by_work.size(); ++k) colour[by_work[k]] = site_colour(k);
+  return colour;
+}
+
+inline std::string timeline_axis(const timeline_geometry& g) {
+  std::string o = "<g class=\"fs-timeline-axis\" font-size=\"11\" fill=\"#444444\">\n";
+  const double step = timeline_step(g.t1 - g.t0);
+  for (double t = std::ceil(g.t0 / step) * step; t <= g.t1; t += step) {
+    const std::string x = svg::px(g.x(t));
+    o += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + svg::px(g.top) + "\" y2=\"" + svg::px(g.lanes_bottom()) +
+         "\" stroke=\"#dddddd\"/><text x=\"" + x + "\" y=\"" + svg::px(g.lanes_bottom() + 16) +
+         "\" text-anchor=\"middle\">" + esc(axis_time(t, g.t1, step)) + "</text>\n";
+  }
+  return o + "</g>\n";
+}
+
+// What the hover line says about a strand.
+inline std::string strand_label(const report& rep, const execution_record& r, std::uint32_t i,
+                                const std::string& root) {
+  const record_strand& s = r.strands[i];
+  const double largest = static_cast<double>(std::max<std::uint64_t>(s.end_ns, 1));
+  return output::frame_name(r, s.frame, root) + ": work " + io::grouped(s.work) + " " + rep.unit + ", span " +
+         io::grouped(s.span) + " " + rep.unit + ", thread " + std::to_string(s.thread) + ", task " +
+         std::to_string(s.task) + ", " + axis_time(static_cast<double>(s.start_ns), largest, 1) + " to " +
+         axis_time(static_cast<double>(s.end_ns), largest, 1) + (s.critical ? " (critical path)" : "");
+}
+
+inline std::string timeline_rect(const report& rep, const execution_record& r, std::uint32_t i,
+                                 const timeline_geometry& g, const std::string& fill, const std::string& root) {
+  const record_strand& s = r.strands[i];
+  const double x0 = g.x(static_cast<double>(s.start_ns));
+  const double w = std::max(g.x(static_cast<double>(s.end_ns)) - x0, 0.6);
+  const double y = g.top + static_cast<double>(s.thread) * (g.lane + g.gap);
+  const std::string label = strand_label(rep, r, i, root);
+  std::string o = "<rect class=\"fs-strand" + std::string(s.critical ? " fs-critical" : "") + "\" x=\"" + svg::px(x0) +
+                  "\" y=\"" + svg::px(y) + "\" width=\"" + svg::px(w) + "\" height=\"" + svg::px(g.lane) +
+                  "\" fill=\"" + fill + "\"";
+  if (s.critical) o += " stroke=\"#111111\" stroke-width=\"1.5\"";
+  o += " data-strand=\"" + std::to_string(i) + "\" data-start=\"" + std::to_string(s.start_ns) + "\" data-end=\"" +
+       std::to_string(s.end_ns) + "\" data-work=\"" + std::to_string(s.work) + "\" data-span=\"" +
+       std::to_string(s.span) + "\" data-label=\"" + esc(label) + "\"><title>" + esc(label) + "</title></rect>\n";
+  return o;
+}
+
+// The timeline's SVG: lanes, strands, the time axis.
+inline std::string timeline_svg(const report& rep, const execution_record& r, const std::vector<std::uint32_t>& drawn,
+                                const std::vector<std::string>& colour) {
+  timeline_geometry g;
+  for (const auto& s : r.strands) g.lanes = std::max<std::size_t>(g.lanes, std::size_t(s.thread) + 1);
+  g.t1 = 1;
+  for (const std::uint32_t i : drawn) g.t1 = std::max(g.t1, static_cast<double>(r.strands[i].end_ns));
+  const std::string w = svg::px(g.left + g.width + 10), h = svg::px(g.height());
+  std::string o = "<svg id=\"fs-timeline-svg\" class=\"fs-plot fs-timeline\" width=\"" + w + "\" height=\"" + h +
+                  "\" viewBox=\"0 0 " + w + " " + h +
+                  "\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\" aria-label=\"Timeline of the strands\"" +
+                  " data-info=\"fs-timeline-info\" data-plot-left=\"" + svg::exact(g.left) + "\" data-plot-width=\"" +
+                  svg::exact(g.width) + "\" data-t-min=\"0\" data-t-max=\"" + svg::exact(g.t1) +
+                  "\" data-view-start=\"0\" data-view-end=\"" + svg::exact(g.t1) + "\">\n";
+  o += "<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h + "\" fill=\"#ffffff\"/>\n";
+  for (std::size_t t = 0; t < g.lanes; ++t) {
+    const double y = g.top + static_cast<double>(t) * (g.lane + g.gap);
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    o += "<rect class=\"fs-lane\" x=\"" + svg::px(g.left) + "\" y=\"" + svg::px(y) + "\" width=\"" + svg::px(g.width) +
+         "\" height=\"" + svg::px(g.lane) + "\" fill=\"#f4f4f4\"/><text x=\"" + svg::px(g.left - 8) + "\" y=\"" +
+         svg::px(y + g.lane - 6) + "\" text-anchor=\"end\">thread " + std::to_string(t) + "<title>thread " +
+         std::to_string(t) + esc(os) + "</title></text>\n";
+  }
+  o += timeline_axis(g);
+  const std::string root = output::root_name(rep);
+  o += "<g class=\"fs-strands\">\n";
+  for (const std::uint32_t i : drawn) {
+    const std::uint32_t f = r.strands[i].frame;
+    const std::uint32_t site = f != 0 && f < r.frames.size() ? r.frames[f].site : 0;
+    o += timeline_rect(rep, r, i, g, f != 0 && site < colour.size() ? colour[site] : "#bbbbbb", root);
+  }
+  return o + "</g>\n</svg>\n";
+}
+
+// The sites with the most work, with their colours.
+inline std::string timeline_legend(const execution_record& r, const std::vector<std::uint32_t>& by_work,
+                                   const std::vector<std::string>& colour) {
+  std::string o = "<ul class=\"fs-legend\">\n";
+  for (std::size_t k = 0; k < by_work.size() && k < 10; ++k)
+    o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" fill=\"" +
+         colour[by_work[k]] + "\"/></svg> " + esc(execution_record::display_name(r.sites[by_work[k]])) + "</li>\n";
+  if (by_work.size() > 10) o += "<li>(" + std::to_string(by_work.size() - 10) + " more sites)</li>\n";
+  o += "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" "
+       "fill=\"#bbbbbb\"/></svg> the measurement itself, or no work</li>\n";
+  return o + "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect width=\"12\" height=\"12\" " +
+         "fill=\"#ffffff\" stroke=\"#111111\" stroke-width=\"3\"/></svg> the critical path</li>\n</ul>\n";
+}
+
+// The "Timeline" section: the controls, the timeline, the hover line, the
+// legend and a note.
+inline std::string timeline_body(const report& rep) {
+  const execution_record& r = output::require_record(rep);
+  const std::vector<std::uint32_t> drawn = timeline_strands(r);
+  std::vector<std::uint32_t> by_work;
+  const std::vector<std::string> colour = site_colours(r, by_work);
+  std::string o =
+      "<div class=\"fs-timeline-controls\"><button type=\"button\" id=\"fs-timeline-zoom-in\" "
+      "data-timeline=\"fs-timeline-svg\" data-zoom=\"0.5\">Zoom in</button> <button type=\"button\" "
+      "id=\"fs-timeline-zoom-out\" data-timeline=\"fs-timeline-svg\" data-zoom=\"2\">Zoom out</button> <button "
+      "type=\"button\" id=\"fs-timeline-reset\" data-timeline=\"fs-timeline-svg\" data-zoom=\"0\">Whole run</button> "
+      "<span class=\"fs-note\">or the mouse wheel over the timeline; drag to pan.</span></div>\n";
+  o += "<div class=\"fs-scroll\">\n" + timeline_svg(rep, r, drawn, colour) + "</div>\n";
+  o += "<p id=\"fs-timeline-info\" class=\"fs-hover-info\">Point at a strand to see its site, work and span.</p>\n";
+  o += timeline_legend(r, by_work, colour);
+  std::string note =
+      "Each lane is a thread; each rectangle a strand, placed at the wall-clock time it ran and "
+      "coloured by its innermost site; the strands of the critical path are outlined. Work and span in " +
+      rep.unit + ".";
+  if (drawn.size() < r.strands.size())
+    note += " Showing the first " + io::grouped(drawn.size()) + " of " + io::grouped(r.strands.size()) +
+            " strands (by start time); the trace (report::write_trace) has them all.";
+  if (!r.complete) note += " The record is partial (recording stopped at options.record_limit): strands are missing.";
+  return o + paragraph(note);
+}
+
+// ---- the critical path's flame graph ----------------------------------------------
+
+struct flame_node {
+  std::string name;
+  std::uint64_t value = 0;
+  std::map<std::string, std::size_t> children;  // by name: siblings in name order
+};
+
+// The tree of folded stacks ("a;b;c" -> count); node 0 holds the roots.
+inline std::vector<flame_node> flame_tree(const std::map<std::string, std::uint64_t>& counts) {
+  std::vector<flame_node> nodes(1);
+  for (const auto& line : counts) {
+    std::size_t at = 0, from = 0;
+    nodes[0].value += line.second;
+    for (;;) {
+      const std::size_t semi = line.first.find(';', from);
+      const std::string part = line.first.substr(from, semi == std::string::npos ? std::string::npos : semi - from);
+      const auto found = nodes[at].children.find(part);
+      std::size_t next = 0;
+      if (found == nodes[at].children.end()) {
+        next = nodes.size();
+        nodes[at].children.emplace(part, next);
+        nodes.emplace_back();
+        nodes.back().name = part;
+      } else {
+        next = found->second;
+      }
+      nodes[next].value += line.second;
+      at = next;
+      if (semi == std::string::npos) break;
+      from = semi + 1;
+    }
+  }
+  return nodes;
+}
+
+// A warm colour that depends on the name only.
+inline std::string flame_colour(const std::string& name) {
+  std::uint32_t h = 2166136261u;  // FNV-1a
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  static const char hex[] = "0123456789abcdef";
+  const unsigned rgb[3] = {205 + h % 50, 90 + (h >> 8) % 140, 40 + (h >> 16) % 50};
+  std::string o = "#";
+  for (const unsigned v : rgb) {
+    o += hex[v >> 4];
+    o += hex[v & 15];
+  }
+  return o;
+}
+
+struct flame_layout {
+  double left = 10, width = 1020, row = 18;
+  std::size_t depth = 0;  // of the deepest frame drawn
+  std::uint64_t total = 0;
+  std::size_t omitted = 0;
+  std::string unit;
+  struct box {
+    std::size_t node, depth;
+    double x, w;
+  };
+  std::vector<box> boxes;
+};
+
+// Places `node` at `x` and its children above it, in name order; frames
+// narrower than 0.1 px are left out (and counted).
+inline void place_flame(const std::vector<flame_node>& nodes, std::size_t node, std::size_t depth, double x,
+                        flame_layout& L) {
+  const double w = static_cast<double>(nodes[node].value) / static_cast<double>(L.total) * L.width;
+  if (w < 0.1) {
+    ++L.omitted;
+    return;
+  }
+  L.boxes.push_back(flame_layout::box{node, depth, x, w});
+  L.depth = std::max(L.depth, depth);
+  for (const auto& child : nodes[node].children) {
+    place_flame(nodes, child.second, depth + 1, x, L);
+    x += static_cast<double>(nodes[child.second].value) / static_cast<double>(L.total) * L.width;
+  }
+}
+
+inline std::string flame_svg(const std::vector<flame_node>& nodes, const flame_layout& L) {
+  const double height = static_cast<double>(L.depth + 1) * L.row + 10;
+  const std::string w = svg::px(L.left * 2 + L.width), h = svg::px(height);
+  std::string o = "<svg id=\"fs-critical-path-svg\" class=\"fs-plot fs-flame\" width=\"" + w + "\" height=\"" + h +
+                  "\" viewBox=\"0 0 " + w + " " + h +
+                  "\" font-family=\"sans-serif\" font-size=\"11\" role=\"img\" aria-label=\"Flame graph of the "
+                  "critical path\" data-info=\"fs-critical-path-info\" data-total=\"" +
+                  std::to_string(L.total) + "\">\n<rect x=\"0\" y=\"0\" width=\"" + w + "\" height=\"" + h +
+                  "\" fill=\"#ffffff\"/>\n";
+  for (const flame_layout::box& b : L.boxes) {
+    const flame_node& n = nodes[b.node];
+    const double y = 5 + static_cast<double>(L.depth - b.depth) * L.row;
+    const std::string label = n.name + ": " + io::grouped(n.value) + " " + L.unit + ", " +
+                              io::fixed(100.0 * static_cast<double>(n.value) / static_cast<double>(L.total), 1) +
+                              "% of the span";
+    o += "<g><rect class=\"fs-flame-frame\" x=\"" + svg::px(b.x) + "\" y=\"" + svg::px(y) + "\" width=\"" +
+         svg::px(b.w) + "\" height=\"" + svg::px(L.row - 1) + "\" fill=\"" + flame_colour(n.name) + "\" data-name=\"" +
+         esc(n.name) + "\" data-value=\"" + std::to_string(n.value) + "\" data-depth=\"" + std::to_string(b.depth) +
+         "\" data-label=\"" + esc(label) + "\"><title>" + esc(label) + "</title></rect>";
+    const std::size_t chars = static_cast<std::size_t>((b.w - 6) / 6.5);
+    if (chars >= 3)
+      o += "<text x=\"" + svg::px(b.x + 3) + "\" y=\"" + svg::px(y + L.row - 5) + "\">" +
+           esc(io::truncate_display(n.name, chars)) + "</text>";
+    o += "</g>\n";
+  }
+  return o + "</svg>\n";
+}
+
+// The "Critical path" section: the flame graph of the critical path's folded
+// stacks (widths are shares of the span).
+inline std::string critical_path_body(const report& rep) {
+  const std::map<std::string, std::uint64_t> counts = output::folded_counts(rep, folded_kind::critical_path);
+  const std::vector<flame_node> nodes = flame_tree(counts);
+  flame_layout L;
+  L.total = nodes[0].value;
+  L.unit = rep.unit;
+  if (L.total == 0) return paragraph("The critical path has no cost to draw (the span is 0).");
+  double x = L.left;
+  for (const auto& root : nodes[0].children) {
+    place_flame(nodes, root.second, 0, x, L);
+    x += static_cast<double>(nodes[root.second].value) / static_cast<double>(L.total) * L.width;
+  }
+  std::string note =
+      "The critical path's call paths: each box is a site open around strands of the critical "
+      "path (the measurement at the bottom, the sites it calls or spawns above), as wide as its "
+      "share of the span (" +
+      io::grouped(L.total) + " " + rep.unit + "). The same stacks as report::to_folded(folded_kind::critical_path).";
+  if (L.omitted) note += " " + io::grouped(L.omitted) + " frames narrower than 0.1 px are not drawn.";
+  return "<div class=\"fs-scroll\">\n" + flame_svg(nodes, L) +
+         "</div>\n<p id=\"fs-critical-path-info\" class=\"fs-hover-info\">Point at a frame to see its share of the "
+         "span.</p>\n" +
+         paragraph(note);
+}
+
+}  // namespace html
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
+// end include/forkscale/detail/output/html_record.hpp
+// begin include/forkscale/detail/output/html_sections.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
+// detail/output/html_sections.hpp: the bodies of the HTML report's built-in
+// sections: a report's summary, speedup estimate, regions, call-site, spawn-site
+// and what-if tables and diagnostics; a study's tables; the plots.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4977,243 +13242,54 @@ inline std::string study_plots_body(const study_result& s) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
 // end include/forkscale/detail/output/html_sections.hpp
-// begin include/forkscale/study/prediction_plot.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
-#define FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
-// study/prediction_plot.hpp: a study's prediction drawn and tabled
-// (docs/predict.md): the predicted speedup curve T1/TP of the replay, with the
-// spread over the seeds as bars, the greedy replay, the bounds of the recorded
-// graph (work law, span law, Cilkview's burdened estimate) and the measured
-// T1/TP at every P the study ran; and the HTML section that shows it with the
-// error at each measured P and the assumptions.
-//
-//   std::string svg = fs::prediction_svg(study);   // empty when there is no prediction
-//
-// Included by study/html.hpp (the HTML page shows it as the section
-// html_section_ids::study_prediction).
-#include <cmath>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace plot {
-
-inline svg::series predicted_series(const study_result& s) {
-  const study_prediction& p = s.prediction;
-  const double t1 = s.t1();
-  svg::series out =
-      make_series("predicted", "predicted T1/TP, work stealing (bars: seeds' min–max)", "#6a1b9a", "", "diamond");
-  for (const auto& pt : p.points) {
-    out.xs.push_back(pt.processors);
-    out.ys.push_back(scaling::ratio(t1, pt.time));
-    out.low.push_back(scaling::ratio(t1, pt.time_max));
-    out.high.push_back(scaling::ratio(t1, pt.time_min));
-    out.tips.push_back("predicted T1/TP at " + pts(pt.processors) + ": " + svg::short_number(out.ys.back()) +
-                       (pt.was_measured() ? " (error " + io::fixed(100 * pt.error, 1) + "%)" : ""));
-  }
-  return out;
-}
-
-inline svg::chart prediction_chart(const study_result& s, const plot_options& opt) {
-  const study_prediction& p = s.prediction;
-  svg::chart c;
-  c.id = opt.id_prefix + "-plot-prediction";
-  c.title = "Predicted speedup" + (s.label.empty() ? std::string() : ": " + s.label);
-  c.x_label = "processors P";
-  c.y_label = "speedup T1/TP";
-  const unsigned pmax = p.points.empty() ? 1u : p.points.back().processors;
-  c.x_min = 0;
-  c.x_max = x_top(pmax, false);
-  c.x_tick_step = x_step(pmax);
-  const double t1 = s.t1(), parallelism = scaling::ratio(p.work, p.span);
-  svg::series work = make_series("work-law", "work law (upper): speedup ≤ P", "#444444", "6 4", "none");
-  svg::series span = make_series("span-law", "span law (upper): ≤ parallelism " + svg::short_number(parallelism),
-                                 "#1f5fbf", "6 4", "none");
-  svg::series lower = make_series("burdened-lower-bound", "burdened estimate (lower): T1/(T1/P + 1.7·burdened span)",
-                                  "#2e7d32", "", "none");
-  svg::series greedy = make_series("greedy", "predicted T1/TP, greedy list scheduling", "#6a1b9a", "2 3", "none");
-  svg::series measured = make_series("measured", "measured T1/TP (bars: min–max)", color_actual, "", "circle");
-  measured.line = false;
-  double ymax = 1;
-  for (const auto& pt : p.points) {
-    const double x = pt.processors;
-    lower.xs.push_back(x);
-    lower.ys.push_back(scaling::burdened_lower_bound(pt.processors, p.work, p.burdened_span));
-    greedy.xs.push_back(x);
-    greedy.ys.push_back(scaling::ratio(t1, pt.greedy_time));
-    ymax = std::max({ymax, scaling::ratio(t1, pt.time_min), greedy.ys.back()});
-  }
-  for (const auto& pt : s.points) {
-    measured.xs.push_back(pt.processors);
-    measured.ys.push_back(pt.self_speedup);
-    measured.low.push_back(pt.self_low);
-    measured.high.push_back(pt.self_high);
-    measured.hollow.push_back(pt.oversubscribed);
-    measured.tips.push_back("measured T1/TP at " + pts(pt.processors) + ": " + svg::short_number(pt.self_speedup));
-    ymax = finite_max({pt.self_high}, ymax);
-  }
-  if (std::isfinite(parallelism) && parallelism <= 2.5 * ymax) {
-    ymax = std::max(ymax, parallelism);
-    span.xs = {1, static_cast<double>(pmax)};
-    span.ys = {parallelism, parallelism};
-  }
-  c.y_min = 0;
-  c.y_max = nice_top(std::min(ymax, static_cast<double>(pmax)) * 1.05);
-  work.xs = {1, std::min(static_cast<double>(pmax), c.y_max)};  // the work law up to the top of the plot
-  work.ys = work.xs;
-  for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured}) c.curves.push_back(k);
-  c.notes.push_back(
-      "The 1-thread run's strand graph replayed on P virtual processors (docs/predict.md); times "
-      "scaled by the measured T1.");
-  c.notes.push_back("Bounds of the recorded graph: work law P, span law T1/T∞ (parallelism " +
-                    svg::short_number(parallelism) + "), Cilkview's burdened estimate.");
-  return c;
-}
-
-}  // namespace plot
-
-namespace html {
-
-// The prediction's section: the table of predicted and measured times, the plot
-// and the assumptions.
-inline std::string study_prediction_body(const study_result& s) {
-  const study_prediction& p = s.prediction;
-  if (p.empty()) return paragraph("No prediction: " + (p.note.empty() ? std::string("not made") : p.note) + ".");
-  table t("fs-study-prediction-table", "fs-sortable",
-          {"P", "measured TP", "predicted TP", "error", "seeds min", "seeds max", "greedy TP", "T1/TP predicted"});
-  for (const auto& pt : p.points) {
-    const study_point* m = s.at(pt.processors);
-    std::vector<cell> row{
-        cell{std::to_string(pt.processors) + (m && m->oversubscribed ? " *" : ""), std::to_string(pt.processors), true},
-        pt.was_measured() ? ns_cell(pt.measured) : cell{"-", "", true},
-        ns_cell(pt.time),
-        pt.was_measured() ? num_cell(100 * pt.error, 1, "%") : cell{"-", "", true},
-        ns_cell(pt.time_min),
-        ns_cell(pt.time_max),
-        ns_cell(pt.greedy_time),
-        num_cell(scaling::ratio(s.t1(), pt.time))};
-    t.add(std::move(row), pt.was_measured() ? "fs-measured" : "", std::to_string(pt.processors));
-  }
-  plot_options po;
-  po.standalone = false;
-  std::string o = t.render();
-  o += paragraph(
-      "error = (predicted \u2212 measured) / measured at each P the study ran; predicted TP: randomized work "
-      "stealing, the median over " +
-      std::to_string(p.model.seeds) + " seeds; times scaled by the measured T1 over the replayed T1 (" +
-      output::fixed(p.scale, 3) + ").");
-  o += figure(svg::render(plot::prediction_chart(s, po), false),
-              "Predicted speedup from the 1-thread record, with the bounds of its graph and the measured T1/TP.");
-  o += "<ul class=\"fs-assumptions\">\n";
-  for (const auto& a : p.assumptions) o += "<li>" + esc(a) + "</li>\n";
-  return o + "</ul>\n";
-}
-
-}  // namespace html
-}  // namespace detail
-
-// The prediction plot of a study as SVG; empty when the study has no prediction.
-inline std::string prediction_svg(const study_result& s, const plot_options& opt = {}) {
-  if (s.prediction.empty()) return std::string();
-  return detail::svg::render(detail::plot::prediction_chart(s, opt), opt.standalone);
-}
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
-// end include/forkscale/study/prediction_plot.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
-// Text as HTML character data or attribute value: valid UTF-8, control
-// characters as visible escapes, & < > " ' as entities.
-inline std::string html_escape(const std::string& s) { return detail::svg::escape(s); }
+FORKSCALE_INLINE std::string html_escape(const std::string& s) { return detail::svg::escape(s); }
 
-// A page built from sections.
-class html_report {
- public:
-  explicit html_report(std::string title) : title_(std::move(title)) {}
+FORKSCALE_INLINE html_report& html_report::add_section(const std::string& id, const std::string& heading,
+                                                       std::string body_html, int order) {
+  if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0])) ||
+      id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
+    throw error("forkscale: html_report: invalid section id '" + detail::printable_path(id) + "'");
+  if (has_section(id)) throw error("forkscale: html_report: a section with id '" + id + "' is already there");
+  sections_.push_back(section{id, heading, std::move(body_html), order});
+  return *this;
+}
 
-  // Adds a section. `body_html` is markup and is inserted as it is: build it
-  // with html_escape() for every piece of text. Throws forkscale::error when the
-  // id is taken or is not of the form [A-Za-z][A-Za-z0-9_-]*.
-  html_report& add_section(const std::string& id, const std::string& heading, std::string body_html, int order) {
-    if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0])) ||
-        id.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != std::string::npos)
-      throw error("forkscale: html_report: invalid section id '" + detail::printable_path(id) + "'");
-    if (has_section(id)) throw error("forkscale: html_report: a section with id '" + id + "' is already there");
-    sections_.push_back(section{id, heading, std::move(body_html), order});
-    return *this;
+FORKSCALE_INLINE html_report& html_report::add_report(const report& r) {
+  add_profile_sections(r, "Summary");
+  add_section(html_section_ids::plots, "Plots", detail::html::report_plots_body(r), html_order::plots);
+  return *this;
+}
+
+FORKSCALE_INLINE void html_report::write(const std::string& path) const { detail::write_file_atomically(path, str()); }
+
+FORKSCALE_INLINE void html_report::add_profile_sections(const report& r, const std::string& summary_heading) {
+  namespace dh = detail::html;
+  add_section(html_section_ids::summary, summary_heading, dh::summary_body(r), html_order::summary);
+  add_section(html_section_ids::speedup_estimate, "Speedup estimate", dh::estimate_body(r),
+              html_order::speedup_estimate);
+  if (r.regions.size() > 1) add_section(html_section_ids::regions, "Regions", dh::regions_body(r), html_order::regions);
+  if (!r.call_sites.empty())
+    add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
+  if (!r.spawn_sites.empty())
+    add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
+  if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
+  if (r.record && !r.record->empty()) {  // a recorded run (docs/record.md)
+    add_section(html_section_ids::timeline, "Timeline", dh::timeline_body(r), html_order::timeline);
+    add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r), html_order::critical_path);
   }
-
-  bool has_section(const std::string& id) const noexcept {
-    for (const auto& s : sections_)
-      if (s.id == id) return true;
-    return false;
+  if (r.record) {
+    add_section(html_section_ids::parallelism, "Parallelism over time", dh::parallelism_body(r),
+                html_order::parallelism);
+    add_section(html_section_ids::idle_blame, "Idle blame", dh::idle_blame_body(r), html_order::idle_blame);
   }
+  if (!r.locks.empty()) add_section(html_section_ids::locks, "Locks", dh::locks_body(r), html_order::locks);
+  add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
+}
 
-  // A line under the title (escaped).
-  html_report& add_meta(const std::string& text) {
-    meta_.push_back(text);
-    return *this;
-  }
-
-  // Summary, speedup estimate, regions (when more than the root), the
-  // scalability bounds plot and the diagnostics of one report.
-  html_report& add_report(const report& r) {
-    add_profile_sections(r);
-    add_section(html_section_ids::plots, "Plots", detail::html::report_plots_body(r), html_order::plots);
-    return *this;
-  }
-
-  // The study's tables and plots, and its profile (the engine's report of the
-  // median 1-thread run).
-  html_report& add_study(const study_result& s);
-
-  std::string str() const;
-
-  // Writes the page atomically; throws forkscale::error.
-  void write(const std::string& path) const { detail::write_file_atomically(path, str()); }
-
- private:
-  struct section {
-    std::string id, heading, body;
-    int order;
-  };
-
-  void add_profile_sections(const report& r, const std::string& summary_heading = "Summary") {
-    namespace dh = detail::html;
-    add_section(html_section_ids::summary, summary_heading, dh::summary_body(r), html_order::summary);
-    add_section(html_section_ids::speedup_estimate, "Speedup estimate", dh::estimate_body(r),
-                html_order::speedup_estimate);
-    if (r.regions.size() > 1)
-      add_section(html_section_ids::regions, "Regions", dh::regions_body(r), html_order::regions);
-    if (!r.call_sites.empty())
-      add_section(html_section_ids::call_sites, "Call sites", dh::call_sites_body(r), html_order::call_sites);
-    if (!r.spawn_sites.empty())
-      add_section(html_section_ids::spawn_sites, "Spawn sites", dh::spawn_sites_body(r), html_order::spawn_sites);
-    if (!r.what_if.empty()) add_section(html_section_ids::what_if, "What if", dh::what_if_body(r), html_order::what_if);
-    if (r.record && !r.record->empty()) {  // a recorded run (docs/record.md)
-      add_section(html_section_ids::timeline, "Timeline", dh::timeline_body(r), html_order::timeline);
-      add_section(html_section_ids::critical_path, "Critical path", dh::critical_path_body(r),
-                  html_order::critical_path);
-    }
-    if (r.record) {
-      add_section(html_section_ids::parallelism, "Parallelism over time", dh::parallelism_body(r),
-                  html_order::parallelism);
-      add_section(html_section_ids::idle_blame, "Idle blame", dh::idle_blame_body(r), html_order::idle_blame);
-    }
-    if (!r.locks.empty()) add_section(html_section_ids::locks, "Locks", dh::locks_body(r), html_order::locks);
-    add_section(html_section_ids::diagnostics, "Diagnostics", dh::diagnostics_body(r), html_order::diagnostics);
-  }
-
-  std::string title_;
-  std::vector<std::string> meta_;
-  std::vector<section> sections_;
-};
-
-inline html_report& html_report::add_study(const study_result& s) {
+FORKSCALE_INLINE html_report& html_report::add_study(const study_result& s) {
   namespace dh = detail::html;
   add_section(html_section_ids::study_summary, "Scaling study", dh::study_summary_body(s), html_order::study_summary);
   add_section(html_section_ids::warnings, "Warnings", dh::warnings_body(s), html_order::warnings);
@@ -5232,7 +13308,7 @@ inline html_report& html_report::add_study(const study_result& s) {
   return *this;
 }
 
-inline std::string html_report::str() const {
+FORKSCALE_INLINE std::string html_report::str() const {
   namespace dh = detail::html;
   std::vector<const section*> order;
   for (const auto& s : sections_) order.push_back(&s);
@@ -5264,35 +13340,524 @@ inline std::string html_report::str() const {
   return o;
 }
 
-inline std::string to_html(const report& r) {
+FORKSCALE_INLINE std::string to_html(const report& r) {
   html_report page(r.label.empty() ? std::string("report") : r.label);
   page.add_meta("Clock " + std::string(to_string(r.clock)) + ", times in " + r.unit);
   page.add_report(r);
   return page.str();
 }
 
-inline std::string to_html(const study_result& s) {
+FORKSCALE_INLINE std::string to_html(const study_result& s) {
   html_report page(s.label.empty() ? std::string("scaling study") : s.label);
   page.add_study(s);
   return page.str();
 }
 
-inline void write_html(const report& r, const std::string& path) { detail::write_file_atomically(path, to_html(r)); }
+FORKSCALE_INLINE void write_html(const report& r, const std::string& path) {
+  detail::write_file_atomically(path, to_html(r));
+}
 
-inline void write_html(const study_result& s, const std::string& path) {
+FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path) {
   detail::write_file_atomically(path, to_html(s));
 }
 
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_HPP
+// end include/forkscale/study/html.hpp
+#else
+// begin include/forkscale/study/html_page.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_HTML_PAGE_HPP
+#define FORKSCALE_SINGLE_STUDY_HTML_PAGE_HPP
+// html_page.hpp: the HTML page's types and functions, declared: fs::html_report,
+// fs::to_html, fs::write_html and fs::html_escape (study/html.hpp says what
+// the page holds). study/html.hpp defines them in the header-only form; in the
+// compiled form the library does, and a file that only writes pages (the OMPT
+// tool's report, say) includes this header alone.
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/session/snapshot_renderer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+#define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+// detail/session/snapshot_renderer.hpp: where the HTML page (study/html_page.hpp)
+// leaves its renderer for a session's .html snapshots.
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header does
+// not include): that header sets this to its to_html when a program includes
+// it, so a session can write .html snapshots without making every program
+// compile the page.
+using snapshot_renderer = std::string (*)(const report&);
+inline snapshot_renderer& snapshot_html_renderer() noexcept {
+  static snapshot_renderer r = nullptr;
+  return r;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
+// end include/forkscale/detail/session/snapshot_renderer.hpp
+// begin include/forkscale/study/html_ids.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+#define FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+// study/html_ids.hpp: where the HTML report's built-in sections go (html_order)
+// and the ids of its sections and elements (html_section_ids), stable for tests
+// and tools. Included by html.hpp, the header to include.
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// Where the built-in sections go (add_section takes any number).
+namespace html_order {
+constexpr int study_summary = 100;
+constexpr int warnings = 110;
+constexpr int study_runs = 120;
+constexpr int study_speedups = 130;
+constexpr int bandwidth_probe = 140;
+constexpr int study_prediction = 150;
+constexpr int summary = 200;
+constexpr int speedup_estimate = 210;
+constexpr int regions = 300;
+constexpr int call_sites = 400;
+constexpr int spawn_sites = 450;
+constexpr int what_if = 500;
+constexpr int timeline = 600;       // a recorded report's timeline (docs/record.md)
+constexpr int critical_path = 610;  // and its critical path's flame graph
+constexpr int parallelism = 620;    // a recorded run (blame.hpp)
+constexpr int idle_blame = 630;
+constexpr int locks = 640;
+constexpr int plots = 800;
+constexpr int diagnostics = 900;
+}  // namespace html_order
+
+// The ids of the built-in sections and elements.
+namespace html_section_ids {
+inline const char* const study_summary = "fs-study-summary";
+inline const char* const warnings = "fs-warnings";
+inline const char* const study_runs = "fs-study-runs";
+inline const char* const study_speedups = "fs-study-speedups";
+inline const char* const bandwidth_probe = "fs-bandwidth-probe";
+inline const char* const study_prediction = "fs-study-prediction";  // table fs-study-prediction-table
+inline const char* const summary = "fs-summary";
+inline const char* const speedup_estimate = "fs-speedup-estimate";
+inline const char* const regions = "fs-regions";
+inline const char* const call_sites = "fs-call-sites";  // table fs-call-sites-table
+inline const char* const call_sites_filter = "fs-call-sites-filter";
+inline const char* const spawn_sites = "fs-spawn-sites";  // table fs-spawn-sites-table
+inline const char* const spawn_sites_filter = "fs-spawn-sites-filter";
+inline const char* const what_if = "fs-what-if";  // table fs-what-if-table
+inline const char* const what_if_filter = "fs-what-if-filter";
+inline const char* const timeline = "fs-timeline";            // svg fs-timeline-svg
+inline const char* const critical_path = "fs-critical-path";  // svg fs-critical-path-svg
+inline const char* const parallelism = "fs-parallelism";      // plots, table fs-thread-times-table
+inline const char* const idle_blame = "fs-idle-blame";        // tables fs-idle-blame-table, fs-sync-wait-table
+inline const char* const locks = "fs-locks";                  // table fs-locks-table
+inline const char* const plots = "fs-plots";
+inline const char* const diagnostics = "fs-diagnostics";
+}  // namespace html_section_ids
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_IDS_HPP
+// end include/forkscale/study/html_ids.hpp
+// begin include/forkscale/study/result.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
+#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// study/result.hpp: what a scaling study holds — every number measured at each P,
+// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/study/prediction.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// study/prediction.hpp: what a scaling study predicts from its 1-thread record
+// (study_result::prediction, docs/predict.md): the replay of the recorded
+// strand graph on P = 1 .. study_options::predict_up_to processors, next to
+// the times the study measured at every P it ran.
+#include <cmath>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/study/scaling.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_SCALING_HPP
+#define FORKSCALE_SINGLE_STUDY_SCALING_HPP
+// study/scaling.hpp: the statistics of a study's repeated runs (sample_stats) and
+// the formulas of the scaling study (namespace scaling: Acar et al. §2, Cilkview).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// ---- statistics of repeated runs ----------------------------------------------
+
+// The samples of one quantity over the repetitions, and their summary. With no
+// samples every statistic is NaN (written as null); the standard deviation (with
+// n − 1) needs two samples.
+struct sample_stats {
+  std::vector<double> samples;
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
+  double stddev = std::numeric_limits<double>::quiet_NaN();
+
+  bool empty() const noexcept { return samples.empty(); }
+  std::size_t count() const noexcept { return samples.size(); }
+
+  static sample_stats of(std::vector<double> values) {
+    sample_stats s;
+    s.samples = std::move(values);
+    const std::size_t n = s.samples.size();
+    if (n == 0) return s;
+    double sum = 0;
+    for (const double v : s.samples) sum += v;
+    s.mean = sum / static_cast<double>(n);
+    std::vector<double> sorted = s.samples;
+    std::sort(sorted.begin(), sorted.end());
+    s.min = sorted.front();
+    s.max = sorted.back();
+    s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    if (n >= 2) {
+      double sq = 0;
+      for (const double v : s.samples) sq += (v - s.mean) * (v - s.mean);
+      s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
+    }
+    return s;
+  }
+};
+
+// ---- the formulas ----------------------------------------------------------------
+
+namespace scaling {
+
+inline double nan() noexcept { return std::numeric_limits<double>::quiet_NaN(); }
+
+// a / b, or NaN when b is not positive or either is NaN.
+inline double ratio(double a, double b) noexcept {
+  if (std::isnan(a) || std::isnan(b) || !(b > 0)) return nan();
+  return a / b;
+}
+
+// Acar Fact 2.1: P·TP = WP + IP.
+inline double idle_time(unsigned p, double tp, double wp) noexcept { return p * tp - wp; }
+
+// Acar Fact 2.2: FP = WP − T1.
+inline double work_inflation(double wp, double t1) noexcept { return wp - t1; }
+
+// The curves of a factored speedup plot at P threads (Acar §2.3 and §2.8).
+struct factored_speedups {
+  double linear = nan();              // P
+  double elision = nan();             // P·Ts / Te (when the serial elision was timed)
+  double maximal = nan();             // P·Ts / T1
+  double idle_specific = nan();       // P·Ts / (T1 + IP)
+  double inflation_specific = nan();  // P·Ts / (P·TP − IP) = P·Ts / WP
+  double actual = nan();              // Ts / TP
+};
+
+inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp, double te = nan()) noexcept {
+  factored_speedups f;
+  const double pts = p * ts;
+  const double ip = idle_time(p, tp, wp);
+  f.linear = p;
+  f.elision = ratio(pts, te);
+  f.maximal = ratio(pts, t1);
+  f.idle_specific = ratio(pts, t1 + ip);
+  f.inflation_specific = ratio(pts, p * tp - ip);
+  f.actual = ratio(ts, tp);
+  return f;
+}
+
+// Cilkview's bounds on the speedup T1/TP (SPAA'10 §2–3): the work law (at most
+// P), the span law (at most the parallelism T1/T∞, with the plain span) and the
+// estimated lower bound of Corollary 2 with span coefficient 0.85, which uses
+// the burdened span. The lower bound is an estimate, not a guarantee.
+inline double work_law(unsigned p) noexcept { return static_cast<double>(p); }
+inline double span_law(double work, double span) noexcept { return ratio(work, span); }
+// (It never exceeds min(P, parallelism): the burdened span is at least the span.)
+inline double burdened_lower_bound(unsigned p, double work, double burdened_span) noexcept {
+  return ratio(work, work / p + 1.7 * burdened_span);
+}
+
+// Cilkview §5: the time of one copy of the serial program while P copies run at
+// once, over its time alone. Well above 1: memory bandwidth limits scaling.
+inline double bandwidth_slowdown(double together, double alone) noexcept { return ratio(together, alone); }
+
+}  // namespace scaling
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_SCALING_HPP
+// end include/forkscale/study/scaling.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The prediction at one P. Times in ns: the replay's times scaled by the
+// study's measured T1 over the replayed T1 (study_prediction::scale), so that
+// the prediction at P = 1 is the measured T1 and the replay predicts how the
+// time shrinks.
+struct study_prediction_point {
+  unsigned processors = 0;
+  double time = scaling::nan();         // work stealing, median over the seeds
+  double time_min = scaling::nan();     // ... fastest seed
+  double time_max = scaling::nan();     // ... slowest seed
+  double greedy_time = scaling::nan();  // greedy list scheduling
+  double lower_time = scaling::nan();   // no schedule is faster: max(T1/P, T∞)
+  double upper_time = scaling::nan();   // Cilkview's estimate: T1/P + 1.7 · burdened span
+  double measured = scaling::nan();     // the study's mean TP at this P; NaN where it did not run
+  double error = scaling::nan();        // (time − measured) / measured
+
+  bool was_measured() const noexcept { return !std::isnan(measured); }
+};
+
+struct study_prediction {
+  // Why there is no prediction (the study was asked for none, the record is
+  // partial, nothing was measured); empty when there is one.
+  std::string note;
+  double scale = scaling::nan();  // the measured T1 over the replayed T1
+  // The recorded graph, in ns, unscaled.
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  replay_model model;                          // the costs resolved, in ns
+  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
+  std::vector<study_prediction_point> points;  // ascending P
+
+  bool empty() const noexcept { return points.empty(); }
+  const study_prediction_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// end include/forkscale/study/prediction.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// ---- the study's data ------------------------------------------------------------
+
+// Everything measured at one P.
+struct study_point {
+  unsigned processors = 0;
+  bool oversubscribed = false;         // P is more than the hardware threads
+  sample_stats time;                   // TP per run, ns
+  sample_stats work;                   // the engine's work (compensated) per run, ns
+  sample_stats raw_work;               // the engine's work before compensation per run, ns
+  sample_stats span;                   // the engine's span per run, ns
+  sample_stats burdened_span;          // the engine's burdened span per run, ns
+  sample_stats spawns;                 // spawns per run
+  std::uint64_t diagnostic_count = 0;  // misuse found over all runs at this P
+
+  // Derived by study_result::recompute() from the samples above.
+  double parallel_work = scaling::nan();   // WP: mean of work or raw_work (study_result::compensated_work)
+  double idle_time = scaling::nan();       // IP = P·TP − WP (means)
+  double work_inflation = scaling::nan();  // FP = WP − T1 (means)
+  sample_stats idle;                       // P·TP − WP per run
+  sample_stats inflation;                  // WP − mean T1 per run
+  scaling::factored_speedups speedup;      // from the means
+  double actual_low = scaling::nan();      // Ts / max TP
+  double actual_high = scaling::nan();     // Ts / min TP
+  double self_speedup = scaling::nan();    // T1 / TP (what Cilkview's bounds bound)
+  double self_low = scaling::nan();        // T1 / max TP
+  double self_high = scaling::nan();       // T1 / min TP
+};
+
+// Cilkview §5's probe at one P: P copies of the serial baseline at once.
+struct bandwidth_point {
+  unsigned copies = 0;
+  bool oversubscribed = false;
+  sample_stats together;             // mean time of one copy among P, per repetition, ns
+  double slowdown = scaling::nan();  // together.mean / alone.mean
+};
+
+// The engine's numbers the scalability plot's bounds come from (the profile).
+struct study_bounds {
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  double parallelism = scaling::nan();
+  double burdened_parallelism = scaling::nan();
+};
+
+struct study_result {
+  std::string label;
+  std::string unit = "ns";
+  clock_kind clock = clock_kind::steady;  // the engine's clock (resolved)
+  unsigned hardware_threads = 0;          // 0: unknown
+  unsigned repetitions = 0;
+  unsigned warmup = 0;
+  bool compensated_work = false;           // WP = work (true) or raw_work (false, the default)
+  sample_stats baseline;                   // Ts per run
+  sample_stats elision;                    // Te per run (empty: not timed)
+  std::vector<study_point> points;         // ascending P, P = 1 first
+  sample_stats probe_alone;                // one copy of the baseline alone, per repetition
+  std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
+  report profile;                          // the engine's report of the median 1-thread run
+  study_bounds bounds;                     // derived from profile
+  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
+  std::vector<std::string> warnings;
+
+  double ts() const noexcept { return baseline.mean; }
+  double te() const noexcept { return elision.mean; }
+  double t1() const noexcept { return points.empty() ? scaling::nan() : points.front().time.mean; }
+  bool has_elision() const noexcept { return !elision.empty(); }
+  const study_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+  unsigned max_processors() const noexcept { return points.empty() ? 0 : points.back().processors; }
+
+  // Fills every derived number (study_point's second half, bandwidth slowdowns,
+  // bounds) from the samples and the profile.
+  void recompute();
+
+  std::string to_text() const;  // for people; the layout may change
+  std::string to_json() const;  // schema "forkscale.study" version 1 (docs/study-schema.md)
+  std::string to_csv() const;   // one row per P
+  void write_text(const std::string& path) const;
+  void write_json(const std::string& path) const;
+  void write_csv(const std::string& path) const;
+};
+
+inline void study_result::recompute() {
+  using namespace scaling;
+  const double ts_mean = ts();
+  const double t1_mean = t1();
+  const double te_mean = te();
+  for (auto& pt : points) {
+    const unsigned p = pt.processors;
+    const sample_stats& w = compensated_work ? pt.work : pt.raw_work;
+    pt.parallel_work = w.mean;
+    pt.idle_time = idle_time(p, pt.time.mean, w.mean);
+    pt.work_inflation = work_inflation(w.mean, t1_mean);
+    std::vector<double> idle, infl;
+    if (w.count() == pt.time.count()) {
+      for (std::size_t i = 0; i < w.count(); ++i) {
+        idle.push_back(scaling::idle_time(p, pt.time.samples[i], w.samples[i]));
+        infl.push_back(scaling::work_inflation(w.samples[i], t1_mean));
+      }
+    }
+    pt.idle = sample_stats::of(std::move(idle));
+    pt.inflation = sample_stats::of(std::move(infl));
+    pt.speedup = factored(p, ts_mean, t1_mean, pt.time.mean, w.mean, te_mean);
+    pt.actual_low = ratio(ts_mean, pt.time.max);
+    pt.actual_high = ratio(ts_mean, pt.time.min);
+    pt.self_speedup = ratio(t1_mean, pt.time.mean);
+    pt.self_low = ratio(t1_mean, pt.time.max);
+    pt.self_high = ratio(t1_mean, pt.time.min);
+  }
+  for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
+  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
+    const study_point* m = at(pp.processors);
+    pp.measured = m ? m->time.mean : nan();
+    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
+  }
+  bounds = study_bounds{};
+  if (!profile.empty()) {
+    const region_result& r = profile.root();
+    bounds.work = static_cast<double>(r.work);
+    bounds.span = static_cast<double>(r.span);
+    bounds.burdened_span = static_cast<double>(r.burdened_span);
+    bounds.parallelism = ratio(bounds.work, bounds.span);
+    bounds.burdened_parallelism = ratio(bounds.work, bounds.burdened_span);
+  }
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// end include/forkscale/study/result.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// Text as HTML character data or attribute value: valid UTF-8, control
+// characters as visible escapes, & < > " ' as entities.
+FORKSCALE_INLINE std::string html_escape(const std::string& s);
+
+// A page built from sections.
+class html_report {
+ public:
+  explicit html_report(std::string title) : title_(std::move(title)) {}
+
+  // Adds a section. `body_html` is markup and is inserted as it is: build it
+  // with html_escape() for every piece of text. Throws forkscale::error when the
+  // id is taken or is not of the form [A-Za-z][A-Za-z0-9_-]*.
+  FORKSCALE_INLINE html_report& add_section(const std::string& id, const std::string& heading, std::string body_html,
+                                            int order);
+
+  bool has_section(const std::string& id) const noexcept {
+    for (const auto& s : sections_)
+      if (s.id == id) return true;
+    return false;
+  }
+
+  // A line under the title (escaped).
+  html_report& add_meta(const std::string& text) {
+    meta_.push_back(text);
+    return *this;
+  }
+
+  // Summary, speedup estimate, regions (when more than the root), the
+  // scalability bounds plot and the diagnostics of one report.
+  FORKSCALE_INLINE html_report& add_report(const report& r);
+
+  // The study's tables and plots, and its profile (the engine's report of the
+  // median 1-thread run).
+  FORKSCALE_INLINE html_report& add_study(const study_result& s);
+
+  FORKSCALE_INLINE std::string str() const;
+
+  // Writes the page atomically; throws forkscale::error.
+  FORKSCALE_INLINE void write(const std::string& path) const;
+
+ private:
+  struct section {
+    std::string id, heading, body;
+    int order;
+  };
+
+  FORKSCALE_INLINE void add_profile_sections(const report& r, const std::string& summary_heading);
+
+  std::string title_;
+  std::vector<std::string> meta_;
+  std::vector<section> sections_;
+};
+
+// The page of a report, or of a scaling study (with its profile).
+FORKSCALE_INLINE std::string to_html(const report& r);
+FORKSCALE_INLINE std::string to_html(const study_result& s);
+// ... written atomically; throws forkscale::error.
+FORKSCALE_INLINE void write_html(const report& r, const std::string& path);
+FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path);
+
+#ifndef FORKSCALE_DETAIL_BUILDING_LIB
 namespace detail {
 // A program that includes this header can have an fs::session write .html
-// snapshots (detail/session/snapshot_file.hpp).
+// snapshots (detail/session/snapshot_file.hpp). (Not in the compiled form's
+// library itself: a program that never includes the page has no renderer.)
 inline const bool html_snapshots_enabled = (
     snapshot_html_renderer() = [](const report& r) { return to_html(r); }, true);
 }  // namespace detail
+#endif
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_HTML_HPP
-// end include/forkscale/study/html.hpp
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_PAGE_HPP
+// end include/forkscale/study/html_page.hpp
+#endif
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header

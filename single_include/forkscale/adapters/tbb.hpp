@@ -669,6 +669,350 @@ FORKSCALE_NAMESPACE_END
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+// begin include/forkscale/detail/burden/calibrate.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+// detail/burden/calibrate.hpp: fs::calibrate_burden — the micro-benchmarks that
+// time a spawn and a steal. Each round hands an empty child to the library and
+// keeps the spawning thread busy (spinning) until another thread starts the
+// child: the time the library's call took is the spawn, the time from the call
+// to the child's first instruction on the other thread is the steal (the
+// migration Cilkview's burden stands for). A few warm-up rounds come first,
+// then four batches of 100 rounds; a round whose child does not start
+// elsewhere within 20 ms is left out. The spawn is the median over all the
+// rounds. The steal comes from the batch with the smallest median (runtimes
+// put idle threads to sleep and wake them slowly at first, and other programs
+// take the cores in bursts): its lower decile is the time when the other
+// thread is on a core and looking for work, as thieves are while a parallel
+// program runs; its median is kept as steal_median_ns (far above the decile on
+// a busy machine: the scheduler kept the other thread off a core).
+//
+// std::thread's micro-benchmark is here; oneTBB's and OpenMP's are in their
+// adapters (detail/burden/tbb.hpp, openmp.hpp), which register them when
+// included, so that this header needs neither library.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace burden {
+
+inline constexpr unsigned warmup_rounds = 20;
+inline constexpr unsigned timed_rounds = 400;
+inline constexpr unsigned batch_rounds = 100;
+inline constexpr std::int64_t round_timeout_ns = 20'000'000;
+
+using calibrator = measured_burden (*)();
+
+inline calibrator& calibrator_slot(backend b) noexcept {
+  static calibrator slots[4] = {nullptr, nullptr, nullptr, nullptr};
+  return slots[static_cast<unsigned>(b) & 3u];
+}
+
+// Called by an adapter header (an inline variable's initializer).
+inline bool register_calibrator(backend b, calibrator c) noexcept {
+  calibrator_slot(b) = c;
+  return true;
+}
+
+inline std::int64_t now_ns() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Spins until `started` is set (returns its value) or the round times out (0).
+inline std::int64_t wait_for_start(const std::atomic<std::int64_t>& started, std::int64_t from) noexcept {
+  for (;;) {
+    const std::int64_t s = started.load(std::memory_order_acquire);
+    if (s != 0) return s;
+    if (now_ns() - from > round_timeout_ns) return 0;
+  }
+}
+
+inline double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline double lower_decile(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 10];
+}
+
+inline std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+#if defined(_WIN32)
+  gmtime_s(&tm, &t);
+#else
+  gmtime_r(&t, &tm);
+#endif
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The samples of one backend's rounds, as its measured_burden.
+struct samples {
+  std::vector<double> spawn;
+  std::vector<std::vector<double>> steal;  // per batch
+  unsigned runnable_elsewhere = runnable_threads();
+
+  void add(std::int64_t before, std::int64_t after, std::int64_t started) {
+    spawn.push_back(static_cast<double>(after - before));
+    if (steal.empty() || (spawn.size() - 1) % batch_rounds == 0) steal.emplace_back();
+    if (started != 0) steal.back().push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
+  }
+
+  measured_burden result(backend b) const {
+    std::size_t stolen = 0;
+    const std::vector<double>* quietest = nullptr;
+    for (const auto& batch : steal) {
+      stolen += batch.size();
+      if (batch.size() >= batch_rounds / 2 && (!quietest || median_of(batch) < median_of(*quietest))) quietest = &batch;
+    }
+    if (!quietest)
+      throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + "): in " +
+                  std::to_string(spawn.size() - stolen) + " of " + std::to_string(spawn.size()) +
+                  " rounds no other thread started the child within 20 ms; the machine is too busy to measure a "
+                  "steal");
+    measured_burden m;
+    m.backend = b;
+    m.spawn_ns = median_of(spawn);
+    m.steal_ns = lower_decile(*quietest);
+    m.steal_median_ns = median_of(*quietest);
+    m.rounds = static_cast<unsigned>(stolen);
+    m.hardware_threads = std::thread::hardware_concurrency();
+    m.runnable_elsewhere = runnable_elsewhere;
+    m.measured_at = utc_now();
+    return m;
+  }
+};
+
+// std::thread: a spawn is the constructor; the steal is the new thread's start.
+inline measured_burden calibrate_std_thread() {
+  samples out;
+  for (unsigned r = 0; r < warmup_rounds + timed_rounds; ++r) {
+    std::atomic<std::int64_t> started{0};
+    const std::int64_t before = now_ns();
+    std::thread t([&started] { started.store(now_ns(), std::memory_order_release); });
+    const std::int64_t after = now_ns();
+    const std::int64_t s = wait_for_start(started, before);
+    t.join();
+    if (r >= warmup_rounds) out.add(before, after, s);
+  }
+  return out.result(backend::std_thread);
+}
+
+}  // namespace burden
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
+  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (std::thread::hardware_concurrency() < 2)
+    throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
+                "): this machine has one hardware thread; a steal needs two");
+  if (b == backend::std_thread) return detail::burden::calibrate_std_thread();
+  const detail::burden::calibrator c = detail::burden::calibrator_slot(b);
+  if (!c)
+    throw error(std::string("forkscale: calibrate_burden(") + to_string(b) + ") needs " +
+                (b == backend::tbb ? "forkscale/adapters/tbb.hpp included (and oneTBB linked)"
+                                   : "forkscale/adapters/openmp.hpp included in a file compiled with OpenMP") +
+                " in this program");
+  return c();
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
+// end include/forkscale/detail/burden/calibrate.hpp
 
 // tbb_adapter::publish comes from forkscale/adapters/tbb.hpp, which includes this
 // header at its end.

@@ -15,7 +15,11 @@
 #include "../../guards.hpp"
 #include "../../options.hpp"
 #include "../../report.hpp"
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include "../../study/html.hpp"
+#else
+#include "../../study/html_page.hpp"  // write_html is in the library
+#endif
 #include "../macro_scope.hpp"
 #include "regions.hpp"
 #include "state.hpp"

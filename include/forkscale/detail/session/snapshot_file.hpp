@@ -8,21 +8,12 @@
 #include "../../report.hpp"
 #include "../output/report_writers.hpp"
 #include "../util/atomic_file.hpp"
+#include "snapshot_renderer.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 enum class snapshot_format { json, text, csv, html };
-
-// The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header does
-// not include): that header sets this to its to_html when a program includes
-// it, so a session can write .html snapshots without making every program
-// compile the page.
-using snapshot_renderer = std::string (*)(const report&);
-inline snapshot_renderer& snapshot_html_renderer() noexcept {
-  static snapshot_renderer r = nullptr;
-  return r;
-}
 
 // The format of a snapshot path: .json, .txt, .csv or .html (.htm), in any case.
 // Throws forkscale::error naming the path otherwise.
