@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <forkscale/detail/blame/lock_rows.hpp>  // locks_on_critical_path, critical_holds_by_site
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <memory>

@@ -4,6 +4,7 @@
 // modules, run through std::system), so that escaping and quoting are checked
 // against independent implementations rather than against this library's own idea
 // of them. Without python3 those tests are skipped, never passed.
+#include <forkscale/detail/output/utf8.hpp>  // display_width, valid_utf8
 #include <forkscale/forkscale.hpp>
 
 #include <gtest/gtest.h>

@@ -4,6 +4,7 @@
 // strands, the numbers are the charged units alone.
 #include <gtest/gtest.h>
 
+#include <forkscale/detail/profile/sites.hpp>  // site_registry
 #include <forkscale/forkscale.hpp>
 
 #include <cstdint>

@@ -5852,6 +5852,11 @@ struct lock_hold {
   bool contended = false;
 };
 
+// Nanoseconds per tick of a lock clock.
+inline double lock_ns_per_tick(clock_kind k) noexcept {
+  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+}
+
 class lock_table;
 
 // The measured side of an acquisition and a release, for any lockable: the
@@ -6029,11 +6034,6 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
   if (s.kind == clock_kind::tsc || s.kind == clock_kind::steady || s.kind == clock_kind::arm_counter) return s.kind;
   const clock_kind k = resolve_automatic();
   return k == clock_kind::automatic ? clock_kind::steady : k;
-}
-
-// Nanoseconds per tick of a lock clock.
-inline double lock_ns_per_tick(clock_kind k) noexcept {
-  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
 }
 
 // The id the open strand of `f` will have in this thread's buffer; 0 when the
@@ -19948,6 +19948,11 @@ struct lock_hold {
   bool contended = false;
 };
 
+// Nanoseconds per tick of a lock clock.
+inline double lock_ns_per_tick(clock_kind k) noexcept {
+  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+}
+
 class lock_table;
 
 // The measured side of an acquisition and a release, for any lockable: the
@@ -20125,11 +20130,6 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
   if (s.kind == clock_kind::tsc || s.kind == clock_kind::steady || s.kind == clock_kind::arm_counter) return s.kind;
   const clock_kind k = resolve_automatic();
   return k == clock_kind::automatic ? clock_kind::steady : k;
-}
-
-// Nanoseconds per tick of a lock clock.
-inline double lock_ns_per_tick(clock_kind k) noexcept {
-  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
 }
 
 // The id the open strand of `f` will have in this thread's buffer; 0 when the

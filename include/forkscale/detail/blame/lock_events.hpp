@@ -67,6 +67,11 @@ struct lock_hold {
   bool contended = false;
 };
 
+// Nanoseconds per tick of a lock clock.
+inline double lock_ns_per_tick(clock_kind k) noexcept {
+  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+}
+
 class lock_table;
 
 // The measured side of an acquisition and a release, for any lockable: the

@@ -31,11 +31,6 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
   return k == clock_kind::automatic ? clock_kind::steady : k;
 }
 
-// Nanoseconds per tick of a lock clock.
-inline double lock_ns_per_tick(clock_kind k) noexcept {
-  return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
-}
-
 // The id the open strand of `f` will have in this thread's buffer; 0 when the
 // frame is not running or recording is off.
 inline std::uint64_t open_strand_id(frame& f) {
