@@ -5,7 +5,7 @@
 //   forkscale-report convert IN.json [--to text|csv|json|svg|html|gnuplot|calls-csv|spawns-csv|whatif-csv|trace|folded-work|folded-critical]
 //                                    [--plot factored|scalability] [-o OUT]
 // clang-format on
-//   forkscale-report compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]
+//   forkscale-report compare BEFORE.json AFTER.json [--to text|csv|github] [-o OUT] [--fail-if RULE]...
 //   forkscale-report predict RUN.json [--processors LIST] [...]   (cli_predict.hpp)
 //   forkscale-report calibrate [--backend std_thread|tbb|openmp]  (cli_predict.hpp)
 //   forkscale-report --help | --version
@@ -20,10 +20,15 @@
 // (report::to_trace, report::to_folded; docs/record.md). compare also
 // lists the call sites whose share of the span moved most and, when both
 // reports have what-if rows, the regions whose predicted parallelism at the
-// largest factor changed most (text only). Exit status: 0 done, 2 anything wrong — bad usage, a file
-// that cannot be read or is not a valid report, an output that cannot be
-// written — always with exactly one line on stderr naming the file and the
-// problem.
+// largest factor changed most (text only). With --fail-if (repeatable) compare is
+// a regression gate: each RULE ([region=NAME:]METRIC<PCT% or >PCT%,
+// forkscale/regression.hpp) is checked, and every regression is one line on
+// stderr ("forkscale-report: regression: ...") or, with --to github, a GitHub
+// Actions ::error annotation on stdout after the text comparison. Exit status:
+// 0 done (no regression), 1 a --fail-if rule found a regression, 2 anything
+// wrong — bad usage, a bad rule, a file that cannot be read or is not a valid
+// report, an output that cannot be written — always with exactly one line on
+// stderr naming the file and the problem.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -61,7 +66,10 @@ inline std::string usage() {
          "         [--plot factored|scalability] [-o OUT]\n"
          "       " +
          program +
-         " compare BEFORE.json AFTER.json [--to text|csv] [-o OUT]\n"
+         " compare BEFORE.json AFTER.json [--to text|csv|github] [-o OUT]\n"
+         "       " +
+         std::string(std::strlen(program), ' ') +
+         "         [--fail-if RULE]...\n"
          "       " +
          program +
          " predict RUN.json [--processors LIST] [--spawn-cost C] [--steal-cost C]\n"
@@ -88,7 +96,13 @@ inline std::string usage() {
          "compare shows work, span, parallelism and the other counts of two reports side\n"
          "by side, whole program and per region, and (text only) the call sites whose\n"
          "share of the span moved most and the what-if regions whose predicted\n"
-         "parallelism changed most.\n"
+         "parallelism changed most. --fail-if RULE (repeatable) makes it a regression gate:\n"
+         "RULE is [region=NAME:]METRIC<PCT% or METRIC>PCT%, a change from BEFORE to AFTER\n"
+         "in percent (parallelism<-10% fails on a drop of more than 10%, span>+5% on a\n"
+         "span 5% longer); without region= it checks the whole program, region=* every\n"
+         "region in both; METRIC is work, span, burdened_span, parallelism,\n"
+         "burdened_parallelism, spawns, syncs, calls or average_maximal_strand. Each\n"
+         "regression is a line on stderr, or with --to github an ::error annotation.\n"
          "predict replays the report's recorded strand graph (options.record) on P virtual\n"
          "processors with a greedy and a work-stealing scheduler and prints the predicted\n"
          "times and speedups next to the bounds; LIST is like 1,2,4 or 1-256 (doubling) or\n"
@@ -97,7 +111,7 @@ inline std::string usage() {
          "(FORKSCALE_BURDEN_FILE, or burden.json under $XDG_CACHE_HOME/forkscale or\n"
          "~/.cache/forkscale); measurements with options.backend use it as their burden.\n"
          "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
-         "stderr when anything is wrong.\n";
+         "stderr when anything is wrong; compare --fail-if exits 1 on a regression.\n";
 }
 
 // A problem worth one line on stderr and exit status 2.
@@ -421,6 +435,7 @@ struct options {
   std::string to;
   std::string plot;
   std::string out;
+  std::vector<std::string> fail_if;  // compare's --fail-if rules, as given
 };
 
 inline options parse_args(const std::vector<std::string>& args) {
@@ -450,11 +465,25 @@ inline options parse_args(const std::vector<std::string>& args) {
       slot = value;
       continue;
     }
+    if (a == "--fail-if") {
+      if (!has_value) {
+        if (i + 1 >= args.size()) throw bad("option --fail-if needs a rule, like parallelism<-10%");
+        value = args[++i];
+      }
+      try {
+        fs::parse_regression_rule(value);
+      } catch (const fs::error& e) {
+        throw failure{retag(e.what())};
+      }
+      o.fail_if.push_back(value);
+      continue;
+    }
     if (a.size() > 1 && a[0] == '-') throw bad("unknown option " + quoted(args[i]));
     o.inputs.push_back(args[i]);
   }
   if (o.to.empty()) o.to = "text";
   if (o.command == "convert") {
+    if (!o.fail_if.empty()) throw bad("--fail-if goes with compare");
     if (o.inputs.size() != 1) throw bad("convert takes one input file, got " + std::to_string(o.inputs.size()));
     if (o.to != "text" && o.to != "csv" && o.to != "json" && o.to != "svg" && o.to != "html" && o.to != "gnuplot" &&
         o.to != "calls-csv" && o.to != "spawns-csv" && o.to != "whatif-csv" && o.to != "trace" &&
@@ -470,8 +499,8 @@ inline options parse_args(const std::vector<std::string>& args) {
   } else {
     if (o.inputs.size() != 2)
       throw bad("compare takes two input files (before and after), got " + std::to_string(o.inputs.size()));
-    if (o.to != "text" && o.to != "csv")
-      throw bad("unknown format " + quoted(o.to) + " for compare (expected text or csv)");
+    if (o.to != "text" && o.to != "csv" && o.to != "github")
+      throw bad("unknown format " + quoted(o.to) + " for compare (expected text, csv or github)");
     if (!o.plot.empty()) throw bad("--plot goes with convert");
   }
   return o;
@@ -547,7 +576,37 @@ inline void convert(const options& o, std::ostream& out) {
   emit(text, o.out, out);
 }
 
-inline void compare(const options& o, std::ostream& out) {
+// ---- compare --fail-if -------------------------------------------------------------
+
+// A GitHub Actions workflow command's message and property values escaped as
+// the runner reads them back.
+inline std::string github_escape(const std::string& s, bool property) {
+  std::string o;
+  for (char c : s) {
+    if (c == '%')
+      o += "%25";
+    else if (c == '\r')
+      o += "%0D";
+    else if (c == '\n')
+      o += "%0A";
+    else if (property && c == ':')
+      o += "%3A";
+    else if (property && c == ',')
+      o += "%2C";
+    else
+      o += c;
+  }
+  return o;
+}
+
+inline std::string github_annotation(const fs::regression& r) {
+  return "::error title=" +
+         github_escape("forkscale regression: " + r.metric + " of " + io::printable(r.region), true) +
+         "::" + github_escape(r.message, false) + "\n";
+}
+
+// Compares, and returns the exit status: 1 when a --fail-if rule found a regression.
+inline int compare(const options& o, std::ostream& out, std::ostream& err) {
   const document a = load(o.inputs[0]);
   const document b = load(o.inputs[1]);
   for (int k = 0; k < 2; ++k) {
@@ -559,7 +618,17 @@ inline void compare(const options& o, std::ostream& out) {
   if (a.rep.unit != b.rep.unit)
     throw failure{std::string(program) + ": cannot compare " + quoted(o.inputs[0]) + " (" + io::printable(a.rep.unit) +
                   ") with " + quoted(o.inputs[1]) + " (" + io::printable(b.rep.unit) + "): the units differ"};
+  std::vector<fs::regression> found;
+  if (!o.fail_if.empty()) found = fs::find_regressions(a.rep, b.rep, o.fail_if);  // throws forkscale::error
   emit(o.to == "csv" ? compare_csv(a.rep, b.rep) : compare_text(a.rep, o.inputs[0], b.rep, o.inputs[1]), o.out, out);
+  if (o.to == "github") {
+    std::string annotations;
+    for (const fs::regression& r : found) annotations += github_annotation(r);
+    emit(annotations, std::string(), out);
+  } else {
+    for (const fs::regression& r : found) err << program << ": regression: " << r.message << "\n";
+  }
+  return found.empty() ? 0 : 1;
 }
 
 }  // namespace forkscale_cli
@@ -588,10 +657,8 @@ inline int run(const std::vector<std::string>& args, std::ostream& out, std::ost
       return 0;
     }
     const options o = parse_args(args);
-    if (o.command == "convert")
-      convert(o, out);
-    else
-      compare(o, out);
+    if (o.command == "compare") return compare(o, out, err);
+    convert(o, out);
     return 0;
   } catch (const failure& f) {
     err << f.message << "\n";

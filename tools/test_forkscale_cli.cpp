@@ -323,6 +323,58 @@ TEST_F(Cli, ComparesTwoReports) {
                           "different units");
 }
 
+// compare --fail-if: the smaller input (before_) has the lower parallelism, so
+// comparing after_ (the baseline here) with before_ is a drop; the thresholds
+// are set from the two reports' own numbers.
+TEST_F(Cli, CompareFailIfIsARegressionGate) {
+  namespace io = fs::detail::output;
+  const std::string base = after_->string() + ".json", now = before_->string() + ".json";
+  const fs::report a = fs::read_report(base), b = fs::read_report(now);
+  const double drop = 100 * (a.parallelism() - b.parallelism()) / a.parallelism();
+  ASSERT_GT(drop, 1.0) << a.parallelism() << " -> " << b.parallelism();
+  const std::string beyond = "parallelism<-" + io::fixed(drop / 2, 2) + "%";
+  const std::string within = "parallelism<-" + io::fixed(drop * 2, 2) + "%";
+
+  const outcome ok = tool({"compare", base, now, "--fail-if", within});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_TRUE(ok.err.empty()) << ok.err;
+  EXPECT_TRUE(contains(ok.out, "  Parallelism ")) << ok.out;
+
+  const outcome bad = tool({"compare", base, now, "--fail-if", within, "--fail-if=" + beyond});
+  EXPECT_EQ(bad.status, 1) << bad.err;
+  EXPECT_TRUE(contains(bad.out, "  Parallelism ")) << bad.out;  // the comparison as without --fail-if
+  ASSERT_EQ(lines(bad.err).size(), 1u) << bad.err;
+  EXPECT_EQ(lines(bad.err)[0], "forkscale-report: regression: parallelism of '" + a.label +
+                                   "': " + io::fixed(a.parallelism(), 2) + " before, " + io::fixed(b.parallelism(), 2) +
+                                   " after, -" + io::fixed(drop, 1) + "% (rule " + beyond + ")");
+
+  const outcome gh = tool({"compare", base, now, "--fail-if", beyond, "--to", "github"});
+  EXPECT_EQ(gh.status, 1);
+  EXPECT_TRUE(gh.err.empty()) << gh.err;
+  const auto out = lines(gh.out);
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.back(), "::error title=forkscale regression%3A parallelism of " + a.label + "::parallelism of '" +
+                            a.label + "': " + io::fixed(a.parallelism(), 2) + " before, " +
+                            io::fixed(b.parallelism(), 2) + " after, -" + io::fixed(drop, 1) + "%25 (rule " +
+                            beyond.substr(0, beyond.size() - 1) + "%25)");
+  EXPECT_TRUE(contains(gh.out, "  Parallelism ")) << gh.out;
+
+  // Without --fail-if, and with rules that hold, exit status 0; --to github alone is the text.
+  EXPECT_EQ(tool({"compare", base, now}).status, 0);
+  EXPECT_EQ(tool({"compare", base, now, "--to", "github"}).out, tool({"compare", base, now}).out);
+  EXPECT_EQ(tool({"compare", base, now, "--fail-if", "region=*:work>+0%", "--to", "csv"}).status, 0);
+
+  // A bad rule, or one that names a region in neither report: exit status 2, one line.
+  expect_one_line_failure(tool({"compare", base, now, "--fail-if", "parallelism<-10"}),
+                          "bad regression rule 'parallelism<-10': the threshold must be a percentage",
+                          "a threshold without %");
+  expect_one_line_failure(tool({"compare", base, now, "--fail-if", "speed<-10%"}),
+                          "unknown metric 'speed' (expected work, span, burdened_span, parallelism,",
+                          "an unknown metric");
+  expect_one_line_failure(tool({"compare", base, now, "--fail-if", "region=nowhere:span>+5%"}),
+                          "no region 'nowhere' in either report", "a region in neither report");
+}
+
 namespace {
 
 // A report of `span` units whose call sites have these local spans on span
@@ -705,6 +757,8 @@ TEST_F(Cli, BadUsageGivesOneLineAndExitStatusTwo) {
       {"compare", in, in, "--to", "html"},
       {"compare", in, in, "--to", "calls-csv"},
       {"convert", in, "--to", "calls-csv", "--plot", "factored"},
+      {"convert", in, "--fail-if", "span>+5%"},
+      {"compare", in, in, "--fail-if"},
   };
   for (const auto& args : cases) {
     std::string what = "forkscale-report";

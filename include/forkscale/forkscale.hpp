@@ -2,7 +2,8 @@
 //
 // The umbrella header: the clocks, the guards, measure(), the reports, sessions
 // for long-running programs (and merging reports), the what-if advisor,
-// fs::mutex and the views of a recorded run (blame.hpp). It
+// fs::mutex, the views of a recorded run (blame.hpp) and the regression check
+// of two reports (regression.hpp). It
 // includes no parallel library; adapters live in their own headers.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "mutex.hpp"
 #include "options.hpp"
 #include "predict.hpp"
+#include "regression.hpp"
 #include "report.hpp"
 #include "session.hpp"
 #include "site.hpp"

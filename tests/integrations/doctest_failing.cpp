@@ -24,6 +24,8 @@ TEST_CASE("check") {
   FORKSCALE_CHECK_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 10);  // expect-report: span of 'fan_out' is 25.00% of the work, expected at most 10% of the work
   FORKSCALE_CHECK_NO_DIAGNOSTICS(progs::misused());  // expect-report: 'misused' (progs::misused()) has 1 misuse diagnostic(s), expected none
   FORKSCALE_WARN_PARALLELISM_AT_LEAST(rep, 5);  // expect-report: parallelism of 'fan_out' is 4.00, expected at least 5
+  fs::expect_no_regression(progs::fan_out(8, 1000), rep, {"parallelism<-60%"});  // expect-pass
+  fs::expect_no_regression(progs::fan_out(8, 1000), rep, {"parallelism<-10%"});  // expect-report: parallelism of 'fan_out': 8.00 before, 4.00 after, -50.0% (rule parallelism<-10%)
 }
 
 TEST_CASE("require") {

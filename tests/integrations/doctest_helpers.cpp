@@ -28,6 +28,13 @@ TEST_CASE("forkscale checks pass when the bound holds") {
   FORKSCALE_WARN_BURDENED_PARALLELISM_AT_LEAST(light, 1);
 }
 
+TEST_CASE("forkscale regression check passes within its rules") {
+  const fs::report baseline = progs::fan_out(10, 1000);
+  const fs::report nine = progs::fan_out(9, 1000);  // parallelism exactly 10% lower: at the threshold
+  CHECK(fs::expect_no_regression(baseline, nine, {"parallelism<-10%", "region=*:span>+0%"}));
+  CHECK_FALSE(fs::assertions::no_regression(baseline, nine, {"parallelism<-9%"}).passed);
+}
+
 TEST_CASE("forkscale checks take rows and pointers to rows") {
   const fs::report rep = progs::phases(3000, 4, 1000);
   FORKSCALE_CHECK_PARALLELISM_AT_LEAST(rep.find("phases/parallel"), 4);

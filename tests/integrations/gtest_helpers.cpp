@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "programs.hpp"
 
@@ -88,6 +90,73 @@ TEST(ForkscaleGtest, EmptyReportFails) {
                           "(nothing) is empty: nothing was measured");
 }
 
+// A run held to a baseline: fan_out(k) has parallelism k, phases' region
+// "parallel" the parallelism of its fan-out.
+TEST(ForkscaleGtest, NoRegressionPassesWithinTheRules) {
+  const fs::report baseline = progs::fan_out(10, 1000);
+  EXPECT_TRUE(fs::expect_no_regression(baseline, baseline, {"parallelism<-10%", "span>+5%"}));
+  const fs::report nine = progs::fan_out(9, 1000);  // parallelism exactly 10% lower: at the threshold
+  EXPECT_TRUE(fs::expect_no_regression(baseline, nine, {"parallelism<-10%", "work>+0%"}));
+  const std::vector<std::string> rules{"region=*:parallelism<-10%"};
+  EXPECT_TRUE(fs::expect_no_regression(progs::phases(3000, 4, 1000), progs::phases(2000, 4, 1000), rules));
+}
+
+TEST(ForkscaleGtest, NoRegressionFailsWithEveryRegression) {
+  const fs::report baseline = progs::fan_out(8, 1000), current = progs::fan_out(4, 1000);
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(baseline, current, {"parallelism<-10%"}),
+                          "forkscale: 1 regression(s) of 'fan_out' against the baseline\n"
+                          "  parallelism of 'fan_out': 8.00 before, 4.00 after, -50.0% (rule parallelism<-10%)");
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(baseline, current, {"work<-10%", "spawns<-40%"}),
+                          "  work of 'fan_out': 8,000 before, 4,000 after, -50.0% (rule work<-10%)\n"
+                          "  spawns of 'fan_out': 8 before, 4 after, -50.0% (rule spawns<-40%)");
+  const fs::report four = progs::phases(3000, 4, 1000), two = progs::phases(3000, 2, 1000);
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(four, two, {"region=parallel:parallelism<-10%"}),
+                          "parallelism of 'phases/parallel': 4.00 before, 2.00 after, -50.0%");
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(four, two, {"region=phases/parallel:parallelism<-10%"}),
+                          "parallelism of 'phases/parallel': 4.00 before, 2.00 after, -50.0%");
+  // A region in one report only is a regression; in neither, a rule with a typo.
+  EXPECT_NONFATAL_FAILURE(
+      fs::expect_no_regression(four, progs::fan_out(4, 1000, -1, "phases"), {"region=parallel:span>+5%"}),
+      "region 'parallel' is in the baseline but not in the current report (rule region=parallel:span>+5%)");
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(four, two, {"region=paralel:span>+5%"}),
+                          "regression rule 'region=paralel:span>+5%': no region 'paralel' in either report");
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(four, two, {"parallelsim<-10%"}),
+                          "bad regression rule 'parallelsim<-10%': unknown metric 'parallelsim'");
+  EXPECT_NONFATAL_FAILURE(fs::expect_no_regression(four, fs::report(), {"span>+5%"}),
+                          "the current report is empty (nothing was measured)");
+}
+
+TEST(ForkscaleRegression, Rules) {
+  const fs::regression_rule r = fs::parse_regression_rule(" region=a:b/c : burdened_parallelism < -12.5% ");
+  EXPECT_EQ(r.region, "a:b/c");
+  EXPECT_EQ(r.metric, "burdened_parallelism");
+  EXPECT_FALSE(r.above);
+  EXPECT_EQ(r.percent, -12.5);
+  const fs::regression_rule s = fs::parse_regression_rule("span>5%");
+  EXPECT_TRUE(s.region.empty());
+  EXPECT_TRUE(s.above);
+  EXPECT_EQ(s.percent, 5.0);
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"", "it is empty"},
+      {"parallelism-10%", "expected '<' or '>'"},
+      {"<-10%", "no metric before '<'"},
+      {"parallelism<=-10%", "the operator is '<' or '>'"},
+      {"parallelism<-10", "the threshold must be a percentage"},
+      {"parallelism<ten%", "'ten%' is not a percentage"},
+      {"parallelism<-%", "'-%' is not a percentage"},
+      {"region=:span>5%", "region= names no region"},
+      {"region=sort", "expected ':' after the region's name"},
+  };
+  for (const auto& b : bad) {
+    try {
+      fs::parse_regression_rule(b.first);
+      ADD_FAILURE() << "accepted " << b.first;
+    } catch (const fs::error& e) {
+      EXPECT_TRUE(contains(e.what(), "forkscale: bad regression rule '" + b.first + "': " + b.second)) << e.what();
+    }
+  }
+}
+
 // The checks behind the macros, framework-free.
 TEST(ForkscaleAssertions, Outcomes) {
   const fs::report rep = progs::fan_out(4, 1000);
@@ -125,6 +194,7 @@ TEST(ForkscaleGtestDisabled, EveryCheckPassesOnTheEmptyReports) {
   FORKSCALE_EXPECT_SPAN_AT_MOST_PERCENT_OF_WORK(rep, 1);
   FORKSCALE_EXPECT_PARALLELISM_AT_LEAST(rep.find("fan_out/nowhere"), 2);
   FORKSCALE_EXPECT_NO_DIAGNOSTICS(rep);
+  EXPECT_TRUE(fs::expect_no_regression(fs::report(), rep, {"parallelism<-10%"}));
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 //   if (!o) std::cerr << o.message << "\n";
 //
 // forkscale/gtest.hpp and forkscale/doctest.hpp turn these into assertion macros
-// that report at the caller's file:line; other frameworks can use them directly.
+// (and no_regression into fs::expect_no_regression) that report at the caller's
+// file:line; other frameworks can use them directly.
 //
 // Every check takes what to look at as a whole report (its root row), one row of
 // it (rep.regions[i]) or a pointer to a row (rep.find("outer/inner"), which may be
@@ -26,6 +27,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../forkscale.hpp"
 
@@ -280,6 +282,39 @@ inline outcome no_diagnostics(const report& r, const char* what_src = nullptr) {
         break;
       }
     }
+  }
+  return o;
+}
+
+// No regression of `current` against `baseline` under `rules`, rules as
+// forkscale/regression.hpp reads them ("parallelism<-10%",
+// "region=sort:span>+5%"). The value is the number of regressions, the bound 0;
+// the message lists each one on its own line. A bad rule, an empty report,
+// reports in different units and a region in neither report fail with
+// forkscale::error's message (except that with FORKSCALE_ENABLE=0, where every
+// measured report is empty, an empty current report passes).
+inline outcome no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules) {
+  outcome o;
+  o.relation = "at most";
+  o.count = true;
+#if !FORKSCALE_ENABLE
+  if (current.empty()) return o;
+#endif
+  std::vector<regression> found;
+  try {
+    found = find_regressions(baseline, current, rules);
+  } catch (const error& e) {
+    o.passed = false;
+    o.value = std::numeric_limits<double>::quiet_NaN();
+    o.message = e.what();
+    return o;
+  }
+  o.value = static_cast<double>(found.size());
+  o.passed = found.empty();
+  if (!o.passed) {
+    const std::string label = current.label.empty() ? std::string("the measurement") : "'" + current.label + "'";
+    o.message = "forkscale: " + std::to_string(found.size()) + " regression(s) of " + label + " against the baseline";
+    for (const regression& r : found) o.message += "\n  " + r.message;
   }
   return o;
 }

@@ -24,12 +24,39 @@
 // (file(line) where that is doctest's default, as with MSVC; --gnu-file-line
 // switches.) The first argument is a report (its whole run), a row of it
 // (rep.regions[1]) or a pointer to a row (rep.find("fib/sum"); null fails). See
-// forkscale/assertions.hpp for the checks.
+// forkscale/assertions.hpp for the checks. fs::expect_no_regression(baseline,
+// current, rules) holds a run to a saved baseline report (forkscale/regression.hpp).
 #pragma once
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "../forkscale.hpp"
 #include "assertions.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+// Inline namespaces keep this and gtest.hpp's expect_no_regression apart.
+inline namespace doctest_checks {
+
+// A failed doctest check (CHECK level: the test case fails and goes on) at the
+// caller's line when `current` regressed against `baseline` under `rules`
+// (forkscale/regression.hpp), one line per regression; returns whether there
+// was none:
+//
+//   fs::expect_no_regression(baseline, current, {"parallelism<-10%"});
+//
+//   sort_test.cpp:21: ERROR: forkscale: 1 regression(s) of 'sort' against the baseline
+//     parallelism of 'sort': 12.31 before, 9.02 after, -26.7% (rule parallelism<-10%)
+inline bool expect_no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules,
+                                 site where = site::current()) {
+  const assertions::outcome o = assertions::no_regression(baseline, current, rules);
+  if (!o.passed) DOCTEST_ADD_FAIL_CHECK_AT(where.file, static_cast<int>(where.line), o.message);
+  return o.passed;
+}
+
+}  // namespace doctest_checks
+FORKSCALE_NAMESPACE_END
 
 // One doctest assertion of level `level` (DOCTEST_WARN/CHECK/REQUIRE_MESSAGE) on
 // an outcome. The outcome is held by a variable named after the check, because

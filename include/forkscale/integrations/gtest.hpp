@@ -18,11 +18,15 @@
 //     work 21,891 units, span 20 units, burdened span 150,011 units, spawns 10,945, syncs 10,945
 //
 // FORKSCALE_EXPECT_* record a failure and go on; FORKSCALE_ASSERT_* also return
-// from the test function, as ASSERT_* do. The first argument is a report (its
-// whole run), a row of it (rep.regions[1]) or a pointer to a row
-// (rep.find("fib/sum"); null fails). See forkscale/assertions.hpp for the checks.
+// from the test function, as ASSERT_* do. fs::expect_no_regression(baseline,
+// current, rules) holds a run to a saved baseline report (forkscale/regression.hpp). The first argument is a report
+// (its whole run), a row of it (rep.regions[1]) or a pointer to a row (rep.find("fib/sum"); null fails). See
+// forkscale/assertions.hpp for the checks.
 #pragma once
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "../forkscale.hpp"
 #include "assertions.hpp"
@@ -62,6 +66,30 @@ inline ::testing::AssertionResult no_diagnostics(const char* what_src, const rep
 }
 
 }  // namespace gtest
+
+// Inline namespaces keep this and doctest.hpp's expect_no_regression apart.
+inline namespace gtest_checks {
+
+// Records a GoogleTest failure at the caller's line when `current` regressed
+// against `baseline` under `rules` (forkscale/regression.hpp), one line per
+// regression, and goes on, as EXPECT_* do; returns whether there was none
+// (`if (!fs::expect_no_regression(...)) return;` stops the test):
+//
+//   const fs::report baseline = fs::read_report(FORKSCALE_BASELINE_DIR "/sort.json");
+//   fs::expect_no_regression(baseline, current, {"parallelism<-10%", "region=sort/merge:span>+5%"});
+//
+//   sort_test.cpp:21: Failure
+//   Failed
+//   forkscale: 1 regression(s) of 'sort' against the baseline
+//     parallelism of 'sort': 12.31 before, 9.02 after, -26.7% (rule parallelism<-10%)
+inline bool expect_no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules,
+                                 site where = site::current()) {
+  const assertions::outcome o = assertions::no_regression(baseline, current, rules);
+  if (!o.passed) ADD_FAILURE_AT(where.file, static_cast<int>(where.line)) << o.message;
+  return o.passed;
+}
+
+}  // namespace gtest_checks
 FORKSCALE_NAMESPACE_END
 
 // Parallelism (work / span) of `what` is at least `n`.

@@ -36,8 +36,12 @@
 // (file(line) where that is doctest's default, as with MSVC; --gnu-file-line
 // switches.) The first argument is a report (its whole run), a row of it
 // (rep.regions[1]) or a pointer to a row (rep.find("fib/sum"); null fails). See
-// forkscale/assertions.hpp for the checks.
+// forkscale/assertions.hpp for the checks. fs::expect_no_regression(baseline,
+// current, rules) holds a run to a saved baseline report (forkscale/regression.hpp).
 #include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
 
 #include "../forkscale.hpp"
 // begin include/forkscale/integrations/assertions.hpp
@@ -50,7 +54,8 @@
 //   if (!o) std::cerr << o.message << "\n";
 //
 // forkscale/gtest.hpp and forkscale/doctest.hpp turn these into assertion macros
-// that report at the caller's file:line; other frameworks can use them directly.
+// (and no_regression into fs::expect_no_regression) that report at the caller's
+// file:line; other frameworks can use them directly.
 //
 // Every check takes what to look at as a whole report (its root row), one row of
 // it (rep.regions[i]) or a pointer to a row (rep.find("outer/inner"), which may be
@@ -70,6 +75,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -327,10 +333,66 @@ inline outcome no_diagnostics(const report& r, const char* what_src = nullptr) {
   return o;
 }
 
+// No regression of `current` against `baseline` under `rules`, rules as
+// forkscale/regression.hpp reads them ("parallelism<-10%",
+// "region=sort:span>+5%"). The value is the number of regressions, the bound 0;
+// the message lists each one on its own line. A bad rule, an empty report,
+// reports in different units and a region in neither report fail with
+// forkscale::error's message (except that with FORKSCALE_ENABLE=0, where every
+// measured report is empty, an empty current report passes).
+inline outcome no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules) {
+  outcome o;
+  o.relation = "at most";
+  o.count = true;
+#if !FORKSCALE_ENABLE
+  if (current.empty()) return o;
+#endif
+  std::vector<regression> found;
+  try {
+    found = find_regressions(baseline, current, rules);
+  } catch (const error& e) {
+    o.passed = false;
+    o.value = std::numeric_limits<double>::quiet_NaN();
+    o.message = e.what();
+    return o;
+  }
+  o.value = static_cast<double>(found.size());
+  o.passed = found.empty();
+  if (!o.passed) {
+    const std::string label = current.label.empty() ? std::string("the measurement") : "'" + current.label + "'";
+    o.message = "forkscale: " + std::to_string(found.size()) + " regression(s) of " + label + " against the baseline";
+    for (const regression& r : found) o.message += "\n  " + r.message;
+  }
+  return o;
+}
+
 }  // namespace assertions
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_INTEGRATIONS_ASSERTIONS_HPP
 // end include/forkscale/integrations/assertions.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+// Inline namespaces keep this and gtest.hpp's expect_no_regression apart.
+inline namespace doctest_checks {
+
+// A failed doctest check (CHECK level: the test case fails and goes on) at the
+// caller's line when `current` regressed against `baseline` under `rules`
+// (forkscale/regression.hpp), one line per regression; returns whether there
+// was none:
+//
+//   fs::expect_no_regression(baseline, current, {"parallelism<-10%"});
+//
+//   sort_test.cpp:21: ERROR: forkscale: 1 regression(s) of 'sort' against the baseline
+//     parallelism of 'sort': 12.31 before, 9.02 after, -26.7% (rule parallelism<-10%)
+inline bool expect_no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules,
+                                 site where = site::current()) {
+  const assertions::outcome o = assertions::no_regression(baseline, current, rules);
+  if (!o.passed) DOCTEST_ADD_FAIL_CHECK_AT(where.file, static_cast<int>(where.line), o.message);
+  return o.passed;
+}
+
+}  // namespace doctest_checks
+FORKSCALE_NAMESPACE_END
 
 // One doctest assertion of level `level` (DOCTEST_WARN/CHECK/REQUIRE_MESSAGE) on
 // an outcome. The outcome is held by a variable named after the check, because

@@ -30,10 +30,14 @@
 //     work 21,891 units, span 20 units, burdened span 150,011 units, spawns 10,945, syncs 10,945
 //
 // FORKSCALE_EXPECT_* record a failure and go on; FORKSCALE_ASSERT_* also return
-// from the test function, as ASSERT_* do. The first argument is a report (its
-// whole run), a row of it (rep.regions[1]) or a pointer to a row
-// (rep.find("fib/sum"); null fails). See forkscale/assertions.hpp for the checks.
+// from the test function, as ASSERT_* do. fs::expect_no_regression(baseline,
+// current, rules) holds a run to a saved baseline report (forkscale/regression.hpp). The first argument is a report
+// (its whole run), a row of it (rep.regions[1]) or a pointer to a row (rep.find("fib/sum"); null fails). See
+// forkscale/assertions.hpp for the checks.
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "../forkscale.hpp"
 // begin include/forkscale/integrations/assertions.hpp
@@ -46,7 +50,8 @@
 //   if (!o) std::cerr << o.message << "\n";
 //
 // forkscale/gtest.hpp and forkscale/doctest.hpp turn these into assertion macros
-// that report at the caller's file:line; other frameworks can use them directly.
+// (and no_regression into fs::expect_no_regression) that report at the caller's
+// file:line; other frameworks can use them directly.
 //
 // Every check takes what to look at as a whole report (its root row), one row of
 // it (rep.regions[i]) or a pointer to a row (rep.find("outer/inner"), which may be
@@ -66,6 +71,7 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -323,6 +329,39 @@ inline outcome no_diagnostics(const report& r, const char* what_src = nullptr) {
   return o;
 }
 
+// No regression of `current` against `baseline` under `rules`, rules as
+// forkscale/regression.hpp reads them ("parallelism<-10%",
+// "region=sort:span>+5%"). The value is the number of regressions, the bound 0;
+// the message lists each one on its own line. A bad rule, an empty report,
+// reports in different units and a region in neither report fail with
+// forkscale::error's message (except that with FORKSCALE_ENABLE=0, where every
+// measured report is empty, an empty current report passes).
+inline outcome no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules) {
+  outcome o;
+  o.relation = "at most";
+  o.count = true;
+#if !FORKSCALE_ENABLE
+  if (current.empty()) return o;
+#endif
+  std::vector<regression> found;
+  try {
+    found = find_regressions(baseline, current, rules);
+  } catch (const error& e) {
+    o.passed = false;
+    o.value = std::numeric_limits<double>::quiet_NaN();
+    o.message = e.what();
+    return o;
+  }
+  o.value = static_cast<double>(found.size());
+  o.passed = found.empty();
+  if (!o.passed) {
+    const std::string label = current.label.empty() ? std::string("the measurement") : "'" + current.label + "'";
+    o.message = "forkscale: " + std::to_string(found.size()) + " regression(s) of " + label + " against the baseline";
+    for (const regression& r : found) o.message += "\n  " + r.message;
+  }
+  return o;
+}
+
 }  // namespace assertions
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_INTEGRATIONS_ASSERTIONS_HPP
@@ -363,6 +402,30 @@ inline ::testing::AssertionResult no_diagnostics(const char* what_src, const rep
 }
 
 }  // namespace gtest
+
+// Inline namespaces keep this and doctest.hpp's expect_no_regression apart.
+inline namespace gtest_checks {
+
+// Records a GoogleTest failure at the caller's line when `current` regressed
+// against `baseline` under `rules` (forkscale/regression.hpp), one line per
+// regression, and goes on, as EXPECT_* do; returns whether there was none
+// (`if (!fs::expect_no_regression(...)) return;` stops the test):
+//
+//   const fs::report baseline = fs::read_report(FORKSCALE_BASELINE_DIR "/sort.json");
+//   fs::expect_no_regression(baseline, current, {"parallelism<-10%", "region=sort/merge:span>+5%"});
+//
+//   sort_test.cpp:21: Failure
+//   Failed
+//   forkscale: 1 regression(s) of 'sort' against the baseline
+//     parallelism of 'sort': 12.31 before, 9.02 after, -26.7% (rule parallelism<-10%)
+inline bool expect_no_regression(const report& baseline, const report& current, const std::vector<std::string>& rules,
+                                 site where = site::current()) {
+  const assertions::outcome o = assertions::no_regression(baseline, current, rules);
+  if (!o.passed) ADD_FAILURE_AT(where.file, static_cast<int>(where.line)) << o.message;
+  return o.passed;
+}
+
+}  // namespace gtest_checks
 FORKSCALE_NAMESPACE_END
 
 // Parallelism (work / span) of `what` is at least `n`.
