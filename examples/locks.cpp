@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include <forkscale/detail/util/atomic_file.hpp>  // write_files_atomically: the --out files
 #include <forkscale/forkscale.hpp>
 #include <forkscale/study/html.hpp>
 

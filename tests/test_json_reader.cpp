@@ -5,6 +5,7 @@
 // one-line forkscale::error, never a crash, a hang or another exception. Run it
 // under ASan+UBSan too: cmake --preset asan && cmake --build --preset asan
 // --target test_json_reader.
+#include <forkscale/detail/input/report_reader.hpp>
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <forkscale/study/study.hpp>

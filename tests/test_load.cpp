@@ -5,6 +5,7 @@
 // property that holds however loaded the machine is.
 #include <gtest/gtest.h>
 
+#include <forkscale/detail/engine/load.hpp>
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 

@@ -3,6 +3,7 @@
 // error bar and gap matches the numbers in the study's JSON, through the
 // coordinate mapping the SVG declares; the gnuplot data holds the same numbers.
 // Without python3 the XML tests are skipped, never passed.
+#include <forkscale/detail/output/svg.hpp>
 #include <forkscale/forkscale.hpp>
 #include <forkscale/study/plot.hpp>
 #include <forkscale/study/study.hpp>

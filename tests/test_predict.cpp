@@ -18,7 +18,8 @@
 #include <string>
 #include <vector>
 
-#include <forkscale/read_report.hpp>  // the strict JSON reader
+#include <forkscale/detail/input/report_reader.hpp>  // the strict JSON reader
+#include <forkscale/read_report.hpp>
 
 #include "support/random_program.hpp"
 

@@ -7,6 +7,7 @@
 //
 // FORKSCALE_PROPERTY_SEED=<n> replays from seed n; FORKSCALE_RECORD_JSON_COUNT=<n>
 // sets how many random programs each property runs (default 300).
+#include <forkscale/detail/input/report_reader.hpp>  // the strict JSON reader
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 

@@ -5,6 +5,7 @@
 // No assertion depends on timing: the end-to-end test checks the structure of
 // the result and that IP and FP follow from the recorded numbers by the formulas.
 #include <forkscale/forkscale.hpp>
+#include <forkscale/study/run_checks.hpp>
 #include <forkscale/study/study.hpp>
 
 #include <gtest/gtest.h>

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include <forkscale/detail/input/report_reader.hpp>  // load(): a report or a study, by its schema
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <forkscale/study/html.hpp>

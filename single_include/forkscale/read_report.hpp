@@ -10,7 +10,7 @@
 // begin include/forkscale/read_report.hpp
 #ifndef FORKSCALE_SINGLE_READ_REPORT_HPP
 #define FORKSCALE_SINGLE_READ_REPORT_HPP
-// report_io.hpp: reading a saved JSON report back into a forkscale::report.
+// read_report.hpp: reading a saved JSON report back into a forkscale::report.
 //
 //   fs::report rep = fs::read_report("quicksort.json");   // or fs::from_json(text)
 //
@@ -30,15 +30,11 @@
 //
 //   forkscale: cannot read report 'a.json': byte 812: regions[1].work: expected
 //   an unsigned integer, found a string
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <limits>
 #include <string>
-#include <vector>
 
 #include "forkscale.hpp"
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 // begin include/forkscale/detail/input/json_reader.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
 #define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
@@ -690,6 +686,21 @@ inline value parse(const std::string& text, const limits& lim = limits{}) { retu
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
 // end include/forkscale/detail/input/json_reader.hpp
+// begin include/forkscale/detail/input/report_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+// detail/input/report_reader.hpp: the reader behind fs::read_report and
+// fs::from_json (read_report.hpp): a report, its regions, sites, what-if rows,
+// locks and record from a parsed JSON value, with every derived number checked;
+// and the file reading and schema check the study's reader shares.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
 // begin include/forkscale/detail/input/record_reader.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
 #define FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
@@ -5930,10 +5941,24 @@ inline report report_from_value(const value& v, const std::string& where = std::
 
 }  // namespace json
 }  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+// end include/forkscale/detail/input/report_reader.hpp
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
 
 // A report from the text of a JSON report. Throws forkscale::error
 // ("forkscale: invalid report JSON: byte <n>: <problem>").
-inline report from_json(const std::string& text) {
+FORKSCALE_INLINE report from_json(const std::string& text);
+
+// A report from a JSON file written by report::write_json. Throws
+// forkscale::error ("forkscale: cannot read report '<path>': <problem>").
+FORKSCALE_INLINE report read_report(const std::string& path);
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_INLINE report from_json(const std::string& text) {
   try {
     return detail::json::report_from_value(detail::json::parse(text));
   } catch (const detail::json::json_error& e) {
@@ -5941,9 +5966,7 @@ inline report from_json(const std::string& text) {
   }
 }
 
-// A report from a JSON file written by report::write_json. Throws
-// forkscale::error ("forkscale: cannot read report '<path>': <problem>").
-inline report read_report(const std::string& path) {
+FORKSCALE_INLINE report read_report(const std::string& path) {
   const std::string text = detail::json::read_file(path, "report");
   try {
     return detail::json::report_from_value(detail::json::parse(text));
@@ -5951,6 +5974,8 @@ inline report read_report(const std::string& path) {
     throw error("forkscale: cannot read report '" + detail::printable_path(path) + "': " + e.what());
   }
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_READ_REPORT_HPP

@@ -2,26 +2,49 @@
 // "forkscale.study" version 1, docs/study-schema.md), and reading it back with every
 // derived number checked (study_from_json, read_study).
 #pragma once
+#include <string>
+
+#include "../config.hpp"
+#include "result.hpp"
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <vector>
-
 #include "../clock.hpp"
-#include "../config.hpp"
 #include "../detail/input/json_reader.hpp"
+#include "../detail/input/report_reader.hpp"
 #include "../detail/output/json.hpp"
 #include "../detail/output/json_writer.hpp"
 #include "../detail/util/atomic_file.hpp"
-#include "../read_report.hpp"
 #include "../report.hpp"
 #include "prediction_io.hpp"
-#include "result.hpp"
 #include "scaling.hpp"
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
+namespace detail {
+namespace json {
+struct value;
+}  // namespace json
+namespace study {
+// A study from a parsed JSON document (study_from_json without the parse), for
+// readers that look at the schema first.
+FORKSCALE_INLINE study_result study_from_value(const json::value& v);
+}  // namespace study
+}  // namespace detail
+
+// A study from the text of its JSON. Throws forkscale::error ("forkscale:
+// invalid study JSON: byte <n>: <problem>").
+FORKSCALE_INLINE study_result study_from_json(const std::string& text);
+
+// A study from a file written by study_result::write_json. Throws
+// forkscale::error ("forkscale: cannot read study '<path>': <problem>").
+FORKSCALE_INLINE study_result read_study(const std::string& path);
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -131,7 +154,7 @@ inline void write_profile(output::json_writer& j, const report& profile) {
 }  // namespace study
 }  // namespace detail
 
-inline std::string study_result::to_json() const {
+FORKSCALE_INLINE std::string study_result::to_json() const {
   namespace ds = detail::study;
   detail::output::json_writer j;
   j.begin_object();
@@ -163,7 +186,9 @@ inline std::string study_result::to_json() const {
   return j.finish();
 }
 
-inline void study_result::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+FORKSCALE_INLINE void study_result::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
 
 // ---- reading ------------------------------------------------------------------------
 
@@ -325,7 +350,7 @@ inline void check_derived_numbers(const json::object_reader& top, const study_re
   check_number(b, "burdened_parallelism", s.bounds.burdened_parallelism);
 }
 
-inline study_result study_from_value(const json::value& v) {
+FORKSCALE_INLINE study_result study_from_value(const json::value& v) {
   const json::object_reader top(v, "");
   json::check_schema(top, "forkscale.study", 1);
   study_result s;
@@ -345,9 +370,7 @@ inline study_result study_from_value(const json::value& v) {
 }  // namespace study
 }  // namespace detail
 
-// A study from the text of its JSON. Throws forkscale::error ("forkscale:
-// invalid study JSON: byte <n>: <problem>").
-inline study_result study_from_json(const std::string& text) {
+FORKSCALE_INLINE study_result study_from_json(const std::string& text) {
   try {
     return detail::study::study_from_value(detail::json::parse(text));
   } catch (const detail::json::json_error& e) {
@@ -355,9 +378,7 @@ inline study_result study_from_json(const std::string& text) {
   }
 }
 
-// A study from a file written by study_result::write_json. Throws
-// forkscale::error ("forkscale: cannot read study '<path>': <problem>").
-inline study_result read_study(const std::string& path) {
+FORKSCALE_INLINE study_result read_study(const std::string& path) {
   const std::string text = detail::json::read_file(path, "study");
   try {
     return detail::study::study_from_value(detail::json::parse(text));
@@ -365,5 +386,7 @@ inline study_result read_study(const std::string& path) {
     throw error("forkscale: cannot read study '" + detail::printable_path(path) + "': " + e.what());
   }
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -21,25 +21,60 @@
 //
 // Opt-in header: the umbrella forkscale.hpp does not include it.
 #pragma once
-#include <algorithm>
-#include <cmath>
 #include <string>
-#include <vector>
 
 #include "../config.hpp"
-#include "../detail/output/report_writers.hpp"
-#include "../detail/output/svg.hpp"
-#include "../detail/util/atomic_file.hpp"
 #include "../report.hpp"
 #include "study.hpp"
 
-FORKSCALE_NAMESPACE_BEGIN
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <algorithm>
+#include <cmath>
+#include <vector>
+#include "../detail/output/report_writers.hpp"
+#include "../detail/output/svg.hpp"
+#include "../detail/util/atomic_file.hpp"
+#endif
 
+FORKSCALE_NAMESPACE_BEGIN
 struct plot_options {
   bool standalone = true;        // XML declaration and namespace (a .svg file); false to inline in HTML
   std::string id_prefix = "fs";  // element ids start with it (several plots in one page)
 };
 
+// ---- gnuplot --------------------------------------------------------------------
+struct gnuplot_files {
+  std::string data;    // whitespace-separated columns, '#' header
+  std::string script;  // reads the data file by the name given
+};
+
+// ---- SVG ------------------------------------------------------------------------
+FORKSCALE_INLINE std::string factored_speedup_svg(const study_result& s, const plot_options& opt = {});
+
+FORKSCALE_INLINE std::string scalability_svg(const study_result& s, const plot_options& opt = {});
+
+// Bounds only, from one report (Cilkview's profile without benchmark runs), up
+// to the report's max_processors.
+FORKSCALE_INLINE std::string scalability_svg(const report& r, const plot_options& opt = {});
+
+// `data_file` is the name the script uses for the data (relative to where gnuplot
+// runs); the script writes `<output>` as SVG ("gnuplot -e \"out='x.svg'\"" to
+// choose another name).
+FORKSCALE_INLINE gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::string& data_file,
+                                                        const std::string& output = "factored.svg");
+
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const study_result& s, const std::string& data_file,
+                                                   const std::string& output = "scalability.svg");
+
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
+                                                   const std::string& output = "scalability.svg");
+
+// Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, all
+// six or none (detail::write_files_atomically: on failure the old files are left
+// as they were). Throws forkscale::error.
+FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace plot {
 
@@ -298,37 +333,22 @@ inline std::string gp_number(double v) { return std::isfinite(v) ? io::round_tri
 }  // namespace plot
 }  // namespace detail
 
-// ---- SVG ------------------------------------------------------------------------
-
-inline std::string factored_speedup_svg(const study_result& s, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string factored_speedup_svg(const study_result& s, const plot_options& opt) {
   return detail::svg::render(detail::plot::factored_chart(s, opt), opt.standalone);
 }
-
-inline std::string scalability_svg(const study_result& s, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string scalability_svg(const study_result& s, const plot_options& opt) {
   return detail::svg::render(detail::plot::scalability_chart(s.label, s.bounds, s.max_processors(), &s, opt),
                              opt.standalone);
 }
 
-// Bounds only, from one report (Cilkview's profile without benchmark runs), up
-// to the report's max_processors.
-inline std::string scalability_svg(const report& r, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string scalability_svg(const report& r, const plot_options& opt) {
   return detail::svg::render(
       detail::plot::scalability_chart(r.label, detail::plot::bounds_of(r), r.max_processors, nullptr, opt),
       opt.standalone);
 }
 
-// ---- gnuplot --------------------------------------------------------------------
-
-struct gnuplot_files {
-  std::string data;    // whitespace-separated columns, '#' header
-  std::string script;  // reads the data file by the name given
-};
-
-// `data_file` is the name the script uses for the data (relative to where gnuplot
-// runs); the script writes `<output>` as SVG ("gnuplot -e \"out='x.svg'\"" to
-// choose another name).
-inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::string& data_file,
-                                              const std::string& output = "factored.svg") {
+FORKSCALE_INLINE gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::string& data_file,
+                                                        const std::string& output) {
   namespace gp = detail::plot;
   gnuplot_files f;
   f.data = "# forkscale factored speedups: " + detail::output::printable(s.label) + "\n";
@@ -423,22 +443,17 @@ inline gnuplot_files scalability_gnuplot(const std::string& label, const study_b
 
 }  // namespace plot
 }  // namespace detail
-
-inline gnuplot_files scalability_gnuplot(const study_result& s, const std::string& data_file,
-                                         const std::string& output = "scalability.svg") {
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const study_result& s, const std::string& data_file,
+                                                   const std::string& output) {
   return detail::plot::scalability_gnuplot(s.label, s.bounds, s.max_processors(), &s, data_file, output);
 }
-
-inline gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
-                                         const std::string& output = "scalability.svg") {
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
+                                                   const std::string& output) {
   return detail::plot::scalability_gnuplot(r.label, detail::plot::bounds_of(r), r.max_processors, nullptr, data_file,
                                            output);
 }
 
-// Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, all
-// six or none (detail::write_files_atomically: on failure the old files are left
-// as they were). Throws forkscale::error.
-inline void write_plots(const study_result& s, const std::string& stem) {
+FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem) {
   const auto base = [](const std::string& p) {
     const std::size_t slash = p.find_last_of("/\\");
     return slash == std::string::npos ? p : p.substr(slash + 1);
@@ -454,5 +469,7 @@ inline void write_plots(const study_result& s, const std::string& stem) {
                                   {stem + "-scalability.dat", g.data},
                                   {stem + "-scalability.gp", g.script}});
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

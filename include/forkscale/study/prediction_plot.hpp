@@ -10,17 +10,24 @@
 // Included by study/html.hpp (the HTML page shows it as the section
 // html_section_ids::study_prediction).
 #pragma once
-#include <cmath>
 #include <string>
-#include <vector>
 
 #include "../config.hpp"
-#include "../detail/output/html_blocks.hpp"
-#include "../detail/output/svg.hpp"
 #include "plot.hpp"
 #include "result.hpp"
 
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <cmath>
+#include <vector>
+#include "../detail/output/html_blocks.hpp"
+#include "../detail/output/svg.hpp"
+#endif
+
 FORKSCALE_NAMESPACE_BEGIN
+// The prediction plot of a study as SVG; empty when the study has no prediction.
+FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace plot {
 
@@ -138,10 +145,11 @@ inline std::string study_prediction_body(const study_result& s) {
 }  // namespace html
 }  // namespace detail
 
-// The prediction plot of a study as SVG; empty when the study has no prediction.
-inline std::string prediction_svg(const study_result& s, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt) {
   if (s.prediction.empty()) return std::string();
   return detail::svg::render(detail::plot::prediction_chart(s, opt), opt.standalone);
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

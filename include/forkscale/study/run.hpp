@@ -2,6 +2,13 @@
 // timed rounds of every kind of run, the profile, the bandwidth probe — and the
 // warnings that follow from its numbers.
 #pragma once
+#include <string>
+
+#include "../config.hpp"
+#include "options.hpp"
+#include "result.hpp"
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -9,24 +16,28 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
-
 #include "../clock.hpp"
-#include "../config.hpp"
 #include "../detail/output/utf8.hpp"
 #include "../detail/util/progress.hpp"
 #include "../guards.hpp"
 #include "../report.hpp"
 #include "format.hpp"
-#include "options.hpp"
 #include "predict_run.hpp"
-#include "result.hpp"
+#include "run_checks.hpp"
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
+// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
+// elision, the parallel program at every P), then the bandwidth probe. Throws
+// forkscale::error for a workload without baseline or parallel program, zero
+// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
+// the hardware threads. Exceptions from the workload propagate.
+FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace study {
 
@@ -80,22 +91,6 @@ inline double run_copies(std::vector<std::function<void()>>& copies) {
   double sum = 0;
   for (const double t : times) sum += t;
   return n ? sum / static_cast<double>(n) : 0.0;
-}
-
-inline std::vector<unsigned> processor_list(const study_options& opt, unsigned hw) {
-  std::vector<unsigned> ps = opt.processors;
-  if (ps.empty()) {
-    const unsigned top = hw ? hw : 1;
-    for (unsigned p = 1; p <= top; p *= 2) {
-      ps.push_back(p);
-      if (p > top / 2) break;
-    }
-    ps.push_back(top);
-  }
-  ps.push_back(1);
-  std::sort(ps.begin(), ps.end());
-  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
-  return ps;
 }
 
 // The mistakes of a request, refused before anything runs.
@@ -323,60 +318,10 @@ class study_runner {
   detail::progress_line line_;  // erased when the study is done
 };
 
-// The warnings that follow from the numbers alone.
-inline void add_derived_warnings(study_result& s) {
-  const auto P = [](unsigned p) { return "P = " + std::to_string(p); };
-  std::vector<unsigned> over;
-  for (const auto& pt : s.points)
-    if (pt.oversubscribed) over.push_back(pt.processors);
-  if (!over.empty()) {
-    std::string list;
-    for (const unsigned p : over) list += (list.empty() ? "" : ", ") + std::to_string(p);
-    s.warnings.push_back("P = " + list + (over.size() > 1 ? " are" : " is") + " more than the " +
-                         std::to_string(s.hardware_threads) +
-                         " hardware threads: threads waited for a core, which the timed clock counts as "
-                         "work, so TP, IP and FP there describe oversubscription, not the program "
-                         "(marked * and drawn hollow)");
-  }
-  for (const auto& pt : s.points) {
-    if (pt.diagnostic_count)
-      s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
-                           " misuse diagnostic(s) in the runs at " + P(pt.processors) + ": WP there may be wrong");
-    if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
-      s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
-                           ": is the parallel workload annotated with forkscale's guards? WP then counts "
-                           "only the calling thread");
-    const double budget = pt.processors * pt.time.mean;
-    if (!std::isnan(pt.idle_time) && budget > 0 && pt.idle_time < -0.02 * budget)
-      s.warnings.push_back("IP is negative at " + P(pt.processors) + " (" + percent(pt.idle_time / budget) +
-                           " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
-                           " threads had time for; the workload may run more threads than P, or threads "
-                           "were preempted");
-    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
-      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
-                           " over the runs (" + spread_definition +
-                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
-                           "(Cilkview §4)");
-  }
-  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
-    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
-                         ", above 25%): the machine may be busy");
-  for (const auto& b : s.bandwidth)
-    if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
-      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
-                           "x as long as one alone: memory bandwidth (or other load on the "
-                           "machine) may limit scaling (Cilkview §5)");
-}
-
 }  // namespace study
 }  // namespace detail
 
-// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
-// elision, the parallel program at every P), then the bandwidth probe. Throws
-// forkscale::error for a workload without baseline or parallel program, zero
-// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
-// the hardware threads. Exceptions from the workload propagate.
-inline study_result run_study(std::string label, const study_workload& w, const study_options& opt = {}) {
+FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt) {
   namespace ds = detail::study;
   const std::string who = "forkscale: scaling study '" + detail::output::printable(label) + "': ";
   ds::check_request(who, w, opt);
@@ -393,5 +338,7 @@ inline study_result run_study(std::string label, const study_workload& w, const 
   ds::add_prediction_warnings(s, opt);
   return s;
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

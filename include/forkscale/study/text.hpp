@@ -1,24 +1,28 @@
 // study/text.hpp: a study for people (study_result::to_text, write_text; the
 // layout may change) and for spreadsheets (to_csv, write_csv: one row per P).
 #pragma once
+#include <string>
+
+#include "../config.hpp"
+#include "result.hpp"
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <vector>
-
 #include "../clock.hpp"
-#include "../config.hpp"
 #include "../detail/output/csv.hpp"
 #include "../detail/output/text_table.hpp"
 #include "../detail/output/utf8.hpp"
 #include "../detail/util/atomic_file.hpp"
 #include "format.hpp"
 #include "prediction_io.hpp"
-#include "result.hpp"
 #include "scaling.hpp"
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace study {
 
@@ -123,13 +127,13 @@ inline std::string text_warnings(const study_result& s) {
 }  // namespace study
 }  // namespace detail
 
-inline std::string study_result::to_text() const {
+FORKSCALE_INLINE std::string study_result::to_text() const {
   namespace ds = detail::study;
   return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) + ds::text_factored(*this) +
          ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_prediction(*this) + ds::text_warnings(*this);
 }
 
-inline std::string study_result::to_csv() const {
+FORKSCALE_INLINE std::string study_result::to_csv() const {
   namespace io = detail::output;
   std::string out =
       "processors,oversubscribed,time_mean,time_median,time_min,time_max,time_stddev,parallel_work,"
@@ -166,7 +170,13 @@ inline std::string study_result::to_csv() const {
   return out;
 }
 
-inline void study_result::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
-inline void study_result::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
+FORKSCALE_INLINE void study_result::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void study_result::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END

@@ -559,11 +559,971 @@ FORKSCALE_NAMESPACE_END
 //                                        // out/sort-scalability.svg/.dat/.gp
 //
 // Opt-in header: the umbrella forkscale.hpp does not include it.
+#include <string>
+
+// begin include/forkscale/study/study.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_STUDY_HPP
+#define FORKSCALE_SINGLE_STUDY_STUDY_HPP
+// study/study.hpp: a scaling study — the program timed at 1..P threads next to its
+// sequential baseline, with forkscale's engine measuring the work of every run.
+//
+//   fs::study_workload w;
+//   w.setup    = [&] { data = input; };                  // untimed, before every run
+//   w.baseline = [&] { std::sort(data.begin(), data.end()); };          // Ts
+//   w.parallel = [&](unsigned p) { parallel_sort(data, p); };          // annotated
+//   fs::study_result s = fs::run_study("sort", w);       // P = 1, 2, 4, ... hardware threads
+//   std::cout << s.to_text();  s.write_json("sort.study.json");
+//
+// What is measured (Acar, Charguéraud and Rainey, "Parallel Work Inflation,
+// Memory Effects, and their Empirical Analysis", §2; docs/study.md):
+//   Ts  time of the sequential baseline;       Te  time of the serial elision (optional)
+//   T1  time of the parallel program, 1 thread; TP  time of the parallel program, P threads
+//   WP  the work forkscale's engine measured in the P-thread run (the sum of its
+//       strands on a timed clock), IP = P·TP − WP the idle time, FP = WP − T1 the
+//       work inflation, and the factored speedups built from them.
+// Every run of the parallel program runs inside fs::measure (with the study's
+// options), and is timed with steady_clock around the call. Each kind of run is
+// repeated (default 5 times, round robin so that slow drifts of the machine hit
+// every kind alike); means, medians and spread are reported, and every speedup is
+// a ratio of means (Acar §2.7). The memory-bandwidth probe of Cilkview §5 times P
+// simultaneous copies of the serial baseline against one alone.
+//
+// The pieces, by job: scaling.hpp (sample statistics, the formulas), result.hpp
+// (study_result), options.hpp (study_workload, study_options), run.hpp
+// (run_study), json.hpp (to_json, study_from_json, read_study), text.hpp (to_text,
+// to_csv), format.hpp (number formats of the text).
+//
+// Opt-in header: the umbrella forkscale.hpp does not include it.
+// begin include/forkscale/study/json.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_JSON_HPP
+#define FORKSCALE_SINGLE_STUDY_JSON_HPP
+// study/json.hpp: a study as JSON — study_result::to_json and write_json (schema
+// "forkscale.study" version 1, docs/study-schema.md), and reading it back with every
+// derived number checked (study_from_json, read_study).
+#include <string>
+
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+// begin include/forkscale/detail/input/json_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// detail/input/json_reader.hpp: a small, strict JSON parser for reading
+// forkscale's own files back (reports, studies).
+//
+// Strict RFC 8259: one value with optional whitespace around it; no comments, no
+// trailing commas, no byte order mark, no NaN or Infinity, no leading zeros, no
+// unescaped control characters, strings must be well-formed UTF-8 and \u escapes
+// must pair their surrogates; an object may not repeat a key. Limits on the input
+// size and on the nesting depth keep memory and stack use bounded whatever the
+// input, and every problem is reported as a json_error: a one-line message with
+// the byte offset where it was found ("byte 812: expected ':' after an object
+// key"). No input makes the parser crash, loop or read out of bounds (fuzzed in
+// tests/test_json_reader.cpp under ASan and UBSan).
+//
+// The parsed value and typed access to it are in json_value.hpp.
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/input/json_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// detail/input/json_value.hpp: what the JSON reader (json_reader.hpp) gives back:
+// a parsed value, the json_error every problem is reported as, and typed access
+// to an object's members with messages that say which member was wrong.
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// A syntax or schema problem, at a byte offset of the input. what() is
+// "byte <offset>: <problem>", one line.
+class json_error : public error {
+ public:
+  json_error(std::size_t offset, const std::string& problem)
+      : error("byte " + std::to_string(offset) + ": " + problem), offset_(offset), problem_(problem) {}
+  std::size_t offset() const noexcept { return offset_; }
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::size_t offset_;
+  std::string problem_;
+};
+
+enum class kind : unsigned char { null, boolean, number, string, array, object };
+
+inline const char* kind_name(kind k) noexcept {
+  switch (k) {
+    case kind::null:
+      return "null";
+    case kind::boolean:
+      return "a boolean";
+    case kind::number:
+      return "a number";
+    case kind::string:
+      return "a string";
+    case kind::array:
+      return "an array";
+    case kind::object:
+      return "an object";
+  }
+  return "a value";
+}
+
+struct member;
+
+// One parsed value. Numbers keep their text (exact integers are read from it);
+// objects keep their members in file order.
+struct value {
+  kind type = kind::null;
+  bool boolean = false;
+  std::string text;             // the decoded string, or the number as written
+  std::vector<value> items;     // array elements
+  std::vector<member> members;  // object members, in file order
+  std::size_t offset = 0;       // byte offset of the value's first character
+
+  bool is(kind k) const noexcept { return type == k; }
+  inline const value* find(const std::string& key) const noexcept;
+};
+
+struct member {
+  std::string key;
+  std::size_t key_offset = 0;
+  value v;
+};
+
+inline const value* value::find(const std::string& key) const noexcept {
+  for (const auto& m : members)
+    if (m.key == key) return &m.v;
+  return nullptr;
+}
+
+// Text as it may appear inside a one-line message: printable ASCII kept, other
+// bytes as \xNN, cut to `max` characters with "..." marking the cut.
+inline std::string quote_for_message(const std::string& s, std::size_t max = 40) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (out.size() >= max) {
+      out += "...";
+      break;
+    }
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    }
+  }
+  return "'" + out + "'";
+}
+
+// ---- typed access -------------------------------------------------------------
+
+// True when the number is written as a plain non-negative integer that fits 64
+// bits; the value goes to `out`.
+inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  for (const char c : v.text)
+    if (c < '0' || c > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// True when the number is written as a plain integer (an optional '-', then
+// digits) that fits a signed 64-bit integer; the value goes to `out`.
+inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
+  if (digits == v.text.size()) return false;
+  for (std::size_t i = digits; i < v.text.size(); ++i)
+    if (v.text[i] < '0' || v.text[i] > '9') return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last;
+}
+
+// The number as the nearest double; false when it is out of range.
+inline bool number_as_double(const value& v, double& out) noexcept {
+  if (v.type != kind::number || v.text.empty()) return false;
+  const char* first = v.text.data();
+  const char* last = first + v.text.size();
+  const auto r = std::from_chars(first, last, out);
+  return r.ec == std::errc() && r.ptr == last && std::isfinite(out);
+}
+
+// Reads the members of one object with a path for messages ("regions[2]"):
+// each accessor throws json_error naming the member and what was wrong.
+class object_reader {
+ public:
+  object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
+    if (!v.is(kind::object))
+      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
+                                     kind_name(v.type));
+  }
+
+  const value& obj() const noexcept { return v_; }
+  const std::string& where() const noexcept { return where_; }
+  std::string path(const char* key) const { return where_.empty() ? std::string(key) : where_ + "." + key; }
+
+  const value* optional(const char* key) const noexcept { return v_.find(key); }
+
+  const value& required(const char* key) const {
+    const value* m = v_.find(key);
+    if (!m)
+      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
+    return *m;
+  }
+
+  [[noreturn]] void wrong(const char* key, const value& m, const char* expected) const {
+    throw json_error(m.offset, path(key) + ": expected " + expected + ", found " + kind_name(m.type));
+  }
+
+  std::uint64_t u64(const char* key) const {
+    const value& m = required(key);
+    std::uint64_t out = 0;
+    if (number_as_u64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset,
+                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an unsigned integer");
+  }
+
+  std::int64_t i64(const char* key) const {
+    const value& m = required(key);
+    std::int64_t out = 0;
+    if (number_as_i64(m, out)) return out;
+    if (m.is(kind::number))
+      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
+    wrong(key, m, "an integer");
+  }
+
+  unsigned u32(const char* key) const {
+    const value& m = required(key);
+    const std::uint64_t v = u64(key);
+    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
+    return static_cast<unsigned>(v);
+  }
+
+  // A number, or null (NaN) when `null_ok`.
+  double number(const char* key, bool null_ok = false) const {
+    const value& m = required(key);
+    return number_of(m, path(key), null_ok);
+  }
+
+  static double number_of(const value& m, const std::string& where, bool null_ok) {
+    if (m.is(kind::null) && null_ok) return std::nan("");
+    if (!m.is(kind::number))
+      throw json_error(m.offset,
+                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
+    double d = 0;
+    if (!number_as_double(m, d))
+      throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
+    return d;
+  }
+
+  std::string str(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::string)) wrong(key, m, "a string");
+    return m.text;
+  }
+
+  bool boolean(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::boolean)) wrong(key, m, "true or false");
+    return m.boolean;
+  }
+
+  const value& array(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::array)) wrong(key, m, "an array");
+    return m;
+  }
+
+  const value& object(const char* key) const {
+    const value& m = required(key);
+    if (!m.is(kind::object)) wrong(key, m, "an object");
+    return m;
+  }
+
+ private:
+  const value& v_;
+  std::string where_;
+};
+
+// Checks a number the file states against the same number recomputed from the
+// file's own data (relative tolerance 1e-9; both NaN counts as equal).
+inline void check_derived(const value& at, const std::string& where, double stated, double recomputed) {
+  if (std::isnan(stated) && std::isnan(recomputed)) return;
+  const double scale = std::max(std::fabs(stated), std::fabs(recomputed));
+  if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
+    std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
+    std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
+    throw json_error(at.offset,
+                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
+  }
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
+// end include/forkscale/detail/input/json_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// Bounds on what one document may cost: its size, its nesting (the parser
+// recurses once per level) and its number of values (each takes ~100 bytes of
+// memory, so "[0,0,0,...]" cannot turn a file into fifty times its size). They
+// are set for recorded reports, about 12 values and 60 bytes a strand: a
+// record of 1.5 million strands reads back in about 2 GiB.
+struct limits {
+  std::size_t max_bytes = std::size_t(256) << 20;  // 256 MiB
+  unsigned max_depth = 64;                         // nested arrays and objects
+  std::size_t max_values = 20'000'000;
+};
+
+class parser {
+ public:
+  parser(const std::string& text, const limits& lim) : s_(text), lim_(lim) {}
+
+  value parse() {
+    if (s_.size() > lim_.max_bytes)
+      throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
+                              std::to_string(lim_.max_bytes));
+    if (s_.empty()) throw json_error(0, "the input is empty");
+    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
+        static_cast<unsigned char>(s_[2]) == 0xBF)
+      throw json_error(0, "a byte order mark is not allowed");
+    skip_ws();
+    if (at_end()) throw json_error(pos_, "the input holds only whitespace");
+    value v;
+    parse_value(v, 0);
+    skip_ws();
+    if (!at_end()) throw json_error(pos_, "unexpected " + describe_here() + " after the JSON value");
+    return v;
+  }
+
+ private:
+  bool at_end() const noexcept { return pos_ >= s_.size(); }
+  unsigned char peek() const noexcept { return static_cast<unsigned char>(s_[pos_]); }
+
+  std::string describe_here() const {
+    if (at_end()) return "end of input";
+    const unsigned char c = peek();
+    if (c >= 0x21 && c < 0x7f) return std::string("character '") + static_cast<char>(c) + "'";
+    static const char hex[] = "0123456789abcdef";
+    std::string b = "byte 0x";
+    b += hex[c >> 4];
+    b += hex[c & 0xf];
+    return b;
+  }
+
+  [[noreturn]] void fail(const std::string& what) const {
+    if (at_end()) throw json_error(pos_, "unexpected end of input: " + what);
+    throw json_error(pos_, what + ", found " + describe_here());
+  }
+
+  void skip_ws() noexcept {
+    while (!at_end()) {
+      const unsigned char c = peek();
+      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+      ++pos_;
+    }
+  }
+
+  void expect_literal(const char* word, std::size_t len) {
+    if (s_.compare(pos_, len, word) != 0) fail("expected a JSON value");
+    pos_ += len;
+  }
+
+  void parse_value(value& v, unsigned depth) {
+    if (at_end()) fail("expected a JSON value");
+    if (++values_ > lim_.max_values)
+      throw json_error(pos_, "more than " + std::to_string(lim_.max_values) + " values in one document");
+    v.offset = pos_;
+    switch (peek()) {
+      case '{':
+        parse_object(v, depth + 1);
+        return;
+      case '[':
+        parse_array(v, depth + 1);
+        return;
+      case '"':
+        v.type = kind::string;
+        parse_string(v.text);
+        return;
+      case 't':
+        expect_literal("true", 4);
+        v.type = kind::boolean;
+        v.boolean = true;
+        return;
+      case 'f':
+        expect_literal("false", 5);
+        v.type = kind::boolean;
+        v.boolean = false;
+        return;
+      case 'n':
+        expect_literal("null", 4);
+        v.type = kind::null;
+        return;
+      default:
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
+          v.type = kind::number;
+          parse_number(v.text);
+          return;
+        }
+        fail("expected a JSON value");
+    }
+  }
+
+  void check_depth(unsigned depth) const {
+    if (depth > lim_.max_depth)
+      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
+  }
+
+  // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
+  // when `close` follows at once (the value is empty and done).
+  bool open_is_empty(value& v, kind k, unsigned char close, unsigned depth) {
+    check_depth(depth);
+    v.type = k;
+    ++pos_;  // '[' or '{'
+    skip_ws();
+    if (!at_end() && peek() == close) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+
+  void parse_array(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::array, ']', depth)) return;
+    do {
+      v.items.emplace_back();
+      parse_value(v.items.back(), depth);
+    } while (more_elements(']', "expected ',' or ']' in an array",
+                           "expected a value after ',' (trailing commas are not allowed)"));
+  }
+
+  void parse_object(value& v, unsigned depth) {
+    if (open_is_empty(v, kind::object, '}', depth)) return;
+    do {
+      if (at_end() || peek() != '"') fail("expected a string as object key");
+      member m;
+      m.key_offset = pos_;
+      parse_string(m.key);
+      skip_ws();
+      if (at_end() || peek() != ':') fail("expected ':' after an object key");
+      ++pos_;
+      skip_ws();
+      v.members.push_back(std::move(m));
+      parse_value(v.members.back().v, depth);
+    } while (more_elements('}', "expected ',' or '}' in an object",
+                           "expected a key after ',' (trailing commas are not allowed)"));
+    check_duplicates(v);
+  }
+
+  // After an element of an array or an object: true past a ',' (another element
+  // follows), false past the `close` that ends it; anything else fails with
+  // `expected`, and a `close` right after a ',' with `trailing`.
+  bool more_elements(unsigned char close, const char* expected, const char* trailing) {
+    skip_ws();
+    if (at_end()) fail(expected);
+    if (peek() == ',') {
+      ++pos_;
+      skip_ws();
+      if (!at_end() && peek() == close) fail(trailing);
+      return true;
+    }
+    if (peek() == close) {
+      ++pos_;
+      return false;
+    }
+    fail(expected);
+  }
+
+  static void check_duplicates(const value& v) {
+    const auto& ms = v.members;
+    if (ms.size() < 2) return;
+    std::vector<std::size_t> order(ms.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
+    const member* dup = nullptr;
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      if (ms[order[i]].key == ms[order[i - 1]].key) {
+        const member* later = &ms[order[i]];
+        if (!dup || later->key_offset < dup->key_offset) dup = later;
+      }
+    }
+    if (dup) throw json_error(dup->key_offset, "duplicate object key " + quote_for_message(dup->key));
+  }
+
+  static void append_utf8(std::string& out, std::uint32_t c) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+
+  std::uint32_t parse_hex4() {
+    if (s_.size() - pos_ < 4) {
+      pos_ = s_.size();
+      fail("expected four hex digits after \\u");
+    }
+    std::uint32_t c = 0;
+    for (int k = 0; k < 4; ++k) {
+      const unsigned char h = peek();
+      std::uint32_t d;
+      if (h >= '0' && h <= '9')
+        d = h - '0';
+      else if (h >= 'a' && h <= 'f')
+        d = h - 'a' + 10;
+      else if (h >= 'A' && h <= 'F')
+        d = h - 'A' + 10;
+      else
+        fail("expected four hex digits after \\u");
+      c = (c << 4) | d;
+      ++pos_;
+    }
+    return c;
+  }
+
+  // Advances over one well-formed UTF-8 character of 2 to 4 bytes, appending it.
+  void copy_utf8(std::string& out) {
+    const std::size_t start = pos_;
+    const unsigned char b0 = peek();
+    std::size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;
+      if (b0 == 0xED) hi = 0x9F;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;
+      if (b0 == 0xF4) hi = 0x8F;
+    } else {
+      throw json_error(start, "invalid UTF-8 in a string");
+    }
+    for (std::size_t k = 1; k < len; ++k) {
+      if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
+      const auto b = static_cast<unsigned char>(s_[start + k]);
+      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
+    }
+    out.append(s_, start, len);
+    pos_ = start + len;
+  }
+
+  void parse_string(std::string& out) {
+    const std::size_t start = pos_;
+    ++pos_;  // '"'
+    for (;;) {
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char c = peek();
+      if (c == '"') {
+        ++pos_;
+        return;
+      }
+      if (c < 0x20) fail("control character inside a string (must be escaped)");
+      if (c >= 0x80) {
+        copy_utf8(out);
+        continue;
+      }
+      if (c != '\\') {
+        out += static_cast<char>(c);
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (at_end()) throw json_error(start, "unterminated string");
+      const unsigned char e = peek();
+      ++pos_;
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          const std::size_t esc = pos_ - 2;
+          std::uint32_t cp = parse_hex4();
+          if (cp >= 0xDC00 && cp <= 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (s_.compare(pos_, 2, "\\u") != 0) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            pos_ += 2;
+            const std::uint32_t low = parse_hex4();
+            if (low < 0xDC00 || low > 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(out, cp);
+          break;
+        }
+        default:
+          pos_ -= 1;
+          fail("invalid escape in a string");
+      }
+    }
+  }
+
+  void parse_number(std::string& out) {
+    const std::size_t start = pos_;
+    if (peek() == '-') ++pos_;
+    if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in a number");
+    if (peek() == '0') {
+      ++pos_;
+      if (!at_end() && peek() >= '0' && peek() <= '9') fail("leading zeros are not allowed in a number");
+    } else {
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && peek() == '.') {
+      ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit after the decimal point");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
+      ++pos_;
+      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
+      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in the exponent");
+      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
+    }
+    out.assign(s_, start, pos_ - start);
+  }
+
+  const std::string& s_;
+  limits lim_;
+  std::size_t pos_ = 0;
+  std::size_t values_ = 0;
+};
+
+// Parses `text` as one JSON document; throws json_error.
+inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
+// end include/forkscale/detail/input/json_reader.hpp
+// begin include/forkscale/detail/input/report_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+// detail/input/report_reader.hpp: the reader behind fs::read_report and
+// fs::from_json (read_report.hpp): a report, its regions, sites, what-if rows,
+// locks and record from a parsed JSON value, with every derived number checked;
+// and the file reading and schema check the study's reader shares.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/input/record_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+// detail/input/record_reader.hpp: the "record" member of a JSON report read
+// back into report::record (layout in docs/report-schema.md, written by
+// detail/output/json_record.hpp). Every row must have its columns with the
+// right types, and every index must point inside its table: a file that passes
+// can be walked without bounds checks. Problems are json_errors naming the row
+// and the column ("record.strands[3][7] (prev): 12 is not -1 or an index into
+// strands (10 rows)").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// The cells of one row of a record table, with the names of its columns for
+// messages.
+class row_reader {
+ public:
+  row_reader(const value& v, std::string where, const char* const* columns, std::size_t count)
+      : v_(v), where_(std::move(where)), columns_(columns) {
+    if (!v.is(kind::array))
+      throw json_error(v.offset, where_ + ": expected an array (a row), found " + kind_name(v.type));
+    if (v.items.size() != count)
+      throw json_error(v.offset, where_ + ": expected a row of " + std::to_string(count) + " columns, found " +
+                                     std::to_string(v.items.size()));
+  }
+
+  std::string path(std::size_t k) const { return where_ + "[" + std::to_string(k) + "] (" + columns_[k] + ")"; }
+  const value& cell(std::size_t k) const { return v_.items[k]; }
+
+  std::uint64_t u64(std::size_t k) const {
+    std::uint64_t out = 0;
+    if (number_as_u64(cell(k), out)) return out;
+    throw json_error(cell(k).offset, path(k) + ": expected an unsigned 64-bit integer, found " + found(cell(k)));
+  }
+  std::uint32_t u32(std::size_t k) const {
+    const std::uint64_t v = u64(k);
+    if (v > 0xFFFFFFFFu) throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is too large");
+    return static_cast<std::uint32_t>(v);
+  }
+  std::int64_t i64(std::size_t k) const {
+    std::int64_t out = 0;
+    if (number_as_i64(cell(k), out)) return out;
+    throw json_error(cell(k).offset, path(k) + ": expected a signed 64-bit integer, found " + found(cell(k)));
+  }
+  std::string str(std::size_t k) const {
+    if (!cell(k).is(kind::string))
+      throw json_error(cell(k).offset, path(k) + ": expected a string, found " + kind_name(cell(k).type));
+    return cell(k).text;
+  }
+  bool boolean(std::size_t k) const {
+    if (!cell(k).is(kind::boolean))
+      throw json_error(cell(k).offset, path(k) + ": expected true or false, found " + kind_name(cell(k).type));
+    return cell(k).boolean;
+  }
+  // An index into a table of `size` rows (`table`: "strands"); -1 too when `none_ok`.
+  std::int64_t index(std::size_t k, std::size_t size, const char* table, bool none_ok) const {
+    const std::int64_t v = none_ok ? i64(k) : static_cast<std::int64_t>(u32(k));
+    if ((v < 0 && !(none_ok && v == -1)) || (v >= 0 && static_cast<std::uint64_t>(v) >= size))
+      throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is not " + (none_ok ? "-1 or " : "") +
+                                           "an index into " + table + " (" + std::to_string(size) + " rows)");
+    return v;
+  }
+  // A row's cell that is itself a list of indices into a table of `size` rows.
+  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* table) const {
+    const value& a = cell(k);
+    if (!a.is(kind::array))
+      throw json_error(a.offset,
+                       path(k) + ": expected an array of indices into " + table + ", found " + kind_name(a.type));
+    std::vector<std::uint32_t> out;
+    out.reserve(a.items.size());
+    for (std::size_t m = 0; m < a.items.size(); ++m) {
+      std::uint64_t v = 0;
+      const std::string at = path(k) + "[" + std::to_string(m) + "]";
+      if (!number_as_u64(a.items[m], v))
+        throw json_error(a.items[m].offset,
+                         at + ": expected an index into " + std::string(table) + ", found " + found(a.items[m]));
+      if (v >= size)
+        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not an index into " + table + " (" +
+                                                std::to_string(size) + " rows)");
+      out.push_back(static_cast<std::uint32_t>(v));
+    }
+    return out;
+  }
+
+ private:
+  static std::string found(const value& v) {
+    return v.is(kind::number) ? quote_for_message(v.text) : std::string(kind_name(v.type));
+  }
+  const value& v_;
+  std::string where_;
+  const char* const* columns_;
+};
+
+// The rows of one table of the record (an array member of `rec`).
+template <std::size_t N, typename Read>
+void read_rows(const object_reader& rec, const char* key, const char* const (&columns)[N], Read read) {
+  const value& a = rec.array(key);
+  for (std::size_t i = 0; i < a.items.size(); ++i)
+    read(row_reader(a.items[i], rec.path(key) + "[" + std::to_string(i) + "]", columns, N));
+}
+
+inline record_frame::kind_type frame_kind_from(const row_reader& row, std::size_t k) {
+  const std::string name = row.str(k);
+  if (name == "root") return record_frame::kind_type::root;
+  if (name == "call") return record_frame::kind_type::call;
+  if (name == "spawn") return record_frame::kind_type::spawn;
+  throw json_error(row.cell(k).offset,
+                   row.path(k) + ": unknown frame kind " + quote_for_message(name) + " (expected root, call or spawn)");
+}
+
+// The sizes of the record's tables, known before any row is read (rows refer
+// to tables that come after them).
+struct record_sizes {
+  std::size_t sites, frames, threads, tasks, strands, joins;
+};
+
+inline void read_record_graph(const object_reader& rec, const record_sizes& n, execution_record& r) {
+  static const char* const sites[] = {"name", "file", "line", "function", "tag"};
+  read_rows(rec, "sites", sites, [&](const row_reader& row) {
+    r.sites.push_back(record_site{row.str(0), row.str(1), row.u32(2), row.str(3), row.str(4)});
+  });
+  static const char* const frames[] = {"parent", "kind", "site", "depth"};
+  read_rows(rec, "frames", frames, [&](const row_reader& row) {
+    // A tree rooted at node 0: every other node's parent comes before it.
+    const std::size_t k = r.frames.size();
+    record_frame f;
+    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "the frames before it", false));
+    f.kind = frame_kind_from(row, 1);
+    if ((k == 0) != (f.kind == record_frame::kind_type::root))
+      throw json_error(row.cell(1).offset,
+                       row.path(1) + (k == 0 ? ": frame 0 must be the root" : ": only frame 0 is the root"));
+    f.site = f.kind == record_frame::kind_type::root
+                 ? row.u32(2)
+                 : static_cast<std::uint32_t>(row.index(2, n.sites, "sites", false));
+    f.depth = row.u32(3);
+    r.frames.push_back(f);
+  });
+  static const char* const threads[] = {"os_id", "busy_ns"};
+  read_rows(rec, "threads", threads, [&](const row_reader& row) {
+    r.threads.push_back(record_thread{row.u64(0), row.u64(1)});
+  });
+  static const char* const tasks[] = {"parent", "frame", "first", "last"};
+  read_rows(rec, "tasks", tasks, [&](const row_reader& row) {
+    record_task t;
+    t.parent = row.index(0, n.tasks, "tasks", true);
+    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strands", false));
+    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strands", false));
+    r.tasks.push_back(t);
+  });
+}
+
+inline void read_record_strands(const object_reader& rec, const record_sizes& n, execution_record& r) {
+  static const char* const strands[] = {"thread", "frame", "task", "start_ns",      "end_ns",      "work",
+                                        "span",   "prev",  "join", "critical_pred", "after_spawn", "critical"};
+  read_rows(rec, "strands", strands, [&](const row_reader& row) {
+    record_strand s;
+    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "threads", false));
+    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "tasks", false));
+    s.start_ns = row.u64(3);
+    s.end_ns = row.u64(4);
+    if (s.end_ns < s.start_ns)
+      throw json_error(row.cell(4).offset, row.path(4) + ": " + std::to_string(s.end_ns) + " is before start_ns " +
+                                               std::to_string(s.start_ns));
+    s.work = row.u64(5);
+    s.span = row.u64(6);
+    s.prev = row.index(7, n.strands, "strands", true);
+    s.join = row.index(8, n.joins, "joins", true);
+    s.critical_pred = row.index(9, n.strands, "strands", true);
+    s.after_spawn = row.boolean(10);
+    s.critical = row.boolean(11);
+    r.strands.push_back(s);
+  });
+  static const char* const joins[] = {"site", "thread", "wait_start_ns", "wait_end_ns", "strands", "joins"};
+  read_rows(rec, "joins", joins, [&](const row_reader& row) {
+    record_join o;
+    o.site = row.index(0, n.sites, "sites", true);
+    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false));
+    o.wait_start_ns = row.u64(2);
+    o.wait_end_ns = row.u64(3);
+    o.strands = row.indices(4, n.strands, "strands");
+    o.joins = row.indices(5, n.joins, "joins");
+    r.joins.push_back(std::move(o));
+  });
+  static const char* const regions[] = {"path", "thread", "start_ns", "end_ns"};
+  read_rows(rec, "regions", regions, [&](const row_reader& row) {
+    r.regions.push_back(forkscale::record_region{
+        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false)), row.u64(2), row.u64(3)});
+  });
+}
+
+// The critical path: strand indices, each strand on it flagged critical and no
+// other.
+inline void read_critical_path(const object_reader& rec, execution_record& r) {
+  const value& a = rec.array("critical_path");
+  std::vector<char> on(r.strands.size(), 0);
+  for (std::size_t m = 0; m < a.items.size(); ++m) {
+    std::uint64_t v = 0;
+    const std::string at = rec.path("critical_path") + "[" + std::to_string(m) + "]";
+    if (!number_as_u64(a.items[m], v) || v >= r.strands.size())
+      throw json_error(a.items[m].offset, at + ": expected a strand index below " + std::to_string(r.strands.size()));
+    if (on[v]) throw json_error(a.items[m].offset, at + ": strand " + std::to_string(v) + " is on the path twice");
+    on[v] = 1;
+    r.critical_path.push_back(static_cast<std::uint32_t>(v));
+  }
+  for (std::size_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].critical != (on[i] != 0))
+      throw json_error(a.offset, rec.path("strands") + "[" + std::to_string(i) + "] (critical) is " +
+                                     (r.strands[i].critical ? "true" : "false") + " but the strand is " +
+                                     (on[i] ? "on" : "not on") + " the critical path (the file is inconsistent)");
+}
+
+// report::record from the "record" member (absent: no record). `unit` is the
+// report's, which the record's must equal.
+inline std::shared_ptr<const execution_record> record_from(const object_reader& top, const std::string& unit) {
+  const value* v = top.optional("record");
+  if (!v) return nullptr;
+  const object_reader rec(*v, top.path("record"));
+  auto r = std::make_shared<execution_record>();
+  r->complete = rec.boolean("complete");
+  r->limit_bytes = rec.u64("limit_bytes");
+  r->bytes = rec.u64("bytes");
+  r->dropped_strands = rec.u64("dropped_strands");
+  r->unit = rec.str("unit");
+  if (r->unit != unit)
+    throw json_error(rec.required("unit").offset, rec.path("unit") + ": " + quote_for_message(r->unit) +
+                                                      " differs from the report's unit " + quote_for_message(unit));
+  r->wall_ns = rec.u64("wall_ns");
+  const record_sizes n{rec.array("sites").items.size(),   rec.array("frames").items.size(),
+                       rec.array("threads").items.size(), rec.array("tasks").items.size(),
+                       rec.array("strands").items.size(), rec.array("joins").items.size()};
+  read_record_graph(rec, n, *r);
+  read_record_strands(rec, n, *r);
+  read_critical_path(rec, *r);
+  return r;
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+// end include/forkscale/detail/input/record_reader.hpp
 // begin include/forkscale/detail/output/report_writers.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
@@ -5171,1350 +6131,6 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/output/text.hpp
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
-// begin include/forkscale/detail/output/svg.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
-// detail/svg.hpp: a small line-chart renderer with no dependency, for
-// forkscale's plots (plot.hpp).
-//
-// A chart is a few series of (x, y) points on linear axes, optional error bars,
-// labeled vertical gaps between curves, a legend and notes. The output is plain
-// SVG 1.1 (XML), standalone (with the XML declaration and namespace) or for
-// inlining in HTML5. Every text is escaped; nothing refers to anything outside
-// the file (no links, no fonts, no images, no url()).
-//
-// For tests and tools the SVG carries its own coordinate mapping and data:
-//  - the root <svg> has data-plot-left/-top/-width/-height (the plot area in
-//    px) and data-x-min/-x-max/-y-min/-y-max (the axis ranges);
-//  - every data point is <circle|rect|path class="point" data-series="..."
-//    data-x="..." data-y="..."> with the exact value (shortest round-trip
-//    decimal), error bars are <line class="errorbar" data-series data-x
-//    data-low data-high>, curves are <polyline class="curve" data-series>.
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace svg {
-
-// Text for XML character data or a quoted attribute: valid UTF-8 with control
-// characters shown as escapes (XML 1.0 cannot carry them at all), the five
-// markup characters as entities, and the noncharacters U+FFFE/U+FFFF (not XML
-// characters either) replaced by U+FFFD.
-inline std::string escape(const std::string& s) {
-  const std::string v = output::printable(s);
-  std::string out;
-  out.reserve(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const char c = v[i];
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) == 0xEF && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0xBF &&
-            (static_cast<unsigned char>(v[i + 2]) == 0xBE || static_cast<unsigned char>(v[i + 2]) == 0xBF)) {
-          out += "\xEF\xBF\xBD";
-          i += 2;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
-
-// Code points in valid UTF-8 text (to estimate how wide a label is drawn).
-inline std::size_t text_length(const std::string& s) {
-  std::size_t n = 0;
-  for (const char c : s)
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
-  return n;
-}
-
-// The width a text is drawn at, estimated generously: 0.65 em per code point.
-// The font behind "sans-serif" is the viewer's choice; the wide common ones
-// (DejaVu Sans, Verdana) average about 0.6 em per character of English text, so
-// a layout sized by this estimate keeps its texts inside the viewBox.
-inline double text_width(const std::string& s, double font_px) {
-  return 0.65 * font_px * static_cast<double>(text_length(output::printable(s)));
-}
-
-// A pixel coordinate.
-inline std::string px(double v) { return output::fixed(v, 2); }
-
-// An exact value for a data-* attribute ("" when not finite).
-inline std::string exact(double v) { return output::round_trip(v); }
-
-// A short label for an axis tick or a legend value.
-inline std::string short_number(double v) {
-  if (std::isnan(v)) return "n/a";
-  const double a = std::fabs(v);
-  std::string t = output::fixed(v, a >= 100 ? 0 : (a >= 10 ? 1 : 2));
-  if (t.find('.') != std::string::npos) {
-    while (t.back() == '0') t.pop_back();
-    if (t.back() == '.') t.pop_back();
-  }
-  return t == "-0" ? "0" : t;
-}
-
-// 1, 2, 2.5 or 5 times a power of ten, at least range / target.
-inline double nice_step(double range, int target) {
-  if (!(range > 0) || target < 1) return 1;
-  const double raw = range / target;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
-  for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-    if (m * mag >= raw) return m * mag;
-  return 10 * mag;
-}
-
-struct series {
-  std::string id;    // data-series value: "actual", "work-law", ...
-  std::string name;  // legend text
-  std::string color = "#000000";
-  std::string dash;               // stroke-dasharray, "" for solid
-  std::string marker = "circle";  // circle, square, diamond, triangle, none
-  bool line = true;               // connect the points
-  double width = 2;
-  std::vector<double> xs, ys;
-  std::vector<bool> hollow;       // per point (optional)
-  std::vector<double> low, high;  // error bars (optional, per point)
-  std::vector<std::string> tips;  // tooltips (optional, per point)
-};
-
-// A labeled vertical arrow between two values at the right end of the data.
-struct gap {
-  std::string letter;
-  double y_from = 0, y_to = 0;
-  std::string description;  // shown under the chart: "A  0.15  linear - maximal: ..."
-};
-
-struct chart {
-  std::string id;  // unique within a page: prefixes every element id
-  std::string title, x_label, y_label;
-  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
-  double x_tick_step = 0;  // 0: automatic
-  std::vector<series> curves;
-  double gap_x = 0;  // where the gap arrows start (data x)
-  std::vector<gap> gaps;
-  double shade_from_x = std::nan("");  // shade x > this (more threads than cores)
-  std::string shade_label;
-  std::vector<std::string> notes;  // lines under the chart
-};
-
-class renderer {
- public:
-  explicit renderer(const chart& c) : c_(c) {}
-
-  std::string render(bool standalone) {
-    const double left = 70, top = 56, plot_w = 470, plot_h = 330;
-    const double legend_x = left + plot_w + 28;
-    left_ = left;
-    top_ = top;
-    w_ = plot_w;
-    h_ = plot_h;
-
-    std::vector<std::string> lines_below;
-    for (const auto& g : c_.gaps) lines_below.push_back(g.letter + "  " + g.description);
-    for (const auto& n : c_.notes) lines_below.push_back(n);
-    // Wide enough for the longest legend entry (12 px, after its marker) and the
-    // longest line below the chart (11 px, from x = 16), by text_width.
-    double width = 820;
-    for (const auto& s : c_.curves) width = std::max(width, legend_x + 34 + text_width(s.name, 12) + 12);
-    for (const auto& line : lines_below) width = std::max(width, 16 + text_width(line, 11) + 16);
-    width = std::ceil(width);
-    const double below_y = top + plot_h + 62;
-    const double height = below_y + 18.0 * static_cast<double>(lines_below.size()) + 12;
-
-    std::string o;
-    if (standalone) o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    o += "<svg";
-    if (standalone) o += " xmlns=\"http://www.w3.org/2000/svg\"";
-    o += " id=\"" + escape(c_.id) + "\" class=\"fs-plot\" width=\"" + px(width) + "\" height=\"" + px(height) +
-         "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\" role=\"img\" aria-labelledby=\"" + escape(c_.id) +
-         "-title\" font-family=\"sans-serif\" font-size=\"12\"";
-    o += " data-plot-left=\"" + exact(left) + "\" data-plot-top=\"" + exact(top) + "\" data-plot-width=\"" +
-         exact(plot_w) + "\" data-plot-height=\"" + exact(plot_h) + "\" data-x-min=\"" + exact(c_.x_min) +
-         "\" data-x-max=\"" + exact(c_.x_max) + "\" data-y-min=\"" + exact(c_.y_min) + "\" data-y-max=\"" +
-         exact(c_.y_max) + "\">\n";
-    o += "<title id=\"" + escape(c_.id) + "-title\">" + escape(c_.title) + "</title>\n";
-    o += "<rect x=\"0\" y=\"0\" width=\"" + px(width) + "\" height=\"" + px(height) + "\" fill=\"#ffffff\"/>\n";
-    o += "<text x=\"" + px(left + plot_w / 2) +
-         "\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" + escape(c_.title) + "</text>\n";
-
-    // Shaded band: thread counts above the hardware threads.
-    if (!std::isnan(c_.shade_from_x) && c_.shade_from_x < c_.x_max) {
-      const double x0 = X(std::max(c_.shade_from_x, c_.x_min));
-      o += "<rect class=\"oversubscribed-band\" x=\"" + px(x0) + "\" y=\"" + px(top) + "\" width=\"" +
-           px(left + plot_w - x0) + "\" height=\"" + px(plot_h) + "\" fill=\"#f2e6e6\"/>\n";
-      o += "<text x=\"" + px(x0 + 4) + "\" y=\"" + px(top + 14) + "\" font-size=\"10\" fill=\"#884444\">" +
-           escape(c_.shade_label) + "</text>\n";
-    }
-
-    axes(o);
-
-    // Curves, error bars, points.
-    for (const auto& s : c_.curves) curve(o, s);
-
-    gaps(o);
-
-    // Frame on top of the data.
-    o += "<rect x=\"" + px(left) + "\" y=\"" + px(top) + "\" width=\"" + px(plot_w) + "\" height=\"" + px(plot_h) +
-         "\" fill=\"none\" stroke=\"#333333\"/>\n";
-
-    // Legend.
-    double ly = top + 8;
-    o += "<g class=\"legend\">\n";
-    for (const auto& s : c_.curves) {
-      o += "<g class=\"legend-entry\" data-series=\"" + escape(s.id) + "\">";
-      if (s.line)
-        o += "<line x1=\"" + px(legend_x) + "\" y1=\"" + px(ly) + "\" x2=\"" + px(legend_x + 26) + "\" y2=\"" + px(ly) +
-             "\" stroke=\"" + s.color + "\" stroke-width=\"" + px(s.width) + "\"" +
-             (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "/>";
-      if (s.marker != "none") o += marker_shape(s, legend_x + 13, ly, false, "legend-marker");
-      o += "<text x=\"" + px(legend_x + 34) + "\" y=\"" + px(ly + 4) + "\">" + escape(s.name) + "</text></g>\n";
-      ly += 20;
-    }
-    o += "</g>\n";
-
-    // Gap descriptions and notes.
-    double ny = below_y;
-    for (const auto& line : lines_below) {
-      o += "<text class=\"note\" x=\"16\" y=\"" + px(ny) + "\" font-size=\"11\">" + escape(line) + "</text>\n";
-      ny += 18;
-    }
-    o += "</svg>\n";
-    return o;
-  }
-
- private:
-  double X(double x) const { return left_ + (x - c_.x_min) / (c_.x_max - c_.x_min) * w_; }
-  double Y(double y) const { return top_ + h_ - (y - c_.y_min) / (c_.y_max - c_.y_min) * h_; }
-
-  void axes(std::string& o) const {
-    o += "<g class=\"axes\" stroke=\"#dddddd\">\n";
-    const double ystep = nice_step(c_.y_max - c_.y_min, 6);
-    std::string labels;
-    for (double v = std::ceil(c_.y_min / ystep) * ystep; v <= c_.y_max + 1e-9 * ystep; v += ystep) {
-      const double y = Y(v);
-      o += "<line x1=\"" + px(left_) + "\" y1=\"" + px(y) + "\" x2=\"" + px(left_ + w_) + "\" y2=\"" + px(y) + "\"/>\n";
-      labels += "<text x=\"" + px(left_ - 6) + "\" y=\"" + px(y + 4) + "\" text-anchor=\"end\">" +
-                escape(short_number(v)) + "</text>\n";
-    }
-    double xstep = c_.x_tick_step > 0 ? c_.x_tick_step : nice_step(c_.x_max - c_.x_min, 8);
-    for (double v = std::ceil(c_.x_min / xstep) * xstep; v <= c_.x_max + 1e-9 * xstep; v += xstep) {
-      const double x = X(v);
-      o += "<line x1=\"" + px(x) + "\" y1=\"" + px(top_) + "\" x2=\"" + px(x) + "\" y2=\"" + px(top_ + h_) + "\"/>\n";
-      labels += "<text x=\"" + px(x) + "\" y=\"" + px(top_ + h_ + 18) + "\" text-anchor=\"middle\">" +
-                escape(short_number(v)) + "</text>\n";
-    }
-    o += "</g>\n<g class=\"tick-labels\" fill=\"#333333\">\n" + labels + "</g>\n";
-    o += "<text class=\"x-label\" x=\"" + px(left_ + w_ / 2) + "\" y=\"" + px(top_ + h_ + 40) +
-         "\" text-anchor=\"middle\">" + escape(c_.x_label) + "</text>\n";
-    o += "<text class=\"y-label\" x=\"" + px(18) + "\" y=\"" + px(top_ + h_ / 2) +
-         "\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + px(top_ + h_ / 2) + ")\">" + escape(c_.y_label) +
-         "</text>\n";
-  }
-
-  std::string marker_shape(const series& s, double x, double y, bool hollow, const char* cls) const {
-    const std::string fill = hollow ? "#ffffff" : s.color;
-    const std::string common = " fill=\"" + fill + "\" stroke=\"" + s.color + "\" stroke-width=\"1.5\"";
-    const std::string c = std::string(" class=\"") + cls + "\"";
-    if (s.marker == "square")
-      return "<rect" + c + " x=\"" + px(x - 4) + "\" y=\"" + px(y - 4) + "\" width=\"8\" height=\"8\"" + common + "/>";
-    if (s.marker == "diamond")
-      return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y) + " L " + px(x) + " " +
-             px(y + 5) + " L " + px(x - 5) + " " + px(y) + " Z\"" + common + "/>";
-    if (s.marker == "triangle")
-      return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y + 4) + " L " +
-             px(x - 5) + " " + px(y + 4) + " Z\"" + common + "/>";
-    return "<circle" + c + " cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"4\"" + common + "/>";
-  }
-
-  void curve(std::string& o, const series& s) const {
-    o += "<g class=\"series\" data-series=\"" + escape(s.id) + "\">\n";
-    if (s.line) {
-      // One polyline per run of finite points.
-      std::string pts;
-      const auto flush = [&] {
-        if (!pts.empty())
-          o += "<polyline class=\"curve\" data-series=\"" + escape(s.id) + "\" points=\"" + pts +
-               "\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"" + px(s.width) + "\"" +
-               (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "/>\n";
-        pts.clear();
-      };
-      for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
-        if (!std::isfinite(s.xs[i]) || !std::isfinite(s.ys[i])) {
-          flush();
-          continue;
-        }
-        if (!pts.empty()) pts += ' ';
-        pts += px(X(s.xs[i])) + "," + px(Y(s.ys[i]));
-      }
-      flush();
-    }
-    for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
-      if (!std::isfinite(s.xs[i]) || !std::isfinite(s.ys[i])) continue;
-      const double x = X(s.xs[i]);
-      if (i < s.low.size() && i < s.high.size() && std::isfinite(s.low[i]) && std::isfinite(s.high[i])) {
-        const double y0 = Y(s.low[i]), y1 = Y(s.high[i]);
-        o += "<line class=\"errorbar\" data-series=\"" + escape(s.id) + "\" data-x=\"" + exact(s.xs[i]) +
-             "\" data-low=\"" + exact(s.low[i]) + "\" data-high=\"" + exact(s.high[i]) + "\" x1=\"" + px(x) +
-             "\" y1=\"" + px(y0) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y1) + "\" stroke=\"" + s.color +
-             "\" stroke-width=\"1.2\"/>\n";
-        for (const double yy : {y0, y1})
-          o += "<line x1=\"" + px(x - 4) + "\" y1=\"" + px(yy) + "\" x2=\"" + px(x + 4) + "\" y2=\"" + px(yy) +
-               "\" stroke=\"" + s.color + "\" stroke-width=\"1.2\"/>\n";
-      }
-      if (s.marker == "none") continue;
-      const bool hollow = i < s.hollow.size() && s.hollow[i];
-      std::string shape = marker_shape(s, x, Y(s.ys[i]), hollow, hollow ? "point hollow" : "point");
-      // data-* attributes and the tooltip go on the shape itself.
-      const std::string attrs =
-          " data-series=\"" + escape(s.id) + "\" data-x=\"" + exact(s.xs[i]) + "\" data-y=\"" + exact(s.ys[i]) + "\"";
-      const std::size_t cut = shape.find(' ');
-      shape.insert(cut, attrs);
-      if (i < s.tips.size() && !s.tips[i].empty()) {
-        shape.erase(shape.size() - 2);  // "/>"
-        const std::size_t space = shape.find(' ');
-        const std::string tag = shape.substr(1, space - 1);
-        shape += "><title>" + escape(s.tips[i]) + "</title></" + tag + ">";
-      }
-      o += shape + "\n";
-    }
-    o += "</g>\n";
-  }
-
-  void gaps(std::string& o) const {
-    if (c_.gaps.empty()) return;
-    o += "<g class=\"gaps\">\n";
-    double x = X(c_.gap_x) + 14;
-    for (const auto& g : c_.gaps) {
-      if (!std::isfinite(g.y_from) || !std::isfinite(g.y_to)) continue;
-      const double y0 = Y(g.y_from), y1 = Y(g.y_to);
-      o += "<g class=\"gap\" data-gap=\"" + escape(g.letter) + "\" data-from=\"" + exact(g.y_from) + "\" data-to=\"" +
-           exact(g.y_to) + "\">";
-      o += "<line x1=\"" + px(x) + "\" y1=\"" + px(y0) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y1) +
-           "\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
-      // Arrow heads pointing at both curves (when there is room for them).
-      if (std::fabs(y1 - y0) > 8) {
-        const double d0 = y1 > y0 ? 5 : -5;
-        o += "<path d=\"M " + px(x - 3) + " " + px(y0 + d0) + " L " + px(x) + " " + px(y0) + " L " + px(x + 3) + " " +
-             px(y0 + d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
-        o += "<path d=\"M " + px(x - 3) + " " + px(y1 - d0) + " L " + px(x) + " " + px(y1) + " L " + px(x + 3) + " " +
-             px(y1 - d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
-      }
-      o += "<text x=\"" + px(x + 3) + "\" y=\"" + px((y0 + y1) / 2 + 4) + "\" font-weight=\"bold\" font-size=\"11\">" +
-           escape(g.letter) + "</text></g>\n";
-      x += 16;
-    }
-    o += "</g>\n";
-  }
-
-  const chart& c_;
-  double left_ = 0, top_ = 0, w_ = 1, h_ = 1;
-};
-
-inline std::string render(const chart& c, bool standalone) { return renderer(c).render(standalone); }
-
-}  // namespace svg
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
-// end include/forkscale/detail/output/svg.hpp
-// begin include/forkscale/study/study.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_STUDY_HPP
-#define FORKSCALE_SINGLE_STUDY_STUDY_HPP
-// study/study.hpp: a scaling study — the program timed at 1..P threads next to its
-// sequential baseline, with forkscale's engine measuring the work of every run.
-//
-//   fs::study_workload w;
-//   w.setup    = [&] { data = input; };                  // untimed, before every run
-//   w.baseline = [&] { std::sort(data.begin(), data.end()); };          // Ts
-//   w.parallel = [&](unsigned p) { parallel_sort(data, p); };          // annotated
-//   fs::study_result s = fs::run_study("sort", w);       // P = 1, 2, 4, ... hardware threads
-//   std::cout << s.to_text();  s.write_json("sort.study.json");
-//
-// What is measured (Acar, Charguéraud and Rainey, "Parallel Work Inflation,
-// Memory Effects, and their Empirical Analysis", §2; docs/study.md):
-//   Ts  time of the sequential baseline;       Te  time of the serial elision (optional)
-//   T1  time of the parallel program, 1 thread; TP  time of the parallel program, P threads
-//   WP  the work forkscale's engine measured in the P-thread run (the sum of its
-//       strands on a timed clock), IP = P·TP − WP the idle time, FP = WP − T1 the
-//       work inflation, and the factored speedups built from them.
-// Every run of the parallel program runs inside fs::measure (with the study's
-// options), and is timed with steady_clock around the call. Each kind of run is
-// repeated (default 5 times, round robin so that slow drifts of the machine hit
-// every kind alike); means, medians and spread are reported, and every speedup is
-// a ratio of means (Acar §2.7). The memory-bandwidth probe of Cilkview §5 times P
-// simultaneous copies of the serial baseline against one alone.
-//
-// The pieces, by job: scaling.hpp (sample statistics, the formulas), result.hpp
-// (study_result), options.hpp (study_workload, study_options), run.hpp
-// (run_study), json.hpp (to_json, study_from_json, read_study), text.hpp (to_text,
-// to_csv), format.hpp (number formats of the text).
-//
-// Opt-in header: the umbrella forkscale.hpp does not include it.
-// begin include/forkscale/study/json.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_JSON_HPP
-#define FORKSCALE_SINGLE_STUDY_JSON_HPP
-// study/json.hpp: a study as JSON — study_result::to_json and write_json (schema
-// "forkscale.study" version 1, docs/study-schema.md), and reading it back with every
-// derived number checked (study_from_json, read_study).
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/input/json_reader.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
-#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
-// detail/input/json_reader.hpp: a small, strict JSON parser for reading
-// forkscale's own files back (reports, studies).
-//
-// Strict RFC 8259: one value with optional whitespace around it; no comments, no
-// trailing commas, no byte order mark, no NaN or Infinity, no leading zeros, no
-// unescaped control characters, strings must be well-formed UTF-8 and \u escapes
-// must pair their surrogates; an object may not repeat a key. Limits on the input
-// size and on the nesting depth keep memory and stack use bounded whatever the
-// input, and every problem is reported as a json_error: a one-line message with
-// the byte offset where it was found ("byte 812: expected ':' after an object
-// key"). No input makes the parser crash, loop or read out of bounds (fuzzed in
-// tests/test_json_reader.cpp under ASan and UBSan).
-//
-// The parsed value and typed access to it are in json_value.hpp.
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/input/json_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
-// detail/input/json_value.hpp: what the JSON reader (json_reader.hpp) gives back:
-// a parsed value, the json_error every problem is reported as, and typed access
-// to an object's members with messages that say which member was wrong.
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <system_error>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace json {
-
-// A syntax or schema problem, at a byte offset of the input. what() is
-// "byte <offset>: <problem>", one line.
-class json_error : public error {
- public:
-  json_error(std::size_t offset, const std::string& problem)
-      : error("byte " + std::to_string(offset) + ": " + problem), offset_(offset), problem_(problem) {}
-  std::size_t offset() const noexcept { return offset_; }
-  const std::string& problem() const noexcept { return problem_; }
-
- private:
-  std::size_t offset_;
-  std::string problem_;
-};
-
-enum class kind : unsigned char { null, boolean, number, string, array, object };
-
-inline const char* kind_name(kind k) noexcept {
-  switch (k) {
-    case kind::null:
-      return "null";
-    case kind::boolean:
-      return "a boolean";
-    case kind::number:
-      return "a number";
-    case kind::string:
-      return "a string";
-    case kind::array:
-      return "an array";
-    case kind::object:
-      return "an object";
-  }
-  return "a value";
-}
-
-struct member;
-
-// One parsed value. Numbers keep their text (exact integers are read from it);
-// objects keep their members in file order.
-struct value {
-  kind type = kind::null;
-  bool boolean = false;
-  std::string text;             // the decoded string, or the number as written
-  std::vector<value> items;     // array elements
-  std::vector<member> members;  // object members, in file order
-  std::size_t offset = 0;       // byte offset of the value's first character
-
-  bool is(kind k) const noexcept { return type == k; }
-  inline const value* find(const std::string& key) const noexcept;
-};
-
-struct member {
-  std::string key;
-  std::size_t key_offset = 0;
-  value v;
-};
-
-inline const value* value::find(const std::string& key) const noexcept {
-  for (const auto& m : members)
-    if (m.key == key) return &m.v;
-  return nullptr;
-}
-
-// Text as it may appear inside a one-line message: printable ASCII kept, other
-// bytes as \xNN, cut to `max` characters with "..." marking the cut.
-inline std::string quote_for_message(const std::string& s, std::size_t max = 40) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (out.size() >= max) {
-      out += "...";
-      break;
-    }
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    }
-  }
-  return "'" + out + "'";
-}
-
-// ---- typed access -------------------------------------------------------------
-
-// True when the number is written as a plain non-negative integer that fits 64
-// bits; the value goes to `out`.
-inline bool number_as_u64(const value& v, std::uint64_t& out) noexcept {
-  if (v.type != kind::number || v.text.empty()) return false;
-  for (const char c : v.text)
-    if (c < '0' || c > '9') return false;
-  const char* first = v.text.data();
-  const char* last = first + v.text.size();
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last;
-}
-
-// True when the number is written as a plain integer (an optional '-', then
-// digits) that fits a signed 64-bit integer; the value goes to `out`.
-inline bool number_as_i64(const value& v, std::int64_t& out) noexcept {
-  if (v.type != kind::number || v.text.empty()) return false;
-  const std::size_t digits = v.text[0] == '-' ? 1 : 0;
-  if (digits == v.text.size()) return false;
-  for (std::size_t i = digits; i < v.text.size(); ++i)
-    if (v.text[i] < '0' || v.text[i] > '9') return false;
-  const char* first = v.text.data();
-  const char* last = first + v.text.size();
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last;
-}
-
-// The number as the nearest double; false when it is out of range.
-inline bool number_as_double(const value& v, double& out) noexcept {
-  if (v.type != kind::number || v.text.empty()) return false;
-  const char* first = v.text.data();
-  const char* last = first + v.text.size();
-  const auto r = std::from_chars(first, last, out);
-  return r.ec == std::errc() && r.ptr == last && std::isfinite(out);
-}
-
-// Reads the members of one object with a path for messages ("regions[2]"):
-// each accessor throws json_error naming the member and what was wrong.
-class object_reader {
- public:
-  object_reader(const value& v, std::string where) : v_(v), where_(std::move(where)) {
-    if (!v.is(kind::object))
-      throw json_error(v.offset, (where_.empty() ? std::string("top level") : where_) + ": expected an object, found " +
-                                     kind_name(v.type));
-  }
-
-  const value& obj() const noexcept { return v_; }
-  const std::string& where() const noexcept { return where_; }
-  std::string path(const char* key) const { return where_.empty() ? std::string(key) : where_ + "." + key; }
-
-  const value* optional(const char* key) const noexcept { return v_.find(key); }
-
-  const value& required(const char* key) const {
-    const value* m = v_.find(key);
-    if (!m)
-      throw json_error(v_.offset, (where_.empty() ? std::string("top level") : where_) + ": missing key '" + key + "'");
-    return *m;
-  }
-
-  [[noreturn]] void wrong(const char* key, const value& m, const char* expected) const {
-    throw json_error(m.offset, path(key) + ": expected " + expected + ", found " + kind_name(m.type));
-  }
-
-  std::uint64_t u64(const char* key) const {
-    const value& m = required(key);
-    std::uint64_t out = 0;
-    if (number_as_u64(m, out)) return out;
-    if (m.is(kind::number))
-      throw json_error(m.offset,
-                       path(key) + ": expected an unsigned 64-bit integer, found " + quote_for_message(m.text));
-    wrong(key, m, "an unsigned integer");
-  }
-
-  std::int64_t i64(const char* key) const {
-    const value& m = required(key);
-    std::int64_t out = 0;
-    if (number_as_i64(m, out)) return out;
-    if (m.is(kind::number))
-      throw json_error(m.offset, path(key) + ": expected a signed 64-bit integer, found " + quote_for_message(m.text));
-    wrong(key, m, "an integer");
-  }
-
-  unsigned u32(const char* key) const {
-    const value& m = required(key);
-    const std::uint64_t v = u64(key);
-    if (v > 0xFFFFFFFFu) throw json_error(m.offset, path(key) + ": " + std::to_string(v) + " is too large");
-    return static_cast<unsigned>(v);
-  }
-
-  // A number, or null (NaN) when `null_ok`.
-  double number(const char* key, bool null_ok = false) const {
-    const value& m = required(key);
-    return number_of(m, path(key), null_ok);
-  }
-
-  static double number_of(const value& m, const std::string& where, bool null_ok) {
-    if (m.is(kind::null) && null_ok) return std::nan("");
-    if (!m.is(kind::number))
-      throw json_error(m.offset,
-                       where + ": expected a number" + (null_ok ? " or null" : "") + ", found " + kind_name(m.type));
-    double d = 0;
-    if (!number_as_double(m, d))
-      throw json_error(m.offset, where + ": the number " + quote_for_message(m.text) + " is out of range");
-    return d;
-  }
-
-  std::string str(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::string)) wrong(key, m, "a string");
-    return m.text;
-  }
-
-  bool boolean(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::boolean)) wrong(key, m, "true or false");
-    return m.boolean;
-  }
-
-  const value& array(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::array)) wrong(key, m, "an array");
-    return m;
-  }
-
-  const value& object(const char* key) const {
-    const value& m = required(key);
-    if (!m.is(kind::object)) wrong(key, m, "an object");
-    return m;
-  }
-
- private:
-  const value& v_;
-  std::string where_;
-};
-
-// Checks a number the file states against the same number recomputed from the
-// file's own data (relative tolerance 1e-9; both NaN counts as equal).
-inline void check_derived(const value& at, const std::string& where, double stated, double recomputed) {
-  if (std::isnan(stated) && std::isnan(recomputed)) return;
-  const double scale = std::max(std::fabs(stated), std::fabs(recomputed));
-  if (std::isnan(stated) || std::isnan(recomputed) || std::fabs(stated - recomputed) > 1e-9 * scale + 1e-300) {
-    std::string a = std::isnan(stated) ? "null" : std::to_string(stated);
-    std::string b = std::isnan(recomputed) ? "null" : std::to_string(recomputed);
-    throw json_error(at.offset,
-                     where + " is " + a + " but the file's own data give " + b + " (the file is inconsistent)");
-  }
-}
-
-}  // namespace json
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_VALUE_HPP
-// end include/forkscale/detail/input/json_value.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace json {
-
-// Bounds on what one document may cost: its size, its nesting (the parser
-// recurses once per level) and its number of values (each takes ~100 bytes of
-// memory, so "[0,0,0,...]" cannot turn a file into fifty times its size). They
-// are set for recorded reports, about 12 values and 60 bytes a strand: a
-// record of 1.5 million strands reads back in about 2 GiB.
-struct limits {
-  std::size_t max_bytes = std::size_t(256) << 20;  // 256 MiB
-  unsigned max_depth = 64;                         // nested arrays and objects
-  std::size_t max_values = 20'000'000;
-};
-
-class parser {
- public:
-  parser(const std::string& text, const limits& lim) : s_(text), lim_(lim) {}
-
-  value parse() {
-    if (s_.size() > lim_.max_bytes)
-      throw json_error(0, "the input is " + std::to_string(s_.size()) + " bytes, more than the limit of " +
-                              std::to_string(lim_.max_bytes));
-    if (s_.empty()) throw json_error(0, "the input is empty");
-    if (s_.size() >= 3 && static_cast<unsigned char>(s_[0]) == 0xEF && static_cast<unsigned char>(s_[1]) == 0xBB &&
-        static_cast<unsigned char>(s_[2]) == 0xBF)
-      throw json_error(0, "a byte order mark is not allowed");
-    skip_ws();
-    if (at_end()) throw json_error(pos_, "the input holds only whitespace");
-    value v;
-    parse_value(v, 0);
-    skip_ws();
-    if (!at_end()) throw json_error(pos_, "unexpected " + describe_here() + " after the JSON value");
-    return v;
-  }
-
- private:
-  bool at_end() const noexcept { return pos_ >= s_.size(); }
-  unsigned char peek() const noexcept { return static_cast<unsigned char>(s_[pos_]); }
-
-  std::string describe_here() const {
-    if (at_end()) return "end of input";
-    const unsigned char c = peek();
-    if (c >= 0x21 && c < 0x7f) return std::string("character '") + static_cast<char>(c) + "'";
-    static const char hex[] = "0123456789abcdef";
-    std::string b = "byte 0x";
-    b += hex[c >> 4];
-    b += hex[c & 0xf];
-    return b;
-  }
-
-  [[noreturn]] void fail(const std::string& what) const {
-    if (at_end()) throw json_error(pos_, "unexpected end of input: " + what);
-    throw json_error(pos_, what + ", found " + describe_here());
-  }
-
-  void skip_ws() noexcept {
-    while (!at_end()) {
-      const unsigned char c = peek();
-      if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
-      ++pos_;
-    }
-  }
-
-  void expect_literal(const char* word, std::size_t len) {
-    if (s_.compare(pos_, len, word) != 0) fail("expected a JSON value");
-    pos_ += len;
-  }
-
-  void parse_value(value& v, unsigned depth) {
-    if (at_end()) fail("expected a JSON value");
-    if (++values_ > lim_.max_values)
-      throw json_error(pos_, "more than " + std::to_string(lim_.max_values) + " values in one document");
-    v.offset = pos_;
-    switch (peek()) {
-      case '{':
-        parse_object(v, depth + 1);
-        return;
-      case '[':
-        parse_array(v, depth + 1);
-        return;
-      case '"':
-        v.type = kind::string;
-        parse_string(v.text);
-        return;
-      case 't':
-        expect_literal("true", 4);
-        v.type = kind::boolean;
-        v.boolean = true;
-        return;
-      case 'f':
-        expect_literal("false", 5);
-        v.type = kind::boolean;
-        v.boolean = false;
-        return;
-      case 'n':
-        expect_literal("null", 4);
-        v.type = kind::null;
-        return;
-      default:
-        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) {
-          v.type = kind::number;
-          parse_number(v.text);
-          return;
-        }
-        fail("expected a JSON value");
-    }
-  }
-
-  void check_depth(unsigned depth) const {
-    if (depth > lim_.max_depth)
-      throw json_error(pos_, "arrays and objects nested more than " + std::to_string(lim_.max_depth) + " deep");
-  }
-
-  // Past the '[' or '{' that opens `v`, an array or object `k` at `depth`: true
-  // when `close` follows at once (the value is empty and done).
-  bool open_is_empty(value& v, kind k, unsigned char close, unsigned depth) {
-    check_depth(depth);
-    v.type = k;
-    ++pos_;  // '[' or '{'
-    skip_ws();
-    if (!at_end() && peek() == close) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-
-  void parse_array(value& v, unsigned depth) {
-    if (open_is_empty(v, kind::array, ']', depth)) return;
-    do {
-      v.items.emplace_back();
-      parse_value(v.items.back(), depth);
-    } while (more_elements(']', "expected ',' or ']' in an array",
-                           "expected a value after ',' (trailing commas are not allowed)"));
-  }
-
-  void parse_object(value& v, unsigned depth) {
-    if (open_is_empty(v, kind::object, '}', depth)) return;
-    do {
-      if (at_end() || peek() != '"') fail("expected a string as object key");
-      member m;
-      m.key_offset = pos_;
-      parse_string(m.key);
-      skip_ws();
-      if (at_end() || peek() != ':') fail("expected ':' after an object key");
-      ++pos_;
-      skip_ws();
-      v.members.push_back(std::move(m));
-      parse_value(v.members.back().v, depth);
-    } while (more_elements('}', "expected ',' or '}' in an object",
-                           "expected a key after ',' (trailing commas are not allowed)"));
-    check_duplicates(v);
-  }
-
-  // After an element of an array or an object: true past a ',' (another element
-  // follows), false past the `close` that ends it; anything else fails with
-  // `expected`, and a `close` right after a ',' with `trailing`.
-  bool more_elements(unsigned char close, const char* expected, const char* trailing) {
-    skip_ws();
-    if (at_end()) fail(expected);
-    if (peek() == ',') {
-      ++pos_;
-      skip_ws();
-      if (!at_end() && peek() == close) fail(trailing);
-      return true;
-    }
-    if (peek() == close) {
-      ++pos_;
-      return false;
-    }
-    fail(expected);
-  }
-
-  static void check_duplicates(const value& v) {
-    const auto& ms = v.members;
-    if (ms.size() < 2) return;
-    std::vector<std::size_t> order(ms.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ms[a].key < ms[b].key; });
-    const member* dup = nullptr;
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      if (ms[order[i]].key == ms[order[i - 1]].key) {
-        const member* later = &ms[order[i]];
-        if (!dup || later->key_offset < dup->key_offset) dup = later;
-      }
-    }
-    if (dup) throw json_error(dup->key_offset, "duplicate object key " + quote_for_message(dup->key));
-  }
-
-  static void append_utf8(std::string& out, std::uint32_t c) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-
-  std::uint32_t parse_hex4() {
-    if (s_.size() - pos_ < 4) {
-      pos_ = s_.size();
-      fail("expected four hex digits after \\u");
-    }
-    std::uint32_t c = 0;
-    for (int k = 0; k < 4; ++k) {
-      const unsigned char h = peek();
-      std::uint32_t d;
-      if (h >= '0' && h <= '9')
-        d = h - '0';
-      else if (h >= 'a' && h <= 'f')
-        d = h - 'a' + 10;
-      else if (h >= 'A' && h <= 'F')
-        d = h - 'A' + 10;
-      else
-        fail("expected four hex digits after \\u");
-      c = (c << 4) | d;
-      ++pos_;
-    }
-    return c;
-  }
-
-  // Advances over one well-formed UTF-8 character of 2 to 4 bytes, appending it.
-  void copy_utf8(std::string& out) {
-    const std::size_t start = pos_;
-    const unsigned char b0 = peek();
-    std::size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      len = 3;
-      if (b0 == 0xE0) lo = 0xA0;
-      if (b0 == 0xED) hi = 0x9F;
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      len = 4;
-      if (b0 == 0xF0) lo = 0x90;
-      if (b0 == 0xF4) hi = 0x8F;
-    } else {
-      throw json_error(start, "invalid UTF-8 in a string");
-    }
-    for (std::size_t k = 1; k < len; ++k) {
-      if (start + k >= s_.size()) throw json_error(start, "invalid UTF-8 in a string (cut short)");
-      const auto b = static_cast<unsigned char>(s_[start + k]);
-      if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) throw json_error(start, "invalid UTF-8 in a string");
-    }
-    out.append(s_, start, len);
-    pos_ = start + len;
-  }
-
-  void parse_string(std::string& out) {
-    const std::size_t start = pos_;
-    ++pos_;  // '"'
-    for (;;) {
-      if (at_end()) throw json_error(start, "unterminated string");
-      const unsigned char c = peek();
-      if (c == '"') {
-        ++pos_;
-        return;
-      }
-      if (c < 0x20) fail("control character inside a string (must be escaped)");
-      if (c >= 0x80) {
-        copy_utf8(out);
-        continue;
-      }
-      if (c != '\\') {
-        out += static_cast<char>(c);
-        ++pos_;
-        continue;
-      }
-      ++pos_;
-      if (at_end()) throw json_error(start, "unterminated string");
-      const unsigned char e = peek();
-      ++pos_;
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          const std::size_t esc = pos_ - 2;
-          std::uint32_t cp = parse_hex4();
-          if (cp >= 0xDC00 && cp <= 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            if (s_.compare(pos_, 2, "\\u") != 0) throw json_error(esc, "unpaired surrogate in a \\u escape");
-            pos_ += 2;
-            const std::uint32_t low = parse_hex4();
-            if (low < 0xDC00 || low > 0xDFFF) throw json_error(esc, "unpaired surrogate in a \\u escape");
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-          }
-          append_utf8(out, cp);
-          break;
-        }
-        default:
-          pos_ -= 1;
-          fail("invalid escape in a string");
-      }
-    }
-  }
-
-  void parse_number(std::string& out) {
-    const std::size_t start = pos_;
-    if (peek() == '-') ++pos_;
-    if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in a number");
-    if (peek() == '0') {
-      ++pos_;
-      if (!at_end() && peek() >= '0' && peek() <= '9') fail("leading zeros are not allowed in a number");
-    } else {
-      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    if (!at_end() && peek() == '.') {
-      ++pos_;
-      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit after the decimal point");
-      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    if (!at_end() && (peek() == 'e' || peek() == 'E')) {
-      ++pos_;
-      if (!at_end() && (peek() == '+' || peek() == '-')) ++pos_;
-      if (at_end() || !(peek() >= '0' && peek() <= '9')) fail("expected a digit in the exponent");
-      while (!at_end() && peek() >= '0' && peek() <= '9') ++pos_;
-    }
-    out.assign(s_, start, pos_ - start);
-  }
-
-  const std::string& s_;
-  limits lim_;
-  std::size_t pos_ = 0;
-  std::size_t values_ = 0;
-};
-
-// Parses `text` as one JSON document; throws json_error.
-inline value parse(const std::string& text, const limits& lim = limits{}) { return parser(text, lim).parse(); }
-
-}  // namespace json
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
-// end include/forkscale/detail/input/json_reader.hpp
-// begin include/forkscale/read_report.hpp
-#ifndef FORKSCALE_SINGLE_READ_REPORT_HPP
-#define FORKSCALE_SINGLE_READ_REPORT_HPP
-// report_io.hpp: reading a saved JSON report back into a forkscale::report.
-//
-//   fs::report rep = fs::read_report("quicksort.json");   // or fs::from_json(text)
-//
-// Opt-in (the umbrella header does not include it). The reader is strict: the
-// file must be the JSON that report::to_json() writes (docs/report-schema.md),
-// schema "forkscale.report", schema_version 1 or lower; keys it does not know
-// are ignored, as the schema asks, and the per-site profiles ("call_sites",
-// "spawn_sites"), the what-if rows ("what_if"), the record ("record", read
-// into report::record with every index checked) and the lock profile ("locks")
-// may be absent, as in files written before they existed or without recording.
-// The derived numbers a file states (parallelism, burdened parallelism, average
-// maximal strand, speedup estimate, the sites' and the what-if rows'
-// parallelism) must agree with the ones recomputed from its own numbers, which
-// catches most corrupted digits.
-// Every problem throws forkscale::error with one line naming
-// the file, the byte offset and the problem, e.g.
-//
-//   forkscale: cannot read report 'a.json': byte 812: regions[1].work: expected
-//   an unsigned integer, found a string
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <limits>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/input/record_reader.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
-#define FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
-// detail/input/record_reader.hpp: the "record" member of a JSON report read
-// back into report::record (layout in docs/report-schema.md, written by
-// detail/output/json_record.hpp). Every row must have its columns with the
-// right types, and every index must point inside its table: a file that passes
-// can be walked without bounds checks. Problems are json_errors naming the row
-// and the column ("record.strands[3][7] (prev): 12 is not -1 or an index into
-// strands (10 rows)").
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace json {
-
-// The cells of one row of a record table, with the names of its columns for
-// messages.
-class row_reader {
- public:
-  row_reader(const value& v, std::string where, const char* const* columns, std::size_t count)
-      : v_(v), where_(std::move(where)), columns_(columns) {
-    if (!v.is(kind::array))
-      throw json_error(v.offset, where_ + ": expected an array (a row), found " + kind_name(v.type));
-    if (v.items.size() != count)
-      throw json_error(v.offset, where_ + ": expected a row of " + std::to_string(count) + " columns, found " +
-                                     std::to_string(v.items.size()));
-  }
-
-  std::string path(std::size_t k) const { return where_ + "[" + std::to_string(k) + "] (" + columns_[k] + ")"; }
-  const value& cell(std::size_t k) const { return v_.items[k]; }
-
-  std::uint64_t u64(std::size_t k) const {
-    std::uint64_t out = 0;
-    if (number_as_u64(cell(k), out)) return out;
-    throw json_error(cell(k).offset, path(k) + ": expected an unsigned 64-bit integer, found " + found(cell(k)));
-  }
-  std::uint32_t u32(std::size_t k) const {
-    const std::uint64_t v = u64(k);
-    if (v > 0xFFFFFFFFu) throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is too large");
-    return static_cast<std::uint32_t>(v);
-  }
-  std::int64_t i64(std::size_t k) const {
-    std::int64_t out = 0;
-    if (number_as_i64(cell(k), out)) return out;
-    throw json_error(cell(k).offset, path(k) + ": expected a signed 64-bit integer, found " + found(cell(k)));
-  }
-  std::string str(std::size_t k) const {
-    if (!cell(k).is(kind::string))
-      throw json_error(cell(k).offset, path(k) + ": expected a string, found " + kind_name(cell(k).type));
-    return cell(k).text;
-  }
-  bool boolean(std::size_t k) const {
-    if (!cell(k).is(kind::boolean))
-      throw json_error(cell(k).offset, path(k) + ": expected true or false, found " + kind_name(cell(k).type));
-    return cell(k).boolean;
-  }
-  // An index into a table of `size` rows (`table`: "strands"); -1 too when `none_ok`.
-  std::int64_t index(std::size_t k, std::size_t size, const char* table, bool none_ok) const {
-    const std::int64_t v = none_ok ? i64(k) : static_cast<std::int64_t>(u32(k));
-    if ((v < 0 && !(none_ok && v == -1)) || (v >= 0 && static_cast<std::uint64_t>(v) >= size))
-      throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is not " + (none_ok ? "-1 or " : "") +
-                                           "an index into " + table + " (" + std::to_string(size) + " rows)");
-    return v;
-  }
-  // A row's cell that is itself a list of indices into a table of `size` rows.
-  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* table) const {
-    const value& a = cell(k);
-    if (!a.is(kind::array))
-      throw json_error(a.offset,
-                       path(k) + ": expected an array of indices into " + table + ", found " + kind_name(a.type));
-    std::vector<std::uint32_t> out;
-    out.reserve(a.items.size());
-    for (std::size_t m = 0; m < a.items.size(); ++m) {
-      std::uint64_t v = 0;
-      const std::string at = path(k) + "[" + std::to_string(m) + "]";
-      if (!number_as_u64(a.items[m], v))
-        throw json_error(a.items[m].offset,
-                         at + ": expected an index into " + std::string(table) + ", found " + found(a.items[m]));
-      if (v >= size)
-        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not an index into " + table + " (" +
-                                                std::to_string(size) + " rows)");
-      out.push_back(static_cast<std::uint32_t>(v));
-    }
-    return out;
-  }
-
- private:
-  static std::string found(const value& v) {
-    return v.is(kind::number) ? quote_for_message(v.text) : std::string(kind_name(v.type));
-  }
-  const value& v_;
-  std::string where_;
-  const char* const* columns_;
-};
-
-// The rows of one table of the record (an array member of `rec`).
-template <std::size_t N, typename Read>
-void read_rows(const object_reader& rec, const char* key, const char* const (&columns)[N], Read read) {
-  const value& a = rec.array(key);
-  for (std::size_t i = 0; i < a.items.size(); ++i)
-    read(row_reader(a.items[i], rec.path(key) + "[" + std::to_string(i) + "]", columns, N));
-}
-
-inline record_frame::kind_type frame_kind_from(const row_reader& row, std::size_t k) {
-  const std::string name = row.str(k);
-  if (name == "root") return record_frame::kind_type::root;
-  if (name == "call") return record_frame::kind_type::call;
-  if (name == "spawn") return record_frame::kind_type::spawn;
-  throw json_error(row.cell(k).offset,
-                   row.path(k) + ": unknown frame kind " + quote_for_message(name) + " (expected root, call or spawn)");
-}
-
-// The sizes of the record's tables, known before any row is read (rows refer
-// to tables that come after them).
-struct record_sizes {
-  std::size_t sites, frames, threads, tasks, strands, joins;
-};
-
-inline void read_record_graph(const object_reader& rec, const record_sizes& n, execution_record& r) {
-  static const char* const sites[] = {"name", "file", "line", "function", "tag"};
-  read_rows(rec, "sites", sites, [&](const row_reader& row) {
-    r.sites.push_back(record_site{row.str(0), row.str(1), row.u32(2), row.str(3), row.str(4)});
-  });
-  static const char* const frames[] = {"parent", "kind", "site", "depth"};
-  read_rows(rec, "frames", frames, [&](const row_reader& row) {
-    // A tree rooted at node 0: every other node's parent comes before it.
-    const std::size_t k = r.frames.size();
-    record_frame f;
-    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "the frames before it", false));
-    f.kind = frame_kind_from(row, 1);
-    if ((k == 0) != (f.kind == record_frame::kind_type::root))
-      throw json_error(row.cell(1).offset,
-                       row.path(1) + (k == 0 ? ": frame 0 must be the root" : ": only frame 0 is the root"));
-    f.site = f.kind == record_frame::kind_type::root
-                 ? row.u32(2)
-                 : static_cast<std::uint32_t>(row.index(2, n.sites, "sites", false));
-    f.depth = row.u32(3);
-    r.frames.push_back(f);
-  });
-  static const char* const threads[] = {"os_id", "busy_ns"};
-  read_rows(rec, "threads", threads, [&](const row_reader& row) {
-    r.threads.push_back(record_thread{row.u64(0), row.u64(1)});
-  });
-  static const char* const tasks[] = {"parent", "frame", "first", "last"};
-  read_rows(rec, "tasks", tasks, [&](const row_reader& row) {
-    record_task t;
-    t.parent = row.index(0, n.tasks, "tasks", true);
-    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
-    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strands", false));
-    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strands", false));
-    r.tasks.push_back(t);
-  });
-}
-
-inline void read_record_strands(const object_reader& rec, const record_sizes& n, execution_record& r) {
-  static const char* const strands[] = {"thread", "frame", "task", "start_ns",      "end_ns",      "work",
-                                        "span",   "prev",  "join", "critical_pred", "after_spawn", "critical"};
-  read_rows(rec, "strands", strands, [&](const row_reader& row) {
-    record_strand s;
-    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "threads", false));
-    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
-    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "tasks", false));
-    s.start_ns = row.u64(3);
-    s.end_ns = row.u64(4);
-    if (s.end_ns < s.start_ns)
-      throw json_error(row.cell(4).offset, row.path(4) + ": " + std::to_string(s.end_ns) + " is before start_ns " +
-                                               std::to_string(s.start_ns));
-    s.work = row.u64(5);
-    s.span = row.u64(6);
-    s.prev = row.index(7, n.strands, "strands", true);
-    s.join = row.index(8, n.joins, "joins", true);
-    s.critical_pred = row.index(9, n.strands, "strands", true);
-    s.after_spawn = row.boolean(10);
-    s.critical = row.boolean(11);
-    r.strands.push_back(s);
-  });
-  static const char* const joins[] = {"site", "thread", "wait_start_ns", "wait_end_ns", "strands", "joins"};
-  read_rows(rec, "joins", joins, [&](const row_reader& row) {
-    record_join o;
-    o.site = row.index(0, n.sites, "sites", true);
-    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false));
-    o.wait_start_ns = row.u64(2);
-    o.wait_end_ns = row.u64(3);
-    o.strands = row.indices(4, n.strands, "strands");
-    o.joins = row.indices(5, n.joins, "joins");
-    r.joins.push_back(std::move(o));
-  });
-  static const char* const regions[] = {"path", "thread", "start_ns", "end_ns"};
-  read_rows(rec, "regions", regions, [&](const row_reader& row) {
-    r.regions.push_back(forkscale::record_region{
-        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false)), row.u64(2), row.u64(3)});
-  });
-}
-
-// The critical path: strand indices, each strand on it flagged critical and no
-// other.
-inline void read_critical_path(const object_reader& rec, execution_record& r) {
-  const value& a = rec.array("critical_path");
-  std::vector<char> on(r.strands.size(), 0);
-  for (std::size_t m = 0; m < a.items.size(); ++m) {
-    std::uint64_t v = 0;
-    const std::string at = rec.path("critical_path") + "[" + std::to_string(m) + "]";
-    if (!number_as_u64(a.items[m], v) || v >= r.strands.size())
-      throw json_error(a.items[m].offset, at + ": expected a strand index below " + std::to_string(r.strands.size()));
-    if (on[v]) throw json_error(a.items[m].offset, at + ": strand " + std::to_string(v) + " is on the path twice");
-    on[v] = 1;
-    r.critical_path.push_back(static_cast<std::uint32_t>(v));
-  }
-  for (std::size_t i = 0; i < r.strands.size(); ++i)
-    if (r.strands[i].critical != (on[i] != 0))
-      throw json_error(a.offset, rec.path("strands") + "[" + std::to_string(i) + "] (critical) is " +
-                                     (r.strands[i].critical ? "true" : "false") + " but the strand is " +
-                                     (on[i] ? "on" : "not on") + " the critical path (the file is inconsistent)");
-}
-
-// report::record from the "record" member (absent: no record). `unit` is the
-// report's, which the record's must equal.
-inline std::shared_ptr<const execution_record> record_from(const object_reader& top, const std::string& unit) {
-  const value* v = top.optional("record");
-  if (!v) return nullptr;
-  const object_reader rec(*v, top.path("record"));
-  auto r = std::make_shared<execution_record>();
-  r->complete = rec.boolean("complete");
-  r->limit_bytes = rec.u64("limit_bytes");
-  r->bytes = rec.u64("bytes");
-  r->dropped_strands = rec.u64("dropped_strands");
-  r->unit = rec.str("unit");
-  if (r->unit != unit)
-    throw json_error(rec.required("unit").offset, rec.path("unit") + ": " + quote_for_message(r->unit) +
-                                                      " differs from the report's unit " + quote_for_message(unit));
-  r->wall_ns = rec.u64("wall_ns");
-  const record_sizes n{rec.array("sites").items.size(),   rec.array("frames").items.size(),
-                       rec.array("threads").items.size(), rec.array("tasks").items.size(),
-                       rec.array("strands").items.size(), rec.array("joins").items.size()};
-  read_record_graph(rec, n, *r);
-  read_record_strands(rec, n, *r);
-  read_critical_path(rec, *r);
-  return r;
-}
-
-}  // namespace json
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
-// end include/forkscale/detail/input/record_reader.hpp
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
@@ -6898,31 +6514,9 @@ inline report report_from_value(const value& v, const std::string& where = std::
 
 }  // namespace json
 }  // namespace detail
-
-// A report from the text of a JSON report. Throws forkscale::error
-// ("forkscale: invalid report JSON: byte <n>: <problem>").
-inline report from_json(const std::string& text) {
-  try {
-    return detail::json::report_from_value(detail::json::parse(text));
-  } catch (const detail::json::json_error& e) {
-    throw error(std::string("forkscale: invalid report JSON: ") + e.what());
-  }
-}
-
-// A report from a JSON file written by report::write_json. Throws
-// forkscale::error ("forkscale: cannot read report '<path>': <problem>").
-inline report read_report(const std::string& path) {
-  const std::string text = detail::json::read_file(path, "report");
-  try {
-    return detail::json::report_from_value(detail::json::parse(text));
-  } catch (const detail::json::json_error& e) {
-    throw error("forkscale: cannot read report '" + detail::printable_path(path) + "': " + e.what());
-  }
-}
-
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_READ_REPORT_HPP
-// end include/forkscale/read_report.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+// end include/forkscale/detail/input/report_reader.hpp
 // begin include/forkscale/study/prediction_io.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
 #define FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
@@ -7268,9 +6862,30 @@ inline std::string text_prediction(const study_result& s) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
 // end include/forkscale/study/prediction_io.hpp
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
+namespace detail {
+namespace json {
+struct value;
+}  // namespace json
+namespace study {
+// A study from a parsed JSON document (study_from_json without the parse), for
+// readers that look at the schema first.
+FORKSCALE_INLINE study_result study_from_value(const json::value& v);
+}  // namespace study
+}  // namespace detail
+
+// A study from the text of its JSON. Throws forkscale::error ("forkscale:
+// invalid study JSON: byte <n>: <problem>").
+FORKSCALE_INLINE study_result study_from_json(const std::string& text);
+
+// A study from a file written by study_result::write_json. Throws
+// forkscale::error ("forkscale: cannot read study '<path>': <problem>").
+FORKSCALE_INLINE study_result read_study(const std::string& path);
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -7380,7 +6995,7 @@ inline void write_profile(output::json_writer& j, const report& profile) {
 }  // namespace study
 }  // namespace detail
 
-inline std::string study_result::to_json() const {
+FORKSCALE_INLINE std::string study_result::to_json() const {
   namespace ds = detail::study;
   detail::output::json_writer j;
   j.begin_object();
@@ -7412,7 +7027,9 @@ inline std::string study_result::to_json() const {
   return j.finish();
 }
 
-inline void study_result::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+FORKSCALE_INLINE void study_result::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
 
 // ---- reading ------------------------------------------------------------------------
 
@@ -7574,7 +7191,7 @@ inline void check_derived_numbers(const json::object_reader& top, const study_re
   check_number(b, "burdened_parallelism", s.bounds.burdened_parallelism);
 }
 
-inline study_result study_from_value(const json::value& v) {
+FORKSCALE_INLINE study_result study_from_value(const json::value& v) {
   const json::object_reader top(v, "");
   json::check_schema(top, "forkscale.study", 1);
   study_result s;
@@ -7594,9 +7211,7 @@ inline study_result study_from_value(const json::value& v) {
 }  // namespace study
 }  // namespace detail
 
-// A study from the text of its JSON. Throws forkscale::error ("forkscale:
-// invalid study JSON: byte <n>: <problem>").
-inline study_result study_from_json(const std::string& text) {
+FORKSCALE_INLINE study_result study_from_json(const std::string& text) {
   try {
     return detail::study::study_from_value(detail::json::parse(text));
   } catch (const detail::json::json_error& e) {
@@ -7604,9 +7219,7 @@ inline study_result study_from_json(const std::string& text) {
   }
 }
 
-// A study from a file written by study_result::write_json. Throws
-// forkscale::error ("forkscale: cannot read study '<path>': <problem>").
-inline study_result read_study(const std::string& path) {
+FORKSCALE_INLINE study_result read_study(const std::string& path) {
   const std::string text = detail::json::read_file(path, "study");
   try {
     return detail::study::study_from_value(detail::json::parse(text));
@@ -7614,6 +7227,8 @@ inline study_result read_study(const std::string& path) {
     throw error("forkscale: cannot read study '" + detail::printable_path(path) + "': " + e.what());
   }
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_JSON_HPP
@@ -7693,6 +7308,10 @@ FORKSCALE_NAMESPACE_END
 // study/run.hpp: running a scaling study — the thread counts, the warm-up and
 // timed rounds of every kind of run, the profile, the bandwidth probe — and the
 // warnings that follow from its numbers.
+#include <string>
+
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7700,11 +7319,9 @@ FORKSCALE_NAMESPACE_END
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
-
 // begin include/forkscale/detail/util/progress.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
 #define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
@@ -7892,9 +7509,100 @@ inline void add_prediction_warnings(study_result& s, const study_options& opt) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
 // end include/forkscale/study/predict_run.hpp
+// begin include/forkscale/study/run_checks.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_RUN_CHECKS_HPP
+#define FORKSCALE_SINGLE_STUDY_RUN_CHECKS_HPP
+// study/run_checks.hpp: the thread counts a study runs (processor_list) and the
+// warnings that follow from a study's numbers alone (add_derived_warnings).
+// run_study (run.hpp) uses both; they are kept apart so that they can be tested
+// on their own.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
 
 FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace study {
 
+inline std::vector<unsigned> processor_list(const study_options& opt, unsigned hw) {
+  std::vector<unsigned> ps = opt.processors;
+  if (ps.empty()) {
+    const unsigned top = hw ? hw : 1;
+    for (unsigned p = 1; p <= top; p *= 2) {
+      ps.push_back(p);
+      if (p > top / 2) break;
+    }
+    ps.push_back(top);
+  }
+  ps.push_back(1);
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  return ps;
+}
+
+// The warnings that follow from the numbers alone.
+inline void add_derived_warnings(study_result& s) {
+  const auto P = [](unsigned p) { return "P = " + std::to_string(p); };
+  std::vector<unsigned> over;
+  for (const auto& pt : s.points)
+    if (pt.oversubscribed) over.push_back(pt.processors);
+  if (!over.empty()) {
+    std::string list;
+    for (const unsigned p : over) list += (list.empty() ? "" : ", ") + std::to_string(p);
+    s.warnings.push_back("P = " + list + (over.size() > 1 ? " are" : " is") + " more than the " +
+                         std::to_string(s.hardware_threads) +
+                         " hardware threads: threads waited for a core, which the timed clock counts as "
+                         "work, so TP, IP and FP there describe oversubscription, not the program "
+                         "(marked * and drawn hollow)");
+  }
+  for (const auto& pt : s.points) {
+    if (pt.diagnostic_count)
+      s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
+                           " misuse diagnostic(s) in the runs at " + P(pt.processors) + ": WP there may be wrong");
+    if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
+      s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
+                           ": is the parallel workload annotated with forkscale's guards? WP then counts "
+                           "only the calling thread");
+    const double budget = pt.processors * pt.time.mean;
+    if (!std::isnan(pt.idle_time) && budget > 0 && pt.idle_time < -0.02 * budget)
+      s.warnings.push_back("IP is negative at " + P(pt.processors) + " (" + percent(pt.idle_time / budget) +
+                           " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
+                           " threads had time for; the workload may run more threads than P, or threads "
+                           "were preempted");
+    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
+      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
+                           " over the runs (" + spread_definition +
+                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
+                           "(Cilkview §4)");
+  }
+  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
+    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
+                         ", above 25%): the machine may be busy");
+  for (const auto& b : s.bandwidth)
+    if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
+      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
+                           "x as long as one alone: memory bandwidth (or other load on the "
+                           "machine) may limit scaling (Cilkview §5)");
+}
+
+}  // namespace study
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_RUN_CHECKS_HPP
+// end include/forkscale/study/run_checks.hpp
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
+// elision, the parallel program at every P), then the bandwidth probe. Throws
+// forkscale::error for a workload without baseline or parallel program, zero
+// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
+// the hardware threads. Exceptions from the workload propagate.
+FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace study {
 
@@ -7948,22 +7656,6 @@ inline double run_copies(std::vector<std::function<void()>>& copies) {
   double sum = 0;
   for (const double t : times) sum += t;
   return n ? sum / static_cast<double>(n) : 0.0;
-}
-
-inline std::vector<unsigned> processor_list(const study_options& opt, unsigned hw) {
-  std::vector<unsigned> ps = opt.processors;
-  if (ps.empty()) {
-    const unsigned top = hw ? hw : 1;
-    for (unsigned p = 1; p <= top; p *= 2) {
-      ps.push_back(p);
-      if (p > top / 2) break;
-    }
-    ps.push_back(top);
-  }
-  ps.push_back(1);
-  std::sort(ps.begin(), ps.end());
-  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
-  return ps;
 }
 
 // The mistakes of a request, refused before anything runs.
@@ -8191,60 +7883,10 @@ class study_runner {
   detail::progress_line line_;  // erased when the study is done
 };
 
-// The warnings that follow from the numbers alone.
-inline void add_derived_warnings(study_result& s) {
-  const auto P = [](unsigned p) { return "P = " + std::to_string(p); };
-  std::vector<unsigned> over;
-  for (const auto& pt : s.points)
-    if (pt.oversubscribed) over.push_back(pt.processors);
-  if (!over.empty()) {
-    std::string list;
-    for (const unsigned p : over) list += (list.empty() ? "" : ", ") + std::to_string(p);
-    s.warnings.push_back("P = " + list + (over.size() > 1 ? " are" : " is") + " more than the " +
-                         std::to_string(s.hardware_threads) +
-                         " hardware threads: threads waited for a core, which the timed clock counts as "
-                         "work, so TP, IP and FP there describe oversubscription, not the program "
-                         "(marked * and drawn hollow)");
-  }
-  for (const auto& pt : s.points) {
-    if (pt.diagnostic_count)
-      s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
-                           " misuse diagnostic(s) in the runs at " + P(pt.processors) + ": WP there may be wrong");
-    if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
-      s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
-                           ": is the parallel workload annotated with forkscale's guards? WP then counts "
-                           "only the calling thread");
-    const double budget = pt.processors * pt.time.mean;
-    if (!std::isnan(pt.idle_time) && budget > 0 && pt.idle_time < -0.02 * budget)
-      s.warnings.push_back("IP is negative at " + P(pt.processors) + " (" + percent(pt.idle_time / budget) +
-                           " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
-                           " threads had time for; the workload may run more threads than P, or threads "
-                           "were preempted");
-    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
-      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
-                           " over the runs (" + spread_definition +
-                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
-                           "(Cilkview §4)");
-  }
-  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
-    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
-                         ", above 25%): the machine may be busy");
-  for (const auto& b : s.bandwidth)
-    if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
-      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
-                           "x as long as one alone: memory bandwidth (or other load on the "
-                           "machine) may limit scaling (Cilkview §5)");
-}
-
 }  // namespace study
 }  // namespace detail
 
-// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
-// elision, the parallel program at every P), then the bandwidth probe. Throws
-// forkscale::error for a workload without baseline or parallel program, zero
-// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
-// the hardware threads. Exceptions from the workload propagate.
-inline study_result run_study(std::string label, const study_workload& w, const study_options& opt = {}) {
+FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt) {
   namespace ds = detail::study;
   const std::string who = "forkscale: scaling study '" + detail::output::printable(label) + "': ";
   ds::check_request(who, w, opt);
@@ -8262,6 +7904,8 @@ inline study_result run_study(std::string label, const study_workload& w, const 
   return s;
 }
 
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RUN_HPP
 // end include/forkscale/study/run.hpp
@@ -8270,14 +7914,18 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_STUDY_TEXT_HPP
 // study/text.hpp: a study for people (study_result::to_text, write_text; the
 // layout may change) and for spreadsheets (to_csv, write_csv: one row per P).
+#include <string>
+
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <vector>
-
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace study {
 
@@ -8382,13 +8030,13 @@ inline std::string text_warnings(const study_result& s) {
 }  // namespace study
 }  // namespace detail
 
-inline std::string study_result::to_text() const {
+FORKSCALE_INLINE std::string study_result::to_text() const {
   namespace ds = detail::study;
   return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) + ds::text_factored(*this) +
          ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_prediction(*this) + ds::text_warnings(*this);
 }
 
-inline std::string study_result::to_csv() const {
+FORKSCALE_INLINE std::string study_result::to_csv() const {
   namespace io = detail::output;
   std::string out =
       "processors,oversubscribed,time_mean,time_median,time_min,time_max,time_stddev,parallel_work,"
@@ -8425,8 +8073,14 @@ inline std::string study_result::to_csv() const {
   return out;
 }
 
-inline void study_result::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
-inline void study_result::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
+FORKSCALE_INLINE void study_result::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void study_result::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_TEXT_HPP
@@ -8434,13 +8088,418 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_STUDY_HPP
 // end include/forkscale/study/study.hpp
 
-FORKSCALE_NAMESPACE_BEGIN
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <algorithm>
+#include <cmath>
+#include <vector>
+// begin include/forkscale/detail/output/svg.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
+// detail/svg.hpp: a small line-chart renderer with no dependency, for
+// forkscale's plots (plot.hpp).
+//
+// A chart is a few series of (x, y) points on linear axes, optional error bars,
+// labeled vertical gaps between curves, a legend and notes. The output is plain
+// SVG 1.1 (XML), standalone (with the XML declaration and namespace) or for
+// inlining in HTML5. Every text is escaped; nothing refers to anything outside
+// the file (no links, no fonts, no images, no url()).
+//
+// For tests and tools the SVG carries its own coordinate mapping and data:
+//  - the root <svg> has data-plot-left/-top/-width/-height (the plot area in
+//    px) and data-x-min/-x-max/-y-min/-y-max (the axis ranges);
+//  - every data point is <circle|rect|path class="point" data-series="..."
+//    data-x="..." data-y="..."> with the exact value (shortest round-trip
+//    decimal), error bars are <line class="errorbar" data-series data-x
+//    data-low data-high>, curves are <polyline class="curve" data-series>.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
 
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace svg {
+
+// Text for XML character data or a quoted attribute: valid UTF-8 with control
+// characters shown as escapes (XML 1.0 cannot carry them at all), the five
+// markup characters as entities, and the noncharacters U+FFFE/U+FFFF (not XML
+// characters either) replaced by U+FFFD.
+inline std::string escape(const std::string& s) {
+  const std::string v = output::printable(s);
+  std::string out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const char c = v[i];
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) == 0xEF && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0xBF &&
+            (static_cast<unsigned char>(v[i + 2]) == 0xBE || static_cast<unsigned char>(v[i + 2]) == 0xBF)) {
+          out += "\xEF\xBF\xBD";
+          i += 2;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// Code points in valid UTF-8 text (to estimate how wide a label is drawn).
+inline std::size_t text_length(const std::string& s) {
+  std::size_t n = 0;
+  for (const char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+// The width a text is drawn at, estimated generously: 0.65 em per code point.
+// The font behind "sans-serif" is the viewer's choice; the wide common ones
+// (DejaVu Sans, Verdana) average about 0.6 em per character of English text, so
+// a layout sized by this estimate keeps its texts inside the viewBox.
+inline double text_width(const std::string& s, double font_px) {
+  return 0.65 * font_px * static_cast<double>(text_length(output::printable(s)));
+}
+
+// A pixel coordinate.
+inline std::string px(double v) { return output::fixed(v, 2); }
+
+// An exact value for a data-* attribute ("" when not finite).
+inline std::string exact(double v) { return output::round_trip(v); }
+
+// A short label for an axis tick or a legend value.
+inline std::string short_number(double v) {
+  if (std::isnan(v)) return "n/a";
+  const double a = std::fabs(v);
+  std::string t = output::fixed(v, a >= 100 ? 0 : (a >= 10 ? 1 : 2));
+  if (t.find('.') != std::string::npos) {
+    while (t.back() == '0') t.pop_back();
+    if (t.back() == '.') t.pop_back();
+  }
+  return t == "-0" ? "0" : t;
+}
+
+// 1, 2, 2.5 or 5 times a power of ten, at least range / target.
+inline double nice_step(double range, int target) {
+  if (!(range > 0) || target < 1) return 1;
+  const double raw = range / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * mag >= raw) return m * mag;
+  return 10 * mag;
+}
+
+struct series {
+  std::string id;    // data-series value: "actual", "work-law", ...
+  std::string name;  // legend text
+  std::string color = "#000000";
+  std::string dash;               // stroke-dasharray, "" for solid
+  std::string marker = "circle";  // circle, square, diamond, triangle, none
+  bool line = true;               // connect the points
+  double width = 2;
+  std::vector<double> xs, ys;
+  std::vector<bool> hollow;       // per point (optional)
+  std::vector<double> low, high;  // error bars (optional, per point)
+  std::vector<std::string> tips;  // tooltips (optional, per point)
+};
+
+// A labeled vertical arrow between two values at the right end of the data.
+struct gap {
+  std::string letter;
+  double y_from = 0, y_to = 0;
+  std::string description;  // shown under the chart: "A  0.15  linear - maximal: ..."
+};
+
+struct chart {
+  std::string id;  // unique within a page: prefixes every element id
+  std::string title, x_label, y_label;
+  double x_min = 0, x_max = 1, y_min = 0, y_max = 1;
+  double x_tick_step = 0;  // 0: automatic
+  std::vector<series> curves;
+  double gap_x = 0;  // where the gap arrows start (data x)
+  std::vector<gap> gaps;
+  double shade_from_x = std::nan("");  // shade x > this (more threads than cores)
+  std::string shade_label;
+  std::vector<std::string> notes;  // lines under the chart
+};
+
+class renderer {
+ public:
+  explicit renderer(const chart& c) : c_(c) {}
+
+  std::string render(bool standalone) {
+    const double left = 70, top = 56, plot_w = 470, plot_h = 330;
+    const double legend_x = left + plot_w + 28;
+    left_ = left;
+    top_ = top;
+    w_ = plot_w;
+    h_ = plot_h;
+
+    std::vector<std::string> lines_below;
+    for (const auto& g : c_.gaps) lines_below.push_back(g.letter + "  " + g.description);
+    for (const auto& n : c_.notes) lines_below.push_back(n);
+    // Wide enough for the longest legend entry (12 px, after its marker) and the
+    // longest line below the chart (11 px, from x = 16), by text_width.
+    double width = 820;
+    for (const auto& s : c_.curves) width = std::max(width, legend_x + 34 + text_width(s.name, 12) + 12);
+    for (const auto& line : lines_below) width = std::max(width, 16 + text_width(line, 11) + 16);
+    width = std::ceil(width);
+    const double below_y = top + plot_h + 62;
+    const double height = below_y + 18.0 * static_cast<double>(lines_below.size()) + 12;
+
+    std::string o;
+    if (standalone) o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    o += "<svg";
+    if (standalone) o += " xmlns=\"http://www.w3.org/2000/svg\"";
+    o += " id=\"" + escape(c_.id) + "\" class=\"fs-plot\" width=\"" + px(width) + "\" height=\"" + px(height) +
+         "\" viewBox=\"0 0 " + px(width) + " " + px(height) + "\" role=\"img\" aria-labelledby=\"" + escape(c_.id) +
+         "-title\" font-family=\"sans-serif\" font-size=\"12\"";
+    o += " data-plot-left=\"" + exact(left) + "\" data-plot-top=\"" + exact(top) + "\" data-plot-width=\"" +
+         exact(plot_w) + "\" data-plot-height=\"" + exact(plot_h) + "\" data-x-min=\"" + exact(c_.x_min) +
+         "\" data-x-max=\"" + exact(c_.x_max) + "\" data-y-min=\"" + exact(c_.y_min) + "\" data-y-max=\"" +
+         exact(c_.y_max) + "\">\n";
+    o += "<title id=\"" + escape(c_.id) + "-title\">" + escape(c_.title) + "</title>\n";
+    o += "<rect x=\"0\" y=\"0\" width=\"" + px(width) + "\" height=\"" + px(height) + "\" fill=\"#ffffff\"/>\n";
+    o += "<text x=\"" + px(left + plot_w / 2) +
+         "\" y=\"26\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" + escape(c_.title) + "</text>\n";
+
+    // Shaded band: thread counts above the hardware threads.
+    if (!std::isnan(c_.shade_from_x) && c_.shade_from_x < c_.x_max) {
+      const double x0 = X(std::max(c_.shade_from_x, c_.x_min));
+      o += "<rect class=\"oversubscribed-band\" x=\"" + px(x0) + "\" y=\"" + px(top) + "\" width=\"" +
+           px(left + plot_w - x0) + "\" height=\"" + px(plot_h) + "\" fill=\"#f2e6e6\"/>\n";
+      o += "<text x=\"" + px(x0 + 4) + "\" y=\"" + px(top + 14) + "\" font-size=\"10\" fill=\"#884444\">" +
+           escape(c_.shade_label) + "</text>\n";
+    }
+
+    axes(o);
+
+    // Curves, error bars, points.
+    for (const auto& s : c_.curves) curve(o, s);
+
+    gaps(o);
+
+    // Frame on top of the data.
+    o += "<rect x=\"" + px(left) + "\" y=\"" + px(top) + "\" width=\"" + px(plot_w) + "\" height=\"" + px(plot_h) +
+         "\" fill=\"none\" stroke=\"#333333\"/>\n";
+
+    // Legend.
+    double ly = top + 8;
+    o += "<g class=\"legend\">\n";
+    for (const auto& s : c_.curves) {
+      o += "<g class=\"legend-entry\" data-series=\"" + escape(s.id) + "\">";
+      if (s.line)
+        o += "<line x1=\"" + px(legend_x) + "\" y1=\"" + px(ly) + "\" x2=\"" + px(legend_x + 26) + "\" y2=\"" + px(ly) +
+             "\" stroke=\"" + s.color + "\" stroke-width=\"" + px(s.width) + "\"" +
+             (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "/>";
+      if (s.marker != "none") o += marker_shape(s, legend_x + 13, ly, false, "legend-marker");
+      o += "<text x=\"" + px(legend_x + 34) + "\" y=\"" + px(ly + 4) + "\">" + escape(s.name) + "</text></g>\n";
+      ly += 20;
+    }
+    o += "</g>\n";
+
+    // Gap descriptions and notes.
+    double ny = below_y;
+    for (const auto& line : lines_below) {
+      o += "<text class=\"note\" x=\"16\" y=\"" + px(ny) + "\" font-size=\"11\">" + escape(line) + "</text>\n";
+      ny += 18;
+    }
+    o += "</svg>\n";
+    return o;
+  }
+
+ private:
+  double X(double x) const { return left_ + (x - c_.x_min) / (c_.x_max - c_.x_min) * w_; }
+  double Y(double y) const { return top_ + h_ - (y - c_.y_min) / (c_.y_max - c_.y_min) * h_; }
+
+  void axes(std::string& o) const {
+    o += "<g class=\"axes\" stroke=\"#dddddd\">\n";
+    const double ystep = nice_step(c_.y_max - c_.y_min, 6);
+    std::string labels;
+    for (double v = std::ceil(c_.y_min / ystep) * ystep; v <= c_.y_max + 1e-9 * ystep; v += ystep) {
+      const double y = Y(v);
+      o += "<line x1=\"" + px(left_) + "\" y1=\"" + px(y) + "\" x2=\"" + px(left_ + w_) + "\" y2=\"" + px(y) + "\"/>\n";
+      labels += "<text x=\"" + px(left_ - 6) + "\" y=\"" + px(y + 4) + "\" text-anchor=\"end\">" +
+                escape(short_number(v)) + "</text>\n";
+    }
+    double xstep = c_.x_tick_step > 0 ? c_.x_tick_step : nice_step(c_.x_max - c_.x_min, 8);
+    for (double v = std::ceil(c_.x_min / xstep) * xstep; v <= c_.x_max + 1e-9 * xstep; v += xstep) {
+      const double x = X(v);
+      o += "<line x1=\"" + px(x) + "\" y1=\"" + px(top_) + "\" x2=\"" + px(x) + "\" y2=\"" + px(top_ + h_) + "\"/>\n";
+      labels += "<text x=\"" + px(x) + "\" y=\"" + px(top_ + h_ + 18) + "\" text-anchor=\"middle\">" +
+                escape(short_number(v)) + "</text>\n";
+    }
+    o += "</g>\n<g class=\"tick-labels\" fill=\"#333333\">\n" + labels + "</g>\n";
+    o += "<text class=\"x-label\" x=\"" + px(left_ + w_ / 2) + "\" y=\"" + px(top_ + h_ + 40) +
+         "\" text-anchor=\"middle\">" + escape(c_.x_label) + "</text>\n";
+    o += "<text class=\"y-label\" x=\"" + px(18) + "\" y=\"" + px(top_ + h_ / 2) +
+         "\" text-anchor=\"middle\" transform=\"rotate(-90 18 " + px(top_ + h_ / 2) + ")\">" + escape(c_.y_label) +
+         "</text>\n";
+  }
+
+  std::string marker_shape(const series& s, double x, double y, bool hollow, const char* cls) const {
+    const std::string fill = hollow ? "#ffffff" : s.color;
+    const std::string common = " fill=\"" + fill + "\" stroke=\"" + s.color + "\" stroke-width=\"1.5\"";
+    const std::string c = std::string(" class=\"") + cls + "\"";
+    if (s.marker == "square")
+      return "<rect" + c + " x=\"" + px(x - 4) + "\" y=\"" + px(y - 4) + "\" width=\"8\" height=\"8\"" + common + "/>";
+    if (s.marker == "diamond")
+      return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y) + " L " + px(x) + " " +
+             px(y + 5) + " L " + px(x - 5) + " " + px(y) + " Z\"" + common + "/>";
+    if (s.marker == "triangle")
+      return "<path" + c + " d=\"M " + px(x) + " " + px(y - 5) + " L " + px(x + 5) + " " + px(y + 4) + " L " +
+             px(x - 5) + " " + px(y + 4) + " Z\"" + common + "/>";
+    return "<circle" + c + " cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"4\"" + common + "/>";
+  }
+
+  void curve(std::string& o, const series& s) const {
+    o += "<g class=\"series\" data-series=\"" + escape(s.id) + "\">\n";
+    if (s.line) {
+      // One polyline per run of finite points.
+      std::string pts;
+      const auto flush = [&] {
+        if (!pts.empty())
+          o += "<polyline class=\"curve\" data-series=\"" + escape(s.id) + "\" points=\"" + pts +
+               "\" fill=\"none\" stroke=\"" + s.color + "\" stroke-width=\"" + px(s.width) + "\"" +
+               (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "/>\n";
+        pts.clear();
+      };
+      for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
+        if (!std::isfinite(s.xs[i]) || !std::isfinite(s.ys[i])) {
+          flush();
+          continue;
+        }
+        if (!pts.empty()) pts += ' ';
+        pts += px(X(s.xs[i])) + "," + px(Y(s.ys[i]));
+      }
+      flush();
+    }
+    for (std::size_t i = 0; i < s.xs.size() && i < s.ys.size(); ++i) {
+      if (!std::isfinite(s.xs[i]) || !std::isfinite(s.ys[i])) continue;
+      const double x = X(s.xs[i]);
+      if (i < s.low.size() && i < s.high.size() && std::isfinite(s.low[i]) && std::isfinite(s.high[i])) {
+        const double y0 = Y(s.low[i]), y1 = Y(s.high[i]);
+        o += "<line class=\"errorbar\" data-series=\"" + escape(s.id) + "\" data-x=\"" + exact(s.xs[i]) +
+             "\" data-low=\"" + exact(s.low[i]) + "\" data-high=\"" + exact(s.high[i]) + "\" x1=\"" + px(x) +
+             "\" y1=\"" + px(y0) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y1) + "\" stroke=\"" + s.color +
+             "\" stroke-width=\"1.2\"/>\n";
+        for (const double yy : {y0, y1})
+          o += "<line x1=\"" + px(x - 4) + "\" y1=\"" + px(yy) + "\" x2=\"" + px(x + 4) + "\" y2=\"" + px(yy) +
+               "\" stroke=\"" + s.color + "\" stroke-width=\"1.2\"/>\n";
+      }
+      if (s.marker == "none") continue;
+      const bool hollow = i < s.hollow.size() && s.hollow[i];
+      std::string shape = marker_shape(s, x, Y(s.ys[i]), hollow, hollow ? "point hollow" : "point");
+      // data-* attributes and the tooltip go on the shape itself.
+      const std::string attrs =
+          " data-series=\"" + escape(s.id) + "\" data-x=\"" + exact(s.xs[i]) + "\" data-y=\"" + exact(s.ys[i]) + "\"";
+      const std::size_t cut = shape.find(' ');
+      shape.insert(cut, attrs);
+      if (i < s.tips.size() && !s.tips[i].empty()) {
+        shape.erase(shape.size() - 2);  // "/>"
+        const std::size_t space = shape.find(' ');
+        const std::string tag = shape.substr(1, space - 1);
+        shape += "><title>" + escape(s.tips[i]) + "</title></" + tag + ">";
+      }
+      o += shape + "\n";
+    }
+    o += "</g>\n";
+  }
+
+  void gaps(std::string& o) const {
+    if (c_.gaps.empty()) return;
+    o += "<g class=\"gaps\">\n";
+    double x = X(c_.gap_x) + 14;
+    for (const auto& g : c_.gaps) {
+      if (!std::isfinite(g.y_from) || !std::isfinite(g.y_to)) continue;
+      const double y0 = Y(g.y_from), y1 = Y(g.y_to);
+      o += "<g class=\"gap\" data-gap=\"" + escape(g.letter) + "\" data-from=\"" + exact(g.y_from) + "\" data-to=\"" +
+           exact(g.y_to) + "\">";
+      o += "<line x1=\"" + px(x) + "\" y1=\"" + px(y0) + "\" x2=\"" + px(x) + "\" y2=\"" + px(y1) +
+           "\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
+      // Arrow heads pointing at both curves (when there is room for them).
+      if (std::fabs(y1 - y0) > 8) {
+        const double d0 = y1 > y0 ? 5 : -5;
+        o += "<path d=\"M " + px(x - 3) + " " + px(y0 + d0) + " L " + px(x) + " " + px(y0) + " L " + px(x + 3) + " " +
+             px(y0 + d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
+        o += "<path d=\"M " + px(x - 3) + " " + px(y1 - d0) + " L " + px(x) + " " + px(y1) + " L " + px(x + 3) + " " +
+             px(y1 - d0) + "\" fill=\"none\" stroke=\"#555555\" stroke-width=\"1.2\"/>";
+      }
+      o += "<text x=\"" + px(x + 3) + "\" y=\"" + px((y0 + y1) / 2 + 4) + "\" font-weight=\"bold\" font-size=\"11\">" +
+           escape(g.letter) + "</text></g>\n";
+      x += 16;
+    }
+    o += "</g>\n";
+  }
+
+  const chart& c_;
+  double left_ = 0, top_ = 0, w_ = 1, h_ = 1;
+};
+
+inline std::string render(const chart& c, bool standalone) { return renderer(c).render(standalone); }
+
+}  // namespace svg
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
+// end include/forkscale/detail/output/svg.hpp
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
 struct plot_options {
   bool standalone = true;        // XML declaration and namespace (a .svg file); false to inline in HTML
   std::string id_prefix = "fs";  // element ids start with it (several plots in one page)
 };
 
+// ---- gnuplot --------------------------------------------------------------------
+struct gnuplot_files {
+  std::string data;    // whitespace-separated columns, '#' header
+  std::string script;  // reads the data file by the name given
+};
+
+// ---- SVG ------------------------------------------------------------------------
+FORKSCALE_INLINE std::string factored_speedup_svg(const study_result& s, const plot_options& opt = {});
+
+FORKSCALE_INLINE std::string scalability_svg(const study_result& s, const plot_options& opt = {});
+
+// Bounds only, from one report (Cilkview's profile without benchmark runs), up
+// to the report's max_processors.
+FORKSCALE_INLINE std::string scalability_svg(const report& r, const plot_options& opt = {});
+
+// `data_file` is the name the script uses for the data (relative to where gnuplot
+// runs); the script writes `<output>` as SVG ("gnuplot -e \"out='x.svg'\"" to
+// choose another name).
+FORKSCALE_INLINE gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::string& data_file,
+                                                        const std::string& output = "factored.svg");
+
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const study_result& s, const std::string& data_file,
+                                                   const std::string& output = "scalability.svg");
+
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
+                                                   const std::string& output = "scalability.svg");
+
+// Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, all
+// six or none (detail::write_files_atomically: on failure the old files are left
+// as they were). Throws forkscale::error.
+FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace plot {
 
@@ -8699,37 +8758,22 @@ inline std::string gp_number(double v) { return std::isfinite(v) ? io::round_tri
 }  // namespace plot
 }  // namespace detail
 
-// ---- SVG ------------------------------------------------------------------------
-
-inline std::string factored_speedup_svg(const study_result& s, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string factored_speedup_svg(const study_result& s, const plot_options& opt) {
   return detail::svg::render(detail::plot::factored_chart(s, opt), opt.standalone);
 }
-
-inline std::string scalability_svg(const study_result& s, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string scalability_svg(const study_result& s, const plot_options& opt) {
   return detail::svg::render(detail::plot::scalability_chart(s.label, s.bounds, s.max_processors(), &s, opt),
                              opt.standalone);
 }
 
-// Bounds only, from one report (Cilkview's profile without benchmark runs), up
-// to the report's max_processors.
-inline std::string scalability_svg(const report& r, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string scalability_svg(const report& r, const plot_options& opt) {
   return detail::svg::render(
       detail::plot::scalability_chart(r.label, detail::plot::bounds_of(r), r.max_processors, nullptr, opt),
       opt.standalone);
 }
 
-// ---- gnuplot --------------------------------------------------------------------
-
-struct gnuplot_files {
-  std::string data;    // whitespace-separated columns, '#' header
-  std::string script;  // reads the data file by the name given
-};
-
-// `data_file` is the name the script uses for the data (relative to where gnuplot
-// runs); the script writes `<output>` as SVG ("gnuplot -e \"out='x.svg'\"" to
-// choose another name).
-inline gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::string& data_file,
-                                              const std::string& output = "factored.svg") {
+FORKSCALE_INLINE gnuplot_files factored_speedup_gnuplot(const study_result& s, const std::string& data_file,
+                                                        const std::string& output) {
   namespace gp = detail::plot;
   gnuplot_files f;
   f.data = "# forkscale factored speedups: " + detail::output::printable(s.label) + "\n";
@@ -8824,22 +8868,17 @@ inline gnuplot_files scalability_gnuplot(const std::string& label, const study_b
 
 }  // namespace plot
 }  // namespace detail
-
-inline gnuplot_files scalability_gnuplot(const study_result& s, const std::string& data_file,
-                                         const std::string& output = "scalability.svg") {
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const study_result& s, const std::string& data_file,
+                                                   const std::string& output) {
   return detail::plot::scalability_gnuplot(s.label, s.bounds, s.max_processors(), &s, data_file, output);
 }
-
-inline gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
-                                         const std::string& output = "scalability.svg") {
+FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::string& data_file,
+                                                   const std::string& output) {
   return detail::plot::scalability_gnuplot(r.label, detail::plot::bounds_of(r), r.max_processors, nullptr, data_file,
                                            output);
 }
 
-// Writes <stem>-factored.svg/.dat/.gp and <stem>-scalability.svg/.dat/.gp, all
-// six or none (detail::write_files_atomically: on failure the old files are left
-// as they were). Throws forkscale::error.
-inline void write_plots(const study_result& s, const std::string& stem) {
+FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem) {
   const auto base = [](const std::string& p) {
     const std::size_t slash = p.find_last_of("/\\");
     return slash == std::string::npos ? p : p.substr(slash + 1);
@@ -8855,6 +8894,8 @@ inline void write_plots(const study_result& s, const std::string& stem) {
                                   {stem + "-scalability.dat", g.data},
                                   {stem + "-scalability.gp", g.script}});
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PLOT_HPP
@@ -8873,10 +8914,12 @@ FORKSCALE_NAMESPACE_END
 //
 // Included by study/html.hpp (the HTML page shows it as the section
 // html_section_ids::study_prediction).
-#include <cmath>
 #include <string>
-#include <vector>
 
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <cmath>
+#include <vector>
 // begin include/forkscale/detail/output/html_blocks.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
@@ -9026,8 +9069,13 @@ inline std::string figure(const std::string& svg_markup, const std::string& capt
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_BLOCKS_HPP
 // end include/forkscale/detail/output/html_blocks.hpp
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
+// The prediction plot of a study as SVG; empty when the study has no prediction.
+FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace plot {
 
@@ -9145,11 +9193,12 @@ inline std::string study_prediction_body(const study_result& s) {
 }  // namespace html
 }  // namespace detail
 
-// The prediction plot of a study as SVG; empty when the study has no prediction.
-inline std::string prediction_svg(const study_result& s, const plot_options& opt = {}) {
+FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt) {
   if (s.prediction.empty()) return std::string();
   return detail::svg::render(detail::plot::prediction_chart(s, opt), opt.standalone);
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP

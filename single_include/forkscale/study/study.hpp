@@ -47,12 +47,331 @@
 // study/json.hpp: a study as JSON — study_result::to_json and write_json (schema
 // "forkscale.study" version 1, docs/study-schema.md), and reading it back with every
 // derived number checked (study_from_json, read_study).
+#include <string>
+
+// begin include/forkscale/study/result.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
+#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// study/result.hpp: what a scaling study holds — every number measured at each P,
+// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/study/prediction.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+#define FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// study/prediction.hpp: what a scaling study predicts from its 1-thread record
+// (study_result::prediction, docs/predict.md): the replay of the recorded
+// strand graph on P = 1 .. study_options::predict_up_to processors, next to
+// the times the study measured at every P it ran.
+#include <cmath>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/study/scaling.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_SCALING_HPP
+#define FORKSCALE_SINGLE_STUDY_SCALING_HPP
+// study/scaling.hpp: the statistics of a study's repeated runs (sample_stats) and
+// the formulas of the scaling study (namespace scaling: Acar et al. §2, Cilkview).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// ---- statistics of repeated runs ----------------------------------------------
+
+// The samples of one quantity over the repetitions, and their summary. With no
+// samples every statistic is NaN (written as null); the standard deviation (with
+// n − 1) needs two samples.
+struct sample_stats {
+  std::vector<double> samples;
+  double mean = std::numeric_limits<double>::quiet_NaN();
+  double median = std::numeric_limits<double>::quiet_NaN();
+  double min = std::numeric_limits<double>::quiet_NaN();
+  double max = std::numeric_limits<double>::quiet_NaN();
+  double stddev = std::numeric_limits<double>::quiet_NaN();
+
+  bool empty() const noexcept { return samples.empty(); }
+  std::size_t count() const noexcept { return samples.size(); }
+
+  static sample_stats of(std::vector<double> values) {
+    sample_stats s;
+    s.samples = std::move(values);
+    const std::size_t n = s.samples.size();
+    if (n == 0) return s;
+    double sum = 0;
+    for (const double v : s.samples) sum += v;
+    s.mean = sum / static_cast<double>(n);
+    std::vector<double> sorted = s.samples;
+    std::sort(sorted.begin(), sorted.end());
+    s.min = sorted.front();
+    s.max = sorted.back();
+    s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    if (n >= 2) {
+      double sq = 0;
+      for (const double v : s.samples) sq += (v - s.mean) * (v - s.mean);
+      s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
+    }
+    return s;
+  }
+};
+
+// ---- the formulas ----------------------------------------------------------------
+
+namespace scaling {
+
+inline double nan() noexcept { return std::numeric_limits<double>::quiet_NaN(); }
+
+// a / b, or NaN when b is not positive or either is NaN.
+inline double ratio(double a, double b) noexcept {
+  if (std::isnan(a) || std::isnan(b) || !(b > 0)) return nan();
+  return a / b;
+}
+
+// Acar Fact 2.1: P·TP = WP + IP.
+inline double idle_time(unsigned p, double tp, double wp) noexcept { return p * tp - wp; }
+
+// Acar Fact 2.2: FP = WP − T1.
+inline double work_inflation(double wp, double t1) noexcept { return wp - t1; }
+
+// The curves of a factored speedup plot at P threads (Acar §2.3 and §2.8).
+struct factored_speedups {
+  double linear = nan();              // P
+  double elision = nan();             // P·Ts / Te (when the serial elision was timed)
+  double maximal = nan();             // P·Ts / T1
+  double idle_specific = nan();       // P·Ts / (T1 + IP)
+  double inflation_specific = nan();  // P·Ts / (P·TP − IP) = P·Ts / WP
+  double actual = nan();              // Ts / TP
+};
+
+inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp, double te = nan()) noexcept {
+  factored_speedups f;
+  const double pts = p * ts;
+  const double ip = idle_time(p, tp, wp);
+  f.linear = p;
+  f.elision = ratio(pts, te);
+  f.maximal = ratio(pts, t1);
+  f.idle_specific = ratio(pts, t1 + ip);
+  f.inflation_specific = ratio(pts, p * tp - ip);
+  f.actual = ratio(ts, tp);
+  return f;
+}
+
+// Cilkview's bounds on the speedup T1/TP (SPAA'10 §2–3): the work law (at most
+// P), the span law (at most the parallelism T1/T∞, with the plain span) and the
+// estimated lower bound of Corollary 2 with span coefficient 0.85, which uses
+// the burdened span. The lower bound is an estimate, not a guarantee.
+inline double work_law(unsigned p) noexcept { return static_cast<double>(p); }
+inline double span_law(double work, double span) noexcept { return ratio(work, span); }
+// (It never exceeds min(P, parallelism): the burdened span is at least the span.)
+inline double burdened_lower_bound(unsigned p, double work, double burdened_span) noexcept {
+  return ratio(work, work / p + 1.7 * burdened_span);
+}
+
+// Cilkview §5: the time of one copy of the serial program while P copies run at
+// once, over its time alone. Well above 1: memory bandwidth limits scaling.
+inline double bandwidth_slowdown(double together, double alone) noexcept { return ratio(together, alone); }
+
+}  // namespace scaling
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_SCALING_HPP
+// end include/forkscale/study/scaling.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The prediction at one P. Times in ns: the replay's times scaled by the
+// study's measured T1 over the replayed T1 (study_prediction::scale), so that
+// the prediction at P = 1 is the measured T1 and the replay predicts how the
+// time shrinks.
+struct study_prediction_point {
+  unsigned processors = 0;
+  double time = scaling::nan();         // work stealing, median over the seeds
+  double time_min = scaling::nan();     // ... fastest seed
+  double time_max = scaling::nan();     // ... slowest seed
+  double greedy_time = scaling::nan();  // greedy list scheduling
+  double lower_time = scaling::nan();   // no schedule is faster: max(T1/P, T∞)
+  double upper_time = scaling::nan();   // Cilkview's estimate: T1/P + 1.7 · burdened span
+  double measured = scaling::nan();     // the study's mean TP at this P; NaN where it did not run
+  double error = scaling::nan();        // (time − measured) / measured
+
+  bool was_measured() const noexcept { return !std::isnan(measured); }
+};
+
+struct study_prediction {
+  // Why there is no prediction (the study was asked for none, the record is
+  // partial, nothing was measured); empty when there is one.
+  std::string note;
+  double scale = scaling::nan();  // the measured T1 over the replayed T1
+  // The recorded graph, in ns, unscaled.
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  replay_model model;                          // the costs resolved, in ns
+  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
+  std::vector<study_prediction_point> points;  // ascending P
+
+  bool empty() const noexcept { return points.empty(); }
+  const study_prediction_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+};
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
+// end include/forkscale/study/prediction.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// ---- the study's data ------------------------------------------------------------
+
+// Everything measured at one P.
+struct study_point {
+  unsigned processors = 0;
+  bool oversubscribed = false;         // P is more than the hardware threads
+  sample_stats time;                   // TP per run, ns
+  sample_stats work;                   // the engine's work (compensated) per run, ns
+  sample_stats raw_work;               // the engine's work before compensation per run, ns
+  sample_stats span;                   // the engine's span per run, ns
+  sample_stats burdened_span;          // the engine's burdened span per run, ns
+  sample_stats spawns;                 // spawns per run
+  std::uint64_t diagnostic_count = 0;  // misuse found over all runs at this P
+
+  // Derived by study_result::recompute() from the samples above.
+  double parallel_work = scaling::nan();   // WP: mean of work or raw_work (study_result::compensated_work)
+  double idle_time = scaling::nan();       // IP = P·TP − WP (means)
+  double work_inflation = scaling::nan();  // FP = WP − T1 (means)
+  sample_stats idle;                       // P·TP − WP per run
+  sample_stats inflation;                  // WP − mean T1 per run
+  scaling::factored_speedups speedup;      // from the means
+  double actual_low = scaling::nan();      // Ts / max TP
+  double actual_high = scaling::nan();     // Ts / min TP
+  double self_speedup = scaling::nan();    // T1 / TP (what Cilkview's bounds bound)
+  double self_low = scaling::nan();        // T1 / max TP
+  double self_high = scaling::nan();       // T1 / min TP
+};
+
+// Cilkview §5's probe at one P: P copies of the serial baseline at once.
+struct bandwidth_point {
+  unsigned copies = 0;
+  bool oversubscribed = false;
+  sample_stats together;             // mean time of one copy among P, per repetition, ns
+  double slowdown = scaling::nan();  // together.mean / alone.mean
+};
+
+// The engine's numbers the scalability plot's bounds come from (the profile).
+struct study_bounds {
+  double work = scaling::nan();
+  double span = scaling::nan();
+  double burdened_span = scaling::nan();
+  double parallelism = scaling::nan();
+  double burdened_parallelism = scaling::nan();
+};
+
+struct study_result {
+  std::string label;
+  std::string unit = "ns";
+  clock_kind clock = clock_kind::steady;  // the engine's clock (resolved)
+  unsigned hardware_threads = 0;          // 0: unknown
+  unsigned repetitions = 0;
+  unsigned warmup = 0;
+  bool compensated_work = false;           // WP = work (true) or raw_work (false, the default)
+  sample_stats baseline;                   // Ts per run
+  sample_stats elision;                    // Te per run (empty: not timed)
+  std::vector<study_point> points;         // ascending P, P = 1 first
+  sample_stats probe_alone;                // one copy of the baseline alone, per repetition
+  std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
+  report profile;                          // the engine's report of the median 1-thread run
+  study_bounds bounds;                     // derived from profile
+  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
+  std::vector<std::string> warnings;
+
+  double ts() const noexcept { return baseline.mean; }
+  double te() const noexcept { return elision.mean; }
+  double t1() const noexcept { return points.empty() ? scaling::nan() : points.front().time.mean; }
+  bool has_elision() const noexcept { return !elision.empty(); }
+  const study_point* at(unsigned p) const noexcept {
+    for (const auto& pt : points)
+      if (pt.processors == p) return &pt;
+    return nullptr;
+  }
+  unsigned max_processors() const noexcept { return points.empty() ? 0 : points.back().processors; }
+
+  // Fills every derived number (study_point's second half, bandwidth slowdowns,
+  // bounds) from the samples and the profile.
+  void recompute();
+
+  std::string to_text() const;  // for people; the layout may change
+  std::string to_json() const;  // schema "forkscale.study" version 1 (docs/study-schema.md)
+  std::string to_csv() const;   // one row per P
+  void write_text(const std::string& path) const;
+  void write_json(const std::string& path) const;
+  void write_csv(const std::string& path) const;
+};
+
+inline void study_result::recompute() {
+  using namespace scaling;
+  const double ts_mean = ts();
+  const double t1_mean = t1();
+  const double te_mean = te();
+  for (auto& pt : points) {
+    const unsigned p = pt.processors;
+    const sample_stats& w = compensated_work ? pt.work : pt.raw_work;
+    pt.parallel_work = w.mean;
+    pt.idle_time = idle_time(p, pt.time.mean, w.mean);
+    pt.work_inflation = work_inflation(w.mean, t1_mean);
+    std::vector<double> idle, infl;
+    if (w.count() == pt.time.count()) {
+      for (std::size_t i = 0; i < w.count(); ++i) {
+        idle.push_back(scaling::idle_time(p, pt.time.samples[i], w.samples[i]));
+        infl.push_back(scaling::work_inflation(w.samples[i], t1_mean));
+      }
+    }
+    pt.idle = sample_stats::of(std::move(idle));
+    pt.inflation = sample_stats::of(std::move(infl));
+    pt.speedup = factored(p, ts_mean, t1_mean, pt.time.mean, w.mean, te_mean);
+    pt.actual_low = ratio(ts_mean, pt.time.max);
+    pt.actual_high = ratio(ts_mean, pt.time.min);
+    pt.self_speedup = ratio(t1_mean, pt.time.mean);
+    pt.self_low = ratio(t1_mean, pt.time.max);
+    pt.self_high = ratio(t1_mean, pt.time.min);
+  }
+  for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
+  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
+    const study_point* m = at(pp.processors);
+    pp.measured = m ? m->time.mean : nan();
+    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
+  }
+  bounds = study_bounds{};
+  if (!profile.empty()) {
+    const region_result& r = profile.root();
+    bounds.work = static_cast<double>(r.work);
+    bounds.span = static_cast<double>(r.span);
+    bounds.burdened_span = static_cast<double>(r.burdened_span);
+    bounds.parallelism = ratio(bounds.work, bounds.span);
+    bounds.burdened_parallelism = ratio(bounds.work, bounds.burdened_span);
+  }
+}
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
+// end include/forkscale/study/result.hpp
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
 // begin include/forkscale/detail/input/json_reader.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
 #define FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
@@ -704,12 +1023,288 @@ inline value parse(const std::string& text, const limits& lim = limits{}) { retu
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_INPUT_JSON_READER_HPP
 // end include/forkscale/detail/input/json_reader.hpp
-// begin include/forkscale/detail/output/json.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
-// detail/output/json.hpp: a report as JSON, for programs (layout in
-// docs/report-schema.md): report::to_json, one function per member, and
-// report::write_json.
+// begin include/forkscale/detail/input/report_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+// detail/input/report_reader.hpp: the reader behind fs::read_report and
+// fs::from_json (read_report.hpp): a report, its regions, sites, what-if rows,
+// locks and record from a parsed JSON value, with every derived number checked;
+// and the file reading and schema check the study's reader shares.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/input/record_reader.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+#define FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+// detail/input/record_reader.hpp: the "record" member of a JSON report read
+// back into report::record (layout in docs/report-schema.md, written by
+// detail/output/json_record.hpp). Every row must have its columns with the
+// right types, and every index must point inside its table: a file that passes
+// can be walked without bounds checks. Problems are json_errors naming the row
+// and the column ("record.strands[3][7] (prev): 12 is not -1 or an index into
+// strands (10 rows)").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace json {
+
+// The cells of one row of a record table, with the names of its columns for
+// messages.
+class row_reader {
+ public:
+  row_reader(const value& v, std::string where, const char* const* columns, std::size_t count)
+      : v_(v), where_(std::move(where)), columns_(columns) {
+    if (!v.is(kind::array))
+      throw json_error(v.offset, where_ + ": expected an array (a row), found " + kind_name(v.type));
+    if (v.items.size() != count)
+      throw json_error(v.offset, where_ + ": expected a row of " + std::to_string(count) + " columns, found " +
+                                     std::to_string(v.items.size()));
+  }
+
+  std::string path(std::size_t k) const { return where_ + "[" + std::to_string(k) + "] (" + columns_[k] + ")"; }
+  const value& cell(std::size_t k) const { return v_.items[k]; }
+
+  std::uint64_t u64(std::size_t k) const {
+    std::uint64_t out = 0;
+    if (number_as_u64(cell(k), out)) return out;
+    throw json_error(cell(k).offset, path(k) + ": expected an unsigned 64-bit integer, found " + found(cell(k)));
+  }
+  std::uint32_t u32(std::size_t k) const {
+    const std::uint64_t v = u64(k);
+    if (v > 0xFFFFFFFFu) throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is too large");
+    return static_cast<std::uint32_t>(v);
+  }
+  std::int64_t i64(std::size_t k) const {
+    std::int64_t out = 0;
+    if (number_as_i64(cell(k), out)) return out;
+    throw json_error(cell(k).offset, path(k) + ": expected a signed 64-bit integer, found " + found(cell(k)));
+  }
+  std::string str(std::size_t k) const {
+    if (!cell(k).is(kind::string))
+      throw json_error(cell(k).offset, path(k) + ": expected a string, found " + kind_name(cell(k).type));
+    return cell(k).text;
+  }
+  bool boolean(std::size_t k) const {
+    if (!cell(k).is(kind::boolean))
+      throw json_error(cell(k).offset, path(k) + ": expected true or false, found " + kind_name(cell(k).type));
+    return cell(k).boolean;
+  }
+  // An index into a table of `size` rows (`table`: "strands"); -1 too when `none_ok`.
+  std::int64_t index(std::size_t k, std::size_t size, const char* table, bool none_ok) const {
+    const std::int64_t v = none_ok ? i64(k) : static_cast<std::int64_t>(u32(k));
+    if ((v < 0 && !(none_ok && v == -1)) || (v >= 0 && static_cast<std::uint64_t>(v) >= size))
+      throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is not " + (none_ok ? "-1 or " : "") +
+                                           "an index into " + table + " (" + std::to_string(size) + " rows)");
+    return v;
+  }
+  // A row's cell that is itself a list of indices into a table of `size` rows.
+  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* table) const {
+    const value& a = cell(k);
+    if (!a.is(kind::array))
+      throw json_error(a.offset,
+                       path(k) + ": expected an array of indices into " + table + ", found " + kind_name(a.type));
+    std::vector<std::uint32_t> out;
+    out.reserve(a.items.size());
+    for (std::size_t m = 0; m < a.items.size(); ++m) {
+      std::uint64_t v = 0;
+      const std::string at = path(k) + "[" + std::to_string(m) + "]";
+      if (!number_as_u64(a.items[m], v))
+        throw json_error(a.items[m].offset,
+                         at + ": expected an index into " + std::string(table) + ", found " + found(a.items[m]));
+      if (v >= size)
+        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not an index into " + table + " (" +
+                                                std::to_string(size) + " rows)");
+      out.push_back(static_cast<std::uint32_t>(v));
+    }
+    return out;
+  }
+
+ private:
+  static std::string found(const value& v) {
+    return v.is(kind::number) ? quote_for_message(v.text) : std::string(kind_name(v.type));
+  }
+  const value& v_;
+  std::string where_;
+  const char* const* columns_;
+};
+
+// The rows of one table of the record (an array member of `rec`).
+template <std::size_t N, typename Read>
+void read_rows(const object_reader& rec, const char* key, const char* const (&columns)[N], Read read) {
+  const value& a = rec.array(key);
+  for (std::size_t i = 0; i < a.items.size(); ++i)
+    read(row_reader(a.items[i], rec.path(key) + "[" + std::to_string(i) + "]", columns, N));
+}
+
+inline record_frame::kind_type frame_kind_from(const row_reader& row, std::size_t k) {
+  const std::string name = row.str(k);
+  if (name == "root") return record_frame::kind_type::root;
+  if (name == "call") return record_frame::kind_type::call;
+  if (name == "spawn") return record_frame::kind_type::spawn;
+  throw json_error(row.cell(k).offset,
+                   row.path(k) + ": unknown frame kind " + quote_for_message(name) + " (expected root, call or spawn)");
+}
+
+// The sizes of the record's tables, known before any row is read (rows refer
+// to tables that come after them).
+struct record_sizes {
+  std::size_t sites, frames, threads, tasks, strands, joins;
+};
+
+inline void read_record_graph(const object_reader& rec, const record_sizes& n, execution_record& r) {
+  static const char* const sites[] = {"name", "file", "line", "function", "tag"};
+  read_rows(rec, "sites", sites, [&](const row_reader& row) {
+    r.sites.push_back(record_site{row.str(0), row.str(1), row.u32(2), row.str(3), row.str(4)});
+  });
+  static const char* const frames[] = {"parent", "kind", "site", "depth"};
+  read_rows(rec, "frames", frames, [&](const row_reader& row) {
+    // A tree rooted at node 0: every other node's parent comes before it.
+    const std::size_t k = r.frames.size();
+    record_frame f;
+    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "the frames before it", false));
+    f.kind = frame_kind_from(row, 1);
+    if ((k == 0) != (f.kind == record_frame::kind_type::root))
+      throw json_error(row.cell(1).offset,
+                       row.path(1) + (k == 0 ? ": frame 0 must be the root" : ": only frame 0 is the root"));
+    f.site = f.kind == record_frame::kind_type::root
+                 ? row.u32(2)
+                 : static_cast<std::uint32_t>(row.index(2, n.sites, "sites", false));
+    f.depth = row.u32(3);
+    r.frames.push_back(f);
+  });
+  static const char* const threads[] = {"os_id", "busy_ns"};
+  read_rows(rec, "threads", threads, [&](const row_reader& row) {
+    r.threads.push_back(record_thread{row.u64(0), row.u64(1)});
+  });
+  static const char* const tasks[] = {"parent", "frame", "first", "last"};
+  read_rows(rec, "tasks", tasks, [&](const row_reader& row) {
+    record_task t;
+    t.parent = row.index(0, n.tasks, "tasks", true);
+    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strands", false));
+    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strands", false));
+    r.tasks.push_back(t);
+  });
+}
+
+inline void read_record_strands(const object_reader& rec, const record_sizes& n, execution_record& r) {
+  static const char* const strands[] = {"thread", "frame", "task", "start_ns",      "end_ns",      "work",
+                                        "span",   "prev",  "join", "critical_pred", "after_spawn", "critical"};
+  read_rows(rec, "strands", strands, [&](const row_reader& row) {
+    record_strand s;
+    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "threads", false));
+    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
+    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "tasks", false));
+    s.start_ns = row.u64(3);
+    s.end_ns = row.u64(4);
+    if (s.end_ns < s.start_ns)
+      throw json_error(row.cell(4).offset, row.path(4) + ": " + std::to_string(s.end_ns) + " is before start_ns " +
+                                               std::to_string(s.start_ns));
+    s.work = row.u64(5);
+    s.span = row.u64(6);
+    s.prev = row.index(7, n.strands, "strands", true);
+    s.join = row.index(8, n.joins, "joins", true);
+    s.critical_pred = row.index(9, n.strands, "strands", true);
+    s.after_spawn = row.boolean(10);
+    s.critical = row.boolean(11);
+    r.strands.push_back(s);
+  });
+  static const char* const joins[] = {"site", "thread", "wait_start_ns", "wait_end_ns", "strands", "joins"};
+  read_rows(rec, "joins", joins, [&](const row_reader& row) {
+    record_join o;
+    o.site = row.index(0, n.sites, "sites", true);
+    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false));
+    o.wait_start_ns = row.u64(2);
+    o.wait_end_ns = row.u64(3);
+    o.strands = row.indices(4, n.strands, "strands");
+    o.joins = row.indices(5, n.joins, "joins");
+    r.joins.push_back(std::move(o));
+  });
+  static const char* const regions[] = {"path", "thread", "start_ns", "end_ns"};
+  read_rows(rec, "regions", regions, [&](const row_reader& row) {
+    r.regions.push_back(forkscale::record_region{
+        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false)), row.u64(2), row.u64(3)});
+  });
+}
+
+// The critical path: strand indices, each strand on it flagged critical and no
+// other.
+inline void read_critical_path(const object_reader& rec, execution_record& r) {
+  const value& a = rec.array("critical_path");
+  std::vector<char> on(r.strands.size(), 0);
+  for (std::size_t m = 0; m < a.items.size(); ++m) {
+    std::uint64_t v = 0;
+    const std::string at = rec.path("critical_path") + "[" + std::to_string(m) + "]";
+    if (!number_as_u64(a.items[m], v) || v >= r.strands.size())
+      throw json_error(a.items[m].offset, at + ": expected a strand index below " + std::to_string(r.strands.size()));
+    if (on[v]) throw json_error(a.items[m].offset, at + ": strand " + std::to_string(v) + " is on the path twice");
+    on[v] = 1;
+    r.critical_path.push_back(static_cast<std::uint32_t>(v));
+  }
+  for (std::size_t i = 0; i < r.strands.size(); ++i)
+    if (r.strands[i].critical != (on[i] != 0))
+      throw json_error(a.offset, rec.path("strands") + "[" + std::to_string(i) + "] (critical) is " +
+                                     (r.strands[i].critical ? "true" : "false") + " but the strand is " +
+                                     (on[i] ? "on" : "not on") + " the critical path (the file is inconsistent)");
+}
+
+// report::record from the "record" member (absent: no record). `unit` is the
+// report's, which the record's must equal.
+inline std::shared_ptr<const execution_record> record_from(const object_reader& top, const std::string& unit) {
+  const value* v = top.optional("record");
+  if (!v) return nullptr;
+  const object_reader rec(*v, top.path("record"));
+  auto r = std::make_shared<execution_record>();
+  r->complete = rec.boolean("complete");
+  r->limit_bytes = rec.u64("limit_bytes");
+  r->bytes = rec.u64("bytes");
+  r->dropped_strands = rec.u64("dropped_strands");
+  r->unit = rec.str("unit");
+  if (r->unit != unit)
+    throw json_error(rec.required("unit").offset, rec.path("unit") + ": " + quote_for_message(r->unit) +
+                                                      " differs from the report's unit " + quote_for_message(unit));
+  r->wall_ns = rec.u64("wall_ns");
+  const record_sizes n{rec.array("sites").items.size(),   rec.array("frames").items.size(),
+                       rec.array("threads").items.size(), rec.array("tasks").items.size(),
+                       rec.array("strands").items.size(), rec.array("joins").items.size()};
+  read_record_graph(rec, n, *r);
+  read_record_strands(rec, n, *r);
+  read_critical_path(rec, *r);
+  return r;
+}
+
+}  // namespace json
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
+// end include/forkscale/detail/input/record_reader.hpp
+// begin include/forkscale/detail/output/report_writers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
+// (for programs), and the write_* functions that put them in files; each piece
+// is in its own header, all in namespace detail::output.
+//
+// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
+// is independent of the global C and C++ locales: numbers always use '.' and no
+// digit grouping except the explicit ',' separators of the text report.
+// begin include/forkscale/detail/output/blame_csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// detail/output/blame_csv.hpp: fs::analyze_timeline's results (blame.hpp) as
+// CSV, with the stable headers of docs/report-schema.md: the parallelism
+// samples, the per-thread times and the idle blame rows; and the write_*
+// functions that put them in files.
 #include <cstdint>
 #include <string>
 
@@ -1017,6 +1612,16 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
 // begin include/forkscale/detail/output/format.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
@@ -1208,29 +1813,6 @@ inline std::string percent_text(double percent) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
 // end include/forkscale/detail/output/format.hpp
-// begin include/forkscale/detail/output/json_record.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
-// detail/output/json_record.hpp: the "record" member of a JSON report (present
-// only when the report has a record; layout in docs/report-schema.md). Tables
-// are arrays of rows, one row per line, each row an array in a fixed column
-// order, so that a record of many strands stays compact; the reader
-// (detail/input/record_reader.hpp) reads the same layout back.
-#include <cstdint>
-#include <string>
-
-// begin include/forkscale/detail/output/json_writer.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
-// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
-// made of: string and number literals, and a pretty-printing writer.
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
 // begin include/forkscale/detail/output/utf8.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
@@ -1367,810 +1949,6 @@ inline std::string pad_right(const std::string& s, std::size_t width) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
 // end include/forkscale/detail/output/utf8.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// A JSON string literal: quote and backslash escaped, control characters as
-// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
-// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
-inline std::string json_string(const std::string& s) {
-  static const char hex[] = "0123456789abcdef";
-  const std::string v = valid_utf8(s);
-  std::string out;
-  out.reserve(v.size() + 2);
-  out += '"';
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const auto c = static_cast<unsigned char>(v[i]);
-    if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\\') {
-      out += "\\\\";
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
-      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  out += '"';
-  return out;
-}
-
-inline std::string json_number(double v) {
-  const std::string t = round_trip(v);
-  return t.empty() ? "null" : t;
-}
-
-inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
-inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
-
-// A number that may be +infinity (a what-if factor, parallelism or gain): the
-// number, the string "inf" for +infinity, null for anything else that is not
-// finite.
-inline std::string json_unbounded(double v) {
-  if (std::isinf(v) && v > 0) return "\"inf\"";
-  return json_number(v);
-}
-
-// Pretty-printing with two-space indentation, one member per line.
-class json_writer {
- public:
-  void begin_object() { open('{'); }
-  void end_object() { close('}'); }
-  void begin_array() { open('['); }
-  void end_array() { close(']'); }
-
-  void key(const char* name) {
-    element();
-    out_ += json_string(name);
-    out_ += ": ";
-    after_key_ = true;
-  }
-  void value_raw(const std::string& text) {
-    element();
-    out_ += text;
-  }
-  void value(const std::string& s) { value_raw(json_string(s)); }
-  void value(const char* s) { value_raw(json_string(s)); }
-  void value(double v) { value_raw(json_number(v)); }
-  void value(std::uint64_t v) { value_raw(json_number(v)); }
-
-  template <typename T>
-  void member(const char* name, const T& v) {
-    key(name);
-    value(v);
-  }
-
-  std::string finish() {
-    out_ += '\n';
-    return std::move(out_);
-  }
-
- private:
-  // Before a value or key: a comma after a sibling, then a new indented line,
-  // except for the value right after its key.
-  void element() {
-    if (after_key_) {
-      after_key_ = false;
-      return;
-    }
-    if (!count_.empty()) {
-      if (count_.back()++ != 0) out_ += ',';
-      newline(count_.size());
-    }
-  }
-  void open(char c) {
-    element();
-    out_ += c;
-    count_.push_back(0);
-  }
-  void close(char c) {
-    const bool had_elements = count_.back() != 0;
-    count_.pop_back();
-    if (had_elements) newline(count_.size());
-    out_ += c;
-  }
-  void newline(std::size_t depth) {
-    out_ += '\n';
-    out_.append(2 * depth, ' ');
-  }
-
-  std::string out_;
-  std::vector<std::size_t> count_;
-  bool after_key_ = false;
-};
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
-// end include/forkscale/detail/output/json_writer.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-inline const char* frame_kind_name(record_frame::kind_type k) noexcept {
-  return k == record_frame::kind_type::root ? "root" : k == record_frame::kind_type::call ? "call" : "spawn";
-}
-
-// One row: its cells joined by ',' in brackets.
-class json_row {
- public:
-  json_row& u(std::uint64_t v) { return cell(std::to_string(v)); }
-  json_row& i(std::int64_t v) { return cell(std::to_string(v)); }
-  json_row& b(bool v) { return cell(bool_text(v)); }
-  json_row& s(const std::string& v) { return cell(json_string(v)); }
-  json_row& raw(const std::string& v) { return cell(v); }
-  std::string text() const { return "[" + out_ + "]"; }
-
- private:
-  json_row& cell(const std::string& v) {
-    if (!out_.empty()) out_ += ',';
-    out_ += v;
-    return *this;
-  }
-  std::string out_;
-};
-
-// A list of indices as one row.
-template <typename T>
-std::string json_index_row(const std::vector<T>& v) {
-  json_row r;
-  for (const T x : v) r.u(x);
-  return r.text();
-}
-
-inline void json_record_tables(json_writer& j, const execution_record& r) {
-  const auto table = [&j](const char* name, std::size_t n, auto&& row) {
-    j.key(name);
-    j.begin_array();
-    for (std::size_t k = 0; k < n; ++k) j.value_raw(row(k).text());
-    j.end_array();
-  };
-  table("sites", r.sites.size(), [&](std::size_t k) {
-    const record_site& s = r.sites[k];
-    return json_row().s(s.name).s(s.file).u(s.line).s(s.function).s(s.tag);
-  });
-  table("frames", r.frames.size(), [&](std::size_t k) {
-    const record_frame& f = r.frames[k];
-    return json_row().u(f.parent).s(frame_kind_name(f.kind)).u(f.site).u(f.depth);
-  });
-  table("threads", r.threads.size(),
-        [&](std::size_t k) { return json_row().u(r.threads[k].os_id).u(r.threads[k].busy_ns); });
-  table("tasks", r.tasks.size(), [&](std::size_t k) {
-    const record_task& t = r.tasks[k];
-    return json_row().i(t.parent).u(t.frame).u(t.first).u(t.last);
-  });
-  table("strands", r.strands.size(), [&](std::size_t k) {
-    const record_strand& s = r.strands[k];
-    return json_row()
-        .u(s.thread)
-        .u(s.frame)
-        .u(s.task)
-        .u(s.start_ns)
-        .u(s.end_ns)
-        .u(s.work)
-        .u(s.span)
-        .i(s.prev)
-        .i(s.join)
-        .i(s.critical_pred)
-        .b(s.after_spawn)
-        .b(s.critical);
-  });
-  table("joins", r.joins.size(), [&](std::size_t k) {
-    const record_join& o = r.joins[k];
-    return json_row()
-        .i(o.site)
-        .u(o.thread)
-        .u(o.wait_start_ns)
-        .u(o.wait_end_ns)
-        .raw(json_index_row(o.strands))
-        .raw(json_index_row(o.joins));
-  });
-  table("regions", r.regions.size(), [&](std::size_t k) {
-    const forkscale::record_region& g = r.regions[k];
-    return json_row().s(g.path).u(g.thread).u(g.start_ns).u(g.end_ns);
-  });
-}
-
-// "record": the report's record (docs/report-schema.md, "record").
-inline void json_record(json_writer& j, const execution_record& r) {
-  j.key("record");
-  j.begin_object();
-  j.key("complete");
-  j.value_raw(bool_text(r.complete));
-  j.member("limit_bytes", r.limit_bytes);
-  j.member("bytes", r.bytes);
-  j.member("dropped_strands", r.dropped_strands);
-  j.member("unit", r.unit);
-  j.member("wall_ns", r.wall_ns);
-  json_record_tables(j, r);
-  // The critical path, twenty strand indices to a line (each piece is written as
-  // one element of the array; the writer's commas join the pieces).
-  j.key("critical_path");
-  j.begin_array();
-  for (std::size_t k = 0; k < r.critical_path.size(); k += 20) {
-    std::string piece;
-    for (std::size_t m = k; m < r.critical_path.size() && m < k + 20; ++m)
-      piece += (m == k ? "" : ",") + std::to_string(r.critical_path[m]);
-    j.value_raw(piece);
-  }
-  j.end_array();
-  j.end_object();
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
-// end include/forkscale/detail/output/json_record.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The members before the tables: the schema, the report's label, unit and clock,
-// and the settings it was measured with.
-inline void json_header(json_writer& j, const report& rep) {
-  j.member("schema", "forkscale.report");
-  j.member("schema_version", std::uint64_t{1});
-  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
-  j.member("label", rep.label);
-  j.member("unit", rep.unit);
-  j.member("clock", to_string(rep.clock));
-  j.member("burden", rep.burden);
-  j.member("burden_source", rep.burden_source);
-  j.member("compensation_per_strand", rep.compensation_per_strand);
-  j.member("compensation_total", rep.compensation_total);
-  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
-  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
-}
-
-// "regions": one object per region, with its speedup estimate.
-inline void json_regions(json_writer& j, const report& rep) {
-  j.key("regions");
-  j.begin_array();
-  for (const auto& r : rep.regions) {
-    j.begin_object();
-    j.member("label", r.label);
-    j.member("path", r.path);
-    j.member("parent", r.parent);
-    j.member("depth", static_cast<std::uint64_t>(r.depth));
-    j.member("instances", r.instances);
-    j.member("work", r.work);
-    j.member("span", r.span);
-    j.member("burdened_span", r.burdened_span);
-    j.member("parallelism", r.parallelism());
-    j.member("burdened_parallelism", r.burdened_parallelism());
-    j.member("spawns", r.spawns);
-    j.member("syncs", r.syncs);
-    j.member("calls", r.calls);
-    j.member("average_maximal_strand", r.average_maximal_strand());
-    j.member("raw_work", r.raw_work);
-    j.member("raw_span", r.raw_span);
-    j.key("speedup_estimate");
-    j.begin_array();
-    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
-      j.begin_object();
-      j.member("processors", static_cast<std::uint64_t>(b.processors));
-      j.member("lower", b.lower);
-      j.member("upper", b.upper);
-      j.end_object();
-    }
-    j.end_array();
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// One measurement of a call site, as the object `name`.
-inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
-  j.key(name);
-  j.begin_object();
-  j.member("count", m.count);
-  j.member("work", m.work);
-  j.key("span");
-  j.value_raw(json_signed(m.span));
-  j.member("parallelism", m.parallelism());
-  j.end_object();
-}
-
-// The members every site object starts with: what the site is and where.
-inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
-                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
-  j.member("name", name);
-  j.member("kind", to_string(kind));
-  j.member("file", file);
-  j.member("line", static_cast<std::uint64_t>(line));
-  j.member("function", function);
-  j.member("tag", tag);
-  j.key("recursive");
-  j.value_raw(bool_text(recursive));
-}
-
-// "call_sites": one object per call site, with its six measurements.
-inline void json_call_sites(json_writer& j, const report& rep) {
-  j.key("call_sites");
-  j.begin_array();
-  for (const auto& c : rep.call_sites) {
-    j.begin_object();
-    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
-    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
-    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
-    json_measure(j, "local_on_work", c.local_on_work);
-    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
-    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
-    json_measure(j, "local_on_span", c.local_on_span);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "spawn_sites": one object per spawn site.
-inline void json_spawn_sites(json_writer& j, const report& rep) {
-  j.key("spawn_sites");
-  j.begin_array();
-  for (const auto& p : rep.spawn_sites) {
-    j.begin_object();
-    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
-    j.member("tasks", p.tasks);
-    j.member("work", p.work);
-    j.member("span", p.span);
-    j.member("parallelism", p.parallelism());
-    j.member("exclusive_work", p.exclusive_work);
-    j.key("critical_span");
-    j.value_raw(json_signed(p.critical_span));
-    j.member("critical_percent", p.critical_percent);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "what_if": one object per what-if row.
-inline void json_what_if(json_writer& j, const report& rep) {
-  j.key("what_if");
-  j.begin_array();
-  for (const auto& w : rep.what_if) {
-    j.begin_object();
-    j.member("region", w.region);
-    j.member("source", to_string(w.source));
-    j.member("file", w.file);
-    j.member("line", static_cast<std::uint64_t>(w.line));
-    j.member("function", w.function);
-    j.member("tag", w.tag);
-    j.member("model", to_string(w.model));
-    j.key("factor");
-    j.value_raw(json_unbounded(w.factor));
-    j.key("executed");
-    j.value_raw(bool_text(w.executed));
-    j.member("entries", w.entries);
-    j.member("region_work", w.region_work);
-    j.member("work", w.work);
-    j.member("span", w.span);
-    j.member("burdened_span", w.burdened_span);
-    j.key("parallelism");
-    j.value_raw(json_unbounded(w.parallelism));
-    j.key("gain");
-    j.value_raw(json_unbounded(w.gain));
-    j.key("span_ticks_num");
-    j.value_raw(json_signed(w.span_ticks_num));
-    j.key("span_ticks_den");
-    j.value_raw(json_signed(w.span_ticks_den));
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "locks": one object per lock and acquisition site (report::locks).
-inline void json_locks(json_writer& j, const report& rep) {
-  j.key("locks");
-  j.begin_array();
-  for (const auto& l : rep.locks) {
-    j.begin_object();
-    j.member("lock", l.lock);
-    j.member("name", l.name);
-    j.member("file", l.file);
-    j.member("line", static_cast<std::uint64_t>(l.line));
-    j.member("function", l.function);
-    j.member("tag", l.tag);
-    j.member("acquisitions", l.acquisitions);
-    j.member("contended", l.contended);
-    j.member("wait_ns", l.wait_ns);
-    j.member("max_wait_ns", l.max_wait_ns);
-    j.member("hold_ns", l.hold_ns);
-    j.member("max_hold_ns", l.max_hold_ns);
-    j.member("blamed_wait_ns", l.blamed_wait_ns);
-    j.member("blamed_waits", l.blamed_waits);
-    j.member("critical_holds", l.critical_holds);
-    j.member("critical_hold_ns", l.critical_hold_ns);
-    j.member("critical_wait_ns", l.critical_wait_ns);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-// "load": how busy the machine was (report::load; docs/report-schema.md).
-inline void json_load(json_writer& j, const report& rep) {
-  const load_check& l = rep.load;
-  j.key("load");
-  j.begin_object();
-  j.key("checked");
-  j.value_raw(bool_text(l.checked));
-  j.member("involuntary_switches", l.involuntary_switches);
-  j.member("migrations", l.migrations);
-  j.member("wait_ns", l.wait_ns);
-  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
-  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
-  j.key("clock_chosen_for_load");
-  j.value_raw(bool_text(l.clock_chosen_for_load));
-  j.key("inflated");
-  j.value_raw(bool_text(l.inflated));
-  j.member("warning", l.warning());
-  j.end_object();
-}
-
-// "diagnostic_count" and "diagnostics", the ones the report kept.
-inline void json_diagnostics(json_writer& j, const report& rep) {
-  j.member("diagnostic_count", rep.diagnostic_count);
-  j.key("diagnostics");
-  j.begin_array();
-  for (const auto& d : rep.diagnostics) {
-    j.begin_object();
-    j.member("where", d.where);
-    j.member("problem", d.problem);
-    j.end_object();
-  }
-  j.end_array();
-}
-
-}  // namespace output
-}  // namespace detail
-
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string report::to_json() const {
-  namespace io = detail::output;
-  io::json_writer j;
-  j.begin_object();
-  io::json_header(j, *this);
-  io::json_regions(j, *this);
-  io::json_call_sites(j, *this);
-  io::json_spawn_sites(j, *this);
-  io::json_what_if(j, *this);
-  io::json_locks(j, *this);
-  io::json_load(j, *this);
-  io::json_diagnostics(j, *this);
-  if (record) io::json_record(j, *record);
-  j.end_object();
-  return j.finish();
-}
-
-FORKSCALE_INLINE void report::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
-// end include/forkscale/detail/output/json.hpp
-// begin include/forkscale/read_report.hpp
-#ifndef FORKSCALE_SINGLE_READ_REPORT_HPP
-#define FORKSCALE_SINGLE_READ_REPORT_HPP
-// report_io.hpp: reading a saved JSON report back into a forkscale::report.
-//
-//   fs::report rep = fs::read_report("quicksort.json");   // or fs::from_json(text)
-//
-// Opt-in (the umbrella header does not include it). The reader is strict: the
-// file must be the JSON that report::to_json() writes (docs/report-schema.md),
-// schema "forkscale.report", schema_version 1 or lower; keys it does not know
-// are ignored, as the schema asks, and the per-site profiles ("call_sites",
-// "spawn_sites"), the what-if rows ("what_if"), the record ("record", read
-// into report::record with every index checked) and the lock profile ("locks")
-// may be absent, as in files written before they existed or without recording.
-// The derived numbers a file states (parallelism, burdened parallelism, average
-// maximal strand, speedup estimate, the sites' and the what-if rows'
-// parallelism) must agree with the ones recomputed from its own numbers, which
-// catches most corrupted digits.
-// Every problem throws forkscale::error with one line naming
-// the file, the byte offset and the problem, e.g.
-//
-//   forkscale: cannot read report 'a.json': byte 812: regions[1].work: expected
-//   an unsigned integer, found a string
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <limits>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/input/record_reader.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
-#define FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
-// detail/input/record_reader.hpp: the "record" member of a JSON report read
-// back into report::record (layout in docs/report-schema.md, written by
-// detail/output/json_record.hpp). Every row must have its columns with the
-// right types, and every index must point inside its table: a file that passes
-// can be walked without bounds checks. Problems are json_errors naming the row
-// and the column ("record.strands[3][7] (prev): 12 is not -1 or an index into
-// strands (10 rows)").
-#include <cstdint>
-#include <memory>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace json {
-
-// The cells of one row of a record table, with the names of its columns for
-// messages.
-class row_reader {
- public:
-  row_reader(const value& v, std::string where, const char* const* columns, std::size_t count)
-      : v_(v), where_(std::move(where)), columns_(columns) {
-    if (!v.is(kind::array))
-      throw json_error(v.offset, where_ + ": expected an array (a row), found " + kind_name(v.type));
-    if (v.items.size() != count)
-      throw json_error(v.offset, where_ + ": expected a row of " + std::to_string(count) + " columns, found " +
-                                     std::to_string(v.items.size()));
-  }
-
-  std::string path(std::size_t k) const { return where_ + "[" + std::to_string(k) + "] (" + columns_[k] + ")"; }
-  const value& cell(std::size_t k) const { return v_.items[k]; }
-
-  std::uint64_t u64(std::size_t k) const {
-    std::uint64_t out = 0;
-    if (number_as_u64(cell(k), out)) return out;
-    throw json_error(cell(k).offset, path(k) + ": expected an unsigned 64-bit integer, found " + found(cell(k)));
-  }
-  std::uint32_t u32(std::size_t k) const {
-    const std::uint64_t v = u64(k);
-    if (v > 0xFFFFFFFFu) throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is too large");
-    return static_cast<std::uint32_t>(v);
-  }
-  std::int64_t i64(std::size_t k) const {
-    std::int64_t out = 0;
-    if (number_as_i64(cell(k), out)) return out;
-    throw json_error(cell(k).offset, path(k) + ": expected a signed 64-bit integer, found " + found(cell(k)));
-  }
-  std::string str(std::size_t k) const {
-    if (!cell(k).is(kind::string))
-      throw json_error(cell(k).offset, path(k) + ": expected a string, found " + kind_name(cell(k).type));
-    return cell(k).text;
-  }
-  bool boolean(std::size_t k) const {
-    if (!cell(k).is(kind::boolean))
-      throw json_error(cell(k).offset, path(k) + ": expected true or false, found " + kind_name(cell(k).type));
-    return cell(k).boolean;
-  }
-  // An index into a table of `size` rows (`table`: "strands"); -1 too when `none_ok`.
-  std::int64_t index(std::size_t k, std::size_t size, const char* table, bool none_ok) const {
-    const std::int64_t v = none_ok ? i64(k) : static_cast<std::int64_t>(u32(k));
-    if ((v < 0 && !(none_ok && v == -1)) || (v >= 0 && static_cast<std::uint64_t>(v) >= size))
-      throw json_error(cell(k).offset, path(k) + ": " + std::to_string(v) + " is not " + (none_ok ? "-1 or " : "") +
-                                           "an index into " + table + " (" + std::to_string(size) + " rows)");
-    return v;
-  }
-  // A row's cell that is itself a list of indices into a table of `size` rows.
-  std::vector<std::uint32_t> indices(std::size_t k, std::size_t size, const char* table) const {
-    const value& a = cell(k);
-    if (!a.is(kind::array))
-      throw json_error(a.offset,
-                       path(k) + ": expected an array of indices into " + table + ", found " + kind_name(a.type));
-    std::vector<std::uint32_t> out;
-    out.reserve(a.items.size());
-    for (std::size_t m = 0; m < a.items.size(); ++m) {
-      std::uint64_t v = 0;
-      const std::string at = path(k) + "[" + std::to_string(m) + "]";
-      if (!number_as_u64(a.items[m], v))
-        throw json_error(a.items[m].offset,
-                         at + ": expected an index into " + std::string(table) + ", found " + found(a.items[m]));
-      if (v >= size)
-        throw json_error(a.items[m].offset, at + ": " + std::to_string(v) + " is not an index into " + table + " (" +
-                                                std::to_string(size) + " rows)");
-      out.push_back(static_cast<std::uint32_t>(v));
-    }
-    return out;
-  }
-
- private:
-  static std::string found(const value& v) {
-    return v.is(kind::number) ? quote_for_message(v.text) : std::string(kind_name(v.type));
-  }
-  const value& v_;
-  std::string where_;
-  const char* const* columns_;
-};
-
-// The rows of one table of the record (an array member of `rec`).
-template <std::size_t N, typename Read>
-void read_rows(const object_reader& rec, const char* key, const char* const (&columns)[N], Read read) {
-  const value& a = rec.array(key);
-  for (std::size_t i = 0; i < a.items.size(); ++i)
-    read(row_reader(a.items[i], rec.path(key) + "[" + std::to_string(i) + "]", columns, N));
-}
-
-inline record_frame::kind_type frame_kind_from(const row_reader& row, std::size_t k) {
-  const std::string name = row.str(k);
-  if (name == "root") return record_frame::kind_type::root;
-  if (name == "call") return record_frame::kind_type::call;
-  if (name == "spawn") return record_frame::kind_type::spawn;
-  throw json_error(row.cell(k).offset,
-                   row.path(k) + ": unknown frame kind " + quote_for_message(name) + " (expected root, call or spawn)");
-}
-
-// The sizes of the record's tables, known before any row is read (rows refer
-// to tables that come after them).
-struct record_sizes {
-  std::size_t sites, frames, threads, tasks, strands, joins;
-};
-
-inline void read_record_graph(const object_reader& rec, const record_sizes& n, execution_record& r) {
-  static const char* const sites[] = {"name", "file", "line", "function", "tag"};
-  read_rows(rec, "sites", sites, [&](const row_reader& row) {
-    r.sites.push_back(record_site{row.str(0), row.str(1), row.u32(2), row.str(3), row.str(4)});
-  });
-  static const char* const frames[] = {"parent", "kind", "site", "depth"};
-  read_rows(rec, "frames", frames, [&](const row_reader& row) {
-    // A tree rooted at node 0: every other node's parent comes before it.
-    const std::size_t k = r.frames.size();
-    record_frame f;
-    f.parent = static_cast<std::uint32_t>(row.index(0, k == 0 ? 1 : k, "the frames before it", false));
-    f.kind = frame_kind_from(row, 1);
-    if ((k == 0) != (f.kind == record_frame::kind_type::root))
-      throw json_error(row.cell(1).offset,
-                       row.path(1) + (k == 0 ? ": frame 0 must be the root" : ": only frame 0 is the root"));
-    f.site = f.kind == record_frame::kind_type::root
-                 ? row.u32(2)
-                 : static_cast<std::uint32_t>(row.index(2, n.sites, "sites", false));
-    f.depth = row.u32(3);
-    r.frames.push_back(f);
-  });
-  static const char* const threads[] = {"os_id", "busy_ns"};
-  read_rows(rec, "threads", threads, [&](const row_reader& row) {
-    r.threads.push_back(record_thread{row.u64(0), row.u64(1)});
-  });
-  static const char* const tasks[] = {"parent", "frame", "first", "last"};
-  read_rows(rec, "tasks", tasks, [&](const row_reader& row) {
-    record_task t;
-    t.parent = row.index(0, n.tasks, "tasks", true);
-    t.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
-    t.first = static_cast<std::uint32_t>(row.index(2, n.strands, "strands", false));
-    t.last = static_cast<std::uint32_t>(row.index(3, n.strands, "strands", false));
-    r.tasks.push_back(t);
-  });
-}
-
-inline void read_record_strands(const object_reader& rec, const record_sizes& n, execution_record& r) {
-  static const char* const strands[] = {"thread", "frame", "task", "start_ns",      "end_ns",      "work",
-                                        "span",   "prev",  "join", "critical_pred", "after_spawn", "critical"};
-  read_rows(rec, "strands", strands, [&](const row_reader& row) {
-    record_strand s;
-    s.thread = static_cast<std::uint32_t>(row.index(0, n.threads, "threads", false));
-    s.frame = static_cast<std::uint32_t>(row.index(1, n.frames, "frames", false));
-    s.task = static_cast<std::uint32_t>(row.index(2, n.tasks, "tasks", false));
-    s.start_ns = row.u64(3);
-    s.end_ns = row.u64(4);
-    if (s.end_ns < s.start_ns)
-      throw json_error(row.cell(4).offset, row.path(4) + ": " + std::to_string(s.end_ns) + " is before start_ns " +
-                                               std::to_string(s.start_ns));
-    s.work = row.u64(5);
-    s.span = row.u64(6);
-    s.prev = row.index(7, n.strands, "strands", true);
-    s.join = row.index(8, n.joins, "joins", true);
-    s.critical_pred = row.index(9, n.strands, "strands", true);
-    s.after_spawn = row.boolean(10);
-    s.critical = row.boolean(11);
-    r.strands.push_back(s);
-  });
-  static const char* const joins[] = {"site", "thread", "wait_start_ns", "wait_end_ns", "strands", "joins"};
-  read_rows(rec, "joins", joins, [&](const row_reader& row) {
-    record_join o;
-    o.site = row.index(0, n.sites, "sites", true);
-    o.thread = static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false));
-    o.wait_start_ns = row.u64(2);
-    o.wait_end_ns = row.u64(3);
-    o.strands = row.indices(4, n.strands, "strands");
-    o.joins = row.indices(5, n.joins, "joins");
-    r.joins.push_back(std::move(o));
-  });
-  static const char* const regions[] = {"path", "thread", "start_ns", "end_ns"};
-  read_rows(rec, "regions", regions, [&](const row_reader& row) {
-    r.regions.push_back(forkscale::record_region{
-        row.str(0), static_cast<std::uint32_t>(row.index(1, n.threads, "threads", false)), row.u64(2), row.u64(3)});
-  });
-}
-
-// The critical path: strand indices, each strand on it flagged critical and no
-// other.
-inline void read_critical_path(const object_reader& rec, execution_record& r) {
-  const value& a = rec.array("critical_path");
-  std::vector<char> on(r.strands.size(), 0);
-  for (std::size_t m = 0; m < a.items.size(); ++m) {
-    std::uint64_t v = 0;
-    const std::string at = rec.path("critical_path") + "[" + std::to_string(m) + "]";
-    if (!number_as_u64(a.items[m], v) || v >= r.strands.size())
-      throw json_error(a.items[m].offset, at + ": expected a strand index below " + std::to_string(r.strands.size()));
-    if (on[v]) throw json_error(a.items[m].offset, at + ": strand " + std::to_string(v) + " is on the path twice");
-    on[v] = 1;
-    r.critical_path.push_back(static_cast<std::uint32_t>(v));
-  }
-  for (std::size_t i = 0; i < r.strands.size(); ++i)
-    if (r.strands[i].critical != (on[i] != 0))
-      throw json_error(a.offset, rec.path("strands") + "[" + std::to_string(i) + "] (critical) is " +
-                                     (r.strands[i].critical ? "true" : "false") + " but the strand is " +
-                                     (on[i] ? "on" : "not on") + " the critical path (the file is inconsistent)");
-}
-
-// report::record from the "record" member (absent: no record). `unit` is the
-// report's, which the record's must equal.
-inline std::shared_ptr<const execution_record> record_from(const object_reader& top, const std::string& unit) {
-  const value* v = top.optional("record");
-  if (!v) return nullptr;
-  const object_reader rec(*v, top.path("record"));
-  auto r = std::make_shared<execution_record>();
-  r->complete = rec.boolean("complete");
-  r->limit_bytes = rec.u64("limit_bytes");
-  r->bytes = rec.u64("bytes");
-  r->dropped_strands = rec.u64("dropped_strands");
-  r->unit = rec.str("unit");
-  if (r->unit != unit)
-    throw json_error(rec.required("unit").offset, rec.path("unit") + ": " + quote_for_message(r->unit) +
-                                                      " differs from the report's unit " + quote_for_message(unit));
-  r->wall_ns = rec.u64("wall_ns");
-  const record_sizes n{rec.array("sites").items.size(),   rec.array("frames").items.size(),
-                       rec.array("threads").items.size(), rec.array("tasks").items.size(),
-                       rec.array("strands").items.size(), rec.array("joins").items.size()};
-  read_record_graph(rec, n, *r);
-  read_record_strands(rec, n, *r);
-  read_critical_path(rec, *r);
-  return r;
-}
-
-}  // namespace json
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_RECORD_READER_HPP
-// end include/forkscale/detail/input/record_reader.hpp
-// begin include/forkscale/detail/output/report_writers.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
-// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
-// (for programs), and the write_* functions that put them in files; each piece
-// is in its own header, all in namespace detail::output.
-//
-// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
-// is independent of the global C and C++ locales: numbers always use '.' and no
-// digit grouping except the explicit ',' separators of the text report.
-// begin include/forkscale/detail/output/blame_csv.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
-// detail/output/blame_csv.hpp: fs::analyze_timeline's results (blame.hpp) as
-// CSV, with the stable headers of docs/report-schema.md: the parallelism
-// samples, the per-thread times and the idle blame rows; and the write_*
-// functions that put them in files.
-#include <cstdint>
-#include <string>
-
-// begin include/forkscale/detail/output/csv.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
-// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
-// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
-// the write_*csv functions that put them in files.
-#include <cmath>
-#include <cstdint>
-#include <string>
-
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3101,6 +2879,531 @@ FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
 // end include/forkscale/detail/output/folded.hpp
+// begin include/forkscale/detail/output/json.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// detail/output/json.hpp: a report as JSON, for programs (layout in
+// docs/report-schema.md): report::to_json, one function per member, and
+// report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// detail/output/json_record.hpp: the "record" member of a JSON report (present
+// only when the report has a record; layout in docs/report-schema.md). Tables
+// are arrays of rows, one row per line, each row an array in a fixed column
+// order, so that a record of many strands stays compact; the reader
+// (detail/input/record_reader.hpp) reads the same layout back.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_writer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// end include/forkscale/detail/output/json_writer.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline const char* frame_kind_name(record_frame::kind_type k) noexcept {
+  return k == record_frame::kind_type::root ? "root" : k == record_frame::kind_type::call ? "call" : "spawn";
+}
+
+// One row: its cells joined by ',' in brackets.
+class json_row {
+ public:
+  json_row& u(std::uint64_t v) { return cell(std::to_string(v)); }
+  json_row& i(std::int64_t v) { return cell(std::to_string(v)); }
+  json_row& b(bool v) { return cell(bool_text(v)); }
+  json_row& s(const std::string& v) { return cell(json_string(v)); }
+  json_row& raw(const std::string& v) { return cell(v); }
+  std::string text() const { return "[" + out_ + "]"; }
+
+ private:
+  json_row& cell(const std::string& v) {
+    if (!out_.empty()) out_ += ',';
+    out_ += v;
+    return *this;
+  }
+  std::string out_;
+};
+
+// A list of indices as one row.
+template <typename T>
+std::string json_index_row(const std::vector<T>& v) {
+  json_row r;
+  for (const T x : v) r.u(x);
+  return r.text();
+}
+
+inline void json_record_tables(json_writer& j, const execution_record& r) {
+  const auto table = [&j](const char* name, std::size_t n, auto&& row) {
+    j.key(name);
+    j.begin_array();
+    for (std::size_t k = 0; k < n; ++k) j.value_raw(row(k).text());
+    j.end_array();
+  };
+  table("sites", r.sites.size(), [&](std::size_t k) {
+    const record_site& s = r.sites[k];
+    return json_row().s(s.name).s(s.file).u(s.line).s(s.function).s(s.tag);
+  });
+  table("frames", r.frames.size(), [&](std::size_t k) {
+    const record_frame& f = r.frames[k];
+    return json_row().u(f.parent).s(frame_kind_name(f.kind)).u(f.site).u(f.depth);
+  });
+  table("threads", r.threads.size(),
+        [&](std::size_t k) { return json_row().u(r.threads[k].os_id).u(r.threads[k].busy_ns); });
+  table("tasks", r.tasks.size(), [&](std::size_t k) {
+    const record_task& t = r.tasks[k];
+    return json_row().i(t.parent).u(t.frame).u(t.first).u(t.last);
+  });
+  table("strands", r.strands.size(), [&](std::size_t k) {
+    const record_strand& s = r.strands[k];
+    return json_row()
+        .u(s.thread)
+        .u(s.frame)
+        .u(s.task)
+        .u(s.start_ns)
+        .u(s.end_ns)
+        .u(s.work)
+        .u(s.span)
+        .i(s.prev)
+        .i(s.join)
+        .i(s.critical_pred)
+        .b(s.after_spawn)
+        .b(s.critical);
+  });
+  table("joins", r.joins.size(), [&](std::size_t k) {
+    const record_join& o = r.joins[k];
+    return json_row()
+        .i(o.site)
+        .u(o.thread)
+        .u(o.wait_start_ns)
+        .u(o.wait_end_ns)
+        .raw(json_index_row(o.strands))
+        .raw(json_index_row(o.joins));
+  });
+  table("regions", r.regions.size(), [&](std::size_t k) {
+    const forkscale::record_region& g = r.regions[k];
+    return json_row().s(g.path).u(g.thread).u(g.start_ns).u(g.end_ns);
+  });
+}
+
+// "record": the report's record (docs/report-schema.md, "record").
+inline void json_record(json_writer& j, const execution_record& r) {
+  j.key("record");
+  j.begin_object();
+  j.key("complete");
+  j.value_raw(bool_text(r.complete));
+  j.member("limit_bytes", r.limit_bytes);
+  j.member("bytes", r.bytes);
+  j.member("dropped_strands", r.dropped_strands);
+  j.member("unit", r.unit);
+  j.member("wall_ns", r.wall_ns);
+  json_record_tables(j, r);
+  // The critical path, twenty strand indices to a line (each piece is written as
+  // one element of the array; the writer's commas join the pieces).
+  j.key("critical_path");
+  j.begin_array();
+  for (std::size_t k = 0; k < r.critical_path.size(); k += 20) {
+    std::string piece;
+    for (std::size_t m = k; m < r.critical_path.size() && m < k + 20; ++m)
+      piece += (m == k ? "" : ",") + std::to_string(r.critical_path[m]);
+    j.value_raw(piece);
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// end include/forkscale/detail/output/json_record.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The members before the tables: the schema, the report's label, unit and clock,
+// and the settings it was measured with.
+inline void json_header(json_writer& j, const report& rep) {
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", rep.label);
+  j.member("unit", rep.unit);
+  j.member("clock", to_string(rep.clock));
+  j.member("burden", rep.burden);
+  j.member("burden_source", rep.burden_source);
+  j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_total", rep.compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
+}
+
+// "regions": one object per region, with its speedup estimate.
+inline void json_regions(json_writer& j, const report& rep) {
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : rep.regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// One measurement of a call site, as the object `name`.
+inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
+  j.key(name);
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("work", m.work);
+  j.key("span");
+  j.value_raw(json_signed(m.span));
+  j.member("parallelism", m.parallelism());
+  j.end_object();
+}
+
+// The members every site object starts with: what the site is and where.
+inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
+                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  j.member("name", name);
+  j.member("kind", to_string(kind));
+  j.member("file", file);
+  j.member("line", static_cast<std::uint64_t>(line));
+  j.member("function", function);
+  j.member("tag", tag);
+  j.key("recursive");
+  j.value_raw(bool_text(recursive));
+}
+
+// "call_sites": one object per call site, with its six measurements.
+inline void json_call_sites(json_writer& j, const report& rep) {
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : rep.call_sites) {
+    j.begin_object();
+    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
+    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
+    json_measure(j, "local_on_work", c.local_on_work);
+    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
+    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
+    json_measure(j, "local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "spawn_sites": one object per spawn site.
+inline void json_spawn_sites(json_writer& j, const report& rep) {
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : rep.spawn_sites) {
+    j.begin_object();
+    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "what_if": one object per what-if row.
+inline void json_what_if(json_writer& j, const report& rep) {
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : rep.what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "locks": one object per lock and acquisition site (report::locks).
+inline void json_locks(json_writer& j, const report& rep) {
+  j.key("locks");
+  j.begin_array();
+  for (const auto& l : rep.locks) {
+    j.begin_object();
+    j.member("lock", l.lock);
+    j.member("name", l.name);
+    j.member("file", l.file);
+    j.member("line", static_cast<std::uint64_t>(l.line));
+    j.member("function", l.function);
+    j.member("tag", l.tag);
+    j.member("acquisitions", l.acquisitions);
+    j.member("contended", l.contended);
+    j.member("wait_ns", l.wait_ns);
+    j.member("max_wait_ns", l.max_wait_ns);
+    j.member("hold_ns", l.hold_ns);
+    j.member("max_hold_ns", l.max_hold_ns);
+    j.member("blamed_wait_ns", l.blamed_wait_ns);
+    j.member("blamed_waits", l.blamed_waits);
+    j.member("critical_holds", l.critical_holds);
+    j.member("critical_hold_ns", l.critical_hold_ns);
+    j.member("critical_wait_ns", l.critical_wait_ns);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "load": how busy the machine was (report::load; docs/report-schema.md).
+inline void json_load(json_writer& j, const report& rep) {
+  const load_check& l = rep.load;
+  j.key("load");
+  j.begin_object();
+  j.key("checked");
+  j.value_raw(bool_text(l.checked));
+  j.member("involuntary_switches", l.involuntary_switches);
+  j.member("migrations", l.migrations);
+  j.member("wait_ns", l.wait_ns);
+  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
+  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
+  j.key("clock_chosen_for_load");
+  j.value_raw(bool_text(l.clock_chosen_for_load));
+  j.key("inflated");
+  j.value_raw(bool_text(l.inflated));
+  j.member("warning", l.warning());
+  j.end_object();
+}
+
+// "diagnostic_count" and "diagnostics", the ones the report kept.
+inline void json_diagnostics(json_writer& j, const report& rep) {
+  j.member("diagnostic_count", rep.diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : rep.diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string report::to_json() const {
+  namespace io = detail::output;
+  io::json_writer j;
+  j.begin_object();
+  io::json_header(j, *this);
+  io::json_regions(j, *this);
+  io::json_call_sites(j, *this);
+  io::json_spawn_sites(j, *this);
+  io::json_what_if(j, *this);
+  io::json_locks(j, *this);
+  io::json_load(j, *this);
+  io::json_diagnostics(j, *this);
+  if (record) io::json_record(j, *record);
+  j.end_object();
+  return j.finish();
+}
+
+FORKSCALE_INLINE void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// end include/forkscale/detail/output/json.hpp
 // begin include/forkscale/detail/output/lock_tables.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
@@ -5975,31 +6278,9 @@ inline report report_from_value(const value& v, const std::string& where = std::
 
 }  // namespace json
 }  // namespace detail
-
-// A report from the text of a JSON report. Throws forkscale::error
-// ("forkscale: invalid report JSON: byte <n>: <problem>").
-inline report from_json(const std::string& text) {
-  try {
-    return detail::json::report_from_value(detail::json::parse(text));
-  } catch (const detail::json::json_error& e) {
-    throw error(std::string("forkscale: invalid report JSON: ") + e.what());
-  }
-}
-
-// A report from a JSON file written by report::write_json. Throws
-// forkscale::error ("forkscale: cannot read report '<path>': <problem>").
-inline report read_report(const std::string& path) {
-  const std::string text = detail::json::read_file(path, "report");
-  try {
-    return detail::json::report_from_value(detail::json::parse(text));
-  } catch (const detail::json::json_error& e) {
-    throw error("forkscale: cannot read report '" + detail::printable_path(path) + "': " + e.what());
-  }
-}
-
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_READ_REPORT_HPP
-// end include/forkscale/read_report.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_INPUT_REPORT_READER_HPP
+// end include/forkscale/detail/input/report_reader.hpp
 // begin include/forkscale/study/prediction_io.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
 #define FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
@@ -6169,120 +6450,6 @@ FORKSCALE_NAMESPACE_END
 #include <cmath>
 #include <string>
 
-// begin include/forkscale/study/scaling.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_SCALING_HPP
-#define FORKSCALE_SINGLE_STUDY_SCALING_HPP
-// study/scaling.hpp: the statistics of a study's repeated runs (sample_stats) and
-// the formulas of the scaling study (namespace scaling: Acar et al. §2, Cilkview).
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
-#include <limits>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// ---- statistics of repeated runs ----------------------------------------------
-
-// The samples of one quantity over the repetitions, and their summary. With no
-// samples every statistic is NaN (written as null); the standard deviation (with
-// n − 1) needs two samples.
-struct sample_stats {
-  std::vector<double> samples;
-  double mean = std::numeric_limits<double>::quiet_NaN();
-  double median = std::numeric_limits<double>::quiet_NaN();
-  double min = std::numeric_limits<double>::quiet_NaN();
-  double max = std::numeric_limits<double>::quiet_NaN();
-  double stddev = std::numeric_limits<double>::quiet_NaN();
-
-  bool empty() const noexcept { return samples.empty(); }
-  std::size_t count() const noexcept { return samples.size(); }
-
-  static sample_stats of(std::vector<double> values) {
-    sample_stats s;
-    s.samples = std::move(values);
-    const std::size_t n = s.samples.size();
-    if (n == 0) return s;
-    double sum = 0;
-    for (const double v : s.samples) sum += v;
-    s.mean = sum / static_cast<double>(n);
-    std::vector<double> sorted = s.samples;
-    std::sort(sorted.begin(), sorted.end());
-    s.min = sorted.front();
-    s.max = sorted.back();
-    s.median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    if (n >= 2) {
-      double sq = 0;
-      for (const double v : s.samples) sq += (v - s.mean) * (v - s.mean);
-      s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
-    }
-    return s;
-  }
-};
-
-// ---- the formulas ----------------------------------------------------------------
-
-namespace scaling {
-
-inline double nan() noexcept { return std::numeric_limits<double>::quiet_NaN(); }
-
-// a / b, or NaN when b is not positive or either is NaN.
-inline double ratio(double a, double b) noexcept {
-  if (std::isnan(a) || std::isnan(b) || !(b > 0)) return nan();
-  return a / b;
-}
-
-// Acar Fact 2.1: P·TP = WP + IP.
-inline double idle_time(unsigned p, double tp, double wp) noexcept { return p * tp - wp; }
-
-// Acar Fact 2.2: FP = WP − T1.
-inline double work_inflation(double wp, double t1) noexcept { return wp - t1; }
-
-// The curves of a factored speedup plot at P threads (Acar §2.3 and §2.8).
-struct factored_speedups {
-  double linear = nan();              // P
-  double elision = nan();             // P·Ts / Te (when the serial elision was timed)
-  double maximal = nan();             // P·Ts / T1
-  double idle_specific = nan();       // P·Ts / (T1 + IP)
-  double inflation_specific = nan();  // P·Ts / (P·TP − IP) = P·Ts / WP
-  double actual = nan();              // Ts / TP
-};
-
-inline factored_speedups factored(unsigned p, double ts, double t1, double tp, double wp, double te = nan()) noexcept {
-  factored_speedups f;
-  const double pts = p * ts;
-  const double ip = idle_time(p, tp, wp);
-  f.linear = p;
-  f.elision = ratio(pts, te);
-  f.maximal = ratio(pts, t1);
-  f.idle_specific = ratio(pts, t1 + ip);
-  f.inflation_specific = ratio(pts, p * tp - ip);
-  f.actual = ratio(ts, tp);
-  return f;
-}
-
-// Cilkview's bounds on the speedup T1/TP (SPAA'10 §2–3): the work law (at most
-// P), the span law (at most the parallelism T1/T∞, with the plain span) and the
-// estimated lower bound of Corollary 2 with span coefficient 0.85, which uses
-// the burdened span. The lower bound is an estimate, not a guarantee.
-inline double work_law(unsigned p) noexcept { return static_cast<double>(p); }
-inline double span_law(double work, double span) noexcept { return ratio(work, span); }
-// (It never exceeds min(P, parallelism): the burdened span is at least the span.)
-inline double burdened_lower_bound(unsigned p, double work, double burdened_span) noexcept {
-  return ratio(work, work / p + 1.7 * burdened_span);
-}
-
-// Cilkview §5: the time of one copy of the serial program while P copies run at
-// once, over its time alone. Well above 1: memory bandwidth limits scaling.
-inline double bandwidth_slowdown(double together, double alone) noexcept { return ratio(together, alone); }
-
-}  // namespace scaling
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_SCALING_HPP
-// end include/forkscale/study/scaling.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -6336,209 +6503,6 @@ inline std::string count_cell(unsigned count, bool oversubscribed) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_FORMAT_HPP
 // end include/forkscale/study/format.hpp
-// begin include/forkscale/study/result.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_RESULT_HPP
-#define FORKSCALE_SINGLE_STUDY_RESULT_HPP
-// study/result.hpp: what a scaling study holds — every number measured at each P,
-// the bandwidth probe, the bounds — and how the derived numbers follow (recompute).
-#include <cstddef>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/study/prediction.hpp
-#ifndef FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
-#define FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
-// study/prediction.hpp: what a scaling study predicts from its 1-thread record
-// (study_result::prediction, docs/predict.md): the replay of the recorded
-// strand graph on P = 1 .. study_options::predict_up_to processors, next to
-// the times the study measured at every P it ran.
-#include <cmath>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// The prediction at one P. Times in ns: the replay's times scaled by the
-// study's measured T1 over the replayed T1 (study_prediction::scale), so that
-// the prediction at P = 1 is the measured T1 and the replay predicts how the
-// time shrinks.
-struct study_prediction_point {
-  unsigned processors = 0;
-  double time = scaling::nan();         // work stealing, median over the seeds
-  double time_min = scaling::nan();     // ... fastest seed
-  double time_max = scaling::nan();     // ... slowest seed
-  double greedy_time = scaling::nan();  // greedy list scheduling
-  double lower_time = scaling::nan();   // no schedule is faster: max(T1/P, T∞)
-  double upper_time = scaling::nan();   // Cilkview's estimate: T1/P + 1.7 · burdened span
-  double measured = scaling::nan();     // the study's mean TP at this P; NaN where it did not run
-  double error = scaling::nan();        // (time − measured) / measured
-
-  bool was_measured() const noexcept { return !std::isnan(measured); }
-};
-
-struct study_prediction {
-  // Why there is no prediction (the study was asked for none, the record is
-  // partial, nothing was measured); empty when there is one.
-  std::string note;
-  double scale = scaling::nan();  // the measured T1 over the replayed T1
-  // The recorded graph, in ns, unscaled.
-  double work = scaling::nan();
-  double span = scaling::nan();
-  double burdened_span = scaling::nan();
-  replay_model model;                          // the costs resolved, in ns
-  std::vector<std::string> assumptions;        // fs::prediction's, one sentence each
-  std::vector<study_prediction_point> points;  // ascending P
-
-  bool empty() const noexcept { return points.empty(); }
-  const study_prediction_point* at(unsigned p) const noexcept {
-    for (const auto& pt : points)
-      if (pt.processors == p) return &pt;
-    return nullptr;
-  }
-};
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
-// end include/forkscale/study/prediction.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-
-// ---- the study's data ------------------------------------------------------------
-
-// Everything measured at one P.
-struct study_point {
-  unsigned processors = 0;
-  bool oversubscribed = false;         // P is more than the hardware threads
-  sample_stats time;                   // TP per run, ns
-  sample_stats work;                   // the engine's work (compensated) per run, ns
-  sample_stats raw_work;               // the engine's work before compensation per run, ns
-  sample_stats span;                   // the engine's span per run, ns
-  sample_stats burdened_span;          // the engine's burdened span per run, ns
-  sample_stats spawns;                 // spawns per run
-  std::uint64_t diagnostic_count = 0;  // misuse found over all runs at this P
-
-  // Derived by study_result::recompute() from the samples above.
-  double parallel_work = scaling::nan();   // WP: mean of work or raw_work (study_result::compensated_work)
-  double idle_time = scaling::nan();       // IP = P·TP − WP (means)
-  double work_inflation = scaling::nan();  // FP = WP − T1 (means)
-  sample_stats idle;                       // P·TP − WP per run
-  sample_stats inflation;                  // WP − mean T1 per run
-  scaling::factored_speedups speedup;      // from the means
-  double actual_low = scaling::nan();      // Ts / max TP
-  double actual_high = scaling::nan();     // Ts / min TP
-  double self_speedup = scaling::nan();    // T1 / TP (what Cilkview's bounds bound)
-  double self_low = scaling::nan();        // T1 / max TP
-  double self_high = scaling::nan();       // T1 / min TP
-};
-
-// Cilkview §5's probe at one P: P copies of the serial baseline at once.
-struct bandwidth_point {
-  unsigned copies = 0;
-  bool oversubscribed = false;
-  sample_stats together;             // mean time of one copy among P, per repetition, ns
-  double slowdown = scaling::nan();  // together.mean / alone.mean
-};
-
-// The engine's numbers the scalability plot's bounds come from (the profile).
-struct study_bounds {
-  double work = scaling::nan();
-  double span = scaling::nan();
-  double burdened_span = scaling::nan();
-  double parallelism = scaling::nan();
-  double burdened_parallelism = scaling::nan();
-};
-
-struct study_result {
-  std::string label;
-  std::string unit = "ns";
-  clock_kind clock = clock_kind::steady;  // the engine's clock (resolved)
-  unsigned hardware_threads = 0;          // 0: unknown
-  unsigned repetitions = 0;
-  unsigned warmup = 0;
-  bool compensated_work = false;           // WP = work (true) or raw_work (false, the default)
-  sample_stats baseline;                   // Ts per run
-  sample_stats elision;                    // Te per run (empty: not timed)
-  std::vector<study_point> points;         // ascending P, P = 1 first
-  sample_stats probe_alone;                // one copy of the baseline alone, per repetition
-  std::vector<bandwidth_point> bandwidth;  // empty: the probe did not run
-  report profile;                          // the engine's report of the median 1-thread run
-  study_bounds bounds;                     // derived from profile
-  study_prediction prediction;             // the replay of the 1-thread record (docs/predict.md)
-  std::vector<std::string> warnings;
-
-  double ts() const noexcept { return baseline.mean; }
-  double te() const noexcept { return elision.mean; }
-  double t1() const noexcept { return points.empty() ? scaling::nan() : points.front().time.mean; }
-  bool has_elision() const noexcept { return !elision.empty(); }
-  const study_point* at(unsigned p) const noexcept {
-    for (const auto& pt : points)
-      if (pt.processors == p) return &pt;
-    return nullptr;
-  }
-  unsigned max_processors() const noexcept { return points.empty() ? 0 : points.back().processors; }
-
-  // Fills every derived number (study_point's second half, bandwidth slowdowns,
-  // bounds) from the samples and the profile.
-  void recompute();
-
-  std::string to_text() const;  // for people; the layout may change
-  std::string to_json() const;  // schema "forkscale.study" version 1 (docs/study-schema.md)
-  std::string to_csv() const;   // one row per P
-  void write_text(const std::string& path) const;
-  void write_json(const std::string& path) const;
-  void write_csv(const std::string& path) const;
-};
-
-inline void study_result::recompute() {
-  using namespace scaling;
-  const double ts_mean = ts();
-  const double t1_mean = t1();
-  const double te_mean = te();
-  for (auto& pt : points) {
-    const unsigned p = pt.processors;
-    const sample_stats& w = compensated_work ? pt.work : pt.raw_work;
-    pt.parallel_work = w.mean;
-    pt.idle_time = idle_time(p, pt.time.mean, w.mean);
-    pt.work_inflation = work_inflation(w.mean, t1_mean);
-    std::vector<double> idle, infl;
-    if (w.count() == pt.time.count()) {
-      for (std::size_t i = 0; i < w.count(); ++i) {
-        idle.push_back(scaling::idle_time(p, pt.time.samples[i], w.samples[i]));
-        infl.push_back(scaling::work_inflation(w.samples[i], t1_mean));
-      }
-    }
-    pt.idle = sample_stats::of(std::move(idle));
-    pt.inflation = sample_stats::of(std::move(infl));
-    pt.speedup = factored(p, ts_mean, t1_mean, pt.time.mean, w.mean, te_mean);
-    pt.actual_low = ratio(ts_mean, pt.time.max);
-    pt.actual_high = ratio(ts_mean, pt.time.min);
-    pt.self_speedup = ratio(t1_mean, pt.time.mean);
-    pt.self_low = ratio(t1_mean, pt.time.max);
-    pt.self_high = ratio(t1_mean, pt.time.min);
-  }
-  for (auto& b : bandwidth) b.slowdown = bandwidth_slowdown(b.together.mean, probe_alone.mean);
-  for (auto& pp : prediction.points) {  // the measured TP next to each predicted one
-    const study_point* m = at(pp.processors);
-    pp.measured = m ? m->time.mean : nan();
-    pp.error = m ? ratio(pp.time - pp.measured, pp.measured) : nan();
-  }
-  bounds = study_bounds{};
-  if (!profile.empty()) {
-    const region_result& r = profile.root();
-    bounds.work = static_cast<double>(r.work);
-    bounds.span = static_cast<double>(r.span);
-    bounds.burdened_span = static_cast<double>(r.burdened_span);
-    bounds.parallelism = ratio(bounds.work, bounds.span);
-    bounds.burdened_parallelism = ratio(bounds.work, bounds.burdened_span);
-  }
-}
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
-// end include/forkscale/study/result.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -6662,9 +6626,30 @@ inline std::string text_prediction(const study_result& s) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_IO_HPP
 // end include/forkscale/study/prediction_io.hpp
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
+namespace detail {
+namespace json {
+struct value;
+}  // namespace json
+namespace study {
+// A study from a parsed JSON document (study_from_json without the parse), for
+// readers that look at the schema first.
+FORKSCALE_INLINE study_result study_from_value(const json::value& v);
+}  // namespace study
+}  // namespace detail
+
+// A study from the text of its JSON. Throws forkscale::error ("forkscale:
+// invalid study JSON: byte <n>: <problem>").
+FORKSCALE_INLINE study_result study_from_json(const std::string& text);
+
+// A study from a file written by study_result::write_json. Throws
+// forkscale::error ("forkscale: cannot read study '<path>': <problem>").
+FORKSCALE_INLINE study_result read_study(const std::string& path);
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -6774,7 +6759,7 @@ inline void write_profile(output::json_writer& j, const report& profile) {
 }  // namespace study
 }  // namespace detail
 
-inline std::string study_result::to_json() const {
+FORKSCALE_INLINE std::string study_result::to_json() const {
   namespace ds = detail::study;
   detail::output::json_writer j;
   j.begin_object();
@@ -6806,7 +6791,9 @@ inline std::string study_result::to_json() const {
   return j.finish();
 }
 
-inline void study_result::write_json(const std::string& path) const { detail::write_file_atomically(path, to_json()); }
+FORKSCALE_INLINE void study_result::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
 
 // ---- reading ------------------------------------------------------------------------
 
@@ -6968,7 +6955,7 @@ inline void check_derived_numbers(const json::object_reader& top, const study_re
   check_number(b, "burdened_parallelism", s.bounds.burdened_parallelism);
 }
 
-inline study_result study_from_value(const json::value& v) {
+FORKSCALE_INLINE study_result study_from_value(const json::value& v) {
   const json::object_reader top(v, "");
   json::check_schema(top, "forkscale.study", 1);
   study_result s;
@@ -6988,9 +6975,7 @@ inline study_result study_from_value(const json::value& v) {
 }  // namespace study
 }  // namespace detail
 
-// A study from the text of its JSON. Throws forkscale::error ("forkscale:
-// invalid study JSON: byte <n>: <problem>").
-inline study_result study_from_json(const std::string& text) {
+FORKSCALE_INLINE study_result study_from_json(const std::string& text) {
   try {
     return detail::study::study_from_value(detail::json::parse(text));
   } catch (const detail::json::json_error& e) {
@@ -6998,9 +6983,7 @@ inline study_result study_from_json(const std::string& text) {
   }
 }
 
-// A study from a file written by study_result::write_json. Throws
-// forkscale::error ("forkscale: cannot read study '<path>': <problem>").
-inline study_result read_study(const std::string& path) {
+FORKSCALE_INLINE study_result read_study(const std::string& path) {
   const std::string text = detail::json::read_file(path, "study");
   try {
     return detail::study::study_from_value(detail::json::parse(text));
@@ -7008,6 +6991,8 @@ inline study_result read_study(const std::string& path) {
     throw error("forkscale: cannot read study '" + detail::printable_path(path) + "': " + e.what());
   }
 }
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_JSON_HPP
@@ -7087,6 +7072,10 @@ FORKSCALE_NAMESPACE_END
 // study/run.hpp: running a scaling study — the thread counts, the warm-up and
 // timed rounds of every kind of run, the profile, the bandwidth probe — and the
 // warnings that follow from its numbers.
+#include <string>
+
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7094,11 +7083,9 @@ FORKSCALE_NAMESPACE_END
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
-
 // begin include/forkscale/detail/util/progress.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
 #define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
@@ -7286,9 +7273,100 @@ inline void add_prediction_warnings(study_result& s, const study_options& opt) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
 // end include/forkscale/study/predict_run.hpp
+// begin include/forkscale/study/run_checks.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_RUN_CHECKS_HPP
+#define FORKSCALE_SINGLE_STUDY_RUN_CHECKS_HPP
+// study/run_checks.hpp: the thread counts a study runs (processor_list) and the
+// warnings that follow from a study's numbers alone (add_derived_warnings).
+// run_study (run.hpp) uses both; they are kept apart so that they can be tested
+// on their own.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
 
 FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace study {
 
+inline std::vector<unsigned> processor_list(const study_options& opt, unsigned hw) {
+  std::vector<unsigned> ps = opt.processors;
+  if (ps.empty()) {
+    const unsigned top = hw ? hw : 1;
+    for (unsigned p = 1; p <= top; p *= 2) {
+      ps.push_back(p);
+      if (p > top / 2) break;
+    }
+    ps.push_back(top);
+  }
+  ps.push_back(1);
+  std::sort(ps.begin(), ps.end());
+  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
+  return ps;
+}
+
+// The warnings that follow from the numbers alone.
+inline void add_derived_warnings(study_result& s) {
+  const auto P = [](unsigned p) { return "P = " + std::to_string(p); };
+  std::vector<unsigned> over;
+  for (const auto& pt : s.points)
+    if (pt.oversubscribed) over.push_back(pt.processors);
+  if (!over.empty()) {
+    std::string list;
+    for (const unsigned p : over) list += (list.empty() ? "" : ", ") + std::to_string(p);
+    s.warnings.push_back("P = " + list + (over.size() > 1 ? " are" : " is") + " more than the " +
+                         std::to_string(s.hardware_threads) +
+                         " hardware threads: threads waited for a core, which the timed clock counts as "
+                         "work, so TP, IP and FP there describe oversubscription, not the program "
+                         "(marked * and drawn hollow)");
+  }
+  for (const auto& pt : s.points) {
+    if (pt.diagnostic_count)
+      s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
+                           " misuse diagnostic(s) in the runs at " + P(pt.processors) + ": WP there may be wrong");
+    if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
+      s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
+                           ": is the parallel workload annotated with forkscale's guards? WP then counts "
+                           "only the calling thread");
+    const double budget = pt.processors * pt.time.mean;
+    if (!std::isnan(pt.idle_time) && budget > 0 && pt.idle_time < -0.02 * budget)
+      s.warnings.push_back("IP is negative at " + P(pt.processors) + " (" + percent(pt.idle_time / budget) +
+                           " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
+                           " threads had time for; the workload may run more threads than P, or threads "
+                           "were preempted");
+    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
+      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
+                           " over the runs (" + spread_definition +
+                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
+                           "(Cilkview §4)");
+  }
+  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
+    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
+                         ", above 25%): the machine may be busy");
+  for (const auto& b : s.bandwidth)
+    if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
+      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
+                           "x as long as one alone: memory bandwidth (or other load on the "
+                           "machine) may limit scaling (Cilkview §5)");
+}
+
+}  // namespace study
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_STUDY_RUN_CHECKS_HPP
+// end include/forkscale/study/run_checks.hpp
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
+// elision, the parallel program at every P), then the bandwidth probe. Throws
+// forkscale::error for a workload without baseline or parallel program, zero
+// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
+// the hardware threads. Exceptions from the workload propagate.
+FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace study {
 
@@ -7342,22 +7420,6 @@ inline double run_copies(std::vector<std::function<void()>>& copies) {
   double sum = 0;
   for (const double t : times) sum += t;
   return n ? sum / static_cast<double>(n) : 0.0;
-}
-
-inline std::vector<unsigned> processor_list(const study_options& opt, unsigned hw) {
-  std::vector<unsigned> ps = opt.processors;
-  if (ps.empty()) {
-    const unsigned top = hw ? hw : 1;
-    for (unsigned p = 1; p <= top; p *= 2) {
-      ps.push_back(p);
-      if (p > top / 2) break;
-    }
-    ps.push_back(top);
-  }
-  ps.push_back(1);
-  std::sort(ps.begin(), ps.end());
-  ps.erase(std::unique(ps.begin(), ps.end()), ps.end());
-  return ps;
 }
 
 // The mistakes of a request, refused before anything runs.
@@ -7585,60 +7647,10 @@ class study_runner {
   detail::progress_line line_;  // erased when the study is done
 };
 
-// The warnings that follow from the numbers alone.
-inline void add_derived_warnings(study_result& s) {
-  const auto P = [](unsigned p) { return "P = " + std::to_string(p); };
-  std::vector<unsigned> over;
-  for (const auto& pt : s.points)
-    if (pt.oversubscribed) over.push_back(pt.processors);
-  if (!over.empty()) {
-    std::string list;
-    for (const unsigned p : over) list += (list.empty() ? "" : ", ") + std::to_string(p);
-    s.warnings.push_back("P = " + list + (over.size() > 1 ? " are" : " is") + " more than the " +
-                         std::to_string(s.hardware_threads) +
-                         " hardware threads: threads waited for a core, which the timed clock counts as "
-                         "work, so TP, IP and FP there describe oversubscription, not the program "
-                         "(marked * and drawn hollow)");
-  }
-  for (const auto& pt : s.points) {
-    if (pt.diagnostic_count)
-      s.warnings.push_back("forkscale found " + std::to_string(pt.diagnostic_count) +
-                           " misuse diagnostic(s) in the runs at " + P(pt.processors) + ": WP there may be wrong");
-    if (pt.processors > 1 && !pt.spawns.empty() && pt.spawns.max == 0)
-      s.warnings.push_back("no spawns were recorded at " + P(pt.processors) +
-                           ": is the parallel workload annotated with forkscale's guards? WP then counts "
-                           "only the calling thread");
-    const double budget = pt.processors * pt.time.mean;
-    if (!std::isnan(pt.idle_time) && budget > 0 && pt.idle_time < -0.02 * budget)
-      s.warnings.push_back("IP is negative at " + P(pt.processors) + " (" + percent(pt.idle_time / budget) +
-                           " of P·TP): the engine counted more work than " + std::to_string(pt.processors) +
-                           " threads had time for; the workload may run more threads than P, or threads "
-                           "were preempted");
-    if (pt.time.count() >= 2 && spread_of(pt.time) > 0.25)
-      s.warnings.push_back("TP at " + P(pt.processors) + " has a spread of " + spread_text(pt.time) +
-                           " over the runs (" + spread_definition +
-                           ", above 25%): the machine may be busy; quiet it or raise the repetitions "
-                           "(Cilkview §4)");
-  }
-  if (s.baseline.count() >= 2 && spread_of(s.baseline) > 0.25)
-    s.warnings.push_back("Ts has a spread of " + spread_text(s.baseline) + " over the runs (" + spread_definition +
-                         ", above 25%): the machine may be busy");
-  for (const auto& b : s.bandwidth)
-    if (!std::isnan(b.slowdown) && b.slowdown > 1.2 && !b.oversubscribed)
-      s.warnings.push_back(std::to_string(b.copies) + " copies of the baseline at once take " + fmt(b.slowdown) +
-                           "x as long as one alone: memory bandwidth (or other load on the "
-                           "machine) may limit scaling (Cilkview §5)");
-}
-
 }  // namespace study
 }  // namespace detail
 
-// Runs the study: warm-up runs, then `repetitions` rounds of (baseline,
-// elision, the parallel program at every P), then the bandwidth probe. Throws
-// forkscale::error for a workload without baseline or parallel program, zero
-// repetitions or P = 0, a cost clock, or (oversubscription::refuse) a P above
-// the hardware threads. Exceptions from the workload propagate.
-inline study_result run_study(std::string label, const study_workload& w, const study_options& opt = {}) {
+FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt) {
   namespace ds = detail::study;
   const std::string who = "forkscale: scaling study '" + detail::output::printable(label) + "': ";
   ds::check_request(who, w, opt);
@@ -7656,6 +7668,8 @@ inline study_result run_study(std::string label, const study_workload& w, const 
   return s;
 }
 
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RUN_HPP
 // end include/forkscale/study/run.hpp
@@ -7664,14 +7678,18 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_STUDY_TEXT_HPP
 // study/text.hpp: a study for people (study_result::to_text, write_text; the
 // layout may change) and for spreadsheets (to_csv, write_csv: one row per P).
+#include <string>
+
+
+#if FORKSCALE_DETAIL_DEFINITIONS
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <vector>
-
+#endif
 
 FORKSCALE_NAMESPACE_BEGIN
 
+#if FORKSCALE_DETAIL_DEFINITIONS
 namespace detail {
 namespace study {
 
@@ -7776,13 +7794,13 @@ inline std::string text_warnings(const study_result& s) {
 }  // namespace study
 }  // namespace detail
 
-inline std::string study_result::to_text() const {
+FORKSCALE_INLINE std::string study_result::to_text() const {
   namespace ds = detail::study;
   return ds::text_title(*this) + ds::text_times(*this) + ds::text_per_thread_count(*this) + ds::text_factored(*this) +
          ds::text_bounds(*this) + ds::text_bandwidth(*this) + ds::text_prediction(*this) + ds::text_warnings(*this);
 }
 
-inline std::string study_result::to_csv() const {
+FORKSCALE_INLINE std::string study_result::to_csv() const {
   namespace io = detail::output;
   std::string out =
       "processors,oversubscribed,time_mean,time_median,time_min,time_max,time_stddev,parallel_work,"
@@ -7819,8 +7837,14 @@ inline std::string study_result::to_csv() const {
   return out;
 }
 
-inline void study_result::write_text(const std::string& path) const { detail::write_file_atomically(path, to_text()); }
-inline void study_result::write_csv(const std::string& path) const { detail::write_file_atomically(path, to_csv()); }
+FORKSCALE_INLINE void study_result::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void study_result::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_TEXT_HPP
