@@ -66,18 +66,20 @@ std::string read_file(const stdfs::path& p) {
 // ---- the Trace Event Format, as a checker ------------------------------------------
 //
 // The rules are the format's ("Trace Event Format", the document linked from the
-// Catapult project) and the viewers': DevTools and speedscope compute a slice's
-// end as ts + dur in JavaScript numbers (doubles) and need the slices of a track
-// to nest in that arithmetic; Perfetto rounds ts and dur to whole ns each and
-// needs them to nest in ns; DevTools binds a flow event to the slice of its pid
-// and tid with the same ts and cat and pairs a start with an end by cat, name
-// and id; a trace-model library needs a cat on every event (Chrome writes
+// Catapult project) and the viewers': DevTools computes a slice's end as ts +
+// dur in JavaScript numbers (doubles), speedscope as (ts - the track's first
+// ts) + dur, and both need the slices of a track to nest in that arithmetic; Perfetto rounds ts and dur to whole ns
+// each and needs them to nest in ns; DevTools binds a flow event to the slice of its pid and tid with the same ts and
+// cat and pairs a start with an end by cat, name and id; a trace-model library needs a cat on every event (Chrome
+// writes
 // "__metadata" on metadata); speedscope keys a frame by name and the JSON of
 // args.
 
 struct trace_slice {
-  double start = 0, end = 0;           // ts and ts + dur, as doubles
-  long long start_ns = 0, end_ns = 0;  // ts and dur each rounded to ns
+  double start = 0, end = 0;  // ts and ts + dur, as doubles
+  double dur = 0;
+  double shifted_start = 0, shifted_end = 0;  // ts - origin and (ts - origin) + dur, origin the track's first ts
+  long long start_ns = 0, end_ns = 0;         // ts and dur each rounded to ns
   const json::value* event = nullptr;
 };
 
@@ -164,7 +166,14 @@ void check_event(const json::value& e, std::size_t k, trace_facts& t, std::map<s
   if (ph->text == "X") {
     if (!is_string(member(e, "name"))) t.fail(at + "slice without a name");
     if (!time_us(member(e, "dur"), dur)) return t.fail(at + "slice without dur >= 0");
-    t.slices[tid].push_back(trace_slice{ts, ts + dur, to_ns(ts), to_ns(ts) + to_ns(dur), &e});
+    trace_slice x;
+    x.start = ts;
+    x.end = ts + dur;
+    x.dur = dur;
+    x.start_ns = to_ns(ts);
+    x.end_ns = to_ns(ts) + to_ns(dur);
+    x.event = &e;
+    t.slices[tid].push_back(x);
     return;
   }
   if (ph->text != "s" && ph->text != "f") return t.fail(at + "unexpected phase " + ph->text);
@@ -224,8 +233,17 @@ trace_facts check_trace_format(const std::string& text, json::value& top) {
   for (std::size_t k = 0; k < events->items.size(); ++k) check_event(events->items[k], k, t, flows);
   std::set<std::tuple<long long, double, std::string>> bindable;                // (tid, ts, cat) of every slice
   std::map<std::pair<std::string, std::string>, std::set<std::string>> frames;  // (name, stack): args seen
-  for (const auto& track : t.slices) {
+  for (auto& track : t.slices) {
+    // speedscope moves each track to start at 0 before it adds dur.
+    double origin = track.second.empty() ? 0 : track.second.front().start;
+    for (const trace_slice& s : track.second) origin = std::min(origin, s.start);
+    for (trace_slice& s : track.second) {
+      s.shifted_start = s.start - origin;
+      s.shifted_end = s.shifted_start + s.dur;
+    }
     check_nesting(t, track.first, track.second, &trace_slice::start, &trace_slice::end, "ts + dur in doubles");
+    check_nesting(t, track.first, track.second, &trace_slice::shifted_start, &trace_slice::shifted_end,
+                  "(ts - first ts) + dur in doubles");
     check_nesting(t, track.first, track.second, &trace_slice::start_ns, &trace_slice::end_ns, "in ns");
     for (const trace_slice& s : track.second) {
       bindable.emplace(track.first, s.start, text_of(member(*s.event, "cat")));
@@ -444,7 +462,8 @@ TEST(RecordViewsProperty, ThreadedProgramsTraceAndFold) { run_programs(3, true, 
 namespace {
 
 // The checker can fail: a partial overlap, in ns and in doubles only (ends that
-// meet in decimal: 506.682 + 0.220 is 506.90200000000004 in doubles), a lone
+// meet in decimal: 506.682 + 0.220 is 506.90200000000004 in doubles), in
+// doubles once the track is moved to start at 0 only (speedscope's sum), a lone
 // flow start, a flow end 1 ns inside its slice, a flow of another cat than its
 // slice, an event without cat, metadata without "__metadata", slices of one
 // site with per-strand args, a negative ts.
@@ -458,6 +477,9 @@ TEST(TraceChecker, FindsBrokenTraces) {
 {"name":"c","cat":"strand","ph":"X","ts":506.902,"dur":0.100,"pid":1,"tid":2},
 {"name":"r","cat":"region","ph":"X","ts":506.500,"dur":0.402,"pid":1,"tid":2},
 {"name":"a","cat":"strand","ph":"X","ts":600.000,"dur":1.000,"pid":1,"tid":3,"args":{"strand":2}},
+{"name":"d","cat":"strand","ph":"X","ts":28.101,"dur":0.100,"pid":1,"tid":4},
+{"name":"d","cat":"strand","ph":"X","ts":1960.200,"dur":0.423,"pid":1,"tid":4},
+{"name":"d","cat":"strand","ph":"X","ts":1960.623,"dur":0.100,"pid":1,"tid":4},
 {"name":"x","cat":"strand","ph":"s","id":1,"ts":9.000,"pid":1,"tid":1},
 {"name":"y","cat":"strand","ph":"s","id":2,"ts":1.000,"pid":1,"tid":1},
 {"name":"y","cat":"strand","ph":"f","bp":"e","id":2,"ts":600.001,"pid":1,"tid":3},
@@ -471,11 +493,15 @@ TEST(TraceChecker, FindsBrokenTraces) {
   for (const auto& p : t.problems) all += p + "\n";
   for (const char* expected :
        {"no string cat (M process_name)", "metadata without cat \"__metadata\"", "(in ns): slice [2000, 4000]",
-        "tid 2 (ts + dur in doubles)", "flow strand|x|1 has 1 starts and 0 ends",
-        "flow strand|y|2 binds to no slice of tid 3", "flow spawn|z|3 binds to no slice of tid 1",
-        "slices named 'a' with stack '' have 2 different args", "no ts >= 0"})
+        "tid 2 (ts + dur in doubles)", "tid 4 ((ts - first ts) + dur in doubles)",
+        "flow strand|x|1 has 1 starts and 0 ends", "flow strand|y|2 binds to no slice of tid 3",
+        "flow spawn|z|3 binds to no slice of tid 1", "slices named 'a' with stack '' have 2 different args",
+        "no ts >= 0"})
     EXPECT_NE(all.find(expected), std::string::npos) << expected << "\n" << all;
-  EXPECT_EQ(all.find("tid 2 (in ns)"), std::string::npos) << all;  // nested in ns: only doubles break it
+  // Nested in ns: only doubles break tid 2, and only the moved sum tid 4.
+  EXPECT_EQ(all.find("tid 2 (in ns)"), std::string::npos) << all;
+  EXPECT_EQ(all.find("tid 4 (ts + dur in doubles)"), std::string::npos) << all;
+  EXPECT_EQ(all.find("tid 4 (in ns)"), std::string::npos) << all;
 }
 
 TEST(FoldedChecker, FindsLinesTheReadersReadDifferently) {

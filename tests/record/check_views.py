@@ -20,9 +20,10 @@ then, with the Python standard library only:
    cat, id, ts, pid and tid, and "f" binds to its enclosing slice ("bp": "e");
    no other phase.
    Nesting: the X slices of one (pid, tid) nest (disjoint or one inside the
-   other) both with ends computed as ts + dur in doubles (DevTools, speedscope:
-   JavaScript numbers) and in whole nanoseconds (Perfetto rounds ts and dur to
-   ns each). Flows as DevTools binds them: every "s" and "f" has a slice of the
+   other) with ends computed as ts + dur in doubles (DevTools: JavaScript
+   numbers), as (ts - the track's first ts) + dur in doubles (speedscope moves
+   each track to 0 first) and in whole nanoseconds (Perfetto rounds ts and dur
+   to ns each). Flows as DevTools binds them: every "s" and "f" has a slice of the
    same pid, tid, cat and ts (equal as doubles), and each (cat, name, id) has
    exactly one "s" and one "f". Frames as speedscope keys them (name and the
    JSON of args): slices of one name and one args.stack have the same args, so
@@ -130,6 +131,10 @@ def check_nesting(slices):
     for key, track in slices.items():
         # ts + dur in doubles, as JavaScript viewers compute the end.
         check_track_nesting(key, track, lambda s: (s[0], s[1]), "ts + dur in doubles")
+        # speedscope moves each track to start at 0, then adds dur.
+        origin = min(s[0] for s in track)
+        check_track_nesting(key, track, lambda s: (s[0] - origin, (s[0] - origin) + s[2]["dur"]),
+                            "(ts - first ts) + dur in doubles")
         # ts and dur each rounded to ns, as Perfetto reads them.
         check_track_nesting(key, track, lambda s: (ns(s[0]), ns(s[0]) + ns(s[2]["dur"])), "in ns")
 
@@ -326,6 +331,10 @@ def self_test():
         # Ends that meet in decimal but not in doubles: 506.682 + 0.220 > 506.902.
         (trace(dict(x, ts=506.682, dur=0.220), dict(x, ts=506.902, dur=0.1), dict(x, ts=506.5, dur=0.402)),
          "ts + dur in doubles"),
+        # They meet in ts + dur (1960.200 + 0.423 <= 1960.623), not once the track
+        # is moved to start at 0 (its first slice at 28.101), as speedscope does.
+        (trace(dict(x, ts=28.101, dur=0.1), dict(x, ts=1960.200, dur=0.423), dict(x, ts=1960.623, dur=0.1)),
+         "(ts - first ts) + dur in doubles"),
         (trace(dict(x, args={"strand": 1}), dict(x, ts=4.0, args={"strand": 2})), "different args"),
         (trace({"name": "w", "cat": "c", "ph": "C", "ts": 1.0, "pid": 1, "args": {"w": "x"}}), "numeric args"),
         ({"events": []}, "not an object with a traceEvents array"),
@@ -338,6 +347,7 @@ def self_test():
             bad.append("expected %r, got %r" % (expected, problems))
     del problems[:]
     check_trace_format(trace(x, dict(x, ts=1.5, dur=0.5), flow("s", 1.0), flow("f", 1.5, bp="e"),
+                             dict(x, ts=1960.200, dur=0.423), dict(x, ts=1960.623, dur=0.1),
                              {"name": "process_name", "cat": "__metadata", "ph": "M", "pid": 1, "args": {"name": "p"}},
                              dict(x, ts=506.682, dur=0.219), dict(x, ts=506.902, dur=0.1)))
     if problems:

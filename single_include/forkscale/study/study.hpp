@@ -4739,8 +4739,8 @@ FORKSCALE_NAMESPACE_END
 // a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
 // time since the measurement started, written with three decimals (whole
 // nanoseconds, exact, whatever the locale); a dur is rounded down where the
-// slice's end, computed as ts + dur in doubles, would otherwise pass the start
-// of the next slice or the end of the one around it (trace_dur_ns).
+// slice's end, computed from them in doubles, would otherwise pass the start of
+// the next slice or the end of the one around it (trace_track_ends).
 //
 // Perfetto requires the X slices of one track to nest: two slices are disjoint
 // or one holds the other. Strands of one thread never overlap, but clocks read
@@ -4907,43 +4907,48 @@ class trace_events {
 // (the division is that double: both are the correctly rounded value of one number).
 inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
 
-// The duration written for a slice from `start` to `end` (ns): the longest, at
-// most end - start, whose end as a viewer computes it (ts + dur, each read as a
-// double, added in doubles) is at most `bound`; that end goes to `read_end`.
-// Written in decimal, 506.682 + 0.220 is 506.90200000000004 in doubles, after a
-// slice that starts at 506.902: rounding such an end down by 1 ns keeps it in.
-inline std::uint64_t trace_dur_ns(std::uint64_t start, std::uint64_t end, double bound, double& read_end) noexcept {
-  const double ts = trace_read_us(start);
-  std::uint64_t d = end > start ? end - start : 0;
-  read_end = ts + trace_read_us(d);
-  if (read_end <= bound) return d;
-  if (bound <= ts) {  // nothing fits after ts (a slice at the very end of the one around it)
-    read_end = ts;
-    return 0;
-  }
-  while (d > 0 && read_end > bound) read_end = ts + trace_read_us(--d);
-  return d;
-}
-
-// The slices of one track as written, enclosing ones first: each duration
-// rounded down (trace_dur_ns) so that read as doubles a slice ends no later than
-// the slice around it and no later than its own end, which is no later than the
-// start of any slice after it: the track nests in double arithmetic as it does
-// in nanoseconds.
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
 class trace_track_ends {
  public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
   std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
-    while (!open_.empty() && open_.back().first <= start) open_.pop_back();
-    double bound = trace_read_us(end);
-    if (!open_.empty()) bound = std::min(bound, open_.back().second);
-    double read_end = 0;
-    const std::uint64_t d = trace_dur_ns(start, end, bound, read_end);
-    open_.emplace_back(end, read_end);
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
     return d;
   }
 
  private:
-  std::vector<std::pair<std::uint64_t, double>> open_;  // (end in ns, end as read) of the slices around
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
 };
 
 inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t dur,
@@ -4974,7 +4979,7 @@ inline void trace_slices(const report& rep, const execution_record& r, const tra
   stack_names stacks(r, root);
   const auto args = [&](std::uint32_t i) { return "\"stack\":" + json_string(stacks.of(r.strands[i].frame)); };
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    trace_track_ends ends;
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
       const std::uint64_t dur = ends.dur(s.start, s.end);
       if (s.region) {
@@ -4987,7 +4992,7 @@ inline void trace_slices(const report& rep, const execution_record& r, const tra
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
-  trace_track_ends ends;
+  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
   for (const trace_slice& s : L.critical)
     ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start,
                             ends.dur(s.start, s.end), critical_tid, args(s.index)));
