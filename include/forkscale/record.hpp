@@ -153,7 +153,7 @@ struct execution_record {
 
   bool empty() const noexcept { return strands.empty(); }
   // The stack of a frame, outermost first, names joined by ';' (folded-stack
-  // style, with ';' in names replaced by ':'); node 0 is `root_name`.
+  // style, each name as folded_name writes it); node 0 is `root_name`.
   std::string stack_of(std::uint32_t frame, const std::string& root_name) const {
     std::vector<std::uint32_t> path;
     for (std::uint32_t f = frame; f != 0 && f < frames.size(); f = frames[f].parent) path.push_back(f);
@@ -170,10 +170,66 @@ struct execution_record {
     if (!s.tag.empty() || s.function.empty()) return s.name;
     return s.function + " (" + s.name + ")";
   }
-  static std::string folded_name(std::string s) {
-    for (char& c : s)
-      if (c == ';' || c == '\n' || c == '\r') c = c == ';' ? ':' : ' ';
+  // A name as one frame of a folded stack, read the same by flamegraph.pl,
+  // inferno and speedscope (docs/record.md, "Folded stacks"): ';' (between
+  // frames) becomes ':'; what ends a line in any of them (control characters,
+  // U+0085, and U+2028/U+2029, which end a line in JavaScript) becomes a space;
+  // white space before a number that ends the name becomes '_' ("run 2" would make
+  // flamegraph.pl and inferno read "stack 2 count" as a differential line with
+  // two counts); an empty name becomes "?".
+  static std::string folded_name(const std::string& name) {
+    std::string s;
+    s.reserve(name.size());
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      const auto c = static_cast<unsigned char>(name[i]);
+      const auto at = [&](std::size_t k) { return k < name.size() ? static_cast<unsigned char>(name[k]) : 0u; };
+      if (c == ';') {
+        s += ':';
+      } else if (c < 0x20 || c == 0x7f) {
+        s += ' ';
+      } else if (c == 0xC2 && at(i + 1) == 0x85) {
+        s += ' ';
+        i += 1;
+      } else if (c == 0xE2 && at(i + 1) == 0x80 && (at(i + 2) == 0xA8 || at(i + 2) == 0xA9)) {
+        s += ' ';
+        i += 2;
+      } else {
+        s += static_cast<char>(c);
+      }
+    }
+    // A trailing number: digits, then optionally '.' and digits.
+    std::size_t k = s.size();
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9') --k;
+    if (k > 0 && s[k - 1] == '.') {
+      std::size_t j = k - 1;
+      while (j > 0 && s[j - 1] >= '0' && s[j - 1] <= '9') --j;
+      if (j < k - 1) k = j;
+    }
+    if (k < s.size()) {
+      std::string tail = s.substr(k);
+      std::size_t n = 0, j = k;
+      while ((n = folded_space_before(s, j)) != 0) {
+        j -= n;
+        tail.insert(0, 1, '_');
+      }
+      if (j < k) s = s.substr(0, j) + tail;
+    }
+    if (s.empty()) s = "?";
     return s;
+  }
+  // The length of the white space character (Unicode White_Space, which inferno
+  // splits at; flamegraph.pl's is the ASCII part) that ends at byte `end` of
+  // `s`, or 0.
+  static std::size_t folded_space_before(const std::string& s, std::size_t end) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    if (end >= 1 && (at(end - 1) == ' ' || (at(end - 1) >= 0x09 && at(end - 1) <= 0x0d))) return 1;
+    if (end >= 2 && at(end - 2) == 0xC2 && (at(end - 1) == 0x85 || at(end - 1) == 0xA0)) return 2;
+    if (end < 3) return 0;
+    const unsigned a = at(end - 3), b = at(end - 2), c = at(end - 1);
+    const bool space = (a == 0xE1 && b == 0x9A && c == 0x80) ||                                           // U+1680
+                       (a == 0xE2 && b == 0x80 && (c <= 0x8A || c == 0xA8 || c == 0xA9 || c == 0xAF)) ||  // U+2000..
+                       (a == 0xE2 && b == 0x81 && c == 0x9F) || (a == 0xE3 && b == 0x80 && c == 0x80);
+    return space ? 3 : 0;
   }
 };
 

@@ -4694,16 +4694,19 @@ FORKSCALE_NAMESPACE_END
 //
 // One process (pid 1, named by the report's label); one track per recorded
 // thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
-// complete event ("ph": "X") named by its innermost site, with args work, span,
-// unit, task, critical and stack (the folded call path); each region instance
-// an X slice around its strands; the critical path flagged on its slices
-// (args.critical, cat "critical" instead of "strand") and copied onto a track of
-// its own ("critical path", tid = threads + 1, cat "critical_path"); spawn and
-// join edges as flow events of the first version ("ph": "s" inside the source
-// slice, "ph": "f" with "bp": "e" inside the target slice, one id per edge),
-// which both viewers draw as arrows. ts and dur are microseconds of wall-clock
+// complete event ("ph": "X", cat "strand") named by its innermost site, with one
+// arg, stack (the folded call path); each region instance an X slice around its
+// strands (cat "region"); the critical path copied onto a track of its own
+// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
+// and the critical path's span as counters ("ph": "C"); spawn and join edges as
+// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
+// the start of the strand they leave and of the one they enter, with its cat,
+// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
+// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
 // time since the measurement started, written with three decimals (whole
-// nanoseconds, exact, whatever the locale).
+// nanoseconds, exact, whatever the locale); a dur is rounded down where the
+// slice's end, computed from them in doubles, would otherwise pass the start of
+// the next slice or the end of the one around it (trace_track_ends).
 //
 // Perfetto requires the X slices of one track to nest: two slices are disjoint
 // or one holds the other. Strands of one thread never overlap, but clocks read
@@ -4717,6 +4720,7 @@ FORKSCALE_NAMESPACE_END
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 
@@ -4865,56 +4869,141 @@ class trace_events {
   bool first_ = true;
 };
 
-inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t end,
+// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
+// (the division is that double: both are the correctly rounded value of one number).
+inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
+
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
+class trace_track_ends {
+ public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
+  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
+    return d;
+  }
+
+ private:
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
+};
+
+inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t dur,
                                     std::size_t tid, const std::string& args) {
   return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
-         ",\"dur\":" + trace_us(end - start) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+         ",\"dur\":" + trace_us(dur) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
 }
 
+// "cat": "__metadata", as Chrome writes its metadata events.
 inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
-  return std::string("\"name\":\"") + name + "\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) +
-         ",\"args\":{" + arg + "}";
+  return std::string("\"name\":\"") + name +
+         "\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + arg + "}";
 }
 
-// The slices of the thread tracks and of the critical path's track.
+// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
+inline std::string trace_counter(const std::string& name, const char* cat, std::uint64_t ns, const char* key,
+                                 std::uint64_t value) {
+  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"C\",\"ts\":" + trace_us(ns) +
+         ",\"pid\":1,\"args\":{\"" + key + "\":" + std::to_string(value) + "}";
+}
+
+// The slices of the thread tracks and of the critical path's track. A strand's
+// args are its call path only (the same for every strand of that path: a viewer
+// that keys frames on name and args, as speedscope does, keeps one frame per
+// call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
   const std::string root = root_name(rep);
   stack_names stacks(r, root);
-  std::vector<std::string> args(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const record_strand& s = r.strands[i];
-    args[i] = "\"strand\":" + std::to_string(i) + ",\"work\":" + std::to_string(s.work) +
-              ",\"span\":" + std::to_string(s.span) + ",\"unit\":" + json_string(rep.unit) +
-              ",\"task\":" + std::to_string(s.task) + ",\"critical\":" + bool_text(s.critical) +
-              ",\"stack\":" + json_string(stacks.of(s.frame));
-  }
-  for (std::size_t t = 0; t < L.threads.size(); ++t)
+  const auto args = [&](std::uint32_t i) { return "\"stack\":" + json_string(stacks.of(r.strands[i].frame)); };
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
+      const std::uint64_t dur = ends.dur(s.start, s.end);
       if (s.region) {
         const std::string& path = r.regions[s.index].path;
-        ev.add(trace_slice_body(path, "region", s.start, s.end, t + 1, "\"path\":" + json_string(path)));
+        ev.add(trace_slice_body(path, "region", s.start, dur, t + 1, "\"path\":" + json_string(path)));
       } else {
-        const record_strand& x = r.strands[s.index];
-        ev.add(trace_slice_body(frame_name(r, x.frame, root), x.critical ? "critical" : "strand", s.start, s.end, t + 1,
-                                args[s.index]));
+        ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "strand", s.start, dur, t + 1,
+                                args(s.index)));
       }
     }
+  }
   const std::size_t critical_tid = L.threads.size() + 1;
+  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
   for (const trace_slice& s : L.critical)
-    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start, s.end,
-                            critical_tid, args[s.index]));
+    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start,
+                            ends.dur(s.start, s.end), critical_tid, args(s.index)));
 }
 
-// One arrow: "s" inside the source slice, near its end; "f" inside the target
-// slice, near its start, bound to it ("bp": "e", the enclosing slice).
+// The numbers of the strands as counters, which viewers draw as a track of
+// their own and show at any point in time: per thread, the work of its strands
+// so far ("work of thread K", a sample at the start of its first strand and at
+// the end of every strand with work), and along the critical path the span so
+// far ("span of the critical path", at the end of each of its strands). The
+// last samples add up to the work, and the last critical one is the span.
+inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string name = "work of thread " + std::to_string(t);
+    std::uint64_t work = 0;
+    bool first = true;
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) continue;
+      if (first) ev.add(trace_counter(name, "work", s.start, "work", 0));
+      first = false;
+      if (r.strands[s.index].work == 0) continue;
+      work += r.strands[s.index].work;
+      ev.add(trace_counter(name, "work", s.end, "work", work));
+    }
+  }
+  std::uint64_t span = 0;
+  for (std::size_t k = 0; k < L.critical.size(); ++k) {
+    if (k == 0) ev.add(trace_counter("span of the critical path", "span", L.critical[k].start, "span", 0));
+    span += r.strands[L.critical[k].index].span;
+    ev.add(trace_counter("span of the critical path", "span", L.critical[k].end, "span", span));
+  }
+}
+
+// One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+// its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+// with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+// name and id. So both are written at their strand's start, with the strands'
+// cat.
 inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
                        std::uint64_t id, std::uint32_t from, std::uint32_t to) {
-  const std::uint64_t out = L.end[from] - L.start[from] >= 2 ? L.end[from] - 1 : L.start[from];
-  const std::uint64_t in = L.end[to] - L.start[to] >= 2 ? L.start[to] + 1 : L.start[to];
   const std::string head =
-      std::string("\"name\":\"") + kind + "\",\"cat\":\"" + kind + "\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
-  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(out) + ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
-  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(in) +
+      std::string("\"name\":\"") + kind + "\",\"cat\":\"strand\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
+  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(L.start[from]) +
+         ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
+  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(L.start[to]) +
          ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
 }
 
@@ -4948,8 +5037,9 @@ inline std::string trace_other_data(const report& rep, const execution_record& r
                   ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
                   std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
                   std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
-                  "of wall-clock time since the measurement started\",\"slices_adjusted\":\"" +
-                  std::to_string(L.moved) + "\",\"record\":";
+                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
+                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
+                  "\",\"record\":";
   if (r.complete) return o + "\"complete\"}";
   return o +
          json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
@@ -4961,7 +5051,8 @@ inline std::string trace_text(const report& rep) {
   const execution_record& r = require_record(rep);
   const trace_layout L = lay_out_trace(r);
   trace_events ev;
-  ev.add("\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" + json_string(root_name(rep)) + "}");
+  ev.add("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" +
+         json_string(root_name(rep)) + "}");
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
     ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
@@ -4970,6 +5061,7 @@ inline std::string trace_text(const report& rep) {
   ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
   ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
   trace_slices(rep, r, L, ev);
+  trace_counters(r, L, ev);
   trace_flows(r, L, ev);
   return "{\"traceEvents\":[" + std::move(ev.text()) +
          "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
