@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "../../config.hpp"
-#include "json_reader.hpp"
-#include "record_reader.hpp"
+#include "../../report.hpp"
 #include "../output/report_writers.hpp"
 #include "../util/atomic_file.hpp"
-#include "../../report.hpp"
+#include "json_reader.hpp"
+#include "record_reader.hpp"
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
