@@ -2,6 +2,7 @@
 // crashes, hangs or leaves the engine in a state that spoils the next measurement.
 #include <gtest/gtest.h>
 
+#include <forkscale/detail/engine/events.hpp>
 #include <forkscale/forkscale.hpp>
 
 #include <atomic>
@@ -160,6 +161,58 @@ TEST(Misuse, TaskScopeClosedOnAnotherThread) {
   EXPECT_EQ(r.spawns(), 1u);
   EXPECT_EQ(r.syncs(), 1u);
   expect_engine_clean();
+}
+
+// What OMPT mode does for an untied task that the runtime resumes on another
+// thread (detail/ompt/tasks.hpp): the task's frame leaves this thread unfinished
+// (suspend_task) and goes on top of the other thread's (resume_task). Both
+// threads' strands count, on their paths, and it is no misuse.
+TEST(Misuse, ATaskSuspendedHereAndResumedOnAnotherThreadIsNoMisuse) {
+  using E = fs::detail::engine<fs::runtime_clock>;
+  captured c;
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::charge(1);
+        fs::detail::spawn_token tk = E::spawn(nullptr, fs::site{});
+        fs::detail::frame task;
+        E::begin_child(task, tk, fs::site{});
+        fs::charge(3);
+        fs::detail::frame* top = E::suspend_task(task);
+        EXPECT_EQ(top, &task);
+        fs::charge(10);  // the spawner runs again here
+        std::thread([&] {
+          if (top) E::resume_task(task, *top);
+          fs::charge(4);
+          E::end_child(task);
+        }).join();
+        fs::sync_point sp;
+      },
+      c.options());
+  EXPECT_TRUE(c.all.empty()) << c.dump();
+  EXPECT_EQ(r.work(), 18u);
+  EXPECT_EQ(r.span(), 11u);  // 1 + 10 against 1 + 3 + 4
+  EXPECT_EQ(r.spawns(), 1u);
+  EXPECT_EQ(r.syncs(), 1u);
+  expect_engine_clean();
+}
+
+// Only misuse can make a cycle of frames; the engine's walk over a thread's
+// frames (a misplaced end's check) ends on one all the same.
+TEST(Misuse, AWalkOverACycleOfFramesEnds) {
+  using E = fs::detail::engine<fs::runtime_clock>;
+  fs::detail::frame a, b, alone, tail;
+  a.outer = &b;
+  b.outer = &a;
+  tail.outer = &a;
+  alone.outer = &alone;
+  EXPECT_TRUE(E::among_frames(&a, b));
+  EXPECT_FALSE(E::among_frames(&a, alone));
+  EXPECT_TRUE(E::among_frames(&tail, b));
+  EXPECT_FALSE(E::among_frames(&tail, alone));
+  EXPECT_TRUE(E::among_frames(&alone, alone));
+  EXPECT_FALSE(E::among_frames(&alone, a));
+  EXPECT_FALSE(E::among_frames(nullptr, a));
 }
 
 TEST(Misuse, SyncInsideSync) {

@@ -1,12 +1,12 @@
 // Random OpenMP-shaped programs and an oracle for them.
 //
 // A program is a tree of OpenMP constructs whose only work is fs::charge(n): tasks
-// (deferred or undeferred, with depend clauses), taskwait, taskgroup, taskloop,
-// parallel regions whose threads run worksharing loops (static, dynamic, guided),
-// sections, single, master and barriers, nested regions, and combined
-// `parallel for` loops. Two interpreters run the same tree: one with plain
-// pragmas (the OMPT tool sees it, run_unannotated.hpp), one through the
-// annotated adapter (run_annotated.hpp).
+// (deferred or undeferred, tied or untied, with depend clauses), taskwait,
+// taskgroup, taskloop, parallel regions whose threads run worksharing loops
+// (static, dynamic, guided), sections, single, master and barriers, nested
+// regions, and combined `parallel for` loops. Two interpreters run the same
+// tree: one with plain pragmas (the OMPT tool sees it, run_unannotated.hpp), one
+// through the annotated adapter (run_annotated.hpp).
 //
 // The oracle knows nothing of forkscale: it walks the program once, as one thread
 // would, and builds the explicit dag — a node per piece of code between two
@@ -20,11 +20,13 @@
 // the nodes in creation order, a topological order.
 //
 // Where the model is a choice, the oracle follows docs/ompt.md and docs/openmp.md
-// and says so: an undeferred task has the dag of a deferred one; a worksharing
-// loop's chunks are independent strands (a statically scheduled thread's share
-// is one chunk in OMPT mode; the adapter makes each chunk of schedule(static, c)
-// a strand of its own, `model`); `task if(0) depend(...)` makes the encountering
-// task wait for the predecessors (OMPT mode only: the adapter has no stand-in).
+// and says so: an undeferred task has the dag of a deferred one, an untied task
+// (which may resume on another thread at its task scheduling points) the dag of
+// a tied one; a worksharing loop's chunks are independent strands (a statically
+// scheduled thread's share is one chunk in OMPT mode; the adapter makes each
+// chunk of schedule(static, c) a strand of its own, `model`); `task if(0)
+// depend(...)` makes the encountering task wait for the predecessors (OMPT mode
+// only: the adapter has no stand-in).
 //
 // The generator keeps to programs whose dag does not depend on the schedule:
 // worksharing constructs and per-thread code sit between barriers, every phase
@@ -72,6 +74,7 @@ struct stmt {
   deps dep = deps::none;
   int x = 0, y = 0;
   bool undeferred = false;
+  bool untied = false;  // task: `untied`
   std::vector<std::uint64_t> costs;
   sched schedule = sched::dynamic;
   std::uint64_t chunk = 1, grainsize = 0, num_tasks = 0;
@@ -457,6 +460,7 @@ inline void oracle::combined_loop(task& t, const stmt& s) {
 struct generator_options {
   bool annotated_subset = false;  // only what the annotated adapter can express
   int max_depth = 3;
+  int untied_percent = 0;  // of the deferred tasks (OMPT mode only: the adapter's tasks are tied)
 };
 
 class generator {
@@ -619,6 +623,7 @@ class generator {
       // a tool registers ompt_callback_dependences (docs/ompt.md, "Limits").
       if (s.dep == deps::mutex_x) s.undeferred = false;
     }
+    if (o_.untied_percent > 0 && !o_.annotated_subset && !s.undeferred && coin(o_.untied_percent)) s.untied = true;
     s.body = body(depth + 1, leaving);
     return s;
   }
@@ -650,7 +655,8 @@ inline void describe(std::ostringstream& os, const stmt& s, int indent) {
   if (s.kind == op::charge || s.kind == op::team_charge || s.kind == op::per_thread) os << " " << s.cost;
   if (s.kind == op::per_thread) os << " + " << s.step << "*t";
   if (s.kind == op::task)
-    os << (s.undeferred ? " if(0)" : "") << " dep=" << static_cast<int>(s.dep) << " x=" << s.x << " y=" << s.y;
+    os << (s.undeferred ? " if(0)" : "") << (s.untied ? " untied" : "") << " dep=" << static_cast<int>(s.dep)
+       << " x=" << s.x << " y=" << s.y;
   if (s.kind == op::region || s.kind == op::parallel_for) os << " threads=" << s.threads;
   if (s.kind == op::loop || s.kind == op::parallel_for)
     os << " " << scheds[static_cast<int>(s.schedule)] << " chunk=" << s.chunk;

@@ -15,9 +15,23 @@
 # one tool per process: TSan could not see OpenMP's synchronization).
 set(FORKSCALE_OMPT_TEST_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
+# Every test here has a time limit, so that a program that hangs in the runtime
+# or in the tool (as untied tasks once did: issue 30) fails instead of blocking
+# the run. Each takes a few seconds; the limit is far above that, and above
+# what the sanitizers add.
+set(FORKSCALE_OMPT_TEST_TIMEOUT 120)
+function(forkscale_ompt_time_limit sanitize)
+  set(limit ${FORKSCALE_OMPT_TEST_TIMEOUT})
+  if(NOT "${sanitize}" STREQUAL "")
+    math(EXPR limit "${limit} * 5")
+  endif()
+  set_tests_properties(${ARGN} PROPERTIES TIMEOUT ${limit})
+endfunction()
+
 function(forkscale_ompt_skipped name reason)
   add_test(NAME ${name} COMMAND "${CMAKE_COMMAND}" -E echo "SKIPPED: ${reason}")
-  set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED: " LABELS ompt)
+  set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIPPED: " LABELS ompt
+    TIMEOUT ${FORKSCALE_OMPT_TEST_TIMEOUT})
 endfunction()
 
 # The compiled form where the project has it (the writers and the end of a
@@ -38,6 +52,7 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
   forkscale_ompt_executable(${prefix}openmp_annotated_libomp test_openmp_annotated.cpp GTest::gtest_main)
   add_test(NAME ${prefix}openmp_annotated COMMAND ${prefix}openmp_annotated_libomp)
   set_tests_properties(${prefix}openmp_annotated PROPERTIES LABELS ompt)
+  forkscale_ompt_time_limit("${sanitize}" ${prefix}openmp_annotated)
   if(sanitize STREQUAL "thread")
     forkscale_openmp_tsan_setup(${prefix}openmp_annotated_libomp ${prefix}openmp_annotated)
     set(why "forkscale's OMPT tool and Archer (which TSan needs to see OpenMP's synchronization) are both OMPT tools, and libomp starts one tool per process")
@@ -104,4 +119,9 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
            COMMAND "${CMAKE_COMMAND}" "-DPROGRAM=$<TARGET_FILE:${prefix}ompt_disabled>" -DEXPECT_LINES=0
                    -P "${FORKSCALE_OMPT_TEST_DIR}/check_message.cmake")
   set_tests_properties(${prefix}ompt_disabled PROPERTIES LABELS ompt)
+
+  forkscale_ompt_time_limit("${sanitize}"
+    ${prefix}ompt_cases ${prefix}ompt_random ${prefix}ompt_startup ${prefix}ompt_disabled ${prefix}readme_ompt
+    ${prefix}example.ompt_cholesky ${prefix}example.ompt_stencil.dynamic ${prefix}example.ompt_stencil.static
+    ${prefix}example.ompt_cholesky.bad_input)
 endfunction()

@@ -24,7 +24,50 @@ inline void block(const std::vector<stmt>& body) {
   for (const stmt& c : body) exec(c, vars);
 }
 
+// An untied task: clang makes the task's start a part of its own (libomp
+// re-queues the task before its body runs), so the body may run on another
+// thread than the one that started the task. (Not a task scheduling point inside
+// the body: libomp 14 can deadlock on an untied task that yields while its
+// descendants wait for children — with no tool at all.)
+inline void spawn_untied(const stmt& s, int* v) {
+  const stmt* sp = &s;
+  int& x = v[s.x];
+  int& y = v[s.y];
+  (void)x;
+  (void)y;
+  switch (s.dep) {
+    case deps::none:
+#pragma omp task firstprivate(sp) untied
+      block(sp->body);
+      break;
+    case deps::in_x:
+#pragma omp task firstprivate(sp) untied depend(in : x)
+      block(sp->body);
+      break;
+    case deps::out_x:
+#pragma omp task firstprivate(sp) untied depend(out : x)
+      block(sp->body);
+      break;
+    case deps::inout_x:
+#pragma omp task firstprivate(sp) untied depend(inout : x)
+      block(sp->body);
+      break;
+    case deps::in_x_out_y:
+#pragma omp task firstprivate(sp) untied depend(in : x) depend(out : y)
+      block(sp->body);
+      break;
+    case deps::mutex_x:
+#pragma omp task firstprivate(sp) untied depend(mutexinoutset : x)
+      block(sp->body);
+      break;
+  }
+}
+
 inline void spawn(const stmt& s, int* v) {
+  if (s.untied) {
+    spawn_untied(s, v);
+    return;
+  }
   const stmt* sp = &s;
   const bool defer = !s.undeferred;
   int& x = v[s.x];  // the depend clauses' variables

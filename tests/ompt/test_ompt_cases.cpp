@@ -397,4 +397,111 @@ TEST(OmptCases, SpawnSitesNameTheirLine) {
   EXPECT_TRUE(found) << "no spawn site at test_ompt_cases.cpp:" << pragma_line << " among: " << rows;
 }
 
+// ---- untied tasks ------------------------------------------------------------------
+// An untied task may be suspended at a task scheduling point and resumed on
+// another thread (clang splits its body into parts there; libomp runs each part
+// wherever a thread takes it). Its frame follows it: every run gives the hand
+// count, the spawns (every task created, and one implicit task per thread for
+// each of the region's two phases: the single's barrier, the region's end) and
+// the syncs (every taskwait, and the joins of those two phases), with no
+// diagnostic. (Issue 30: such programs hung, or counted wrong.)
+struct counts {
+  std::uint64_t work, span, spawns, syncs;
+};
+
+void expect_counts(const std::function<void()>& program, counts want, const char* what, int runs) {
+  for (int r = 0; r < runs; ++r) {
+    std::vector<std::string> seen;
+    std::mutex m;
+    fs::options o;
+    o.clock = fs::clock_kind::cost;
+    o.burden = 0;
+    o.on_diagnostic = [&](const fs::diagnostic& d) {
+      std::lock_guard<std::mutex> g(m);
+      seen.push_back(d.where + ": " + d.problem);
+    };
+    const fs::report rep = fs::measure(what, program, o);
+    EXPECT_EQ(rep.work(), want.work) << what << ", run " << r;
+    EXPECT_EQ(rep.span(), want.span) << what << ", run " << r;
+    EXPECT_EQ(rep.spawns(), want.spawns) << what << ", run " << r;
+    EXPECT_EQ(rep.syncs(), want.syncs) << what << ", run " << r;
+    EXPECT_EQ(rep.check_profile(), "") << what << ", run " << r;
+    for (const auto& d : seen) ADD_FAILURE() << what << ", run " << r << ": " << d;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// Each task charges 3, creates a task charging 2, waits for it and charges 1:
+// three parts, each of which may run on another thread.
+void untied_loop(int n) {
+  for (int i = 0; i < n; ++i) {
+#pragma omp task untied
+    {
+      fs::charge(3);
+#pragma omp task
+      fs::charge(2);
+#pragma omp taskwait
+      fs::charge(1);
+    }
+  }
+#pragma omp taskwait
+}
+
+// BOTS's fib: both calls untied tasks. A leaf charges 1; an inner call 1 on
+// entry and 1 after its taskwait.
+long untied_fib(int n) {
+  if (n < 2) {
+    fs::charge(1);
+    return n;
+  }
+  fs::charge(1);
+  long x = 0, y = 0;
+#pragma omp task untied shared(x)
+  x = untied_fib(n - 1);
+#pragma omp task untied shared(y)
+  y = untied_fib(n - 2);
+#pragma omp taskwait
+  fs::charge(1);
+  return x + y;
+}
+
+// work, tasks, taskwaits of untied_fib(n); its span is 2n - 1.
+struct fib_counts {
+  std::uint64_t work, tasks, waits;
+};
+fib_counts fib_by_hand(int n) {
+  if (n < 2) return {1, 0, 0};
+  const fib_counts a = fib_by_hand(n - 1), b = fib_by_hand(n - 2);
+  return {2 + a.work + b.work, 2 + a.tasks + b.tasks, 1 + a.waits + b.waits};
+}
+
+TEST(OmptCases, UntiedTasksInALoop) {
+  constexpr int n = 100;
+  for (int threads : {1, 2}) {
+    const std::uint64_t t = static_cast<std::uint64_t>(threads);
+    expect_counts(
+        [threads] {
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+          untied_loop(n);
+        },
+        counts{6 * n, 6, 2 * n + 2 * t, n + 1 + 2}, "untied loop", 20);
+  }
+}
+
+TEST(OmptCases, UntiedFib) {
+  constexpr int n = 13;
+  const fib_counts f = fib_by_hand(n);
+  for (int threads : {1, 2}) {
+    const std::uint64_t t = static_cast<std::uint64_t>(threads);
+    expect_counts(
+        [threads] {
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+          EXPECT_EQ(untied_fib(n), 233);
+        },
+        counts{f.work, 2 * n - 1, f.tasks + 2 * t, f.waits + 2}, "untied fib", 20);
+  }
+}
+
 }  // namespace

@@ -1,6 +1,6 @@
 // OMPT mode against an oracle on random OpenMP-shaped programs
-// programs made of tasks, taskwait, taskgroup, taskloop, depend clauses,
-// parallel regions with worksharing loops (static, dynamic, guided), sections,
+// programs made of tasks (tied and untied), taskwait, taskgroup, taskloop, depend
+// clauses, parallel regions with worksharing loops (static, dynamic, guided), sections,
 // single, master, barriers and nested regions, run with plain pragmas and
 // measured by forkscale's OMPT tool under the cost clock. The work and the span
 // must be the oracle's (omp_program.hpp), with no diagnostic and the site
@@ -83,6 +83,27 @@ TEST(OmptRandom, EveryProgramMatchesTheOracle) {
     }
   }
   omp_set_max_active_levels(1);
+  EXPECT_EQ(mismatches, 0) << "of " << n << " programs";
+}
+
+// Untied tasks (issue 30): the body of an untied task may run on another thread
+// than the one that started it, and the numbers must not change.
+TEST(OmptRandom, ProgramsWithUntiedTasksMatchTheOracle) {
+  ASSERT_TRUE(fs::ompt::active()) << fs::ompt::why_inactive();
+  int mismatches = 0;
+  const int n = program_count() / 4;
+  ompgen::generator_options untied;
+  untied.untied_percent = 60;
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t seed = 9000 + static_cast<std::uint64_t>(i);
+    const ompgen::program p = ompgen::generator(seed, untied).make();
+    const measured m = measure([&] { ompgen::plain::run(p); });
+    const ompgen::expected e = ompgen::oracle(ompgen::model::ompt, 1).run(p);
+    if (m.rep.work() != e.work || m.rep.span() != e.span || !m.diagnostics.empty() || !m.rep.check_profile().empty()) {
+      ++mismatches;
+      if (mismatches <= 3) ADD_FAILURE() << failure(seed, p, m, e);
+    }
+  }
   EXPECT_EQ(mismatches, 0) << "of " << n << " programs";
 }
 

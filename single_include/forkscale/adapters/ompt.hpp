@@ -3734,7 +3734,7 @@ struct engine {
   FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
     bool here = current() == &c;
     if (!here) {
-      for (frame* f = current(); f; f = f->outer) here = here || f == &c;
+      here = among_frames(current(), c);
       misuse(c.sess, c.where,
              here ? "spawn_scope closed while another task scope opened after it on this thread is still "
                     "open (guards closed out of order)"
@@ -3746,6 +3746,65 @@ struct engine {
              "task ended with " + std::to_string(c.open_guards) +
                  " guard(s) still open in it (guards closed out of order)");
     return here;
+  }
+
+  // Whether `c` is `top` or a frame under it (through `outer`). The walk ends on
+  // a cycle (which only misuse can make): the tortoise moves every second step.
+  static bool among_frames(const frame* top, const frame& c) noexcept {
+    const frame* slow = top;
+    bool odd = false;
+    for (const frame* f = top; f; f = f->outer) {
+      if (f == &c) return true;
+      if (f->outer == slow) return false;  // a cycle that does not hold `c`
+      if (odd) slow = slow->outer;
+      odd = !odd;
+    }
+    return false;
+  }
+
+  // ---- a task leaves its thread, and resumes on any ------------------------------
+  // OpenMP's untied tasks: at a task scheduling point the runtime may suspend the
+  // task and resume it later on another thread. `c` and the frames opened after
+  // it on this thread stop running here: the open strand ends, `c` is unhooked
+  // from the frame it was opened on, and that frame runs again. Returns the
+  // innermost of the frames taken away, for resume_task; null (nothing done)
+  // when `c` is not among this thread's frames.
+  static frame* suspend_task(frame& c) noexcept {
+    frame* top = current();
+    if (!top || !among_frames(top, c)) return nullptr;
+    const std::uint64_t t = now(*top);
+    if (top->state == run_state::running) {
+      close_strand(*top, t);
+      top->state = run_state::suspended;
+    }
+    frame* outer = c.outer;
+    c.outer = nullptr;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
+    }
+    return top;
+  }
+
+  // `c`, suspended with `top` its innermost frame, runs again on this thread:
+  // what this thread was running is suspended, as for a child (begin_child).
+  static void resume_task(frame& c, frame& top) noexcept {
+    frame* outer = current();
+    std::uint64_t t = 0;
+    bool have_t = false;
+    if (outer && outer->state == run_state::running) {
+      t = now(*outer);
+      have_t = outer->kind == top.kind;
+      close_strand(*outer, t);
+      outer->state = run_state::suspended;
+    }
+    c.outer = outer;
+    current() = &top;
+    if (top.state == run_state::suspended) {
+      top.state = run_state::running;
+      start_strand(top, have_t ? t : now(top));
+    }
   }
 
   // ---- sync ----------------------------------------------------------------------
@@ -14394,8 +14453,11 @@ struct task_record {
   task_kind kind = task_kind::explicit_task;
   bool started = false;
   bool ended = false;
-  frame body;         // the task's frame; for an implicit task, its current segment
-  spawn_token token;  // an explicit task's spawn, until it starts
+  bool untied = false;          // may resume on another thread after a task scheduling point
+  bool suspended = false;       // an untied task between two of its parts (tasks.hpp)
+  frame* resume_top = nullptr;  // then: its innermost frame, taken off the thread it left
+  frame body;                   // the task's frame; for an implicit task, its current segment
+  spawn_token token;            // an explicit task's spawn, until it starts
   site where;
   task_record* parent = nullptr;  // the task that created it (explicit tasks)
   std::vector<open_group> groups;
@@ -14449,6 +14511,8 @@ inline task_record* new_task(task_kind k) {
   task_record* r = take_pooled<task_record>();
   r->kind = k;
   r->started = r->ended = r->waiting = r->segment_open = false;
+  r->untied = r->suspended = false;
+  r->resume_top = nullptr;
   r->where = site{};
   r->parent = nullptr;
   r->groups.clear();
@@ -14858,7 +14922,7 @@ inline thread_notes& notes() noexcept {
 }
 
 // A one-line message on stderr, at most once per process per kind.
-enum class notice : unsigned { untied, nested_off, dependences_off, waits_off, count };
+enum class notice : unsigned { nested_off, dependences_off, waits_off, count };
 inline void say_once(notice kind, const std::string& text) {
   static std::atomic<unsigned> said{0};
   const unsigned bit = 1u << static_cast<unsigned>(kind);
@@ -15173,15 +15237,12 @@ struct task_events {
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
     task->ptr = r;
     r->parent = parent;
+    r->untied = (flags & ompt_task_untied) != 0;
     frame* f = E::current();
     if (!f || !f->sess || !parent) return;
     const void* loop_ra = notes().taskloop_ra;
     r->where = site_for<Clock>(loop_ra ? loop_ra : ra, enclosing_function(parent));
     if (stand_in) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(flags & ompt_task_untied))
-      say_once(notice::untied, "untied task at " + describe_where(r->where) +
-                                   " is measured as if tied: if the runtime resumes it on another thread, its "
-                                   "numbers are wrong (docs/ompt.md)");
     if (FORKSCALE_DETAIL_UNLIKELY(parent->stand_in != nullptr)) adopt_stand_in(*parent, *r, flags, has_dependences);
     join_set* group = nullptr;
     if (!parent->groups.empty() && parent->groups.back().opened_by == f && parent->groups.back().set) {
@@ -15229,8 +15290,17 @@ struct task_events {
     depend::connect_all(preds, r->node, r->preds, f->sess);
   }
 
+  // prior_task_status says what became of the task that ran on this thread
+  // (OpenMP 5.1, §4.5.2.10); next is the task that runs on it now. A task the
+  // runtime starts here opens its frame on this thread's current one. An untied
+  // task that leaves its thread unfinished (ompt_task_switch or ompt_task_yield,
+  // for a task that is already running: with clang and libomp, at the end of
+  // each of its parts) takes its frames with it, and puts them back on whichever
+  // thread resumes it.
   static void schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
     task_record* p = prior ? static_cast<task_record*>(prior->ptr) : nullptr;
+    task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
+    const bool n_explicit = n && n->kind == task_kind::explicit_task;
     if (p) {
       switch (status) {
         case ompt_task_complete:
@@ -15246,12 +15316,19 @@ struct task_events {
         case ompt_taskwait_complete:
           if (p->kind == task_kind::wait_stand_in) end_stand_in(*prior, *p);
           break;
-        default:
+        default:  // ompt_task_switch, ompt_task_yield, ompt_task_early_fulfill
+          if (FORKSCALE_DETAIL_UNLIKELY(p->untied) && p->started && !p->ended && !p->suspended &&
+              !(n_explicit && !n->started))
+            suspend(*p);
           break;
       }
     }
-    task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
-    if (n && n->kind == task_kind::explicit_task && !n->started) start_task(*n);
+    if (!n_explicit) return;
+    if (!n->started) {
+      start_task(*n);
+    } else if (FORKSCALE_DETAIL_UNLIKELY(n->suspended)) {
+      resume(*n);
+    }
   }
 
   // A task discarded by cancellation never runs: its spawn counts as empty.
@@ -15335,6 +15412,21 @@ struct task_events {
     if (!r.token) return;
     E::begin_child(r.body, r.token, r.where);
     depend::join_predecessors<Clock>(r.preds, r.where);
+  }
+
+  // An untied task leaves this thread between two of its parts (its frames are
+  // kept in the record), and resumes on this one.
+  static void suspend(task_record& r) {
+    r.suspended = true;
+    notes().taskloop_ra = r.outer_taskloop_ra;
+    r.resume_top = r.body.sess ? E::suspend_task(r.body) : nullptr;
+  }
+  static void resume(task_record& r) {
+    r.suspended = false;
+    r.outer_taskloop_ra = notes().taskloop_ra;
+    notes().taskloop_ra = nullptr;
+    if (r.resume_top) E::resume_task(r.body, *r.resume_top);
+    r.resume_top = nullptr;
   }
 
   static void end_task(ompt_data_t& data, task_record& r, bool release_record) {

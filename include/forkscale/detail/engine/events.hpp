@@ -178,7 +178,7 @@ struct engine {
   FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
     bool here = current() == &c;
     if (!here) {
-      for (frame* f = current(); f; f = f->outer) here = here || f == &c;
+      here = among_frames(current(), c);
       misuse(c.sess, c.where,
              here ? "spawn_scope closed while another task scope opened after it on this thread is still "
                     "open (guards closed out of order)"
@@ -190,6 +190,65 @@ struct engine {
              "task ended with " + std::to_string(c.open_guards) +
                  " guard(s) still open in it (guards closed out of order)");
     return here;
+  }
+
+  // Whether `c` is `top` or a frame under it (through `outer`). The walk ends on
+  // a cycle (which only misuse can make): the tortoise moves every second step.
+  static bool among_frames(const frame* top, const frame& c) noexcept {
+    const frame* slow = top;
+    bool odd = false;
+    for (const frame* f = top; f; f = f->outer) {
+      if (f == &c) return true;
+      if (f->outer == slow) return false;  // a cycle that does not hold `c`
+      if (odd) slow = slow->outer;
+      odd = !odd;
+    }
+    return false;
+  }
+
+  // ---- a task leaves its thread, and resumes on any ------------------------------
+  // OpenMP's untied tasks: at a task scheduling point the runtime may suspend the
+  // task and resume it later on another thread. `c` and the frames opened after
+  // it on this thread stop running here: the open strand ends, `c` is unhooked
+  // from the frame it was opened on, and that frame runs again. Returns the
+  // innermost of the frames taken away, for resume_task; null (nothing done)
+  // when `c` is not among this thread's frames.
+  static frame* suspend_task(frame& c) noexcept {
+    frame* top = current();
+    if (!top || !among_frames(top, c)) return nullptr;
+    const std::uint64_t t = now(*top);
+    if (top->state == run_state::running) {
+      close_strand(*top, t);
+      top->state = run_state::suspended;
+    }
+    frame* outer = c.outer;
+    c.outer = nullptr;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
+    }
+    return top;
+  }
+
+  // `c`, suspended with `top` its innermost frame, runs again on this thread:
+  // what this thread was running is suspended, as for a child (begin_child).
+  static void resume_task(frame& c, frame& top) noexcept {
+    frame* outer = current();
+    std::uint64_t t = 0;
+    bool have_t = false;
+    if (outer && outer->state == run_state::running) {
+      t = now(*outer);
+      have_t = outer->kind == top.kind;
+      close_strand(*outer, t);
+      outer->state = run_state::suspended;
+    }
+    c.outer = outer;
+    current() = &top;
+    if (top.state == run_state::suspended) {
+      top.state = run_state::running;
+      start_strand(top, have_t ? t : now(top));
+    }
   }
 
   // ---- sync ----------------------------------------------------------------------

@@ -55,8 +55,11 @@ struct task_record {
   task_kind kind = task_kind::explicit_task;
   bool started = false;
   bool ended = false;
-  frame body;         // the task's frame; for an implicit task, its current segment
-  spawn_token token;  // an explicit task's spawn, until it starts
+  bool untied = false;          // may resume on another thread after a task scheduling point
+  bool suspended = false;       // an untied task between two of its parts (tasks.hpp)
+  frame* resume_top = nullptr;  // then: its innermost frame, taken off the thread it left
+  frame body;                   // the task's frame; for an implicit task, its current segment
+  spawn_token token;            // an explicit task's spawn, until it starts
   site where;
   task_record* parent = nullptr;  // the task that created it (explicit tasks)
   std::vector<open_group> groups;
@@ -110,6 +113,8 @@ inline task_record* new_task(task_kind k) {
   task_record* r = take_pooled<task_record>();
   r->kind = k;
   r->started = r->ended = r->waiting = r->segment_open = false;
+  r->untied = r->suspended = false;
+  r->resume_top = nullptr;
   r->where = site{};
   r->parent = nullptr;
   r->groups.clear();

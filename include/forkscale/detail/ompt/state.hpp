@@ -50,7 +50,7 @@ inline thread_notes& notes() noexcept {
 }
 
 // A one-line message on stderr, at most once per process per kind.
-enum class notice : unsigned { untied, nested_off, dependences_off, waits_off, count };
+enum class notice : unsigned { nested_off, dependences_off, waits_off, count };
 inline void say_once(notice kind, const std::string& text) {
   static std::atomic<unsigned> said{0};
   const unsigned bit = 1u << static_cast<unsigned>(kind);

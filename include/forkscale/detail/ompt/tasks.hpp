@@ -47,15 +47,12 @@ struct task_events {
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
     task->ptr = r;
     r->parent = parent;
+    r->untied = (flags & ompt_task_untied) != 0;
     frame* f = E::current();
     if (!f || !f->sess || !parent) return;
     const void* loop_ra = notes().taskloop_ra;
     r->where = site_for<Clock>(loop_ra ? loop_ra : ra, enclosing_function(parent));
     if (stand_in) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(flags & ompt_task_untied))
-      say_once(notice::untied, "untied task at " + describe_where(r->where) +
-                                   " is measured as if tied: if the runtime resumes it on another thread, its "
-                                   "numbers are wrong (docs/ompt.md)");
     if (FORKSCALE_DETAIL_UNLIKELY(parent->stand_in != nullptr)) adopt_stand_in(*parent, *r, flags, has_dependences);
     join_set* group = nullptr;
     if (!parent->groups.empty() && parent->groups.back().opened_by == f && parent->groups.back().set) {
@@ -103,8 +100,17 @@ struct task_events {
     depend::connect_all(preds, r->node, r->preds, f->sess);
   }
 
+  // prior_task_status says what became of the task that ran on this thread
+  // (OpenMP 5.1, §4.5.2.10); next is the task that runs on it now. A task the
+  // runtime starts here opens its frame on this thread's current one. An untied
+  // task that leaves its thread unfinished (ompt_task_switch or ompt_task_yield,
+  // for a task that is already running: with clang and libomp, at the end of
+  // each of its parts) takes its frames with it, and puts them back on whichever
+  // thread resumes it.
   static void schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
     task_record* p = prior ? static_cast<task_record*>(prior->ptr) : nullptr;
+    task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
+    const bool n_explicit = n && n->kind == task_kind::explicit_task;
     if (p) {
       switch (status) {
         case ompt_task_complete:
@@ -120,12 +126,19 @@ struct task_events {
         case ompt_taskwait_complete:
           if (p->kind == task_kind::wait_stand_in) end_stand_in(*prior, *p);
           break;
-        default:
+        default:  // ompt_task_switch, ompt_task_yield, ompt_task_early_fulfill
+          if (FORKSCALE_DETAIL_UNLIKELY(p->untied) && p->started && !p->ended && !p->suspended &&
+              !(n_explicit && !n->started))
+            suspend(*p);
           break;
       }
     }
-    task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
-    if (n && n->kind == task_kind::explicit_task && !n->started) start_task(*n);
+    if (!n_explicit) return;
+    if (!n->started) {
+      start_task(*n);
+    } else if (FORKSCALE_DETAIL_UNLIKELY(n->suspended)) {
+      resume(*n);
+    }
   }
 
   // A task discarded by cancellation never runs: its spawn counts as empty.
@@ -209,6 +222,21 @@ struct task_events {
     if (!r.token) return;
     E::begin_child(r.body, r.token, r.where);
     depend::join_predecessors<Clock>(r.preds, r.where);
+  }
+
+  // An untied task leaves this thread between two of its parts (its frames are
+  // kept in the record), and resumes on this one.
+  static void suspend(task_record& r) {
+    r.suspended = true;
+    notes().taskloop_ra = r.outer_taskloop_ra;
+    r.resume_top = r.body.sess ? E::suspend_task(r.body) : nullptr;
+  }
+  static void resume(task_record& r) {
+    r.suspended = false;
+    r.outer_taskloop_ra = notes().taskloop_ra;
+    notes().taskloop_ra = nullptr;
+    if (r.resume_top) E::resume_task(r.body, *r.resume_top);
+    r.resume_top = nullptr;
   }
 
   static void end_task(ompt_data_t& data, task_record& r, bool release_record) {
