@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench_compile: what including forkscale costs a translation unit's compile.
 
-  python3 bench/bench_compile.py [--quick] [--runs R] [--compiler CXX] [--out FILE]
+  python3 bench/bench_compile.py [--quick] [--runs R] [--compiler CXX] [--ompt-compiler CLANGXX] [--out FILE]
 
 Each case is a translation unit with an empty main() that includes one header
 (or the baseline's five standard headers), compiled R times with
@@ -24,6 +24,12 @@ way: the README's first program (read from README.md, "Using it"), a program
 with one fs::measure and a join_handle, and a file that only annotates
 (annotate.hpp). Goals: the README program at most 8x header-only and 3x
 compiled; the umbrella's parse in the compiled form at most 2x.
+
+OpenMP: the README's OMPT program compiled with clang++ -fopenmp=libomp -O1
+(--ompt-compiler), in the compiled form whose library holds the OMPT tool
+(FORKSCALE_COMPILED_OMPT), against the baseline file compiled the same way;
+goal at most 4x. Without --quick also header-only, and in the compiled form with
+the tool compiled in the program's file. Skipped when clang++ has no OMPT.
 
 --quick: one run; the baseline, annotate.hpp and the umbrella only, and the
 programs in the compiled form only (the CI smoke test).
@@ -68,6 +74,9 @@ HEADERS = [
 ]
 GOAL_RATIO = 2.0
 PROGRAM_GOALS = {"header_only": 8.0, "compiled": 3.0}
+# An OpenMP file that includes forkscale/ompt.hpp, compiled form, against the
+# baseline file compiled with the same clang++ -fopenmp=libomp flags.
+OMPT_GOAL = 4.0
 
 ONE_MEASURE = """#include <forkscale/forkscale.hpp>
 
@@ -110,6 +119,15 @@ def readme_program():
     with open(os.path.join(REPO_ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()
     start = text.index("```cpp\n") + len("```cpp\n")
+    return text[start:text.index("```", start)]
+
+
+def readme_ompt_program():
+    """The README's OMPT program (the block after the line that names ompt.libomp)."""
+    with open(os.path.join(REPO_ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    at = text.index("<!-- ompt.libomp builds this program")
+    start = text.index("```c++\n", at) + len("```c++\n")
     return text[start:text.index("```", start)]
 
 
@@ -178,6 +196,38 @@ def program_rows(cxx, runs, workdir, quick):
     return base, rows
 
 
+def ompt_row(clang, runs, workdir, quick):
+    """The README's OMPT program at -O1 with clang++ -fopenmp=libomp: in the
+    compiled form whose library holds the OMPT tool (FORKSCALE_COMPILED_OMPT, as
+    CMake defines it when forkscale::compiled is built with clang), and without
+    --quick also header-only and in the compiled form without the tool in the
+    library; ratios to the baseline file compiled the same way."""
+    omp = ["-O1", "-fopenmp=libomp"]
+    probe = os.path.join(workdir, "probe.cpp")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write("#include <omp-tools.h>\nint main() { return 0; }\n")
+    try:
+        r = subprocess.run([clang, "-fsyntax-only"] + omp + [probe], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        return {"skipped": "%s: %s" % (clang, e)}
+    if r.returncode != 0:
+        return {"skipped": "%s -fopenmp=libomp has no <omp-tools.h> (apt-get install clang libomp-dev)" % clang}
+    base = cpu_compile(clang, omp, source_for(BASELINE), runs, workdir)
+    source = readme_ompt_program()
+    forms = [("compiled", ["-DFORKSCALE_COMPILED_LIB", "-DFORKSCALE_COMPILED_OMPT"])]
+    if not quick:
+        forms += [("compiled_tool_in_file", ["-DFORKSCALE_COMPILED_LIB"]), ("header_only", [])]
+    row = {"program": "readme_ompt", "what": "README.md's OMPT program", "compiler": compiler_version(clang),
+           "baseline_cpu_s": round(base, 3)}
+    for form, defines in forms:
+        t = cpu_compile(clang, omp + defines, source, runs, workdir)
+        row[form] = {"cpu_s": round(t, 3), "ratio": round(t / base, 2)}
+    row["compiled"]["goal_ratio"] = OMPT_GOAL
+    row["compiled"]["goal_met"] = row["compiled"]["ratio"] <= OMPT_GOAL
+    return row
+
+
 def compiler_version(cxx):
     try:
         r = subprocess.run([cxx, "--version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -205,6 +255,8 @@ def main(argv):
     ap.add_argument("--quick", action="store_true", help="one run; the baseline and the umbrella only")
     ap.add_argument("--runs", type=int, default=5, help="compiles per case; the fastest counts (default 5)")
     ap.add_argument("--compiler", default=os.environ.get("CXX", "g++"), help="the C++ compiler (default $CXX or g++)")
+    ap.add_argument("--ompt-compiler", default="clang++",
+                    help="the clang++ for the OMPT program row (default clang++; skipped when it has no OMPT)")
     ap.add_argument("--out", default=os.path.join(REPO_ROOT, "bench", "results", "compile_time.json"))
     args = ap.parse_args(argv)
     if args.runs < 1 or args.runs > 100:
@@ -231,6 +283,7 @@ def main(argv):
             umbrella_compiled = time_compile(args.compiler, parse + ["-DFORKSCALE_COMPILED_LIB"], [UMBRELLA],
                                              runs, work)
             program_base, programs = program_rows(args.compiler, runs, work, args.quick)
+            ompt = ompt_row(args.ompt_compiler, runs, work, args.quick)
         except (RuntimeError, OSError) as e:
             print("bench_compile: %s" % e, file=sys.stderr)
             return 1
@@ -264,6 +317,21 @@ def main(argv):
                 cells.append("%s %.2f s (%.2fx%s)" % (form.replace("_", "-"), c["cpu_s"], c["ratio"], goal))
         print("    %-14s %s" % (r["program"], "; ".join(cells)))
 
+    if "skipped" in ompt:
+        print("  OpenMP program with forkscale/ompt.hpp: skipped (%s)" % ompt["skipped"])
+    else:
+        cells = []
+        for form in ("compiled", "compiled_tool_in_file", "header_only"):
+            if form in ompt:
+                c = ompt[form]
+                goal = ""
+                if "goal_ratio" in c:
+                    goal = " goal <= %.0f: %s" % (c["goal_ratio"], "met" if c["goal_met"] else "MISSED")
+                cells.append("%s %.2f s (%.2fx%s)" % (form.replace("_", "-"), c["cpu_s"], c["ratio"], goal))
+        print("  OpenMP program (README's OMPT program) with %s -fopenmp=libomp -O1, ratio to the baseline's %.3f s:"
+              % (args.ompt_compiler, ompt["baseline_cpu_s"]))
+        print("    %-14s %s" % ("readme_ompt", "; ".join(cells)))
+
     doc = {
         "benchmark": "forkscale compile time",
         "mode": "quick" if args.quick else "full",
@@ -288,6 +356,7 @@ def main(argv):
         "programs": {"method": "`CXX -std=c++17 -O1 -c`, the least compiler CPU time (user + sys) of `runs`; "
                                "ratio = program / the baseline file compiled the same way",
                      "baseline_cpu_s": round(program_base, 3), "rows": programs},
+        "ompt_program": ompt,
         "headers": rows,
         "suite_seconds": round(time.time() - started, 1),
     }

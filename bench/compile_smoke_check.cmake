@@ -16,7 +16,7 @@ endforeach()
 
 bench_smoke_run(bench_compile "${OUT}" "${PYTHON}" "${SCRIPT}" --quick --compiler "${CXX}" --out "${OUT}")
 
-set(keys baseline annotate umbrella umbrella_compiled programs headers compiler runs method)
+set(keys baseline annotate umbrella umbrella_compiled programs ompt_program headers compiler runs method)
 set(check [=[
 for part in ("baseline", "annotate", "umbrella"):
     for k in ("parse_s", "full_s"):
@@ -37,5 +37,8 @@ if names != ["readme", "one_measure", "annotate_only"]:
 for r in doc["programs"]["rows"]:
     if not r["compiled"]["cpu_s"] > 0:
         sys.exit("programs %s: compiled.cpu_s is %r" % (r["program"], r["compiled"]["cpu_s"]))
+o = doc["ompt_program"]
+if "skipped" not in o and not (o["compiled"]["cpu_s"] > 0 and isinstance(o["compiled"]["goal_met"], bool)):
+    sys.exit("ompt_program.compiled is %r" % o["compiled"])
 ]=])
 bench_smoke_check_json(bench_compile "${OUT}" keys check)

@@ -30,6 +30,7 @@
 
 #ifndef FORKSCALE_DEFAULT_CLOCK
 #define FORKSCALE_DEFAULT_CLOCK ::forkscale::runtime_clock
+#define FORKSCALE_DETAIL_DEFAULT_CLOCK_IS_RUNTIME 1  // (the compiled OMPT tool uses this clock)
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN

@@ -1048,6 +1048,7 @@ FORKSCALE_NAMESPACE_END
 
 #ifndef FORKSCALE_DEFAULT_CLOCK
 #define FORKSCALE_DEFAULT_CLOCK ::forkscale::runtime_clock
+#define FORKSCALE_DETAIL_DEFAULT_CLOCK_IS_RUNTIME 1  // (the compiled OMPT tool uses this clock)
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN

@@ -110,7 +110,15 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
   target_link_libraries(${prefix}readme_ompt PRIVATE ${FORKSCALE_OMPT_LIBRARY} OpenMP::OpenMP_CXX)
   target_compile_options(${prefix}readme_ompt PRIVATE -g -Wall -Wextra -Wpedantic -Werror)
   add_test(NAME ${prefix}readme_ompt COMMAND ${prefix}readme_ompt)
-  set_tests_properties(${prefix}readme_ompt PROPERTIES LABELS ompt
+  # The same program in the header-only form, where the tool is compiled in the
+  # program's own file (the other programs here link forkscale::compiled, whose
+  # library holds the tool when it was built with OMPT: FORKSCALE_COMPILED_OMPT).
+  # At -O0: it proves the form, and the tool at -O2 is most of a minute of clang.
+  add_executable(${prefix}readme_ompt_header_only "${CMAKE_CURRENT_BINARY_DIR}/readme_ompt.cpp")
+  target_link_libraries(${prefix}readme_ompt_header_only PRIVATE forkscale::forkscale OpenMP::OpenMP_CXX)
+  target_compile_options(${prefix}readme_ompt_header_only PRIVATE -g -O0 -Wall -Wextra -Wpedantic -Werror)
+  add_test(NAME ${prefix}readme_ompt_header_only COMMAND ${prefix}readme_ompt_header_only)
+  set_tests_properties(${prefix}readme_ompt ${prefix}readme_ompt_header_only PROPERTIES LABELS ompt
     PASS_REGULAR_EXPRESSION "Work: +33,091,000 units\n  Span: +270,000 units\n"
     FAIL_REGULAR_EXPRESSION "Diagnostics: [^n]")  # (with PASS_REGULAR_EXPRESSION the exit status is not looked at)
 
@@ -122,6 +130,7 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
 
   forkscale_ompt_time_limit("${sanitize}"
     ${prefix}ompt_cases ${prefix}ompt_random ${prefix}ompt_startup ${prefix}ompt_disabled ${prefix}readme_ompt
+    ${prefix}readme_ompt_header_only
     ${prefix}example.ompt_cholesky ${prefix}example.ompt_stencil.dynamic ${prefix}example.ompt_stencil.static
     ${prefix}example.ompt_cholesky.bad_input)
 endfunction()

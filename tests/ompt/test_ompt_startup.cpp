@@ -4,6 +4,7 @@
 // start a tool (OMP_TOOL=disabled), a callback refused, nested parallelism off.
 // In each case the program must run unchanged. Each case runs this executable
 // again as a child process (`--child <mode>`) in the environment under test.
+#include <forkscale/detail/ompt/tool.hpp>  // the refusal case calls the tool's initializer
 #include <forkscale/ompt.hpp>
 #include <forkscale/read_report.hpp>
 

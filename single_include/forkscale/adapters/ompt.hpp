@@ -63,6 +63,43 @@
 #include <cstring>
 #include <string>
 
+#include "../forkscale.hpp"
+
+#if defined(__has_include)
+#if __has_include(<omp-tools.h>)
+#define FORKSCALE_DETAIL_OMPT_AVAILABLE 1
+#endif
+#endif
+#ifndef FORKSCALE_DETAIL_OMPT_AVAILABLE
+#define FORKSCALE_DETAIL_OMPT_AVAILABLE 0
+#endif
+
+// Where the tool itself (its callbacks, the whole-program mode, the site names)
+// is compiled: in this translation unit (header-only form), or once in the
+// compiled form's library, when that library was built with OMPT support (CMake
+// defines FORKSCALE_COMPILED_OMPT for the users of forkscale::compiled then;
+// src/forkscale_ompt.cpp) and this program keeps the library's clock policy.
+// FORKSCALE_DETAIL_BUILDING_OMPT is the library's own source.
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE && !FORKSCALE_HEADER_ONLY &&          \
+    defined(FORKSCALE_COMPILED_OMPT) && defined(FORKSCALE_DETAIL_DEFAULT_CLOCK_IS_RUNTIME) && \
+    !defined(FORKSCALE_DETAIL_BUILDING_OMPT)
+#define FORKSCALE_DETAIL_OMPT_IN_LIBRARY 1
+#else
+#define FORKSCALE_DETAIL_OMPT_IN_LIBRARY 0
+#endif
+// The tool's entry points below: inline in a translation unit that compiles the
+// tool, ordinary functions in the library's source.
+#ifdef FORKSCALE_DETAIL_BUILDING_OMPT
+#define FORKSCALE_DETAIL_OMPT_GLUE
+#else
+#define FORKSCALE_DETAIL_OMPT_GLUE inline
+#endif
+
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+#include <dlfcn.h>
+#include <omp-tools.h>
+
+#if !FORKSCALE_DETAIL_OMPT_IN_LIBRARY
 // begin include/forkscale/detail/engine/events.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
@@ -75,7 +112,6 @@
 #include <cstdint>
 #include <string>
 
-#include "../forkscale.hpp"
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -4054,19 +4090,6 @@ void install_engine_hooks() noexcept {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 // end include/forkscale/detail/engine/events.hpp
-
-#if defined(__has_include)
-#if __has_include(<omp-tools.h>)
-#define FORKSCALE_DETAIL_OMPT_AVAILABLE 1
-#endif
-#endif
-#ifndef FORKSCALE_DETAIL_OMPT_AVAILABLE
-#define FORKSCALE_DETAIL_OMPT_AVAILABLE 0
-#endif
-
-#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
-#include <dlfcn.h>
-
 // begin include/forkscale/detail/ompt/tool.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OMPT_TOOL_HPP
 #define FORKSCALE_SINGLE_DETAIL_OMPT_TOOL_HPP
@@ -15742,6 +15765,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OMPT_TOOL_HPP
 // end include/forkscale/detail/ompt/tool.hpp
 #endif
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -15765,8 +15789,15 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace ompt {
 
+#if FORKSCALE_DETAIL_OMPT_IN_LIBRARY
+// Defined in the compiled form's library (src/forkscale_ompt.cpp).
+std::string why_off();
+bool startup_check();
+bool tool_active() noexcept;
+void tool_set_enabled(bool on) noexcept;
+#else
 // Why the tool is off, or "" when it runs (or may still start).
-inline std::string why_off() {
+FORKSCALE_DETAIL_OMPT_GLUE std::string why_off() {
 #if !FORKSCALE_ENABLE
   return "";  // FORKSCALE_ENABLE=0: nothing is measured, by request
 #elif !FORKSCALE_DETAIL_OMPT_AVAILABLE
@@ -15795,7 +15826,7 @@ inline std::string why_off() {
 // it initializes, at the program's first call into it (normally the first line
 // of main); asking it a question here makes that happen now, so that the answer
 // is known before the program runs.
-inline bool startup_check() {
+FORKSCALE_DETAIL_OMPT_GLUE bool startup_check() {
   (void)omp_get_max_threads();
   const std::string why = why_off();
 #if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
@@ -15809,7 +15840,27 @@ inline bool startup_check() {
 #endif
   return why.empty();
 }
+
+FORKSCALE_DETAIL_OMPT_GLUE bool tool_active() noexcept {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  return status().active.load();
+#else
+  return false;
+#endif
+}
+
+FORKSCALE_DETAIL_OMPT_GLUE void tool_set_enabled(bool on) noexcept {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  status().enabled.store(on);
+#else
+  (void)on;
+#endif
+}
+#endif  // FORKSCALE_DETAIL_OMPT_IN_LIBRARY
+
+#ifndef FORKSCALE_DETAIL_BUILDING_OMPT
 inline const bool startup_checked = startup_check();
+#endif
 
 }  // namespace ompt
 }  // namespace detail
@@ -15818,13 +15869,7 @@ namespace ompt {
 
 // Whether forkscale's OMPT tool runs in this process: the runtime started it and
 // accepted every callback it needs.
-inline bool active() noexcept {
-#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
-  return detail::ompt::status().active.load();
-#else
-  return false;
-#endif
-}
+inline bool active() noexcept { return detail::ompt::tool_active(); }
 
 // Why it does not ("" when it does), in the words of the start-up line.
 inline std::string why_inactive() { return detail::ompt::why_off(); }
@@ -15833,24 +15878,43 @@ inline std::string why_inactive() { return detail::ompt::why_off(); }
 // follows: code run while it is off is not seen, as if it ran outside every
 // measurement (for a part profiled with the annotated adapter instead). Change it
 // only where no parallel region, task or worksharing loop is in progress.
-inline void set_enabled(bool on) noexcept {
-#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
-  detail::ompt::status().enabled.store(on);
-#else
-  (void)on;
-#endif
-}
+inline void set_enabled(bool on) noexcept { detail::ompt::tool_set_enabled(on); }
 
 }  // namespace ompt
 
 FORKSCALE_NAMESPACE_END
 
 #if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
-#define FORKSCALE_DETAIL_OMPT_ENTRY extern "C" __attribute__((weak, visibility("default")))
-
 namespace forkscale {
 namespace detail {
 namespace ompt {
+
+#if FORKSCALE_DETAIL_OMPT_IN_LIBRARY
+ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version);
+void note_dispatch_ra(const void* ra) noexcept;
+int dispatch_next(int (*next)(void*), void* call);
+const void* exchange_taskloop_ra(const void* ra) noexcept;
+#else
+using ompt_clock = ::forkscale::default_clock;
+FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
+  return tool<ompt_clock>::start(omp_version, runtime_version);
+}
+// The program's return address while the runtime's loop dispatch starts a loop.
+FORKSCALE_DETAIL_OMPT_GLUE void note_dispatch_ra(const void* ra) noexcept { notes().dispatch_ra = ra; }
+// Around the runtime's __kmpc_dispatch_next_*: next(call) is the real one.
+FORKSCALE_DETAIL_OMPT_GLUE int dispatch_next(int (*next)(void*), void* call) {
+  return team_events<ompt_clock>::dispatch_next([&] { return next(call); });
+}
+// The program's return address while the runtime's taskloop runs; returns the
+// one it replaces (a taskloop inside a taskloop's task).
+FORKSCALE_DETAIL_OMPT_GLUE const void* exchange_taskloop_ra(const void* ra) noexcept {
+  thread_notes& n = notes();
+  const void* saved = n.taskloop_ra;
+  n.taskloop_ra = ra;
+  return saved;
+}
+#endif
+
 // The runtime's own definition of an entry point this header wraps.
 template <class Fn>
 Fn next_symbol(const char* name) {
@@ -15862,14 +15926,20 @@ Fn next_symbol(const char* name) {
   }
   return reinterpret_cast<Fn>(f);
 }
-using ompt_clock = ::forkscale::default_clock;
+
 }  // namespace ompt
 }  // namespace detail
 }  // namespace forkscale
 
+// The entry points are defined in the program (not in the library: an archive
+// member that defined __kmpc_dispatch_* would be linked into every OpenMP
+// program that links forkscale::compiled).
+#ifndef FORKSCALE_DETAIL_BUILDING_OMPT
+#define FORKSCALE_DETAIL_OMPT_ENTRY extern "C" __attribute__((weak, visibility("default")))
+
 FORKSCALE_DETAIL_OMPT_ENTRY ompt_start_tool_result_t* ompt_start_tool(unsigned int omp_version,
                                                                       const char* runtime_version) {
-  return ::forkscale::detail::ompt::tool<::forkscale::detail::ompt::ompt_clock>::start(omp_version, runtime_version);
+  return ::forkscale::detail::ompt::start_tool(omp_version, runtime_version);
 }
 
 // libomp's loop dispatch (kmp.h): a dynamic, guided or runtime-scheduled loop
@@ -15880,17 +15950,27 @@ FORKSCALE_DETAIL_OMPT_ENTRY ompt_start_tool_result_t* ompt_start_tool(unsigned i
                                                                  Int lb, Int ub, Stride st, Stride chunk) {       \
     using real_t = void (*)(void*, std::int32_t, std::int32_t, Int, Int, Stride, Stride);                         \
     static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_dispatch_init_" #suffix);   \
-    auto& notes = ::forkscale::detail::ompt::notes();                                                             \
-    notes.dispatch_ra = __builtin_return_address(0);                                                              \
+    ::forkscale::detail::ompt::note_dispatch_ra(__builtin_return_address(0));                                     \
     real(loc, gtid, kind, lb, ub, st, chunk);                                                                     \
-    notes.dispatch_ra = nullptr;                                                                                  \
+    ::forkscale::detail::ompt::note_dispatch_ra(nullptr);                                                         \
   }                                                                                                               \
   FORKSCALE_DETAIL_OMPT_ENTRY int __kmpc_dispatch_next_##suffix(void* loc, std::int32_t gtid, std::int32_t* last, \
                                                                 Int* lb, Int* ub, Stride* st) {                   \
     using real_t = int (*)(void*, std::int32_t, std::int32_t*, Int*, Int*, Stride*);                              \
     static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_dispatch_next_" #suffix);   \
-    return ::forkscale::detail::ompt::team_events<::forkscale::detail::ompt::ompt_clock>::dispatch_next(          \
-        [&] { return real(loc, gtid, last, lb, ub, st); });                                                       \
+    struct call_t {                                                                                               \
+      void* loc;                                                                                                  \
+      std::int32_t gtid;                                                                                          \
+      std::int32_t* last;                                                                                         \
+      Int* lb;                                                                                                    \
+      Int* ub;                                                                                                    \
+      Stride* st;                                                                                                 \
+      static int run(void* p) {                                                                                   \
+        call_t& c = *static_cast<call_t*>(p);                                                                     \
+        return real(c.loc, c.gtid, c.last, c.lb, c.ub, c.st);                                                     \
+      }                                                                                                           \
+    } call{loc, gtid, last, lb, ub, st};                                                                          \
+    return ::forkscale::detail::ompt::dispatch_next(&call_t::run, &call);                                         \
   }
 FORKSCALE_DETAIL_OMPT_DISPATCH(4, std::int32_t, std::int32_t)
 FORKSCALE_DETAIL_OMPT_DISPATCH(4u, std::uint32_t, std::int32_t)
@@ -15906,11 +15986,9 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task
   using real_t =
       void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
-  auto& notes = ::forkscale::detail::ompt::notes();
-  const void* saved = notes.taskloop_ra;
-  notes.taskloop_ra = __builtin_return_address(0);
+  const void* saved = ::forkscale::detail::ompt::exchange_taskloop_ra(__builtin_return_address(0));
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
-  notes.taskloop_ra = saved;
+  ::forkscale::detail::ompt::exchange_taskloop_ra(saved);
 }
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                    std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
@@ -15918,15 +15996,15 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
                           int, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
-  auto& notes = ::forkscale::detail::ompt::notes();
-  const void* saved = notes.taskloop_ra;
-  notes.taskloop_ra = __builtin_return_address(0);
+  const void* saved = ::forkscale::detail::ompt::exchange_taskloop_ra(__builtin_return_address(0));
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
-  notes.taskloop_ra = saved;
+  ::forkscale::detail::ompt::exchange_taskloop_ra(saved);
 }
 #undef FORKSCALE_DETAIL_OMPT_ENTRY
+#endif  // FORKSCALE_DETAIL_BUILDING_OMPT
 #endif  // FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
 
+#undef FORKSCALE_DETAIL_OMPT_GLUE
 // begin include/forkscale/detail/macro_unscope.hpp
 // detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the
 // umbrella header, so that they do not leak into user code. (The public
