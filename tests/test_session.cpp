@@ -52,13 +52,24 @@ void handle_request(std::uint64_t n) {
   fs::charge(1);
 }
 
-// A fresh empty directory for one test.
+// A fresh empty directory for one test, removed when the program exits.
 stdfs::path fresh_dir(const std::string& name) {
-  // Unique to this process: test_session and test_session_single run at once.
+  struct made_dirs {
+    std::vector<stdfs::path> dirs;
+    ~made_dirs() {
+      for (const stdfs::path& d : dirs) {
+        std::error_code ec;
+        stdfs::remove_all(d, ec);
+      }
+    }
+  };
+  static made_dirs made;
+  // Unique to this process: two builds of the suite may run at once.
   static const std::string run = std::to_string(std::random_device{}());
   stdfs::path d = stdfs::temp_directory_path() / ("forkscale_test_session_" + run + "_" + name);
   stdfs::remove_all(d);
   stdfs::create_directories(d);
+  made.dirs.push_back(d);
   return d;
 }
 
