@@ -110,9 +110,7 @@ TEST(PredictOsThreads, AThreadWaitingAtAJoinUsesNoCore) {
         fs::join_handle h;
         auto t = fs::spawn(h, [] { fs::charge(10); });
         t();
-        {
-          fs::sync_point sp(h);
-        }
+        { fs::sync_point sp(h); }
         fs::charge(10);
       },
       recorded());
@@ -247,7 +245,7 @@ TEST(PredictOsThreadsProperty, EventDrivenReplayMatchesSmallSteps) {
     if (rep.record->strands.size() > 150 || rep.work() > 3000) continue;
     ++compared;
     const double start = static_cast<double>(seed % 4);  // 0 to 3 units
-    const double dt = 1.0 / 64;  // exact in binary: step ends fall on whole units
+    const double dt = 1.0 / 64;                          // exact in binary: step ends fall on whole units
     // Each strand's end may come up to one step late, and a lateness is handed
     // on along a path of strands: the oracle is within strands x dt.
     const double tolerance = static_cast<double>(rep.record->strands.size() + 1) * dt;
@@ -295,11 +293,16 @@ TEST(PredictOsThreads, TheSchedulerIsChosenByTheReportAndSaid) {
   EXPECT_NE(text.find("threads TP"), std::string::npos) << text;
   bool said = false;
   for (const std::string& a : p.assumptions)
-    said = said || a.find("a thread starts 5 units (the report's burden; source: measured std_thread) after its "
-                          "spawn") != std::string::npos;
+    said = said || a.find(
+                       "a thread starts 5 units (the report's burden; source: measured std_thread) after its "
+                       "spawn") != std::string::npos;
   EXPECT_TRUE(said) << text;
   EXPECT_NE(json.find("\"scheduler\": \"os_threads\""), std::string::npos) << json;
-  EXPECT_NE(json.find("\"os_threads\": {\n        \"time\": 15.0,\n        \"threads\": 1,\n        \"peak_runnable\": 2\n      }"), std::string::npos) << json;
+  EXPECT_NE(
+      json.find(
+          "\"os_threads\": {\n        \"time\": 15.0,\n        \"threads\": 1,\n        \"peak_runnable\": 2\n      }"),
+      std::string::npos)
+      << json;
   EXPECT_EQ(json.find("\"work_stealing\": {"), std::string::npos) << json;
   // Asked for by name, either one runs whatever the report.
   fs::replay_model ws;
@@ -318,8 +321,7 @@ TEST(PredictOsThreads, ABadThreadStartCostIsRefused) {
       fs::predict(rep, {2}, threads(bad));
       ADD_FAILURE() << "thread_start_cost " << bad << " was accepted";
     } catch (const fs::error& e) {
-      EXPECT_NE(std::string(e.what()).find("thread_start_cost is not a finite number"), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find("thread_start_cost is not a finite number"), std::string::npos) << e.what();
     }
   }
 }
