@@ -116,6 +116,35 @@ TEST(StudyPrediction, RecordsTheOneThreadRunAndReplaysIt) {
   EXPECT_FALSE(fs::prediction_svg(s).empty());
 }
 
+// The OS-thread replay in a study: one deterministic time per P (min = max),
+// no greedy time, the scale still the measured T1 over the work; the JSON reads
+// back the same, and the text and HTML say which scheduler predicted.
+TEST(StudyPrediction, TheOsThreadReplay) {
+  counted_workload w;
+  fs::study_options o = small(1);
+  o.replay.scheduler = fs::replay_scheduler::os_threads;
+  o.replay.thread_start_cost = 1000;
+  const fs::study_result s = fs::run_study("tree", w.make(), o);
+  const fs::study_prediction& p = s.prediction;
+  ASSERT_FALSE(p.empty()) << p.note;
+  EXPECT_EQ(p.model.scheduler, fs::replay_scheduler::os_threads);
+  EXPECT_EQ(p.model.thread_start_cost, 1000);
+  EXPECT_NEAR(p.scale * p.work, s.t1(), 1e-6 * s.t1());
+  for (const auto& pt : p.points) {
+    SCOPED_TRACE(pt.processors);
+    EXPECT_EQ(pt.time_min, pt.time);
+    EXPECT_EQ(pt.time_max, pt.time);
+    EXPECT_TRUE(std::isnan(pt.greedy_time));
+    EXPECT_GE(pt.time, pt.lower_time * (1 - 1e-9));
+  }
+  const fs::study_result back = fs::study_from_json(s.to_json());
+  EXPECT_EQ(back.to_json(), s.to_json());
+  EXPECT_EQ(back.prediction.model.scheduler, fs::replay_scheduler::os_threads);
+  EXPECT_TRUE(contains(s.to_text(), "predicted TP: OS threads")) << s.to_text();
+  EXPECT_TRUE(contains(fs::to_html(s), "predicted TP: OS threads"));
+  EXPECT_FALSE(fs::prediction_svg(s).empty());
+}
+
 TEST(StudyPrediction, WithoutWarmUpOneMoreRunIsRecorded) {
   counted_workload w;
   const fs::study_result s = fs::run_study("tree", w.make(), small(0));

@@ -1,17 +1,21 @@
 // cli_predict.hpp: the predict and calibrate commands of forkscale-report
 // (included by forkscale_cli.hpp, which has the rest of the command line).
 //
-//   forkscale-report predict RUN.json [--processors LIST] [--spawn-cost C] [--steal-cost C]
-//                                     [--attempt-cost C] [--seeds N] [--to text|json] [-o OUT]
+//   forkscale-report predict RUN.json [--processors LIST] [--model work-stealing|os-threads]
+//                                     [--spawn-cost C] [--steal-cost C] [--attempt-cost C]
+//                                     [--thread-start-cost C] [--seeds N] [--to text|json] [-o OUT]
 //   forkscale-report calibrate [--backend std_thread|tbb|openmp] [--file PATH]
 //
 // predict replays the report's record (fs::predict, docs/predict.md) on each P
 // of LIST: numbers separated by commas ("1,2,4,8"), ranges that double
 // ("1-256": 1, 2, 4, ..., 256), and "..." continuing the step of the two
 // numbers before it up to the one after it ("1,2,4,8,...,256"; "2,4,6,...,16").
-// Default: 1-256. Costs are in the report's unit; a negative steal or attempt
-// cost, or none, takes the model's default (the report's burden, a tenth of
-// it). A scaling study's profile run is replayed when RUN.json is a study.
+// Default: 1-256. --model chooses the scheduler (fs::replay_scheduler); by
+// default os-threads for a report whose burden was calibrated for std_thread,
+// work-stealing for any other. Costs are in the report's unit; a negative
+// steal, attempt or thread start cost, or none, takes the model's default (the
+// report's burden, a tenth of it, the report's burden). A scaling study's
+// profile run is replayed when RUN.json is a study.
 //
 // calibrate runs fs::calibrate_burden for the backend (default std_thread),
 // prints the spawn and steal times and stores them in PATH (default
@@ -157,12 +161,24 @@ inline predict_options parse_predict(const std::vector<std::string>& args) {
     const std::string v = option_value(args, i, name);
     if (name == "--processors")
       o.processors = v;
-    else if (name == "--spawn-cost")
+    else if (name == "--model") {
+      if (v == "work-stealing" || v == "work_stealing")
+        o.model.scheduler = fs::replay_scheduler::work_stealing;
+      else if (v == "os-threads" || v == "os_threads")
+        o.model.scheduler = fs::replay_scheduler::os_threads;
+      else if (v == "automatic")
+        o.model.scheduler = fs::replay_scheduler::automatic;
+      else
+        throw usage_failure("unknown model " + quoted(v) +
+                            " for predict (expected work-stealing, os-threads or automatic)");
+    } else if (name == "--spawn-cost")
       o.model.spawn_cost = cost_value(name, v);
     else if (name == "--steal-cost")
       o.model.steal_cost = cost_value(name, v);
     else if (name == "--attempt-cost")
       o.model.steal_attempt_cost = cost_value(name, v);
+    else if (name == "--thread-start-cost")
+      o.model.thread_start_cost = cost_value(name, v);
     else if (name == "--seeds") {
       unsigned long long n = 0;
       if (!whole_number(v, n) || n == 0 || n > 1000)

@@ -73,10 +73,13 @@ inline std::string usage() {
          "         [--fail-if RULE]...\n"
          "       " +
          program +
-         " predict RUN.json [--processors LIST] [--spawn-cost C] [--steal-cost C]\n"
+         " predict RUN.json [--processors LIST] [--model work-stealing|os-threads]\n"
          "       " +
          std::string(std::strlen(program), ' ') +
-         "         [--attempt-cost C] [--seeds N] [--to text|json] [-o OUT]\n"
+         "         [--spawn-cost C] [--steal-cost C] [--attempt-cost C]\n"
+         "       " +
+         std::string(std::strlen(program), ' ') +
+         "         [--thread-start-cost C] [--seeds N] [--to text|json] [-o OUT]\n"
          "       " +
          program +
          " calibrate [--backend std_thread|tbb|openmp] [--file PATH]\n"
@@ -105,9 +108,12 @@ inline std::string usage() {
          "burdened_parallelism, spawns, syncs, calls or average_maximal_strand. Each\n"
          "regression is a line on stderr, or with --to github an ::error annotation.\n"
          "predict replays the report's recorded strand graph (options.record) on P virtual\n"
-         "processors with a greedy and a work-stealing scheduler and prints the predicted\n"
-         "times and speedups next to the bounds; LIST is like 1,2,4 or 1-256 (doubling) or\n"
-         "1,2,4,...,256 (default 1-256); costs are in the report's unit (docs/predict.md).\n"
+         "processors and prints the predicted times and speedups next to the bounds:\n"
+         "--model work-stealing (greedy and randomized work stealing: oneTBB, OpenMP) or\n"
+         "os-threads (a thread per spawn, the cores shared in time slices: std::thread),\n"
+         "by default os-threads when the report's burden was calibrated for std_thread;\n"
+         "LIST is like 1,2,4 or 1-256 (doubling) or 1,2,4,...,256 (default 1-256);\n"
+         "costs are in the report's unit (docs/predict.md).\n"
          "calibrate times a spawn and a steal of the backend on this machine and stores them\n"
          "(FORKSCALE_BURDEN_FILE, or burden.json under $XDG_CACHE_HOME/forkscale or\n"
          "~/.cache/forkscale); measurements with options.backend use it as their burden.\n"

@@ -929,6 +929,18 @@ TEST_F(Cli, PredictReplaysTheRecord) {
   const std::string out = (*dir_ / "prediction.json").string();
   EXPECT_EQ(tool({"predict", path, "--to", "json", "-o", out}).status, 0);
   EXPECT_EQ(read_file(out), fs::predict(rep, {1, 2, 4, 8, 16, 32, 64, 128, 256}).to_json());
+  // --model chooses the scheduler; --thread-start-cost the OS-thread replay's start.
+  fs::replay_model threads;
+  threads.scheduler = fs::replay_scheduler::os_threads;
+  threads.thread_start_cost = 4;
+  const outcome os =
+      tool({"predict", path, "--processors", "1,2", "--model", "os-threads", "--thread-start-cost", "4"});
+  EXPECT_EQ(os.status, 0) << os.err;
+  EXPECT_EQ(os.out, fs::predict(rep, {1, 2}, threads).to_text());
+  EXPECT_NE(os.out.find("Scheduler: OS threads"), std::string::npos) << os.out;
+  const outcome ws = tool({"predict", path, "--processors", "2", "--model=work-stealing", "--seeds", "3"});
+  EXPECT_EQ(ws.status, 0) << ws.err;
+  EXPECT_NE(ws.out.find("Scheduler: work stealing"), std::string::npos) << ws.out;
 }
 
 TEST_F(Cli, PredictRefusesBadUsageAndReportsWithoutARecord) {
@@ -944,6 +956,8 @@ TEST_F(Cli, PredictRefusesBadUsageAndReportsWithoutARecord) {
       {"predict", in, "--processors", "0"},
       {"predict", in, "--processors"},
       {"predict", in, "--frobnicate", "1"},
+      {"predict", in, "--model", "cilk"},
+      {"predict", in, "--thread-start-cost", "soon"},
       {"calibrate", "--backend", "cilk"},
       {"calibrate", "extra"},
       {"calibrate", "--file", ""},

@@ -7,13 +7,16 @@
 //   fs::prediction p = fs::predict(rep, {1, 2, 4, 8, 16, 32, 64});
 //   std::cout << p.to_text();                               // or p.to_json()
 //
-// Two schedulers replay the graph: a greedy list scheduler (Graham), whose time
-// lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the runtime costs
-// nothing, and a randomized work-stealing scheduler (work-first, as Cilk), run
-// over several seeds. A strand costs what the record says it added to a path;
-// the runtime's costs (spawn, steal, failed steal attempt) come from the
-// replay_model, by default from the report's burden; every prediction carries
-// the assumptions it was made under, as text.
+// Two replays model a work-stealing runtime: a greedy list scheduler (Graham),
+// whose time lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the
+// runtime costs nothing, and a randomized work-stealing scheduler (work-first,
+// as Cilk), run over several seeds. A third models a thread per spawn (a
+// std::thread program): every spawn starts an OS thread, the runnable threads
+// share the P cores (processor sharing, as the kernel's time slices), a join
+// blocks its thread. A strand costs what the record says it added to a path;
+// the runtime's costs (spawn, steal, failed steal attempt, thread start) come
+// from the replay_model, by default from the report's burden; every prediction
+// carries the scheduler it used and the assumptions it was made under, as text.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,9 +27,36 @@
 
 FORKSCALE_NAMESPACE_BEGIN
 
+// Which runtime the replay models (docs/predict.md).
+enum class replay_scheduler {
+  // os_threads for a report whose program spawned on std::thread (its burden
+  // is the one calibrated for std_thread: report::burden_source "measured
+  // std_thread"), work_stealing for any other.
+  automatic,
+  // Greedy list scheduling and randomized work stealing on P workers: oneTBB,
+  // OpenMP tasks, Cilk-style runtimes.
+  work_stealing,
+  // A thread per spawn on P cores shared in time slices: std::thread,
+  // std::async, a thread per task.
+  os_threads,
+};
+
+// "automatic", "work_stealing", "os_threads".
+inline const char* to_string(replay_scheduler s) noexcept {
+  switch (s) {
+    case replay_scheduler::work_stealing:
+      return "work_stealing";
+    case replay_scheduler::os_threads:
+      return "os_threads";
+    default:
+      return "automatic";
+  }
+}
+
 // The runtime the replay assumes. Costs are in the report's unit (ns for timed
 // clocks, units for the cost clock).
 struct replay_model {
+  replay_scheduler scheduler = replay_scheduler::automatic;
   // Extra time a spawn takes on the spawning worker: the strand that ends at the
   // spawn runs this much longer. 0 by default: under a timed clock the library's
   // own spawn call already runs inside the recorded strands.
@@ -40,6 +70,13 @@ struct replay_model {
   // The time a failed steal attempt (an empty deque) costs the thief before it
   // tries again. Negative: a tenth of the steal cost.
   double steal_attempt_cost = -1;
+  // os_threads: the time from a spawn until the new thread runs its first
+  // instruction (the child becomes runnable this much later; the spawning
+  // thread goes on at once). Negative: the report's burden, which is this time
+  // when the report's burden was calibrated for std_thread (fs::calibrate_burden
+  // measures it from the std::thread constructor call to the new thread's first
+  // instruction on an idle core).
+  double thread_start_cost = -1;
   // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
   // seed + seeds - 1 (1 to 1,000 of them).
   unsigned seeds = 5;
@@ -55,9 +92,15 @@ struct replay_spread {
 };
 
 // The prediction at one P. Times in the report's unit; speedups are T1 / TP
-// with T1 the replayed graph's work (prediction::work).
+// with T1 the replayed graph's work (prediction::work). Under work_stealing the
+// greedy and stealing members are filled and the os_threads ones are 0; under
+// os_threads the reverse.
 struct predicted_point {
   unsigned processors = 0;
+  // The scheduler's prediction: the work-stealing median over the seeds, or the
+  // OS-thread replay's time (deterministic).
+  double time = 0;
+  double speedup = 0;  // T1 / time
   double greedy_time = 0;
   double greedy_speedup = 0;
   std::uint64_t greedy_migrations = 0;  // strands run on another processor than the one that made them ready
@@ -67,6 +110,9 @@ struct predicted_point {
   double stealing_speedup_max = 0;      // T1 / min TP
   double steals = 0;                    // successful steals, mean over the seeds
   double failed_steals = 0;             // failed steal attempts, mean over the seeds
+  double os_threads_time = 0;           // os_threads: when the last thread finished
+  std::uint64_t threads = 0;            // os_threads: threads started (the record's spawns)
+  std::uint64_t peak_runnable = 0;      // os_threads: most threads runnable at one time
   // Bounds for this P, from the replayed graph: no schedule beats
   // max(work / P, span) (the work and span laws); a greedy schedule with free
   // runtime takes at most work / P + span (Brent); Cilkview's speedup estimate
@@ -91,7 +137,7 @@ struct prediction {
   double burdened_span = 0;
   double burden = 0;
   std::string burden_source;            // the report's (report::burden_source)
-  replay_model model;                   // with every cost resolved (none negative)
+  replay_model model;                   // with every cost resolved (none negative) and the scheduler chosen
   std::vector<predicted_point> points;  // in the order the processors were asked
   // What the numbers assume, one sentence a line; to_text prints them under
   // the table and to_json writes them with the numbers.
@@ -112,7 +158,8 @@ struct prediction {
 // (one line) when the report has no record (measure with options.record or
 // FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
 // for a P of 0 or above 65,536, and for a model with a cost that is not a
-// finite number or with 0 or more than 1,000 seeds.
+// finite number or with 0 or more than 1,000 seeds. model.scheduler automatic
+// chooses by the report (replay_scheduler); prediction::model says which ran.
 FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
                                     const replay_model& model = {});
 
@@ -124,8 +171,8 @@ struct what_if_prediction {
   what_if_source source = what_if_source::all;
   double factor = 1;  // may be infinity: the region's strands cost nothing
   unsigned processors = 0;
-  double time = 0;  // work stealing, median over the seeds
-  double greedy_time = 0;
+  double time = 0;           // the scheduler's (predicted_point::time)
+  double greedy_time = 0;    // work_stealing only (0 under os_threads)
   double measured_time = 0;  // the same replay of the program as recorded
   double speedup = 0;        // measured_time / time: what the change gains on P processors
 };

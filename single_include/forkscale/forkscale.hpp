@@ -15684,13 +15684,16 @@ FORKSCALE_NAMESPACE_END
 //   fs::prediction p = fs::predict(rep, {1, 2, 4, 8, 16, 32, 64});
 //   std::cout << p.to_text();                               // or p.to_json()
 //
-// Two schedulers replay the graph: a greedy list scheduler (Graham), whose time
-// lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the runtime costs
-// nothing, and a randomized work-stealing scheduler (work-first, as Cilk), run
-// over several seeds. A strand costs what the record says it added to a path;
-// the runtime's costs (spawn, steal, failed steal attempt) come from the
-// replay_model, by default from the report's burden; every prediction carries
-// the assumptions it was made under, as text.
+// Two replays model a work-stealing runtime: a greedy list scheduler (Graham),
+// whose time lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the
+// runtime costs nothing, and a randomized work-stealing scheduler (work-first,
+// as Cilk), run over several seeds. A third models a thread per spawn (a
+// std::thread program): every spawn starts an OS thread, the runnable threads
+// share the P cores (processor sharing, as the kernel's time slices), a join
+// blocks its thread. A strand costs what the record says it added to a path;
+// the runtime's costs (spawn, steal, failed steal attempt, thread start) come
+// from the replay_model, by default from the report's burden; every prediction
+// carries the scheduler it used and the assumptions it was made under, as text.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15698,9 +15701,36 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
+// Which runtime the replay models (docs/predict.md).
+enum class replay_scheduler {
+  // os_threads for a report whose program spawned on std::thread (its burden
+  // is the one calibrated for std_thread: report::burden_source "measured
+  // std_thread"), work_stealing for any other.
+  automatic,
+  // Greedy list scheduling and randomized work stealing on P workers: oneTBB,
+  // OpenMP tasks, Cilk-style runtimes.
+  work_stealing,
+  // A thread per spawn on P cores shared in time slices: std::thread,
+  // std::async, a thread per task.
+  os_threads,
+};
+
+// "automatic", "work_stealing", "os_threads".
+inline const char* to_string(replay_scheduler s) noexcept {
+  switch (s) {
+    case replay_scheduler::work_stealing:
+      return "work_stealing";
+    case replay_scheduler::os_threads:
+      return "os_threads";
+    default:
+      return "automatic";
+  }
+}
+
 // The runtime the replay assumes. Costs are in the report's unit (ns for timed
 // clocks, units for the cost clock).
 struct replay_model {
+  replay_scheduler scheduler = replay_scheduler::automatic;
   // Extra time a spawn takes on the spawning worker: the strand that ends at the
   // spawn runs this much longer. 0 by default: under a timed clock the library's
   // own spawn call already runs inside the recorded strands.
@@ -15714,6 +15744,13 @@ struct replay_model {
   // The time a failed steal attempt (an empty deque) costs the thief before it
   // tries again. Negative: a tenth of the steal cost.
   double steal_attempt_cost = -1;
+  // os_threads: the time from a spawn until the new thread runs its first
+  // instruction (the child becomes runnable this much later; the spawning
+  // thread goes on at once). Negative: the report's burden, which is this time
+  // when the report's burden was calibrated for std_thread (fs::calibrate_burden
+  // measures it from the std::thread constructor call to the new thread's first
+  // instruction on an idle core).
+  double thread_start_cost = -1;
   // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
   // seed + seeds - 1 (1 to 1,000 of them).
   unsigned seeds = 5;
@@ -15729,9 +15766,15 @@ struct replay_spread {
 };
 
 // The prediction at one P. Times in the report's unit; speedups are T1 / TP
-// with T1 the replayed graph's work (prediction::work).
+// with T1 the replayed graph's work (prediction::work). Under work_stealing the
+// greedy and stealing members are filled and the os_threads ones are 0; under
+// os_threads the reverse.
 struct predicted_point {
   unsigned processors = 0;
+  // The scheduler's prediction: the work-stealing median over the seeds, or the
+  // OS-thread replay's time (deterministic).
+  double time = 0;
+  double speedup = 0;  // T1 / time
   double greedy_time = 0;
   double greedy_speedup = 0;
   std::uint64_t greedy_migrations = 0;  // strands run on another processor than the one that made them ready
@@ -15741,6 +15784,9 @@ struct predicted_point {
   double stealing_speedup_max = 0;      // T1 / min TP
   double steals = 0;                    // successful steals, mean over the seeds
   double failed_steals = 0;             // failed steal attempts, mean over the seeds
+  double os_threads_time = 0;           // os_threads: when the last thread finished
+  std::uint64_t threads = 0;            // os_threads: threads started (the record's spawns)
+  std::uint64_t peak_runnable = 0;      // os_threads: most threads runnable at one time
   // Bounds for this P, from the replayed graph: no schedule beats
   // max(work / P, span) (the work and span laws); a greedy schedule with free
   // runtime takes at most work / P + span (Brent); Cilkview's speedup estimate
@@ -15765,7 +15811,7 @@ struct prediction {
   double burdened_span = 0;
   double burden = 0;
   std::string burden_source;            // the report's (report::burden_source)
-  replay_model model;                   // with every cost resolved (none negative)
+  replay_model model;                   // with every cost resolved (none negative) and the scheduler chosen
   std::vector<predicted_point> points;  // in the order the processors were asked
   // What the numbers assume, one sentence a line; to_text prints them under
   // the table and to_json writes them with the numbers.
@@ -15786,7 +15832,8 @@ struct prediction {
 // (one line) when the report has no record (measure with options.record or
 // FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
 // for a P of 0 or above 65,536, and for a model with a cost that is not a
-// finite number or with 0 or more than 1,000 seeds.
+// finite number or with 0 or more than 1,000 seeds. model.scheduler automatic
+// chooses by the report (replay_scheduler); prediction::model says which ran.
 FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
                                     const replay_model& model = {});
 
@@ -15798,8 +15845,8 @@ struct what_if_prediction {
   what_if_source source = what_if_source::all;
   double factor = 1;  // may be infinity: the region's strands cost nothing
   unsigned processors = 0;
-  double time = 0;  // work stealing, median over the seeds
-  double greedy_time = 0;
+  double time = 0;           // the scheduler's (predicted_point::time)
+  double greedy_time = 0;    // work_stealing only (0 under os_threads)
   double measured_time = 0;  // the same replay of the program as recorded
   double speedup = 0;        // measured_time / time: what the change gains on P processors
 };
@@ -15817,7 +15864,8 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
 // detail/predict/run.hpp: fs::predict — checking the request, resolving the
-// model, replaying each P with both schedulers, and the assumptions text.
+// model (the scheduler and its costs), replaying each P, and the assumptions
+// text.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16212,6 +16260,143 @@ inline replay_run greedy_replay(const replay_graph& g, unsigned processors, cons
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
 // end include/forkscale/detail/predict/greedy.hpp
+// begin include/forkscale/detail/predict/os_threads.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OS_THREADS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_OS_THREADS_HPP
+// detail/predict/os_threads.hpp: the recorded graph run as a thread-per-spawn
+// program (std::thread) on P cores, simulated event by event in virtual time.
+//
+//  - Every task is an OS thread: task 0 is the thread that ran the measurement,
+//    every spawn starts one more. The spawning thread goes on at once with its
+//    continuation; the new thread becomes runnable thread_start later (the
+//    latency of creating and scheduling it) and then runs the child's strands.
+//  - A thread is runnable while its next strand is ready; a thread whose next
+//    strand waits for a join (the sync after its children) is blocked and uses
+//    no core.
+//  - The runnable threads share the P cores by processor sharing: with R of
+//    them, each runs at speed min(1, P / R). Linux's CFS and EEVDF give every
+//    runnable thread an equal share of the cores over a few milliseconds; the
+//    replay takes that fair share as exact at every instant (the fluid limit
+//    of round-robin time slices, Kleinrock 1967).
+//  - A strand that ends at a spawn runs spawn_cost longer.
+// Under processor sharing every runnable strand receives the same service, so
+// one counter of the service each has received since the start (`service_`)
+// and a heap of the service at which each will finish make an event cost
+// O(log n): at most one runnable strand per thread, one event per strand and
+// per thread start.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// One OS-thread replay's outcome.
+struct os_threads_run {
+  double time = 0;                  // when the last strand finished
+  std::uint64_t threads = 0;        // threads started (spawns)
+  std::uint64_t peak_runnable = 0;  // most threads runnable at one instant
+};
+
+class os_threads_replay {
+ public:
+  os_threads_replay(const replay_graph& g, unsigned cores, double spawn_cost, double thread_start)
+      : g_(g), st_(g), cores_(cores), spawn_(spawn_cost), start_(thread_start) {}
+
+  os_threads_run run() {
+    for (const std::uint32_t s : st_.initial()) make_runnable(s);
+    while (!finishing_.empty() || !starting_.empty()) {
+      const double rate = speed();
+      // The next event: a strand's end (at the service it needs) or a thread's
+      // start; at one instant, the ends first.
+      const bool end_first =
+          !finishing_.empty() &&
+          (starting_.empty() || now_ + (finishing_.top().first - service_) / rate <= starting_.top().first);
+      if (end_first) {
+        const double target = finishing_.top().first;
+        now_ += (target - service_) / rate;
+        service_ = target;
+        // Every strand that needs no more than this much service ends now.
+        ended_.clear();
+        while (!finishing_.empty() && finishing_.top().first <= service_) {
+          ended_.push_back(finishing_.top().second);
+          finishing_.pop();
+        }
+        for (const std::uint32_t s : ended_) finish(s);
+      } else {
+        const double at = starting_.top().first;
+        if (!finishing_.empty()) service_ += (at - now_) * rate;
+        now_ = at;
+        while (!starting_.empty() && starting_.top().first <= now_) {
+          const std::uint32_t s = starting_.top().second;
+          starting_.pop();
+          begin(s);
+        }
+      }
+      out_.peak_runnable = std::max<std::uint64_t>(out_.peak_runnable, finishing_.size());
+    }
+    check_all_ran(g_, st_);
+    out_.time = now_;
+    return out_;
+  }
+
+ private:
+  using timed = std::pair<double, std::uint32_t>;
+  using min_heap = std::priority_queue<timed, std::vector<timed>, std::greater<timed>>;
+
+  // Each runnable thread's speed: a core each while there are enough.
+  double speed() const {
+    const double r = static_cast<double>(finishing_.size());
+    return r <= cores_ ? 1.0 : static_cast<double>(cores_) / r;
+  }
+
+  double cost(std::uint32_t s) const { return g_.cost[s] + (g_.spawns[s] ? spawn_ : 0.0); }
+
+  // A strand became ready: a new thread's first strand starts after the
+  // thread's start; any other goes on in the thread that is already running.
+  void make_runnable(std::uint32_t s) {
+    if (g_.task_start[s]) {
+      ++out_.threads;
+      starting_.emplace(now_ + start_, s);
+    } else {
+      begin(s);
+    }
+  }
+
+  void begin(std::uint32_t s) { finishing_.emplace(service_ + cost(s), s); }
+
+  void finish(std::uint32_t s) {
+    st_.finish(s, ready_);
+    for (const std::uint32_t w : ready_) make_runnable(w);
+  }
+
+  const replay_graph& g_;
+  replay_state st_;
+  double cores_;
+  double spawn_, start_;
+  double now_ = 0;
+  double service_ = 0;  // what each runnable strand received since the start
+  min_heap finishing_;  // (service at which it ends, strand): the runnable strands
+  min_heap starting_;   // (time, strand): threads started, not yet runnable
+  std::vector<std::uint32_t> ready_, ended_;
+  os_threads_run out_;
+};
+
+inline os_threads_run os_threads_replay_run(const replay_graph& g, unsigned cores, double spawn_cost,
+                                            double thread_start) {
+  return os_threads_replay(g, cores, spawn_cost, thread_start).run();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OS_THREADS_HPP
+// end include/forkscale/detail/predict/os_threads.hpp
 // begin include/forkscale/detail/predict/stealing.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
@@ -16412,14 +16597,22 @@ inline void check_processors(const std::vector<unsigned>& processors) {
                   std::to_string(max_processors) + ")");
 }
 
-// The model with every cost resolved from the report's burden.
-inline replay_model resolve_model(const replay_model& m, double burden) {
+// The backend whose calibrated burden the report carries ("measured
+// std_thread"), which says which runtime ran the program.
+inline bool burden_is_std_thread(const std::string& burden_source) {
+  return burden_source == std::string("measured ") + to_string(backend::std_thread);
+}
+
+// The model with the scheduler chosen and every cost resolved from the
+// report's burden.
+inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source) {
   const auto check = [](double v, const char* name) {
     if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
   };
   check(m.spawn_cost, "spawn_cost");
   check(m.steal_cost, "steal_cost");
   check(m.steal_attempt_cost, "steal_attempt_cost");
+  check(m.thread_start_cost, "thread_start_cost");
   if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
   if (m.seeds == 0 || m.seeds > max_seeds)
     throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
@@ -16427,6 +16620,9 @@ inline replay_model resolve_model(const replay_model& m, double burden) {
   replay_model r = m;
   if (r.steal_cost < 0) r.steal_cost = burden;
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
+  if (r.thread_start_cost < 0) r.thread_start_cost = burden;
+  if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
+    r.scheduler = burden_is_std_thread(burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
   return r;
 }
 
@@ -16456,17 +16652,33 @@ inline void replay_stealing(const replay_graph& g, const replay_model& m, predic
 
 inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+// The resolved model's scheduler on P processors: its time (the work-stealing
+// median, or the OS-thread replay's) and the rest of the point.
+inline void replay_point(const replay_graph& g, const replay_model& m, predicted_point& pt) {
+  if (m.scheduler == replay_scheduler::os_threads) {
+    const os_threads_run r = os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost);
+    pt.os_threads_time = r.time;
+    pt.threads = r.threads;
+    pt.peak_runnable = r.peak_runnable;
+    pt.time = r.time;
+  } else {
+    const replay_run greedy = greedy_replay(g, pt.processors, costs_of(m));
+    pt.greedy_time = greedy.time;
+    pt.greedy_migrations = greedy.migrations;
+    pt.greedy_speedup = ratio(g.work, greedy.time);
+    replay_stealing(g, m, pt);
+    pt.stealing_speedup = ratio(g.work, pt.stealing.median);
+    pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
+    pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+    pt.time = pt.stealing.median;
+  }
+  pt.speedup = ratio(g.work, pt.time);
+}
+
 inline predicted_point predict_point(const replay_graph& g, const replay_model& m, unsigned p) {
   predicted_point pt;
   pt.processors = p;
-  const replay_run greedy = greedy_replay(g, p, costs_of(m));
-  pt.greedy_time = greedy.time;
-  pt.greedy_migrations = greedy.migrations;
-  pt.greedy_speedup = ratio(g.work, greedy.time);
-  replay_stealing(g, m, pt);
-  pt.stealing_speedup = ratio(g.work, pt.stealing.median);
-  pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
-  pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+  replay_point(g, m, pt);
   const double P = static_cast<double>(p);
   pt.lower_time = std::max(g.work / P, g.span);
   pt.brent_time = g.work / P + g.span;
@@ -16494,20 +16706,33 @@ inline std::vector<std::string> assumptions(const prediction& p) {
   a.push_back(
       "The graph is the recorded one: a program whose spawns depend on the number of threads (a grain "
       "size chosen from P, a thread per core) would have another graph on P processors.");
-  std::string steal = amount(p.model.steal_cost, u);
-  if (p.model.steal_cost == p.burden)
-    steal +=
-        p.burden_source.empty() ? " (the report's burden)" : " (the report's burden; source: " + p.burden_source + ")";
-  a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " + steal +
-              ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
-              "; joins and waking idle workers cost nothing more.");
-  a.push_back(
-      "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
-      "migrates pays the steal cost.");
-  a.push_back(
-      "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
-      "random victims, " +
-      std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  const auto from_burden = [&](double v) {
+    std::string t = amount(v, u);
+    if (v == p.burden)
+      t += p.burden_source.empty() ? " (the report's burden)"
+                                   : " (the report's burden; source: " + p.burden_source + ")";
+    return t;
+  };
+  if (p.model.scheduler == replay_scheduler::os_threads) {
+    a.push_back(
+        "Scheduler: OS threads (a thread per spawn, as std::thread): every spawn starts a thread, the "
+        "spawning thread goes on at once, a thread waiting at a join uses no core, and the runnable threads "
+        "share the P cores equally (processor sharing, the limit of the kernel's time slices).");
+    a.push_back("Runtime costs: a thread starts " + from_burden(p.model.thread_start_cost) +
+                " after its spawn; a spawn costs the spawning thread " + amount(p.model.spawn_cost, u) +
+                "; context switches, a join's wake-up and the machine's other programs cost nothing.");
+  } else {
+    a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " +
+                from_burden(p.model.steal_cost) + ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
+                "; joins and waking idle workers cost nothing more.");
+    a.push_back(
+        "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
+        "migrates pays the steal cost.");
+    a.push_back(
+        "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
+        "random victims, " +
+        std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  }
   if (p.clock != clock_kind::cost)
     a.push_back(
         "Timed clock: the strands' times include the library's own spawn and join calls as they ran "
@@ -16530,7 +16755,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.clock = rep.clock;
   out.burden = static_cast<double>(rep.burden);
   out.burden_source = rep.burden_source;
-  out.model = dp::resolve_model(model, out.burden);
+  out.model = dp::resolve_model(model, out.burden, out.burden_source);
   const dp::replay_graph g =
       dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   out.strands = g.strands;
@@ -16566,7 +16791,20 @@ inline std::string spread_text(const replay_spread& s) {
   return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
+inline std::string os_threads_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
+             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
+             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
+             output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
 inline std::string prediction_table(const prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
   return output::fitted_columns([&](bool short_numbers) {
     output::text_table t(
         {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
@@ -16589,14 +16827,22 @@ inline std::string prediction_text(const prediction& p) {
                          " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
                          u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
                      "  ", "  ");
+  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
+  out += "Scheduler: " +
+         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
+                             : "work stealing (greedy list scheduling and randomized work stealing)") +
+         "\n";
   out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
   out += prediction_table(p);
-  out += io::wrapped(
-      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
-      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
-      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
-      "runtime takes.",
-      "  ", "  ");
+  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
+                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
+                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
+                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
+                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
+                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
+                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
+                               "most a greedy schedule with a free runtime takes.",
+                     "  ", "  ");
   out += "\nAssumptions\n";
   for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
   return out;
@@ -16611,25 +16857,36 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt) {
+inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
-  j.key("greedy");
-  j.begin_object();
-  j.member("time", pt.greedy_time);
-  j.member("speedup", pt.greedy_speedup);
-  j.member("migrations", pt.greedy_migrations);
-  j.end_object();
-  j.key("work_stealing");
-  j.begin_object();
-  j.key("time");
-  spread_json(j, pt.stealing);
-  j.member("speedup", pt.stealing_speedup);
-  j.member("speedup_min", pt.stealing_speedup_min);
-  j.member("speedup_max", pt.stealing_speedup_max);
-  j.member("steals", pt.steals);
-  j.member("failed_steals", pt.failed_steals);
-  j.end_object();
+  j.member("time", pt.time);
+  j.member("speedup", pt.speedup);
+  if (scheduler == replay_scheduler::os_threads) {
+    j.key("os_threads");
+    j.begin_object();
+    j.member("time", pt.os_threads_time);
+    j.member("threads", pt.threads);
+    j.member("peak_runnable", pt.peak_runnable);
+    j.end_object();
+  } else {
+    j.key("greedy");
+    j.begin_object();
+    j.member("time", pt.greedy_time);
+    j.member("speedup", pt.greedy_speedup);
+    j.member("migrations", pt.greedy_migrations);
+    j.end_object();
+    j.key("work_stealing");
+    j.begin_object();
+    j.key("time");
+    spread_json(j, pt.stealing);
+    j.member("speedup", pt.stealing_speedup);
+    j.member("speedup_min", pt.stealing_speedup_min);
+    j.member("speedup_max", pt.stealing_speedup_max);
+    j.member("steals", pt.steals);
+    j.member("failed_steals", pt.failed_steals);
+    j.end_object();
+  }
   j.key("bounds");
   j.begin_object();
   j.member("lower_time", pt.lower_time);
@@ -16645,9 +16902,11 @@ inline void point_json(output::json_writer& j, const predicted_point& pt) {
 inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
+  j.member("scheduler", to_string(m.scheduler));
   j.member("spawn_cost", m.spawn_cost);
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("thread_start_cost", m.thread_start_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -16675,7 +16934,7 @@ inline std::string prediction_json(const prediction& p) {
   model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
-  for (const auto& pt : p.points) point_json(j, pt);
+  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
   j.end_array();
   j.end_object();
   return j.finish();
@@ -16744,9 +17003,12 @@ inline replay_graph faster(const replay_graph& base, const execution_record& r, 
   return g;
 }
 
-inline double stealing_median(const replay_graph& g, const replay_model& m, unsigned p) {
+// The resolved model's time on P processors (predicted_point::time).
+inline double model_time(const replay_graph& g, const replay_model& m, unsigned p) {
   predicted_point pt;
   pt.processors = p;
+  if (m.scheduler == replay_scheduler::os_threads)
+    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost).time;
   replay_stealing(g, m, pt);
   return pt.stealing.median;
 }
@@ -16763,10 +17025,10 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   std::vector<what_if_prediction> out;
   if (rep.what_if.empty()) return out;
   const double burden = static_cast<double>(rep.burden);
-  const replay_model m = dp::resolve_model(model, burden);
+  const replay_model m = dp::resolve_model(model, burden, rep.burden_source);
   const dp::replay_graph base =
       dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
-  const double measured = dp::stealing_median(base, m, processors);
+  const double measured = dp::model_time(base, m, processors);
   for (const what_if_result& w : rep.what_if) {
     if (!w.executed || w.model != what_if_model::optimized) continue;
     const std::uint64_t mask = dp::region_mask(r, w);
@@ -16777,8 +17039,9 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
     p.source = w.source;
     p.factor = w.factor;
     p.processors = processors;
-    p.time = dp::stealing_median(g, m, processors);
-    p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
+    p.time = dp::model_time(g, m, processors);
+    if (m.scheduler == replay_scheduler::work_stealing)
+      p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
     p.measured_time = measured;
     p.speedup = p.time > 0 ? measured / p.time : std::numeric_limits<double>::infinity();
     out.push_back(std::move(p));
@@ -16819,6 +17082,7 @@ inline std::string replay_what_if_text(const report& rep) {
   if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
   const unsigned p = rep.max_processors ? rep.max_processors : 32;
   replay_model m;
+  m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
   m.seeds = 3;
   std::vector<what_if_prediction> rows;
   try {
@@ -20664,13 +20928,16 @@ FORKSCALE_NAMESPACE_END
 //   fs::prediction p = fs::predict(rep, {1, 2, 4, 8, 16, 32, 64});
 //   std::cout << p.to_text();                               // or p.to_json()
 //
-// Two schedulers replay the graph: a greedy list scheduler (Graham), whose time
-// lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the runtime costs
-// nothing, and a randomized work-stealing scheduler (work-first, as Cilk), run
-// over several seeds. A strand costs what the record says it added to a path;
-// the runtime's costs (spawn, steal, failed steal attempt) come from the
-// replay_model, by default from the report's burden; every prediction carries
-// the assumptions it was made under, as text.
+// Two replays model a work-stealing runtime: a greedy list scheduler (Graham),
+// whose time lies within Brent's bound T1/P <= TP <= T1/P + T∞ when the
+// runtime costs nothing, and a randomized work-stealing scheduler (work-first,
+// as Cilk), run over several seeds. A third models a thread per spawn (a
+// std::thread program): every spawn starts an OS thread, the runnable threads
+// share the P cores (processor sharing, as the kernel's time slices), a join
+// blocks its thread. A strand costs what the record says it added to a path;
+// the runtime's costs (spawn, steal, failed steal attempt, thread start) come
+// from the replay_model, by default from the report's burden; every prediction
+// carries the scheduler it used and the assumptions it was made under, as text.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20678,9 +20945,36 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
+// Which runtime the replay models (docs/predict.md).
+enum class replay_scheduler {
+  // os_threads for a report whose program spawned on std::thread (its burden
+  // is the one calibrated for std_thread: report::burden_source "measured
+  // std_thread"), work_stealing for any other.
+  automatic,
+  // Greedy list scheduling and randomized work stealing on P workers: oneTBB,
+  // OpenMP tasks, Cilk-style runtimes.
+  work_stealing,
+  // A thread per spawn on P cores shared in time slices: std::thread,
+  // std::async, a thread per task.
+  os_threads,
+};
+
+// "automatic", "work_stealing", "os_threads".
+inline const char* to_string(replay_scheduler s) noexcept {
+  switch (s) {
+    case replay_scheduler::work_stealing:
+      return "work_stealing";
+    case replay_scheduler::os_threads:
+      return "os_threads";
+    default:
+      return "automatic";
+  }
+}
+
 // The runtime the replay assumes. Costs are in the report's unit (ns for timed
 // clocks, units for the cost clock).
 struct replay_model {
+  replay_scheduler scheduler = replay_scheduler::automatic;
   // Extra time a spawn takes on the spawning worker: the strand that ends at the
   // spawn runs this much longer. 0 by default: under a timed clock the library's
   // own spawn call already runs inside the recorded strands.
@@ -20694,6 +20988,13 @@ struct replay_model {
   // The time a failed steal attempt (an empty deque) costs the thief before it
   // tries again. Negative: a tenth of the steal cost.
   double steal_attempt_cost = -1;
+  // os_threads: the time from a spawn until the new thread runs its first
+  // instruction (the child becomes runnable this much later; the spawning
+  // thread goes on at once). Negative: the report's burden, which is this time
+  // when the report's burden was calibrated for std_thread (fs::calibrate_burden
+  // measures it from the std::thread constructor call to the new thread's first
+  // instruction on an idle core).
+  double thread_start_cost = -1;
   // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
   // seed + seeds - 1 (1 to 1,000 of them).
   unsigned seeds = 5;
@@ -20709,9 +21010,15 @@ struct replay_spread {
 };
 
 // The prediction at one P. Times in the report's unit; speedups are T1 / TP
-// with T1 the replayed graph's work (prediction::work).
+// with T1 the replayed graph's work (prediction::work). Under work_stealing the
+// greedy and stealing members are filled and the os_threads ones are 0; under
+// os_threads the reverse.
 struct predicted_point {
   unsigned processors = 0;
+  // The scheduler's prediction: the work-stealing median over the seeds, or the
+  // OS-thread replay's time (deterministic).
+  double time = 0;
+  double speedup = 0;  // T1 / time
   double greedy_time = 0;
   double greedy_speedup = 0;
   std::uint64_t greedy_migrations = 0;  // strands run on another processor than the one that made them ready
@@ -20721,6 +21028,9 @@ struct predicted_point {
   double stealing_speedup_max = 0;      // T1 / min TP
   double steals = 0;                    // successful steals, mean over the seeds
   double failed_steals = 0;             // failed steal attempts, mean over the seeds
+  double os_threads_time = 0;           // os_threads: when the last thread finished
+  std::uint64_t threads = 0;            // os_threads: threads started (the record's spawns)
+  std::uint64_t peak_runnable = 0;      // os_threads: most threads runnable at one time
   // Bounds for this P, from the replayed graph: no schedule beats
   // max(work / P, span) (the work and span laws); a greedy schedule with free
   // runtime takes at most work / P + span (Brent); Cilkview's speedup estimate
@@ -20745,7 +21055,7 @@ struct prediction {
   double burdened_span = 0;
   double burden = 0;
   std::string burden_source;            // the report's (report::burden_source)
-  replay_model model;                   // with every cost resolved (none negative)
+  replay_model model;                   // with every cost resolved (none negative) and the scheduler chosen
   std::vector<predicted_point> points;  // in the order the processors were asked
   // What the numbers assume, one sentence a line; to_text prints them under
   // the table and to_json writes them with the numbers.
@@ -20766,7 +21076,8 @@ struct prediction {
 // (one line) when the report has no record (measure with options.record or
 // FORKSCALE_RECORD=1), when the record is partial (it hit options.record_limit),
 // for a P of 0 or above 65,536, and for a model with a cost that is not a
-// finite number or with 0 or more than 1,000 seeds.
+// finite number or with 0 or more than 1,000 seeds. model.scheduler automatic
+// chooses by the report (replay_scheduler); prediction::model says which ran.
 FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
                                     const replay_model& model = {});
 
@@ -20778,8 +21089,8 @@ struct what_if_prediction {
   what_if_source source = what_if_source::all;
   double factor = 1;  // may be infinity: the region's strands cost nothing
   unsigned processors = 0;
-  double time = 0;  // work stealing, median over the seeds
-  double greedy_time = 0;
+  double time = 0;           // the scheduler's (predicted_point::time)
+  double greedy_time = 0;    // work_stealing only (0 under os_threads)
   double measured_time = 0;  // the same replay of the program as recorded
   double speedup = 0;        // measured_time / time: what the change gains on P processors
 };
@@ -20797,7 +21108,8 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
 // detail/predict/run.hpp: fs::predict — checking the request, resolving the
-// model, replaying each P with both schedulers, and the assumptions text.
+// model (the scheduler and its costs), replaying each P, and the assumptions
+// text.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21192,6 +21504,143 @@ inline replay_run greedy_replay(const replay_graph& g, unsigned processors, cons
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_GREEDY_HPP
 // end include/forkscale/detail/predict/greedy.hpp
+// begin include/forkscale/detail/predict/os_threads.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OS_THREADS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PREDICT_OS_THREADS_HPP
+// detail/predict/os_threads.hpp: the recorded graph run as a thread-per-spawn
+// program (std::thread) on P cores, simulated event by event in virtual time.
+//
+//  - Every task is an OS thread: task 0 is the thread that ran the measurement,
+//    every spawn starts one more. The spawning thread goes on at once with its
+//    continuation; the new thread becomes runnable thread_start later (the
+//    latency of creating and scheduling it) and then runs the child's strands.
+//  - A thread is runnable while its next strand is ready; a thread whose next
+//    strand waits for a join (the sync after its children) is blocked and uses
+//    no core.
+//  - The runnable threads share the P cores by processor sharing: with R of
+//    them, each runs at speed min(1, P / R). Linux's CFS and EEVDF give every
+//    runnable thread an equal share of the cores over a few milliseconds; the
+//    replay takes that fair share as exact at every instant (the fluid limit
+//    of round-robin time slices, Kleinrock 1967).
+//  - A strand that ends at a spawn runs spawn_cost longer.
+// Under processor sharing every runnable strand receives the same service, so
+// one counter of the service each has received since the start (`service_`)
+// and a heap of the service at which each will finish make an event cost
+// O(log n): at most one runnable strand per thread, one event per strand and
+// per thread start.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace predict {
+
+// One OS-thread replay's outcome.
+struct os_threads_run {
+  double time = 0;                  // when the last strand finished
+  std::uint64_t threads = 0;        // threads started (spawns)
+  std::uint64_t peak_runnable = 0;  // most threads runnable at one instant
+};
+
+class os_threads_replay {
+ public:
+  os_threads_replay(const replay_graph& g, unsigned cores, double spawn_cost, double thread_start)
+      : g_(g), st_(g), cores_(cores), spawn_(spawn_cost), start_(thread_start) {}
+
+  os_threads_run run() {
+    for (const std::uint32_t s : st_.initial()) make_runnable(s);
+    while (!finishing_.empty() || !starting_.empty()) {
+      const double rate = speed();
+      // The next event: a strand's end (at the service it needs) or a thread's
+      // start; at one instant, the ends first.
+      const bool end_first =
+          !finishing_.empty() &&
+          (starting_.empty() || now_ + (finishing_.top().first - service_) / rate <= starting_.top().first);
+      if (end_first) {
+        const double target = finishing_.top().first;
+        now_ += (target - service_) / rate;
+        service_ = target;
+        // Every strand that needs no more than this much service ends now.
+        ended_.clear();
+        while (!finishing_.empty() && finishing_.top().first <= service_) {
+          ended_.push_back(finishing_.top().second);
+          finishing_.pop();
+        }
+        for (const std::uint32_t s : ended_) finish(s);
+      } else {
+        const double at = starting_.top().first;
+        if (!finishing_.empty()) service_ += (at - now_) * rate;
+        now_ = at;
+        while (!starting_.empty() && starting_.top().first <= now_) {
+          const std::uint32_t s = starting_.top().second;
+          starting_.pop();
+          begin(s);
+        }
+      }
+      out_.peak_runnable = std::max<std::uint64_t>(out_.peak_runnable, finishing_.size());
+    }
+    check_all_ran(g_, st_);
+    out_.time = now_;
+    return out_;
+  }
+
+ private:
+  using timed = std::pair<double, std::uint32_t>;
+  using min_heap = std::priority_queue<timed, std::vector<timed>, std::greater<timed>>;
+
+  // Each runnable thread's speed: a core each while there are enough.
+  double speed() const {
+    const double r = static_cast<double>(finishing_.size());
+    return r <= cores_ ? 1.0 : static_cast<double>(cores_) / r;
+  }
+
+  double cost(std::uint32_t s) const { return g_.cost[s] + (g_.spawns[s] ? spawn_ : 0.0); }
+
+  // A strand became ready: a new thread's first strand starts after the
+  // thread's start; any other goes on in the thread that is already running.
+  void make_runnable(std::uint32_t s) {
+    if (g_.task_start[s]) {
+      ++out_.threads;
+      starting_.emplace(now_ + start_, s);
+    } else {
+      begin(s);
+    }
+  }
+
+  void begin(std::uint32_t s) { finishing_.emplace(service_ + cost(s), s); }
+
+  void finish(std::uint32_t s) {
+    st_.finish(s, ready_);
+    for (const std::uint32_t w : ready_) make_runnable(w);
+  }
+
+  const replay_graph& g_;
+  replay_state st_;
+  double cores_;
+  double spawn_, start_;
+  double now_ = 0;
+  double service_ = 0;  // what each runnable strand received since the start
+  min_heap finishing_;  // (service at which it ends, strand): the runnable strands
+  min_heap starting_;   // (time, strand): threads started, not yet runnable
+  std::vector<std::uint32_t> ready_, ended_;
+  os_threads_run out_;
+};
+
+inline os_threads_run os_threads_replay_run(const replay_graph& g, unsigned cores, double spawn_cost,
+                                            double thread_start) {
+  return os_threads_replay(g, cores, spawn_cost, thread_start).run();
+}
+
+}  // namespace predict
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OS_THREADS_HPP
+// end include/forkscale/detail/predict/os_threads.hpp
 // begin include/forkscale/detail/predict/stealing.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_STEALING_HPP
@@ -21392,14 +21841,22 @@ inline void check_processors(const std::vector<unsigned>& processors) {
                   std::to_string(max_processors) + ")");
 }
 
-// The model with every cost resolved from the report's burden.
-inline replay_model resolve_model(const replay_model& m, double burden) {
+// The backend whose calibrated burden the report carries ("measured
+// std_thread"), which says which runtime ran the program.
+inline bool burden_is_std_thread(const std::string& burden_source) {
+  return burden_source == std::string("measured ") + to_string(backend::std_thread);
+}
+
+// The model with the scheduler chosen and every cost resolved from the
+// report's burden.
+inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source) {
   const auto check = [](double v, const char* name) {
     if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
   };
   check(m.spawn_cost, "spawn_cost");
   check(m.steal_cost, "steal_cost");
   check(m.steal_attempt_cost, "steal_attempt_cost");
+  check(m.thread_start_cost, "thread_start_cost");
   if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
   if (m.seeds == 0 || m.seeds > max_seeds)
     throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
@@ -21407,6 +21864,9 @@ inline replay_model resolve_model(const replay_model& m, double burden) {
   replay_model r = m;
   if (r.steal_cost < 0) r.steal_cost = burden;
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
+  if (r.thread_start_cost < 0) r.thread_start_cost = burden;
+  if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
+    r.scheduler = burden_is_std_thread(burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
   return r;
 }
 
@@ -21436,17 +21896,33 @@ inline void replay_stealing(const replay_graph& g, const replay_model& m, predic
 
 inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+// The resolved model's scheduler on P processors: its time (the work-stealing
+// median, or the OS-thread replay's) and the rest of the point.
+inline void replay_point(const replay_graph& g, const replay_model& m, predicted_point& pt) {
+  if (m.scheduler == replay_scheduler::os_threads) {
+    const os_threads_run r = os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost);
+    pt.os_threads_time = r.time;
+    pt.threads = r.threads;
+    pt.peak_runnable = r.peak_runnable;
+    pt.time = r.time;
+  } else {
+    const replay_run greedy = greedy_replay(g, pt.processors, costs_of(m));
+    pt.greedy_time = greedy.time;
+    pt.greedy_migrations = greedy.migrations;
+    pt.greedy_speedup = ratio(g.work, greedy.time);
+    replay_stealing(g, m, pt);
+    pt.stealing_speedup = ratio(g.work, pt.stealing.median);
+    pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
+    pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+    pt.time = pt.stealing.median;
+  }
+  pt.speedup = ratio(g.work, pt.time);
+}
+
 inline predicted_point predict_point(const replay_graph& g, const replay_model& m, unsigned p) {
   predicted_point pt;
   pt.processors = p;
-  const replay_run greedy = greedy_replay(g, p, costs_of(m));
-  pt.greedy_time = greedy.time;
-  pt.greedy_migrations = greedy.migrations;
-  pt.greedy_speedup = ratio(g.work, greedy.time);
-  replay_stealing(g, m, pt);
-  pt.stealing_speedup = ratio(g.work, pt.stealing.median);
-  pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
-  pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+  replay_point(g, m, pt);
   const double P = static_cast<double>(p);
   pt.lower_time = std::max(g.work / P, g.span);
   pt.brent_time = g.work / P + g.span;
@@ -21474,20 +21950,33 @@ inline std::vector<std::string> assumptions(const prediction& p) {
   a.push_back(
       "The graph is the recorded one: a program whose spawns depend on the number of threads (a grain "
       "size chosen from P, a thread per core) would have another graph on P processors.");
-  std::string steal = amount(p.model.steal_cost, u);
-  if (p.model.steal_cost == p.burden)
-    steal +=
-        p.burden_source.empty() ? " (the report's burden)" : " (the report's burden; source: " + p.burden_source + ")";
-  a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " + steal +
-              ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
-              "; joins and waking idle workers cost nothing more.");
-  a.push_back(
-      "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
-      "migrates pays the steal cost.");
-  a.push_back(
-      "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
-      "random victims, " +
-      std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  const auto from_burden = [&](double v) {
+    std::string t = amount(v, u);
+    if (v == p.burden)
+      t += p.burden_source.empty() ? " (the report's burden)"
+                                   : " (the report's burden; source: " + p.burden_source + ")";
+    return t;
+  };
+  if (p.model.scheduler == replay_scheduler::os_threads) {
+    a.push_back(
+        "Scheduler: OS threads (a thread per spawn, as std::thread): every spawn starts a thread, the "
+        "spawning thread goes on at once, a thread waiting at a join uses no core, and the runnable threads "
+        "share the P cores equally (processor sharing, the limit of the kernel's time slices).");
+    a.push_back("Runtime costs: a thread starts " + from_burden(p.model.thread_start_cost) +
+                " after its spawn; a spawn costs the spawning thread " + amount(p.model.spawn_cost, u) +
+                "; context switches, a join's wake-up and the machine's other programs cost nothing.");
+  } else {
+    a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " +
+                from_burden(p.model.steal_cost) + ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
+                "; joins and waking idle workers cost nothing more.");
+    a.push_back(
+        "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
+        "migrates pays the steal cost.");
+    a.push_back(
+        "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
+        "random victims, " +
+        std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  }
   if (p.clock != clock_kind::cost)
     a.push_back(
         "Timed clock: the strands' times include the library's own spawn and join calls as they ran "
@@ -21510,7 +21999,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.clock = rep.clock;
   out.burden = static_cast<double>(rep.burden);
   out.burden_source = rep.burden_source;
-  out.model = dp::resolve_model(model, out.burden);
+  out.model = dp::resolve_model(model, out.burden, out.burden_source);
   const dp::replay_graph g =
       dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   out.strands = g.strands;
@@ -21546,7 +22035,20 @@ inline std::string spread_text(const replay_spread& s) {
   return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
+inline std::string os_threads_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
+             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
+             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
+             output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
 inline std::string prediction_table(const prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
   return output::fitted_columns([&](bool short_numbers) {
     output::text_table t(
         {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
@@ -21569,14 +22071,22 @@ inline std::string prediction_text(const prediction& p) {
                          " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
                          u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
                      "  ", "  ");
+  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
+  out += "Scheduler: " +
+         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
+                             : "work stealing (greedy list scheduling and randomized work stealing)") +
+         "\n";
   out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
   out += prediction_table(p);
-  out += io::wrapped(
-      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
-      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
-      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
-      "runtime takes.",
-      "  ", "  ");
+  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
+                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
+                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
+                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
+                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
+                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
+                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
+                               "most a greedy schedule with a free runtime takes.",
+                     "  ", "  ");
   out += "\nAssumptions\n";
   for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
   return out;
@@ -21591,25 +22101,36 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt) {
+inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
-  j.key("greedy");
-  j.begin_object();
-  j.member("time", pt.greedy_time);
-  j.member("speedup", pt.greedy_speedup);
-  j.member("migrations", pt.greedy_migrations);
-  j.end_object();
-  j.key("work_stealing");
-  j.begin_object();
-  j.key("time");
-  spread_json(j, pt.stealing);
-  j.member("speedup", pt.stealing_speedup);
-  j.member("speedup_min", pt.stealing_speedup_min);
-  j.member("speedup_max", pt.stealing_speedup_max);
-  j.member("steals", pt.steals);
-  j.member("failed_steals", pt.failed_steals);
-  j.end_object();
+  j.member("time", pt.time);
+  j.member("speedup", pt.speedup);
+  if (scheduler == replay_scheduler::os_threads) {
+    j.key("os_threads");
+    j.begin_object();
+    j.member("time", pt.os_threads_time);
+    j.member("threads", pt.threads);
+    j.member("peak_runnable", pt.peak_runnable);
+    j.end_object();
+  } else {
+    j.key("greedy");
+    j.begin_object();
+    j.member("time", pt.greedy_time);
+    j.member("speedup", pt.greedy_speedup);
+    j.member("migrations", pt.greedy_migrations);
+    j.end_object();
+    j.key("work_stealing");
+    j.begin_object();
+    j.key("time");
+    spread_json(j, pt.stealing);
+    j.member("speedup", pt.stealing_speedup);
+    j.member("speedup_min", pt.stealing_speedup_min);
+    j.member("speedup_max", pt.stealing_speedup_max);
+    j.member("steals", pt.steals);
+    j.member("failed_steals", pt.failed_steals);
+    j.end_object();
+  }
   j.key("bounds");
   j.begin_object();
   j.member("lower_time", pt.lower_time);
@@ -21625,9 +22146,11 @@ inline void point_json(output::json_writer& j, const predicted_point& pt) {
 inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
+  j.member("scheduler", to_string(m.scheduler));
   j.member("spawn_cost", m.spawn_cost);
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("thread_start_cost", m.thread_start_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -21655,7 +22178,7 @@ inline std::string prediction_json(const prediction& p) {
   model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
-  for (const auto& pt : p.points) point_json(j, pt);
+  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
   j.end_array();
   j.end_object();
   return j.finish();
@@ -21724,9 +22247,12 @@ inline replay_graph faster(const replay_graph& base, const execution_record& r, 
   return g;
 }
 
-inline double stealing_median(const replay_graph& g, const replay_model& m, unsigned p) {
+// The resolved model's time on P processors (predicted_point::time).
+inline double model_time(const replay_graph& g, const replay_model& m, unsigned p) {
   predicted_point pt;
   pt.processors = p;
+  if (m.scheduler == replay_scheduler::os_threads)
+    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost).time;
   replay_stealing(g, m, pt);
   return pt.stealing.median;
 }
@@ -21743,10 +22269,10 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   std::vector<what_if_prediction> out;
   if (rep.what_if.empty()) return out;
   const double burden = static_cast<double>(rep.burden);
-  const replay_model m = dp::resolve_model(model, burden);
+  const replay_model m = dp::resolve_model(model, burden, rep.burden_source);
   const dp::replay_graph base =
       dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
-  const double measured = dp::stealing_median(base, m, processors);
+  const double measured = dp::model_time(base, m, processors);
   for (const what_if_result& w : rep.what_if) {
     if (!w.executed || w.model != what_if_model::optimized) continue;
     const std::uint64_t mask = dp::region_mask(r, w);
@@ -21757,8 +22283,9 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
     p.source = w.source;
     p.factor = w.factor;
     p.processors = processors;
-    p.time = dp::stealing_median(g, m, processors);
-    p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
+    p.time = dp::model_time(g, m, processors);
+    if (m.scheduler == replay_scheduler::work_stealing)
+      p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
     p.measured_time = measured;
     p.speedup = p.time > 0 ? measured / p.time : std::numeric_limits<double>::infinity();
     out.push_back(std::move(p));
@@ -24866,6 +25393,7 @@ inline std::string replay_what_if_text(const report& rep) {
   if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
   const unsigned p = rep.max_processors ? rep.max_processors : 32;
   replay_model m;
+  m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
   m.seeds = 3;
   std::vector<what_if_prediction> rows;
   try {

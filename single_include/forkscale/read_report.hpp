@@ -4959,6 +4959,7 @@ inline std::string replay_what_if_text(const report& rep) {
   if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
   const unsigned p = rep.max_processors ? rep.max_processors : 32;
   replay_model m;
+  m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
   m.seeds = 3;
   std::vector<what_if_prediction> rows;
   try {

@@ -46,10 +46,14 @@ inline std::string unreplayable(const study_result& s, const report& recorded, c
 inline study_prediction_point scaled_point(const predicted_point& p, const prediction& pr, double scale) {
   study_prediction_point o;
   o.processors = p.processors;
-  o.time = p.stealing.median * scale;
-  o.time_min = p.stealing.min * scale;
-  o.time_max = p.stealing.max * scale;
-  o.greedy_time = p.greedy_time * scale;
+  o.time = p.time * scale;
+  if (pr.model.scheduler == replay_scheduler::os_threads) {
+    o.time_min = o.time_max = o.time;  // one deterministic replay; no greedy one
+  } else {
+    o.time_min = p.stealing.min * scale;
+    o.time_max = p.stealing.max * scale;
+    o.greedy_time = p.greedy_time * scale;
+  }
   o.lower_time = p.lower_time * scale;
   o.upper_time = (pr.work / p.processors + 1.7 * pr.burdened_span) * scale;
   return o;
@@ -69,8 +73,10 @@ inline void add_prediction(study_result& s, const report& recorded, const study_
     out.note = e.what();
     return;
   }
-  const predicted_point* one = p.at(1);
-  out.scale = scaling::ratio(s.t1(), one ? one->stealing.median : 0.0);
+  // The replayed T1 is the graph's work: the 1-thread run the study timed. (It
+  // is the work-stealing replay's time at P = 1 with free spawns; the OS-thread
+  // replay at P = 1 would add thread starts the serial run did not have.)
+  out.scale = scaling::ratio(s.t1(), p.work);
   if (std::isnan(out.scale)) {
     out.note = "the recorded run has no work to replay";
     return;

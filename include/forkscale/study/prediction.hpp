@@ -52,4 +52,17 @@ struct study_prediction {
   }
 };
 
+namespace detail {
+namespace study {
+
+// What "predicted TP" is, for the tables under the prediction.
+inline std::string scheduler_sentence(const study_prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads)
+    return "predicted TP: OS threads (a thread per spawn, the cores shared in time slices), one deterministic replay";
+  return "predicted TP: work stealing, the median over " + std::to_string(p.model.seeds) + " seeds";
+}
+
+}  // namespace study
+}  // namespace detail
+
 FORKSCALE_NAMESPACE_END

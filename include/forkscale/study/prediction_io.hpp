@@ -58,6 +58,20 @@ inline void read_prediction(const json::object_reader& top, study_result& s) {
   p.span = r.number("span", true);
   p.burdened_span = r.number("burdened_span", true);
   const json::object_reader m(r.object("model"), r.path("model"));
+  p.model.scheduler = replay_scheduler::work_stealing;  // older files
+  if (const json::value* k = m.optional("scheduler")) {
+    bool known = false;
+    for (const replay_scheduler kind :
+         {replay_scheduler::automatic, replay_scheduler::work_stealing, replay_scheduler::os_threads})
+      if (k->is(json::kind::string) && k->text == to_string(kind)) {
+        p.model.scheduler = kind;  // automatic: a study that made no prediction
+        known = true;
+      }
+    if (!known)
+      throw json::json_error(k->offset,
+                             m.path("scheduler") + ": expected \"automatic\", \"work_stealing\" or \"os_threads\"");
+  }
+  if (m.optional("thread_start_cost")) p.model.thread_start_cost = m.number("thread_start_cost");
   p.model.spawn_cost = m.number("spawn_cost");
   p.model.steal_cost = m.number("steal_cost");
   p.model.steal_attempt_cost = m.number("steal_attempt_cost");
@@ -121,8 +135,8 @@ inline std::string text_prediction(const study_result& s) {
            ratio_cell(scaling::ratio(t1, pt.upper_time)) + " - " + ratio_cell(scaling::ratio(t1, pt.lower_time))});
   }
   out += t.render();
-  out += output::wrapped("predicted TP: work stealing, the median over " + std::to_string(p.model.seeds) +
-                             " seeds (spread: (max - min) / median); error: (predicted - measured) / measured; "
+  out += output::wrapped(scheduler_sentence(p) +
+                             " (spread: (max - min) / median); error: (predicted - measured) / measured; "
                              "bounds: Cilkview's estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf), of "
                              "the recorded graph. Assumptions:",
                          "  ", "  ");

@@ -72,9 +72,11 @@ inline svg::chart prediction_chart(const study_result& s, const plot_options& op
     const double x = pt.processors;
     lower.xs.push_back(x);
     lower.ys.push_back(scaling::burdened_lower_bound(pt.processors, p.work, p.burdened_span));
+    ymax = std::max(ymax, scaling::ratio(t1, pt.time_min));
+    if (std::isnan(pt.greedy_time)) continue;  // the OS-thread replay has none
     greedy.xs.push_back(x);
     greedy.ys.push_back(scaling::ratio(t1, pt.greedy_time));
-    ymax = std::max({ymax, scaling::ratio(t1, pt.time_min), greedy.ys.back()});
+    ymax = std::max(ymax, greedy.ys.back());
   }
   for (const auto& pt : s.points) {
     measured.xs.push_back(pt.processors);
@@ -94,7 +96,8 @@ inline svg::chart prediction_chart(const study_result& s, const plot_options& op
   c.y_max = nice_top(std::min(ymax, static_cast<double>(pmax)) * 1.05);
   work.xs = {1, std::min(static_cast<double>(pmax), c.y_max)};  // the work law up to the top of the plot
   work.ys = work.xs;
-  for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured}) c.curves.push_back(k);
+  for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured})
+    if (!k.xs.empty() || k.id != "greedy") c.curves.push_back(k);
   c.notes.push_back(
       "The 1-thread run's strand graph replayed on P virtual processors (docs/predict.md); times "
       "scaled by the measured T1.");
@@ -130,11 +133,9 @@ inline std::string study_prediction_body(const study_result& s) {
   plot_options po;
   po.standalone = false;
   std::string o = t.render();
-  o += paragraph(
-      "error = (predicted \u2212 measured) / measured at each P the study ran; predicted TP: randomized work "
-      "stealing, the median over " +
-      std::to_string(p.model.seeds) + " seeds; times scaled by the measured T1 over the replayed T1 (" +
-      output::fixed(p.scale, 3) + ").");
+  o += paragraph("error = (predicted \u2212 measured) / measured at each P the study ran; " +
+                 study::scheduler_sentence(p) + "; times scaled by the measured T1 over the replayed T1 (" +
+                 output::fixed(p.scale, 3) + ").");
   o += figure(svg::render(plot::prediction_chart(s, po), false),
               "Predicted speedup from the 1-thread record, with the bounds of its graph and the measured T1/TP.");
   o += "<ul class=\"fs-assumptions\">\n";

@@ -319,6 +319,19 @@ struct study_prediction {
   }
 };
 
+namespace detail {
+namespace study {
+
+// What "predicted TP" is, for the tables under the prediction.
+inline std::string scheduler_sentence(const study_prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads)
+    return "predicted TP: OS threads (a thread per spawn, the cores shared in time slices), one deterministic replay";
+  return "predicted TP: work stealing, the median over " + std::to_string(p.model.seeds) + " seeds";
+}
+
+}  // namespace study
+}  // namespace detail
+
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_HPP
 // end include/forkscale/study/prediction.hpp
@@ -5532,6 +5545,7 @@ inline std::string replay_what_if_text(const report& rep) {
   if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
   const unsigned p = rep.max_processors ? rep.max_processors : 32;
   replay_model m;
+  m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
   m.seeds = 3;
   std::vector<what_if_prediction> rows;
   try {
@@ -6638,7 +6652,20 @@ inline std::string spread_text(const replay_spread& s) {
   return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
+inline std::string os_threads_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
+             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
+             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
+             output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
 inline std::string prediction_table(const prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
   return output::fitted_columns([&](bool short_numbers) {
     output::text_table t(
         {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
@@ -6661,14 +6688,22 @@ inline std::string prediction_text(const prediction& p) {
                          " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
                          u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
                      "  ", "  ");
+  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
+  out += "Scheduler: " +
+         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
+                             : "work stealing (greedy list scheduling and randomized work stealing)") +
+         "\n";
   out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
   out += prediction_table(p);
-  out += io::wrapped(
-      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
-      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
-      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
-      "runtime takes.",
-      "  ", "  ");
+  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
+                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
+                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
+                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
+                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
+                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
+                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
+                               "most a greedy schedule with a free runtime takes.",
+                     "  ", "  ");
   out += "\nAssumptions\n";
   for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
   return out;
@@ -6683,25 +6718,36 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt) {
+inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
-  j.key("greedy");
-  j.begin_object();
-  j.member("time", pt.greedy_time);
-  j.member("speedup", pt.greedy_speedup);
-  j.member("migrations", pt.greedy_migrations);
-  j.end_object();
-  j.key("work_stealing");
-  j.begin_object();
-  j.key("time");
-  spread_json(j, pt.stealing);
-  j.member("speedup", pt.stealing_speedup);
-  j.member("speedup_min", pt.stealing_speedup_min);
-  j.member("speedup_max", pt.stealing_speedup_max);
-  j.member("steals", pt.steals);
-  j.member("failed_steals", pt.failed_steals);
-  j.end_object();
+  j.member("time", pt.time);
+  j.member("speedup", pt.speedup);
+  if (scheduler == replay_scheduler::os_threads) {
+    j.key("os_threads");
+    j.begin_object();
+    j.member("time", pt.os_threads_time);
+    j.member("threads", pt.threads);
+    j.member("peak_runnable", pt.peak_runnable);
+    j.end_object();
+  } else {
+    j.key("greedy");
+    j.begin_object();
+    j.member("time", pt.greedy_time);
+    j.member("speedup", pt.greedy_speedup);
+    j.member("migrations", pt.greedy_migrations);
+    j.end_object();
+    j.key("work_stealing");
+    j.begin_object();
+    j.key("time");
+    spread_json(j, pt.stealing);
+    j.member("speedup", pt.stealing_speedup);
+    j.member("speedup_min", pt.stealing_speedup_min);
+    j.member("speedup_max", pt.stealing_speedup_max);
+    j.member("steals", pt.steals);
+    j.member("failed_steals", pt.failed_steals);
+    j.end_object();
+  }
   j.key("bounds");
   j.begin_object();
   j.member("lower_time", pt.lower_time);
@@ -6717,9 +6763,11 @@ inline void point_json(output::json_writer& j, const predicted_point& pt) {
 inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
+  j.member("scheduler", to_string(m.scheduler));
   j.member("spawn_cost", m.spawn_cost);
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("thread_start_cost", m.thread_start_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -6747,7 +6795,7 @@ inline std::string prediction_json(const prediction& p) {
   model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
-  for (const auto& pt : p.points) point_json(j, pt);
+  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
   j.end_array();
   j.end_object();
   return j.finish();
@@ -6877,6 +6925,20 @@ inline void read_prediction(const json::object_reader& top, study_result& s) {
   p.span = r.number("span", true);
   p.burdened_span = r.number("burdened_span", true);
   const json::object_reader m(r.object("model"), r.path("model"));
+  p.model.scheduler = replay_scheduler::work_stealing;  // older files
+  if (const json::value* k = m.optional("scheduler")) {
+    bool known = false;
+    for (const replay_scheduler kind :
+         {replay_scheduler::automatic, replay_scheduler::work_stealing, replay_scheduler::os_threads})
+      if (k->is(json::kind::string) && k->text == to_string(kind)) {
+        p.model.scheduler = kind;  // automatic: a study that made no prediction
+        known = true;
+      }
+    if (!known)
+      throw json::json_error(k->offset,
+                             m.path("scheduler") + ": expected \"automatic\", \"work_stealing\" or \"os_threads\"");
+  }
+  if (m.optional("thread_start_cost")) p.model.thread_start_cost = m.number("thread_start_cost");
   p.model.spawn_cost = m.number("spawn_cost");
   p.model.steal_cost = m.number("steal_cost");
   p.model.steal_attempt_cost = m.number("steal_attempt_cost");
@@ -6940,8 +7002,8 @@ inline std::string text_prediction(const study_result& s) {
            ratio_cell(scaling::ratio(t1, pt.upper_time)) + " - " + ratio_cell(scaling::ratio(t1, pt.lower_time))});
   }
   out += t.render();
-  out += output::wrapped("predicted TP: work stealing, the median over " + std::to_string(p.model.seeds) +
-                             " seeds (spread: (max - min) / median); error: (predicted - measured) / measured; "
+  out += output::wrapped(scheduler_sentence(p) +
+                             " (spread: (max - min) / median); error: (predicted - measured) / measured; "
                              "bounds: Cilkview's estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf), of "
                              "the recorded graph. Assumptions:",
                          "  ", "  ");
@@ -7540,10 +7602,14 @@ inline std::string unreplayable(const study_result& s, const report& recorded, c
 inline study_prediction_point scaled_point(const predicted_point& p, const prediction& pr, double scale) {
   study_prediction_point o;
   o.processors = p.processors;
-  o.time = p.stealing.median * scale;
-  o.time_min = p.stealing.min * scale;
-  o.time_max = p.stealing.max * scale;
-  o.greedy_time = p.greedy_time * scale;
+  o.time = p.time * scale;
+  if (pr.model.scheduler == replay_scheduler::os_threads) {
+    o.time_min = o.time_max = o.time;  // one deterministic replay; no greedy one
+  } else {
+    o.time_min = p.stealing.min * scale;
+    o.time_max = p.stealing.max * scale;
+    o.greedy_time = p.greedy_time * scale;
+  }
   o.lower_time = p.lower_time * scale;
   o.upper_time = (pr.work / p.processors + 1.7 * pr.burdened_span) * scale;
   return o;
@@ -7563,8 +7629,10 @@ inline void add_prediction(study_result& s, const report& recorded, const study_
     out.note = e.what();
     return;
   }
-  const predicted_point* one = p.at(1);
-  out.scale = scaling::ratio(s.t1(), one ? one->stealing.median : 0.0);
+  // The replayed T1 is the graph's work: the 1-thread run the study timed. (It
+  // is the work-stealing replay's time at P = 1 with free spawns; the OS-thread
+  // replay at P = 1 would add thread starts the serial run did not have.)
+  out.scale = scaling::ratio(s.t1(), p.work);
   if (std::isnan(out.scale)) {
     out.note = "the recorded run has no work to replay";
     return;
@@ -9212,9 +9280,11 @@ inline svg::chart prediction_chart(const study_result& s, const plot_options& op
     const double x = pt.processors;
     lower.xs.push_back(x);
     lower.ys.push_back(scaling::burdened_lower_bound(pt.processors, p.work, p.burdened_span));
+    ymax = std::max(ymax, scaling::ratio(t1, pt.time_min));
+    if (std::isnan(pt.greedy_time)) continue;  // the OS-thread replay has none
     greedy.xs.push_back(x);
     greedy.ys.push_back(scaling::ratio(t1, pt.greedy_time));
-    ymax = std::max({ymax, scaling::ratio(t1, pt.time_min), greedy.ys.back()});
+    ymax = std::max(ymax, greedy.ys.back());
   }
   for (const auto& pt : s.points) {
     measured.xs.push_back(pt.processors);
@@ -9234,7 +9304,8 @@ inline svg::chart prediction_chart(const study_result& s, const plot_options& op
   c.y_max = nice_top(std::min(ymax, static_cast<double>(pmax)) * 1.05);
   work.xs = {1, std::min(static_cast<double>(pmax), c.y_max)};  // the work law up to the top of the plot
   work.ys = work.xs;
-  for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured}) c.curves.push_back(k);
+  for (const svg::series& k : {work, span, lower, greedy, predicted_series(s), measured})
+    if (!k.xs.empty() || k.id != "greedy") c.curves.push_back(k);
   c.notes.push_back(
       "The 1-thread run's strand graph replayed on P virtual processors (docs/predict.md); times "
       "scaled by the measured T1.");
@@ -9270,11 +9341,9 @@ inline std::string study_prediction_body(const study_result& s) {
   plot_options po;
   po.standalone = false;
   std::string o = t.render();
-  o += paragraph(
-      "error = (predicted \u2212 measured) / measured at each P the study ran; predicted TP: randomized work "
-      "stealing, the median over " +
-      std::to_string(p.model.seeds) + " seeds; times scaled by the measured T1 over the replayed T1 (" +
-      output::fixed(p.scale, 3) + ").");
+  o += paragraph("error = (predicted \u2212 measured) / measured at each P the study ran; " +
+                 study::scheduler_sentence(p) + "; times scaled by the measured T1 over the replayed T1 (" +
+                 output::fixed(p.scale, 3) + ").");
   o += figure(svg::render(plot::prediction_chart(s, po), false),
               "Predicted speedup from the 1-thread record, with the bounds of its graph and the measured T1/TP.");
   o += "<ul class=\"fs-assumptions\">\n";

@@ -23,7 +23,20 @@ inline std::string spread_text(const replay_spread& s) {
   return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
+inline std::string os_threads_table(const prediction& p) {
+  return output::fitted_columns([&](bool short_numbers) {
+    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
+             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
+             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
+             output::time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
 inline std::string prediction_table(const prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
   return output::fitted_columns([&](bool short_numbers) {
     output::text_table t(
         {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
@@ -46,14 +59,22 @@ inline std::string prediction_text(const prediction& p) {
                          " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
                          u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
                      "  ", "  ");
+  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
+  out += "Scheduler: " +
+         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
+                             : "work stealing (greedy list scheduling and randomized work stealing)") +
+         "\n";
   out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
   out += prediction_table(p);
-  out += io::wrapped(
-      "greedy: list scheduling; stealing: randomized work stealing, the median over the seeds, spread "
-      "= (max - min) / median; lower, upper: Cilkview's speedup estimate T1/(T1/P + 1.7 x burdened "
-      "span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the most a greedy schedule with a free "
-      "runtime takes.",
-      "  ", "  ");
+  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
+                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
+                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
+                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
+                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
+                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
+                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
+                               "most a greedy schedule with a free runtime takes.",
+                     "  ", "  ");
   out += "\nAssumptions\n";
   for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
   return out;
@@ -68,25 +89,36 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt) {
+inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
-  j.key("greedy");
-  j.begin_object();
-  j.member("time", pt.greedy_time);
-  j.member("speedup", pt.greedy_speedup);
-  j.member("migrations", pt.greedy_migrations);
-  j.end_object();
-  j.key("work_stealing");
-  j.begin_object();
-  j.key("time");
-  spread_json(j, pt.stealing);
-  j.member("speedup", pt.stealing_speedup);
-  j.member("speedup_min", pt.stealing_speedup_min);
-  j.member("speedup_max", pt.stealing_speedup_max);
-  j.member("steals", pt.steals);
-  j.member("failed_steals", pt.failed_steals);
-  j.end_object();
+  j.member("time", pt.time);
+  j.member("speedup", pt.speedup);
+  if (scheduler == replay_scheduler::os_threads) {
+    j.key("os_threads");
+    j.begin_object();
+    j.member("time", pt.os_threads_time);
+    j.member("threads", pt.threads);
+    j.member("peak_runnable", pt.peak_runnable);
+    j.end_object();
+  } else {
+    j.key("greedy");
+    j.begin_object();
+    j.member("time", pt.greedy_time);
+    j.member("speedup", pt.greedy_speedup);
+    j.member("migrations", pt.greedy_migrations);
+    j.end_object();
+    j.key("work_stealing");
+    j.begin_object();
+    j.key("time");
+    spread_json(j, pt.stealing);
+    j.member("speedup", pt.stealing_speedup);
+    j.member("speedup_min", pt.stealing_speedup_min);
+    j.member("speedup_max", pt.stealing_speedup_max);
+    j.member("steals", pt.steals);
+    j.member("failed_steals", pt.failed_steals);
+    j.end_object();
+  }
   j.key("bounds");
   j.begin_object();
   j.member("lower_time", pt.lower_time);
@@ -102,9 +134,11 @@ inline void point_json(output::json_writer& j, const predicted_point& pt) {
 inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
+  j.member("scheduler", to_string(m.scheduler));
   j.member("spawn_cost", m.spawn_cost);
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("thread_start_cost", m.thread_start_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -132,7 +166,7 @@ inline std::string prediction_json(const prediction& p) {
   model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
-  for (const auto& pt : p.points) point_json(j, pt);
+  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
   j.end_array();
   j.end_object();
   return j.finish();

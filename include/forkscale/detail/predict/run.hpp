@@ -1,5 +1,6 @@
 // detail/predict/run.hpp: fs::predict — checking the request, resolving the
-// model, replaying each P with both schedulers, and the assumptions text.
+// model (the scheduler and its costs), replaying each P, and the assumptions
+// text.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -7,12 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "../../backend.hpp"
 #include "../../config.hpp"
 #include "../../predict.hpp"
 #include "../../report.hpp"
 #include "../output/format.hpp"
 #include "graph.hpp"
 #include "greedy.hpp"
+#include "os_threads.hpp"
 #include "stealing.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -45,14 +48,22 @@ inline void check_processors(const std::vector<unsigned>& processors) {
                   std::to_string(max_processors) + ")");
 }
 
-// The model with every cost resolved from the report's burden.
-inline replay_model resolve_model(const replay_model& m, double burden) {
+// The backend whose calibrated burden the report carries ("measured
+// std_thread"), which says which runtime ran the program.
+inline bool burden_is_std_thread(const std::string& burden_source) {
+  return burden_source == std::string("measured ") + to_string(backend::std_thread);
+}
+
+// The model with the scheduler chosen and every cost resolved from the
+// report's burden.
+inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source) {
   const auto check = [](double v, const char* name) {
     if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
   };
   check(m.spawn_cost, "spawn_cost");
   check(m.steal_cost, "steal_cost");
   check(m.steal_attempt_cost, "steal_attempt_cost");
+  check(m.thread_start_cost, "thread_start_cost");
   if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
   if (m.seeds == 0 || m.seeds > max_seeds)
     throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
@@ -60,6 +71,9 @@ inline replay_model resolve_model(const replay_model& m, double burden) {
   replay_model r = m;
   if (r.steal_cost < 0) r.steal_cost = burden;
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
+  if (r.thread_start_cost < 0) r.thread_start_cost = burden;
+  if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
+    r.scheduler = burden_is_std_thread(burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
   return r;
 }
 
@@ -89,17 +103,33 @@ inline void replay_stealing(const replay_graph& g, const replay_model& m, predic
 
 inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+// The resolved model's scheduler on P processors: its time (the work-stealing
+// median, or the OS-thread replay's) and the rest of the point.
+inline void replay_point(const replay_graph& g, const replay_model& m, predicted_point& pt) {
+  if (m.scheduler == replay_scheduler::os_threads) {
+    const os_threads_run r = os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost);
+    pt.os_threads_time = r.time;
+    pt.threads = r.threads;
+    pt.peak_runnable = r.peak_runnable;
+    pt.time = r.time;
+  } else {
+    const replay_run greedy = greedy_replay(g, pt.processors, costs_of(m));
+    pt.greedy_time = greedy.time;
+    pt.greedy_migrations = greedy.migrations;
+    pt.greedy_speedup = ratio(g.work, greedy.time);
+    replay_stealing(g, m, pt);
+    pt.stealing_speedup = ratio(g.work, pt.stealing.median);
+    pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
+    pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+    pt.time = pt.stealing.median;
+  }
+  pt.speedup = ratio(g.work, pt.time);
+}
+
 inline predicted_point predict_point(const replay_graph& g, const replay_model& m, unsigned p) {
   predicted_point pt;
   pt.processors = p;
-  const replay_run greedy = greedy_replay(g, p, costs_of(m));
-  pt.greedy_time = greedy.time;
-  pt.greedy_migrations = greedy.migrations;
-  pt.greedy_speedup = ratio(g.work, greedy.time);
-  replay_stealing(g, m, pt);
-  pt.stealing_speedup = ratio(g.work, pt.stealing.median);
-  pt.stealing_speedup_min = ratio(g.work, pt.stealing.max);
-  pt.stealing_speedup_max = ratio(g.work, pt.stealing.min);
+  replay_point(g, m, pt);
   const double P = static_cast<double>(p);
   pt.lower_time = std::max(g.work / P, g.span);
   pt.brent_time = g.work / P + g.span;
@@ -127,20 +157,33 @@ inline std::vector<std::string> assumptions(const prediction& p) {
   a.push_back(
       "The graph is the recorded one: a program whose spawns depend on the number of threads (a grain "
       "size chosen from P, a thread per core) would have another graph on P processors.");
-  std::string steal = amount(p.model.steal_cost, u);
-  if (p.model.steal_cost == p.burden)
-    steal +=
-        p.burden_source.empty() ? " (the report's burden)" : " (the report's burden; source: " + p.burden_source + ")";
-  a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " + steal +
-              ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
-              "; joins and waking idle workers cost nothing more.");
-  a.push_back(
-      "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
-      "migrates pays the steal cost.");
-  a.push_back(
-      "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
-      "random victims, " +
-      std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  const auto from_burden = [&](double v) {
+    std::string t = amount(v, u);
+    if (v == p.burden)
+      t += p.burden_source.empty() ? " (the report's burden)"
+                                   : " (the report's burden; source: " + p.burden_source + ")";
+    return t;
+  };
+  if (p.model.scheduler == replay_scheduler::os_threads) {
+    a.push_back(
+        "Scheduler: OS threads (a thread per spawn, as std::thread): every spawn starts a thread, the "
+        "spawning thread goes on at once, a thread waiting at a join uses no core, and the runnable threads "
+        "share the P cores equally (processor sharing, the limit of the kernel's time slices).");
+    a.push_back("Runtime costs: a thread starts " + from_burden(p.model.thread_start_cost) +
+                " after its spawn; a spawn costs the spawning thread " + amount(p.model.spawn_cost, u) +
+                "; context switches, a join's wake-up and the machine's other programs cost nothing.");
+  } else {
+    a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " +
+                from_burden(p.model.steal_cost) + ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
+                "; joins and waking idle workers cost nothing more.");
+    a.push_back(
+        "Greedy: no processor is idle while a strand is ready (Graham's list scheduling); a strand that "
+        "migrates pays the steal cost.");
+    a.push_back(
+        "Work stealing: work-first (the spawning worker runs the child, its continuation can be stolen), "
+        "random victims, " +
+        std::to_string(p.model.seeds) + " seed(s) from " + std::to_string(p.model.seed) + ".");
+  }
   if (p.clock != clock_kind::cost)
     a.push_back(
         "Timed clock: the strands' times include the library's own spawn and join calls as they ran "
@@ -163,7 +206,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.clock = rep.clock;
   out.burden = static_cast<double>(rep.burden);
   out.burden_source = rep.burden_source;
-  out.model = dp::resolve_model(model, out.burden);
+  out.model = dp::resolve_model(model, out.burden, out.burden_source);
   const dp::replay_graph g =
       dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   out.strands = g.strands;

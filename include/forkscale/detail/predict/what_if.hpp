@@ -47,9 +47,12 @@ inline replay_graph faster(const replay_graph& base, const execution_record& r, 
   return g;
 }
 
-inline double stealing_median(const replay_graph& g, const replay_model& m, unsigned p) {
+// The resolved model's time on P processors (predicted_point::time).
+inline double model_time(const replay_graph& g, const replay_model& m, unsigned p) {
   predicted_point pt;
   pt.processors = p;
+  if (m.scheduler == replay_scheduler::os_threads)
+    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost).time;
   replay_stealing(g, m, pt);
   return pt.stealing.median;
 }
@@ -66,10 +69,10 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   std::vector<what_if_prediction> out;
   if (rep.what_if.empty()) return out;
   const double burden = static_cast<double>(rep.burden);
-  const replay_model m = dp::resolve_model(model, burden);
+  const replay_model m = dp::resolve_model(model, burden, rep.burden_source);
   const dp::replay_graph base =
       dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
-  const double measured = dp::stealing_median(base, m, processors);
+  const double measured = dp::model_time(base, m, processors);
   for (const what_if_result& w : rep.what_if) {
     if (!w.executed || w.model != what_if_model::optimized) continue;
     const std::uint64_t mask = dp::region_mask(r, w);
@@ -80,8 +83,9 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
     p.source = w.source;
     p.factor = w.factor;
     p.processors = processors;
-    p.time = dp::stealing_median(g, m, processors);
-    p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
+    p.time = dp::model_time(g, m, processors);
+    if (m.scheduler == replay_scheduler::work_stealing)
+      p.greedy_time = dp::greedy_replay(g, processors, dp::costs_of(m)).time;
     p.measured_time = measured;
     p.speedup = p.time > 0 ? measured / p.time : std::numeric_limits<double>::infinity();
     out.push_back(std::move(p));
