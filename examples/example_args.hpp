@@ -67,6 +67,23 @@ inline const char* to_string(backend b) noexcept {
   return "?";
 }
 
+// The library a backend runs spawned bodies on, as the measurement's
+// options.backend: its burden is the one `forkscale-report calibrate --backend
+// <library>` stored on this machine, if any. The serial elision runs on none:
+// automatic, which finds no library (the guards spawn) and keeps the default.
+inline fs::backend library_of(backend b) noexcept {
+  switch (b) {
+    case backend::threads:
+      return fs::backend::std_thread;
+    case backend::tbb:
+      return fs::backend::tbb;
+    case backend::openmp:
+      return fs::backend::openmp;
+    default:
+      return fs::backend::automatic;
+  }
+}
+
 #ifdef FORKSCALE_EXAMPLES_HAVE_TBB
 inline constexpr bool have_tbb = true;
 #else

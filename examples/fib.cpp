@@ -119,6 +119,7 @@ int run(int argc, char** argv) {
   const fibber f{cfg.be, cutoff};
   fs::options opt;
   opt.clock = cfg.clock;
+  opt.backend = example_args::library_of(cfg.be);  // its calibrated burden, if any
 
   std::cout << "fib(" << n << "): backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads)

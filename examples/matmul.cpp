@@ -176,6 +176,7 @@ int run(int argc, char** argv) {
   const multiplier mult{cfg.be, N};
   fs::options opt;
   opt.clock = cfg.clock;
+  opt.backend = example_args::library_of(cfg.be);  // its calibrated burden, if any
 
   std::cout << "matmul: " << N << "x" << N << " doubles, backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";

@@ -199,6 +199,7 @@ int run(int argc, char** argv) {
   const sorter s{data.data(), cfg.be, cutoff};
   fs::options opt;
   opt.clock = cfg.clock;
+  opt.backend = example_args::library_of(cfg.be);  // its calibrated burden, if any
 
   std::cout << "quicksort: " << cfg.n << " integers, backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads)

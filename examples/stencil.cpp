@@ -240,6 +240,7 @@ int run(int argc, char** argv) {
   const stepper s{set.loop, static_cast<std::size_t>(set.grain), cfg.be, budget};
   fs::options opt;
   opt.clock = cfg.clock;
+  opt.backend = example_args::library_of(cfg.be);  // its calibrated burden, if any
   print_setup(set, n, budget);
 
   const std::uint64_t steps = set.steps;

@@ -139,6 +139,7 @@ int run(int argc, char** argv) {
   const summer s{cfg.be};
   fs::options opt;
   opt.clock = cfg.clock;
+  opt.backend = example_args::library_of(cfg.be);  // its calibrated burden, if any
 
   std::cout << "treesum: " << cfg.n << " nodes, backend " << example_args::to_string(cfg.be);
   if (cfg.be == backend::threads) std::cout << " (at most " << budget << " threads at once)";

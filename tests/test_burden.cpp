@@ -4,6 +4,7 @@
 // not one, a measurement that names its backend takes the stored steal time as
 // its burden and says so (report::burden_source), in the text, the HTML and the
 // JSON too, and the cost clock's default burden is explained where it matters.
+#include <forkscale/adapters/std_thread.hpp>
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <forkscale/study/html.hpp>
@@ -63,7 +64,8 @@ fs::measured_burden entry(fs::backend b, double spawn, double steal) {
   m.steal_ns = steal;
   m.steal_median_ns = steal * 2;
   m.rounds = 300;
-  m.hardware_threads = 2;
+  m.cpu_model = fs::this_machine().cpu_model;  // measured here: a measurement here uses it
+  m.hardware_threads = fs::this_machine().hardware_threads;
   m.measured_at = "2024-01-01T00:00:00Z";
   return m;
 }
@@ -78,10 +80,13 @@ TEST_F(Burden, StdThreadCalibrationHasTheRightShape) {
   EXPECT_GE(m.rounds, 50u);
   EXPECT_LE(m.rounds, 400u);
   EXPECT_EQ(m.measured_at.size(), 20u);  // 2024-01-01T00:00:00Z
+  EXPECT_EQ(m.cpu_model, fs::this_machine().cpu_model);
+  EXPECT_EQ(m.hardware_threads, std::thread::hardware_concurrency());
 }
 
 TEST_F(Burden, BackendsWithoutTheirAdapterAreRefused) {
   EXPECT_NE(error_of([] { fs::calibrate_burden(fs::backend::unknown); }).find("no backend"), std::string::npos);
+  EXPECT_NE(error_of([] { fs::calibrate_burden(fs::backend::automatic); }).find("no backend"), std::string::npos);
   if (std::thread::hardware_concurrency() < 2) return;
   EXPECT_NE(error_of([] { fs::calibrate_burden(fs::backend::tbb); }).find("forkscale/adapters/tbb.hpp"),
             std::string::npos);
@@ -117,6 +122,8 @@ TEST_F(Burden, BadFilesAndBadFiguresAreRefused) {
   EXPECT_NE(e.find("unknown backend 'cilk'"), std::string::npos) << e;
   EXPECT_EQ(e.find('\n'), std::string::npos);
   EXPECT_NE(error_of([&] { fs::store_burden(entry(fs::backend::unknown, 1, 2), path_); }).find("no backend"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { fs::store_burden(entry(fs::backend::automatic, 1, 2), path_); }).find("no backend"),
             std::string::npos);
   EXPECT_NE(error_of([&] { fs::store_burden(entry(fs::backend::tbb, -1, 2), path_); }).find("not finite"),
             std::string::npos);
@@ -183,6 +190,155 @@ TEST_F(Burden, ABrokenFileIsOneDiagnosticAndTheDefault) {
   o.on_diagnostic = [&](const fs::diagnostic& d) { seen.push_back(d); };
   const fs::report rep = fs::measure(
       "x", [] { spin(); }, o);
+  EXPECT_EQ(rep.burden_source, "default");
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_NE(seen[0].problem.find("burden file"), std::string::npos) << seen[0].problem;
+  EXPECT_NE(seen[0].problem.find("the default burden is used"), std::string::npos);
+}
+
+// The text with every line break and the indentation after it made one space.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    out += ' ';
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+  }
+  return out;
+}
+
+// A measurement on the steady clock (ns per tick) whose only spawn goes through
+// the std::thread adapter, with options.backend `b`.
+fs::report through_adapter(fs::backend b, fs::clock_kind clock = fs::clock_kind::steady) {
+  fs::options o;
+  o.clock = clock;
+  o.backend = b;
+  return fs::measure(
+      "adapter",
+      [] {
+        fs::thread t([] { spin(); });
+        spin();
+        t.join();
+      },
+      o);
+}
+
+// options.backend automatic (the default): the first spawn through an adapter
+// sets the backend, and with it the burden stored for it on this machine.
+TEST_F(Burden, TheFirstSpawnThroughAnAdapterSetsTheBackend) {
+  EXPECT_EQ(fs::options{}.backend, fs::backend::automatic);
+  fs::store_burden(entry(fs::backend::std_thread, 50000, 90000));
+  const fs::report rep = through_adapter(fs::backend::automatic);
+  EXPECT_EQ(rep.backend, "std_thread");
+  EXPECT_EQ(rep.burden, 90000u);
+  EXPECT_EQ(rep.burden_source, "measured std_thread");
+  EXPECT_EQ(rep.burden_note, "");
+  EXPECT_GE(rep.burdened_span(), rep.span() + 90000);  // the one continuation edge
+  EXPECT_EQ(rep.diagnostic_count, 0u);
+  EXPECT_NE(rep.to_text().find("\nBackend: std_thread.\n"), std::string::npos) << rep.to_text();
+  EXPECT_NE(rep.to_text().find("per continuation edge (measured std_thread)"), std::string::npos) << rep.to_text();
+  // fs::async on a thread is a std::thread spawn too.
+  const fs::report async = fs::measure("async", [] { fs::async(std::launch::async, [] { spin(); }).get(); });
+  EXPECT_EQ(async.backend, "std_thread");
+  // Only the guards spawn: no backend, the default burden.
+  const fs::report guards = timed(fs::backend::automatic);
+  EXPECT_EQ(guards.backend, "");
+  EXPECT_EQ(guards.burden_source, "default");
+  // unknown: the default burden whatever the spawns came through; they are still said.
+  const fs::report none = through_adapter(fs::backend::unknown);
+  EXPECT_EQ(none.backend, "std_thread");
+  EXPECT_EQ(none.burden_source, "default");
+  // A named backend comes first, and the burden is its own; the library the
+  // spawns came through follows it.
+  const fs::report named = through_adapter(fs::backend::tbb);
+  EXPECT_EQ(named.backend, "tbb+std_thread");
+  EXPECT_EQ(named.burden_source, "default");  // nothing stored for tbb
+  EXPECT_NE(
+      one_line(named.to_text()).find("Spawns came through more than one library (tbb+std_thread): the burden is tbb's"),
+      std::string::npos)
+      << named.to_text();
+  // The cost clock: the backend is known, the burden stays the default.
+  const fs::report cost = through_adapter(fs::backend::automatic, fs::clock_kind::cost);
+  EXPECT_EQ(cost.backend, "std_thread");
+  EXPECT_EQ(cost.burden, 15000u);
+  EXPECT_EQ(cost.burden_source, "default");
+  // Written and read back; a report without the keys reads them as "".
+  EXPECT_EQ(fs::from_json(rep.to_json()).backend, "std_thread");
+  std::string old = rep.to_json();
+  for (const char* key : {"  \"backend\"", "  \"burden_note\""}) {
+    const std::size_t at = old.find(key);
+    ASSERT_NE(at, std::string::npos) << key;
+    old.erase(at, old.find('\n', at) + 1 - at);
+  }
+  EXPECT_EQ(fs::from_json(old).backend, "");
+  EXPECT_EQ(fs::from_json(old).burden_source, "measured std_thread");
+}
+
+// A calibration measured on another machine, or stored before machines were
+// recorded, is not used: the default burden, and the report says why.
+TEST_F(Burden, ACalibrationFromAnotherMachineIsNotUsed) {
+  fs::measured_burden other = entry(fs::backend::std_thread, 50000, 90000);
+  other.cpu_model = "Not This CPU(R) @ 1.00GHz";
+  fs::store_burden(other);
+  ASSERT_TRUE(fs::stored_burden(fs::backend::std_thread));
+  EXPECT_EQ(fs::stored_burden(fs::backend::std_thread)->cpu_model, other.cpu_model);
+  fs::report rep = through_adapter(fs::backend::automatic);
+  EXPECT_EQ(rep.backend, "std_thread");
+  EXPECT_EQ(rep.burden_source, "default");
+  EXPECT_NE(rep.burden_note.find("was measured on another machine ('Not This CPU(R) @ 1.00GHz'"), std::string::npos)
+      << rep.burden_note;
+  EXPECT_NE(rep.burden_note.find("forkscale-report calibrate --backend std_thread"), std::string::npos);
+  EXPECT_EQ(rep.diagnostic_count, 0u);  // not misuse: the numbers are whole
+  EXPECT_NE(one_line(rep.to_text()).find("Not the stored burden: the std_thread calibration in"), std::string::npos)
+      << rep.to_text();
+  EXPECT_EQ(fs::from_json(rep.to_json()).burden_note, rep.burden_note);
+  // The same CPU with another number of hardware threads is another machine.
+  other = entry(fs::backend::std_thread, 50000, 90000);
+  other.hardware_threads += 1;
+  fs::store_burden(other);
+  rep = through_adapter(fs::backend::std_thread);
+  EXPECT_EQ(rep.burden_source, "default");
+  EXPECT_NE(rep.burden_note.find("another machine"), std::string::npos) << rep.burden_note;
+  // An entry stored before machines were recorded: read, not used.
+  write(
+      "{\"schema\": \"forkscale.burden\", \"schema_version\": 1, \"backends\": [{\"backend\": \"std_thread\", "
+      "\"spawn_ns\": 1, \"steal_ns\": 90000, \"steal_median_ns\": 2, \"rounds\": 300, \"hardware_threads\": " +
+      std::to_string(fs::this_machine().hardware_threads) +
+      ", \"runnable_elsewhere\": 0, \"measured_at\": \"2024-01-01T00:00:00Z\"}]}");
+  ASSERT_TRUE(fs::stored_burden(fs::backend::std_thread));
+  EXPECT_EQ(fs::stored_burden(fs::backend::std_thread)->cpu_model, "");
+  rep = through_adapter(fs::backend::automatic);
+  EXPECT_EQ(rep.burden_source, "default");
+  EXPECT_NE(rep.burden_note.find("does not say which machine"), std::string::npos) << rep.burden_note;
+  // Calibrated here again: used.
+  fs::store_burden(entry(fs::backend::std_thread, 50000, 90000));
+  rep = through_adapter(fs::backend::automatic);
+  EXPECT_EQ(rep.burden_source, "measured std_thread");
+  EXPECT_EQ(rep.burden_note, "");
+}
+
+// options.backend automatic and a burden file that cannot be read: one
+// diagnostic once a backend is known, none when only the guards spawn.
+TEST_F(Burden, ABrokenFileIsSaidOnceABackendIsKnown) {
+  write("not json");
+  std::vector<fs::diagnostic> seen;
+  fs::options o;
+  o.clock = fs::clock_kind::steady;
+  o.on_diagnostic = [&](const fs::diagnostic& d) { seen.push_back(d); };
+  const fs::report guards = fs::measure(
+      "guards",
+      [] {
+        fs::spawn([] { spin(); })();
+        fs::sync_point sp;
+      },
+      o);
+  EXPECT_EQ(guards.diagnostic_count, 0u);
+  EXPECT_TRUE(seen.empty());
+  const fs::report rep = fs::measure(
+      "adapter", [] { fs::thread([] { spin(); }).join(); }, o);
   EXPECT_EQ(rep.burden_source, "default");
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_NE(seen[0].problem.find("burden file"), std::string::npos) << seen[0].problem;

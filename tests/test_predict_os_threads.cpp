@@ -298,6 +298,19 @@ TEST(PredictOsThreads, TheSchedulerIsChosenByTheReportAndSaid) {
                        "spawn") != std::string::npos;
   EXPECT_TRUE(said) << text;
   EXPECT_NE(json.find("\"scheduler\": \"os_threads\""), std::string::npos) << json;
+  // The backend the measurement saw decides, when the report has one.
+  rep.burden_source = "default";
+  rep.backend = "std_thread";
+  EXPECT_EQ(fs::predict(rep, {1, 2}).model.scheduler, fs::replay_scheduler::os_threads);
+  rep.backend = "std_thread+tbb";  // spawns through two libraries, std::thread's first
+  EXPECT_EQ(fs::predict(rep, {1, 2}).model.scheduler, fs::replay_scheduler::os_threads);
+  rep.backend = "tbb+std_thread";
+  EXPECT_EQ(fs::predict(rep, {1, 2}).model.scheduler, fs::replay_scheduler::work_stealing);
+  rep.backend = "std_threadlike";  // not a prefix match
+  EXPECT_EQ(fs::predict(rep, {1, 2}).model.scheduler, fs::replay_scheduler::work_stealing);
+  rep.burden_source = "measured std_thread";  // a named backend wins over the burden's source
+  rep.backend = "tbb";
+  EXPECT_EQ(fs::predict(rep, {1, 2}).model.scheduler, fs::replay_scheduler::work_stealing);
   EXPECT_NE(
       json.find(
           "\"os_threads\": {\n        \"time\": 15.0,\n        \"threads\": 1,\n        \"peak_runnable\": 2\n      }"),

@@ -283,6 +283,8 @@ fs::report tricky_report() {
   rep.unit = "ns";
   rep.clock = fs::clock_kind::tsc;
   rep.burden = 5000;
+  rep.burden_note = "the std_thread calibration in '/tmp/\"b\".json' was measured on another machine";
+  rep.backend = "std_thread+tbb";
   rep.compensation_per_strand = 0.1;  // not exact in binary: must round-trip
   rep.compensation_total = std::numeric_limits<std::uint64_t>::max();
   rep.max_processors = 48;  // not a power of two: last line is 48
@@ -329,6 +331,8 @@ std::string expected_json_python(const fs::report& rep) {
   e += " 'clock': " + py_str(fs::to_string(rep.clock)) + ",\n";
   e += " 'burden': " + py_int(rep.burden) + ",\n";
   e += " 'burden_source': " + py_str(rep.burden_source) + ",\n";
+  e += " 'burden_note': " + py_str(rep.burden_note) + ",\n";
+  e += " 'backend': " + py_str(rep.backend) + ",\n";
   e += " 'compensation_per_strand': " + py_float(rep.compensation_per_strand) + ",\n";
   e += " 'compensation_total': " + py_int(rep.compensation_total) + ",\n";
   e += " 'max_processors': " + py_int(rep.max_processors) + ",\n";

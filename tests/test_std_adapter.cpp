@@ -47,11 +47,13 @@ fs::report compare_backends(const std::string& label) {
   const adapter_check::run reference = adapter_check::measure(
       label, [&] { Program<fs::serial::backend>::run(serial_log); }, burden);
   expect_clean(reference, label + " (serial)");
+  EXPECT_EQ(reference.report.backend, "") << label << ": the serial elision runs on no library";
   thread_log threads_log;
   for (int i = 0; i < parallel_runs; ++i) {
     const adapter_check::run r = adapter_check::measure(
         label, [&] { Program<fs::std_backend>::run(threads_log); }, burden);
     expect_clean(r, label + " (threads)");
+    EXPECT_EQ(r.report.backend, "std_thread") << label << ": a thread's spawn sets the backend";
     expect_same(reference.report, r.report, label + " run " + std::to_string(i));
   }
   EXPECT_GE(threads_log.count(), 2u) << label << ": the program did not run on two threads";

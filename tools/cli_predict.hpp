@@ -4,32 +4,41 @@
 //   forkscale-report predict RUN.json [--processors LIST] [--model work-stealing|os-threads]
 //                                     [--spawn-cost C] [--steal-cost C] [--attempt-cost C]
 //                                     [--thread-start-cost C] [--seeds N] [--to text|json] [-o OUT]
-//   forkscale-report calibrate [--backend std_thread|tbb|openmp] [--file PATH]
+//   forkscale-report calibrate [--backend std_thread|tbb|openmp] [--file PATH] [--force]
 //
 // predict replays the report's record (fs::predict, docs/predict.md) on each P
 // of LIST: numbers separated by commas ("1,2,4,8"), ranges that double
 // ("1-256": 1, 2, 4, ..., 256), and "..." continuing the step of the two
 // numbers before it up to the one after it ("1,2,4,8,...,256"; "2,4,6,...,16").
 // Default: 1-256. --model chooses the scheduler (fs::replay_scheduler); by
-// default os-threads for a report whose burden was calibrated for std_thread,
+// default os-threads for a report whose backend is std_thread (report::backend),
 // work-stealing for any other. Costs are in the report's unit; a negative
 // steal, attempt or thread start cost, or none, takes the model's default (the
 // report's burden, a tenth of it, the report's burden). A scaling study's
 // profile run is replayed when RUN.json is a study.
 //
 // calibrate runs fs::calibrate_burden for the backend (default std_thread),
-// prints the spawn and steal times and stores them in PATH (default
+// prints the spawn and steal times and stores them, with this machine's CPU
+// model and hardware threads, in PATH (default
 // fs::burden_file(): FORKSCALE_BURDEN_FILE, $XDG_CACHE_HOME/forkscale/burden.json
 // or ~/.cache/forkscale/burden.json). This build knows oneTBB when it was built
 // with it (FORKSCALE_CLI_HAVE_TBB) and OpenMP likewise (FORKSCALE_CLI_HAVE_OPENMP).
+// On a busy machine (other processes' threads ready to run on every hardware
+// thread, or a median steal more than twice its lower decile) it tries again,
+// up to 3 times a second apart; if the machine stays busy it stores nothing and
+// exits 1 with one line on stderr, unless --force stores the quietest figures.
 #pragma once
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <forkscale/burden.hpp>
@@ -236,36 +245,104 @@ inline std::string calibrate_text(const fs::measured_burden& m, const std::strin
   return o;
 }
 
-inline void calibrate_command(const std::vector<std::string>& args, std::ostream& out) {
+// How calibrate measures and waits between attempts (tests give their own).
+struct calibration_runner {
+  std::function<fs::measured_burden(fs::backend)> calibrate = [](fs::backend b) { return fs::calibrate_burden(b); };
+  std::function<void()> pause = [] { std::this_thread::sleep_for(std::chrono::seconds(1)); };
+};
+
+// Attempts before calibrate gives up on a busy machine, a second apart.
+inline constexpr unsigned calibrate_attempts = 3;
+
+// Why `m` was measured on a busy machine, or empty when it looks quiet.
+inline std::string busy_reason(const fs::measured_burden& m) {
+  if (m.machine_was_busy())
+    return std::to_string(m.runnable_elsewhere) + " threads of other processes were ready to run on " +
+           std::to_string(m.hardware_threads) + " hardware threads";
+  if (m.steal_disturbed())
+    return "the median steal (" + io::fixed(m.steal_median_ns, 0) + " ns) is more than twice its lower decile (" +
+           io::fixed(m.steal_ns, 0) + " ns)";
+  return std::string();
+}
+
+struct calibrate_request {
   fs::backend b = fs::backend::std_thread;
   std::string path = fs::burden_file();
+  bool force = false;
+};
+
+inline calibrate_request calibrate_args(const std::vector<std::string>& args) {
+  calibrate_request r;
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string name;
+    if (args[i] == "--force") {
+      r.force = true;
+      continue;
+    }
     if (args[i].empty() || args[i][0] != '-') throw usage_failure("calibrate takes no file argument (use --file)");
     const std::string v = option_value(args, i, name);
     if (name == "--backend") {
-      if (!fs::backend_from_name(v, b))
+      if (!fs::backend_from_name(v, r.b))
         throw usage_failure("unknown backend " + quoted(v) + " (expected std_thread, tbb or openmp)");
     } else if (name == "--file") {
       if (v.empty()) throw usage_failure("option --file needs a non-empty value");
-      path = v;
+      r.path = v;
     } else {
       throw usage_failure("unknown option " + quoted(args[i]) + " for calibrate");
     }
   }
 #ifndef FORKSCALE_CLI_HAVE_TBB
-  if (b == fs::backend::tbb) throw failure{std::string(program) + ": this forkscale-report was built without oneTBB"};
+  if (r.b == fs::backend::tbb) throw failure{std::string(program) + ": this forkscale-report was built without oneTBB"};
 #endif
 #ifndef FORKSCALE_CLI_HAVE_OPENMP
-  if (b == fs::backend::openmp)
+  if (r.b == fs::backend::openmp)
     throw failure{std::string(program) + ": this forkscale-report was built without OpenMP"};
 #endif
-  if (path.empty())
+  if (r.path.empty())
     throw failure{std::string(program) +
                   ": nowhere to store the burden: set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME, or give --file"};
-  const fs::measured_burden m = fs::calibrate_burden(b);
-  fs::store_burden(m, path);
-  out << calibrate_text(m, path);
+  return r;
+}
+
+// Calibrates up to calibrate_attempts times while the machine looks busy
+// (busy_reason), a pause apart, and stores the first quiet figures; when every
+// attempt was busy, stores the quietest (smallest median steal) with --force,
+// else nothing: exit status 1 and one line on stderr saying why.
+inline int calibrate_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                             const calibration_runner& run = calibration_runner{}) {
+  const calibrate_request r = calibrate_args(args);
+  std::optional<fs::measured_burden> quietest;
+  std::string reason;
+  for (unsigned attempt = 1; attempt <= calibrate_attempts; ++attempt) {
+    try {
+      const fs::measured_burden m = run.calibrate(r.b);
+      reason = busy_reason(m);
+      if (reason.empty()) {
+        fs::store_burden(m, r.path);
+        out << calibrate_text(m, r.path);
+        return 0;
+      }
+      if (!quietest || m.steal_median_ns < quietest->steal_median_ns) quietest = m;
+    } catch (const fs::error& e) {
+      const std::string what = e.what();
+      if (what.find("too busy") == std::string::npos) throw;
+      reason = "no other thread started the child in most rounds";
+    }
+    if (attempt < calibrate_attempts) {
+      out << "forkscale calibrate: attempt " << attempt << " of " << calibrate_attempts << ": the machine is busy ("
+          << reason << "); trying again\n";
+      run.pause();
+    }
+  }
+  if (r.force && quietest) {
+    fs::store_burden(*quietest, r.path);
+    out << calibrate_text(*quietest, r.path) << "  stored although the machine was busy (--force)\n";
+    return 0;
+  }
+  if (quietest) out << calibrate_text(*quietest, std::string());
+  err << program << ": the machine stayed busy in " << calibrate_attempts << " calibrations (" << reason
+      << "): nothing stored; calibrate on a quiet machine, or give --force to store the quietest figures\n";
+  return 1;
 }
 
 }  // namespace forkscale_cli

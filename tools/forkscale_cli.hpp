@@ -7,7 +7,7 @@
 // clang-format on
 //   forkscale-report compare BEFORE.json AFTER.json [--to text|csv|github] [-o OUT] [--fail-if RULE]...
 //   forkscale-report predict RUN.json [--processors LIST] [...]   (cli_predict.hpp)
-//   forkscale-report calibrate [--backend std_thread|tbb|openmp]  (cli_predict.hpp)
+//   forkscale-report calibrate [--backend std_thread|tbb|openmp] [--force]  (cli_predict.hpp)
 //   forkscale-report --help | --version
 //
 // IN.json is a report (schema "forkscale.report", report::write_json) or a
@@ -25,7 +25,8 @@
 // forkscale/regression.hpp) is checked, and every regression is one line on
 // stderr ("forkscale-report: regression: ...") or, with --to github, a GitHub
 // Actions ::error annotation on stdout after the text comparison. Exit status:
-// 0 done (no regression), 1 a --fail-if rule found a regression, 2 anything
+// 0 done (no regression), 1 a --fail-if rule found a regression or calibrate
+// found the machine busy in every attempt (nothing stored), 2 anything
 // wrong — bad usage, a bad rule, a file that cannot be read or is not a valid
 // report, an output that cannot be written — always with exactly one line on
 // stderr naming the file and the problem.
@@ -82,7 +83,7 @@ inline std::string usage() {
          "         [--thread-start-cost C] [--seeds N] [--to text|json] [-o OUT]\n"
          "       " +
          program +
-         " calibrate [--backend std_thread|tbb|openmp] [--file PATH]\n"
+         " calibrate [--backend std_thread|tbb|openmp] [--file PATH] [--force]\n"
          "       " +
          program +
          " --help | --version\n"
@@ -111,12 +112,14 @@ inline std::string usage() {
          "processors and prints the predicted times and speedups next to the bounds:\n"
          "--model work-stealing (greedy and randomized work stealing: oneTBB, OpenMP) or\n"
          "os-threads (a thread per spawn, the cores shared in time slices: std::thread),\n"
-         "by default os-threads when the report's burden was calibrated for std_thread;\n"
+         "by default os-threads when the report's backend is std_thread;\n"
          "LIST is like 1,2,4 or 1-256 (doubling) or 1,2,4,...,256 (default 1-256);\n"
          "costs are in the report's unit (docs/predict.md).\n"
          "calibrate times a spawn and a steal of the backend on this machine and stores them\n"
-         "(FORKSCALE_BURDEN_FILE, or burden.json under $XDG_CACHE_HOME/forkscale or\n"
-         "~/.cache/forkscale); measurements with options.backend use it as their burden.\n"
+         "with the machine's CPU model and hardware threads (FORKSCALE_BURDEN_FILE, or\n"
+         "burden.json under $XDG_CACHE_HOME/forkscale or ~/.cache/forkscale); measurements\n"
+         "on this machine whose backend it is use it as their burden. On a busy machine it\n"
+         "tries 3 times, then stores nothing (exit status 1) unless --force.\n"
          "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
          "stderr when anything is wrong; compare --fail-if exits 1 on a regression.\n";
 }
@@ -660,8 +663,7 @@ inline int run(const std::vector<std::string>& args, std::ostream& out, std::ost
       return 0;
     }
     if (!args.empty() && args[0] == "calibrate") {
-      calibrate_command(args, out);
-      return 0;
+      return calibrate_command(args, out, err);
     }
     const options o = parse_args(args);
     if (o.command == "compare") return compare(o, out, err);

@@ -962,6 +962,7 @@ TEST_F(Cli, PredictRefusesBadUsageAndReportsWithoutARecord) {
       {"calibrate", "extra"},
       {"calibrate", "--file", ""},
       {"calibrate", "--bogus", "1"},
+      {"calibrate", "--force", "extra"},
   };
   for (const auto& args : usage) {
     std::string what = "forkscale-report";
@@ -973,17 +974,83 @@ TEST_F(Cli, PredictRefusesBadUsageAndReportsWithoutARecord) {
   expect_one_line_failure(tool({"predict", (*dir_ / "missing.json").string()}), "cannot read", "predict, no file");
 }
 
+// calibrate on a busy machine, with the micro-benchmark and the pause
+// replaced: figures that say "busy" (other processes' threads on every
+// hardware thread, or a median steal far above its lower decile) are tried
+// again, a pause apart, and never stored without --force.
+fs::measured_burden figures(double steal, double median, unsigned runnable_elsewhere) {
+  fs::measured_burden m;
+  m.backend = fs::backend::std_thread;
+  m.spawn_ns = 1000;
+  m.steal_ns = steal;
+  m.steal_median_ns = median;
+  m.rounds = 400;
+  m.cpu_model = fs::this_machine().cpu_model;
+  m.hardware_threads = 2;
+  m.runnable_elsewhere = runnable_elsewhere;
+  m.measured_at = "2024-01-01T00:00:00Z";
+  return m;
+}
+
+struct scripted_calibration {
+  std::vector<fs::measured_burden> results;  // one per attempt, in order
+  unsigned calls = 0, pauses = 0;
+  forkscale_cli::calibration_runner runner() {
+    forkscale_cli::calibration_runner r;
+    r.calibrate = [this](fs::backend) { return results.at(calls++); };
+    r.pause = [this] { ++pauses; };
+    return r;
+  }
+};
+
+TEST_F(Cli, CalibrateRetriesABusyMachineAndStoresNothingWithoutForce) {
+  const std::string file = (*dir_ / "busy" / "burden.json").string();
+  scripted_calibration busy{{figures(2e6, 7.5e6, 0), figures(50000, 60000, 2), figures(3e6, 9e6, 0)}};
+  std::ostringstream out, err;
+  EXPECT_EQ(forkscale_cli::calibrate_command({"calibrate", "--file", file}, out, err, busy.runner()), 1);
+  EXPECT_EQ(busy.calls, forkscale_cli::calibrate_attempts);
+  EXPECT_EQ(busy.pauses, forkscale_cli::calibrate_attempts - 1);
+  EXPECT_FALSE(stdfs::exists(file));  // nothing stored
+  const auto l = lines(err.str());
+  ASSERT_EQ(l.size(), 1u) << err.str();
+  EXPECT_TRUE(contains(l[0], "forkscale-report: the machine stayed busy in 3 calibrations")) << l[0];
+  EXPECT_TRUE(contains(l[0], "nothing stored")) << l[0];
+  EXPECT_TRUE(contains(l[0], "--force")) << l[0];
+  EXPECT_TRUE(contains(out.str(), "attempt 1 of 3: the machine is busy (the median steal")) << out.str();
+  EXPECT_TRUE(contains(out.str(), "attempt 2 of 3: the machine is busy (2 threads of other processes")) << out.str();
+  EXPECT_TRUE(contains(out.str(), "not stored")) << out.str();
+  // --force stores the quietest attempt: the smallest median steal.
+  scripted_calibration forced = busy;
+  forced.calls = forced.pauses = 0;
+  std::ostringstream out2, err2;
+  EXPECT_EQ(forkscale_cli::calibrate_command({"calibrate", "--force", "--file", file}, out2, err2, forced.runner()), 0);
+  EXPECT_TRUE(err2.str().empty()) << err2.str();
+  EXPECT_TRUE(contains(out2.str(), "stored although the machine was busy (--force)")) << out2.str();
+  const auto stored = fs::stored_burden(fs::backend::std_thread, file);
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->steal_ns, 50000);
+  EXPECT_EQ(stored->cpu_model, fs::this_machine().cpu_model);
+  // Quiet at the second attempt: stored at once, no third attempt.
+  scripted_calibration settles{{figures(2e6, 7.5e6, 0), figures(40000, 45000, 0), figures(1, 1, 0)}};
+  std::ostringstream out3, err3;
+  EXPECT_EQ(forkscale_cli::calibrate_command({"calibrate", "--file", file}, out3, err3, settles.runner()), 0);
+  EXPECT_EQ(settles.calls, 2u);
+  EXPECT_EQ(settles.pauses, 1u);
+  EXPECT_EQ(fs::stored_burden(fs::backend::std_thread, file)->steal_ns, 40000);
+}
+
 TEST_F(Cli, CalibrateStoresTheBurden) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one hardware thread: nothing can be stolen";
   const std::string file = (*dir_ / "cache" / "burden.json").string();
-  const outcome t = tool({"calibrate", "--file", file});
+  // --force: the machine running the tests may be busy; this test is about storing.
+  const outcome t = tool({"calibrate", "--force", "--file", file});
   EXPECT_EQ(t.status, 0) << t.err;
   EXPECT_TRUE(contains(t.out, "forkscale calibrate: std_thread")) << t.out;
   const auto m = fs::stored_burden(fs::backend::std_thread, file);
   ASSERT_TRUE(m);
   EXPECT_GT(m->spawn_ns, 0);
   for (const char* b : {"tbb", "openmp"}) {
-    const outcome o = tool({"calibrate", "--backend", b, "--file", file});
+    const outcome o = tool({"calibrate", "--backend", b, "--force", "--file", file});
 #if defined(FORKSCALE_CLI_HAVE_TBB) && defined(FORKSCALE_CLI_HAVE_OPENMP)
     EXPECT_EQ(o.status, 0) << b << ": " << o.err;
     fs::backend k{};

@@ -182,6 +182,36 @@ basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn,
   return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where), std::forward<F>(fn), where);
 }
 
+namespace detail {
+
+// The spawns of forkscale's adapters (adapters/*.hpp, the OMPT tool): as
+// basic_spawn_point and spawn, and each names the library it came through
+// (`from`: backend_bit in backend.hpp), which sets the measurement's backend
+// when options.backend is automatic (report::backend).
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, const site& where) noexcept {
+  return guard_events<Clock>::spawn(nullptr, where, from);
+}
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, basic_task_group<Clock>& g, const site& where) {
+  frame* f = current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return guard_events<Clock>::spawn(g.join_set_for(f->sess, where), where, from);
+}
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, basic_join_handle<Clock>& h, const site& where) {
+  frame* f = current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return guard_events<Clock>::spawn(h.bind(f->sess, where), where, from);
+}
+template <class Clock, class Set, class F>
+basic_spawned<Clock, std::decay_t<F>> adapter_spawn(unsigned char from, Set& set, F&& fn, const site& where) {
+  return basic_spawned<Clock, std::decay_t<F>>(adapter_spawn_point<Clock>(from, set, where), std::forward<F>(fn),
+                                               where);
+}
+
+}  // namespace detail
+
 // Wrap the library's join: the strand ends when the guard opens, and the joined
 // children merge into the task when it closes. Without an argument it joins every
 // child the task spawned with spawn(f) (Cilk's sync); with a task group or a join
@@ -310,6 +340,23 @@ template <class Clock, class F>
 std::decay_t<F> spawn(basic_join_handle<Clock>&, F&& fn, const site& = site::current()) {
   return std::forward<F>(fn);
 }
+namespace detail {
+// (The enclosing namespace's spawn_token: detail may declare one of its own.)
+template <class Clock>
+constexpr auto adapter_spawn_point(unsigned char, const site& where) noexcept
+    -> decltype(basic_spawn_point<Clock>(where)) {
+  return {};
+}
+template <class Clock, class Set>
+constexpr auto adapter_spawn_point(unsigned char, Set&, const site& where) noexcept
+    -> decltype(basic_spawn_point<Clock>(where)) {
+  return {};
+}
+template <class Clock, class Set, class F>
+std::decay_t<F> adapter_spawn(unsigned char, Set&, F&& fn, const site&) {
+  return std::forward<F>(fn);
+}
+}  // namespace detail
 template <class Clock>
 class basic_sync_point {
  public:

@@ -2,12 +2,14 @@
 // "Measured burden"). Cilkview charges every continuation edge 15,000 cycles, a
 // guess for every runtime and machine; fs::calibrate_burden times what a spawn
 // and a steal cost for one backend on this machine with a micro-benchmark the
-// library ships, and store_burden keeps the figures in a small file that later
-// measurements read when options.backend names the backend:
+// library ships, and store_burden keeps the figures, with the machine they were
+// measured on, in a small file that later measurements on this machine read
+// once their backend is known (options.backend, or with `automatic` the library
+// of the first spawn through an adapter):
 //
 //   fs::measured_burden b = fs::calibrate_burden(fs::backend::tbb);  // needs adapters/tbb.hpp
 //   fs::store_burden(b);                                             // burden_file()
-//   fs::options o;  o.backend = fs::backend::tbb;                    // burden = b.steal_ns
+//   fs::options o;  // the first fs::tbb spawn makes the backend tbb: burden = b.steal_ns
 //
 // `forkscale-report calibrate [--backend std_thread|tbb|openmp]` does the same.
 // The std::thread micro-benchmark is always there; oneTBB's comes with
@@ -23,6 +25,17 @@
 #include "config.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
+
+// The machine a calibration is measured on, as far as it can tell: its CPU
+// model (Linux: /proc/cpuinfo's "model name"; empty where unknown) and its
+// hardware threads (std::thread::hardware_concurrency()).
+struct machine_identity {
+  std::string cpu_model;
+  unsigned hardware_threads = 0;
+};
+
+// This machine, read once per process.
+FORKSCALE_INLINE machine_identity this_machine();
 
 // One backend's runtime costs on this machine, in nanoseconds, from the
 // micro-benchmark's rounds (detail/burden/calibrate.hpp).
@@ -41,8 +54,12 @@ struct measured_burden {
   // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
-  unsigned rounds = 0;            // rounds whose child another thread started
-  unsigned hardware_threads = 0;  // of the machine it was measured on
+  unsigned rounds = 0;  // rounds whose child another thread started
+  // The machine it was measured on (this_machine()): a measurement on another
+  // machine does not use it. An entry stored before machines were recorded
+  // reads back with an empty cpu_model and is not used either.
+  std::string cpu_model;
+  unsigned hardware_threads = 0;
   // Threads of other processes ready to run as the calibration began (Linux's
   // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
   // machine was busy, and the steal measured how long its scheduler kept the
@@ -51,10 +68,13 @@ struct measured_burden {
   std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
 
   bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
+  // The median steal is more than twice the lower decile: the other thread
+  // often waited for a core, another sign of a busy machine.
+  bool steal_disturbed() const noexcept { return steal_median_ns > 2 * steal_ns; }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
-// under a second). Throws forkscale::error for backend::unknown, for a backend
+// under a second). Throws forkscale::error for backend::unknown or automatic, for a backend
 // whose adapter this program did not include (or, for OpenMP, compile with
 // OpenMP), and on a machine with one hardware thread (nothing can be stolen).
 FORKSCALE_INLINE measured_burden calibrate_burden(forkscale::backend b);

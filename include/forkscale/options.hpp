@@ -56,12 +56,15 @@ struct options {
   // Burden per continuation edge in the report's unit; negative means Cilkview's
   // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
   double burden = -1;
-  // The parallel library the measured program runs on. When it is known and
-  // options.burden is negative, a timed clock's burden is the steal cost that
-  // fs::calibrate_burden measured for it on this machine and stored
-  // (burden.hpp, docs/predict.md), if there is one; report::burden_source says
-  // which burden a report has. Reading it costs a file read per measurement.
-  forkscale::backend backend = forkscale::backend::unknown;
+  // The parallel library the measured program runs on. `automatic`: the
+  // library of the first spawn made through an adapter (fs::thread, fs::async,
+  // fs::tbb, fs::omp, the OMPT tool); std_thread, tbb or openmp: that one;
+  // unknown: none. When it is known and options.burden is negative, a timed
+  // clock's burden is the steal cost fs::calibrate_burden measured for it on
+  // this machine and stored (burden.hpp, docs/predict.md), if there is one;
+  // report::backend and report::burden_source say which. Looking costs one
+  // stat() of the burden file per measurement.
+  forkscale::backend backend = forkscale::backend::automatic;
   // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
   // Never applies to the cost clock.
   bool compensate = true;

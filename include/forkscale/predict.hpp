@@ -29,9 +29,10 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // Which runtime the replay models (docs/predict.md).
 enum class replay_scheduler {
-  // os_threads for a report whose program spawned on std::thread (its burden
-  // is the one calibrated for std_thread: report::burden_source "measured
-  // std_thread"), work_stealing for any other.
+  // os_threads for a report whose program spawned on std::thread
+  // (report::backend "std_thread", or first of two: "std_thread+tbb"; in a
+  // report without the field, a burden calibrated for std_thread:
+  // report::burden_source "measured std_thread"), work_stealing for any other.
   automatic,
   // Greedy list scheduling and randomized work stealing on P workers: oneTBB,
   // OpenMP tasks, Cilk-style runtimes.

@@ -293,10 +293,20 @@ struct report {
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
   // Where the burden came from: "measured <backend>" (fs::calibrate_burden's
-  // stored figure for options.backend), "option" (options.burden), "default"
-  // (Cilkview's 15,000 cycles; under the cost clock 15,000 units, a choice the
-  // user makes, see docs/predict.md); empty in reports written before it was kept.
+  // figure stored on this machine for the report's backend), "option"
+  // (options.burden), "default" (Cilkview's 15,000 cycles; under the cost clock
+  // 15,000 units, a choice the user makes, see docs/predict.md); empty in
+  // reports written before it was kept.
   std::string burden_source;
+  // Why a calibration stored for the backend was not used: it was measured on
+  // another machine, or does not say on which (docs/predict.md); else empty.
+  std::string burden_note;
+  // The parallel library the measurement ran on: options.backend when it names
+  // one, else the library of the first spawn made through an adapter
+  // (options.backend automatic); then '+' and every other library spawns came
+  // through ("std_thread+tbb": mixed, the burden is the first one's). Empty
+  // when none is known (only the guards spawned), and in older reports.
+  std::string backend;
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;

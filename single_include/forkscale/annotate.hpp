@@ -870,6 +870,9 @@ struct frame {
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records (2).
   unsigned char call_events = 0;
+  // The libraries the session knew its spawns came through (backend_bit) when
+  // this frame last looked: a spawn through another one tells it (note_backend).
+  unsigned char backends = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -983,7 +986,9 @@ inline thread_local frame* current_frame = nullptr;
 
 // The events a guard reports (engine<Clock> in events.hpp has one function each).
 struct engine_hooks {
-  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
+  // spawn of the guards themselves).
+  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
   void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
   void (*end_child)(frame& c) noexcept;
   void (*begin_sync)(sync_state& st, const site& where) noexcept;
@@ -1004,10 +1009,10 @@ inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
 template <class Clock>
 struct guard_events {
   static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
     if (!h) return spawn_token{};
-    return h->spawn(group, where);
+    return h->spawn(group, where, from);
   }
   // Also called with an empty token inside a measurement: the engine diagnoses it.
   static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
@@ -1200,6 +1205,36 @@ basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn,
   return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where), std::forward<F>(fn), where);
 }
 
+namespace detail {
+
+// The spawns of forkscale's adapters (adapters/*.hpp, the OMPT tool): as
+// basic_spawn_point and spawn, and each names the library it came through
+// (`from`: backend_bit in backend.hpp), which sets the measurement's backend
+// when options.backend is automatic (report::backend).
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, const site& where) noexcept {
+  return guard_events<Clock>::spawn(nullptr, where, from);
+}
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, basic_task_group<Clock>& g, const site& where) {
+  frame* f = current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return guard_events<Clock>::spawn(g.join_set_for(f->sess, where), where, from);
+}
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, basic_join_handle<Clock>& h, const site& where) {
+  frame* f = current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return guard_events<Clock>::spawn(h.bind(f->sess, where), where, from);
+}
+template <class Clock, class Set, class F>
+basic_spawned<Clock, std::decay_t<F>> adapter_spawn(unsigned char from, Set& set, F&& fn, const site& where) {
+  return basic_spawned<Clock, std::decay_t<F>>(adapter_spawn_point<Clock>(from, set, where), std::forward<F>(fn),
+                                               where);
+}
+
+}  // namespace detail
+
 // Wrap the library's join: the strand ends when the guard opens, and the joined
 // children merge into the task when it closes. Without an argument it joins every
 // child the task spawned with spawn(f) (Cilk's sync); with a task group or a join
@@ -1328,6 +1363,23 @@ template <class Clock, class F>
 std::decay_t<F> spawn(basic_join_handle<Clock>&, F&& fn, const site& = site::current()) {
   return std::forward<F>(fn);
 }
+namespace detail {
+// (The enclosing namespace's spawn_token: detail may declare one of its own.)
+template <class Clock>
+constexpr auto adapter_spawn_point(unsigned char, const site& where) noexcept
+    -> decltype(basic_spawn_point<Clock>(where)) {
+  return {};
+}
+template <class Clock, class Set>
+constexpr auto adapter_spawn_point(unsigned char, Set&, const site& where) noexcept
+    -> decltype(basic_spawn_point<Clock>(where)) {
+  return {};
+}
+template <class Clock, class Set, class F>
+std::decay_t<F> adapter_spawn(unsigned char, Set&, F&& fn, const site&) {
+  return std::forward<F>(fn);
+}
+}  // namespace detail
 template <class Clock>
 class basic_sync_point {
  public:

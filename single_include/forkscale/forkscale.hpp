@@ -976,6 +976,9 @@ struct frame {
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records (2).
   unsigned char call_events = 0;
+  // The libraries the session knew its spawns came through (backend_bit) when
+  // this frame last looked: a spawn through another one tells it (note_backend).
+  unsigned char backends = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -1089,7 +1092,9 @@ inline thread_local frame* current_frame = nullptr;
 
 // The events a guard reports (engine<Clock> in events.hpp has one function each).
 struct engine_hooks {
-  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
+  // spawn of the guards themselves).
+  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
   void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
   void (*end_child)(frame& c) noexcept;
   void (*begin_sync)(sync_state& st, const site& where) noexcept;
@@ -1110,10 +1115,10 @@ inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
 template <class Clock>
 struct guard_events {
   static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
     if (!h) return spawn_token{};
-    return h->spawn(group, where);
+    return h->spawn(group, where, from);
   }
   // Also called with an empty token inside a measurement: the engine diagnoses it.
   static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
@@ -1306,6 +1311,36 @@ basic_spawned<Clock, std::decay_t<F>> spawn(basic_join_handle<Clock>& h, F&& fn,
   return basic_spawned<Clock, std::decay_t<F>>(basic_spawn_point<Clock>(h, where), std::forward<F>(fn), where);
 }
 
+namespace detail {
+
+// The spawns of forkscale's adapters (adapters/*.hpp, the OMPT tool): as
+// basic_spawn_point and spawn, and each names the library it came through
+// (`from`: backend_bit in backend.hpp), which sets the measurement's backend
+// when options.backend is automatic (report::backend).
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, const site& where) noexcept {
+  return guard_events<Clock>::spawn(nullptr, where, from);
+}
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, basic_task_group<Clock>& g, const site& where) {
+  frame* f = current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return guard_events<Clock>::spawn(g.join_set_for(f->sess, where), where, from);
+}
+template <class Clock>
+spawn_token adapter_spawn_point(unsigned char from, basic_join_handle<Clock>& h, const site& where) {
+  frame* f = current_frame<Clock>;
+  if (!f) return spawn_token{};
+  return guard_events<Clock>::spawn(h.bind(f->sess, where), where, from);
+}
+template <class Clock, class Set, class F>
+basic_spawned<Clock, std::decay_t<F>> adapter_spawn(unsigned char from, Set& set, F&& fn, const site& where) {
+  return basic_spawned<Clock, std::decay_t<F>>(adapter_spawn_point<Clock>(from, set, where), std::forward<F>(fn),
+                                               where);
+}
+
+}  // namespace detail
+
 // Wrap the library's join: the strand ends when the guard opens, and the joined
 // children merge into the task when it closes. Without an argument it joins every
 // child the task spawned with spawn(f) (Cilk's sync); with a task group or a join
@@ -1434,6 +1469,23 @@ template <class Clock, class F>
 std::decay_t<F> spawn(basic_join_handle<Clock>&, F&& fn, const site& = site::current()) {
   return std::forward<F>(fn);
 }
+namespace detail {
+// (The enclosing namespace's spawn_token: detail may declare one of its own.)
+template <class Clock>
+constexpr auto adapter_spawn_point(unsigned char, const site& where) noexcept
+    -> decltype(basic_spawn_point<Clock>(where)) {
+  return {};
+}
+template <class Clock, class Set>
+constexpr auto adapter_spawn_point(unsigned char, Set&, const site& where) noexcept
+    -> decltype(basic_spawn_point<Clock>(where)) {
+  return {};
+}
+template <class Clock, class Set, class F>
+std::decay_t<F> adapter_spawn(unsigned char, Set&, F&& fn, const site&) {
+  return std::forward<F>(fn);
+}
+}  // namespace detail
 template <class Clock>
 class basic_sync_point {
  public:
@@ -1568,10 +1620,11 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 
 enum class backend {
-  unknown,     // not said: the burden is Cilkview's default (or options.burden)
+  unknown,     // none: the burden is Cilkview's default (or options.burden)
   std_thread,  // std::thread / std::async (adapters/std_thread.hpp)
   tbb,         // oneTBB (adapters/tbb.hpp)
-  openmp,      // OpenMP tasks (adapters/openmp.hpp)
+  openmp,      // OpenMP tasks (adapters/openmp.hpp, the OMPT tool)
+  automatic,   // options.backend's default: the library of the first spawn made through an adapter
 };
 
 inline const char* to_string(backend b) noexcept {
@@ -1582,6 +1635,8 @@ inline const char* to_string(backend b) noexcept {
       return "tbb";
     case backend::openmp:
       return "openmp";
+    case backend::automatic:
+      return "automatic";
     default:
       return "unknown";
   }
@@ -1596,6 +1651,26 @@ inline bool backend_from_name(const std::string& name, backend& out) noexcept {
     }
   return false;
 }
+
+namespace detail {
+
+// A library as one bit (1 << its value) in the sets of libraries a measurement's
+// spawns came through; 0 for unknown and automatic, which name none.
+constexpr unsigned char backend_bit(backend b) noexcept {
+  return b == backend::std_thread || b == backend::tbb || b == backend::openmp
+             ? static_cast<unsigned char>(1u << static_cast<unsigned>(b))
+             : static_cast<unsigned char>(0);
+}
+
+// The library of a bit backend_bit gave (unknown for any other value).
+constexpr backend backend_of_bit(unsigned bit) noexcept {
+  return bit == backend_bit(backend::std_thread) ? backend::std_thread
+         : bit == backend_bit(backend::tbb)      ? backend::tbb
+         : bit == backend_bit(backend::openmp)   ? backend::openmp
+                                                 : backend::unknown;
+}
+
+}  // namespace detail
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_BACKEND_HPP
@@ -2133,10 +2208,20 @@ struct report {
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
   // Where the burden came from: "measured <backend>" (fs::calibrate_burden's
-  // stored figure for options.backend), "option" (options.burden), "default"
-  // (Cilkview's 15,000 cycles; under the cost clock 15,000 units, a choice the
-  // user makes, see docs/predict.md); empty in reports written before it was kept.
+  // figure stored on this machine for the report's backend), "option"
+  // (options.burden), "default" (Cilkview's 15,000 cycles; under the cost clock
+  // 15,000 units, a choice the user makes, see docs/predict.md); empty in
+  // reports written before it was kept.
   std::string burden_source;
+  // Why a calibration stored for the backend was not used: it was measured on
+  // another machine, or does not say on which (docs/predict.md); else empty.
+  std::string burden_note;
+  // The parallel library the measurement ran on: options.backend when it names
+  // one, else the library of the first spawn made through an adapter
+  // (options.backend automatic); then '+' and every other library spawns came
+  // through ("std_thread+tbb": mixed, the burden is the first one's). Empty
+  // when none is known (only the guards spawned), and in older reports.
+  std::string backend;
   std::vector<region_result> regions;
   std::vector<diagnostic> diagnostics;  // the first ones found (see diagnostic_count)
   std::uint64_t diagnostic_count = 0;
@@ -2284,12 +2369,15 @@ struct options {
   // Burden per continuation edge in the report's unit; negative means Cilkview's
   // 15,000 cycles expressed in the clock's unit (15,000 units for the cost clock).
   double burden = -1;
-  // The parallel library the measured program runs on. When it is known and
-  // options.burden is negative, a timed clock's burden is the steal cost that
-  // fs::calibrate_burden measured for it on this machine and stored
-  // (burden.hpp, docs/predict.md), if there is one; report::burden_source says
-  // which burden a report has. Reading it costs a file read per measurement.
-  forkscale::backend backend = forkscale::backend::unknown;
+  // The parallel library the measured program runs on. `automatic`: the
+  // library of the first spawn made through an adapter (fs::thread, fs::async,
+  // fs::tbb, fs::omp, the OMPT tool); std_thread, tbb or openmp: that one;
+  // unknown: none. When it is known and options.burden is negative, a timed
+  // clock's burden is the steal cost fs::calibrate_burden measured for it on
+  // this machine and stored (burden.hpp, docs/predict.md), if there is one;
+  // report::backend and report::burden_source say which. Looking costs one
+  // stat() of the burden file per measurement.
+  forkscale::backend backend = forkscale::backend::automatic;
   // Subtract the engine's own per-strand cost, measured at start-up (Cilkprof §7).
   // Never applies to the cost clock.
   bool compensate = true;
@@ -4251,15 +4339,41 @@ struct thread_tables {
   std::atomic<std::int64_t> bound_net{0};
 };
 
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;        // ticks
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source).
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
   std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
@@ -5084,7 +5198,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
   root.compensation = s->compensation;
-  root.burden = s->burden;
+  root.burden = s->burden.load(std::memory_order_relaxed);
+  root.backends = s->backends_seen.load(std::memory_order_relaxed);
   root.kind = s->kind;
   root.state = frame::run_state::running;
   root.open_guards = 0;
@@ -5125,7 +5240,8 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   tk.what_if = nullptr;
   c.what_if_mask = tk.what_if_mask;
   c.compensation = s->compensation;
-  c.burden = s->burden;
+  c.burden = s->burden.load(std::memory_order_relaxed);
+  c.backends = s->backends_seen.load(std::memory_order_relaxed);
   c.kind = s->kind;
   c.state = frame::run_state::running;
   c.open_guards = 0;
@@ -5149,6 +5265,28 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
     c.rec_end_uid = 0;
   }
   tk.target = nullptr;
+}
+
+// A spawn through the adapter of a library `f` has not seen (`from`, a
+// backend_bit): the session learns it unless it knew it already, the first
+// library's burden becomes the session's when the burden follows the backend
+// (options.backend automatic), and the frame takes both. Once per library per
+// session, or per frame that started before the session learnt it.
+FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from) noexcept {
+  session* s = f.sess;
+  unsigned char seen = s->backends_seen.load(std::memory_order_relaxed);
+  if ((seen & from) == 0) {
+    seen = s->backends_seen.fetch_or(from, std::memory_order_relaxed);
+    if (seen == 0) {
+      s->first_backend.store(from, std::memory_order_relaxed);
+      if (s->burden_follows_backend)
+        s->burden.store(s->backend_burden[static_cast<unsigned>(backend_of_bit(from)) & 3u].ticks,
+                        std::memory_order_relaxed);
+    }
+    seen = static_cast<unsigned char>(seen | from);
+  }
+  f.backends = static_cast<unsigned char>(f.backends | seen);
+  f.burden = s->burden.load(std::memory_order_relaxed);
 }
 
 // ---- children handed on -----------------------------------------------------------
@@ -5432,10 +5570,12 @@ struct engine {
   // The parent's strand ends; the child will start from the path value here; the
   // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
   // the child reports to, or null for the task's own sync block.
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  // `from` names the library the spawn came through (backend_bit; 0: the guards').
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
+    if (FORKSCALE_DETAIL_UNLIKELY((f->backends & from) != from)) note_backend(*f, from);
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);
@@ -6409,8 +6549,9 @@ FORKSCALE_NAMESPACE_END
 // (burden_file), writing one backend's entry (store_burden) and reading it back
 // (stored_burden). The file is JSON, schema "forkscale.burden" version 1
 // (docs/predict.md): {"schema", "schema_version", "backends": [{"backend",
-// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "hardware_threads",
-// "runnable_elsewhere", "measured_at"}]}.
+// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "cpu_model",
+// "hardware_threads", "runnable_elsewhere", "measured_at"}]}; "cpu_model" is
+// missing in entries stored before machines were recorded.
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -6436,12 +6577,14 @@ FORKSCALE_NAMESPACE_END
 // "Measured burden"). Cilkview charges every continuation edge 15,000 cycles, a
 // guess for every runtime and machine; fs::calibrate_burden times what a spawn
 // and a steal cost for one backend on this machine with a micro-benchmark the
-// library ships, and store_burden keeps the figures in a small file that later
-// measurements read when options.backend names the backend:
+// library ships, and store_burden keeps the figures, with the machine they were
+// measured on, in a small file that later measurements on this machine read
+// once their backend is known (options.backend, or with `automatic` the library
+// of the first spawn through an adapter):
 //
 //   fs::measured_burden b = fs::calibrate_burden(fs::backend::tbb);  // needs adapters/tbb.hpp
 //   fs::store_burden(b);                                             // burden_file()
-//   fs::options o;  o.backend = fs::backend::tbb;                    // burden = b.steal_ns
+//   fs::options o;  // the first fs::tbb spawn makes the backend tbb: burden = b.steal_ns
 //
 // `forkscale-report calibrate [--backend std_thread|tbb|openmp]` does the same.
 // The std::thread micro-benchmark is always there; oneTBB's comes with
@@ -6454,6 +6597,17 @@ FORKSCALE_NAMESPACE_END
 
 
 FORKSCALE_NAMESPACE_BEGIN
+
+// The machine a calibration is measured on, as far as it can tell: its CPU
+// model (Linux: /proc/cpuinfo's "model name"; empty where unknown) and its
+// hardware threads (std::thread::hardware_concurrency()).
+struct machine_identity {
+  std::string cpu_model;
+  unsigned hardware_threads = 0;
+};
+
+// This machine, read once per process.
+FORKSCALE_INLINE machine_identity this_machine();
 
 // One backend's runtime costs on this machine, in nanoseconds, from the
 // micro-benchmark's rounds (detail/burden/calibrate.hpp).
@@ -6472,8 +6626,12 @@ struct measured_burden {
   // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
-  unsigned rounds = 0;            // rounds whose child another thread started
-  unsigned hardware_threads = 0;  // of the machine it was measured on
+  unsigned rounds = 0;  // rounds whose child another thread started
+  // The machine it was measured on (this_machine()): a measurement on another
+  // machine does not use it. An entry stored before machines were recorded
+  // reads back with an empty cpu_model and is not used either.
+  std::string cpu_model;
+  unsigned hardware_threads = 0;
   // Threads of other processes ready to run as the calibration began (Linux's
   // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
   // machine was busy, and the steal measured how long its scheduler kept the
@@ -6482,10 +6640,13 @@ struct measured_burden {
   std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
 
   bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
+  // The median steal is more than twice the lower decile: the other thread
+  // often waited for a core, another sign of a busy machine.
+  bool steal_disturbed() const noexcept { return steal_median_ns > 2 * steal_ns; }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
-// under a second). Throws forkscale::error for backend::unknown, for a backend
+// under a second). Throws forkscale::error for backend::unknown or automatic, for a backend
 // whose adapter this program did not include (or, for OpenMP, compile with
 // OpenMP), and on a machine with one hardware thread (nothing can be stolen).
 FORKSCALE_INLINE measured_burden calibrate_burden(forkscale::backend b);
@@ -6536,6 +6697,7 @@ FORKSCALE_NAMESPACE_END
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -6633,7 +6795,9 @@ struct samples {
     m.steal_ns = lower_decile(*quietest);
     m.steal_median_ns = median_of(*quietest);
     m.rounds = static_cast<unsigned>(stolen);
-    m.hardware_threads = std::thread::hardware_concurrency();
+    const machine_identity here = this_machine();
+    m.cpu_model = here.cpu_model;
+    m.hardware_threads = here.hardware_threads;
     m.runnable_elsewhere = runnable_elsewhere;
     m.measured_at = utc_now();
     return m;
@@ -6659,8 +6823,29 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE machine_identity this_machine() {
+  static const machine_identity here = [] {
+    machine_identity id;
+    id.hardware_threads = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t colon = line.find(':');
+      if (line.compare(0, 10, "model name") != 0 || colon == std::string::npos) continue;
+      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+      const std::size_t last = line.find_last_not_of(" \t\r");
+      if (first != std::string::npos && last >= first) id.cpu_model = line.substr(first, last + 1 - first);
+      break;
+    }
+#endif
+    return id;
+  }();
+  return here;
+}
+
 FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
-  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (detail::backend_bit(b) == 0)
+    throw error(std::string("forkscale: calibrate_burden: no backend named (backend::") + to_string(b) + ")");
   if (std::thread::hardware_concurrency() < 2)
     throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
                 "): this machine has one hardware thread; a steal needs two");
@@ -8170,9 +8355,17 @@ inline std::optional<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-inline measured_burden entry_from(const json::value& v, const std::string& where) {
-  const json::object_reader r(v, where);
+// One entry of the file, and whether it says which machine it was measured on
+// (entries stored before machines were recorded have no "cpu_model").
+struct stored_entry {
   measured_burden m;
+  bool machine_recorded = true;
+};
+
+inline stored_entry entry_from(const json::value& v, const std::string& where) {
+  const json::object_reader r(v, where);
+  stored_entry out;
+  measured_burden& m = out.m;
   const std::string name = r.str("backend");
   if (!backend_from_name(name, m.backend))
     throw json::json_error(r.required("backend").offset,
@@ -8186,12 +8379,14 @@ inline measured_burden entry_from(const json::value& v, const std::string& where
   m.hardware_threads = r.u32("hardware_threads");
   m.runnable_elsewhere = r.u32("runnable_elsewhere");
   m.measured_at = r.str("measured_at");
-  return m;
+  out.machine_recorded = r.optional("cpu_model") != nullptr;
+  if (out.machine_recorded) m.cpu_model = r.str("cpu_model");
+  return out;
 }
 
 // Every entry of the file at `path` (none when it does not exist).
-inline std::vector<measured_burden> read_entries(const std::string& path) {
-  std::vector<measured_burden> out;
+inline std::vector<stored_entry> read_entries(const std::string& path) {
+  std::vector<stored_entry> out;
   const std::optional<std::string> text = read_text(path);
   if (!text) return out;
   try {
@@ -8211,20 +8406,22 @@ inline std::vector<measured_burden> read_entries(const std::string& path) {
   return out;
 }
 
-inline std::string entries_json(const std::vector<measured_burden>& entries) {
+inline std::string entries_json(const std::vector<stored_entry>& entries) {
   output::json_writer j;
   j.begin_object();
   j.member("schema", "forkscale.burden");
   j.member("schema_version", std::uint64_t{1});
   j.key("backends");
   j.begin_array();
-  for (const measured_burden& m : entries) {
+  for (const stored_entry& e : entries) {
+    const measured_burden& m = e.m;
     j.begin_object();
     j.member("backend", to_string(m.backend));
     j.member("spawn_ns", m.spawn_ns);
     j.member("steal_ns", m.steal_ns);
     j.member("steal_median_ns", m.steal_median_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
+    if (e.machine_recorded) j.member("cpu_model", m.cpu_model);
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
     j.member("runnable_elsewhere", static_cast<std::uint64_t>(m.runnable_elsewhere));
     j.member("measured_at", m.measured_at);
@@ -8235,42 +8432,69 @@ inline std::string entries_json(const std::vector<measured_burden>& entries) {
   return j.finish();
 }
 
-// What a measurement of `b` finds in the burden file: the figures, or why there
-// are none (no problem when there is simply no file or no entry). The file is
-// read again only when its path, size or time changed: a measurement that
-// names a backend costs one stat() here.
+// The burden file as a measurement finds it: its entries, or why it could not
+// be read (no problem when there is simply no file). The file is read again
+// only when its path, size or time changed: a measurement costs one stat() here.
 struct lookup {
-  std::optional<measured_burden> found;
+  std::string path;
+  std::vector<stored_entry> entries;
   std::string problem;
 };
 
-inline lookup find_for_measurement(backend b) {
+inline lookup read_for_measurement() {
   struct cached {
-    std::string path;
+    lookup l;
     file_facts facts;
     bool valid = false;
-    std::vector<measured_burden> entries;
-    std::string problem;
   };
   static std::mutex m;
   static cached c;
   lookup out;
-  const std::string path = burden_file();
-  if (path.empty()) return out;
-  const file_facts f = facts_of(path);
+  out.path = burden_file();
+  if (out.path.empty()) return out;
+  const file_facts f = facts_of(out.path);
   if (!f.exists) return out;
   std::lock_guard<std::mutex> g(m);
-  if (!c.valid || c.path != path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
-    c = cached{path, f, true, {}, {}};
+  if (!c.valid || c.l.path != out.path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
+    c = cached{lookup{out.path, {}, {}}, f, true};
     try {
-      c.entries = read_entries(path);
+      c.l.entries = read_entries(out.path);
     } catch (const error& e) {
-      c.problem = e.what();
+      c.l.problem = e.what();
     }
   }
-  out.problem = c.problem;
-  for (const measured_burden& e : c.entries)
-    if (e.backend == b) out.found = e;
+  return c.l;
+}
+
+inline std::string machine_text(const std::string& cpu_model, unsigned threads) {
+  return (cpu_model.empty() ? std::string("CPU model unknown") : "'" + printable_path(cpu_model) + "'") + ", " +
+         std::to_string(threads) + " hardware threads";
+}
+
+// What the file gives a measurement of `b` on `here`: the entry measured on
+// this machine, or nothing, with why an entry there is not used (`note`).
+struct choice {
+  std::optional<measured_burden> found;
+  std::string note;
+};
+
+inline choice choose(const lookup& l, backend b, const machine_identity& here) {
+  choice out;
+  for (const stored_entry& e : l.entries) {
+    if (e.m.backend != b) continue;
+    const std::string entry = std::string("the ") + to_string(b) + " calibration in '" + printable_path(l.path) + "'";
+    const std::string again = std::string("; calibrate here: forkscale-report calibrate --backend ") + to_string(b);
+    if (!e.machine_recorded) {
+      out.note =
+          entry + " does not say which machine it was measured on (stored before machines were recorded)" + again;
+    } else if (e.m.cpu_model != here.cpu_model || e.m.hardware_threads != here.hardware_threads) {
+      out.note = entry + " was measured on another machine (" + machine_text(e.m.cpu_model, e.m.hardware_threads) +
+                 "; this one: " + machine_text(here.cpu_model, here.hardware_threads) + ")" + again;
+    } else {
+      out.found = e.m;
+      out.note.clear();
+    }
+  }
   return out;
 }
 
@@ -8292,17 +8516,17 @@ FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& 
   namespace db = detail::burden;
   if (path.empty())
     throw error("forkscale: nowhere to store the burden (set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME)");
-  if (m.backend == backend::unknown) throw error("forkscale: store_burden: the burden names no backend");
+  if (detail::backend_bit(m.backend) == 0) throw error("forkscale: store_burden: the burden names no backend");
   if (!std::isfinite(m.spawn_ns) || !std::isfinite(m.steal_ns) || m.spawn_ns < 0 || m.steal_ns < 0)
     throw error("forkscale: store_burden: the times are not finite non-negative numbers");
-  std::vector<measured_burden> entries = db::read_entries(path);
+  std::vector<db::stored_entry> entries = db::read_entries(path);
   bool replaced = false;
-  for (measured_burden& e : entries)
-    if (e.backend == m.backend) {
-      e = m;
+  for (db::stored_entry& e : entries)
+    if (e.m.backend == m.backend) {
+      e = db::stored_entry{m, true};
       replaced = true;
     }
-  if (!replaced) entries.push_back(m);
+  if (!replaced) entries.push_back(db::stored_entry{m, true});
   const std::size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0 && !db::make_directories(path.substr(0, slash)))
     throw error(db::file_problem(path, "cannot make its directory: " + detail::errno_text(errno)));
@@ -8318,8 +8542,8 @@ FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& 
 
 FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
   if (path.empty()) return std::nullopt;
-  for (const measured_burden& m : detail::burden::read_entries(path))
-    if (m.backend == b) return m;
+  for (const detail::burden::stored_entry& e : detail::burden::read_entries(path))
+    if (e.m.backend == b) return e.m;
   return std::nullopt;
 }
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
@@ -9104,7 +9328,8 @@ inline void configure_what_if(session& s, const what_if_options& o) {
   if (!c.assume.empty()) {
     c.scale = c.assume_factor.p;
     s.what_if_root_mask = wi_scaled_bit;
-    s.burden *= static_cast<std::uint64_t>(c.scale);
+    s.burden.store(s.burden.load() * static_cast<std::uint64_t>(c.scale));
+    for (burden_choice& b : s.backend_burden) b.ticks *= static_cast<std::uint64_t>(c.scale);
   }
   s.what_if_calls = !c.call_sites.empty() || !c.assume.empty();
 }
@@ -9285,13 +9510,43 @@ inline region_result make_row(const session& s, const region_node& n, std::uint6
   return r;
 }
 
+// report::backend: the named backend (options.backend) or else the first
+// library the spawns came through, then the others they came through, joined
+// by '+' ("std_thread+tbb"); empty when none is known.
+inline std::string backend_names(const session& s) {
+  const unsigned seen = s.backends_seen.load(std::memory_order_relaxed);
+  unsigned first = backend_bit(s.named_backend);
+  if (first == 0) first = s.first_backend.load(std::memory_order_relaxed);
+  std::string out = first != 0 ? to_string(backend_of_bit(first)) : "";
+  for (backend b : {backend::std_thread, backend::tbb, backend::openmp}) {
+    const unsigned bit = backend_bit(b);
+    if ((seen & bit) != 0 && bit != first) out += (out.empty() ? "" : "+") + std::string(to_string(b));
+  }
+  return out;
+}
+
+// The burden the first library's spawn chose, when the burden follows the
+// backend and a library is known; else null (the session's own holds).
+inline const burden_choice* followed_burden(const session& s) {
+  if (!s.burden_follows_backend) return nullptr;
+  const unsigned first = s.first_backend.load(std::memory_order_relaxed);
+  if (first == 0) return nullptr;
+  return &s.backend_burden[static_cast<unsigned>(backend_of_bit(first)) & 3u];
+}
+
 inline report make_report_shell(const session& s) {
   report rep;
   rep.label = s.root.label;
   rep.unit = s.info.unit;
   rep.clock = s.kind;
-  rep.burden = to_unit(s, s.burden);
+  rep.burden = to_unit(s, s.burden.load());
   rep.burden_source = s.burden_source;
+  rep.burden_note = s.burden_note;
+  if (const burden_choice* c = followed_burden(s)) {
+    rep.burden_source = c->source;
+    rep.burden_note = c->note;
+  }
+  rep.backend = backend_names(s);
   rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
@@ -9401,11 +9656,28 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   rep.profiler_bytes += s.rec->bytes();
 }
 
+// What the burden file gives backend `b` in session `s`: the stored steal when
+// it was measured on this machine, else the clock's default and why.
+inline burden_choice choice_for(const session& s, const burden::lookup& l, backend b) {
+  burden_choice out;
+  out.ticks = s.info.default_burden_ticks;
+  if (l.entries.empty()) return out;
+  const burden::choice c = burden::choose(l, b, this_machine());
+  out.note = c.note;
+  if (!c.found) return out;
+  out.ticks = static_cast<std::uint64_t>(std::llround(c.found->steal_ns / unit_per_tick(s)));
+  out.source = std::string("measured ") + to_string(b);
+  return out;
+}
+
 // The session's burden and where it came from: options.burden; else, under a
-// timed clock, the steal cost stored for options.backend (burden.hpp); else
-// the clock's default (Cilkview's 15,000 cycles). A burden file that cannot be
-// read is said in one diagnostic, and the default is used.
+// timed clock, the steal cost stored on this machine for the backend
+// (burden.hpp) — options.backend's, or with `automatic` the library of the
+// first spawn through an adapter (note_backend picks it from backend_burden);
+// else the clock's default (Cilkview's 15,000 cycles). A burden file that
+// cannot be read is said in one diagnostic, and the default is used.
 inline void resolve_burden(session& s, const options& opt) {
+  s.named_backend = opt.backend;
   if (!(opt.burden < 0)) {
     s.burden = static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(s)));
     s.burden_source = "option";
@@ -9413,12 +9685,21 @@ inline void resolve_burden(session& s, const options& opt) {
   }
   s.burden = s.info.default_burden_ticks;
   s.burden_source = "default";
-  if (opt.backend == backend::unknown || s.kind == clock_kind::cost) return;
-  const burden::lookup found = burden::find_for_measurement(opt.backend);
-  if (!found.problem.empty()) diagnose(&s, site{}, found.problem + "; the default burden is used", false);
-  if (!found.found) return;
-  s.burden = static_cast<std::uint64_t>(std::llround(found.found->steal_ns / unit_per_tick(s)));
-  s.burden_source = std::string("measured ") + to_string(opt.backend);
+  const bool automatic = opt.backend == backend::automatic;
+  if ((!automatic && backend_bit(opt.backend) == 0) || s.kind == clock_kind::cost) return;
+  const burden::lookup l = burden::read_for_measurement();
+  if (automatic) {
+    for (backend b : {backend::std_thread, backend::tbb, backend::openmp})
+      s.backend_burden[static_cast<unsigned>(b)] = choice_for(s, l, b);
+    s.burden_follows_backend = true;
+    s.burden_problem = l.problem;  // said once a backend is known (finish_session)
+    return;
+  }
+  if (!l.problem.empty()) diagnose(&s, site{}, l.problem + "; the default burden is used", false);
+  const burden_choice c = choice_for(s, l, opt.backend);
+  s.burden = c.ticks;
+  s.burden_source = c.source;
+  s.burden_note = c.note;
 }
 
 template <class Clock>
@@ -9474,6 +9755,8 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     out.task = root.task_id;
     out.chain = take_path(root);
   }
+  if (followed_burden(*s) && !s->burden_problem.empty())
+    diagnose(s.get(), site{}, s->burden_problem + "; the default burden is used", false);
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
@@ -13322,6 +13605,8 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("clock", to_string(rep.clock));
   j.member("burden", rep.burden);
   j.member("burden_source", rep.burden_source);
+  j.member("burden_note", rep.burden_note);
+  j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
@@ -15001,15 +15286,41 @@ struct thread_tables {
   std::atomic<std::int64_t> bound_net{0};
 };
 
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;        // ticks
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source).
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
   std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
@@ -15703,9 +16014,10 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // Which runtime the replay models (docs/predict.md).
 enum class replay_scheduler {
-  // os_threads for a report whose program spawned on std::thread (its burden
-  // is the one calibrated for std_thread: report::burden_source "measured
-  // std_thread"), work_stealing for any other.
+  // os_threads for a report whose program spawned on std::thread
+  // (report::backend "std_thread", or first of two: "std_thread+tbb"; in a
+  // report without the field, a burden calibrated for std_thread:
+  // report::burden_source "measured std_thread"), work_stealing for any other.
   automatic,
   // Greedy list scheduling and randomized work stealing on P workers: oneTBB,
   // OpenMP tasks, Cilk-style runtimes.
@@ -16597,15 +16909,21 @@ inline void check_processors(const std::vector<unsigned>& processors) {
                   std::to_string(max_processors) + ")");
 }
 
-// The backend whose calibrated burden the report carries ("measured
-// std_thread"), which says which runtime ran the program.
-inline bool burden_is_std_thread(const std::string& burden_source) {
-  return burden_source == std::string("measured ") + to_string(backend::std_thread);
+// Whether std::thread ran the program: the report's backend names it first
+// (report::backend, "std_thread" or "std_thread+tbb"), or, in a report written
+// before that field, the burden was calibrated for it ("measured std_thread").
+inline bool ran_on_std_thread(const std::string& backend_name, const std::string& burden_source) {
+  const std::string name = to_string(backend::std_thread);
+  if (!backend_name.empty())
+    return backend_name.compare(0, name.size(), name) == 0 &&
+           (backend_name.size() == name.size() || backend_name[name.size()] == '+');
+  return burden_source == "measured " + name;
 }
 
 // The model with the scheduler chosen and every cost resolved from the
 // report's burden.
-inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source) {
+inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source,
+                                  const std::string& backend_name) {
   const auto check = [](double v, const char* name) {
     if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
   };
@@ -16622,7 +16940,8 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
   if (r.thread_start_cost < 0) r.thread_start_cost = burden;
   if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
-    r.scheduler = burden_is_std_thread(burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
+    r.scheduler = ran_on_std_thread(backend_name, burden_source) ? replay_scheduler::os_threads
+                                                                 : replay_scheduler::work_stealing;
   return r;
 }
 
@@ -16755,7 +17074,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.clock = rep.clock;
   out.burden = static_cast<double>(rep.burden);
   out.burden_source = rep.burden_source;
-  out.model = dp::resolve_model(model, out.burden, out.burden_source);
+  out.model = dp::resolve_model(model, out.burden, out.burden_source, rep.backend);
   const dp::replay_graph g =
       dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   out.strands = g.strands;
@@ -17025,7 +17344,7 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   std::vector<what_if_prediction> out;
   if (rep.what_if.empty()) return out;
   const double burden = static_cast<double>(rep.burden);
-  const replay_model m = dp::resolve_model(model, burden, rep.burden_source);
+  const replay_model m = dp::resolve_model(model, burden, rep.burden_source, rep.backend);
   const dp::replay_graph base =
       dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   const double measured = dp::model_time(base, m, processors);
@@ -17445,6 +17764,11 @@ inline std::vector<std::string> burden_notes(const report& rep, const std::strin
   else if (rep.burden_source.compare(0, 9, "measured ") == 0)
     out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
                   " on this machine (burden_file()).");
+  if (!rep.burden_note.empty()) out.push_back("Not the stored burden: " + printable(rep.burden_note) + ".");
+  const std::size_t plus = rep.backend.find('+');
+  if (plus != std::string::npos)
+    out.push_back("Spawns came through more than one library (" + printable(rep.backend) + "): the burden is " +
+                  printable(rep.backend.substr(0, plus)) + "'s, the first one's.");
   if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
     out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
                   ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
@@ -17465,6 +17789,7 @@ inline std::string burden_text(const report& rep, const std::string& u) {
   if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  if (!rep.backend.empty()) out += "Backend: " + printable(rep.backend) + ".\n";
   out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
@@ -18440,12 +18765,14 @@ FORKSCALE_NAMESPACE_END
 // "Measured burden"). Cilkview charges every continuation edge 15,000 cycles, a
 // guess for every runtime and machine; fs::calibrate_burden times what a spawn
 // and a steal cost for one backend on this machine with a micro-benchmark the
-// library ships, and store_burden keeps the figures in a small file that later
-// measurements read when options.backend names the backend:
+// library ships, and store_burden keeps the figures, with the machine they were
+// measured on, in a small file that later measurements on this machine read
+// once their backend is known (options.backend, or with `automatic` the library
+// of the first spawn through an adapter):
 //
 //   fs::measured_burden b = fs::calibrate_burden(fs::backend::tbb);  // needs adapters/tbb.hpp
 //   fs::store_burden(b);                                             // burden_file()
-//   fs::options o;  o.backend = fs::backend::tbb;                    // burden = b.steal_ns
+//   fs::options o;  // the first fs::tbb spawn makes the backend tbb: burden = b.steal_ns
 //
 // `forkscale-report calibrate [--backend std_thread|tbb|openmp]` does the same.
 // The std::thread micro-benchmark is always there; oneTBB's comes with
@@ -18458,6 +18785,17 @@ FORKSCALE_NAMESPACE_END
 
 
 FORKSCALE_NAMESPACE_BEGIN
+
+// The machine a calibration is measured on, as far as it can tell: its CPU
+// model (Linux: /proc/cpuinfo's "model name"; empty where unknown) and its
+// hardware threads (std::thread::hardware_concurrency()).
+struct machine_identity {
+  std::string cpu_model;
+  unsigned hardware_threads = 0;
+};
+
+// This machine, read once per process.
+FORKSCALE_INLINE machine_identity this_machine();
 
 // One backend's runtime costs on this machine, in nanoseconds, from the
 // micro-benchmark's rounds (detail/burden/calibrate.hpp).
@@ -18476,8 +18814,12 @@ struct measured_burden {
   // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
-  unsigned rounds = 0;            // rounds whose child another thread started
-  unsigned hardware_threads = 0;  // of the machine it was measured on
+  unsigned rounds = 0;  // rounds whose child another thread started
+  // The machine it was measured on (this_machine()): a measurement on another
+  // machine does not use it. An entry stored before machines were recorded
+  // reads back with an empty cpu_model and is not used either.
+  std::string cpu_model;
+  unsigned hardware_threads = 0;
   // Threads of other processes ready to run as the calibration began (Linux's
   // /proc/stat; 0 elsewhere). As many as the hardware threads or more: the
   // machine was busy, and the steal measured how long its scheduler kept the
@@ -18486,10 +18828,13 @@ struct measured_burden {
   std::string measured_at;  // UTC, "2024-05-01T12:00:00Z"
 
   bool machine_was_busy() const noexcept { return hardware_threads && runnable_elsewhere >= hardware_threads; }
+  // The median steal is more than twice the lower decile: the other thread
+  // often waited for a core, another sign of a busy machine.
+  bool steal_disturbed() const noexcept { return steal_median_ns > 2 * steal_ns; }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
-// under a second). Throws forkscale::error for backend::unknown, for a backend
+// under a second). Throws forkscale::error for backend::unknown or automatic, for a backend
 // whose adapter this program did not include (or, for OpenMP, compile with
 // OpenMP), and on a machine with one hardware thread (nothing can be stolen).
 FORKSCALE_INLINE measured_burden calibrate_burden(forkscale::backend b);
@@ -18540,6 +18885,7 @@ FORKSCALE_NAMESPACE_END
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18637,7 +18983,9 @@ struct samples {
     m.steal_ns = lower_decile(*quietest);
     m.steal_median_ns = median_of(*quietest);
     m.rounds = static_cast<unsigned>(stolen);
-    m.hardware_threads = std::thread::hardware_concurrency();
+    const machine_identity here = this_machine();
+    m.cpu_model = here.cpu_model;
+    m.hardware_threads = here.hardware_threads;
     m.runnable_elsewhere = runnable_elsewhere;
     m.measured_at = utc_now();
     return m;
@@ -18663,8 +19011,29 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE machine_identity this_machine() {
+  static const machine_identity here = [] {
+    machine_identity id;
+    id.hardware_threads = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t colon = line.find(':');
+      if (line.compare(0, 10, "model name") != 0 || colon == std::string::npos) continue;
+      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+      const std::size_t last = line.find_last_not_of(" \t\r");
+      if (first != std::string::npos && last >= first) id.cpu_model = line.substr(first, last + 1 - first);
+      break;
+    }
+#endif
+    return id;
+  }();
+  return here;
+}
+
 FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
-  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (detail::backend_bit(b) == 0)
+    throw error(std::string("forkscale: calibrate_burden: no backend named (backend::") + to_string(b) + ")");
   if (std::thread::hardware_concurrency() < 2)
     throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
                 "): this machine has one hardware thread; a steal needs two");
@@ -18689,8 +19058,9 @@ FORKSCALE_NAMESPACE_END
 // (burden_file), writing one backend's entry (store_burden) and reading it back
 // (stored_burden). The file is JSON, schema "forkscale.burden" version 1
 // (docs/predict.md): {"schema", "schema_version", "backends": [{"backend",
-// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "hardware_threads",
-// "runnable_elsewhere", "measured_at"}]}.
+// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "cpu_model",
+// "hardware_threads", "runnable_elsewhere", "measured_at"}]}; "cpu_model" is
+// missing in entries stored before machines were recorded.
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -19430,9 +19800,17 @@ inline std::optional<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-inline measured_burden entry_from(const json::value& v, const std::string& where) {
-  const json::object_reader r(v, where);
+// One entry of the file, and whether it says which machine it was measured on
+// (entries stored before machines were recorded have no "cpu_model").
+struct stored_entry {
   measured_burden m;
+  bool machine_recorded = true;
+};
+
+inline stored_entry entry_from(const json::value& v, const std::string& where) {
+  const json::object_reader r(v, where);
+  stored_entry out;
+  measured_burden& m = out.m;
   const std::string name = r.str("backend");
   if (!backend_from_name(name, m.backend))
     throw json::json_error(r.required("backend").offset,
@@ -19446,12 +19824,14 @@ inline measured_burden entry_from(const json::value& v, const std::string& where
   m.hardware_threads = r.u32("hardware_threads");
   m.runnable_elsewhere = r.u32("runnable_elsewhere");
   m.measured_at = r.str("measured_at");
-  return m;
+  out.machine_recorded = r.optional("cpu_model") != nullptr;
+  if (out.machine_recorded) m.cpu_model = r.str("cpu_model");
+  return out;
 }
 
 // Every entry of the file at `path` (none when it does not exist).
-inline std::vector<measured_burden> read_entries(const std::string& path) {
-  std::vector<measured_burden> out;
+inline std::vector<stored_entry> read_entries(const std::string& path) {
+  std::vector<stored_entry> out;
   const std::optional<std::string> text = read_text(path);
   if (!text) return out;
   try {
@@ -19471,20 +19851,22 @@ inline std::vector<measured_burden> read_entries(const std::string& path) {
   return out;
 }
 
-inline std::string entries_json(const std::vector<measured_burden>& entries) {
+inline std::string entries_json(const std::vector<stored_entry>& entries) {
   output::json_writer j;
   j.begin_object();
   j.member("schema", "forkscale.burden");
   j.member("schema_version", std::uint64_t{1});
   j.key("backends");
   j.begin_array();
-  for (const measured_burden& m : entries) {
+  for (const stored_entry& e : entries) {
+    const measured_burden& m = e.m;
     j.begin_object();
     j.member("backend", to_string(m.backend));
     j.member("spawn_ns", m.spawn_ns);
     j.member("steal_ns", m.steal_ns);
     j.member("steal_median_ns", m.steal_median_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
+    if (e.machine_recorded) j.member("cpu_model", m.cpu_model);
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
     j.member("runnable_elsewhere", static_cast<std::uint64_t>(m.runnable_elsewhere));
     j.member("measured_at", m.measured_at);
@@ -19495,42 +19877,69 @@ inline std::string entries_json(const std::vector<measured_burden>& entries) {
   return j.finish();
 }
 
-// What a measurement of `b` finds in the burden file: the figures, or why there
-// are none (no problem when there is simply no file or no entry). The file is
-// read again only when its path, size or time changed: a measurement that
-// names a backend costs one stat() here.
+// The burden file as a measurement finds it: its entries, or why it could not
+// be read (no problem when there is simply no file). The file is read again
+// only when its path, size or time changed: a measurement costs one stat() here.
 struct lookup {
-  std::optional<measured_burden> found;
+  std::string path;
+  std::vector<stored_entry> entries;
   std::string problem;
 };
 
-inline lookup find_for_measurement(backend b) {
+inline lookup read_for_measurement() {
   struct cached {
-    std::string path;
+    lookup l;
     file_facts facts;
     bool valid = false;
-    std::vector<measured_burden> entries;
-    std::string problem;
   };
   static std::mutex m;
   static cached c;
   lookup out;
-  const std::string path = burden_file();
-  if (path.empty()) return out;
-  const file_facts f = facts_of(path);
+  out.path = burden_file();
+  if (out.path.empty()) return out;
+  const file_facts f = facts_of(out.path);
   if (!f.exists) return out;
   std::lock_guard<std::mutex> g(m);
-  if (!c.valid || c.path != path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
-    c = cached{path, f, true, {}, {}};
+  if (!c.valid || c.l.path != out.path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
+    c = cached{lookup{out.path, {}, {}}, f, true};
     try {
-      c.entries = read_entries(path);
+      c.l.entries = read_entries(out.path);
     } catch (const error& e) {
-      c.problem = e.what();
+      c.l.problem = e.what();
     }
   }
-  out.problem = c.problem;
-  for (const measured_burden& e : c.entries)
-    if (e.backend == b) out.found = e;
+  return c.l;
+}
+
+inline std::string machine_text(const std::string& cpu_model, unsigned threads) {
+  return (cpu_model.empty() ? std::string("CPU model unknown") : "'" + printable_path(cpu_model) + "'") + ", " +
+         std::to_string(threads) + " hardware threads";
+}
+
+// What the file gives a measurement of `b` on `here`: the entry measured on
+// this machine, or nothing, with why an entry there is not used (`note`).
+struct choice {
+  std::optional<measured_burden> found;
+  std::string note;
+};
+
+inline choice choose(const lookup& l, backend b, const machine_identity& here) {
+  choice out;
+  for (const stored_entry& e : l.entries) {
+    if (e.m.backend != b) continue;
+    const std::string entry = std::string("the ") + to_string(b) + " calibration in '" + printable_path(l.path) + "'";
+    const std::string again = std::string("; calibrate here: forkscale-report calibrate --backend ") + to_string(b);
+    if (!e.machine_recorded) {
+      out.note =
+          entry + " does not say which machine it was measured on (stored before machines were recorded)" + again;
+    } else if (e.m.cpu_model != here.cpu_model || e.m.hardware_threads != here.hardware_threads) {
+      out.note = entry + " was measured on another machine (" + machine_text(e.m.cpu_model, e.m.hardware_threads) +
+                 "; this one: " + machine_text(here.cpu_model, here.hardware_threads) + ")" + again;
+    } else {
+      out.found = e.m;
+      out.note.clear();
+    }
+  }
   return out;
 }
 
@@ -19552,17 +19961,17 @@ FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& 
   namespace db = detail::burden;
   if (path.empty())
     throw error("forkscale: nowhere to store the burden (set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME)");
-  if (m.backend == backend::unknown) throw error("forkscale: store_burden: the burden names no backend");
+  if (detail::backend_bit(m.backend) == 0) throw error("forkscale: store_burden: the burden names no backend");
   if (!std::isfinite(m.spawn_ns) || !std::isfinite(m.steal_ns) || m.spawn_ns < 0 || m.steal_ns < 0)
     throw error("forkscale: store_burden: the times are not finite non-negative numbers");
-  std::vector<measured_burden> entries = db::read_entries(path);
+  std::vector<db::stored_entry> entries = db::read_entries(path);
   bool replaced = false;
-  for (measured_burden& e : entries)
-    if (e.backend == m.backend) {
-      e = m;
+  for (db::stored_entry& e : entries)
+    if (e.m.backend == m.backend) {
+      e = db::stored_entry{m, true};
       replaced = true;
     }
-  if (!replaced) entries.push_back(m);
+  if (!replaced) entries.push_back(db::stored_entry{m, true});
   const std::size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0 && !db::make_directories(path.substr(0, slash)))
     throw error(db::file_problem(path, "cannot make its directory: " + detail::errno_text(errno)));
@@ -19578,8 +19987,8 @@ FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& 
 
 FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
   if (path.empty()) return std::nullopt;
-  for (const measured_burden& m : detail::burden::read_entries(path))
-    if (m.backend == b) return m;
+  for (const detail::burden::stored_entry& e : detail::burden::read_entries(path))
+    if (e.m.backend == b) return e.m;
   return std::nullopt;
 }
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
@@ -20180,6 +20589,9 @@ class report_merger {
       head_.unit = rep.unit;
       head_.clock = rep.clock;
       head_.burden = rep.burden;
+      head_.burden_source = rep.burden_source;
+      head_.burden_note = rep.burden_note;
+      head_.backend = rep.backend;
       head_.compensation_per_strand = rep.compensation_per_strand;
       head_.max_processors = rep.max_processors;
     } else {
@@ -20248,6 +20660,7 @@ class report_merger {
     };
     if (rep.clock != head_.clock) note("clock", to_string(head_.clock), to_string(rep.clock));
     if (rep.burden != head_.burden) note("burden", std::to_string(head_.burden), std::to_string(rep.burden));
+    if (rep.backend != head_.backend) note("backend", head_.backend, rep.backend);
     if (!(rep.compensation_per_strand == head_.compensation_per_strand))
       note("compensation per strand", std::to_string(head_.compensation_per_strand),
            std::to_string(rep.compensation_per_strand));
@@ -20947,9 +21360,10 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // Which runtime the replay models (docs/predict.md).
 enum class replay_scheduler {
-  // os_threads for a report whose program spawned on std::thread (its burden
-  // is the one calibrated for std_thread: report::burden_source "measured
-  // std_thread"), work_stealing for any other.
+  // os_threads for a report whose program spawned on std::thread
+  // (report::backend "std_thread", or first of two: "std_thread+tbb"; in a
+  // report without the field, a burden calibrated for std_thread:
+  // report::burden_source "measured std_thread"), work_stealing for any other.
   automatic,
   // Greedy list scheduling and randomized work stealing on P workers: oneTBB,
   // OpenMP tasks, Cilk-style runtimes.
@@ -21841,15 +22255,21 @@ inline void check_processors(const std::vector<unsigned>& processors) {
                   std::to_string(max_processors) + ")");
 }
 
-// The backend whose calibrated burden the report carries ("measured
-// std_thread"), which says which runtime ran the program.
-inline bool burden_is_std_thread(const std::string& burden_source) {
-  return burden_source == std::string("measured ") + to_string(backend::std_thread);
+// Whether std::thread ran the program: the report's backend names it first
+// (report::backend, "std_thread" or "std_thread+tbb"), or, in a report written
+// before that field, the burden was calibrated for it ("measured std_thread").
+inline bool ran_on_std_thread(const std::string& backend_name, const std::string& burden_source) {
+  const std::string name = to_string(backend::std_thread);
+  if (!backend_name.empty())
+    return backend_name.compare(0, name.size(), name) == 0 &&
+           (backend_name.size() == name.size() || backend_name[name.size()] == '+');
+  return burden_source == "measured " + name;
 }
 
 // The model with the scheduler chosen and every cost resolved from the
 // report's burden.
-inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source) {
+inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source,
+                                  const std::string& backend_name) {
   const auto check = [](double v, const char* name) {
     if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
   };
@@ -21866,7 +22286,8 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
   if (r.thread_start_cost < 0) r.thread_start_cost = burden;
   if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
-    r.scheduler = burden_is_std_thread(burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
+    r.scheduler = ran_on_std_thread(backend_name, burden_source) ? replay_scheduler::os_threads
+                                                                 : replay_scheduler::work_stealing;
   return r;
 }
 
@@ -21999,7 +22420,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.clock = rep.clock;
   out.burden = static_cast<double>(rep.burden);
   out.burden_source = rep.burden_source;
-  out.model = dp::resolve_model(model, out.burden, out.burden_source);
+  out.model = dp::resolve_model(model, out.burden, out.burden_source, rep.backend);
   const dp::replay_graph g =
       dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   out.strands = g.strands;
@@ -22269,7 +22690,7 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   std::vector<what_if_prediction> out;
   if (rep.what_if.empty()) return out;
   const double burden = static_cast<double>(rep.burden);
-  const replay_model m = dp::resolve_model(model, burden, rep.burden_source);
+  const replay_model m = dp::resolve_model(model, burden, rep.burden_source, rep.backend);
   const dp::replay_graph base =
       dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   const double measured = dp::model_time(base, m, processors);
@@ -23261,6 +23682,9 @@ class report_merger {
       head_.unit = rep.unit;
       head_.clock = rep.clock;
       head_.burden = rep.burden;
+      head_.burden_source = rep.burden_source;
+      head_.burden_note = rep.burden_note;
+      head_.backend = rep.backend;
       head_.compensation_per_strand = rep.compensation_per_strand;
       head_.max_processors = rep.max_processors;
     } else {
@@ -23329,6 +23753,7 @@ class report_merger {
     };
     if (rep.clock != head_.clock) note("clock", to_string(head_.clock), to_string(rep.clock));
     if (rep.burden != head_.burden) note("burden", std::to_string(head_.burden), std::to_string(rep.burden));
+    if (rep.backend != head_.backend) note("backend", head_.backend, rep.backend);
     if (!(rep.compensation_per_strand == head_.compensation_per_strand))
       note("compensation per strand", std::to_string(head_.compensation_per_strand),
            std::to_string(rep.compensation_per_strand));
@@ -24506,6 +24931,8 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("clock", to_string(rep.clock));
   j.member("burden", rep.burden);
   j.member("burden_source", rep.burden_source);
+  j.member("burden_note", rep.burden_note);
+  j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
@@ -25756,6 +26183,11 @@ inline std::vector<std::string> burden_notes(const report& rep, const std::strin
   else if (rep.burden_source.compare(0, 9, "measured ") == 0)
     out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
                   " on this machine (burden_file()).");
+  if (!rep.burden_note.empty()) out.push_back("Not the stored burden: " + printable(rep.burden_note) + ".");
+  const std::size_t plus = rep.backend.find('+');
+  if (plus != std::string::npos)
+    out.push_back("Spawns came through more than one library (" + printable(rep.backend) + "): the burden is " +
+                  printable(rep.backend.substr(0, plus)) + "'s, the first one's.");
   if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
     out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
                   ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
@@ -25776,6 +26208,7 @@ inline std::string burden_text(const report& rep, const std::string& u) {
   if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  if (!rep.backend.empty()) out += "Backend: " + printable(rep.backend) + ".\n";
   out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +

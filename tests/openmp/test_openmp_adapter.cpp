@@ -356,6 +356,7 @@ TEST(OpenMPAdapter, FibHandWorkedNumbers) {
   EXPECT_EQ(r.spawns(), 5u);  // the team's block and 4 tasks
   EXPECT_EQ(r.syncs(), 5u);   // the region's end and 4 taskwaits
   EXPECT_EQ(r.calls(), 0u);
+  EXPECT_EQ(r.backend, "openmp");  // its spawns went through the adapter
   expect_rows(r, fib_rows(4), "fib(4)");
 }
 

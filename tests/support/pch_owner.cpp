@@ -1,4 +1,4 @@
 // The owner of the unit tests' precompiled header (forkscale_test_pch in
 // tests/CMakeLists.txt): the tests reuse the header it precompiles.
-#include <forkscale/forkscale.hpp>
 #include <gtest/gtest.h>
+#include <forkscale/forkscale.hpp>

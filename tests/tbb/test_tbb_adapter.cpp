@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -21,8 +23,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <forkscale/adapters/serial.hpp>
+#include <forkscale/adapters/std_thread.hpp>
 #include <forkscale/adapters/tbb.hpp>
 #include <forkscale/forkscale.hpp>
 
@@ -65,6 +69,7 @@ class TbbAdapter : public ::testing::Test {
     const adapter_check::run reference = adapter_check::measure(
         label, [&] { Program<fs::serial::backend>::run(serial_log); }, burden);
     expect_clean(reference, label + " (serial)");
+    EXPECT_EQ(reference.report.backend, "") << label << ": the serial elision runs on no library";
     thread_log tbb_log;
     // At least `parallel_runs` runs, and more (up to max_runs) until oneTBB has
     // used a second thread: on a loaded machine its workers may wake too late for
@@ -77,6 +82,9 @@ class TbbAdapter : public ::testing::Test {
             label, [&] { Program<fs::tbb::backend>::run(tbb_log); }, burden);
       });
       expect_clean(r, label + " (oneTBB)");
+      if (r.report.spawns() > 0) {
+        EXPECT_EQ(r.report.backend, "tbb") << label << ": a oneTBB spawn sets the backend";
+      }
       expect_same(reference.report, r.report, label + " run " + std::to_string(i));
     }
     EXPECT_GE(tbb_log.count(), 2u) << label << ": oneTBB ran the program on one thread only, in " << max_runs
@@ -515,6 +523,60 @@ TEST(TbbAdapterCancel, CancelledTasksAreReportedAndCountAsEmpty) {
   EXPECT_EQ(status, ::tbb::task_group_status::canceled);
   EXPECT_EQ(r.report.diagnostic_count, 3u) << r.diagnostics_text();
   expect_numbers(r.report, "cancel", {3, 3, 33, 3, 1, 0});
+}
+
+// A measurement whose spawns came through two libraries says both, the first
+// one first (options.backend automatic), or the named backend first; under a
+// timed clock its burden is the first library's calibration on this machine.
+fs::report std_then_tbb(fs::backend named, fs::clock_kind clock, bool tbb_first) {
+  fs::options o;
+  o.clock = clock;
+  o.backend = named;
+  return fs::measure(
+      "mixed",
+      [&] {
+        auto on_tbb = [] {
+          fs::tbb::task_group g;
+          g.run([] { fs::charge(3); });
+          g.wait();
+        };
+        if (tbb_first) on_tbb();
+        fs::thread t([] { fs::charge(5); });
+        t.join();
+        on_tbb();
+      },
+      o);
+}
+
+TEST(TbbBackend, MixedLibrariesAreSaid) {
+  EXPECT_EQ(std_then_tbb(fs::backend::automatic, fs::clock_kind::cost, false).backend, "std_thread+tbb");
+  EXPECT_EQ(std_then_tbb(fs::backend::automatic, fs::clock_kind::cost, true).backend, "tbb+std_thread");
+  EXPECT_EQ(std_then_tbb(fs::backend::openmp, fs::clock_kind::cost, false).backend, "openmp+std_thread+tbb");
+  EXPECT_EQ(std_then_tbb(fs::backend::tbb, fs::clock_kind::cost, false).backend, "tbb+std_thread");
+  const std::string file = ::testing::TempDir() + "forkscale-mixed-burden.json";
+  std::remove(file.c_str());
+  ::setenv("FORKSCALE_BURDEN_FILE", file.c_str(), 1);
+  for (const auto& [b, steal] : {std::pair{fs::backend::std_thread, 90000.0}, std::pair{fs::backend::tbb, 1000.0}}) {
+    fs::measured_burden m;
+    m.backend = b;
+    m.spawn_ns = 1;
+    m.steal_ns = steal;
+    m.steal_median_ns = steal;
+    m.cpu_model = fs::this_machine().cpu_model;
+    m.hardware_threads = fs::this_machine().hardware_threads;
+    fs::store_burden(m, file);
+  }
+  const fs::report std_first = std_then_tbb(fs::backend::automatic, fs::clock_kind::steady, false);
+  const fs::report tbb_first = std_then_tbb(fs::backend::automatic, fs::clock_kind::steady, true);
+  ::unsetenv("FORKSCALE_BURDEN_FILE");
+  std::remove(file.c_str());
+  EXPECT_EQ(std_first.burden_source, "measured std_thread");
+  EXPECT_EQ(std_first.burden, 90000u);
+  EXPECT_NE(std_first.to_text().find("std_thread's, the first one's"), std::string::npos) << std_first.to_text();
+  EXPECT_EQ(tbb_first.backend, "tbb+std_thread");
+  EXPECT_EQ(tbb_first.burden_source, "measured tbb");
+  EXPECT_EQ(tbb_first.burden, 1000u);
+  EXPECT_EQ(std_first.diagnostic_count + tbb_first.diagnostic_count, 0u);
 }
 
 // The adapter makes its backend calibratable (burden.hpp): the micro-benchmark

@@ -104,6 +104,13 @@ template <class Clock>
 class basic_task_scope;
 }  // namespace omp
 
+namespace detail {
+namespace omp_adapter {
+// Every spawn of this adapter names OpenMP (options.backend automatic).
+inline constexpr unsigned char from_openmp = backend_bit(backend::openmp);
+}  // namespace omp_adapter
+}  // namespace detail
+
 #if FORKSCALE_ENABLE
 namespace detail {
 namespace omp_adapter {
@@ -234,16 +241,18 @@ basic_task_token<Clock> spawn_point(const site& where = site::current()) {
   auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
   if (ctx && ctx->task == static_cast<const void*>(detail::engine<Clock>::current())) {
     ++ctx->spawned;
-    return basic_task_token<Clock>(basic_spawn_point<Clock>(*ctx->group, where), where);
+    return basic_task_token<Clock>(
+        detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, *ctx->group, where), where);
   }
 #endif
-  return basic_task_token<Clock>(basic_spawn_point<Clock>(where), where);
+  return basic_task_token<Clock>(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, where), where);
 }
 
 // The spawn point of a task joined by an fs::sync_point on `group`.
 template <class Clock>
 basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group, const site& where = site::current()) {
-  return basic_task_token<Clock>(basic_spawn_point<Clock>(group, where), where);
+  return basic_task_token<Clock>(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, group, where),
+                                 where);
 }
 
 // A parallel region's fork and join. Declare it right before `#pragma omp
@@ -256,7 +265,8 @@ basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group, const site& 
 template <class Clock = default_clock>
 class basic_team {
  public:
-  explicit basic_team(const site& where = site::current()) : token_(basic_spawn_point<Clock>(group_, where), where) {
+  explicit basic_team(const site& where = site::current())
+      : token_(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, group_, where), where) {
     join_.emplace(group_, where);
   }
   basic_team(const basic_team&) = delete;
@@ -421,7 +431,8 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
     tokens.reserve(parts.size());
-    for (std::int64_t k = 0; k < chunks; ++k) tokens.push_back(basic_spawn_point<Clock>(group, where));
+    for (std::int64_t k = 0; k < chunks; ++k)
+      tokens.push_back(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, group, where));
     std::optional<basic_sync_point<Clock>> join;
     join.emplace(group, where);
     auto run_chunk = [&](std::int64_t k) {

@@ -77,6 +77,9 @@ struct split_tag<::oneapi::tbb::blocked_range3d<RowValue, ColValue, PageValue>> 
 namespace detail {
 namespace tbb_adapter {
 
+// Every spawn of this adapter names oneTBB (options.backend automatic).
+inline constexpr unsigned char from_tbb = backend_bit(backend::tbb);
+
 // What oneTBB's hand-offs look like to ThreadSanitizer. oneTBB gives a task to the
 // thread that runs it, and recycles the task's memory for later tasks, through
 // atomics inside libtbb; the distributed libtbb is not instrumented, so TSan sees
@@ -127,8 +130,8 @@ F&& publish(F&& fn) noexcept {
 template <class Clock, class Tuple, std::size_t... I>
 void spawn_all_but_last(::oneapi::tbb::task_group& tasks, basic_task_group<Clock>& group, const Tuple& fns,
                         const site& where, std::index_sequence<I...>) {
-  (tasks.run(publish(forkscale::spawn(
-       group, [&fn = std::get<I>(fns)] { fn(); }, where))),
+  (tasks.run(publish(forkscale::detail::adapter_spawn<Clock>(
+       forkscale::detail::tbb_adapter::from_tbb, group, [&fn = std::get<I>(fns)] { fn(); }, where))),
    ...);
 }
 }  // namespace tbb_adapter
@@ -145,7 +148,8 @@ struct fork_task_group {
   static void fork(const Right& right, const Left& left, const site& where) {
     basic_join_handle<Clock> handle;
     ::oneapi::tbb::task_group tasks;
-    tasks.run(forkscale::detail::tbb_adapter::publish(forkscale::spawn(handle, right, where)));
+    tasks.run(forkscale::detail::tbb_adapter::publish(
+        forkscale::detail::adapter_spawn<Clock>(forkscale::detail::tbb_adapter::from_tbb, handle, right, where)));
     try {
       left();
     } catch (...) {
@@ -176,7 +180,8 @@ class basic_task_group {
 
   template <class F>
   void run(F&& f, const site& where = site::current()) {
-    tasks_.run(forkscale::detail::tbb_adapter::publish(forkscale::spawn(group_, std::forward<F>(f), where)));
+    tasks_.run(forkscale::detail::tbb_adapter::publish(forkscale::detail::adapter_spawn<Clock>(
+        forkscale::detail::tbb_adapter::from_tbb, group_, std::forward<F>(f), where)));
   }
   task_group_status wait(const site& where = site::current()) {
     basic_sync_point<Clock> sp(group_, where);
@@ -185,8 +190,8 @@ class basic_task_group {
   // f is a task of the group that oneTBB runs on the calling thread, then waits.
   template <class F>
   task_group_status run_and_wait(const F& f, const site& where = site::current()) {
-    auto task = forkscale::spawn(
-        group_, [&f] { f(); }, where);
+    auto task = forkscale::detail::adapter_spawn<Clock>(
+        forkscale::detail::tbb_adapter::from_tbb, group_, [&f] { f(); }, where);
     basic_sync_point<Clock> sp(group_, where);
     return tasks_.run_and_wait(task);
   }
@@ -226,8 +231,9 @@ class basic_task_arena {
   template <class F>
   decltype(auto) execute(F&& f, const site& where = site::current()) {
     basic_join_handle<Clock> handle;
-    auto task = forkscale::detail::tbb_adapter::publish(forkscale::spawn(
-        handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); }, where));
+    auto task = forkscale::detail::tbb_adapter::publish(forkscale::detail::adapter_spawn<Clock>(
+        forkscale::detail::tbb_adapter::from_tbb, handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); },
+        where));
     basic_sync_point<Clock> sp(handle, where);
     return arena_.execute(task);
   }

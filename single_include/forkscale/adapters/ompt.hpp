@@ -2205,15 +2205,41 @@ struct thread_tables {
   std::atomic<std::int64_t> bound_net{0};
 };
 
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;        // ticks
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source).
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
   std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
@@ -2432,6 +2458,9 @@ struct frame {
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records (2).
   unsigned char call_events = 0;
+  // The libraries the session knew its spawns came through (backend_bit) when
+  // this frame last looked: a spawn through another one tells it (note_backend).
+  unsigned char backends = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -3229,7 +3258,9 @@ inline thread_local frame* current_frame = nullptr;
 
 // The events a guard reports (engine<Clock> in events.hpp has one function each).
 struct engine_hooks {
-  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
+  // spawn of the guards themselves).
+  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
   void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
   void (*end_child)(frame& c) noexcept;
   void (*begin_sync)(sync_state& st, const site& where) noexcept;
@@ -3250,10 +3281,10 @@ inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
 template <class Clock>
 struct guard_events {
   static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
     if (!h) return spawn_token{};
-    return h->spawn(group, where);
+    return h->spawn(group, where, from);
   }
   // Also called with an empty token inside a measurement: the engine diagnoses it.
   static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
@@ -3333,7 +3364,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
   root.compensation = s->compensation;
-  root.burden = s->burden;
+  root.burden = s->burden.load(std::memory_order_relaxed);
+  root.backends = s->backends_seen.load(std::memory_order_relaxed);
   root.kind = s->kind;
   root.state = frame::run_state::running;
   root.open_guards = 0;
@@ -3374,7 +3406,8 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   tk.what_if = nullptr;
   c.what_if_mask = tk.what_if_mask;
   c.compensation = s->compensation;
-  c.burden = s->burden;
+  c.burden = s->burden.load(std::memory_order_relaxed);
+  c.backends = s->backends_seen.load(std::memory_order_relaxed);
   c.kind = s->kind;
   c.state = frame::run_state::running;
   c.open_guards = 0;
@@ -3398,6 +3431,28 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
     c.rec_end_uid = 0;
   }
   tk.target = nullptr;
+}
+
+// A spawn through the adapter of a library `f` has not seen (`from`, a
+// backend_bit): the session learns it unless it knew it already, the first
+// library's burden becomes the session's when the burden follows the backend
+// (options.backend automatic), and the frame takes both. Once per library per
+// session, or per frame that started before the session learnt it.
+FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from) noexcept {
+  session* s = f.sess;
+  unsigned char seen = s->backends_seen.load(std::memory_order_relaxed);
+  if ((seen & from) == 0) {
+    seen = s->backends_seen.fetch_or(from, std::memory_order_relaxed);
+    if (seen == 0) {
+      s->first_backend.store(from, std::memory_order_relaxed);
+      if (s->burden_follows_backend)
+        s->burden.store(s->backend_burden[static_cast<unsigned>(backend_of_bit(from)) & 3u].ticks,
+                        std::memory_order_relaxed);
+    }
+    seen = static_cast<unsigned char>(seen | from);
+  }
+  f.backends = static_cast<unsigned char>(f.backends | seen);
+  f.burden = s->burden.load(std::memory_order_relaxed);
 }
 
 // ---- children handed on -----------------------------------------------------------
@@ -3681,10 +3736,12 @@ struct engine {
   // The parent's strand ends; the child will start from the path value here; the
   // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
   // the child reports to, or null for the task's own sync block.
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  // `from` names the library the spawn came through (backend_bit; 0: the guards').
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
+    if (FORKSCALE_DETAIL_UNLIKELY((f->backends & from) != from)) note_backend(*f, from);
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);
@@ -7269,6 +7326,8 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("clock", to_string(rep.clock));
   j.member("burden", rep.burden);
   j.member("burden_source", rep.burden_source);
+  j.member("burden_note", rep.burden_note);
+  j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
@@ -8583,6 +8642,11 @@ inline std::vector<std::string> burden_notes(const report& rep, const std::strin
   else if (rep.burden_source.compare(0, 9, "measured ") == 0)
     out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
                   " on this machine (burden_file()).");
+  if (!rep.burden_note.empty()) out.push_back("Not the stored burden: " + printable(rep.burden_note) + ".");
+  const std::size_t plus = rep.backend.find('+');
+  if (plus != std::string::npos)
+    out.push_back("Spawns came through more than one library (" + printable(rep.backend) + "): the burden is " +
+                  printable(rep.backend.substr(0, plus)) + "'s, the first one's.");
   if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
     out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
                   ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
@@ -8603,6 +8667,7 @@ inline std::string burden_text(const report& rep, const std::string& u) {
   if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  if (!rep.backend.empty()) out += "Backend: " + printable(rep.backend) + ".\n";
   out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
@@ -9254,7 +9319,10 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (rep.unit.empty()) throw json_error(top.required("unit").offset, top.path("unit") + ": empty unit");
   rep.clock = clock_from_name(top, "clock");
   rep.burden = top.u64("burden");
-  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");  // absent in older files
+  // Absent in older files:
+  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");
+  if (top.optional("burden_note")) rep.burden_note = top.str("burden_note");
+  if (top.optional("backend")) rep.backend = top.str("backend");
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");
@@ -13144,7 +13212,8 @@ inline std::string summary_body(const report& r) {
   std::string o = t.render();
   std::string meta = "Clock " + std::string(to_string(r.clock)) + ", unit " + r.unit + "; burden " +
                      io::grouped(r.burden) + " " + r.unit + " per continuation edge" +
-                     (r.burden_source.empty() ? std::string() : " (" + r.burden_source + ")");
+                     (r.burden_source.empty() ? std::string() : " (" + r.burden_source + ")") +
+                     (r.backend.empty() ? std::string() : "; backend " + r.backend);
   if (r.compensation_per_strand > 0)
     meta += "; overhead compensation " + io::fixed(r.compensation_per_strand, 2) + " " + r.unit + " per strand (" +
             io::grouped(r.compensation_total) + " " + r.unit + " in total)";
@@ -15259,14 +15328,14 @@ struct team_events {
     t.size = size;
     t.tokens.clear();
     t.tokens.reserve(size);
-    for (unsigned i = 0; i < size; ++i) t.tokens.push_back(E::spawn(t.set, t.where));
+    for (unsigned i = 0; i < size; ++i) t.tokens.push_back(E::spawn(t.set, t.where, backend_bit(backend::openmp)));
     t.phase = phase;
     t.made = true;
     cur = saved;
   }
 
   static void open_chunk(loop_state& l) {
-    spawn_token tk = E::spawn(nullptr, l.where);
+    spawn_token tk = E::spawn(nullptr, l.where, backend_bit(backend::openmp));
     E::begin_child(l.chunk, tk, l.where);
     l.chunk_open = true;
   }
@@ -15354,7 +15423,7 @@ struct task_events {
       group = parent->groups.back().set;
       ++parent->groups.back().spawned;
     }
-    r->token = E::spawn(group, r->where);
+    r->token = E::spawn(group, r->where, backend_bit(backend::openmp));
   }
 
   static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {

@@ -2192,15 +2192,41 @@ struct thread_tables {
   std::atomic<std::int64_t> bound_net{0};
 };
 
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;        // ticks
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source).
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
   std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
@@ -2419,6 +2445,9 @@ struct frame {
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records (2).
   unsigned char call_events = 0;
+  // The libraries the session knew its spawns came through (backend_bit) when
+  // this frame last looked: a spawn through another one tells it (note_backend).
+  unsigned char backends = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -3216,7 +3245,9 @@ inline thread_local frame* current_frame = nullptr;
 
 // The events a guard reports (engine<Clock> in events.hpp has one function each).
 struct engine_hooks {
-  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
+  // spawn of the guards themselves).
+  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
   void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
   void (*end_child)(frame& c) noexcept;
   void (*begin_sync)(sync_state& st, const site& where) noexcept;
@@ -3237,10 +3268,10 @@ inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
 template <class Clock>
 struct guard_events {
   static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
     if (!h) return spawn_token{};
-    return h->spawn(group, where);
+    return h->spawn(group, where, from);
   }
   // Also called with an empty token inside a measurement: the engine diagnoses it.
   static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
@@ -3320,7 +3351,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
   root.compensation = s->compensation;
-  root.burden = s->burden;
+  root.burden = s->burden.load(std::memory_order_relaxed);
+  root.backends = s->backends_seen.load(std::memory_order_relaxed);
   root.kind = s->kind;
   root.state = frame::run_state::running;
   root.open_guards = 0;
@@ -3361,7 +3393,8 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   tk.what_if = nullptr;
   c.what_if_mask = tk.what_if_mask;
   c.compensation = s->compensation;
-  c.burden = s->burden;
+  c.burden = s->burden.load(std::memory_order_relaxed);
+  c.backends = s->backends_seen.load(std::memory_order_relaxed);
   c.kind = s->kind;
   c.state = frame::run_state::running;
   c.open_guards = 0;
@@ -3385,6 +3418,28 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
     c.rec_end_uid = 0;
   }
   tk.target = nullptr;
+}
+
+// A spawn through the adapter of a library `f` has not seen (`from`, a
+// backend_bit): the session learns it unless it knew it already, the first
+// library's burden becomes the session's when the burden follows the backend
+// (options.backend automatic), and the frame takes both. Once per library per
+// session, or per frame that started before the session learnt it.
+FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from) noexcept {
+  session* s = f.sess;
+  unsigned char seen = s->backends_seen.load(std::memory_order_relaxed);
+  if ((seen & from) == 0) {
+    seen = s->backends_seen.fetch_or(from, std::memory_order_relaxed);
+    if (seen == 0) {
+      s->first_backend.store(from, std::memory_order_relaxed);
+      if (s->burden_follows_backend)
+        s->burden.store(s->backend_burden[static_cast<unsigned>(backend_of_bit(from)) & 3u].ticks,
+                        std::memory_order_relaxed);
+    }
+    seen = static_cast<unsigned char>(seen | from);
+  }
+  f.backends = static_cast<unsigned char>(f.backends | seen);
+  f.burden = s->burden.load(std::memory_order_relaxed);
 }
 
 // ---- children handed on -----------------------------------------------------------
@@ -3668,10 +3723,12 @@ struct engine {
   // The parent's strand ends; the child will start from the path value here; the
   // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
   // the child reports to, or null for the task's own sync block.
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  // `from` names the library the spawn came through (backend_bit; 0: the guards').
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
+    if (FORKSCALE_DETAIL_UNLIKELY((f->backends & from) != from)) note_backend(*f, from);
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);
@@ -4469,6 +4526,13 @@ template <class Clock>
 class basic_task_scope;
 }  // namespace omp
 
+namespace detail {
+namespace omp_adapter {
+// Every spawn of this adapter names OpenMP (options.backend automatic).
+inline constexpr unsigned char from_openmp = backend_bit(backend::openmp);
+}  // namespace omp_adapter
+}  // namespace detail
+
 #if FORKSCALE_ENABLE
 namespace detail {
 namespace omp_adapter {
@@ -4599,16 +4663,18 @@ basic_task_token<Clock> spawn_point(const site& where = site::current()) {
   auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
   if (ctx && ctx->task == static_cast<const void*>(detail::engine<Clock>::current())) {
     ++ctx->spawned;
-    return basic_task_token<Clock>(basic_spawn_point<Clock>(*ctx->group, where), where);
+    return basic_task_token<Clock>(
+        detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, *ctx->group, where), where);
   }
 #endif
-  return basic_task_token<Clock>(basic_spawn_point<Clock>(where), where);
+  return basic_task_token<Clock>(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, where), where);
 }
 
 // The spawn point of a task joined by an fs::sync_point on `group`.
 template <class Clock>
 basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group, const site& where = site::current()) {
-  return basic_task_token<Clock>(basic_spawn_point<Clock>(group, where), where);
+  return basic_task_token<Clock>(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, group, where),
+                                 where);
 }
 
 // A parallel region's fork and join. Declare it right before `#pragma omp
@@ -4621,7 +4687,8 @@ basic_task_token<Clock> spawn_point(basic_task_group<Clock>& group, const site& 
 template <class Clock = default_clock>
 class basic_team {
  public:
-  explicit basic_team(const site& where = site::current()) : token_(basic_spawn_point<Clock>(group_, where), where) {
+  explicit basic_team(const site& where = site::current())
+      : token_(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, group_, where), where) {
     join_.emplace(group_, where);
   }
   basic_team(const basic_team&) = delete;
@@ -4786,7 +4853,8 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
     tokens.reserve(parts.size());
-    for (std::int64_t k = 0; k < chunks; ++k) tokens.push_back(basic_spawn_point<Clock>(group, where));
+    for (std::int64_t k = 0; k < chunks; ++k)
+      tokens.push_back(detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, group, where));
     std::optional<basic_sync_point<Clock>> join;
     join.emplace(group, where);
     auto run_chunk = [&](std::int64_t k) {
@@ -4975,6 +5043,7 @@ FORKSCALE_NAMESPACE_END
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -5072,7 +5141,9 @@ struct samples {
     m.steal_ns = lower_decile(*quietest);
     m.steal_median_ns = median_of(*quietest);
     m.rounds = static_cast<unsigned>(stolen);
-    m.hardware_threads = std::thread::hardware_concurrency();
+    const machine_identity here = this_machine();
+    m.cpu_model = here.cpu_model;
+    m.hardware_threads = here.hardware_threads;
     m.runnable_elsewhere = runnable_elsewhere;
     m.measured_at = utc_now();
     return m;
@@ -5098,8 +5169,29 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE machine_identity this_machine() {
+  static const machine_identity here = [] {
+    machine_identity id;
+    id.hardware_threads = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t colon = line.find(':');
+      if (line.compare(0, 10, "model name") != 0 || colon == std::string::npos) continue;
+      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+      const std::size_t last = line.find_last_not_of(" \t\r");
+      if (first != std::string::npos && last >= first) id.cpu_model = line.substr(first, last + 1 - first);
+      break;
+    }
+#endif
+    return id;
+  }();
+  return here;
+}
+
 FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
-  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (detail::backend_bit(b) == 0)
+    throw error(std::string("forkscale: calibrate_burden: no backend named (backend::") + to_string(b) + ")");
   if (std::thread::hardware_concurrency() < 2)
     throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
                 "): this machine has one hardware thread; a steal needs two");

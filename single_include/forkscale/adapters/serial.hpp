@@ -400,6 +400,10 @@ using enable_if_callable_t = std::enable_if_t<!std::is_same<std::decay_t<F>, std
 
 struct future_access;
 
+// The spawns of this adapter that start a thread name std::thread (options.backend
+// automatic); a deferred or inline call starts none and names nothing.
+inline constexpr unsigned char from_std_thread = backend_bit(backend::std_thread);
+
 }  // namespace std_adapter
 }  // namespace detail
 
@@ -454,8 +458,9 @@ class basic_thread {
   friend class detail::caller::thread_start;
   template <class F, class... Args>
   static void start(basic_thread& t, F&& f, const site& where, Args&&... args) {
-    t.thread_ = std::thread(
-        forkscale::spawn(t.handle_, detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...), where));
+    t.thread_ = std::thread(detail::adapter_spawn<Clock>(
+        detail::std_adapter::from_std_thread, t.handle_,
+        detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...), where));
   }
 
   basic_join_handle<Clock> handle_;  // before thread_: the spawn binds it
@@ -529,13 +534,13 @@ class basic_jthread {
   auto make_task(const site& where, F&& f, Args&&... args) {
     auto call = detail::std_adapter::bind(std::forward<F>(f), std::forward<Args>(args)...);
     if constexpr (std::is_invocable<std::decay_t<F>, std::stop_token, std::decay_t<Args>...>::value) {
-      return [token = basic_spawn_point(handle_, where), call = std::move(call),
-              where](std::stop_token st) mutable -> decltype(auto) {
+      return [token = detail::adapter_spawn_point<Clock>(detail::std_adapter::from_std_thread, handle_, where),
+              call = std::move(call), where](std::stop_token st) mutable -> decltype(auto) {
         basic_spawn_scope<Clock> scope(std::move(token), where);
         return call.with_token(std::move(st));
       };
     } else {
-      return forkscale::spawn(handle_, std::move(call), where);
+      return detail::adapter_spawn<Clock>(detail::std_adapter::from_std_thread, handle_, std::move(call), where);
     }
   }
   void stop_and_join() noexcept {
@@ -642,7 +647,8 @@ struct future_access {
   static basic_future<Clock, R> launch_async(Call&& call, const site& where) {
     basic_future<Clock, R> out;
     out.where_ = where;
-    out.future_ = std::async(std::launch::async, forkscale::spawn(out.handle_, std::forward<Call>(call), where));
+    out.future_ = std::async(std::launch::async,
+                             adapter_spawn<Clock>(from_std_thread, out.handle_, std::forward<Call>(call), where));
     return out;
   }
   // Spawned, run and joined at the first get() or wait().

@@ -348,6 +348,9 @@ struct split_tag<::oneapi::tbb::blocked_range3d<RowValue, ColValue, PageValue>> 
 namespace detail {
 namespace tbb_adapter {
 
+// Every spawn of this adapter names oneTBB (options.backend automatic).
+inline constexpr unsigned char from_tbb = backend_bit(backend::tbb);
+
 // What oneTBB's hand-offs look like to ThreadSanitizer. oneTBB gives a task to the
 // thread that runs it, and recycles the task's memory for later tasks, through
 // atomics inside libtbb; the distributed libtbb is not instrumented, so TSan sees
@@ -398,8 +401,8 @@ F&& publish(F&& fn) noexcept {
 template <class Clock, class Tuple, std::size_t... I>
 void spawn_all_but_last(::oneapi::tbb::task_group& tasks, basic_task_group<Clock>& group, const Tuple& fns,
                         const site& where, std::index_sequence<I...>) {
-  (tasks.run(publish(forkscale::spawn(
-       group, [&fn = std::get<I>(fns)] { fn(); }, where))),
+  (tasks.run(publish(forkscale::detail::adapter_spawn<Clock>(
+       forkscale::detail::tbb_adapter::from_tbb, group, [&fn = std::get<I>(fns)] { fn(); }, where))),
    ...);
 }
 }  // namespace tbb_adapter
@@ -416,7 +419,8 @@ struct fork_task_group {
   static void fork(const Right& right, const Left& left, const site& where) {
     basic_join_handle<Clock> handle;
     ::oneapi::tbb::task_group tasks;
-    tasks.run(forkscale::detail::tbb_adapter::publish(forkscale::spawn(handle, right, where)));
+    tasks.run(forkscale::detail::tbb_adapter::publish(
+        forkscale::detail::adapter_spawn<Clock>(forkscale::detail::tbb_adapter::from_tbb, handle, right, where)));
     try {
       left();
     } catch (...) {
@@ -447,7 +451,8 @@ class basic_task_group {
 
   template <class F>
   void run(F&& f, const site& where = site::current()) {
-    tasks_.run(forkscale::detail::tbb_adapter::publish(forkscale::spawn(group_, std::forward<F>(f), where)));
+    tasks_.run(forkscale::detail::tbb_adapter::publish(forkscale::detail::adapter_spawn<Clock>(
+        forkscale::detail::tbb_adapter::from_tbb, group_, std::forward<F>(f), where)));
   }
   task_group_status wait(const site& where = site::current()) {
     basic_sync_point<Clock> sp(group_, where);
@@ -456,8 +461,8 @@ class basic_task_group {
   // f is a task of the group that oneTBB runs on the calling thread, then waits.
   template <class F>
   task_group_status run_and_wait(const F& f, const site& where = site::current()) {
-    auto task = forkscale::spawn(
-        group_, [&f] { f(); }, where);
+    auto task = forkscale::detail::adapter_spawn<Clock>(
+        forkscale::detail::tbb_adapter::from_tbb, group_, [&f] { f(); }, where);
     basic_sync_point<Clock> sp(group_, where);
     return tasks_.run_and_wait(task);
   }
@@ -497,8 +502,9 @@ class basic_task_arena {
   template <class F>
   decltype(auto) execute(F&& f, const site& where = site::current()) {
     basic_join_handle<Clock> handle;
-    auto task = forkscale::detail::tbb_adapter::publish(forkscale::spawn(
-        handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); }, where));
+    auto task = forkscale::detail::tbb_adapter::publish(forkscale::detail::adapter_spawn<Clock>(
+        forkscale::detail::tbb_adapter::from_tbb, handle, [&f]() -> decltype(auto) { return std::forward<F>(f)(); },
+        where));
     basic_sync_point<Clock> sp(handle, where);
     return arena_.execute(task);
   }
@@ -695,6 +701,7 @@ FORKSCALE_NAMESPACE_END
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -968,7 +975,9 @@ struct samples {
     m.steal_ns = lower_decile(*quietest);
     m.steal_median_ns = median_of(*quietest);
     m.rounds = static_cast<unsigned>(stolen);
-    m.hardware_threads = std::thread::hardware_concurrency();
+    const machine_identity here = this_machine();
+    m.cpu_model = here.cpu_model;
+    m.hardware_threads = here.hardware_threads;
     m.runnable_elsewhere = runnable_elsewhere;
     m.measured_at = utc_now();
     return m;
@@ -994,8 +1003,29 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE machine_identity this_machine() {
+  static const machine_identity here = [] {
+    machine_identity id;
+    id.hardware_threads = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t colon = line.find(':');
+      if (line.compare(0, 10, "model name") != 0 || colon == std::string::npos) continue;
+      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+      const std::size_t last = line.find_last_not_of(" \t\r");
+      if (first != std::string::npos && last >= first) id.cpu_model = line.substr(first, last + 1 - first);
+      break;
+    }
+#endif
+    return id;
+  }();
+  return here;
+}
+
 FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
-  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (detail::backend_bit(b) == 0)
+    throw error(std::string("forkscale: calibrate_burden: no backend named (backend::") + to_string(b) + ")");
   if (std::thread::hardware_concurrency() < 2)
     throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
                 "): this machine has one hardware thread; a steal needs two");

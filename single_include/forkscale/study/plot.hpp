@@ -2962,6 +2962,8 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("clock", to_string(rep.clock));
   j.member("burden", rep.burden);
   j.member("burden_source", rep.burden_source);
+  j.member("burden_note", rep.burden_note);
+  j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
@@ -4641,15 +4643,41 @@ struct thread_tables {
   std::atomic<std::int64_t> bound_net{0};
 };
 
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;        // ticks
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source).
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
   std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
@@ -5699,6 +5727,11 @@ inline std::vector<std::string> burden_notes(const report& rep, const std::strin
   else if (rep.burden_source.compare(0, 9, "measured ") == 0)
     out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
                   " on this machine (burden_file()).");
+  if (!rep.burden_note.empty()) out.push_back("Not the stored burden: " + printable(rep.burden_note) + ".");
+  const std::size_t plus = rep.backend.find('+');
+  if (plus != std::string::npos)
+    out.push_back("Spawns came through more than one library (" + printable(rep.backend) + "): the burden is " +
+                  printable(rep.backend.substr(0, plus)) + "'s, the first one's.");
   if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
     out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
                   ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
@@ -5719,6 +5752,7 @@ inline std::string burden_text(const report& rep, const std::string& u) {
   if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  if (!rep.backend.empty()) out += "Backend: " + printable(rep.backend) + ".\n";
   out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
@@ -6370,7 +6404,10 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (rep.unit.empty()) throw json_error(top.required("unit").offset, top.path("unit") + ": empty unit");
   rep.clock = clock_from_name(top, "clock");
   rep.burden = top.u64("burden");
-  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");  // absent in older files
+  // Absent in older files:
+  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");
+  if (top.optional("burden_note")) rep.burden_note = top.str("burden_note");
+  if (top.optional("backend")) rep.backend = top.str("backend");
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");

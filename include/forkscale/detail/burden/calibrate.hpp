@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -123,7 +124,9 @@ struct samples {
     m.steal_ns = lower_decile(*quietest);
     m.steal_median_ns = median_of(*quietest);
     m.rounds = static_cast<unsigned>(stolen);
-    m.hardware_threads = std::thread::hardware_concurrency();
+    const machine_identity here = this_machine();
+    m.cpu_model = here.cpu_model;
+    m.hardware_threads = here.hardware_threads;
     m.runnable_elsewhere = runnable_elsewhere;
     m.measured_at = utc_now();
     return m;
@@ -149,8 +152,29 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE machine_identity this_machine() {
+  static const machine_identity here = [] {
+    machine_identity id;
+    id.hardware_threads = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);) {
+      const std::size_t colon = line.find(':');
+      if (line.compare(0, 10, "model name") != 0 || colon == std::string::npos) continue;
+      const std::size_t first = line.find_first_not_of(" \t", colon + 1);
+      const std::size_t last = line.find_last_not_of(" \t\r");
+      if (first != std::string::npos && last >= first) id.cpu_model = line.substr(first, last + 1 - first);
+      break;
+    }
+#endif
+    return id;
+  }();
+  return here;
+}
+
 FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
-  if (b == backend::unknown) throw error("forkscale: calibrate_burden: no backend named (backend::unknown)");
+  if (detail::backend_bit(b) == 0)
+    throw error(std::string("forkscale: calibrate_burden: no backend named (backend::") + to_string(b) + ")");
   if (std::thread::hardware_concurrency() < 2)
     throw error(std::string("forkscale: calibrate_burden(") + to_string(b) +
                 "): this machine has one hardware thread; a steal needs two");

@@ -2,8 +2,9 @@
 // (burden_file), writing one backend's entry (store_burden) and reading it back
 // (stored_burden). The file is JSON, schema "forkscale.burden" version 1
 // (docs/predict.md): {"schema", "schema_version", "backends": [{"backend",
-// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "hardware_threads",
-// "runnable_elsewhere", "measured_at"}]}.
+// "spawn_ns", "steal_ns", "steal_median_ns", "rounds", "cpu_model",
+// "hardware_threads", "runnable_elsewhere", "measured_at"}]}; "cpu_model" is
+// missing in entries stored before machines were recorded.
 #pragma once
 #include <cerrno>
 #include <cmath>
@@ -98,9 +99,17 @@ inline std::optional<std::string> read_text(const std::string& path) {
   return text.str();
 }
 
-inline measured_burden entry_from(const json::value& v, const std::string& where) {
-  const json::object_reader r(v, where);
+// One entry of the file, and whether it says which machine it was measured on
+// (entries stored before machines were recorded have no "cpu_model").
+struct stored_entry {
   measured_burden m;
+  bool machine_recorded = true;
+};
+
+inline stored_entry entry_from(const json::value& v, const std::string& where) {
+  const json::object_reader r(v, where);
+  stored_entry out;
+  measured_burden& m = out.m;
   const std::string name = r.str("backend");
   if (!backend_from_name(name, m.backend))
     throw json::json_error(r.required("backend").offset,
@@ -114,12 +123,14 @@ inline measured_burden entry_from(const json::value& v, const std::string& where
   m.hardware_threads = r.u32("hardware_threads");
   m.runnable_elsewhere = r.u32("runnable_elsewhere");
   m.measured_at = r.str("measured_at");
-  return m;
+  out.machine_recorded = r.optional("cpu_model") != nullptr;
+  if (out.machine_recorded) m.cpu_model = r.str("cpu_model");
+  return out;
 }
 
 // Every entry of the file at `path` (none when it does not exist).
-inline std::vector<measured_burden> read_entries(const std::string& path) {
-  std::vector<measured_burden> out;
+inline std::vector<stored_entry> read_entries(const std::string& path) {
+  std::vector<stored_entry> out;
   const std::optional<std::string> text = read_text(path);
   if (!text) return out;
   try {
@@ -139,20 +150,22 @@ inline std::vector<measured_burden> read_entries(const std::string& path) {
   return out;
 }
 
-inline std::string entries_json(const std::vector<measured_burden>& entries) {
+inline std::string entries_json(const std::vector<stored_entry>& entries) {
   output::json_writer j;
   j.begin_object();
   j.member("schema", "forkscale.burden");
   j.member("schema_version", std::uint64_t{1});
   j.key("backends");
   j.begin_array();
-  for (const measured_burden& m : entries) {
+  for (const stored_entry& e : entries) {
+    const measured_burden& m = e.m;
     j.begin_object();
     j.member("backend", to_string(m.backend));
     j.member("spawn_ns", m.spawn_ns);
     j.member("steal_ns", m.steal_ns);
     j.member("steal_median_ns", m.steal_median_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
+    if (e.machine_recorded) j.member("cpu_model", m.cpu_model);
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
     j.member("runnable_elsewhere", static_cast<std::uint64_t>(m.runnable_elsewhere));
     j.member("measured_at", m.measured_at);
@@ -163,42 +176,69 @@ inline std::string entries_json(const std::vector<measured_burden>& entries) {
   return j.finish();
 }
 
-// What a measurement of `b` finds in the burden file: the figures, or why there
-// are none (no problem when there is simply no file or no entry). The file is
-// read again only when its path, size or time changed: a measurement that
-// names a backend costs one stat() here.
+// The burden file as a measurement finds it: its entries, or why it could not
+// be read (no problem when there is simply no file). The file is read again
+// only when its path, size or time changed: a measurement costs one stat() here.
 struct lookup {
-  std::optional<measured_burden> found;
+  std::string path;
+  std::vector<stored_entry> entries;
   std::string problem;
 };
 
-inline lookup find_for_measurement(backend b) {
+inline lookup read_for_measurement() {
   struct cached {
-    std::string path;
+    lookup l;
     file_facts facts;
     bool valid = false;
-    std::vector<measured_burden> entries;
-    std::string problem;
   };
   static std::mutex m;
   static cached c;
   lookup out;
-  const std::string path = burden_file();
-  if (path.empty()) return out;
-  const file_facts f = facts_of(path);
+  out.path = burden_file();
+  if (out.path.empty()) return out;
+  const file_facts f = facts_of(out.path);
   if (!f.exists) return out;
   std::lock_guard<std::mutex> g(m);
-  if (!c.valid || c.path != path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
-    c = cached{path, f, true, {}, {}};
+  if (!c.valid || c.l.path != out.path || c.facts.size != f.size || c.facts.time_ns != f.time_ns) {
+    c = cached{lookup{out.path, {}, {}}, f, true};
     try {
-      c.entries = read_entries(path);
+      c.l.entries = read_entries(out.path);
     } catch (const error& e) {
-      c.problem = e.what();
+      c.l.problem = e.what();
     }
   }
-  out.problem = c.problem;
-  for (const measured_burden& e : c.entries)
-    if (e.backend == b) out.found = e;
+  return c.l;
+}
+
+inline std::string machine_text(const std::string& cpu_model, unsigned threads) {
+  return (cpu_model.empty() ? std::string("CPU model unknown") : "'" + printable_path(cpu_model) + "'") + ", " +
+         std::to_string(threads) + " hardware threads";
+}
+
+// What the file gives a measurement of `b` on `here`: the entry measured on
+// this machine, or nothing, with why an entry there is not used (`note`).
+struct choice {
+  std::optional<measured_burden> found;
+  std::string note;
+};
+
+inline choice choose(const lookup& l, backend b, const machine_identity& here) {
+  choice out;
+  for (const stored_entry& e : l.entries) {
+    if (e.m.backend != b) continue;
+    const std::string entry = std::string("the ") + to_string(b) + " calibration in '" + printable_path(l.path) + "'";
+    const std::string again = std::string("; calibrate here: forkscale-report calibrate --backend ") + to_string(b);
+    if (!e.machine_recorded) {
+      out.note =
+          entry + " does not say which machine it was measured on (stored before machines were recorded)" + again;
+    } else if (e.m.cpu_model != here.cpu_model || e.m.hardware_threads != here.hardware_threads) {
+      out.note = entry + " was measured on another machine (" + machine_text(e.m.cpu_model, e.m.hardware_threads) +
+                 "; this one: " + machine_text(here.cpu_model, here.hardware_threads) + ")" + again;
+    } else {
+      out.found = e.m;
+      out.note.clear();
+    }
+  }
   return out;
 }
 
@@ -220,17 +260,17 @@ FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& 
   namespace db = detail::burden;
   if (path.empty())
     throw error("forkscale: nowhere to store the burden (set FORKSCALE_BURDEN_FILE, XDG_CACHE_HOME or HOME)");
-  if (m.backend == backend::unknown) throw error("forkscale: store_burden: the burden names no backend");
+  if (detail::backend_bit(m.backend) == 0) throw error("forkscale: store_burden: the burden names no backend");
   if (!std::isfinite(m.spawn_ns) || !std::isfinite(m.steal_ns) || m.spawn_ns < 0 || m.steal_ns < 0)
     throw error("forkscale: store_burden: the times are not finite non-negative numbers");
-  std::vector<measured_burden> entries = db::read_entries(path);
+  std::vector<db::stored_entry> entries = db::read_entries(path);
   bool replaced = false;
-  for (measured_burden& e : entries)
-    if (e.backend == m.backend) {
-      e = m;
+  for (db::stored_entry& e : entries)
+    if (e.m.backend == m.backend) {
+      e = db::stored_entry{m, true};
       replaced = true;
     }
-  if (!replaced) entries.push_back(m);
+  if (!replaced) entries.push_back(db::stored_entry{m, true});
   const std::size_t slash = path.find_last_of('/');
   if (slash != std::string::npos && slash > 0 && !db::make_directories(path.substr(0, slash)))
     throw error(db::file_problem(path, "cannot make its directory: " + detail::errno_text(errno)));
@@ -246,8 +286,8 @@ FORKSCALE_INLINE void store_burden(const measured_burden& m, const std::string& 
 
 FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const std::string& path) {
   if (path.empty()) return std::nullopt;
-  for (const measured_burden& m : detail::burden::read_entries(path))
-    if (m.backend == b) return m;
+  for (const detail::burden::stored_entry& e : detail::burden::read_entries(path))
+    if (e.m.backend == b) return e.m;
   return std::nullopt;
 }
 #endif  // FORKSCALE_DETAIL_DEFINITIONS

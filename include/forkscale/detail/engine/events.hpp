@@ -89,10 +89,12 @@ struct engine {
   // The parent's strand ends; the child will start from the path value here; the
   // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
   // the child reports to, or null for the task's own sync block.
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  // `from` names the library the spawn came through (backend_bit; 0: the guards').
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     spawn_token tk;
     frame* f = current();
     if (!f) return tk;  // not measuring: the child will run unmeasured
+    if (FORKSCALE_DETAIL_UNLIKELY((f->backends & from) != from)) note_backend(*f, from);
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);

@@ -22,7 +22,9 @@ inline thread_local frame* current_frame = nullptr;
 
 // The events a guard reports (engine<Clock> in events.hpp has one function each).
 struct engine_hooks {
-  spawn_token (*spawn)(join_set* group, const site& where) noexcept;
+  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
+  // spawn of the guards themselves).
+  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
   void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
   void (*end_child)(frame& c) noexcept;
   void (*begin_sync)(sync_state& st, const site& where) noexcept;
@@ -43,10 +45,10 @@ inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
 template <class Clock>
 struct guard_events {
   static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
-  static spawn_token spawn(join_set* group, const site& where) noexcept {
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
     const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
     if (!h) return spawn_token{};
-    return h->spawn(group, where);
+    return h->spawn(group, where, from);
   }
   // Also called with an empty token inside a measurement: the engine diagnoses it.
   static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {

@@ -115,11 +115,28 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   rep.profiler_bytes += s.rec->bytes();
 }
 
+// What the burden file gives backend `b` in session `s`: the stored steal when
+// it was measured on this machine, else the clock's default and why.
+inline burden_choice choice_for(const session& s, const burden::lookup& l, backend b) {
+  burden_choice out;
+  out.ticks = s.info.default_burden_ticks;
+  if (l.entries.empty()) return out;
+  const burden::choice c = burden::choose(l, b, this_machine());
+  out.note = c.note;
+  if (!c.found) return out;
+  out.ticks = static_cast<std::uint64_t>(std::llround(c.found->steal_ns / unit_per_tick(s)));
+  out.source = std::string("measured ") + to_string(b);
+  return out;
+}
+
 // The session's burden and where it came from: options.burden; else, under a
-// timed clock, the steal cost stored for options.backend (burden.hpp); else
-// the clock's default (Cilkview's 15,000 cycles). A burden file that cannot be
-// read is said in one diagnostic, and the default is used.
+// timed clock, the steal cost stored on this machine for the backend
+// (burden.hpp) — options.backend's, or with `automatic` the library of the
+// first spawn through an adapter (note_backend picks it from backend_burden);
+// else the clock's default (Cilkview's 15,000 cycles). A burden file that
+// cannot be read is said in one diagnostic, and the default is used.
 inline void resolve_burden(session& s, const options& opt) {
+  s.named_backend = opt.backend;
   if (!(opt.burden < 0)) {
     s.burden = static_cast<std::uint64_t>(std::llround(opt.burden / unit_per_tick(s)));
     s.burden_source = "option";
@@ -127,12 +144,21 @@ inline void resolve_burden(session& s, const options& opt) {
   }
   s.burden = s.info.default_burden_ticks;
   s.burden_source = "default";
-  if (opt.backend == backend::unknown || s.kind == clock_kind::cost) return;
-  const burden::lookup found = burden::find_for_measurement(opt.backend);
-  if (!found.problem.empty()) diagnose(&s, site{}, found.problem + "; the default burden is used", false);
-  if (!found.found) return;
-  s.burden = static_cast<std::uint64_t>(std::llround(found.found->steal_ns / unit_per_tick(s)));
-  s.burden_source = std::string("measured ") + to_string(opt.backend);
+  const bool automatic = opt.backend == backend::automatic;
+  if ((!automatic && backend_bit(opt.backend) == 0) || s.kind == clock_kind::cost) return;
+  const burden::lookup l = burden::read_for_measurement();
+  if (automatic) {
+    for (backend b : {backend::std_thread, backend::tbb, backend::openmp})
+      s.backend_burden[static_cast<unsigned>(b)] = choice_for(s, l, b);
+    s.burden_follows_backend = true;
+    s.burden_problem = l.problem;  // said once a backend is known (finish_session)
+    return;
+  }
+  if (!l.problem.empty()) diagnose(&s, site{}, l.problem + "; the default burden is used", false);
+  const burden_choice c = choice_for(s, l, opt.backend);
+  s.burden = c.ticks;
+  s.burden_source = c.source;
+  s.burden_note = c.note;
 }
 
 template <class Clock>
@@ -188,6 +214,8 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     out.task = root.task_id;
     out.chain = take_path(root);
   }
+  if (followed_burden(*s) && !s->burden_problem.empty())
+    diagnose(s.get(), site{}, s->burden_problem + "; the default burden is used", false);
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../backend.hpp"
 #include "../../clock.hpp"
 #include "../../config.hpp"
 #include "../../report.hpp"
@@ -63,15 +64,41 @@ struct thread_tables {
   std::atomic<std::int64_t> bound_net{0};
 };
 
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
 struct session {
   clock_kind kind = clock_kind::cost;
   clock_info info;
-  std::uint64_t burden = 0;        // ticks
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
   std::uint64_t compensation = 0;  // ticks subtracted per strand
   double compensation_exact = 0;   // the calibrated estimate, before rounding
   unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source).
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
   std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
   std::function<void(const diagnostic&)> on_diagnostic;
   bool profile = true;       // options.site_profiles
   std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches

@@ -94,6 +94,9 @@ struct frame {
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records (2).
   unsigned char call_events = 0;
+  // The libraries the session knew its spawns came through (backend_bit) when
+  // this frame last looked: a spawn through another one tells it (note_backend).
+  unsigned char backends = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start

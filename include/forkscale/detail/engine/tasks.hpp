@@ -31,7 +31,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
   root.compensation = s->compensation;
-  root.burden = s->burden;
+  root.burden = s->burden.load(std::memory_order_relaxed);
+  root.backends = s->backends_seen.load(std::memory_order_relaxed);
   root.kind = s->kind;
   root.state = frame::run_state::running;
   root.open_guards = 0;
@@ -72,7 +73,8 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   tk.what_if = nullptr;
   c.what_if_mask = tk.what_if_mask;
   c.compensation = s->compensation;
-  c.burden = s->burden;
+  c.burden = s->burden.load(std::memory_order_relaxed);
+  c.backends = s->backends_seen.load(std::memory_order_relaxed);
   c.kind = s->kind;
   c.state = frame::run_state::running;
   c.open_guards = 0;
@@ -96,6 +98,28 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
     c.rec_end_uid = 0;
   }
   tk.target = nullptr;
+}
+
+// A spawn through the adapter of a library `f` has not seen (`from`, a
+// backend_bit): the session learns it unless it knew it already, the first
+// library's burden becomes the session's when the burden follows the backend
+// (options.backend automatic), and the frame takes both. Once per library per
+// session, or per frame that started before the session learnt it.
+FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from) noexcept {
+  session* s = f.sess;
+  unsigned char seen = s->backends_seen.load(std::memory_order_relaxed);
+  if ((seen & from) == 0) {
+    seen = s->backends_seen.fetch_or(from, std::memory_order_relaxed);
+    if (seen == 0) {
+      s->first_backend.store(from, std::memory_order_relaxed);
+      if (s->burden_follows_backend)
+        s->burden.store(s->backend_burden[static_cast<unsigned>(backend_of_bit(from)) & 3u].ticks,
+                        std::memory_order_relaxed);
+    }
+    seen = static_cast<unsigned char>(seen | from);
+  }
+  f.backends = static_cast<unsigned char>(f.backends | seen);
+  f.burden = s->burden.load(std::memory_order_relaxed);
 }
 
 // ---- children handed on -----------------------------------------------------------

@@ -359,7 +359,10 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (rep.unit.empty()) throw json_error(top.required("unit").offset, top.path("unit") + ": empty unit");
   rep.clock = clock_from_name(top, "clock");
   rep.burden = top.u64("burden");
-  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");  // absent in older files
+  // Absent in older files:
+  if (top.optional("burden_source")) rep.burden_source = top.str("burden_source");
+  if (top.optional("burden_note")) rep.burden_note = top.str("burden_note");
+  if (top.optional("backend")) rep.backend = top.str("backend");
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");

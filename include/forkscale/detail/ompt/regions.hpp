@@ -203,14 +203,14 @@ struct team_events {
     t.size = size;
     t.tokens.clear();
     t.tokens.reserve(size);
-    for (unsigned i = 0; i < size; ++i) t.tokens.push_back(E::spawn(t.set, t.where));
+    for (unsigned i = 0; i < size; ++i) t.tokens.push_back(E::spawn(t.set, t.where, backend_bit(backend::openmp)));
     t.phase = phase;
     t.made = true;
     cur = saved;
   }
 
   static void open_chunk(loop_state& l) {
-    spawn_token tk = E::spawn(nullptr, l.where);
+    spawn_token tk = E::spawn(nullptr, l.where, backend_bit(backend::openmp));
     E::begin_child(l.chunk, tk, l.where);
     l.chunk_open = true;
   }

@@ -59,7 +59,7 @@ struct task_events {
       group = parent->groups.back().set;
       ++parent->groups.back().spawned;
     }
-    r->token = E::spawn(group, r->where);
+    r->token = E::spawn(group, r->where, backend_bit(backend::openmp));
   }
 
   static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {

@@ -46,7 +46,8 @@ inline std::string summary_body(const report& r) {
   std::string o = t.render();
   std::string meta = "Clock " + std::string(to_string(r.clock)) + ", unit " + r.unit + "; burden " +
                      io::grouped(r.burden) + " " + r.unit + " per continuation edge" +
-                     (r.burden_source.empty() ? std::string() : " (" + r.burden_source + ")");
+                     (r.burden_source.empty() ? std::string() : " (" + r.burden_source + ")") +
+                     (r.backend.empty() ? std::string() : "; backend " + r.backend);
   if (r.compensation_per_strand > 0)
     meta += "; overhead compensation " + io::fixed(r.compensation_per_strand, 2) + " " + r.unit + " per strand (" +
             io::grouped(r.compensation_total) + " " + r.unit + " in total)";

@@ -28,6 +28,8 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("clock", to_string(rep.clock));
   j.member("burden", rep.burden);
   j.member("burden_source", rep.burden_source);
+  j.member("burden_note", rep.burden_note);
+  j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));

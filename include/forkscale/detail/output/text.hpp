@@ -185,6 +185,11 @@ inline std::vector<std::string> burden_notes(const report& rep, const std::strin
   else if (rep.burden_source.compare(0, 9, "measured ") == 0)
     out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
                   " on this machine (burden_file()).");
+  if (!rep.burden_note.empty()) out.push_back("Not the stored burden: " + printable(rep.burden_note) + ".");
+  const std::size_t plus = rep.backend.find('+');
+  if (plus != std::string::npos)
+    out.push_back("Spawns came through more than one library (" + printable(rep.backend) + "): the burden is " +
+                  printable(rep.backend.substr(0, plus)) + "'s, the first one's.");
   if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
     out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
                   ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
@@ -205,6 +210,7 @@ inline std::string burden_text(const report& rep, const std::string& u) {
   if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
   if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
   out += ".\n";
+  if (!rep.backend.empty()) out += "Backend: " + printable(rep.backend) + ".\n";
   out += burden_source_text(rep, u);
   if (rep.compensation_per_strand > 0) {
     out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +

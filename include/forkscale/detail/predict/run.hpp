@@ -48,15 +48,21 @@ inline void check_processors(const std::vector<unsigned>& processors) {
                   std::to_string(max_processors) + ")");
 }
 
-// The backend whose calibrated burden the report carries ("measured
-// std_thread"), which says which runtime ran the program.
-inline bool burden_is_std_thread(const std::string& burden_source) {
-  return burden_source == std::string("measured ") + to_string(backend::std_thread);
+// Whether std::thread ran the program: the report's backend names it first
+// (report::backend, "std_thread" or "std_thread+tbb"), or, in a report written
+// before that field, the burden was calibrated for it ("measured std_thread").
+inline bool ran_on_std_thread(const std::string& backend_name, const std::string& burden_source) {
+  const std::string name = to_string(backend::std_thread);
+  if (!backend_name.empty())
+    return backend_name.compare(0, name.size(), name) == 0 &&
+           (backend_name.size() == name.size() || backend_name[name.size()] == '+');
+  return burden_source == "measured " + name;
 }
 
 // The model with the scheduler chosen and every cost resolved from the
 // report's burden.
-inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source) {
+inline replay_model resolve_model(const replay_model& m, double burden, const std::string& burden_source,
+                                  const std::string& backend_name) {
   const auto check = [](double v, const char* name) {
     if (!std::isfinite(v)) throw error(std::string("forkscale: replay_model::") + name + " is not a finite number");
   };
@@ -73,7 +79,8 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
   if (r.thread_start_cost < 0) r.thread_start_cost = burden;
   if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
-    r.scheduler = burden_is_std_thread(burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
+    r.scheduler =
+        ran_on_std_thread(backend_name, burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
   return r;
 }
 
@@ -206,7 +213,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.clock = rep.clock;
   out.burden = static_cast<double>(rep.burden);
   out.burden_source = rep.burden_source;
-  out.model = dp::resolve_model(model, out.burden, out.burden_source);
+  out.model = dp::resolve_model(model, out.burden, out.burden_source, rep.backend);
   const dp::replay_graph g =
       dp::make_graph(r, out.burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   out.strands = g.strands;

@@ -69,7 +69,7 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   std::vector<what_if_prediction> out;
   if (rep.what_if.empty()) return out;
   const double burden = static_cast<double>(rep.burden);
-  const replay_model m = dp::resolve_model(model, burden, rep.burden_source);
+  const replay_model m = dp::resolve_model(model, burden, rep.burden_source, rep.backend);
   const dp::replay_graph base =
       dp::make_graph(r, burden, [&](std::uint32_t i) { return static_cast<double>(r.strands[i].span); });
   const double measured = dp::model_time(base, m, processors);

@@ -40,6 +40,9 @@ class report_merger {
       head_.unit = rep.unit;
       head_.clock = rep.clock;
       head_.burden = rep.burden;
+      head_.burden_source = rep.burden_source;
+      head_.burden_note = rep.burden_note;
+      head_.backend = rep.backend;
       head_.compensation_per_strand = rep.compensation_per_strand;
       head_.max_processors = rep.max_processors;
     } else {
@@ -108,6 +111,7 @@ class report_merger {
     };
     if (rep.clock != head_.clock) note("clock", to_string(head_.clock), to_string(rep.clock));
     if (rep.burden != head_.burden) note("burden", std::to_string(head_.burden), std::to_string(rep.burden));
+    if (rep.backend != head_.backend) note("backend", head_.backend, rep.backend);
     if (!(rep.compensation_per_strand == head_.compensation_per_strand))
       note("compensation per strand", std::to_string(head_.compensation_per_strand),
            std::to_string(rep.compensation_per_strand));

@@ -117,7 +117,8 @@ inline void configure_what_if(session& s, const what_if_options& o) {
   if (!c.assume.empty()) {
     c.scale = c.assume_factor.p;
     s.what_if_root_mask = wi_scaled_bit;
-    s.burden *= static_cast<std::uint64_t>(c.scale);
+    s.burden.store(s.burden.load() * static_cast<std::uint64_t>(c.scale));
+    for (burden_choice& b : s.backend_burden) b.ticks *= static_cast<std::uint64_t>(c.scale);
   }
   s.what_if_calls = !c.call_sites.empty() || !c.assume.empty();
 }
