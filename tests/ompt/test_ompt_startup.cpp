@@ -186,6 +186,13 @@ TEST(OmptStartup, TheWholeProgramModeWritesJson) {
   EXPECT_EQ(rep.work(), 14u);
   EXPECT_EQ(rep.span(), 11u);
   EXPECT_EQ(rep.diagnostic_count, 0u);
+  // Its two tasks and one taskwait, and two phases of three implicit tasks (the
+  // single's barrier, the region's end); the profile's self-checks hold.
+  EXPECT_EQ(rep.spawns(), 2u + 2 * 3);
+  EXPECT_EQ(rep.syncs(), 1u + 2);
+  EXPECT_EQ(rep.check_profile(), "");
+  for (const auto& row : rep.spawn_sites)
+    if (row.kind != fs::site_kind::root) EXPECT_NE(row.line, 0u) << row.name;
 }
 
 TEST(OmptStartup, TheFormatComesFromTheExtension) {

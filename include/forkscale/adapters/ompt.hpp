@@ -25,8 +25,9 @@
 // What it defines (as weak symbols, so a second inclusion links): the OMPT entry
 // point ompt_start_tool, and wrappers of libomp's __kmpc_dispatch_init_* /
 // __kmpc_dispatch_next_* (libomp 14 does not report the chunks of dynamic and
-// guided loops through OMPT: the wrappers see each one) and __kmpc_taskloop*
-// (for the taskloop's line). They call the runtime's own functions, found with
+// guided loops through OMPT: the wrappers see each one), __kmpc_fork_call,
+// __kmpc_omp_task_alloc and __kmpc_taskloop* (for the line of a region, a task,
+// a taskloop). They call the runtime's own functions, found with
 // dlsym(RTLD_NEXT). Include it in the executable, not in a shared library.
 //
 // With GCC's libgomp (g++ -fopenmp), which has no OMPT, or when the runtime does
@@ -46,11 +47,14 @@
 
 #include <omp.h>
 
+#include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "../detail/engine/events.hpp"  // the engine itself: the adapter splits strands and joins
 #include "../forkscale.hpp"
@@ -210,8 +214,74 @@ FORKSCALE_DETAIL_OMPT_DISPATCH(8, std::int64_t, std::int64_t)
 FORKSCALE_DETAIL_OMPT_DISPATCH(8u, std::uint64_t, std::int64_t)
 #undef FORKSCALE_DETAIL_OMPT_DISPATCH
 
+// `parallel` (kmp_csupport.cpp): the code pointer libomp reports for a region is
+// the return address of this call, which is in the runtime when the program
+// reached it by a tail call (an outlined function whose last statement is a
+// nested `parallel`), and shared by every region whose call the compiler merged
+// into one. The wrapper notes the program's return address and the source
+// location the compiler passes (`loc`, an ident_t*) for parallel_begin
+// (detail/ompt/regions.hpp). The call is variadic: the `argc` arguments after
+// `microtask` (the region's shared variables, each pointer-sized) are passed on
+// as they came, to a call with at least as many (the runtime reads `argc`).
+namespace forkscale {
+namespace detail {
+namespace ompt {
+using fork_call_t = void (*)(void*, std::int32_t, void*, ...);
+template <std::size_t... I>
+void fork_with(fork_call_t real, void* loc, std::int32_t argc, void* microtask, void* const* a,
+               std::index_sequence<I...>) {
+  real(loc, argc, microtask, a[I]...);
+}
+}  // namespace ompt
+}  // namespace detail
+}  // namespace forkscale
+
+FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_fork_call(void* loc, std::int32_t argc, void* microtask, ...) {
+  namespace o = ::forkscale::detail::ompt;
+  static const o::fork_call_t real = o::next_symbol<o::fork_call_t>("__kmpc_fork_call");
+  constexpr std::int32_t most = 256;
+  if (argc < 0 || argc > most) {
+    std::fprintf(stderr,
+                 "forkscale: a parallel region with %d shared variables: forkscale/ompt.hpp passes at most %d on "
+                 "to the OpenMP runtime\n",
+                 static_cast<int>(argc), static_cast<int>(most));
+    std::abort();
+  }
+  void* a[most] = {};  // those past argc are passed too, and not read
+  std::va_list ap;
+  va_start(ap, microtask);
+  for (std::int32_t i = 0; i < argc; ++i) a[i] = va_arg(ap, void*);
+  va_end(ap);
+  auto& notes = o::notes();
+  notes.fork_ra = __builtin_return_address(0);
+  notes.fork_loc = loc;
+  if (argc <= 16) {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<16>{});
+  } else if (argc <= 64) {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<64>{});
+  } else {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<most>{});
+  }
+  notes.fork_ra = nullptr;  // (consumed by parallel_begin, unless the tool is off)
+  notes.fork_loc = nullptr;
+}
+
+// `task` (kmp_tasking.cpp): the compiler allocates each task with
+// __kmpc_omp_task_alloc, passing the construct's source location, then hands it
+// to the runtime (task-create comes then): the location names the task where its
+// return address does not (a tail call, a call shared by several constructs).
+FORKSCALE_DETAIL_OMPT_ENTRY void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
+                                                        std::size_t sizeof_task, std::size_t sizeof_shareds,
+                                                        void* task_entry) {
+  using real_t = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
+  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_omp_task_alloc");
+  ::forkscale::detail::ompt::notes().task_loc = loc;
+  return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+}
+
 // `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
-// the runtime; the program's own return address names the taskloop's line.
+// the runtime; the program's own return address (or, after a tail call, the
+// source location) names the taskloop's line.
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                  std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
                                                  std::uint64_t grainsize, void* task_dup) {
@@ -220,9 +290,13 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
   auto& notes = ::forkscale::detail::ompt::notes();
   const void* saved = notes.taskloop_ra;
+  const void* saved_loc = notes.taskloop_loc;
   notes.taskloop_ra = __builtin_return_address(0);
+  notes.taskloop_loc = loc;
+  notes.task_loc = nullptr;  // the loop's pattern task: allocated, never created
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
   notes.taskloop_ra = saved;
+  notes.taskloop_loc = saved_loc;
 }
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                    std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
@@ -232,9 +306,13 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
   auto& notes = ::forkscale::detail::ompt::notes();
   const void* saved = notes.taskloop_ra;
+  const void* saved_loc = notes.taskloop_loc;
   notes.taskloop_ra = __builtin_return_address(0);
+  notes.taskloop_loc = loc;
+  notes.task_loc = nullptr;  // the loop's pattern task: allocated, never created
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
   notes.taskloop_ra = saved;
+  notes.taskloop_loc = saved_loc;
 }
 #undef FORKSCALE_DETAIL_OMPT_ENTRY
 #endif  // FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
