@@ -48,6 +48,7 @@ long child_program() {
   return sum;
 }
 
+constexpr unsigned nested_inner_line = __LINE__ + 5;
 void child_nested() {
   int n = 0;
 #pragma omp parallel num_threads(2) reduction(+ : n)
@@ -168,6 +169,12 @@ TEST(OmptStartup, NestedParallelismOffIsOneLine) {
   EXPECT_EQ(off.status, 0);
   EXPECT_NE(off.out.find("result=2"), std::string::npos) << off.out;  // one thread per inner region
   EXPECT_EQ(lines_starting(off.err, "forkscale: nested parallel region at "), 1) << off.err;
+  // Named by the inner region's own line (issue 30: it read libomp.so.5+0x…:0,
+  // the inner `parallel` being the outer body's last statement, a tail call).
+  EXPECT_EQ(lines_starting(off.err, "forkscale: nested parallel region at test_ompt_startup.cpp:" +
+                                        std::to_string(nested_inner_line) + " "),
+            1)
+      << off.err;
   const outcome on = run_child(std::string(quiet) + " OMP_MAX_ACTIVE_LEVELS=2 FORKSCALE_OMPT=1", "nested");
   EXPECT_EQ(on.status, 0);
   EXPECT_NE(on.out.find("result=4"), std::string::npos) << on.out;
