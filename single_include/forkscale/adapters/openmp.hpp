@@ -3466,10 +3466,12 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
 
 // ---- children handed on -----------------------------------------------------------
 
-// At the end of a task: children it never joined are waited for by whoever
-// joins the task itself (tasks that outlive their spawner). If they are all
-// done already their totals are simply merged. `out` is the task's path profile
-// at its end; children merged here compete with it for the path.
+// At the end of a measurement's root (a spawned task ends through
+// merge_finished_children and end_with_children_running, below): children it
+// never joined are waited for by whoever joins it; with no one to (the root),
+// those still running are misuse. If they are all done already their totals are
+// simply merged. `out` is the path profile at its end; children merged here
+// compete with it for the path.
 inline void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
@@ -3862,8 +3864,9 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
     // Children the task left unjoined belong to its invocation: finished ones
-    // merge now; while some still run, its end waits with them (end_task_path).
-    join_set* left = FORKSCALE_DETAIL_UNLIKELY(c.sync_block != nullptr) ? merge_finished_children(c) : nullptr;
+    // merge now; while some still run, its end waits with them
+    // (end_with_children_running, tasks.hpp).
+    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
     if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {

@@ -158,8 +158,9 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
     // Children the task left unjoined belong to its invocation: finished ones
-    // merge now; while some still run, its end waits with them (end_task_path).
-    join_set* left = FORKSCALE_DETAIL_UNLIKELY(c.sync_block != nullptr) ? merge_finished_children(c) : nullptr;
+    // merge now; while some still run, its end waits with them
+    // (end_with_children_running, tasks.hpp).
+    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
     if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {

@@ -100,10 +100,12 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
 
 // ---- children handed on -----------------------------------------------------------
 
-// At the end of a task: children it never joined are waited for by whoever
-// joins the task itself (tasks that outlive their spawner). If they are all
-// done already their totals are simply merged. `out` is the task's path profile
-// at its end; children merged here compete with it for the path.
+// At the end of a measurement's root (a spawned task ends through
+// merge_finished_children and end_with_children_running, below): children it
+// never joined are waited for by whoever joins it; with no one to (the root),
+// those still running are misuse. If they are all done already their totals are
+// simply merged. `out` is the path profile at its end; children merged here
+// compete with it for the path.
 inline void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
