@@ -1205,6 +1205,22 @@ TEST_F(ReportOutput, CheckProfilePassesOnConsistentRowsAndNamesEachFailure) {
                                      work);
   }
   {
+    // A site whose span exceeds its work (issue 30: a `depend` chain's site
+    // read span 528 ms, work 32 ms).
+    fs::report r = good;
+    r.spawn_sites[1].span = r.spawn_sites[1].work + 1;
+    EXPECT_EQ(r.check_profile(),
+              "profile self-check failed: span above work at 1 site measurement: " + r.spawn_sites[1].name +
+                  " (spawn site: span " + std::to_string(r.spawn_sites[1].work + 1) + ", work " +
+                  std::to_string(r.spawn_sites[1].work) + ")");
+    fs::report c = good;
+    c.call_sites[1].top_caller_on_work.span = static_cast<std::int64_t>(c.call_sites[1].top_caller_on_work.work) + 3;
+    EXPECT_NE(c.check_profile().find("span above work at 1 site measurement: " + c.call_sites[1].name +
+                                     " (top-caller on work: span "),
+              std::string::npos)
+        << c.check_profile();
+  }
+  {
     // Two failures in one line; a negative sum; an empty table against a span.
     fs::report r = good;
     r.call_sites[0].local_on_span.span = -static_cast<std::int64_t>(good.span()) - 100;

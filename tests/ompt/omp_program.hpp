@@ -19,6 +19,16 @@
 // weights (work) and takes the longest path (span) by dynamic programming over
 // the nodes in creation order, a topological order.
 //
+// It also counts, from the program alone, what the OMPT tool's report counts
+// (docs/ompt.md, "What maps to what"): the tasks the program creates and the
+// taskwaits it runs (which the interpreter counts too, as it runs them), the
+// spawns — every task, every implicit task of every phase of a region, every
+// chunk of a worksharing loop, and the tasks libomp adds when it splits a large
+// taskloop — and the syncs — every taskwait, taskgroup (a taskloop's too), barrier
+// (a region's phases) and task that waits for `depend` predecessors; and the work
+// the spawn site of the regions' `parallel` must show: everything done inside the
+// outermost regions, whichever construct joins it (issue 30).
+//
 // Where the model is a choice, the oracle follows docs/ompt.md and docs/openmp.md
 // and says so: an undeferred task has the dag of a deferred one, an untied task
 // (which may resume on another thread at its task scheduling points) the dag of
@@ -55,10 +65,10 @@ enum class op {
   // Team statements (in a region's body; every thread runs them):
   team_charge,  // fs::charge(cost) on every thread
   per_thread,   // fs::charge(cost + step * thread number), then a barrier
-  single,       // #pragma omp single { body } (its barrier)
+  single,       // #pragma omp single [nowait] { body } (its barrier, unless nowait)
   master,       // #pragma omp master { body }, then a barrier
-  loop,         // #pragma omp for schedule(...) (its barrier): charge(costs[i]), and with `tasks` a
-                // task charging cost + i % 3 from each iteration
+  loop,         // #pragma omp for schedule(...) [nowait] (its barrier, unless nowait): charge(costs[i]),
+                // and with `tasks` a task charging cost + i % 3 from each iteration
   sections,     // #pragma omp sections, three sections charging costs[0..2] (its barrier)
   barrier,      // #pragma omp barrier
 };
@@ -79,7 +89,9 @@ struct stmt {
   sched schedule = sched::dynamic;
   std::uint64_t chunk = 1, grainsize = 0, num_tasks = 0;
   bool nogroup = false;
-  bool tasks = false;  // loop: each iteration creates a task
+  bool tasks = false;   // loop: each iteration creates a task
+  bool nowait = false;  // single, loop: no barrier of its own (the region's last statement: the
+                        // region's end joins its tasks)
   int threads = 1;
 };
 
@@ -134,9 +146,26 @@ inline std::uint64_t sum(const std::vector<std::uint64_t>& c, range r) {
   return s;
 }
 
+// libomp 14's taskloop (kmp_tasking.cpp, __kmp_taskloop_recur): with more than
+// `min` tasks (10 per thread of the team, at most 256) it schedules half of them
+// as one task of its own that splits them again when it runs, and splits the
+// other half at once: the tasks it adds, which do no work of the loop's.
+inline std::uint64_t taskloop_splits(std::uint64_t tasks, std::uint64_t min) {
+  if (tasks <= min) return 0;
+  return 1 + taskloop_splits(tasks >> 1, min) + taskloop_splits(tasks - (tasks >> 1), min);
+}
+
 // ---- the oracle -----------------------------------------------------------------
 struct expected {
   std::uint64_t work = 0, span = 0;
+};
+
+// What the report counts, worked out from the program (see the top).
+struct counts {
+  std::uint64_t tasks = 0, taskwaits = 0;  // created and run by the program
+  std::uint64_t spawns = 0, syncs = 0;
+  std::uint64_t region_tasks = 0;  // implicit tasks of the regions of op::region (one spawn site)
+  std::uint64_t region_work = 0;   // the work inside the outermost of them
 };
 
 class oracle {
@@ -145,7 +174,11 @@ class oracle {
   // region inside an active one runs with one thread).
   oracle(model m, int max_active_levels) : model_(m), max_active_levels_(max_active_levels) {}
 
+  // What the program counts and the report must count (after run()).
+  const counts& counted() const { return counts_; }
+
   expected run(const program& p) {
+    counts_ = counts{};
     task root;
     root.cur = node(0, {});
     root.team_size = 1;
@@ -242,7 +275,7 @@ class oracle {
   void exec_team_stmt(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks);
   void loop(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks);
   int chunk(int from, const stmt& s, range r, std::vector<int>& team_tasks);
-  void region(task& t, const stmt& s);
+  void region(task& t, const stmt& s, bool combined = false);
   void taskloop(task& t, const stmt& s);
   void combined_loop(task& t, const stmt& s);
 
@@ -250,11 +283,16 @@ class oracle {
   int max_active_levels_;
   std::vector<std::uint64_t> w_;
   std::vector<std::vector<int>> in_;
+  counts counts_;
+  int region_depth_ = 0;  // op::region statements open around the current point
 };
 
 inline void oracle::spawn(task& parent, const stmt& s) {
   std::vector<int> preds = predecessors(parent, s);
   std::vector<int>* group = parent.groups.empty() ? parent.inherited : parent.groups.back();
+  ++counts_.tasks;
+  ++counts_.spawns;
+  if (!preds.empty()) ++counts_.syncs;  // the task's start (or its stand-in's wait) joins them
   if (model_ == model::ompt && s.undeferred && !preds.empty()) {
     preds.push_back(parent.cur);  // the encountering task waits for the predecessors
     parent.cur = node(0, preds);
@@ -285,6 +323,11 @@ inline void oracle::exec(task& t, const stmt& s) {
       preds.push_back(t.cur);
       t.cur = node(0, preds);
       t.children.clear();
+      // Later siblings follow the earlier ones through this join: their depend
+      // edges are implied (the tool forgets them here too).
+      t.created.clear();
+      ++counts_.taskwaits;
+      ++counts_.syncs;
       break;
     }
     case op::taskgroup: {
@@ -294,6 +337,7 @@ inline void oracle::exec(task& t, const stmt& s) {
       t.groups.pop_back();
       group.push_back(t.cur);
       t.cur = node(0, group);
+      ++counts_.syncs;
       break;
     }
     case op::taskloop:
@@ -313,20 +357,30 @@ inline void oracle::exec(task& t, const stmt& s) {
 inline void oracle::taskloop(task& t, const stmt& s) {
   std::vector<int> group;
   std::vector<int>* g = s.nogroup ? (t.groups.empty() ? t.inherited : t.groups.back()) : &group;
-  for (const range& r : taskloop_chunks(s.costs.size(), s.grainsize, s.num_tasks)) {
+  const std::vector<range> chunks = taskloop_chunks(s.costs.size(), s.grainsize, s.num_tasks);
+  for (const range& r : chunks) {
     const int start = node(0, {t.cur});
     finish_child(t, node(sum(s.costs, r), {start}), g);
   }
+  counts_.tasks += chunks.size();
+  const std::uint64_t min = std::min<std::uint64_t>(10ull * static_cast<std::uint64_t>(t.team_size), 256);
+  counts_.spawns += chunks.size() + taskloop_splits(chunks.size(), min);
   if (!s.nogroup) {
     group.push_back(t.cur);
     t.cur = node(0, group);
+    ++counts_.syncs;
   }
 }
 
 // A region: in each phase every thread's implicit task starts from the
 // encountering task's point; a barrier joins them and every task of the team.
-inline void oracle::region(task& t, const stmt& s) {
+// (`combined`: the region of a `parallel for`, whose spawn site is not op::region's.)
+inline void oracle::region(task& t, const stmt& s, bool combined) {
   const int size = t.active_levels >= max_active_levels_ ? 1 : s.threads;
+  const bool outermost = !combined && region_depth_ == 0;
+  if (!combined) ++region_depth_;
+  const std::size_t first_node = w_.size();
+  std::uint64_t phases = 0;
   std::vector<int> team_tasks;
   auto fresh = [&] {
     std::vector<task> threads(static_cast<std::size_t>(size));
@@ -345,13 +399,24 @@ inline void oracle::region(task& t, const stmt& s) {
     t.cur = node(0, preds);
     team_tasks.clear();
     threads = fresh();
+    ++phases;
   };
   std::vector<task> threads = fresh();
   for (const stmt& c : s.body) {
     exec_team_stmt(threads, c, team_tasks);
-    if (c.kind != op::team_charge) barrier(threads);  // every other team statement ends with a barrier
+    // Every other team statement ends with a barrier (a nowait one is the last:
+    // the region's end is its barrier).
+    if (c.kind != op::team_charge && !c.nowait) barrier(threads);
   }
   barrier(threads);  // the region's end
+  // Each phase: one implicit task per thread, and the barrier that joins them.
+  counts_.spawns += phases * static_cast<std::uint64_t>(size);
+  counts_.syncs += phases;
+  if (combined) return;
+  --region_depth_;
+  counts_.region_tasks += phases * static_cast<std::uint64_t>(size);
+  if (outermost)
+    for (std::size_t i = first_node; i < w_.size(); ++i) counts_.region_work += w_[i];
 }
 
 inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, std::vector<int>& team_tasks) {
@@ -370,6 +435,7 @@ inline void oracle::exec_team_stmt(std::vector<task>& threads, const stmt& s, st
       loop(threads, s, team_tasks);
       break;
     case op::sections: {
+      counts_.spawns += threads.size();  // a thread's share: one chunk
       const auto shares = even_parts(s.costs.size(), threads.size());
       for (std::size_t i = 0; i < threads.size(); ++i) {
         const int start = node(0, {threads[i].cur});  // a thread's share of sections: one chunk
@@ -392,6 +458,8 @@ inline int oracle::chunk(int from, const stmt& s, range r, std::vector<int>& tea
     if (!s.tasks) continue;
     const int start = node(0, {cur});
     team_tasks.push_back(node(s.cost + i % 3, {start}));
+    ++counts_.tasks;
+    ++counts_.spawns;
   }
   return cur;
 }
@@ -416,6 +484,10 @@ inline void oracle::loop(std::vector<task>& threads, const stmt& s, std::vector<
     per_thread[0] = s.schedule == sched::guided ? guided_chunks(n, size, s.chunk) : fixed_chunks(n, s.chunk);
   }
   const bool one_chunk = s.schedule == sched::static_chunks || s.schedule == sched::static_even || size == 1;
+  // The chunks the tool sees: none for a loop of no iteration (the compiled code
+  // does not enter it); else a static share per thread (each thread's call to
+  // the runtime, even for an empty share), or each dynamic or guided chunk.
+  if (n > 0) counts_.spawns += one_chunk ? size : per_thread[0].size();
   for (std::size_t i = 0; i < size; ++i) {
     if (one_chunk) {  // the thread's share, its chunks one after the other
       int cur = node(0, {threads[i].cur});
@@ -437,8 +509,9 @@ inline void oracle::combined_loop(task& t, const stmt& s) {
     region.threads = s.threads;
     stmt l = s;
     l.kind = op::loop;
+    l.nowait = true;  // `parallel for`: the region's end is the loop's barrier
     region.body.push_back(l);
-    this->region(t, region);
+    this->region(t, region, true);
     return;
   }
   const std::uint64_t n = s.costs.size();
@@ -461,6 +534,9 @@ struct generator_options {
   bool annotated_subset = false;  // only what the annotated adapter can express
   int max_depth = 3;
   int untied_percent = 0;  // of the deferred tasks (OMPT mode only: the adapter's tasks are tied)
+  // Of the regions: a last statement `single nowait` whose tasks the region's end
+  // joins, or `for nowait` whose iterations create tasks (OMPT mode only).
+  int nowait_percent = 0;
 };
 
 class generator {
@@ -525,6 +601,34 @@ class generator {
       if (coin(40)) s.body.push_back(team_charge());
       s.body.push_back(team_stmt(depth));
     }
+    if (o_.nowait_percent > 0 && coin(o_.nowait_percent)) s.body.push_back(nowait_stmt(depth));
+    return s;
+  }
+  // Tasks joined by the region's end: a `single nowait` block that leaves its
+  // tasks, or a `for nowait` whose iterations create tasks.
+  stmt nowait_stmt(int depth) {
+    stmt s;
+    s.nowait = true;
+    // Tasks left to the region's end run while threads wait at its barrier,
+    // where libomp 14 asserts on `task if(0) depend(...)` under an OMPT tool
+    // (docs/ompt.md, "Limits"): none among them.
+    in_nowait_ = true;
+    if (coin(50)) {
+      s.kind = op::single;
+      s.body = body(depth + 1, true);
+      if (s.body.empty() || s.body.front().kind != op::task) {
+        stmt t = task(depth + 1, true);
+        s.body.insert(s.body.begin(), t);
+      }
+    } else {
+      s.kind = op::loop;
+      s.schedule = any_schedule();
+      s.chunk = static_cast<std::uint64_t>(pick(1, 3));
+      s.costs = costs(pick(1, 20));
+      s.tasks = true;
+      s.cost = static_cast<std::uint64_t>(pick(0, 9));
+    }
+    in_nowait_ = false;
     return s;
   }
   stmt team_charge() {
@@ -623,6 +727,7 @@ class generator {
       // a tool registers ompt_callback_dependences (docs/ompt.md, "Limits").
       if (s.dep == deps::mutex_x) s.undeferred = false;
     }
+    if (in_nowait_ && s.dep != deps::none) s.undeferred = false;
     if (o_.untied_percent > 0 && !o_.annotated_subset && !s.undeferred && coin(o_.untied_percent)) s.untied = true;
     s.body = body(depth + 1, leaving);
     return s;
@@ -642,6 +747,7 @@ class generator {
 
   std::mt19937_64 rng_;
   generator_options o_;
+  bool in_nowait_ = false;  // making a statement whose tasks the region's end joins
 };
 
 // ---- describing a program (for failure messages) -----------------------------------
@@ -660,6 +766,7 @@ inline void describe(std::ostringstream& os, const stmt& s, int indent) {
   if (s.kind == op::region || s.kind == op::parallel_for) os << " threads=" << s.threads;
   if (s.kind == op::loop || s.kind == op::parallel_for)
     os << " " << scheds[static_cast<int>(s.schedule)] << " chunk=" << s.chunk;
+  if (s.nowait) os << " nowait";
   if (s.tasks) os << " tasks=" << s.cost << "+i%3";
   if (s.kind == op::taskloop)
     os << " grainsize=" << s.grainsize << " num_tasks=" << s.num_tasks << (s.nogroup ? " nogroup" : "");

@@ -1,8 +1,11 @@
 // Runs an ompgen::program as a plain OpenMP program: pragmas and fs::charge,
-// nothing else. What the OMPT tool (forkscale/ompt.hpp) measures.
+// nothing else. What the OMPT tool (forkscale/ompt.hpp) measures. It counts the
+// tasks it creates and the taskwaits it runs itself (`tally`), to hold the
+// report's counts to a count that owes nothing to the tool.
 #pragma once
 #include <omp.h>
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +17,17 @@ namespace ompgen {
 namespace plain {
 
 namespace fs = forkscale;
+
+// Tasks created and taskwaits run, as the program runs them (a taskloop's tasks
+// each count themselves: a firstprivate flag is fresh in every task).
+struct tally {
+  std::atomic<std::uint64_t> tasks{0}, taskwaits{0};
+};
+inline tally& counted() {
+  static tally t;
+  return t;
+}
+inline void count_task() { counted().tasks.fetch_add(1, std::memory_order_relaxed); }
 
 inline void exec(const stmt& s, int* vars);
 
@@ -30,6 +44,7 @@ inline void block(const std::vector<stmt>& body) {
 // the body: libomp 14 can deadlock on an untied task that yields while its
 // descendants wait for children — with no tool at all.)
 inline void spawn_untied(const stmt& s, int* v) {
+  count_task();
   const stmt* sp = &s;
   int& x = v[s.x];
   int& y = v[s.y];
@@ -68,6 +83,7 @@ inline void spawn(const stmt& s, int* v) {
     spawn_untied(s, v);
     return;
   }
+  count_task();
   const stmt* sp = &s;
   const bool defer = !s.undeferred;
   int& x = v[s.x];  // the depend clauses' variables
@@ -109,18 +125,35 @@ inline void taskloop(const stmt& s) {
   const std::uint64_t n = s.costs.size();
   const std::uint64_t g = s.grainsize;
   const std::uint64_t k = s.num_tasks;
+  bool first = true;  // firstprivate: each task's own, set in its first iteration
   if (s.grainsize && s.nogroup) {
-#pragma omp taskloop grainsize(g) nogroup
-    for (std::uint64_t i = 0; i < n; ++i) fs::charge(costs[i]);
+#pragma omp taskloop grainsize(g) nogroup firstprivate(first)
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (first) count_task();
+      first = false;
+      fs::charge(costs[i]);
+    }
   } else if (s.grainsize) {
-#pragma omp taskloop grainsize(g)
-    for (std::uint64_t i = 0; i < n; ++i) fs::charge(costs[i]);
+#pragma omp taskloop grainsize(g) firstprivate(first)
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (first) count_task();
+      first = false;
+      fs::charge(costs[i]);
+    }
   } else if (s.nogroup) {
-#pragma omp taskloop num_tasks(k) nogroup
-    for (std::uint64_t i = 0; i < n; ++i) fs::charge(costs[i]);
+#pragma omp taskloop num_tasks(k) nogroup firstprivate(first)
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (first) count_task();
+      first = false;
+      fs::charge(costs[i]);
+    }
   } else {
-#pragma omp taskloop num_tasks(k)
-    for (std::uint64_t i = 0; i < n; ++i) fs::charge(costs[i]);
+#pragma omp taskloop num_tasks(k) firstprivate(first)
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (first) count_task();
+      first = false;
+      fs::charge(costs[i]);
+    }
   }
 }
 
@@ -129,12 +162,39 @@ inline void iteration(const stmt& s, int i) {
   fs::charge(s.costs[static_cast<std::size_t>(i)]);
   if (!s.tasks) return;
   const std::uint64_t c = s.cost + static_cast<std::uint64_t>(i % 3);
+  count_task();
 #pragma omp task firstprivate(c)
   fs::charge(c);
 }
 
-// `#pragma omp for` (orphaned: called from inside a region).
+// `#pragma omp for [nowait]` (orphaned: called from inside a region).
+inline void loop_nowait(const stmt& s) {
+  const int n = static_cast<int>(s.costs.size());
+  const int c = static_cast<int>(s.chunk);
+  switch (s.schedule) {
+    case sched::dynamic:
+#pragma omp for schedule(dynamic, c) nowait
+      for (int i = 0; i < n; ++i) iteration(s, i);
+      break;
+    case sched::static_chunks:
+#pragma omp for schedule(static, c) nowait
+      for (int i = 0; i < n; ++i) iteration(s, i);
+      break;
+    case sched::static_even:
+#pragma omp for schedule(static) nowait
+      for (int i = 0; i < n; ++i) iteration(s, i);
+      break;
+    case sched::guided:
+#pragma omp for schedule(guided, c) nowait
+      for (int i = 0; i < n; ++i) iteration(s, i);
+      break;
+  }
+}
 inline void loop(const stmt& s) {
+  if (s.nowait) {
+    loop_nowait(s);
+    return;
+  }
   const int n = static_cast<int>(s.costs.size());
   const int c = static_cast<int>(s.chunk);
   switch (s.schedule) {
@@ -192,8 +252,13 @@ inline void team_stmt(const stmt& s) {
 #pragma omp barrier
       break;
     case op::single:
+      if (s.nowait) {
+#pragma omp single nowait
+        block(s.body);
+      } else {
 #pragma omp single
-      block(s.body);
+        block(s.body);
+      }
       break;
     case op::master:
 #pragma omp master
@@ -222,6 +287,9 @@ inline void team_stmt(const stmt& s) {
   }
 }
 
+// The line of op::region's `parallel`: the spawn site of its implicit tasks.
+inline constexpr unsigned region_line = __LINE__ + 4;
+
 inline void region(const stmt& s) {
   const stmt* sp = &s;
 #pragma omp parallel num_threads(sp->threads) firstprivate(sp)
@@ -237,6 +305,7 @@ inline void exec(const stmt& s, int* vars) {
       spawn(s, vars);
       break;
     case op::taskwait:
+      counted().taskwaits.fetch_add(1, std::memory_order_relaxed);
 #pragma omp taskwait
       break;
     case op::taskgroup:
@@ -258,6 +327,9 @@ inline void exec(const stmt& s, int* vars) {
 }
 
 inline void run(const program& p) { block(p.root); }
+
+// The file this interpreter's constructs are in (the sites of the report's rows).
+inline const char* source_file() { return __FILE__; }
 
 }  // namespace plain
 }  // namespace ompgen

@@ -49,6 +49,7 @@ long child_program() {
   return sum;
 }
 
+constexpr unsigned nested_inner_line = __LINE__ + 5;
 void child_nested() {
   int n = 0;
 #pragma omp parallel num_threads(2) reduction(+ : n)
@@ -169,6 +170,12 @@ TEST(OmptStartup, NestedParallelismOffIsOneLine) {
   EXPECT_EQ(off.status, 0);
   EXPECT_NE(off.out.find("result=2"), std::string::npos) << off.out;  // one thread per inner region
   EXPECT_EQ(lines_starting(off.err, "forkscale: nested parallel region at "), 1) << off.err;
+  // Named by the inner region's own line (issue 30: it read libomp.so.5+0x…:0,
+  // the inner `parallel` being the outer body's last statement, a tail call).
+  EXPECT_EQ(lines_starting(off.err, "forkscale: nested parallel region at test_ompt_startup.cpp:" +
+                                        std::to_string(nested_inner_line) + " "),
+            1)
+      << off.err;
   const outcome on = run_child(std::string(quiet) + " OMP_MAX_ACTIVE_LEVELS=2 FORKSCALE_OMPT=1", "nested");
   EXPECT_EQ(on.status, 0);
   EXPECT_NE(on.out.find("result=4"), std::string::npos) << on.out;
@@ -187,6 +194,13 @@ TEST(OmptStartup, TheWholeProgramModeWritesJson) {
   EXPECT_EQ(rep.work(), 14u);
   EXPECT_EQ(rep.span(), 11u);
   EXPECT_EQ(rep.diagnostic_count, 0u);
+  // Its two tasks and one taskwait, and two phases of three implicit tasks (the
+  // single's barrier, the region's end); the profile's self-checks hold.
+  EXPECT_EQ(rep.spawns(), 2u + 2 * 3);
+  EXPECT_EQ(rep.syncs(), 1u + 2);
+  EXPECT_EQ(rep.check_profile(), "");
+  for (const auto& row : rep.spawn_sites)
+    if (row.kind != fs::site_kind::root) EXPECT_NE(row.line, 0u) << row.name;
 }
 
 TEST(OmptStartup, TheFormatComesFromTheExtension) {

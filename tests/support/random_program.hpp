@@ -946,7 +946,8 @@ class oracle {
   }
 
   // Runs a child task to its end; returns the tasks its joiner waits for: the
-  // child and the children it left unjoined (they outlive it).
+  // child, whose end covers the children it left unjoined (they outlive it, and
+  // belong to its invocation: docs/model.md, "Per-site profiles").
   std::vector<int> spawn_child(const stmt& s, task& parent) {
     const int u = parent.cur;
     nodes_[idx(u)].spawns += 1;
@@ -965,12 +966,21 @@ class oracle {
     child.cur = follow(u, child.id);
     child.region_path = parent.region_path;
     run(*s.sub, child);
-    final_node_[idx(child.id)] = child.cur;
-    end_invocation(x, child.cur);
+    int end = child.cur;
+    if (!child.block.empty()) {
+      // The task's end as its joiner sees it: after its last strand and the
+      // ends of the children it left (no strand of its own: cost 0). Its
+      // invocation ends there, and it absorbs those children there.
+      end = follow(child.cur, child.id);
+      for (int g : child.block) {
+        nodes_[idx(end)].preds.push_back({final_node_[idx(g)], false});
+        absorbed_[idx(g)] = absorption{child.id, end};
+      }
+    }
+    final_node_[idx(child.id)] = end;
+    end_invocation(x, end);
     parent.cur = follow(u, parent.id, /*continuation=*/true);
-    std::vector<int> waited = child.block;
-    waited.push_back(child.id);
-    return waited;
+    return std::vector<int>{child.id};
   }
 
   // A call's invocation around `inner`: the strand splits where it opens and

@@ -25,8 +25,9 @@
 // What it defines (as weak symbols, so a second inclusion links): the OMPT entry
 // point ompt_start_tool, and wrappers of libomp's __kmpc_dispatch_init_* /
 // __kmpc_dispatch_next_* (libomp 14 does not report the chunks of dynamic and
-// guided loops through OMPT: the wrappers see each one) and __kmpc_taskloop*
-// (for the taskloop's line). They call the runtime's own functions, found with
+// guided loops through OMPT: the wrappers see each one), __kmpc_fork_call,
+// __kmpc_omp_task_alloc and __kmpc_taskloop* (for the line of a region, a task,
+// a taskloop). They call the runtime's own functions, found with
 // dlsym(RTLD_NEXT). Include it in the executable, not in a shared library.
 //
 // With GCC's libgomp (g++ -fopenmp), which has no OMPT, or when the runtime does
@@ -46,11 +47,14 @@
 
 #include <omp.h>
 
+#include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "../forkscale.hpp"
 
@@ -205,7 +209,14 @@ namespace ompt {
 ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version);
 void note_dispatch_ra(const void* ra) noexcept;
 int dispatch_next(int (*next)(void*), void* call);
-const void* exchange_taskloop_ra(const void* ra) noexcept;
+void note_fork(const void* ra, const void* loc) noexcept;
+void note_task_alloc(const void* loc) noexcept;
+struct taskloop_marks {
+  const void* ra;
+  const void* loc;
+};
+taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept;
+void leave_taskloop(taskloop_marks saved) noexcept;
 #else
 using ompt_clock = ::forkscale::default_clock;
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
@@ -217,13 +228,36 @@ FORKSCALE_DETAIL_OMPT_GLUE void note_dispatch_ra(const void* ra) noexcept { note
 FORKSCALE_DETAIL_OMPT_GLUE int dispatch_next(int (*next)(void*), void* call) {
   return team_events<ompt_clock>::dispatch_next([&] { return next(call); });
 }
-// The program's return address while the runtime's taskloop runs; returns the
-// one it replaces (a taskloop inside a taskloop's task).
-FORKSCALE_DETAIL_OMPT_GLUE const void* exchange_taskloop_ra(const void* ra) noexcept {
+// The program's return address and the compiler's source location (an
+// ident_t*) of the region __kmpc_fork_call starts, for parallel_begin
+// (detail/ompt/regions.hpp); null, null after it.
+FORKSCALE_DETAIL_OMPT_GLUE void note_fork(const void* ra, const void* loc) noexcept {
   thread_notes& n = notes();
-  const void* saved = n.taskloop_ra;
+  n.fork_ra = ra;
+  n.fork_loc = loc;
+}
+// The source location of the task __kmpc_omp_task_alloc allocates (task-create
+// comes when the program hands it to the runtime).
+FORKSCALE_DETAIL_OMPT_GLUE void note_task_alloc(const void* loc) noexcept { notes().task_loc = loc; }
+// The program's return address and source location while the runtime's
+// taskloop runs; returns the ones they replace (a taskloop inside a taskloop's
+// task), for leave_taskloop.
+struct taskloop_marks {
+  const void* ra;
+  const void* loc;
+};
+FORKSCALE_DETAIL_OMPT_GLUE taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept {
+  thread_notes& n = notes();
+  const taskloop_marks saved{n.taskloop_ra, n.taskloop_loc};
   n.taskloop_ra = ra;
+  n.taskloop_loc = loc;
+  n.task_loc = nullptr;  // the loop's pattern task: allocated, never created
   return saved;
+}
+FORKSCALE_DETAIL_OMPT_GLUE void leave_taskloop(taskloop_marks saved) noexcept {
+  thread_notes& n = notes();
+  n.taskloop_ra = saved.ra;
+  n.taskloop_loc = saved.loc;
 }
 #endif
 
@@ -237,6 +271,16 @@ Fn next_symbol(const char* name) {
     std::abort();
   }
   return reinterpret_cast<Fn>(f);
+}
+
+// __kmpc_fork_call is variadic: the `argc` arguments after `microtask` (the
+// region's shared variables, each pointer-sized) are passed on as they came, to
+// a call with at least as many (the runtime reads `argc`).
+using fork_call_t = void (*)(void*, std::int32_t, void*, ...);
+template <std::size_t... I>
+void fork_with(fork_call_t real, void* loc, std::int32_t argc, void* microtask, void* const* a,
+               std::index_sequence<I...>) {
+  real(loc, argc, microtask, a[I]...);
 }
 
 }  // namespace ompt
@@ -290,17 +334,64 @@ FORKSCALE_DETAIL_OMPT_DISPATCH(8, std::int64_t, std::int64_t)
 FORKSCALE_DETAIL_OMPT_DISPATCH(8u, std::uint64_t, std::int64_t)
 #undef FORKSCALE_DETAIL_OMPT_DISPATCH
 
+// `parallel` (kmp_csupport.cpp): the code pointer libomp reports for a region is
+// the return address of this call, which is in the runtime when the program
+// reached it by a tail call (an outlined function whose last statement is a
+// nested `parallel`), and shared by every region whose call the compiler merged
+// into one. The wrapper notes the program's return address and the source
+// location the compiler passes (`loc`, an ident_t*) for parallel_begin.
+FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_fork_call(void* loc, std::int32_t argc, void* microtask, ...) {
+  namespace o = ::forkscale::detail::ompt;
+  static const o::fork_call_t real = o::next_symbol<o::fork_call_t>("__kmpc_fork_call");
+  constexpr std::int32_t most = 256;
+  if (argc < 0 || argc > most) {
+    std::fprintf(stderr,
+                 "forkscale: a parallel region with %d shared variables: forkscale/ompt.hpp passes at most %d on "
+                 "to the OpenMP runtime\n",
+                 static_cast<int>(argc), static_cast<int>(most));
+    std::abort();
+  }
+  void* a[most] = {};  // those past argc are passed too, and not read
+  std::va_list ap;
+  va_start(ap, microtask);
+  for (std::int32_t i = 0; i < argc; ++i) a[i] = va_arg(ap, void*);
+  va_end(ap);
+  o::note_fork(__builtin_return_address(0), loc);
+  if (argc <= 16) {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<16>{});
+  } else if (argc <= 64) {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<64>{});
+  } else {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<most>{});
+  }
+  o::note_fork(nullptr, nullptr);  // (consumed by parallel_begin, unless the tool is off)
+}
+
+// `task` (kmp_tasking.cpp): the compiler allocates each task with
+// __kmpc_omp_task_alloc, passing the construct's source location, then hands it
+// to the runtime (task-create comes then): the location names the task where its
+// return address does not (a tail call, a call shared by several constructs).
+FORKSCALE_DETAIL_OMPT_ENTRY void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
+                                                        std::size_t sizeof_task, std::size_t sizeof_shareds,
+                                                        void* task_entry) {
+  using real_t = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
+  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_omp_task_alloc");
+  ::forkscale::detail::ompt::note_task_alloc(loc);
+  return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+}
+
 // `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
-// the runtime; the program's own return address names the taskloop's line.
+// the runtime; the program's own return address (or, after a tail call, the
+// source location) names the taskloop's line.
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                  std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
                                                  std::uint64_t grainsize, void* task_dup) {
   using real_t =
       void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
-  const void* saved = ::forkscale::detail::ompt::exchange_taskloop_ra(__builtin_return_address(0));
+  const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
-  ::forkscale::detail::ompt::exchange_taskloop_ra(saved);
+  ::forkscale::detail::ompt::leave_taskloop(saved);
 }
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                    std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
@@ -308,9 +399,9 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
                           int, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
-  const void* saved = ::forkscale::detail::ompt::exchange_taskloop_ra(__builtin_return_address(0));
+  const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
-  ::forkscale::detail::ompt::exchange_taskloop_ra(saved);
+  ::forkscale::detail::ompt::leave_taskloop(saved);
 }
 #undef FORKSCALE_DETAIL_OMPT_ENTRY
 #endif  // FORKSCALE_DETAIL_BUILDING_OMPT

@@ -328,7 +328,7 @@ class basic_task_scope {
     node_ = tk.take_node();
     detail::join_set* preds = tk.take_predecessors();
     // The predecessors' ends join the task's path as it starts (one sync).
-    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where);
+    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where, true);
     if (preds) preds->release(nullptr);
 #else
     (void)tk;

@@ -37,8 +37,9 @@
 // What it defines (as weak symbols, so a second inclusion links): the OMPT entry
 // point ompt_start_tool, and wrappers of libomp's __kmpc_dispatch_init_* /
 // __kmpc_dispatch_next_* (libomp 14 does not report the chunks of dynamic and
-// guided loops through OMPT: the wrappers see each one) and __kmpc_taskloop*
-// (for the taskloop's line). They call the runtime's own functions, found with
+// guided loops through OMPT: the wrappers see each one), __kmpc_fork_call,
+// __kmpc_omp_task_alloc and __kmpc_taskloop* (for the line of a region, a task,
+// a taskloop). They call the runtime's own functions, found with
 // dlsym(RTLD_NEXT). Include it in the executable, not in a shared library.
 //
 // With GCC's libgomp (g++ -fopenmp), which has no OMPT, or when the runtime does
@@ -57,11 +58,14 @@
 
 #include <omp.h>
 
+#include <cstdarg>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "../forkscale.hpp"
 
@@ -1242,10 +1246,12 @@ inline std::vector<std::string> split(const std::string& text, char sep) {
   }
 }
 
-// "file.cpp:42": the file without its directory, and the line.
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
 inline std::string short_site_name(const std::string& file, unsigned line) {
   const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
 }
 
 // "file.cpp:42 in function", or the tag: how diagnostics name a site.
@@ -1659,6 +1665,23 @@ namespace detail {
 struct session;
 struct thread_tables;
 
+// A task's own invocation record (site profiles), held back while children the
+// task left unjoined still run: its invocation ends with the last of them
+// (docs/model.md, "Per-site profiles"). The set those children report to keeps
+// it, and the last report finishes it (`finish`, defined with the profiles in
+// profile/task_profile.hpp) before the set's path value goes on.
+struct deferred_record {
+  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
+  session* sess = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  std::uint64_t task_id = 0;
+  std::uint64_t span_at_start = 0;
+  std::uint64_t local_work = 0, local_span_at_start = 0;
+  std::uint64_t task_work = 0, task_span_at_start = 0;
+  deferred_record* next_free = nullptr;  // pool link
+};
+
 // What a join takes out of a set.
 struct join_contents {
   path_totals totals;          // owns totals.what_if
@@ -1696,10 +1719,13 @@ class join_set {
     j->unpublished_ = 0;
     j->forward_ = nullptr;
     j->session_ = s;
+    j->deferred_ = nullptr;
     return j;
   }
   // Frees a set nobody refers to any more.
   static void destroy(join_set* j) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
+    j->deferred_ = nullptr;
     wi_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
@@ -1708,6 +1734,10 @@ class join_set {
   }
 
   session* owner_session() const noexcept { return session_; }
+
+  // The owner's record, finished by the set's last report (owner only, before
+  // release: the release's lock publishes it to whoever reports last).
+  void defer(deferred_record* d) noexcept { deferred_ = d; }
 
   // One more child, spawned by the owning task: no lock, no atomic.
   void count_own_child() noexcept { ++unpublished_; }
@@ -1842,12 +1872,15 @@ class join_set {
   std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
   // The last user of a set: its totals go to the set's forward, and it is freed.
   // Returns the forward; `t` and `p` receive what it held.
+  // A deferred record is finished on the way: `t` and `p` are then the path
+  // value at the end of its task's invocation.
   static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
     destroy(j);
     return next;
   }
@@ -1877,7 +1910,8 @@ class join_set {
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
   session* session_ = nullptr;
-  record_state* rec_ = nullptr;  // recording: this measurement's record, else null
+  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
+  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
   std::uint64_t uid_ = 0;
   std::uint32_t round_ = 0;  // joins taken so far
 };
@@ -2735,6 +2769,54 @@ inline path_prof profile_task_end(frame& c) {
   return out;
 }
 
+// A task ends while children it left unjoined still run: its invocation ends
+// with the last of them. Its record is held back (join_set::defer) and the path
+// value it reports with is its own, running sums as they are; the set those
+// children report to finishes the record with the longest of their paths.
+inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
+  prof_record r{};
+  r.site = d.site;
+  r.flags = d.flags;
+  r.work = t.work;  // the task's own totals and every child it left, all reported here
+  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
+  r.local_work = d.local_work;
+  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
+  r.task_work = d.task_work;
+  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
+  record_on_work(d.sess, r);
+  push_records(p.chain, &r, 1);
+  p.local_span = d.local_span_at_start;
+  p.task_span = d.task_span_at_start;
+  p.task = d.task_id;
+}
+
+inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
+  d = object_cache<deferred_record>::local().take();
+  d->finish = &finish_deferred_record;
+  d->sess = c.sess;
+  d->site = c.task_site;
+  d->flags = c.task_flags;
+  d->task_id = c.task_id;
+  d->span_at_start = c.span_at_start;
+  d->local_work = c.local_work;
+  d->local_span_at_start = c.local_span_at_start;
+  d->task_work = c.task_work;
+  d->task_span_at_start = c.task_span_at_start;
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A task's predecessors (`depend`) have joined its path where it starts: its
+// invocation starts after them, so that its span, like its work, covers only
+// what it does and joins (their work is counted by whoever joins them).
+inline void profile_restart_task(frame& c) noexcept {
+  c.span_at_start = c.totals.span;
+  c.local_span_at_start = c.path.local_span;
+  c.task_span_at_start = c.path.task_span;
+}
+
 // A call opens: its invocation starts counting local work and span.
 // A call opens; returns whether its site was registered just now.
 inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
@@ -3095,8 +3177,7 @@ class call_tree {
     if (tagged) {
       s.name = s.tag;
     } else {
-      const auto slash = s.file.find_last_of("/\\");
-      s.name = (slash == std::string::npos ? s.file : s.file.substr(slash + 1)) + ":" + std::to_string(s.line);
+      s.name = short_site_name(s.file, s.line);
     }
     const auto id = static_cast<std::uint32_t>(sites_.size());
     sites_.push_back(std::move(s));
@@ -3457,10 +3538,12 @@ FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from)
 
 // ---- children handed on -----------------------------------------------------------
 
-// At the end of a task: children it never joined are waited for by whoever
-// joins the task itself (tasks that outlive their spawner). If they are all
-// done already their totals are simply merged. `out` is the task's path profile
-// at its end; children merged here compete with it for the path.
+// At the end of a measurement's root (a spawned task ends through
+// merge_finished_children and end_with_children_running, below): children it
+// never joined are waited for by whoever joins it; with no one to (the root),
+// those still running are misuse. If they are all done already their totals are
+// simply merged. `out` is the path profile at its end; children merged here
+// compete with it for the path.
 inline void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
@@ -3485,6 +3568,54 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
                " spawned task(s) had not finished; they are not counted");
     j->release(nullptr);
   }
+}
+
+// At the end of a spawned task: children it never joined (tasks that outlive
+// their spawner) are waited for by whoever joins the task, and they belong to
+// its invocation — its work and span in the site profiles cover them, whichever
+// join takes them (docs/model.md, "Per-site profiles"). Those that have finished
+// merge into the task now, before its record is made; returns the set of those
+// still running, or null.
+inline join_set* merge_finished_children(frame& f) noexcept {
+  join_set* j = f.sync_block;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (!join_set::take_if_complete(j, c)) return j;
+  if (f.profile) {
+    profile_join(f, c.prof, c.totals.span);
+  } else {
+    release_prof(c.prof.chain);
+  }
+  f.totals.join(c.totals);
+  if (f.record != 0 && c.finished != 0) {
+    f.rec_end_uid = c.uid;
+    f.rec_end_round = c.round;
+  }
+  return nullptr;
+}
+
+// The task ends while children it left in `left` still run: its own end
+// reports into `left`, as one more child, with its invocation's record held
+// back; the set goes on to the task's joiner, and the last child to finish
+// completes the record there (join_set::retire).
+inline void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
+    f.sync_block = left;
+    path_prof out;
+    if (f.profile) out = profile_task_end(f);
+    settle_sync_block(f, f.profile ? &out : nullptr);
+    join_set::report(nullptr, f.totals, out, from);
+    return;
+  }
+  path_prof out;
+  if (f.profile) {
+    deferred_record* d = nullptr;
+    out = profile_task_end_deferred(f, d);
+    left->defer(d);
+  }
+  left->count_own_child();
+  join_set::report(left, f.totals, out, from);
+  left->release(f.report_to);
 }
 
 // A call scope ends: the children spawned inside it that no join inside it
@@ -3806,12 +3937,19 @@ struct engine {
     bool on_this_thread = true;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
-    path_prof out;
-    if (c.profile) out = profile_task_end(c);
-    settle_sync_block(c, c.profile ? &out : nullptr);
+    // Children the task left unjoined belong to its invocation: finished ones
+    // merge now; while some still run, its end waits with them
+    // (end_with_children_running, tasks.hpp).
+    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
     if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
-    join_set::report(c.report_to, c.totals, out, from);
+    if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
+      path_prof out;
+      if (c.profile) out = profile_task_end(c);
+      join_set::report(c.report_to, c.totals, out, from);
+    } else {
+      end_with_children_running(c, left, from);
+    }
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
@@ -6644,6 +6782,32 @@ inline std::string sum_check(const char* table, const char* column, std::size_t 
          std::to_string(total);
 }
 
+// Span within work, per site: an invocation's span grows only by its own
+// strands and by what it joins, whose work it counts, so each summed
+// measurement's span is at most its work. "" when every row holds, else the
+// rows that do not (the first three named).
+inline std::string span_within_work_check(const report& rep) {
+  std::size_t bad = 0;
+  std::string named;
+  const auto check = [&](const std::string& name, const char* column, const site_measure& m) {
+    if (m.span <= 0 || static_cast<std::uint64_t>(m.span) <= m.work) return;
+    if (++bad <= 3)
+      named += (named.empty() ? "" : "; ") + name + " (" + column + ": span " + std::to_string(m.span) + ", work " +
+               std::to_string(m.work) + ")";
+  };
+  for (const auto& c : rep.call_sites) {
+    check(c.name, "top-call-site on work", c.top_call_site_on_work);
+    check(c.name, "top-call-site on span", c.top_call_site_on_span);
+    check(c.name, "top-caller on work", c.top_caller_on_work);
+    check(c.name, "top-caller on span", c.top_caller_on_span);
+  }
+  for (const auto& p : rep.spawn_sites)
+    check(p.name, "spawn site", site_measure{p.tasks, p.work, static_cast<std::int64_t>(p.span)});
+  if (bad == 0) return std::string();
+  return "span above work at " + std::to_string(bad) + (bad == 1 ? " site measurement: " : " site measurements: ") +
+         named + (bad > 3 ? "; ..." : "");
+}
+
 // The profile's self-checks that fail (docs/model.md, "Self-checks"): none
 // when it holds or when the report has no site rows.
 inline std::vector<std::string> profile_check_failures(const report& rep) {
@@ -6662,7 +6826,8 @@ inline std::vector<std::string> profile_check_failures(const report& rep) {
   for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
                         sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
                         sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
-                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work()),
+                        span_within_work_check(rep)})
     if (!c.empty()) failed.push_back(std::move(c));
   return failed;
 }
@@ -14561,15 +14726,22 @@ inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, ses
   preds.clear();
 }
 
-// The successor starts: its predecessors' ends join its path (one sync).
+// The successor starts: its predecessors' ends join its path (one sync). At a
+// task's start (`task_start`) its invocation starts after them: its span in the
+// site profiles does not take in theirs, as its work does not take in their work
+// (profile_restart_task). The encountering task of `task if(0) depend(...)`
+// joins them mid-way (task_start false): they are its own children, whose work
+// its invocation counts when it joins them.
 template <class Clock>
-void join_predecessors(join_set*& preds, const site& where) {
+void join_predecessors(join_set*& preds, const site& where, bool task_start) {
   if (!preds) return;
   sync_state st;
   engine<Clock>::begin_sync(st, where);
   engine<Clock>::end_sync(st, preds, false, where);
   preds->release(nullptr);
   preds = nullptr;
+  frame* f = engine<Clock>::current();
+  if (task_start && f && f->profile) profile_restart_task(*f);
 }
 
 // A predecessor's end: its path value, kept for its successors.
@@ -14651,6 +14823,7 @@ struct task_record {
   bool segment_open = false;
   loop_state* loop = nullptr;
   const void* outer_taskloop_ra = nullptr;  // the thread's taskloop note while this task runs
+  task_record* outer_stand_in = nullptr;    // a stand-in: the one its thread waits in around it
   task_record* next_free = nullptr;         // pool link
 };
 
@@ -14698,6 +14871,7 @@ inline task_record* new_task(task_kind k) {
   r->region = nullptr;
   r->index = r->phase = 0;
   r->loop = nullptr;
+  r->outer_stand_in = nullptr;
   r->body.sess = nullptr;
   return r;
 }
@@ -14798,7 +14972,21 @@ FORKSCALE_NAMESPACE_END
 //     that has a compiler, and its absence is handled (next point);
 //  3. without addr2line, or without debug info (-g), the site is the object's
 //     name and the offset ("libfoo.so+0x4c37b": stable from run to run, unlike
-//     the address) with the symbol dladdr found, if any.
+//     the address) with the symbol dladdr found, if any. Where the line table
+//     knows the file but gives no line (line 0: code the compiler shares between
+//     several lines, such as one call to __kmpc_fork_call that several regions
+//     of a function jump to), the site keeps the file, with line 0 ("file.cpp:?"
+//     in the tables).
+//
+// An address inside the OpenMP runtime itself names nothing of the program's: it
+// is what libomp reports for code it runs on a construct's behalf (the tasks its
+// taskloop splitting creates), and for a construct the program reached by a tail
+// call (an outlined function whose last statement is a nested `parallel` jumps
+// to __kmpc_fork_call, which then sees its caller's caller). Such a code site is
+// flagged `runtime`; the tool names the construct otherwise (state.hpp,
+// construct_site): by the source location the compiler passed to the runtime
+// call (the ident_t's psource, ";file;function;line;column;;", which clang fills
+// in when compiling with -g), else by the task running on the thread.
 //
 // Code inside an OpenMP construct is compiled into an outlined function
 // (".omp_outlined..3"); such a site takes the function name of the construct
@@ -14826,6 +15014,7 @@ FORKSCALE_NAMESPACE_END
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -14946,6 +15135,32 @@ class line_reader {
   int pending_ = 0;  // answers to prime() not read yet
 };
 
+// A code pointer's site, and whether the pointer is in the OpenMP runtime.
+struct code_site {
+  site where;
+  bool runtime = false;
+};
+
+// The source location in an ident_t (kmp.h): ";file;function;line;column;;".
+// False when it names none (";unknown;unknown;0;0;;", compiled without -g).
+inline bool parse_psource(const char* psource, std::string& file, std::string& function, unsigned& line) {
+  if (!psource || psource[0] != ';') return false;
+  std::string f[4];
+  const char* p = psource + 1;
+  for (int i = 0; i < 4; ++i) {
+    const char* end = std::strchr(p, ';');
+    if (!end) return false;
+    f[i].assign(p, static_cast<std::size_t>(end - p));
+    p = end + 1;
+  }
+  const unsigned l = static_cast<unsigned>(std::strtoul(f[2].c_str(), nullptr, 10));
+  if (f[0].empty() || f[0] == "unknown" || l == 0) return false;
+  file = f[0];
+  function = f[1] == "unknown" ? std::string() : f[1];
+  line = l;
+  return true;
+}
+
 inline bool is_outlined(const std::string& function) {
   return function.empty() || function.find("omp_outlined") != std::string::npos ||
          function.find("omp_task_entry") != std::string::npos;
@@ -14974,14 +15189,46 @@ class code_sites {
     for (auto& r : readers_) r.second->stop();
   }
 
-  site find(const void* ra, const char* enclosing) {
-    if (!ra) return site{"(unknown)", 0, enclosing ? enclosing : "", nullptr};
+  code_site find(const void* ra, const char* enclosing) {
+    if (!ra) return code_site{site{"(unknown)", 0, enclosing ? enclosing : "", nullptr}, false};
     std::lock_guard<std::mutex> g(m_);
     auto it = sites_.find(ra);
     if (it != sites_.end()) return it->second;
-    site s = resolve(ra, enclosing);
+    code_site s = resolve(ra, enclosing);
     sites_.emplace(ra, s);
     return s;
+  }
+
+  // The source location the compiler passed to a runtime entry point (`ident`,
+  // an ident_t*), with `fallback`'s file when the two name the same file (the
+  // line table's path is the whole one; psource has the name the compiler was
+  // given). False when it names none.
+  bool location(const void* ident, const site& fallback, site& out) {
+    if (!ident) return false;
+    struct ident_t {  // kmp.h
+      std::int32_t reserved_1, flags, reserved_2, reserved_3;
+      const char* psource;
+    };
+    std::lock_guard<std::mutex> g(m_);
+    auto it = locations_.find(ident);
+    if (it == locations_.end()) {
+      std::string file, function;
+      unsigned line = 0;
+      site s{};
+      bool ok = parse_psource(static_cast<const ident_t*>(ident)->psource, file, function, line);
+      if (ok) {
+        const std::string known = fallback.file ? fallback.file : "";
+        const bool same_file = known.size() >= file.size() &&
+                               known.compare(known.size() - file.size(), file.size(), file) == 0 &&
+                               (known.size() == file.size() || known[known.size() - file.size() - 1] == '/');
+        s = site{same_file ? fallback.file : keep(file), line,
+                 function.empty() ? (fallback.function ? fallback.function : "") : keep(function), nullptr};
+      }
+      it = locations_.emplace(ident, std::make_pair(ok, s)).first;
+    }
+    if (!it->second.first) return false;
+    out = it->second.second;
+    return true;
   }
 
  private:
@@ -14995,30 +15242,44 @@ class code_sites {
     return text_.back().c_str();
   }
 
-  site resolve(const void* ra, const char* enclosing) {
+  code_site resolve(const void* ra, const char* enclosing) {
     // The call instruction is before the return address: look up the byte before.
     const auto addr = reinterpret_cast<std::uintptr_t>(ra) - 1;
     Dl_info info{};
     if (!::dladdr(reinterpret_cast<const void*>(addr), &info) || !info.dli_fname) {
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(addr + 1));
-      return site{keep(hex), 0, enclosing ? enclosing : "", nullptr};
+      return code_site{site{keep(hex), 0, enclosing ? enclosing : "", nullptr}, false};
     }
     const auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
     const auto* header = static_cast<const ElfW(Ehdr)*>(info.dli_fbase);
     const std::uintptr_t offset = header->e_type == ET_EXEC ? addr : addr - base;
+    // The runtime's own code: named by the caller (no addr2line for it).
+    if (info.dli_fbase == runtime_base()) return code_site{fallback(info, offset, enclosing), true};
     std::string function, where;
     if (use_addr2line_ && reader(info.dli_fname).lookup(offset, function, where)) {
       const auto colon = where.rfind(':');
+      // "file:?" or "file:0": the file is known, the line is not.
       const unsigned line =
           colon == std::string::npos ? 0u : static_cast<unsigned>(std::atoi(where.c_str() + colon + 1));
       if (function == "??") function.clear();
-      if (colon != std::string::npos && where.compare(0, 2, "??") != 0 && line != 0) {
+      if (colon != std::string::npos && colon > 0 && where.compare(0, 2, "??") != 0) {
         if (is_outlined(function) && enclosing && *enclosing) function = enclosing;
-        return site{keep(where.substr(0, colon)), line, keep(function), nullptr};
+        return code_site{site{keep(where.substr(0, colon)), line, keep(function), nullptr}, false};
       }
     }
-    return fallback(info, offset, enclosing);
+    return code_site{fallback(info, offset, enclosing), false};
+  }
+
+  // The load address of the OpenMP runtime (the object that defines
+  // __kmpc_global_thread_num, which no program defines), or null.
+  static const void* runtime_base() {
+    static const void* base = [] {
+      Dl_info info{};
+      void* sym = ::dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
+      return sym && ::dladdr(sym, &info) ? static_cast<const void*>(info.dli_fbase) : nullptr;
+    }();
+    return base;
   }
 
   site fallback(const Dl_info& info, std::uintptr_t offset, const char* enclosing) {
@@ -15053,7 +15314,8 @@ class code_sites {
 
   std::mutex m_;
   bool use_addr2line_ = true;
-  std::unordered_map<const void*, site> sites_;
+  std::unordered_map<const void*, code_site> sites_;
+  std::unordered_map<const void*, std::pair<bool, site>> locations_;  // by ident_t
   std::deque<std::string> text_;
   std::unordered_map<std::string, std::unique_ptr<line_reader>> readers_;
 };
@@ -15086,9 +15348,20 @@ inline tool_status& status() {
 // real one runs: the program's return address, for the callbacks inside, whose
 // own codeptr_ra points into the wrapper or into the runtime.
 struct thread_notes {
-  const void* dispatch_ra = nullptr;  // __kmpc_dispatch_init_*: a loop whose chunks come from dispatch_next
-  const void* taskloop_ra = nullptr;  // __kmpc_taskloop*: the tasks it creates
-  loop_state* loop = nullptr;         // the innermost worksharing loop open on this thread
+  const void* dispatch_ra = nullptr;   // __kmpc_dispatch_init_*: a loop whose chunks come from dispatch_next
+  const void* taskloop_ra = nullptr;   // __kmpc_taskloop*: the tasks it creates
+  const void* taskloop_loc = nullptr;  // ... and its source location (an ident_t*)
+  const void* fork_ra = nullptr;       // __kmpc_fork_call: the region it starts
+  const void* fork_loc = nullptr;      // ... and its source location
+  const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
+  loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
+  // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
+  // and asserts that its pointer is null when a stand-in begins: a thread that
+  // runs, while it waits in one, a task that makes another would fail that
+  // assertion if the tool kept its record there. The stand-ins a thread waits
+  // in are kept here instead, innermost first (tasks.hpp).
+  task_record* stand_ins = nullptr;
+  const ompt_data_t* stand_in_data = nullptr;  // the runtime's data for them
 };
 inline thread_notes& notes() noexcept {
   static thread_local thread_notes n;
@@ -15104,13 +15377,7 @@ inline void say_once(notice kind, const std::string& text) {
   std::fprintf(stderr, "forkscale: %s\n", text.c_str());
 }
 
-inline std::string describe_where(const site& s) {
-  std::string w = s.file ? s.file : "";
-  const auto slash = w.find_last_of('/');
-  if (slash != std::string::npos) w = w.substr(slash + 1);
-  if (s.line) w += ":" + std::to_string(s.line);
-  return w;
-}
+inline std::string describe_where(const site& s) { return short_site_name(s.file ? s.file : "", s.line); }
 
 // The tool's record of an OpenMP task. A task the tool has not seen begin (the
 // initial task of a thread) gets one on first use.
@@ -15120,14 +15387,14 @@ inline task_record* record(ompt_data_t* d) {
   return static_cast<task_record*>(d->ptr);
 }
 
-// The site of code pointer `ra`, cached per thread. Resolving a new one may take
-// a round trip to addr2line: that time is taken out of the running strand, as
-// the engine does for a site it registers (events.hpp).
+// The code site of code pointer `ra`, cached per thread. Resolving a new one may
+// take a round trip to addr2line: that time is taken out of the running strand,
+// as the engine does for a site it registers (events.hpp).
 template <class Clock>
-site site_for(const void* ra, const char* enclosing) {
+code_site code_site_for(const void* ra, const char* enclosing) {
   struct entry {
     const void* ra = nullptr;
-    site s;
+    code_site s;
   };
   static thread_local entry cache[128];
   entry& e = cache[(reinterpret_cast<std::uintptr_t>(ra) >> 3) & 127u];
@@ -15135,11 +15402,51 @@ site site_for(const void* ra, const char* enclosing) {
   frame* f = engine<Clock>::current();
   const bool running = f && f->state == frame::run_state::running;
   const std::uint64_t t0 = running ? engine<Clock>::now(*f) : 0;
-  const site s = code_sites::instance().find(ra, enclosing);
+  const code_site s = code_sites::instance().find(ra, enclosing);
   if (running) f->strand_start += engine<Clock>::now(*f) - t0;
   e.ra = ra;
   e.s = s;
   return s;
+}
+
+// The site of the construct whose runtime call returns to `ra`, with its source
+// location `loc` (an ident_t*, or null when the entry point has none): the
+// location the compiler passed when it names one (clang does with -g: exact even
+// where the return address is not the construct's — a call the program made by
+// a tail call returns to its caller's caller, or into the runtime, and a call
+// several constructs share has no line of its own); else the line table's site
+// of `ra`; else, for an address in the runtime, the site of the task running on
+// this thread — the construct whose code the runtime is running (a taskloop's,
+// for the tasks its splitting creates).
+template <class Clock>
+site construct_site(const void* ra, const void* loc, const char* enclosing) {
+  const code_site c = code_site_for<Clock>(ra, enclosing);
+  if (loc) {
+    struct entry {
+      const void* loc = nullptr;
+      const void* ra = nullptr;
+      bool named = false;
+      site s;
+    };
+    static thread_local entry cache[64];
+    entry& e = cache[(reinterpret_cast<std::uintptr_t>(loc) >> 4) & 63u];
+    if (e.loc != loc || e.ra != ra) {
+      e.loc = loc;
+      e.ra = ra;
+      e.named = code_sites::instance().location(loc, c.where, e.s);
+    }
+    if (e.named) return e.s;
+  }
+  if (FORKSCALE_DETAIL_LIKELY(!c.runtime)) return c.where;
+  const frame* f = engine<Clock>::current();
+  if (f && f->sess) return f->where;
+  return c.where;
+}
+
+// The site of code pointer `ra`: construct_site without a source location.
+template <class Clock>
+site site_for(const void* ra, const char* enclosing) {
+  return construct_site<Clock>(ra, nullptr, enclosing);
 }
 
 inline const char* enclosing_function(const task_record* r) noexcept {
@@ -15172,9 +15479,15 @@ struct team_events {
     ompt_data_t* outer = nullptr;
     if (status().get_parallel_info && status().get_parallel_info(0, &outer, &outer_size) >= 1)
       t->nested = outer_size > 1;
+    // The program's own return address and source location, from the wrapper
+    // of __kmpc_fork_call (adapters/ompt.hpp): libomp's `ra` is the wrapper's.
+    thread_notes& n = notes();
+    const void* user_ra = n.fork_ra ? n.fork_ra : ra;
+    const void* loc = n.fork_loc;
+    n.fork_ra = n.fork_loc = nullptr;
     frame* e = E::current();
     if (!e || !e->sess) return;
-    t->where = site_for<Clock>(ra, enclosing_function(record(encountering)));
+    t->where = construct_site<Clock>(user_ra, loc, enclosing_function(record(encountering)));
     t->encountering = e;
     E::begin_sync(t->blocked, t->where);
     t->set = join_set::make(e->sess);
@@ -15408,14 +15721,26 @@ struct task_events {
     if (flags & ompt_task_target) return;
     task_record* parent = record(encountering);
     const bool stand_in = (flags & ompt_task_taskwait) != 0;
+    // The source location noted by the wrapper of __kmpc_omp_task_alloc
+    // (adapters/ompt.hpp), for the task allocated last on this thread; a
+    // stand-in leaves it to the task it stands in for.
+    thread_notes& n = notes();
+    const void* loc = n.task_loc;
+    if (!stand_in) n.task_loc = nullptr;
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
-    task->ptr = r;
+    if (FORKSCALE_DETAIL_UNLIKELY(stand_in)) {
+      r->outer_stand_in = n.stand_ins;  // (not in task->ptr: see thread_notes)
+      n.stand_ins = r;
+      n.stand_in_data = task;
+    } else {
+      task->ptr = r;
+    }
     r->parent = parent;
     r->untied = (flags & ompt_task_untied) != 0;
     frame* f = E::current();
     if (!f || !f->sess || !parent) return;
-    const void* loop_ra = notes().taskloop_ra;
-    r->where = site_for<Clock>(loop_ra ? loop_ra : ra, enclosing_function(parent));
+    r->where = n.taskloop_ra ? construct_site<Clock>(n.taskloop_ra, n.taskloop_loc, enclosing_function(parent))
+                             : construct_site<Clock>(ra, loc, enclosing_function(parent));
     if (stand_in) return;
     if (FORKSCALE_DETAIL_UNLIKELY(parent->stand_in != nullptr)) adopt_stand_in(*parent, *r, flags, has_dependences);
     join_set* group = nullptr;
@@ -15428,6 +15753,7 @@ struct task_events {
 
   static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
     task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
+    if (!r && task && task == notes().stand_in_data) r = notes().stand_ins;
     frame* f = E::current();
     if (!r || !r->parent || !f || !f->sess || count <= 0) return;
     task_record& p = *r->parent;
@@ -15474,6 +15800,14 @@ struct task_events {
   static void schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
     task_record* p = prior ? static_cast<task_record*>(prior->ptr) : nullptr;
     task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(status == ompt_taskwait_complete) && !p && prior && prior == notes().stand_in_data &&
+        notes().stand_ins) {
+      task_record* s = notes().stand_ins;  // the innermost wait ends first
+      notes().stand_ins = s->outer_stand_in;
+      s->outer_stand_in = nullptr;
+      end_stand_in(*prior, *s);
+      return;
+    }
     const bool n_explicit = n && n->kind == task_kind::explicit_task;
     if (p) {
       switch (status) {
@@ -15585,7 +15919,7 @@ struct task_events {
     notes().taskloop_ra = nullptr;
     if (!r.token) return;
     E::begin_child(r.body, r.token, r.where);
-    depend::join_predecessors<Clock>(r.preds, r.where);
+    depend::join_predecessors<Clock>(r.preds, r.where, true);
   }
 
   // An untied task leaves this thread between two of its parts (its frames are
@@ -15627,7 +15961,7 @@ struct task_events {
     task_record* parent = r.parent;
     frame* f = E::current();
     if (parent && f && f->sess && r.node) {
-      depend::join_predecessors<Clock>(r.preds, r.where);
+      depend::join_predecessors<Clock>(r.preds, r.where, false);
       depend::publish(r.node, depend::take<Clock>(*f, false));
       depend::drop(parent->stand_in);
       parent->stand_in = r.node;
@@ -16044,7 +16378,14 @@ namespace ompt {
 ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version);
 void note_dispatch_ra(const void* ra) noexcept;
 int dispatch_next(int (*next)(void*), void* call);
-const void* exchange_taskloop_ra(const void* ra) noexcept;
+void note_fork(const void* ra, const void* loc) noexcept;
+void note_task_alloc(const void* loc) noexcept;
+struct taskloop_marks {
+  const void* ra;
+  const void* loc;
+};
+taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept;
+void leave_taskloop(taskloop_marks saved) noexcept;
 #else
 using ompt_clock = ::forkscale::default_clock;
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
@@ -16056,13 +16397,36 @@ FORKSCALE_DETAIL_OMPT_GLUE void note_dispatch_ra(const void* ra) noexcept { note
 FORKSCALE_DETAIL_OMPT_GLUE int dispatch_next(int (*next)(void*), void* call) {
   return team_events<ompt_clock>::dispatch_next([&] { return next(call); });
 }
-// The program's return address while the runtime's taskloop runs; returns the
-// one it replaces (a taskloop inside a taskloop's task).
-FORKSCALE_DETAIL_OMPT_GLUE const void* exchange_taskloop_ra(const void* ra) noexcept {
+// The program's return address and the compiler's source location (an
+// ident_t*) of the region __kmpc_fork_call starts, for parallel_begin
+// (detail/ompt/regions.hpp); null, null after it.
+FORKSCALE_DETAIL_OMPT_GLUE void note_fork(const void* ra, const void* loc) noexcept {
   thread_notes& n = notes();
-  const void* saved = n.taskloop_ra;
+  n.fork_ra = ra;
+  n.fork_loc = loc;
+}
+// The source location of the task __kmpc_omp_task_alloc allocates (task-create
+// comes when the program hands it to the runtime).
+FORKSCALE_DETAIL_OMPT_GLUE void note_task_alloc(const void* loc) noexcept { notes().task_loc = loc; }
+// The program's return address and source location while the runtime's
+// taskloop runs; returns the ones they replace (a taskloop inside a taskloop's
+// task), for leave_taskloop.
+struct taskloop_marks {
+  const void* ra;
+  const void* loc;
+};
+FORKSCALE_DETAIL_OMPT_GLUE taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept {
+  thread_notes& n = notes();
+  const taskloop_marks saved{n.taskloop_ra, n.taskloop_loc};
   n.taskloop_ra = ra;
+  n.taskloop_loc = loc;
+  n.task_loc = nullptr;  // the loop's pattern task: allocated, never created
   return saved;
+}
+FORKSCALE_DETAIL_OMPT_GLUE void leave_taskloop(taskloop_marks saved) noexcept {
+  thread_notes& n = notes();
+  n.taskloop_ra = saved.ra;
+  n.taskloop_loc = saved.loc;
 }
 #endif
 
@@ -16076,6 +16440,16 @@ Fn next_symbol(const char* name) {
     std::abort();
   }
   return reinterpret_cast<Fn>(f);
+}
+
+// __kmpc_fork_call is variadic: the `argc` arguments after `microtask` (the
+// region's shared variables, each pointer-sized) are passed on as they came, to
+// a call with at least as many (the runtime reads `argc`).
+using fork_call_t = void (*)(void*, std::int32_t, void*, ...);
+template <std::size_t... I>
+void fork_with(fork_call_t real, void* loc, std::int32_t argc, void* microtask, void* const* a,
+               std::index_sequence<I...>) {
+  real(loc, argc, microtask, a[I]...);
 }
 
 }  // namespace ompt
@@ -16129,17 +16503,64 @@ FORKSCALE_DETAIL_OMPT_DISPATCH(8, std::int64_t, std::int64_t)
 FORKSCALE_DETAIL_OMPT_DISPATCH(8u, std::uint64_t, std::int64_t)
 #undef FORKSCALE_DETAIL_OMPT_DISPATCH
 
+// `parallel` (kmp_csupport.cpp): the code pointer libomp reports for a region is
+// the return address of this call, which is in the runtime when the program
+// reached it by a tail call (an outlined function whose last statement is a
+// nested `parallel`), and shared by every region whose call the compiler merged
+// into one. The wrapper notes the program's return address and the source
+// location the compiler passes (`loc`, an ident_t*) for parallel_begin.
+FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_fork_call(void* loc, std::int32_t argc, void* microtask, ...) {
+  namespace o = ::forkscale::detail::ompt;
+  static const o::fork_call_t real = o::next_symbol<o::fork_call_t>("__kmpc_fork_call");
+  constexpr std::int32_t most = 256;
+  if (argc < 0 || argc > most) {
+    std::fprintf(stderr,
+                 "forkscale: a parallel region with %d shared variables: forkscale/ompt.hpp passes at most %d on "
+                 "to the OpenMP runtime\n",
+                 static_cast<int>(argc), static_cast<int>(most));
+    std::abort();
+  }
+  void* a[most] = {};  // those past argc are passed too, and not read
+  std::va_list ap;
+  va_start(ap, microtask);
+  for (std::int32_t i = 0; i < argc; ++i) a[i] = va_arg(ap, void*);
+  va_end(ap);
+  o::note_fork(__builtin_return_address(0), loc);
+  if (argc <= 16) {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<16>{});
+  } else if (argc <= 64) {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<64>{});
+  } else {
+    o::fork_with(real, loc, argc, microtask, a, std::make_index_sequence<most>{});
+  }
+  o::note_fork(nullptr, nullptr);  // (consumed by parallel_begin, unless the tool is off)
+}
+
+// `task` (kmp_tasking.cpp): the compiler allocates each task with
+// __kmpc_omp_task_alloc, passing the construct's source location, then hands it
+// to the runtime (task-create comes then): the location names the task where its
+// return address does not (a tail call, a call shared by several constructs).
+FORKSCALE_DETAIL_OMPT_ENTRY void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
+                                                        std::size_t sizeof_task, std::size_t sizeof_shareds,
+                                                        void* task_entry) {
+  using real_t = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
+  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_omp_task_alloc");
+  ::forkscale::detail::ompt::note_task_alloc(loc);
+  return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+}
+
 // `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
-// the runtime; the program's own return address names the taskloop's line.
+// the runtime; the program's own return address (or, after a tail call, the
+// source location) names the taskloop's line.
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                  std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
                                                  std::uint64_t grainsize, void* task_dup) {
   using real_t =
       void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
-  const void* saved = ::forkscale::detail::ompt::exchange_taskloop_ra(__builtin_return_address(0));
+  const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
-  ::forkscale::detail::ompt::exchange_taskloop_ra(saved);
+  ::forkscale::detail::ompt::leave_taskloop(saved);
 }
 FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* task, int if_val, std::uint64_t* lb,
                                                    std::uint64_t* ub, std::int64_t st, int nogroup, int sched,
@@ -16147,9 +16568,9 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
                           int, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
-  const void* saved = ::forkscale::detail::ompt::exchange_taskloop_ra(__builtin_return_address(0));
+  const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
-  ::forkscale::detail::ompt::exchange_taskloop_ra(saved);
+  ::forkscale::detail::ompt::leave_taskloop(saved);
 }
 #undef FORKSCALE_DETAIL_OMPT_ENTRY
 #endif  // FORKSCALE_DETAIL_BUILDING_OMPT

@@ -1229,10 +1229,12 @@ inline std::vector<std::string> split(const std::string& text, char sep) {
   }
 }
 
-// "file.cpp:42": the file without its directory, and the line.
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
 inline std::string short_site_name(const std::string& file, unsigned line) {
   const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
 }
 
 // "file.cpp:42 in function", or the tag: how diagnostics name a site.
@@ -1646,6 +1648,23 @@ namespace detail {
 struct session;
 struct thread_tables;
 
+// A task's own invocation record (site profiles), held back while children the
+// task left unjoined still run: its invocation ends with the last of them
+// (docs/model.md, "Per-site profiles"). The set those children report to keeps
+// it, and the last report finishes it (`finish`, defined with the profiles in
+// profile/task_profile.hpp) before the set's path value goes on.
+struct deferred_record {
+  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
+  session* sess = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  std::uint64_t task_id = 0;
+  std::uint64_t span_at_start = 0;
+  std::uint64_t local_work = 0, local_span_at_start = 0;
+  std::uint64_t task_work = 0, task_span_at_start = 0;
+  deferred_record* next_free = nullptr;  // pool link
+};
+
 // What a join takes out of a set.
 struct join_contents {
   path_totals totals;          // owns totals.what_if
@@ -1683,10 +1702,13 @@ class join_set {
     j->unpublished_ = 0;
     j->forward_ = nullptr;
     j->session_ = s;
+    j->deferred_ = nullptr;
     return j;
   }
   // Frees a set nobody refers to any more.
   static void destroy(join_set* j) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
+    j->deferred_ = nullptr;
     wi_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
@@ -1695,6 +1717,10 @@ class join_set {
   }
 
   session* owner_session() const noexcept { return session_; }
+
+  // The owner's record, finished by the set's last report (owner only, before
+  // release: the release's lock publishes it to whoever reports last).
+  void defer(deferred_record* d) noexcept { deferred_ = d; }
 
   // One more child, spawned by the owning task: no lock, no atomic.
   void count_own_child() noexcept { ++unpublished_; }
@@ -1829,12 +1855,15 @@ class join_set {
   std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
   // The last user of a set: its totals go to the set's forward, and it is freed.
   // Returns the forward; `t` and `p` receive what it held.
+  // A deferred record is finished on the way: `t` and `p` are then the path
+  // value at the end of its task's invocation.
   static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
     destroy(j);
     return next;
   }
@@ -1864,7 +1893,8 @@ class join_set {
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
   session* session_ = nullptr;
-  record_state* rec_ = nullptr;  // recording: this measurement's record, else null
+  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
+  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
   std::uint64_t uid_ = 0;
   std::uint32_t round_ = 0;  // joins taken so far
 };
@@ -2722,6 +2752,54 @@ inline path_prof profile_task_end(frame& c) {
   return out;
 }
 
+// A task ends while children it left unjoined still run: its invocation ends
+// with the last of them. Its record is held back (join_set::defer) and the path
+// value it reports with is its own, running sums as they are; the set those
+// children report to finishes the record with the longest of their paths.
+inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
+  prof_record r{};
+  r.site = d.site;
+  r.flags = d.flags;
+  r.work = t.work;  // the task's own totals and every child it left, all reported here
+  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
+  r.local_work = d.local_work;
+  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
+  r.task_work = d.task_work;
+  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
+  record_on_work(d.sess, r);
+  push_records(p.chain, &r, 1);
+  p.local_span = d.local_span_at_start;
+  p.task_span = d.task_span_at_start;
+  p.task = d.task_id;
+}
+
+inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
+  d = object_cache<deferred_record>::local().take();
+  d->finish = &finish_deferred_record;
+  d->sess = c.sess;
+  d->site = c.task_site;
+  d->flags = c.task_flags;
+  d->task_id = c.task_id;
+  d->span_at_start = c.span_at_start;
+  d->local_work = c.local_work;
+  d->local_span_at_start = c.local_span_at_start;
+  d->task_work = c.task_work;
+  d->task_span_at_start = c.task_span_at_start;
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A task's predecessors (`depend`) have joined its path where it starts: its
+// invocation starts after them, so that its span, like its work, covers only
+// what it does and joins (their work is counted by whoever joins them).
+inline void profile_restart_task(frame& c) noexcept {
+  c.span_at_start = c.totals.span;
+  c.local_span_at_start = c.path.local_span;
+  c.task_span_at_start = c.path.task_span;
+}
+
 // A call opens: its invocation starts counting local work and span.
 // A call opens; returns whether its site was registered just now.
 inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
@@ -3082,8 +3160,7 @@ class call_tree {
     if (tagged) {
       s.name = s.tag;
     } else {
-      const auto slash = s.file.find_last_of("/\\");
-      s.name = (slash == std::string::npos ? s.file : s.file.substr(slash + 1)) + ":" + std::to_string(s.line);
+      s.name = short_site_name(s.file, s.line);
     }
     const auto id = static_cast<std::uint32_t>(sites_.size());
     sites_.push_back(std::move(s));
@@ -3444,10 +3521,12 @@ FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from)
 
 // ---- children handed on -----------------------------------------------------------
 
-// At the end of a task: children it never joined are waited for by whoever
-// joins the task itself (tasks that outlive their spawner). If they are all
-// done already their totals are simply merged. `out` is the task's path profile
-// at its end; children merged here compete with it for the path.
+// At the end of a measurement's root (a spawned task ends through
+// merge_finished_children and end_with_children_running, below): children it
+// never joined are waited for by whoever joins it; with no one to (the root),
+// those still running are misuse. If they are all done already their totals are
+// simply merged. `out` is the path profile at its end; children merged here
+// compete with it for the path.
 inline void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
@@ -3472,6 +3551,54 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
                " spawned task(s) had not finished; they are not counted");
     j->release(nullptr);
   }
+}
+
+// At the end of a spawned task: children it never joined (tasks that outlive
+// their spawner) are waited for by whoever joins the task, and they belong to
+// its invocation — its work and span in the site profiles cover them, whichever
+// join takes them (docs/model.md, "Per-site profiles"). Those that have finished
+// merge into the task now, before its record is made; returns the set of those
+// still running, or null.
+inline join_set* merge_finished_children(frame& f) noexcept {
+  join_set* j = f.sync_block;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (!join_set::take_if_complete(j, c)) return j;
+  if (f.profile) {
+    profile_join(f, c.prof, c.totals.span);
+  } else {
+    release_prof(c.prof.chain);
+  }
+  f.totals.join(c.totals);
+  if (f.record != 0 && c.finished != 0) {
+    f.rec_end_uid = c.uid;
+    f.rec_end_round = c.round;
+  }
+  return nullptr;
+}
+
+// The task ends while children it left in `left` still run: its own end
+// reports into `left`, as one more child, with its invocation's record held
+// back; the set goes on to the task's joiner, and the last child to finish
+// completes the record there (join_set::retire).
+inline void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
+    f.sync_block = left;
+    path_prof out;
+    if (f.profile) out = profile_task_end(f);
+    settle_sync_block(f, f.profile ? &out : nullptr);
+    join_set::report(nullptr, f.totals, out, from);
+    return;
+  }
+  path_prof out;
+  if (f.profile) {
+    deferred_record* d = nullptr;
+    out = profile_task_end_deferred(f, d);
+    left->defer(d);
+  }
+  left->count_own_child();
+  join_set::report(left, f.totals, out, from);
+  left->release(f.report_to);
 }
 
 // A call scope ends: the children spawned inside it that no join inside it
@@ -3793,12 +3920,19 @@ struct engine {
     bool on_this_thread = true;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
-    path_prof out;
-    if (c.profile) out = profile_task_end(c);
-    settle_sync_block(c, c.profile ? &out : nullptr);
+    // Children the task left unjoined belong to its invocation: finished ones
+    // merge now; while some still run, its end waits with them
+    // (end_with_children_running, tasks.hpp).
+    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
     if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
-    join_set::report(c.report_to, c.totals, out, from);
+    if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
+      path_prof out;
+      if (c.profile) out = profile_task_end(c);
+      join_set::report(c.report_to, c.totals, out, from);
+    } else {
+      end_with_children_running(c, left, from);
+    }
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;
@@ -4477,15 +4611,22 @@ inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, ses
   preds.clear();
 }
 
-// The successor starts: its predecessors' ends join its path (one sync).
+// The successor starts: its predecessors' ends join its path (one sync). At a
+// task's start (`task_start`) its invocation starts after them: its span in the
+// site profiles does not take in theirs, as its work does not take in their work
+// (profile_restart_task). The encountering task of `task if(0) depend(...)`
+// joins them mid-way (task_start false): they are its own children, whose work
+// its invocation counts when it joins them.
 template <class Clock>
-void join_predecessors(join_set*& preds, const site& where) {
+void join_predecessors(join_set*& preds, const site& where, bool task_start) {
   if (!preds) return;
   sync_state st;
   engine<Clock>::begin_sync(st, where);
   engine<Clock>::end_sync(st, preds, false, where);
   preds->release(nullptr);
   preds = nullptr;
+  frame* f = engine<Clock>::current();
+  if (task_start && f && f->profile) profile_restart_task(*f);
 }
 
 // A predecessor's end: its path value, kept for its successors.
@@ -4750,7 +4891,7 @@ class basic_task_scope {
     node_ = tk.take_node();
     detail::join_set* preds = tk.take_predecessors();
     // The predecessors' ends join the task's path as it starts (one sync).
-    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where);
+    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where, true);
     if (preds) preds->release(nullptr);
 #else
     (void)tk;

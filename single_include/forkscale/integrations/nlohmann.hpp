@@ -1926,6 +1926,32 @@ inline std::string sum_check(const char* table, const char* column, std::size_t 
          std::to_string(total);
 }
 
+// Span within work, per site: an invocation's span grows only by its own
+// strands and by what it joins, whose work it counts, so each summed
+// measurement's span is at most its work. "" when every row holds, else the
+// rows that do not (the first three named).
+inline std::string span_within_work_check(const report& rep) {
+  std::size_t bad = 0;
+  std::string named;
+  const auto check = [&](const std::string& name, const char* column, const site_measure& m) {
+    if (m.span <= 0 || static_cast<std::uint64_t>(m.span) <= m.work) return;
+    if (++bad <= 3)
+      named += (named.empty() ? "" : "; ") + name + " (" + column + ": span " + std::to_string(m.span) + ", work " +
+               std::to_string(m.work) + ")";
+  };
+  for (const auto& c : rep.call_sites) {
+    check(c.name, "top-call-site on work", c.top_call_site_on_work);
+    check(c.name, "top-call-site on span", c.top_call_site_on_span);
+    check(c.name, "top-caller on work", c.top_caller_on_work);
+    check(c.name, "top-caller on span", c.top_caller_on_span);
+  }
+  for (const auto& p : rep.spawn_sites)
+    check(p.name, "spawn site", site_measure{p.tasks, p.work, static_cast<std::int64_t>(p.span)});
+  if (bad == 0) return std::string();
+  return "span above work at " + std::to_string(bad) + (bad == 1 ? " site measurement: " : " site measurements: ") +
+         named + (bad > 3 ? "; ..." : "");
+}
+
 // The profile's self-checks that fail (docs/model.md, "Self-checks"): none
 // when it holds or when the report has no site rows.
 inline std::vector<std::string> profile_check_failures(const report& rep) {
@@ -1944,7 +1970,8 @@ inline std::vector<std::string> profile_check_failures(const report& rep) {
   for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
                         sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
                         sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
-                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work())})
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work()),
+                        span_within_work_check(rep)})
     if (!c.empty()) failed.push_back(std::move(c));
   return failed;
 }
@@ -3437,10 +3464,12 @@ inline std::vector<std::string> split(const std::string& text, char sep) {
   }
 }
 
-// "file.cpp:42": the file without its directory, and the line.
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
 inline std::string short_site_name(const std::string& file, unsigned line) {
   const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
 }
 
 // "file.cpp:42 in function", or the tag: how diagnostics name a site.

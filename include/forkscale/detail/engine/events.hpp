@@ -159,12 +159,19 @@ struct engine {
     bool on_this_thread = true;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
     if (c.state == run_state::running) close_strand(c, t);
-    path_prof out;
-    if (c.profile) out = profile_task_end(c);
-    settle_sync_block(c, c.profile ? &out : nullptr);
+    // Children the task left unjoined belong to its invocation: finished ones
+    // merge now; while some still run, its end waits with them
+    // (end_with_children_running, tasks.hpp).
+    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
     if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
-    join_set::report(c.report_to, c.totals, out, from);
+    if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
+      path_prof out;
+      if (c.profile) out = profile_task_end(c);
+      join_set::report(c.report_to, c.totals, out, from);
+    } else {
+      end_with_children_running(c, left, from);
+    }
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
     frame* outer = c.outer;

@@ -29,6 +29,23 @@ namespace detail {
 struct session;
 struct thread_tables;
 
+// A task's own invocation record (site profiles), held back while children the
+// task left unjoined still run: its invocation ends with the last of them
+// (docs/model.md, "Per-site profiles"). The set those children report to keeps
+// it, and the last report finishes it (`finish`, defined with the profiles in
+// profile/task_profile.hpp) before the set's path value goes on.
+struct deferred_record {
+  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
+  session* sess = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  std::uint64_t task_id = 0;
+  std::uint64_t span_at_start = 0;
+  std::uint64_t local_work = 0, local_span_at_start = 0;
+  std::uint64_t task_work = 0, task_span_at_start = 0;
+  deferred_record* next_free = nullptr;  // pool link
+};
+
 // What a join takes out of a set.
 struct join_contents {
   path_totals totals;          // owns totals.what_if
@@ -66,10 +83,13 @@ class join_set {
     j->unpublished_ = 0;
     j->forward_ = nullptr;
     j->session_ = s;
+    j->deferred_ = nullptr;
     return j;
   }
   // Frees a set nobody refers to any more.
   static void destroy(join_set* j) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
+    j->deferred_ = nullptr;
     wi_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
@@ -78,6 +98,10 @@ class join_set {
   }
 
   session* owner_session() const noexcept { return session_; }
+
+  // The owner's record, finished by the set's last report (owner only, before
+  // release: the release's lock publishes it to whoever reports last).
+  void defer(deferred_record* d) noexcept { deferred_ = d; }
 
   // One more child, spawned by the owning task: no lock, no atomic.
   void count_own_child() noexcept { ++unpublished_; }
@@ -212,12 +236,15 @@ class join_set {
   std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
   // The last user of a set: its totals go to the set's forward, and it is freed.
   // Returns the forward; `t` and `p` receive what it held.
+  // A deferred record is finished on the way: `t` and `p` are then the path
+  // value at the end of its task's invocation.
   static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
     destroy(j);
     return next;
   }
@@ -247,7 +274,8 @@ class join_set {
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
   session* session_ = nullptr;
-  record_state* rec_ = nullptr;  // recording: this measurement's record, else null
+  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
+  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
   std::uint64_t uid_ = 0;
   std::uint32_t round_ = 0;  // joins taken so far
 };

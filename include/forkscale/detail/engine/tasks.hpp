@@ -124,10 +124,12 @@ FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from)
 
 // ---- children handed on -----------------------------------------------------------
 
-// At the end of a task: children it never joined are waited for by whoever
-// joins the task itself (tasks that outlive their spawner). If they are all
-// done already their totals are simply merged. `out` is the task's path profile
-// at its end; children merged here compete with it for the path.
+// At the end of a measurement's root (a spawned task ends through
+// merge_finished_children and end_with_children_running, below): children it
+// never joined are waited for by whoever joins it; with no one to (the root),
+// those still running are misuse. If they are all done already their totals are
+// simply merged. `out` is the path profile at its end; children merged here
+// compete with it for the path.
 inline void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
@@ -152,6 +154,54 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
                " spawned task(s) had not finished; they are not counted");
     j->release(nullptr);
   }
+}
+
+// At the end of a spawned task: children it never joined (tasks that outlive
+// their spawner) are waited for by whoever joins the task, and they belong to
+// its invocation — its work and span in the site profiles cover them, whichever
+// join takes them (docs/model.md, "Per-site profiles"). Those that have finished
+// merge into the task now, before its record is made; returns the set of those
+// still running, or null.
+inline join_set* merge_finished_children(frame& f) noexcept {
+  join_set* j = f.sync_block;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (!join_set::take_if_complete(j, c)) return j;
+  if (f.profile) {
+    profile_join(f, c.prof, c.totals.span);
+  } else {
+    release_prof(c.prof.chain);
+  }
+  f.totals.join(c.totals);
+  if (f.record != 0 && c.finished != 0) {
+    f.rec_end_uid = c.uid;
+    f.rec_end_round = c.round;
+  }
+  return nullptr;
+}
+
+// The task ends while children it left in `left` still run: its own end
+// reports into `left`, as one more child, with its invocation's record held
+// back; the set goes on to the task's joiner, and the last child to finish
+// completes the record there (join_set::retire).
+inline void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
+    f.sync_block = left;
+    path_prof out;
+    if (f.profile) out = profile_task_end(f);
+    settle_sync_block(f, f.profile ? &out : nullptr);
+    join_set::report(nullptr, f.totals, out, from);
+    return;
+  }
+  path_prof out;
+  if (f.profile) {
+    deferred_record* d = nullptr;
+    out = profile_task_end_deferred(f, d);
+    left->defer(d);
+  }
+  left->count_own_child();
+  join_set::report(left, f.totals, out, from);
+  left->release(f.report_to);
 }
 
 // A call scope ends: the children spawned inside it that no join inside it

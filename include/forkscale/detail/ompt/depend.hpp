@@ -231,15 +231,22 @@ inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, ses
   preds.clear();
 }
 
-// The successor starts: its predecessors' ends join its path (one sync).
+// The successor starts: its predecessors' ends join its path (one sync). At a
+// task's start (`task_start`) its invocation starts after them: its span in the
+// site profiles does not take in theirs, as its work does not take in their work
+// (profile_restart_task). The encountering task of `task if(0) depend(...)`
+// joins them mid-way (task_start false): they are its own children, whose work
+// its invocation counts when it joins them.
 template <class Clock>
-void join_predecessors(join_set*& preds, const site& where) {
+void join_predecessors(join_set*& preds, const site& where, bool task_start) {
   if (!preds) return;
   sync_state st;
   engine<Clock>::begin_sync(st, where);
   engine<Clock>::end_sync(st, preds, false, where);
   preds->release(nullptr);
   preds = nullptr;
+  frame* f = engine<Clock>::current();
+  if (task_start && f && f->profile) profile_restart_task(*f);
 }
 
 // A predecessor's end: its path value, kept for its successors.

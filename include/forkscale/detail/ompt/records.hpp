@@ -79,6 +79,7 @@ struct task_record {
   bool segment_open = false;
   loop_state* loop = nullptr;
   const void* outer_taskloop_ra = nullptr;  // the thread's taskloop note while this task runs
+  task_record* outer_stand_in = nullptr;    // a stand-in: the one its thread waits in around it
   task_record* next_free = nullptr;         // pool link
 };
 
@@ -126,6 +127,7 @@ inline task_record* new_task(task_kind k) {
   r->region = nullptr;
   r->index = r->phase = 0;
   r->loop = nullptr;
+  r->outer_stand_in = nullptr;
   r->body.sess = nullptr;
   return r;
 }

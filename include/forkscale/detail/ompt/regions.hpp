@@ -47,9 +47,15 @@ struct team_events {
     ompt_data_t* outer = nullptr;
     if (status().get_parallel_info && status().get_parallel_info(0, &outer, &outer_size) >= 1)
       t->nested = outer_size > 1;
+    // The program's own return address and source location, from the wrapper
+    // of __kmpc_fork_call (adapters/ompt.hpp): libomp's `ra` is the wrapper's.
+    thread_notes& n = notes();
+    const void* user_ra = n.fork_ra ? n.fork_ra : ra;
+    const void* loc = n.fork_loc;
+    n.fork_ra = n.fork_loc = nullptr;
     frame* e = E::current();
     if (!e || !e->sess) return;
-    t->where = site_for<Clock>(ra, enclosing_function(record(encountering)));
+    t->where = construct_site<Clock>(user_ra, loc, enclosing_function(record(encountering)));
     t->encountering = e;
     E::begin_sync(t->blocked, t->where);
     t->set = join_set::make(e->sess);

@@ -13,7 +13,21 @@
 //     that has a compiler, and its absence is handled (next point);
 //  3. without addr2line, or without debug info (-g), the site is the object's
 //     name and the offset ("libfoo.so+0x4c37b": stable from run to run, unlike
-//     the address) with the symbol dladdr found, if any.
+//     the address) with the symbol dladdr found, if any. Where the line table
+//     knows the file but gives no line (line 0: code the compiler shares between
+//     several lines, such as one call to __kmpc_fork_call that several regions
+//     of a function jump to), the site keeps the file, with line 0 ("file.cpp:?"
+//     in the tables).
+//
+// An address inside the OpenMP runtime itself names nothing of the program's: it
+// is what libomp reports for code it runs on a construct's behalf (the tasks its
+// taskloop splitting creates), and for a construct the program reached by a tail
+// call (an outlined function whose last statement is a nested `parallel` jumps
+// to __kmpc_fork_call, which then sees its caller's caller). Such a code site is
+// flagged `runtime`; the tool names the construct otherwise (state.hpp,
+// construct_site): by the source location the compiler passed to the runtime
+// call (the ident_t's psource, ";file;function;line;column;;", which clang fills
+// in when compiling with -g), else by the task running on the thread.
 //
 // Code inside an OpenMP construct is compiled into an outlined function
 // (".omp_outlined..3"); such a site takes the function name of the construct
@@ -42,6 +56,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../../config.hpp"
@@ -149,6 +164,32 @@ class line_reader {
   int pending_ = 0;  // answers to prime() not read yet
 };
 
+// A code pointer's site, and whether the pointer is in the OpenMP runtime.
+struct code_site {
+  site where;
+  bool runtime = false;
+};
+
+// The source location in an ident_t (kmp.h): ";file;function;line;column;;".
+// False when it names none (";unknown;unknown;0;0;;", compiled without -g).
+inline bool parse_psource(const char* psource, std::string& file, std::string& function, unsigned& line) {
+  if (!psource || psource[0] != ';') return false;
+  std::string f[4];
+  const char* p = psource + 1;
+  for (int i = 0; i < 4; ++i) {
+    const char* end = std::strchr(p, ';');
+    if (!end) return false;
+    f[i].assign(p, static_cast<std::size_t>(end - p));
+    p = end + 1;
+  }
+  const unsigned l = static_cast<unsigned>(std::strtoul(f[2].c_str(), nullptr, 10));
+  if (f[0].empty() || f[0] == "unknown" || l == 0) return false;
+  file = f[0];
+  function = f[1] == "unknown" ? std::string() : f[1];
+  line = l;
+  return true;
+}
+
 inline bool is_outlined(const std::string& function) {
   return function.empty() || function.find("omp_outlined") != std::string::npos ||
          function.find("omp_task_entry") != std::string::npos;
@@ -177,14 +218,46 @@ class code_sites {
     for (auto& r : readers_) r.second->stop();
   }
 
-  site find(const void* ra, const char* enclosing) {
-    if (!ra) return site{"(unknown)", 0, enclosing ? enclosing : "", nullptr};
+  code_site find(const void* ra, const char* enclosing) {
+    if (!ra) return code_site{site{"(unknown)", 0, enclosing ? enclosing : "", nullptr}, false};
     std::lock_guard<std::mutex> g(m_);
     auto it = sites_.find(ra);
     if (it != sites_.end()) return it->second;
-    site s = resolve(ra, enclosing);
+    code_site s = resolve(ra, enclosing);
     sites_.emplace(ra, s);
     return s;
+  }
+
+  // The source location the compiler passed to a runtime entry point (`ident`,
+  // an ident_t*), with `fallback`'s file when the two name the same file (the
+  // line table's path is the whole one; psource has the name the compiler was
+  // given). False when it names none.
+  bool location(const void* ident, const site& fallback, site& out) {
+    if (!ident) return false;
+    struct ident_t {  // kmp.h
+      std::int32_t reserved_1, flags, reserved_2, reserved_3;
+      const char* psource;
+    };
+    std::lock_guard<std::mutex> g(m_);
+    auto it = locations_.find(ident);
+    if (it == locations_.end()) {
+      std::string file, function;
+      unsigned line = 0;
+      site s{};
+      bool ok = parse_psource(static_cast<const ident_t*>(ident)->psource, file, function, line);
+      if (ok) {
+        const std::string known = fallback.file ? fallback.file : "";
+        const bool same_file = known.size() >= file.size() &&
+                               known.compare(known.size() - file.size(), file.size(), file) == 0 &&
+                               (known.size() == file.size() || known[known.size() - file.size() - 1] == '/');
+        s = site{same_file ? fallback.file : keep(file), line,
+                 function.empty() ? (fallback.function ? fallback.function : "") : keep(function), nullptr};
+      }
+      it = locations_.emplace(ident, std::make_pair(ok, s)).first;
+    }
+    if (!it->second.first) return false;
+    out = it->second.second;
+    return true;
   }
 
  private:
@@ -198,30 +271,44 @@ class code_sites {
     return text_.back().c_str();
   }
 
-  site resolve(const void* ra, const char* enclosing) {
+  code_site resolve(const void* ra, const char* enclosing) {
     // The call instruction is before the return address: look up the byte before.
     const auto addr = reinterpret_cast<std::uintptr_t>(ra) - 1;
     Dl_info info{};
     if (!::dladdr(reinterpret_cast<const void*>(addr), &info) || !info.dli_fname) {
       char hex[32];
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(addr + 1));
-      return site{keep(hex), 0, enclosing ? enclosing : "", nullptr};
+      return code_site{site{keep(hex), 0, enclosing ? enclosing : "", nullptr}, false};
     }
     const auto base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
     const auto* header = static_cast<const ElfW(Ehdr)*>(info.dli_fbase);
     const std::uintptr_t offset = header->e_type == ET_EXEC ? addr : addr - base;
+    // The runtime's own code: named by the caller (no addr2line for it).
+    if (info.dli_fbase == runtime_base()) return code_site{fallback(info, offset, enclosing), true};
     std::string function, where;
     if (use_addr2line_ && reader(info.dli_fname).lookup(offset, function, where)) {
       const auto colon = where.rfind(':');
+      // "file:?" or "file:0": the file is known, the line is not.
       const unsigned line =
           colon == std::string::npos ? 0u : static_cast<unsigned>(std::atoi(where.c_str() + colon + 1));
       if (function == "??") function.clear();
-      if (colon != std::string::npos && where.compare(0, 2, "??") != 0 && line != 0) {
+      if (colon != std::string::npos && colon > 0 && where.compare(0, 2, "??") != 0) {
         if (is_outlined(function) && enclosing && *enclosing) function = enclosing;
-        return site{keep(where.substr(0, colon)), line, keep(function), nullptr};
+        return code_site{site{keep(where.substr(0, colon)), line, keep(function), nullptr}, false};
       }
     }
-    return fallback(info, offset, enclosing);
+    return code_site{fallback(info, offset, enclosing), false};
+  }
+
+  // The load address of the OpenMP runtime (the object that defines
+  // __kmpc_global_thread_num, which no program defines), or null.
+  static const void* runtime_base() {
+    static const void* base = [] {
+      Dl_info info{};
+      void* sym = ::dlsym(RTLD_DEFAULT, "__kmpc_global_thread_num");
+      return sym && ::dladdr(sym, &info) ? static_cast<const void*>(info.dli_fbase) : nullptr;
+    }();
+    return base;
   }
 
   site fallback(const Dl_info& info, std::uintptr_t offset, const char* enclosing) {
@@ -256,7 +343,8 @@ class code_sites {
 
   std::mutex m_;
   bool use_addr2line_ = true;
-  std::unordered_map<const void*, site> sites_;
+  std::unordered_map<const void*, code_site> sites_;
+  std::unordered_map<const void*, std::pair<bool, site>> locations_;  // by ident_t
   std::deque<std::string> text_;
   std::unordered_map<std::string, std::unique_ptr<line_reader>> readers_;
 };

@@ -15,6 +15,7 @@
 #include "../../site.hpp"
 #include "../engine/events.hpp"
 #include "../macro_scope.hpp"
+#include "../util/strings.hpp"
 #include "records.hpp"
 #include "sites.hpp"
 
@@ -40,9 +41,20 @@ inline tool_status& status() {
 // real one runs: the program's return address, for the callbacks inside, whose
 // own codeptr_ra points into the wrapper or into the runtime.
 struct thread_notes {
-  const void* dispatch_ra = nullptr;  // __kmpc_dispatch_init_*: a loop whose chunks come from dispatch_next
-  const void* taskloop_ra = nullptr;  // __kmpc_taskloop*: the tasks it creates
-  loop_state* loop = nullptr;         // the innermost worksharing loop open on this thread
+  const void* dispatch_ra = nullptr;   // __kmpc_dispatch_init_*: a loop whose chunks come from dispatch_next
+  const void* taskloop_ra = nullptr;   // __kmpc_taskloop*: the tasks it creates
+  const void* taskloop_loc = nullptr;  // ... and its source location (an ident_t*)
+  const void* fork_ra = nullptr;       // __kmpc_fork_call: the region it starts
+  const void* fork_loc = nullptr;      // ... and its source location
+  const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
+  loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
+  // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
+  // and asserts that its pointer is null when a stand-in begins: a thread that
+  // runs, while it waits in one, a task that makes another would fail that
+  // assertion if the tool kept its record there. The stand-ins a thread waits
+  // in are kept here instead, innermost first (tasks.hpp).
+  task_record* stand_ins = nullptr;
+  const ompt_data_t* stand_in_data = nullptr;  // the runtime's data for them
 };
 inline thread_notes& notes() noexcept {
   static thread_local thread_notes n;
@@ -58,13 +70,7 @@ inline void say_once(notice kind, const std::string& text) {
   std::fprintf(stderr, "forkscale: %s\n", text.c_str());
 }
 
-inline std::string describe_where(const site& s) {
-  std::string w = s.file ? s.file : "";
-  const auto slash = w.find_last_of('/');
-  if (slash != std::string::npos) w = w.substr(slash + 1);
-  if (s.line) w += ":" + std::to_string(s.line);
-  return w;
-}
+inline std::string describe_where(const site& s) { return short_site_name(s.file ? s.file : "", s.line); }
 
 // The tool's record of an OpenMP task. A task the tool has not seen begin (the
 // initial task of a thread) gets one on first use.
@@ -74,14 +80,14 @@ inline task_record* record(ompt_data_t* d) {
   return static_cast<task_record*>(d->ptr);
 }
 
-// The site of code pointer `ra`, cached per thread. Resolving a new one may take
-// a round trip to addr2line: that time is taken out of the running strand, as
-// the engine does for a site it registers (events.hpp).
+// The code site of code pointer `ra`, cached per thread. Resolving a new one may
+// take a round trip to addr2line: that time is taken out of the running strand,
+// as the engine does for a site it registers (events.hpp).
 template <class Clock>
-site site_for(const void* ra, const char* enclosing) {
+code_site code_site_for(const void* ra, const char* enclosing) {
   struct entry {
     const void* ra = nullptr;
-    site s;
+    code_site s;
   };
   static thread_local entry cache[128];
   entry& e = cache[(reinterpret_cast<std::uintptr_t>(ra) >> 3) & 127u];
@@ -89,11 +95,51 @@ site site_for(const void* ra, const char* enclosing) {
   frame* f = engine<Clock>::current();
   const bool running = f && f->state == frame::run_state::running;
   const std::uint64_t t0 = running ? engine<Clock>::now(*f) : 0;
-  const site s = code_sites::instance().find(ra, enclosing);
+  const code_site s = code_sites::instance().find(ra, enclosing);
   if (running) f->strand_start += engine<Clock>::now(*f) - t0;
   e.ra = ra;
   e.s = s;
   return s;
+}
+
+// The site of the construct whose runtime call returns to `ra`, with its source
+// location `loc` (an ident_t*, or null when the entry point has none): the
+// location the compiler passed when it names one (clang does with -g: exact even
+// where the return address is not the construct's — a call the program made by
+// a tail call returns to its caller's caller, or into the runtime, and a call
+// several constructs share has no line of its own); else the line table's site
+// of `ra`; else, for an address in the runtime, the site of the task running on
+// this thread — the construct whose code the runtime is running (a taskloop's,
+// for the tasks its splitting creates).
+template <class Clock>
+site construct_site(const void* ra, const void* loc, const char* enclosing) {
+  const code_site c = code_site_for<Clock>(ra, enclosing);
+  if (loc) {
+    struct entry {
+      const void* loc = nullptr;
+      const void* ra = nullptr;
+      bool named = false;
+      site s;
+    };
+    static thread_local entry cache[64];
+    entry& e = cache[(reinterpret_cast<std::uintptr_t>(loc) >> 4) & 63u];
+    if (e.loc != loc || e.ra != ra) {
+      e.loc = loc;
+      e.ra = ra;
+      e.named = code_sites::instance().location(loc, c.where, e.s);
+    }
+    if (e.named) return e.s;
+  }
+  if (FORKSCALE_DETAIL_LIKELY(!c.runtime)) return c.where;
+  const frame* f = engine<Clock>::current();
+  if (f && f->sess) return f->where;
+  return c.where;
+}
+
+// The site of code pointer `ra`: construct_site without a source location.
+template <class Clock>
+site site_for(const void* ra, const char* enclosing) {
+  return construct_site<Clock>(ra, nullptr, enclosing);
 }
 
 inline const char* enclosing_function(const task_record* r) noexcept {

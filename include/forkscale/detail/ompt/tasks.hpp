@@ -44,14 +44,26 @@ struct task_events {
     if (flags & ompt_task_target) return;
     task_record* parent = record(encountering);
     const bool stand_in = (flags & ompt_task_taskwait) != 0;
+    // The source location noted by the wrapper of __kmpc_omp_task_alloc
+    // (adapters/ompt.hpp), for the task allocated last on this thread; a
+    // stand-in leaves it to the task it stands in for.
+    thread_notes& n = notes();
+    const void* loc = n.task_loc;
+    if (!stand_in) n.task_loc = nullptr;
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
-    task->ptr = r;
+    if (FORKSCALE_DETAIL_UNLIKELY(stand_in)) {
+      r->outer_stand_in = n.stand_ins;  // (not in task->ptr: see thread_notes)
+      n.stand_ins = r;
+      n.stand_in_data = task;
+    } else {
+      task->ptr = r;
+    }
     r->parent = parent;
     r->untied = (flags & ompt_task_untied) != 0;
     frame* f = E::current();
     if (!f || !f->sess || !parent) return;
-    const void* loop_ra = notes().taskloop_ra;
-    r->where = site_for<Clock>(loop_ra ? loop_ra : ra, enclosing_function(parent));
+    r->where = n.taskloop_ra ? construct_site<Clock>(n.taskloop_ra, n.taskloop_loc, enclosing_function(parent))
+                             : construct_site<Clock>(ra, loc, enclosing_function(parent));
     if (stand_in) return;
     if (FORKSCALE_DETAIL_UNLIKELY(parent->stand_in != nullptr)) adopt_stand_in(*parent, *r, flags, has_dependences);
     join_set* group = nullptr;
@@ -64,6 +76,7 @@ struct task_events {
 
   static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
     task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
+    if (!r && task && task == notes().stand_in_data) r = notes().stand_ins;
     frame* f = E::current();
     if (!r || !r->parent || !f || !f->sess || count <= 0) return;
     task_record& p = *r->parent;
@@ -110,6 +123,14 @@ struct task_events {
   static void schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
     task_record* p = prior ? static_cast<task_record*>(prior->ptr) : nullptr;
     task_record* n = next ? static_cast<task_record*>(next->ptr) : nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(status == ompt_taskwait_complete) && !p && prior && prior == notes().stand_in_data &&
+        notes().stand_ins) {
+      task_record* s = notes().stand_ins;  // the innermost wait ends first
+      notes().stand_ins = s->outer_stand_in;
+      s->outer_stand_in = nullptr;
+      end_stand_in(*prior, *s);
+      return;
+    }
     const bool n_explicit = n && n->kind == task_kind::explicit_task;
     if (p) {
       switch (status) {
@@ -221,7 +242,7 @@ struct task_events {
     notes().taskloop_ra = nullptr;
     if (!r.token) return;
     E::begin_child(r.body, r.token, r.where);
-    depend::join_predecessors<Clock>(r.preds, r.where);
+    depend::join_predecessors<Clock>(r.preds, r.where, true);
   }
 
   // An untied task leaves this thread between two of its parts (its frames are
@@ -263,7 +284,7 @@ struct task_events {
     task_record* parent = r.parent;
     frame* f = E::current();
     if (parent && f && f->sess && r.node) {
-      depend::join_predecessors<Clock>(r.preds, r.where);
+      depend::join_predecessors<Clock>(r.preds, r.where, false);
       depend::publish(r.node, depend::take<Clock>(*f, false));
       depend::drop(parent->stand_in);
       parent->stand_in = r.node;

@@ -149,6 +149,54 @@ inline path_prof profile_task_end(frame& c) {
   return out;
 }
 
+// A task ends while children it left unjoined still run: its invocation ends
+// with the last of them. Its record is held back (join_set::defer) and the path
+// value it reports with is its own, running sums as they are; the set those
+// children report to finishes the record with the longest of their paths.
+inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
+  prof_record r{};
+  r.site = d.site;
+  r.flags = d.flags;
+  r.work = t.work;  // the task's own totals and every child it left, all reported here
+  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
+  r.local_work = d.local_work;
+  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
+  r.task_work = d.task_work;
+  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
+  record_on_work(d.sess, r);
+  push_records(p.chain, &r, 1);
+  p.local_span = d.local_span_at_start;
+  p.task_span = d.task_span_at_start;
+  p.task = d.task_id;
+}
+
+inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
+  d = object_cache<deferred_record>::local().take();
+  d->finish = &finish_deferred_record;
+  d->sess = c.sess;
+  d->site = c.task_site;
+  d->flags = c.task_flags;
+  d->task_id = c.task_id;
+  d->span_at_start = c.span_at_start;
+  d->local_work = c.local_work;
+  d->local_span_at_start = c.local_span_at_start;
+  d->task_work = c.task_work;
+  d->task_span_at_start = c.task_span_at_start;
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A task's predecessors (`depend`) have joined its path where it starts: its
+// invocation starts after them, so that its span, like its work, covers only
+// what it does and joins (their work is counted by whoever joins them).
+inline void profile_restart_task(frame& c) noexcept {
+  c.span_at_start = c.totals.span;
+  c.local_span_at_start = c.path.local_span;
+  c.task_span_at_start = c.path.task_span;
+}
+
 // A call opens: its invocation starts counting local work and span.
 // A call opens; returns whether its site was registered just now.
 inline bool profile_call_open(frame& f, call_state& cs, const site& where) {

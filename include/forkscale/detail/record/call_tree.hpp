@@ -17,6 +17,7 @@
 #include "../../record.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
+#include "../util/strings.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -99,8 +100,7 @@ class call_tree {
     if (tagged) {
       s.name = s.tag;
     } else {
-      const auto slash = s.file.find_last_of("/\\");
-      s.name = (slash == std::string::npos ? s.file : s.file.substr(slash + 1)) + ":" + std::to_string(s.line);
+      s.name = short_site_name(s.file, s.line);
     }
     const auto id = static_cast<std::uint32_t>(sites_.size());
     sites_.push_back(std::move(s));

@@ -30,10 +30,12 @@ inline std::vector<std::string> split(const std::string& text, char sep) {
   }
 }
 
-// "file.cpp:42": the file without its directory, and the line.
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
 inline std::string short_site_name(const std::string& file, unsigned line) {
   const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + std::to_string(line);
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
 }
 
 // "file.cpp:42 in function", or the tag: how diagnostics name a site.
