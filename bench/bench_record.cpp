@@ -164,6 +164,7 @@ void write_trace_json(json_out& j, const trace_rows& t) {
     j.kv("bytes", w.bytes);
     j.kv("bytes_per_strand", static_cast<double>(w.bytes) / static_cast<double>(std::max<std::uint64_t>(1, w.strands)));
     j.kv("ns_per_strand", w.ns_per_strand);
+    j.kv("cpu_ns_per_strand", w.cpu_ns_per_strand);
     j.kv("goal_ns_per_strand", 1000.0);
     if (w.memory_measured) {
       j.kv("memory_above_record_bytes", w.memory_above_record);
@@ -181,6 +182,9 @@ void write_trace_json(json_out& j, const trace_rows& t) {
   j.kv("unrecorded_s", t.run.unrecorded_s);
   j.kv("traced_s", t.run.traced_s);
   j.kv("ratio", t.run.traced_s / t.run.unrecorded_s);
+  j.kv("unrecorded_cpu_s", t.run.unrecorded_cpu_s);
+  j.kv("traced_cpu_s", t.run.traced_cpu_s);
+  j.kv("cpu_ratio", t.run.traced_cpu_s / t.run.unrecorded_cpu_s);
   j.kv("goal_ratio", 3.0);
   j.end_object();
 }
@@ -189,19 +193,21 @@ void print_trace(const trace_rows& t) {
   std::printf("trace: writing it (%s)\n", t.writes.empty() ? "" : t.writes.front().workload.c_str());
   for (const auto& w : t.writes)
     std::printf(
-        "  trace_limit %-8llu %9llu strands, %11llu bytes (%.1f/strand), %.0f ns/strand (goal 1000), "
+        "  trace_limit %-8llu %9llu strands, %11llu bytes (%.1f/strand), %.0f ns/strand wall, %.0f CPU (goal 1000), "
         "memory above the record %.2fx the file (goal 1.5)\n",
         static_cast<unsigned long long>(w.limit), static_cast<unsigned long long>(w.strands),
         static_cast<unsigned long long>(w.bytes),
         static_cast<double>(w.bytes) / static_cast<double>(std::max<std::uint64_t>(1, w.strands)), w.ns_per_strand,
+        w.cpu_ns_per_strand,
         w.memory_measured
             ? static_cast<double>(w.memory_above_record) / static_cast<double>(std::max<std::uint64_t>(1, w.bytes))
             : -1.0);
   std::printf(
-      "  quicksort(%zu) with FORKSCALE_TRACE: %.3f s against %.3f s unrecorded: x%.2f (goal 3); %llu strands, "
-      "%llu bytes\n",
+      "  quicksort(%zu) with FORKSCALE_TRACE: %.3f s against %.3f s unrecorded: x%.2f wall, x%.2f CPU (goal 3); "
+      "%llu strands, %llu bytes\n",
       t.run.n, t.run.traced_s, t.run.unrecorded_s, t.run.traced_s / t.run.unrecorded_s,
-      static_cast<unsigned long long>(t.run.strands), static_cast<unsigned long long>(t.run.trace_bytes));
+      t.run.traced_cpu_s / t.run.unrecorded_cpu_s, static_cast<unsigned long long>(t.run.strands),
+      static_cast<unsigned long long>(t.run.trace_bytes));
 }
 
 void write_json(const config& cfg, const std::vector<event_row>& rows, const std::vector<size_row>& sizes,

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <random>
 #include <string>
@@ -72,6 +73,15 @@ inline double seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The calling thread's CPU time, s: what the work took whatever else the machine
+// runs (wall time on a shared machine also counts the waits for a CPU, and the
+// disk's for the file's sync).
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
 // One kB figure of /proc/self/status ("VmRSS", "VmHWM"); 0 where there is none.
 inline std::uint64_t status_kb(const char* key) {
   std::ifstream in("/proc/self/status");
@@ -90,7 +100,7 @@ inline bool reset_peak() {
 }
 
 // The whole quicksort measurement (fs::measure, record and views included).
-inline double quicksort_seconds(std::size_t n, bool record, fs::report* keep = nullptr) {
+inline double quicksort_seconds(std::size_t n, bool record, fs::report* keep = nullptr, double* cpu_s = nullptr) {
   std::vector<std::int64_t> data = random_data(n);
   fs::options o;
   o.record = record;
@@ -98,8 +108,10 @@ inline double quicksort_seconds(std::size_t n, bool record, fs::report* keep = n
   o.record_limit = std::uint64_t(4) << 30;
   o.on_diagnostic = [](const fs::diagnostic&) {};
   const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = thread_cpu_seconds();
   fs::report rep = fs::measure(
       "quicksort", [&] { pqsort(data.data(), 0, static_cast<std::ptrdiff_t>(n)); }, o);
+  if (cpu_s) *cpu_s = thread_cpu_seconds() - c0;
   const double s = seconds(t0);
   if (!std::is_sorted(data.begin(), data.end())) std::fprintf(stderr, "bench_record: quicksort did not sort\n");
   if (keep) *keep = std::move(rep);
@@ -109,7 +121,7 @@ inline double quicksort_seconds(std::size_t n, bool record, fs::report* keep = n
 struct write_row {
   std::string workload;
   std::uint64_t strands = 0, limit = 0, written = 0, bytes = 0;
-  double ns_per_strand = 0;
+  double ns_per_strand = 0, cpu_ns_per_strand = 0;
   std::uint64_t memory_above_record = 0;  // bytes
   bool memory_measured = false;
 };
@@ -129,8 +141,11 @@ inline write_row write_trace_cost(const fs::report& rep, std::uint64_t limit, co
   const std::uint64_t rss = status_kb("VmRSS");
   w.memory_measured = reset_peak() && rss != 0;
   const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = thread_cpu_seconds();
   b.write_trace(path);
-  w.ns_per_strand = seconds(t0) * 1e9 / static_cast<double>(std::max<std::uint64_t>(1, w.strands));
+  const double per = 1e9 / static_cast<double>(std::max<std::uint64_t>(1, w.strands));
+  w.cpu_ns_per_strand = (thread_cpu_seconds() - c0) * per;
+  w.ns_per_strand = seconds(t0) * per;
   const std::uint64_t peak = status_kb("VmHWM");
   w.memory_above_record = peak > rss ? (peak - rss) * 1024 : 0;
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -141,7 +156,8 @@ inline write_row write_trace_cost(const fs::report& rep, std::uint64_t limit, co
 
 struct run_row {
   std::size_t n = 0;
-  double unrecorded_s = 1e300, traced_s = 1e300;
+  double unrecorded_s = 1e300, traced_s = 1e300;          // wall
+  double unrecorded_cpu_s = 1e300, traced_cpu_s = 1e300;  // the thread's CPU time
   std::uint64_t strands = 0, trace_bytes = 0;
 };
 
@@ -151,10 +167,13 @@ inline run_row traced_quicksort(std::size_t n, int rounds, const std::string& pa
   run_row row;
   row.n = n;
   for (int k = 0; k < rounds; ++k) {
-    row.unrecorded_s = std::min(row.unrecorded_s, quicksort_seconds(n, false));
+    double cpu = 0;
+    row.unrecorded_s = std::min(row.unrecorded_s, quicksort_seconds(n, false, nullptr, &cpu));
+    row.unrecorded_cpu_s = std::min(row.unrecorded_cpu_s, cpu);
     setenv("FORKSCALE_TRACE", path.c_str(), 1);
     fs::report rep;
-    row.traced_s = std::min(row.traced_s, quicksort_seconds(n, false, &rep));
+    row.traced_s = std::min(row.traced_s, quicksort_seconds(n, false, &rep, &cpu));
+    row.traced_cpu_s = std::min(row.traced_cpu_s, cpu);
     unsetenv("FORKSCALE_TRACE");
     row.strands = rep.record ? rep.record->strands.size() : 0;
     std::ifstream in(path, std::ios::binary | std::ios::ate);
