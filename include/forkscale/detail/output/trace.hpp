@@ -199,34 +199,60 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
     strand(s.index, "critical_path", s.start, ends.dur(s.start, s.end), critical_tid);
 }
 
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
+
 // The numbers of the strands as counters, which viewers draw as a track of
 // their own and show at any point in time: per thread, the work of its strands
-// so far ("work of thread K", a sample at the start of its first slice and at
-// the end of every slice with work, a folded one included), and along the
-// critical path the span so far ("span of the critical path", at the end of
-// each of its strands). The last samples add up to the work, and the last
-// critical one is the span.
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
 inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    const std::string name = json_string("work of thread " + std::to_string(t));
-    std::uint64_t work = 0;
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
     bool first = true;
     for (const trace_slice& s : L.threads[t]) {
       if (s.region) continue;
-      if (first) trace_counter(ev, name, "work", s.start, "work", 0);
+      if (first) work.start(s.start);
       first = false;
-      const std::uint64_t w = s.folded ? L.runs[s.index].work : r.strands[s.index].work;
-      if (w == 0) continue;
-      work += w;
-      trace_counter(ev, name, "work", s.end, "work", work);
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
     }
   }
-  const std::string name = json_string("span of the critical path");
-  std::uint64_t span = 0;
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
   for (std::size_t k = 0; k < L.critical.size(); ++k) {
-    if (k == 0) trace_counter(ev, name, "span", L.critical[k].start, "span", 0);
-    span += r.strands[L.critical[k].index].span;
-    trace_counter(ev, name, "span", L.critical[k].end, "span", span);
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
   }
 }
 

@@ -70,8 +70,23 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
       if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
       return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
     };
-    // Often already in time order (a thread's strands come in order of the graph).
-    if (!std::is_sorted(list.begin(), list.end(), earlier)) std::sort(list.begin(), list.end(), earlier);
+    // Often already in time order (a thread's strands come in order of the
+    // graph); else sorted on copies of the keys, which stay in the cache.
+    if (!std::is_sorted(list.begin(), list.end(), earlier)) {
+      struct key {
+        std::uint64_t start, end;
+        std::uint32_t index;
+        bool operator<(const key& o) const {
+          if (start != o.start) return start < o.start;
+          return end != o.end ? end < o.end : index < o.index;
+        }
+      };
+      std::vector<key> keys;
+      keys.reserve(list.size());
+      for (const std::uint32_t i : list) keys.push_back(key{r.strands[i].start_ns, r.strands[i].end_ns, i});
+      std::sort(keys.begin(), keys.end());
+      for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
+    }
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
