@@ -9,7 +9,8 @@
 //  - the cost of building the record when the measurement ends, per strand;
 //  - the trace (bench_record_trace.hpp): writing it, per strand (time, bytes,
 //    memory above the record), whole and over a bound; and the quicksort of
-//    10^6 (10^5 with --quick) with FORKSCALE_TRACE set against the unrecorded
+//    10^6 (10^5 with --quick), under the automatic clock and under tsc, with
+//    FORKSCALE_TRACE set against the unrecorded
 //    run, with the goals of 1 us per strand, 1.5x the file in memory and 3x.
 //
 //   bench_record [--quick] [--out FILE]        (default bench/results/record.json)
@@ -137,7 +138,7 @@ size_row measure_size(int n) {
 
 struct trace_rows {
   std::vector<bench_trace::write_row> writes;
-  bench_trace::run_row run;
+  std::vector<bench_trace::run_row> runs;  // the automatic clock, then tsc
 };
 
 trace_rows measure_trace(const config& cfg) {
@@ -150,7 +151,8 @@ trace_rows measure_trace(const config& cfg) {
   t.writes.push_back(bench_trace::write_trace_cost(rep, 0, path, w));
   t.writes.push_back(bench_trace::write_trace_cost(rep, rep.record->strands.size() / 10, path, w));
   rep = fs::report();
-  t.run = bench_trace::traced_quicksort(n, cfg.quick ? 1 : 3, path);
+  for (const fs::clock_kind c : {fs::clock_kind::automatic, fs::clock_kind::tsc})
+    t.runs.push_back(bench_trace::traced_quicksort(n, cfg.quick ? 1 : 3, path, c));
   return t;
 }
 
@@ -175,18 +177,23 @@ void write_trace_json(json_out& j, const trace_rows& t) {
     j.end_object();
   }
   j.end_array();
-  j.begin_object("traced_quicksort");
-  j.kv("n", static_cast<std::uint64_t>(t.run.n));
-  j.kv("strands", t.run.strands);
-  j.kv("trace_bytes", t.run.trace_bytes);
-  j.kv("unrecorded_s", t.run.unrecorded_s);
-  j.kv("traced_s", t.run.traced_s);
-  j.kv("ratio", t.run.traced_s / t.run.unrecorded_s);
-  j.kv("unrecorded_cpu_s", t.run.unrecorded_cpu_s);
-  j.kv("traced_cpu_s", t.run.traced_cpu_s);
-  j.kv("cpu_ratio", t.run.traced_cpu_s / t.run.unrecorded_cpu_s);
-  j.kv("goal_ratio", 3.0);
-  j.end_object();
+  j.begin_array("traced_quicksort");
+  for (const auto& q : t.runs) {
+    j.begin_object();
+    j.kv("n", static_cast<std::uint64_t>(q.n));
+    j.kv("clock", q.clock);
+    j.kv("strands", q.strands);
+    j.kv("trace_bytes", q.trace_bytes);
+    j.kv("unrecorded_s", q.unrecorded_s);
+    j.kv("traced_s", q.traced_s);
+    j.kv("ratio", q.traced_s / q.unrecorded_s);
+    j.kv("unrecorded_cpu_s", q.unrecorded_cpu_s);
+    j.kv("traced_cpu_s", q.traced_cpu_s);
+    j.kv("cpu_ratio", q.traced_cpu_s / q.unrecorded_cpu_s);
+    j.kv("goal_ratio", 3.0);
+    j.end_object();
+  }
+  j.end_array();
 }
 
 void print_trace(const trace_rows& t) {
@@ -202,12 +209,13 @@ void print_trace(const trace_rows& t) {
         w.memory_measured
             ? static_cast<double>(w.memory_above_record) / static_cast<double>(std::max<std::uint64_t>(1, w.bytes))
             : -1.0);
-  std::printf(
-      "  quicksort(%zu) with FORKSCALE_TRACE: %.3f s against %.3f s unrecorded: x%.2f wall, x%.2f CPU (goal 3); "
-      "%llu strands, %llu bytes\n",
-      t.run.n, t.run.traced_s, t.run.unrecorded_s, t.run.traced_s / t.run.unrecorded_s,
-      t.run.traced_cpu_s / t.run.unrecorded_cpu_s, static_cast<unsigned long long>(t.run.strands),
-      static_cast<unsigned long long>(t.run.trace_bytes));
+  for (const auto& q : t.runs)
+    std::printf(
+        "  quicksort(%zu), clock %s, with FORKSCALE_TRACE: %.3f s against %.3f s unrecorded: x%.2f wall, x%.2f CPU "
+        "(goal 3); %llu strands, %llu bytes\n",
+        q.n, q.clock.c_str(), q.traced_s, q.unrecorded_s, q.traced_s / q.unrecorded_s,
+        q.traced_cpu_s / q.unrecorded_cpu_s, static_cast<unsigned long long>(q.strands),
+        static_cast<unsigned long long>(q.trace_bytes));
 }
 
 void write_json(const config& cfg, const std::vector<event_row>& rows, const std::vector<size_row>& sizes,

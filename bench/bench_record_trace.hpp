@@ -100,10 +100,12 @@ inline bool reset_peak() {
 }
 
 // The whole quicksort measurement (fs::measure, record and views included).
-inline double quicksort_seconds(std::size_t n, bool record, fs::report* keep = nullptr, double* cpu_s = nullptr) {
+inline double quicksort_seconds(std::size_t n, bool record, fs::report* keep = nullptr, double* cpu_s = nullptr,
+                                fs::clock_kind clock = fs::clock_kind::automatic) {
   std::vector<std::int64_t> data = random_data(n);
   fs::options o;
   o.record = record;
+  o.clock = clock;
   o.check_load = false;
   o.record_limit = std::uint64_t(4) << 30;
   o.on_diagnostic = [](const fs::diagnostic&) {};
@@ -156,6 +158,7 @@ inline write_row write_trace_cost(const fs::report& rep, std::uint64_t limit, co
 
 struct run_row {
   std::size_t n = 0;
+  std::string clock;                                      // the clock the measurements used
   double unrecorded_s = 1e300, traced_s = 1e300;          // wall
   double unrecorded_cpu_s = 1e300, traced_cpu_s = 1e300;  // the thread's CPU time
   std::uint64_t strands = 0, trace_bytes = 0;
@@ -163,16 +166,18 @@ struct run_row {
 
 // The quicksort of n unrecorded and with FORKSCALE_TRACE set, alternating, best
 // of `rounds` each.
-inline run_row traced_quicksort(std::size_t n, int rounds, const std::string& path) {
+inline run_row traced_quicksort(std::size_t n, int rounds, const std::string& path, fs::clock_kind clock) {
   run_row row;
   row.n = n;
   for (int k = 0; k < rounds; ++k) {
     double cpu = 0;
-    row.unrecorded_s = std::min(row.unrecorded_s, quicksort_seconds(n, false, nullptr, &cpu));
+    fs::report plain;
+    row.unrecorded_s = std::min(row.unrecorded_s, quicksort_seconds(n, false, &plain, &cpu, clock));
+    row.clock = fs::to_string(plain.clock);
     row.unrecorded_cpu_s = std::min(row.unrecorded_cpu_s, cpu);
     setenv("FORKSCALE_TRACE", path.c_str(), 1);
     fs::report rep;
-    row.traced_s = std::min(row.traced_s, quicksort_seconds(n, false, &rep, &cpu));
+    row.traced_s = std::min(row.traced_s, quicksort_seconds(n, false, &rep, &cpu, clock));
     row.traced_cpu_s = std::min(row.traced_cpu_s, cpu);
     unsetenv("FORKSCALE_TRACE");
     row.strands = rep.record ? rep.record->strands.size() : 0;

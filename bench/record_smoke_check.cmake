@@ -29,9 +29,11 @@ if len(doc["trace_write"]) != 2 or any(w["bytes"] <= 0 or w["ns_per_strand"] <= 
     sys.exit("trace_write should have two rows with bytes and ns per strand: %r" % doc["trace_write"])
 if doc["trace_write"][1]["bytes"] >= doc["trace_write"][0]["bytes"]:
     sys.exit("the bounded trace is not smaller than the whole one")
-q = doc["traced_quicksort"]
-if q["strands"] <= 0 or q["trace_bytes"] <= 0 or not q["ratio"] > 0:
-    sys.exit("traced_quicksort without strands, a trace or a ratio: %r" % q)
+if len(doc["traced_quicksort"]) != 2:
+    sys.exit("traced_quicksort should have a row for the automatic clock and one for tsc")
+for q in doc["traced_quicksort"]:
+    if q["strands"] <= 0 or q["trace_bytes"] <= 0 or not q["ratio"] > 0 or not q["clock"]:
+        sys.exit("traced_quicksort without strands, a trace, a ratio or a clock: %r" % q)
 ]=])
 bench_smoke_check_json(bench_record "${OUT}" keys check)
 if(bench_smoke_done)
