@@ -6,7 +6,12 @@
 //    batches kept on each side), site profiles on (the default); the ratio on/off
 //    and the extra ns per event;
 //  - the record's size: bytes held while recording per strand recorded, on fib;
-//  - the cost of building the record when the measurement ends, per strand.
+//  - the cost of building the record when the measurement ends, per strand;
+//  - the trace (bench_record_trace.hpp): writing it, per strand (time, bytes,
+//    memory above the record), whole and over a bound; and the quicksort of
+//    10^6 (10^5 with --quick), under the automatic clock and under tsc, with
+//    FORKSCALE_TRACE set against the unrecorded
+//    run, with the goals of 1 us per strand, 1.5x the file in memory and 3x.
 //
 //   bench_record [--quick] [--out FILE]        (default bench/results/record.json)
 #include <algorithm>
@@ -20,6 +25,7 @@
 #include <forkscale/forkscale.hpp>
 
 #include "bench_common.hpp"
+#include "bench_record_trace.hpp"
 
 namespace fs = forkscale;
 using bench_common::json_out;
@@ -130,7 +136,90 @@ size_row measure_size(int n) {
   return s;
 }
 
-void write_json(const config& cfg, const std::vector<event_row>& rows, const std::vector<size_row>& sizes) {
+struct trace_rows {
+  std::vector<bench_trace::write_row> writes;
+  std::vector<bench_trace::run_row> runs;  // the automatic clock, then tsc
+};
+
+trace_rows measure_trace(const config& cfg) {
+  trace_rows t;
+  const std::size_t n = cfg.quick ? 100000 : 1000000;
+  const std::string path = cfg.out + ".trace.tmp.json";
+  fs::report rep;
+  bench_trace::quicksort_seconds(n, true, &rep);
+  const std::string w = "quicksort(" + std::to_string(n) + ")";
+  t.writes.push_back(bench_trace::write_trace_cost(rep, 0, path, w));
+  t.writes.push_back(bench_trace::write_trace_cost(rep, rep.record->strands.size() / 10, path, w));
+  rep = fs::report();
+  for (const fs::clock_kind c : {fs::clock_kind::automatic, fs::clock_kind::tsc})
+    t.runs.push_back(bench_trace::traced_quicksort(n, cfg.quick ? 1 : 3, path, c));
+  return t;
+}
+
+void write_trace_json(json_out& j, const trace_rows& t) {
+  j.begin_array("trace_write");
+  for (const auto& w : t.writes) {
+    j.begin_object();
+    j.kv("workload", w.workload);
+    j.kv("strands", w.strands);
+    j.kv("trace_limit", w.limit);
+    j.kv("bytes", w.bytes);
+    j.kv("bytes_per_strand", static_cast<double>(w.bytes) / static_cast<double>(std::max<std::uint64_t>(1, w.strands)));
+    j.kv("ns_per_strand", w.ns_per_strand);
+    j.kv("cpu_ns_per_strand", w.cpu_ns_per_strand);
+    j.kv("goal_ns_per_strand", 1000.0);
+    if (w.memory_measured) {
+      j.kv("memory_above_record_bytes", w.memory_above_record);
+      j.kv("memory_over_file",
+           static_cast<double>(w.memory_above_record) / static_cast<double>(std::max<std::uint64_t>(1, w.bytes)));
+      j.kv("goal_memory_over_file", 1.5);
+    }
+    j.end_object();
+  }
+  j.end_array();
+  j.begin_array("traced_quicksort");
+  for (const auto& q : t.runs) {
+    j.begin_object();
+    j.kv("n", static_cast<std::uint64_t>(q.n));
+    j.kv("clock", q.clock);
+    j.kv("strands", q.strands);
+    j.kv("trace_bytes", q.trace_bytes);
+    j.kv("unrecorded_s", q.unrecorded_s);
+    j.kv("traced_s", q.traced_s);
+    j.kv("ratio", q.traced_s / q.unrecorded_s);
+    j.kv("unrecorded_cpu_s", q.unrecorded_cpu_s);
+    j.kv("traced_cpu_s", q.traced_cpu_s);
+    j.kv("cpu_ratio", q.traced_cpu_s / q.unrecorded_cpu_s);
+    j.kv("goal_ratio", 3.0);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void print_trace(const trace_rows& t) {
+  std::printf("trace: writing it (%s)\n", t.writes.empty() ? "" : t.writes.front().workload.c_str());
+  for (const auto& w : t.writes)
+    std::printf(
+        "  trace_limit %-8llu %9llu strands, %11llu bytes (%.1f/strand), %.0f ns/strand wall, %.0f CPU (goal 1000), "
+        "memory above the record %.2fx the file (goal 1.5)\n",
+        static_cast<unsigned long long>(w.limit), static_cast<unsigned long long>(w.strands),
+        static_cast<unsigned long long>(w.bytes),
+        static_cast<double>(w.bytes) / static_cast<double>(std::max<std::uint64_t>(1, w.strands)), w.ns_per_strand,
+        w.cpu_ns_per_strand,
+        w.memory_measured
+            ? static_cast<double>(w.memory_above_record) / static_cast<double>(std::max<std::uint64_t>(1, w.bytes))
+            : -1.0);
+  for (const auto& q : t.runs)
+    std::printf(
+        "  quicksort(%zu), clock %s, with FORKSCALE_TRACE: %.3f s against %.3f s unrecorded: x%.2f wall, x%.2f CPU "
+        "(goal 3); %llu strands, %llu bytes\n",
+        q.n, q.clock.c_str(), q.traced_s, q.unrecorded_s, q.traced_s / q.unrecorded_s,
+        q.traced_cpu_s / q.unrecorded_cpu_s, static_cast<unsigned long long>(q.strands),
+        static_cast<unsigned long long>(q.trace_bytes));
+}
+
+void write_json(const config& cfg, const std::vector<event_row>& rows, const std::vector<size_row>& sizes,
+                const trace_rows& trace) {
   json_out j;
   j.begin_object();
   j.kv("benchmark", "bench_record");
@@ -168,6 +257,7 @@ void write_json(const config& cfg, const std::vector<event_row>& rows, const std
     j.end_object();
   }
   j.end_array();
+  write_trace_json(j, trace);
   j.end_object();
   std::string err;
   if (!bench_common::write_results_file(cfg.out, j.str(), err)) {
@@ -209,6 +299,8 @@ int main(int argc, char** argv) {
     std::printf("  fib(%d): %llu strands, %llu bytes held, %.1f bytes/strand\n", s.n,
                 static_cast<unsigned long long>(s.strands), static_cast<unsigned long long>(s.bytes),
                 s.strands ? static_cast<double>(s.bytes) / static_cast<double>(s.strands) : 0.0);
-  write_json(cfg, rows, sizes);
+  const trace_rows trace = measure_trace(cfg);
+  print_trace(trace);
+  write_json(cfg, rows, sizes, trace);
   return 0;
 }

@@ -249,6 +249,9 @@ trace_facts check_trace_format(const std::string& text, json::value& top) {
     for (const trace_slice& s : track.second) {
       bindable.emplace(track.first, s.start, text_of(member(*s.event, "cat")));
       const json::value* args = member(*s.event, "args");
+      // A folded slice (a bounded trace) has its own numbers in args: each is a
+      // frame of its own in speedscope, and there are at most trace_limit.
+      if (args && member(*args, "folded_strands")) continue;
       frames[{text_of(member(*s.event, "name")), args ? text_of(member(*args, "stack")) : ""}].insert(
           args_key(*s.event));
     }
@@ -326,6 +329,158 @@ std::string check_trace(const fs::report& rep) {
     if (text_of(member(e, "ph")) == "s" && text_of(member(e, "name")) == "spawn") ++spawn_flows;
   if (spawn_flows != rep.spawns())
     t.fail(std::to_string(spawn_flows) + " spawn arrows for " + std::to_string(rep.spawns()) + " spawns");
+  std::string out;
+  for (const auto& p : t.problems) out += "  " + p + "\n";
+  return out;
+}
+
+// ---- bounded traces (options.trace_limit) ------------------------------------------
+
+std::uint64_t arg_u64(const json::value& e, const char* key) {
+  const json::value* args = member(e, "args");
+  std::uint64_t v = 0;
+  if (args && member(*args, key)) json::number_as_u64(*member(*args, key), v);
+  return v;
+}
+
+std::uint64_t other_u64(const json::value& top, const char* key) {
+  return std::stoull("0" + text_of(member(*member(top, "otherData"), key)));
+}
+
+// The longest path through the strands of `in` (a set of strand indices), along
+// the record's edges between them: prev, and the strands reported to a join
+// (directly or through joins handed on) into the strand after it.
+std::uint64_t longest_path_within(const fs::execution_record& r, const std::set<std::uint32_t>& in) {
+  std::map<std::uint32_t, std::uint64_t> best;  // ending at the strand, its span included
+  std::uint64_t out = 0;
+  for (const std::uint32_t i : in) {  // ascending: a topological order
+    const fs::record_strand& s = r.strands[i];
+    std::vector<std::int64_t> preds{s.prev};
+    std::vector<std::int64_t> joins{s.join};
+    std::set<std::int64_t> visited;
+    while (!joins.empty()) {
+      const std::int64_t j = joins.back();
+      joins.pop_back();
+      if (j < 0 || !visited.insert(j).second) continue;
+      for (const std::uint32_t k : r.joins[static_cast<std::size_t>(j)].strands) preds.push_back(k);
+      for (const std::uint32_t k : r.joins[static_cast<std::size_t>(j)].joins) joins.push_back(k);
+    }
+    std::uint64_t before = 0;
+    for (const std::int64_t k : preds)
+      if (k >= 0 && best.count(static_cast<std::uint32_t>(k)))
+        before = std::max(before, best[static_cast<std::uint32_t>(k)]);
+    best[i] = before + s.span;
+    out = std::max(out, best[i]);
+  }
+  return out;
+}
+
+struct folded_facts {
+  long long tid;
+  std::uint64_t start_ns, end_ns, strands, work, span;
+};
+
+// Each folded slice against the record: the strands of its thread inside it
+// (by time, less the kept ones) are as many as it says, with its work and span.
+void check_folded_slices(const fs::execution_record& r, const std::vector<folded_facts>& folded,
+                         std::multiset<std::pair<long long, std::uint64_t>> kept_at, trace_facts& t) {
+  for (const folded_facts& f : folded) {
+    std::set<std::uint32_t> in;
+    for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+      const fs::record_strand& s = r.strands[i];
+      // Strands of one thread do not overlap: those that start inside the slice are in it.
+      if (static_cast<long long>(s.thread) + 1 != f.tid || s.start_ns < f.start_ns ||
+          (s.start_ns >= f.end_ns && s.start_ns != f.start_ns))
+        continue;
+      const auto k = kept_at.find({f.tid, s.start_ns});
+      if (k != kept_at.end() && s.start_ns != f.start_ns) continue;  // a kept strand at that time
+      in.insert(i);
+    }
+    std::uint64_t work = 0;
+    for (const std::uint32_t i : in) work += r.strands[i].work;
+    if (in.size() != f.strands || work != f.work || longest_path_within(r, in) != f.span) {
+      t.fail("folded slice at " + std::to_string(f.start_ns) + " ns on tid " + std::to_string(f.tid) + " says " +
+             std::to_string(f.strands) + " strands, work " + std::to_string(f.work) + ", span " +
+             std::to_string(f.span) + "; the record has " + std::to_string(in.size()) + ", " + std::to_string(work) +
+             ", " + std::to_string(longest_path_within(r, in)));
+      return;
+    }
+  }
+}
+
+// A trace under its bound: the format's rules (nesting, flow binding, cats), the
+// slices and folded strands adding up to the record's strands, every strand of
+// the critical path a slice of its own (at its start, in a clean run), the
+// slices within the limit (when half of it holds the critical path), the
+// counters ending at the work and the span, and each folded slice's numbers
+// those of the record's strands inside it (in a clean run).
+std::string check_bounded_trace(const fs::report& rep) {
+  json::value top;
+  trace_facts t = check_trace_format(rep.to_trace(), top);
+  if (!t.problems.empty()) return "  " + t.problems.front() + "\n";
+  const fs::execution_record& r = *rep.record;
+  long long critical_tid = -1;
+  for (const auto& n : t.thread_names)
+    if (n.second == "critical path") critical_tid = n.first;
+  std::uint64_t kept = 0, folded = 0, critical_slices = 0;
+  std::vector<folded_facts> runs;
+  std::multiset<std::pair<long long, std::uint64_t>> kept_at;  // (tid, start ns)
+  for (const auto& track : t.slices)
+    for (const trace_slice& s : track.second) {
+      if (track.first == critical_tid) {
+        ++critical_slices;
+        continue;
+      }
+      if (text_of(member(*s.event, "cat")) != "strand") continue;
+      const json::value* args = member(*s.event, "args");
+      if (!args || !member(*args, "folded_strands")) {
+        ++kept;
+        kept_at.emplace(track.first, static_cast<std::uint64_t>(s.start_ns));
+        continue;
+      }
+      folded += arg_u64(*s.event, "folded_strands");
+      runs.push_back(folded_facts{track.first, static_cast<std::uint64_t>(s.start_ns), 0,
+                                  arg_u64(*s.event, "folded_strands"), arg_u64(*s.event, "work"),
+                                  arg_u64(*s.event, "span")});
+    }
+  if (kept + folded != r.strands.size())
+    t.fail(std::to_string(kept) + " strand slices and " + std::to_string(folded) + " folded strands for " +
+           std::to_string(r.strands.size()) + " strands");
+  if (kept != other_u64(top, "strands_written") || folded != other_u64(top, "strands_folded") ||
+      runs.size() != other_u64(top, "folded_slices"))
+    t.fail("otherData's counts differ from the slices");
+  const std::uint64_t limit = other_u64(top, "trace_limit");
+  if (limit != 0 && r.strands.size() > limit) {
+    if (folded == 0 && r.critical_path.size() < r.strands.size()) t.fail("over the limit and nothing folded");
+    if (2 * r.critical_path.size() + 2 * r.regions.size() + r.threads.size() <= limit && kept + runs.size() > limit)
+      t.fail(std::to_string(kept + runs.size()) + " slices over the limit " + std::to_string(limit));
+  } else if (folded != 0) {
+    t.fail("folded strands within the limit");
+  }
+  if (other_u64(top, "slices_adjusted") == 0) {
+    std::multiset<std::pair<long long, std::uint64_t>> left = kept_at;
+    for (const std::uint32_t i : r.critical_path) {
+      const auto k = left.find({static_cast<long long>(r.strands[i].thread) + 1, r.strands[i].start_ns});
+      if (k == left.end()) {
+        t.fail("critical strand " + std::to_string(i) + " has no slice of its own at its start");
+        break;
+      }
+      left.erase(k);
+    }
+    // The folded slices' ends, from the events (ts + dur in ns).
+    std::size_t n = 0;
+    for (const auto& track : t.slices)
+      for (const trace_slice& s : track.second)
+        if (track.first != critical_tid && member(*s.event, "args") &&
+            member(*member(*s.event, "args"), "folded_strands"))
+          runs[n++].end_ns = static_cast<std::uint64_t>(s.end_ns);
+    check_folded_slices(r, runs, kept_at, t);
+  }
+  std::uint64_t work = 0;
+  for (std::size_t th = 0; th < r.threads.size(); ++th) work += last_counter(t, "work of thread " + std::to_string(th));
+  if (work != rep.work()) t.fail("work counters end at " + std::to_string(work));
+  if (last_counter(t, "span of the critical path") != rep.span()) t.fail("span counter is not the span");
+  if (critical_slices != r.critical_path.size()) t.fail("critical track has the wrong number of slices");
   std::string out;
   for (const auto& p : t.problems) out += "  " + p + "\n";
   return out;
@@ -430,7 +585,7 @@ std::string check_folded(const fs::report& rep) {
   return out;
 }
 
-void run_programs(unsigned workers, bool trace, std::uint64_t seed_offset) {
+void run_programs(unsigned workers, bool trace, std::uint64_t seed_offset, bool bounded = false) {
   const std::uint64_t count = env_or("FORKSCALE_VIEWS_COUNT", 300);
   rp::scheduler sched(workers);
   std::uint64_t failures = 0;
@@ -447,7 +602,15 @@ void run_programs(unsigned workers, bool trace, std::uint64_t seed_offset) {
       ADD_FAILURE() << "program with seed " << seed << ": no record, or diagnostics";
       continue;
     }
-    const std::string diff = check_folded(rep) + (trace ? check_trace(rep) : std::string());
+    std::string diff = check_folded(rep) + (trace && !bounded ? check_trace(rep) : std::string());
+    if (bounded) {
+      // The same record under a bound of a third of its strands.
+      auto r = std::make_shared<fs::execution_record>(*rep.record);
+      r->trace_limit = std::max<std::uint64_t>(1, r->strands.size() / 3);
+      fs::report b = rep;
+      b.record = r;
+      diff += check_bounded_trace(b) + check_folded(b);
+    }
     if (!diff.empty()) {
       ++failures;
       ADD_FAILURE() << "program with seed " << seed << " (workers " << workers << "):\n" << diff << p.describe();
@@ -459,6 +622,10 @@ void run_programs(unsigned workers, bool trace, std::uint64_t seed_offset) {
 
 TEST(RecordViewsProperty, SerialProgramsTraceAndFold) { run_programs(0, true, 0); }
 TEST(RecordViewsProperty, ThreadedProgramsTraceAndFold) { run_programs(3, true, 1u << 20); }
+TEST(RecordViewsProperty, BoundedTracesKeepTheCriticalPathAndAddUp) {
+  run_programs(0, true, 2u << 20, true);
+  run_programs(3, true, 3u << 20, true);
+}
 
 namespace {
 
@@ -884,4 +1051,73 @@ TEST(RecordViews, EnvironmentWithRecordingTurnedOffOrNoWriterSaysSo) {
   }
   EXPECT_TRUE(stdfs::is_empty(d));
   stdfs::remove_all(d);
+}
+
+namespace {
+
+long bounded_fib(int n) {
+  fs::charge(1);
+  if (n < 2) return n;
+  long x = 0;
+  fs::spawn([&x, n] { x = bounded_fib(n - 1); })();
+  const long y = bounded_fib(n - 2);
+  fs::sync_point sp;
+  return x + y;
+}
+
+}  // namespace
+
+// fib(14) under a bound of 60 slices: the critical path and the longest strands
+// kept, the rest folded, every folded slice's count, work and span checked
+// against the record's strands inside it; the folded files still whole.
+TEST(RecordViews, BoundedTraceFoldsTheRestWithTheirWorkAndSpan) {
+  fs::options opt = recorded();
+  opt.trace_limit = 60;
+  long v = 0;
+  const fs::report rep = fs::measure(
+      "fib", [&] { v = bounded_fib(14); }, opt);
+  ASSERT_EQ(v, 377);
+  ASSERT_TRUE(rep.record);
+  ASSERT_GT(rep.record->strands.size(), 600u);
+  EXPECT_EQ(check_bounded_trace(rep), "");
+  EXPECT_EQ(check_folded(rep), "");  // the folded files stay whole
+  const std::string trace = rep.to_trace();
+  EXPECT_NE(trace.find("\"folded_strands\":"), std::string::npos);
+  // The report says what the trace folds, in its text and its JSON.
+  EXPECT_NE(rep.to_text().find("Trace: "), std::string::npos);
+  EXPECT_NE(rep.to_text().find("over options.trace_limit (60)"), std::string::npos);
+  EXPECT_NE(rep.to_json().find("\"strands_folded\": "), std::string::npos);
+  // Read back, the record keeps its bound: the same trace.
+  EXPECT_EQ(fs::from_json(rep.to_json()).to_trace(), trace);
+}
+
+// No bound (0), or a bound above the strands: every strand its own slice, the
+// same trace either way; write_trace streams the same bytes as to_trace.
+TEST(RecordViews, UnboundedAndStreamedTracesAreWhole) {
+  fs::options opt = recorded();
+  opt.trace_limit = 0;
+  long v = 0;
+  const fs::report rep = fs::measure(
+      "fib", [&] { v = bounded_fib(12); }, opt);
+  ASSERT_TRUE(rep.record);
+  EXPECT_EQ(check_trace(rep), "");
+  EXPECT_EQ(check_bounded_trace(rep), "");
+  auto r = std::make_shared<fs::execution_record>(*rep.record);
+  r->trace_limit = r->strands.size();
+  fs::report same = rep;
+  same.record = r;
+  const std::string text = rep.to_trace();
+  std::string other = same.to_trace();
+  const auto data = [](const std::string& t) { return t.substr(0, t.find("\"otherData\"")); };
+  EXPECT_EQ(data(other), data(text));
+  EXPECT_EQ(rep.to_text().find("Trace: "), std::string::npos);
+  const stdfs::path dir = stdfs::temp_directory_path() / ("fs_trace_stream_" + std::to_string(base_seed()));
+  stdfs::create_directories(dir);
+  rep.write_trace((dir / "a.trace.json").string());
+  EXPECT_EQ(read_file(dir / "a.trace.json"), text);
+  r->trace_limit = 10;
+  same.write_trace((dir / "b.trace.json").string());
+  EXPECT_EQ(read_file(dir / "b.trace.json"), same.to_trace());
+  EXPECT_EQ(check_bounded_trace(same), "");
+  stdfs::remove_all(dir);
 }

@@ -85,6 +85,13 @@ struct options {
   // The most memory recording holds, in bytes. Past it recording stops (one
   // diagnostic, report::record marked incomplete); the numbers stay whole.
   std::uint64_t record_limit = std::uint64_t(256) << 20;
+  // The most strands the trace (report::write_trace, FORKSCALE_TRACE) writes as
+  // slices of their own. Above it the trace keeps every strand of the critical
+  // path and the longest others and folds the strands between them on a
+  // thread into one slice, with their count, work and span in args; the
+  // folded files and the report's numbers stay exact (docs/record.md, "The
+  // bound"). 0: no bound. Kept in the record (execution_record::trace_limit).
+  std::uint64_t trace_limit = 1000000;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.
   std::function<void(const diagnostic&)> on_diagnostic;

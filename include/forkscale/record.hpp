@@ -134,7 +134,10 @@ struct execution_record {
   // report's numbers are whole either way.
   bool complete = true;
   std::uint64_t limit_bytes = 0;  // options::record_limit
-  std::uint64_t bytes = 0;        // what recording held while the program ran
+  // options::trace_limit: above this many strands the trace folds the shorter
+  // ones (docs/record.md, "The bound"); 0: never.
+  std::uint64_t trace_limit = 1000000;
+  std::uint64_t bytes = 0;  // what recording held while the program ran
   std::uint64_t dropped_strands = 0;
   std::string unit = "units";  // of work and span (the report's)
   std::uint64_t wall_ns = 0;   // the measurement's wall-clock duration

@@ -3,6 +3,7 @@
 
   check_views.py --exe PROGRAM --stem NAME --out DIR -- ARGS...
   check_views.py --self-test
+  check_views.py --trace FILE      (the trace format's rules only, on any trace)
 
 Runs `PROGRAM ARGS... --out DIR` (under any clock: the record's columns add up
 to the report's work and span exactly on each) with
@@ -164,6 +165,8 @@ def check_frame_keys(slices):
     for track in slices.values():
         for _, _, e in track:
             args = e.get("args", {})
+            if isinstance(args, dict) and "folded_strands" in args:
+                continue  # a bounded trace's folded slice: its own numbers, at most trace_limit of them
             stack = args.get("stack") if isinstance(args, dict) else None
             keys.setdefault((e["name"], stack), set()).add(json.dumps(args, sort_keys=True))
     for (name, stack), seen in sorted(keys.items(), key=lambda x: -len(x[1])):
@@ -206,7 +209,7 @@ def check_against_report(t, report, other):
     if len(critical) != 1:
         return fail("%d tracks named 'critical path'" % len(critical))
     strands = record["strands"]
-    want, got = {}, {}
+    want, got, folded = {}, {}, {}
     for s in strands:
         want.setdefault(s[0] + 1, []).append(s[3])  # thread, start_ns
     critical_slices = 0
@@ -214,11 +217,17 @@ def check_against_report(t, report, other):
         for start, _, e in track:
             if tid == critical[0]:
                 critical_slices += 1
+            elif e.get("cat") == "strand" and "folded_strands" in e.get("args", {}):
+                folded[tid] = folded.get(tid, 0) + e["args"]["folded_strands"]
             elif e.get("cat") == "strand":
                 got.setdefault(tid, []).append(ns(start))
     for tid in set(want) | set(got):
         w, g = sorted(want.get(tid, [])), sorted(got.get(tid, []))
-        if len(w) != len(g):
+        if folded:  # a bounded trace: the kept slices and the folded strands add up
+            if len(g) + folded.get(tid, 0) != len(w):
+                fail("tid %d: %d strand slices and %d folded strands for %d strands of its thread" %
+                     (tid, len(g), folded.get(tid, 0), len(w)))
+        elif len(w) != len(g):
             fail("tid %d: %d strand slices for %d strands of its thread" % (tid, len(g), len(w)))
         elif str(other.get("slices_adjusted")) == "0" and w != g:
             fail("tid %d: the strand slices do not start where the strands did" % tid)
@@ -380,6 +389,15 @@ def self_test():
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
+    if len(sys.argv) == 3 and sys.argv[1] == "--trace":  # the format's rules only, on any trace file
+        with open(sys.argv[2], encoding="utf-8") as f:
+            trace = json.load(f)
+        check_trace_format(trace)
+        for p in problems:
+            print("  - " + p)
+        print("%s: %d trace events%s" % ("FAILED" if problems else "ok", len(trace["traceEvents"]),
+                                         "; " + str((trace.get("otherData") or {}).get("folded"))))
+        return 1 if problems else 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--exe", required=True)
     ap.add_argument("--stem", required=True)

@@ -966,6 +966,7 @@ class record_state {
   std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 

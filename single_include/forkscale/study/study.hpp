@@ -1276,6 +1276,8 @@ inline void check_targets(const std::vector<file_to_write>& files) {
   }
 }
 
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count);
+
 // Writes `contents` into a fresh temporary file for `path`: written, flushed,
 // synced and closed, every error checked. Throws (the temporary is then removed
 // by its owner).
@@ -1287,6 +1289,12 @@ inline void fill_temporary(temporary_file& tmp, const std::string& path, const s
     const int err = errno;
     throw_group_error(path, errno_text(err ? err : EIO), count);
   }
+  finish_temporary(tmp, path, count);
+}
+
+// Flushes, syncs and closes a temporary whose contents are written, every error
+// checked. Throws (the temporary is then removed by its owner).
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count) {
   errno = 0;
   if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
     const int err = errno;
@@ -2405,6 +2413,100 @@ FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
 // end include/forkscale/detail/output/site_tables.hpp
+// begin include/forkscale/detail/output/trace_plan.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+// detail/output/trace_plan.hpp: the bound on a trace (options::trace_limit,
+// execution_record::trace_limit): which strands the trace writes as slices of
+// their own and which it folds.
+//
+// A record of at most trace_limit strands (or a limit of 0) is written whole.
+// Above it the trace keeps every strand of the critical path and the longest of
+// the others (by wall-clock duration, ties to the earlier strand), and folds
+// the rest: on each thread, the strands between two kept ones (or a kept one and
+// a region boundary, or the track's ends) become one slice (trace_layout.hpp,
+// fold_tracks), with their count, work and span. A run follows a kept strand, a
+// region boundary or the track's start, so the slices number at most twice the
+// kept strands plus twice the regions plus the threads: the plan keeps
+// (trace_limit - 2 regions - threads) / 2 strands, and so stays within the
+// limit unless the critical path alone passes half of it (it is kept whole
+// whatever its length). The folded files and the report never depend on it.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+struct trace_plan {
+  bool bounded = false;        // some strands are folded
+  std::uint64_t limit = 0;     // the record's trace_limit
+  std::uint64_t strands = 0;   // in the record
+  std::uint64_t kept = 0;      // written as slices of their own (critical ones included)
+  std::uint64_t critical = 0;  // of them, on the critical path
+  std::uint64_t folded = 0;    // strands folded into the slices between the kept ones
+  std::vector<char> keep;      // per strand (empty when not bounded)
+};
+
+inline std::uint64_t strand_duration(const record_strand& s) noexcept {
+  return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
+}
+
+// The plan of a record's trace under its trace_limit.
+inline trace_plan plan_trace(const execution_record& r) {
+  trace_plan p;
+  p.limit = r.trace_limit;
+  p.strands = r.strands.size();
+  p.kept = p.strands;
+  if (p.limit == 0 || p.strands <= p.limit) return p;
+  p.bounded = true;
+  p.keep.assign(r.strands.size(), 0);
+  for (const std::uint32_t i : r.critical_path)
+    if (i < r.strands.size()) p.keep[i] = 1;
+  std::vector<std::uint32_t> others;
+  others.reserve(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
+    if (!p.keep[i]) others.push_back(i);
+  p.critical = r.strands.size() - others.size();
+  std::uint64_t threads = r.threads.size();
+  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
+  const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
+  // The k longest, ties to the earlier strand.
+  if (k > 0 && k < others.size())
+    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
+                     [&](std::uint32_t a, std::uint32_t b) {
+                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
+                       return x != y ? x > y : a < b;
+                     });
+  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  p.kept = p.critical + k;
+  p.folded = p.strands - p.kept;
+  return p;
+}
+
+// What the plan folded, in one sentence (the report's text and the trace's
+// metadata say it the same way).
+inline std::string trace_plan_summary(const trace_plan& p) {
+  if (!p.bounded)
+    return "all " + grouped(p.strands) + " strands written as slices (options.trace_limit " +
+           (p.limit ? grouped(p.limit) : std::string("0: none")) + ")";
+  return grouped(p.strands) + " strands, over options.trace_limit (" + grouped(p.limit) + "): " + grouped(p.kept) +
+         " written as slices (the " + grouped(p.critical) + " of the critical path and the longest others), " +
+         grouped(p.folded) +
+         " folded into the slices between them (one per run of folded strands on a thread, with their count, "
+         "work and span in args)";
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+// end include/forkscale/detail/output/trace_plan.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -2519,6 +2621,9 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   const timeline_analysis a = analyze_timeline(rep);
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
+  // What a trace of this record folds (trace_plan.hpp), when it folds anything.
+  const trace_plan plan = plan_trace(*rep.record);
+  if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
 }
@@ -2922,6 +3027,17 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.key("complete");
   j.value_raw(bool_text(r.complete));
   j.member("limit_bytes", r.limit_bytes);
+  j.member("trace_limit", r.trace_limit);
+  {
+    // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
+    const trace_plan plan = plan_trace(r);
+    j.key("trace");
+    j.begin_object();
+    j.member("strands_written", plan.kept);
+    j.member("strands_folded", plan.folded);
+    j.member("summary", trace_plan_summary(plan));
+    j.end_object();
+  }
   j.member("bytes", r.bytes);
   j.member("dropped_strands", r.dropped_strands);
   j.member("unit", r.unit);
@@ -3674,6 +3790,7 @@ class record_state {
   std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -4880,6 +4997,149 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/output/stream_out.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
+// to a string or to a file, so that a large output (the trace) never has to be
+// held whole; numbers formatted in place with std::to_chars (locale-free, no
+// allocation). write_streamed_atomically() writes a file the way
+// write_file_atomically does (a temporary in the same directory, flushed,
+// synced, renamed onto the target; removed on any failure, which throws one
+// line naming the file), with the contents produced piece by piece.
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+class stream_out {
+ public:
+  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
+  // Into `text` (appended).
+  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors.
+  stream_out(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) { buf_.resize(buffer_size); }
+  stream_out(const stream_out&) = delete;
+  stream_out& operator=(const stream_out&) = delete;
+
+  void put(const char* p, std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) return sink(p, n);
+    }
+    std::memcpy(buf_.data() + used_, p, n);
+    used_ += n;
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  void put(const char* s) { put(s, std::strlen(s)); }
+  void put(char c) {
+    if (used_ == buf_.size()) flush();
+    buf_[used_++] = c;
+  }
+  void number(std::uint64_t v) {
+    if (buf_.size() - used_ < 24) flush();
+    used_ =
+        static_cast<std::size_t>(std::to_chars(buf_.data() + used_, buf_.data() + buf_.size(), v).ptr - buf_.data());
+  }
+  // Nanoseconds as microseconds with three decimals: exact, locale-free.
+  void micros(std::uint64_t ns) {
+    number(ns / 1000);
+    const auto f = static_cast<unsigned>(ns % 1000);
+    const char digits[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
+                            static_cast<char>('0' + f % 10)};
+    put(digits, 4);
+  }
+  void flush() {
+    if (used_ == 0) return;
+    sink(buf_.data(), used_);
+    used_ = 0;
+  }
+
+ private:
+  void sink(const char* p, std::size_t n) {
+    if (text_) {
+      text_->append(p, n);
+      return;
+    }
+    errno = 0;
+    if (std::fwrite(p, 1, n, file_) != n) {
+      const int err = errno;
+      throw_write_error(path_, errno_text(err ? err : EIO));
+    }
+  }
+
+  std::string* text_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+};
+
+// Writes `path` atomically with what `fill` puts into the stream (a device or
+// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
+// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
+// partial target nor a temporary behind on failure.
+inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
+  if (path.empty()) throw_write_error(path, "the path is empty");
+  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
+  if (is_special_file(path)) {
+    errno = 0;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+    try {
+      stream_out out(f, path);
+      fill(out);
+      out.flush();
+    } catch (...) {
+      std::fclose(f);
+      throw;
+    }
+    errno = 0;
+    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
+    return;
+  }
+  temporary_file tmp;
+  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+  {
+    stream_out out(tmp.get(), path);
+    fill(out);
+    out.flush();
+  }
+  finish_temporary(tmp, path, 1);
+  const std::string reason = rename_onto(tmp, path);
+  if (!reason.empty()) throw_write_error(path, reason);
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// end include/forkscale/detail/output/stream_out.hpp
+// begin include/forkscale/detail/output/trace_layout.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
+// writes them): the thread tracks and the critical path's track, adjusted so
+// that the slices of a track nest, in nanoseconds and in the doubles viewers
+// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
+// strands between two kept ones on a thread merged into one slice.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4893,16 +5153,28 @@ inline std::string trace_us(std::uint64_t ns) {
 
 struct trace_slice {
   std::uint64_t start = 0, end = 0;
-  std::uint32_t index = 0;  // a strand, or a region when `region`
+  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
   bool region = false;
+  bool folded = false;
 };
 
+// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
+// says which strands are folded).
+struct trace_run {
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t strands = 0, work = 0;
+  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
+  std::uint32_t frame = 0;  // the innermost call path around all its strands
+};
 // Where every slice goes, adjusted so that the slices of a track nest.
 struct trace_layout {
   std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
   std::vector<trace_slice> critical;              // the critical path's track
   std::vector<std::uint64_t> start, end;          // per strand, as placed
   std::uint64_t moved = 0;                        // slices whose times were adjusted
+  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  static constexpr std::uint32_t no_run = 0xffffffffu;
 };
 
 // The number of thread tracks: every thread a strand or region names.
@@ -4920,11 +5192,28 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const auto earlier = [&](std::uint32_t a, std::uint32_t b) {
       const record_strand &x = r.strands[a], &y = r.strands[b];
       if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
       return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
-    });
+    };
+    // Often already in time order (a thread's strands come in order of the
+    // graph); else sorted on copies of the keys, which stay in the cache.
+    if (!std::is_sorted(list.begin(), list.end(), earlier)) {
+      struct key {
+        std::uint64_t start, end;
+        std::uint32_t index;
+        bool operator<(const key& o) const {
+          if (start != o.start) return start < o.start;
+          return end != o.end ? end < o.end : index < o.index;
+        }
+      };
+      std::vector<key> keys;
+      keys.reserve(list.size());
+      for (const std::uint32_t i : list) keys.push_back(key{r.strands[i].start_ns, r.strands[i].end_ns, i});
+      std::sort(keys.begin(), keys.end());
+      for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
+    }
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -4992,11 +5281,13 @@ inline trace_layout lay_out_trace(const execution_record& r) {
     track = place_regions(r, t, on[t], L);
     for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
-    std::stable_sort(track.begin(), track.end(), [](const trace_slice& a, const trace_slice& b) {
+    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
       if (a.start != b.start) return a.start < b.start;
       if (a.end != b.end) return a.end > b.end;
       return a.region && !b.region;
-    });
+    };
+    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
+      std::stable_sort(track.begin(), track.end(), enclosing_first);
   }
   std::uint64_t last_end = 0;
   for (const std::uint32_t i : r.critical_path) {
@@ -5010,21 +5301,93 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   return L;
 }
 
-// The events, one per line, as members of the "traceEvents" array.
-class trace_events {
- public:
-  void add(const std::string& body) {
-    out_ += first_ ? "\n{" : ",\n{";
-    out_ += body;
-    out_ += '}';
-    first_ = false;
+// The innermost call path that holds both `a` and `b`.
+inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
+  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
+  if (!ok(a) || !ok(b)) return 0;
+  while (a != b) {
+    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
+    const std::uint32_t up = r.frames[a].parent;
+    if (up == a || !ok(up)) return 0;
+    a = up;
   }
-  std::string& text() noexcept { return out_; }
+  return a;
+}
 
- private:
-  std::string out_;
-  bool first_ = true;
-};
+// Each run's span: the longest path through its strands along prev and join
+// edges between strands of the run (strands are in a topological order).
+inline void run_spans(const execution_record& r, trace_layout& L) {
+  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t run = L.run_of[i];
+    if (run == trace_layout::no_run) continue;
+    const record_strand& s = r.strands[i];
+    std::uint64_t before = 0;
+    const auto from = [&](std::int64_t k) {
+      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
+        before = std::max(before, longest[static_cast<std::size_t>(k)]);
+    };
+    from(s.prev);
+    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (s.join >= 0 && !todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t k : r.joins[j].strands) from(k);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+    longest[i] = before + s.span;
+    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
+  }
+}
+
+// Replaces the folded strands of each thread's track by runs: consecutive
+// folded strands with no kept strand and no region boundary between them
+// become one slice from the first one's start to the last one's end, so the
+// track still nests. run_of then names each folded strand's run.
+inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
+  if (!p.bounded) return;
+  L.run_of.assign(r.strands.size(), trace_layout::no_run);
+  std::vector<trace_slice> out;
+  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  for (std::vector<trace_slice>& track : L.threads) {
+    out.clear();
+    open.clear();
+    std::uint32_t run = trace_layout::no_run;
+    for (const trace_slice& s : track) {
+      while (!open.empty() && open.back() <= s.start) {
+        open.pop_back();
+        run = trace_layout::no_run;
+      }
+      if (s.region || p.keep[s.index]) {
+        if (s.region) open.push_back(s.end);
+        run = trace_layout::no_run;
+        out.push_back(s);
+        continue;
+      }
+      const std::uint32_t frame = r.strands[s.index].frame;
+      if (run == trace_layout::no_run) {
+        run = static_cast<std::uint32_t>(L.runs.size());
+        trace_run x;
+        x.start = s.start;
+        x.frame = frame;
+        L.runs.push_back(x);
+        out.push_back(trace_slice{s.start, s.end, run, false, true});
+      }
+      trace_run& x = L.runs[run];
+      x.end = std::max(x.end, s.end);
+      ++x.strands;
+      x.work += r.strands[s.index].work;
+      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
+      out.back().end = x.end;
+      L.run_of[s.index] = run;
+    }
+    track.swap(out);
+  }
+  run_spans(r, L);
+}
 
 // A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
 // (the division is that double: both are the correctly rounded value of one number).
@@ -5074,107 +5437,287 @@ class trace_track_ends {
   std::vector<open_slice> open_;  // the slices around the next one
 };
 
-inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t dur,
-                                    std::size_t tid, const std::string& args) {
-  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
-         ",\"dur\":" + trace_us(dur) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// end include/forkscale/detail/output/trace_layout.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The events, one per line, as members of the "traceEvents" array, written as
+// they are made: an event's pieces go straight into the stream.
+class trace_events {
+ public:
+  explicit trace_events(stream_out& out) : out_(out) {}
+  stream_out& begin() {
+    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
+    first_ = false;
+    return out_;
+  }
+  void end() { out_.put('}'); }
+  stream_out& out() { return out_; }
+
+ private:
+  stream_out& out_;
+  bool first_ = true;
+};
+
+// The JSON strings of each call path's name and folded stack, each made once.
+class trace_names {
+ public:
+  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
+    name_.resize(r.frames.size() + 1);
+    stack_.resize(r.frames.size() + 1);
+  }
+  const std::string& name(std::uint32_t frame) {
+    std::string& s = name_[slot(frame)];
+    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
+    return s;
+  }
+  const std::string& stack(std::uint32_t frame) {
+    std::string& s = stack_[slot(frame)];
+    if (s.empty()) s = json_string(stacks_.of(frame));
+    return s;
+  }
+
+ private:
+  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
+  const execution_record& r_;
+  std::string root_;
+  stack_names stacks_;
+  std::vector<std::string> name_, stack_;
+};
+
+// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
+inline void trace_slice_head(stream_out& o, const std::string& name_json, const char* cat, std::uint64_t start,
+                             std::uint64_t dur, std::size_t tid) {
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"X\",\"ts\":");
+  o.micros(start);
+  o.put(",\"dur\":");
+  o.micros(dur);
+  o.put(",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
 }
 
 // "cat": "__metadata", as Chrome writes its metadata events.
-inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
-  return std::string("\"name\":\"") + name +
-         "\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + arg + "}";
+inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":\"");
+  o.put(name);
+  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
+  o.put(arg);
+  o.put('}');
+  ev.end();
 }
 
 // A counter sample ("ph": "C"): `key` = `value` from `ns` on.
-inline std::string trace_counter(const std::string& name, const char* cat, std::uint64_t ns, const char* key,
-                                 std::uint64_t value) {
-  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"C\",\"ts\":" + trace_us(ns) +
-         ",\"pid\":1,\"args\":{\"" + key + "\":" + std::to_string(value) + "}";
+inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
+                          const char* key, std::uint64_t value) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"C\",\"ts\":");
+  o.micros(ns);
+  o.put(",\"pid\":1,\"args\":{\"");
+  o.put(key);
+  o.put("\":");
+  o.number(value);
+  o.put('}');
+  ev.end();
+}
+
+// A run of folded strands (trace_plan.hpp): named by the innermost call path
+// around all of them, with the strands' cat (so that arrows bind to it), and
+// their count, work and span (the longest path through them) in args.
+inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
+                               std::size_t tid) {
+  stream_out& o = ev.begin();
+  trace_slice_head(o, names.name(run.frame), "strand", run.start, dur, tid);
+  o.put("\"stack\":");
+  o.put(names.stack(run.frame));
+  o.put(",\"folded_strands\":");
+  o.number(run.strands);
+  o.put(",\"work\":");
+  o.number(run.work);
+  o.put(",\"span\":");
+  o.number(run.span);
+  o.put('}');
+  ev.end();
 }
 
 // The slices of the thread tracks and of the critical path's track. A strand's
 // args are its call path only (the same for every strand of that path: a viewer
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
-inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
-  const std::string root = root_name(rep);
-  stack_names stacks(r, root);
-  const auto args = [&](std::uint32_t i) { return "\"stack\":" + json_string(stacks.of(r.strands[i].frame)); };
+inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  const auto strand = [&](std::uint32_t i, const char* cat, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    stream_out& o = ev.begin();
+    trace_slice_head(o, names.name(r.strands[i].frame), cat, start, dur, tid);
+    o.put("\"stack\":");
+    o.put(names.stack(r.strands[i].frame));
+    o.put('}');
+    ev.end();
+  };
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
       const std::uint64_t dur = ends.dur(s.start, s.end);
       if (s.region) {
-        const std::string& path = r.regions[s.index].path;
-        ev.add(trace_slice_body(path, "region", s.start, dur, t + 1, "\"path\":" + json_string(path)));
+        const std::string path = json_string(r.regions[s.index].path);
+        stream_out& o = ev.begin();
+        trace_slice_head(o, path, "region", s.start, dur, t + 1);
+        o.put("\"path\":");
+        o.put(path);
+        o.put('}');
+        ev.end();
+      } else if (s.folded) {
+        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "strand", s.start, dur, t + 1,
-                                args(s.index)));
+        strand(s.index, "strand", s.start, dur, t + 1);
       }
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
   trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
   for (const trace_slice& s : L.critical)
-    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start,
-                            ends.dur(s.start, s.end), critical_tid, args(s.index)));
+    strand(s.index, "critical_path", s.start, ends.dur(s.start, s.end), critical_tid);
 }
+
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
 
 // The numbers of the strands as counters, which viewers draw as a track of
 // their own and show at any point in time: per thread, the work of its strands
-// so far ("work of thread K", a sample at the start of its first strand and at
-// the end of every strand with work), and along the critical path the span so
-// far ("span of the critical path", at the end of each of its strands). The
-// last samples add up to the work, and the last critical one is the span.
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
 inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    const std::string name = "work of thread " + std::to_string(t);
-    std::uint64_t work = 0;
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
     bool first = true;
     for (const trace_slice& s : L.threads[t]) {
       if (s.region) continue;
-      if (first) ev.add(trace_counter(name, "work", s.start, "work", 0));
+      if (first) work.start(s.start);
       first = false;
-      if (r.strands[s.index].work == 0) continue;
-      work += r.strands[s.index].work;
-      ev.add(trace_counter(name, "work", s.end, "work", work));
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
     }
   }
-  std::uint64_t span = 0;
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
   for (std::size_t k = 0; k < L.critical.size(); ++k) {
-    if (k == 0) ev.add(trace_counter("span of the critical path", "span", L.critical[k].start, "span", 0));
-    span += r.strands[L.critical[k].index].span;
-    ev.add(trace_counter("span of the critical path", "span", L.critical[k].end, "span", span));
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
   }
 }
 
-// One arrow, as Chrome binds flow events: a flow event belongs to the slice of
-// its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
-// with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
-// name and id. So both are written at their strand's start, with the strands'
-// cat.
-inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
-                       std::uint64_t id, std::uint32_t from, std::uint32_t to) {
-  const std::string head =
-      std::string("\"name\":\"") + kind + "\",\"cat\":\"strand\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
-  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(L.start[from]) +
-         ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
-  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(L.start[to]) +
-         ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
-}
+// The arrows of the spawn and join edges (trace_flows).
+class trace_arrows {
+ public:
+  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
+
+  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+  // name and id. So both are written at their slice's start, with the strands'
+  // cat. A folded strand's end is its run's slice: an edge inside one run has
+  // no arrow, and an edge from a run to a strand already drawn from that run
+  // none again.
+  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
+    if (!L_.run_of.empty()) {
+      const std::uint64_t a = slice_of(from), b = slice_of(to);
+      if (a == b) return;
+      if (b != target_) {
+        target_ = b;
+        sources_.clear();
+      }
+      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
+      sources_.push_back(a);
+    }
+    ++id_;
+    end(kind, from, "\"ph\":\"s\",\"ts\":");
+    end(kind, to, "\"ph\":\"f\",\"bp\":\"e\",\"ts\":");
+  }
+
+ private:
+  std::uint64_t slice_of(std::uint32_t i) const {
+    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
+  }
+  void end(const char* kind, std::uint32_t i, const char* phase) {
+    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
+    stream_out& o = ev_.begin();
+    o.put("\"name\":\"");
+    o.put(kind);
+    o.put("\",\"cat\":\"strand\",\"id\":");
+    o.number(id_);
+    o.put(",\"pid\":1,");
+    o.put(phase);
+    o.micros(folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    o.put(",\"tid\":");
+    o.number(std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.end();
+  }
+
+  const execution_record& r_;
+  const trace_layout& L_;
+  trace_events& ev_;
+  std::uint64_t id_ = 0;
+  std::uint64_t target_ = ~std::uint64_t(0);
+  std::vector<std::uint64_t> sources_;
+};
 
 // Spawn edges (a task's first strand from the strand that spawned it) and join
 // edges (every strand reported to a join, directly or through joins handed on
 // to it, into the strand that starts after the join).
 inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
-  std::uint64_t id = 0;
+  trace_arrows arrows(r, L, ev);
   std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
         r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
-      trace_flow(r, L, ev, "spawn", ++id, static_cast<std::uint32_t>(s.prev), i);
+      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
     if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
     todo.assign(1, static_cast<std::uint32_t>(s.join));
     while (!todo.empty()) {
@@ -5183,20 +5726,24 @@ inline void trace_flows(const execution_record& r, const trace_layout& L, trace_
       if (j >= r.joins.size() || seen[j] == i + 1) continue;
       seen[j] = i + 1;
       for (const std::uint32_t from : r.joins[j].strands)
-        if (from < r.strands.size()) trace_flow(r, L, ev, "join", ++id, from, i);
+        if (from < r.strands.size()) arrows.edge("join", from, i);
       for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
     }
   }
 }
 
-inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L) {
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
+                                    const trace_plan& p) {
   std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
                   ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
                   std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
                   std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
                   "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
                   "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
-                  "\",\"record\":";
+                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
+                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
+                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
+                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
   if (r.complete) return o + "\"complete\"}";
   return o +
          json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
@@ -5204,34 +5751,53 @@ inline std::string trace_other_data(const report& rep, const execution_record& r
          "}";
 }
 
-inline std::string trace_text(const report& rep) {
+// The whole trace, into `out`.
+inline void write_trace_to(const report& rep, stream_out& out) {
   const execution_record& r = require_record(rep);
-  const trace_layout L = lay_out_trace(r);
-  trace_events ev;
-  ev.add("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" +
-         json_string(root_name(rep)) + "}");
+  const trace_plan p = plan_trace(r);
+  trace_layout L = lay_out_trace(r);
+  fold_tracks(r, p, L);
+  trace_names names(r, root_name(rep));
+  out.put("{\"traceEvents\":[");
+  trace_events ev(out);
+  {
+    stream_out& o = ev.begin();
+    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
+    o.put(json_string(root_name(rep)));
+    o.put('}');
+    ev.end();
+  }
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
-    ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
-    ev.add(trace_metadata("thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1)));
+    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
+    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
   }
-  ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
-  ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
-  trace_slices(rep, r, L, ev);
+  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
+  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
+  trace_slices(r, L, names, ev);
   trace_counters(r, L, ev);
   trace_flows(r, L, ev);
-  return "{\"traceEvents\":[" + std::move(ev.text()) +
-         "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
+  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+  out.put(trace_other_data(rep, r, L, p));
+  out.put("}\n");
 }
 
 }  // namespace output
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string report::to_trace() const { return detail::output::trace_text(*this); }
+FORKSCALE_INLINE std::string report::to_trace() const {
+  std::string text;
+  detail::output::stream_out out(text);
+  detail::output::write_trace_to(*this, out);
+  out.flush();
+  return text;
+}
 
 FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
-  detail::write_file_atomically(path, to_trace());
+  detail::output::require_record(*this);  // before any file is made
+  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
+  detail::output::write_streamed_atomically(path, fill);
 }
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
 
@@ -6043,6 +6609,7 @@ inline std::shared_ptr<const execution_record> record_from(const object_reader& 
   auto r = std::make_shared<execution_record>();
   r->complete = rec.boolean("complete");
   r->limit_bytes = rec.u64("limit_bytes");
+  if (rec.optional("trace_limit")) r->trace_limit = rec.u64("trace_limit");  // absent: written before the bound
   r->bytes = rec.u64("bytes");
   r->dropped_strands = rec.u64("dropped_strands");
   r->unit = rec.str("unit");

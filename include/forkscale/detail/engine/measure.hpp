@@ -192,6 +192,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   configure_what_if(*s, opt.what_if);
   if (recording_requested(opt.record)) {
     s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
+    s->rec->trace_limit = opt.trace_limit;
     s->record_mode = s->rec->separate_wall() ? 2 : 1;
   }
   if (opt.compensate && kind != clock_kind::cost) {

@@ -228,6 +228,7 @@ inline std::shared_ptr<const execution_record> record_from(const object_reader& 
   auto r = std::make_shared<execution_record>();
   r->complete = rec.boolean("complete");
   r->limit_bytes = rec.u64("limit_bytes");
+  if (rec.optional("trace_limit")) r->trace_limit = rec.u64("trace_limit");  // absent: written before the bound
   r->bytes = rec.u64("bytes");
   r->dropped_strands = rec.u64("dropped_strands");
   r->unit = rec.str("unit");

@@ -14,6 +14,7 @@
 #include "format.hpp"
 #include "site_tables.hpp"
 #include "text_table.hpp"
+#include "trace_plan.hpp"
 #include "utf8.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -129,6 +130,9 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   const timeline_analysis a = analyze_timeline(rep);
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
+  // What a trace of this record folds (trace_plan.hpp), when it folds anything.
+  const trace_plan plan = plan_trace(*rep.record);
+  if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
 }

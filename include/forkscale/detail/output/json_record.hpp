@@ -12,6 +12,7 @@
 #include "../../report.hpp"
 #include "format.hpp"
 #include "json_writer.hpp"
+#include "trace_plan.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -108,6 +109,17 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.key("complete");
   j.value_raw(bool_text(r.complete));
   j.member("limit_bytes", r.limit_bytes);
+  j.member("trace_limit", r.trace_limit);
+  {
+    // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
+    const trace_plan plan = plan_trace(r);
+    j.key("trace");
+    j.begin_object();
+    j.member("strands_written", plan.kept);
+    j.member("strands_folded", plan.folded);
+    j.member("summary", trace_plan_summary(plan));
+    j.end_object();
+  }
   j.member("bytes", r.bytes);
   j.member("dropped_strands", r.dropped_strands);
   j.member("unit", r.unit);

@@ -43,301 +43,285 @@
 #include "../util/atomic_file.hpp"
 #include "json_writer.hpp"
 #include "record_names.hpp"
+#include "stream_out.hpp"
+#include "trace_layout.hpp"
+#include "trace_plan.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
 
-// Microseconds with three decimals, from nanoseconds: exact and locale-free.
-inline std::string trace_us(std::uint64_t ns) {
-  const std::string frac = std::to_string(ns % 1000);
-  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
-}
-
-struct trace_slice {
-  std::uint64_t start = 0, end = 0;
-  std::uint32_t index = 0;  // a strand, or a region when `region`
-  bool region = false;
-};
-
-// Where every slice goes, adjusted so that the slices of a track nest.
-struct trace_layout {
-  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
-  std::vector<trace_slice> critical;              // the critical path's track
-  std::vector<std::uint64_t> start, end;          // per strand, as placed
-  std::uint64_t moved = 0;                        // slices whose times were adjusted
-};
-
-// The number of thread tracks: every thread a strand or region names.
-inline std::size_t trace_thread_count(const execution_record& r) {
-  std::size_t n = r.threads.size();
-  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
-  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
-  return n;
-}
-
-// Strands of each thread in time order, none starting before the previous ended.
-inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
-  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
-  L.start.resize(r.strands.size());
-  L.end.resize(r.strands.size());
-  for (auto& list : on) {
-    std::sort(list.begin(), list.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const record_strand &x = r.strands[a], &y = r.strands[b];
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
-    });
-    std::uint64_t last_end = 0;
-    for (const std::uint32_t i : list) {
-      const record_strand& s = r.strands[i];
-      const std::uint64_t start = std::max(s.start_ns, last_end);
-      const std::uint64_t end = std::max(s.end_ns, start);
-      if (start != s.start_ns || end != s.end_ns) ++L.moved;
-      L.start[i] = start;
-      L.end[i] = end;
-      last_end = end;
-    }
-  }
-  return on;
-}
-
-// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
-// falls strictly inside, to that strand's start (`to_start`) or end.
-inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
-                                    bool to_start) {
-  const auto after =
-      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
-  if (after == list.begin()) return t;
-  const std::uint32_t k = *(after - 1);  // the last strand starting before t
-  if (L.end[k] <= t) return t;
-  return to_start ? L.start[k] : L.end[k];
-}
-
-// The region slices of one thread: no boundary strictly inside a strand, and
-// properly nested among themselves (an inner region that outlasts its outer one
-// extends it).
-inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
-                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
-  std::vector<trace_slice> out;
-  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
-    const forkscale::record_region& region = r.regions[g];
-    if (region.thread != thread) continue;
-    trace_slice s;
-    s.region = true;
-    s.index = g;
-    s.start = out_of_strands(L, strands, region.start_ns, true);
-    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
-    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
-    out.push_back(s);
-  }
-  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
-  std::vector<std::size_t> open;
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
-    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
-      out[*it].end = out[k].end;
-      ++L.moved;
-    }
-    open.push_back(k);
-  }
-  return out;
-}
-
-inline trace_layout lay_out_trace(const execution_record& r) {
-  trace_layout L;
-  L.threads.resize(trace_thread_count(r));
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
-  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
-    std::vector<trace_slice>& track = L.threads[t];
-    track = place_regions(r, t, on[t], L);
-    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
-    // Enclosing slices first: by start, then longest first, regions before strands.
-    std::stable_sort(track.begin(), track.end(), [](const trace_slice& a, const trace_slice& b) {
-      if (a.start != b.start) return a.start < b.start;
-      if (a.end != b.end) return a.end > b.end;
-      return a.region && !b.region;
-    });
-  }
-  std::uint64_t last_end = 0;
-  for (const std::uint32_t i : r.critical_path) {
-    if (i >= r.strands.size()) continue;
-    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
-    s.end = std::max(L.end[i], s.start);
-    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
-    last_end = s.end;
-    L.critical.push_back(s);
-  }
-  return L;
-}
-
-// The events, one per line, as members of the "traceEvents" array.
+// The events, one per line, as members of the "traceEvents" array, written as
+// they are made: an event's pieces go straight into the stream.
 class trace_events {
  public:
-  void add(const std::string& body) {
-    out_ += first_ ? "\n{" : ",\n{";
-    out_ += body;
-    out_ += '}';
+  explicit trace_events(stream_out& out) : out_(out) {}
+  stream_out& begin() {
+    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
     first_ = false;
+    return out_;
   }
-  std::string& text() noexcept { return out_; }
+  void end() { out_.put('}'); }
+  stream_out& out() { return out_; }
 
  private:
-  std::string out_;
+  stream_out& out_;
   bool first_ = true;
 };
 
-// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
-// (the division is that double: both are the correctly rounded value of one number).
-inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
-
-// The slices of one track as written, enclosing ones first, with each duration
-// rounded down where needed so that the track nests however a viewer computes a
-// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
-// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
-// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
-// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
-// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
-// slice around it and no later than its own end in ns, which is no later than
-// the start of any slice after it: the track nests in double arithmetic as it
-// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
-// it).
-class trace_track_ends {
+// The JSON strings of each call path's name and folded stack, each made once.
+class trace_names {
  public:
-  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
-  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
-    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
-    const double ts = trace_read_us(start), shifted = ts - origin_;
-    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
-    if (!open_.empty()) {
-      bound = std::min(bound, open_.back().read_end);
-      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
-    }
-    std::uint64_t d = end > start ? end - start : 0;
-    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
-    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
-    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
-      --d;
-      read_end = ts + trace_read_us(d);
-      read_end_shifted = shifted + trace_read_us(d);
-    }
-    open_.push_back(open_slice{end, read_end, read_end_shifted});
-    return d;
+  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
+    name_.resize(r.frames.size() + 1);
+    stack_.resize(r.frames.size() + 1);
+  }
+  const std::string& name(std::uint32_t frame) {
+    std::string& s = name_[slot(frame)];
+    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
+    return s;
+  }
+  const std::string& stack(std::uint32_t frame) {
+    std::string& s = stack_[slot(frame)];
+    if (s.empty()) s = json_string(stacks_.of(frame));
+    return s;
   }
 
  private:
-  struct open_slice {
-    std::uint64_t end;        // in ns
-    double read_end;          // ts + dur
-    double read_end_shifted;  // (ts - origin) + dur
-  };
-  double origin_;                 // the track's first ts, as read
-  std::vector<open_slice> open_;  // the slices around the next one
+  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
+  const execution_record& r_;
+  std::string root_;
+  stack_names stacks_;
+  std::vector<std::string> name_, stack_;
 };
 
-inline std::string trace_slice_body(const std::string& name, const char* cat, std::uint64_t start, std::uint64_t dur,
-                                    std::size_t tid, const std::string& args) {
-  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"X\",\"ts\":" + trace_us(start) +
-         ",\"dur\":" + trace_us(dur) + ",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + args + "}";
+// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
+inline void trace_slice_head(stream_out& o, const std::string& name_json, const char* cat, std::uint64_t start,
+                             std::uint64_t dur, std::size_t tid) {
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"X\",\"ts\":");
+  o.micros(start);
+  o.put(",\"dur\":");
+  o.micros(dur);
+  o.put(",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
 }
 
 // "cat": "__metadata", as Chrome writes its metadata events.
-inline std::string trace_metadata(const char* name, std::size_t tid, const std::string& arg) {
-  return std::string("\"name\":\"") + name +
-         "\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"args\":{" + arg + "}";
+inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":\"");
+  o.put(name);
+  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
+  o.put(arg);
+  o.put('}');
+  ev.end();
 }
 
 // A counter sample ("ph": "C"): `key` = `value` from `ns` on.
-inline std::string trace_counter(const std::string& name, const char* cat, std::uint64_t ns, const char* key,
-                                 std::uint64_t value) {
-  return "\"name\":" + json_string(name) + ",\"cat\":\"" + cat + "\",\"ph\":\"C\",\"ts\":" + trace_us(ns) +
-         ",\"pid\":1,\"args\":{\"" + key + "\":" + std::to_string(value) + "}";
+inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
+                          const char* key, std::uint64_t value) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"C\",\"ts\":");
+  o.micros(ns);
+  o.put(",\"pid\":1,\"args\":{\"");
+  o.put(key);
+  o.put("\":");
+  o.number(value);
+  o.put('}');
+  ev.end();
+}
+
+// A run of folded strands (trace_plan.hpp): named by the innermost call path
+// around all of them, with the strands' cat (so that arrows bind to it), and
+// their count, work and span (the longest path through them) in args.
+inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
+                               std::size_t tid) {
+  stream_out& o = ev.begin();
+  trace_slice_head(o, names.name(run.frame), "strand", run.start, dur, tid);
+  o.put("\"stack\":");
+  o.put(names.stack(run.frame));
+  o.put(",\"folded_strands\":");
+  o.number(run.strands);
+  o.put(",\"work\":");
+  o.number(run.work);
+  o.put(",\"span\":");
+  o.number(run.span);
+  o.put('}');
+  ev.end();
 }
 
 // The slices of the thread tracks and of the critical path's track. A strand's
 // args are its call path only (the same for every strand of that path: a viewer
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
-inline void trace_slices(const report& rep, const execution_record& r, const trace_layout& L, trace_events& ev) {
-  const std::string root = root_name(rep);
-  stack_names stacks(r, root);
-  const auto args = [&](std::uint32_t i) { return "\"stack\":" + json_string(stacks.of(r.strands[i].frame)); };
+inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  const auto strand = [&](std::uint32_t i, const char* cat, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    stream_out& o = ev.begin();
+    trace_slice_head(o, names.name(r.strands[i].frame), cat, start, dur, tid);
+    o.put("\"stack\":");
+    o.put(names.stack(r.strands[i].frame));
+    o.put('}');
+    ev.end();
+  };
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
       const std::uint64_t dur = ends.dur(s.start, s.end);
       if (s.region) {
-        const std::string& path = r.regions[s.index].path;
-        ev.add(trace_slice_body(path, "region", s.start, dur, t + 1, "\"path\":" + json_string(path)));
+        const std::string path = json_string(r.regions[s.index].path);
+        stream_out& o = ev.begin();
+        trace_slice_head(o, path, "region", s.start, dur, t + 1);
+        o.put("\"path\":");
+        o.put(path);
+        o.put('}');
+        ev.end();
+      } else if (s.folded) {
+        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "strand", s.start, dur, t + 1,
-                                args(s.index)));
+        strand(s.index, "strand", s.start, dur, t + 1);
       }
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
   trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
   for (const trace_slice& s : L.critical)
-    ev.add(trace_slice_body(frame_name(r, r.strands[s.index].frame, root), "critical_path", s.start,
-                            ends.dur(s.start, s.end), critical_tid, args(s.index)));
+    strand(s.index, "critical_path", s.start, ends.dur(s.start, s.end), critical_tid);
 }
+
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
 
 // The numbers of the strands as counters, which viewers draw as a track of
 // their own and show at any point in time: per thread, the work of its strands
-// so far ("work of thread K", a sample at the start of its first strand and at
-// the end of every strand with work), and along the critical path the span so
-// far ("span of the critical path", at the end of each of its strands). The
-// last samples add up to the work, and the last critical one is the span.
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
 inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    const std::string name = "work of thread " + std::to_string(t);
-    std::uint64_t work = 0;
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
     bool first = true;
     for (const trace_slice& s : L.threads[t]) {
       if (s.region) continue;
-      if (first) ev.add(trace_counter(name, "work", s.start, "work", 0));
+      if (first) work.start(s.start);
       first = false;
-      if (r.strands[s.index].work == 0) continue;
-      work += r.strands[s.index].work;
-      ev.add(trace_counter(name, "work", s.end, "work", work));
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
     }
   }
-  std::uint64_t span = 0;
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
   for (std::size_t k = 0; k < L.critical.size(); ++k) {
-    if (k == 0) ev.add(trace_counter("span of the critical path", "span", L.critical[k].start, "span", 0));
-    span += r.strands[L.critical[k].index].span;
-    ev.add(trace_counter("span of the critical path", "span", L.critical[k].end, "span", span));
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
   }
 }
 
-// One arrow, as Chrome binds flow events: a flow event belongs to the slice of
-// its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
-// with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
-// name and id. So both are written at their strand's start, with the strands'
-// cat.
-inline void trace_flow(const execution_record& r, const trace_layout& L, trace_events& ev, const char* kind,
-                       std::uint64_t id, std::uint32_t from, std::uint32_t to) {
-  const std::string head =
-      std::string("\"name\":\"") + kind + "\",\"cat\":\"strand\",\"id\":" + std::to_string(id) + ",\"pid\":1,";
-  ev.add(head + "\"ph\":\"s\",\"ts\":" + trace_us(L.start[from]) +
-         ",\"tid\":" + std::to_string(r.strands[from].thread + 1));
-  ev.add(head + "\"ph\":\"f\",\"bp\":\"e\",\"ts\":" + trace_us(L.start[to]) +
-         ",\"tid\":" + std::to_string(r.strands[to].thread + 1));
-}
+// The arrows of the spawn and join edges (trace_flows).
+class trace_arrows {
+ public:
+  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
+
+  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+  // name and id. So both are written at their slice's start, with the strands'
+  // cat. A folded strand's end is its run's slice: an edge inside one run has
+  // no arrow, and an edge from a run to a strand already drawn from that run
+  // none again.
+  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
+    if (!L_.run_of.empty()) {
+      const std::uint64_t a = slice_of(from), b = slice_of(to);
+      if (a == b) return;
+      if (b != target_) {
+        target_ = b;
+        sources_.clear();
+      }
+      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
+      sources_.push_back(a);
+    }
+    ++id_;
+    end(kind, from, "\"ph\":\"s\",\"ts\":");
+    end(kind, to, "\"ph\":\"f\",\"bp\":\"e\",\"ts\":");
+  }
+
+ private:
+  std::uint64_t slice_of(std::uint32_t i) const {
+    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
+  }
+  void end(const char* kind, std::uint32_t i, const char* phase) {
+    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
+    stream_out& o = ev_.begin();
+    o.put("\"name\":\"");
+    o.put(kind);
+    o.put("\",\"cat\":\"strand\",\"id\":");
+    o.number(id_);
+    o.put(",\"pid\":1,");
+    o.put(phase);
+    o.micros(folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    o.put(",\"tid\":");
+    o.number(std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.end();
+  }
+
+  const execution_record& r_;
+  const trace_layout& L_;
+  trace_events& ev_;
+  std::uint64_t id_ = 0;
+  std::uint64_t target_ = ~std::uint64_t(0);
+  std::vector<std::uint64_t> sources_;
+};
 
 // Spawn edges (a task's first strand from the strand that spawned it) and join
 // edges (every strand reported to a join, directly or through joins handed on
 // to it, into the strand that starts after the join).
 inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
-  std::uint64_t id = 0;
+  trace_arrows arrows(r, L, ev);
   std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
         r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
-      trace_flow(r, L, ev, "spawn", ++id, static_cast<std::uint32_t>(s.prev), i);
+      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
     if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
     todo.assign(1, static_cast<std::uint32_t>(s.join));
     while (!todo.empty()) {
@@ -346,20 +330,24 @@ inline void trace_flows(const execution_record& r, const trace_layout& L, trace_
       if (j >= r.joins.size() || seen[j] == i + 1) continue;
       seen[j] = i + 1;
       for (const std::uint32_t from : r.joins[j].strands)
-        if (from < r.strands.size()) trace_flow(r, L, ev, "join", ++id, from, i);
+        if (from < r.strands.size()) arrows.edge("join", from, i);
       for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
     }
   }
 }
 
-inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L) {
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
+                                    const trace_plan& p) {
   std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
                   ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
                   std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
                   std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
                   "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
                   "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
-                  "\",\"record\":";
+                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
+                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
+                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
+                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
   if (r.complete) return o + "\"complete\"}";
   return o +
          json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
@@ -367,34 +355,53 @@ inline std::string trace_other_data(const report& rep, const execution_record& r
          "}";
 }
 
-inline std::string trace_text(const report& rep) {
+// The whole trace, into `out`.
+inline void write_trace_to(const report& rep, stream_out& out) {
   const execution_record& r = require_record(rep);
-  const trace_layout L = lay_out_trace(r);
-  trace_events ev;
-  ev.add("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":" +
-         json_string(root_name(rep)) + "}");
+  const trace_plan p = plan_trace(r);
+  trace_layout L = lay_out_trace(r);
+  fold_tracks(r, p, L);
+  trace_names names(r, root_name(rep));
+  out.put("{\"traceEvents\":[");
+  trace_events ev(out);
+  {
+    stream_out& o = ev.begin();
+    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
+    o.put(json_string(root_name(rep)));
+    o.put('}');
+    ev.end();
+  }
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
-    ev.add(trace_metadata("thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\""));
-    ev.add(trace_metadata("thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1)));
+    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
+    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
   }
-  ev.add(trace_metadata("thread_name", L.threads.size() + 1, "\"name\":\"critical path\""));
-  ev.add(trace_metadata("thread_sort_index", L.threads.size() + 1, "\"sort_index\":0"));
-  trace_slices(rep, r, L, ev);
+  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
+  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
+  trace_slices(r, L, names, ev);
   trace_counters(r, L, ev);
   trace_flows(r, L, ev);
-  return "{\"traceEvents\":[" + std::move(ev.text()) +
-         "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":" + trace_other_data(rep, r, L) + "}\n";
+  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+  out.put(trace_other_data(rep, r, L, p));
+  out.put("}\n");
 }
 
 }  // namespace output
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string report::to_trace() const { return detail::output::trace_text(*this); }
+FORKSCALE_INLINE std::string report::to_trace() const {
+  std::string text;
+  detail::output::stream_out out(text);
+  detail::output::write_trace_to(*this, out);
+  out.flush();
+  return text;
+}
 
 FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
-  detail::write_file_atomically(path, to_trace());
+  detail::output::require_record(*this);  // before any file is made
+  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
+  detail::output::write_streamed_atomically(path, fill);
 }
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
 

@@ -43,6 +43,7 @@ class record_builder {
     execution_record& r = *out;
     r.unit = s_.info.unit;
     r.limit_bytes = rs_.limit();
+    r.trace_limit = rs_.trace_limit;
     r.bytes = rs_.bytes();
     index_strands();
     for (const auto& b : buffers_) r.dropped_strands += b->dropped;

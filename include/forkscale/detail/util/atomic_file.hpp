@@ -203,6 +203,8 @@ inline void check_targets(const std::vector<file_to_write>& files) {
   }
 }
 
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count);
+
 // Writes `contents` into a fresh temporary file for `path`: written, flushed,
 // synced and closed, every error checked. Throws (the temporary is then removed
 // by its owner).
@@ -214,6 +216,12 @@ inline void fill_temporary(temporary_file& tmp, const std::string& path, const s
     const int err = errno;
     throw_group_error(path, errno_text(err ? err : EIO), count);
   }
+  finish_temporary(tmp, path, count);
+}
+
+// Flushes, syncs and closes a temporary whose contents are written, every error
+// checked. Throws (the temporary is then removed by its owner).
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count) {
   errno = 0;
   if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
     const int err = errno;

@@ -1,0 +1,315 @@
+// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
+// writes them): the thread tracks and the critical path's track, adjusted so
+// that the slices of a track nest, in nanoseconds and in the doubles viewers
+// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
+// strands between two kept ones on a thread merged into one slice.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../config.hpp"
+#include "../../record.hpp"
+#include "trace_plan.hpp"
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
+  bool region = false;
+  bool folded = false;
+};
+
+// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
+// says which strands are folded).
+struct trace_run {
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t strands = 0, work = 0;
+  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
+  std::uint32_t frame = 0;  // the innermost call path around all its strands
+};
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  static constexpr std::uint32_t no_run = 0xffffffffu;
+};
+
+// The number of thread tracks: every thread a strand or region names.
+inline std::size_t trace_thread_count(const execution_record& r) {
+  std::size_t n = r.threads.size();
+  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
+  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
+  return n;
+}
+
+// Strands of each thread in time order, none starting before the previous ended.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    const auto earlier = [&](std::uint32_t a, std::uint32_t b) {
+      const record_strand &x = r.strands[a], &y = r.strands[b];
+      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
+      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
+    };
+    // Often already in time order (a thread's strands come in order of the
+    // graph); else sorted on copies of the keys, which stay in the cache.
+    if (!std::is_sorted(list.begin(), list.end(), earlier)) {
+      struct key {
+        std::uint64_t start, end;
+        std::uint32_t index;
+        bool operator<(const key& o) const {
+          if (start != o.start) return start < o.start;
+          return end != o.end ? end < o.end : index < o.index;
+        }
+      };
+      std::vector<key> keys;
+      keys.reserve(list.size());
+      for (const std::uint32_t i : list) keys.push_back(key{r.strands[i].start_ns, r.strands[i].end_ns, i});
+      std::sort(keys.begin(), keys.end());
+      for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
+    }
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  L.threads.resize(trace_thread_count(r));
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    };
+    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
+      std::stable_sort(track.begin(), track.end(), enclosing_first);
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The innermost call path that holds both `a` and `b`.
+inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
+  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
+  if (!ok(a) || !ok(b)) return 0;
+  while (a != b) {
+    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
+    const std::uint32_t up = r.frames[a].parent;
+    if (up == a || !ok(up)) return 0;
+    a = up;
+  }
+  return a;
+}
+
+// Each run's span: the longest path through its strands along prev and join
+// edges between strands of the run (strands are in a topological order).
+inline void run_spans(const execution_record& r, trace_layout& L) {
+  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t run = L.run_of[i];
+    if (run == trace_layout::no_run) continue;
+    const record_strand& s = r.strands[i];
+    std::uint64_t before = 0;
+    const auto from = [&](std::int64_t k) {
+      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
+        before = std::max(before, longest[static_cast<std::size_t>(k)]);
+    };
+    from(s.prev);
+    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (s.join >= 0 && !todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t k : r.joins[j].strands) from(k);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+    longest[i] = before + s.span;
+    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
+  }
+}
+
+// Replaces the folded strands of each thread's track by runs: consecutive
+// folded strands with no kept strand and no region boundary between them
+// become one slice from the first one's start to the last one's end, so the
+// track still nests. run_of then names each folded strand's run.
+inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
+  if (!p.bounded) return;
+  L.run_of.assign(r.strands.size(), trace_layout::no_run);
+  std::vector<trace_slice> out;
+  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  for (std::vector<trace_slice>& track : L.threads) {
+    out.clear();
+    open.clear();
+    std::uint32_t run = trace_layout::no_run;
+    for (const trace_slice& s : track) {
+      while (!open.empty() && open.back() <= s.start) {
+        open.pop_back();
+        run = trace_layout::no_run;
+      }
+      if (s.region || p.keep[s.index]) {
+        if (s.region) open.push_back(s.end);
+        run = trace_layout::no_run;
+        out.push_back(s);
+        continue;
+      }
+      const std::uint32_t frame = r.strands[s.index].frame;
+      if (run == trace_layout::no_run) {
+        run = static_cast<std::uint32_t>(L.runs.size());
+        trace_run x;
+        x.start = s.start;
+        x.frame = frame;
+        L.runs.push_back(x);
+        out.push_back(trace_slice{s.start, s.end, run, false, true});
+      }
+      trace_run& x = L.runs[run];
+      x.end = std::max(x.end, s.end);
+      ++x.strands;
+      x.work += r.strands[s.index].work;
+      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
+      out.back().end = x.end;
+      L.run_of[s.index] = run;
+    }
+    track.swap(out);
+  }
+  run_spans(r, L);
+}
+
+// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
+// (the division is that double: both are the correctly rounded value of one number).
+inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
+
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
+class trace_track_ends {
+ public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
+  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
+    return d;
+  }
+
+ private:
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
