@@ -412,7 +412,7 @@ fs::report sites_report(const char* label, std::uint64_t span, const std::vector
     c.local_on_span.span = s.local_span;
     c.local_on_work = c.local_on_span;
     c.local_on_work.work = 10 * static_cast<std::uint64_t>(s.local_span);  // the self-checks hold
-    c.top_call_site_on_work = c.local_on_span;
+    c.top_call_site_on_work = c.local_on_work;
     rep.call_sites.push_back(c);
     fs::spawn_site_profile p;
     p.name = c.name;

@@ -148,9 +148,10 @@ struct task_events {
           if (p->kind == task_kind::wait_stand_in) end_stand_in(*prior, *p);
           break;
         default:  // ompt_task_switch, ompt_task_yield, ompt_task_early_fulfill
-          if (FORKSCALE_DETAIL_UNLIKELY(p->untied) && p->started && !p->ended && !p->suspended &&
-              !(n_explicit && !n->started))
-            suspend(*p);
+          // (also when the next task is new: it may be a task of the queue, not
+          // a child run in place, and the untied task's next part may resume on
+          // another thread while it runs; a child run in place resumes it here)
+          if (FORKSCALE_DETAIL_UNLIKELY(p->untied) && p->started && !p->ended && !p->suspended) suspend(*p);
           break;
       }
     }
