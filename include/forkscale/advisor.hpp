@@ -12,9 +12,6 @@
 // what the chosen site would give if it were infinitely fast, so a site that has
 // fallen off the critical path shows as one whose infinite speedup buys little.
 #pragma once
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <utility>
@@ -27,6 +24,10 @@
 #include "report.hpp"
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "detail/output/report_writers.hpp"
 #include "detail/util/progress.hpp"
 #endif

@@ -13,7 +13,6 @@
 //            does not inflate the numbers; a reading costs a system call.
 #pragma once
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <thread>
 
@@ -268,7 +267,8 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
       info.unit_per_tick = arm_ns_per_tick();
       info.unit = "ns";
       const double ns = 15000.0 / cycles_per_ns();
-      info.default_burden_ticks = static_cast<std::uint64_t>(std::llround(ns / info.unit_per_tick));
+      info.default_burden_ticks =
+          static_cast<std::uint64_t>(ns / info.unit_per_tick + 0.5);  // ns > 0: rounds to nearest
       if (info.default_burden_ticks == 0) info.default_burden_ticks = 1;
       break;
     }

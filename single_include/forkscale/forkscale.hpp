@@ -34,9 +34,6 @@
 // predicted parallelism reaches the target or no site helps. Each step also says
 // what the chosen site would give if it were infinitely fast, so a site that has
 // fallen off the critical path shows as one whose infinite speedup buys little.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <utility>
@@ -261,7 +258,6 @@ FORKSCALE_NAMESPACE_END
 //            does not advance while the thread waits for a CPU, so a busy machine
 //            does not inflate the numbers; a reading costs a system call.
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <thread>
 
@@ -515,7 +511,8 @@ inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
       info.unit_per_tick = arm_ns_per_tick();
       info.unit = "ns";
       const double ns = 15000.0 / cycles_per_ns();
-      info.default_burden_ticks = static_cast<std::uint64_t>(std::llround(ns / info.unit_per_tick));
+      info.default_burden_ticks =
+          static_cast<std::uint64_t>(ns / info.unit_per_tick + 0.5);  // ns > 0: rounds to nearest
       if (info.default_burden_ticks == 0) info.default_burden_ticks = 1;
       break;
     }
@@ -10116,6 +10113,10 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/guards.hpp
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 // begin include/forkscale/detail/output/report_writers.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
