@@ -271,6 +271,11 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_THREAD_CPU 0
 #endif
 
+#if FORKSCALE_HEADER_ONLY
+// Not needed here; kept in the header-only form for files that have always had
+// it through forkscale. The compiled form leaves it out (a lighter parse).
+#include <cmath>
+#endif
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
 #define FORKSCALE_DETAIL_X86 1
