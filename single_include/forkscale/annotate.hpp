@@ -823,6 +823,12 @@ struct task_hooks {
 inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
 inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
 
+// Called as a measurement starts, before its root frame runs (null: nothing to
+// do): the OMPT tool (detail/ompt/tool.hpp) registers its callbacks with the
+// OpenMP runtime there, the first time a measurement needs them.
+using measurement_start_fn = void (*)() noexcept;
+inline std::atomic<measurement_start_fn> measurement_start_hook{nullptr};
+
 // One running task body (or the root of a measurement) on one thread. Frames
 // live inside the guards that open them, on the running thread's stack; a
 // thread's frames form a stack through `outer` (a task run while another is

@@ -926,6 +926,12 @@ struct task_hooks {
 inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
 inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
 
+// Called as a measurement starts, before its root frame runs (null: nothing to
+// do): the OMPT tool (detail/ompt/tool.hpp) registers its callbacks with the
+// OpenMP runtime there, the first time a measurement needs them.
+using measurement_start_fn = void (*)() noexcept;
+inline std::atomic<measurement_start_fn> measurement_start_hook{nullptr};
+
 // One running task body (or the root of a measurement) on one thread. Frames
 // live inside the guards that open them, on the running thread's stack; a
 // thread's frames form a stack through `outer` (a task run while another is
@@ -9998,6 +10004,7 @@ region_state* region_api<Clock>::open(std::string label, const options& opt, con
   r->where = where;
   if (!E::current()) {
     r->owned = open_session<Clock>(label, opt);
+    if (const measurement_start_fn wake = measurement_start_hook.load(std::memory_order_acquire)) wake();
     E::begin_measurement(*r);
   } else {
     E::begin_region(*r, label);
@@ -18540,6 +18547,18 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
+  // thread_cpu is a system call per reading: on strands shorter than one, the
+  // numbers are mostly the compensation's estimate of the readings.
+  const double strand = rep.average_maximal_strand();
+  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
+    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
+                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                       " per reading, subtracted from every "
+                       "strand; strands of " +
+                       fixed(strand, 0) + " " + rep.unit +
+                       " on average): work and span are mostly that estimate; on a machine that is not "
+                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
+                   "", "  ");
   return out;
 }
 
@@ -27543,6 +27562,18 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
+  // thread_cpu is a system call per reading: on strands shorter than one, the
+  // numbers are mostly the compensation's estimate of the readings.
+  const double strand = rep.average_maximal_strand();
+  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
+    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
+                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                       " per reading, subtracted from every "
+                       "strand; strands of " +
+                       fixed(strand, 0) + " " + rep.unit +
+                       " on average): work and span are mostly that estimate; on a machine that is not "
+                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
+                   "", "  ");
   return out;
 }
 

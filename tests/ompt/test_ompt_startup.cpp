@@ -74,6 +74,23 @@ int child(const std::string& mode) {
     std::printf("result=%ld\n", child_program());
   } else if (mode == "nested") {
     child_nested();
+  } else if (mode == "dormant") {
+    // The callbacks are registered by the first measurement, not before: the
+    // OpenMP code run before it is not seen, and the measurement sees its own.
+    const fs::detail::ompt::tool_status& st = fs::detail::ompt::status();
+    const bool before = st.callbacks_live.load();
+    const long unmeasured = child_program();
+    const bool after_unmeasured = st.callbacks_live.load();
+    fs::options o;
+    o.clock = fs::clock_kind::cost;
+    long measured = 0;
+    const fs::report rep = fs::measure(
+        "program", [&] { measured = child_program(); }, o);
+    std::printf("active=%d live=%d%d%d work=%llu span=%llu spawns=%llu diagnostics=%llu result=%ld\n",
+                fs::ompt::active() ? 1 : 0, before ? 1 : 0, after_unmeasured ? 1 : 0, st.callbacks_live.load() ? 1 : 0,
+                static_cast<unsigned long long>(rep.work()), static_cast<unsigned long long>(rep.span()),
+                static_cast<unsigned long long>(rep.spawns()), static_cast<unsigned long long>(rep.diagnostic_count),
+                unmeasured + measured);
   } else if (mode == "refuse") {
     const int accepted = fs::detail::ompt::tool<fs::default_clock>::initialize(&refusing_lookup, 0, nullptr);
     std::printf("accepted=%d active=%d result=%ld\n", accepted, fs::ompt::active() ? 1 : 0, child_program());
@@ -134,6 +151,24 @@ TEST(OmptStartup, OnByDefaultAndSilent) {
   EXPECT_EQ(o.status, 0);
   EXPECT_NE(o.out.find("result=42"), std::string::npos) << o.out;
   EXPECT_EQ(lines_starting(o.err, "forkscale:"), 0) << o.err;
+}
+
+// With FORKSCALE_OMPT unset the tool listens to nothing until a measurement
+// starts (the cost of a linked tool that measures nothing), then measures
+// exactly: work 14, span 11, its two tasks and two phases of three implicit tasks.
+TEST(OmptStartup, CallbacksAreRegisteredByTheFirstMeasurement) {
+  const outcome o = run_child(std::string(quiet), "dormant");
+  EXPECT_EQ(o.status, 0);
+  EXPECT_NE(o.out.find("active=1 live=001 work=14 span=11 spawns=8 diagnostics=0 result=84"), std::string::npos)
+      << o.out;
+  EXPECT_EQ(lines_starting(o.err, "forkscale:"), 0) << o.err;
+  // FORKSCALE_OMPT=1: registered from the start.
+  const outcome w = run_child(
+      std::string(quiet) + " FORKSCALE_OMPT=1 FORKSCALE_OMPT_CLOCK=cost FORKSCALE_REPORT=" + scratch("dormant.json"),
+      "dormant");
+  std::remove(scratch("dormant.json").c_str());
+  EXPECT_EQ(w.status, 0);
+  EXPECT_NE(w.out.find("active=1 live=111 "), std::string::npos) << w.out;
 }
 
 TEST(OmptStartup, OmpToolDisabledIsOneLineAndTheProgramRuns) {

@@ -2441,6 +2441,12 @@ struct task_hooks {
 inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
 inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
 
+// Called as a measurement starts, before its root frame runs (null: nothing to
+// do): the OMPT tool (detail/ompt/tool.hpp) registers its callbacks with the
+// OpenMP runtime there, the first time a measurement needs them.
+using measurement_start_fn = void (*)() noexcept;
+inline std::atomic<measurement_start_fn> measurement_start_hook{nullptr};
+
 // One running task body (or the root of a measurement) on one thread. Frames
 // live inside the guards that open them, on the running thread's stack; a
 // thread's frames form a stack through `outer` (a task run while another is
@@ -4297,7 +4303,9 @@ FORKSCALE_NAMESPACE_END
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -9259,6 +9267,18 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
+  // thread_cpu is a system call per reading: on strands shorter than one, the
+  // numbers are mostly the compensation's estimate of the readings.
+  const double strand = rep.average_maximal_strand();
+  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
+    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
+                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                       " per reading, subtracted from every "
+                       "strand; strands of " +
+                       fixed(strand, 0) + " " + rep.unit +
+                       " on average): work and span are mostly that estimate; on a machine that is not "
+                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
+                   "", "  ");
   return out;
 }
 
@@ -15375,6 +15395,7 @@ struct task_record {
   task_record* parent = nullptr;  // the task that created it (explicit tasks)
   std::vector<open_group> groups;
   sync_state wait;  // an open taskwait or taskgroup wait
+  site wait_where;  // the open taskwait's site (its end has the same code pointer)
   bool waiting = false;
   // Dependences: this task as a predecessor, its predecessors' ends, and the
   // dependences of its own children.
@@ -15902,8 +15923,10 @@ struct tool_status {
   std::atomic<bool> initialized{false};        // ... and initialized it
   std::atomic<bool> active{false};             // every callback the tool needs was accepted
   std::atomic<bool> enabled{true};             // fs::ompt::set_enabled
+  std::atomic<bool> callbacks_live{false};     // registered (the first measurement, or FORKSCALE_OMPT=1)
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
+  ompt_set_callback_t set_callback = nullptr;  // to register them then
 };
 
 inline tool_status& status() {
@@ -16422,15 +16445,15 @@ struct task_events {
     if (!r || !f || !f->sess || r->waiting) return;
     depend::drop(r->stand_in);  // a stand-in is taken only by the task created right after it
     r->stand_in = nullptr;
-    const site where = site_for<Clock>(ra, enclosing_function(r));
-    E::begin_sync(r->wait, where);
+    r->wait_where = site_for<Clock>(ra, enclosing_function(r));
+    E::begin_sync(r->wait, r->wait_where);
     r->waiting = true;
   }
 
-  static void taskwait_end(task_record* r, const void* ra) {
+  static void taskwait_end(task_record* r, const void*) {
     if (!r || !r->waiting) return;
     r->waiting = false;
-    const site where = site_for<Clock>(ra, enclosing_function(r));
+    const site where = r->wait_where;  // taskwait_begin's: the same code pointer
     E::end_sync(r->wait, nullptr, true, where);
     const frame* f = E::current();
     for (auto g = r->groups.rbegin(); g != r->groups.rend() && g->opened_by == f; ++g) {
@@ -16506,7 +16529,16 @@ struct task_events {
   }
 
   static void end_task(ompt_data_t& data, task_record& r, bool release_record) {
-    if (r.kind != task_kind::explicit_task) return;
+    if (r.kind != task_kind::explicit_task) {
+      // A task created while the tool did not listen (before the first
+      // measurement registered the callbacks, or with set_enabled(false)) got
+      // its record on first use (record()): it goes with the task.
+      if (r.kind == task_kind::initial && release_record) {
+        data.ptr = nullptr;
+        free_task(&r);
+      }
+      return;
+    }
     if (r.started && !r.ended) {
       r.ended = true;
       notes().taskloop_ra = r.outer_taskloop_ra;
@@ -16670,6 +16702,31 @@ struct whole_program {
     static std::thread::id id;
     return id;
   }
+  // The process's CPU time when the measurement started (ns).
+  static std::uint64_t& cpu_at_start() {
+    static std::uint64_t ns = 0;
+    return ns;
+  }
+  static std::uint64_t process_cpu_ns() noexcept {
+    timespec ts{};
+    if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
+
+  // Work is time the program's threads ran: it cannot exceed the CPU time the
+  // process used meanwhile, unless a wall clock counted waits for a CPU (a busy
+  // machine). The report says so then.
+  static void check_work_against_cpu(report& rep, std::uint64_t cpu_ns) {
+    if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+    rep.diagnostics.push_back(diagnostic{
+        "(OpenMP program)", "the work (" + std::to_string(rep.work()) +
+                                " ns) exceeds the CPU time the process used during the "
+                                "measurement (" +
+                                std::to_string(cpu_ns) + " ns): the " + to_string(rep.clock) +
+                                " clock counted time the threads waited for a CPU (a busy machine); work and span are "
+                                "inflated (FORKSCALE_OMPT_CLOCK=thread_cpu counts CPU time only)"});
+    ++rep.diagnostic_count;
+  }
 
   static options from_environment() {
     options o;
@@ -16696,6 +16753,7 @@ struct whole_program {
     try {
       region() = new basic_region<Clock>("program", from_environment(), site{"(OpenMP program)", 0, "", nullptr});
       owner() = std::this_thread::get_id();
+      cpu_at_start() = process_cpu_ns();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: FORKSCALE_OMPT=1: %s; the program runs unmeasured\n", e.what());
     }
@@ -16712,7 +16770,10 @@ struct whole_program {
       return;  // the measurement's frames belong to that thread: left as they are
     }
     try {
-      write(r->stop(), std::getenv("FORKSCALE_REPORT"));
+      const std::uint64_t cpu = process_cpu_ns();
+      report rep = r->stop();
+      check_work_against_cpu(rep, cpu > cpu_at_start() ? cpu - cpu_at_start() : 0);
+      write(rep, std::getenv("FORKSCALE_REPORT"));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: %s\n", e.what());
     }
@@ -16755,14 +16816,10 @@ struct tool {
     bool required;  // without it the tool cannot keep its dag right, so it stays off
   };
 
-  static int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
-    tool_status& st = status();
-    st.initialized = true;
-    auto set = lookup ? reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback")) : nullptr;
-    if (!set) return refuse("the runtime offers no ompt_set_callback");
-    st.get_parallel_info = reinterpret_cast<ompt_get_parallel_info_t>(lookup("ompt_get_parallel_info"));
+  static constexpr std::size_t wanted_count = 10;
+  static const wanted* table() noexcept {
     using cb = callbacks<Clock>;
-    const wanted table[] = {
+    static const wanted t[wanted_count] = {
         {ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&cb::parallel_begin), "parallel_begin", true},
         {ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&cb::parallel_end), "parallel_end", true},
         {ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&cb::implicit_task), "implicit_task", true},
@@ -16775,7 +16832,23 @@ struct tool {
          false},
         {ompt_callback_cancel, reinterpret_cast<ompt_callback_t>(&cb::cancel), "cancel", false},
     };
-    for (const wanted& w : table) {
+    return t;
+  }
+
+  // Until a measurement needs them, the callbacks are not registered: with
+  // FORKSCALE_OMPT unset and no fs::measure running, the program pays only what
+  // the runtime does for a tool that listens to nothing. They are checked at
+  // start-up (a refusal is said then), unregistered, and registered again by
+  // the first measurement that starts (measurement_start_hook), for good.
+  static int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
+    tool_status& st = status();
+    st.initialized = true;
+    auto set = lookup ? reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback")) : nullptr;
+    if (!set) return refuse("the runtime offers no ompt_set_callback");
+    st.get_parallel_info = reinterpret_cast<ompt_get_parallel_info_t>(lookup("ompt_get_parallel_info"));
+    const wanted* wanted_table = table();
+    for (std::size_t i = 0; i < wanted_count; ++i) {
+      const wanted& w = wanted_table[i];
       const ompt_set_result_t r = set(w.event, w.callback);
       if (r != ompt_set_never && r != ompt_set_error) continue;
       if (w.required)
@@ -16787,11 +16860,31 @@ struct tool {
     }
     st.active = true;
     code_sites::instance().start();
-    if (env_is("FORKSCALE_OMPT", "1")) whole_program<Clock>::start();
+    if (env_is("FORKSCALE_OMPT", "1")) {
+      st.callbacks_live = true;
+      whole_program<Clock>::start();
+      return 1;
+    }
+    for (std::size_t i = 0; i < wanted_count; ++i) set(wanted_table[i].event, nullptr);
+    st.set_callback = set;
+    measurement_start_hook.store(&wake, std::memory_order_release);
     return 1;
   }
 
+  // A measurement starts: the callbacks are registered (once).
+  static void wake() noexcept {
+    tool_status& st = status();
+    static std::mutex m;
+    std::lock_guard<std::mutex> g(m);
+    if (st.callbacks_live.load() || !st.set_callback || !st.active.load()) return;
+    const wanted* wanted_table = table();
+    for (std::size_t i = 0; i < wanted_count; ++i) st.set_callback(wanted_table[i].event, wanted_table[i].callback);
+    st.callbacks_live = true;
+    measurement_start_hook.store(nullptr, std::memory_order_release);
+  }
+
   static void finalize(ompt_data_t*) {
+    measurement_start_hook.store(nullptr, std::memory_order_release);  // the runtime is shutting down
     whole_program<Clock>::finish();
     status().active = false;
   }

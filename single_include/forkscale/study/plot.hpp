@@ -6208,6 +6208,18 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
+  // thread_cpu is a system call per reading: on strands shorter than one, the
+  // numbers are mostly the compensation's estimate of the readings.
+  const double strand = rep.average_maximal_strand();
+  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
+    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
+                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                       " per reading, subtracted from every "
+                       "strand; strands of " +
+                       fixed(strand, 0) + " " + rep.unit +
+                       " on average): work and span are mostly that estimate; on a machine that is not "
+                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
+                   "", "  ");
   return out;
 }
 

@@ -299,6 +299,7 @@ region_state* region_api<Clock>::open(std::string label, const options& opt, con
   r->where = where;
   if (!E::current()) {
     r->owned = open_session<Clock>(label, opt);
+    if (const measurement_start_fn wake = measurement_start_hook.load(std::memory_order_acquire)) wake();
     E::begin_measurement(*r);
   } else {
     E::begin_region(*r, label);

@@ -64,6 +64,7 @@ struct task_record {
   task_record* parent = nullptr;  // the task that created it (explicit tasks)
   std::vector<open_group> groups;
   sync_state wait;  // an open taskwait or taskgroup wait
+  site wait_where;  // the open taskwait's site (its end has the same code pointer)
   bool waiting = false;
   // Dependences: this task as a predecessor, its predecessors' ends, and the
   // dependences of its own children.

@@ -28,8 +28,10 @@ struct tool_status {
   std::atomic<bool> initialized{false};        // ... and initialized it
   std::atomic<bool> active{false};             // every callback the tool needs was accepted
   std::atomic<bool> enabled{true};             // fs::ompt::set_enabled
+  std::atomic<bool> callbacks_live{false};     // registered (the first measurement, or FORKSCALE_OMPT=1)
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
+  ompt_set_callback_t set_callback = nullptr;  // to register them then
 };
 
 inline tool_status& status() {

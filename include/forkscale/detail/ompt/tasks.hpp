@@ -178,15 +178,15 @@ struct task_events {
     if (!r || !f || !f->sess || r->waiting) return;
     depend::drop(r->stand_in);  // a stand-in is taken only by the task created right after it
     r->stand_in = nullptr;
-    const site where = site_for<Clock>(ra, enclosing_function(r));
-    E::begin_sync(r->wait, where);
+    r->wait_where = site_for<Clock>(ra, enclosing_function(r));
+    E::begin_sync(r->wait, r->wait_where);
     r->waiting = true;
   }
 
-  static void taskwait_end(task_record* r, const void* ra) {
+  static void taskwait_end(task_record* r, const void*) {
     if (!r || !r->waiting) return;
     r->waiting = false;
-    const site where = site_for<Clock>(ra, enclosing_function(r));
+    const site where = r->wait_where;  // taskwait_begin's: the same code pointer
     E::end_sync(r->wait, nullptr, true, where);
     const frame* f = E::current();
     for (auto g = r->groups.rbegin(); g != r->groups.rend() && g->opened_by == f; ++g) {
@@ -262,7 +262,16 @@ struct task_events {
   }
 
   static void end_task(ompt_data_t& data, task_record& r, bool release_record) {
-    if (r.kind != task_kind::explicit_task) return;
+    if (r.kind != task_kind::explicit_task) {
+      // A task created while the tool did not listen (before the first
+      // measurement registered the callbacks, or with set_enabled(false)) got
+      // its record on first use (record()): it goes with the task.
+      if (r.kind == task_kind::initial && release_record) {
+        data.ptr = nullptr;
+        free_task(&r);
+      }
+      return;
+    }
     if (r.started && !r.ended) {
       r.ended = true;
       notes().taskloop_ra = r.outer_taskloop_ra;

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -136,6 +138,31 @@ struct whole_program {
     static std::thread::id id;
     return id;
   }
+  // The process's CPU time when the measurement started (ns).
+  static std::uint64_t& cpu_at_start() {
+    static std::uint64_t ns = 0;
+    return ns;
+  }
+  static std::uint64_t process_cpu_ns() noexcept {
+    timespec ts{};
+    if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
+
+  // Work is time the program's threads ran: it cannot exceed the CPU time the
+  // process used meanwhile, unless a wall clock counted waits for a CPU (a busy
+  // machine). The report says so then.
+  static void check_work_against_cpu(report& rep, std::uint64_t cpu_ns) {
+    if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+    rep.diagnostics.push_back(diagnostic{
+        "(OpenMP program)", "the work (" + std::to_string(rep.work()) +
+                                " ns) exceeds the CPU time the process used during the "
+                                "measurement (" +
+                                std::to_string(cpu_ns) + " ns): the " + to_string(rep.clock) +
+                                " clock counted time the threads waited for a CPU (a busy machine); work and span are "
+                                "inflated (FORKSCALE_OMPT_CLOCK=thread_cpu counts CPU time only)"});
+    ++rep.diagnostic_count;
+  }
 
   static options from_environment() {
     options o;
@@ -162,6 +189,7 @@ struct whole_program {
     try {
       region() = new basic_region<Clock>("program", from_environment(), site{"(OpenMP program)", 0, "", nullptr});
       owner() = std::this_thread::get_id();
+      cpu_at_start() = process_cpu_ns();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: FORKSCALE_OMPT=1: %s; the program runs unmeasured\n", e.what());
     }
@@ -178,7 +206,10 @@ struct whole_program {
       return;  // the measurement's frames belong to that thread: left as they are
     }
     try {
-      write(r->stop(), std::getenv("FORKSCALE_REPORT"));
+      const std::uint64_t cpu = process_cpu_ns();
+      report rep = r->stop();
+      check_work_against_cpu(rep, cpu > cpu_at_start() ? cpu - cpu_at_start() : 0);
+      write(rep, std::getenv("FORKSCALE_REPORT"));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: %s\n", e.what());
     }
@@ -221,14 +252,10 @@ struct tool {
     bool required;  // without it the tool cannot keep its dag right, so it stays off
   };
 
-  static int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
-    tool_status& st = status();
-    st.initialized = true;
-    auto set = lookup ? reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback")) : nullptr;
-    if (!set) return refuse("the runtime offers no ompt_set_callback");
-    st.get_parallel_info = reinterpret_cast<ompt_get_parallel_info_t>(lookup("ompt_get_parallel_info"));
+  static constexpr std::size_t wanted_count = 10;
+  static const wanted* table() noexcept {
     using cb = callbacks<Clock>;
-    const wanted table[] = {
+    static const wanted t[wanted_count] = {
         {ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&cb::parallel_begin), "parallel_begin", true},
         {ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&cb::parallel_end), "parallel_end", true},
         {ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&cb::implicit_task), "implicit_task", true},
@@ -241,7 +268,23 @@ struct tool {
          false},
         {ompt_callback_cancel, reinterpret_cast<ompt_callback_t>(&cb::cancel), "cancel", false},
     };
-    for (const wanted& w : table) {
+    return t;
+  }
+
+  // Until a measurement needs them, the callbacks are not registered: with
+  // FORKSCALE_OMPT unset and no fs::measure running, the program pays only what
+  // the runtime does for a tool that listens to nothing. They are checked at
+  // start-up (a refusal is said then), unregistered, and registered again by
+  // the first measurement that starts (measurement_start_hook), for good.
+  static int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
+    tool_status& st = status();
+    st.initialized = true;
+    auto set = lookup ? reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback")) : nullptr;
+    if (!set) return refuse("the runtime offers no ompt_set_callback");
+    st.get_parallel_info = reinterpret_cast<ompt_get_parallel_info_t>(lookup("ompt_get_parallel_info"));
+    const wanted* wanted_table = table();
+    for (std::size_t i = 0; i < wanted_count; ++i) {
+      const wanted& w = wanted_table[i];
       const ompt_set_result_t r = set(w.event, w.callback);
       if (r != ompt_set_never && r != ompt_set_error) continue;
       if (w.required)
@@ -253,11 +296,31 @@ struct tool {
     }
     st.active = true;
     code_sites::instance().start();
-    if (env_is("FORKSCALE_OMPT", "1")) whole_program<Clock>::start();
+    if (env_is("FORKSCALE_OMPT", "1")) {
+      st.callbacks_live = true;
+      whole_program<Clock>::start();
+      return 1;
+    }
+    for (std::size_t i = 0; i < wanted_count; ++i) set(wanted_table[i].event, nullptr);
+    st.set_callback = set;
+    measurement_start_hook.store(&wake, std::memory_order_release);
     return 1;
   }
 
+  // A measurement starts: the callbacks are registered (once).
+  static void wake() noexcept {
+    tool_status& st = status();
+    static std::mutex m;
+    std::lock_guard<std::mutex> g(m);
+    if (st.callbacks_live.load() || !st.set_callback || !st.active.load()) return;
+    const wanted* wanted_table = table();
+    for (std::size_t i = 0; i < wanted_count; ++i) st.set_callback(wanted_table[i].event, wanted_table[i].callback);
+    st.callbacks_live = true;
+    measurement_start_hook.store(nullptr, std::memory_order_release);
+  }
+
   static void finalize(ompt_data_t*) {
+    measurement_start_hook.store(nullptr, std::memory_order_release);  // the runtime is shutting down
     whole_program<Clock>::finish();
     status().active = false;
   }
