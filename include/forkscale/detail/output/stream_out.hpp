@@ -76,6 +76,10 @@ inline unsigned decimal_digits(std::uint64_t v) noexcept {
 #endif
 }
 inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
   const unsigned n = decimal_digits(v);
   char* q = p + n;
   while (v >= 100) {

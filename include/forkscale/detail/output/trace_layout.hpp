@@ -58,6 +58,47 @@ inline std::size_t trace_thread_count(const execution_record& r) {
   return n;
 }
 
+// Sorts `list` (strand indices in increasing order) into time order (by start,
+// then end, then index): a stable radix sort of (start, index) pairs on their
+// starts, 11 bits a pass, above the least (so equal starts stay in index
+// order), then each run of equal starts by end and index. Linear in the
+// strands; a thread's are many.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  struct key {
+    std::uint64_t start;
+    std::uint32_t index;
+  };
+  std::vector<key> keys, spare(list.size());
+  keys.reserve(list.size());
+  std::uint64_t low = ~std::uint64_t(0), high = 0;
+  for (const std::uint32_t i : list) {
+    keys.push_back(key{r.strands[i].start_ns, i});
+    low = std::min(low, r.strands[i].start_ns);
+    high = std::max(high, r.strands[i].start_ns);
+  }
+  constexpr unsigned digit_bits = 11;
+  constexpr std::size_t digits = std::size_t(1) << digit_bits;
+  std::vector<std::size_t> count(digits);
+  for (unsigned shift = 0; shift < 64 && ((high - low) >> shift) != 0; shift += digit_bits) {
+    std::fill(count.begin(), count.end(), 0);
+    for (const key& k : keys) ++count[((k.start - low) >> shift) & (digits - 1)];
+    std::size_t at = 0;
+    for (std::size_t& c : count) at += std::exchange(c, at);
+    for (const key& k : keys) spare[count[((k.start - low) >> shift) & (digits - 1)]++] = k;
+    keys.swap(spare);
+  }
+  for (std::size_t a = 0, b = 0; a < keys.size(); a = b) {
+    for (b = a + 1; b < keys.size() && keys[b].start == keys[a].start;) ++b;
+    if (b - a > 1)
+      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(a), keys.begin() + static_cast<std::ptrdiff_t>(b),
+                [&](const key& x, const key& y) {
+                  const std::uint64_t ex = r.strands[x.index].end_ns, ey = r.strands[y.index].end_ns;
+                  return ex != ey ? ex < ey : x.index < y.index;
+                });
+  }
+  for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
+}
+
 // Strands of each thread in time order, none starting before the previous ended.
 inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
   std::vector<std::vector<std::uint32_t>> on(L.threads.size());
@@ -71,22 +112,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
       return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
     };
     // Often already in time order (a thread's strands come in order of the
-    // graph); else sorted on copies of the keys, which stay in the cache.
-    if (!std::is_sorted(list.begin(), list.end(), earlier)) {
-      struct key {
-        std::uint64_t start, end;
-        std::uint32_t index;
-        bool operator<(const key& o) const {
-          if (start != o.start) return start < o.start;
-          return end != o.end ? end < o.end : index < o.index;
-        }
-      };
-      std::vector<key> keys;
-      keys.reserve(list.size());
-      for (const std::uint32_t i : list) keys.push_back(key{r.strands[i].start_ns, r.strands[i].end_ns, i});
-      std::sort(keys.begin(), keys.end());
-      for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
-    }
+    // graph); else sorted on copies of the keys (strand_time_order).
+    if (!std::is_sorted(list.begin(), list.end(), earlier)) strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -152,6 +179,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
+    track.reserve(track.size() + on[t].size());
     for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
     const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
