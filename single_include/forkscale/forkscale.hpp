@@ -16231,45 +16231,45 @@ inline std::size_t trace_thread_count(const execution_record& r) {
   return n;
 }
 
-// Sorts `list` (strand indices in increasing order) into time order (by start,
-// then end, then index): a stable radix sort of (start, index) pairs on their
-// starts, 11 bits a pass, above the least (so equal starts stay in index
-// order), then each run of equal starts by end and index. Linear in the
-// strands; a thread's are many.
+// Sorts `list` (strand indices in increasing order) into time order: by start,
+// then end, then index. A thread's strands mostly come in time order already
+// (in order of the graph), with some that started earlier further on: one pass
+// keeps the strands that follow the last kept one in time at the front of the
+// list and takes the others out; those are sorted on copies of their keys and
+// merged back from the end. Linear when few are out of order (one in ten in a
+// serial quicksort), never worse than sorting them all.
 inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
   struct key {
-    std::uint64_t start;
+    std::uint64_t start, end;
     std::uint32_t index;
   };
-  std::vector<key> keys, spare(list.size());
-  keys.reserve(list.size());
-  std::uint64_t low = ~std::uint64_t(0), high = 0;
+  const auto before = [](const key& x, const key& y) {
+    if (x.start != y.start) return x.start < y.start;
+    return x.end != y.end ? x.end < y.end : x.index < y.index;
+  };
+  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
+  std::vector<key> rest;
+  std::size_t kept = 0;
+  key last{};
   for (const std::uint32_t i : list) {
-    keys.push_back(key{r.strands[i].start_ns, i});
-    low = std::min(low, r.strands[i].start_ns);
-    high = std::max(high, r.strands[i].start_ns);
+    const key k = key_of(i);
+    if (kept == 0 || before(last, k)) {
+      list[kept++] = i;
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
   }
-  constexpr unsigned digit_bits = 11;
-  constexpr std::size_t digits = std::size_t(1) << digit_bits;
-  std::vector<std::size_t> count(digits);
-  for (unsigned shift = 0; shift < 64 && ((high - low) >> shift) != 0; shift += digit_bits) {
-    std::fill(count.begin(), count.end(), 0);
-    for (const key& k : keys) ++count[((k.start - low) >> shift) & (digits - 1)];
-    std::size_t at = 0;
-    for (std::size_t& c : count) at += std::exchange(c, at);
-    for (const key& k : keys) spare[count[((k.start - low) >> shift) & (digits - 1)]++] = k;
-    keys.swap(spare);
+  if (rest.empty()) return;
+  std::sort(rest.begin(), rest.end(), before);
+  // Merged from the back: the kept strands hold the front of the list.
+  std::size_t to = list.size(), from = kept, other = rest.size();
+  while (other > 0) {
+    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
+      list[--to] = list[--from];
+    else
+      list[--to] = rest[--other].index;
   }
-  for (std::size_t a = 0, b = 0; a < keys.size(); a = b) {
-    for (b = a + 1; b < keys.size() && keys[b].start == keys[a].start;) ++b;
-    if (b - a > 1)
-      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(a), keys.begin() + static_cast<std::ptrdiff_t>(b),
-                [&](const key& x, const key& y) {
-                  const std::uint64_t ex = r.strands[x.index].end_ns, ey = r.strands[y.index].end_ns;
-                  return ex != ey ? ex < ey : x.index < y.index;
-                });
-  }
-  for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
 }
 
 // Strands of each thread in time order, none starting before the previous ended.
@@ -16279,14 +16279,7 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    const auto earlier = [&](std::uint32_t a, std::uint32_t b) {
-      const record_strand &x = r.strands[a], &y = r.strands[b];
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
-    };
-    // Often already in time order (a thread's strands come in order of the
-    // graph); else sorted on copies of the keys (strand_time_order).
-    if (!std::is_sorted(list.begin(), list.end(), earlier)) strand_time_order(r, list);
+    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -26769,45 +26762,45 @@ inline std::size_t trace_thread_count(const execution_record& r) {
   return n;
 }
 
-// Sorts `list` (strand indices in increasing order) into time order (by start,
-// then end, then index): a stable radix sort of (start, index) pairs on their
-// starts, 11 bits a pass, above the least (so equal starts stay in index
-// order), then each run of equal starts by end and index. Linear in the
-// strands; a thread's are many.
+// Sorts `list` (strand indices in increasing order) into time order: by start,
+// then end, then index. A thread's strands mostly come in time order already
+// (in order of the graph), with some that started earlier further on: one pass
+// keeps the strands that follow the last kept one in time at the front of the
+// list and takes the others out; those are sorted on copies of their keys and
+// merged back from the end. Linear when few are out of order (one in ten in a
+// serial quicksort), never worse than sorting them all.
 inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
   struct key {
-    std::uint64_t start;
+    std::uint64_t start, end;
     std::uint32_t index;
   };
-  std::vector<key> keys, spare(list.size());
-  keys.reserve(list.size());
-  std::uint64_t low = ~std::uint64_t(0), high = 0;
+  const auto before = [](const key& x, const key& y) {
+    if (x.start != y.start) return x.start < y.start;
+    return x.end != y.end ? x.end < y.end : x.index < y.index;
+  };
+  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
+  std::vector<key> rest;
+  std::size_t kept = 0;
+  key last{};
   for (const std::uint32_t i : list) {
-    keys.push_back(key{r.strands[i].start_ns, i});
-    low = std::min(low, r.strands[i].start_ns);
-    high = std::max(high, r.strands[i].start_ns);
+    const key k = key_of(i);
+    if (kept == 0 || before(last, k)) {
+      list[kept++] = i;
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
   }
-  constexpr unsigned digit_bits = 11;
-  constexpr std::size_t digits = std::size_t(1) << digit_bits;
-  std::vector<std::size_t> count(digits);
-  for (unsigned shift = 0; shift < 64 && ((high - low) >> shift) != 0; shift += digit_bits) {
-    std::fill(count.begin(), count.end(), 0);
-    for (const key& k : keys) ++count[((k.start - low) >> shift) & (digits - 1)];
-    std::size_t at = 0;
-    for (std::size_t& c : count) at += std::exchange(c, at);
-    for (const key& k : keys) spare[count[((k.start - low) >> shift) & (digits - 1)]++] = k;
-    keys.swap(spare);
+  if (rest.empty()) return;
+  std::sort(rest.begin(), rest.end(), before);
+  // Merged from the back: the kept strands hold the front of the list.
+  std::size_t to = list.size(), from = kept, other = rest.size();
+  while (other > 0) {
+    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
+      list[--to] = list[--from];
+    else
+      list[--to] = rest[--other].index;
   }
-  for (std::size_t a = 0, b = 0; a < keys.size(); a = b) {
-    for (b = a + 1; b < keys.size() && keys[b].start == keys[a].start;) ++b;
-    if (b - a > 1)
-      std::sort(keys.begin() + static_cast<std::ptrdiff_t>(a), keys.begin() + static_cast<std::ptrdiff_t>(b),
-                [&](const key& x, const key& y) {
-                  const std::uint64_t ex = r.strands[x.index].end_ns, ey = r.strands[y.index].end_ns;
-                  return ex != ey ? ex < ey : x.index < y.index;
-                });
-  }
-  for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
 }
 
 // Strands of each thread in time order, none starting before the previous ended.
@@ -26817,14 +26810,7 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    const auto earlier = [&](std::uint32_t a, std::uint32_t b) {
-      const record_strand &x = r.strands[a], &y = r.strands[b];
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
-    };
-    // Often already in time order (a thread's strands come in order of the
-    // graph); else sorted on copies of the keys (strand_time_order).
-    if (!std::is_sorted(list.begin(), list.end(), earlier)) strand_time_order(r, list);
+    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
