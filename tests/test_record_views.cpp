@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -1120,4 +1121,49 @@ TEST(RecordViews, UnboundedAndStreamedTracesAreWhole) {
   EXPECT_EQ(read_file(dir / "b.trace.json"), same.to_trace());
   EXPECT_EQ(check_bounded_trace(same), "");
   stdfs::remove_all(dir);
+}
+
+// The trace writer's numbers (stream_out.hpp) read as std::to_chars writes them.
+TEST(TraceWriter, DecimalsAndMicrosecondsAreExact) {
+  namespace out = fs::detail::output;
+  std::vector<std::uint64_t> values = {0, 1, 9, 10, 99, 100, 999, 1000, 1001, ~std::uint64_t(0)};
+  for (std::uint64_t p = 10; p <= 1000000000000000000ull; p *= 10)
+    for (const std::uint64_t v : {p - 1, p, p + 1, 2 * p - 1, 9 * p + p - 1}) values.push_back(v);
+  std::mt19937_64 gen(base_seed());
+  for (int i = 0; i < 10000; ++i) values.push_back(gen() >> (gen() % 64));
+  for (const std::uint64_t v : values) {
+    char a[32], b[32];
+    const std::string written(a, out::put_decimal(a, v));
+    EXPECT_EQ(written, std::string(b, std::to_chars(b, b + sizeof b, v).ptr)) << v;
+    const std::string frac = std::to_string(v % 1000);
+    EXPECT_EQ(std::string(a, out::put_micros(a, v)),
+              std::to_string(v / 1000) + "." + std::string(3 - frac.size(), '0') + frac)
+        << v;
+  }
+}
+
+// A thread's strands out of index order are placed by start, then end, then index.
+TEST(TraceWriter, StrandsOfAThreadGoInTimeOrder) {
+  std::mt19937_64 gen(base_seed());
+  for (int trial = 0; trial < 300; ++trial) {
+    fs::execution_record r;
+    const std::size_t n = 1 + gen() % 400;
+    const unsigned bits = 1 + static_cast<unsigned>(gen() % 40);
+    for (std::size_t i = 0; i < n; ++i) {
+      fs::record_strand s;
+      s.start_ns = (gen() >> (64 - bits)) + (trial % 2 ? 0 : std::uint64_t(1) << 45);
+      if (i > 0 && gen() % 4 == 0) s.start_ns = r.strands[gen() % i].start_ns;  // equal starts
+      s.end_ns = s.start_ns + gen() % 3;
+      r.strands.push_back(s);
+    }
+    std::vector<std::uint32_t> list(n), expected;
+    for (std::uint32_t i = 0; i < n; ++i) list[i] = i;
+    expected = list;
+    std::sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const fs::record_strand &x = r.strands[a], &y = r.strands[b];
+      return std::tie(x.start_ns, x.end_ns, a) < std::tie(y.start_ns, y.end_ns, b);
+    });
+    fs::detail::output::strand_time_order(r, list);
+    ASSERT_EQ(list, expected) << "trial " << trial;
+  }
 }

@@ -4666,6 +4666,7 @@ FORKSCALE_NAMESPACE_END
 // the slices so moved (0 in a clean run).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -4675,13 +4676,13 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
 // detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
 // to a string or to a file, so that a large output (the trace) never has to be
-// held whole; numbers formatted in place with std::to_chars (locale-free, no
-// allocation). write_streamed_atomically() writes a file the way
-// write_file_atomically does (a temporary in the same directory, flushed,
-// synced, renamed onto the target; removed on any failure, which throws one
-// line naming the file), with the contents produced piece by piece.
+// held whole; numbers formatted in place (locale-free, no allocation). A
+// writer of many small pieces (the trace's events) asks for room once
+// (stream_out::room) and stores them through a plain pointer (put_text,
+// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
+// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
+// on any failure, which throws one line naming the file), with the contents produced piece by piece.
 #include <cerrno>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -4693,6 +4694,91 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
+
+// The decimal digits of 00..99, two by two.
+constexpr char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The pieces of put_* below store at `p` and return the end; the caller has
+// made room for them (at most 20 bytes a number, 24 a time).
+template <std::size_t N>
+inline char* put_text(char* p, const char (&text)[N]) noexcept {
+  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
+  return p + (N - 1);
+}
+inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
+// `v` in decimal, as std::to_chars writes it.
+inline unsigned decimal_digits(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
+  // one less than the digits or the digits; a comparison tells which.
+  static constexpr std::uint64_t powers[] = {1,
+                                             10,
+                                             100,
+                                             1000,
+                                             10000,
+                                             100000,
+                                             1000000,
+                                             10000000,
+                                             100000000,
+                                             1000000000,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
+                                             10000000000000000000ull};
+  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
+  const unsigned guess = (bits * 1233u) >> 12;
+  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
+#else
+  unsigned n = 1;
+  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
+  return n;
+#endif
+}
+inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  const unsigned n = decimal_digits(v);
+  char* q = p + n;
+  while (v >= 100) {
+    const auto pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = decimal_pairs[pair];
+    q[1] = decimal_pairs[pair + 1];
+  }
+  if (v >= 10) {
+    q[-2] = decimal_pairs[v * 2];
+    q[-1] = decimal_pairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return p + n;
+}
+// Nanoseconds as microseconds with three decimals: exact, locale-free.
+inline char* put_micros(char* p, std::uint64_t ns) noexcept {
+  p = put_decimal(p, ns / 1000);
+  const auto f = static_cast<unsigned>(ns % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  p[2] = decimal_pairs[(f % 100) * 2];
+  p[3] = decimal_pairs[(f % 100) * 2 + 1];
+  return p + 4;
+}
 
 class stream_out {
  public:
@@ -4718,19 +4804,20 @@ class stream_out {
     if (used_ == buf_.size()) flush();
     buf_[used_++] = c;
   }
-  void number(std::uint64_t v) {
-    if (buf_.size() - used_ < 24) flush();
-    used_ =
-        static_cast<std::size_t>(std::to_chars(buf_.data() + used_, buf_.data() + buf_.size(), v).ptr - buf_.data());
-  }
+  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
   // Nanoseconds as microseconds with three decimals: exact, locale-free.
-  void micros(std::uint64_t ns) {
-    number(ns / 1000);
-    const auto f = static_cast<unsigned>(ns % 1000);
-    const char digits[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                            static_cast<char>('0' + f % 10)};
-    put(digits, 4);
+  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
+  // Where the next `n` bytes go: room for them at the end of the buffer (made
+  // by flushing it, and for more than it holds by making it larger). advance()
+  // says where what was stored there ends.
+  char* room(std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) buf_.resize(n);
+    }
+    return buf_.data() + used_;
   }
+  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
   void flush() {
     if (used_ == 0) return;
     sink(buf_.data(), used_);
@@ -4858,6 +4945,47 @@ inline std::size_t trace_thread_count(const execution_record& r) {
   return n;
 }
 
+// Sorts `list` (strand indices in increasing order) into time order: by start,
+// then end, then index. A thread's strands mostly come in time order already
+// (in order of the graph), with some that started earlier further on: one pass
+// keeps the strands that follow the last kept one in time at the front of the
+// list and takes the others out; those are sorted on copies of their keys and
+// merged back from the end. Linear when few are out of order (one in ten in a
+// serial quicksort), never worse than sorting them all.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  struct key {
+    std::uint64_t start, end;
+    std::uint32_t index;
+  };
+  const auto before = [](const key& x, const key& y) {
+    if (x.start != y.start) return x.start < y.start;
+    return x.end != y.end ? x.end < y.end : x.index < y.index;
+  };
+  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
+  std::vector<key> rest;
+  std::size_t kept = 0;
+  key last{};
+  for (const std::uint32_t i : list) {
+    const key k = key_of(i);
+    if (kept == 0 || before(last, k)) {
+      list[kept++] = i;
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
+  }
+  if (rest.empty()) return;
+  std::sort(rest.begin(), rest.end(), before);
+  // Merged from the back: the kept strands hold the front of the list.
+  std::size_t to = list.size(), from = kept, other = rest.size();
+  while (other > 0) {
+    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
+      list[--to] = list[--from];
+    else
+      list[--to] = rest[--other].index;
+  }
+}
+
 // Strands of each thread in time order, none starting before the previous ended.
 inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
   std::vector<std::vector<std::uint32_t>> on(L.threads.size());
@@ -4865,28 +4993,7 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    const auto earlier = [&](std::uint32_t a, std::uint32_t b) {
-      const record_strand &x = r.strands[a], &y = r.strands[b];
-      if (x.start_ns != y.start_ns) return x.start_ns < y.start_ns;
-      return x.end_ns != y.end_ns ? x.end_ns < y.end_ns : a < b;
-    };
-    // Often already in time order (a thread's strands come in order of the
-    // graph); else sorted on copies of the keys, which stay in the cache.
-    if (!std::is_sorted(list.begin(), list.end(), earlier)) {
-      struct key {
-        std::uint64_t start, end;
-        std::uint32_t index;
-        bool operator<(const key& o) const {
-          if (start != o.start) return start < o.start;
-          return end != o.end ? end < o.end : index < o.index;
-        }
-      };
-      std::vector<key> keys;
-      keys.reserve(list.size());
-      for (const std::uint32_t i : list) keys.push_back(key{r.strands[i].start_ns, r.strands[i].end_ns, i});
-      std::sort(keys.begin(), keys.end());
-      for (std::size_t k = 0; k < keys.size(); ++k) list[k] = keys[k].index;
-    }
+    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -4952,6 +5059,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
+    track.reserve(track.size() + on[t].size());
     for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
     const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
@@ -5132,6 +5240,23 @@ class trace_events {
   }
   void end() { out_.put('}'); }
   stream_out& out() { return out_; }
+  // An event stored through a pointer: open() makes room for its separator,
+  // braces and `bound` bytes between them and returns where its members go;
+  // close() takes where they end.
+  char* open(std::size_t bound) {
+    char* p = out_.room(bound + 4);
+    if (first_) {
+      p = put_text(p, "\n{");
+      first_ = false;
+    } else {
+      p = put_text(p, ",\n{");
+    }
+    return p;
+  }
+  void close(char* p) {
+    *p++ = '}';
+    out_.advance(p);
+  }
 
  private:
   stream_out& out_;
@@ -5164,20 +5289,23 @@ class trace_names {
   std::vector<std::string> name_, stack_;
 };
 
+// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
+constexpr std::size_t trace_slice_head_bound = 160;
+
 // "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
-inline void trace_slice_head(stream_out& o, const std::string& name_json, const char* cat, std::uint64_t start,
-                             std::uint64_t dur, std::size_t tid) {
-  o.put("\"name\":", 7);
-  o.put(name_json);
-  o.put(",\"cat\":\"");
-  o.put(cat);
-  o.put("\",\"ph\":\"X\",\"ts\":");
-  o.micros(start);
-  o.put(",\"dur\":");
-  o.micros(dur);
-  o.put(",\"pid\":1,\"tid\":");
-  o.number(tid);
-  o.put(",\"args\":{");
+inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
+                              std::uint64_t dur, std::size_t tid) {
+  p = put_text(p, "\"name\":");
+  p = put_bytes(p, name_json);
+  p = put_text(p, ",\"cat\":\"");
+  p = put_bytes(p, cat);
+  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
+  p = put_micros(p, start);
+  p = put_text(p, ",\"dur\":");
+  p = put_micros(p, dur);
+  p = put_text(p, ",\"pid\":1,\"tid\":");
+  p = put_decimal(p, tid);
+  return put_text(p, ",\"args\":{");
 }
 
 // "cat": "__metadata", as Chrome writes its metadata events.
@@ -5216,18 +5344,20 @@ inline void trace_counter(trace_events& ev, const std::string& name_json, const 
 // their count, work and span (the longest path through them) in args.
 inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
                                std::size_t tid) {
-  stream_out& o = ev.begin();
-  trace_slice_head(o, names.name(run.frame), "strand", run.start, dur, tid);
-  o.put("\"stack\":");
-  o.put(names.stack(run.frame));
-  o.put(",\"folded_strands\":");
-  o.number(run.strands);
-  o.put(",\"work\":");
-  o.number(run.work);
-  o.put(",\"span\":");
-  o.number(run.span);
-  o.put('}');
-  ev.end();
+  static const std::string cat = "strand";
+  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
+  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
+  p = trace_slice_head(p, name, cat, run.start, dur, tid);
+  p = put_text(p, "\"stack\":");
+  p = put_bytes(p, stack);
+  p = put_text(p, ",\"folded_strands\":");
+  p = put_decimal(p, run.strands);
+  p = put_text(p, ",\"work\":");
+  p = put_decimal(p, run.work);
+  p = put_text(p, ",\"span\":");
+  p = put_decimal(p, run.span);
+  *p++ = '}';
+  ev.close(p);
 }
 
 // The slices of the thread tracks and of the critical path's track. A strand's
@@ -5235,37 +5365,40 @@ inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
-  const auto strand = [&](std::uint32_t i, const char* cat, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
-    stream_out& o = ev.begin();
-    trace_slice_head(o, names.name(r.strands[i].frame), cat, start, dur, tid);
-    o.put("\"stack\":");
-    o.put(names.stack(r.strands[i].frame));
-    o.put('}');
-    ev.end();
+  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
+                          std::size_t tid) {
+    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
+    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
+    p = trace_slice_head(p, name, cat, start, dur, tid);
+    p = put_text(p, "\"stack\":");
+    p = put_bytes(p, stack);
+    *p++ = '}';
+    ev.close(p);
   };
+  const std::string strand_cat = "strand", region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
       const std::uint64_t dur = ends.dur(s.start, s.end);
       if (s.region) {
         const std::string path = json_string(r.regions[s.index].path);
-        stream_out& o = ev.begin();
-        trace_slice_head(o, path, "region", s.start, dur, t + 1);
-        o.put("\"path\":");
-        o.put(path);
-        o.put('}');
-        ev.end();
+        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
+        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = put_text(p, "\"path\":");
+        p = put_bytes(p, path);
+        *p++ = '}';
+        ev.close(p);
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        strand(s.index, "strand", s.start, dur, t + 1);
+        strand(s.index, strand_cat, s.start, dur, t + 1);
       }
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
   trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
   for (const trace_slice& s : L.critical)
-    strand(s.index, "critical_path", s.start, ends.dur(s.start, s.end), critical_tid);
+    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
 }
 
 // At most this many samples per counter track, besides its first and last: a
@@ -5349,27 +5482,28 @@ class trace_arrows {
       sources_.push_back(a);
     }
     ++id_;
-    end(kind, from, "\"ph\":\"s\",\"ts\":");
-    end(kind, to, "\"ph\":\"f\",\"bp\":\"e\",\"ts\":");
+    end(kind, from, false);
+    end(kind, to, true);
   }
 
  private:
   std::uint64_t slice_of(std::uint32_t i) const {
     return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
   }
-  void end(const char* kind, std::uint32_t i, const char* phase) {
+  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
+  void end(const char* kind, std::uint32_t i, bool finish) {
     const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
-    stream_out& o = ev_.begin();
-    o.put("\"name\":\"");
-    o.put(kind);
-    o.put("\",\"cat\":\"strand\",\"id\":");
-    o.number(id_);
-    o.put(",\"pid\":1,");
-    o.put(phase);
-    o.micros(folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
-    o.put(",\"tid\":");
-    o.number(std::uint64_t(r_.strands[i].thread) + 1);
-    ev_.end();
+    char* p = ev_.open(160);
+    p = put_text(p, "\"name\":\"");
+    p = put_bytes(p, kind, std::strlen(kind));
+    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
+    p = put_decimal(p, id_);
+    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
+               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_text(p, ",\"tid\":");
+    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.close(p);
   }
 
   const execution_record& r_;

@@ -1,13 +1,13 @@
 // detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
 // to a string or to a file, so that a large output (the trace) never has to be
-// held whole; numbers formatted in place with std::to_chars (locale-free, no
-// allocation). write_streamed_atomically() writes a file the way
-// write_file_atomically does (a temporary in the same directory, flushed,
-// synced, renamed onto the target; removed on any failure, which throws one
-// line naming the file), with the contents produced piece by piece.
+// held whole; numbers formatted in place (locale-free, no allocation). A
+// writer of many small pieces (the trace's events) asks for room once
+// (stream_out::room) and stores them through a plain pointer (put_text,
+// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
+// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
+// on any failure, which throws one line naming the file), with the contents produced piece by piece.
 #pragma once
 #include <cerrno>
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +22,91 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
+
+// The decimal digits of 00..99, two by two.
+constexpr char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The pieces of put_* below store at `p` and return the end; the caller has
+// made room for them (at most 20 bytes a number, 24 a time).
+template <std::size_t N>
+inline char* put_text(char* p, const char (&text)[N]) noexcept {
+  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
+  return p + (N - 1);
+}
+inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
+// `v` in decimal, as std::to_chars writes it.
+inline unsigned decimal_digits(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
+  // one less than the digits or the digits; a comparison tells which.
+  static constexpr std::uint64_t powers[] = {1,
+                                             10,
+                                             100,
+                                             1000,
+                                             10000,
+                                             100000,
+                                             1000000,
+                                             10000000,
+                                             100000000,
+                                             1000000000,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
+                                             10000000000000000000ull};
+  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
+  const unsigned guess = (bits * 1233u) >> 12;
+  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
+#else
+  unsigned n = 1;
+  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
+  return n;
+#endif
+}
+inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  const unsigned n = decimal_digits(v);
+  char* q = p + n;
+  while (v >= 100) {
+    const auto pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = decimal_pairs[pair];
+    q[1] = decimal_pairs[pair + 1];
+  }
+  if (v >= 10) {
+    q[-2] = decimal_pairs[v * 2];
+    q[-1] = decimal_pairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return p + n;
+}
+// Nanoseconds as microseconds with three decimals: exact, locale-free.
+inline char* put_micros(char* p, std::uint64_t ns) noexcept {
+  p = put_decimal(p, ns / 1000);
+  const auto f = static_cast<unsigned>(ns % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  p[2] = decimal_pairs[(f % 100) * 2];
+  p[3] = decimal_pairs[(f % 100) * 2 + 1];
+  return p + 4;
+}
 
 class stream_out {
  public:
@@ -47,19 +132,20 @@ class stream_out {
     if (used_ == buf_.size()) flush();
     buf_[used_++] = c;
   }
-  void number(std::uint64_t v) {
-    if (buf_.size() - used_ < 24) flush();
-    used_ =
-        static_cast<std::size_t>(std::to_chars(buf_.data() + used_, buf_.data() + buf_.size(), v).ptr - buf_.data());
-  }
+  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
   // Nanoseconds as microseconds with three decimals: exact, locale-free.
-  void micros(std::uint64_t ns) {
-    number(ns / 1000);
-    const auto f = static_cast<unsigned>(ns % 1000);
-    const char digits[4] = {'.', static_cast<char>('0' + f / 100), static_cast<char>('0' + f / 10 % 10),
-                            static_cast<char>('0' + f % 10)};
-    put(digits, 4);
+  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
+  // Where the next `n` bytes go: room for them at the end of the buffer (made
+  // by flushing it, and for more than it holds by making it larger). advance()
+  // says where what was stored there ends.
+  char* room(std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) buf_.resize(n);
+    }
+    return buf_.data() + used_;
   }
+  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
   void flush() {
     if (used_ == 0) return;
     sink(buf_.data(), used_);

@@ -33,6 +33,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,23 @@ class trace_events {
   }
   void end() { out_.put('}'); }
   stream_out& out() { return out_; }
+  // An event stored through a pointer: open() makes room for its separator,
+  // braces and `bound` bytes between them and returns where its members go;
+  // close() takes where they end.
+  char* open(std::size_t bound) {
+    char* p = out_.room(bound + 4);
+    if (first_) {
+      p = put_text(p, "\n{");
+      first_ = false;
+    } else {
+      p = put_text(p, ",\n{");
+    }
+    return p;
+  }
+  void close(char* p) {
+    *p++ = '}';
+    out_.advance(p);
+  }
 
  private:
   stream_out& out_;
@@ -95,20 +113,23 @@ class trace_names {
   std::vector<std::string> name_, stack_;
 };
 
+// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
+constexpr std::size_t trace_slice_head_bound = 160;
+
 // "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
-inline void trace_slice_head(stream_out& o, const std::string& name_json, const char* cat, std::uint64_t start,
-                             std::uint64_t dur, std::size_t tid) {
-  o.put("\"name\":", 7);
-  o.put(name_json);
-  o.put(",\"cat\":\"");
-  o.put(cat);
-  o.put("\",\"ph\":\"X\",\"ts\":");
-  o.micros(start);
-  o.put(",\"dur\":");
-  o.micros(dur);
-  o.put(",\"pid\":1,\"tid\":");
-  o.number(tid);
-  o.put(",\"args\":{");
+inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
+                              std::uint64_t dur, std::size_t tid) {
+  p = put_text(p, "\"name\":");
+  p = put_bytes(p, name_json);
+  p = put_text(p, ",\"cat\":\"");
+  p = put_bytes(p, cat);
+  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
+  p = put_micros(p, start);
+  p = put_text(p, ",\"dur\":");
+  p = put_micros(p, dur);
+  p = put_text(p, ",\"pid\":1,\"tid\":");
+  p = put_decimal(p, tid);
+  return put_text(p, ",\"args\":{");
 }
 
 // "cat": "__metadata", as Chrome writes its metadata events.
@@ -147,18 +168,20 @@ inline void trace_counter(trace_events& ev, const std::string& name_json, const 
 // their count, work and span (the longest path through them) in args.
 inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
                                std::size_t tid) {
-  stream_out& o = ev.begin();
-  trace_slice_head(o, names.name(run.frame), "strand", run.start, dur, tid);
-  o.put("\"stack\":");
-  o.put(names.stack(run.frame));
-  o.put(",\"folded_strands\":");
-  o.number(run.strands);
-  o.put(",\"work\":");
-  o.number(run.work);
-  o.put(",\"span\":");
-  o.number(run.span);
-  o.put('}');
-  ev.end();
+  static const std::string cat = "strand";
+  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
+  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
+  p = trace_slice_head(p, name, cat, run.start, dur, tid);
+  p = put_text(p, "\"stack\":");
+  p = put_bytes(p, stack);
+  p = put_text(p, ",\"folded_strands\":");
+  p = put_decimal(p, run.strands);
+  p = put_text(p, ",\"work\":");
+  p = put_decimal(p, run.work);
+  p = put_text(p, ",\"span\":");
+  p = put_decimal(p, run.span);
+  *p++ = '}';
+  ev.close(p);
 }
 
 // The slices of the thread tracks and of the critical path's track. A strand's
@@ -166,37 +189,40 @@ inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
-  const auto strand = [&](std::uint32_t i, const char* cat, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
-    stream_out& o = ev.begin();
-    trace_slice_head(o, names.name(r.strands[i].frame), cat, start, dur, tid);
-    o.put("\"stack\":");
-    o.put(names.stack(r.strands[i].frame));
-    o.put('}');
-    ev.end();
+  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
+                          std::size_t tid) {
+    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
+    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
+    p = trace_slice_head(p, name, cat, start, dur, tid);
+    p = put_text(p, "\"stack\":");
+    p = put_bytes(p, stack);
+    *p++ = '}';
+    ev.close(p);
   };
+  const std::string strand_cat = "strand", region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
       const std::uint64_t dur = ends.dur(s.start, s.end);
       if (s.region) {
         const std::string path = json_string(r.regions[s.index].path);
-        stream_out& o = ev.begin();
-        trace_slice_head(o, path, "region", s.start, dur, t + 1);
-        o.put("\"path\":");
-        o.put(path);
-        o.put('}');
-        ev.end();
+        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
+        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = put_text(p, "\"path\":");
+        p = put_bytes(p, path);
+        *p++ = '}';
+        ev.close(p);
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        strand(s.index, "strand", s.start, dur, t + 1);
+        strand(s.index, strand_cat, s.start, dur, t + 1);
       }
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
   trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
   for (const trace_slice& s : L.critical)
-    strand(s.index, "critical_path", s.start, ends.dur(s.start, s.end), critical_tid);
+    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
 }
 
 // At most this many samples per counter track, besides its first and last: a
@@ -280,27 +306,28 @@ class trace_arrows {
       sources_.push_back(a);
     }
     ++id_;
-    end(kind, from, "\"ph\":\"s\",\"ts\":");
-    end(kind, to, "\"ph\":\"f\",\"bp\":\"e\",\"ts\":");
+    end(kind, from, false);
+    end(kind, to, true);
   }
 
  private:
   std::uint64_t slice_of(std::uint32_t i) const {
     return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
   }
-  void end(const char* kind, std::uint32_t i, const char* phase) {
+  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
+  void end(const char* kind, std::uint32_t i, bool finish) {
     const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
-    stream_out& o = ev_.begin();
-    o.put("\"name\":\"");
-    o.put(kind);
-    o.put("\",\"cat\":\"strand\",\"id\":");
-    o.number(id_);
-    o.put(",\"pid\":1,");
-    o.put(phase);
-    o.micros(folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
-    o.put(",\"tid\":");
-    o.number(std::uint64_t(r_.strands[i].thread) + 1);
-    ev_.end();
+    char* p = ev_.open(160);
+    p = put_text(p, "\"name\":\"");
+    p = put_bytes(p, kind, std::strlen(kind));
+    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
+    p = put_decimal(p, id_);
+    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
+               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_text(p, ",\"tid\":");
+    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.close(p);
   }
 
   const execution_record& r_;
