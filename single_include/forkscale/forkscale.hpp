@@ -9090,21 +9090,35 @@ class record_builder {
   // strand are its prev and its join; of a join, its strands and joins.
   std::vector<std::uint32_t> topological_order(bool& complete) {
     const std::size_t n = raw_.size(), m = join_strands_.size();
-    std::vector<std::uint32_t> indegree(n + m, 0);
-    std::vector<std::vector<std::uint32_t>> succ(n + m);
-    auto edge = [&](std::uint32_t from, std::uint32_t to) {
-      succ[from].push_back(to);
-      ++indegree[to];
+    // The successors in one array (compressed rows: node v's are succ[first[v]],
+    // ..., succ[first[v + 1] - 1], in the order the edges are listed), not a
+    // vector per node: one allocation instead of one per strand.
+    const auto each_edge = [&](auto&& edge) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if (const std::uint32_t p = position(raw_[i]->prev); p != none) edge(p, static_cast<std::uint32_t>(i));
+        if (strand_join_[i] != none)
+          edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
+      }
+      for (std::size_t j = 0; j < m; ++j) {
+        for (std::uint32_t s : join_strands_[j]) edge(s, static_cast<std::uint32_t>(n + j));
+        for (std::uint32_t k : join_joins_[j])
+          edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
+      }
     };
-    for (std::size_t i = 0; i < n; ++i) {
-      if (const std::uint32_t p = position(raw_[i]->prev); p != none) edge(p, static_cast<std::uint32_t>(i));
-      if (strand_join_[i] != none) edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
-    }
-    for (std::size_t j = 0; j < m; ++j) {
-      for (std::uint32_t s : join_strands_[j]) edge(s, static_cast<std::uint32_t>(n + j));
-      for (std::uint32_t k : join_joins_[j]) edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
+    std::vector<std::uint32_t> indegree(n + m, 0);
+    std::vector<std::size_t> first(n + m + 1, 0);
+    each_edge([&](std::uint32_t from, std::uint32_t to) {
+      ++first[from + 1];
+      ++indegree[to];
+    });
+    for (std::size_t v = 0; v < n + m; ++v) first[v + 1] += first[v];
+    std::vector<std::uint32_t> succ(first[n + m]);
+    {
+      std::vector<std::size_t> next(first.begin(), first.end() - 1);
+      each_edge([&](std::uint32_t from, std::uint32_t to) { succ[next[from]++] = to; });
     }
     std::vector<std::uint32_t> ready, order;
+    order.reserve(n);
     for (std::size_t v = n + m; v-- > 0;)
       if (indegree[v] == 0) ready.push_back(static_cast<std::uint32_t>(v));
     join_order_.assign(m, none);
@@ -9117,8 +9131,8 @@ class record_builder {
       } else {
         join_order_[v - n] = joins_placed++;
       }
-      for (std::uint32_t w : succ[v])
-        if (--indegree[w] == 0) ready.push_back(w);
+      for (std::size_t e = first[v]; e < first[v + 1]; ++e)
+        if (--indegree[succ[e]] == 0) ready.push_back(succ[e]);
     }
     if (order.size() != n) {  // a cycle cannot happen; missing pieces can
       complete = false;
