@@ -157,7 +157,11 @@ TEST_F(Burden, AMeasurementThatNamesItsBackendTakesTheStoredSteal) {
   const fs::report measured = timed(fs::backend::std_thread);
   EXPECT_EQ(measured.burden, 90000u);
   EXPECT_EQ(measured.burden_source, "measured std_thread");
-  EXPECT_EQ(measured.burdened_span() >= measured.span() + 90000, true);  // one continuation edge
+  // The path through the continuation carries the burden once; the span's path
+  // may be the child's instead (a child preempted on a busy machine), so only
+  // what holds whatever the timing is asserted.
+  EXPECT_GE(measured.burdened_span(), measured.span());
+  EXPECT_GE(measured.burdened_span(), 90000u);
   // Nothing stored for this backend: the default. A burden given: the option.
   EXPECT_EQ(timed(fs::backend::tbb).burden_source, "default");
   EXPECT_EQ(timed(fs::backend::unknown).burden_source, "default");
