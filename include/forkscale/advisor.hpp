@@ -28,8 +28,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "detail/output/progress.hpp"
 #include "detail/output/report_writers.hpp"
-#include "detail/util/progress.hpp"
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN

@@ -1,6 +1,6 @@
 // guards.hpp: every guard (annotate.hpp), the regions that label parts of a run,
 // and measure() — with, in the header-only form, the engine the guards report
-// to (in the compiled form it is in the library: detail/engine/region_api.hpp).
+// to (in the compiled form it is in the library: detail/measurement/region_api.hpp).
 // A file that starts a measurement includes this header (or forkscale.hpp, which
 // adds the writers and analyses); a file that only annotates can include
 // annotate.hpp instead.
@@ -23,10 +23,10 @@
 #include "site.hpp"
 
 #if FORKSCALE_ENABLE
-#include "detail/engine/region_api.hpp"
+#include "detail/measurement/region_api.hpp"
 #if FORKSCALE_DETAIL_DEFINITIONS
 #include "detail/engine/events.hpp"
-#include "detail/engine/measure.hpp"
+#include "detail/measurement/measure.hpp"
 #endif
 #endif
 

@@ -206,7 +206,7 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_GUARDS_HPP
 // guards.hpp: every guard (annotate.hpp), the regions that label parts of a run,
 // and measure() — with, in the header-only form, the engine the guards report
-// to (in the compiled form it is in the library: detail/engine/region_api.hpp).
+// to (in the compiled form it is in the library: detail/measurement/region_api.hpp).
 // A file that starts a measurement includes this header (or forkscale.hpp, which
 // adds the writers and analyses); a file that only annotates can include
 // annotate.hpp instead.
@@ -2428,13 +2428,13 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/options.hpp
 
 #if FORKSCALE_ENABLE
-// begin include/forkscale/detail/engine/region_api.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_API_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_API_HPP
-// detail/engine/region_api.hpp: what a region guard (guards.hpp) asks of the
+// begin include/forkscale/detail/measurement/region_api.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_API_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_API_HPP
+// detail/measurement/region_api.hpp: what a region guard (guards.hpp) asks of the
 // engine — open a region or a whole measurement, stop it, forget it — as
 // functions per clock policy over a region whose state the guard never looks
-// into. The header-only form defines them inline (detail/engine/measure.hpp);
+// into. The header-only form defines them inline (detail/measurement/measure.hpp);
 // the compiled form declares them here and src/forkscale.cpp defines them once
 // for every clock policy forkscale ships (a policy of the user's own needs the
 // header-only form).
@@ -2465,8 +2465,8 @@ struct region_api {
 FORKSCALE_INLINE report last_report();
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_API_HPP
-// end include/forkscale/detail/engine/region_api.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_API_HPP
+// end include/forkscale/detail/measurement/region_api.hpp
 #if FORKSCALE_DETAIL_DEFINITIONS
 // begin include/forkscale/detail/engine/events.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
@@ -6136,10 +6136,10 @@ void install_engine_hooks() noexcept {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 // end include/forkscale/detail/engine/events.hpp
-// begin include/forkscale/detail/engine/measure.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_MEASURE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_MEASURE_HPP
-// detail/engine/measure.hpp: starting and ending a measurement — resolving the
+// begin include/forkscale/detail/measurement/measure.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
+// detail/measurement/measure.hpp: starting and ending a measurement — resolving the
 // clock, calibrating the overhead compensation, and building the report. None of
 // this is on the per-event path.
 #include <algorithm>
@@ -8714,18 +8714,6 @@ FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const s
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
 // end include/forkscale/detail/burden/store.hpp
-// begin include/forkscale/detail/profile/rows.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
-// detail/profile/rows.hpp: a finished measurement's call-site and spawn-site
-// rows (docs/model.md, "Per-site profiles").
-#include <algorithm>
-#include <cstdint>
-#include <mutex>
-#include <string>
-#include <tuple>
-#include <vector>
-
 // begin include/forkscale/detail/engine/units.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
@@ -8780,6 +8768,18 @@ class column_rounding {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
 // end include/forkscale/detail/engine/units.hpp
+// begin include/forkscale/detail/profile/rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
+// detail/profile/rows.hpp: a finished measurement's call-site and spawn-site
+// rows (docs/model.md, "Per-site profiles").
+#include <algorithm>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -9656,10 +9656,10 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
 // end include/forkscale/detail/what_if/rows.hpp
-// begin include/forkscale/detail/engine/region_rows.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_ROWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_ROWS_HPP
-// detail/engine/region_rows.hpp: a finished measurement's region rows and the
+// begin include/forkscale/detail/measurement/region_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
+// detail/measurement/region_rows.hpp: a finished measurement's region rows and the
 // report's header fields.
 #include <algorithm>
 #include <cstdint>
@@ -9748,8 +9748,8 @@ inline void add_region_rows(report& rep, const session& s, const region_node& n)
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_REGION_ROWS_HPP
-// end include/forkscale/detail/engine/region_rows.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
+// end include/forkscale/detail/measurement/region_rows.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -10058,8 +10058,8 @@ FORKSCALE_INLINE report last_report() {
 }
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_MEASURE_HPP
-// end include/forkscale/detail/engine/measure.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
+// end include/forkscale/detail/measurement/measure.hpp
 #endif
 #endif
 
@@ -10143,6 +10143,537 @@ FORKSCALE_NAMESPACE_END
 #include <cmath>
 #include <cstdio>
 
+// begin include/forkscale/detail/output/progress.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+// detail/output/progress.hpp: the progress line of long work (the advisor, the
+// scaling study): one line on stderr, rewritten in place with '\r', erased at
+// the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
+// (options.hpp).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/util/atomic_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
+// replace a group of files written for one request (a plot's .dat and .gp, an
+// example's five reports) together, or none of them.
+//
+// The contents go to a fresh temporary file next to the target (same directory,
+// hence same file system), which is flushed, synced and closed with every error
+// checked, and is then renamed onto the target. POSIX rename() replaces the
+// target atomically: a reader sees the old file or the new one, never a mixture.
+// On any failure the temporary is removed and forkscale::error is thrown.
+// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
+// place, since there is no file to replace.
+//
+// A group (write_files_atomically) first checks every target and writes every
+// temporary file; only when all of them are complete are they renamed, one by
+// one. A failure before the first rename — a target that is a directory, a
+// directory that is missing or read-only, a full disk — removes every temporary
+// and leaves every old file as it was. The renames themselves are not one atomic
+// step: a reader may see some files of the group new and the others still old
+// for the moment between them, and if a rename fails midway (the directory made
+// read-only between the checks and the rename, say) the files renamed before it
+// hold the new contents, it and the ones after keep their old contents, no
+// temporary is left, and the error names the files already replaced.
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+
+#if defined(_WIN32)
+#include <process.h>
+#include <filesystem>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
+inline std::string printable_path(const std::string& path) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+inline std::string errno_text(int err) {
+  if (err == 0) return "unknown error";
+  return std::error_code(err, std::generic_category()).message();
+}
+
+[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
+  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
+}
+
+inline unsigned long current_process_id() noexcept {
+#if defined(_WIN32)
+  return static_cast<unsigned long>(_getpid());
+#else
+  return static_cast<unsigned long>(getpid());
+#endif
+}
+
+// Removes the temporary file unless released; closes it first if still open.
+class temporary_file {
+ public:
+  temporary_file() = default;
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { discard(); }
+
+  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
+  // another writer is never truncated or shared. Returns errno on failure.
+  int create(const std::string& target) {
+    static std::atomic<unsigned long> counter{0};
+    int err = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
+              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+      errno = 0;
+      file_ = std::fopen(name_.c_str(), "wbx");
+      if (file_) return 0;
+      err = errno;
+      if (err != EEXIST) break;
+    }
+    name_.clear();
+    return err ? err : EIO;
+  }
+
+  std::FILE* get() const noexcept { return file_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Closes the stream; returns errno of the first failure, or 0.
+  int close() noexcept {
+    if (!file_) return 0;
+    errno = 0;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? 0 : (errno ? errno : EIO);
+  }
+
+  // After a successful rename the name belongs to the target: keep it.
+  void release() noexcept { name_.clear(); }
+
+  void discard() noexcept {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!name_.empty()) {
+      std::remove(name_.c_str());
+      name_.clear();
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string name_;
+};
+
+// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
+// in place: renaming onto it would replace the device node, not feed it.
+inline bool is_special_file(const std::string& path) noexcept {
+#if defined(_WIN32)
+  (void)path;
+  return false;
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+#endif
+}
+
+inline void write_special_file(const std::string& path, const std::string& contents) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+  errno = 0;
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
+  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
+}
+
+// One file of a group written together (write_files_atomically).
+struct file_to_write {
+  std::string path;
+  std::string contents;
+};
+
+// A group's error: the failing file and why, and — for a group of several —
+// that none of them was replaced.
+[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
+  if (count < 2) throw_write_error(path, reason);
+  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
+}
+
+inline bool is_directory_path(const std::string& path) noexcept {
+#if defined(_WIN32)
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path), ec);
+#else
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+}
+
+// What can be known about the targets before anything is written: a path that
+// is empty, named twice, or a directory fails the whole group.
+inline void check_targets(const std::vector<file_to_write>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].path;
+    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
+    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
+  }
+}
+
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count);
+
+// Writes `contents` into a fresh temporary file for `path`: written, flushed,
+// synced and closed, every error checked. Throws (the temporary is then removed
+// by its owner).
+inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
+                           std::size_t count) {
+  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
+  errno = 0;
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+  finish_temporary(tmp, path, count);
+}
+
+// Flushes, syncs and closes a temporary whose contents are written, every error
+// checked. Throws (the temporary is then removed by its owner).
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count) {
+  errno = 0;
+  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+#if !defined(_WIN32)
+  // The data must be on disk before the rename is, or a crash right after the
+  // rename could leave an empty file under the target's name.
+  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err), count);
+  }
+#endif
+  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
+}
+
+// Renames the finished temporary onto `path`. Returns an empty string, or why it
+// failed.
+inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
+#if defined(_WIN32)
+  // std::rename does not replace an existing file on Windows;
+  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+  std::error_code ec;
+  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
+  if (ec) return ec.message();
+#else
+  errno = 0;
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
+#endif
+  tmp.release();
+  return std::string();
+}
+
+// A rename failed after `done` of the group's files were renamed.
+[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
+                                            const std::string& reason) {
+  std::string replaced;
+  for (std::size_t i = 0; i < done; ++i)
+    if (!is_special_file(files[i].path))
+      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
+  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
+                                          " files were written together; already replaced: " +
+                                          (replaced.empty() ? std::string("none") : replaced) +
+                                          "; this one and the files after it keep their old contents)");
+}
+
+// Writes every file of `files`, replacing the files there, all together or none
+// (see the top of this header for the window between the renames). Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves no temporary file behind on failure.
+inline void write_files_atomically(const std::vector<file_to_write>& files) {
+  check_targets(files);
+  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
+  std::vector<bool> special(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    special[i] = is_special_file(files[i].path);
+    if (special[i]) continue;
+    tmps[i] = std::make_unique<temporary_file>();
+    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
+  }
+  // Devices and pipes cannot be taken back: they are written once every
+  // temporary is complete, before any rename.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (special[i]) write_special_file(files[i].path, files[i].contents);
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (special[i]) continue;
+    const std::string reason = rename_onto(*tmps[i], files[i].path);
+    if (reason.empty()) {
+      ++renamed;
+      continue;
+    }
+    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
+    throw_midway_error(files, i, reason);
+  }
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({file_to_write{path, contents}});
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// end include/forkscale/detail/util/atomic_file.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// end include/forkscale/detail/output/utf8.hpp
+
+#if defined(_WIN32)
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline bool stderr_is_terminal() noexcept {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return ::isatty(2) == 1;
+#endif
+}
+
+// Whether to show progress: never when the option is off or FORKSCALE_PROGRESS
+// is 0; always when the option is on or (automatic) FORKSCALE_PROGRESS is 1;
+// else when stderr is a terminal.
+inline bool progress_wanted(progress_mode mode) noexcept {
+  if (mode == progress_mode::off) return false;
+  const char* env = std::getenv("FORKSCALE_PROGRESS");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  return stderr_is_terminal();
+}
+
+// One line of progress: "forkscale: <who>: <step>". Each show() rewrites it;
+// finish() (or the destructor) erases it, leaving the cursor where it was.
+class progress_line {
+ public:
+  progress_line(progress_mode mode, std::string who) : on_(progress_wanted(mode)), who_(std::move(who)) {}
+  ~progress_line() { finish(); }
+  progress_line(const progress_line&) = delete;
+  progress_line& operator=(const progress_line&) = delete;
+
+  bool enabled() const noexcept { return on_; }
+
+  void show(const std::string& step) {
+    if (!on_) return;
+    std::string line = output::truncate_display(output::printable("forkscale: " + who_ + ": " + step), 79);
+    const std::size_t width = output::display_width(line);
+    if (width < width_) line += std::string(width_ - width, ' ');  // cover the longer line before
+    width_ = width;
+    write("\r" + line);
+  }
+
+  void finish() {
+    if (!on_ || width_ == 0) return;
+    write("\r" + std::string(width_, ' ') + "\r");
+    width_ = 0;
+  }
+
+ private:
+  static void write(const std::string& s) {
+    std::fwrite(s.data(), 1, s.size(), stderr);
+    std::fflush(stderr);
+  }
+
+  bool on_;
+  std::string who_;
+  std::size_t width_ = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+// end include/forkscale/detail/output/progress.hpp
 // begin include/forkscale/detail/output/report_writers.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
@@ -10950,454 +11481,6 @@ FORKSCALE_NAMESPACE_END
 #include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/output/utf8.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
-// repaired, control characters escaped, and widths, cuts and padding measured in
-// terminal columns.
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-// begin include/forkscale/detail/util/atomic_file.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
-// replace a group of files written for one request (a plot's .dat and .gp, an
-// example's five reports) together, or none of them.
-//
-// The contents go to a fresh temporary file next to the target (same directory,
-// hence same file system), which is flushed, synced and closed with every error
-// checked, and is then renamed onto the target. POSIX rename() replaces the
-// target atomically: a reader sees the old file or the new one, never a mixture.
-// On any failure the temporary is removed and forkscale::error is thrown.
-// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
-// place, since there is no file to replace.
-//
-// A group (write_files_atomically) first checks every target and writes every
-// temporary file; only when all of them are complete are they renamed, one by
-// one. A failure before the first rename — a target that is a directory, a
-// directory that is missing or read-only, a full disk — removes every temporary
-// and leaves every old file as it was. The renames themselves are not one atomic
-// step: a reader may see some files of the group new and the others still old
-// for the moment between them, and if a rename fails midway (the directory made
-// read-only between the checks and the rename, say) the files renamed before it
-// hold the new contents, it and the ones after keep their old contents, no
-// temporary is left, and the error names the files already replaced.
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <memory>
-#include <string>
-#include <system_error>
-#include <vector>
-
-
-#if defined(_WIN32)
-#include <process.h>
-#include <filesystem>
-#else
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Text (a path, a label) as it goes into one line: control characters are written
-// as escapes, so a newline inside cannot split the line or move the cursor.
-inline std::string printable_path(const std::string& path) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(path.size());
-  for (const char ch : path) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-inline std::string errno_text(int err) {
-  if (err == 0) return "unknown error";
-  return std::error_code(err, std::generic_category()).message();
-}
-
-[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
-  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
-}
-
-inline unsigned long current_process_id() noexcept {
-#if defined(_WIN32)
-  return static_cast<unsigned long>(_getpid());
-#else
-  return static_cast<unsigned long>(getpid());
-#endif
-}
-
-// Removes the temporary file unless released; closes it first if still open.
-class temporary_file {
- public:
-  temporary_file() = default;
-  temporary_file(const temporary_file&) = delete;
-  temporary_file& operator=(const temporary_file&) = delete;
-  ~temporary_file() { discard(); }
-
-  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
-  // another writer is never truncated or shared. Returns errno on failure.
-  int create(const std::string& target) {
-    static std::atomic<unsigned long> counter{0};
-    int err = 0;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
-              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
-      errno = 0;
-      file_ = std::fopen(name_.c_str(), "wbx");
-      if (file_) return 0;
-      err = errno;
-      if (err != EEXIST) break;
-    }
-    name_.clear();
-    return err ? err : EIO;
-  }
-
-  std::FILE* get() const noexcept { return file_; }
-  const std::string& name() const noexcept { return name_; }
-
-  // Closes the stream; returns errno of the first failure, or 0.
-  int close() noexcept {
-    if (!file_) return 0;
-    errno = 0;
-    const int rc = std::fclose(file_);
-    file_ = nullptr;
-    return rc == 0 ? 0 : (errno ? errno : EIO);
-  }
-
-  // After a successful rename the name belongs to the target: keep it.
-  void release() noexcept { name_.clear(); }
-
-  void discard() noexcept {
-    if (file_) {
-      std::fclose(file_);
-      file_ = nullptr;
-    }
-    if (!name_.empty()) {
-      std::remove(name_.c_str());
-      name_.clear();
-    }
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  std::string name_;
-};
-
-// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
-// in place: renaming onto it would replace the device node, not feed it.
-inline bool is_special_file(const std::string& path) noexcept {
-#if defined(_WIN32)
-  (void)path;
-  return false;
-#else
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return false;
-  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-#endif
-}
-
-inline void write_special_file(const std::string& path, const std::string& contents) {
-  errno = 0;
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
-  errno = 0;
-  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
-                       std::fflush(f) == 0 && !std::ferror(f);
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
-  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
-}
-
-// One file of a group written together (write_files_atomically).
-struct file_to_write {
-  std::string path;
-  std::string contents;
-};
-
-// A group's error: the failing file and why, and — for a group of several —
-// that none of them was replaced.
-[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
-  if (count < 2) throw_write_error(path, reason);
-  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
-}
-
-inline bool is_directory_path(const std::string& path) noexcept {
-#if defined(_WIN32)
-  std::error_code ec;
-  return std::filesystem::is_directory(std::filesystem::path(path), ec);
-#else
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-#endif
-}
-
-// What can be known about the targets before anything is written: a path that
-// is empty, named twice, or a directory fails the whole group.
-inline void check_targets(const std::vector<file_to_write>& files) {
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const std::string& path = files[i].path;
-    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
-    for (std::size_t j = 0; j < i; ++j)
-      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
-    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
-  }
-}
-
-inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count);
-
-// Writes `contents` into a fresh temporary file for `path`: written, flushed,
-// synced and closed, every error checked. Throws (the temporary is then removed
-// by its owner).
-inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
-                           std::size_t count) {
-  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
-  errno = 0;
-  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
-    const int err = errno;
-    throw_group_error(path, errno_text(err ? err : EIO), count);
-  }
-  finish_temporary(tmp, path, count);
-}
-
-// Flushes, syncs and closes a temporary whose contents are written, every error
-// checked. Throws (the temporary is then removed by its owner).
-inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count) {
-  errno = 0;
-  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
-    const int err = errno;
-    throw_group_error(path, errno_text(err ? err : EIO), count);
-  }
-#if !defined(_WIN32)
-  // The data must be on disk before the rename is, or a crash right after the
-  // rename could leave an empty file under the target's name.
-  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    const int err = errno;
-    throw_group_error(path, errno_text(err), count);
-  }
-#endif
-  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
-}
-
-// Renames the finished temporary onto `path`. Returns an empty string, or why it
-// failed.
-inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
-#if defined(_WIN32)
-  // std::rename does not replace an existing file on Windows;
-  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
-  std::error_code ec;
-  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
-  if (ec) return ec.message();
-#else
-  errno = 0;
-  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
-#endif
-  tmp.release();
-  return std::string();
-}
-
-// A rename failed after `done` of the group's files were renamed.
-[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
-                                            const std::string& reason) {
-  std::string replaced;
-  for (std::size_t i = 0; i < done; ++i)
-    if (!is_special_file(files[i].path))
-      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
-  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
-                                          " files were written together; already replaced: " +
-                                          (replaced.empty() ? std::string("none") : replaced) +
-                                          "; this one and the files after it keep their old contents)");
-}
-
-// Writes every file of `files`, replacing the files there, all together or none
-// (see the top of this header for the window between the renames). Throws
-// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
-// leaves no temporary file behind on failure.
-inline void write_files_atomically(const std::vector<file_to_write>& files) {
-  check_targets(files);
-  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
-  std::vector<bool> special(files.size(), false);
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    special[i] = is_special_file(files[i].path);
-    if (special[i]) continue;
-    tmps[i] = std::make_unique<temporary_file>();
-    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
-  }
-  // Devices and pipes cannot be taken back: they are written once every
-  // temporary is complete, before any rename.
-  for (std::size_t i = 0; i < files.size(); ++i)
-    if (special[i]) write_special_file(files[i].path, files[i].contents);
-  std::size_t renamed = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (special[i]) continue;
-    const std::string reason = rename_onto(*tmps[i], files[i].path);
-    if (reason.empty()) {
-      ++renamed;
-      continue;
-    }
-    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
-    throw_midway_error(files, i, reason);
-  }
-}
-
-// Writes `contents` to `path`, replacing any file there in one step. Throws
-// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
-// leaves neither a partial target nor a temporary file behind on failure.
-inline void write_file_atomically(const std::string& path, const std::string& contents) {
-  write_files_atomically({file_to_write{path, contents}});
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-// end include/forkscale/detail/util/atomic_file.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
-// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
-// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
-// comes back byte for byte.
-inline std::string valid_utf8(const std::string& s) {
-  static const char replacement[] = "\xEF\xBF\xBD";
-  std::string out;
-  out.reserve(s.size());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80) {
-      out += static_cast<char>(b0);
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      len = 3;
-      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
-      if (b0 == 0xED) hi = 0x9F;  // no surrogates
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      len = 4;
-      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
-      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-      out += replacement;  // 80..C1, F5..FF never start a character
-      ++i;
-      continue;
-    }
-    std::size_t k = 1;
-    for (; k < len && i + k < n; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      const unsigned char l = k == 1 ? lo : 0x80;
-      const unsigned char h = k == 1 ? hi : 0xBF;
-      if (b < l || b > h) break;
-    }
-    if (k == len) {
-      out.append(s, i, len);
-    } else {
-      out += replacement;  // the maximal subpart s[i, i+k)
-    }
-    i += k;
-  }
-  return out;
-}
-
-// Columns a terminal gives one code point: 0 for combining marks and zero-width
-// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
-// (a compact approximation of wcwidth, enough to keep the tables aligned).
-inline unsigned code_point_width(std::uint32_t c) noexcept {
-  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
-      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
-      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
-    return 0;
-  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
-      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
-      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
-      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
-      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
-    return 2;
-  return 1;
-}
-
-// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
-inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
-  if (i + len > s.size()) len = s.size() - i;
-  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
-  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
-  i += len;
-  return c;
-}
-
-// The columns valid UTF-8 text takes in a terminal (see code_point_width).
-inline std::size_t display_width(const std::string& s) noexcept {
-  std::size_t w = 0;
-  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
-  return w;
-}
-
-// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
-inline std::string truncate_display(const std::string& s, std::size_t width) {
-  if (display_width(s) <= width) return s;
-  if (width <= 3) return std::string(width, '.');
-  const std::size_t room = width - 3;
-  std::size_t used = 0, i = 0;
-  while (i < s.size()) {
-    std::size_t next = i;
-    const unsigned w = code_point_width(next_code_point(s, next));
-    if (used + w > room) break;
-    used += w;
-    i = next;
-  }
-  return s.substr(0, i) + "...";
-}
-
-// Text as the text report shows it: valid UTF-8, with control characters written
-// as escapes so that a label cannot break a line or move the cursor.
-inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
-
-inline std::string pad_left(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : std::string(width - w, ' ') + s;
-}
-
-inline std::string pad_right(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : s + std::string(width - w, ' ');
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-// end include/forkscale/detail/output/utf8.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -12057,318 +12140,6 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
 #endif  // FORKSCALE_SINGLE_BLAME_HPP
 // end include/forkscale/blame.hpp
-// begin include/forkscale/detail/util/atomic_file.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
-// replace a group of files written for one request (a plot's .dat and .gp, an
-// example's five reports) together, or none of them.
-//
-// The contents go to a fresh temporary file next to the target (same directory,
-// hence same file system), which is flushed, synced and closed with every error
-// checked, and is then renamed onto the target. POSIX rename() replaces the
-// target atomically: a reader sees the old file or the new one, never a mixture.
-// On any failure the temporary is removed and forkscale::error is thrown.
-// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
-// place, since there is no file to replace.
-//
-// A group (write_files_atomically) first checks every target and writes every
-// temporary file; only when all of them are complete are they renamed, one by
-// one. A failure before the first rename — a target that is a directory, a
-// directory that is missing or read-only, a full disk — removes every temporary
-// and leaves every old file as it was. The renames themselves are not one atomic
-// step: a reader may see some files of the group new and the others still old
-// for the moment between them, and if a rename fails midway (the directory made
-// read-only between the checks and the rename, say) the files renamed before it
-// hold the new contents, it and the ones after keep their old contents, no
-// temporary is left, and the error names the files already replaced.
-#include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <memory>
-#include <string>
-#include <system_error>
-#include <vector>
-
-
-#if defined(_WIN32)
-#include <process.h>
-#include <filesystem>
-#else
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Text (a path, a label) as it goes into one line: control characters are written
-// as escapes, so a newline inside cannot split the line or move the cursor.
-inline std::string printable_path(const std::string& path) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(path.size());
-  for (const char ch : path) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-inline std::string errno_text(int err) {
-  if (err == 0) return "unknown error";
-  return std::error_code(err, std::generic_category()).message();
-}
-
-[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
-  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
-}
-
-inline unsigned long current_process_id() noexcept {
-#if defined(_WIN32)
-  return static_cast<unsigned long>(_getpid());
-#else
-  return static_cast<unsigned long>(getpid());
-#endif
-}
-
-// Removes the temporary file unless released; closes it first if still open.
-class temporary_file {
- public:
-  temporary_file() = default;
-  temporary_file(const temporary_file&) = delete;
-  temporary_file& operator=(const temporary_file&) = delete;
-  ~temporary_file() { discard(); }
-
-  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
-  // another writer is never truncated or shared. Returns errno on failure.
-  int create(const std::string& target) {
-    static std::atomic<unsigned long> counter{0};
-    int err = 0;
-    for (int attempt = 0; attempt < 100; ++attempt) {
-      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
-              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
-      errno = 0;
-      file_ = std::fopen(name_.c_str(), "wbx");
-      if (file_) return 0;
-      err = errno;
-      if (err != EEXIST) break;
-    }
-    name_.clear();
-    return err ? err : EIO;
-  }
-
-  std::FILE* get() const noexcept { return file_; }
-  const std::string& name() const noexcept { return name_; }
-
-  // Closes the stream; returns errno of the first failure, or 0.
-  int close() noexcept {
-    if (!file_) return 0;
-    errno = 0;
-    const int rc = std::fclose(file_);
-    file_ = nullptr;
-    return rc == 0 ? 0 : (errno ? errno : EIO);
-  }
-
-  // After a successful rename the name belongs to the target: keep it.
-  void release() noexcept { name_.clear(); }
-
-  void discard() noexcept {
-    if (file_) {
-      std::fclose(file_);
-      file_ = nullptr;
-    }
-    if (!name_.empty()) {
-      std::remove(name_.c_str());
-      name_.clear();
-    }
-  }
-
- private:
-  std::FILE* file_ = nullptr;
-  std::string name_;
-};
-
-// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
-// in place: renaming onto it would replace the device node, not feed it.
-inline bool is_special_file(const std::string& path) noexcept {
-#if defined(_WIN32)
-  (void)path;
-  return false;
-#else
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return false;
-  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
-#endif
-}
-
-inline void write_special_file(const std::string& path, const std::string& contents) {
-  errno = 0;
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
-  errno = 0;
-  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
-                       std::fflush(f) == 0 && !std::ferror(f);
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
-  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
-}
-
-// One file of a group written together (write_files_atomically).
-struct file_to_write {
-  std::string path;
-  std::string contents;
-};
-
-// A group's error: the failing file and why, and — for a group of several —
-// that none of them was replaced.
-[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
-  if (count < 2) throw_write_error(path, reason);
-  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
-}
-
-inline bool is_directory_path(const std::string& path) noexcept {
-#if defined(_WIN32)
-  std::error_code ec;
-  return std::filesystem::is_directory(std::filesystem::path(path), ec);
-#else
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-#endif
-}
-
-// What can be known about the targets before anything is written: a path that
-// is empty, named twice, or a directory fails the whole group.
-inline void check_targets(const std::vector<file_to_write>& files) {
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    const std::string& path = files[i].path;
-    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
-    for (std::size_t j = 0; j < i; ++j)
-      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
-    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
-  }
-}
-
-inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count);
-
-// Writes `contents` into a fresh temporary file for `path`: written, flushed,
-// synced and closed, every error checked. Throws (the temporary is then removed
-// by its owner).
-inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
-                           std::size_t count) {
-  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
-  errno = 0;
-  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
-    const int err = errno;
-    throw_group_error(path, errno_text(err ? err : EIO), count);
-  }
-  finish_temporary(tmp, path, count);
-}
-
-// Flushes, syncs and closes a temporary whose contents are written, every error
-// checked. Throws (the temporary is then removed by its owner).
-inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count) {
-  errno = 0;
-  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
-    const int err = errno;
-    throw_group_error(path, errno_text(err ? err : EIO), count);
-  }
-#if !defined(_WIN32)
-  // The data must be on disk before the rename is, or a crash right after the
-  // rename could leave an empty file under the target's name.
-  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
-    const int err = errno;
-    throw_group_error(path, errno_text(err), count);
-  }
-#endif
-  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
-}
-
-// Renames the finished temporary onto `path`. Returns an empty string, or why it
-// failed.
-inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
-#if defined(_WIN32)
-  // std::rename does not replace an existing file on Windows;
-  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
-  std::error_code ec;
-  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
-  if (ec) return ec.message();
-#else
-  errno = 0;
-  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
-#endif
-  tmp.release();
-  return std::string();
-}
-
-// A rename failed after `done` of the group's files were renamed.
-[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
-                                            const std::string& reason) {
-  std::string replaced;
-  for (std::size_t i = 0; i < done; ++i)
-    if (!is_special_file(files[i].path))
-      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
-  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
-                                          " files were written together; already replaced: " +
-                                          (replaced.empty() ? std::string("none") : replaced) +
-                                          "; this one and the files after it keep their old contents)");
-}
-
-// Writes every file of `files`, replacing the files there, all together or none
-// (see the top of this header for the window between the renames). Throws
-// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
-// leaves no temporary file behind on failure.
-inline void write_files_atomically(const std::vector<file_to_write>& files) {
-  check_targets(files);
-  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
-  std::vector<bool> special(files.size(), false);
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    special[i] = is_special_file(files[i].path);
-    if (special[i]) continue;
-    tmps[i] = std::make_unique<temporary_file>();
-    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
-  }
-  // Devices and pipes cannot be taken back: they are written once every
-  // temporary is complete, before any rename.
-  for (std::size_t i = 0; i < files.size(); ++i)
-    if (special[i]) write_special_file(files[i].path, files[i].contents);
-  std::size_t renamed = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (special[i]) continue;
-    const std::string reason = rename_onto(*tmps[i], files[i].path);
-    if (reason.empty()) {
-      ++renamed;
-      continue;
-    }
-    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
-    throw_midway_error(files, i, reason);
-  }
-}
-
-// Writes `contents` to `path`, replacing any file there in one step. Throws
-// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
-// leaves neither a partial target nor a temporary file behind on failure.
-inline void write_file_atomically(const std::string& path, const std::string& contents) {
-  write_files_atomically({file_to_write{path, contents}});
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
-// end include/forkscale/detail/util/atomic_file.hpp
 // begin include/forkscale/detail/output/csv.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
@@ -12570,142 +12341,6 @@ inline std::string percent_text(double percent) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
 // end include/forkscale/detail/output/format.hpp
-// begin include/forkscale/detail/output/utf8.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
-// repaired, control characters escaped, and widths, cuts and padding measured in
-// terminal columns.
-#include <cstddef>
-#include <cstdint>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
-// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
-// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
-// comes back byte for byte.
-inline std::string valid_utf8(const std::string& s) {
-  static const char replacement[] = "\xEF\xBF\xBD";
-  std::string out;
-  out.reserve(s.size());
-  const std::size_t n = s.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80) {
-      out += static_cast<char>(b0);
-      ++i;
-      continue;
-    }
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-      len = 2;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-      len = 3;
-      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
-      if (b0 == 0xED) hi = 0x9F;  // no surrogates
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-      len = 4;
-      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
-      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-      out += replacement;  // 80..C1, F5..FF never start a character
-      ++i;
-      continue;
-    }
-    std::size_t k = 1;
-    for (; k < len && i + k < n; ++k) {
-      const auto b = static_cast<unsigned char>(s[i + k]);
-      const unsigned char l = k == 1 ? lo : 0x80;
-      const unsigned char h = k == 1 ? hi : 0xBF;
-      if (b < l || b > h) break;
-    }
-    if (k == len) {
-      out.append(s, i, len);
-    } else {
-      out += replacement;  // the maximal subpart s[i, i+k)
-    }
-    i += k;
-  }
-  return out;
-}
-
-// Columns a terminal gives one code point: 0 for combining marks and zero-width
-// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
-// (a compact approximation of wcwidth, enough to keep the tables aligned).
-inline unsigned code_point_width(std::uint32_t c) noexcept {
-  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
-      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
-      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
-    return 0;
-  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
-      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
-      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
-      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
-      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
-    return 2;
-  return 1;
-}
-
-// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
-inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
-  if (i + len > s.size()) len = s.size() - i;
-  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
-  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
-  i += len;
-  return c;
-}
-
-// The columns valid UTF-8 text takes in a terminal (see code_point_width).
-inline std::size_t display_width(const std::string& s) noexcept {
-  std::size_t w = 0;
-  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
-  return w;
-}
-
-// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
-inline std::string truncate_display(const std::string& s, std::size_t width) {
-  if (display_width(s) <= width) return s;
-  if (width <= 3) return std::string(width, '.');
-  const std::size_t room = width - 3;
-  std::size_t used = 0, i = 0;
-  while (i < s.size()) {
-    std::size_t next = i;
-    const unsigned w = code_point_width(next_code_point(s, next));
-    if (used + w > room) break;
-    used += w;
-    i = next;
-  }
-  return s.substr(0, i) + "...";
-}
-
-// Text as the text report shows it: valid UTF-8, with control characters written
-// as escapes so that a label cannot break a line or move the cursor.
-inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
-
-inline std::string pad_left(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : std::string(width - w, ' ') + s;
-}
-
-inline std::string pad_right(const std::string& s, std::size_t width) {
-  const std::size_t w = display_width(s);
-  return w >= width ? s : s + std::string(width - w, ' ');
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-// end include/forkscale/detail/output/utf8.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -18906,89 +18541,6 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/output/text.hpp
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
-// begin include/forkscale/detail/util/progress.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-// detail/util/progress.hpp: the progress line of long work (the advisor, the
-// scaling study): one line on stderr, rewritten in place with '\r', erased at
-// the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
-// (options.hpp).
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <utility>
-
-
-#if defined(_WIN32)
-#include <io.h>
-#else
-#include <unistd.h>
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline bool stderr_is_terminal() noexcept {
-#if defined(_WIN32)
-  return _isatty(_fileno(stderr)) != 0;
-#else
-  return ::isatty(2) == 1;
-#endif
-}
-
-// Whether to show progress: never when the option is off or FORKSCALE_PROGRESS
-// is 0; always when the option is on or (automatic) FORKSCALE_PROGRESS is 1;
-// else when stderr is a terminal.
-inline bool progress_wanted(progress_mode mode) noexcept {
-  if (mode == progress_mode::off) return false;
-  const char* env = std::getenv("FORKSCALE_PROGRESS");
-  if (env && std::strcmp(env, "0") == 0) return false;
-  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
-  return stderr_is_terminal();
-}
-
-// One line of progress: "forkscale: <who>: <step>". Each show() rewrites it;
-// finish() (or the destructor) erases it, leaving the cursor where it was.
-class progress_line {
- public:
-  progress_line(progress_mode mode, std::string who) : on_(progress_wanted(mode)), who_(std::move(who)) {}
-  ~progress_line() { finish(); }
-  progress_line(const progress_line&) = delete;
-  progress_line& operator=(const progress_line&) = delete;
-
-  bool enabled() const noexcept { return on_; }
-
-  void show(const std::string& step) {
-    if (!on_) return;
-    std::string line = output::truncate_display(output::printable("forkscale: " + who_ + ": " + step), 79);
-    const std::size_t width = output::display_width(line);
-    if (width < width_) line += std::string(width_ - width, ' ');  // cover the longer line before
-    width_ = width;
-    write("\r" + line);
-  }
-
-  void finish() {
-    if (!on_ || width_ == 0) return;
-    write("\r" + std::string(width_, ' ') + "\r");
-    width_ = 0;
-  }
-
- private:
-  static void write(const std::string& s) {
-    std::fwrite(s.data(), 1, s.size(), stderr);
-    std::fflush(stderr);
-  }
-
-  bool on_;
-  std::string who_;
-  std::size_t width_ = 0;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-// end include/forkscale/detail/util/progress.hpp
 #endif
 
 FORKSCALE_NAMESPACE_BEGIN

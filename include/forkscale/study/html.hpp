@@ -47,10 +47,10 @@
 #include "../detail/output/html_assets.hpp"
 #include "../detail/output/html_blame.hpp"
 #include "../detail/output/html_record.hpp"
-#include "../detail/output/html_sections.hpp"
 #include "../detail/output/svg.hpp"
 #include "../detail/util/atomic_file.hpp"
 #include "../report.hpp"
+#include "html_sections.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 

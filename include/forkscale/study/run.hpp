@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 #include "../clock.hpp"
+#include "../detail/output/progress.hpp"
 #include "../detail/output/utf8.hpp"
-#include "../detail/util/progress.hpp"
 #include "../guards.hpp"
 #include "../report.hpp"
 #include "format.hpp"

@@ -11105,10 +11105,10 @@ FORKSCALE_NAMESPACE_END
 #include <thread>
 #include <utility>
 #include <vector>
-// begin include/forkscale/detail/util/progress.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-// detail/util/progress.hpp: the progress line of long work (the advisor, the
+// begin include/forkscale/detail/output/progress.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+// detail/output/progress.hpp: the progress line of long work (the advisor, the
 // scaling study): one line on stderr, rewritten in place with '\r', erased at
 // the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
 // (options.hpp).
@@ -11186,8 +11186,8 @@ class progress_line {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-// end include/forkscale/detail/util/progress.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+// end include/forkscale/detail/output/progress.hpp
 // begin include/forkscale/study/predict_run.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
@@ -14057,10 +14057,10 @@ inline std::string critical_path_body(const report& rep) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_RECORD_HPP
 // end include/forkscale/detail/output/html_record.hpp
-// begin include/forkscale/detail/output/html_sections.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-// detail/output/html_sections.hpp: the bodies of the HTML report's built-in
+// begin include/forkscale/study/html_sections.hpp
+#ifndef FORKSCALE_SINGLE_STUDY_HTML_SECTIONS_HPP
+#define FORKSCALE_SINGLE_STUDY_HTML_SECTIONS_HPP
+// study/html_sections.hpp: the bodies of the HTML report's built-in
 // sections: a report's summary, speedup estimate, regions, call-site, spawn-site
 // and what-if tables and diagnostics; a study's tables; the plots.
 #include <algorithm>
@@ -14487,8 +14487,8 @@ inline std::string study_plots_body(const study_result& s) {
 }  // namespace html
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_HTML_SECTIONS_HPP
-// end include/forkscale/detail/output/html_sections.hpp
+#endif  // FORKSCALE_SINGLE_STUDY_HTML_SECTIONS_HPP
+// end include/forkscale/study/html_sections.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 

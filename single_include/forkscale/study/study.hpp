@@ -8019,10 +8019,10 @@ FORKSCALE_NAMESPACE_END
 #include <thread>
 #include <utility>
 #include <vector>
-// begin include/forkscale/detail/util/progress.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-// detail/util/progress.hpp: the progress line of long work (the advisor, the
+// begin include/forkscale/detail/output/progress.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+// detail/output/progress.hpp: the progress line of long work (the advisor, the
 // scaling study): one line on stderr, rewritten in place with '\r', erased at
 // the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
 // (options.hpp).
@@ -8100,8 +8100,8 @@ class progress_line {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_PROGRESS_HPP
-// end include/forkscale/detail/util/progress.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PROGRESS_HPP
+// end include/forkscale/detail/output/progress.hpp
 // begin include/forkscale/study/predict_run.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_STUDY_PREDICT_RUN_HPP

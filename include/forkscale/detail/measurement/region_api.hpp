@@ -1,7 +1,7 @@
-// detail/engine/region_api.hpp: what a region guard (guards.hpp) asks of the
+// detail/measurement/region_api.hpp: what a region guard (guards.hpp) asks of the
 // engine — open a region or a whole measurement, stop it, forget it — as
 // functions per clock policy over a region whose state the guard never looks
-// into. The header-only form defines them inline (detail/engine/measure.hpp);
+// into. The header-only form defines them inline (detail/measurement/measure.hpp);
 // the compiled form declares them here and src/forkscale.cpp defines them once
 // for every clock policy forkscale ships (a policy of the user's own needs the
 // header-only form).

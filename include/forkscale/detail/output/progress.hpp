@@ -1,4 +1,4 @@
-// detail/util/progress.hpp: the progress line of long work (the advisor, the
+// detail/output/progress.hpp: the progress line of long work (the advisor, the
 // scaling study): one line on stderr, rewritten in place with '\r', erased at
 // the end; shown when progress_mode and FORKSCALE_PROGRESS allow it
 // (options.hpp).
@@ -11,7 +11,7 @@
 
 #include "../../config.hpp"
 #include "../../options.hpp"
-#include "../output/utf8.hpp"
+#include "utf8.hpp"
 
 #if defined(_WIN32)
 #include <io.h>

@@ -1,4 +1,4 @@
-// detail/engine/region_rows.hpp: a finished measurement's region rows and the
+// detail/measurement/region_rows.hpp: a finished measurement's region rows and the
 // report's header fields.
 #pragma once
 #include <algorithm>
@@ -8,11 +8,11 @@
 
 #include "../../config.hpp"
 #include "../../report.hpp"
+#include "../engine/join_set.hpp"
+#include "../engine/session.hpp"
+#include "../engine/units.hpp"
 #include "../profile/chain.hpp"
 #include "../what_if/offsets.hpp"
-#include "join_set.hpp"
-#include "session.hpp"
-#include "units.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -1,4 +1,4 @@
-// detail/engine/measure.hpp: starting and ending a measurement — resolving the
+// detail/measurement/measure.hpp: starting and ending a measurement — resolving the
 // clock, calibrating the overhead compensation, and building the report. None of
 // this is on the per-event path.
 #pragma once
@@ -19,18 +19,18 @@
 #include "../../report.hpp"
 #include "../blame/lock_rows.hpp"
 #include "../burden/store.hpp"
+#include "../engine/events.hpp"
+#include "../engine/session.hpp"
+#include "../engine/tasks.hpp"
+#include "../engine/units.hpp"
 #include "../profile/rows.hpp"
 #include "../profile/task_profile.hpp"
 #include "../record/build.hpp"
 #include "../record/views_hook.hpp"
 #include "../what_if/config.hpp"
 #include "../what_if/rows.hpp"
-#include "events.hpp"
 #include "region_api.hpp"
 #include "region_rows.hpp"
-#include "session.hpp"
-#include "tasks.hpp"
-#include "units.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -1,4 +1,4 @@
-// detail/output/html_sections.hpp: the bodies of the HTML report's built-in
+// study/html_sections.hpp: the bodies of the HTML report's built-in
 // sections: a report's summary, speedup estimate, regions, call-site, spawn-site
 // and what-if tables and diagnostics; a study's tables; the plots.
 #pragma once
@@ -10,15 +10,15 @@
 #include <utility>
 #include <vector>
 
-#include "../../config.hpp"
-#include "../../report.hpp"
-#include "../../study/html_ids.hpp"
-#include "../../study/plot.hpp"
-#include "../../study/study.hpp"
-#include "format.hpp"
-#include "html_blocks.hpp"
-#include "text.hpp"
-#include "what_if_tables.hpp"
+#include "../config.hpp"
+#include "../detail/output/format.hpp"
+#include "../detail/output/html_blocks.hpp"
+#include "../detail/output/text.hpp"
+#include "../detail/output/what_if_tables.hpp"
+#include "../report.hpp"
+#include "html_ids.hpp"
+#include "plot.hpp"
+#include "study.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
