@@ -3,7 +3,7 @@
 // that writes their reports.
 //
 //   <program> [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
-//             [--clock auto|tsc|steady|cost]
+//             [--clock auto|tsc|steady|thread_cpu|cost]
 //
 // The tbb and openmp backends exist when the build found oneTBB
 // (FORKSCALE_EXAMPLES_HAVE_TBB) and OpenMP (FORKSCALE_EXAMPLES_HAVE_OPENMP);
@@ -150,7 +150,7 @@ inline std::uint64_t parse_positive(const std::string& text, std::uint64_t max, 
 
 inline std::string usage(const std::string& program, std::uint64_t default_n, const extra_options& extra) {
   std::string line = "usage: " + program + " [N] [--backend " + built_in_backends("|") +
-                     "] [--threads T] [--out DIR] [--clock auto|tsc|steady|cost]";
+                     "] [--threads T] [--out DIR] [--clock auto|tsc|steady|thread_cpu|cost]";
   std::string extra_help;
   for (const extra_option& o : extra) {
     line += " [" + o.name + " " + o.value_name + "]";
@@ -174,7 +174,7 @@ inline std::string usage(const std::string& program, std::uint64_t default_n, co
          "             (default: hardware concurrency)\n"
          "  --out      also write DIR/<name>.json, .csv, .txt, .call_sites.csv and\n"
          "             .spawn_sites.csv (DIR is created)\n"
-         "  --clock    auto (default: tsc when invariant), tsc, steady, or cost\n"
+         "  --clock    auto (default: tsc when invariant), tsc, steady, thread_cpu, or cost\n"
          "             (deterministic units charged by the program)\n" +
          extra_help;
 }
@@ -250,10 +250,12 @@ inline config parse(int argc, char** argv, std::uint64_t default_n, std::uint64_
           c.clock = fs::clock_kind::tsc;
         else if (value == "steady")
           c.clock = fs::clock_kind::steady;
+        else if (value == "thread_cpu")
+          c.clock = fs::clock_kind::thread_cpu;
         else if (value == "cost")
           c.clock = fs::clock_kind::cost;
         else
-          throw usage_error("unknown clock '" + value + "' (expected auto, tsc, steady or cost)");
+          throw usage_error("unknown clock '" + value + "' (expected auto, tsc, steady, thread_cpu or cost)");
       }
       continue;
     }

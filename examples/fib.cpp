@@ -2,7 +2,7 @@
 // forkscale.
 //
 //   fib [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
-//       [--clock auto|tsc|steady|cost]
+//       [--clock auto|tsc|steady|thread_cpu|cost]
 //
 // fib(n) spawns fib(n-1), calls fib(n-2) (a profiled call site) and syncs. Its
 // work grows like φ^n and its span like n, so the parallelism grows

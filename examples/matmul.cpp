@@ -2,7 +2,7 @@
 // Fig. 8, measured by forkscale.
 //
 //   matmul [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
-//          [--clock auto|tsc|steady|cost]
+//          [--clock auto|tsc|steady|thread_cpu|cost]
 //
 // Computes C = A·B for N×N matrices of doubles (default N = 512, the size of
 // Cilkprof's Fig. 10). mm(C, A, B) splits each matrix into four quadrants and

@@ -2,7 +2,7 @@
 // (SPAA'10) Fig. 1, measured by forkscale.
 //
 //   quicksort [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
-//             [--clock auto|tsc|steady|cost]
+//             [--clock auto|tsc|steady|thread_cpu|cost]
 //
 // Sorts N (default 10,000,000) 64-bit integers drawn by std::mt19937_64 (seed 42).
 // Each call partitions its range serially, spawns the sort of the lower part,

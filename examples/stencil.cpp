@@ -3,7 +3,7 @@
 //
 //   stencil [N] [--loop inner|outer] [--steps S] [--grain G]
 //           [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
-//           [--clock auto|tsc|steady|cost]
+//           [--clock auto|tsc|steady|thread_cpu|cost]
 //
 // Runs S (default 4) time steps of the heat equation on an N×N×N grid (default
 // N = 128) with a 7-point stencil: each point becomes itself plus 0.1 times the

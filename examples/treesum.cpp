@@ -1,7 +1,7 @@
 // treesum: the tree sum of TaskProf (FSE'17) Fig. 2, measured by forkscale.
 //
 //   treesum [N] [--backend serial|threads|tbb|openmp] [--threads T] [--out DIR]
-//           [--clock auto|tsc|steady|cost]
+//           [--clock auto|tsc|steady|thread_cpu|cost]
 //
 // main builds a binary tree of N nodes (default 1,000,000) with create_tree —
 // serially, one node at a time — then spawns compute_tree_sum on the root and

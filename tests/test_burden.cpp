@@ -198,6 +198,8 @@ TEST_F(Burden, ABrokenFileIsOneDiagnosticAndTheDefault) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_NE(seen[0].problem.find("burden file"), std::string::npos) << seen[0].problem;
   EXPECT_NE(seen[0].problem.find("the default burden is used"), std::string::npos);
+  EXPECT_EQ(seen[0].problem.find("forkscale: "), std::string::npos) << seen[0].problem;  // the line adds it once
+  EXPECT_EQ(seen[0].where, "stored burden");
 }
 
 // The text with every line break and the indentation after it made one space.
@@ -348,6 +350,8 @@ TEST_F(Burden, ABrokenFileIsSaidOnceABackendIsKnown) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_NE(seen[0].problem.find("burden file"), std::string::npos) << seen[0].problem;
   EXPECT_NE(seen[0].problem.find("the default burden is used"), std::string::npos);
+  EXPECT_EQ(seen[0].problem.find("forkscale: "), std::string::npos) << seen[0].problem;  // the line adds it once
+  EXPECT_EQ(seen[0].where, "stored burden");
 }
 
 // Under the cost clock the default burden (15,000 units) dwarfs programs that

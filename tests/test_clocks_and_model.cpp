@@ -6,6 +6,7 @@
 #include <forkscale/forkscale.hpp>
 
 #include <cmath>
+#include <thread>
 
 namespace fs = forkscale;
 
@@ -121,7 +122,49 @@ TEST(Model, EmptyReport) {
   EXPECT_TRUE(r.empty());
   EXPECT_EQ(r.work(), 0u);
   EXPECT_EQ(r.parallelism(), 0.0);
-  EXPECT_THROW(r.root(), fs::error);
+  EXPECT_EQ(r.root().instances, 0u);
+  EXPECT_EQ(r.root().work, 0u);
+  EXPECT_EQ(&r.root(), &fs::report{}.root());  // one row of zeros
+}
+
+// The two halves of a spawn used apart (docs/model.md): a token made where the
+// task is created, a scope opened in its body on another thread; into the
+// task's own sync block, a task group and a join handle. Each gives the numbers
+// of fs::spawn: work 3 x 100 + 10, span 100 (the children beside the 10).
+TEST(Model, SpawnPointAndScopeApart) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  auto body = [](fs::spawn_token tk) {
+    fs::spawn_scope s(std::move(tk));
+    fs::charge(100);
+  };
+  fs::task_group g;
+  fs::join_handle h;
+  const fs::report r = fs::measure(
+      "apart",
+      [&] {
+        std::thread a(body, fs::spawn_point());
+        std::thread b(body, fs::spawn_point(g));
+        std::thread c(body, fs::spawn_point(h));
+        fs::charge(10);
+        {
+          fs::sync_point sp(h);
+          c.join();
+        }
+        {
+          fs::sync_point sp(g);
+          b.join();
+        }
+        {
+          fs::sync_point sp;
+          a.join();
+        }
+      },
+      o);
+  EXPECT_EQ(r.work(), 310u);
+  EXPECT_EQ(r.span(), 100u);
+  EXPECT_EQ(r.root().spawns, 3u);
+  EXPECT_EQ(r.diagnostic_count, 0u);
 }
 
 TEST(Model, ParallelismGrowsWithFibSize) {

@@ -6,6 +6,7 @@
 #include <forkscale/forkscale.hpp>
 
 #include <atomic>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -102,6 +103,36 @@ TEST(Misuse, ChildScopeWithoutSpawnPoint) {
       c.options());
   EXPECT_TRUE(c.has("spawn_scope opened with no spawn point")) << c.dump();
   EXPECT_EQ(r.work(), 5u);  // the body's cost stays with the running task
+  expect_engine_clean();
+}
+
+// A handler that throws: the exception stops in forkscale (it is called from
+// destructors), the diagnostic is still counted and printed with what it threw.
+TEST(Misuse, ThrowingHandlerIsCaught) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  int calls = 0;
+  o.on_diagnostic = [&calls](const fs::diagnostic&) {
+    ++calls;
+    throw std::runtime_error("handler says no");
+  };
+  testing::internal::CaptureStderr();
+  const fs::report r = fs::measure(
+      "m",
+      [&] {
+        fs::spawn_token none;
+        {
+          fs::spawn_scope child(std::move(none));
+          fs::charge(5);
+        }
+      },
+      o);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(r.work(), 5u);
+  EXPECT_EQ(r.diagnostic_count, 1u);
+  EXPECT_NE(err.find("spawn_scope opened with no spawn point"), std::string::npos) << err;
+  EXPECT_NE(err.find("(options.on_diagnostic threw: handler says no)"), std::string::npos) << err;
   expect_engine_clean();
 }
 
@@ -422,6 +453,33 @@ TEST(Misuse, NotANumberBurdenIsAnError) {
   EXPECT_THROW(fs::measure(
                    "m", [] {}, o),
                fs::error);
+}
+
+// Values no measurement can mean: one error naming the option.
+TEST(Misuse, OutOfRangeOptionsAreErrors) {
+  auto message = [](const fs::options& o) -> std::string {
+    try {
+      fs::measure(
+          "m", [] {}, o);
+    } catch (const fs::error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  fs::options inf;
+  inf.burden = std::numeric_limits<double>::infinity();
+  EXPECT_NE(message(inf).find("options.burden is inf"), std::string::npos) << message(inf);
+  fs::options huge;
+  huge.burden = 1e30;
+  EXPECT_NE(message(huge).find("above 10^15"), std::string::npos) << message(huge);
+  fs::options clock;
+  clock.clock = static_cast<fs::clock_kind>(99);
+  EXPECT_NE(message(clock).find("options.clock is not a clock_kind (value 99)"), std::string::npos)
+      << message(clock);
+  fs::options fine;
+  fine.burden = 1e15;
+  fine.clock = fs::clock_kind::cost;
+  EXPECT_EQ(message(fine), "no error");
 }
 
 }  // namespace

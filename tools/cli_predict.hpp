@@ -137,6 +137,9 @@ inline double cost_value(const std::string& option, const std::string& text) {
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !std::isfinite(v))
     throw usage_failure("option " + option + ": " + quoted(text) + " is not a number");
+  // In the report's unit (ns under the timed clocks): 10^15 is 11 days.
+  if (v < 0 || v > 1e15)
+    throw usage_failure("option " + option + ": " + quoted(text) + " is not a cost from 0 to 1e15 (the report's unit)");
   return v;
 }
 
@@ -204,7 +207,6 @@ inline predict_options parse_predict(const std::vector<std::string>& args) {
     }
   }
   if (o.input.empty()) throw usage_failure("predict takes one input file (a report with a record)");
-  if (o.model.spawn_cost < 0) throw usage_failure("option --spawn-cost: a spawn cannot cost less than nothing");
   return o;
 }
 

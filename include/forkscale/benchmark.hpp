@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/integrations/benchmark.hpp> instead.
+// forkscale/benchmark.hpp: the short path of <forkscale/integrations/benchmark.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "integrations/benchmark.hpp"

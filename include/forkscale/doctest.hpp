@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/integrations/doctest.hpp> instead.
+// forkscale/doctest.hpp: the short path of <forkscale/integrations/doctest.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "integrations/doctest.hpp"

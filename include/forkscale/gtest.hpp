@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/integrations/gtest.hpp> instead.
+// forkscale/gtest.hpp: the short path of <forkscale/integrations/gtest.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "integrations/gtest.hpp"

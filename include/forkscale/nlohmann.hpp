@@ -1,3 +1,4 @@
-// nlohmann.hpp: the same as <forkscale/integrations/nlohmann.hpp> (reports as nlohmann::json).
+// forkscale/nlohmann.hpp: the short path of <forkscale/integrations/nlohmann.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "integrations/nlohmann.hpp"

@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/adapters/openmp.hpp> instead.
+// forkscale/openmp.hpp: the short path of <forkscale/adapters/openmp.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "adapters/openmp.hpp"

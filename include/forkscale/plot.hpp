@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/study/plot.hpp> instead.
+// forkscale/plot.hpp: the short path of <forkscale/study/plot.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "study/plot.hpp"

@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/adapters/serial.hpp> instead.
+// forkscale/serial.hpp: the short path of <forkscale/adapters/serial.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "adapters/serial.hpp"

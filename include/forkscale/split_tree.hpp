@@ -1,3 +1,3 @@
-// Old path, kept for one release: include <forkscale/adapters/split_tree.hpp> instead.
+// forkscale/split_tree.hpp: the short path of <forkscale/adapters/split_tree.hpp>.
 #pragma once
 #include "adapters/split_tree.hpp"

@@ -1,3 +1,4 @@
-// Old path, kept for one release: include <forkscale/study/study.hpp> instead.
+// forkscale/study.hpp: the short path of <forkscale/study/study.hpp>; either include works,
+// with the split headers and with -Isingle_include.
 #pragma once
 #include "study/study.hpp"

@@ -1423,6 +1423,12 @@ using what_if_region = basic_what_if_region<default_clock>;
 inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
 }
+inline spawn_token spawn_point(task_group& g, const site& where = site::current()) {
+  return basic_spawn_point<default_clock>(g, where);
+}
+inline spawn_token spawn_point(join_handle& h, const site& where = site::current()) {
+  return basic_spawn_point<default_clock>(h, where);
+}
 
 namespace detail {
 

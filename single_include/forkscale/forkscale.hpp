@@ -1526,6 +1526,12 @@ using what_if_region = basic_what_if_region<default_clock>;
 inline spawn_token spawn_point(const site& where = site::current()) noexcept {
   return basic_spawn_point<default_clock>(where);
 }
+inline spawn_token spawn_point(task_group& g, const site& where = site::current()) {
+  return basic_spawn_point<default_clock>(g, where);
+}
+inline spawn_token spawn_point(join_handle& h, const site& where = site::current()) {
+  return basic_spawn_point<default_clock>(h, where);
+}
 
 namespace detail {
 
@@ -2261,9 +2267,11 @@ struct report {
   }
 
   bool empty() const noexcept { return regions.empty(); }
-  const region_result& root() const {
-    if (regions.empty()) throw error("forkscale: the report is empty (nothing was measured)");
-    return regions.front();
+  // The whole measurement's row; a row of zeros when nothing was measured (as
+  // work() and span() are 0), so that a build with FORKSCALE_ENABLE=0 runs.
+  const region_result& root() const noexcept {
+    static const region_result none{};
+    return regions.empty() ? none : regions.front();
   }
   // The row with this path ("outer/inner"), or nullptr.
   const region_result* find(const std::string& path) const noexcept {
@@ -4081,6 +4089,7 @@ FORKSCALE_NAMESPACE_END
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -4500,6 +4509,24 @@ inline void keep_orphan(std::unique_ptr<session> s) {
 
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  if (!handler) {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+    return;
+  }
+  try {
+    handler(d);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw: %s)\n", d.where.c_str(), d.problem.c_str(),
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw)\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
 // A diagnostic: counted in the report (the first ones kept), passed to the
 // user's handler or printed as one line. `misuse` says whether it may leave tasks
 // out of the numbers.
@@ -4514,11 +4541,7 @@ FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, st
     if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
     handler = s->on_diagnostic;
   }
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Misuse found while the program ran.
@@ -9367,11 +9390,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Called by finish_session with the finished report.
@@ -9391,6 +9410,46 @@ inline void write_record_views(report& rep, const diagnostic_handler& handler) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
 // end include/forkscale/detail/record/views_hook.hpp
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored. Any other value is ignored, with one
+// line on stderr the first time the process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
+                 printable_path(raw).c_str());
+  return env_switch::unset;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
 // begin include/forkscale/detail/what_if/config.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
@@ -9811,8 +9870,8 @@ double calibrate_compensation(clock_kind kind, bool profile, unsigned char recor
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
 // otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
 inline bool recording_requested(bool option) {
-  const char* e = std::getenv("FORKSCALE_RECORD");
-  if (e && *e) return !(e[0] == '0' && e[1] == '\0');
+  const env_switch e = read_env_switch("FORKSCALE_RECORD");
+  if (e != env_switch::unset) return e == env_switch::on;
   const char* trace = std::getenv("FORKSCALE_TRACE");
   const char* folded = std::getenv("FORKSCALE_FOLDED");
   return option || (trace && *trace) || (folded && *folded);
@@ -9832,6 +9891,14 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   end.critical_last = root.totals.last_strand;
   rep.record = record_builder(s, s.rec->buffers()).build(end);
   rep.profiler_bytes += s.rec->bytes();
+}
+
+// A burden file that cannot be used, as a diagnostic of the measurement
+// ("forkscale: stored burden: burden file '...': ...; the default burden is used").
+inline void burden_file_notice(session* s, std::string problem) {
+  static const std::string prefix = "forkscale: ";
+  if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+  diagnose(s, site::tagged("stored burden"), problem + "; the default burden is used", false);
 }
 
 // What the burden file gives backend `b` in session `s`: the stored steal when
@@ -9873,7 +9940,7 @@ inline void resolve_burden(session& s, const options& opt) {
     s.burden_problem = l.problem;  // said once a backend is known (finish_session)
     return;
   }
-  if (!l.problem.empty()) diagnose(&s, site{}, l.problem + "; the default burden is used", false);
+  if (!l.problem.empty()) burden_file_notice(&s, l.problem);
   const burden_choice c = choice_for(s, l, opt.backend);
   s.burden = c.ticks;
   s.burden_source = c.source;
@@ -9934,8 +10001,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     out.task = root.task_id;
     out.chain = take_path(root);
   }
-  if (followed_burden(*s) && !s->burden_problem.empty())
-    diagnose(s.get(), site{}, s->burden_problem + "; the default burden is used", false);
+  if (followed_burden(*s) && !s->burden_problem.empty()) burden_file_notice(s.get(), s->burden_problem);
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
@@ -9948,8 +10014,10 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   settle_sync_block(root, root.profile ? &out : nullptr);
   if (s->rec && s->rec->limit_hit())
     diagnose(s.get(), root.where,
-             "recording stopped at options.record_limit (" + std::to_string(s->rec->limit() >> 20) +
-                 " MiB): the record is partial (its views are incomplete); the numbers are whole",
+             "recording stopped at options.record_limit (" +
+                 (s->rec->limit() >= (std::uint64_t(1) << 20) ? std::to_string(s->rec->limit() >> 20) + " MiB"
+                                                              : std::to_string(s->rec->limit()) + " bytes") +
+                 "): the record is partial (its views are incomplete); the numbers are whole",
              false);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
@@ -10152,18 +10220,21 @@ FORKSCALE_NAMESPACE_END
 // (options.hpp).
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 
-// begin include/forkscale/detail/output/utf8.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
-// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
-// repaired, control characters escaped, and widths, cuts and padding measured in
-// terminal columns.
-#include <cstddef>
-#include <cstdint>
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored. Any other value is ignored, with one
+// line on stderr the first time the process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
 #include <string>
 
 // begin include/forkscale/detail/util/atomic_file.hpp
@@ -10478,6 +10549,97 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
+                 printable_path(raw).c_str());
+  return env_switch::unset;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -10627,9 +10789,9 @@ inline bool stderr_is_terminal() noexcept {
 // else when stderr is a terminal.
 inline bool progress_wanted(progress_mode mode) noexcept {
   if (mode == progress_mode::off) return false;
-  const char* env = std::getenv("FORKSCALE_PROGRESS");
-  if (env && std::strcmp(env, "0") == 0) return false;
-  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  const env_switch env = read_env_switch("FORKSCALE_PROGRESS");
+  if (env == env_switch::off) return false;
+  if (mode == progress_mode::on || env == env_switch::on) return true;
   return stderr_is_terminal();
 }
 
@@ -14086,6 +14248,7 @@ FORKSCALE_NAMESPACE_END
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -14497,61 +14660,6 @@ inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 // end include/forkscale/detail/record/buffer.hpp
-// begin include/forkscale/detail/util/strings.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-// detail/util/strings.hpp: small string helpers shared by the engine, the
-// what-if configuration and the writers.
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// `s` without leading and trailing blanks.
-inline std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return std::string();
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-// `text` cut at every `sep` (an empty text gives one empty piece).
-inline std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = text.find(sep, a);
-    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) return out;
-    a = b + 1;
-  }
-}
-
-// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
-// when the line is not known (0: OMPT mode names a site whose line the debug
-// information does not give by its file alone, docs/ompt.md).
-inline std::string short_site_name(const std::string& file, unsigned line) {
-  const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
-}
-
-// "file.cpp:42 in function", or the tag: how diagnostics name a site.
-inline std::string describe_site(const site& where) {
-  if (where.tag) return std::string(where.tag);
-  std::string s = short_site_name(where.file ? where.file : "", where.line);
-  if (where.function && *where.function) {
-    s += " in ";
-    s += where.function;
-  }
-  return s;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-// end include/forkscale/detail/util/strings.hpp
 // begin include/forkscale/detail/what_if/offsets.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
@@ -15493,6 +15601,24 @@ inline void keep_orphan(std::unique_ptr<session> s) {
 
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  if (!handler) {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+    return;
+  }
+  try {
+    handler(d);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw: %s)\n", d.where.c_str(), d.problem.c_str(),
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw)\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
 // A diagnostic: counted in the report (the first ones kept), passed to the
 // user's handler or printed as one line. `misuse` says whether it may leave tasks
 // out of the numbers.
@@ -15507,11 +15633,7 @@ FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, st
     if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
     handler = s->on_diagnostic;
   }
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Misuse found while the program ran.
@@ -15553,11 +15675,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Called by finish_session with the finished report.

@@ -1914,6 +1914,7 @@ FORKSCALE_NAMESPACE_END
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -2333,6 +2334,24 @@ inline void keep_orphan(std::unique_ptr<session> s) {
 
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  if (!handler) {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+    return;
+  }
+  try {
+    handler(d);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw: %s)\n", d.where.c_str(), d.problem.c_str(),
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw)\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
 // A diagnostic: counted in the report (the first ones kept), passed to the
 // user's handler or printed as one line. `misuse` says whether it may leave tasks
 // out of the numbers.
@@ -2347,11 +2366,7 @@ FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, st
     if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
     handler = s->on_diagnostic;
   }
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Misuse found while the program ran.

@@ -3701,6 +3701,7 @@ FORKSCALE_NAMESPACE_END
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -5108,6 +5109,24 @@ inline void keep_orphan(std::unique_ptr<session> s) {
 
 inline constexpr std::size_t max_kept_diagnostics = 100;
 
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  if (!handler) {
+    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
+    return;
+  }
+  try {
+    handler(d);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw: %s)\n", d.where.c_str(), d.problem.c_str(),
+                 e.what());
+  } catch (...) {
+    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw)\n", d.where.c_str(), d.problem.c_str());
+  }
+}
+
 // A diagnostic: counted in the report (the first ones kept), passed to the
 // user's handler or printed as one line. `misuse` says whether it may leave tasks
 // out of the numbers.
@@ -5122,11 +5141,7 @@ FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, st
     if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
     handler = s->on_diagnostic;
   }
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Misuse found while the program ran.
@@ -5168,11 +5183,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Called by finish_session with the finished report.
@@ -8264,10 +8275,49 @@ FORKSCALE_NAMESPACE_END
 // (options.hpp).
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored. Any other value is ignored, with one
+// line on stderr the first time the process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
+                 printable_path(raw).c_str());
+  return env_switch::unset;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
 
 #if defined(_WIN32)
 #include <io.h>
@@ -8291,9 +8341,9 @@ inline bool stderr_is_terminal() noexcept {
 // else when stderr is a terminal.
 inline bool progress_wanted(progress_mode mode) noexcept {
   if (mode == progress_mode::off) return false;
-  const char* env = std::getenv("FORKSCALE_PROGRESS");
-  if (env && std::strcmp(env, "0") == 0) return false;
-  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  const env_switch env = read_env_switch("FORKSCALE_PROGRESS");
+  if (env == env_switch::off) return false;
+  if (mode == progress_mode::on || env == env_switch::on) return true;
   return stderr_is_terminal();
 }
 

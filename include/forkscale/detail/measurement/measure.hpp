@@ -27,6 +27,7 @@
 #include "../profile/task_profile.hpp"
 #include "../record/build.hpp"
 #include "../record/views_hook.hpp"
+#include "../util/env.hpp"
 #include "../what_if/config.hpp"
 #include "../what_if/rows.hpp"
 #include "region_api.hpp"
@@ -92,8 +93,8 @@ double calibrate_compensation(clock_kind kind, bool profile, unsigned char recor
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
 // otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
 inline bool recording_requested(bool option) {
-  const char* e = std::getenv("FORKSCALE_RECORD");
-  if (e && *e) return !(e[0] == '0' && e[1] == '\0');
+  const env_switch e = read_env_switch("FORKSCALE_RECORD");
+  if (e != env_switch::unset) return e == env_switch::on;
   const char* trace = std::getenv("FORKSCALE_TRACE");
   const char* folded = std::getenv("FORKSCALE_FOLDED");
   return option || (trace && *trace) || (folded && *folded);
@@ -113,6 +114,14 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   end.critical_last = root.totals.last_strand;
   rep.record = record_builder(s, s.rec->buffers()).build(end);
   rep.profiler_bytes += s.rec->bytes();
+}
+
+// A burden file that cannot be used, as a diagnostic of the measurement
+// ("forkscale: stored burden: burden file '...': ...; the default burden is used").
+inline void burden_file_notice(session* s, std::string problem) {
+  static const std::string prefix = "forkscale: ";
+  if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+  diagnose(s, site::tagged("stored burden"), problem + "; the default burden is used", false);
 }
 
 // What the burden file gives backend `b` in session `s`: the stored steal when
@@ -154,7 +163,7 @@ inline void resolve_burden(session& s, const options& opt) {
     s.burden_problem = l.problem;  // said once a backend is known (finish_session)
     return;
   }
-  if (!l.problem.empty()) diagnose(&s, site{}, l.problem + "; the default burden is used", false);
+  if (!l.problem.empty()) burden_file_notice(&s, l.problem);
   const burden_choice c = choice_for(s, l, opt.backend);
   s.burden = c.ticks;
   s.burden_source = c.source;
@@ -164,6 +173,9 @@ inline void resolve_burden(session& s, const options& opt) {
 template <class Clock>
 std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
   clock_kind kind = opt.clock;
+  if (static_cast<unsigned>(kind) > static_cast<unsigned>(clock_kind::thread_cpu))
+    throw error("forkscale: options.clock is not a clock_kind (value " + std::to_string(static_cast<unsigned>(kind)) +
+                ")");
   if (Clock::fixed) {
     if (kind != clock_kind::automatic && kind != Clock::kind)
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
@@ -178,6 +190,9 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     kind = chosen_for_load ? clock_kind::thread_cpu : resolve_automatic();
   }
   if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
+  if (opt.burden > 1e15)
+    throw error("forkscale: options.burden is " + std::to_string(opt.burden) +
+                ", above 10^15 (in the clock's unit: ns, or units under the cost clock)");
   auto s = std::make_unique<session>();
   s->kind = kind;
   s->info = describe(kind, /*rate_now=*/false);
@@ -215,8 +230,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     out.task = root.task_id;
     out.chain = take_path(root);
   }
-  if (followed_burden(*s) && !s->burden_problem.empty())
-    diagnose(s.get(), site{}, s->burden_problem + "; the default burden is used", false);
+  if (followed_burden(*s) && !s->burden_problem.empty()) burden_file_notice(s.get(), s->burden_problem);
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
@@ -229,8 +243,10 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   settle_sync_block(root, root.profile ? &out : nullptr);
   if (s->rec && s->rec->limit_hit())
     diagnose(s.get(), root.where,
-             "recording stopped at options.record_limit (" + std::to_string(s->rec->limit() >> 20) +
-                 " MiB): the record is partial (its views are incomplete); the numbers are whole",
+             "recording stopped at options.record_limit (" +
+                 (s->rec->limit() >= (std::uint64_t(1) << 20) ? std::to_string(s->rec->limit() >> 20) + " MiB"
+                                                              : std::to_string(s->rec->limit()) + " bytes") +
+                 "): the record is partial (its views are incomplete); the numbers are whole",
              false);
   report rep = make_report_shell(*s);
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));

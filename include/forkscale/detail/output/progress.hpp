@@ -5,12 +5,12 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <utility>
 
 #include "../../config.hpp"
 #include "../../options.hpp"
+#include "../util/env.hpp"
 #include "utf8.hpp"
 
 #if defined(_WIN32)
@@ -35,9 +35,9 @@ inline bool stderr_is_terminal() noexcept {
 // else when stderr is a terminal.
 inline bool progress_wanted(progress_mode mode) noexcept {
   if (mode == progress_mode::off) return false;
-  const char* env = std::getenv("FORKSCALE_PROGRESS");
-  if (env && std::strcmp(env, "0") == 0) return false;
-  if (mode == progress_mode::on || (env && std::strcmp(env, "1") == 0)) return true;
+  const env_switch env = read_env_switch("FORKSCALE_PROGRESS");
+  if (env == env_switch::off) return false;
+  if (mode == progress_mode::on || env == env_switch::on) return true;
   return stderr_is_terminal();
 }
 

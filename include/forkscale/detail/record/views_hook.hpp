@@ -39,11 +39,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler) {
-    handler(d);
-  } else {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-  }
+  deliver_diagnostic(handler, d);
 }
 
 // Called by finish_session with the finished report.
