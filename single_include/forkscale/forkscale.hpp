@@ -8756,15 +8756,34 @@ inline double unit_per_tick(const session& s) noexcept {
   return base / static_cast<double>(s.what_if.scale);
 }
 
-inline std::uint64_t to_unit(const session& s, std::uint64_t ticks) noexcept {
-  const double upt = unit_per_tick(s);
+// std::llround(x), as unsigned: the nearest integer, halves away from zero;
+// without the library call where x is a non-negative number below 2^63 (the
+// truncation is then the floor, and x minus it is exact).
+inline std::uint64_t round_half_away(double x) noexcept {
+  if (x >= 0 && x < 9223372036854775808.0) {
+    const auto whole = static_cast<std::uint64_t>(x);
+    return whole + (x - static_cast<double>(whole) >= 0.5 ? 1u : 0u);
+  }
+  return static_cast<std::uint64_t>(std::llround(x));
+}
+
+// Ticks to the unit at `upt` units per tick (unit_per_tick).
+inline std::uint64_t to_unit_at(double upt, std::uint64_t ticks) noexcept {
   if (upt == 1.0) return ticks;  // exact for the cost clock
-  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks) * upt));
+  return round_half_away(static_cast<double>(ticks) * upt);
+}
+
+inline std::int64_t to_unit_signed_at(double upt, std::int64_t ticks) noexcept {
+  return ticks < 0 ? -static_cast<std::int64_t>(to_unit_at(upt, static_cast<std::uint64_t>(-ticks)))
+                   : static_cast<std::int64_t>(to_unit_at(upt, static_cast<std::uint64_t>(ticks)));
+}
+
+inline std::uint64_t to_unit(const session& s, std::uint64_t ticks) noexcept {
+  return to_unit_at(unit_per_tick(s), ticks);
 }
 
 inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcept {
-  return ticks < 0 ? -static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(-ticks)))
-                   : static_cast<std::int64_t>(to_unit(s, static_cast<std::uint64_t>(ticks)));
+  return to_unit_signed_at(unit_per_tick(s), ticks);
 }
 
 // Converts one column of tick values to the report's unit so that the converted
@@ -8772,17 +8791,17 @@ inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcep
 // running sums (the self-checks stay exact with timed clocks too).
 class column_rounding {
  public:
-  explicit column_rounding(const session& s) : s_(s) {}
+  explicit column_rounding(const session& s) : upt_(unit_per_tick(s)) {}
   std::int64_t next(std::int64_t ticks) {
     sum_ += ticks;
-    const std::int64_t now = to_unit_signed(s_, sum_);
+    const std::int64_t now = to_unit_signed_at(upt_, sum_);
     const std::int64_t v = now - done_;
     done_ = now;
     return v;
   }
 
  private:
-  const session& s_;
+  double upt_;  // the report's unit per tick, looked up once
   std::int64_t sum_ = 0;
   std::int64_t done_ = 0;
 };
@@ -8983,7 +9002,6 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -9028,6 +9046,7 @@ class record_builder {
     r.limit_bytes = rs_.limit();
     r.trace_limit = rs_.trace_limit;
     r.bytes = rs_.bytes();
+    wall_factor_ = wall_factor(rs_.wall_kind());
     index_strands();
     for (const auto& b : buffers_) r.dropped_strands += b->dropped;
     r.complete = !rs_.limit_hit() && r.dropped_strands == 0;
@@ -9069,26 +9088,58 @@ class record_builder {
         raw_.push_back(&buffers_[i]->strands[k]);
         thread_of_.push_back(static_cast<std::uint32_t>(i));
       }
+    prev_.reserve(n);
+    for (const raw_strand* w : raw_) prev_.push_back(position(w->prev));
   }
 
+  // The join of (uid, round), numbered in the order first asked for. The index
+  // is one open-addressed table (linear probing, at most half full), not a node
+  // per join.
   std::uint32_t join_of(std::uint64_t uid, std::uint32_t round) {
-    const auto key = std::make_pair(uid, round);
-    auto it = join_index_.find(key);
-    if (it != join_index_.end()) return it->second;
-    const auto id = static_cast<std::uint32_t>(join_strands_.size());
-    join_strands_.emplace_back();
-    join_joins_.emplace_back();
-    join_index_.emplace(key, id);
-    return id;
+    if (2 * (join_strands_.size() + 1) > join_slots_.size()) grow_join_index();
+    const std::size_t mask = join_slots_.size() - 1;
+    for (std::size_t k = join_slot(uid, round) & mask;; k = (k + 1) & mask) {
+      join_slot_entry& e = join_slots_[k];
+      if (e.id == none) {
+        e = join_slot_entry{uid, round, static_cast<std::uint32_t>(join_strands_.size())};
+        join_strands_.emplace_back();
+        join_joins_.emplace_back();
+        return e.id;
+      }
+      if (e.uid == uid && e.round == round) return e.id;
+    }
   }
 
-  struct pair_hash {
-    std::size_t operator()(const std::pair<std::uint64_t, std::uint32_t>& p) const noexcept {
-      return static_cast<std::size_t>(p.first * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(p.second) << 1));
-    }
+  struct join_slot_entry {
+    std::uint64_t uid = 0;
+    std::uint32_t round = 0;
+    std::uint32_t id = none;  // none: an empty slot
   };
 
+  static std::size_t join_slot(std::uint64_t uid, std::uint32_t round) noexcept {
+    std::uint64_t h = (uid ^ (std::uint64_t(round) << 40)) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+
+  void grow_join_index() {
+    std::vector<join_slot_entry> old(std::max<std::size_t>(1024, 2 * join_slots_.size()));
+    old.swap(join_slots_);
+    const std::size_t mask = join_slots_.size() - 1;
+    for (const join_slot_entry& e : old) {
+      if (e.id == none) continue;
+      std::size_t k = join_slot(e.uid, e.round) & mask;
+      while (join_slots_[k].id != none) k = (k + 1) & mask;
+      join_slots_[k] = e;
+    }
+  }
+
   void collect_joins(const record_end& end) {
+    // Room for about as many joins as there are edges (it grows when needed).
+    std::size_t edges = 1;
+    for (const auto& b : buffers_) edges += b->edges.size();
+    std::size_t slots = 1024;
+    while (slots < 2 * edges) slots *= 2;
+    join_slots_.assign(slots, join_slot_entry{});
     strand_join_.assign(raw_.size(), none);
     for (std::size_t i = 0; i < raw_.size(); ++i)
       if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
@@ -9118,7 +9169,7 @@ class record_builder {
     // vector per node: one allocation instead of one per strand.
     const auto each_edge = [&](auto&& edge) {
       for (std::size_t i = 0; i < n; ++i) {
-        if (const std::uint32_t p = position(raw_[i]->prev); p != none) edge(p, static_cast<std::uint32_t>(i));
+        if (const std::uint32_t p = prev_[i]; p != none) edge(p, static_cast<std::uint32_t>(i));
         if (strand_join_[i] != none)
           edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
       }
@@ -9169,40 +9220,49 @@ class record_builder {
     return order;
   }
 
+  // Nanoseconds per tick of the wall clock `k`.
+  static double wall_factor(clock_kind k) noexcept {
+    return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+  }
+
   std::uint64_t wall_ns(std::uint64_t ticks) const noexcept {
     if (ticks <= rs_.origin()) return 0;
     const std::uint64_t d = ticks - rs_.origin();
-    const clock_kind k = rs_.wall_kind();
-    const double f = k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
-    return f == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * f);
+    return wall_factor_ == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * wall_factor_);
   }
 
   void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
     new_index_.assign(raw_.size(), none);
     for (std::size_t i = 0; i < order.size(); ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
-    auto mapped = [&](std::uint64_t id) -> std::int64_t {
-      const std::uint32_t p = position(id);
+    const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
     };
     column_rounding work(s_);
-    r.strands.resize(order.size());
+    const double upt = unit_per_tick(s_);
+    // Each strand made whole and appended (the array is written once), its
+    // thread's busy time summed on the way.
+    r.threads.resize(buffers_.size());
+    r.strands.reserve(order.size());
+    task_start_.reserve(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
       const raw_strand& w = *raw_[order[i]];
-      forkscale::record_strand& o = r.strands[i];
+      forkscale::record_strand o;
       o.thread = thread_of_[order[i]];
       o.frame = w.frame;
       o.start_ns = wall_ns(w.wall_start);
       o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
       o.work = static_cast<std::uint64_t>(work.next(static_cast<std::int64_t>(w.work)));
-      o.span = to_unit(s_, w.path);
-      o.prev = mapped(w.prev);
-      o.critical_pred = mapped(w.crit_pred);
+      o.span = to_unit_at(upt, w.path);
+      o.prev = mapped(prev_[order[i]]);
+      o.critical_pred = mapped(position(w.crit_pred));
       o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
       o.after_spawn = (w.flags & rec_after_spawn) != 0;
       o.what_if = w.what_if;
       task_start_.push_back((w.flags & rec_task_start) != 0);
       if (w.join_site != 0) join_site_.emplace_back(o.join, w.join_site - 1);
       r.wall_ns = std::max(r.wall_ns, o.end_ns);
+      r.threads[o.thread].busy_ns += o.end_ns - o.start_ns;
+      r.strands.push_back(o);
     }
   }
 
@@ -9217,21 +9277,21 @@ class record_builder {
     }
     for (const auto& js : join_site_)
       if (js.first >= 0) r.joins[static_cast<std::size_t>(js.first)].site = js.second;
-    // The thread that waited and how long: from the strand before the sync to the
-    // strand after it.
-    for (const forkscale::record_strand& s : r.strands) {
-      if (s.join < 0) continue;
-      record_join& o = r.joins[static_cast<std::size_t>(s.join)];
-      o.thread = s.thread;
-      o.wait_end_ns = s.start_ns;
-      o.wait_start_ns = s.prev >= 0 ? r.strands[static_cast<std::size_t>(s.prev)].end_ns : s.start_ns;
-      if (o.wait_start_ns > o.wait_end_ns) o.wait_start_ns = o.wait_end_ns;
-    }
   }
 
+  // The tasks, and (in the same pass over the strands) the joins' waits.
   void fill_tasks(execution_record& r) {
     for (std::size_t i = 0; i < r.strands.size(); ++i) {
       forkscale::record_strand& s = r.strands[i];
+      // The thread that waited and how long: from the strand before the sync to
+      // the strand after it.
+      if (s.join >= 0) {
+        record_join& o = r.joins[static_cast<std::size_t>(s.join)];
+        o.thread = s.thread;
+        o.wait_end_ns = s.start_ns;
+        o.wait_start_ns = s.prev >= 0 ? r.strands[static_cast<std::size_t>(s.prev)].end_ns : s.start_ns;
+        if (o.wait_start_ns > o.wait_end_ns) o.wait_start_ns = o.wait_end_ns;
+      }
       const bool starts = task_start_[i] || s.prev < 0 || static_cast<std::size_t>(s.prev) >= i;
       if (starts) {
         record_task t;
@@ -9276,9 +9336,7 @@ class record_builder {
   }
 
   void fill_threads_and_regions(execution_record& r) {
-    r.threads.resize(buffers_.size());
-    for (std::size_t i = 0; i < buffers_.size(); ++i) r.threads[i].os_id = buffers_[i]->os_id;
-    for (const forkscale::record_strand& s : r.strands) r.threads[s.thread].busy_ns += s.end_ns - s.start_ns;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) r.threads[i].os_id = buffers_[i]->os_id;  // busy: fill_strands
     for (std::size_t i = 0; i < buffers_.size(); ++i)
       for (const raw_region& g : buffers_[i]->regions) {
         forkscale::record_region o;
@@ -9334,10 +9392,12 @@ class record_builder {
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
+  double wall_factor_ = 1.0;  // ns per wall-clock tick
   std::vector<const raw_strand*> raw_;
   std::vector<std::uint32_t> thread_of_;
+  std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
-  std::unordered_map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t, pair_hash> join_index_;
+  std::vector<join_slot_entry> join_slots_;  // the index of joins by (uid, round): join_of
   std::vector<std::vector<std::uint32_t>> join_strands_, join_joins_;
   std::uint32_t end_join_ = 0;
   std::vector<std::uint32_t> join_order_;
@@ -15747,7 +15807,9 @@ FORKSCALE_NAMESPACE_END
 // (stream_out::room) and stores them through a plain pointer (put_text,
 // put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
 // way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
-// on any failure, which throws one line naming the file), with the contents produced piece by piece.
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -15755,6 +15817,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -15851,8 +15917,15 @@ class stream_out {
   static constexpr std::size_t buffer_size = std::size_t(1) << 20;
   // Into `text` (appended).
   explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
-  // Into `file` (not closed here); `path` names it in errors.
-  stream_out(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
   stream_out(const stream_out&) = delete;
   stream_out& operator=(const stream_out&) = delete;
 
@@ -15901,6 +15974,18 @@ class stream_out {
       const int err = errno;
       throw_write_error(path_, errno_text(err ? err : EIO));
     }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
   }
 
   std::string* text_ = nullptr;
@@ -15908,6 +15993,8 @@ class stream_out {
   std::string path_;
   std::vector<char> buf_;
   std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
 };
 
 // Writes `path` atomically with what `fill` puts into the stream (a device or
@@ -15938,7 +16025,7 @@ inline void write_streamed_atomically(const std::string& path, function_ref<void
   temporary_file tmp;
   if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
   {
-    stream_out out(tmp.get(), path);
+    stream_out out(tmp.get(), path, /*write_back=*/true);
     fill(out);
     out.flush();
   }
@@ -16003,63 +16090,88 @@ struct trace_layout {
   static constexpr std::uint32_t no_run = 0xffffffffu;
 };
 
-// The number of thread tracks: every thread a strand or region names.
-inline std::size_t trace_thread_count(const execution_record& r) {
-  std::size_t n = r.threads.size();
-  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
-  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
-  return n;
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
 }
 
-// Sorts `list` (strand indices in increasing order) into time order: by start,
-// then end, then index. A thread's strands mostly come in time order already
-// (in order of the graph), with some that started earlier further on: one pass
-// keeps the strands that follow the last kept one in time at the front of the
-// list and takes the others out; those are sorted on copies of their keys and
-// merged back from the end. Linear when few are out of order (one in ten in a
-// serial quicksort), never worse than sorting them all.
-inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
-  struct key {
-    std::uint64_t start, end;
-    std::uint32_t index;
-  };
-  const auto before = [](const key& x, const key& y) {
-    if (x.start != y.start) return x.start < y.start;
-    return x.end != y.end ? x.end < y.end : x.index < y.index;
-  };
-  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
-  std::vector<key> rest;
-  std::size_t kept = 0;
-  key last{};
-  for (const std::uint32_t i : list) {
-    const key k = key_of(i);
-    if (kept == 0 || before(last, k)) {
-      list[kept++] = i;
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
       last = k;
     } else {
       rest.push_back(k);
     }
   }
-  if (rest.empty()) return;
-  std::sort(rest.begin(), rest.end(), before);
-  // Merged from the back: the kept strands hold the front of the list.
-  std::size_t to = list.size(), from = kept, other = rest.size();
-  while (other > 0) {
-    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
-      list[--to] = list[--from];
-    else
-      list[--to] = rest[--other].index;
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
   }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
 }
 
-// Strands of each thread in time order, none starting before the previous ended.
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
 inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
   std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -16120,7 +16232,10 @@ inline std::vector<trace_slice> place_regions(const execution_record& r, std::ui
 
 inline trace_layout lay_out_trace(const execution_record& r) {
   trace_layout L;
-  L.threads.resize(trace_thread_count(r));
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
   const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
@@ -16335,6 +16450,8 @@ class trace_names {
   trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
     name_.resize(r.frames.size() + 1);
     stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
   }
   const std::string& name(std::uint32_t frame) {
     std::string& s = name_[slot(frame)];
@@ -16346,13 +16463,25 @@ class trace_names {
     if (s.empty()) s = json_string(stacks_.of(frame));
     return s;
   }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
 
  private:
   std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
   const execution_record& r_;
   std::string root_;
   stack_names stacks_;
-  std::vector<std::string> name_, stack_;
+  std::vector<std::string> name_, stack_, head_, tail_;
 };
 
 // The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
@@ -16431,6 +16560,20 @@ inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
   const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
                           std::size_t tid) {
     const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
@@ -16441,7 +16584,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
     *p++ = '}';
     ev.close(p);
   };
-  const std::string strand_cat = "strand", region_cat = "region", critical_cat = "critical_path";
+  const std::string region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
@@ -16457,7 +16600,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        strand(s.index, strand_cat, s.start, dur, t + 1);
+        thread_strand(s.index, s.start, dur, t + 1);
       }
     }
   }
@@ -26207,7 +26350,9 @@ FORKSCALE_NAMESPACE_END
 // (stream_out::room) and stores them through a plain pointer (put_text,
 // put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
 // way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
-// on any failure, which throws one line naming the file), with the contents produced piece by piece.
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -26215,6 +26360,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -26311,8 +26460,15 @@ class stream_out {
   static constexpr std::size_t buffer_size = std::size_t(1) << 20;
   // Into `text` (appended).
   explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
-  // Into `file` (not closed here); `path` names it in errors.
-  stream_out(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
   stream_out(const stream_out&) = delete;
   stream_out& operator=(const stream_out&) = delete;
 
@@ -26361,6 +26517,18 @@ class stream_out {
       const int err = errno;
       throw_write_error(path_, errno_text(err ? err : EIO));
     }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
   }
 
   std::string* text_ = nullptr;
@@ -26368,6 +26536,8 @@ class stream_out {
   std::string path_;
   std::vector<char> buf_;
   std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
 };
 
 // Writes `path` atomically with what `fill` puts into the stream (a device or
@@ -26398,7 +26568,7 @@ inline void write_streamed_atomically(const std::string& path, function_ref<void
   temporary_file tmp;
   if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
   {
-    stream_out out(tmp.get(), path);
+    stream_out out(tmp.get(), path, /*write_back=*/true);
     fill(out);
     out.flush();
   }
@@ -26463,63 +26633,88 @@ struct trace_layout {
   static constexpr std::uint32_t no_run = 0xffffffffu;
 };
 
-// The number of thread tracks: every thread a strand or region names.
-inline std::size_t trace_thread_count(const execution_record& r) {
-  std::size_t n = r.threads.size();
-  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
-  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
-  return n;
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
 }
 
-// Sorts `list` (strand indices in increasing order) into time order: by start,
-// then end, then index. A thread's strands mostly come in time order already
-// (in order of the graph), with some that started earlier further on: one pass
-// keeps the strands that follow the last kept one in time at the front of the
-// list and takes the others out; those are sorted on copies of their keys and
-// merged back from the end. Linear when few are out of order (one in ten in a
-// serial quicksort), never worse than sorting them all.
-inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
-  struct key {
-    std::uint64_t start, end;
-    std::uint32_t index;
-  };
-  const auto before = [](const key& x, const key& y) {
-    if (x.start != y.start) return x.start < y.start;
-    return x.end != y.end ? x.end < y.end : x.index < y.index;
-  };
-  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
-  std::vector<key> rest;
-  std::size_t kept = 0;
-  key last{};
-  for (const std::uint32_t i : list) {
-    const key k = key_of(i);
-    if (kept == 0 || before(last, k)) {
-      list[kept++] = i;
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
       last = k;
     } else {
       rest.push_back(k);
     }
   }
-  if (rest.empty()) return;
-  std::sort(rest.begin(), rest.end(), before);
-  // Merged from the back: the kept strands hold the front of the list.
-  std::size_t to = list.size(), from = kept, other = rest.size();
-  while (other > 0) {
-    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
-      list[--to] = list[--from];
-    else
-      list[--to] = rest[--other].index;
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
   }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
 }
 
-// Strands of each thread in time order, none starting before the previous ended.
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
 inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
   std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -26580,7 +26775,10 @@ inline std::vector<trace_slice> place_regions(const execution_record& r, std::ui
 
 inline trace_layout lay_out_trace(const execution_record& r) {
   trace_layout L;
-  L.threads.resize(trace_thread_count(r));
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
   const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
@@ -26795,6 +26993,8 @@ class trace_names {
   trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
     name_.resize(r.frames.size() + 1);
     stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
   }
   const std::string& name(std::uint32_t frame) {
     std::string& s = name_[slot(frame)];
@@ -26806,13 +27006,25 @@ class trace_names {
     if (s.empty()) s = json_string(stacks_.of(frame));
     return s;
   }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
 
  private:
   std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
   const execution_record& r_;
   std::string root_;
   stack_names stacks_;
-  std::vector<std::string> name_, stack_;
+  std::vector<std::string> name_, stack_, head_, tail_;
 };
 
 // The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
@@ -26891,6 +27103,20 @@ inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
   const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
                           std::size_t tid) {
     const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
@@ -26901,7 +27127,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
     *p++ = '}';
     ev.close(p);
   };
-  const std::string strand_cat = "strand", region_cat = "region", critical_cat = "critical_path";
+  const std::string region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
@@ -26917,7 +27143,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        strand(s.index, strand_cat, s.start, dur, t + 1);
+        thread_strand(s.index, s.start, dur, t + 1);
       }
     }
   }

@@ -5046,7 +5046,9 @@ FORKSCALE_NAMESPACE_END
 // (stream_out::room) and stores them through a plain pointer (put_text,
 // put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
 // way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
-// on any failure, which throws one line naming the file), with the contents produced piece by piece.
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -5054,6 +5056,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
 
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -5150,8 +5156,15 @@ class stream_out {
   static constexpr std::size_t buffer_size = std::size_t(1) << 20;
   // Into `text` (appended).
   explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
-  // Into `file` (not closed here); `path` names it in errors.
-  stream_out(std::FILE* file, std::string path) : file_(file), path_(std::move(path)) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
   stream_out(const stream_out&) = delete;
   stream_out& operator=(const stream_out&) = delete;
 
@@ -5200,6 +5213,18 @@ class stream_out {
       const int err = errno;
       throw_write_error(path_, errno_text(err ? err : EIO));
     }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
   }
 
   std::string* text_ = nullptr;
@@ -5207,6 +5232,8 @@ class stream_out {
   std::string path_;
   std::vector<char> buf_;
   std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
 };
 
 // Writes `path` atomically with what `fill` puts into the stream (a device or
@@ -5237,7 +5264,7 @@ inline void write_streamed_atomically(const std::string& path, function_ref<void
   temporary_file tmp;
   if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
   {
-    stream_out out(tmp.get(), path);
+    stream_out out(tmp.get(), path, /*write_back=*/true);
     fill(out);
     out.flush();
   }
@@ -5302,63 +5329,88 @@ struct trace_layout {
   static constexpr std::uint32_t no_run = 0xffffffffu;
 };
 
-// The number of thread tracks: every thread a strand or region names.
-inline std::size_t trace_thread_count(const execution_record& r) {
-  std::size_t n = r.threads.size();
-  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
-  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
-  return n;
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
 }
 
-// Sorts `list` (strand indices in increasing order) into time order: by start,
-// then end, then index. A thread's strands mostly come in time order already
-// (in order of the graph), with some that started earlier further on: one pass
-// keeps the strands that follow the last kept one in time at the front of the
-// list and takes the others out; those are sorted on copies of their keys and
-// merged back from the end. Linear when few are out of order (one in ten in a
-// serial quicksort), never worse than sorting them all.
-inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
-  struct key {
-    std::uint64_t start, end;
-    std::uint32_t index;
-  };
-  const auto before = [](const key& x, const key& y) {
-    if (x.start != y.start) return x.start < y.start;
-    return x.end != y.end ? x.end < y.end : x.index < y.index;
-  };
-  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
-  std::vector<key> rest;
-  std::size_t kept = 0;
-  key last{};
-  for (const std::uint32_t i : list) {
-    const key k = key_of(i);
-    if (kept == 0 || before(last, k)) {
-      list[kept++] = i;
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
       last = k;
     } else {
       rest.push_back(k);
     }
   }
-  if (rest.empty()) return;
-  std::sort(rest.begin(), rest.end(), before);
-  // Merged from the back: the kept strands hold the front of the list.
-  std::size_t to = list.size(), from = kept, other = rest.size();
-  while (other > 0) {
-    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
-      list[--to] = list[--from];
-    else
-      list[--to] = rest[--other].index;
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
   }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
 }
 
-// Strands of each thread in time order, none starting before the previous ended.
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
 inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
   std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -5419,7 +5471,10 @@ inline std::vector<trace_slice> place_regions(const execution_record& r, std::ui
 
 inline trace_layout lay_out_trace(const execution_record& r) {
   trace_layout L;
-  L.threads.resize(trace_thread_count(r));
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
   const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
@@ -5634,6 +5689,8 @@ class trace_names {
   trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
     name_.resize(r.frames.size() + 1);
     stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
   }
   const std::string& name(std::uint32_t frame) {
     std::string& s = name_[slot(frame)];
@@ -5645,13 +5702,25 @@ class trace_names {
     if (s.empty()) s = json_string(stacks_.of(frame));
     return s;
   }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
 
  private:
   std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
   const execution_record& r_;
   std::string root_;
   stack_names stacks_;
-  std::vector<std::string> name_, stack_;
+  std::vector<std::string> name_, stack_, head_, tail_;
 };
 
 // The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
@@ -5730,6 +5799,20 @@ inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
   const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
                           std::size_t tid) {
     const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
@@ -5740,7 +5823,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
     *p++ = '}';
     ev.close(p);
   };
-  const std::string strand_cat = "strand", region_cat = "region", critical_cat = "critical_path";
+  const std::string region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
@@ -5756,7 +5839,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        strand(s.index, strand_cat, s.start, dur, t + 1);
+        thread_strand(s.index, s.start, dur, t + 1);
       }
     }
   }

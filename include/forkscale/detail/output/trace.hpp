@@ -93,6 +93,8 @@ class trace_names {
   trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
     name_.resize(r.frames.size() + 1);
     stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
   }
   const std::string& name(std::uint32_t frame) {
     std::string& s = name_[slot(frame)];
@@ -104,13 +106,25 @@ class trace_names {
     if (s.empty()) s = json_string(stacks_.of(frame));
     return s;
   }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
 
  private:
   std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
   const execution_record& r_;
   std::string root_;
   stack_names stacks_;
-  std::vector<std::string> name_, stack_;
+  std::vector<std::string> name_, stack_, head_, tail_;
 };
 
 // The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
@@ -189,6 +203,20 @@ inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace
 // that keys frames on name and args, as speedscope does, keeps one frame per
 // call path); its work and span are on the counters (trace_counters).
 inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
   const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
                           std::size_t tid) {
     const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
@@ -199,7 +227,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
     *p++ = '}';
     ev.close(p);
   };
-  const std::string strand_cat = "strand", region_cat = "region", critical_cat = "critical_path";
+  const std::string region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
     trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
     for (const trace_slice& s : L.threads[t]) {
@@ -215,7 +243,7 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        strand(s.index, strand_cat, s.start, dur, t + 1);
+        thread_strand(s.index, s.start, dur, t + 1);
       }
     }
   }

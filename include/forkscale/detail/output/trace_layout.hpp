@@ -50,63 +50,88 @@ struct trace_layout {
   static constexpr std::uint32_t no_run = 0xffffffffu;
 };
 
-// The number of thread tracks: every thread a strand or region names.
-inline std::size_t trace_thread_count(const execution_record& r) {
-  std::size_t n = r.threads.size();
-  for (const auto& s : r.strands) n = std::max<std::size_t>(n, std::size_t(s.thread) + 1);
-  for (const auto& g : r.regions) n = std::max<std::size_t>(n, std::size_t(g.thread) + 1);
-  return n;
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
 }
 
-// Sorts `list` (strand indices in increasing order) into time order: by start,
-// then end, then index. A thread's strands mostly come in time order already
-// (in order of the graph), with some that started earlier further on: one pass
-// keeps the strands that follow the last kept one in time at the front of the
-// list and takes the others out; those are sorted on copies of their keys and
-// merged back from the end. Linear when few are out of order (one in ten in a
-// serial quicksort), never worse than sorting them all.
-inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
-  struct key {
-    std::uint64_t start, end;
-    std::uint32_t index;
-  };
-  const auto before = [](const key& x, const key& y) {
-    if (x.start != y.start) return x.start < y.start;
-    return x.end != y.end ? x.end < y.end : x.index < y.index;
-  };
-  const auto key_of = [&](std::uint32_t i) { return key{r.strands[i].start_ns, r.strands[i].end_ns, i}; };
-  std::vector<key> rest;
-  std::size_t kept = 0;
-  key last{};
-  for (const std::uint32_t i : list) {
-    const key k = key_of(i);
-    if (kept == 0 || before(last, k)) {
-      list[kept++] = i;
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
       last = k;
     } else {
       rest.push_back(k);
     }
   }
-  if (rest.empty()) return;
-  std::sort(rest.begin(), rest.end(), before);
-  // Merged from the back: the kept strands hold the front of the list.
-  std::size_t to = list.size(), from = kept, other = rest.size();
-  while (other > 0) {
-    if (from > 0 && before(rest[other - 1], key_of(list[from - 1])))
-      list[--to] = list[--from];
-    else
-      list[--to] = rest[--other].index;
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
   }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
 }
 
-// Strands of each thread in time order, none starting before the previous ended.
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
 inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
   std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) on[r.strands[i].thread].push_back(i);
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
-    strand_time_order(r, list);
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
@@ -167,7 +192,10 @@ inline std::vector<trace_slice> place_regions(const execution_record& r, std::ui
 
 inline trace_layout lay_out_trace(const execution_record& r) {
   trace_layout L;
-  L.threads.resize(trace_thread_count(r));
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
   const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,6 +44,7 @@ class record_builder {
     r.limit_bytes = rs_.limit();
     r.trace_limit = rs_.trace_limit;
     r.bytes = rs_.bytes();
+    wall_factor_ = wall_factor(rs_.wall_kind());
     index_strands();
     for (const auto& b : buffers_) r.dropped_strands += b->dropped;
     r.complete = !rs_.limit_hit() && r.dropped_strands == 0;
@@ -86,26 +86,58 @@ class record_builder {
         raw_.push_back(&buffers_[i]->strands[k]);
         thread_of_.push_back(static_cast<std::uint32_t>(i));
       }
+    prev_.reserve(n);
+    for (const raw_strand* w : raw_) prev_.push_back(position(w->prev));
   }
 
+  // The join of (uid, round), numbered in the order first asked for. The index
+  // is one open-addressed table (linear probing, at most half full), not a node
+  // per join.
   std::uint32_t join_of(std::uint64_t uid, std::uint32_t round) {
-    const auto key = std::make_pair(uid, round);
-    auto it = join_index_.find(key);
-    if (it != join_index_.end()) return it->second;
-    const auto id = static_cast<std::uint32_t>(join_strands_.size());
-    join_strands_.emplace_back();
-    join_joins_.emplace_back();
-    join_index_.emplace(key, id);
-    return id;
+    if (2 * (join_strands_.size() + 1) > join_slots_.size()) grow_join_index();
+    const std::size_t mask = join_slots_.size() - 1;
+    for (std::size_t k = join_slot(uid, round) & mask;; k = (k + 1) & mask) {
+      join_slot_entry& e = join_slots_[k];
+      if (e.id == none) {
+        e = join_slot_entry{uid, round, static_cast<std::uint32_t>(join_strands_.size())};
+        join_strands_.emplace_back();
+        join_joins_.emplace_back();
+        return e.id;
+      }
+      if (e.uid == uid && e.round == round) return e.id;
+    }
   }
 
-  struct pair_hash {
-    std::size_t operator()(const std::pair<std::uint64_t, std::uint32_t>& p) const noexcept {
-      return static_cast<std::size_t>(p.first * 0x9E3779B97F4A7C15ull ^ (std::uint64_t(p.second) << 1));
-    }
+  struct join_slot_entry {
+    std::uint64_t uid = 0;
+    std::uint32_t round = 0;
+    std::uint32_t id = none;  // none: an empty slot
   };
 
+  static std::size_t join_slot(std::uint64_t uid, std::uint32_t round) noexcept {
+    std::uint64_t h = (uid ^ (std::uint64_t(round) << 40)) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+
+  void grow_join_index() {
+    std::vector<join_slot_entry> old(std::max<std::size_t>(1024, 2 * join_slots_.size()));
+    old.swap(join_slots_);
+    const std::size_t mask = join_slots_.size() - 1;
+    for (const join_slot_entry& e : old) {
+      if (e.id == none) continue;
+      std::size_t k = join_slot(e.uid, e.round) & mask;
+      while (join_slots_[k].id != none) k = (k + 1) & mask;
+      join_slots_[k] = e;
+    }
+  }
+
   void collect_joins(const record_end& end) {
+    // Room for about as many joins as there are edges (it grows when needed).
+    std::size_t edges = 1;
+    for (const auto& b : buffers_) edges += b->edges.size();
+    std::size_t slots = 1024;
+    while (slots < 2 * edges) slots *= 2;
+    join_slots_.assign(slots, join_slot_entry{});
     strand_join_.assign(raw_.size(), none);
     for (std::size_t i = 0; i < raw_.size(); ++i)
       if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
@@ -135,7 +167,7 @@ class record_builder {
     // vector per node: one allocation instead of one per strand.
     const auto each_edge = [&](auto&& edge) {
       for (std::size_t i = 0; i < n; ++i) {
-        if (const std::uint32_t p = position(raw_[i]->prev); p != none) edge(p, static_cast<std::uint32_t>(i));
+        if (const std::uint32_t p = prev_[i]; p != none) edge(p, static_cast<std::uint32_t>(i));
         if (strand_join_[i] != none)
           edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
       }
@@ -186,40 +218,49 @@ class record_builder {
     return order;
   }
 
+  // Nanoseconds per tick of the wall clock `k`.
+  static double wall_factor(clock_kind k) noexcept {
+    return k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
+  }
+
   std::uint64_t wall_ns(std::uint64_t ticks) const noexcept {
     if (ticks <= rs_.origin()) return 0;
     const std::uint64_t d = ticks - rs_.origin();
-    const clock_kind k = rs_.wall_kind();
-    const double f = k == clock_kind::tsc ? tsc_ns_per_tick() : k == clock_kind::arm_counter ? arm_ns_per_tick() : 1.0;
-    return f == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * f);
+    return wall_factor_ == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * wall_factor_);
   }
 
   void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
     new_index_.assign(raw_.size(), none);
     for (std::size_t i = 0; i < order.size(); ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
-    auto mapped = [&](std::uint64_t id) -> std::int64_t {
-      const std::uint32_t p = position(id);
+    const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
     };
     column_rounding work(s_);
-    r.strands.resize(order.size());
+    const double upt = unit_per_tick(s_);
+    // Each strand made whole and appended (the array is written once), its
+    // thread's busy time summed on the way.
+    r.threads.resize(buffers_.size());
+    r.strands.reserve(order.size());
+    task_start_.reserve(order.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
       const raw_strand& w = *raw_[order[i]];
-      forkscale::record_strand& o = r.strands[i];
+      forkscale::record_strand o;
       o.thread = thread_of_[order[i]];
       o.frame = w.frame;
       o.start_ns = wall_ns(w.wall_start);
       o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
       o.work = static_cast<std::uint64_t>(work.next(static_cast<std::int64_t>(w.work)));
-      o.span = to_unit(s_, w.path);
-      o.prev = mapped(w.prev);
-      o.critical_pred = mapped(w.crit_pred);
+      o.span = to_unit_at(upt, w.path);
+      o.prev = mapped(prev_[order[i]]);
+      o.critical_pred = mapped(position(w.crit_pred));
       o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
       o.after_spawn = (w.flags & rec_after_spawn) != 0;
       o.what_if = w.what_if;
       task_start_.push_back((w.flags & rec_task_start) != 0);
       if (w.join_site != 0) join_site_.emplace_back(o.join, w.join_site - 1);
       r.wall_ns = std::max(r.wall_ns, o.end_ns);
+      r.threads[o.thread].busy_ns += o.end_ns - o.start_ns;
+      r.strands.push_back(o);
     }
   }
 
@@ -234,21 +275,21 @@ class record_builder {
     }
     for (const auto& js : join_site_)
       if (js.first >= 0) r.joins[static_cast<std::size_t>(js.first)].site = js.second;
-    // The thread that waited and how long: from the strand before the sync to the
-    // strand after it.
-    for (const forkscale::record_strand& s : r.strands) {
-      if (s.join < 0) continue;
-      record_join& o = r.joins[static_cast<std::size_t>(s.join)];
-      o.thread = s.thread;
-      o.wait_end_ns = s.start_ns;
-      o.wait_start_ns = s.prev >= 0 ? r.strands[static_cast<std::size_t>(s.prev)].end_ns : s.start_ns;
-      if (o.wait_start_ns > o.wait_end_ns) o.wait_start_ns = o.wait_end_ns;
-    }
   }
 
+  // The tasks, and (in the same pass over the strands) the joins' waits.
   void fill_tasks(execution_record& r) {
     for (std::size_t i = 0; i < r.strands.size(); ++i) {
       forkscale::record_strand& s = r.strands[i];
+      // The thread that waited and how long: from the strand before the sync to
+      // the strand after it.
+      if (s.join >= 0) {
+        record_join& o = r.joins[static_cast<std::size_t>(s.join)];
+        o.thread = s.thread;
+        o.wait_end_ns = s.start_ns;
+        o.wait_start_ns = s.prev >= 0 ? r.strands[static_cast<std::size_t>(s.prev)].end_ns : s.start_ns;
+        if (o.wait_start_ns > o.wait_end_ns) o.wait_start_ns = o.wait_end_ns;
+      }
       const bool starts = task_start_[i] || s.prev < 0 || static_cast<std::size_t>(s.prev) >= i;
       if (starts) {
         record_task t;
@@ -293,9 +334,7 @@ class record_builder {
   }
 
   void fill_threads_and_regions(execution_record& r) {
-    r.threads.resize(buffers_.size());
-    for (std::size_t i = 0; i < buffers_.size(); ++i) r.threads[i].os_id = buffers_[i]->os_id;
-    for (const forkscale::record_strand& s : r.strands) r.threads[s.thread].busy_ns += s.end_ns - s.start_ns;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) r.threads[i].os_id = buffers_[i]->os_id;  // busy: fill_strands
     for (std::size_t i = 0; i < buffers_.size(); ++i)
       for (const raw_region& g : buffers_[i]->regions) {
         forkscale::record_region o;
@@ -351,10 +390,12 @@ class record_builder {
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
+  double wall_factor_ = 1.0;  // ns per wall-clock tick
   std::vector<const raw_strand*> raw_;
   std::vector<std::uint32_t> thread_of_;
+  std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
-  std::unordered_map<std::pair<std::uint64_t, std::uint32_t>, std::uint32_t, pair_hash> join_index_;
+  std::vector<join_slot_entry> join_slots_;  // the index of joins by (uid, round): join_of
   std::vector<std::vector<std::uint32_t>> join_strands_, join_joins_;
   std::uint32_t end_join_ = 0;
   std::vector<std::uint32_t> join_order_;
