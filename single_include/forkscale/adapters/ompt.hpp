@@ -15564,7 +15564,8 @@ struct team {
   unsigned requested = 0;
   bool nested = false;  // inside another active parallel region
   site where;
-  team* next_free = nullptr;  // pool link
+  team* outer_open = nullptr;  // the region its encountering thread began before it, still open (regions.hpp)
+  team* next_free = nullptr;   // pool link
 };
 
 template <class T>
@@ -15627,6 +15628,7 @@ inline team* new_team() {
   t->tokens.clear();
   t->size = t->phase = t->requested = 0;
   t->made = t->nested = false;
+  t->outer_open = nullptr;
   t->where = site{};
   return t;
 }
@@ -16079,6 +16081,7 @@ struct thread_notes {
   const void* fork_loc = nullptr;      // ... and its source location
   const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
   loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
+  team* open_teams = nullptr;          // the regions this thread began and has not ended, innermost first
   // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
   // and asserts that its pointer is null when a stand-in begins: a thread that
   // runs, while it waits in one, a task that makes another would fail that
@@ -16198,6 +16201,9 @@ struct team_events {
     if (flags & ompt_parallel_league) return;  // teams: not modelled
     team* t = new_team();
     parallel->ptr = t;
+    thread_notes& n = notes();
+    t->outer_open = n.open_teams;
+    n.open_teams = t;
     t->requested = requested;
     int outer_size = 0;
     ompt_data_t* outer = nullptr;
@@ -16205,7 +16211,6 @@ struct team_events {
       t->nested = outer_size > 1;
     // The program's own return address and source location, from the wrapper
     // of __kmpc_fork_call (adapters/ompt.hpp): libomp's `ra` is the wrapper's.
-    thread_notes& n = notes();
     const void* user_ra = n.fork_ra ? n.fork_ra : ra;
     const void* loc = n.fork_loc;
     n.fork_ra = n.fork_loc = nullptr;
@@ -16217,10 +16222,18 @@ struct team_events {
     t->set = join_set::make(e->sess);
   }
 
-  static void parallel_end(ompt_data_t* parallel) {
-    if (!parallel || !parallel->ptr) return;
-    team* t = static_cast<team*>(parallel->ptr);
-    parallel->ptr = nullptr;
+  // The region that ends is the one this thread began last: libomp 14 passes
+  // the team's own parallel_data after it has given the team back to its pool
+  // (__kmp_join_call), and with nested parallelism another thread may already
+  // have taken that team for a region of its own and stored its record there.
+  // A null there is a region begun while the tool did not listen.
+  static void parallel_end(ompt_data_t* parallel, int flags) {
+    if (!parallel || !parallel->ptr || (flags & ompt_parallel_league)) return;
+    thread_notes& n = notes();
+    team* t = n.open_teams;
+    if (!t) return;
+    n.open_teams = t->outer_open;
+    t->outer_open = nullptr;
     if (t->encountering) E::end_sync(t->blocked, t->set, false, t->where);
     free_team(t);
   }
@@ -16747,8 +16760,8 @@ struct callbacks {
                              int flags, const void* ra) {
     if (on()) teams::parallel_begin(encountering, parallel, requested, flags, ra);
   }
-  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
-    if (on()) teams::parallel_end(parallel);
+  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int flags, const void*) {
+    if (on()) teams::parallel_end(parallel, flags);
   }
   static void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned size,
                             unsigned index, int flags) {

@@ -50,6 +50,7 @@ struct thread_notes {
   const void* fork_loc = nullptr;      // ... and its source location
   const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
   loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
+  team* open_teams = nullptr;          // the regions this thread began and has not ended, innermost first
   // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
   // and asserts that its pointer is null when a stand-in begins: a thread that
   // runs, while it waits in one, a task that makes another would fail that

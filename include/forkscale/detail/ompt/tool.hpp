@@ -49,8 +49,8 @@ struct callbacks {
                              int flags, const void* ra) {
     if (on()) teams::parallel_begin(encountering, parallel, requested, flags, ra);
   }
-  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
-    if (on()) teams::parallel_end(parallel);
+  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int flags, const void*) {
+    if (on()) teams::parallel_end(parallel, flags);
   }
   static void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned size,
                             unsigned index, int flags) {
