@@ -3,7 +3,7 @@
 OMPT mode's whole-program form and holds every report to the program's own count.
 
     ompt_stress.py --program <ompt_bots> [--runs N] [--threads 1,2] [--timeout S]
-                   [--only fib,sort] [--out results.json]
+                   [--only fib,sort] [--empty N] [--out results.json]
 
 Each run: FORKSCALE_OMPT=1 FORKSCALE_OMPT_CLOCK=cost OMP_NUM_THREADS=<T>, the
 report written as JSON, a time limit per run (a run past it is killed and
@@ -13,6 +13,11 @@ where the program knows it), every spawn site named by the program's file and a
 line (no `object+0x...`), no diagnostic, and nothing from forkscale on stderr
 but the line that says where the report went. Exit status 0 when every run
 passed, 1 otherwise, 2 on bad arguments.
+
+--empty N: also runs the program `empty` (one empty region) N times at two
+threads under each timed clock (tsc, steady, thread_cpu) and reports its work:
+the serial time the whole-program measurement holds outside the region (the
+program's own, not the tool's or the runtime's start-up and shutdown).
 """
 import argparse
 import json
@@ -93,6 +98,32 @@ def run_once(program, name, threads, timeout, scratch):
     return ("fail" if problems else "ok"), problems, seconds
 
 
+def empty_program(program, runs, timeout, scratch):
+    """The work (ns) of an empty program's report, per timed clock."""
+    out = {}
+    report = os.path.join(scratch, "empty.json")
+    for clock in ("tsc", "steady", "thread_cpu"):
+        works, diagnostics, examples = [], 0, []
+        for _ in range(runs):
+            env = dict(os.environ)
+            env.update({"FORKSCALE_OMPT": "1", "FORKSCALE_OMPT_CLOCK": clock, "FORKSCALE_REPORT": report,
+                        "OMP_NUM_THREADS": "2"})
+            subprocess.run([program, "empty"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=timeout, check=True)
+            with open(report) as f:
+                rep = json.load(f)
+            works.append(int(rep["regions"][0]["work"]))
+            if int(rep.get("diagnostic_count", 0)) > 0:
+                diagnostics += 1
+                if len(examples) < 2:
+                    examples.append(rep.get("diagnostics", [{}])[0].get("problem", ""))
+        out[clock] = {"runs": runs, "work_ns_median": int(statistics.median(works)), "work_ns_min": min(works),
+                      "work_ns_max": max(works), "runs_with_diagnostic": diagnostics, "diagnostics": examples}
+        print("empty program, %-10s work median %d ns (min %d, max %d), %d run(s) with a diagnostic" %
+              (clock, out[clock]["work_ns_median"], min(works), max(works), diagnostics), flush=True)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--program", required=True, help="the ompt_bots executable")
@@ -100,6 +131,7 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run")
     ap.add_argument("--only", default="", help="comma-separated programs (default: all)")
+    ap.add_argument("--empty", type=int, default=0, help="runs of the empty program per timed clock")
     ap.add_argument("--out", default="", help="write the results as JSON here")
     a = ap.parse_args()
     try:
@@ -110,13 +142,16 @@ def main():
     for n in names:
         if n not in PROGRAMS:
             ap.error("--only: no program %r (%s)" % (n, ", ".join(PROGRAMS)))
-    if a.runs < 1 or any(t < 1 for t in threads):
+    if a.runs < 1 or a.empty < 0 or any(t < 1 for t in threads):
         ap.error("--runs and --threads must be positive")
     if not os.access(a.program, os.X_OK):
         ap.error("--program: %s is not an executable" % a.program)
 
     rows = []
+    empty = {}
     with tempfile.TemporaryDirectory(prefix="forkscale_ompt_stress_") as scratch:
+        if a.empty:
+            empty = empty_program(a.program, a.empty, a.timeout, scratch)
         for name in names:
             for t in threads:
                 hangs = failures = 0
@@ -149,6 +184,8 @@ def main():
             "timeout_s": a.timeout, "runs_per_case": a.runs, "total_runs": a.runs * len(rows),
             "total_hangs": sum(r["hangs"] for r in rows), "total_failures": sum(r["failures"] for r in rows),
             "cases": rows}
+        if empty:
+            doc["empty_program"] = empty
         with open(a.out, "w") as f:
             json.dump(doc, f, indent=2)
             f.write("\n")

@@ -143,7 +143,19 @@ FORKSCALE_DETAIL_OMPT_GLUE std::string why_off() {
 // of main); asking it a question here makes that happen now, so that the answer
 // is known before the program runs.
 FORKSCALE_DETAIL_OMPT_GLUE bool startup_check() {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  status().in_startup_check.store(true);
   (void)omp_get_max_threads();
+  status().in_startup_check.store(false);
+  if (void (*started)() = status().runtime_started.exchange(nullptr)) {
+    started();
+    std::atexit([] {
+      if (void (*exiting)() = status().program_exiting.exchange(nullptr)) exiting();
+    });
+  }
+#else
+  (void)omp_get_max_threads();
+#endif
   const std::string why = why_off();
 #if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
   if (!why.empty() && status().refused.empty())  // a refusal was said when it happened

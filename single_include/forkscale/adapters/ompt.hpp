@@ -15723,6 +15723,7 @@ FORKSCALE_NAMESPACE_END
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -15819,13 +15820,17 @@ class line_reader {
     return ask(offset) && read_line(function) && read_line(where);
   }
 
-  // Ends the process (at exit, so that it does not outlive the program).
+  // Ends the process (at exit, so that it does not outlive the program). It may
+  // still be reading the program's DWARF (a short program): it is told to stop,
+  // not waited for, which would keep the exiting program, and its whole-program
+  // measurement, waiting with it (the system reaps it when the program is gone).
   void stop() {
     if (in_ >= 0) ::close(in_);
     in_ = -1;
     if (out_) std::fclose(out_);
     out_ = nullptr;
-    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, WNOHANG);
     pid_ = 0;
   }
 
@@ -16063,6 +16068,16 @@ struct tool_status {
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
   ompt_set_callback_t set_callback = nullptr;  // to register them then
+  // FORKSCALE_OMPT=1 (tool.hpp, whole_program): the program's start-up check
+  // (adapters/ompt.hpp) makes the runtime initialize, and the measurement starts
+  // inside that initialization; the check calls `runtime_started` when the
+  // runtime returns, so that the root strand starts there, not in the runtime,
+  // and has `program_exiting` called when the program's exit begins (an atexit
+  // handler it registers after the runtime's and the tool's own), so that the
+  // root strand ends there: the runtime's shutdown is not the program's work.
+  std::atomic<bool> in_startup_check{false};
+  std::atomic<void (*)()> runtime_started{nullptr};
+  std::atomic<void (*)()> program_exiting{nullptr};
 };
 
 inline tool_status& status() {
@@ -16901,9 +16916,56 @@ struct whole_program {
       region() = new basic_region<Clock>("program", from_environment(), site{"(OpenMP program)", 0, "", nullptr});
       owner() = std::this_thread::get_id();
       cpu_at_start() = process_cpu_ns();
+      if (status().in_startup_check.load()) {
+        status().program_exiting.store(&program_exiting);
+        status().runtime_started.store(&runtime_initialized);
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: FORKSCALE_OMPT=1: %s; the program runs unmeasured\n", e.what());
     }
+  }
+
+  // The runtime started the tool in the middle of its own initialization, which
+  // the program's start-up check asked for: the root strand starts again when
+  // the runtime is done (libomp's serial and middle initialization, the
+  // machine's topology among it, are not the program's serial work). Under the
+  // cost clock nothing was charged meanwhile.
+  static void runtime_initialized() noexcept {
+    if (!region() || owner() != std::this_thread::get_id()) return;
+    frame* f = engine<Clock>::current();
+    if (!f || f->state != frame::run_state::running) return;
+    f->strand_start = engine<Clock>::now(*f);
+    cpu_at_start() = process_cpu_ns();
+  }
+
+  // The program's exit begins (atexit, before the runtime's own handler): the
+  // root strand open now ends here at the measurement's end, and what follows —
+  // the tool's and the runtime's shutdown (addr2line, the worker threads) — is
+  // in no strand. Under the cost clock nothing is dropped: the program's own
+  // charges in its static destructors count.
+  struct exit_point {
+    frame* root = nullptr;
+    std::uint64_t at = 0;   // the root's clock then
+    std::uint64_t cpu = 0;  // the process's CPU time then
+  };
+  static exit_point& exit_noted() {
+    static exit_point p;
+    return p;
+  }
+  static void program_exiting() noexcept {
+    if (!region() || owner() != std::this_thread::get_id()) return;
+    frame* f = engine<Clock>::current();
+    if (!f || f->state != frame::run_state::running || f->kind == clock_kind::cost) return;
+    exit_noted() = exit_point{f, engine<Clock>::now(*f), process_cpu_ns()};
+  }
+  // At the end: the root strand still open since the exit began loses the time
+  // since. Returns the process's CPU time to hold the work to.
+  static std::uint64_t drop_shutdown(std::uint64_t cpu_now) noexcept {
+    const exit_point p = exit_noted();
+    frame* f = engine<Clock>::current();
+    if (!p.root || f != p.root || f->state != frame::run_state::running || f->strand_start > p.at) return cpu_now;
+    f->strand_start += engine<Clock>::now(*f) - p.at;
+    return p.cpu;
   }
 
   static void finish() {
@@ -16917,7 +16979,7 @@ struct whole_program {
       return;  // the measurement's frames belong to that thread: left as they are
     }
     try {
-      const std::uint64_t cpu = process_cpu_ns();
+      const std::uint64_t cpu = drop_shutdown(process_cpu_ns());
       report rep = r->stop();
       check_work_against_cpu(rep, cpu > cpu_at_start() ? cpu - cpu_at_start() : 0);
       write(rep, std::getenv("FORKSCALE_REPORT"));
@@ -17120,7 +17182,19 @@ FORKSCALE_DETAIL_OMPT_GLUE std::string why_off() {
 // of main); asking it a question here makes that happen now, so that the answer
 // is known before the program runs.
 FORKSCALE_DETAIL_OMPT_GLUE bool startup_check() {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  status().in_startup_check.store(true);
   (void)omp_get_max_threads();
+  status().in_startup_check.store(false);
+  if (void (*started)() = status().runtime_started.exchange(nullptr)) {
+    started();
+    std::atexit([] {
+      if (void (*exiting)() = status().program_exiting.exchange(nullptr)) exiting();
+    });
+  }
+#else
+  (void)omp_get_max_threads();
+#endif
   const std::string why = why_off();
 #if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
   if (!why.empty() && status().refused.empty())  // a refusal was said when it happened

@@ -32,6 +32,16 @@ struct tool_status {
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
   ompt_set_callback_t set_callback = nullptr;  // to register them then
+  // FORKSCALE_OMPT=1 (tool.hpp, whole_program): the program's start-up check
+  // (adapters/ompt.hpp) makes the runtime initialize, and the measurement starts
+  // inside that initialization; the check calls `runtime_started` when the
+  // runtime returns, so that the root strand starts there, not in the runtime,
+  // and has `program_exiting` called when the program's exit begins (an atexit
+  // handler it registers after the runtime's and the tool's own), so that the
+  // root strand ends there: the runtime's shutdown is not the program's work.
+  std::atomic<bool> in_startup_check{false};
+  std::atomic<void (*)()> runtime_started{nullptr};
+  std::atomic<void (*)()> program_exiting{nullptr};
 };
 
 inline tool_status& status() {
