@@ -16097,6 +16097,12 @@ struct thread_notes {
   const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
   loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
   team* open_teams = nullptr;          // the regions this thread began and has not ended, innermost first
+  // Untied tasks (tasks.hpp, adapters/ompt.hpp): where the task allocated last
+  // on this thread keeps its record for the runtime's calls of its parts, and
+  // the part this thread runs now (whether its task left the thread in it).
+  void** untied_record_slot = nullptr;
+  const void* part_task = nullptr;
+  bool part_left = false;
   // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
   // and asserts that its pointer is null when a stand-in begins: a thread that
   // runs, while it waits in one, a task that makes another would fail that
@@ -16480,6 +16486,10 @@ struct task_events {
     const void* loc = n.task_loc;
     if (!stand_in) n.task_loc = nullptr;
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
+    if (!stand_in && n.untied_record_slot) {  // the untied task allocated last: its parts find it there
+      if (flags & ompt_task_untied) *n.untied_record_slot = r;
+      n.untied_record_slot = nullptr;
+    }
     if (FORKSCALE_DETAIL_UNLIKELY(stand_in)) {
       r->outer_stand_in = n.stand_ins;  // (not in task->ptr: see thread_notes)
       n.stand_ins = r;
@@ -16592,6 +16602,18 @@ struct task_events {
     }
   }
 
+  // One part of untied task `r` returned on this thread (adapters/ompt.hpp
+  // calls each part through a wrapper): when the task did not leave the thread
+  // in it (it queued no next part), the task's body is over, and it ends here.
+  // libomp counts an untied task's parts in flight and reports the task
+  // complete from the thread whose part brings the count to zero — not always
+  // this one (the thread that queued this part may return from its own later),
+  // and then this thread would hear nothing of the end.
+  static void part_returned(task_record* r, bool left) {
+    if (!r || left || !r->started || r->ended || r->suspended || !r->body.sess || E::current() != &r->body) return;
+    end_task_body(*r);
+  }
+
   // A task discarded by cancellation never runs: its spawn counts as empty.
   static void discarded(ompt_data_t* task) {
     task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
@@ -16678,6 +16700,7 @@ struct task_events {
   // An untied task leaves this thread between two of its parts (its frames are
   // kept in the record), and resumes on this one.
   static void suspend(task_record& r) {
+    if (notes().part_task == &r) notes().part_left = true;
     r.suspended = true;
     notes().taskloop_ra = r.outer_taskloop_ra;
     r.resume_top = r.body.sess ? E::suspend_task(r.body) : nullptr;
@@ -16701,21 +16724,23 @@ struct task_events {
       }
       return;
     }
-    if (r.started && !r.ended) {
-      r.ended = true;
-      notes().taskloop_ra = r.outer_taskloop_ra;
-      if (r.node) {
-        if (r.body.sess && E::current() == &r.body) {
-          depend::end_predecessor<Clock>(r.node, r.body);
-        } else {
-          depend::publish(r.node, depend::snapshot{});
-        }
-      }
-      E::end_child(r.body);
-    }
+    if (r.started && !r.ended) end_task_body(r);
     if (!release_record) return;
     data.ptr = nullptr;
     free_task(&r);
+  }
+
+  static void end_task_body(task_record& r) {
+    r.ended = true;
+    notes().taskloop_ra = r.outer_taskloop_ra;
+    if (r.node) {
+      if (r.body.sess && E::current() == &r.body) {
+        depend::end_predecessor<Clock>(r.node, r.body);
+      } else {
+        depend::publish(r.node, depend::snapshot{});
+      }
+    }
+    E::end_child(r.body);
   }
 
   // The encountering task waited for the stand-in's predecessors.
@@ -17268,6 +17293,14 @@ struct taskloop_marks {
 };
 taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept;
 void leave_taskloop(taskloop_marks saved) noexcept;
+bool untied_parts_wanted() noexcept;
+void note_untied_alloc(void** record_slot) noexcept;
+struct untied_part_marks {
+  const void* task;
+  bool left;
+};
+untied_part_marks begin_untied_part(const void* record) noexcept;
+void end_untied_part(const void* record, untied_part_marks saved);
 #else
 using ompt_clock = ::forkscale::default_clock;
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
@@ -17309,6 +17342,33 @@ FORKSCALE_DETAIL_OMPT_GLUE void leave_taskloop(taskloop_marks saved) noexcept {
   thread_notes& n = notes();
   n.taskloop_ra = saved.ra;
   n.taskloop_loc = saved.loc;
+}
+// Untied tasks: the runtime calls each part of one through untied_part (below),
+// which tells the tool where the part ends (tasks.hpp, part_returned).
+FORKSCALE_DETAIL_OMPT_GLUE bool untied_parts_wanted() noexcept {
+  return status().callbacks_live.load(std::memory_order_relaxed) && on();
+}
+FORKSCALE_DETAIL_OMPT_GLUE void note_untied_alloc(void** record_slot) noexcept {
+  notes().untied_record_slot = record_slot;
+}
+struct untied_part_marks {
+  const void* task;
+  bool left;
+};
+FORKSCALE_DETAIL_OMPT_GLUE untied_part_marks begin_untied_part(const void* record) noexcept {
+  thread_notes& n = notes();
+  const untied_part_marks saved{n.part_task, n.part_left};
+  n.part_task = record;
+  n.part_left = false;
+  return saved;
+}
+FORKSCALE_DETAIL_OMPT_GLUE void end_untied_part(const void* record, untied_part_marks saved) {
+  thread_notes& n = notes();
+  const bool left = n.part_left;
+  n.part_task = saved.task;
+  n.part_left = saved.left;
+  if (record && on())
+    task_events<ompt_clock>::part_returned(static_cast<task_record*>(const_cast<void*>(record)), left);
 }
 #endif
 
@@ -17418,17 +17478,71 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_fork_call(void* loc, std::int32_t argc, 
   o::note_fork(nullptr, nullptr);  // (consumed by parallel_begin, unless the tool is off)
 }
 
+namespace forkscale {
+namespace detail {
+namespace ompt {
+// An untied task's own record of its routine and of the tool's record, kept in
+// the task's memory right before its shared variables (kmp.h: kmp_task_t begins
+// with `shareds` and `routine`; libomp places the shareds right after the
+// task's size, rounded to a pointer).
+struct untied_slot {
+  void* routine;
+  void* record;
+};
+inline untied_slot* slot_of(void* task) noexcept {
+  return reinterpret_cast<untied_slot*>(static_cast<char*>(*static_cast<void**>(task)) - sizeof(untied_slot));
+}
+// The routine of an untied task: the runtime calls it once per part of the task
+// (clang splits its body at its task scheduling points). The record is read
+// before the part runs: once a part has queued the next one, the task may end
+// on another thread and be freed.
+inline std::int32_t untied_part(std::int32_t gtid, void* task) {
+  const untied_slot* s = slot_of(task);
+  const void* record = s->record;
+  using routine_t = std::int32_t (*)(std::int32_t, void*);
+  const routine_t routine = reinterpret_cast<routine_t>(s->routine);
+  const untied_part_marks saved = begin_untied_part(record);
+  const std::int32_t rc = routine(gtid, task);
+  end_untied_part(record, saved);
+  return rc;
+}
+// A taskloop's pattern task: libomp copies it into the loop's tasks, which are
+// created without __kmpc_omp_task_alloc: they keep the compiler's routine.
+inline void untied_pattern(void* task) noexcept {
+  void** t = static_cast<void**>(task);
+  if (!t || t[1] != reinterpret_cast<void*>(&untied_part)) return;
+  t[1] = slot_of(task)->routine;
+  note_untied_alloc(nullptr);
+}
+}  // namespace ompt
+}  // namespace detail
+}  // namespace forkscale
+
 // `task` (kmp_tasking.cpp): the compiler allocates each task with
 // __kmpc_omp_task_alloc, passing the construct's source location, then hands it
 // to the runtime (task-create comes then): the location names the task where its
 // return address does not (a tail call, a call shared by several constructs).
+// An untied task (flags bit 0 clear: kmp_tasking_flags_t's tiedness) gets room
+// for an untied_slot, and its parts are called through untied_part.
 FORKSCALE_DETAIL_OMPT_ENTRY void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
                                                         std::size_t sizeof_task, std::size_t sizeof_shareds,
                                                         void* task_entry) {
+  namespace o = ::forkscale::detail::ompt;
   using real_t = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
-  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_omp_task_alloc");
-  ::forkscale::detail::ompt::note_task_alloc(loc);
-  return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+  static const real_t real = o::next_symbol<real_t>("__kmpc_omp_task_alloc");
+  o::note_task_alloc(loc);
+  if ((flags & 1) != 0 || !task_entry || !o::untied_parts_wanted())
+    return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+  const std::size_t own = (sizeof_task + sizeof(void*) - 1) / sizeof(void*) * sizeof(void*) + sizeof(o::untied_slot);
+  void* t = real(loc, gtid, flags, own, sizeof_shareds ? sizeof_shareds : sizeof(void*), task_entry);
+  void** fields = static_cast<void**>(t);
+  if (!t || fields[0] != static_cast<char*>(t) + own) return t;  // not the layout expected: left as it is
+  o::untied_slot* s = o::slot_of(t);
+  s->routine = task_entry;
+  s->record = nullptr;
+  fields[1] = reinterpret_cast<void*>(&o::untied_part);
+  o::note_untied_alloc(&s->record);
+  return t;
 }
 
 // `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
@@ -17440,6 +17554,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task
   using real_t =
       void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
+  ::forkscale::detail::ompt::untied_pattern(task);
   const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
   ::forkscale::detail::ompt::leave_taskloop(saved);
@@ -17450,6 +17565,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
                           int, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
+  ::forkscale::detail::ompt::untied_pattern(task);
   const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
   ::forkscale::detail::ompt::leave_taskloop(saved);

@@ -61,6 +61,12 @@ struct thread_notes {
   const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
   loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
   team* open_teams = nullptr;          // the regions this thread began and has not ended, innermost first
+  // Untied tasks (tasks.hpp, adapters/ompt.hpp): where the task allocated last
+  // on this thread keeps its record for the runtime's calls of its parts, and
+  // the part this thread runs now (whether its task left the thread in it).
+  void** untied_record_slot = nullptr;
+  const void* part_task = nullptr;
+  bool part_left = false;
   // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
   // and asserts that its pointer is null when a stand-in begins: a thread that
   // runs, while it waits in one, a task that makes another would fail that
