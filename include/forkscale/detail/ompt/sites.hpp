@@ -126,16 +126,16 @@ class line_reader {
   }
 
   // Ends the process (at exit, so that it does not outlive the program). It may
-  // still be reading the program's DWARF (a short program): it is told to stop,
-  // not waited for, which would keep the exiting program, and its whole-program
-  // measurement, waiting with it (the system reaps it when the program is gone).
+  // still be reading the program's DWARF (a short program): it is told to stop
+  // rather than left to finish, which would keep the exiting program waiting
+  // for it.
   void stop() {
     if (in_ >= 0) ::close(in_);
     in_ = -1;
     if (out_) std::fclose(out_);
     out_ = nullptr;
     if (pid_ > 0) ::kill(pid_, SIGTERM);
-    if (pid_ > 0) ::waitpid(pid_, nullptr, WNOHANG);
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
     pid_ = 0;
   }
 
