@@ -8,6 +8,9 @@
 #                            programs through the annotated adapter (test_ompt_random.cpp)
 #   <prefix>ompt_startup     FORKSCALE_OMPT=1 reports, the one-line messages (test_ompt_startup.cpp)
 #   <prefix>ompt_disabled    forkscale/ompt.hpp with FORKSCALE_ENABLE=0: no message, no tool
+#   <prefix>ompt_stress      BOTS-style programs (bots_programs.cpp), whole-program, three runs
+#                            each at 1 and 2 threads (ompt_stress.py); the target
+#                            <prefix>ompt_stress_run runs fifty each, by hand
 #   <prefix>openmp_annotated the adapter's schedules, taskloop, depend on libomp (test_openmp_annotated.cpp)
 # <sanitize> "thread": only the annotated test, with Archer behind
 # tests/openmp/tsan_libomp_tool.cpp; every OMPT-mode test is registered as
@@ -59,7 +62,7 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
   if(sanitize STREQUAL "thread")
     forkscale_openmp_tsan_setup(${prefix}openmp_annotated_libomp ${prefix}openmp_annotated)
     set(why "forkscale's OMPT tool and Archer (which TSan needs to see OpenMP's synchronization) are both OMPT tools, and libomp starts one tool per process")
-    foreach(t ompt_cases ompt_random ompt_startup ompt_disabled)
+    foreach(t ompt_cases ompt_random ompt_startup ompt_disabled ompt_stress)
       forkscale_ompt_skipped(${prefix}${t} "${why}")
     endforeach()
     return()
@@ -129,6 +132,33 @@ function(forkscale_ompt_libomp_tests prefix sanitize)
   set_tests_properties(${prefix}readme_ompt ${prefix}readme_ompt_header_only PROPERTIES LABELS ompt
     PASS_REGULAR_EXPRESSION "Work: +33,091,000 units\n  Span: +270,000 units\n"
     FAIL_REGULAR_EXPRESSION "Diagnostics: [^n]|profile self-check failed")  # (with PASS_REGULAR_EXPRESSION the exit status is not looked at)
+
+  # BOTS-style programs (bots_programs.cpp: untied fib, nqueens, sparselu in its
+  # single and for forms, health, sort, nested regions and an untied taskloop),
+  # whole-program, at one and two threads: ompt_stress.py runs each several
+  # times with a time limit per run and holds every report to the program's own
+  # count of its spawns, syncs and work, its sites named, no diagnostic. Three
+  # runs each here; the custom target ompt_stress_run runs fifty each, and an
+  # empty program fifteen times per timed clock (the serial time the
+  # whole-program measurement holds), and writes bench/results/ompt_stress.json
+  # (by hand: about a minute).
+  forkscale_ompt_executable(${prefix}ompt_bots bots_programs.cpp)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  if(Python3_Interpreter_FOUND)
+    set(stress "${Python3_EXECUTABLE}" "${FORKSCALE_OMPT_TEST_DIR}/ompt_stress.py" --program $<TARGET_FILE:${prefix}ompt_bots>)
+    add_test(NAME ${prefix}ompt_stress COMMAND ${stress} --runs 3 --timeout 30)
+    set_tests_properties(${prefix}ompt_stress PROPERTIES LABELS ompt)
+    forkscale_ompt_time_limit("${sanitize}" ${prefix}ompt_stress)
+    if(NOT TARGET ${prefix}ompt_stress_run)
+      add_custom_target(${prefix}ompt_stress_run
+        COMMAND ${stress} --runs 50 --timeout 60 --empty 15 --out "${FORKSCALE_OMPT_TEST_DIR}/../../bench/results/ompt_stress.json"
+        USES_TERMINAL
+        COMMENT "Running ompt_stress.py --runs 50 (writes bench/results/ompt_stress.json)")
+      add_dependencies(${prefix}ompt_stress_run ${prefix}ompt_bots)
+    endif()
+  else()
+    forkscale_ompt_skipped(${prefix}ompt_stress "no Python 3 interpreter to run tests/ompt/ompt_stress.py")
+  endif()
 
   # Disabled: the program runs, and says nothing.
   add_test(NAME ${prefix}ompt_disabled

@@ -712,4 +712,35 @@ TEST(OmptCases, UntiedFib) {
   }
 }
 
+// Nested regions that end and begin at the same time on several threads:
+// libomp 14 hands the tool a region's parallel_data after it has returned the
+// team to its pool, where another thread's region may already have stored its
+// own record (the tool ended that region instead, freed its record, and left its
+// own open: "sync_point closed on another thread"). Each outer thread runs three
+// inner regions, after uneven work, so that one thread's inner region begins as
+// another's ends. (Inner regions whose `single nowait` leaves tasks to their end
+// are left out: libomp 14 alone crashes or hangs within a few thousand of them;
+// docs/ompt.md, "Limits".)
+TEST(OmptCases, NestedRegionsEndingTogetherEachEndTheirOwn) {
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(2);
+  const std::uint64_t outer = 4, inner = 2, rounds = 3;
+  expect_counts(
+      [] {
+#pragma omp parallel num_threads(4)
+        for (int k = 0; k < 3; ++k) {
+#pragma omp parallel num_threads(2)
+          {
+            volatile double s = 0;
+            for (int i = 0; i < 200 * (omp_get_ancestor_thread_num(1) + 1); ++i) s = s + i;
+            fs::charge(1);
+          }
+        }
+      },
+      // One phase of the outer region's implicit tasks and of each inner
+      // region's; a join per region.
+      counts{outer * rounds * inner, rounds, outer + outer * rounds * inner, 1 + outer * rounds}, "nested teams", 300);
+  omp_set_max_active_levels(levels);
+}
+
 }  // namespace

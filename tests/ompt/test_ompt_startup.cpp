@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 #include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -74,6 +75,9 @@ int child(const std::string& mode) {
     std::printf("result=%ld\n", child_program());
   } else if (mode == "nested") {
     child_nested();
+  } else if (mode == "empty") {
+#pragma omp parallel
+    {}
   } else if (mode == "dormant") {
     // The callbacks are registered by the first measurement, not before: the
     // OpenMP code run before it is not seen, and the measurement sees its own.
@@ -236,6 +240,36 @@ TEST(OmptStartup, TheWholeProgramModeWritesJson) {
   EXPECT_EQ(rep.check_profile(), "");
   for (const auto& row : rep.spawn_sites)
     if (row.kind != fs::site_kind::root) EXPECT_NE(row.line, 0u) << row.name;
+}
+
+// The whole-program measurement holds the program, not the tool's or the
+// runtime's start-up and shutdown. An addr2line that answers but lingers for
+// 5 s once its input closes (as the real one does while it still reads a large
+// program's DWARF) kept the exiting program waiting, under the steady clock
+// inside the root strand: an empty program's work was above 5 s. It is told to
+// stop now, and the root strand ends when the program's exit begins; the bound
+// is far above an empty program's work and far below the linger.
+TEST(OmptStartup, TheWholeProgramLeavesTheToolsShutdownOut) {
+  const std::string dir = scratch("bin");
+  const std::string fake = dir + "/addr2line";
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
+  {
+    std::ofstream f(fake);
+    f << "#!/bin/sh\nwhile read a; do echo '?\?'; echo '?\?:0'; done\nexec sleep 5\n";
+  }
+  ASSERT_EQ(::chmod(fake.c_str(), 0755), 0);
+  const std::string path = scratch("empty.json");
+  const char* sys_path = std::getenv("PATH");
+  const outcome o = run_child(std::string(quiet) + " PATH='" + dir + ":" + (sys_path ? sys_path : "/usr/bin:/bin") +
+                                  "' FORKSCALE_OMPT=1 FORKSCALE_OMPT_CLOCK=steady FORKSCALE_REPORT=" + path,
+                              "empty");
+  std::remove(fake.c_str());
+  ::rmdir(dir.c_str());
+  EXPECT_EQ(o.status, 0) << o.err;
+  const fs::report rep = fs::read_report(path);
+  std::remove(path.c_str());
+  EXPECT_LT(rep.work(), 2500000000u) << "an empty program's work, in ns";
+  EXPECT_EQ(rep.spawns(), static_cast<std::uint64_t>(omp_get_max_threads()));
 }
 
 TEST(OmptStartup, TheFormatComesFromTheExtension) {

@@ -143,7 +143,19 @@ FORKSCALE_DETAIL_OMPT_GLUE std::string why_off() {
 // of main); asking it a question here makes that happen now, so that the answer
 // is known before the program runs.
 FORKSCALE_DETAIL_OMPT_GLUE bool startup_check() {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  status().in_startup_check.store(true);
   (void)omp_get_max_threads();
+  status().in_startup_check.store(false);
+  if (void (*started)() = status().runtime_started.exchange(nullptr)) {
+    started();
+    std::atexit([] {
+      if (void (*exiting)() = status().program_exiting.exchange(nullptr)) exiting();
+    });
+  }
+#else
+  (void)omp_get_max_threads();
+#endif
   const std::string why = why_off();
 #if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
   if (!why.empty() && status().refused.empty())  // a refusal was said when it happened
@@ -217,6 +229,14 @@ struct taskloop_marks {
 };
 taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept;
 void leave_taskloop(taskloop_marks saved) noexcept;
+bool untied_parts_wanted() noexcept;
+void note_untied_alloc(void** record_slot) noexcept;
+struct untied_part_marks {
+  const void* task;
+  bool left;
+};
+untied_part_marks begin_untied_part(const void* record) noexcept;
+void end_untied_part(const void* record, untied_part_marks saved);
 #else
 using ompt_clock = ::forkscale::default_clock;
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
@@ -258,6 +278,33 @@ FORKSCALE_DETAIL_OMPT_GLUE void leave_taskloop(taskloop_marks saved) noexcept {
   thread_notes& n = notes();
   n.taskloop_ra = saved.ra;
   n.taskloop_loc = saved.loc;
+}
+// Untied tasks: the runtime calls each part of one through untied_part (below),
+// which tells the tool where the part ends (tasks.hpp, part_returned).
+FORKSCALE_DETAIL_OMPT_GLUE bool untied_parts_wanted() noexcept {
+  return status().callbacks_live.load(std::memory_order_relaxed) && on();
+}
+FORKSCALE_DETAIL_OMPT_GLUE void note_untied_alloc(void** record_slot) noexcept {
+  notes().untied_record_slot = record_slot;
+}
+struct untied_part_marks {
+  const void* task;
+  bool left;
+};
+FORKSCALE_DETAIL_OMPT_GLUE untied_part_marks begin_untied_part(const void* record) noexcept {
+  thread_notes& n = notes();
+  const untied_part_marks saved{n.part_task, n.part_left};
+  n.part_task = record;
+  n.part_left = false;
+  return saved;
+}
+FORKSCALE_DETAIL_OMPT_GLUE void end_untied_part(const void* record, untied_part_marks saved) {
+  thread_notes& n = notes();
+  const bool left = n.part_left;
+  n.part_task = saved.task;
+  n.part_left = saved.left;
+  if (record && on())
+    task_events<ompt_clock>::part_returned(static_cast<task_record*>(const_cast<void*>(record)), left);
 }
 #endif
 
@@ -367,17 +414,71 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_fork_call(void* loc, std::int32_t argc, 
   o::note_fork(nullptr, nullptr);  // (consumed by parallel_begin, unless the tool is off)
 }
 
+namespace forkscale {
+namespace detail {
+namespace ompt {
+// An untied task's own record of its routine and of the tool's record, kept in
+// the task's memory right before its shared variables (kmp.h: kmp_task_t begins
+// with `shareds` and `routine`; libomp places the shareds right after the
+// task's size, rounded to a pointer).
+struct untied_slot {
+  void* routine;
+  void* record;
+};
+inline untied_slot* slot_of(void* task) noexcept {
+  return reinterpret_cast<untied_slot*>(static_cast<char*>(*static_cast<void**>(task)) - sizeof(untied_slot));
+}
+// The routine of an untied task: the runtime calls it once per part of the task
+// (clang splits its body at its task scheduling points). The record is read
+// before the part runs: once a part has queued the next one, the task may end
+// on another thread and be freed.
+inline std::int32_t untied_part(std::int32_t gtid, void* task) {
+  const untied_slot* s = slot_of(task);
+  const void* record = s->record;
+  using routine_t = std::int32_t (*)(std::int32_t, void*);
+  const routine_t routine = reinterpret_cast<routine_t>(s->routine);
+  const untied_part_marks saved = begin_untied_part(record);
+  const std::int32_t rc = routine(gtid, task);
+  end_untied_part(record, saved);
+  return rc;
+}
+// A taskloop's pattern task: libomp copies it into the loop's tasks, which are
+// created without __kmpc_omp_task_alloc: they keep the compiler's routine.
+inline void untied_pattern(void* task) noexcept {
+  void** t = static_cast<void**>(task);
+  if (!t || t[1] != reinterpret_cast<void*>(&untied_part)) return;
+  t[1] = slot_of(task)->routine;
+  note_untied_alloc(nullptr);
+}
+}  // namespace ompt
+}  // namespace detail
+}  // namespace forkscale
+
 // `task` (kmp_tasking.cpp): the compiler allocates each task with
 // __kmpc_omp_task_alloc, passing the construct's source location, then hands it
 // to the runtime (task-create comes then): the location names the task where its
 // return address does not (a tail call, a call shared by several constructs).
+// An untied task (flags bit 0 clear: kmp_tasking_flags_t's tiedness) gets room
+// for an untied_slot, and its parts are called through untied_part.
 FORKSCALE_DETAIL_OMPT_ENTRY void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
                                                         std::size_t sizeof_task, std::size_t sizeof_shareds,
                                                         void* task_entry) {
+  namespace o = ::forkscale::detail::ompt;
   using real_t = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
-  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_omp_task_alloc");
-  ::forkscale::detail::ompt::note_task_alloc(loc);
-  return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+  static const real_t real = o::next_symbol<real_t>("__kmpc_omp_task_alloc");
+  o::note_task_alloc(loc);
+  if ((flags & 1) != 0 || !task_entry || !o::untied_parts_wanted())
+    return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+  const std::size_t own = (sizeof_task + sizeof(void*) - 1) / sizeof(void*) * sizeof(void*) + sizeof(o::untied_slot);
+  void* t = real(loc, gtid, flags, own, sizeof_shareds ? sizeof_shareds : sizeof(void*), task_entry);
+  void** fields = static_cast<void**>(t);
+  if (!t || fields[0] != static_cast<char*>(t) + own) return t;  // not the layout expected: left as it is
+  o::untied_slot* s = o::slot_of(t);
+  s->routine = task_entry;
+  s->record = nullptr;
+  fields[1] = reinterpret_cast<void*>(&o::untied_part);
+  o::note_untied_alloc(&s->record);
+  return t;
 }
 
 // `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
@@ -389,6 +490,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task
   using real_t =
       void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
+  ::forkscale::detail::ompt::untied_pattern(task);
   const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
   ::forkscale::detail::ompt::leave_taskloop(saved);
@@ -399,6 +501,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
                           int, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
+  ::forkscale::detail::ompt::untied_pattern(task);
   const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
   ::forkscale::detail::ompt::leave_taskloop(saved);

@@ -15697,7 +15697,8 @@ struct team {
   unsigned requested = 0;
   bool nested = false;  // inside another active parallel region
   site where;
-  team* next_free = nullptr;  // pool link
+  team* outer_open = nullptr;  // the region its encountering thread began before it, still open (regions.hpp)
+  team* next_free = nullptr;   // pool link
 };
 
 template <class T>
@@ -15760,6 +15761,7 @@ inline team* new_team() {
   t->tokens.clear();
   t->size = t->phase = t->requested = 0;
   t->made = t->nested = false;
+  t->outer_open = nullptr;
   t->where = site{};
   return t;
 }
@@ -15854,6 +15856,7 @@ FORKSCALE_NAMESPACE_END
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -15950,12 +15953,16 @@ class line_reader {
     return ask(offset) && read_line(function) && read_line(where);
   }
 
-  // Ends the process (at exit, so that it does not outlive the program).
+  // Ends the process (at exit, so that it does not outlive the program). It may
+  // still be reading the program's DWARF (a short program): it is told to stop
+  // rather than left to finish, which would keep the exiting program waiting
+  // for it.
   void stop() {
     if (in_ >= 0) ::close(in_);
     in_ = -1;
     if (out_) std::fclose(out_);
     out_ = nullptr;
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
     if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
     pid_ = 0;
   }
@@ -16194,6 +16201,16 @@ struct tool_status {
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
   ompt_set_callback_t set_callback = nullptr;  // to register them then
+  // FORKSCALE_OMPT=1 (tool.hpp, whole_program): the program's start-up check
+  // (adapters/ompt.hpp) makes the runtime initialize, and the measurement starts
+  // inside that initialization; the check calls `runtime_started` when the
+  // runtime returns, so that the root strand starts there, not in the runtime,
+  // and has `program_exiting` called when the program's exit begins (an atexit
+  // handler it registers after the runtime's and the tool's own), so that the
+  // root strand ends there: the runtime's shutdown is not the program's work.
+  std::atomic<bool> in_startup_check{false};
+  std::atomic<void (*)()> runtime_started{nullptr};
+  std::atomic<void (*)()> program_exiting{nullptr};
 };
 
 inline tool_status& status() {
@@ -16212,6 +16229,13 @@ struct thread_notes {
   const void* fork_loc = nullptr;      // ... and its source location
   const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
   loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
+  team* open_teams = nullptr;          // the regions this thread began and has not ended, innermost first
+  // Untied tasks (tasks.hpp, adapters/ompt.hpp): where the task allocated last
+  // on this thread keeps its record for the runtime's calls of its parts, and
+  // the part this thread runs now (whether its task left the thread in it).
+  void** untied_record_slot = nullptr;
+  const void* part_task = nullptr;
+  bool part_left = false;
   // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
   // and asserts that its pointer is null when a stand-in begins: a thread that
   // runs, while it waits in one, a task that makes another would fail that
@@ -16331,6 +16355,9 @@ struct team_events {
     if (flags & ompt_parallel_league) return;  // teams: not modelled
     team* t = new_team();
     parallel->ptr = t;
+    thread_notes& n = notes();
+    t->outer_open = n.open_teams;
+    n.open_teams = t;
     t->requested = requested;
     int outer_size = 0;
     ompt_data_t* outer = nullptr;
@@ -16338,7 +16365,6 @@ struct team_events {
       t->nested = outer_size > 1;
     // The program's own return address and source location, from the wrapper
     // of __kmpc_fork_call (adapters/ompt.hpp): libomp's `ra` is the wrapper's.
-    thread_notes& n = notes();
     const void* user_ra = n.fork_ra ? n.fork_ra : ra;
     const void* loc = n.fork_loc;
     n.fork_ra = n.fork_loc = nullptr;
@@ -16350,10 +16376,18 @@ struct team_events {
     t->set = join_set::make(e->sess);
   }
 
-  static void parallel_end(ompt_data_t* parallel) {
-    if (!parallel || !parallel->ptr) return;
-    team* t = static_cast<team*>(parallel->ptr);
-    parallel->ptr = nullptr;
+  // The region that ends is the one this thread began last: libomp 14 passes
+  // the team's own parallel_data after it has given the team back to its pool
+  // (__kmp_join_call), and with nested parallelism another thread may already
+  // have taken that team for a region of its own and stored its record there.
+  // A null there is a region begun while the tool did not listen.
+  static void parallel_end(ompt_data_t* parallel, int flags) {
+    if (!parallel || !parallel->ptr || (flags & ompt_parallel_league)) return;
+    thread_notes& n = notes();
+    team* t = n.open_teams;
+    if (!t) return;
+    n.open_teams = t->outer_open;
+    t->outer_open = nullptr;
     if (t->encountering) E::end_sync(t->blocked, t->set, false, t->where);
     free_team(t);
   }
@@ -16585,6 +16619,10 @@ struct task_events {
     const void* loc = n.task_loc;
     if (!stand_in) n.task_loc = nullptr;
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
+    if (!stand_in && n.untied_record_slot) {  // the untied task allocated last: its parts find it there
+      if (flags & ompt_task_untied) *n.untied_record_slot = r;
+      n.untied_record_slot = nullptr;
+    }
     if (FORKSCALE_DETAIL_UNLIKELY(stand_in)) {
       r->outer_stand_in = n.stand_ins;  // (not in task->ptr: see thread_notes)
       n.stand_ins = r;
@@ -16697,6 +16735,18 @@ struct task_events {
     }
   }
 
+  // One part of untied task `r` returned on this thread (adapters/ompt.hpp
+  // calls each part through a wrapper): when the task did not leave the thread
+  // in it (it queued no next part), the task's body is over, and it ends here.
+  // libomp counts an untied task's parts in flight and reports the task
+  // complete from the thread whose part brings the count to zero — not always
+  // this one (the thread that queued this part may return from its own later),
+  // and then this thread would hear nothing of the end.
+  static void part_returned(task_record* r, bool left) {
+    if (!r || left || !r->started || r->ended || r->suspended || !r->body.sess || E::current() != &r->body) return;
+    end_task_body(*r);
+  }
+
   // A task discarded by cancellation never runs: its spawn counts as empty.
   static void discarded(ompt_data_t* task) {
     task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
@@ -16783,6 +16833,7 @@ struct task_events {
   // An untied task leaves this thread between two of its parts (its frames are
   // kept in the record), and resumes on this one.
   static void suspend(task_record& r) {
+    if (notes().part_task == &r) notes().part_left = true;
     r.suspended = true;
     notes().taskloop_ra = r.outer_taskloop_ra;
     r.resume_top = r.body.sess ? E::suspend_task(r.body) : nullptr;
@@ -16806,21 +16857,23 @@ struct task_events {
       }
       return;
     }
-    if (r.started && !r.ended) {
-      r.ended = true;
-      notes().taskloop_ra = r.outer_taskloop_ra;
-      if (r.node) {
-        if (r.body.sess && E::current() == &r.body) {
-          depend::end_predecessor<Clock>(r.node, r.body);
-        } else {
-          depend::publish(r.node, depend::snapshot{});
-        }
-      }
-      E::end_child(r.body);
-    }
+    if (r.started && !r.ended) end_task_body(r);
     if (!release_record) return;
     data.ptr = nullptr;
     free_task(&r);
+  }
+
+  static void end_task_body(task_record& r) {
+    r.ended = true;
+    notes().taskloop_ra = r.outer_taskloop_ra;
+    if (r.node) {
+      if (r.body.sess && E::current() == &r.body) {
+        depend::end_predecessor<Clock>(r.node, r.body);
+      } else {
+        depend::publish(r.node, depend::snapshot{});
+      }
+    }
+    E::end_child(r.body);
   }
 
   // The encountering task waited for the stand-in's predecessors.
@@ -16880,8 +16933,8 @@ struct callbacks {
                              int flags, const void* ra) {
     if (on()) teams::parallel_begin(encountering, parallel, requested, flags, ra);
   }
-  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
-    if (on()) teams::parallel_end(parallel);
+  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int flags, const void*) {
+    if (on()) teams::parallel_end(parallel, flags);
   }
   static void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned size,
                             unsigned index, int flags) {
@@ -17021,9 +17074,56 @@ struct whole_program {
       region() = new basic_region<Clock>("program", from_environment(), site{"(OpenMP program)", 0, "", nullptr});
       owner() = std::this_thread::get_id();
       cpu_at_start() = process_cpu_ns();
+      if (status().in_startup_check.load()) {
+        status().program_exiting.store(&program_exiting);
+        status().runtime_started.store(&runtime_initialized);
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: FORKSCALE_OMPT=1: %s; the program runs unmeasured\n", e.what());
     }
+  }
+
+  // The runtime started the tool in the middle of its own initialization, which
+  // the program's start-up check asked for: the root strand starts again when
+  // the runtime is done (libomp's serial and middle initialization, the
+  // machine's topology among it, are not the program's serial work). Under the
+  // cost clock nothing was charged meanwhile.
+  static void runtime_initialized() noexcept {
+    if (!region() || owner() != std::this_thread::get_id()) return;
+    frame* f = engine<Clock>::current();
+    if (!f || f->state != frame::run_state::running) return;
+    f->strand_start = engine<Clock>::now(*f);
+    cpu_at_start() = process_cpu_ns();
+  }
+
+  // The program's exit begins (atexit, before the runtime's own handler): the
+  // root strand open now ends here at the measurement's end, and what follows —
+  // the tool's and the runtime's shutdown (addr2line, the worker threads) — is
+  // in no strand. Under the cost clock nothing is dropped: the program's own
+  // charges in its static destructors count.
+  struct exit_point {
+    frame* root = nullptr;
+    std::uint64_t at = 0;   // the root's clock then
+    std::uint64_t cpu = 0;  // the process's CPU time then
+  };
+  static exit_point& exit_noted() {
+    static exit_point p;
+    return p;
+  }
+  static void program_exiting() noexcept {
+    if (!region() || owner() != std::this_thread::get_id()) return;
+    frame* f = engine<Clock>::current();
+    if (!f || f->state != frame::run_state::running || f->kind == clock_kind::cost) return;
+    exit_noted() = exit_point{f, engine<Clock>::now(*f), process_cpu_ns()};
+  }
+  // At the end: the root strand still open since the exit began loses the time
+  // since. Returns the process's CPU time to hold the work to.
+  static std::uint64_t drop_shutdown(std::uint64_t cpu_now) noexcept {
+    const exit_point p = exit_noted();
+    frame* f = engine<Clock>::current();
+    if (!p.root || f != p.root || f->state != frame::run_state::running || f->strand_start > p.at) return cpu_now;
+    f->strand_start += engine<Clock>::now(*f) - p.at;
+    return p.cpu;
   }
 
   static void finish() {
@@ -17037,7 +17137,7 @@ struct whole_program {
       return;  // the measurement's frames belong to that thread: left as they are
     }
     try {
-      const std::uint64_t cpu = process_cpu_ns();
+      const std::uint64_t cpu = drop_shutdown(process_cpu_ns());
       report rep = r->stop();
       check_work_against_cpu(rep, cpu > cpu_at_start() ? cpu - cpu_at_start() : 0);
       write(rep, std::getenv("FORKSCALE_REPORT"));
@@ -17240,7 +17340,19 @@ FORKSCALE_DETAIL_OMPT_GLUE std::string why_off() {
 // of main); asking it a question here makes that happen now, so that the answer
 // is known before the program runs.
 FORKSCALE_DETAIL_OMPT_GLUE bool startup_check() {
+#if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
+  status().in_startup_check.store(true);
   (void)omp_get_max_threads();
+  status().in_startup_check.store(false);
+  if (void (*started)() = status().runtime_started.exchange(nullptr)) {
+    started();
+    std::atexit([] {
+      if (void (*exiting)() = status().program_exiting.exchange(nullptr)) exiting();
+    });
+  }
+#else
+  (void)omp_get_max_threads();
+#endif
   const std::string why = why_off();
 #if FORKSCALE_DETAIL_OMPT_AVAILABLE && FORKSCALE_ENABLE
   if (!why.empty() && status().refused.empty())  // a refusal was said when it happened
@@ -17314,6 +17426,14 @@ struct taskloop_marks {
 };
 taskloop_marks enter_taskloop(const void* ra, const void* loc) noexcept;
 void leave_taskloop(taskloop_marks saved) noexcept;
+bool untied_parts_wanted() noexcept;
+void note_untied_alloc(void** record_slot) noexcept;
+struct untied_part_marks {
+  const void* task;
+  bool left;
+};
+untied_part_marks begin_untied_part(const void* record) noexcept;
+void end_untied_part(const void* record, untied_part_marks saved);
 #else
 using ompt_clock = ::forkscale::default_clock;
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
@@ -17355,6 +17475,33 @@ FORKSCALE_DETAIL_OMPT_GLUE void leave_taskloop(taskloop_marks saved) noexcept {
   thread_notes& n = notes();
   n.taskloop_ra = saved.ra;
   n.taskloop_loc = saved.loc;
+}
+// Untied tasks: the runtime calls each part of one through untied_part (below),
+// which tells the tool where the part ends (tasks.hpp, part_returned).
+FORKSCALE_DETAIL_OMPT_GLUE bool untied_parts_wanted() noexcept {
+  return status().callbacks_live.load(std::memory_order_relaxed) && on();
+}
+FORKSCALE_DETAIL_OMPT_GLUE void note_untied_alloc(void** record_slot) noexcept {
+  notes().untied_record_slot = record_slot;
+}
+struct untied_part_marks {
+  const void* task;
+  bool left;
+};
+FORKSCALE_DETAIL_OMPT_GLUE untied_part_marks begin_untied_part(const void* record) noexcept {
+  thread_notes& n = notes();
+  const untied_part_marks saved{n.part_task, n.part_left};
+  n.part_task = record;
+  n.part_left = false;
+  return saved;
+}
+FORKSCALE_DETAIL_OMPT_GLUE void end_untied_part(const void* record, untied_part_marks saved) {
+  thread_notes& n = notes();
+  const bool left = n.part_left;
+  n.part_task = saved.task;
+  n.part_left = saved.left;
+  if (record && on())
+    task_events<ompt_clock>::part_returned(static_cast<task_record*>(const_cast<void*>(record)), left);
 }
 #endif
 
@@ -17464,17 +17611,71 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_fork_call(void* loc, std::int32_t argc, 
   o::note_fork(nullptr, nullptr);  // (consumed by parallel_begin, unless the tool is off)
 }
 
+namespace forkscale {
+namespace detail {
+namespace ompt {
+// An untied task's own record of its routine and of the tool's record, kept in
+// the task's memory right before its shared variables (kmp.h: kmp_task_t begins
+// with `shareds` and `routine`; libomp places the shareds right after the
+// task's size, rounded to a pointer).
+struct untied_slot {
+  void* routine;
+  void* record;
+};
+inline untied_slot* slot_of(void* task) noexcept {
+  return reinterpret_cast<untied_slot*>(static_cast<char*>(*static_cast<void**>(task)) - sizeof(untied_slot));
+}
+// The routine of an untied task: the runtime calls it once per part of the task
+// (clang splits its body at its task scheduling points). The record is read
+// before the part runs: once a part has queued the next one, the task may end
+// on another thread and be freed.
+inline std::int32_t untied_part(std::int32_t gtid, void* task) {
+  const untied_slot* s = slot_of(task);
+  const void* record = s->record;
+  using routine_t = std::int32_t (*)(std::int32_t, void*);
+  const routine_t routine = reinterpret_cast<routine_t>(s->routine);
+  const untied_part_marks saved = begin_untied_part(record);
+  const std::int32_t rc = routine(gtid, task);
+  end_untied_part(record, saved);
+  return rc;
+}
+// A taskloop's pattern task: libomp copies it into the loop's tasks, which are
+// created without __kmpc_omp_task_alloc: they keep the compiler's routine.
+inline void untied_pattern(void* task) noexcept {
+  void** t = static_cast<void**>(task);
+  if (!t || t[1] != reinterpret_cast<void*>(&untied_part)) return;
+  t[1] = slot_of(task)->routine;
+  note_untied_alloc(nullptr);
+}
+}  // namespace ompt
+}  // namespace detail
+}  // namespace forkscale
+
 // `task` (kmp_tasking.cpp): the compiler allocates each task with
 // __kmpc_omp_task_alloc, passing the construct's source location, then hands it
 // to the runtime (task-create comes then): the location names the task where its
 // return address does not (a tail call, a call shared by several constructs).
+// An untied task (flags bit 0 clear: kmp_tasking_flags_t's tiedness) gets room
+// for an untied_slot, and its parts are called through untied_part.
 FORKSCALE_DETAIL_OMPT_ENTRY void* __kmpc_omp_task_alloc(void* loc, std::int32_t gtid, std::int32_t flags,
                                                         std::size_t sizeof_task, std::size_t sizeof_shareds,
                                                         void* task_entry) {
+  namespace o = ::forkscale::detail::ompt;
   using real_t = void* (*)(void*, std::int32_t, std::int32_t, std::size_t, std::size_t, void*);
-  static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_omp_task_alloc");
-  ::forkscale::detail::ompt::note_task_alloc(loc);
-  return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+  static const real_t real = o::next_symbol<real_t>("__kmpc_omp_task_alloc");
+  o::note_task_alloc(loc);
+  if ((flags & 1) != 0 || !task_entry || !o::untied_parts_wanted())
+    return real(loc, gtid, flags, sizeof_task, sizeof_shareds, task_entry);
+  const std::size_t own = (sizeof_task + sizeof(void*) - 1) / sizeof(void*) * sizeof(void*) + sizeof(o::untied_slot);
+  void* t = real(loc, gtid, flags, own, sizeof_shareds ? sizeof_shareds : sizeof(void*), task_entry);
+  void** fields = static_cast<void**>(t);
+  if (!t || fields[0] != static_cast<char*>(t) + own) return t;  // not the layout expected: left as it is
+  o::untied_slot* s = o::slot_of(t);
+  s->routine = task_entry;
+  s->record = nullptr;
+  fields[1] = reinterpret_cast<void*>(&o::untied_part);
+  o::note_untied_alloc(&s->record);
+  return t;
 }
 
 // `taskloop` (kmp_tasking.cpp): the tasks it creates report a code pointer inside
@@ -17486,6 +17687,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop(void* loc, int gtid, void* task
   using real_t =
       void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop");
+  ::forkscale::detail::ompt::untied_pattern(task);
   const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, task_dup);
   ::forkscale::detail::ompt::leave_taskloop(saved);
@@ -17496,6 +17698,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
   using real_t = void (*)(void*, int, void*, int, std::uint64_t*, std::uint64_t*, std::int64_t, int, int, std::uint64_t,
                           int, void*);
   static const real_t real = ::forkscale::detail::ompt::next_symbol<real_t>("__kmpc_taskloop_5");
+  ::forkscale::detail::ompt::untied_pattern(task);
   const auto saved = ::forkscale::detail::ompt::enter_taskloop(__builtin_return_address(0), loc);
   real(loc, gtid, task, if_val, lb, ub, st, nogroup, sched, grainsize, modifier, task_dup);
   ::forkscale::detail::ompt::leave_taskloop(saved);

@@ -99,7 +99,8 @@ struct team {
   unsigned requested = 0;
   bool nested = false;  // inside another active parallel region
   site where;
-  team* next_free = nullptr;  // pool link
+  team* outer_open = nullptr;  // the region its encountering thread began before it, still open (regions.hpp)
+  team* next_free = nullptr;   // pool link
 };
 
 template <class T>
@@ -162,6 +163,7 @@ inline team* new_team() {
   t->tokens.clear();
   t->size = t->phase = t->requested = 0;
   t->made = t->nested = false;
+  t->outer_open = nullptr;
   t->where = site{};
   return t;
 }

@@ -42,6 +42,9 @@ struct team_events {
     if (flags & ompt_parallel_league) return;  // teams: not modelled
     team* t = new_team();
     parallel->ptr = t;
+    thread_notes& n = notes();
+    t->outer_open = n.open_teams;
+    n.open_teams = t;
     t->requested = requested;
     int outer_size = 0;
     ompt_data_t* outer = nullptr;
@@ -49,7 +52,6 @@ struct team_events {
       t->nested = outer_size > 1;
     // The program's own return address and source location, from the wrapper
     // of __kmpc_fork_call (adapters/ompt.hpp): libomp's `ra` is the wrapper's.
-    thread_notes& n = notes();
     const void* user_ra = n.fork_ra ? n.fork_ra : ra;
     const void* loc = n.fork_loc;
     n.fork_ra = n.fork_loc = nullptr;
@@ -61,10 +63,18 @@ struct team_events {
     t->set = join_set::make(e->sess);
   }
 
-  static void parallel_end(ompt_data_t* parallel) {
-    if (!parallel || !parallel->ptr) return;
-    team* t = static_cast<team*>(parallel->ptr);
-    parallel->ptr = nullptr;
+  // The region that ends is the one this thread began last: libomp 14 passes
+  // the team's own parallel_data after it has given the team back to its pool
+  // (__kmp_join_call), and with nested parallelism another thread may already
+  // have taken that team for a region of its own and stored its record there.
+  // A null there is a region begun while the tool did not listen.
+  static void parallel_end(ompt_data_t* parallel, int flags) {
+    if (!parallel || !parallel->ptr || (flags & ompt_parallel_league)) return;
+    thread_notes& n = notes();
+    team* t = n.open_teams;
+    if (!t) return;
+    n.open_teams = t->outer_open;
+    t->outer_open = nullptr;
     if (t->encountering) E::end_sync(t->blocked, t->set, false, t->where);
     free_team(t);
   }

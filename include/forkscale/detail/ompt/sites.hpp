@@ -41,6 +41,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -124,12 +125,16 @@ class line_reader {
     return ask(offset) && read_line(function) && read_line(where);
   }
 
-  // Ends the process (at exit, so that it does not outlive the program).
+  // Ends the process (at exit, so that it does not outlive the program). It may
+  // still be reading the program's DWARF (a short program): it is told to stop
+  // rather than left to finish, which would keep the exiting program waiting
+  // for it.
   void stop() {
     if (in_ >= 0) ::close(in_);
     in_ = -1;
     if (out_) std::fclose(out_);
     out_ = nullptr;
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
     if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
     pid_ = 0;
   }

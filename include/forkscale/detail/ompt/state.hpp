@@ -32,6 +32,16 @@ struct tool_status {
   std::string refused;                         // why not, when not
   ompt_get_parallel_info_t get_parallel_info = nullptr;
   ompt_set_callback_t set_callback = nullptr;  // to register them then
+  // FORKSCALE_OMPT=1 (tool.hpp, whole_program): the program's start-up check
+  // (adapters/ompt.hpp) makes the runtime initialize, and the measurement starts
+  // inside that initialization; the check calls `runtime_started` when the
+  // runtime returns, so that the root strand starts there, not in the runtime,
+  // and has `program_exiting` called when the program's exit begins (an atexit
+  // handler it registers after the runtime's and the tool's own), so that the
+  // root strand ends there: the runtime's shutdown is not the program's work.
+  std::atomic<bool> in_startup_check{false};
+  std::atomic<void (*)()> runtime_started{nullptr};
+  std::atomic<void (*)()> program_exiting{nullptr};
 };
 
 inline tool_status& status() {
@@ -50,6 +60,13 @@ struct thread_notes {
   const void* fork_loc = nullptr;      // ... and its source location
   const void* task_loc = nullptr;      // __kmpc_omp_task_alloc: the source location of the task it makes
   loop_state* loop = nullptr;          // the innermost worksharing loop open on this thread
+  team* open_teams = nullptr;          // the regions this thread began and has not ended, innermost first
+  // Untied tasks (tasks.hpp, adapters/ompt.hpp): where the task allocated last
+  // on this thread keeps its record for the runtime's calls of its parts, and
+  // the part this thread runs now (whether its task left the thread in it).
+  void** untied_record_slot = nullptr;
+  const void* part_task = nullptr;
+  bool part_left = false;
   // libomp 14 keeps a stand-in's task data per thread (ompt_thread_info.task_data)
   // and asserts that its pointer is null when a stand-in begins: a thread that
   // runs, while it waits in one, a task that makes another would fail that

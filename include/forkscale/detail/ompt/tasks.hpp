@@ -51,6 +51,10 @@ struct task_events {
     const void* loc = n.task_loc;
     if (!stand_in) n.task_loc = nullptr;
     task_record* r = new_task(stand_in ? task_kind::wait_stand_in : task_kind::explicit_task);
+    if (!stand_in && n.untied_record_slot) {  // the untied task allocated last: its parts find it there
+      if (flags & ompt_task_untied) *n.untied_record_slot = r;
+      n.untied_record_slot = nullptr;
+    }
     if (FORKSCALE_DETAIL_UNLIKELY(stand_in)) {
       r->outer_stand_in = n.stand_ins;  // (not in task->ptr: see thread_notes)
       n.stand_ins = r;
@@ -163,6 +167,18 @@ struct task_events {
     }
   }
 
+  // One part of untied task `r` returned on this thread (adapters/ompt.hpp
+  // calls each part through a wrapper): when the task did not leave the thread
+  // in it (it queued no next part), the task's body is over, and it ends here.
+  // libomp counts an untied task's parts in flight and reports the task
+  // complete from the thread whose part brings the count to zero — not always
+  // this one (the thread that queued this part may return from its own later),
+  // and then this thread would hear nothing of the end.
+  static void part_returned(task_record* r, bool left) {
+    if (!r || left || !r->started || r->ended || r->suspended || !r->body.sess || E::current() != &r->body) return;
+    end_task_body(*r);
+  }
+
   // A task discarded by cancellation never runs: its spawn counts as empty.
   static void discarded(ompt_data_t* task) {
     task_record* r = task ? static_cast<task_record*>(task->ptr) : nullptr;
@@ -249,6 +265,7 @@ struct task_events {
   // An untied task leaves this thread between two of its parts (its frames are
   // kept in the record), and resumes on this one.
   static void suspend(task_record& r) {
+    if (notes().part_task == &r) notes().part_left = true;
     r.suspended = true;
     notes().taskloop_ra = r.outer_taskloop_ra;
     r.resume_top = r.body.sess ? E::suspend_task(r.body) : nullptr;
@@ -272,21 +289,23 @@ struct task_events {
       }
       return;
     }
-    if (r.started && !r.ended) {
-      r.ended = true;
-      notes().taskloop_ra = r.outer_taskloop_ra;
-      if (r.node) {
-        if (r.body.sess && E::current() == &r.body) {
-          depend::end_predecessor<Clock>(r.node, r.body);
-        } else {
-          depend::publish(r.node, depend::snapshot{});
-        }
-      }
-      E::end_child(r.body);
-    }
+    if (r.started && !r.ended) end_task_body(r);
     if (!release_record) return;
     data.ptr = nullptr;
     free_task(&r);
+  }
+
+  static void end_task_body(task_record& r) {
+    r.ended = true;
+    notes().taskloop_ra = r.outer_taskloop_ra;
+    if (r.node) {
+      if (r.body.sess && E::current() == &r.body) {
+        depend::end_predecessor<Clock>(r.node, r.body);
+      } else {
+        depend::publish(r.node, depend::snapshot{});
+      }
+    }
+    E::end_child(r.body);
   }
 
   // The encountering task waited for the stand-in's predecessors.

@@ -49,8 +49,8 @@ struct callbacks {
                              int flags, const void* ra) {
     if (on()) teams::parallel_begin(encountering, parallel, requested, flags, ra);
   }
-  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int, const void*) {
-    if (on()) teams::parallel_end(parallel);
+  static void parallel_end(ompt_data_t* parallel, ompt_data_t*, int flags, const void*) {
+    if (on()) teams::parallel_end(parallel, flags);
   }
   static void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned size,
                             unsigned index, int flags) {
@@ -190,9 +190,56 @@ struct whole_program {
       region() = new basic_region<Clock>("program", from_environment(), site{"(OpenMP program)", 0, "", nullptr});
       owner() = std::this_thread::get_id();
       cpu_at_start() = process_cpu_ns();
+      if (status().in_startup_check.load()) {
+        status().program_exiting.store(&program_exiting);
+        status().runtime_started.store(&runtime_initialized);
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "forkscale: FORKSCALE_OMPT=1: %s; the program runs unmeasured\n", e.what());
     }
+  }
+
+  // The runtime started the tool in the middle of its own initialization, which
+  // the program's start-up check asked for: the root strand starts again when
+  // the runtime is done (libomp's serial and middle initialization, the
+  // machine's topology among it, are not the program's serial work). Under the
+  // cost clock nothing was charged meanwhile.
+  static void runtime_initialized() noexcept {
+    if (!region() || owner() != std::this_thread::get_id()) return;
+    frame* f = engine<Clock>::current();
+    if (!f || f->state != frame::run_state::running) return;
+    f->strand_start = engine<Clock>::now(*f);
+    cpu_at_start() = process_cpu_ns();
+  }
+
+  // The program's exit begins (atexit, before the runtime's own handler): the
+  // root strand open now ends here at the measurement's end, and what follows —
+  // the tool's and the runtime's shutdown (addr2line, the worker threads) — is
+  // in no strand. Under the cost clock nothing is dropped: the program's own
+  // charges in its static destructors count.
+  struct exit_point {
+    frame* root = nullptr;
+    std::uint64_t at = 0;   // the root's clock then
+    std::uint64_t cpu = 0;  // the process's CPU time then
+  };
+  static exit_point& exit_noted() {
+    static exit_point p;
+    return p;
+  }
+  static void program_exiting() noexcept {
+    if (!region() || owner() != std::this_thread::get_id()) return;
+    frame* f = engine<Clock>::current();
+    if (!f || f->state != frame::run_state::running || f->kind == clock_kind::cost) return;
+    exit_noted() = exit_point{f, engine<Clock>::now(*f), process_cpu_ns()};
+  }
+  // At the end: the root strand still open since the exit began loses the time
+  // since. Returns the process's CPU time to hold the work to.
+  static std::uint64_t drop_shutdown(std::uint64_t cpu_now) noexcept {
+    const exit_point p = exit_noted();
+    frame* f = engine<Clock>::current();
+    if (!p.root || f != p.root || f->state != frame::run_state::running || f->strand_start > p.at) return cpu_now;
+    f->strand_start += engine<Clock>::now(*f) - p.at;
+    return p.cpu;
   }
 
   static void finish() {
@@ -206,7 +253,7 @@ struct whole_program {
       return;  // the measurement's frames belong to that thread: left as they are
     }
     try {
-      const std::uint64_t cpu = process_cpu_ns();
+      const std::uint64_t cpu = drop_shutdown(process_cpu_ns());
       report rep = r->stop();
       check_work_against_cpu(rep, cpu > cpu_at_start() ? cpu - cpu_at_start() : 0);
       write(rep, std::getenv("FORKSCALE_REPORT"));
