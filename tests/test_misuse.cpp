@@ -474,8 +474,7 @@ TEST(Misuse, OutOfRangeOptionsAreErrors) {
   EXPECT_NE(message(huge).find("above 10^15"), std::string::npos) << message(huge);
   fs::options clock;
   clock.clock = static_cast<fs::clock_kind>(99);
-  EXPECT_NE(message(clock).find("options.clock is not a clock_kind (value 99)"), std::string::npos)
-      << message(clock);
+  EXPECT_NE(message(clock).find("options.clock is not a clock_kind (value 99)"), std::string::npos) << message(clock);
   fs::options fine;
   fine.burden = 1e15;
   fine.clock = fs::clock_kind::cost;

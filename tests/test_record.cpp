@@ -294,6 +294,32 @@ TEST(Record, EnvironmentTurnsItOnAndOff) {
   EXPECT_FALSE(off.record);
 }
 
+// The switch's words: false/off/no are off (before, any value but "0" was on);
+// a value that is no switch is ignored (the option decides), said in one line.
+TEST(Record, EnvironmentSwitchWords) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  auto recorded = [&](const char* value, bool option) {
+    ::setenv("FORKSCALE_RECORD", value, 1);
+    o.record = option;
+    const bool r = static_cast<bool>(fs::measure(
+                                         "fib", [] { fib(5); }, o)
+                                         .record);
+    ::unsetenv("FORKSCALE_RECORD");
+    return r;
+  };
+  for (const char* off : {"false", "OFF", "no", " 0 "}) EXPECT_FALSE(recorded(off, true)) << off;
+  for (const char* on : {"true", "On", "YES"}) EXPECT_TRUE(recorded(on, false)) << on;
+  testing::internal::CaptureStderr();
+  const bool kept_off = recorded("maybe", false);
+  const bool kept_on = recorded("maybe", true);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(kept_off);
+  EXPECT_TRUE(kept_on);
+  EXPECT_NE(err.find("forkscale: FORKSCALE_RECORD=maybe is not 1 or 0"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), err.size() - 1) << err;  // one line, once
+}
+
 // Under a timed clock only what does not depend on time is asserted.
 TEST(Record, TimedClockRecordsAreWellFormed) {
   fs::options o;

@@ -10010,6 +10010,9 @@ inline void resolve_burden(session& s, const options& opt) {
 template <class Clock>
 std::unique_ptr<session> open_session(const std::string& label, const options& opt) {
   clock_kind kind = opt.clock;
+  if (static_cast<unsigned>(kind) > static_cast<unsigned>(clock_kind::thread_cpu))
+    throw error("forkscale: options.clock is not a clock_kind (value " + std::to_string(static_cast<unsigned>(kind)) +
+                ")");
   if (Clock::fixed) {
     if (kind != clock_kind::automatic && kind != Clock::kind)
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
@@ -10024,6 +10027,9 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     kind = chosen_for_load ? clock_kind::thread_cpu : resolve_automatic();
   }
   if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
+  if (opt.burden > 1e15)
+    throw error("forkscale: options.burden is " + std::to_string(opt.burden) +
+                ", above 10^15 (in the clock's unit: ns, or units under the cost clock)");
   auto s = std::make_unique<session>();
   s->kind = kind;
   s->info = describe(kind, /*rate_now=*/false);

@@ -121,8 +121,7 @@ FORKSCALE_DETAIL_OMPT_GLUE std::string why_off() {
          "OMPT); build it with clang++ -fopenmp=libomp to profile its OpenMP constructs without annotations "
          "(docs/ompt.md)";
 #else
-  const char* off = std::getenv("FORKSCALE_OMPT");
-  if (off && std::strcmp(off, "0") == 0) return "";
+  if (detail::ompt::whole_program_switch() == detail::env_switch::off) return "";
   const tool_status& st = status();
   if (st.active) return "";
   if (!st.refused.empty()) return st.refused;

@@ -23,6 +23,7 @@
 #include "../../study/html_page.hpp"  // write_html is in the library
 #endif
 #include "../macro_scope.hpp"
+#include "../util/env.hpp"
 #include "regions.hpp"
 #include "state.hpp"
 #include "tasks.hpp"
@@ -31,10 +32,9 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace ompt {
 
-inline bool env_is(const char* name, const char* value) {
-  const char* v = std::getenv(name);
-  return v && std::strcmp(v, value) == 0;
-}
+// FORKSCALE_OMPT as a switch (detail/util/env.hpp): 1 (on, yes, true)
+// measures the whole program, 0 (off, no, false) turns the tool off.
+inline env_switch whole_program_switch() { return read_env_switch("FORKSCALE_OMPT"); }
 
 // The callbacks, with the signatures of omp-tools.h; each forwards to the events.
 // Off (fs::ompt::set_enabled(false)): every callback returns at once.
@@ -258,7 +258,8 @@ struct whole_program {
       check_work_against_cpu(rep, cpu > cpu_at_start() ? cpu - cpu_at_start() : 0);
       write(rep, std::getenv("FORKSCALE_REPORT"));
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "forkscale: %s\n", e.what());
+      const std::string what = e.what();  // forkscale's errors say "forkscale: " already
+      std::fprintf(stderr, "%s%s\n", what.rfind("forkscale: ", 0) == 0 ? "" : "forkscale: ", what.c_str());
     }
     delete r;
   }
@@ -343,7 +344,7 @@ struct tool {
     }
     st.active = true;
     code_sites::instance().start();
-    if (env_is("FORKSCALE_OMPT", "1")) {
+    if (whole_program_switch() == env_switch::on) {
       st.callbacks_live = true;
       whole_program<Clock>::start();
       return 1;
@@ -374,7 +375,7 @@ struct tool {
 
   static ompt_start_tool_result_t* start(unsigned int, const char*) {
     status().start_tool_called = true;
-    if (env_is("FORKSCALE_OMPT", "0")) return nullptr;
+    if (whole_program_switch() == env_switch::off) return nullptr;
     static ompt_start_tool_result_t result = {&initialize, &finalize, {0}};
     return &result;
   }
