@@ -726,6 +726,11 @@ class generator {
       // libomp 14 corrupts its heap on `task if(0) depend(mutexinoutset: x)` when
       // a tool registers ompt_callback_dependences (docs/ompt.md, "Limits").
       if (s.dep == deps::mutex_x) s.undeferred = false;
+      // libomp 14 reads and writes freed memory when a `mutexinoutset` task is
+      // still pending after the task that created it has ended (valgrind shows it
+      // with no tool loaded; docs/openmp.md, "depend"): in a scope that leaves its
+      // children to a later join, the clause is `inout` instead.
+      if (leaving && s.dep == deps::mutex_x) s.dep = deps::inout_x;
     }
     if (in_nowait_ && s.dep != deps::none) s.undeferred = false;
     if (o_.untied_percent > 0 && !o_.annotated_subset && !s.undeferred && coin(o_.untied_percent)) s.untied = true;
