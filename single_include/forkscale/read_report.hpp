@@ -4527,18 +4527,18 @@ inline constexpr std::size_t max_kept_diagnostics = 100;
 // called where nothing may throw (destructors, noexcept events): an exception
 // from it stops here, said in the same line.
 inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
-  if (!handler) {
-    std::fprintf(stderr, "forkscale: %s: %s\n", d.where.c_str(), d.problem.c_str());
-    return;
+  std::string threw;  // why the line is printed although there is a handler
+  if (handler) {
+    try {
+      handler(d);
+      return;
+    } catch (const std::exception& e) {
+      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
+    } catch (...) {
+      threw = " (options.on_diagnostic threw)";
+    }
   }
-  try {
-    handler(d);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw: %s)\n", d.where.c_str(), d.problem.c_str(),
-                 e.what());
-  } catch (...) {
-    std::fprintf(stderr, "forkscale: %s: %s (options.on_diagnostic threw)\n", d.where.c_str(), d.problem.c_str());
-  }
+  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
 }
 
 // A diagnostic: counted in the report (the first ones kept), passed to the
