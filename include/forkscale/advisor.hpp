@@ -203,7 +203,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
 #if FORKSCALE_DETAIL_DEFINITIONS
 FORKSCALE_INLINE advice detail::advise_runs(const std::string& label, const advisor_options& ao,
                                             function_ref<report(const options&)> run) {
-  const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
+  const detail::what_if_fraction k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
     throw error("forkscale: advisor_options.target_parallelism " + detail::output::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");

@@ -187,5 +187,6 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
 FORKSCALE_NAMESPACE_END
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+#include "detail/output/prediction.hpp"
 #include "detail/predict/run.hpp"
 #endif

@@ -615,7 +615,7 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 }
 
 // Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
@@ -657,8 +657,8 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
     local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;
@@ -676,12 +676,42 @@ struct site_sums {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
 // end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
 // begin include/forkscale/detail/engine/path_value.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles). The engine's
-// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+// the dag (path_totals, and path_prof for the site profiles); the profiles'
+// chain.hpp builds on it, state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -704,11 +734,11 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
 
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
@@ -731,15 +761,15 @@ struct path_totals {
   std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
+  what_if_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of wi_join.)
+  // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
+      what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
       span = o.span;
       last_strand = o.last_strand;
@@ -803,7 +833,7 @@ struct region_node;
 struct region_state;
 struct site_context;
 class record_state;
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 struct spawn_token;
 
@@ -854,11 +884,11 @@ struct frame {
   site where;                            // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
   // chain.
   bool profile = false;
   unsigned char task_flags = 0;  // this task's own invocation
-  unsigned record_count = 0;
+  unsigned prof_record_count = 0;
   std::uint32_t task_site = 0;
   std::uint64_t task_id = root_task_id;
   std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
@@ -870,16 +900,16 @@ struct frame {
   const site_context* context = nullptr;  // sites of the invocations open here
   path_prof path;
   std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record records[prof_records_per_node];
+  prof_record prof_records[prof_records_per_node];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
 
-  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
-  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
-  // open strand: how it began, where it runs, what it follows.
-  unsigned char record = 0;
+  // Recording (options::record, detail/record/), a copy of the session's mode.
+  // The rec_ fields describe the open strand: how it began, where it runs, what
+  // it follows.
+  recording_mode recording = recording_mode::off;
   // Call sites take the slow path: the session names what-if call sites (1) or
-  // records (2).
+  // records its execution (2).
   unsigned char call_events = 0;
   // The libraries the session knew its spawns came through (backend_bit) when
   // this frame last looked: a spawn through another one tells it (note_backend).
@@ -891,7 +921,7 @@ struct frame {
   std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
   std::uint64_t rec_join_uid = 0;
   std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
   std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
   std::uint32_t rec_end_round = 0;
 };
@@ -910,8 +940,8 @@ struct spawn_token {
   bool profile = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
-  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
   // Recording: the spawner's strand that ended at the spawn, the child's call path.
   std::uint64_t rec_from = 0;
   std::uint32_t rec_frame = 0;

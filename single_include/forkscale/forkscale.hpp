@@ -718,7 +718,7 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 }
 
 // Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
@@ -760,8 +760,8 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
     local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;
@@ -779,12 +779,42 @@ struct site_sums {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
 // end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
 // begin include/forkscale/detail/engine/path_value.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles). The engine's
-// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+// the dag (path_totals, and path_prof for the site profiles); the profiles'
+// chain.hpp builds on it, state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -807,11 +837,11 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
 
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
@@ -834,15 +864,15 @@ struct path_totals {
   std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
+  what_if_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of wi_join.)
+  // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
+      what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
       span = o.span;
       last_strand = o.last_strand;
@@ -906,7 +936,7 @@ struct region_node;
 struct region_state;
 struct site_context;
 class record_state;
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 struct spawn_token;
 
@@ -957,11 +987,11 @@ struct frame {
   site where;                            // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
   // chain.
   bool profile = false;
   unsigned char task_flags = 0;  // this task's own invocation
-  unsigned record_count = 0;
+  unsigned prof_record_count = 0;
   std::uint32_t task_site = 0;
   std::uint64_t task_id = root_task_id;
   std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
@@ -973,16 +1003,16 @@ struct frame {
   const site_context* context = nullptr;  // sites of the invocations open here
   path_prof path;
   std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record records[prof_records_per_node];
+  prof_record prof_records[prof_records_per_node];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
 
-  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
-  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
-  // open strand: how it began, where it runs, what it follows.
-  unsigned char record = 0;
+  // Recording (options::record, detail/record/), a copy of the session's mode.
+  // The rec_ fields describe the open strand: how it began, where it runs, what
+  // it follows.
+  recording_mode recording = recording_mode::off;
   // Call sites take the slow path: the session names what-if call sites (1) or
-  // records (2).
+  // records its execution (2).
   unsigned char call_events = 0;
   // The libraries the session knew its spawns came through (backend_bit) when
   // this frame last looked: a spawn through another one tells it (note_backend).
@@ -994,7 +1024,7 @@ struct frame {
   std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
   std::uint64_t rec_join_uid = 0;
   std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
   std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
   std::uint32_t rec_end_round = 0;
 };
@@ -1013,8 +1043,8 @@ struct spawn_token {
   bool profile = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
-  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
   // Recording: the spawner's strand that ended at the spawn, the child's call path.
   std::uint64_t rec_from = 0;
   std::uint32_t rec_frame = 0;
@@ -2744,7 +2774,7 @@ struct site_context {
 struct site_step {
   const site_context* next = nullptr;
   std::uint32_t site = 0;
-  unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
   // This lookup missed the thread's cache and went to the registry (a lock, maybe
   // allocations: microseconds, once per site, context and thread). The engine
   // then starts the next strand after it, so that the cost lands in no strand.
@@ -2772,7 +2802,7 @@ class site_registry {
     st.site = id;
     const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
     const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
-    st.flags = static_cast<unsigned char>((seen_site ? 0 : rec_top_call_site) | (seen_fn ? 0 : rec_top_caller));
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
     if (seen_site) {
       st.next = ctx;
     } else {
@@ -3263,39 +3293,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/path.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// detail/engine/path.hpp: what flows along the dag's edges.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/what_if/offsets.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
@@ -3432,19 +3429,19 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
 // bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
 // Numerators and denominators of factors are at most this: offsets stay within
 // 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
+inline constexpr std::int64_t what_if_max_term = 65536;
 
 // A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
+struct what_if_fraction {
   double value = 1;
   std::int64_t p = 1;
   std::int64_t q = 1;
@@ -3458,28 +3455,28 @@ inline std::string format_factor(double v) {
 }
 
 // `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
+inline what_if_fraction make_factor(double v, const std::string& origin) {
   if (std::isnan(v))
     throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
+  what_if_fraction f;
   f.value = v;
   if (std::isinf(v)) {
     f.p = 1;
     f.q = 0;
     return f;
   }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is out of range (1/65536 to 65536; use inf for infinitely fast)");
   // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
   double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
     const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
       continue;
     }
     const double err = std::fabs(pd / static_cast<double>(q) - v);
@@ -3496,7 +3493,7 @@ inline wi_factor make_factor(double v, const std::string& origin) {
 // "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
 // a number too large for a double ("1e400") or too small ("1e-400") is out of
 // range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -3521,7 +3518,7 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
 // A call site named at run time: "file:line" (the file matched as a path suffix at
 // a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
 // or "tag=NAME".
-struct wi_spec {
+struct what_if_spec {
   std::string text;
   std::string file;
   unsigned line = 0;
@@ -3529,8 +3526,8 @@ struct wi_spec {
   bool by_tag = false;
 };
 
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
   s.text = trim(raw);
   if (s.text.compare(0, 4, "tag=") == 0) {
     s.by_tag = true;
@@ -3549,7 +3546,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   return s;
 }
 
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
   if (s.by_tag) return w.tag && s.tag == w.tag;
   if (w.line != s.line || !w.file) return false;
   const std::size_t n = std::strlen(w.file), m = s.file.size();
@@ -3562,8 +3559,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list (once: a second one is an
 // error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
   for (const std::string& piece : split(value ? value : "", ';')) {
     const std::string item = trim(piece);
@@ -3588,62 +3585,65 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_config;
+struct what_if_config;
 
 // One path value's offsets: scenario-major, F entries per scenario, `n` in use.
 // Owned by exactly one path value (a frame, a join set's accumulator or a spawn
 // token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
   std::uint32_t n = 0;
   std::uint32_t cls = 0;
   std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
   const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
 };
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
 
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
 
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
   return b;
 }
 
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
     return c;
   }
 };
 
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
     while (head[c]) {
-      wi_vec* v = head[c];
+      what_if_vec* v = head[c];
       head[c] = v->next_free;
-      v->~wi_vec();
+      v->~what_if_vec();
       ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
     }
 }
 
-inline wi_vec* wi_alloc(std::uint32_t entries) {
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
   unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
   if (v) {
     c.head[cls] = v->next_free;
     --c.count[cls];
   } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
   }
   v->next_free = nullptr;
   v->cls = cls;
@@ -3651,12 +3651,13 @@ inline wi_vec* wi_alloc(std::uint32_t entries) {
   return v;
 }
 
-inline void wi_release(wi_vec* v) noexcept {
+inline void what_if_release(what_if_vec* v) noexcept {
   if (!v) return;
-  wi_cache& c = wi_cache::local();
+  what_if_cache& c = what_if_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
     ::operator delete(v);
     return;
   }
@@ -3665,9 +3666,9 @@ inline void wi_release(wi_vec* v) noexcept {
   ++c.count[v->cls];
 }
 
-inline wi_vec* wi_copy(const wi_vec* v) {
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
   if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
+  what_if_vec* c = what_if_alloc(v->n);
   c->cfg = v->cfg;
   c->n = v->n;
   std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
@@ -3675,18 +3676,18 @@ inline wi_vec* wi_copy(const wi_vec* v) {
 }
 
 // Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
   if (!v) {
-    v = wi_alloc(entries);
+    v = what_if_alloc(entries);
     v->cfg = cfg;
   }
   if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
     bigger->cfg = v->cfg;
     bigger->n = v->n;
     std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
+    what_if_release(v);
     v = bigger;
   }
   std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
@@ -3695,21 +3696,21 @@ inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) 
 
 // What a measurement analyses: its factors, the call sites named at run time, and
 // the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
   unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
   std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
                            // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
 // the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
@@ -3720,9 +3721,9 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
     b = nullptr;
     return;
   }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
+  what_if_reserve(a, cfg, n);
   const std::uint64_t top = a_span > b_span ? a_span : b_span;
   const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
@@ -3736,16 +3737,16 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
       const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
       x[e] = va > vb ? va : vb;
     }
-  wi_release(b);
+  what_if_release(b);
   b = nullptr;
 }
 
 // A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
   if (cost == 0) return;
   unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
   const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
+  what_if_reserve(v, cfg, (top + 2) * F);
   std::int64_t* d = v->data();
   const auto c = static_cast<std::int64_t>(cost);
   for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
@@ -3758,7 +3759,7 @@ inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::ui
 
 // A what-if region of one measurement, known from its first entry (or, for a call
 // site named at run time, from the start).
-struct wi_region {
+struct what_if_known_region {
   std::string name;
   std::string file;
   unsigned line = 0;
@@ -3773,6 +3774,31 @@ struct wi_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3815,8 +3841,8 @@ class spinlock {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// end include/forkscale/detail/engine/path.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// end include/forkscale/detail/engine/spinlock.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3885,7 +3911,7 @@ class join_set {
   static void destroy(join_set* j) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
     j->deferred_ = nullptr;
-    wi_release(j->acc_.what_if);
+    what_if_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
     j->acc_prof_.chain = nullptr;
@@ -3937,7 +3963,7 @@ class join_set {
       j = next;
     }
     release_prof(p.chain);
-    wi_release(t.what_if);
+    what_if_release(t.what_if);
   }
 
   // The owner lets go without joining. Children still running will report to
@@ -4096,78 +4122,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/blame/lock_table.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
-// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
-// while the thread runs a task of the measurement (lock_events.hpp). Only that
-// thread writes them; the report reads them once every task has been joined,
-// as it reads the other thread tables (engine/session.hpp).
-#include <cstdint>
-#include <unordered_map>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Times in ticks of the table's wall clock (lock_table::wall).
-struct lock_sums {
-  std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;  // acquisitions that found the lock taken
-  std::uint64_t wait = 0, max_wait = 0;
-  std::uint64_t hold = 0, max_hold = 0;
-  // Waits of other acquisitions that began while this site held the lock
-  // (directed blame shifting: the waiting is the holder's doing).
-  std::uint64_t blamed = 0, blamed_waits = 0;
-};
-
-class lock_table {
- public:
-  // The clock lock times are read with: a measurement's wall clock (the record's
-  // when it records, so that lock events and strands share one time line).
-  clock_kind wall = clock_kind::steady;
-  bool ready = false;  // `wall` is set
-
-  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
-
-  // The sums of (lock, site); the last one used is remembered (a loop takes
-  // one lock at one site again and again).
-  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
-    const std::uint64_t k = key(lock, site);
-    if (last_ && last_key_ == k) return *last_;
-    last_ = &rows_[k];  // node-based: the address stays valid
-    last_key_ = k;
-    return *last_;
-  }
-  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
-
- private:
-  std::unordered_map<std::uint64_t, lock_sums> rows_;
-  std::uint64_t last_key_ = 0;
-  lock_sums* last_ = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// end include/forkscale/detail/blame/lock_table.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -4378,6 +4332,36 @@ struct region_node {
 
 class join_set;
 
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -4387,7 +4371,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
-  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -4442,9 +4426,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
+  // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
+  recording_mode recording = recording_mode::off;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -4461,12 +4445,12 @@ struct session {
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
   // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
+  what_if_config what_if;
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
+  std::vector<what_if_known_region> what_if_regions;
   // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
+  std::vector<what_if_known_region> what_if_dropped;
   // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
   // starts).
   bool what_if_off = false;
@@ -4616,20 +4600,20 @@ inline void drop_credits(frame& f) noexcept {
 
 // Appends a finished invocation's on-span record to the frame's path.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.record_count == prof_node::capacity) {
+  if (f.prof_record_count == prof_node::capacity) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
-  f.records[f.record_count++] = r;
+  f.prof_records[f.prof_record_count++] = r;
 }
 
 // Makes the frame's path value shareable: its records go onto its chain.
 inline prof_node* freeze_path(frame& f) {
-  if (f.record_count) {
+  if (f.prof_record_count) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
   return f.path.chain;
 }
@@ -4681,7 +4665,7 @@ inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
   tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
   tk.context = st.next;
   tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
   tk.profile = true;
   tk.path.local_span = f.path.local_span;
   tk.path.task_span = f.path.task_span;
@@ -4701,7 +4685,7 @@ inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
   c.context = tk.context;
   c.task_site = tk.site_id;
   c.task_flags = tk.flags;
-  c.record_count = 0;
+  c.prof_record_count = 0;
   c.chain_credits = 0;
   c.path = tk.path;
   tk.path.chain = nullptr;
@@ -4816,7 +4800,7 @@ inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined
   if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
     drop_credits(f);
     release_prof(f.path.chain);
-    f.record_count = 0;
+    f.prof_record_count = 0;
     f.path.local_span = joined.local_span;
     f.path.task_span = joined.task_span;
     f.path.chain = joined.chain;
@@ -4886,21 +4870,21 @@ namespace detail {
 // A strand of work cost `cost` inside the regions of `mask` (region bits only).
 inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
   thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(wi_max_regions + 1, 0);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
   t.what_if_work[0] += cost;
   for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
 }
 
 inline void record_wi_entries(session* s, std::uint64_t mask) {
   thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(wi_max_regions, 0);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
 // Whether `r` is the region of the guard at `w` (a guard's region, not a named
 // call site: same file, line, function and tag).
-inline bool is_guard_region(const wi_region& r, const site& w, const std::string& file, const std::string& function,
-                            const std::string& tag) noexcept {
+inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
+                            const std::string& function, const std::string& tag) noexcept {
   return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
          (r.tag.empty() == (w.tag == nullptr));
 }
@@ -4909,9 +4893,9 @@ inline bool is_guard_region(const wi_region& r, const site& w, const std::string
 // Returns its bit, or 0 when the measurement analyses no region (a bad
 // FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
 // region alone is left out, said once by a diagnostic that names it.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
   if (s->what_if_off) return 0;
-  wi_region r;
+  what_if_known_region r;
   r.file = w.file ? w.file : "";
   r.line = w.line;
   r.function = w.function ? w.function : "";
@@ -4922,35 +4906,35 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
     std::lock_guard<std::mutex> g(s->m);
     for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
       if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
-    if (s->what_if_regions.size() < wi_max_regions) {
+    if (s->what_if_regions.size() < what_if_max_regions) {
       s->what_if_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
-    for (const wi_region& d : s->what_if_dropped)
+    for (const what_if_known_region& d : s->what_if_dropped)
       if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
     s->what_if_dropped.push_back(r);
-    number = wi_max_regions + s->what_if_dropped.size();
+    number = what_if_max_regions + s->what_if_dropped.size();
   }
   what_if_notice(s, w,
                  "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
-                     " of this measurement, and at most " + std::to_string(wi_max_regions) +
+                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
                      " are (named call sites included); it has no what-if rows and is not in the (all regions) "
                      "rows, while the other regions' rows and the site profiles are kept");
   return 0;
 }
 
 // A call site's what-if bits: the named call sites it matches, and the assumed bit.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
   std::uint64_t bits = 0;
-  const wi_config& c = s->what_if;
+  const what_if_config& c = s->what_if;
   for (std::size_t i = 0; i < c.call_sites.size(); ++i)
     if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
-  for (const wi_spec& a : c.assume)
-    if (spec_matches(a, w)) bits |= wi_assumed_bit;
-  if (bits & wi_region_bits) {
+  for (const what_if_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
+  if (bits & what_if_region_bits) {
     std::lock_guard<std::mutex> g(s->m);
-    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
-      wi_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
+      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
       if (r.file.empty() && r.line == 0) {
         r.file = w.file ? w.file : "";
         r.line = w.line;
@@ -4963,7 +4947,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, con
 }
 
 // The bits of a site (a guard's region, or a call site's), cached per thread.
-inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
   struct slot {
     std::uint64_t serial = 0;
     const char* file = nullptr;
@@ -4981,7 +4965,7 @@ inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
   if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
                               e.function == w.function && e.tag == w.tag && e.call == call))
     return e.bits;
-  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
   e.serial = s->serial;
   e.file = w.file;
   e.function = w.function;
@@ -5003,16 +4987,16 @@ struct strand_cost {
 // faster: the path cost may differ from the work cost, and the regions' offsets
 // and work grow.
 FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
-  const wi_config& cfg = f.sess->what_if;
+  const what_if_config& cfg = f.sess->what_if;
   strand_cost c{raw, cost, raw, cost};
-  if (f.what_if_mask & wi_scaled_bit) {
+  if (f.what_if_mask & what_if_scaled_bit) {
     const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
-    const auto Q = (f.what_if_mask & wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
     c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
   }
-  const std::uint64_t regions = f.what_if_mask & wi_region_bits;
+  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
   if (regions) {
-    wi_add(f.totals.what_if, &cfg, regions, c.path);
+    what_if_add(f.totals.what_if, &cfg, regions, c.path);
     record_wi_work(f.sess, regions, c.work);
   }
   return c;
@@ -5202,7 +5186,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->join_uid = f.rec_join_uid;
   r->join_round = f.rec_join_round;
   r->join_site = f.rec_join_site;
-  if (f.record == 2) {
+  if (f.recording == recording_mode::with_wall_clock) {
     r->wall_start = f.rec_wall_start;
     r->wall_end = rs.wall_now();
   } else {
@@ -5213,7 +5197,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->path = c.path;
   r->frame = f.rec_frame;
   r->flags = f.rec_flags;
-  r->what_if = f.what_if_mask & wi_region_bits;
+  r->what_if = f.what_if_mask & what_if_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.rec_prev = id;
   f.totals.last_strand = id;
@@ -5312,7 +5296,7 @@ namespace detail {
 
 // Whether call sites take the engine's slow path in this session.
 inline unsigned char call_events_of(const session& s) noexcept {
-  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
 // The root frame of a measurement.
@@ -5337,11 +5321,11 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.task_work = 0;
   root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
   root.context = site_registry::instance().empty();
-  root.record_count = 0;
+  root.prof_record_count = 0;
   root.chain_credits = 0;
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
-  root.record = s->record_mode;
+  root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.rec = s->rec.get();
   root.rec_frame = 0;
@@ -5375,9 +5359,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.profile = tk.profile;
   if (tk.profile) profile_task_start(c, tk);
   c.totals.last_strand = tk.last_strand;
-  c.record = s->record_mode;
+  c.recording = s->recording;
   c.call_events = call_events_of(*s);
-  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
     c.rec_flags = rec_task_start;
@@ -5427,7 +5411,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.record != 0 && c.finished != 0) {
+    if (f.recording != recording_mode::off && c.finished != 0) {
       f.rec_end_uid = c.uid;
       f.rec_end_round = c.round;
     }
@@ -5461,7 +5445,7 @@ inline join_set* merge_finished_children(frame& f) noexcept {
     release_prof(c.prof.chain);
   }
   f.totals.join(c.totals);
-  if (f.record != 0 && c.finished != 0) {
+  if (f.recording != recording_mode::off && c.finished != 0) {
     f.rec_end_uid = c.uid;
     f.rec_end_round = c.round;
   }
@@ -5524,7 +5508,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.target = nullptr;
   release_prof(tk.path.chain);
   tk.path.chain = nullptr;
-  wi_release(tk.what_if);
+  what_if_release(tk.what_if);
   tk.what_if = nullptr;
   misuse(j->owner_session(), where,
          "a task spawned here was destroyed without running (cancelled?); it counts as empty");
@@ -5534,7 +5518,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
 // A token destroyed unused (spawn_token's destructor, through task_hooks).
 inline void drop_token(spawn_token& tk) noexcept {
   if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
-  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) what_if_release(tk.what_if);
   tk.what_if = nullptr;
 }
 
@@ -5695,7 +5679,7 @@ struct engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
       close_strand_slow(f, t, raw, cost);
       return;
     }
@@ -5706,14 +5690,14 @@ struct engine {
   FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
                                                           std::uint64_t cost) noexcept {
     const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.record != 0) keep_strand(f, t, c);
+    if (f.recording != recording_mode::off) keep_strand(f, t, c);
     add_strand(f, c);
   }
 
   // The open strand of `f` starts at clock reading `t`.
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -5763,14 +5747,14 @@ struct engine {
     tk.target = j;
     tk.region = f->region;
     tk.what_if_mask = f->what_if_mask;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
     if (f->profile) registered = profile_spawn(*f, tk, where);
     tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
@@ -5816,7 +5800,8 @@ struct engine {
     // (end_with_children_running, tasks.hpp).
     join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
+      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
       path_prof out;
       if (c.profile) out = profile_task_end(c);
@@ -5947,7 +5932,7 @@ struct engine {
       }
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
@@ -5985,15 +5970,16 @@ struct engine {
 
   // A call in a measurement that names what-if call sites, or records.
   FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t wi_new = 0;
-    if (f.sess->what_if_calls) wi_new = wi_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || wi_new || f.record) split_strand(f);
-    if (f.record != 0 && keep_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
-    if (wi_new != 0) {
+    std::uint64_t what_if_new = 0;
+    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
+      start_strand(f, now(f));
+    if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= wi_new;
-      if (wi_new & wi_region_bits) record_wi_entries(f.sess, wi_new & wi_region_bits);
+      f.what_if_mask |= what_if_new;
+      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
   }
@@ -6018,8 +6004,8 @@ struct engine {
 
   FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.record) split_strand(f);
-    if (f.record != 0) f.rec_frame = cs.caller_rec_frame;
+    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }
@@ -6032,7 +6018,7 @@ struct engine {
     if (!f) return;
     std::uint64_t bit = 0;
     try {
-      bit = wi_site_bits(f->sess, where, false);
+      bit = what_if_site_bits(f->sess, where, false);
     } catch (...) {
       return;  // out of memory registering the region: it is not analysed
     }
@@ -6065,7 +6051,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -6090,13 +6076,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -6457,6 +6443,78 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/blame/lock_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
+// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
+// while the thread runs a task of the measurement (lock_events.hpp). Only that
+// thread writes them; the report reads them once every task has been joined,
+// as it reads the other thread tables (engine/session.hpp).
+#include <cstdint>
+#include <unordered_map>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Times in ticks of the table's wall clock (lock_table::wall).
+struct lock_sums {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found the lock taken
+  std::uint64_t wait = 0, max_wait = 0;
+  std::uint64_t hold = 0, max_hold = 0;
+  // Waits of other acquisitions that began while this site held the lock
+  // (directed blame shifting: the waiting is the holder's doing).
+  std::uint64_t blamed = 0, blamed_waits = 0;
+};
+
+class lock_table {
+ public:
+  // The clock lock times are read with: a measurement's wall clock (the record's
+  // when it records, so that lock events and strands share one time line).
+  clock_kind wall = clock_kind::steady;
+  bool ready = false;  // `wall` is set
+
+  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
+
+  // The sums of (lock, site); the last one used is remembered (a loop takes
+  // one lock at one site again and again).
+  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
+    const std::uint64_t k = key(lock, site);
+    if (last_ && last_key_ == k) return *last_;
+    last_ = &rows_[k];  // node-based: the address stays valid
+    last_key_ = k;
+    return *last_;
+  }
+  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
+
+ private:
+  std::unordered_map<std::uint64_t, lock_sums> rows_;
+  std::uint64_t last_key_ = 0;
+  lock_sums* last_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// end include/forkscale/detail/blame/lock_table.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -6474,13 +6532,13 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
 // The id the open strand of `f` will have in this thread's buffer; 0 when the
 // frame is not running or recording is off.
 inline std::uint64_t open_strand_id(frame& f) {
-  if (f.record == 0 || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
+  if (f.recording == recording_mode::off || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
   record_buffer& b = f.rec->buffer();
   return strand_id(b, b.strands.size());
 }
 
 inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).locks;
+  lock_table& t = tables_for(s).observers[static_cast<unsigned>(thread_observer::locks)].get<lock_table>();
   if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
     t.wall = lock_wall_kind(*s);
     t.ready = true;
@@ -6546,7 +6604,7 @@ FORKSCALE_INLINE void lock_measure::released(frame& f, lock_table& t, const lock
   row.hold += hold;
   if (hold > row.max_hold) row.max_hold = hold;
   // Recording: the hold as a raw_lock in this thread's buffer.
-  if (f.record == 0 || !f.rec || !f.rec->on()) return;
+  if (f.recording == recording_mode::off || !f.rec || !f.rec->on()) return;
   try {
     record_buffer& b = f.rec->buffer();
     raw_lock* e = b.locks.next(*f.rec);
@@ -6571,6 +6629,78 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
 // end include/forkscale/detail/blame/lock_events.hpp
+// begin include/forkscale/detail/blame/lock_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
+// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
+// while the thread runs a task of the measurement (lock_events.hpp). Only that
+// thread writes them; the report reads them once every task has been joined,
+// as it reads the other thread tables (engine/session.hpp).
+#include <cstdint>
+#include <unordered_map>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Times in ticks of the table's wall clock (lock_table::wall).
+struct lock_sums {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found the lock taken
+  std::uint64_t wait = 0, max_wait = 0;
+  std::uint64_t hold = 0, max_hold = 0;
+  // Waits of other acquisitions that began while this site held the lock
+  // (directed blame shifting: the waiting is the holder's doing).
+  std::uint64_t blamed = 0, blamed_waits = 0;
+};
+
+class lock_table {
+ public:
+  // The clock lock times are read with: a measurement's wall clock (the record's
+  // when it records, so that lock events and strands share one time line).
+  clock_kind wall = clock_kind::steady;
+  bool ready = false;  // `wall` is set
+
+  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
+
+  // The sums of (lock, site); the last one used is remembered (a loop takes
+  // one lock at one site again and again).
+  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
+    const std::uint64_t k = key(lock, site);
+    if (last_ && last_key_ == k) return *last_;
+    last_ = &rows_[k];  // node-based: the address stays valid
+    last_key_ = k;
+    return *last_;
+  }
+  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
+
+ private:
+  std::unordered_map<std::uint64_t, lock_sums> rows_;
+  std::uint64_t last_key_ = 0;
+  lock_sums* last_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// end include/forkscale/detail/blame/lock_table.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -6658,9 +6788,10 @@ inline void add_lock_rows(report& rep, session& s) {
   {
     std::lock_guard<std::mutex> g(s.m);
     for (const auto& t : s.tables) {
-      if (!t->locks.ready) continue;
-      wall = t->locks.wall;
-      for (const auto& kv : t->locks.rows()) {
+      const lock_table* locks = t->observers[static_cast<unsigned>(thread_observer::locks)].find<lock_table>();
+      if (!locks || !locks->ready) continue;
+      wall = locks->wall;
+      for (const auto& kv : locks->rows()) {
         lock_sums& m = merged[kv.first];
         const lock_sums& x = kv.second;
         m.acquisitions += x.acquisitions;
@@ -7721,10 +7852,22 @@ FORKSCALE_NAMESPACE_END
 #include <sstream>
 #include <string>
 
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace output {
 
 // The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
 // classic locale; a ".0" is added to integral values so that they stay floats for
@@ -7779,6 +7922,20 @@ inline std::string grouped_round(double v) {
   if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
   return grouped(static_cast<std::uint64_t>(std::round(v)));
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
 
 // Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
 // 10,000.
@@ -9384,7 +9541,7 @@ class record_builder {
 
   void fill_what_if_regions(execution_record& r) {
     std::lock_guard<std::mutex> g(s_.m);
-    for (const wi_region& w : s_.what_if_regions)
+    for (const what_if_known_region& w : s_.what_if_regions)
       r.what_if_regions.push_back({w.name, w.call_site, w.file, w.line, w.function, w.tag});
   }
 
@@ -9526,11 +9683,11 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // Named call sites, each once, in the order first named.
-inline std::vector<wi_spec> distinct_specs(const std::vector<wi_spec>& specs) {
-  std::vector<wi_spec> unique;
-  for (const wi_spec& sp : specs) {
+inline std::vector<what_if_spec> distinct_specs(const std::vector<what_if_spec>& specs) {
+  std::vector<what_if_spec> unique;
+  for (const what_if_spec& sp : specs) {
     bool seen = false;
-    for (const wi_spec& u : unique) seen = seen || u.text == sp.text;
+    for (const what_if_spec& u : unique) seen = seen || u.text == sp.text;
     if (!seen) unique.push_back(sp);
   }
   return unique;
@@ -9538,13 +9695,14 @@ inline std::vector<wi_spec> distinct_specs(const std::vector<wi_spec>& specs) {
 
 // Throws when there are more factors or named call sites than a measurement
 // analyses.
-inline void check_what_if_counts(const std::vector<wi_factor>& factors, const std::vector<wi_spec>& unique) {
-  if (factors.size() > wi_max_factors)
+inline void check_what_if_counts(const std::vector<what_if_fraction>& factors,
+                                 const std::vector<what_if_spec>& unique) {
+  if (factors.size() > what_if_max_factors)
     throw error("forkscale: " + std::to_string(factors.size()) + " what-if factors; at most " +
-                std::to_string(wi_max_factors) + " are analysed");
-  if (unique.size() > wi_max_regions)
+                std::to_string(what_if_max_factors) + " are analysed");
+  if (unique.size() > what_if_max_regions)
     throw error("forkscale: " + std::to_string(unique.size()) + " what-if call sites named; at most " +
-                std::to_string(wi_max_regions) + " are analysed");
+                std::to_string(what_if_max_regions) + " are analysed");
 }
 
 // A FORKSCALE_WHAT_IF problem as one diagnostic: the error's text without its
@@ -9572,15 +9730,15 @@ inline std::string what_if_env_problem(const std::string& what) {
 // FORKSCALE_WHAT_IF, added to the options' factors and call sites. A bad value
 // is the environment's, not the program's: it throws nothing, but is diagnosed
 // in one line and turns the what-if analysis off for this measurement.
-inline void apply_what_if_env(session& s, std::vector<wi_factor>& factors, std::vector<wi_spec>& specs) {
+inline void apply_what_if_env(session& s, std::vector<what_if_fraction>& factors, std::vector<what_if_spec>& specs) {
   const char* value = std::getenv("FORKSCALE_WHAT_IF");
   if (!value) return;
   try {
-    std::vector<wi_spec> all = specs;
-    std::vector<wi_factor> env_factors;
+    std::vector<what_if_spec> all = specs;
+    std::vector<what_if_fraction> env_factors;
     bool env_set = false;
     parse_what_if_env(value, all, env_factors, env_set);
-    std::vector<wi_factor> f = env_set ? env_factors : factors;
+    std::vector<what_if_fraction> f = env_set ? env_factors : factors;
     check_what_if_counts(f, distinct_specs(all));
     factors = std::move(f);
     specs = std::move(all);
@@ -9594,10 +9752,10 @@ inline void apply_what_if_env(session& s, std::vector<wi_factor>& factors, std::
 // The what-if configuration of a measurement: options (a bad one throws), then
 // FORKSCALE_WHAT_IF (a bad one is diagnosed; see apply_what_if_env).
 inline void configure_what_if(session& s, const what_if_options& o) {
-  wi_config& c = s.what_if;
-  std::vector<wi_factor> factors;
+  what_if_config& c = s.what_if;
+  std::vector<what_if_fraction> factors;
   for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
-  std::vector<wi_spec> specs;
+  std::vector<what_if_spec> specs;
   for (const std::string& t : o.call_sites) specs.push_back(parse_spec(t, "options.what_if.call_sites"));
   check_what_if_counts(factors, distinct_specs(specs));
   for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
@@ -9606,7 +9764,7 @@ inline void configure_what_if(session& s, const what_if_options& o) {
   // No factors in the options is fine when FORKSCALE_WHAT_IF gives some.
   if (factors.empty() && !s.what_if_off)
     throw error("forkscale: options.what_if.factors is empty; give at least one factor");
-  const std::vector<wi_spec> unique = distinct_specs(specs);
+  const std::vector<what_if_spec> unique = distinct_specs(specs);
   c.factors = factors;
   c.F = static_cast<unsigned>(factors.size());
   for (unsigned i = 0; i < c.F; ++i) {
@@ -9614,8 +9772,8 @@ inline void configure_what_if(session& s, const what_if_options& o) {
     c.c[i] = factors[i].q - factors[i].p;
   }
   c.call_sites = unique;
-  for (const wi_spec& sp : unique) {
-    wi_region r;
+  for (const what_if_spec& sp : unique) {
+    what_if_known_region r;
     r.name = sp.text;
     r.spec = sp.text;
     r.call_site = true;
@@ -9624,7 +9782,7 @@ inline void configure_what_if(session& s, const what_if_options& o) {
   }
   if (!c.assume.empty()) {
     c.scale = c.assume_factor.p;
-    s.what_if_root_mask = wi_scaled_bit;
+    s.what_if_root_mask = what_if_scaled_bit;
     s.burden.store(s.burden.load() * static_cast<std::uint64_t>(c.scale));
     for (burden_choice& b : s.backend_burden) b.ticks *= static_cast<std::uint64_t>(c.scale);
   }
@@ -9654,15 +9812,15 @@ namespace detail {
 
 // Region entries and work summed over every thread's table.
 struct what_if_sums {
-  std::vector<wi_region> regions;
+  std::vector<what_if_known_region> regions;
   std::vector<std::uint64_t> entries, work;  // work[0]: any region; work[r + 1]: region r
   std::uint64_t any_entries = 0;
 };
 
 inline what_if_sums collect_what_if(session& s) {
   what_if_sums w;
-  w.entries.assign(wi_max_regions, 0);
-  w.work.assign(wi_max_regions + 1, 0);
+  w.entries.assign(what_if_max_regions, 0);
+  w.work.assign(what_if_max_regions + 1, 0);
   std::lock_guard<std::mutex> g(s.m);
   w.regions = s.what_if_regions;
   for (const auto& t : s.tables) {
@@ -9681,7 +9839,7 @@ inline what_if_result scenario_row(const session& s, const what_if_sums& w, std:
     base.source = what_if_source::all;
     base.entries = w.any_entries;
   } else {
-    const wi_region& r = w.regions[sc - 1];
+    const what_if_known_region& r = w.regions[sc - 1];
     base.region = r.name;
     base.source = r.call_site ? what_if_source::call_site : what_if_source::region;
     base.file = r.file;
@@ -9697,8 +9855,8 @@ inline what_if_result scenario_row(const session& s, const what_if_sums& w, std:
 
 // The prediction of one (scenario, factor, model): `offset` is the root path's
 // what-if offset for it, in 1/p ticks.
-inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f, std::int64_t offset,
-                        std::uint64_t region_work_ticks) {
+inline void predict_row(what_if_result& r, const session& s, const frame& root, const what_if_fraction& f,
+                        std::int64_t offset, std::uint64_t region_work_ticks) {
   if (!r.executed) {
     r.span_ticks_num = 0;
     r.span_ticks_den = 1;
@@ -9729,8 +9887,8 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
 inline void add_what_if(report& rep, session& s, const frame& root) {
   const what_if_sums w = collect_what_if(s);
   if (w.regions.empty()) return;
-  const wi_config& c = s.what_if;
-  const wi_vec* v = root.totals.what_if;
+  const what_if_config& c = s.what_if;
+  const what_if_vec* v = root.totals.what_if;
   struct block {
     std::vector<what_if_result> rows;
     double key = 0;  // predicted parallelism at the last factor, parallelized
@@ -9876,10 +10034,10 @@ namespace detail {
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
 // strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each). Recording (`record_mode` 1 or
-// 2, see frame::record) is part of what is measured.
+// spawn/child/sync rounds (4 strand ends each). Recording (frame::recording)
+// is part of what is measured.
 template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile, unsigned char record_mode = 0) {
+double calibrate_compensation(clock_kind kind, bool profile, recording_mode recording = recording_mode::off) {
   using E = engine<Clock>;
   static std::mutex m;
   static double cached[48];
@@ -9887,16 +10045,17 @@ double calibrate_compensation(clock_kind kind, bool profile, unsigned char recor
   std::lock_guard<std::mutex> g(m);
   if (!filled) std::fill(std::begin(cached), std::end(cached), -1.0);
   filled = true;
-  const auto slot = ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + (record_mode % 3u);
+  const auto slot =
+      ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
   if (cached[slot] >= 0) return cached[slot];
   session s;
   s.kind = kind;
   s.profile = profile;
   s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
-  if (record_mode != 0) {
+  if (recording != recording_mode::off) {
     s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
-    s.record_mode = s.rec->separate_wall() ? 2 : 1;
+    s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   constexpr int rounds = 200;
   std::vector<double> per_strand;
@@ -10045,10 +10204,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   if (recording_requested(opt.record)) {
     s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
     s->rec->trace_limit = opt.trace_limit;
-    s->record_mode = s->rec->separate_wall() ? 2 : 1;
+    s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   if (opt.compensate && kind != clock_kind::cost) {
-    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->record_mode);
+    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
   s->clock_chosen_for_load = chosen_for_load;
@@ -10106,9 +10265,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
   if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds
-  rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
+  rep.profiler_bytes += what_if_bytes().load(std::memory_order_relaxed);
   release_prof(out.chain);
-  wi_release(root.totals.what_if);
+  what_if_release(root.totals.what_if);
   root.totals.what_if = nullptr;
   {
     std::lock_guard<std::mutex> g(s->m);
@@ -11509,10 +11668,22 @@ FORKSCALE_NAMESPACE_END
 #include <sstream>
 #include <string>
 
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace output {
 
 // The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
 // classic locale; a ".0" is added to integral values so that they stay floats for
@@ -11567,6 +11738,20 @@ inline std::string grouped_round(double v) {
   if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
   return grouped(static_cast<std::uint64_t>(std::round(v)));
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
 
 // Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
 // 10,000.
@@ -12392,10 +12577,22 @@ FORKSCALE_NAMESPACE_END
 #include <sstream>
 #include <string>
 
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace output {
 
 // The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
 // classic locale; a ".0" is added to integral values so that they stay floats for
@@ -12450,6 +12647,20 @@ inline std::string grouped_round(double v) {
   if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
   return grouped(static_cast<std::uint64_t>(std::round(v)));
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
 
 // Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
 // 10,000.
@@ -14321,78 +14532,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/blame/lock_table.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
-// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
-// while the thread runs a task of the measurement (lock_events.hpp). Only that
-// thread writes them; the report reads them once every task has been joined,
-// as it reads the other thread tables (engine/session.hpp).
-#include <cstdint>
-#include <unordered_map>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Times in ticks of the table's wall clock (lock_table::wall).
-struct lock_sums {
-  std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;  // acquisitions that found the lock taken
-  std::uint64_t wait = 0, max_wait = 0;
-  std::uint64_t hold = 0, max_hold = 0;
-  // Waits of other acquisitions that began while this site held the lock
-  // (directed blame shifting: the waiting is the holder's doing).
-  std::uint64_t blamed = 0, blamed_waits = 0;
-};
-
-class lock_table {
- public:
-  // The clock lock times are read with: a measurement's wall clock (the record's
-  // when it records, so that lock events and strands share one time line).
-  clock_kind wall = clock_kind::steady;
-  bool ready = false;  // `wall` is set
-
-  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
-
-  // The sums of (lock, site); the last one used is remembered (a loop takes
-  // one lock at one site again and again).
-  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
-    const std::uint64_t k = key(lock, site);
-    if (last_ && last_key_ == k) return *last_;
-    last_ = &rows_[k];  // node-based: the address stays valid
-    last_key_ = k;
-    return *last_;
-  }
-  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
-
- private:
-  std::unordered_map<std::uint64_t, lock_sums> rows_;
-  std::uint64_t last_key_ = 0;
-  lock_sums* last_ = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// end include/forkscale/detail/blame/lock_table.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -14445,7 +14584,7 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 }
 
 // Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
@@ -14487,8 +14626,8 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
     local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;
@@ -14726,6 +14865,27 @@ inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 // end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
 // begin include/forkscale/detail/what_if/offsets.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
@@ -14807,19 +14967,19 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
 // bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
 // Numerators and denominators of factors are at most this: offsets stay within
 // 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
+inline constexpr std::int64_t what_if_max_term = 65536;
 
 // A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
+struct what_if_fraction {
   double value = 1;
   std::int64_t p = 1;
   std::int64_t q = 1;
@@ -14833,28 +14993,28 @@ inline std::string format_factor(double v) {
 }
 
 // `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
+inline what_if_fraction make_factor(double v, const std::string& origin) {
   if (std::isnan(v))
     throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
+  what_if_fraction f;
   f.value = v;
   if (std::isinf(v)) {
     f.p = 1;
     f.q = 0;
     return f;
   }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is out of range (1/65536 to 65536; use inf for infinitely fast)");
   // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
   double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
     const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
       continue;
     }
     const double err = std::fabs(pd / static_cast<double>(q) - v);
@@ -14871,7 +15031,7 @@ inline wi_factor make_factor(double v, const std::string& origin) {
 // "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
 // a number too large for a double ("1e400") or too small ("1e-400") is out of
 // range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -14896,7 +15056,7 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
 // A call site named at run time: "file:line" (the file matched as a path suffix at
 // a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
 // or "tag=NAME".
-struct wi_spec {
+struct what_if_spec {
   std::string text;
   std::string file;
   unsigned line = 0;
@@ -14904,8 +15064,8 @@ struct wi_spec {
   bool by_tag = false;
 };
 
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
   s.text = trim(raw);
   if (s.text.compare(0, 4, "tag=") == 0) {
     s.by_tag = true;
@@ -14924,7 +15084,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   return s;
 }
 
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
   if (s.by_tag) return w.tag && s.tag == w.tag;
   if (w.line != s.line || !w.file) return false;
   const std::size_t n = std::strlen(w.file), m = s.file.size();
@@ -14937,8 +15097,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list (once: a second one is an
 // error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
   for (const std::string& piece : split(value ? value : "", ';')) {
     const std::string item = trim(piece);
@@ -14963,62 +15123,65 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_config;
+struct what_if_config;
 
 // One path value's offsets: scenario-major, F entries per scenario, `n` in use.
 // Owned by exactly one path value (a frame, a join set's accumulator or a spawn
 // token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
   std::uint32_t n = 0;
   std::uint32_t cls = 0;
   std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
   const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
 };
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
 
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
 
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
   return b;
 }
 
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
     return c;
   }
 };
 
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
     while (head[c]) {
-      wi_vec* v = head[c];
+      what_if_vec* v = head[c];
       head[c] = v->next_free;
-      v->~wi_vec();
+      v->~what_if_vec();
       ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
     }
 }
 
-inline wi_vec* wi_alloc(std::uint32_t entries) {
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
   unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
   if (v) {
     c.head[cls] = v->next_free;
     --c.count[cls];
   } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
   }
   v->next_free = nullptr;
   v->cls = cls;
@@ -15026,12 +15189,13 @@ inline wi_vec* wi_alloc(std::uint32_t entries) {
   return v;
 }
 
-inline void wi_release(wi_vec* v) noexcept {
+inline void what_if_release(what_if_vec* v) noexcept {
   if (!v) return;
-  wi_cache& c = wi_cache::local();
+  what_if_cache& c = what_if_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
     ::operator delete(v);
     return;
   }
@@ -15040,9 +15204,9 @@ inline void wi_release(wi_vec* v) noexcept {
   ++c.count[v->cls];
 }
 
-inline wi_vec* wi_copy(const wi_vec* v) {
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
   if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
+  what_if_vec* c = what_if_alloc(v->n);
   c->cfg = v->cfg;
   c->n = v->n;
   std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
@@ -15050,18 +15214,18 @@ inline wi_vec* wi_copy(const wi_vec* v) {
 }
 
 // Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
   if (!v) {
-    v = wi_alloc(entries);
+    v = what_if_alloc(entries);
     v->cfg = cfg;
   }
   if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
     bigger->cfg = v->cfg;
     bigger->n = v->n;
     std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
+    what_if_release(v);
     v = bigger;
   }
   std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
@@ -15070,21 +15234,21 @@ inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) 
 
 // What a measurement analyses: its factors, the call sites named at run time, and
 // the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
   unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
   std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
                            // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
 // the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
@@ -15095,9 +15259,9 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
     b = nullptr;
     return;
   }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
+  what_if_reserve(a, cfg, n);
   const std::uint64_t top = a_span > b_span ? a_span : b_span;
   const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
@@ -15111,16 +15275,16 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
       const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
       x[e] = va > vb ? va : vb;
     }
-  wi_release(b);
+  what_if_release(b);
   b = nullptr;
 }
 
 // A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
   if (cost == 0) return;
   unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
   const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
+  what_if_reserve(v, cfg, (top + 2) * F);
   std::int64_t* d = v->data();
   const auto c = static_cast<std::int64_t>(cost);
   for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
@@ -15133,7 +15297,7 @@ inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::ui
 
 // A what-if region of one measurement, known from its first entry (or, for a call
 // site named at run time, from the start).
-struct wi_region {
+struct what_if_known_region {
   std::string name;
   std::string file;
   unsigned line = 0;
@@ -15324,10 +15488,12 @@ inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, c
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 // end include/forkscale/detail/engine/load.hpp
-// begin include/forkscale/detail/engine/path.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// detail/engine/path.hpp: what flows along the dag's edges.
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals, and path_prof for the site profiles); the profiles'
+// chain.hpp builds on it, state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -15337,32 +15503,6 @@ FORKSCALE_NAMESPACE_END
 // lengths; whoever joins it takes the maximum of the path lengths and the sum of
 // the rest. Because max and + commute, the result is the same whatever the
 // threads and the interleaving.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/path_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles). The engine's
-// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -15385,11 +15525,11 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
 
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
@@ -15412,15 +15552,15 @@ struct path_totals {
   std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
+  what_if_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of wi_join.)
+  // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
+      what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
       span = o.span;
       last_strand = o.last_strand;
@@ -15474,6 +15614,31 @@ struct path_prof {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // end include/forkscale/detail/engine/path_value.hpp
+// begin include/forkscale/detail/engine/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -15516,8 +15681,8 @@ class spinlock {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// end include/forkscale/detail/engine/path.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// end include/forkscale/detail/engine/spinlock.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -15536,6 +15701,36 @@ struct region_node {
 
 class join_set;
 
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -15545,7 +15740,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
-  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -15600,9 +15795,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
+  // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
+  recording_mode recording = recording_mode::off;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -15619,12 +15814,12 @@ struct session {
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
   // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
+  what_if_config what_if;
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
+  std::vector<what_if_known_region> what_if_regions;
   // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
+  std::vector<what_if_known_region> what_if_dropped;
   // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
   // starts).
   bool what_if_off = false;
@@ -16918,10 +17113,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/predict/what_if_text.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// begin include/forkscale/detail/output/what_if_replay.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// detail/output/what_if_replay.hpp: the what-if table's lines through the
 // replay (report::what_if_text, when the report has a whole record): for each
 // region at its largest factor, the time P processors would take if the
 // region's strands ran that much faster, P being the report's max_processors.
@@ -17119,6 +17314,189 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
 FORKSCALE_NAMESPACE_END
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+// begin include/forkscale/detail/output/prediction.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// detail/output/prediction.hpp: a prediction as text (a table per P and the
+// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
+// docs/predict.md), and the write_* functions.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The work-stealing spread over the seeds: (max - min) / median, in percent.
+inline std::string spread_text(const replay_spread& s) {
+  if (!(s.median > 0)) return "n/a";
+  return fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+}
+
+inline std::string os_threads_table(const prediction& p) {
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), time_text(pt.os_threads_time, short_numbers), fixed(pt.speedup, 2),
+             grouped(pt.threads), grouped(pt.peak_runnable), fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2),
+             time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_table(const prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), time_text(pt.greedy_time, short_numbers), fixed(pt.greedy_speedup, 2),
+             time_text(pt.stealing.median, short_numbers), fixed(pt.stealing_speedup, 2), spread_text(pt.stealing),
+             fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2), time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_text(const prediction& p) {
+  namespace io = output;
+  const std::string u = io::printable(p.unit);
+  std::string out = "forkscale prediction";
+  if (!p.label.empty()) out += ": " + io::printable(p.label);
+  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
+  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
+                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
+                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
+                     "  ", "  ");
+  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
+  out += "Scheduler: " +
+         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
+                             : "work stealing (greedy list scheduling and randomized work stealing)") +
+         "\n";
+  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
+  out += prediction_table(p);
+  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
+                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
+                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
+                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
+                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
+                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
+                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
+                               "most a greedy schedule with a free runtime takes.",
+                     "  ", "  ");
+  out += "\nAssumptions\n";
+  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
+  return out;
+}
+
+inline void spread_json(json_writer& j, const replay_spread& s) {
+  j.begin_object();
+  j.member("min", s.min);
+  j.member("median", s.median);
+  j.member("max", s.max);
+  j.member("mean", s.mean);
+  j.end_object();
+}
+
+inline void point_json(json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
+  j.begin_object();
+  j.member("processors", static_cast<std::uint64_t>(pt.processors));
+  j.member("time", pt.time);
+  j.member("speedup", pt.speedup);
+  if (scheduler == replay_scheduler::os_threads) {
+    j.key("os_threads");
+    j.begin_object();
+    j.member("time", pt.os_threads_time);
+    j.member("threads", pt.threads);
+    j.member("peak_runnable", pt.peak_runnable);
+    j.end_object();
+  } else {
+    j.key("greedy");
+    j.begin_object();
+    j.member("time", pt.greedy_time);
+    j.member("speedup", pt.greedy_speedup);
+    j.member("migrations", pt.greedy_migrations);
+    j.end_object();
+    j.key("work_stealing");
+    j.begin_object();
+    j.key("time");
+    spread_json(j, pt.stealing);
+    j.member("speedup", pt.stealing_speedup);
+    j.member("speedup_min", pt.stealing_speedup_min);
+    j.member("speedup_max", pt.stealing_speedup_max);
+    j.member("steals", pt.steals);
+    j.member("failed_steals", pt.failed_steals);
+    j.end_object();
+  }
+  j.key("bounds");
+  j.begin_object();
+  j.member("lower_time", pt.lower_time);
+  j.member("brent_time", pt.brent_time);
+  j.member("cilkview_lower", pt.cilkview.lower);
+  j.member("cilkview_upper", pt.cilkview.upper);
+  j.end_object();
+  j.end_object();
+}
+
+// The replay's model and its assumptions: "model" and "assumptions" of a
+// prediction's JSON and of a study's "prediction".
+inline void model_json(json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+  j.key("model");
+  j.begin_object();
+  j.member("scheduler", to_string(m.scheduler));
+  j.member("spawn_cost", m.spawn_cost);
+  j.member("steal_cost", m.steal_cost);
+  j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("thread_start_cost", m.thread_start_cost);
+  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
+  j.member("seed", m.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : assumptions) j.value(a);
+  j.end_array();
+}
+
+inline std::string prediction_json(const prediction& p) {
+  json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.prediction");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("label", p.label);
+  j.member("unit", p.unit);
+  j.member("clock", to_string(p.clock));
+  j.member("strands", p.strands);
+  j.member("spawns", p.spawns);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.member("burden", p.burden);
+  j.member("burden_source", p.burden_source);
+  model_json(j, p.model, p.assumptions);
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
+FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// end include/forkscale/detail/output/prediction.hpp
 // begin include/forkscale/detail/predict/run.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
@@ -17958,7 +18336,7 @@ inline predicted_point predict_point(const replay_graph& g, const replay_model& 
 }
 
 inline std::string amount(double v, const std::string& unit) {
-  const std::string t = v == std::floor(v) && v < 1e15 ? output::grouped_round(v) : output::round_trip(v);
+  const std::string t = v == std::floor(v) && v < 1e15 ? grouped_round(v) : round_trip(v);
   return t + " " + unit;
 }
 
@@ -18037,192 +18415,6 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
 
 FORKSCALE_NAMESPACE_END
 
-// begin include/forkscale/detail/predict/output.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// detail/predict/output.hpp: a prediction as text (a table per P and the
-// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
-// docs/predict.md), and the write_* functions.
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace predict {
-
-// The work-stealing spread over the seeds: (max - min) / median, in percent.
-inline std::string spread_text(const replay_spread& s) {
-  if (!(s.median > 0)) return "n/a";
-  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
-}
-
-inline std::string os_threads_table(const prediction& p) {
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
-    for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
-             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
-             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
-             output::time_text(pt.brent_time, short_numbers)});
-    return t;
-  });
-}
-
-inline std::string prediction_table(const prediction& p) {
-  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t(
-        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
-    for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
-             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
-             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
-             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
-    return t;
-  });
-}
-
-inline std::string prediction_text(const prediction& p) {
-  namespace io = output;
-  const std::string u = io::printable(p.unit);
-  std::string out = "forkscale prediction";
-  if (!p.label.empty()) out += ": " + io::printable(p.label);
-  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
-  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
-                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
-                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
-                     "  ", "  ");
-  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
-  out += "Scheduler: " +
-         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
-                             : "work stealing (greedy list scheduling and randomized work stealing)") +
-         "\n";
-  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
-  out += prediction_table(p);
-  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
-                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
-                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
-                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
-                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
-                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
-                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
-                               "most a greedy schedule with a free runtime takes.",
-                     "  ", "  ");
-  out += "\nAssumptions\n";
-  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
-  return out;
-}
-
-inline void spread_json(output::json_writer& j, const replay_spread& s) {
-  j.begin_object();
-  j.member("min", s.min);
-  j.member("median", s.median);
-  j.member("max", s.max);
-  j.member("mean", s.mean);
-  j.end_object();
-}
-
-inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
-  j.begin_object();
-  j.member("processors", static_cast<std::uint64_t>(pt.processors));
-  j.member("time", pt.time);
-  j.member("speedup", pt.speedup);
-  if (scheduler == replay_scheduler::os_threads) {
-    j.key("os_threads");
-    j.begin_object();
-    j.member("time", pt.os_threads_time);
-    j.member("threads", pt.threads);
-    j.member("peak_runnable", pt.peak_runnable);
-    j.end_object();
-  } else {
-    j.key("greedy");
-    j.begin_object();
-    j.member("time", pt.greedy_time);
-    j.member("speedup", pt.greedy_speedup);
-    j.member("migrations", pt.greedy_migrations);
-    j.end_object();
-    j.key("work_stealing");
-    j.begin_object();
-    j.key("time");
-    spread_json(j, pt.stealing);
-    j.member("speedup", pt.stealing_speedup);
-    j.member("speedup_min", pt.stealing_speedup_min);
-    j.member("speedup_max", pt.stealing_speedup_max);
-    j.member("steals", pt.steals);
-    j.member("failed_steals", pt.failed_steals);
-    j.end_object();
-  }
-  j.key("bounds");
-  j.begin_object();
-  j.member("lower_time", pt.lower_time);
-  j.member("brent_time", pt.brent_time);
-  j.member("cilkview_lower", pt.cilkview.lower);
-  j.member("cilkview_upper", pt.cilkview.upper);
-  j.end_object();
-  j.end_object();
-}
-
-// The replay's model and its assumptions: "model" and "assumptions" of a
-// prediction's JSON and of a study's "prediction".
-inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
-  j.key("model");
-  j.begin_object();
-  j.member("scheduler", to_string(m.scheduler));
-  j.member("spawn_cost", m.spawn_cost);
-  j.member("steal_cost", m.steal_cost);
-  j.member("steal_attempt_cost", m.steal_attempt_cost);
-  j.member("thread_start_cost", m.thread_start_cost);
-  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
-  j.member("seed", m.seed);
-  j.end_object();
-  j.key("assumptions");
-  j.begin_array();
-  for (const auto& a : assumptions) j.value(a);
-  j.end_array();
-}
-
-inline std::string prediction_json(const prediction& p) {
-  output::json_writer j;
-  j.begin_object();
-  j.member("schema", "forkscale.prediction");
-  j.member("schema_version", std::uint64_t{1});
-  j.member("label", p.label);
-  j.member("unit", p.unit);
-  j.member("clock", to_string(p.clock));
-  j.member("strands", p.strands);
-  j.member("spawns", p.spawns);
-  j.member("work", p.work);
-  j.member("span", p.span);
-  j.member("burdened_span", p.burdened_span);
-  j.member("burden", p.burden);
-  j.member("burden_source", p.burden_source);
-  model_json(j, p.model, p.assumptions);
-  j.key("points");
-  j.begin_array();
-  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
-  j.end_array();
-  j.end_object();
-  return j.finish();
-}
-
-}  // namespace predict
-}  // namespace detail
-
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
-FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
-FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
-  detail::write_file_atomically(path, to_text());
-}
-FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// end include/forkscale/detail/predict/output.hpp
 // begin include/forkscale/detail/predict/what_if.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
@@ -18327,7 +18519,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The report with only the optimized rows at each region's largest factor.
 inline report largest_factor_rows(const report& rep) {
@@ -18357,26 +18549,24 @@ inline std::string replay_what_if_text(const report& rep) {
     return std::string();  // a record the replay cannot take: the table stands alone
   }
   if (rows.empty()) return std::string();
-  namespace io = output;
-  const std::string u = io::printable(rep.unit);
-  std::string out =
-      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
-                      " (work stealing, median of 3 seeds, steals costing the burden); if "
-                      "the region ran k times faster (optimized):",
-                  "  ", "  ");
-  io::text_table t({"region", "k", "TP", "faster by"});
+  const std::string u = printable(rep.unit);
+  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
+                                " (work stealing, median of 3 seeds, steals costing the burden); if "
+                                "the region ran k times faster (optimized):",
+                            "  ", "  ");
+  text_table t({"region", "k", "TP", "faster by"});
   for (const auto& r : rows)
-    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
   return out + t.render();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// end include/forkscale/detail/predict/what_if_text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// end include/forkscale/detail/output/what_if_replay.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -18527,7 +18717,7 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += predict::replay_what_if_text(rep);  // with a record only
+  s.body += replay_what_if_text(rep);  // with a record only
   return s;
 }
 
@@ -18981,7 +19171,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
 #if FORKSCALE_DETAIL_DEFINITIONS
 FORKSCALE_INLINE advice detail::advise_runs(const std::string& label, const advisor_options& ao,
                                             function_ref<report(const options&)> run) {
-  const detail::wi_factor k = detail::make_factor(ao.factor, "advisor_options.factor");
+  const detail::what_if_fraction k = detail::make_factor(ao.factor, "advisor_options.factor");
   if (std::isnan(ao.target_parallelism) || ao.target_parallelism < 0)
     throw error("forkscale: advisor_options.target_parallelism " + detail::output::factor_text(ao.target_parallelism) +
                 " is not a positive number (0 means 8 x the hardware threads)");
@@ -21897,13 +22087,13 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
 // The id the open strand of `f` will have in this thread's buffer; 0 when the
 // frame is not running or recording is off.
 inline std::uint64_t open_strand_id(frame& f) {
-  if (f.record == 0 || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
+  if (f.recording == recording_mode::off || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
   record_buffer& b = f.rec->buffer();
   return strand_id(b, b.strands.size());
 }
 
 inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).locks;
+  lock_table& t = tables_for(s).observers[static_cast<unsigned>(thread_observer::locks)].get<lock_table>();
   if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
     t.wall = lock_wall_kind(*s);
     t.ready = true;
@@ -21969,7 +22159,7 @@ FORKSCALE_INLINE void lock_measure::released(frame& f, lock_table& t, const lock
   row.hold += hold;
   if (hold > row.max_hold) row.max_hold = hold;
   // Recording: the hold as a raw_lock in this thread's buffer.
-  if (f.record == 0 || !f.rec || !f.rec->on()) return;
+  if (f.recording == recording_mode::off || !f.rec || !f.rec->on()) return;
   try {
     record_buffer& b = f.rec->buffer();
     raw_lock* e = b.locks.next(*f.rec);
@@ -22394,6 +22584,189 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
 FORKSCALE_NAMESPACE_END
 
 #if FORKSCALE_DETAIL_DEFINITIONS
+// begin include/forkscale/detail/output/prediction.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// detail/output/prediction.hpp: a prediction as text (a table per P and the
+// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
+// docs/predict.md), and the write_* functions.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The work-stealing spread over the seeds: (max - min) / median, in percent.
+inline std::string spread_text(const replay_spread& s) {
+  if (!(s.median > 0)) return "n/a";
+  return fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+}
+
+inline std::string os_threads_table(const prediction& p) {
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), time_text(pt.os_threads_time, short_numbers), fixed(pt.speedup, 2),
+             grouped(pt.threads), grouped(pt.peak_runnable), fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2),
+             time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_table(const prediction& p) {
+  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+    for (const auto& pt : p.points)
+      t.add({std::to_string(pt.processors), time_text(pt.greedy_time, short_numbers), fixed(pt.greedy_speedup, 2),
+             time_text(pt.stealing.median, short_numbers), fixed(pt.stealing_speedup, 2), spread_text(pt.stealing),
+             fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2), time_text(pt.brent_time, short_numbers)});
+    return t;
+  });
+}
+
+inline std::string prediction_text(const prediction& p) {
+  namespace io = output;
+  const std::string u = io::printable(p.unit);
+  std::string out = "forkscale prediction";
+  if (!p.label.empty()) out += ": " + io::printable(p.label);
+  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
+  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
+                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
+                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
+                     "  ", "  ");
+  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
+  out += "Scheduler: " +
+         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
+                             : "work stealing (greedy list scheduling and randomized work stealing)") +
+         "\n";
+  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
+  out += prediction_table(p);
+  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
+                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
+                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
+                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
+                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
+                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
+                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
+                               "most a greedy schedule with a free runtime takes.",
+                     "  ", "  ");
+  out += "\nAssumptions\n";
+  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
+  return out;
+}
+
+inline void spread_json(json_writer& j, const replay_spread& s) {
+  j.begin_object();
+  j.member("min", s.min);
+  j.member("median", s.median);
+  j.member("max", s.max);
+  j.member("mean", s.mean);
+  j.end_object();
+}
+
+inline void point_json(json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
+  j.begin_object();
+  j.member("processors", static_cast<std::uint64_t>(pt.processors));
+  j.member("time", pt.time);
+  j.member("speedup", pt.speedup);
+  if (scheduler == replay_scheduler::os_threads) {
+    j.key("os_threads");
+    j.begin_object();
+    j.member("time", pt.os_threads_time);
+    j.member("threads", pt.threads);
+    j.member("peak_runnable", pt.peak_runnable);
+    j.end_object();
+  } else {
+    j.key("greedy");
+    j.begin_object();
+    j.member("time", pt.greedy_time);
+    j.member("speedup", pt.greedy_speedup);
+    j.member("migrations", pt.greedy_migrations);
+    j.end_object();
+    j.key("work_stealing");
+    j.begin_object();
+    j.key("time");
+    spread_json(j, pt.stealing);
+    j.member("speedup", pt.stealing_speedup);
+    j.member("speedup_min", pt.stealing_speedup_min);
+    j.member("speedup_max", pt.stealing_speedup_max);
+    j.member("steals", pt.steals);
+    j.member("failed_steals", pt.failed_steals);
+    j.end_object();
+  }
+  j.key("bounds");
+  j.begin_object();
+  j.member("lower_time", pt.lower_time);
+  j.member("brent_time", pt.brent_time);
+  j.member("cilkview_lower", pt.cilkview.lower);
+  j.member("cilkview_upper", pt.cilkview.upper);
+  j.end_object();
+  j.end_object();
+}
+
+// The replay's model and its assumptions: "model" and "assumptions" of a
+// prediction's JSON and of a study's "prediction".
+inline void model_json(json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+  j.key("model");
+  j.begin_object();
+  j.member("scheduler", to_string(m.scheduler));
+  j.member("spawn_cost", m.spawn_cost);
+  j.member("steal_cost", m.steal_cost);
+  j.member("steal_attempt_cost", m.steal_attempt_cost);
+  j.member("thread_start_cost", m.thread_start_cost);
+  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
+  j.member("seed", m.seed);
+  j.end_object();
+  j.key("assumptions");
+  j.begin_array();
+  for (const auto& a : assumptions) j.value(a);
+  j.end_array();
+}
+
+inline std::string prediction_json(const prediction& p) {
+  json_writer j;
+  j.begin_object();
+  j.member("schema", "forkscale.prediction");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("label", p.label);
+  j.member("unit", p.unit);
+  j.member("clock", to_string(p.clock));
+  j.member("strands", p.strands);
+  j.member("spawns", p.spawns);
+  j.member("work", p.work);
+  j.member("span", p.span);
+  j.member("burdened_span", p.burdened_span);
+  j.member("burden", p.burden);
+  j.member("burden_source", p.burden_source);
+  model_json(j, p.model, p.assumptions);
+  j.key("points");
+  j.begin_array();
+  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
+  j.end_array();
+  j.end_object();
+  return j.finish();
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINITIONS
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
+FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
+  detail::write_file_atomically(path, to_text());
+}
+FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINITIONS
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// end include/forkscale/detail/output/prediction.hpp
 // begin include/forkscale/detail/predict/run.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_RUN_HPP
@@ -23233,7 +23606,7 @@ inline predicted_point predict_point(const replay_graph& g, const replay_model& 
 }
 
 inline std::string amount(double v, const std::string& unit) {
-  const std::string t = v == std::floor(v) && v < 1e15 ? output::grouped_round(v) : output::round_trip(v);
+  const std::string t = v == std::floor(v) && v < 1e15 ? grouped_round(v) : round_trip(v);
   return t + " " + unit;
 }
 
@@ -23312,192 +23685,6 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
 
 FORKSCALE_NAMESPACE_END
 
-// begin include/forkscale/detail/predict/output.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// detail/predict/output.hpp: a prediction as text (a table per P and the
-// assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
-// docs/predict.md), and the write_* functions.
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace predict {
-
-// The work-stealing spread over the seeds: (max - min) / median, in percent.
-inline std::string spread_text(const replay_spread& s) {
-  if (!(s.median > 0)) return "n/a";
-  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
-}
-
-inline std::string os_threads_table(const prediction& p) {
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
-    for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
-             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
-             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
-             output::time_text(pt.brent_time, short_numbers)});
-    return t;
-  });
-}
-
-inline std::string prediction_table(const prediction& p) {
-  if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t(
-        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
-    for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
-             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
-             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
-             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
-    return t;
-  });
-}
-
-inline std::string prediction_text(const prediction& p) {
-  namespace io = output;
-  const std::string u = io::printable(p.unit);
-  std::string out = "forkscale prediction";
-  if (!p.label.empty()) out += ": " + io::printable(p.label);
-  out += "  (clock: " + std::string(to_string(p.clock)) + ", unit: " + u + ")\n";
-  out += io::wrapped("Replayed graph: " + io::grouped(p.strands) + " strands, " + io::grouped(p.spawns) +
-                         " spawns; work " + io::time_text(p.work) + " " + u + ", span " + io::time_text(p.span) + " " +
-                         u + ", burdened span " + io::time_text(p.burdened_span) + " " + u + ".",
-                     "  ", "  ");
-  const bool threads = p.model.scheduler == replay_scheduler::os_threads;
-  out += "Scheduler: " +
-         std::string(threads ? "OS threads (a thread per spawn, the cores shared in time slices)"
-                             : "work stealing (greedy list scheduling and randomized work stealing)") +
-         "\n";
-  out += "\nPredicted time TP on P processors (in " + u + ") and speedup T1/TP\n";
-  out += prediction_table(p);
-  out += io::wrapped(threads ? "threads TP: the OS-thread replay (a thread per spawn on P cores); threads: threads "
-                               "started; peak runnable: most threads runnable at once; lower, upper: Cilkview's "
-                               "speedup estimate T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: "
-                               "T1/P + Tinf, the most a greedy schedule with a free runtime takes."
-                             : "greedy: list scheduling; stealing: randomized work stealing, the median over the "
-                               "seeds, spread = (max - min) / median; lower, upper: Cilkview's speedup estimate "
-                               "T1/(T1/P + 1.7 x burdened span) and min(P, T1/Tinf); Brent TP: T1/P + Tinf, the "
-                               "most a greedy schedule with a free runtime takes.",
-                     "  ", "  ");
-  out += "\nAssumptions\n";
-  for (const auto& a : p.assumptions) out += io::wrapped(io::printable(a), "  - ", "    ");
-  return out;
-}
-
-inline void spread_json(output::json_writer& j, const replay_spread& s) {
-  j.begin_object();
-  j.member("min", s.min);
-  j.member("median", s.median);
-  j.member("max", s.max);
-  j.member("mean", s.mean);
-  j.end_object();
-}
-
-inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
-  j.begin_object();
-  j.member("processors", static_cast<std::uint64_t>(pt.processors));
-  j.member("time", pt.time);
-  j.member("speedup", pt.speedup);
-  if (scheduler == replay_scheduler::os_threads) {
-    j.key("os_threads");
-    j.begin_object();
-    j.member("time", pt.os_threads_time);
-    j.member("threads", pt.threads);
-    j.member("peak_runnable", pt.peak_runnable);
-    j.end_object();
-  } else {
-    j.key("greedy");
-    j.begin_object();
-    j.member("time", pt.greedy_time);
-    j.member("speedup", pt.greedy_speedup);
-    j.member("migrations", pt.greedy_migrations);
-    j.end_object();
-    j.key("work_stealing");
-    j.begin_object();
-    j.key("time");
-    spread_json(j, pt.stealing);
-    j.member("speedup", pt.stealing_speedup);
-    j.member("speedup_min", pt.stealing_speedup_min);
-    j.member("speedup_max", pt.stealing_speedup_max);
-    j.member("steals", pt.steals);
-    j.member("failed_steals", pt.failed_steals);
-    j.end_object();
-  }
-  j.key("bounds");
-  j.begin_object();
-  j.member("lower_time", pt.lower_time);
-  j.member("brent_time", pt.brent_time);
-  j.member("cilkview_lower", pt.cilkview.lower);
-  j.member("cilkview_upper", pt.cilkview.upper);
-  j.end_object();
-  j.end_object();
-}
-
-// The replay's model and its assumptions: "model" and "assumptions" of a
-// prediction's JSON and of a study's "prediction".
-inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
-  j.key("model");
-  j.begin_object();
-  j.member("scheduler", to_string(m.scheduler));
-  j.member("spawn_cost", m.spawn_cost);
-  j.member("steal_cost", m.steal_cost);
-  j.member("steal_attempt_cost", m.steal_attempt_cost);
-  j.member("thread_start_cost", m.thread_start_cost);
-  j.member("seeds", static_cast<std::uint64_t>(m.seeds));
-  j.member("seed", m.seed);
-  j.end_object();
-  j.key("assumptions");
-  j.begin_array();
-  for (const auto& a : assumptions) j.value(a);
-  j.end_array();
-}
-
-inline std::string prediction_json(const prediction& p) {
-  output::json_writer j;
-  j.begin_object();
-  j.member("schema", "forkscale.prediction");
-  j.member("schema_version", std::uint64_t{1});
-  j.member("label", p.label);
-  j.member("unit", p.unit);
-  j.member("clock", to_string(p.clock));
-  j.member("strands", p.strands);
-  j.member("spawns", p.spawns);
-  j.member("work", p.work);
-  j.member("span", p.span);
-  j.member("burdened_span", p.burdened_span);
-  j.member("burden", p.burden);
-  j.member("burden_source", p.burden_source);
-  model_json(j, p.model, p.assumptions);
-  j.key("points");
-  j.begin_array();
-  for (const auto& pt : p.points) point_json(j, pt, p.model.scheduler);
-  j.end_array();
-  j.end_object();
-  return j.finish();
-}
-
-}  // namespace predict
-}  // namespace detail
-
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
-FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
-FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
-  detail::write_file_atomically(path, to_text());
-}
-FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
-  detail::write_file_atomically(path, to_json());
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// end include/forkscale/detail/predict/output.hpp
 // begin include/forkscale/detail/predict/what_if.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
 #define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_HPP
@@ -27461,10 +27648,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/predict/what_if_text.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// begin include/forkscale/detail/output/what_if_replay.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// detail/output/what_if_replay.hpp: the what-if table's lines through the
 // replay (report::what_if_text, when the report has a whole record): for each
 // region at its largest factor, the time P processors would take if the
 // region's strands ran that much faster, P being the report's max_processors.
@@ -27476,7 +27663,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The report with only the optimized rows at each region's largest factor.
 inline report largest_factor_rows(const report& rep) {
@@ -27506,26 +27693,24 @@ inline std::string replay_what_if_text(const report& rep) {
     return std::string();  // a record the replay cannot take: the table stands alone
   }
   if (rows.empty()) return std::string();
-  namespace io = output;
-  const std::string u = io::printable(rep.unit);
-  std::string out =
-      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
-                      " (work stealing, median of 3 seeds, steals costing the burden); if "
-                      "the region ran k times faster (optimized):",
-                  "  ", "  ");
-  io::text_table t({"region", "k", "TP", "faster by"});
+  const std::string u = printable(rep.unit);
+  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
+                                " (work stealing, median of 3 seeds, steals costing the burden); if "
+                                "the region ran k times faster (optimized):",
+                            "  ", "  ");
+  text_table t({"region", "k", "TP", "faster by"});
   for (const auto& r : rows)
-    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
   return out + t.render();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// end include/forkscale/detail/predict/what_if_text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// end include/forkscale/detail/output/what_if_replay.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -27676,7 +27861,7 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += predict::replay_what_if_text(rep);  // with a record only
+  s.body += replay_what_if_text(rep);  // with a record only
   return s;
 }
 

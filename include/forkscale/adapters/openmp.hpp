@@ -75,7 +75,7 @@
 #include <utility>
 #include <vector>
 
-#include "../detail/engine/events.hpp"  // the engine itself: the adapter splits strands and joins
+#include "../detail/engine/hooks.hpp"  // current_frame: the running task, as the guards see it
 #include "../detail/ompt/schedule.hpp"
 #include "../forkscale.hpp"
 #if FORKSCALE_ENABLE
@@ -132,7 +132,7 @@ struct group_context {
     return top;
   }
   explicit group_context(basic_task_group<Clock>& g) noexcept
-      : task(detail::engine<Clock>::current()), group(&g), outer(innermost()) {
+      : task(detail::current_frame<Clock>), group(&g), outer(innermost()) {
     innermost() = this;
   }
   group_context(const group_context&) = delete;
@@ -239,7 +239,7 @@ template <class Clock = default_clock>
 basic_task_token<Clock> spawn_point(const site& where = site::current()) {
 #if FORKSCALE_ENABLE
   auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
-  if (ctx && ctx->task == static_cast<const void*>(detail::engine<Clock>::current())) {
+  if (ctx && ctx->task == static_cast<const void*>(detail::current_frame<Clock>)) {
     ++ctx->spawned;
     return basic_task_token<Clock>(
         detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, *ctx->group, where), where);
@@ -312,7 +312,7 @@ class basic_task_scope {
   ~basic_task_scope() {
 #if FORKSCALE_ENABLE
     if (!node_) return;
-    detail::frame* f = detail::engine<Clock>::current();
+    detail::frame* f = detail::current_frame<Clock>;
     if (f && f->sess) {
       detail::depend::end_predecessor<Clock>(node_, *f);
     } else {
@@ -328,7 +328,7 @@ class basic_task_scope {
     node_ = tk.take_node();
     detail::join_set* preds = tk.take_predecessors();
     // The predecessors' ends join the task's path as it starts (one sync).
-    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where, true);
+    if (preds && detail::current_frame<Clock>) detail::depend::join_predecessors<Clock>(preds, where, true);
     if (preds) preds->release(nullptr);
 #else
     (void)tk;
@@ -353,7 +353,7 @@ void taskwait(const site& where = site::current()) {
 #pragma omp taskwait
   }
 #if FORKSCALE_ENABLE
-  const void* task = detail::engine<Clock>::current();
+  const void* task = detail::current_frame<Clock>;
   for (auto* ctx = detail::omp_adapter::group_context<Clock>::innermost(); ctx && ctx->task == task; ctx = ctx->outer) {
     if (ctx->spawned != 0) {
       ctx->spawned = 0;
@@ -427,7 +427,7 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
   };
 
 #if FORKSCALE_ENABLE
-  if (detail::engine<Clock>::current() != nullptr) {
+  if (detail::current_frame<Clock> != nullptr) {
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
     tokens.reserve(parts.size());
@@ -547,7 +547,7 @@ basic_task_token<Clock> spawn_point(basic_dependences<Clock>& deps, std::initial
                                     const site& where = site::current()) {
   basic_task_token<Clock> tk = spawn_point<Clock>(where);
 #if FORKSCALE_ENABLE
-  detail::frame* f = detail::engine<Clock>::current();
+  detail::frame* f = detail::current_frame<Clock>;
   if (!f || !f->sess || !tk) return tk;
   static_assert(static_cast<int>(depend_type::inoutset) == static_cast<int>(detail::depend::dep_type::inoutset),
                 "depend_type and detail::depend::dep_type list the same types in the same order");

@@ -8,8 +8,8 @@
 #include "../config.hpp"
 #include "../detail/input/json_reader.hpp"
 #include "../detail/output/json_writer.hpp"
+#include "../detail/output/prediction.hpp"
 #include "../detail/output/text_table.hpp"
-#include "../detail/predict/output.hpp"
 #include "format.hpp"
 #include "result.hpp"
 
@@ -25,7 +25,7 @@ inline void write_prediction(output::json_writer& j, const study_prediction& p) 
   j.member("work", p.work);
   j.member("span", p.span);
   j.member("burdened_span", p.burdened_span);
-  predict::model_json(j, p.model, p.assumptions);
+  output::model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
   for (const auto& pt : p.points) {

@@ -172,8 +172,17 @@
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles). The engine's
-// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+// the dag (path_totals, and path_prof for the site profiles); the profiles'
+// chain.hpp builds on it, state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -196,11 +205,11 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
 
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
@@ -223,15 +232,15 @@ struct path_totals {
   std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
+  what_if_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of wi_join.)
+  // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
+      what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
       span = o.span;
       last_strand = o.last_strand;
@@ -468,7 +477,7 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 }
 
 // Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
@@ -510,8 +519,8 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
     local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;
@@ -586,7 +595,7 @@ struct site_context {
 struct site_step {
   const site_context* next = nullptr;
   std::uint32_t site = 0;
-  unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
   // This lookup missed the thread's cache and went to the registry (a lock, maybe
   // allocations: microseconds, once per site, context and thread). The engine
   // then starts the next strand after it, so that the cost lands in no strand.
@@ -614,7 +623,7 @@ class site_registry {
     st.site = id;
     const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
     const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
-    st.flags = static_cast<unsigned char>((seen_site ? 0 : rec_top_call_site) | (seen_fn ? 0 : rec_top_caller));
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
     if (seen_site) {
       st.next = ctx;
     } else {
@@ -1105,39 +1114,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/path.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// detail/engine/path.hpp: what flows along the dag's edges.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/what_if/offsets.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
@@ -1274,19 +1250,19 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
 // bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
 // Numerators and denominators of factors are at most this: offsets stay within
 // 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
+inline constexpr std::int64_t what_if_max_term = 65536;
 
 // A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
+struct what_if_fraction {
   double value = 1;
   std::int64_t p = 1;
   std::int64_t q = 1;
@@ -1300,28 +1276,28 @@ inline std::string format_factor(double v) {
 }
 
 // `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
+inline what_if_fraction make_factor(double v, const std::string& origin) {
   if (std::isnan(v))
     throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
+  what_if_fraction f;
   f.value = v;
   if (std::isinf(v)) {
     f.p = 1;
     f.q = 0;
     return f;
   }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is out of range (1/65536 to 65536; use inf for infinitely fast)");
   // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
   double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
     const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
       continue;
     }
     const double err = std::fabs(pd / static_cast<double>(q) - v);
@@ -1338,7 +1314,7 @@ inline wi_factor make_factor(double v, const std::string& origin) {
 // "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
 // a number too large for a double ("1e400") or too small ("1e-400") is out of
 // range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -1363,7 +1339,7 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
 // A call site named at run time: "file:line" (the file matched as a path suffix at
 // a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
 // or "tag=NAME".
-struct wi_spec {
+struct what_if_spec {
   std::string text;
   std::string file;
   unsigned line = 0;
@@ -1371,8 +1347,8 @@ struct wi_spec {
   bool by_tag = false;
 };
 
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
   s.text = trim(raw);
   if (s.text.compare(0, 4, "tag=") == 0) {
     s.by_tag = true;
@@ -1391,7 +1367,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   return s;
 }
 
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
   if (s.by_tag) return w.tag && s.tag == w.tag;
   if (w.line != s.line || !w.file) return false;
   const std::size_t n = std::strlen(w.file), m = s.file.size();
@@ -1404,8 +1380,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list (once: a second one is an
 // error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
   for (const std::string& piece : split(value ? value : "", ';')) {
     const std::string item = trim(piece);
@@ -1430,62 +1406,65 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_config;
+struct what_if_config;
 
 // One path value's offsets: scenario-major, F entries per scenario, `n` in use.
 // Owned by exactly one path value (a frame, a join set's accumulator or a spawn
 // token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
   std::uint32_t n = 0;
   std::uint32_t cls = 0;
   std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
   const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
 };
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
 
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
 
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
   return b;
 }
 
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
     return c;
   }
 };
 
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
     while (head[c]) {
-      wi_vec* v = head[c];
+      what_if_vec* v = head[c];
       head[c] = v->next_free;
-      v->~wi_vec();
+      v->~what_if_vec();
       ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
     }
 }
 
-inline wi_vec* wi_alloc(std::uint32_t entries) {
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
   unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
   if (v) {
     c.head[cls] = v->next_free;
     --c.count[cls];
   } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
   }
   v->next_free = nullptr;
   v->cls = cls;
@@ -1493,12 +1472,13 @@ inline wi_vec* wi_alloc(std::uint32_t entries) {
   return v;
 }
 
-inline void wi_release(wi_vec* v) noexcept {
+inline void what_if_release(what_if_vec* v) noexcept {
   if (!v) return;
-  wi_cache& c = wi_cache::local();
+  what_if_cache& c = what_if_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
     ::operator delete(v);
     return;
   }
@@ -1507,9 +1487,9 @@ inline void wi_release(wi_vec* v) noexcept {
   ++c.count[v->cls];
 }
 
-inline wi_vec* wi_copy(const wi_vec* v) {
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
   if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
+  what_if_vec* c = what_if_alloc(v->n);
   c->cfg = v->cfg;
   c->n = v->n;
   std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
@@ -1517,18 +1497,18 @@ inline wi_vec* wi_copy(const wi_vec* v) {
 }
 
 // Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
   if (!v) {
-    v = wi_alloc(entries);
+    v = what_if_alloc(entries);
     v->cfg = cfg;
   }
   if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
     bigger->cfg = v->cfg;
     bigger->n = v->n;
     std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
+    what_if_release(v);
     v = bigger;
   }
   std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
@@ -1537,21 +1517,21 @@ inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) 
 
 // What a measurement analyses: its factors, the call sites named at run time, and
 // the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
   unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
   std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
                            // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
 // the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
@@ -1562,9 +1542,9 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
     b = nullptr;
     return;
   }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
+  what_if_reserve(a, cfg, n);
   const std::uint64_t top = a_span > b_span ? a_span : b_span;
   const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
@@ -1578,16 +1558,16 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
       const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
       x[e] = va > vb ? va : vb;
     }
-  wi_release(b);
+  what_if_release(b);
   b = nullptr;
 }
 
 // A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
   if (cost == 0) return;
   unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
   const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
+  what_if_reserve(v, cfg, (top + 2) * F);
   std::int64_t* d = v->data();
   const auto c = static_cast<std::int64_t>(cost);
   for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
@@ -1600,7 +1580,7 @@ inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::ui
 
 // A what-if region of one measurement, known from its first entry (or, for a call
 // site named at run time, from the start).
-struct wi_region {
+struct what_if_known_region {
   std::string name;
   std::string file;
   unsigned line = 0;
@@ -1615,6 +1595,31 @@ struct wi_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1657,8 +1662,8 @@ class spinlock {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// end include/forkscale/detail/engine/path.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// end include/forkscale/detail/engine/spinlock.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1727,7 +1732,7 @@ class join_set {
   static void destroy(join_set* j) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
     j->deferred_ = nullptr;
-    wi_release(j->acc_.what_if);
+    what_if_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
     j->acc_prof_.chain = nullptr;
@@ -1779,7 +1784,7 @@ class join_set {
       j = next;
     }
     release_prof(p.chain);
-    wi_release(t.what_if);
+    what_if_release(t.what_if);
   }
 
   // The owner lets go without joining. Children still running will report to
@@ -1938,17 +1943,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/blame/lock_table.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
-// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
-// while the thread runs a task of the measurement (lock_events.hpp). Only that
-// thread writes them; the report reads them once every task has been joined,
-// as it reads the other thread tables (engine/session.hpp).
-#include <cstdint>
-#include <unordered_map>
-
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -1965,67 +1959,27 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Times in ticks of the table's wall clock (lock_table::wall).
-struct lock_sums {
-  std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;  // acquisitions that found the lock taken
-  std::uint64_t wait = 0, max_wait = 0;
-  std::uint64_t hold = 0, max_hold = 0;
-  // Waits of other acquisitions that began while this site held the lock
-  // (directed blame shifting: the waiting is the holder's doing).
-  std::uint64_t blamed = 0, blamed_waits = 0;
-};
-
-class lock_table {
- public:
-  // The clock lock times are read with: a measurement's wall clock (the record's
-  // when it records, so that lock events and strands share one time line).
-  clock_kind wall = clock_kind::steady;
-  bool ready = false;  // `wall` is set
-
-  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
-
-  // The sums of (lock, site); the last one used is remembered (a loop takes
-  // one lock at one site again and again).
-  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
-    const std::uint64_t k = key(lock, site);
-    if (last_ && last_key_ == k) return *last_;
-    last_ = &rows_[k];  // node-based: the address stays valid
-    last_key_ = k;
-    return *last_;
-  }
-  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
-
- private:
-  std::unordered_map<std::uint64_t, lock_sums> rows_;
-  std::uint64_t last_key_ = 0;
-  lock_sums* last_ = nullptr;
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
 };
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// end include/forkscale/detail/blame/lock_table.hpp
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
 // begin include/forkscale/detail/engine/load.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
@@ -2220,6 +2174,36 @@ struct region_node {
 
 class join_set;
 
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -2229,7 +2213,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
-  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -2284,9 +2268,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
+  // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
+  recording_mode recording = recording_mode::off;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -2303,12 +2287,12 @@ struct session {
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
   // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
+  what_if_config what_if;
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
+  std::vector<what_if_known_region> what_if_regions;
   // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
+  std::vector<what_if_known_region> what_if_dropped;
   // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
   // starts).
   bool what_if_off = false;
@@ -2436,7 +2420,7 @@ struct region_node;
 struct region_state;
 struct site_context;
 class record_state;
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 struct spawn_token;
 
@@ -2487,11 +2471,11 @@ struct frame {
   site where;                            // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
   // chain.
   bool profile = false;
   unsigned char task_flags = 0;  // this task's own invocation
-  unsigned record_count = 0;
+  unsigned prof_record_count = 0;
   std::uint32_t task_site = 0;
   std::uint64_t task_id = root_task_id;
   std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
@@ -2503,16 +2487,16 @@ struct frame {
   const site_context* context = nullptr;  // sites of the invocations open here
   path_prof path;
   std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record records[prof_records_per_node];
+  prof_record prof_records[prof_records_per_node];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
 
-  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
-  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
-  // open strand: how it began, where it runs, what it follows.
-  unsigned char record = 0;
+  // Recording (options::record, detail/record/), a copy of the session's mode.
+  // The rec_ fields describe the open strand: how it began, where it runs, what
+  // it follows.
+  recording_mode recording = recording_mode::off;
   // Call sites take the slow path: the session names what-if call sites (1) or
-  // records (2).
+  // records its execution (2).
   unsigned char call_events = 0;
   // The libraries the session knew its spawns came through (backend_bit) when
   // this frame last looked: a spawn through another one tells it (note_backend).
@@ -2524,7 +2508,7 @@ struct frame {
   std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
   std::uint64_t rec_join_uid = 0;
   std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
   std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
   std::uint32_t rec_end_round = 0;
 };
@@ -2543,8 +2527,8 @@ struct spawn_token {
   bool profile = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
-  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
   // Recording: the spawner's strand that ended at the spawn, the child's call path.
   std::uint64_t rec_from = 0;
   std::uint32_t rec_frame = 0;
@@ -2678,20 +2662,20 @@ inline void drop_credits(frame& f) noexcept {
 
 // Appends a finished invocation's on-span record to the frame's path.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.record_count == prof_node::capacity) {
+  if (f.prof_record_count == prof_node::capacity) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
-  f.records[f.record_count++] = r;
+  f.prof_records[f.prof_record_count++] = r;
 }
 
 // Makes the frame's path value shareable: its records go onto its chain.
 inline prof_node* freeze_path(frame& f) {
-  if (f.record_count) {
+  if (f.prof_record_count) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
   return f.path.chain;
 }
@@ -2743,7 +2727,7 @@ inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
   tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
   tk.context = st.next;
   tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
   tk.profile = true;
   tk.path.local_span = f.path.local_span;
   tk.path.task_span = f.path.task_span;
@@ -2763,7 +2747,7 @@ inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
   c.context = tk.context;
   c.task_site = tk.site_id;
   c.task_flags = tk.flags;
-  c.record_count = 0;
+  c.prof_record_count = 0;
   c.chain_credits = 0;
   c.path = tk.path;
   tk.path.chain = nullptr;
@@ -2878,7 +2862,7 @@ inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined
   if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
     drop_credits(f);
     release_prof(f.path.chain);
-    f.record_count = 0;
+    f.prof_record_count = 0;
     f.path.local_span = joined.local_span;
     f.path.task_span = joined.task_span;
     f.path.chain = joined.chain;
@@ -2948,21 +2932,21 @@ namespace detail {
 // A strand of work cost `cost` inside the regions of `mask` (region bits only).
 inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
   thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(wi_max_regions + 1, 0);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
   t.what_if_work[0] += cost;
   for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
 }
 
 inline void record_wi_entries(session* s, std::uint64_t mask) {
   thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(wi_max_regions, 0);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
 // Whether `r` is the region of the guard at `w` (a guard's region, not a named
 // call site: same file, line, function and tag).
-inline bool is_guard_region(const wi_region& r, const site& w, const std::string& file, const std::string& function,
-                            const std::string& tag) noexcept {
+inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
+                            const std::string& function, const std::string& tag) noexcept {
   return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
          (r.tag.empty() == (w.tag == nullptr));
 }
@@ -2971,9 +2955,9 @@ inline bool is_guard_region(const wi_region& r, const site& w, const std::string
 // Returns its bit, or 0 when the measurement analyses no region (a bad
 // FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
 // region alone is left out, said once by a diagnostic that names it.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
   if (s->what_if_off) return 0;
-  wi_region r;
+  what_if_known_region r;
   r.file = w.file ? w.file : "";
   r.line = w.line;
   r.function = w.function ? w.function : "";
@@ -2984,35 +2968,35 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
     std::lock_guard<std::mutex> g(s->m);
     for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
       if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
-    if (s->what_if_regions.size() < wi_max_regions) {
+    if (s->what_if_regions.size() < what_if_max_regions) {
       s->what_if_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
-    for (const wi_region& d : s->what_if_dropped)
+    for (const what_if_known_region& d : s->what_if_dropped)
       if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
     s->what_if_dropped.push_back(r);
-    number = wi_max_regions + s->what_if_dropped.size();
+    number = what_if_max_regions + s->what_if_dropped.size();
   }
   what_if_notice(s, w,
                  "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
-                     " of this measurement, and at most " + std::to_string(wi_max_regions) +
+                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
                      " are (named call sites included); it has no what-if rows and is not in the (all regions) "
                      "rows, while the other regions' rows and the site profiles are kept");
   return 0;
 }
 
 // A call site's what-if bits: the named call sites it matches, and the assumed bit.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
   std::uint64_t bits = 0;
-  const wi_config& c = s->what_if;
+  const what_if_config& c = s->what_if;
   for (std::size_t i = 0; i < c.call_sites.size(); ++i)
     if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
-  for (const wi_spec& a : c.assume)
-    if (spec_matches(a, w)) bits |= wi_assumed_bit;
-  if (bits & wi_region_bits) {
+  for (const what_if_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
+  if (bits & what_if_region_bits) {
     std::lock_guard<std::mutex> g(s->m);
-    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
-      wi_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
+      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
       if (r.file.empty() && r.line == 0) {
         r.file = w.file ? w.file : "";
         r.line = w.line;
@@ -3025,7 +3009,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, con
 }
 
 // The bits of a site (a guard's region, or a call site's), cached per thread.
-inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
   struct slot {
     std::uint64_t serial = 0;
     const char* file = nullptr;
@@ -3043,7 +3027,7 @@ inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
   if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
                               e.function == w.function && e.tag == w.tag && e.call == call))
     return e.bits;
-  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
   e.serial = s->serial;
   e.file = w.file;
   e.function = w.function;
@@ -3065,16 +3049,16 @@ struct strand_cost {
 // faster: the path cost may differ from the work cost, and the regions' offsets
 // and work grow.
 FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
-  const wi_config& cfg = f.sess->what_if;
+  const what_if_config& cfg = f.sess->what_if;
   strand_cost c{raw, cost, raw, cost};
-  if (f.what_if_mask & wi_scaled_bit) {
+  if (f.what_if_mask & what_if_scaled_bit) {
     const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
-    const auto Q = (f.what_if_mask & wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
     c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
   }
-  const std::uint64_t regions = f.what_if_mask & wi_region_bits;
+  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
   if (regions) {
-    wi_add(f.totals.what_if, &cfg, regions, c.path);
+    what_if_add(f.totals.what_if, &cfg, regions, c.path);
     record_wi_work(f.sess, regions, c.work);
   }
   return c;
@@ -3264,7 +3248,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->join_uid = f.rec_join_uid;
   r->join_round = f.rec_join_round;
   r->join_site = f.rec_join_site;
-  if (f.record == 2) {
+  if (f.recording == recording_mode::with_wall_clock) {
     r->wall_start = f.rec_wall_start;
     r->wall_end = rs.wall_now();
   } else {
@@ -3275,7 +3259,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->path = c.path;
   r->frame = f.rec_frame;
   r->flags = f.rec_flags;
-  r->what_if = f.what_if_mask & wi_region_bits;
+  r->what_if = f.what_if_mask & what_if_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.rec_prev = id;
   f.totals.last_strand = id;
@@ -3460,7 +3444,7 @@ namespace detail {
 
 // Whether call sites take the engine's slow path in this session.
 inline unsigned char call_events_of(const session& s) noexcept {
-  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
 // The root frame of a measurement.
@@ -3485,11 +3469,11 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.task_work = 0;
   root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
   root.context = site_registry::instance().empty();
-  root.record_count = 0;
+  root.prof_record_count = 0;
   root.chain_credits = 0;
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
-  root.record = s->record_mode;
+  root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.rec = s->rec.get();
   root.rec_frame = 0;
@@ -3523,9 +3507,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.profile = tk.profile;
   if (tk.profile) profile_task_start(c, tk);
   c.totals.last_strand = tk.last_strand;
-  c.record = s->record_mode;
+  c.recording = s->recording;
   c.call_events = call_events_of(*s);
-  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
     c.rec_flags = rec_task_start;
@@ -3575,7 +3559,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.record != 0 && c.finished != 0) {
+    if (f.recording != recording_mode::off && c.finished != 0) {
       f.rec_end_uid = c.uid;
       f.rec_end_round = c.round;
     }
@@ -3609,7 +3593,7 @@ inline join_set* merge_finished_children(frame& f) noexcept {
     release_prof(c.prof.chain);
   }
   f.totals.join(c.totals);
-  if (f.record != 0 && c.finished != 0) {
+  if (f.recording != recording_mode::off && c.finished != 0) {
     f.rec_end_uid = c.uid;
     f.rec_end_round = c.round;
   }
@@ -3672,7 +3656,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.target = nullptr;
   release_prof(tk.path.chain);
   tk.path.chain = nullptr;
-  wi_release(tk.what_if);
+  what_if_release(tk.what_if);
   tk.what_if = nullptr;
   misuse(j->owner_session(), where,
          "a task spawned here was destroyed without running (cancelled?); it counts as empty");
@@ -3682,7 +3666,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
 // A token destroyed unused (spawn_token's destructor, through task_hooks).
 inline void drop_token(spawn_token& tk) noexcept {
   if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
-  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) what_if_release(tk.what_if);
   tk.what_if = nullptr;
 }
 
@@ -3843,7 +3827,7 @@ struct engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
       close_strand_slow(f, t, raw, cost);
       return;
     }
@@ -3854,14 +3838,14 @@ struct engine {
   FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
                                                           std::uint64_t cost) noexcept {
     const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.record != 0) keep_strand(f, t, c);
+    if (f.recording != recording_mode::off) keep_strand(f, t, c);
     add_strand(f, c);
   }
 
   // The open strand of `f` starts at clock reading `t`.
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -3911,14 +3895,14 @@ struct engine {
     tk.target = j;
     tk.region = f->region;
     tk.what_if_mask = f->what_if_mask;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
     if (f->profile) registered = profile_spawn(*f, tk, where);
     tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
@@ -3964,7 +3948,8 @@ struct engine {
     // (end_with_children_running, tasks.hpp).
     join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
+      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
       path_prof out;
       if (c.profile) out = profile_task_end(c);
@@ -4095,7 +4080,7 @@ struct engine {
       }
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
@@ -4133,15 +4118,16 @@ struct engine {
 
   // A call in a measurement that names what-if call sites, or records.
   FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t wi_new = 0;
-    if (f.sess->what_if_calls) wi_new = wi_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || wi_new || f.record) split_strand(f);
-    if (f.record != 0 && keep_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
-    if (wi_new != 0) {
+    std::uint64_t what_if_new = 0;
+    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
+      start_strand(f, now(f));
+    if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= wi_new;
-      if (wi_new & wi_region_bits) record_wi_entries(f.sess, wi_new & wi_region_bits);
+      f.what_if_mask |= what_if_new;
+      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
   }
@@ -4166,8 +4152,8 @@ struct engine {
 
   FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.record) split_strand(f);
-    if (f.record != 0) f.rec_frame = cs.caller_rec_frame;
+    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }
@@ -4180,7 +4166,7 @@ struct engine {
     if (!f) return;
     std::uint64_t bit = 0;
     try {
-      bit = wi_site_bits(f->sess, where, false);
+      bit = what_if_site_bits(f->sess, where, false);
     } catch (...) {
       return;  // out of memory registering the region: it is not analysed
     }
@@ -4213,7 +4199,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -4238,13 +4224,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -5960,10 +5946,22 @@ FORKSCALE_NAMESPACE_END
 #include <sstream>
 #include <string>
 
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace output {
 
 // The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
 // classic locale; a ".0" is added to integral values so that they stay floats for
@@ -6018,6 +6016,20 @@ inline std::string grouped_round(double v) {
   if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
   return grouped(static_cast<std::uint64_t>(std::round(v)));
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
 
 // Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
 // 10,000.
@@ -9210,10 +9222,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/predict/what_if_text.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// begin include/forkscale/detail/output/what_if_replay.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// detail/output/what_if_replay.hpp: the what-if table's lines through the
 // replay (report::what_if_text, when the report has a whole record): for each
 // region at its largest factor, the time P processors would take if the
 // region's strands ran that much faster, P being the report's max_processors.
@@ -9225,7 +9237,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The report with only the optimized rows at each region's largest factor.
 inline report largest_factor_rows(const report& rep) {
@@ -9255,26 +9267,24 @@ inline std::string replay_what_if_text(const report& rep) {
     return std::string();  // a record the replay cannot take: the table stands alone
   }
   if (rows.empty()) return std::string();
-  namespace io = output;
-  const std::string u = io::printable(rep.unit);
-  std::string out =
-      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
-                      " (work stealing, median of 3 seeds, steals costing the burden); if "
-                      "the region ran k times faster (optimized):",
-                  "  ", "  ");
-  io::text_table t({"region", "k", "TP", "faster by"});
+  const std::string u = printable(rep.unit);
+  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
+                                " (work stealing, median of 3 seeds, steals costing the burden); if "
+                                "the region ran k times faster (optimized):",
+                            "  ", "  ");
+  text_table t({"region", "k", "TP", "faster by"});
   for (const auto& r : rows)
-    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
   return out + t.render();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// end include/forkscale/detail/predict/what_if_text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// end include/forkscale/detail/output/what_if_replay.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -9425,7 +9435,7 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += predict::replay_what_if_text(rep);  // with a record only
+  s.body += replay_what_if_text(rep);  // with a record only
   return s;
 }
 
@@ -10355,10 +10365,10 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <string>
 
-// begin include/forkscale/detail/predict/output.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// detail/predict/output.hpp: a prediction as text (a table per P and the
+// begin include/forkscale/detail/output/prediction.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// detail/output/prediction.hpp: a prediction as text (a table per P and the
 // assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
 // docs/predict.md), and the write_* functions.
 #include <string>
@@ -10367,36 +10377,33 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The work-stealing spread over the seeds: (max - min) / median, in percent.
 inline std::string spread_text(const replay_spread& s) {
   if (!(s.median > 0)) return "n/a";
-  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+  return fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
 inline std::string os_threads_table(const prediction& p) {
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
     for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
-             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
-             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
-             output::time_text(pt.brent_time, short_numbers)});
+      t.add({std::to_string(pt.processors), time_text(pt.os_threads_time, short_numbers), fixed(pt.speedup, 2),
+             grouped(pt.threads), grouped(pt.peak_runnable), fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2),
+             time_text(pt.brent_time, short_numbers)});
     return t;
   });
 }
 
 inline std::string prediction_table(const prediction& p) {
   if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t(
-        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
     for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
-             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
-             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
-             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+      t.add({std::to_string(pt.processors), time_text(pt.greedy_time, short_numbers), fixed(pt.greedy_speedup, 2),
+             time_text(pt.stealing.median, short_numbers), fixed(pt.stealing_speedup, 2), spread_text(pt.stealing),
+             fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2), time_text(pt.brent_time, short_numbers)});
     return t;
   });
 }
@@ -10432,7 +10439,7 @@ inline std::string prediction_text(const prediction& p) {
   return out;
 }
 
-inline void spread_json(output::json_writer& j, const replay_spread& s) {
+inline void spread_json(json_writer& j, const replay_spread& s) {
   j.begin_object();
   j.member("min", s.min);
   j.member("median", s.median);
@@ -10441,7 +10448,7 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
+inline void point_json(json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
   j.member("time", pt.time);
@@ -10483,7 +10490,7 @@ inline void point_json(output::json_writer& j, const predicted_point& pt, replay
 
 // The replay's model and its assumptions: "model" and "assumptions" of a
 // prediction's JSON and of a study's "prediction".
-inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+inline void model_json(json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
   j.member("scheduler", to_string(m.scheduler));
@@ -10501,7 +10508,7 @@ inline void model_json(output::json_writer& j, const replay_model& m, const std:
 }
 
 inline std::string prediction_json(const prediction& p) {
-  output::json_writer j;
+  json_writer j;
   j.begin_object();
   j.member("schema", "forkscale.prediction");
   j.member("schema_version", std::uint64_t{1});
@@ -10524,12 +10531,12 @@ inline std::string prediction_json(const prediction& p) {
   return j.finish();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
-FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
 FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
   detail::write_file_atomically(path, to_text());
 }
@@ -10539,8 +10546,8 @@ FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// end include/forkscale/detail/predict/output.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// end include/forkscale/detail/output/prediction.hpp
 // begin include/forkscale/study/format.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_FORMAT_HPP
 #define FORKSCALE_SINGLE_STUDY_FORMAT_HPP
@@ -10615,7 +10622,7 @@ inline void write_prediction(output::json_writer& j, const study_prediction& p) 
   j.member("work", p.work);
   j.member("span", p.span);
   j.member("burdened_span", p.burdened_span);
-  predict::model_json(j, p.model, p.assumptions);
+  output::model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
   for (const auto& pt : p.points) {
@@ -15752,12 +15759,12 @@ inline bool follows(dep_type later, dep_type earlier) noexcept {
 // A path value, kept: what a predecessor's end hands to each successor.
 struct snapshot {
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  wi_vec* what_if = nullptr;  // owned
-  path_prof prof;             // owns one reference to prof.chain
+  what_if_vec* what_if = nullptr;  // owned
+  path_prof prof;                  // owns one reference to prof.chain
 };
 
 inline void release(snapshot& s) noexcept {
-  wi_release(s.what_if);
+  what_if_release(s.what_if);
   s.what_if = nullptr;
   release_prof(s.prof.chain);
   s.prof.chain = nullptr;
@@ -15776,7 +15783,7 @@ snapshot take(frame& f, bool task_end) {
   s.span = f.totals.span;
   s.burdened_span = f.totals.burdened_span;
   s.raw_span = f.totals.raw_span;
-  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = wi_copy(f.totals.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = what_if_copy(f.totals.what_if);
   if (!f.profile) return s;
   s.prof.task = f.task_id;
   s.prof.chain = share_path(f);
@@ -15807,7 +15814,7 @@ inline void feed(join_set* j, const snapshot& s, bool counted) {
   t.span = s.span;
   t.burdened_span = s.burdened_span;
   t.raw_span = s.raw_span;
-  if (s.what_if) t.what_if = wi_copy(s.what_if);
+  if (s.what_if) t.what_if = what_if_copy(s.what_if);
   path_prof p = s.prof;
   if (p.chain) p.chain->refs.fetch_add(1, std::memory_order_relaxed);
   if (!counted) j->count_shared_child();

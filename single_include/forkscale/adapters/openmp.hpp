@@ -86,19 +86,30 @@
 #include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/engine/events.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
-// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
-// the OpenMP tool) reports enters here through one function: spawn, child
-// open/close, sync open/close, call open/close, region open/close, what-if
-// region open/close. Each is a few additions, one clock reading and, where a
-// child finishes or a join completes, one uncontended lock on the join set
-// involved; sessions and regions take a lock only when they are created.
-#include <cstdint>
-#include <string>
+// begin include/forkscale/detail/engine/hooks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+// detail/engine/hooks.hpp: how a guard reaches the engine. The guards
+// (annotate.hpp) are compiled in every file a program annotates; the engine
+// (events.hpp) only where a measurement starts (guards.hpp, forkscale.hpp). A
+// guard reads its thread's current frame itself, and does nothing more outside
+// a measurement; inside one it calls the engine through a table of function
+// pointers per clock policy, which the engine installs when a measurement on
+// that policy starts (engine<Clock>::begin_measurement) — before any frame of
+// that policy can be current on any thread.
+#include <atomic>
 
 #include "../forkscale.hpp"
+// begin include/forkscale/detail/engine/state.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+// detail/engine/state.hpp: what the guards hold — a running task's frame, a
+// spawn's token and the state of each guard between its two events — and
+// nothing else. The annotation header (annotate.hpp) includes this file only:
+// the engine that acts on these types is reached through hooks.hpp.
+#include <atomic>
+#include <cstdint>
+
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -115,48 +126,139 @@
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/task_profile.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-// detail/profile/task_profile.hpp: what each event does for the per-site
-// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
-// (engine/events.hpp) call these when the measurement profiles sites.
-//
-// A frame's path value for the on-span profile is (totals.span, task_id), its
-// running sums `path.local_span` / `path.task_span`, and its chain of records:
-// `path.chain` plus up to prof_node::capacity records held in the frame itself,
-// pushed onto the chain only when the path is shared (a spawn) or handed on.
-#include <algorithm>
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
 #include <cstdint>
 
-// begin include/forkscale/detail/engine/frame.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
-// detail/engine/frame.hpp: one running task, and what each guard keeps between
-// its two events.
-#include <cstdint>
-#include <memory>
 
-// begin include/forkscale/detail/profile/chain.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
-// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
-// invocation's record is appended to the path value of the point where it ends: a
-// chain of shared, reference-counted nodes (a child and its spawner share their
-// common prefix) that is folded into one per-site array once it holds more
-// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
-// A join keeps the winning path's chain and drops the others.
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <vector>
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
 
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
 // begin include/forkscale/detail/engine/path_value.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles). The engine's
-// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
+// the dag (path_totals, and path_prof for the site profiles); the profiles'
+// chain.hpp builds on it, state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -179,11 +281,11 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
 
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
@@ -206,15 +308,15 @@ struct path_totals {
   std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
+  what_if_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of wi_join.)
+  // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
+      what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
       span = o.span;
       last_strand = o.last_strand;
@@ -268,6 +370,466 @@ struct path_prof {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // end include/forkscale/detail/engine/path_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+class join_set;
+struct region_node;
+struct region_state;
+struct site_context;
+class record_state;
+struct what_if_vec;
+struct prof_node;
+struct spawn_token;
+
+// What the guards of task groups, join handles and spawn tokens call in the
+// engine (engine/tasks.hpp). A file that only annotates (annotate.hpp) does not
+// compile the engine: it reaches it through this table, which the engine
+// installs when a measurement starts — before any of these can have something
+// to do, since every token, group set and handle set belongs to a measurement.
+struct task_hooks {
+  void (*drop_token)(spawn_token& tk) noexcept;  // a token destroyed unused
+  void (*drop_unrun)(spawn_token& tk, const site& where) noexcept;
+  join_set* (*group_join_set)(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where);
+  void (*close_group)(join_set* j, const site& where) noexcept;
+  void (*release_handle)(join_set* j, const site& where, const char* why) noexcept;
+  join_set* (*bind_handle)(session* s);
+};
+inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
+inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
+
+// Called as a measurement starts, before its root frame runs (null: nothing to
+// do): the OMPT tool (detail/ompt/tool.hpp) registers its callbacks with the
+// OpenMP runtime there, the first time a measurement needs them.
+using measurement_start_fn = void (*)() noexcept;
+inline std::atomic<measurement_start_fn> measurement_start_hook{nullptr};
+
+// One running task body (or the root of a measurement) on one thread. Frames
+// live inside the guards that open them, on the running thread's stack; a
+// thread's frames form a stack through `outer` (a task run while another is
+// blocked in a join, or run inline by its spawner).
+struct region_state;
+
+struct frame {
+  enum class run_state : unsigned char { running, suspended, blocked };
+
+  path_totals totals;              // the path value at the start of the open strand
+  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
+  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t burden = 0;
+  clock_kind kind = clock_kind::cost;
+  run_state state = run_state::running;
+  unsigned open_guards = 0;  // guards open in this frame, for order checks
+  frame* outer = nullptr;
+  session* sess = nullptr;
+  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
+  join_set* report_to = nullptr;         // where this task's totals go; null for a root
+  region_node* region = nullptr;         // innermost region, inherited by children
+  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
+  site where;                            // the guard that opened the frame
+
+  // Site profiles (docs/model.md). The frame's path value is (totals.span,
+  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
+  // chain.
+  bool profile = false;
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned prof_record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record prof_records[prof_records_per_node];
+  // What-if regions open here (inherited by children) and the session's mode bits.
+  std::uint64_t what_if_mask = 0;
+
+  // Recording (options::record, detail/record/), a copy of the session's mode.
+  // The rec_ fields describe the open strand: how it began, where it runs, what
+  // it follows.
+  recording_mode recording = recording_mode::off;
+  // Call sites take the slow path: the session names what-if call sites (1) or
+  // records its execution (2).
+  unsigned char call_events = 0;
+  // The libraries the session knew its spawns came through (backend_bit) when
+  // this frame last looked: a spawn through another one tells it (note_backend).
+  unsigned char backends = 0;
+  record_state* rec = nullptr;
+  std::uint32_t rec_frame = 0;       // call path (call_tree)
+  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
+  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
+  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
+  std::uint64_t rec_join_uid = 0;
+  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
+  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t rec_end_round = 0;
+};
+
+// What a spawn hands to its child: where to report and the path value at the
+// spawn point. Move-only: a spawn is consumed exactly once.
+struct spawn_token {
+  join_set* target = nullptr;
+  region_node* region = nullptr;
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  // Site profiles: the child's id, its invocation and the spawner's path value.
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool profile = false;
+  path_prof path;
+  std::uint64_t what_if_mask = 0;
+  what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
+  // Recording: the spawner's strand that ended at the spawn, the child's call path.
+  std::uint64_t rec_from = 0;
+  std::uint32_t rec_frame = 0;
+
+  spawn_token() = default;
+  spawn_token(const spawn_token&) = delete;
+  spawn_token& operator=(const spawn_token&) = delete;
+  spawn_token(spawn_token&& o) noexcept { take(o); }
+  ~spawn_token() {  // a token never used releases its join
+    if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr || what_if != nullptr)) task_hooks_now()->drop_token(*this);
+  }
+  spawn_token& operator=(spawn_token&& o) noexcept {
+    if (this != &o) {
+      this->~spawn_token();
+      take(o);
+    }
+    return *this;
+  }
+  void take(spawn_token& o) noexcept {
+    target = o.target;
+    region = o.region;
+    span = o.span;
+    burdened_span = o.burdened_span;
+    raw_span = o.raw_span;
+    task_id = o.task_id;
+    context = o.context;
+    site_id = o.site_id;
+    flags = o.flags;
+    profile = o.profile;
+    path = o.path;
+    what_if_mask = o.what_if_mask;
+    what_if = o.what_if;
+    last_strand = o.last_strand;
+    rec_from = o.rec_from;
+    rec_frame = o.rec_frame;
+    o.target = nullptr;
+    o.path.chain = nullptr;
+    o.what_if = nullptr;
+  }
+  explicit operator bool() const noexcept { return target != nullptr; }
+};
+
+// What a sync_point keeps between its two events.
+struct sync_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+};
+
+// What a call_site keeps: its scope, and what makes its invocation's record.
+struct call_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
+  const site_context* caller_context = nullptr;
+  std::uint64_t caller_local_work = 0;
+  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
+  std::uint32_t site_id = 0;
+  unsigned char flags = 0;
+  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
+  std::uint64_t caller_what_if_mask = 0;
+  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
+};
+
+// What a what_if_region keeps.
+struct what_if_state {
+  frame* task = nullptr;
+  unsigned depth = 0;
+  bool changed = false;  // this instance added its region to the task's mask
+  std::uint64_t saved_mask = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
+// end include/forkscale/detail/engine/state.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The running frame of this thread, per clock policy (null: not measuring).
+template <class Clock>
+inline thread_local frame* current_frame = nullptr;
+
+// The events a guard reports (engine<Clock> in events.hpp has one function each).
+struct engine_hooks {
+  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
+  // spawn of the guards themselves).
+  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
+  void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
+  void (*end_child)(frame& c) noexcept;
+  void (*begin_sync)(sync_state& st, const site& where) noexcept;
+  void (*end_sync)(sync_state& st, join_set* j, bool own_block, const site& where) noexcept;
+  void (*begin_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
+  void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
+  void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+};
+
+template <class Clock>
+inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
+
+// The guards' side of every event: the test for "measuring?" inline, the event
+// itself through the table. An end is passed on whenever the table is there:
+// the engine returns at once for a state its begin left empty (`task` null, a
+// frame without session).
+template <class Clock>
+struct guard_events {
+  static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
+    const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
+    if (!h) return spawn_token{};
+    return h->spawn(group, where, from);
+  }
+  // Also called with an empty token inside a measurement: the engine diagnoses it.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    if (!tk && !current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_child(c, tk, where);
+  }
+  static void end_child(frame& c) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_child(c);
+  }
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_sync(st, where);
+  }
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_sync(st, j, own_block, where);
+  }
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_call(cs, scope, where);
+  }
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_call(cs, scope, where);
+  }
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    if (!current_frame<Clock>) return;
+    if (const engine_hooks* h = hooks()) h->begin_what_if(ws, where);
+  }
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
+// end include/forkscale/detail/engine/hooks.hpp
+// begin include/forkscale/detail/ompt/schedule.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
+// detail/ompt/schedule.hpp: how a loop's iterations are cut into chunks, for the
+// annotated adapter (adapters/openmp.hpp), which runs the chunks itself and makes
+// each one a child, as the OMPT tool sees them in a real `parallel for` or
+// `taskloop`. The specification leaves the sizes of guided chunks and of taskloop
+// tasks to the implementation (OpenMP 5.1, §2.11.4 and §2.12.2); these are the
+// sizes LLVM's libomp 14 uses, observed through OMPT (docs/openmp.md, "Loops"):
+//  - schedule(static) without a chunk size: one contiguous share per thread,
+//    the first (n mod T) threads one iteration more than the others;
+//  - schedule(guided, c): while at least 2·T·(c+1) iterations are left, a chunk
+//    takes floor(left / (2·T)) of them; then chunks of c;
+//  - taskloop grainsize(g): floor(n/g) tasks (at least one), num_tasks(k): k
+//    tasks (at most n), neither: min(n, 10·T) tasks; the first (n mod tasks)
+//    tasks one iteration more than the others.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace schedule {
+
+// Iterations [begin, end), counted from the loop's first.
+struct chunk {
+  std::uint64_t begin = 0, end = 0;
+};
+
+// Chunks of `size` iterations in order (schedule(dynamic, size), schedule(static, size)).
+inline std::vector<chunk> fixed(std::uint64_t n, std::uint64_t size) {
+  std::vector<chunk> out;
+  if (size == 0) size = 1;
+  out.reserve(static_cast<std::size_t>(n / size + 1));
+  for (std::uint64_t b = 0; b < n; b += size) out.push_back(chunk{b, std::min(n, b + size)});
+  return out;
+}
+
+// `parts` near-equal contiguous parts, the first (n mod parts) one longer; empty
+// parts are left out.
+inline std::vector<chunk> balanced(std::uint64_t n, std::uint64_t parts) {
+  std::vector<chunk> out;
+  if (parts == 0) parts = 1;
+  const std::uint64_t base = n / parts, extra = n % parts;
+  std::uint64_t b = 0;
+  for (std::uint64_t i = 0; i < parts && b < n; ++i) {
+    const std::uint64_t len = base + (i < extra ? 1 : 0);
+    if (len == 0) break;
+    out.push_back(chunk{b, b + len});
+    b += len;
+  }
+  return out;
+}
+
+// schedule(static): one share per thread.
+inline std::vector<chunk> static_shares(std::uint64_t n, unsigned threads) { return balanced(n, threads); }
+
+// schedule(guided, min_size) on `threads` threads.
+inline std::vector<chunk> guided(std::uint64_t n, unsigned threads, std::uint64_t min_size) {
+  std::vector<chunk> out;
+  if (threads == 0) threads = 1;
+  if (min_size == 0) min_size = 1;
+  const std::uint64_t switch_below = 2ull * threads * (min_size + 1);
+  const double share = 1.0 / (2.0 * threads);
+  std::uint64_t b = 0;
+  while (b < n) {
+    const std::uint64_t left = n - b;
+    std::uint64_t len = min_size;
+    if (left >= switch_below)
+      len = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(left) * share));
+    len = std::min(len, left);
+    out.push_back(chunk{b, b + len});
+    b += len;
+  }
+  return out;
+}
+
+// taskloop's tasks: grainsize > 0, or num_tasks > 0, or neither (then 10 per thread).
+inline std::vector<chunk> taskloop(std::uint64_t n, std::uint64_t grainsize, std::uint64_t num_tasks,
+                                   unsigned threads) {
+  std::uint64_t tasks = 0;
+  if (grainsize > 0) {
+    tasks = std::max<std::uint64_t>(1, n / grainsize);
+  } else if (num_tasks > 0) {
+    tasks = num_tasks;
+  } else {
+    tasks = 10ull * std::max(1u, threads);
+  }
+  return balanced(n, std::min(tasks, n));
+}
+
+}  // namespace schedule
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
+// end include/forkscale/detail/ompt/schedule.hpp
+#if FORKSCALE_ENABLE
+// begin include/forkscale/detail/ompt/depend.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+#define FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+// detail/ompt/depend.hpp: task dependences (`depend` clauses) as joins, for the
+// OMPT tool (adapters/ompt.hpp) and the annotated adapter (adapters/openmp.hpp).
+//
+// A `depend` edge P -> S says that S starts after P ends (OpenMP 5.1, §2.19.11).
+// forkscale keeps the model's two events and adds no new one: the edge is a join
+// of P's end into S's start. Every task that may be a predecessor is a `node`;
+// when P ends, its path value (the longest path to its end, with its what-if
+// offsets and the on-span profile of that path) is kept as a `snapshot`, and a
+// copy of it is reported into a join set owned by each successor S, as a
+// zero-work child would. S joins that set with one sync as it starts. Work and
+// counts never travel along the edge: only path lengths do, so the work of P is
+// counted once (by whoever joins P itself), whatever its number of successors.
+//
+// Which earlier sibling a new task depends on is decided here, from the
+// addresses and types of its dependences, as the specification says: an `in`
+// follows the last out/inout and every mutexinoutset/inoutset since; out and
+// inout follow everything before them; mutexinoutset follows in/inoutset (and
+// the last out), not other mutexinoutset; inoutset follows in/mutexinoutset,
+// not other inoutset. The runtime's own edges (ompt_callback_task_dependence)
+// are not used: libomp reports only edges to predecessors that are still
+// running, which would make the span depend on timing.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/engine/events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
+// the OpenMP tool) reports enters here through one function: spawn, child
+// open/close, sync open/close, call open/close, region open/close, what-if
+// region open/close. Each is a few additions, one clock reading and, where a
+// child finishes or a join completes, one uncontended lock on the join set
+// involved; sessions and regions take a lock only when they are created.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/task_profile.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
+// detail/profile/task_profile.hpp: what each event does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
+// (engine/events.hpp) call these when the measurement profiles sites.
+//
+// A frame's path value for the on-span profile is (totals.span, task_id), its
+// running sums `path.local_span` / `path.task_span`, and its chain of records:
+// `path.chain` plus up to prof_node::capacity records held in the frame itself,
+// pushed onto the chain only when the path is shared (a spawn) or handed on.
+#include <algorithm>
+#include <cstdint>
+
+// begin include/forkscale/detail/engine/frame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#include <cstdint>
+#include <memory>
+
+// begin include/forkscale/detail/profile/chain.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
+// invocation's record is appended to the path value of the point where it ends: a
+// chain of shared, reference-counted nodes (a child and its spawner share their
+// common prefix) that is folded into one per-site array once it holds more
+// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
+// A join keeps the winning path's chain and drops the others.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
 // begin include/forkscale/detail/engine/pool.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
@@ -415,103 +977,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
-// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
-// TaskProf FSE'17), and the task ids that break ties between equal paths.
-#include <cstdint>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
-inline std::uint64_t mix64(std::uint64_t z) noexcept {
-  z ^= z >> 30;
-  z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27;
-  z *= 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return z;
-}
-// The id of the k-th task spawned by `parent`: a function of the program's
-// structure only, so ties break the same way whatever the interleaving.
-inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
-  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
-}
-constexpr std::uint64_t root_task_id = 1;
-
-// Does the path (span, task) beat (other_span, other_task) at a join? The longer
-// one wins; between equal ones, the one from the task with the larger id.
-inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
-                       std::uint64_t other_task) noexcept {
-  return span > other_span || (span == other_span && task > other_task);
-}
-
-// Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
-
-// One finished invocation. Times in clock ticks. No default member initializers:
-// frames and chain nodes hold arrays of these that must cost nothing to construct
-// (make one with prof_record r{}).
-struct prof_record {
-  std::uint32_t site;
-  unsigned char flags;
-  std::uint64_t work;
-  std::int64_t span;
-  std::uint64_t local_work;
-  std::int64_t local_span;
-  std::uint64_t task_work;  // tasks only: the task's own strands
-  std::int64_t task_span;   // tasks only: exclusive span
-};
-
-// Count, work and span summed over invocations (one of Cilkprof's measurements).
-struct measure_sum {
-  std::uint64_t count = 0;
-  std::uint64_t work = 0;
-  std::int64_t span = 0;
-
-  void add(std::uint64_t w, std::int64_t s) noexcept {
-    ++count;
-    work += w;
-    span += s;
-  }
-  void add(const measure_sum& o) noexcept {
-    count += o.count;
-    work += o.work;
-    span += o.span;
-  }
-};
-
-// Per-site sums of records: the top-call-site, top-caller and local
-// measurements, and a spawn site's exclusive work and span.
-struct site_sums {
-  measure_sum top_call_site, top_caller, local;
-  std::uint64_t task_work = 0;
-  std::int64_t task_span = 0;
-
-  void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
-    local.add(r.local_work, r.local_span);
-    task_work += r.task_work;
-    task_span += r.task_span;
-  }
-  void add(const site_sums& o) noexcept {
-    top_call_site.add(o.top_call_site);
-    top_caller.add(o.top_caller);
-    local.add(o.local);
-    task_work += o.task_work;
-    task_span += o.task_span;
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
 // begin include/forkscale/detail/profile/sites.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
@@ -569,7 +1034,7 @@ struct site_context {
 struct site_step {
   const site_context* next = nullptr;
   std::uint32_t site = 0;
-  unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
   // This lookup missed the thread's cache and went to the registry (a lock, maybe
   // allocations: microseconds, once per site, context and thread). The engine
   // then starts the next strand after it, so that the cost lands in no strand.
@@ -597,7 +1062,7 @@ class site_registry {
     st.site = id;
     const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
     const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
-    st.flags = static_cast<unsigned char>((seen_site ? 0 : rec_top_call_site) | (seen_fn ? 0 : rec_top_caller));
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
     if (seen_site) {
       st.next = ctx;
     } else {
@@ -1088,39 +1553,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/path.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// detail/engine/path.hpp: what flows along the dag's edges.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/what_if/offsets.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 #define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
@@ -1257,19 +1689,19 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
 // bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
 // Numerators and denominators of factors are at most this: offsets stay within
 // 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
+inline constexpr std::int64_t what_if_max_term = 65536;
 
 // A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
+struct what_if_fraction {
   double value = 1;
   std::int64_t p = 1;
   std::int64_t q = 1;
@@ -1283,28 +1715,28 @@ inline std::string format_factor(double v) {
 }
 
 // `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
+inline what_if_fraction make_factor(double v, const std::string& origin) {
   if (std::isnan(v))
     throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
+  what_if_fraction f;
   f.value = v;
   if (std::isinf(v)) {
     f.p = 1;
     f.q = 0;
     return f;
   }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is out of range (1/65536 to 65536; use inf for infinitely fast)");
   // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
   double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
     const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
       continue;
     }
     const double err = std::fabs(pd / static_cast<double>(q) - v);
@@ -1321,7 +1753,7 @@ inline wi_factor make_factor(double v, const std::string& origin) {
 // "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
 // a number too large for a double ("1e400") or too small ("1e-400") is out of
 // range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -1346,7 +1778,7 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
 // A call site named at run time: "file:line" (the file matched as a path suffix at
 // a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
 // or "tag=NAME".
-struct wi_spec {
+struct what_if_spec {
   std::string text;
   std::string file;
   unsigned line = 0;
@@ -1354,8 +1786,8 @@ struct wi_spec {
   bool by_tag = false;
 };
 
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
   s.text = trim(raw);
   if (s.text.compare(0, 4, "tag=") == 0) {
     s.by_tag = true;
@@ -1374,7 +1806,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   return s;
 }
 
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
   if (s.by_tag) return w.tag && s.tag == w.tag;
   if (w.line != s.line || !w.file) return false;
   const std::size_t n = std::strlen(w.file), m = s.file.size();
@@ -1387,8 +1819,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list (once: a second one is an
 // error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
   for (const std::string& piece : split(value ? value : "", ';')) {
     const std::string item = trim(piece);
@@ -1413,62 +1845,65 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_config;
+struct what_if_config;
 
 // One path value's offsets: scenario-major, F entries per scenario, `n` in use.
 // Owned by exactly one path value (a frame, a join set's accumulator or a spawn
 // token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
   std::uint32_t n = 0;
   std::uint32_t cls = 0;
   std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
   const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
 };
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
 
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
 
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
   return b;
 }
 
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
     return c;
   }
 };
 
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
     while (head[c]) {
-      wi_vec* v = head[c];
+      what_if_vec* v = head[c];
       head[c] = v->next_free;
-      v->~wi_vec();
+      v->~what_if_vec();
       ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
     }
 }
 
-inline wi_vec* wi_alloc(std::uint32_t entries) {
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
   unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
   if (v) {
     c.head[cls] = v->next_free;
     --c.count[cls];
   } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
   }
   v->next_free = nullptr;
   v->cls = cls;
@@ -1476,12 +1911,13 @@ inline wi_vec* wi_alloc(std::uint32_t entries) {
   return v;
 }
 
-inline void wi_release(wi_vec* v) noexcept {
+inline void what_if_release(what_if_vec* v) noexcept {
   if (!v) return;
-  wi_cache& c = wi_cache::local();
+  what_if_cache& c = what_if_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
     ::operator delete(v);
     return;
   }
@@ -1490,9 +1926,9 @@ inline void wi_release(wi_vec* v) noexcept {
   ++c.count[v->cls];
 }
 
-inline wi_vec* wi_copy(const wi_vec* v) {
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
   if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
+  what_if_vec* c = what_if_alloc(v->n);
   c->cfg = v->cfg;
   c->n = v->n;
   std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
@@ -1500,18 +1936,18 @@ inline wi_vec* wi_copy(const wi_vec* v) {
 }
 
 // Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
   if (!v) {
-    v = wi_alloc(entries);
+    v = what_if_alloc(entries);
     v->cfg = cfg;
   }
   if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
     bigger->cfg = v->cfg;
     bigger->n = v->n;
     std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
+    what_if_release(v);
     v = bigger;
   }
   std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
@@ -1520,21 +1956,21 @@ inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) 
 
 // What a measurement analyses: its factors, the call sites named at run time, and
 // the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
   unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
   std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
                            // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
 // the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
@@ -1545,9 +1981,9 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
     b = nullptr;
     return;
   }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
+  what_if_reserve(a, cfg, n);
   const std::uint64_t top = a_span > b_span ? a_span : b_span;
   const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
@@ -1561,16 +1997,16 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
       const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
       x[e] = va > vb ? va : vb;
     }
-  wi_release(b);
+  what_if_release(b);
   b = nullptr;
 }
 
 // A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
   if (cost == 0) return;
   unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
   const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
+  what_if_reserve(v, cfg, (top + 2) * F);
   std::int64_t* d = v->data();
   const auto c = static_cast<std::int64_t>(cost);
   for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
@@ -1583,7 +2019,7 @@ inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::ui
 
 // A what-if region of one measurement, known from its first entry (or, for a call
 // site named at run time, from the start).
-struct wi_region {
+struct what_if_known_region {
   std::string name;
   std::string file;
   unsigned line = 0;
@@ -1598,6 +2034,31 @@ struct wi_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1640,8 +2101,8 @@ class spinlock {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// end include/forkscale/detail/engine/path.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// end include/forkscale/detail/engine/spinlock.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1710,7 +2171,7 @@ class join_set {
   static void destroy(join_set* j) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
     j->deferred_ = nullptr;
-    wi_release(j->acc_.what_if);
+    what_if_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
     j->acc_prof_.chain = nullptr;
@@ -1762,7 +2223,7 @@ class join_set {
       j = next;
     }
     release_prof(p.chain);
-    wi_release(t.what_if);
+    what_if_release(t.what_if);
   }
 
   // The owner lets go without joining. Children still running will report to
@@ -1921,78 +2382,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/blame/lock_table.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
-// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
-// while the thread runs a task of the measurement (lock_events.hpp). Only that
-// thread writes them; the report reads them once every task has been joined,
-// as it reads the other thread tables (engine/session.hpp).
-#include <cstdint>
-#include <unordered_map>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Times in ticks of the table's wall clock (lock_table::wall).
-struct lock_sums {
-  std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;  // acquisitions that found the lock taken
-  std::uint64_t wait = 0, max_wait = 0;
-  std::uint64_t hold = 0, max_hold = 0;
-  // Waits of other acquisitions that began while this site held the lock
-  // (directed blame shifting: the waiting is the holder's doing).
-  std::uint64_t blamed = 0, blamed_waits = 0;
-};
-
-class lock_table {
- public:
-  // The clock lock times are read with: a measurement's wall clock (the record's
-  // when it records, so that lock events and strands share one time line).
-  clock_kind wall = clock_kind::steady;
-  bool ready = false;  // `wall` is set
-
-  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
-
-  // The sums of (lock, site); the last one used is remembered (a loop takes
-  // one lock at one site again and again).
-  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
-    const std::uint64_t k = key(lock, site);
-    if (last_ && last_key_ == k) return *last_;
-    last_ = &rows_[k];  // node-based: the address stays valid
-    last_key_ = k;
-    return *last_;
-  }
-  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
-
- private:
-  std::unordered_map<std::uint64_t, lock_sums> rows_;
-  std::uint64_t last_key_ = 0;
-  lock_sums* last_ = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// end include/forkscale/detail/blame/lock_table.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -2203,6 +2592,36 @@ struct region_node {
 
 class join_set;
 
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -2212,7 +2631,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
-  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -2267,9 +2686,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
+  // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
+  recording_mode recording = recording_mode::off;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -2286,12 +2705,12 @@ struct session {
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
   // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
+  what_if_config what_if;
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
+  std::vector<what_if_known_region> what_if_regions;
   // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
+  std::vector<what_if_known_region> what_if_dropped;
   // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
   // starts).
   bool what_if_off = false;
@@ -2383,226 +2802,6 @@ inline void what_if_notice(session* s, const site& where, std::string problem) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
 // end include/forkscale/detail/engine/session.hpp
-// begin include/forkscale/detail/engine/state.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
-// detail/engine/state.hpp: what the guards hold — a running task's frame, a
-// spawn's token and the state of each guard between its two events — and
-// nothing else. The annotation header (annotate.hpp) includes this file only:
-// the engine that acts on these types is reached through hooks.hpp.
-#include <atomic>
-#include <cstdint>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct session;
-class join_set;
-struct region_node;
-struct region_state;
-struct site_context;
-class record_state;
-struct wi_vec;
-struct prof_node;
-struct spawn_token;
-
-// What the guards of task groups, join handles and spawn tokens call in the
-// engine (engine/tasks.hpp). A file that only annotates (annotate.hpp) does not
-// compile the engine: it reaches it through this table, which the engine
-// installs when a measurement starts — before any of these can have something
-// to do, since every token, group set and handle set belongs to a measurement.
-struct task_hooks {
-  void (*drop_token)(spawn_token& tk) noexcept;  // a token destroyed unused
-  void (*drop_unrun)(spawn_token& tk, const site& where) noexcept;
-  join_set* (*group_join_set)(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where);
-  void (*close_group)(join_set* j, const site& where) noexcept;
-  void (*release_handle)(join_set* j, const site& where, const char* why) noexcept;
-  join_set* (*bind_handle)(session* s);
-};
-inline std::atomic<const task_hooks*> installed_task_hooks{nullptr};
-inline const task_hooks* task_hooks_now() noexcept { return installed_task_hooks.load(std::memory_order_acquire); }
-
-// Called as a measurement starts, before its root frame runs (null: nothing to
-// do): the OMPT tool (detail/ompt/tool.hpp) registers its callbacks with the
-// OpenMP runtime there, the first time a measurement needs them.
-using measurement_start_fn = void (*)() noexcept;
-inline std::atomic<measurement_start_fn> measurement_start_hook{nullptr};
-
-// One running task body (or the root of a measurement) on one thread. Frames
-// live inside the guards that open them, on the running thread's stack; a
-// thread's frames form a stack through `outer` (a task run while another is
-// blocked in a join, or run inline by its spawner).
-struct region_state;
-
-struct frame {
-  enum class run_state : unsigned char { running, suspended, blocked };
-
-  path_totals totals;              // the path value at the start of the open strand
-  std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
-  std::uint64_t burden = 0;
-  clock_kind kind = clock_kind::cost;
-  run_state state = run_state::running;
-  unsigned open_guards = 0;  // guards open in this frame, for order checks
-  frame* outer = nullptr;
-  session* sess = nullptr;
-  join_set* sync_block = nullptr;        // the children a plain sync_point joins (made lazily)
-  join_set* report_to = nullptr;         // where this task's totals go; null for a root
-  region_node* region = nullptr;         // innermost region, inherited by children
-  region_state* open_regions = nullptr;  // the innermost region guard open in this frame
-  site where;                            // the guard that opened the frame
-
-  // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `records` not yet pushed onto its
-  // chain.
-  bool profile = false;
-  unsigned char task_flags = 0;  // this task's own invocation
-  unsigned record_count = 0;
-  std::uint32_t task_site = 0;
-  std::uint64_t task_id = root_task_id;
-  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
-  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
-  std::uint64_t task_work = 0;      // cost of this task's own strands
-  std::uint64_t span_at_start = 0;  // at the task's start
-  std::uint64_t local_span_at_start = 0;
-  std::uint64_t task_span_at_start = 0;
-  const site_context* context = nullptr;  // sites of the invocations open here
-  path_prof path;
-  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record records[prof_records_per_node];
-  // What-if regions open here (inherited by children) and the session's mode bits.
-  std::uint64_t what_if_mask = 0;
-
-  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
-  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
-  // open strand: how it began, where it runs, what it follows.
-  unsigned char record = 0;
-  // Call sites take the slow path: the session names what-if call sites (1) or
-  // records (2).
-  unsigned char call_events = 0;
-  // The libraries the session knew its spawns came through (backend_bit) when
-  // this frame last looked: a spawn through another one tells it (note_backend).
-  unsigned char backends = 0;
-  record_state* rec = nullptr;
-  std::uint32_t rec_frame = 0;       // call path (call_tree)
-  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
-  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
-  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
-  std::uint64_t rec_join_uid = 0;
-  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
-  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
-  std::uint32_t rec_end_round = 0;
-};
-
-// What a spawn hands to its child: where to report and the path value at the
-// spawn point. Move-only: a spawn is consumed exactly once.
-struct spawn_token {
-  join_set* target = nullptr;
-  region_node* region = nullptr;
-  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  // Site profiles: the child's id, its invocation and the spawner's path value.
-  std::uint64_t task_id = 0;
-  const site_context* context = nullptr;
-  std::uint32_t site_id = 0;
-  unsigned char flags = 0;
-  bool profile = false;
-  path_prof path;
-  std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
-  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
-  // Recording: the spawner's strand that ended at the spawn, the child's call path.
-  std::uint64_t rec_from = 0;
-  std::uint32_t rec_frame = 0;
-
-  spawn_token() = default;
-  spawn_token(const spawn_token&) = delete;
-  spawn_token& operator=(const spawn_token&) = delete;
-  spawn_token(spawn_token&& o) noexcept { take(o); }
-  ~spawn_token() {  // a token never used releases its join
-    if (FORKSCALE_DETAIL_UNLIKELY(target != nullptr || what_if != nullptr)) task_hooks_now()->drop_token(*this);
-  }
-  spawn_token& operator=(spawn_token&& o) noexcept {
-    if (this != &o) {
-      this->~spawn_token();
-      take(o);
-    }
-    return *this;
-  }
-  void take(spawn_token& o) noexcept {
-    target = o.target;
-    region = o.region;
-    span = o.span;
-    burdened_span = o.burdened_span;
-    raw_span = o.raw_span;
-    task_id = o.task_id;
-    context = o.context;
-    site_id = o.site_id;
-    flags = o.flags;
-    profile = o.profile;
-    path = o.path;
-    what_if_mask = o.what_if_mask;
-    what_if = o.what_if;
-    last_strand = o.last_strand;
-    rec_from = o.rec_from;
-    rec_frame = o.rec_frame;
-    o.target = nullptr;
-    o.path.chain = nullptr;
-    o.what_if = nullptr;
-  }
-  explicit operator bool() const noexcept { return target != nullptr; }
-};
-
-// What a sync_point keeps between its two events.
-struct sync_state {
-  frame* task = nullptr;
-  unsigned depth = 0;
-};
-
-// What a call_site keeps: its scope, and what makes its invocation's record.
-struct call_state {
-  frame* task = nullptr;
-  unsigned depth = 0;
-  join_set* caller_block = nullptr;  // the caller's sync block, while the call has its own
-  const site_context* caller_context = nullptr;
-  std::uint64_t caller_local_work = 0;
-  std::uint64_t span_at_open = 0, work_at_open = 0, local_span_at_open = 0;
-  std::uint32_t site_id = 0;
-  unsigned char flags = 0;
-  bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
-  std::uint64_t caller_what_if_mask = 0;
-  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
-};
-
-// What a what_if_region keeps.
-struct what_if_state {
-  frame* task = nullptr;
-  unsigned depth = 0;
-  bool changed = false;  // this instance added its region to the task's mask
-  std::uint64_t saved_mask = 0;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_STATE_HPP
-// end include/forkscale/detail/engine/state.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -2661,20 +2860,20 @@ inline void drop_credits(frame& f) noexcept {
 
 // Appends a finished invocation's on-span record to the frame's path.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.record_count == prof_node::capacity) {
+  if (f.prof_record_count == prof_node::capacity) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
-  f.records[f.record_count++] = r;
+  f.prof_records[f.prof_record_count++] = r;
 }
 
 // Makes the frame's path value shareable: its records go onto its chain.
 inline prof_node* freeze_path(frame& f) {
-  if (f.record_count) {
+  if (f.prof_record_count) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
   return f.path.chain;
 }
@@ -2726,7 +2925,7 @@ inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
   tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
   tk.context = st.next;
   tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
   tk.profile = true;
   tk.path.local_span = f.path.local_span;
   tk.path.task_span = f.path.task_span;
@@ -2746,7 +2945,7 @@ inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
   c.context = tk.context;
   c.task_site = tk.site_id;
   c.task_flags = tk.flags;
-  c.record_count = 0;
+  c.prof_record_count = 0;
   c.chain_credits = 0;
   c.path = tk.path;
   tk.path.chain = nullptr;
@@ -2861,7 +3060,7 @@ inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined
   if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
     drop_credits(f);
     release_prof(f.path.chain);
-    f.record_count = 0;
+    f.prof_record_count = 0;
     f.path.local_span = joined.local_span;
     f.path.task_span = joined.task_span;
     f.path.chain = joined.chain;
@@ -2931,21 +3130,21 @@ namespace detail {
 // A strand of work cost `cost` inside the regions of `mask` (region bits only).
 inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
   thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(wi_max_regions + 1, 0);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
   t.what_if_work[0] += cost;
   for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
 }
 
 inline void record_wi_entries(session* s, std::uint64_t mask) {
   thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(wi_max_regions, 0);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
 }
 
 // Whether `r` is the region of the guard at `w` (a guard's region, not a named
 // call site: same file, line, function and tag).
-inline bool is_guard_region(const wi_region& r, const site& w, const std::string& file, const std::string& function,
-                            const std::string& tag) noexcept {
+inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
+                            const std::string& function, const std::string& tag) noexcept {
   return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
          (r.tag.empty() == (w.tag == nullptr));
 }
@@ -2954,9 +3153,9 @@ inline bool is_guard_region(const wi_region& r, const site& w, const std::string
 // Returns its bit, or 0 when the measurement analyses no region (a bad
 // FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
 // region alone is left out, said once by a diagnostic that names it.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, const site& w) {
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
   if (s->what_if_off) return 0;
-  wi_region r;
+  what_if_known_region r;
   r.file = w.file ? w.file : "";
   r.line = w.line;
   r.function = w.function ? w.function : "";
@@ -2967,35 +3166,35 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_region_bit_slow(session* s, co
     std::lock_guard<std::mutex> g(s->m);
     for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
       if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
-    if (s->what_if_regions.size() < wi_max_regions) {
+    if (s->what_if_regions.size() < what_if_max_regions) {
       s->what_if_regions.push_back(std::move(r));
       return std::uint64_t{1} << (s->what_if_regions.size() - 1);
     }
-    for (const wi_region& d : s->what_if_dropped)
+    for (const what_if_known_region& d : s->what_if_dropped)
       if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
     s->what_if_dropped.push_back(r);
-    number = wi_max_regions + s->what_if_dropped.size();
+    number = what_if_max_regions + s->what_if_dropped.size();
   }
   what_if_notice(s, w,
                  "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
-                     " of this measurement, and at most " + std::to_string(wi_max_regions) +
+                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
                      " are (named call sites included); it has no what-if rows and is not in the (all regions) "
                      "rows, while the other regions' rows and the site profiles are kept");
   return 0;
 }
 
 // A call site's what-if bits: the named call sites it matches, and the assumed bit.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, const site& w) {
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
   std::uint64_t bits = 0;
-  const wi_config& c = s->what_if;
+  const what_if_config& c = s->what_if;
   for (std::size_t i = 0; i < c.call_sites.size(); ++i)
     if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
-  for (const wi_spec& a : c.assume)
-    if (spec_matches(a, w)) bits |= wi_assumed_bit;
-  if (bits & wi_region_bits) {
+  for (const what_if_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
+  if (bits & what_if_region_bits) {
     std::lock_guard<std::mutex> g(s->m);
-    for (std::uint64_t m = bits & wi_region_bits; m; m &= m - 1) {
-      wi_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
+      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
       if (r.file.empty() && r.line == 0) {
         r.file = w.file ? w.file : "";
         r.line = w.line;
@@ -3008,7 +3207,7 @@ FORKSCALE_DETAIL_NOINLINE inline std::uint64_t wi_call_bits_slow(session* s, con
 }
 
 // The bits of a site (a guard's region, or a call site's), cached per thread.
-inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
+inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
   struct slot {
     std::uint64_t serial = 0;
     const char* file = nullptr;
@@ -3026,7 +3225,7 @@ inline std::uint64_t wi_site_bits(session* s, const site& w, bool call) {
   if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
                               e.function == w.function && e.tag == w.tag && e.call == call))
     return e.bits;
-  const std::uint64_t bits = call ? wi_call_bits_slow(s, w) : wi_region_bit_slow(s, w);
+  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
   e.serial = s->serial;
   e.file = w.file;
   e.function = w.function;
@@ -3048,16 +3247,16 @@ struct strand_cost {
 // faster: the path cost may differ from the work cost, and the regions' offsets
 // and work grow.
 FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
-  const wi_config& cfg = f.sess->what_if;
+  const what_if_config& cfg = f.sess->what_if;
   strand_cost c{raw, cost, raw, cost};
-  if (f.what_if_mask & wi_scaled_bit) {
+  if (f.what_if_mask & what_if_scaled_bit) {
     const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
-    const auto Q = (f.what_if_mask & wi_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
     c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
   }
-  const std::uint64_t regions = f.what_if_mask & wi_region_bits;
+  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
   if (regions) {
-    wi_add(f.totals.what_if, &cfg, regions, c.path);
+    what_if_add(f.totals.what_if, &cfg, regions, c.path);
     record_wi_work(f.sess, regions, c.work);
   }
   return c;
@@ -3247,7 +3446,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->join_uid = f.rec_join_uid;
   r->join_round = f.rec_join_round;
   r->join_site = f.rec_join_site;
-  if (f.record == 2) {
+  if (f.recording == recording_mode::with_wall_clock) {
     r->wall_start = f.rec_wall_start;
     r->wall_end = rs.wall_now();
   } else {
@@ -3258,7 +3457,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->path = c.path;
   r->frame = f.rec_frame;
   r->flags = f.rec_flags;
-  r->what_if = f.what_if_mask & wi_region_bits;
+  r->what_if = f.what_if_mask & what_if_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.rec_prev = id;
   f.totals.last_strand = id;
@@ -3321,92 +3520,6 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const regio
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
 // end include/forkscale/detail/record/events.hpp
-// begin include/forkscale/detail/engine/hooks.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
-// detail/engine/hooks.hpp: how a guard reaches the engine. The guards
-// (annotate.hpp) are compiled in every file a program annotates; the engine
-// (events.hpp) only where a measurement starts (guards.hpp, forkscale.hpp). A
-// guard reads its thread's current frame itself, and does nothing more outside
-// a measurement; inside one it calls the engine through a table of function
-// pointers per clock policy, which the engine installs when a measurement on
-// that policy starts (engine<Clock>::begin_measurement) — before any frame of
-// that policy can be current on any thread.
-#include <atomic>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// The running frame of this thread, per clock policy (null: not measuring).
-template <class Clock>
-inline thread_local frame* current_frame = nullptr;
-
-// The events a guard reports (engine<Clock> in events.hpp has one function each).
-struct engine_hooks {
-  // `from`: the library the spawn came through (backend_bit, backend.hpp; 0 for a
-  // spawn of the guards themselves).
-  spawn_token (*spawn)(join_set* group, const site& where, unsigned char from) noexcept;
-  void (*begin_child)(frame& c, spawn_token& tk, const site& where) noexcept;
-  void (*end_child)(frame& c) noexcept;
-  void (*begin_sync)(sync_state& st, const site& where) noexcept;
-  void (*end_sync)(sync_state& st, join_set* j, bool own_block, const site& where) noexcept;
-  void (*begin_call)(call_state& cs, bool scope, const site& where) noexcept;
-  void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
-  void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
-  void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
-};
-
-template <class Clock>
-inline std::atomic<const engine_hooks*> installed_engine_hooks{nullptr};
-
-// The guards' side of every event: the test for "measuring?" inline, the event
-// itself through the table. An end is passed on whenever the table is there:
-// the engine returns at once for a state its begin left empty (`task` null, a
-// frame without session).
-template <class Clock>
-struct guard_events {
-  static const engine_hooks* hooks() noexcept { return installed_engine_hooks<Clock>.load(std::memory_order_acquire); }
-  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
-    const engine_hooks* h = current_frame<Clock> ? hooks() : nullptr;
-    if (!h) return spawn_token{};
-    return h->spawn(group, where, from);
-  }
-  // Also called with an empty token inside a measurement: the engine diagnoses it.
-  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
-    if (!tk && !current_frame<Clock>) return;
-    if (const engine_hooks* h = hooks()) h->begin_child(c, tk, where);
-  }
-  static void end_child(frame& c) noexcept {
-    if (const engine_hooks* h = hooks()) h->end_child(c);
-  }
-  static void begin_sync(sync_state& st, const site& where) noexcept {
-    if (!current_frame<Clock>) return;
-    if (const engine_hooks* h = hooks()) h->begin_sync(st, where);
-  }
-  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
-    if (const engine_hooks* h = hooks()) h->end_sync(st, j, own_block, where);
-  }
-  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
-    if (!current_frame<Clock>) return;
-    if (const engine_hooks* h = hooks()) h->begin_call(cs, scope, where);
-  }
-  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
-    if (const engine_hooks* h = hooks()) h->end_call(cs, scope, where);
-  }
-  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
-    if (!current_frame<Clock>) return;
-    if (const engine_hooks* h = hooks()) h->begin_what_if(ws, where);
-  }
-  static void end_what_if(what_if_state& ws, const site& where) noexcept {
-    if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
-// end include/forkscale/detail/engine/hooks.hpp
 // begin include/forkscale/detail/engine/tasks.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
@@ -3443,7 +3556,7 @@ namespace detail {
 
 // Whether call sites take the engine's slow path in this session.
 inline unsigned char call_events_of(const session& s) noexcept {
-  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
 // The root frame of a measurement.
@@ -3468,11 +3581,11 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.task_work = 0;
   root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
   root.context = site_registry::instance().empty();
-  root.record_count = 0;
+  root.prof_record_count = 0;
   root.chain_credits = 0;
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
-  root.record = s->record_mode;
+  root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.rec = s->rec.get();
   root.rec_frame = 0;
@@ -3506,9 +3619,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.profile = tk.profile;
   if (tk.profile) profile_task_start(c, tk);
   c.totals.last_strand = tk.last_strand;
-  c.record = s->record_mode;
+  c.recording = s->recording;
   c.call_events = call_events_of(*s);
-  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
     c.rec_flags = rec_task_start;
@@ -3558,7 +3671,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.record != 0 && c.finished != 0) {
+    if (f.recording != recording_mode::off && c.finished != 0) {
       f.rec_end_uid = c.uid;
       f.rec_end_round = c.round;
     }
@@ -3592,7 +3705,7 @@ inline join_set* merge_finished_children(frame& f) noexcept {
     release_prof(c.prof.chain);
   }
   f.totals.join(c.totals);
-  if (f.record != 0 && c.finished != 0) {
+  if (f.recording != recording_mode::off && c.finished != 0) {
     f.rec_end_uid = c.uid;
     f.rec_end_round = c.round;
   }
@@ -3655,7 +3768,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.target = nullptr;
   release_prof(tk.path.chain);
   tk.path.chain = nullptr;
-  wi_release(tk.what_if);
+  what_if_release(tk.what_if);
   tk.what_if = nullptr;
   misuse(j->owner_session(), where,
          "a task spawned here was destroyed without running (cancelled?); it counts as empty");
@@ -3665,7 +3778,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
 // A token destroyed unused (spawn_token's destructor, through task_hooks).
 inline void drop_token(spawn_token& tk) noexcept {
   if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
-  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) what_if_release(tk.what_if);
   tk.what_if = nullptr;
 }
 
@@ -3826,7 +3939,7 @@ struct engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
       close_strand_slow(f, t, raw, cost);
       return;
     }
@@ -3837,14 +3950,14 @@ struct engine {
   FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
                                                           std::uint64_t cost) noexcept {
     const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.record != 0) keep_strand(f, t, c);
+    if (f.recording != recording_mode::off) keep_strand(f, t, c);
     add_strand(f, c);
   }
 
   // The open strand of `f` starts at clock reading `t`.
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -3894,14 +4007,14 @@ struct engine {
     tk.target = j;
     tk.region = f->region;
     tk.what_if_mask = f->what_if_mask;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
     if (f->profile) registered = profile_spawn(*f, tk, where);
     tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
@@ -3947,7 +4060,8 @@ struct engine {
     // (end_with_children_running, tasks.hpp).
     join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
+      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
       path_prof out;
       if (c.profile) out = profile_task_end(c);
@@ -4078,7 +4192,7 @@ struct engine {
       }
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
@@ -4116,15 +4230,16 @@ struct engine {
 
   // A call in a measurement that names what-if call sites, or records.
   FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t wi_new = 0;
-    if (f.sess->what_if_calls) wi_new = wi_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || wi_new || f.record) split_strand(f);
-    if (f.record != 0 && keep_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
-    if (wi_new != 0) {
+    std::uint64_t what_if_new = 0;
+    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
+      start_strand(f, now(f));
+    if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= wi_new;
-      if (wi_new & wi_region_bits) record_wi_entries(f.sess, wi_new & wi_region_bits);
+      f.what_if_mask |= what_if_new;
+      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
   }
@@ -4149,8 +4264,8 @@ struct engine {
 
   FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.record) split_strand(f);
-    if (f.record != 0) f.rec_frame = cs.caller_rec_frame;
+    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }
@@ -4163,7 +4278,7 @@ struct engine {
     if (!f) return;
     std::uint64_t bit = 0;
     try {
-      bit = wi_site_bits(f->sess, where, false);
+      bit = what_if_site_bits(f->sess, where, false);
     } catch (...) {
       return;  // out of memory registering the region: it is not analysed
     }
@@ -4196,7 +4311,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -4221,13 +4336,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -4290,135 +4405,6 @@ void install_engine_hooks() noexcept {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 // end include/forkscale/detail/engine/events.hpp
-// begin include/forkscale/detail/ompt/schedule.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
-#define FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
-// detail/ompt/schedule.hpp: how a loop's iterations are cut into chunks, for the
-// annotated adapter (adapters/openmp.hpp), which runs the chunks itself and makes
-// each one a child, as the OMPT tool sees them in a real `parallel for` or
-// `taskloop`. The specification leaves the sizes of guided chunks and of taskloop
-// tasks to the implementation (OpenMP 5.1, §2.11.4 and §2.12.2); these are the
-// sizes LLVM's libomp 14 uses, observed through OMPT (docs/openmp.md, "Loops"):
-//  - schedule(static) without a chunk size: one contiguous share per thread,
-//    the first (n mod T) threads one iteration more than the others;
-//  - schedule(guided, c): while at least 2·T·(c+1) iterations are left, a chunk
-//    takes floor(left / (2·T)) of them; then chunks of c;
-//  - taskloop grainsize(g): floor(n/g) tasks (at least one), num_tasks(k): k
-//    tasks (at most n), neither: min(n, 10·T) tasks; the first (n mod tasks)
-//    tasks one iteration more than the others.
-#include <algorithm>
-#include <cstdint>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace schedule {
-
-// Iterations [begin, end), counted from the loop's first.
-struct chunk {
-  std::uint64_t begin = 0, end = 0;
-};
-
-// Chunks of `size` iterations in order (schedule(dynamic, size), schedule(static, size)).
-inline std::vector<chunk> fixed(std::uint64_t n, std::uint64_t size) {
-  std::vector<chunk> out;
-  if (size == 0) size = 1;
-  out.reserve(static_cast<std::size_t>(n / size + 1));
-  for (std::uint64_t b = 0; b < n; b += size) out.push_back(chunk{b, std::min(n, b + size)});
-  return out;
-}
-
-// `parts` near-equal contiguous parts, the first (n mod parts) one longer; empty
-// parts are left out.
-inline std::vector<chunk> balanced(std::uint64_t n, std::uint64_t parts) {
-  std::vector<chunk> out;
-  if (parts == 0) parts = 1;
-  const std::uint64_t base = n / parts, extra = n % parts;
-  std::uint64_t b = 0;
-  for (std::uint64_t i = 0; i < parts && b < n; ++i) {
-    const std::uint64_t len = base + (i < extra ? 1 : 0);
-    if (len == 0) break;
-    out.push_back(chunk{b, b + len});
-    b += len;
-  }
-  return out;
-}
-
-// schedule(static): one share per thread.
-inline std::vector<chunk> static_shares(std::uint64_t n, unsigned threads) { return balanced(n, threads); }
-
-// schedule(guided, min_size) on `threads` threads.
-inline std::vector<chunk> guided(std::uint64_t n, unsigned threads, std::uint64_t min_size) {
-  std::vector<chunk> out;
-  if (threads == 0) threads = 1;
-  if (min_size == 0) min_size = 1;
-  const std::uint64_t switch_below = 2ull * threads * (min_size + 1);
-  const double share = 1.0 / (2.0 * threads);
-  std::uint64_t b = 0;
-  while (b < n) {
-    const std::uint64_t left = n - b;
-    std::uint64_t len = min_size;
-    if (left >= switch_below)
-      len = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(left) * share));
-    len = std::min(len, left);
-    out.push_back(chunk{b, b + len});
-    b += len;
-  }
-  return out;
-}
-
-// taskloop's tasks: grainsize > 0, or num_tasks > 0, or neither (then 10 per thread).
-inline std::vector<chunk> taskloop(std::uint64_t n, std::uint64_t grainsize, std::uint64_t num_tasks,
-                                   unsigned threads) {
-  std::uint64_t tasks = 0;
-  if (grainsize > 0) {
-    tasks = std::max<std::uint64_t>(1, n / grainsize);
-  } else if (num_tasks > 0) {
-    tasks = num_tasks;
-  } else {
-    tasks = 10ull * std::max(1u, threads);
-  }
-  return balanced(n, std::min(tasks, n));
-}
-
-}  // namespace schedule
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_SCHEDULE_HPP
-// end include/forkscale/detail/ompt/schedule.hpp
-#if FORKSCALE_ENABLE
-// begin include/forkscale/detail/ompt/depend.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
-#define FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
-// detail/ompt/depend.hpp: task dependences (`depend` clauses) as joins, for the
-// OMPT tool (adapters/ompt.hpp) and the annotated adapter (adapters/openmp.hpp).
-//
-// A `depend` edge P -> S says that S starts after P ends (OpenMP 5.1, §2.19.11).
-// forkscale keeps the model's two events and adds no new one: the edge is a join
-// of P's end into S's start. Every task that may be a predecessor is a `node`;
-// when P ends, its path value (the longest path to its end, with its what-if
-// offsets and the on-span profile of that path) is kept as a `snapshot`, and a
-// copy of it is reported into a join set owned by each successor S, as a
-// zero-work child would. S joins that set with one sync as it starts. Work and
-// counts never travel along the edge: only path lengths do, so the work of P is
-// counted once (by whoever joins P itself), whatever its number of successors.
-//
-// Which earlier sibling a new task depends on is decided here, from the
-// addresses and types of its dependences, as the specification says: an `in`
-// follows the last out/inout and every mutexinoutset/inoutset since; out and
-// inout follow everything before them; mutexinoutset follows in/inoutset (and
-// the last out), not other mutexinoutset; inoutset follows in/mutexinoutset,
-// not other inoutset. The runtime's own edges (ompt_callback_task_dependence)
-// are not used: libomp reports only edges to predecessors that are still
-// running, which would make the span depend on timing.
-#include <atomic>
-#include <cstdint>
-#include <mutex>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -4453,12 +4439,12 @@ inline bool follows(dep_type later, dep_type earlier) noexcept {
 // A path value, kept: what a predecessor's end hands to each successor.
 struct snapshot {
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  wi_vec* what_if = nullptr;  // owned
-  path_prof prof;             // owns one reference to prof.chain
+  what_if_vec* what_if = nullptr;  // owned
+  path_prof prof;                  // owns one reference to prof.chain
 };
 
 inline void release(snapshot& s) noexcept {
-  wi_release(s.what_if);
+  what_if_release(s.what_if);
   s.what_if = nullptr;
   release_prof(s.prof.chain);
   s.prof.chain = nullptr;
@@ -4477,7 +4463,7 @@ snapshot take(frame& f, bool task_end) {
   s.span = f.totals.span;
   s.burdened_span = f.totals.burdened_span;
   s.raw_span = f.totals.raw_span;
-  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = wi_copy(f.totals.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = what_if_copy(f.totals.what_if);
   if (!f.profile) return s;
   s.prof.task = f.task_id;
   s.prof.chain = share_path(f);
@@ -4508,7 +4494,7 @@ inline void feed(join_set* j, const snapshot& s, bool counted) {
   t.span = s.span;
   t.burdened_span = s.burdened_span;
   t.raw_span = s.raw_span;
-  if (s.what_if) t.what_if = wi_copy(s.what_if);
+  if (s.what_if) t.what_if = what_if_copy(s.what_if);
   path_prof p = s.prof;
   if (p.chain) p.chain->refs.fetch_add(1, std::memory_order_relaxed);
   if (!counted) j->count_shared_child();
@@ -4717,7 +4703,7 @@ struct group_context {
     return top;
   }
   explicit group_context(basic_task_group<Clock>& g) noexcept
-      : task(detail::engine<Clock>::current()), group(&g), outer(innermost()) {
+      : task(detail::current_frame<Clock>), group(&g), outer(innermost()) {
     innermost() = this;
   }
   group_context(const group_context&) = delete;
@@ -4824,7 +4810,7 @@ template <class Clock = default_clock>
 basic_task_token<Clock> spawn_point(const site& where = site::current()) {
 #if FORKSCALE_ENABLE
   auto* ctx = detail::omp_adapter::group_context<Clock>::innermost();
-  if (ctx && ctx->task == static_cast<const void*>(detail::engine<Clock>::current())) {
+  if (ctx && ctx->task == static_cast<const void*>(detail::current_frame<Clock>)) {
     ++ctx->spawned;
     return basic_task_token<Clock>(
         detail::adapter_spawn_point<Clock>(detail::omp_adapter::from_openmp, *ctx->group, where), where);
@@ -4897,7 +4883,7 @@ class basic_task_scope {
   ~basic_task_scope() {
 #if FORKSCALE_ENABLE
     if (!node_) return;
-    detail::frame* f = detail::engine<Clock>::current();
+    detail::frame* f = detail::current_frame<Clock>;
     if (f && f->sess) {
       detail::depend::end_predecessor<Clock>(node_, *f);
     } else {
@@ -4913,7 +4899,7 @@ class basic_task_scope {
     node_ = tk.take_node();
     detail::join_set* preds = tk.take_predecessors();
     // The predecessors' ends join the task's path as it starts (one sync).
-    if (preds && detail::engine<Clock>::current()) detail::depend::join_predecessors<Clock>(preds, where, true);
+    if (preds && detail::current_frame<Clock>) detail::depend::join_predecessors<Clock>(preds, where, true);
     if (preds) preds->release(nullptr);
 #else
     (void)tk;
@@ -4938,7 +4924,7 @@ void taskwait(const site& where = site::current()) {
 #pragma omp taskwait
   }
 #if FORKSCALE_ENABLE
-  const void* task = detail::engine<Clock>::current();
+  const void* task = detail::current_frame<Clock>;
   for (auto* ctx = detail::omp_adapter::group_context<Clock>::innermost(); ctx && ctx->task == task; ctx = ctx->outer) {
     if (ctx->spawned != 0) {
       ctx->spawned = 0;
@@ -5012,7 +4998,7 @@ void parallel_for(First first, Last last, Chunk chunk, Body&& body, loop_schedul
   };
 
 #if FORKSCALE_ENABLE
-  if (detail::engine<Clock>::current() != nullptr) {
+  if (detail::current_frame<Clock> != nullptr) {
     basic_task_group<Clock> group;
     std::vector<spawn_token> tokens;
     tokens.reserve(parts.size());
@@ -5132,7 +5118,7 @@ basic_task_token<Clock> spawn_point(basic_dependences<Clock>& deps, std::initial
                                     const site& where = site::current()) {
   basic_task_token<Clock> tk = spawn_point<Clock>(where);
 #if FORKSCALE_ENABLE
-  detail::frame* f = detail::engine<Clock>::current();
+  detail::frame* f = detail::current_frame<Clock>;
   if (!f || !f->sess || !tk) return tk;
   static_assert(static_cast<int>(depend_type::inoutset) == static_cast<int>(detail::depend::dep_type::inoutset),
                 "depend_type and detail::depend::dep_type list the same types in the same order");
@@ -5211,6 +5197,182 @@ FORKSCALE_NAMESPACE_END
 #include <thread>
 #include <vector>
 
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

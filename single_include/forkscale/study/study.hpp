@@ -1407,10 +1407,22 @@ FORKSCALE_NAMESPACE_END
 #include <sstream>
 #include <string>
 
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace output {
 
 // The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
 // classic locale; a ".0" is added to integral values so that they stay floats for
@@ -1465,6 +1477,20 @@ inline std::string grouped_round(double v) {
   if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
   return grouped(static_cast<std::uint64_t>(std::round(v)));
 }
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
 
 // Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
 // 10,000.
@@ -3472,78 +3498,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/blame/lock_table.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
-// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
-// while the thread runs a task of the measurement (lock_events.hpp). Only that
-// thread writes them; the report reads them once every task has been joined,
-// as it reads the other thread tables (engine/session.hpp).
-#include <cstdint>
-#include <unordered_map>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Times in ticks of the table's wall clock (lock_table::wall).
-struct lock_sums {
-  std::uint64_t acquisitions = 0;
-  std::uint64_t contended = 0;  // acquisitions that found the lock taken
-  std::uint64_t wait = 0, max_wait = 0;
-  std::uint64_t hold = 0, max_hold = 0;
-  // Waits of other acquisitions that began while this site held the lock
-  // (directed blame shifting: the waiting is the holder's doing).
-  std::uint64_t blamed = 0, blamed_waits = 0;
-};
-
-class lock_table {
- public:
-  // The clock lock times are read with: a measurement's wall clock (the record's
-  // when it records, so that lock events and strands share one time line).
-  clock_kind wall = clock_kind::steady;
-  bool ready = false;  // `wall` is set
-
-  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
-
-  // The sums of (lock, site); the last one used is remembered (a loop takes
-  // one lock at one site again and again).
-  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
-    const std::uint64_t k = key(lock, site);
-    if (last_ && last_key_ == k) return *last_;
-    last_ = &rows_[k];  // node-based: the address stays valid
-    last_key_ = k;
-    return *last_;
-  }
-  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
-
- private:
-  std::unordered_map<std::uint64_t, lock_sums> rows_;
-  std::uint64_t last_key_ = 0;
-  lock_sums* last_ = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
-// end include/forkscale/detail/blame/lock_table.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -3596,7 +3550,7 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 }
 
 // Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
@@ -3638,8 +3592,8 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
     local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;
@@ -3877,6 +3831,27 @@ inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 // end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
 // begin include/forkscale/detail/util/strings.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
 #define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
@@ -4013,19 +3988,19 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
 // bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
 // Numerators and denominators of factors are at most this: offsets stay within
 // 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
+inline constexpr std::int64_t what_if_max_term = 65536;
 
 // A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
+struct what_if_fraction {
   double value = 1;
   std::int64_t p = 1;
   std::int64_t q = 1;
@@ -4039,28 +4014,28 @@ inline std::string format_factor(double v) {
 }
 
 // `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
+inline what_if_fraction make_factor(double v, const std::string& origin) {
   if (std::isnan(v))
     throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
+  what_if_fraction f;
   f.value = v;
   if (std::isinf(v)) {
     f.p = 1;
     f.q = 0;
     return f;
   }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is out of range (1/65536 to 65536; use inf for infinitely fast)");
   // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
   double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
     const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
       continue;
     }
     const double err = std::fabs(pd / static_cast<double>(q) - v);
@@ -4077,7 +4052,7 @@ inline wi_factor make_factor(double v, const std::string& origin) {
 // "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
 // a number too large for a double ("1e400") or too small ("1e-400") is out of
 // range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -4102,7 +4077,7 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
 // A call site named at run time: "file:line" (the file matched as a path suffix at
 // a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
 // or "tag=NAME".
-struct wi_spec {
+struct what_if_spec {
   std::string text;
   std::string file;
   unsigned line = 0;
@@ -4110,8 +4085,8 @@ struct wi_spec {
   bool by_tag = false;
 };
 
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
   s.text = trim(raw);
   if (s.text.compare(0, 4, "tag=") == 0) {
     s.by_tag = true;
@@ -4130,7 +4105,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   return s;
 }
 
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
   if (s.by_tag) return w.tag && s.tag == w.tag;
   if (w.line != s.line || !w.file) return false;
   const std::size_t n = std::strlen(w.file), m = s.file.size();
@@ -4143,8 +4118,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list (once: a second one is an
 // error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
   for (const std::string& piece : split(value ? value : "", ';')) {
     const std::string item = trim(piece);
@@ -4169,62 +4144,65 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_config;
+struct what_if_config;
 
 // One path value's offsets: scenario-major, F entries per scenario, `n` in use.
 // Owned by exactly one path value (a frame, a join set's accumulator or a spawn
 // token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
   std::uint32_t n = 0;
   std::uint32_t cls = 0;
   std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
   const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
 };
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
 
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
 
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
   return b;
 }
 
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
     return c;
   }
 };
 
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
     while (head[c]) {
-      wi_vec* v = head[c];
+      what_if_vec* v = head[c];
       head[c] = v->next_free;
-      v->~wi_vec();
+      v->~what_if_vec();
       ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
     }
 }
 
-inline wi_vec* wi_alloc(std::uint32_t entries) {
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
   unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
   if (v) {
     c.head[cls] = v->next_free;
     --c.count[cls];
   } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
   }
   v->next_free = nullptr;
   v->cls = cls;
@@ -4232,12 +4210,13 @@ inline wi_vec* wi_alloc(std::uint32_t entries) {
   return v;
 }
 
-inline void wi_release(wi_vec* v) noexcept {
+inline void what_if_release(what_if_vec* v) noexcept {
   if (!v) return;
-  wi_cache& c = wi_cache::local();
+  what_if_cache& c = what_if_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
     ::operator delete(v);
     return;
   }
@@ -4246,9 +4225,9 @@ inline void wi_release(wi_vec* v) noexcept {
   ++c.count[v->cls];
 }
 
-inline wi_vec* wi_copy(const wi_vec* v) {
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
   if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
+  what_if_vec* c = what_if_alloc(v->n);
   c->cfg = v->cfg;
   c->n = v->n;
   std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
@@ -4256,18 +4235,18 @@ inline wi_vec* wi_copy(const wi_vec* v) {
 }
 
 // Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
   if (!v) {
-    v = wi_alloc(entries);
+    v = what_if_alloc(entries);
     v->cfg = cfg;
   }
   if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
     bigger->cfg = v->cfg;
     bigger->n = v->n;
     std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
+    what_if_release(v);
     v = bigger;
   }
   std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
@@ -4276,21 +4255,21 @@ inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) 
 
 // What a measurement analyses: its factors, the call sites named at run time, and
 // the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
   unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
   std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
                            // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
 // the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
@@ -4301,9 +4280,9 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
     b = nullptr;
     return;
   }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
+  what_if_reserve(a, cfg, n);
   const std::uint64_t top = a_span > b_span ? a_span : b_span;
   const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
@@ -4317,16 +4296,16 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
       const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
       x[e] = va > vb ? va : vb;
     }
-  wi_release(b);
+  what_if_release(b);
   b = nullptr;
 }
 
 // A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
   if (cost == 0) return;
   unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
   const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
+  what_if_reserve(v, cfg, (top + 2) * F);
   std::int64_t* d = v->data();
   const auto c = static_cast<std::int64_t>(cost);
   for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
@@ -4339,7 +4318,7 @@ inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::ui
 
 // A what-if region of one measurement, known from its first entry (or, for a call
 // site named at run time, from the start).
-struct wi_region {
+struct what_if_known_region {
   std::string name;
   std::string file;
   unsigned line = 0;
@@ -4530,10 +4509,12 @@ inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, c
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 // end include/forkscale/detail/engine/load.hpp
-// begin include/forkscale/detail/engine/path.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// detail/engine/path.hpp: what flows along the dag's edges.
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals, and path_prof for the site profiles); the profiles'
+// chain.hpp builds on it, state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -4543,32 +4524,6 @@ FORKSCALE_NAMESPACE_END
 // lengths; whoever joins it takes the maximum of the path lengths and the sum of
 // the rest. Because max and + commute, the result is the same whatever the
 // threads and the interleaving.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/engine/path_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles). The engine's
-// path.hpp and the profiles' chain.hpp build on it; state.hpp holds it in a frame.
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -4591,11 +4546,11 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span);
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
 
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
@@ -4618,15 +4573,15 @@ struct path_totals {
   std::uint64_t last_strand = 0;
   // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
   // whichever path value holds it; a copy of a path_totals does not own it.
-  wi_vec* what_if = nullptr;
+  what_if_vec* what_if = nullptr;
 
   // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
   // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of wi_join.)
+  // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      wi_join(what_if, span, o.what_if, o.span);
+      what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
       span = o.span;
       last_strand = o.last_strand;
@@ -4680,6 +4635,31 @@ struct path_prof {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // end include/forkscale/detail/engine/path_value.hpp
+// begin include/forkscale/detail/engine/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4722,8 +4702,8 @@ class spinlock {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_HPP
-// end include/forkscale/detail/engine/path.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
+// end include/forkscale/detail/engine/spinlock.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4742,6 +4722,36 @@ struct region_node {
 
 class join_set;
 
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -4751,7 +4761,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
-  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -4806,9 +4816,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
+  // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
+  recording_mode recording = recording_mode::off;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -4825,12 +4835,12 @@ struct session {
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
   // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
+  what_if_config what_if;
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
+  std::vector<what_if_known_region> what_if_regions;
   // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
+  std::vector<what_if_known_region> what_if_dropped;
   // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
   // starts).
   bool what_if_off = false;
@@ -6124,10 +6134,10 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/predict/what_if_text.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// begin include/forkscale/detail/output/what_if_replay.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// detail/output/what_if_replay.hpp: the what-if table's lines through the
 // replay (report::what_if_text, when the report has a whole record): for each
 // region at its largest factor, the time P processors would take if the
 // region's strands ran that much faster, P being the report's max_processors.
@@ -6139,7 +6149,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The report with only the optimized rows at each region's largest factor.
 inline report largest_factor_rows(const report& rep) {
@@ -6169,26 +6179,24 @@ inline std::string replay_what_if_text(const report& rep) {
     return std::string();  // a record the replay cannot take: the table stands alone
   }
   if (rows.empty()) return std::string();
-  namespace io = output;
-  const std::string u = io::printable(rep.unit);
-  std::string out =
-      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
-                      " (work stealing, median of 3 seeds, steals costing the burden); if "
-                      "the region ran k times faster (optimized):",
-                  "  ", "  ");
-  io::text_table t({"region", "k", "TP", "faster by"});
+  const std::string u = printable(rep.unit);
+  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
+                                " (work stealing, median of 3 seeds, steals costing the burden); if "
+                                "the region ran k times faster (optimized):",
+                            "  ", "  ");
+  text_table t({"region", "k", "TP", "faster by"});
   for (const auto& r : rows)
-    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
   return out + t.render();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_WHAT_IF_TEXT_HPP
-// end include/forkscale/detail/predict/what_if_text.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
+// end include/forkscale/detail/output/what_if_replay.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -6339,7 +6347,7 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += predict::replay_what_if_text(rep);  // with a record only
+  s.body += replay_what_if_text(rep);  // with a record only
   return s;
 }
 
@@ -7269,10 +7277,10 @@ FORKSCALE_NAMESPACE_END
 #include <cstdint>
 #include <string>
 
-// begin include/forkscale/detail/predict/output.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// detail/predict/output.hpp: a prediction as text (a table per P and the
+// begin include/forkscale/detail/output/prediction.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// detail/output/prediction.hpp: a prediction as text (a table per P and the
 // assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
 // docs/predict.md), and the write_* functions.
 #include <string>
@@ -7281,36 +7289,33 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The work-stealing spread over the seeds: (max - min) / median, in percent.
 inline std::string spread_text(const replay_spread& s) {
   if (!(s.median > 0)) return "n/a";
-  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+  return fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
 inline std::string os_threads_table(const prediction& p) {
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
     for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
-             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
-             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
-             output::time_text(pt.brent_time, short_numbers)});
+      t.add({std::to_string(pt.processors), time_text(pt.os_threads_time, short_numbers), fixed(pt.speedup, 2),
+             grouped(pt.threads), grouped(pt.peak_runnable), fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2),
+             time_text(pt.brent_time, short_numbers)});
     return t;
   });
 }
 
 inline std::string prediction_table(const prediction& p) {
   if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t(
-        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
     for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
-             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
-             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
-             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+      t.add({std::to_string(pt.processors), time_text(pt.greedy_time, short_numbers), fixed(pt.greedy_speedup, 2),
+             time_text(pt.stealing.median, short_numbers), fixed(pt.stealing_speedup, 2), spread_text(pt.stealing),
+             fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2), time_text(pt.brent_time, short_numbers)});
     return t;
   });
 }
@@ -7346,7 +7351,7 @@ inline std::string prediction_text(const prediction& p) {
   return out;
 }
 
-inline void spread_json(output::json_writer& j, const replay_spread& s) {
+inline void spread_json(json_writer& j, const replay_spread& s) {
   j.begin_object();
   j.member("min", s.min);
   j.member("median", s.median);
@@ -7355,7 +7360,7 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
+inline void point_json(json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
   j.member("time", pt.time);
@@ -7397,7 +7402,7 @@ inline void point_json(output::json_writer& j, const predicted_point& pt, replay
 
 // The replay's model and its assumptions: "model" and "assumptions" of a
 // prediction's JSON and of a study's "prediction".
-inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+inline void model_json(json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
   j.member("scheduler", to_string(m.scheduler));
@@ -7415,7 +7420,7 @@ inline void model_json(output::json_writer& j, const replay_model& m, const std:
 }
 
 inline std::string prediction_json(const prediction& p) {
-  output::json_writer j;
+  json_writer j;
   j.begin_object();
   j.member("schema", "forkscale.prediction");
   j.member("schema_version", std::uint64_t{1});
@@ -7438,12 +7443,12 @@ inline std::string prediction_json(const prediction& p) {
   return j.finish();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
-FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
 FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
   detail::write_file_atomically(path, to_text());
 }
@@ -7453,8 +7458,8 @@ FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
 #endif  // FORKSCALE_DETAIL_DEFINITIONS
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PREDICT_OUTPUT_HPP
-// end include/forkscale/detail/predict/output.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
+// end include/forkscale/detail/output/prediction.hpp
 // begin include/forkscale/study/format.hpp
 #ifndef FORKSCALE_SINGLE_STUDY_FORMAT_HPP
 #define FORKSCALE_SINGLE_STUDY_FORMAT_HPP
@@ -7529,7 +7534,7 @@ inline void write_prediction(output::json_writer& j, const study_prediction& p) 
   j.member("work", p.work);
   j.member("span", p.span);
   j.member("burdened_span", p.burdened_span);
-  predict::model_json(j, p.model, p.assumptions);
+  output::model_json(j, p.model, p.assumptions);
   j.key("points");
   j.begin_array();
   for (const auto& pt : p.points) {

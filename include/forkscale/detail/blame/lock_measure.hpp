@@ -34,13 +34,13 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
 // The id the open strand of `f` will have in this thread's buffer; 0 when the
 // frame is not running or recording is off.
 inline std::uint64_t open_strand_id(frame& f) {
-  if (f.record == 0 || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
+  if (f.recording == recording_mode::off || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
   record_buffer& b = f.rec->buffer();
   return strand_id(b, b.strands.size());
 }
 
 inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).locks;
+  lock_table& t = tables_for(s).observers[static_cast<unsigned>(thread_observer::locks)].get<lock_table>();
   if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
     t.wall = lock_wall_kind(*s);
     t.ready = true;
@@ -106,7 +106,7 @@ FORKSCALE_INLINE void lock_measure::released(frame& f, lock_table& t, const lock
   row.hold += hold;
   if (hold > row.max_hold) row.max_hold = hold;
   // Recording: the hold as a raw_lock in this thread's buffer.
-  if (f.record == 0 || !f.rec || !f.rec->on()) return;
+  if (f.recording == recording_mode::off || !f.rec || !f.rec->on()) return;
   try {
     record_buffer& b = f.rec->buffer();
     raw_lock* e = b.locks.next(*f.rec);

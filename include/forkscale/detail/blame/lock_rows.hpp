@@ -105,9 +105,10 @@ inline void add_lock_rows(report& rep, session& s) {
   {
     std::lock_guard<std::mutex> g(s.m);
     for (const auto& t : s.tables) {
-      if (!t->locks.ready) continue;
-      wall = t->locks.wall;
-      for (const auto& kv : t->locks.rows()) {
+      const lock_table* locks = t->observers[static_cast<unsigned>(thread_observer::locks)].find<lock_table>();
+      if (!locks || !locks->ready) continue;
+      wall = locks->wall;
+      for (const auto& kv : locks->rows()) {
         lock_sums& m = merged[kv.first];
         const lock_sums& x = kv.second;
         m.acquisitions += x.acquisitions;

@@ -43,7 +43,7 @@ struct engine {
   static void close_strand(frame& f, std::uint64_t t) noexcept {
     const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
     const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | f.record) != 0)) {
+    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
       close_strand_slow(f, t, raw, cost);
       return;
     }
@@ -54,14 +54,14 @@ struct engine {
   FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
                                                           std::uint64_t cost) noexcept {
     const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.record != 0) keep_strand(f, t, c);
+    if (f.recording != recording_mode::off) keep_strand(f, t, c);
     add_strand(f, c);
   }
 
   // The open strand of `f` starts at clock reading `t`.
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.record == 2)) f.rec_wall_start = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -111,14 +111,14 @@ struct engine {
     tk.target = j;
     tk.region = f->region;
     tk.what_if_mask = f->what_if_mask;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = wi_copy(f->totals.what_if);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
     bool registered = false;  // a first lookup of this site: its cost is in no strand
     if (f->profile) registered = profile_spawn(*f, tk, where);
     tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) registered |= keep_spawn(*f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
@@ -164,7 +164,8 @@ struct engine {
     // (end_with_children_running, tasks.hpp).
     join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
     join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
+      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
       path_prof out;
       if (c.profile) out = profile_task_end(c);
@@ -295,7 +296,7 @@ struct engine {
       }
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_join(*f, c, where);
+      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
@@ -333,15 +334,16 @@ struct engine {
 
   // A call in a measurement that names what-if call sites, or records.
   FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t wi_new = 0;
-    if (f.sess->what_if_calls) wi_new = wi_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || wi_new || f.record) split_strand(f);
-    if (f.record != 0 && keep_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
-    if (wi_new != 0) {
+    std::uint64_t what_if_new = 0;
+    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
+      start_strand(f, now(f));
+    if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= wi_new;
-      if (wi_new & wi_region_bits) record_wi_entries(f.sess, wi_new & wi_region_bits);
+      f.what_if_mask |= what_if_new;
+      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
   }
@@ -366,8 +368,8 @@ struct engine {
 
   FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.record) split_strand(f);
-    if (f.record != 0) f.rec_frame = cs.caller_rec_frame;
+    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
+    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }
@@ -380,7 +382,7 @@ struct engine {
     if (!f) return;
     std::uint64_t bit = 0;
     try {
-      bit = wi_site_bits(f->sess, where, false);
+      bit = what_if_site_bits(f->sess, where, false);
     } catch (...) {
       return;  // out of memory registering the region: it is not analysed
     }
@@ -413,7 +415,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) rs.rec_wall_open = f->rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -438,13 +440,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, *inner);
+        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->record != 0)) keep_region_instance(*f, rs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;

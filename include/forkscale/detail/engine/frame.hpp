@@ -11,8 +11,8 @@
 #include "../profile/sites.hpp"
 #include "../record/buffer.hpp"
 #include "join_set.hpp"
-#include "path.hpp"
 #include "session.hpp"
+#include "spinlock.hpp"
 #include "state.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

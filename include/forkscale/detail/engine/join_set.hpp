@@ -20,8 +20,10 @@
 #include "../macro_scope.hpp"
 #include "../profile/chain.hpp"
 #include "../record/buffer.hpp"
-#include "path.hpp"
+#include "../what_if/offsets.hpp"
+#include "path_value.hpp"
 #include "pool.hpp"
+#include "spinlock.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -90,7 +92,7 @@ class join_set {
   static void destroy(join_set* j) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
     j->deferred_ = nullptr;
-    wi_release(j->acc_.what_if);
+    what_if_release(j->acc_.what_if);
     j->acc_.what_if = nullptr;
     release_prof(j->acc_prof_.chain);
     j->acc_prof_.chain = nullptr;
@@ -142,7 +144,7 @@ class join_set {
       j = next;
     }
     release_prof(p.chain);
-    wi_release(t.what_if);
+    what_if_release(t.what_if);
   }
 
   // The owner lets go without joining. Children still running will report to

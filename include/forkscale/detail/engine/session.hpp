@@ -18,14 +18,15 @@
 #include "../../config.hpp"
 #include "../../report.hpp"
 #include "../../site.hpp"
-#include "../blame/lock_table.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/records.hpp"
 #include "../record/buffer.hpp"
+#include "../record/mode.hpp"
 #include "../util/strings.hpp"
 #include "../what_if/offsets.hpp"
 #include "load.hpp"
-#include "path.hpp"
+#include "path_value.hpp"
+#include "spinlock.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -44,6 +45,36 @@ struct region_node {
 
 class join_set;
 
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
 // One thread's tables for one session. Only that thread writes them; the report
 // reads them after every task has been joined (each write happens before the
 // join that absorbs its task), and not at all when tasks may still be running.
@@ -53,7 +84,7 @@ struct thread_tables {
   // region; r + 1: region r).
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
-  lock_table locks;  // fs::mutex and the lock guards (detail/blame/)
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -108,9 +139,9 @@ struct session {
   bool clock_chosen_for_load = false;
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy record_mode.
+  // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
-  unsigned char record_mode = 0;
+  recording_mode recording = recording_mode::off;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -127,12 +158,12 @@ struct session {
   // What-if: the configuration (fixed at the start), whether call sites are
   // looked up (named ones or assumed ones), and the regions known so far (named
   // call sites first, then guards in the order of their first entry).
-  wi_config what_if;
+  what_if_config what_if;
   bool what_if_calls = false;
   std::uint64_t what_if_root_mask = 0;
-  std::vector<wi_region> what_if_regions;
+  std::vector<what_if_known_region> what_if_regions;
   // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<wi_region> what_if_dropped;
+  std::vector<what_if_known_region> what_if_dropped;
   // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
   // starts).
   bool what_if_off = false;

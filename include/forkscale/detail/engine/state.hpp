@@ -11,6 +11,7 @@
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/records.hpp"
+#include "../record/mode.hpp"
 #include "path_value.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -22,7 +23,7 @@ struct region_node;
 struct region_state;
 struct site_context;
 class record_state;
-struct wi_vec;
+struct what_if_vec;
 struct prof_node;
 struct spawn_token;
 
@@ -73,11 +74,11 @@ struct frame {
   site where;                            // the guard that opened the frame
 
   // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `records` not yet pushed onto its
+  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
   // chain.
   bool profile = false;
   unsigned char task_flags = 0;  // this task's own invocation
-  unsigned record_count = 0;
+  unsigned prof_record_count = 0;
   std::uint32_t task_site = 0;
   std::uint64_t task_id = root_task_id;
   std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
@@ -89,16 +90,16 @@ struct frame {
   const site_context* context = nullptr;  // sites of the invocations open here
   path_prof path;
   std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record records[prof_records_per_node];
+  prof_record prof_records[prof_records_per_node];
   // What-if regions open here (inherited by children) and the session's mode bits.
   std::uint64_t what_if_mask = 0;
 
-  // Recording (options::record, detail/record/): 0 off; 1 on, the clock is the
-  // wall clock; 2 on, the wall clock is read beside it. The rest describes the
-  // open strand: how it began, where it runs, what it follows.
-  unsigned char record = 0;
+  // Recording (options::record, detail/record/), a copy of the session's mode.
+  // The rec_ fields describe the open strand: how it began, where it runs, what
+  // it follows.
+  recording_mode recording = recording_mode::off;
   // Call sites take the slow path: the session names what-if call sites (1) or
-  // records (2).
+  // records its execution (2).
   unsigned char call_events = 0;
   // The libraries the session knew its spawns came through (backend_bit) when
   // this frame last looked: a spawn through another one tells it (note_backend).
@@ -110,7 +111,7 @@ struct frame {
   std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
   std::uint64_t rec_join_uid = 0;
   std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // record == 2: the wall clock at the start
+  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
   std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
   std::uint32_t rec_end_round = 0;
 };
@@ -129,8 +130,8 @@ struct spawn_token {
   bool profile = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
-  wi_vec* what_if = nullptr;      // the spawner's what-if offsets (a copy the child takes)
-  std::uint64_t last_strand = 0;  // path_totals::last_strand at the spawn
+  what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
+  std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
   // Recording: the spawner's strand that ended at the spawn, the child's call path.
   std::uint64_t rec_from = 0;
   std::uint32_t rec_frame = 0;

@@ -24,7 +24,7 @@ namespace detail {
 
 // Whether call sites take the engine's slow path in this session.
 inline unsigned char call_events_of(const session& s) noexcept {
-  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.record_mode != 0 ? 2 : 0));
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
 // The root frame of a measurement.
@@ -49,11 +49,11 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.task_work = 0;
   root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
   root.context = site_registry::instance().empty();
-  root.record_count = 0;
+  root.prof_record_count = 0;
   root.chain_credits = 0;
   root.path = path_prof{};
   root.what_if_mask = s->what_if_root_mask;
-  root.record = s->record_mode;
+  root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.rec = s->rec.get();
   root.rec_frame = 0;
@@ -87,9 +87,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.profile = tk.profile;
   if (tk.profile) profile_task_start(c, tk);
   c.totals.last_strand = tk.last_strand;
-  c.record = s->record_mode;
+  c.recording = s->recording;
   c.call_events = call_events_of(*s);
-  if (FORKSCALE_DETAIL_UNLIKELY(c.record != 0)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
     c.rec_flags = rec_task_start;
@@ -139,7 +139,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.record != 0 && c.finished != 0) {
+    if (f.recording != recording_mode::off && c.finished != 0) {
       f.rec_end_uid = c.uid;
       f.rec_end_round = c.round;
     }
@@ -173,7 +173,7 @@ inline join_set* merge_finished_children(frame& f) noexcept {
     release_prof(c.prof.chain);
   }
   f.totals.join(c.totals);
-  if (f.record != 0 && c.finished != 0) {
+  if (f.recording != recording_mode::off && c.finished != 0) {
     f.rec_end_uid = c.uid;
     f.rec_end_round = c.round;
   }
@@ -236,7 +236,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
   tk.target = nullptr;
   release_prof(tk.path.chain);
   tk.path.chain = nullptr;
-  wi_release(tk.what_if);
+  what_if_release(tk.what_if);
   tk.what_if = nullptr;
   misuse(j->owner_session(), where,
          "a task spawned here was destroyed without running (cancelled?); it counts as empty");
@@ -246,7 +246,7 @@ FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& wh
 // A token destroyed unused (spawn_token's destructor, through task_hooks).
 inline void drop_token(spawn_token& tk) noexcept {
   if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
-  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) wi_release(tk.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) what_if_release(tk.what_if);
   tk.what_if = nullptr;
 }
 

@@ -39,10 +39,10 @@ namespace detail {
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
 // strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each). Recording (`record_mode` 1 or
-// 2, see frame::record) is part of what is measured.
+// spawn/child/sync rounds (4 strand ends each). Recording (frame::recording)
+// is part of what is measured.
 template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile, unsigned char record_mode = 0) {
+double calibrate_compensation(clock_kind kind, bool profile, recording_mode recording = recording_mode::off) {
   using E = engine<Clock>;
   static std::mutex m;
   static double cached[48];
@@ -50,16 +50,17 @@ double calibrate_compensation(clock_kind kind, bool profile, unsigned char recor
   std::lock_guard<std::mutex> g(m);
   if (!filled) std::fill(std::begin(cached), std::end(cached), -1.0);
   filled = true;
-  const auto slot = ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + (record_mode % 3u);
+  const auto slot =
+      ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
   if (cached[slot] >= 0) return cached[slot];
   session s;
   s.kind = kind;
   s.profile = profile;
   s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
-  if (record_mode != 0) {
+  if (recording != recording_mode::off) {
     s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
-    s.record_mode = s.rec->separate_wall() ? 2 : 1;
+    s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   constexpr int rounds = 200;
   std::vector<double> per_strand;
@@ -208,10 +209,10 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   if (recording_requested(opt.record)) {
     s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
     s->rec->trace_limit = opt.trace_limit;
-    s->record_mode = s->rec->separate_wall() ? 2 : 1;
+    s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   if (opt.compensate && kind != clock_kind::cost) {
-    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->record_mode);
+    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
   }
   s->clock_chosen_for_load = chosen_for_load;
@@ -269,9 +270,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
   if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds
-  rep.profiler_bytes += wi_bytes().load(std::memory_order_relaxed);
+  rep.profiler_bytes += what_if_bytes().load(std::memory_order_relaxed);
   release_prof(out.chain);
-  wi_release(root.totals.what_if);
+  what_if_release(root.totals.what_if);
   root.totals.what_if = nullptr;
   {
     std::lock_guard<std::mutex> g(s->m);

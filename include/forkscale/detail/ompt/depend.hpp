@@ -51,12 +51,12 @@ inline bool follows(dep_type later, dep_type earlier) noexcept {
 // A path value, kept: what a predecessor's end hands to each successor.
 struct snapshot {
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  wi_vec* what_if = nullptr;  // owned
-  path_prof prof;             // owns one reference to prof.chain
+  what_if_vec* what_if = nullptr;  // owned
+  path_prof prof;                  // owns one reference to prof.chain
 };
 
 inline void release(snapshot& s) noexcept {
-  wi_release(s.what_if);
+  what_if_release(s.what_if);
   s.what_if = nullptr;
   release_prof(s.prof.chain);
   s.prof.chain = nullptr;
@@ -75,7 +75,7 @@ snapshot take(frame& f, bool task_end) {
   s.span = f.totals.span;
   s.burdened_span = f.totals.burdened_span;
   s.raw_span = f.totals.raw_span;
-  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = wi_copy(f.totals.what_if);
+  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = what_if_copy(f.totals.what_if);
   if (!f.profile) return s;
   s.prof.task = f.task_id;
   s.prof.chain = share_path(f);
@@ -106,7 +106,7 @@ inline void feed(join_set* j, const snapshot& s, bool counted) {
   t.span = s.span;
   t.burdened_span = s.burdened_span;
   t.raw_span = s.raw_span;
-  if (s.what_if) t.what_if = wi_copy(s.what_if);
+  if (s.what_if) t.what_if = what_if_copy(s.what_if);
   path_prof p = s.prof;
   if (p.chain) p.chain->refs.fetch_add(1, std::memory_order_relaxed);
   if (!counted) j->count_shared_child();

@@ -12,10 +12,10 @@
 
 #include "../../config.hpp"
 #include "../../report.hpp"
-#include "../predict/what_if_text.hpp"
 #include "format.hpp"
 #include "text_table.hpp"
 #include "utf8.hpp"
+#include "what_if_replay.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -166,7 +166,7 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += predict::replay_what_if_text(rep);  // with a record only
+  s.body += replay_what_if_text(rep);  // with a record only
   return s;
 }
 

@@ -12,7 +12,7 @@
 #include "../../config.hpp"
 #include "../../predict.hpp"
 #include "../../report.hpp"
-#include "../output/format.hpp"
+#include "../util/numbers.hpp"
 #include "graph.hpp"
 #include "greedy.hpp"
 #include "os_threads.hpp"
@@ -150,7 +150,7 @@ inline predicted_point predict_point(const replay_graph& g, const replay_model& 
 }
 
 inline std::string amount(double v, const std::string& unit) {
-  const std::string t = v == std::floor(v) && v < 1e15 ? output::grouped_round(v) : output::round_trip(v);
+  const std::string t = v == std::floor(v) && v < 1e15 ? grouped_round(v) : round_trip(v);
   return t + " " + unit;
 }
 
@@ -229,5 +229,4 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
 
 FORKSCALE_NAMESPACE_END
 
-#include "output.hpp"
 #include "what_if.hpp"

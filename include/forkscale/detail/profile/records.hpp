@@ -33,7 +33,7 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 }
 
 // Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { rec_top_call_site = 1, rec_top_caller = 2, rec_task = 4 };
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
 // One finished invocation. Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
@@ -75,8 +75,8 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & rec_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & rec_top_caller) top_caller.add(r.work, r.span);
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
     local.add(r.local_work, r.local_span);
     task_work += r.task_work;
     task_span += r.task_span;

@@ -42,7 +42,7 @@ struct site_context {
 struct site_step {
   const site_context* next = nullptr;
   std::uint32_t site = 0;
-  unsigned char flags = 0;  // rec_top_call_site | rec_top_caller
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
   // This lookup missed the thread's cache and went to the registry (a lock, maybe
   // allocations: microseconds, once per site, context and thread). The engine
   // then starts the next strand after it, so that the cost lands in no strand.
@@ -70,7 +70,7 @@ class site_registry {
     st.site = id;
     const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
     const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
-    st.flags = static_cast<unsigned char>((seen_site ? 0 : rec_top_call_site) | (seen_fn ? 0 : rec_top_caller));
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
     if (seen_site) {
       st.next = ctx;
     } else {

@@ -36,20 +36,20 @@ inline void drop_credits(frame& f) noexcept {
 
 // Appends a finished invocation's on-span record to the frame's path.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.record_count == prof_node::capacity) {
+  if (f.prof_record_count == prof_node::capacity) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
-  f.records[f.record_count++] = r;
+  f.prof_records[f.prof_record_count++] = r;
 }
 
 // Makes the frame's path value shareable: its records go onto its chain.
 inline prof_node* freeze_path(frame& f) {
-  if (f.record_count) {
+  if (f.prof_record_count) {
     drop_credits(f);
-    push_records(f.path.chain, f.records, f.record_count);
-    f.record_count = 0;
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
   }
   return f.path.chain;
 }
@@ -101,7 +101,7 @@ inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
   tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
   tk.context = st.next;
   tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | rec_task);
+  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
   tk.profile = true;
   tk.path.local_span = f.path.local_span;
   tk.path.task_span = f.path.task_span;
@@ -121,7 +121,7 @@ inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
   c.context = tk.context;
   c.task_site = tk.site_id;
   c.task_flags = tk.flags;
-  c.record_count = 0;
+  c.prof_record_count = 0;
   c.chain_credits = 0;
   c.path = tk.path;
   tk.path.chain = nullptr;
@@ -236,7 +236,7 @@ inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined
   if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
     drop_credits(f);
     release_prof(f.path.chain);
-    f.record_count = 0;
+    f.prof_record_count = 0;
     f.path.local_span = joined.local_span;
     f.path.task_span = joined.task_span;
     f.path.chain = joined.chain;

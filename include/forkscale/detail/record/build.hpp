@@ -382,7 +382,7 @@ class record_builder {
 
   void fill_what_if_regions(execution_record& r) {
     std::lock_guard<std::mutex> g(s_.m);
-    for (const wi_region& w : s_.what_if_regions)
+    for (const what_if_known_region& w : s_.what_if_regions)
       r.what_if_regions.push_back({w.name, w.call_site, w.file, w.line, w.function, w.tag});
   }
 

@@ -33,7 +33,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->join_uid = f.rec_join_uid;
   r->join_round = f.rec_join_round;
   r->join_site = f.rec_join_site;
-  if (f.record == 2) {
+  if (f.recording == recording_mode::with_wall_clock) {
     r->wall_start = f.rec_wall_start;
     r->wall_end = rs.wall_now();
   } else {
@@ -44,7 +44,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   r->path = c.path;
   r->frame = f.rec_frame;
   r->flags = f.rec_flags;
-  r->what_if = f.what_if_mask & wi_region_bits;
+  r->what_if = f.what_if_mask & what_if_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.rec_prev = id;
   f.totals.last_strand = id;

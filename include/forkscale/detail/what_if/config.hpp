@@ -18,11 +18,11 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // Named call sites, each once, in the order first named.
-inline std::vector<wi_spec> distinct_specs(const std::vector<wi_spec>& specs) {
-  std::vector<wi_spec> unique;
-  for (const wi_spec& sp : specs) {
+inline std::vector<what_if_spec> distinct_specs(const std::vector<what_if_spec>& specs) {
+  std::vector<what_if_spec> unique;
+  for (const what_if_spec& sp : specs) {
     bool seen = false;
-    for (const wi_spec& u : unique) seen = seen || u.text == sp.text;
+    for (const what_if_spec& u : unique) seen = seen || u.text == sp.text;
     if (!seen) unique.push_back(sp);
   }
   return unique;
@@ -30,13 +30,14 @@ inline std::vector<wi_spec> distinct_specs(const std::vector<wi_spec>& specs) {
 
 // Throws when there are more factors or named call sites than a measurement
 // analyses.
-inline void check_what_if_counts(const std::vector<wi_factor>& factors, const std::vector<wi_spec>& unique) {
-  if (factors.size() > wi_max_factors)
+inline void check_what_if_counts(const std::vector<what_if_fraction>& factors,
+                                 const std::vector<what_if_spec>& unique) {
+  if (factors.size() > what_if_max_factors)
     throw error("forkscale: " + std::to_string(factors.size()) + " what-if factors; at most " +
-                std::to_string(wi_max_factors) + " are analysed");
-  if (unique.size() > wi_max_regions)
+                std::to_string(what_if_max_factors) + " are analysed");
+  if (unique.size() > what_if_max_regions)
     throw error("forkscale: " + std::to_string(unique.size()) + " what-if call sites named; at most " +
-                std::to_string(wi_max_regions) + " are analysed");
+                std::to_string(what_if_max_regions) + " are analysed");
 }
 
 // A FORKSCALE_WHAT_IF problem as one diagnostic: the error's text without its
@@ -64,15 +65,15 @@ inline std::string what_if_env_problem(const std::string& what) {
 // FORKSCALE_WHAT_IF, added to the options' factors and call sites. A bad value
 // is the environment's, not the program's: it throws nothing, but is diagnosed
 // in one line and turns the what-if analysis off for this measurement.
-inline void apply_what_if_env(session& s, std::vector<wi_factor>& factors, std::vector<wi_spec>& specs) {
+inline void apply_what_if_env(session& s, std::vector<what_if_fraction>& factors, std::vector<what_if_spec>& specs) {
   const char* value = std::getenv("FORKSCALE_WHAT_IF");
   if (!value) return;
   try {
-    std::vector<wi_spec> all = specs;
-    std::vector<wi_factor> env_factors;
+    std::vector<what_if_spec> all = specs;
+    std::vector<what_if_fraction> env_factors;
     bool env_set = false;
     parse_what_if_env(value, all, env_factors, env_set);
-    std::vector<wi_factor> f = env_set ? env_factors : factors;
+    std::vector<what_if_fraction> f = env_set ? env_factors : factors;
     check_what_if_counts(f, distinct_specs(all));
     factors = std::move(f);
     specs = std::move(all);
@@ -86,10 +87,10 @@ inline void apply_what_if_env(session& s, std::vector<wi_factor>& factors, std::
 // The what-if configuration of a measurement: options (a bad one throws), then
 // FORKSCALE_WHAT_IF (a bad one is diagnosed; see apply_what_if_env).
 inline void configure_what_if(session& s, const what_if_options& o) {
-  wi_config& c = s.what_if;
-  std::vector<wi_factor> factors;
+  what_if_config& c = s.what_if;
+  std::vector<what_if_fraction> factors;
   for (double v : o.factors) factors.push_back(make_factor(v, "options.what_if.factors"));
-  std::vector<wi_spec> specs;
+  std::vector<what_if_spec> specs;
   for (const std::string& t : o.call_sites) specs.push_back(parse_spec(t, "options.what_if.call_sites"));
   check_what_if_counts(factors, distinct_specs(specs));
   for (const std::string& t : o.assume_faster) c.assume.push_back(parse_spec(t, "options.what_if.assume_faster"));
@@ -98,7 +99,7 @@ inline void configure_what_if(session& s, const what_if_options& o) {
   // No factors in the options is fine when FORKSCALE_WHAT_IF gives some.
   if (factors.empty() && !s.what_if_off)
     throw error("forkscale: options.what_if.factors is empty; give at least one factor");
-  const std::vector<wi_spec> unique = distinct_specs(specs);
+  const std::vector<what_if_spec> unique = distinct_specs(specs);
   c.factors = factors;
   c.F = static_cast<unsigned>(factors.size());
   for (unsigned i = 0; i < c.F; ++i) {
@@ -106,8 +107,8 @@ inline void configure_what_if(session& s, const what_if_options& o) {
     c.c[i] = factors[i].q - factors[i].p;
   }
   c.call_sites = unique;
-  for (const wi_spec& sp : unique) {
-    wi_region r;
+  for (const what_if_spec& sp : unique) {
+    what_if_known_region r;
     r.name = sp.text;
     r.spec = sp.text;
     r.call_site = true;
@@ -116,7 +117,7 @@ inline void configure_what_if(session& s, const what_if_options& o) {
   }
   if (!c.assume.empty()) {
     c.scale = c.assume_factor.p;
-    s.what_if_root_mask = wi_scaled_bit;
+    s.what_if_root_mask = what_if_scaled_bit;
     s.burden.store(s.burden.load() * static_cast<std::uint64_t>(c.scale));
     for (burden_choice& b : s.backend_burden) b.ticks *= static_cast<std::uint64_t>(c.scale);
   }

@@ -21,19 +21,19 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Region bits of a frame's mask: bit r for region r (r < wi_max_regions), plus two
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
 // bits for the advisor's "assume faster" mode.
-inline constexpr unsigned wi_max_regions = 62;
-inline constexpr unsigned wi_max_factors = 16;
-inline constexpr std::uint64_t wi_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t wi_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t wi_region_bits = (std::uint64_t{1} << wi_max_regions) - 1;
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
 // Numerators and denominators of factors are at most this: offsets stay within
 // 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t wi_max_term = 65536;
+inline constexpr std::int64_t what_if_max_term = 65536;
 
 // A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct wi_factor {
+struct what_if_fraction {
   double value = 1;
   std::int64_t p = 1;
   std::int64_t q = 1;
@@ -47,28 +47,28 @@ inline std::string format_factor(double v) {
 }
 
 // `origin` names where the value came from, for the error message.
-inline wi_factor make_factor(double v, const std::string& origin) {
+inline what_if_fraction make_factor(double v, const std::string& origin) {
   if (std::isnan(v))
     throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
   if (!(v > 0))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is not positive; factors must be positive numbers or inf");
-  wi_factor f;
+  what_if_fraction f;
   f.value = v;
   if (std::isinf(v)) {
     f.p = 1;
     f.q = 0;
     return f;
   }
-  if (v > static_cast<double>(wi_max_term) || v < 1.0 / static_cast<double>(wi_max_term))
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
     throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
                 " is out of range (1/65536 to 65536; use inf for infinitely fast)");
   // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
   double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= wi_max_term; ++q) {
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
     const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(wi_max_term)) {
-      if (pd > static_cast<double>(wi_max_term)) break;
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
       continue;
     }
     const double err = std::fabs(pd / static_cast<double>(q) - v);
@@ -85,7 +85,7 @@ inline wi_factor make_factor(double v, const std::string& origin) {
 // "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
 // a number too large for a double ("1e400") or too small ("1e-400") is out of
 // range, not infinity or zero.
-inline wi_factor parse_factor(const std::string& text, const std::string& origin) {
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
   const std::string t = trim(text);
   std::string lower;
   for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
@@ -110,7 +110,7 @@ inline wi_factor parse_factor(const std::string& text, const std::string& origin
 // A call site named at run time: "file:line" (the file matched as a path suffix at
 // a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
 // or "tag=NAME".
-struct wi_spec {
+struct what_if_spec {
   std::string text;
   std::string file;
   unsigned line = 0;
@@ -118,8 +118,8 @@ struct wi_spec {
   bool by_tag = false;
 };
 
-inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
-  wi_spec s;
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
   s.text = trim(raw);
   if (s.text.compare(0, 4, "tag=") == 0) {
     s.by_tag = true;
@@ -138,7 +138,7 @@ inline wi_spec parse_spec(const std::string& raw, const std::string& origin) {
   return s;
 }
 
-inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
   if (s.by_tag) return w.tag && s.tag == w.tag;
   if (w.line != s.line || !w.file) return false;
   const std::size_t n = std::strlen(w.file), m = s.file.size();
@@ -151,8 +151,8 @@ inline bool spec_matches(const wi_spec& s, const site& w) noexcept {
 // The environment variable: entries separated by ';' — call sites, and
 // "factors=2,4,inf" which replaces the factor list (once: a second one is an
 // error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<wi_spec>& specs, std::vector<wi_factor>& factors,
-                              bool& factors_set) {
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
   const std::string origin = "FORKSCALE_WHAT_IF";
   for (const std::string& piece : split(value ? value : "", ';')) {
     const std::string item = trim(piece);

@@ -34,62 +34,65 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-struct wi_config;
+struct what_if_config;
 
 // One path value's offsets: scenario-major, F entries per scenario, `n` in use.
 // Owned by exactly one path value (a frame, a join set's accumulator or a spawn
 // token); a spawn copies it. Blocks are cached per thread by size class.
-struct wi_vec {
-  wi_vec* next_free = nullptr;
-  const wi_config* cfg = nullptr;
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
   std::uint32_t n = 0;
   std::uint32_t cls = 0;
   std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
   const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
 };
-static_assert(sizeof(wi_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
 
-inline constexpr unsigned wi_classes = 3;
-inline constexpr std::uint32_t wi_class_capacity(unsigned cls) noexcept { return 64u << (3u * cls); }  // 64, 512, 4096
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
 
-inline std::atomic<std::size_t>& wi_bytes() noexcept {
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
   static std::atomic<std::size_t> b{0};
   return b;
 }
 
-struct wi_cache {
-  wi_vec* head[wi_classes] = {};
-  unsigned count[wi_classes] = {};
-  ~wi_cache();
-  static wi_cache& local() noexcept {
-    static thread_local wi_cache c;
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
     return c;
   }
 };
 
-inline wi_cache::~wi_cache() {
-  for (unsigned c = 0; c < wi_classes; ++c)
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
     while (head[c]) {
-      wi_vec* v = head[c];
+      what_if_vec* v = head[c];
       head[c] = v->next_free;
-      v->~wi_vec();
+      v->~what_if_vec();
       ::operator delete(v);
-      wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(c), std::memory_order_relaxed);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
     }
 }
 
-inline wi_vec* wi_alloc(std::uint32_t entries) {
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
   unsigned cls = 0;
-  while (wi_class_capacity(cls) < entries) ++cls;
-  wi_cache& c = wi_cache::local();
-  wi_vec* v = c.head[cls];
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
   if (v) {
     c.head[cls] = v->next_free;
     --c.count[cls];
   } else {
-    const std::size_t bytes = sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(cls);
-    v = new (::operator new(bytes)) wi_vec;
-    wi_bytes().fetch_add(bytes, std::memory_order_relaxed);
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
   }
   v->next_free = nullptr;
   v->cls = cls;
@@ -97,12 +100,13 @@ inline wi_vec* wi_alloc(std::uint32_t entries) {
   return v;
 }
 
-inline void wi_release(wi_vec* v) noexcept {
+inline void what_if_release(what_if_vec* v) noexcept {
   if (!v) return;
-  wi_cache& c = wi_cache::local();
+  what_if_cache& c = what_if_cache::local();
   if (c.count[v->cls] >= 64) {
-    wi_bytes().fetch_sub(sizeof(wi_vec) + sizeof(std::int64_t) * wi_class_capacity(v->cls), std::memory_order_relaxed);
-    v->~wi_vec();
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
     ::operator delete(v);
     return;
   }
@@ -111,9 +115,9 @@ inline void wi_release(wi_vec* v) noexcept {
   ++c.count[v->cls];
 }
 
-inline wi_vec* wi_copy(const wi_vec* v) {
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
   if (!v) return nullptr;
-  wi_vec* c = wi_alloc(v->n);
+  what_if_vec* c = what_if_alloc(v->n);
   c->cfg = v->cfg;
   c->n = v->n;
   std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
@@ -121,18 +125,18 @@ inline wi_vec* wi_copy(const wi_vec* v) {
 }
 
 // Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) {
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
   if (!v) {
-    v = wi_alloc(entries);
+    v = what_if_alloc(entries);
     v->cfg = cfg;
   }
   if (v->n >= entries) return;
-  if (wi_class_capacity(v->cls) < entries) {
-    wi_vec* bigger = wi_alloc(entries);
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
     bigger->cfg = v->cfg;
     bigger->n = v->n;
     std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    wi_release(v);
+    what_if_release(v);
     v = bigger;
   }
   std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
@@ -141,21 +145,21 @@ inline void wi_reserve(wi_vec*& v, const wi_config* cfg, std::uint32_t entries) 
 
 // What a measurement analyses: its factors, the call sites named at run time, and
 // the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct wi_config {
-  std::vector<wi_factor> factors;
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
   unsigned F = 0;
-  std::int64_t p[wi_max_factors] = {};
-  std::int64_t c[wi_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<wi_spec> call_sites;
-  std::vector<wi_spec> assume;  // call sites whose strands the measurement rescales
-  wi_factor assume_factor;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
   std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
                            // an assumed strand's path cost by assume_factor.q instead
 };
 
 // The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
 // the two entry by entry; `b` (ending at b_span) is consumed.
-inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t b_span) {
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
   if (!b) {
     if (!a) return;
     // b's offsets are all 0: its what-if lengths equal its real length.
@@ -166,9 +170,9 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
     b = nullptr;
     return;
   }
-  const wi_config* cfg = a ? a->cfg : b->cfg;
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
   const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  wi_reserve(a, cfg, n);
+  what_if_reserve(a, cfg, n);
   const std::uint64_t top = a_span > b_span ? a_span : b_span;
   const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
   const unsigned F = cfg->F;
@@ -182,16 +186,16 @@ inline void wi_join(wi_vec*& a, std::uint64_t a_span, wi_vec*& b, std::uint64_t 
       const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
       x[e] = va > vb ? va : vb;
     }
-  wi_release(b);
+  what_if_release(b);
   b = nullptr;
 }
 
 // A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
   if (cost == 0) return;
   unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
   const unsigned F = cfg->F;
-  wi_reserve(v, cfg, (top + 2) * F);
+  what_if_reserve(v, cfg, (top + 2) * F);
   std::int64_t* d = v->data();
   const auto c = static_cast<std::int64_t>(cost);
   for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
@@ -204,7 +208,7 @@ inline void wi_add(wi_vec*& v, const wi_config* cfg, std::uint64_t mask, std::ui
 
 // A what-if region of one measurement, known from its first entry (or, for a call
 // site named at run time, from the start).
-struct wi_region {
+struct what_if_known_region {
   std::string name;
   std::string file;
   unsigned line = 0;

@@ -21,15 +21,15 @@ namespace detail {
 
 // Region entries and work summed over every thread's table.
 struct what_if_sums {
-  std::vector<wi_region> regions;
+  std::vector<what_if_known_region> regions;
   std::vector<std::uint64_t> entries, work;  // work[0]: any region; work[r + 1]: region r
   std::uint64_t any_entries = 0;
 };
 
 inline what_if_sums collect_what_if(session& s) {
   what_if_sums w;
-  w.entries.assign(wi_max_regions, 0);
-  w.work.assign(wi_max_regions + 1, 0);
+  w.entries.assign(what_if_max_regions, 0);
+  w.work.assign(what_if_max_regions + 1, 0);
   std::lock_guard<std::mutex> g(s.m);
   w.regions = s.what_if_regions;
   for (const auto& t : s.tables) {
@@ -48,7 +48,7 @@ inline what_if_result scenario_row(const session& s, const what_if_sums& w, std:
     base.source = what_if_source::all;
     base.entries = w.any_entries;
   } else {
-    const wi_region& r = w.regions[sc - 1];
+    const what_if_known_region& r = w.regions[sc - 1];
     base.region = r.name;
     base.source = r.call_site ? what_if_source::call_site : what_if_source::region;
     base.file = r.file;
@@ -64,8 +64,8 @@ inline what_if_result scenario_row(const session& s, const what_if_sums& w, std:
 
 // The prediction of one (scenario, factor, model): `offset` is the root path's
 // what-if offset for it, in 1/p ticks.
-inline void predict_row(what_if_result& r, const session& s, const frame& root, const wi_factor& f, std::int64_t offset,
-                        std::uint64_t region_work_ticks) {
+inline void predict_row(what_if_result& r, const session& s, const frame& root, const what_if_fraction& f,
+                        std::int64_t offset, std::uint64_t region_work_ticks) {
   if (!r.executed) {
     r.span_ticks_num = 0;
     r.span_ticks_den = 1;
@@ -96,8 +96,8 @@ inline void predict_row(what_if_result& r, const session& s, const frame& root, 
 inline void add_what_if(report& rep, session& s, const frame& root) {
   const what_if_sums w = collect_what_if(s);
   if (w.regions.empty()) return;
-  const wi_config& c = s.what_if;
-  const wi_vec* v = root.totals.what_if;
+  const what_if_config& c = s.what_if;
+  const what_if_vec* v = root.totals.what_if;
   struct block {
     std::vector<what_if_result> rows;
     double key = 0;  // predicted parallelism at the last factor, parallelized

@@ -1,4 +1,4 @@
-// detail/predict/what_if_text.hpp: the what-if table's lines through the
+// detail/output/what_if_replay.hpp: the what-if table's lines through the
 // replay (report::what_if_text, when the report has a whole record): for each
 // region at its largest factor, the time P processors would take if the
 // region's strands ran that much faster, P being the report's max_processors.
@@ -11,13 +11,13 @@
 #include "../../config.hpp"
 #include "../../predict.hpp"
 #include "../../report.hpp"
-#include "../output/format.hpp"
-#include "../output/text_table.hpp"
-#include "../output/utf8.hpp"
+#include "format.hpp"
+#include "text_table.hpp"
+#include "utf8.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The report with only the optimized rows at each region's largest factor.
 inline report largest_factor_rows(const report& rep) {
@@ -47,21 +47,19 @@ inline std::string replay_what_if_text(const report& rep) {
     return std::string();  // a record the replay cannot take: the table stands alone
   }
   if (rows.empty()) return std::string();
-  namespace io = output;
-  const std::string u = io::printable(rep.unit);
-  std::string out =
-      io::wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                      " processors the recorded program takes " + io::time_text(rows[0].measured_time) + " " + u +
-                      " (work stealing, median of 3 seeds, steals costing the burden); if "
-                      "the region ran k times faster (optimized):",
-                  "  ", "  ");
-  io::text_table t({"region", "k", "TP", "faster by"});
+  const std::string u = printable(rep.unit);
+  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
+                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
+                                " (work stealing, median of 3 seeds, steals costing the burden); if "
+                                "the region ran k times faster (optimized):",
+                            "  ", "  ");
+  text_table t({"region", "k", "TP", "faster by"});
   for (const auto& r : rows)
-    t.add({io::printable(r.region), io::factor_text(r.factor), io::time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : io::fixed(r.speedup, 2) + "x"});
+    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
+           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
   return out + t.render();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END

@@ -1,4 +1,4 @@
-// detail/predict/output.hpp: a prediction as text (a table per P and the
+// detail/output/prediction.hpp: a prediction as text (a table per P and the
 // assumptions under it) and as JSON (schema "forkscale.prediction", version 1,
 // docs/predict.md), and the write_* functions.
 #pragma once
@@ -7,44 +7,41 @@
 
 #include "../../config.hpp"
 #include "../../predict.hpp"
-#include "../output/format.hpp"
-#include "../output/json_writer.hpp"
-#include "../output/text_table.hpp"
-#include "../output/utf8.hpp"
 #include "../util/atomic_file.hpp"
+#include "format.hpp"
+#include "json_writer.hpp"
+#include "text_table.hpp"
+#include "utf8.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-namespace predict {
+namespace output {
 
 // The work-stealing spread over the seeds: (max - min) / median, in percent.
 inline std::string spread_text(const replay_spread& s) {
   if (!(s.median > 0)) return "n/a";
-  return output::fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
+  return fixed(100.0 * (s.max - s.min) / s.median, 1) + "%";
 }
 
 inline std::string os_threads_table(const prediction& p) {
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "threads TP", "speedup", "threads", "peak runnable", "lower", "upper", "Brent TP"});
     for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.os_threads_time, short_numbers),
-             output::fixed(pt.speedup, 2), output::grouped(pt.threads), output::grouped(pt.peak_runnable),
-             output::fixed(pt.cilkview.lower, 2), output::fixed(pt.cilkview.upper, 2),
-             output::time_text(pt.brent_time, short_numbers)});
+      t.add({std::to_string(pt.processors), time_text(pt.os_threads_time, short_numbers), fixed(pt.speedup, 2),
+             grouped(pt.threads), grouped(pt.peak_runnable), fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2),
+             time_text(pt.brent_time, short_numbers)});
     return t;
   });
 }
 
 inline std::string prediction_table(const prediction& p) {
   if (p.model.scheduler == replay_scheduler::os_threads) return os_threads_table(p);
-  return output::fitted_columns([&](bool short_numbers) {
-    output::text_table t(
-        {"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "greedy TP", "speedup", "stealing TP", "speedup", "spread", "lower", "upper", "Brent TP"});
     for (const auto& pt : p.points)
-      t.add({std::to_string(pt.processors), output::time_text(pt.greedy_time, short_numbers),
-             output::fixed(pt.greedy_speedup, 2), output::time_text(pt.stealing.median, short_numbers),
-             output::fixed(pt.stealing_speedup, 2), spread_text(pt.stealing), output::fixed(pt.cilkview.lower, 2),
-             output::fixed(pt.cilkview.upper, 2), output::time_text(pt.brent_time, short_numbers)});
+      t.add({std::to_string(pt.processors), time_text(pt.greedy_time, short_numbers), fixed(pt.greedy_speedup, 2),
+             time_text(pt.stealing.median, short_numbers), fixed(pt.stealing_speedup, 2), spread_text(pt.stealing),
+             fixed(pt.cilkview.lower, 2), fixed(pt.cilkview.upper, 2), time_text(pt.brent_time, short_numbers)});
     return t;
   });
 }
@@ -80,7 +77,7 @@ inline std::string prediction_text(const prediction& p) {
   return out;
 }
 
-inline void spread_json(output::json_writer& j, const replay_spread& s) {
+inline void spread_json(json_writer& j, const replay_spread& s) {
   j.begin_object();
   j.member("min", s.min);
   j.member("median", s.median);
@@ -89,7 +86,7 @@ inline void spread_json(output::json_writer& j, const replay_spread& s) {
   j.end_object();
 }
 
-inline void point_json(output::json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
+inline void point_json(json_writer& j, const predicted_point& pt, replay_scheduler scheduler) {
   j.begin_object();
   j.member("processors", static_cast<std::uint64_t>(pt.processors));
   j.member("time", pt.time);
@@ -131,7 +128,7 @@ inline void point_json(output::json_writer& j, const predicted_point& pt, replay
 
 // The replay's model and its assumptions: "model" and "assumptions" of a
 // prediction's JSON and of a study's "prediction".
-inline void model_json(output::json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
+inline void model_json(json_writer& j, const replay_model& m, const std::vector<std::string>& assumptions) {
   j.key("model");
   j.begin_object();
   j.member("scheduler", to_string(m.scheduler));
@@ -149,7 +146,7 @@ inline void model_json(output::json_writer& j, const replay_model& m, const std:
 }
 
 inline std::string prediction_json(const prediction& p) {
-  output::json_writer j;
+  json_writer j;
   j.begin_object();
   j.member("schema", "forkscale.prediction");
   j.member("schema_version", std::uint64_t{1});
@@ -172,12 +169,12 @@ inline std::string prediction_json(const prediction& p) {
   return j.finish();
 }
 
-}  // namespace predict
+}  // namespace output
 }  // namespace detail
 
 #if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string prediction::to_text() const { return detail::predict::prediction_text(*this); }
-FORKSCALE_INLINE std::string prediction::to_json() const { return detail::predict::prediction_json(*this); }
+FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
+FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
 FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
   detail::write_file_atomically(path, to_text());
 }

@@ -1,13 +1,5 @@
-// detail/engine/path.hpp: what flows along the dag's edges.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
+// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -15,8 +7,6 @@
 
 #include "../../config.hpp"
 #include "../macro_scope.hpp"
-#include "../what_if/offsets.hpp"
-#include "path_value.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
