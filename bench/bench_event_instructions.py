@@ -9,7 +9,9 @@ and with FORKSCALE_COMPILED_LIB against src/forkscale.cpp compiled the same way
 60,000 events of one kind (a spawn + child + sync cycle, a call site, a sync
 with nothing to join) in one measurement under the cost clock; the instructions
 per event are the difference of the two totals over 40,000, so that start-up
-and the measurement's own start and end cancel out. Instruction counts do not
+and the measurement's own start and end cancel out. The header-only form is
+also counted with each subsystem on and off (event_instructions.cpp: site
+profiles off, the events inside a what-if region, recording on). Instruction counts do not
 depend on the machine's load. The compiled form's figures must not be higher
 than the header-only form's (recorded, never enforced).
 Writes FILE (default bench/results/event_instructions.json) atomically.
@@ -29,6 +31,7 @@ INCLUDE = os.path.join(REPO_ROOT, "include")
 SOURCE = os.path.join(REPO_ROOT, "bench", "event_instructions.cpp")
 LIBRARY_SOURCE = os.path.join(REPO_ROOT, "src", "forkscale.cpp")
 EVENTS = ["spawn", "call", "sync"]
+CONFIGS = ["default", "no_profiles", "what_if", "record"]
 COUNTS = (20000, 60000)
 FLAGS = ["-std=c++17", "-O2", "-DNDEBUG", "-I", INCLUDE]
 
@@ -51,9 +54,9 @@ def build(cxx, work):
     return {"header_only": header_only, "compiled": compiled}
 
 
-def instructions(program, event, n, work):
+def instructions(program, event, n, work, config="default"):
     out = os.path.join(work, "callgrind.out")
-    run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, program, event, str(n)])
+    run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, program, event, str(n), config])
     with open(out, encoding="utf-8") as f:
         for line in f:
             if line.startswith("summary:") or line.startswith("totals:"):
@@ -85,6 +88,7 @@ def main(argv):
               file=sys.stderr)
         return 1
     rows = {}
+    configs = {}
     with tempfile.TemporaryDirectory(prefix="forkscale-events-") as work:
         try:
             programs = build(args.compiler, work)
@@ -94,6 +98,12 @@ def main(argv):
                     a = instructions(program, event, COUNTS[0], work)
                     b = instructions(program, event, COUNTS[1], work)
                     rows[form][event] = round((b - a) / (COUNTS[1] - COUNTS[0]), 1)
+            for config in CONFIGS[1:]:
+                configs[config] = {}
+                for event in EVENTS:
+                    a = instructions(programs["header_only"], event, COUNTS[0], work, config)
+                    b = instructions(programs["header_only"], event, COUNTS[1], work, config)
+                    configs[config][event] = round((b - a) / (COUNTS[1] - COUNTS[0]), 1)
         except (RuntimeError, OSError) as e:
             print("bench_event_instructions: %s" % e, file=sys.stderr)
             return 1
@@ -102,6 +112,11 @@ def main(argv):
     print("  %-8s %12s %10s %7s" % ("event", "header-only", "compiled", "ratio"))
     for e in EVENTS:
         print("  %-8s %12.1f %10.1f %7.3f" % (e, rows["header_only"][e], rows["compiled"][e], ratios[e]))
+    configs = dict([("default", rows["header_only"])] + list(configs.items()))
+    print("header-only, by configuration")
+    print("  %-12s" % "config" + "".join("%10s" % e for e in EVENTS))
+    for c in CONFIGS:
+        print("  %-12s" % c + "".join("%10.1f" % configs[c][e] for e in EVENTS))
     doc = {
         "benchmark": "forkscale instructions per event",
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -113,6 +128,9 @@ def main(argv):
         "header_only": rows["header_only"],
         "compiled": rows["compiled"],
         "compiled_over_header_only": ratios,
+        "configs": {"default": "site profiles on (the options' defaults)", "no_profiles": "site profiles off",
+                    "what_if": "the events inside a what_if_region", "record": "options.record on"},
+        "header_only_by_config": configs,
     }
     write_atomically(args.out, json.dumps(doc, indent=2) + "\n")
     print("wrote %s" % args.out)

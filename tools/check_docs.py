@@ -14,7 +14,10 @@ Checks:
   - docs/model.md says which coefficient the Cilkview paper's Fig. 6 used;
   - include/forkscale/report.hpp and docs/report-schema.md state the rule of the
     report types: stored data are members, values derived from them are
-    functions.
+    functions;
+  - every file and folder docs/architecture.md names (`a/b.hpp`, `c.py`,
+    `detail/x/`) exists: a path with a folder from the repository's root, from
+    include/forkscale/ or from docs/; a bare file name anywhere in the tree.
 """
 
 import glob
@@ -65,6 +68,32 @@ def section(text, heading):
     return text[start:] if end < 0 else text[start:end]
 
 
+NAMED_PATH = re.compile(r"`([A-Za-z0-9_./-]+(?:\.(?:hpp|cpp|py|md|cmake|txt|json)|/))`")
+LINKED_DOC = re.compile(r"\]\(([A-Za-z0-9_./-]+\.md)\)")
+
+
+def missing_architecture_paths():
+    """The paths docs/architecture.md names that do not exist."""
+    text = read("docs/architecture.md")
+    bases = ["", "include/forkscale", "docs"]
+    names = set()
+    for folder in ("include", "src", "tools", "tests", "bench", "docs", "examples", "cmake", "single_include"):
+        for _, _, files in os.walk(os.path.join(REPO_ROOT, folder)):
+            names.update(files)
+    names.update(os.listdir(REPO_ROOT))
+    missing = []
+    for path in NAMED_PATH.findall(text) + LINKED_DOC.findall(text):
+        if "/" in path.rstrip("/"):
+            found = any(os.path.exists(os.path.join(REPO_ROOT, b, path)) for b in bases)
+        elif path.endswith("/"):
+            found = any(os.path.isdir(os.path.join(REPO_ROOT, b, path)) for b in bases)
+        else:
+            found = path in names
+        if not found and path not in missing:
+            missing.append(path)
+    return missing
+
+
 def main():
     problems = []
     docs = docs_text()
@@ -94,6 +123,9 @@ def main():
         text = words(re.sub(r"^\s*//", " ", read(rel), flags=re.M)).replace("*", "")
         if rule not in text:
             problems.append(f"{rel} does not state the rule '{rule}'")
+
+    for path in missing_architecture_paths():
+        problems.append(f"docs/architecture.md names {path}, which does not exist")
 
     for p in problems:
         print("check_docs: " + p)
