@@ -249,8 +249,8 @@ inline std::string calibrate_text(const fs::measured_burden& m, const std::strin
          " ns  (until a new thread runs when its creator waits for it: a core is free)\n";
     o += "  core wake:    " + io::fixed(m.core_wake_ns(), 0) +
          " ns  (median steal less the thread start: a sleeping core taking a new thread)\n";
-    o += "  os-threads replay: --thread-start-cost " + io::fixed(m.thread_start_ns, 0) + " --core-wake-cost " +
-         io::fixed(m.core_wake_ns(), 0) + " --spawn-cost " + io::fixed(m.spawn_ns, 0) + "\n";
+    o += "  os-threads replay: predict --thread-start-cost " + io::fixed(m.thread_start_ns, 0) + " --core-wake-cost " +
+         io::fixed(m.core_wake_ns(), 0) + "\n";
   }
   if (m.machine_was_busy())
     o += "  warning: " + std::to_string(m.runnable_elsewhere) + " threads of other processes were ready to run on " +

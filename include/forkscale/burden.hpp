@@ -57,7 +57,8 @@ struct measured_burden {
   double steal_median_ns = 0;
   // std_thread only: from the constructor call to the new thread's first
   // instruction when its creator waits for it at once (std::thread::join), so
-  // that a core is free for it: the start of a thread that waits for no core.
+  // that a core is free for it: the start of a thread that waits for no core
+  // (the lower decile of 100 rounds).
   // 0 for the other backends and in entries stored before it was measured.
   double thread_start_ns = 0;
   unsigned rounds = 0;  // rounds whose child another thread started
