@@ -12,9 +12,12 @@
 // oneTBB's with work stealing — the scheduler fs::predict chooses by the
 // report's calibrated burden. The burden is measured first
 // (fs::calibrate_burden for each backend, stored in a temporary burden file
-// named by FORKSCALE_BURDEN_FILE), so the replay's steal cost, thread start
-// and (std::thread) spawn cost are the machine's. Goal: the predicted 2-thread time within 15% of the
-// measured one for every kernel and backend.
+// named by FORKSCALE_BURDEN_FILE), so the replay's steal cost and, for
+// std::thread, its thread start (with a free core), core wake and spawn cost
+// are the machine's. Goal: the predicted 2-thread time within 15% of the
+// measured one for every kernel and backend. The cores the machine gives the
+// program (two threads spinning) are measured before and after each
+// backend's cases: on a shared machine "2 threads" may have had one core.
 //
 //   bench_predict [--quick] [--repetitions N] [--case KERNEL] [--backend std_thread|tbb] [--out FILE]
 //                 (default bench/results/predict.json)
