@@ -12,9 +12,12 @@
 // oneTBB's with work stealing — the scheduler fs::predict chooses by the
 // report's calibrated burden. The burden is measured first
 // (fs::calibrate_burden for each backend, stored in a temporary burden file
-// named by FORKSCALE_BURDEN_FILE), so the replay's steal cost, thread start
-// and (std::thread) spawn cost are the machine's. Goal: the predicted 2-thread time within 15% of the
-// measured one for every kernel and backend.
+// named by FORKSCALE_BURDEN_FILE), so the replay's steal cost and, for
+// std::thread, its thread start (with a free core), core wake and spawn cost
+// are the machine's. Goal: the predicted 2-thread time within 15% of the
+// measured one for every kernel and backend. The cores the machine gives the
+// program (two threads spinning) are measured before and after each
+// backend's cases: on a shared machine "2 threads" may have had one core.
 //
 //   bench_predict [--quick] [--repetitions N] [--case KERNEL] [--backend std_thread|tbb] [--out FILE]
 //                 (default bench/results/predict.json)
@@ -24,10 +27,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <memory>
 #include <random>
@@ -367,9 +372,36 @@ outcome run_case(const kernel& k, fs::backend b, unsigned repetitions, const fs:
   so.bandwidth_probe = false;
   so.predict_up_to = 64;
   so.measure.backend = b;  // the burden calibrated for it (FORKSCALE_BURDEN_FILE)
-  if (b == fs::backend::std_thread) so.replay.spawn_cost = calibrated.spawn_ns;
+  if (b == fs::backend::std_thread) {
+    so.replay.spawn_cost = calibrated.spawn_ns;
+    so.replay.thread_start_cost = calibrated.thread_start_ns;
+    so.replay.core_wake_cost = calibrated.core_wake_ns();
+  }
   so.show_progress = fs::progress_mode::off;
   return {k.name, fs::to_string(b), fs::run_study(k.name + " (" + fs::to_string(b) + ")", workload(k, b), so)};
+}
+
+// ---- the cores the machine gives ---------------------------------------------------
+// Two threads spin for 300 ms: the CPU time they got over the wall time, the
+// cores this program had (2 on a machine that gives it both; less while other
+// programs hold a core). Context for the figures, not part of any prediction.
+double cores_given() {
+  static constexpr std::int64_t spin_ns = 300'000'000;
+  std::atomic<double> cpu{0};
+  const auto spin = [&cpu] {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(spin_ns);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    timespec t{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    double expected = cpu.load();
+    while (!cpu.compare_exchange_weak(expected, expected + static_cast<double>(t.tv_sec) + t.tv_nsec * 1e-9)) {
+    }
+  };
+  std::thread a(spin), b(spin);
+  a.join();
+  b.join();
+  return cpu.load() / (static_cast<double>(spin_ns) * 1e-9);
 }
 
 // ---- output -------------------------------------------------------------------------
@@ -384,6 +416,7 @@ void write_case(json_out& j, const outcome& o, double goal) {
   j.kv("burden_ns", static_cast<double>(s.profile.burden)).kv("burden_source", s.profile.burden_source);
   j.kv("prediction_note", p.note).kv("scheduler", fs::to_string(p.model.scheduler));
   j.kv("thread_start_ns", p.model.thread_start_cost).kv("spawn_cost_ns", p.model.spawn_cost);
+  j.kv("core_wake_ns", p.model.core_wake_cost);
   if (pred && two) {
     j.kv("predicted_t2_ns", pred->time).kv("predicted_t2_min_ns", pred->time_min);
     j.kv("predicted_t2_max_ns", pred->time_max).kv("predicted_t2_greedy_ns", pred->greedy_time);
@@ -403,7 +436,8 @@ void write_case(json_out& j, const outcome& o, double goal) {
 
 void write_calibration(json_out& j, const fs::measured_burden& m) {
   j.begin_object().kv("backend", fs::to_string(m.backend)).kv("spawn_ns", m.spawn_ns).kv("steal_ns", m.steal_ns);
-  j.kv("steal_median_ns", m.steal_median_ns).kv("rounds", m.rounds).end_object();
+  j.kv("steal_median_ns", m.steal_median_ns).kv("thread_start_ns", m.thread_start_ns);
+  j.kv("core_wake_ns", m.core_wake_ns()).kv("rounds", m.rounds);
 }
 
 const char* const usage =
@@ -453,11 +487,20 @@ int main(int argc, char** argv) {
   ::setenv("FORKSCALE_BURDEN_FILE", burden_file.c_str(), 1);
   const double goal = 0.15;
   std::vector<fs::measured_burden> calibrations;
+  std::vector<double> cores_before, cores_after;
   std::vector<outcome> done;
   try {
     for (fs::backend b : backends()) {
       if (!a.only_backend.empty() && a.only_backend != fs::to_string(b)) continue;
+      cores_before.push_back(cores_given());
       calibrations.push_back(fs::calibrate_burden(b));
+      std::printf("%-10s cores given %.2f, calibrated: spawn %.0f ns, steal %.0f ns (median %.0f ns)", fs::to_string(b),
+                  cores_before.back(), calibrations.back().spawn_ns, calibrations.back().steal_ns,
+                  calibrations.back().steal_median_ns);
+      if (b == fs::backend::std_thread)
+        std::printf(", thread start %.0f ns, core wake %.0f ns", calibrations.back().thread_start_ns,
+                    calibrations.back().core_wake_ns());
+      std::printf("\n");
       fs::store_burden(calibrations.back());
       for (const kernel& k : kernels(a.quick)) {
         if (!a.only_case.empty() && a.only_case != k.name) continue;
@@ -471,6 +514,7 @@ int main(int argc, char** argv) {
                     s.prediction.note.c_str());
         std::fflush(stdout);
       }
+      cores_after.push_back(cores_given());
     }
   } catch (const std::exception& e) {
     std::remove(burden_file.c_str());
@@ -485,7 +529,10 @@ int main(int argc, char** argv) {
   j.kv("loadavg", bench_common::read_first_line("/proc/loadavg"));
   j.kv("goal", "predicted 2-thread time within 15% of the measured one (mean of the runs)");
   j.begin_array("calibrations");
-  for (const auto& m : calibrations) write_calibration(j, m);
+  for (std::size_t i = 0; i < calibrations.size(); ++i) {
+    write_calibration(j, calibrations[i]);
+    j.kv("cores_given_before", cores_before[i]).kv("cores_given_after", cores_after[i]).end_object();
+  }
   j.end_array();
   j.begin_array("cases");
   bool all_met = !done.empty();

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -77,6 +78,8 @@ TEST_F(Burden, StdThreadCalibrationHasTheRightShape) {
   EXPECT_GT(m.spawn_ns, 0);
   EXPECT_GT(m.steal_ns, 0);
   EXPECT_GE(m.steal_median_ns, m.steal_ns);  // a median is not below the lower decile
+  EXPECT_GT(m.thread_start_ns, 0);           // a new thread's start with a core free
+  EXPECT_EQ(m.core_wake_ns(), std::max(0.0, m.steal_median_ns - m.thread_start_ns));
   EXPECT_GE(m.rounds, 50u);
   EXPECT_LE(m.rounds, 400u);
   EXPECT_EQ(m.measured_at.size(), 20u);  // 2024-01-01T00:00:00Z
@@ -110,6 +113,15 @@ TEST_F(Burden, TheFileKeepsOneEntryPerBackend) {
   ASSERT_TRUE(fs::stored_burden(fs::backend::std_thread));
   EXPECT_EQ(fs::stored_burden(fs::backend::std_thread)->steal_ns, 90000);
   EXPECT_FALSE(fs::stored_burden(fs::backend::openmp));
+  // std_thread's thread start is stored and read back, and with it the core wake.
+  fs::measured_burden threads = entry(fs::backend::std_thread, 50000, 90000);
+  threads.thread_start_ns = 15000;
+  fs::store_burden(threads);
+  const auto back = fs::stored_burden(fs::backend::std_thread);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->thread_start_ns, 15000);
+  EXPECT_EQ(back->core_wake_ns(), 180000 - 15000);
+  EXPECT_EQ(tbb->core_wake_ns(), 0);  // not measured: no wake
 }
 
 TEST_F(Burden, BadFilesAndBadFiguresAreRefused) {
@@ -317,6 +329,8 @@ TEST_F(Burden, ACalibrationFromAnotherMachineIsNotUsed) {
       ", \"runnable_elsewhere\": 0, \"measured_at\": \"2024-01-01T00:00:00Z\"}]}");
   ASSERT_TRUE(fs::stored_burden(fs::backend::std_thread));
   EXPECT_EQ(fs::stored_burden(fs::backend::std_thread)->cpu_model, "");
+  EXPECT_EQ(fs::stored_burden(fs::backend::std_thread)->thread_start_ns, 0);  // before it was measured
+  EXPECT_EQ(fs::stored_burden(fs::backend::std_thread)->core_wake_ns(), 0);
   rep = through_adapter(fs::backend::automatic);
   EXPECT_EQ(rep.burden_source, "default");
   EXPECT_NE(rep.burden_note.find("does not say which machine"), std::string::npos) << rep.burden_note;

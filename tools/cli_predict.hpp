@@ -3,7 +3,8 @@
 //
 //   forkscale-report predict RUN.json [--processors LIST] [--model work-stealing|os-threads]
 //                                     [--spawn-cost C] [--steal-cost C] [--attempt-cost C]
-//                                     [--thread-start-cost C] [--seeds N] [--to text|json] [-o OUT]
+//                                     [--thread-start-cost C] [--core-wake-cost C] [--seeds N]
+//                                     [--to text|json] [-o OUT]
 //   forkscale-report calibrate [--backend std_thread|tbb|openmp] [--file PATH] [--force]
 //
 // predict replays the report's record (fs::predict, docs/predict.md) on each P
@@ -14,7 +15,9 @@
 // default os-threads for a report whose backend is std_thread (report::backend),
 // work-stealing for any other. Costs are in the report's unit; a negative
 // steal, attempt or thread start cost, or none, takes the model's default (the
-// report's burden, a tenth of it, the report's burden). A scaling study's
+// report's burden, a tenth of it, the report's burden); --core-wake-cost (the
+// OS-thread replay's sleeping cores, what calibrate prints as "core wake")
+// defaults to 0. A scaling study's
 // profile run is replayed when RUN.json is a study.
 //
 // calibrate runs fs::calibrate_burden for the backend (default std_thread),
@@ -191,6 +194,8 @@ inline predict_options parse_predict(const std::vector<std::string>& args) {
       o.model.steal_attempt_cost = cost_value(name, v);
     else if (name == "--thread-start-cost")
       o.model.thread_start_cost = cost_value(name, v);
+    else if (name == "--core-wake-cost")
+      o.model.core_wake_cost = cost_value(name, v);
     else if (name == "--seeds") {
       unsigned long long n = 0;
       if (!whole_number(v, n) || n == 0 || n > 1000)
@@ -239,6 +244,14 @@ inline std::string calibrate_text(const fs::measured_burden& m, const std::strin
        (m.steal_median_ns > 2 * m.steal_ns ? " (far above: the machine is busy, the other thread waited for a core)"
                                            : "") +
        "\n";
+  if (m.backend == fs::backend::std_thread && m.thread_start_ns > 0) {
+    o += "  thread start: " + io::fixed(m.thread_start_ns, 0) +
+         " ns  (until a new thread runs when its creator waits for it: a core is free)\n";
+    o += "  core wake:    " + io::fixed(m.core_wake_ns(), 0) +
+         " ns  (median steal less the thread start: a sleeping core taking a new thread)\n";
+    o += "  os-threads replay: predict --thread-start-cost " + io::fixed(m.thread_start_ns, 0) + " --core-wake-cost " +
+         io::fixed(m.core_wake_ns(), 0) + "\n";
+  }
   if (m.machine_was_busy())
     o += "  warning: " + std::to_string(m.runnable_elsewhere) + " threads of other processes were ready to run on " +
          std::to_string(m.hardware_threads) +

@@ -80,7 +80,7 @@ inline std::string usage() {
          "         [--spawn-cost C] [--steal-cost C] [--attempt-cost C]\n"
          "       " +
          std::string(std::strlen(program), ' ') +
-         "         [--thread-start-cost C] [--seeds N] [--to text|json] [-o OUT]\n"
+         "         [--thread-start-cost C] [--core-wake-cost C] [--seeds N] [--to text|json] [-o OUT]\n"
          "       " +
          program +
          " calibrate [--backend std_thread|tbb|openmp] [--file PATH] [--force]\n"

@@ -938,6 +938,13 @@ TEST_F(Cli, PredictReplaysTheRecord) {
   EXPECT_EQ(os.status, 0) << os.err;
   EXPECT_EQ(os.out, fs::predict(rep, {1, 2}, threads).to_text());
   EXPECT_NE(os.out.find("Scheduler: OS threads"), std::string::npos) << os.out;
+  // --core-wake-cost: the sleeping cores' wake.
+  threads.core_wake_cost = 6;
+  const outcome wake = tool({"predict", path, "--processors", "1,2", "--model", "os-threads", "--thread-start-cost",
+                             "4", "--core-wake-cost", "6", "--to", "json"});
+  EXPECT_EQ(wake.status, 0) << wake.err;
+  EXPECT_EQ(wake.out, fs::predict(rep, {1, 2}, threads).to_json());
+  EXPECT_NE(wake.out.find("\"core_wake_cost\": 6"), std::string::npos) << wake.out;
   const outcome ws = tool({"predict", path, "--processors", "2", "--model=work-stealing", "--seeds", "3"});
   EXPECT_EQ(ws.status, 0) << ws.err;
   EXPECT_NE(ws.out.find("Scheduler: work stealing"), std::string::npos) << ws.out;
@@ -961,6 +968,7 @@ TEST_F(Cli, PredictRefusesBadUsageAndReportsWithoutARecord) {
       {"predict", in, "--frobnicate", "1"},
       {"predict", in, "--model", "cilk"},
       {"predict", in, "--thread-start-cost", "soon"},
+      {"predict", in, "--core-wake-cost", "-2"},
       {"calibrate", "--backend", "cilk"},
       {"calibrate", "extra"},
       {"calibrate", "--file", ""},

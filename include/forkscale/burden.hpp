@@ -17,6 +17,7 @@
 // (compiled with OpenMP): a translation unit that includes the adapter makes
 // its backend calibratable.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,12 @@ struct measured_burden {
   // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
+  // std_thread only: from the constructor call to the new thread's first
+  // instruction when its creator waits for it at once (std::thread::join), so
+  // that a core is free for it: the start of a thread that waits for no core
+  // (the lower decile of 100 rounds).
+  // 0 for the other backends and in entries stored before it was measured.
+  double thread_start_ns = 0;
   unsigned rounds = 0;  // rounds whose child another thread started
   // The machine it was measured on (this_machine()): a measurement on another
   // machine does not use it. An entry stored before machines were recorded
@@ -71,6 +78,14 @@ struct measured_burden {
   // The median steal is more than twice the lower decile: the other thread
   // often waited for a core, another sign of a busy machine.
   bool steal_disturbed() const noexcept { return steal_median_ns > 2 * steal_ns; }
+  // std_thread: how long a new thread waits for a core that sleeps while its
+  // creator keeps its own (the OS-thread replay's replay_model::core_wake_cost):
+  // the median start with the creator running (steal_median_ns) less the start
+  // when a core is free (thread_start_ns). 0 when thread_start_ns was not
+  // measured.
+  double core_wake_ns() const noexcept {
+    return thread_start_ns > 0 ? std::max(0.0, steal_median_ns - thread_start_ns) : 0.0;
+  }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well

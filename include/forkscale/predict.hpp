@@ -78,6 +78,13 @@ struct replay_model {
   // measures it from the std::thread constructor call to the new thread's first
   // instruction on an idle core).
   double thread_start_cost = -1;
+  // os_threads: how long a sleeping core takes to wake and take a thread. A
+  // core left without a runnable thread sleeps; while more threads are
+  // runnable than cores are awake, the sleeping cores wake this long after the
+  // excess began (unless it ends first). 0: every core takes a thread at once.
+  // Negative: 0 (fs::calibrate_burden measures it for std_thread: the median
+  // thread start less the lower decile, measured_burden::core_wake_ns()).
+  double core_wake_cost = -1;
   // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
   // seed + seeds - 1 (1 to 1,000 of them).
   unsigned seeds = 5;

@@ -6900,6 +6900,7 @@ FORKSCALE_NAMESPACE_END
 // forkscale/adapters/tbb.hpp and OpenMP's with forkscale/adapters/openmp.hpp
 // (compiled with OpenMP): a translation unit that includes the adapter makes
 // its backend calibratable.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -6935,6 +6936,12 @@ struct measured_burden {
   // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
+  // std_thread only: from the constructor call to the new thread's first
+  // instruction when its creator waits for it at once (std::thread::join), so
+  // that a core is free for it: the start of a thread that waits for no core
+  // (the lower decile of 100 rounds).
+  // 0 for the other backends and in entries stored before it was measured.
+  double thread_start_ns = 0;
   unsigned rounds = 0;  // rounds whose child another thread started
   // The machine it was measured on (this_machine()): a measurement on another
   // machine does not use it. An entry stored before machines were recorded
@@ -6952,6 +6959,14 @@ struct measured_burden {
   // The median steal is more than twice the lower decile: the other thread
   // often waited for a core, another sign of a busy machine.
   bool steal_disturbed() const noexcept { return steal_median_ns > 2 * steal_ns; }
+  // std_thread: how long a new thread waits for a core that sleeps while its
+  // creator keeps its own (the OS-thread replay's replay_model::core_wake_cost):
+  // the median start with the creator running (steal_median_ns) less the start
+  // when a core is free (thread_start_ns). 0 when thread_start_ns was not
+  // measured.
+  double core_wake_ns() const noexcept {
+    return thread_start_ns > 0 ? std::max(0.0, steal_median_ns - thread_start_ns) : 0.0;
+  }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
@@ -7125,7 +7140,21 @@ inline measured_burden calibrate_std_thread() {
     t.join();
     if (r >= warmup_rounds) out.add(before, after, s);
   }
-  return out.result(backend::std_thread);
+  measured_burden m = out.result(backend::std_thread);
+  // The start when a core is free: the creator waits at once, so the new
+  // thread can run on the creator's own core. The lower decile, as for the
+  // steal: on a virtual machine some of these starts wait for a timer tick
+  // too (the kernel placed the thread on another, sleeping or busy, core).
+  std::vector<double> free_core;
+  for (unsigned r = 0; r < warmup_rounds + batch_rounds; ++r) {
+    std::int64_t started = 0;
+    const std::int64_t before = now_ns();
+    std::thread t([&started] { started = now_ns(); });
+    t.join();
+    if (r >= warmup_rounds) free_core.push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
+  }
+  m.thread_start_ns = lower_decile(free_core);
+  return m;
 }
 
 }  // namespace burden
@@ -8716,7 +8745,8 @@ inline stored_entry entry_from(const json::value& v, const std::string& where) {
   m.spawn_ns = r.number("spawn_ns");
   m.steal_ns = r.number("steal_ns");
   m.steal_median_ns = r.number("steal_median_ns");
-  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0)
+  if (r.optional("thread_start_ns")) m.thread_start_ns = r.number("thread_start_ns");
+  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0 || m.thread_start_ns < 0)
     throw json::json_error(v.offset, where + ": a negative time");
   m.rounds = r.u32("rounds");
   m.hardware_threads = r.u32("hardware_threads");
@@ -8763,6 +8793,7 @@ inline std::string entries_json(const std::vector<stored_entry>& entries) {
     j.member("spawn_ns", m.spawn_ns);
     j.member("steal_ns", m.steal_ns);
     j.member("steal_median_ns", m.steal_median_ns);
+    if (m.backend == backend::std_thread) j.member("thread_start_ns", m.thread_start_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
     if (e.machine_recorded) j.member("cpu_model", m.cpu_model);
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
@@ -17205,6 +17236,13 @@ struct replay_model {
   // measures it from the std::thread constructor call to the new thread's first
   // instruction on an idle core).
   double thread_start_cost = -1;
+  // os_threads: how long a sleeping core takes to wake and take a thread. A
+  // core left without a runnable thread sleeps; while more threads are
+  // runnable than cores are awake, the sleeping cores wake this long after the
+  // excess began (unless it ends first). 0: every core takes a thread at once.
+  // Negative: 0 (fs::calibrate_burden measures it for std_thread: the median
+  // thread start less the lower decile, measured_burden::core_wake_ns()).
+  double core_wake_cost = -1;
   // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
   // seed + seeds - 1 (1 to 1,000 of them).
   unsigned seeds = 5;
@@ -17447,6 +17485,7 @@ inline void model_json(json_writer& j, const replay_model& m, const std::vector<
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
   j.member("thread_start_cost", m.thread_start_cost);
+  j.member("core_wake_cost", m.core_wake_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -17916,6 +17955,14 @@ FORKSCALE_NAMESPACE_END
 //    replay takes that fair share as exact at every instant (the fluid limit
 //    of round-robin time slices, Kleinrock 1967).
 //  - A strand that ends at a spawn runs spawn_cost longer.
+//  - Sleeping cores (core_wake > 0): only the awake cores are shared. A core
+//    left without a runnable thread sleeps at once (one core stays awake);
+//    while more threads are runnable than cores are awake, the sleeping cores
+//    wake core_wake after the excess began (all those needed at once) unless
+//    the excess ends first. A new thread whose creator waits for it at once
+//    takes the creator's core and needs no wake; one beside a running creator
+//    shares the awake cores until a sleeping one wakes. With core_wake 0 every
+//    core is awake while it has a thread: plain processor sharing.
 // Under processor sharing every runnable strand receives the same service, so
 // one counter of the service each has received since the start (`service_`)
 // and a heap of the service at which each will finish make an event cost
@@ -17924,6 +17971,7 @@ FORKSCALE_NAMESPACE_END
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -17942,19 +17990,32 @@ struct os_threads_run {
 
 class os_threads_replay {
  public:
-  os_threads_replay(const replay_graph& g, unsigned cores, double spawn_cost, double thread_start)
-      : g_(g), st_(g), cores_(cores), spawn_(spawn_cost), start_(thread_start) {}
+  os_threads_replay(const replay_graph& g, unsigned cores, double spawn_cost, double thread_start, double core_wake = 0)
+      : g_(g), st_(g), cores_(cores), spawn_(spawn_cost), start_(thread_start), wake_(core_wake) {}
 
   os_threads_run run() {
     for (const std::uint32_t s : st_.initial()) make_runnable(s);
     while (!finishing_.empty() || !starting_.empty()) {
+      // The cores follow the runnable threads once every event of this
+      // instant is done (a thread that ends as another starts leaves no core
+      // to sleep).
+      const bool more_now = (!finishing_.empty() && finishing_.top().first <= service_) ||
+                            (!starting_.empty() && starting_.top().first <= now_);
+      if (!more_now) cores_follow_threads();
       const double rate = speed();
-      // The next event: a strand's end (at the service it needs) or a thread's
-      // start; at one instant, the ends first.
-      const bool end_first =
-          !finishing_.empty() &&
-          (starting_.empty() || now_ + (finishing_.top().first - service_) / rate <= starting_.top().first);
-      if (end_first) {
+      // The next event: a strand's end (at the service it needs), a thread's
+      // start or sleeping cores waking; at one instant, the ends first, then
+      // the starts.
+      const double end_at = finishing_.empty() ? inf : now_ + (finishing_.top().first - service_) / rate;
+      const double start_at = starting_.empty() ? inf : starting_.top().first;
+      if (wake_at_ < end_at && wake_at_ < start_at) {
+        if (!finishing_.empty()) service_ += (wake_at_ - now_) * rate;
+        now_ = wake_at_;
+        wake_at_ = inf;
+        awake_ = std::max(1.0, std::min(cores_, static_cast<double>(finishing_.size())));
+        continue;
+      }
+      if (end_at <= start_at) {
         const double target = finishing_.top().first;
         now_ += (target - service_) / rate;
         service_ = target;
@@ -17986,10 +18047,28 @@ class os_threads_replay {
   using timed = std::pair<double, std::uint32_t>;
   using min_heap = std::priority_queue<timed, std::vector<timed>, std::greater<timed>>;
 
-  // Each runnable thread's speed: a core each while there are enough.
+  static constexpr double inf = std::numeric_limits<double>::infinity();
+
+  // Each runnable thread's speed: an awake core each while there are enough.
   double speed() const {
     const double r = static_cast<double>(finishing_.size());
-    return r <= cores_ ? 1.0 : static_cast<double>(cores_) / r;
+    return r <= awake_ ? 1.0 : awake_ / r;
+  }
+
+  // The awake cores between events: a core left without a thread sleeps at
+  // once (one stays awake); more runnable threads than awake cores wake the
+  // sleeping ones core_wake after the excess began, unless it ends first.
+  void cores_follow_threads() {
+    const double r = static_cast<double>(finishing_.size());
+    if (r <= awake_) {
+      awake_ = std::max(1.0, r);
+      wake_at_ = inf;
+    } else if (awake_ < cores_ && wake_at_ == inf) {
+      if (wake_ > 0)
+        wake_at_ = now_ + wake_;
+      else
+        awake_ = std::min(cores_, r);
+    }
   }
 
   double cost(std::uint32_t s) const { return g_.cost[s] + (g_.spawns[s] ? spawn_ : 0.0); }
@@ -18015,7 +18094,9 @@ class os_threads_replay {
   const replay_graph& g_;
   replay_state st_;
   double cores_;
-  double spawn_, start_;
+  double spawn_, start_, wake_;
+  double awake_ = 1;      // cores awake
+  double wake_at_ = inf;  // when the sleeping cores wake (inf: not waking)
   double now_ = 0;
   double service_ = 0;  // what each runnable strand received since the start
   min_heap finishing_;  // (service at which it ends, strand): the runnable strands
@@ -18025,8 +18106,8 @@ class os_threads_replay {
 };
 
 inline os_threads_run os_threads_replay_run(const replay_graph& g, unsigned cores, double spawn_cost,
-                                            double thread_start) {
-  return os_threads_replay(g, cores, spawn_cost, thread_start).run();
+                                            double thread_start, double core_wake = 0) {
+  return os_threads_replay(g, cores, spawn_cost, thread_start, core_wake).run();
 }
 
 }  // namespace predict
@@ -18256,6 +18337,7 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   check(m.steal_cost, "steal_cost");
   check(m.steal_attempt_cost, "steal_attempt_cost");
   check(m.thread_start_cost, "thread_start_cost");
+  check(m.core_wake_cost, "core_wake_cost");
   if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
   if (m.seeds == 0 || m.seeds > max_seeds)
     throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
@@ -18264,6 +18346,7 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   if (r.steal_cost < 0) r.steal_cost = burden;
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
   if (r.thread_start_cost < 0) r.thread_start_cost = burden;
+  if (r.core_wake_cost < 0) r.core_wake_cost = 0;
   if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
     r.scheduler =
         ran_on_std_thread(backend_name, burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
@@ -18300,7 +18383,8 @@ inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 // median, or the OS-thread replay's) and the rest of the point.
 inline void replay_point(const replay_graph& g, const replay_model& m, predicted_point& pt) {
   if (m.scheduler == replay_scheduler::os_threads) {
-    const os_threads_run r = os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost);
+    const os_threads_run r =
+        os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost, m.core_wake_cost);
     pt.os_threads_time = r.time;
     pt.threads = r.threads;
     pt.peak_runnable = r.peak_runnable;
@@ -18365,6 +18449,11 @@ inline std::vector<std::string> assumptions(const prediction& p) {
     a.push_back("Runtime costs: a thread starts " + from_burden(p.model.thread_start_cost) +
                 " after its spawn; a spawn costs the spawning thread " + amount(p.model.spawn_cost, u) +
                 "; context switches, a join's wake-up and the machine's other programs cost nothing.");
+    if (p.model.core_wake_cost > 0)
+      a.push_back(
+          "Sleeping cores: a core left without a runnable thread sleeps; while more threads are runnable "
+          "than cores are awake, the sleeping cores wake " +
+          amount(p.model.core_wake_cost, u) + " after the excess began, unless it ends first.");
   } else {
     a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " +
                 from_burden(p.model.steal_cost) + ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
@@ -18466,7 +18555,7 @@ inline double model_time(const replay_graph& g, const replay_model& m, unsigned 
   predicted_point pt;
   pt.processors = p;
   if (m.scheduler == replay_scheduler::os_threads)
-    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost).time;
+    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost, m.core_wake_cost).time;
   replay_stealing(g, m, pt);
   return pt.stealing.median;
 }
@@ -19845,6 +19934,7 @@ FORKSCALE_NAMESPACE_END
 // forkscale/adapters/tbb.hpp and OpenMP's with forkscale/adapters/openmp.hpp
 // (compiled with OpenMP): a translation unit that includes the adapter makes
 // its backend calibratable.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19880,6 +19970,12 @@ struct measured_burden {
   // The median of the same batch; far above steal_ns on a busy machine (the
   // other thread waited for a core).
   double steal_median_ns = 0;
+  // std_thread only: from the constructor call to the new thread's first
+  // instruction when its creator waits for it at once (std::thread::join), so
+  // that a core is free for it: the start of a thread that waits for no core
+  // (the lower decile of 100 rounds).
+  // 0 for the other backends and in entries stored before it was measured.
+  double thread_start_ns = 0;
   unsigned rounds = 0;  // rounds whose child another thread started
   // The machine it was measured on (this_machine()): a measurement on another
   // machine does not use it. An entry stored before machines were recorded
@@ -19897,6 +19993,14 @@ struct measured_burden {
   // The median steal is more than twice the lower decile: the other thread
   // often waited for a core, another sign of a busy machine.
   bool steal_disturbed() const noexcept { return steal_median_ns > 2 * steal_ns; }
+  // std_thread: how long a new thread waits for a core that sleeps while its
+  // creator keeps its own (the OS-thread replay's replay_model::core_wake_cost):
+  // the median start with the creator running (steal_median_ns) less the start
+  // when a core is free (thread_start_ns). 0 when thread_start_ns was not
+  // measured.
+  double core_wake_ns() const noexcept {
+    return thread_start_ns > 0 ? std::max(0.0, steal_median_ns - thread_start_ns) : 0.0;
+  }
 };
 
 // Times a spawn and a steal of `b` on this machine (a few hundred rounds, well
@@ -20070,7 +20174,21 @@ inline measured_burden calibrate_std_thread() {
     t.join();
     if (r >= warmup_rounds) out.add(before, after, s);
   }
-  return out.result(backend::std_thread);
+  measured_burden m = out.result(backend::std_thread);
+  // The start when a core is free: the creator waits at once, so the new
+  // thread can run on the creator's own core. The lower decile, as for the
+  // steal: on a virtual machine some of these starts wait for a timer tick
+  // too (the kernel placed the thread on another, sleeping or busy, core).
+  std::vector<double> free_core;
+  for (unsigned r = 0; r < warmup_rounds + batch_rounds; ++r) {
+    std::int64_t started = 0;
+    const std::int64_t before = now_ns();
+    std::thread t([&started] { started = now_ns(); });
+    t.join();
+    if (r >= warmup_rounds) free_core.push_back(static_cast<double>(std::max<std::int64_t>(0, started - before)));
+  }
+  m.thread_start_ns = lower_decile(free_core);
+  return m;
 }
 
 }  // namespace burden
@@ -20884,7 +21002,8 @@ inline stored_entry entry_from(const json::value& v, const std::string& where) {
   m.spawn_ns = r.number("spawn_ns");
   m.steal_ns = r.number("steal_ns");
   m.steal_median_ns = r.number("steal_median_ns");
-  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0)
+  if (r.optional("thread_start_ns")) m.thread_start_ns = r.number("thread_start_ns");
+  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0 || m.thread_start_ns < 0)
     throw json::json_error(v.offset, where + ": a negative time");
   m.rounds = r.u32("rounds");
   m.hardware_threads = r.u32("hardware_threads");
@@ -20931,6 +21050,7 @@ inline std::string entries_json(const std::vector<stored_entry>& entries) {
     j.member("spawn_ns", m.spawn_ns);
     j.member("steal_ns", m.steal_ns);
     j.member("steal_median_ns", m.steal_median_ns);
+    if (m.backend == backend::std_thread) j.member("thread_start_ns", m.thread_start_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
     if (e.machine_recorded) j.member("cpu_model", m.cpu_model);
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));
@@ -22475,6 +22595,13 @@ struct replay_model {
   // measures it from the std::thread constructor call to the new thread's first
   // instruction on an idle core).
   double thread_start_cost = -1;
+  // os_threads: how long a sleeping core takes to wake and take a thread. A
+  // core left without a runnable thread sleeps; while more threads are
+  // runnable than cores are awake, the sleeping cores wake this long after the
+  // excess began (unless it ends first). 0: every core takes a thread at once.
+  // Negative: 0 (fs::calibrate_burden measures it for std_thread: the median
+  // thread start less the lower decile, measured_burden::core_wake_ns()).
+  double core_wake_cost = -1;
   // Work stealing is random: it is replayed with seeds seed, seed + 1, ...,
   // seed + seeds - 1 (1 to 1,000 of them).
   unsigned seeds = 5;
@@ -22717,6 +22844,7 @@ inline void model_json(json_writer& j, const replay_model& m, const std::vector<
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
   j.member("thread_start_cost", m.thread_start_cost);
+  j.member("core_wake_cost", m.core_wake_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -23186,6 +23314,14 @@ FORKSCALE_NAMESPACE_END
 //    replay takes that fair share as exact at every instant (the fluid limit
 //    of round-robin time slices, Kleinrock 1967).
 //  - A strand that ends at a spawn runs spawn_cost longer.
+//  - Sleeping cores (core_wake > 0): only the awake cores are shared. A core
+//    left without a runnable thread sleeps at once (one core stays awake);
+//    while more threads are runnable than cores are awake, the sleeping cores
+//    wake core_wake after the excess began (all those needed at once) unless
+//    the excess ends first. A new thread whose creator waits for it at once
+//    takes the creator's core and needs no wake; one beside a running creator
+//    shares the awake cores until a sleeping one wakes. With core_wake 0 every
+//    core is awake while it has a thread: plain processor sharing.
 // Under processor sharing every runnable strand receives the same service, so
 // one counter of the service each has received since the start (`service_`)
 // and a heap of the service at which each will finish make an event cost
@@ -23194,6 +23330,7 @@ FORKSCALE_NAMESPACE_END
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -23212,19 +23349,32 @@ struct os_threads_run {
 
 class os_threads_replay {
  public:
-  os_threads_replay(const replay_graph& g, unsigned cores, double spawn_cost, double thread_start)
-      : g_(g), st_(g), cores_(cores), spawn_(spawn_cost), start_(thread_start) {}
+  os_threads_replay(const replay_graph& g, unsigned cores, double spawn_cost, double thread_start, double core_wake = 0)
+      : g_(g), st_(g), cores_(cores), spawn_(spawn_cost), start_(thread_start), wake_(core_wake) {}
 
   os_threads_run run() {
     for (const std::uint32_t s : st_.initial()) make_runnable(s);
     while (!finishing_.empty() || !starting_.empty()) {
+      // The cores follow the runnable threads once every event of this
+      // instant is done (a thread that ends as another starts leaves no core
+      // to sleep).
+      const bool more_now = (!finishing_.empty() && finishing_.top().first <= service_) ||
+                            (!starting_.empty() && starting_.top().first <= now_);
+      if (!more_now) cores_follow_threads();
       const double rate = speed();
-      // The next event: a strand's end (at the service it needs) or a thread's
-      // start; at one instant, the ends first.
-      const bool end_first =
-          !finishing_.empty() &&
-          (starting_.empty() || now_ + (finishing_.top().first - service_) / rate <= starting_.top().first);
-      if (end_first) {
+      // The next event: a strand's end (at the service it needs), a thread's
+      // start or sleeping cores waking; at one instant, the ends first, then
+      // the starts.
+      const double end_at = finishing_.empty() ? inf : now_ + (finishing_.top().first - service_) / rate;
+      const double start_at = starting_.empty() ? inf : starting_.top().first;
+      if (wake_at_ < end_at && wake_at_ < start_at) {
+        if (!finishing_.empty()) service_ += (wake_at_ - now_) * rate;
+        now_ = wake_at_;
+        wake_at_ = inf;
+        awake_ = std::max(1.0, std::min(cores_, static_cast<double>(finishing_.size())));
+        continue;
+      }
+      if (end_at <= start_at) {
         const double target = finishing_.top().first;
         now_ += (target - service_) / rate;
         service_ = target;
@@ -23256,10 +23406,28 @@ class os_threads_replay {
   using timed = std::pair<double, std::uint32_t>;
   using min_heap = std::priority_queue<timed, std::vector<timed>, std::greater<timed>>;
 
-  // Each runnable thread's speed: a core each while there are enough.
+  static constexpr double inf = std::numeric_limits<double>::infinity();
+
+  // Each runnable thread's speed: an awake core each while there are enough.
   double speed() const {
     const double r = static_cast<double>(finishing_.size());
-    return r <= cores_ ? 1.0 : static_cast<double>(cores_) / r;
+    return r <= awake_ ? 1.0 : awake_ / r;
+  }
+
+  // The awake cores between events: a core left without a thread sleeps at
+  // once (one stays awake); more runnable threads than awake cores wake the
+  // sleeping ones core_wake after the excess began, unless it ends first.
+  void cores_follow_threads() {
+    const double r = static_cast<double>(finishing_.size());
+    if (r <= awake_) {
+      awake_ = std::max(1.0, r);
+      wake_at_ = inf;
+    } else if (awake_ < cores_ && wake_at_ == inf) {
+      if (wake_ > 0)
+        wake_at_ = now_ + wake_;
+      else
+        awake_ = std::min(cores_, r);
+    }
   }
 
   double cost(std::uint32_t s) const { return g_.cost[s] + (g_.spawns[s] ? spawn_ : 0.0); }
@@ -23285,7 +23453,9 @@ class os_threads_replay {
   const replay_graph& g_;
   replay_state st_;
   double cores_;
-  double spawn_, start_;
+  double spawn_, start_, wake_;
+  double awake_ = 1;      // cores awake
+  double wake_at_ = inf;  // when the sleeping cores wake (inf: not waking)
   double now_ = 0;
   double service_ = 0;  // what each runnable strand received since the start
   min_heap finishing_;  // (service at which it ends, strand): the runnable strands
@@ -23295,8 +23465,8 @@ class os_threads_replay {
 };
 
 inline os_threads_run os_threads_replay_run(const replay_graph& g, unsigned cores, double spawn_cost,
-                                            double thread_start) {
-  return os_threads_replay(g, cores, spawn_cost, thread_start).run();
+                                            double thread_start, double core_wake = 0) {
+  return os_threads_replay(g, cores, spawn_cost, thread_start, core_wake).run();
 }
 
 }  // namespace predict
@@ -23526,6 +23696,7 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   check(m.steal_cost, "steal_cost");
   check(m.steal_attempt_cost, "steal_attempt_cost");
   check(m.thread_start_cost, "thread_start_cost");
+  check(m.core_wake_cost, "core_wake_cost");
   if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
   if (m.seeds == 0 || m.seeds > max_seeds)
     throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
@@ -23534,6 +23705,7 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   if (r.steal_cost < 0) r.steal_cost = burden;
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
   if (r.thread_start_cost < 0) r.thread_start_cost = burden;
+  if (r.core_wake_cost < 0) r.core_wake_cost = 0;
   if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
     r.scheduler =
         ran_on_std_thread(backend_name, burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
@@ -23570,7 +23742,8 @@ inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 // median, or the OS-thread replay's) and the rest of the point.
 inline void replay_point(const replay_graph& g, const replay_model& m, predicted_point& pt) {
   if (m.scheduler == replay_scheduler::os_threads) {
-    const os_threads_run r = os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost);
+    const os_threads_run r =
+        os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost, m.core_wake_cost);
     pt.os_threads_time = r.time;
     pt.threads = r.threads;
     pt.peak_runnable = r.peak_runnable;
@@ -23635,6 +23808,11 @@ inline std::vector<std::string> assumptions(const prediction& p) {
     a.push_back("Runtime costs: a thread starts " + from_burden(p.model.thread_start_cost) +
                 " after its spawn; a spawn costs the spawning thread " + amount(p.model.spawn_cost, u) +
                 "; context switches, a join's wake-up and the machine's other programs cost nothing.");
+    if (p.model.core_wake_cost > 0)
+      a.push_back(
+          "Sleeping cores: a core left without a runnable thread sleeps; while more threads are runnable "
+          "than cores are awake, the sleeping cores wake " +
+          amount(p.model.core_wake_cost, u) + " after the excess began, unless it ends first.");
   } else {
     a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " +
                 from_burden(p.model.steal_cost) + ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +
@@ -23736,7 +23914,7 @@ inline double model_time(const replay_graph& g, const replay_model& m, unsigned 
   predicted_point pt;
   pt.processors = p;
   if (m.scheduler == replay_scheduler::os_threads)
-    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost).time;
+    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost, m.core_wake_cost).time;
   replay_stealing(g, m, pt);
   return pt.stealing.median;
 }

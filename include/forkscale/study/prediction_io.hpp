@@ -72,6 +72,7 @@ inline void read_prediction(const json::object_reader& top, study_result& s) {
                              m.path("scheduler") + ": expected \"automatic\", \"work_stealing\" or \"os_threads\"");
   }
   if (m.optional("thread_start_cost")) p.model.thread_start_cost = m.number("thread_start_cost");
+  if (m.optional("core_wake_cost")) p.model.core_wake_cost = m.number("core_wake_cost");
   p.model.spawn_cost = m.number("spawn_cost");
   p.model.steal_cost = m.number("steal_cost");
   p.model.steal_attempt_cost = m.number("steal_attempt_cost");

@@ -10498,6 +10498,7 @@ inline void model_json(json_writer& j, const replay_model& m, const std::vector<
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
   j.member("thread_start_cost", m.thread_start_cost);
+  j.member("core_wake_cost", m.core_wake_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();
@@ -10669,6 +10670,7 @@ inline void read_prediction(const json::object_reader& top, study_result& s) {
                              m.path("scheduler") + ": expected \"automatic\", \"work_stealing\" or \"os_threads\"");
   }
   if (m.optional("thread_start_cost")) p.model.thread_start_cost = m.number("thread_start_cost");
+  if (m.optional("core_wake_cost")) p.model.core_wake_cost = m.number("core_wake_cost");
   p.model.spawn_cost = m.number("spawn_cost");
   p.model.steal_cost = m.number("steal_cost");
   p.model.steal_attempt_cost = m.number("steal_attempt_cost");

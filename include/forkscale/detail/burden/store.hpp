@@ -117,7 +117,8 @@ inline stored_entry entry_from(const json::value& v, const std::string& where) {
   m.spawn_ns = r.number("spawn_ns");
   m.steal_ns = r.number("steal_ns");
   m.steal_median_ns = r.number("steal_median_ns");
-  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0)
+  if (r.optional("thread_start_ns")) m.thread_start_ns = r.number("thread_start_ns");
+  if (m.spawn_ns < 0 || m.steal_ns < 0 || m.steal_median_ns < 0 || m.thread_start_ns < 0)
     throw json::json_error(v.offset, where + ": a negative time");
   m.rounds = r.u32("rounds");
   m.hardware_threads = r.u32("hardware_threads");
@@ -164,6 +165,7 @@ inline std::string entries_json(const std::vector<stored_entry>& entries) {
     j.member("spawn_ns", m.spawn_ns);
     j.member("steal_ns", m.steal_ns);
     j.member("steal_median_ns", m.steal_median_ns);
+    if (m.backend == backend::std_thread) j.member("thread_start_ns", m.thread_start_ns);
     j.member("rounds", static_cast<std::uint64_t>(m.rounds));
     if (e.machine_recorded) j.member("cpu_model", m.cpu_model);
     j.member("hardware_threads", static_cast<std::uint64_t>(m.hardware_threads));

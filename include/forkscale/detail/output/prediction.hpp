@@ -136,6 +136,7 @@ inline void model_json(json_writer& j, const replay_model& m, const std::vector<
   j.member("steal_cost", m.steal_cost);
   j.member("steal_attempt_cost", m.steal_attempt_cost);
   j.member("thread_start_cost", m.thread_start_cost);
+  j.member("core_wake_cost", m.core_wake_cost);
   j.member("seeds", static_cast<std::uint64_t>(m.seeds));
   j.member("seed", m.seed);
   j.end_object();

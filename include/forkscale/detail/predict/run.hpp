@@ -70,6 +70,7 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   check(m.steal_cost, "steal_cost");
   check(m.steal_attempt_cost, "steal_attempt_cost");
   check(m.thread_start_cost, "thread_start_cost");
+  check(m.core_wake_cost, "core_wake_cost");
   if (m.spawn_cost < 0) throw error("forkscale: replay_model::spawn_cost is negative");
   if (m.seeds == 0 || m.seeds > max_seeds)
     throw error("forkscale: replay_model::seeds is " + std::to_string(m.seeds) + "; 1 to " + std::to_string(max_seeds) +
@@ -78,6 +79,7 @@ inline replay_model resolve_model(const replay_model& m, double burden, const st
   if (r.steal_cost < 0) r.steal_cost = burden;
   if (r.steal_attempt_cost < 0) r.steal_attempt_cost = r.steal_cost / 10;
   if (r.thread_start_cost < 0) r.thread_start_cost = burden;
+  if (r.core_wake_cost < 0) r.core_wake_cost = 0;
   if (r.scheduler != replay_scheduler::work_stealing && r.scheduler != replay_scheduler::os_threads)
     r.scheduler =
         ran_on_std_thread(backend_name, burden_source) ? replay_scheduler::os_threads : replay_scheduler::work_stealing;
@@ -114,7 +116,8 @@ inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 // median, or the OS-thread replay's) and the rest of the point.
 inline void replay_point(const replay_graph& g, const replay_model& m, predicted_point& pt) {
   if (m.scheduler == replay_scheduler::os_threads) {
-    const os_threads_run r = os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost);
+    const os_threads_run r =
+        os_threads_replay_run(g, pt.processors, m.spawn_cost, m.thread_start_cost, m.core_wake_cost);
     pt.os_threads_time = r.time;
     pt.threads = r.threads;
     pt.peak_runnable = r.peak_runnable;
@@ -179,6 +182,11 @@ inline std::vector<std::string> assumptions(const prediction& p) {
     a.push_back("Runtime costs: a thread starts " + from_burden(p.model.thread_start_cost) +
                 " after its spawn; a spawn costs the spawning thread " + amount(p.model.spawn_cost, u) +
                 "; context switches, a join's wake-up and the machine's other programs cost nothing.");
+    if (p.model.core_wake_cost > 0)
+      a.push_back(
+          "Sleeping cores: a core left without a runnable thread sleeps; while more threads are runnable "
+          "than cores are awake, the sleeping cores wake " +
+          amount(p.model.core_wake_cost, u) + " after the excess began, unless it ends first.");
   } else {
     a.push_back("Runtime costs: a spawn " + amount(p.model.spawn_cost, u) + " on the spawning worker, a steal " +
                 from_burden(p.model.steal_cost) + ", a failed steal attempt " + amount(p.model.steal_attempt_cost, u) +

@@ -52,7 +52,7 @@ inline double model_time(const replay_graph& g, const replay_model& m, unsigned 
   predicted_point pt;
   pt.processors = p;
   if (m.scheduler == replay_scheduler::os_threads)
-    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost).time;
+    return os_threads_replay_run(g, p, m.spawn_cost, m.thread_start_cost, m.core_wake_cost).time;
   replay_stealing(g, m, pt);
   return pt.stealing.median;
 }
