@@ -4372,6 +4372,8 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
   observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -6538,7 +6540,7 @@ inline std::uint64_t open_strand_id(frame& f) {
 }
 
 inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).observers[static_cast<unsigned>(thread_observer::locks)].get<lock_table>();
+  lock_table& t = tables_for(s).observer(thread_observer::locks).get<lock_table>();
   if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
     t.wall = lock_wall_kind(*s);
     t.ready = true;
@@ -6788,7 +6790,7 @@ inline void add_lock_rows(report& rep, session& s) {
   {
     std::lock_guard<std::mutex> g(s.m);
     for (const auto& t : s.tables) {
-      const lock_table* locks = t->observers[static_cast<unsigned>(thread_observer::locks)].find<lock_table>();
+      const lock_table* locks = t->observer(thread_observer::locks).find<lock_table>();
       if (!locks || !locks->ready) continue;
       wall = locks->wall;
       for (const auto& kv : locks->rows()) {
@@ -15772,6 +15774,8 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
   observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on
@@ -22213,7 +22217,7 @@ inline std::uint64_t open_strand_id(frame& f) {
 }
 
 inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).observers[static_cast<unsigned>(thread_observer::locks)].get<lock_table>();
+  lock_table& t = tables_for(s).observer(thread_observer::locks).get<lock_table>();
   if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
     t.wall = lock_wall_kind(*s);
     t.ready = true;

@@ -4762,6 +4762,8 @@ struct thread_tables {
   std::vector<std::uint64_t> what_if_entries;
   std::vector<std::uint64_t> what_if_work;
   observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
   // The task_group and join_handle sets this thread bound and nobody has
   // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
   // it under `bound_lock`. `bound_net` is the binds minus the releases made on

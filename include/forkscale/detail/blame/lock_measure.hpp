@@ -40,7 +40,7 @@ inline std::uint64_t open_strand_id(frame& f) {
 }
 
 inline lock_table& lock_table_for(session* s) {
-  lock_table& t = tables_for(s).observers[static_cast<unsigned>(thread_observer::locks)].get<lock_table>();
+  lock_table& t = tables_for(s).observer(thread_observer::locks).get<lock_table>();
   if (FORKSCALE_DETAIL_UNLIKELY(!t.ready)) {
     t.wall = lock_wall_kind(*s);
     t.ready = true;

@@ -105,7 +105,7 @@ inline void add_lock_rows(report& rep, session& s) {
   {
     std::lock_guard<std::mutex> g(s.m);
     for (const auto& t : s.tables) {
-      const lock_table* locks = t->observers[static_cast<unsigned>(thread_observer::locks)].find<lock_table>();
+      const lock_table* locks = t->observer(thread_observer::locks).find<lock_table>();
       if (!locks || !locks->ready) continue;
       wall = locks->wall;
       for (const auto& kv : locks->rows()) {
