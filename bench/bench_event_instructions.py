@@ -31,7 +31,7 @@ INCLUDE = os.path.join(REPO_ROOT, "include")
 SOURCE = os.path.join(REPO_ROOT, "bench", "event_instructions.cpp")
 LIBRARY_SOURCE = os.path.join(REPO_ROOT, "src", "forkscale.cpp")
 EVENTS = ["spawn", "call", "sync"]
-CONFIGS = ["default", "no_profiles", "what_if", "record"]
+CONFIGS = ["default", "no_profiles", "what_if", "record", "wall", "wall_no_profiles"]
 COUNTS = (20000, 60000)
 FLAGS = ["-std=c++17", "-O2", "-DNDEBUG", "-I", INCLUDE]
 
@@ -129,7 +129,9 @@ def main(argv):
         "compiled": rows["compiled"],
         "compiled_over_header_only": ratios,
         "configs": {"default": "site profiles on (the options' defaults)", "no_profiles": "site profiles off",
-                    "what_if": "the events inside a what_if_region", "record": "options.record on"},
+                    "what_if": "the events inside a what_if_region", "record": "options.record on",
+                    "wall": "the automatic clock (TSC), site profiles on: events share readings",
+                    "wall_no_profiles": "the automatic clock (TSC), site profiles off"},
         "header_only_by_config": configs,
     }
     write_atomically(args.out, json.dumps(doc, indent=2) + "\n")

@@ -9,12 +9,16 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "support/random_program.hpp"
 
@@ -55,8 +59,8 @@ std::string compare(const rp::region_table& expected, const rp::region_table& go
   return diff;
 }
 
-void run_programs(unsigned workers, std::uint64_t seed_offset) {
-  const std::uint64_t count = env_or("FORKSCALE_PROPERTY_COUNT", 10000);
+void run_programs(unsigned workers, std::uint64_t seed_offset, std::uint64_t share = 1) {
+  const std::uint64_t count = std::max<std::uint64_t>(1, env_or("FORKSCALE_PROPERTY_COUNT", 10000) / share);
   rp::scheduler sched(workers);
   // Region and profile mismatches are counted apart, so that a profile bug does
   // not stop the region checks: the run stops after 3 region failures, and at most
@@ -115,6 +119,148 @@ TEST(EngineProperty, ThreadedRunsMatchOracle) { run_programs(3, 0); }
 TEST(EngineProperty, OneWorkerRunsMatchOracle) {
   if (env_or("FORKSCALE_PROPERTY_COUNT", 10000) < 100) GTEST_SKIP() << "count too small";
   run_programs(1, 1u << 30);
+}
+
+// Shared readings: under the wall clocks a child run at once starts at its
+// spawn's reading, and a join that waited for nothing starts the next strand at
+// the reading that ended the last (engine::begin_child, engine::end_sync).
+// Switched on under the cost clock, they must change nothing: children run at
+// once or on other threads, joins that ran other tasks while they waited (the
+// helping threads of rp::scheduler) — the oracle's numbers exactly. Skipping a
+// reading where a task ran meanwhile would give its charges to the joiner.
+struct shared_readings {
+  shared_readings() { forkscale::detail::fuse_readings_under_cost_clock = true; }
+  ~shared_readings() { forkscale::detail::fuse_readings_under_cost_clock = false; }
+  shared_readings(const shared_readings&) = delete;
+  shared_readings& operator=(const shared_readings&) = delete;
+};
+TEST(EngineProperty, SharedReadingsSerialRunsMatchOracle) {
+  shared_readings on;
+  run_programs(0, 2u << 28, 4);
+}
+TEST(EngineProperty, SharedReadingsThreadedRunsMatchOracle) {
+  shared_readings on;
+  run_programs(3, 3u << 28, 4);
+}
+
+// A child starts at its spawn's reading only when called as it is made: a kept
+// callable called later takes a reading of its own, and so does one called as
+// an rvalue after an event in the spawner. Under the cost clock with shared
+// readings on, the charge between the spawn and the call stays the spawner's.
+TEST(EngineProperty, SharedReadingsOnlyForAChildRunAtOnce) {
+  namespace fs = forkscale;
+  shared_readings on;
+  fs::options opt;
+  opt.clock = fs::clock_kind::cost;
+  const fs::report rep = fs::measure(
+      "at once",
+      [] {
+        auto kept = fs::spawn([] { fs::charge(10); });
+        fs::charge(5);  // the spawner's continuation, not the child's
+        kept();
+        { fs::sync_point sp; }
+        auto moved = fs::spawn([] { fs::charge(10); });
+        {
+          fs::call_site cs;  // an event in the spawner: the child reads the clock
+          fs::charge(5);
+        }
+        std::move(moved)();
+        { fs::sync_point sp; }
+        fs::spawn([] { fs::charge(10); })();  // at once
+        { fs::sync_point sp; }
+      },
+      opt);
+  EXPECT_EQ(rep.work(), 40u);
+  EXPECT_EQ(rep.span(), 30u);  // each join: max(child 10, continuation 5 or 0)
+  EXPECT_EQ(rep.diagnostic_count, 0u);
+}
+
+// Many children end at the same moment on as many threads and report into one
+// join set (the task's sync block, or a task group), round after round: work
+// adds up, the span is the longest child's, whatever order the reports land in.
+TEST(EngineProperty, ManyChildrenReportAtOnce) {
+  namespace fs = forkscale;
+  static constexpr int children = 12, rounds = 40;
+  for (bool group : {false, true}) {
+    for (bool shared : {false, true}) {
+      forkscale::detail::fuse_readings_under_cost_clock = shared;
+      fs::options opt;
+      opt.clock = fs::clock_kind::cost;
+      std::uint64_t expect_work = 0, expect_span = 0;
+      const fs::report rep = fs::measure(
+          "many",
+          [&] {
+            fs::task_group tg;
+            for (int r = 0; r < rounds; ++r) {
+              fs::charge(1);
+              expect_work += 1;
+              expect_span += 1;
+              std::atomic<int> ready{0};
+              std::vector<std::thread> threads;
+              std::uint64_t longest = 0;
+              for (int i = 0; i < children; ++i) {
+                const std::uint64_t cost = 1 + static_cast<std::uint64_t>((i * 7 + r * 3) % 13);
+                expect_work += cost;
+                longest = std::max(longest, cost);
+                auto body = [cost, &ready] {
+                  fs::charge(cost);
+                  ready.fetch_add(1);
+                  while (ready.load() < children) std::this_thread::yield();
+                };
+                if (group)
+                  threads.emplace_back(fs::spawn(tg, body));
+                else
+                  threads.emplace_back(fs::spawn(body));
+              }
+              expect_span += longest;
+              if (group) {
+                fs::sync_point sp(tg);
+                for (auto& t : threads) t.join();
+              } else {
+                fs::sync_point sp;
+                for (auto& t : threads) t.join();
+              }
+            }
+          },
+          opt);
+      forkscale::detail::fuse_readings_under_cost_clock = false;
+      EXPECT_EQ(rep.work(), expect_work) << "group " << group << ", shared readings " << shared;
+      EXPECT_EQ(rep.span(), expect_span) << "group " << group << ", shared readings " << shared;
+      EXPECT_EQ(rep.spawns(), std::uint64_t(children) * rounds);
+      EXPECT_EQ(rep.diagnostic_count, 0u);
+    }
+  }
+}
+
+// A join that waits, under a wall clock: the time it waited is not work, even
+// though every reading before it could be shared. The child sleeps on another
+// thread while its parent waits for it at once; were the wait taken for a join
+// that waited for nothing, the parent's next strand would hold the whole wait
+// and the work would be about twice the child's time, not about once.
+TEST(EngineProperty, WaitingJoinIsNotWorkUnderWallClock) {
+  namespace fs = forkscale;
+  fs::options opt;
+  opt.clock = fs::clock_kind::steady;
+  opt.compensate = false;
+  opt.check_load = false;
+  std::uint64_t child_ns = 0;
+  const fs::report rep = fs::measure(
+      "wait",
+      [&] {
+        fs::join_handle h;
+        std::thread t(fs::spawn(h, [&] {
+          const auto t0 = std::chrono::steady_clock::now();
+          std::this_thread::sleep_for(std::chrono::milliseconds(60));
+          child_ns = static_cast<std::uint64_t>(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+        }));
+        fs::sync_point sp(h);
+        t.join();
+      },
+      opt);
+  ASSERT_GT(child_ns, 0u);
+  EXPECT_GE(rep.work(), child_ns);
+  EXPECT_LT(rep.work(), child_ns + child_ns / 2) << "the join's wait was counted as work";
 }
 
 // The oracle itself, on programs whose numbers are known by hand.

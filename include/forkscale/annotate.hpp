@@ -157,9 +157,16 @@ class basic_spawned {
     if (FORKSCALE_DETAIL_UNLIKELY(static_cast<bool>(token_))) detail::task_hooks_now()->drop_unrun(token_, where_);
   }
 
-  decltype(auto) operator()() const {
+  decltype(auto) operator()() const& {
     basic_spawn_scope<Clock> scope(std::move(token_), where_);
     return fn_();
+  }
+  // Called as it is made (`spawn(f)()`, the serial adapter): the child runs at
+  // once, and where nothing happened in the spawner since the spawn, its first
+  // strand starts at the spawn's clock reading instead of a reading of its own.
+  decltype(auto) operator()() && {
+    token_.at_once = true;
+    return static_cast<const basic_spawned&>(*this)();
   }
 
  private:

@@ -1972,7 +1972,7 @@ class interpreter {
   void dispatch(Spawned&& task, scheduler::counter* target) {
     sched_.add(target);
     if (!sched_.parallel() || coin(25)) {  // run inline, now (serial elision, undeferred task)
-      task();
+      std::forward<Spawned>(task)();       // at once: a basic_spawned called as an rvalue
       sched_.done(target);
       return;
     }

@@ -54,7 +54,7 @@ struct fork_inline {
     {
       auto task = forkscale::spawn(handle, right, where);
       try {
-        task();
+        std::move(task)();  // at once: the child starts at the spawn's reading
       } catch (...) {
         right_error = std::current_exception();
       }
@@ -89,7 +89,7 @@ class basic_task_group {
     auto task = forkscale::spawn(group_, std::forward<F>(f), where);
     if (canceling_) return;  // destroyed unrun: the engine counts it as cancelled
     try {
-      task();
+      std::move(task)();  // at once: the child starts at the spawn's reading
     } catch (...) {
       if (!error_) error_ = std::current_exception();
       canceling_ = true;
@@ -174,7 +174,7 @@ void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... 
     auto task = forkscale::spawn(
         group, [&fn] { fn(); }, where);
     try {
-      task();
+      std::move(task)();  // at once: the child starts at the spawn's reading
     } catch (...) {
       if (!first_error) first_error = std::current_exception();
     }

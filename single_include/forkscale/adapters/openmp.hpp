@@ -317,12 +317,12 @@ struct path_totals {
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) {
-      span = o.span;
-      last_strand = o.last_strand;
-    }
-    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
-    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    // Without branches: which path is longer is the program's coin toss.
+    const bool longer = o.span > span;
+    span = longer ? o.span : span;
+    last_strand = longer ? o.last_strand : last_strand;
+    burdened_span = o.burdened_span > burdened_span ? o.burdened_span : burdened_span;
+    raw_span = o.raw_span > raw_span ? o.raw_span : raw_span;
     work += o.work;
     compensation += o.compensation;
     spawns += o.spawns;
@@ -461,6 +461,15 @@ struct frame {
   // The libraries the session knew its spawns came through (backend_bit) when
   // this frame last looked: a spawn through another one tells it (note_backend).
   unsigned char backends = 0;
+  // Readings shared between events (the session's fuse_readings): a child run at
+  // once starts at its spawn's reading, and a sync that waited for nothing
+  // starts the next strand at the reading that ended the last.
+  bool fuse = false;
+  // A task ran on this thread while this frame was not running (a join that ran
+  // other tasks while it waited), and the reading at which the last of them
+  // ended (0 while one runs): the join's next strand may start there.
+  bool lent = false;
+  std::uint64_t lent_end = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -485,6 +494,11 @@ struct spawn_token {
   std::uint32_t site_id = 0;
   unsigned char flags = 0;
   bool profile = false;
+  // The callable was invoked as it was made (basic_spawned's rvalue call, the
+  // serial adapter): a child that starts on the spawner's thread with no event
+  // in the spawner since the spawn (its strand still starts at `spawned_at`)
+  // starts at that reading (engine::begin_child).
+  bool at_once = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
@@ -492,6 +506,8 @@ struct spawn_token {
   // Recording: the spawner's strand that ended at the spawn, the child's call path.
   std::uint64_t rec_from = 0;
   std::uint32_t rec_frame = 0;
+  // The reading the spawner's continuation started at (0: none).
+  std::uint64_t spawned_at = 0;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -524,6 +540,8 @@ struct spawn_token {
     last_strand = o.last_strand;
     rec_from = o.rec_from;
     rec_frame = o.rec_frame;
+    spawned_at = o.spawned_at;
+    at_once = o.at_once;
     o.target = nullptr;
     o.path.chain = nullptr;
     o.what_if = nullptr;
@@ -535,6 +553,7 @@ struct spawn_token {
 struct sync_state {
   frame* task = nullptr;
   unsigned depth = 0;
+  std::uint64_t began = 0;  // the reading that ended the strand before the join
 };
 
 // What a call_site keeps: its scope, and what makes its invocation's record.
@@ -567,6 +586,11 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
+
+// For tests: measurements under the cost clock share readings between events
+// as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
+// starts; here so that a test built against the compiled form reaches it.
+inline bool fuse_readings_under_cost_clock = false;
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
@@ -775,6 +799,7 @@ FORKSCALE_NAMESPACE_END
 // region open/close. Each is a few additions, one clock reading and, where a
 // child finishes or a join completes, one uncontended lock on the join set
 // involved; sessions and regions take a lock only when they are created.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -2135,7 +2160,13 @@ struct join_contents {
   std::uint64_t finished = 0;  // children folded in since the last join
   std::uint64_t uid = 0;       // recording: the set and the round taken
   std::uint32_t round = 0;
+  // The latest clock reading at which a child folded in since the last join
+  // ended (unknown_end when one is not known): a join that begins after it
+  // does not wait (engine::end_sync).
+  std::uint64_t last_end = 0;
 };
+
+inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
 
 // Recording: what reports to a join — a task's last strand and the finished
 // children it merged at its end, or a join handed on.
@@ -2158,6 +2189,7 @@ class join_set {
       j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
     }
     j->outstanding_ = owner_ref;
+    j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
     j->finished_ = 0;
@@ -2206,19 +2238,23 @@ class join_set {
 
   // A finished child (or a forwarded set) reports to `j`: its path value folds in
   // and its reference drops. The last user of a set whose owner has let go hands
-  // the result on, and so on up the chain of forwards.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}) noexcept {
+  // the result on, and so on up the chain of forwards. `end` is the clock
+  // reading at which the child ended, when it is known.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
+                     std::uint64_t end = unknown_end) noexcept {
     while (j) {
       j->lock_.lock();
       if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
+      if (end > j->acc_end_) j->acc_end_ = end;
       ++j->finished_;
       const bool last = --j->outstanding_ == 0;
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
       from = join_source{0, j->uid_, j->round_};
+      end = unknown_end;  // a set handed on: when its children ended is not kept
       join_set* next = retire(j, t, p);
       j = next;
     }
@@ -2262,6 +2298,8 @@ class join_set {
     c.prof = acc_prof_;
     c.uid = uid_;
     c.round = round_++;
+    c.last_end = acc_end_;
+    acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
     finished_ = 0;
@@ -2287,6 +2325,7 @@ class join_set {
     out.prof = j->acc_prof_;
     out.uid = j->uid_;
     out.round = j->round_;
+    out.last_end = j->acc_end_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
@@ -2300,6 +2339,7 @@ class join_set {
     if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
+    if (c.last_end > acc_end_) acc_end_ = c.last_end;
     finished_ += c.finished;
     lock_.unlock();
     release_prof(loser.chain);
@@ -2349,6 +2389,7 @@ class join_set {
 
   spinlock lock_;
   std::int64_t outstanding_ = owner_ref;
+  std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
   path_prof acc_prof_;
   std::uint64_t finished_ = 0;
@@ -2691,6 +2732,8 @@ struct session {
   // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
+  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
+  bool fuse_readings = false;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -3556,6 +3599,19 @@ namespace detail {
 
 // ---- frames ---------------------------------------------------------------------
 
+// Whether events share clock readings (frame::fuse): a child run at once starts
+// at its spawn's reading, and a sync that waited for nothing starts the next
+// strand at the reading that ended the last one. Under the wall clocks, whose
+// readings every thread can compare; not while recording (each strand is kept
+// with its own ends). The cost clock counts only charge(), which no event's
+// own code calls, so sharing changes nothing there: tests switch it on
+// (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
+inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
+  if (r != recording_mode::off) return false;
+  return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
+         (k == clock_kind::cost && fuse_readings_under_cost_clock);
+}
+
 // Whether call sites take the engine's slow path in this session.
 inline unsigned char call_events_of(const session& s) noexcept {
   return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
@@ -3589,6 +3645,9 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.what_if_mask = s->what_if_root_mask;
   root.recording = s->recording;
   root.call_events = call_events_of(*s);
+  root.fuse = s->fuse_readings;
+  root.lent = false;
+  root.lent_end = 0;
   root.rec = s->rec.get();
   root.rec_frame = 0;
   root.rec_flags = 0;
@@ -3623,6 +3682,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.totals.last_strand = tk.last_strand;
   c.recording = s->recording;
   c.call_events = call_events_of(*s);
+  c.fuse = s->fuse_readings;
+  c.lent = false;
+  c.lent_end = 0;
   if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
@@ -3939,8 +4001,9 @@ struct engine {
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
   static void close_strand(frame& f, std::uint64_t t) noexcept {
-    const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
-    const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
+    // Without branches: strands near the compensation's size go either way.
+    const std::uint64_t raw = t - std::min(t, f.strand_start);
+    const std::uint64_t cost = raw - std::min(raw, f.compensation);
     if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
       close_strand_slow(f, t, raw, cost);
       return;
@@ -4019,7 +4082,13 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
+    if (f->state == run_state::running) {
+      // A site registered just now: its cost is in no strand (and the child,
+      // however it runs, does not start at `t`).
+      if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
+      start_strand(*f, t);
+      tk.spawned_at = t;
+    }
     return tk;
   }
 
@@ -4037,14 +4106,26 @@ struct engine {
       return;
     }
     session* s = tk.target->owner_session();
-    // One clock reading ends the outer strand and starts the child's.
+    // One clock reading ends the outer strand and starts the child's; none when
+    // the child runs at once where it was spawned, with nothing in between: it
+    // starts at the spawn's reading.
     std::uint64_t t = 0;
     bool have_t = false;
     if (outer && outer->state == run_state::running) {
-      t = now(*outer);
-      have_t = outer->kind == s->kind;
-      close_strand(*outer, t);
+      // (Readings are distinct where they are shared: a strand that starts at
+      // `spawned_at` is the spawner's continuation, or this child's.)
+      if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
+        t = tk.spawned_at;
+        have_t = true;
+      } else {
+        t = now(*outer);
+        have_t = outer->kind == s->kind;
+        close_strand(*outer, t);
+      }
       outer->state = run_state::suspended;
+    } else if (outer) {
+      outer->lent = true;
+      outer->lent_end = 0;
     }
     start_task(c, s, outer, tk, where);
     current() = &c;
@@ -4067,7 +4148,7 @@ struct engine {
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
       path_prof out;
       if (c.profile) out = profile_task_end(c);
-      join_set::report(c.report_to, c.totals, out, from);
+      join_set::report(c.report_to, c.totals, out, from, t);
     } else {
       end_with_children_running(c, left, from);
     }
@@ -4078,6 +4159,8 @@ struct engine {
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
       start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+    } else if (outer && outer->kind == c.kind) {
+      outer->lent_end = t;  // a task run inside a join that `outer` waits in
     }
   }
 
@@ -4150,6 +4233,9 @@ struct engine {
       have_t = outer->kind == top.kind;
       close_strand(*outer, t);
       outer->state = run_state::suspended;
+    } else if (outer) {
+      outer->lent = true;
+      outer->lent_end = 0;
     }
     c.outer = outer;
     current() = &top;
@@ -4169,8 +4255,11 @@ struct engine {
       misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
       return;
     }
-    close_strand(*f, now(*f));
+    const std::uint64_t t = now(*f);
+    close_strand(*f, t);
     f->state = run_state::blocked;
+    f->lent = false;
+    st.began = t;
     st.depth = ++f->open_guards;
     st.task = f;
   }
@@ -4178,15 +4267,22 @@ struct engine {
   // After the join returns: the children's path values merge into the task, and
   // a new strand starts. `j` is the set the join waited for (a task group's or a
   // join handle's, null when nothing was ever spawned into it); `own_block`
-  // means the task's own sync block instead.
+  // means the task's own sync block instead. A join that cannot have waited
+  // after the last reading on this thread — the one that ended the task's
+  // strand, or the end of the last task the join ran here meanwhile — because
+  // every child it takes had ended by then, starts the next strand at that
+  // reading (frame::fuse); only a join that may have waited reads the clock.
   static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
     frame* f = st.task;
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
+    const std::uint64_t last = f->lent ? f->lent_end : st.began;
+    bool waited = !f->fuse || last == 0;
     if (j) {
       join_contents c = j->take();
+      waited |= c.running != 0 || c.last_end > last;
       if (f->profile) {
         profile_join(*f, c.prof, c.totals.span);
       } else {
@@ -4199,7 +4295,7 @@ struct engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, now(*f));
+    start_strand(*f, waited ? now(*f) : last);
   }
 
   // ---- call sites ----------------------------------------------------------------

@@ -5,6 +5,7 @@
 // child finishes or a join completes, one uncontended lock on the join set
 // involved; sessions and regions take a lock only when they are created.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -41,8 +42,9 @@ struct engine {
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
   static void close_strand(frame& f, std::uint64_t t) noexcept {
-    const std::uint64_t raw = t > f.strand_start ? t - f.strand_start : 0;
-    const std::uint64_t cost = raw > f.compensation ? raw - f.compensation : 0;
+    // Without branches: strands near the compensation's size go either way.
+    const std::uint64_t raw = t - std::min(t, f.strand_start);
+    const std::uint64_t cost = raw - std::min(raw, f.compensation);
     if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
       close_strand_slow(f, t, raw, cost);
       return;
@@ -121,7 +123,13 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) start_strand(*f, FORKSCALE_DETAIL_UNLIKELY(registered) ? now(*f) : t);
+    if (f->state == run_state::running) {
+      // A site registered just now: its cost is in no strand (and the child,
+      // however it runs, does not start at `t`).
+      if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
+      start_strand(*f, t);
+      tk.spawned_at = t;
+    }
     return tk;
   }
 
@@ -139,14 +147,26 @@ struct engine {
       return;
     }
     session* s = tk.target->owner_session();
-    // One clock reading ends the outer strand and starts the child's.
+    // One clock reading ends the outer strand and starts the child's; none when
+    // the child runs at once where it was spawned, with nothing in between: it
+    // starts at the spawn's reading.
     std::uint64_t t = 0;
     bool have_t = false;
     if (outer && outer->state == run_state::running) {
-      t = now(*outer);
-      have_t = outer->kind == s->kind;
-      close_strand(*outer, t);
+      // (Readings are distinct where they are shared: a strand that starts at
+      // `spawned_at` is the spawner's continuation, or this child's.)
+      if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
+        t = tk.spawned_at;
+        have_t = true;
+      } else {
+        t = now(*outer);
+        have_t = outer->kind == s->kind;
+        close_strand(*outer, t);
+      }
       outer->state = run_state::suspended;
+    } else if (outer) {
+      outer->lent = true;
+      outer->lent_end = 0;
     }
     start_task(c, s, outer, tk, where);
     current() = &c;
@@ -169,7 +189,7 @@ struct engine {
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
       path_prof out;
       if (c.profile) out = profile_task_end(c);
-      join_set::report(c.report_to, c.totals, out, from);
+      join_set::report(c.report_to, c.totals, out, from, t);
     } else {
       end_with_children_running(c, left, from);
     }
@@ -180,6 +200,8 @@ struct engine {
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
       start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+    } else if (outer && outer->kind == c.kind) {
+      outer->lent_end = t;  // a task run inside a join that `outer` waits in
     }
   }
 
@@ -252,6 +274,9 @@ struct engine {
       have_t = outer->kind == top.kind;
       close_strand(*outer, t);
       outer->state = run_state::suspended;
+    } else if (outer) {
+      outer->lent = true;
+      outer->lent_end = 0;
     }
     c.outer = outer;
     current() = &top;
@@ -271,8 +296,11 @@ struct engine {
       misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
       return;
     }
-    close_strand(*f, now(*f));
+    const std::uint64_t t = now(*f);
+    close_strand(*f, t);
     f->state = run_state::blocked;
+    f->lent = false;
+    st.began = t;
     st.depth = ++f->open_guards;
     st.task = f;
   }
@@ -280,15 +308,22 @@ struct engine {
   // After the join returns: the children's path values merge into the task, and
   // a new strand starts. `j` is the set the join waited for (a task group's or a
   // join handle's, null when nothing was ever spawned into it); `own_block`
-  // means the task's own sync block instead.
+  // means the task's own sync block instead. A join that cannot have waited
+  // after the last reading on this thread — the one that ended the task's
+  // strand, or the end of the last task the join ran here meanwhile — because
+  // every child it takes had ended by then, starts the next strand at that
+  // reading (frame::fuse); only a join that may have waited reads the clock.
   static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
     frame* f = st.task;
     if (!f) return;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
+    const std::uint64_t last = f->lent ? f->lent_end : st.began;
+    bool waited = !f->fuse || last == 0;
     if (j) {
       join_contents c = j->take();
+      waited |= c.running != 0 || c.last_end > last;
       if (f->profile) {
         profile_join(*f, c.prof, c.totals.span);
       } else {
@@ -301,7 +336,7 @@ struct engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, now(*f));
+    start_strand(*f, waited ? now(*f) : last);
   }
 
   // ---- call sites ----------------------------------------------------------------

@@ -16,6 +16,11 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
+// For tests: measurements under the cost clock share readings between events
+// as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
+// starts; here so that a test built against the compiled form reaches it.
+inline bool fuse_readings_under_cost_clock = false;
+
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
 inline thread_local frame* current_frame = nullptr;

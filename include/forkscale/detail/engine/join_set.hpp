@@ -56,7 +56,13 @@ struct join_contents {
   std::uint64_t finished = 0;  // children folded in since the last join
   std::uint64_t uid = 0;       // recording: the set and the round taken
   std::uint32_t round = 0;
+  // The latest clock reading at which a child folded in since the last join
+  // ended (unknown_end when one is not known): a join that begins after it
+  // does not wait (engine::end_sync).
+  std::uint64_t last_end = 0;
 };
+
+inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
 
 // Recording: what reports to a join — a task's last strand and the finished
 // children it merged at its end, or a join handed on.
@@ -79,6 +85,7 @@ class join_set {
       j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
     }
     j->outstanding_ = owner_ref;
+    j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
     j->finished_ = 0;
@@ -127,19 +134,23 @@ class join_set {
 
   // A finished child (or a forwarded set) reports to `j`: its path value folds in
   // and its reference drops. The last user of a set whose owner has let go hands
-  // the result on, and so on up the chain of forwards.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}) noexcept {
+  // the result on, and so on up the chain of forwards. `end` is the clock
+  // reading at which the child ended, when it is known.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
+                     std::uint64_t end = unknown_end) noexcept {
     while (j) {
       j->lock_.lock();
       if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
+      if (end > j->acc_end_) j->acc_end_ = end;
       ++j->finished_;
       const bool last = --j->outstanding_ == 0;
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
       from = join_source{0, j->uid_, j->round_};
+      end = unknown_end;  // a set handed on: when its children ended is not kept
       join_set* next = retire(j, t, p);
       j = next;
     }
@@ -183,6 +194,8 @@ class join_set {
     c.prof = acc_prof_;
     c.uid = uid_;
     c.round = round_++;
+    c.last_end = acc_end_;
+    acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
     finished_ = 0;
@@ -208,6 +221,7 @@ class join_set {
     out.prof = j->acc_prof_;
     out.uid = j->uid_;
     out.round = j->round_;
+    out.last_end = j->acc_end_;
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
@@ -221,6 +235,7 @@ class join_set {
     if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
+    if (c.last_end > acc_end_) acc_end_ = c.last_end;
     finished_ += c.finished;
     lock_.unlock();
     release_prof(loser.chain);
@@ -270,6 +285,7 @@ class join_set {
 
   spinlock lock_;
   std::int64_t outstanding_ = owner_ref;
+  std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
   path_prof acc_prof_;
   std::uint64_t finished_ = 0;

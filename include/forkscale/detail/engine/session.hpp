@@ -144,6 +144,8 @@ struct session {
   // Recording (options::record): null when off; frames copy `recording`.
   std::unique_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
+  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
+  bool fuse_readings = false;
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

@@ -104,6 +104,15 @@ struct frame {
   // The libraries the session knew its spawns came through (backend_bit) when
   // this frame last looked: a spawn through another one tells it (note_backend).
   unsigned char backends = 0;
+  // Readings shared between events (the session's fuse_readings): a child run at
+  // once starts at its spawn's reading, and a sync that waited for nothing
+  // starts the next strand at the reading that ended the last.
+  bool fuse = false;
+  // A task ran on this thread while this frame was not running (a join that ran
+  // other tasks while it waited), and the reading at which the last of them
+  // ended (0 while one runs): the join's next strand may start there.
+  bool lent = false;
+  std::uint64_t lent_end = 0;
   record_state* rec = nullptr;
   std::uint32_t rec_frame = 0;       // call path (call_tree)
   std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
@@ -128,6 +137,11 @@ struct spawn_token {
   std::uint32_t site_id = 0;
   unsigned char flags = 0;
   bool profile = false;
+  // The callable was invoked as it was made (basic_spawned's rvalue call, the
+  // serial adapter): a child that starts on the spawner's thread with no event
+  // in the spawner since the spawn (its strand still starts at `spawned_at`)
+  // starts at that reading (engine::begin_child).
+  bool at_once = false;
   path_prof path;
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
@@ -135,6 +149,8 @@ struct spawn_token {
   // Recording: the spawner's strand that ended at the spawn, the child's call path.
   std::uint64_t rec_from = 0;
   std::uint32_t rec_frame = 0;
+  // The reading the spawner's continuation started at (0: none).
+  std::uint64_t spawned_at = 0;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -167,6 +183,8 @@ struct spawn_token {
     last_strand = o.last_strand;
     rec_from = o.rec_from;
     rec_frame = o.rec_frame;
+    spawned_at = o.spawned_at;
+    at_once = o.at_once;
     o.target = nullptr;
     o.path.chain = nullptr;
     o.what_if = nullptr;
@@ -178,6 +196,7 @@ struct spawn_token {
 struct sync_state {
   frame* task = nullptr;
   unsigned depth = 0;
+  std::uint64_t began = 0;  // the reading that ended the strand before the join
 };
 
 // What a call_site keeps: its scope, and what makes its invocation's record.

@@ -22,6 +22,19 @@ namespace detail {
 
 // ---- frames ---------------------------------------------------------------------
 
+// Whether events share clock readings (frame::fuse): a child run at once starts
+// at its spawn's reading, and a sync that waited for nothing starts the next
+// strand at the reading that ended the last one. Under the wall clocks, whose
+// readings every thread can compare; not while recording (each strand is kept
+// with its own ends). The cost clock counts only charge(), which no event's
+// own code calls, so sharing changes nothing there: tests switch it on
+// (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
+inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
+  if (r != recording_mode::off) return false;
+  return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
+         (k == clock_kind::cost && fuse_readings_under_cost_clock);
+}
+
 // Whether call sites take the engine's slow path in this session.
 inline unsigned char call_events_of(const session& s) noexcept {
   return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
@@ -55,6 +68,9 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.what_if_mask = s->what_if_root_mask;
   root.recording = s->recording;
   root.call_events = call_events_of(*s);
+  root.fuse = s->fuse_readings;
+  root.lent = false;
+  root.lent_end = 0;
   root.rec = s->rec.get();
   root.rec_frame = 0;
   root.rec_flags = 0;
@@ -89,6 +105,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.totals.last_strand = tk.last_strand;
   c.recording = s->recording;
   c.call_events = call_events_of(*s);
+  c.fuse = s->fuse_readings;
+  c.lent = false;
+  c.lent_end = 0;
   if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;

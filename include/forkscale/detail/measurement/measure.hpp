@@ -39,7 +39,7 @@ namespace detail {
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
 // strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each). Recording (frame::recording)
+// spawn/child/sync rounds (4 strand ends each, 3 where readings are shared). Recording (frame::recording)
 // is part of what is measured.
 template <class Clock>
 double calibrate_compensation(clock_kind kind, bool profile, recording_mode recording = recording_mode::off) {
@@ -62,6 +62,10 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
     s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
     s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
+  // Where events share readings, the child (run at once) starts at its spawn's
+  // reading: three strands end per round, not four.
+  s.fuse_readings = readings_fuse(kind, s.recording);
+  const double strands_per_round = s.fuse_readings ? 3.0 : 4.0;
   constexpr int rounds = 200;
   std::vector<double> per_strand;
   for (int batch = 0; batch < 15; ++batch) {
@@ -72,6 +76,7 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
     for (int i = 0; i < rounds; ++i) {
       {
         spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
+        tk.at_once = true;
         frame child;
         E::begin_child(child, tk, site{});
         E::end_child(child);
@@ -84,7 +89,7 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
     settle_sync_block(root, nullptr);
     release_prof(take_path(root));
     E::current() = nullptr;
-    per_strand.push_back(static_cast<double>(root.totals.work) / (4.0 * rounds + 1.0));
+    per_strand.push_back(static_cast<double>(root.totals.work) / (strands_per_round * rounds + 1.0));
   }
   std::sort(per_strand.begin(), per_strand.end());
   cached[slot] = per_strand[per_strand.size() / 2];
@@ -211,6 +216,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     s->rec->trace_limit = opt.trace_limit;
     s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
+  s->fuse_readings = readings_fuse(kind, s->recording);
   if (opt.compensate && kind != clock_kind::cost) {
     s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
     s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));

@@ -76,6 +76,9 @@ struct task_events {
       ++parent->groups.back().spawned;
     }
     r->token = E::spawn(group, r->where, backend_bit(backend::openmp));
+    // An undeferred task with nothing to wait for runs at once on this thread:
+    // where nothing happens in between, it starts at the spawn's reading.
+    if ((flags & ompt_task_undeferred) && !has_dependences) r->token.at_once = true;
   }
 
   static void dependences(ompt_data_t* task, const ompt_dependence_t* deps, int count) {
