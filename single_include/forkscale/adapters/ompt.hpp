@@ -242,12 +242,12 @@ struct path_totals {
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
-    // Without branches: which path is longer is the program's coin toss.
-    const bool longer = o.span > span;
-    span = longer ? o.span : span;
-    last_strand = longer ? o.last_strand : last_strand;
-    burdened_span = o.burdened_span > burdened_span ? o.burdened_span : burdened_span;
-    raw_span = o.raw_span > raw_span ? o.raw_span : raw_span;
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
     work += o.work;
     compensation += o.compensation;
     spawns += o.spawns;
@@ -2528,7 +2528,8 @@ struct frame {
   bool fuse = false;
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
-  // ended (0 while one runs): the join's next strand may start there.
+  // ended (0 while one runs): the join's next strand may start there. Set by
+  // begin_sync and begin_child, read by end_sync only.
   bool lent = false;
   std::uint64_t lent_end = 0;
   record_state* rec = nullptr;
@@ -3534,8 +3535,6 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.fuse = s->fuse_readings;
-  root.lent = false;
-  root.lent_end = 0;
   root.rec = s->rec.get();
   root.rec_frame = 0;
   root.rec_flags = 0;
@@ -3571,8 +3570,6 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.recording = s->recording;
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
-  c.lent = false;
-  c.lent_end = 0;
   if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
@@ -4166,11 +4163,11 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
-    const std::uint64_t last = f->lent ? f->lent_end : st.began;
-    bool waited = !f->fuse || last == 0;
+    std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
+    if (f->fuse) last = f->lent ? f->lent_end : st.began;
     if (j) {
       join_contents c = j->take();
-      waited |= c.running != 0 || c.last_end > last;
+      if (c.running != 0 || c.last_end > last) last = 0;
       if (f->profile) {
         profile_join(*f, c.prof, c.totals.span);
       } else {
@@ -4183,7 +4180,7 @@ struct engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, waited ? now(*f) : last);
+    start_strand(*f, last != 0 ? last : now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------

@@ -4609,12 +4609,12 @@ struct path_totals {
   void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
-    // Without branches: which path is longer is the program's coin toss.
-    const bool longer = o.span > span;
-    span = longer ? o.span : span;
-    last_strand = longer ? o.last_strand : last_strand;
-    burdened_span = o.burdened_span > burdened_span ? o.burdened_span : burdened_span;
-    raw_span = o.raw_span > raw_span ? o.raw_span : raw_span;
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
     work += o.work;
     compensation += o.compensation;
     spawns += o.spawns;

@@ -319,11 +319,11 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
-    const std::uint64_t last = f->lent ? f->lent_end : st.began;
-    bool waited = !f->fuse || last == 0;
+    std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
+    if (f->fuse) last = f->lent ? f->lent_end : st.began;
     if (j) {
       join_contents c = j->take();
-      waited |= c.running != 0 || c.last_end > last;
+      if (c.running != 0 || c.last_end > last) last = 0;
       if (f->profile) {
         profile_join(*f, c.prof, c.totals.span);
       } else {
@@ -336,7 +336,7 @@ struct engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, waited ? now(*f) : last);
+    start_strand(*f, last != 0 ? last : now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------

@@ -110,7 +110,8 @@ struct frame {
   bool fuse = false;
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
-  // ended (0 while one runs): the join's next strand may start there.
+  // ended (0 while one runs): the join's next strand may start there. Set by
+  // begin_sync and begin_child, read by end_sync only.
   bool lent = false;
   std::uint64_t lent_end = 0;
   record_state* rec = nullptr;

@@ -69,8 +69,6 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.fuse = s->fuse_readings;
-  root.lent = false;
-  root.lent_end = 0;
   root.rec = s->rec.get();
   root.rec_frame = 0;
   root.rec_flags = 0;
@@ -106,8 +104,6 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.recording = s->recording;
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
-  c.lent = false;
-  c.lent_end = 0;
   if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
     c.rec = s->rec.get();
     c.rec_frame = tk.rec_frame;
