@@ -6,7 +6,8 @@
 // with each timed clock (tsc, steady, thread_cpu): first on a quiet machine, then
 // with one busy process per core, started (fork) and stopped by this program. For
 // each run it records the parallelism (median of the runs) and the ratio
-// loaded/quiet; the goal is a ratio within 0.9-1.1 under thread_cpu. It also
+// loaded/quiet (after two uncounted runs of each series, see measure_runs); the
+// goal is a ratio within 0.9-1.1 under thread_cpu. It also
 // measures what one reading of each clock costs, and what report::load saw.
 //
 //   bench_load [--quick] [--runs N] [--out FILE]     (default bench/results/load.json)
@@ -167,11 +168,17 @@ struct sample {
   fs::load_check load;
 };
 
-std::vector<sample> measure_runs(const workload& w, fs::clock_kind clock, int runs, bool quick) {
+// The first runs of a (workload, clock) series are slower than the rest, under
+// every clock, quiet and loaded alike (quicksort: 4.6-5.2 against 6.4-6.8 in a
+// nine-run series): `warmup` runs go first and are not counted.
+std::vector<sample> measure_runs(const workload& w, fs::clock_kind clock, int runs, int warmup, bool quick) {
   std::vector<sample> out;
   fs::options o;
   o.clock = clock;
   o.on_diagnostic = [](const fs::diagnostic&) {};
+  for (int r = 0; r < warmup; ++r)
+    (void)fs::measure(
+        w.name, [&] { w.run(quick); }, o);
   for (int r = 0; r < runs; ++r) {
     const fs::report rep = fs::measure(
         w.name, [&] { w.run(quick); }, o);
@@ -186,14 +193,15 @@ double median_parallelism(const std::vector<sample>& s) {
   return bench_common::median(v);
 }
 
-// Nanoseconds per reading of each timed clock (best of 5 batches).
-double clock_read_ns(fs::clock_kind k) {
+// Nanoseconds per call of `read` (best of 5 batches).
+template <class Read>
+double read_ns(Read read) {
   const int n = 200000;
   double best = 1e300;
   for (int b = 0; b < 5; ++b) {
     std::uint64_t acc = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) acc += fs::detail::read_clock(k);
+    for (int i = 0; i < n; ++i) acc += read();
     const auto t1 = std::chrono::steady_clock::now();
     keep(acc);
     best = std::min(best, std::chrono::duration<double, std::nano>(t1 - t0).count() / n);
@@ -201,11 +209,22 @@ double clock_read_ns(fs::clock_kind k) {
   return best;
 }
 
+// Nanoseconds per reading of each timed clock.
+double clock_read_ns(fs::clock_kind k) {
+  return read_ns([k] { return fs::detail::read_clock(k); });
+}
+
 struct cell {
   std::string workload, clock;
   double quiet = 0, loaded = 0;
-  std::vector<sample> loaded_runs;
+  std::vector<sample> quiet_runs, loaded_runs;
 };
+
+std::vector<double> parallelisms(const std::vector<sample>& s) {
+  std::vector<double> v;
+  for (const auto& x : s) v.push_back(x.parallelism);
+  return v;
+}
 
 void write_cell(json_out& j, const cell& c) {
   const double ratio = c.quiet > 0 ? c.loaded / c.quiet : 0;
@@ -218,6 +237,7 @@ void write_cell(json_out& j, const cell& c) {
   }
   j.begin_object().kv("workload", c.workload).kv("clock", c.clock);
   j.kv("parallelism_quiet", c.quiet).kv("parallelism_loaded", c.loaded).kv("ratio_loaded_quiet", ratio);
+  j.numbers("quiet_runs", parallelisms(c.quiet_runs)).numbers("loaded_runs", parallelisms(c.loaded_runs));
   j.kv("loaded_max_wait_ns", wait).kv("loaded_max_involuntary_switches", switches);
   j.kv("loaded_flagged_inflated", flagged);
   if (c.clock == "thread_cpu") j.kv("goal_met", ratio >= 0.9 && ratio <= 1.1);
@@ -243,29 +263,36 @@ int main(int argc, char** argv) {
       return bench_common::help_or_unknown_argument("bench_load", a, usage);
   }
   if (quick) runs = 1;
+  const int warmup = quick ? 0 : 2;
   const fs::clock_kind clocks[] = {fs::clock_kind::tsc, fs::clock_kind::steady, fs::clock_kind::thread_cpu};
   std::vector<cell> cells;
   for (const auto& w : workloads())
-    for (fs::clock_kind k : clocks)
-      cells.push_back({w.name, fs::to_string(k), median_parallelism(measure_runs(w, k, runs, quick)), 0, {}});
+    for (fs::clock_kind k : clocks) {
+      cell c{w.name, fs::to_string(k), 0, 0, measure_runs(w, k, runs, warmup, quick), {}};
+      c.quiet = median_parallelism(c.quiet_runs);
+      cells.push_back(std::move(c));
+    }
   {
     busy_processes load(bench_common::cores());
     std::size_t i = 0;
     for (const auto& w : workloads())
       for (fs::clock_kind k : clocks) {
-        cells[i].loaded_runs = measure_runs(w, k, runs, quick);
+        cells[i].loaded_runs = measure_runs(w, k, runs, warmup, quick);
         cells[i].loaded = median_parallelism(cells[i].loaded_runs);
         ++i;
       }
   }
   json_out j;
-  j.begin_object().kv("benchmark", "load").kv("quick", quick).kv("runs", runs);
+  j.begin_object().kv("benchmark", "load").kv("quick", quick).kv("runs", runs).kv("warmup_runs", warmup);
   j.kv("machine", bench_common::cpu_model()).kv("cores", bench_common::cores());
   j.kv("compiler", bench_common::compiler_string()).kv("date", bench_common::utc_now());
   j.kv("busy_processes", bench_common::cores());
   j.begin_object("clock_read_ns");
   for (fs::clock_kind k : clocks) j.kv(fs::to_string(k), clock_read_ns(k));
+  // What a thread_cpu reading costs without the TSC (and what a check pays).
+  j.kv("thread_cpu_system_call", read_ns([] { return fs::detail::thread_cpu_ns(); }));
   j.end_object();
+  j.kv("thread_cpu_from_tsc", fs::detail::thread_cpu_from_tsc());
   j.begin_array("runs");
   bool all_met = true;
   std::printf("%-10s %-11s %10s %10s %8s\n", "workload", "clock", "quiet", "loaded", "ratio");

@@ -96,6 +96,146 @@ TEST(LoadCheck, AutomaticChoosesThreadCpuWhenOversubscribed) {
 }
 #endif
 
+// ---- thread_cpu read from the TSC: a check's arithmetic, on injected readings ----
+// 2 GHz (0.5 ns a tick); the last check and the previous reading at TSC 20,000,000.
+namespace tc {
+using fs::detail::cpu_check_readings;
+using fs::detail::cpu_time_clock;
+constexpr double npt = 0.5;
+
+cpu_time_clock checked_at(std::uint64_t tsc) {
+  cpu_time_clock c;
+  c.last = c.check_tsc = tsc;
+  c.check_cpu = 4'000'000;
+  c.removed = 1'000;
+  return c;
+}
+
+// A check `ticks` after TSC 20,000,000, the thread's CPU time `on_ns` later;
+// the check's two TSC reads `check_ticks` apart.
+cpu_check_readings after(std::uint64_t ticks, std::uint64_t on_ns, std::uint64_t check_ticks = 0) {
+  cpu_check_readings r;
+  r.tsc = 20'000'000 + ticks;
+  r.cpu = 4'000'000 + on_ns;
+  r.tsc_after = r.tsc + check_ticks;
+  r.ns_per_tick = npt;
+  return r;
+}
+}  // namespace tc
+
+TEST(ThreadCpuFromTsc, APreemptionInsideAStrandIsTakenOut) {
+  // A strand of 4 ms on the TSC (8,000,000 ticks), of which the thread ran 1 ms.
+  tc::cpu_time_clock c = tc::checked_at(20'000'000);
+  const std::uint64_t start = 20'000'000 - c.removed;  // the strand's first reading
+  const std::uint64_t end = fs::detail::apply_cpu_check(c, tc::after(8'000'000, 1'000'000));
+  EXPECT_EQ(end - start, 2'000'000u);  // 1 ms: the 3 ms away are gone
+  EXPECT_EQ(c.removed, 1'000u + 6'000'000u);
+  EXPECT_EQ(c.last, 28'000'000u);
+  EXPECT_EQ(c.check_cpu, 5'000'000u);
+}
+
+TEST(ThreadCpuFromTsc, AStrandOnItsCpuThroughoutIsLeftAlone) {
+  // 4 ms on the TSC, 4 ms of CPU time but for the clocks' disagreement (800 ns).
+  tc::cpu_time_clock c = tc::checked_at(20'000'000);
+  const std::uint64_t start = 20'000'000 - c.removed;
+  const std::uint64_t end = fs::detail::apply_cpu_check(c, tc::after(8'000'000, 4'000'000 - 800));
+  EXPECT_EQ(end - start, 8'000'000u);
+  EXPECT_EQ(c.removed, 1'000u);
+  // The CPU clock ahead of the TSC removes nothing either.
+  c = tc::checked_at(20'000'000);
+  EXPECT_EQ(fs::detail::apply_cpu_check(c, tc::after(8'000'000, 4'200'000)) - start, 8'000'000u);
+}
+
+TEST(ThreadCpuFromTsc, TheCheckOwnTimeIsTakenOut) {
+  tc::cpu_time_clock c = tc::checked_at(20'000'000);
+  const std::uint64_t at = fs::detail::apply_cpu_check(c, tc::after(8'000'000, 4'000'000, 400));
+  EXPECT_EQ(at, 28'000'000u - 1'000u);
+  EXPECT_EQ(c.removed, 1'400u);
+  EXPECT_EQ(c.last, 28'000'400u);
+  EXPECT_EQ(c.check_span, 400u);
+  // The thread preempted as the check's system call returned (2 ms between its
+  // TSC reads): that time is the check's, and not charged to the next strand,
+  // a 50 us one on its CPU throughout.
+  c = tc::checked_at(20'000'000);
+  fs::detail::apply_cpu_check(c, tc::after(1'000'000, 500'000, 4'000'000));
+  EXPECT_EQ(c.removed, 1'000u + 4'000'000u);
+  const std::uint64_t start = 24'000'000 + 1'000'000 - c.removed;
+  tc::cpu_check_readings r = tc::after(5'000'000 + 100'000, 500'000 + 50'000);
+  EXPECT_EQ(fs::detail::off_cpu_ticks(c, r), 0u);
+  EXPECT_EQ(fs::detail::apply_cpu_check(c, r) - start, 100'000u);
+}
+
+TEST(ThreadCpuFromTsc, OnlyALongGapIsCorrected) {
+  // A check after a short interval (the periodic one) moves the reference only:
+  // the time away lay in earlier intervals, not in this one.
+  tc::cpu_time_clock c = tc::checked_at(20'000'000);
+  c.last = 20'000'000 + 8'000'000 - fs::detail::cpu_check_gap;  // the previous reading
+  tc::cpu_check_readings r = tc::after(8'000'000, 1'000'000);
+  EXPECT_EQ(fs::detail::off_cpu_ticks(c, r), 0u);
+  EXPECT_EQ(fs::detail::apply_cpu_check(c, r), 28'000'000u - 1'000u);
+  EXPECT_EQ(c.check_tsc, r.tsc);
+  EXPECT_EQ(c.check_cpu, r.cpu);
+  // After a long gap, never more than the gap is taken out.
+  c = tc::checked_at(20'000'000);
+  c.last = 28'000'000 - 200'000;
+  EXPECT_EQ(fs::detail::off_cpu_ticks(c, tc::after(8'000'000, 1'000'000)), 200'000u);
+}
+
+TEST(ThreadCpuFromTsc, NothingIsTakenOutWithoutAReference) {
+  tc::cpu_time_clock fresh;  // the thread's first reading
+  EXPECT_EQ(fs::detail::off_cpu_ticks(fresh, tc::after(8'000'000, 0)), 0u);
+  tc::cpu_time_clock c = tc::checked_at(20'000'000);
+  tc::cpu_check_readings r = tc::after(8'000'000, 0);
+  r.ns_per_tick = 0;  // the TSC's rate not known yet
+  EXPECT_EQ(fs::detail::off_cpu_ticks(c, r), 0u);
+  r = tc::after(8'000'000, 0);
+  r.tsc = 19'000'000;  // the TSC behind the previous reading (another core's)
+  EXPECT_EQ(fs::detail::off_cpu_ticks(c, r), 0u);
+  c.removed = 30'000'000;  // a reading never wraps below zero
+  EXPECT_EQ(fs::detail::apply_cpu_check(c, r), 0u);
+}
+
+#if defined(__linux__)
+TEST(ThreadCpuFromTsc, ReadingsFollowTheThreadCpuTime) {
+  if (!fs::detail::thread_cpu_from_tsc()) GTEST_SKIP() << "thread_cpu is CLOCK_THREAD_CPUTIME_ID here";
+  // Three rounds of 2 ms on the CPU, read often, and a 5 ms sleep inside one
+  // interval each: the readings add up the CPU time and leave out the sleeps.
+  const double npt = fs::detail::tsc_ns_per_tick();
+  const std::uint64_t wall0 = fs::detail::steady_ticks(), cpu0 = fs::detail::thread_cpu_ns();
+  const std::uint64_t r0 = fs::detail::thread_cpu_ticks();
+  for (int round = 0; round < 3; ++round) {
+    const std::uint64_t c = fs::detail::thread_cpu_ns();
+    while (fs::detail::thread_cpu_ns() - c < 2'000'000) (void)fs::detail::thread_cpu_ticks();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::uint64_t r1 = fs::detail::thread_cpu_ticks();
+  const double cpu = static_cast<double>(fs::detail::thread_cpu_ns() - cpu0);
+  const double wall = static_cast<double>(fs::detail::steady_ticks() - wall0);
+  const double read = static_cast<double>(r1 - r0) * npt;
+  ASSERT_GE(wall, cpu + 15'000'000);
+  EXPECT_LT(read, cpu * 1.1 + 1'000'000) << "wall " << wall << " ns, cpu " << cpu << " ns";
+  EXPECT_GT(read, cpu * 0.9 - 1'000'000) << "wall " << wall << " ns, cpu " << cpu << " ns";
+}
+
+TEST(ThreadCpuFromTsc, ReportsAreInNanoseconds) {
+  // Under thread_cpu read from the TSC the engine counts ticks; the report
+  // converts them as it does the tsc clock's.
+  fs::options o;
+  o.clock = fs::clock_kind::thread_cpu;
+  const fs::report r = fs::measure(
+      "busy",
+      [] {
+        const std::uint64_t c = fs::detail::thread_cpu_ns();
+        while (fs::detail::thread_cpu_ns() - c < 3'000'000) {
+        }
+      },
+      o);
+  EXPECT_EQ(r.unit, "ns");
+  EXPECT_GE(r.work(), 2'700'000u);
+  EXPECT_LT(r.work(), 4'500'000u);  // TSC ticks left unconverted would be 3 ms times the rate in GHz
+}
+#endif
+
 fs::detail::load_snapshot snap(std::uint64_t wait, std::uint64_t migrations, std::uint64_t switches) {
   fs::detail::load_snapshot s;
   s.ok = true;

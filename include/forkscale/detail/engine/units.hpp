@@ -11,10 +11,11 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // The report's unit per engine tick. The TSC's rate is measured while the first
-// measurement runs (clock.hpp), so it is looked up only when a report is made.
+// measurement runs (clock.hpp), so it is looked up only when a report is made
+// (for tsc, and for thread_cpu read from the TSC).
 // A measurement that assumes call sites faster counts in 1/scale ticks.
 inline double unit_per_tick(const session& s) noexcept {
-  const double base = s.info.kind == clock_kind::tsc ? tsc_ns_per_tick() : s.info.unit_per_tick;
+  const double base = counts_tsc_ticks(s.info.kind) ? tsc_ns_per_tick() : s.info.unit_per_tick;
   return base / static_cast<double>(s.what_if.scale);
 }
 

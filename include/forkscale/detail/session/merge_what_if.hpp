@@ -101,7 +101,7 @@ class what_if_merge {
 
   // Clock ticks per unit of `rep`, for the exact span fractions (span_ticks_num):
   // read off a row that has both, else the rate met before for the same clock,
-  // else 1 (the cost clock, steady and thread_cpu count one tick per unit).
+  // else 1 (the cost clock and steady count one tick per unit).
   double ticks_per_unit(const report& rep) {
     for (const what_if_result& r : rep.what_if)
       if (r.executed && r.span > 0 && r.span_ticks_num > 0 && std::isfinite(r.span)) {
