@@ -2565,11 +2565,15 @@ struct spawn_token {
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
   std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
-  // Recording: the spawner's strand that ended at the spawn, the child's call path.
-  std::uint64_t rec_from = 0;
-  std::uint32_t rec_frame = 0;
-  // The reading the spawner's continuation started at (0: none).
-  std::uint64_t spawned_at = 0;
+  // Recording: the spawner's strand that ended at the spawn; where readings are
+  // shared instead (never in a recording measurement, tasks.hpp), the reading
+  // the spawner's continuation started at (0: none). One field: a token sits
+  // in every task a library queues, and its size is the queue's memory.
+  union {
+    std::uint64_t rec_from = 0;
+    std::uint64_t spawned_at;
+  };
+  std::uint32_t rec_frame = 0;  // recording: the child's call path
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -2600,9 +2604,8 @@ struct spawn_token {
     what_if_mask = o.what_if_mask;
     what_if = o.what_if;
     last_strand = o.last_strand;
-    rec_from = o.rec_from;
+    rec_from = o.rec_from;  // (or spawned_at)
     rec_frame = o.rec_frame;
-    spawned_at = o.spawned_at;
     at_once = o.at_once;
     o.target = nullptr;
     o.path.chain = nullptr;
@@ -3972,7 +3975,7 @@ struct engine {
       // however it runs, does not start at `t`).
       if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
       start_strand(*f, t);
-      tk.spawned_at = t;
+      if (f->fuse) tk.spawned_at = t;
     }
     return tk;
   }

@@ -128,7 +128,7 @@ struct engine {
       // however it runs, does not start at `t`).
       if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
       start_strand(*f, t);
-      tk.spawned_at = t;
+      if (f->fuse) tk.spawned_at = t;
     }
     return tk;
   }
