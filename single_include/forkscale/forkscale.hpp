@@ -6625,10 +6625,12 @@ struct lock_events {
       h.acquired = h.wait_start;
     } else {
       h.contended = true;
-      slot.waiting.fetch_add(1, std::memory_order_relaxed);
       std::uint64_t by = 0;
       if (slot.owner.load(std::memory_order_relaxed) == static_cast<const void*>(&l))
         by = slot.holder.load(std::memory_order_relaxed);
+      // Counted as waiting once the holder it saw is read: whoever sees this
+      // wait (lock_waiters) sees one whose blame is settled.
+      slot.waiting.fetch_add(1, std::memory_order_relaxed);
       try {
         l.lock();
       } catch (...) {
@@ -22383,10 +22385,12 @@ struct lock_events {
       h.acquired = h.wait_start;
     } else {
       h.contended = true;
-      slot.waiting.fetch_add(1, std::memory_order_relaxed);
       std::uint64_t by = 0;
       if (slot.owner.load(std::memory_order_relaxed) == static_cast<const void*>(&l))
         by = slot.holder.load(std::memory_order_relaxed);
+      // Counted as waiting once the holder it saw is read: whoever sees this
+      // wait (lock_waiters) sees one whose blame is settled.
+      slot.waiting.fetch_add(1, std::memory_order_relaxed);
       try {
         l.lock();
       } catch (...) {
