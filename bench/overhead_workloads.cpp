@@ -36,7 +36,7 @@
 // Exit status: 0 verified; 1 wrong result or forkscale reported misuse; 2 bad
 // command line.
 #include <forkscale/adapters/serial.hpp>
-#include <forkscale/detail/engine/spinlock.hpp>  // detail::spinlock: the lock workload's baseline
+#include <forkscale/detail/util/spinlock.hpp>  // detail::spinlock: the lock workload's baseline
 #include <forkscale/forkscale.hpp>
 
 #if defined(BENCH_OVERHEAD_HAVE_TBB)

@@ -267,7 +267,7 @@ TEST(EngineProperty, WaitingJoinIsNotWorkUnderWallClock) {
 // One parent spawns and joins a child 300 times in a row; each child makes a call
 // or two, and whether the child's path or the parent's wins each join varies. The
 // parent's record chain grows past the fold limit again and again and is shared
-// with every child (the fold before sharing, profile/task_profile.hpp): the site
+// with every child (the fold before sharing, observers/profile.hpp): the site
 // profiles must still be the oracle's, run serially and on worker threads.
 TEST(EngineProperty, LongLoopOfSpawnAndSyncMatchesOracle) {
   rp::program p;

@@ -2,7 +2,7 @@
 // crashes, hangs or leaves the engine in a state that spoils the next measurement.
 #include <gtest/gtest.h>
 
-#include <forkscale/detail/engine/events.hpp>
+#include <forkscale/detail/observers/list.hpp>
 #include <forkscale/forkscale.hpp>
 
 #include <atomic>

@@ -5,6 +5,9 @@
   python3 tools/check_layout.py --list     # also list the longest functions
 
 Limits:
+  - the folders of include/forkscale/detail/ include each other one way only:
+    no folder reaches itself through its includes, and detail/util/ includes
+    no other folder of detail/ (docs/architecture.md, "The layers");
   - a header under include/ has at most 600 lines;
   - a function (or a lambda, or a test body) in include/, tests/, examples/,
     bench/ and tools/ has at most 80 lines between its braces.
@@ -138,11 +141,61 @@ def name_of(header):
     return m.group(1) if m else "lambda"
 
 
+DETAIL = os.path.join("include", "forkscale", "detail")
+FOLDER_INCLUDE = re.compile(r'^\s*#\s*include\s+"\.\./([A-Za-z0-9_]+)/([^"]+)"', re.M)
+
+
+def folder_includes(root=REPO_ROOT):
+    """{folder: {other folder: first 'file includes path' that makes the arrow}}
+    for the folders of include/forkscale/detail/."""
+    base = os.path.join(root, DETAIL)
+    edges = {}
+    for folder in sorted(os.listdir(base)):
+        d = os.path.join(base, folder)
+        if not os.path.isdir(d):
+            continue
+        edges.setdefault(folder, {})
+        for f in sorted(os.listdir(d)):
+            if not f.endswith(EXTENSIONS):
+                continue
+            text = open(os.path.join(d, f), encoding="utf-8").read()
+            for other, rest in FOLDER_INCLUDE.findall(text):
+                if other != folder:
+                    edges[folder].setdefault(other, f"detail/{folder}/{f} includes ../{other}/{rest}")
+    return edges
+
+
+def layering_breaches(edges):
+    """Circles among the folders (each once), and util/ including another folder."""
+    breaches = []
+    for other, why in sorted(edges.get("util", {}).items()):
+        breaches.append(f"{why}: detail/util/ includes no other folder of detail/")
+    seen_circles = set()
+    for start in sorted(edges):
+        # Depth-first search for a path back to `start`.
+        stack = [(start, [start])]
+        visited = set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(edges.get(node, {})):
+                if nxt == start:
+                    circle = path + [start]
+                    key = frozenset(circle)
+                    if key not in seen_circles:
+                        seen_circles.add(key)
+                        hops = "; ".join(edges[a][b] for a, b in zip(circle, circle[1:]))
+                        breaches.append(f"detail/ folders include each other: {' -> '.join(circle)} ({hops})")
+                elif nxt not in visited:
+                    visited.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+    return breaches
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--list", type=int, default=0, metavar="N", help="list the N longest functions")
     args = parser.parse_args()
-    breaches = []
+    breaches = layering_breaches(folder_includes())
     everything = []
     for d in SOURCE_DIRS:
         for root, _, files in os.walk(os.path.join(REPO_ROOT, d)):
@@ -165,9 +218,9 @@ def main():
     for b in breaches:
         print(b)
     if breaches:
-        print(f"check_layout: {len(breaches)} breach(es) of the size limits")
+        print(f"check_layout: {len(breaches)} breach(es) of the layout's limits")
         return 1
-    print("check_layout: every header and function is within the size limits")
+    print("check_layout: detail/'s folders include one way; every header and function is within the size limits")
     return 0
 
 

@@ -25,7 +25,6 @@
 #if FORKSCALE_ENABLE
 #include "detail/measurement/region_api.hpp"
 #if FORKSCALE_DETAIL_DEFINITIONS
-#include "detail/engine/events.hpp"
 #include "detail/measurement/measure.hpp"
 #endif
 #endif

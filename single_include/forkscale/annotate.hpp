@@ -146,10 +146,14 @@
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -180,10 +184,14 @@
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -623,10 +631,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -707,10 +719,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -807,6 +823,21 @@ struct site_sums {
   }
 };
 
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+struct prof_node;
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
@@ -836,8 +867,8 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles); the profiles'
-// chain.hpp builds on it, state.hpp holds it in a frame.
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -858,10 +889,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -870,13 +905,9 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct what_if_vec;
-struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
 inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
-
-// Records a frame holds before it pushes them onto its chain (prof_node).
-inline constexpr unsigned prof_records_per_node = 4;
 
 // What a point of the program knows about everything that precedes it. Path
 // lengths are absolute (from the start of the measurement) and in clock ticks;
@@ -944,14 +975,11 @@ struct path_totals {
   }
 };
 
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
 };
 
 }  // namespace detail
@@ -1141,6 +1169,16 @@ struct spawn_token {
   explicit operator bool() const noexcept { return target != nullptr; }
 };
 
+// A path value kept at a point of a task for the successors of its depend
+// edges (detail/ompt/depend.hpp): the path lengths, with the what-if offsets
+// and the site profile of that path. Owns `what_if` and one reference to
+// `prof.chain`.
+struct kept_path {
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  what_if_vec* what_if = nullptr;
+  path_prof prof;
+};
+
 // What a sync_point keeps between its two events.
 struct sync_state {
   frame* task = nullptr;
@@ -1201,6 +1239,10 @@ struct engine_hooks {
   void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
   void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
   void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+  // A depend edge (detail/ompt/depend.hpp): the path value at a point of a
+  // predecessor, kept; and the predecessors' ends joined into a successor.
+  kept_path (*keep_path)(frame& f, bool task_end) noexcept;
+  void (*join_kept)(join_set* preds, const site& where, bool task_start) noexcept;
 };
 
 template <class Clock>
@@ -1246,6 +1288,14 @@ struct guard_events {
   }
   static void end_what_if(what_if_state& ws, const site& where) noexcept {
     if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+  // Called only inside a measurement (a running frame).
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    if (const engine_hooks* h = hooks()) return h->keep_path(f, task_end);
+    return kept_path{};
+  }
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    if (const engine_hooks* h = hooks()) h->join_kept(preds, where, task_start);
   }
 };
 

@@ -123,10 +123,14 @@
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -157,10 +161,14 @@
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -283,10 +291,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -726,10 +738,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -810,10 +826,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -910,6 +930,21 @@ struct site_sums {
   }
 };
 
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+struct prof_node;
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
@@ -939,8 +974,8 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles); the profiles'
-// chain.hpp builds on it, state.hpp holds it in a frame.
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -961,10 +996,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -973,13 +1012,9 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct what_if_vec;
-struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
 inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
-
-// Records a frame holds before it pushes them onto its chain (prof_node).
-inline constexpr unsigned prof_records_per_node = 4;
 
 // What a point of the program knows about everything that precedes it. Path
 // lengths are absolute (from the start of the measurement) and in clock ticks;
@@ -1047,14 +1082,11 @@ struct path_totals {
   }
 };
 
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
 };
 
 }  // namespace detail
@@ -1244,6 +1276,16 @@ struct spawn_token {
   explicit operator bool() const noexcept { return target != nullptr; }
 };
 
+// A path value kept at a point of a task for the successors of its depend
+// edges (detail/ompt/depend.hpp): the path lengths, with the what-if offsets
+// and the site profile of that path. Owns `what_if` and one reference to
+// `prof.chain`.
+struct kept_path {
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  what_if_vec* what_if = nullptr;
+  path_prof prof;
+};
+
 // What a sync_point keeps between its two events.
 struct sync_state {
   frame* task = nullptr;
@@ -1304,6 +1346,10 @@ struct engine_hooks {
   void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
   void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
   void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+  // A depend edge (detail/ompt/depend.hpp): the path value at a point of a
+  // predecessor, kept; and the predecessors' ends joined into a successor.
+  kept_path (*keep_path)(frame& f, bool task_end) noexcept;
+  void (*join_kept)(join_set* preds, const site& where, bool task_start) noexcept;
 };
 
 template <class Clock>
@@ -1349,6 +1395,14 @@ struct guard_events {
   }
   static void end_what_if(what_if_state& ws, const site& where) noexcept {
     if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+  // Called only inside a measurement (a running frame).
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    if (const engine_hooks* h = hooks()) return h->keep_path(f, task_end);
+    return kept_path{};
+  }
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    if (const engine_hooks* h = hooks()) h->join_kept(preds, where, task_start);
   }
 };
 
@@ -1806,10 +1860,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -2676,235 +2734,52 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_API_HPP
 // end include/forkscale/detail/measurement/region_api.hpp
 #if FORKSCALE_DETAIL_DEFINITIONS
-// begin include/forkscale/detail/engine/events.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
-// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
-// the OpenMP tool) reports enters here through one function: spawn, child
-// open/close, sync open/close, call open/close, region open/close, what-if
-// region open/close. Each is a few additions, one clock reading and, where a
-// child finishes or a join completes, one uncontended lock on the join set
-// involved; sessions and regions take a lock only when they are created.
+// begin include/forkscale/detail/measurement/measure.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
+// detail/measurement/measure.hpp: starting and ending a measurement — resolving the
+// clock, calibrating the overhead compensation, and building the report. None of
+// this is on the per-event path.
 #include <algorithm>
-#include <cstdint>
-#include <string>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/task_profile.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-// detail/profile/task_profile.hpp: what each event does for the per-site
-// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
-// (engine/events.hpp) call these when the measurement profiles sites.
-//
-// A frame's path value for the on-span profile is (totals.span, task_id), its
-// running sums `path.local_span` / `path.task_span`, and its chain of records:
-// `path.chain` plus up to prof_node::capacity records held in the frame itself,
-// pushed onto the chain only when the path is shared (a spawn) or handed on.
-#include <algorithm>
-#include <cstdint>
-
-// begin include/forkscale/detail/engine/frame.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
-// detail/engine/frame.hpp: one running task, and what each guard keeps between
-// its two events.
-#include <cstdint>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <memory>
-
-// begin include/forkscale/detail/profile/chain.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
-// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
-// invocation's record is appended to the path value of the point where it ends: a
-// chain of shared, reference-counted nodes (a child and its spawner share their
-// common prefix) that is folded into one per-site array once it holds more
-// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
-// A join keeps the winning path's chain and drops the others.
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <vector>
-
-// begin include/forkscale/detail/engine/pool.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
-// detail/engine/pool.hpp: pooled allocation for the engine's fixed-size objects
-// (join sets, on-span chain nodes). No allocation on the event path once a
-// thread's cache is warm; a process-wide free list is touched once per batch.
-#include <atomic>
-#include <cstddef>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
-// a process-wide free list that is touched once per batch. Memory is kept for
-// reuse, so the pool's size is the high-water mark.
-template <class T>
-class object_pool {
- public:
-  static constexpr unsigned batch = 64;
-
-  static object_pool& instance() noexcept {
-    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
-    return *p;
-  }
-
-  T* take_batch(unsigned& count) {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      if (free_) {
-        T* head = free_;
-        T* tail = head;
-        count = 1;
-        while (count < batch && tail->next_free) {
-          tail = tail->next_free;
-          ++count;
-        }
-        free_ = tail->next_free;
-        tail->next_free = nullptr;
-        return head;
-      }
-    }
-    auto* chunk = new T[batch];
-    {
-      std::lock_guard<std::mutex> g(m_);
-      chunks_.push_back(chunk);
-    }
-    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
-    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
-    count = batch;
-    return chunk;
-  }
-
-  void give_back(T* head, T* tail) {
-    std::lock_guard<std::mutex> g(m_);
-    tail->next_free = free_;
-    free_ = head;
-  }
-
-  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
-
- private:
-  std::mutex m_;
-  T* free_ = nullptr;
-  std::vector<T*> chunks_;  // keeps the memory reachable
-  std::atomic<std::size_t> reserved_{0};
-};
-
-template <class T>
-struct object_cache {
-  T* head = nullptr;
-  unsigned count = 0;
-  ~object_cache() {
-    if (head) {
-      T* tail = head;
-      while (tail->next_free) tail = tail->next_free;
-      object_pool<T>::instance().give_back(head, tail);
-    }
-  }
-
-  static object_cache& local() noexcept {
-    static thread_local object_cache cache;
-    return cache;
-  }
-
-  T* take() {
-    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
-    T* o = head;
-    head = o->next_free;
-    --count;
-    o->next_free = nullptr;
-    return o;
-  }
-
-  void put(T* o) noexcept {
-    o->next_free = head;
-    head = o;
-    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
-      // Hand a batch back so a thread that only frees does not hoard memory.
-      T* first = head;
-      T* last = first;
-      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
-      head = last->next_free;
-      count -= object_pool<T>::batch;
-      object_pool<T>::instance().give_back(first, last);
-    }
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
-// end include/forkscale/detail/engine/pool.hpp
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/sites.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
-// detail/profile/sites.hpp: call and spawn sites, interned once per process, and
-// the sets of sites open above an invocation ("contexts"). An invocation finds
-// its site id and whether it is a top-call-site / top-caller invocation with one
-// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
-// the registry's lock.
+// begin include/forkscale/detail/blame/lock_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
+// detail/blame/lock_rows.hpp: the report's lock profile (report::locks): the
+// threads' lock tables summed per (lock, acquisition site), and, from the
+// record, the holds that lie on the critical path.
 #include <algorithm>
-#include <atomic>
+#include <cmath>
 #include <cstdint>
-#include <deque>
 #include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -2916,298 +2791,17 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct site_entry {
-  std::string file, function, tag;
-  unsigned line = 0;
-  bool has_tag = false;
-  site_kind kind = site_kind::call;
-  std::uint32_t function_id = 0;
-};
-
-// The sites of the invocations open above a point (a set), and what opening one
-// more invocation does to it.
-struct site_context {
-  std::vector<std::uint32_t> sites;      // sorted
-  std::vector<std::uint32_t> functions;  // sorted
-};
-
-struct site_step {
-  const site_context* next = nullptr;
-  std::uint32_t site = 0;
-  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
-  // This lookup missed the thread's cache and went to the registry (a lock, maybe
-  // allocations: microseconds, once per site, context and thread). The engine
-  // then starts the next strand after it, so that the cost lands in no strand.
-  bool registered = false;
-};
-
-class site_registry {
- public:
-  static site_registry& instance() {
-    static site_registry* r = new site_registry;  // never destroyed: late threads may use it
-    return *r;
-  }
-
-  const site_context* empty() const noexcept { return empty_; }
-  std::uint32_t count() const noexcept { return count_.load(std::memory_order_acquire); }
-
-  FORKSCALE_DETAIL_NOINLINE site_step step(const site_context* ctx, const site& where, site_kind kind) {
-    std::lock_guard<std::mutex> g(m_);
-    const std::uint32_t id = intern_site(where, kind);
-    auto& memo = steps_[ctx];
-    auto it = memo.find(id);
-    if (it != memo.end()) return it->second;
-    const std::uint32_t fn = entries_[id].function_id;
-    site_step st;
-    st.site = id;
-    const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
-    const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
-    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
-    if (seen_site) {
-      st.next = ctx;
-    } else {
-      std::vector<std::uint32_t> s = ctx->sites;
-      s.insert(std::upper_bound(s.begin(), s.end(), id), id);
-      auto found = contexts_.find(s);
-      if (found != contexts_.end()) {
-        st.next = found->second;
-      } else {
-        auto c = std::make_unique<site_context>();
-        c->sites = s;
-        c->functions = ctx->functions;
-        if (!seen_fn) c->functions.insert(std::upper_bound(c->functions.begin(), c->functions.end(), fn), fn);
-        st.next = c.get();
-        contexts_.emplace(std::move(s), c.get());
-        owned_.push_back(std::move(c));
-      }
-    }
-    memo.emplace(id, st);
-    return st;
-  }
-
-  // A copy of the entries [0, n) for a report.
-  std::vector<site_entry> entries(std::uint32_t n) {
-    std::lock_guard<std::mutex> g(m_);
-    n = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(entries_.size()));
-    return std::vector<site_entry>(entries_.begin(), entries_.begin() + n);
-  }
-
-  std::size_t bytes() {
-    std::lock_guard<std::mutex> g(m_);
-    std::size_t b = entries_.size() * sizeof(site_entry) + owned_.size() * sizeof(site_context);
-    for (const auto& c : owned_) b += (c->sites.size() + c->functions.size()) * sizeof(std::uint32_t);
-    for (const auto& kv : steps_) b += kv.second.size() * (sizeof(site_step) + 16);
-    return b;
-  }
-
- private:
-  site_registry() {
-    auto c = std::make_unique<site_context>();
-    empty_ = c.get();
-    owned_.push_back(std::move(c));
-  }
-
-  std::uint32_t intern_site(const site& where, site_kind kind) {
-    std::string key;
-    key += static_cast<char>('0' + static_cast<int>(kind));
-    key += where.file ? where.file : "";
-    key += '\0';
-    key += std::to_string(where.line);
-    key += '\0';
-    key += where.function ? where.function : "";
-    key += '\0';
-    if (where.tag) {
-      key += '1';
-      key += where.tag;
-    }
-    auto it = by_key_.find(key);
-    if (it != by_key_.end()) return it->second;
-    site_entry e;
-    e.file = where.file ? where.file : "";
-    e.function = where.function ? where.function : "";
-    e.line = where.line;
-    e.has_tag = where.tag != nullptr;
-    e.tag = where.tag ? where.tag : "";
-    e.kind = kind;
-    auto f = functions_.find(e.function);
-    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
-    e.function_id = f->second;
-    const auto id = static_cast<std::uint32_t>(entries_.size());
-    entries_.push_back(std::move(e));
-    by_key_.emplace(std::move(key), id);
-    count_.store(static_cast<std::uint32_t>(entries_.size()), std::memory_order_release);
-    return id;
-  }
-
-  std::mutex m_;
-  std::deque<site_entry> entries_;
-  std::unordered_map<std::string, std::uint32_t> by_key_;
-  std::unordered_map<std::string, std::uint32_t> functions_;
-  std::map<std::vector<std::uint32_t>, const site_context*> contexts_;
-  std::vector<std::unique_ptr<site_context>> owned_;
-  std::unordered_map<const site_context*, std::unordered_map<std::uint32_t, site_step>> steps_;
-  const site_context* empty_ = nullptr;
-  std::atomic<std::uint32_t> count_{0};
-};
-
-// The per-thread cache in front of site_registry::step. Keyed by the pointers the
-// site holds (string literals from __builtin_FILE and friends, or the user's
-// static tags), so a hit costs a hash and four compares.
-struct site_cache_entry {
-  const site_context* ctx = nullptr;
-  const char* file = nullptr;
-  const char* function = nullptr;
-  const char* tag = nullptr;
-  unsigned line = 0;
-  site_kind kind = site_kind::root;
-  site_step step;
-};
-
-inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
-  static thread_local site_cache_entry cache[512];
-  std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
-  h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
-  h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
-  h ^= reinterpret_cast<std::uintptr_t>(where.tag);
-  site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
-  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
-                              e.function == where.function && e.tag == where.tag && e.kind == kind))
-    return e.step;
-  site_step st = site_registry::instance().step(ctx, where, kind);
-  e.ctx = ctx;
-  e.file = where.file;
-  e.function = where.function;
-  e.tag = where.tag;
-  e.line = where.line;
-  e.kind = kind;
-  e.step = st;
-  st.registered = true;
-  return st;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
-// end include/forkscale/detail/profile/sites.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct prof_node {
-  static constexpr unsigned capacity = prof_records_per_node;
-  std::atomic<std::int64_t> refs{1};
-  prof_node* parent = nullptr;
-  std::uint32_t count = 0;                   // records in `records`
-  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
-  std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
-  prof_record records[capacity];
-  prof_node* next_free = nullptr;  // pool link
-};
-
-// A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
-// and `incoming` (ties by task id, docs/model.md); returns the loser, whose chain
-// reference the caller drops (outside any lock).
-inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_span, const path_prof& incoming,
-                             std::uint64_t incoming_span) noexcept {
-  if (!path_beats(incoming_span, incoming.task, kept_span, kept.task)) return incoming;
-  const path_prof loser = kept;
-  kept = incoming;
-  return loser;
-}
-
-inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
-  static std::atomic<std::size_t> b{0};
-  return b;
-}
-
-inline prof_node* new_prof_node() {
-  prof_node* p = object_cache<prof_node>::local().take();
-  p->refs.store(1, std::memory_order_relaxed);
-  p->parent = nullptr;
-  p->count = 0;
-  p->records_below = 0;
-  p->folded = nullptr;
-  return p;
-}
-
-// Drops one reference; frees what is no longer shared, down the chain.
-inline void release_prof(prof_node* p) noexcept {
-  while (p) {
-    // The sole owner frees without a read-modify-write: nobody else can add a
-    // reference to a node no one else holds.
-    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    prof_node* parent = p->parent;
-    if (p->folded) {
-      prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
-      delete p->folded;
-      p->folded = nullptr;
-    }
-    object_cache<prof_node>::local().put(p);
-    p = parent;
-  }
-}
-
-// Adds everything in the chain starting at `p` into `out`.
-inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
-  // Every site a record names is registered already: one allocation up front.
-  const std::size_t sites = site_registry::instance().count();
-  if (out.size() < sites) out.resize(sites);
-  for (; p; p = p->parent) {
-    if (p->folded) {
-      if (out.size() < p->folded->size()) out.resize(p->folded->size());
-      for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
-    }
-    for (std::uint32_t i = 0; i < p->count; ++i) {
-      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
-      out[p->records[i].site].add(p->records[i]);
-    }
-  }
-}
-
-// A chain is folded once it holds more records than this (at least 16; the
-// number of sites registered so far).
-inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
-
-// Replaces the chain `head` (whose reference the caller holds) by one folded node
-// with the same sums.
-inline void fold_chain(prof_node*& head) {
-  auto* sums = new std::vector<site_sums>;
-  sum_chain(head, *sums);
-  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
-  prof_node* a = new_prof_node();
-  a->folded = sums;
-  release_prof(head);
-  head = a;
-}
-
-// Pushes `n` records on top of the chain `*head` (whose reference the new node
-// takes over); folds the chain into one array node once it has grown past the
-// fold limit, so a chain never holds more than O(sites) records.
-inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
-  prof_node* p = new_prof_node();
-  p->parent = head;
-  p->count = n;
-  for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
-  p->records_below = (head ? head->records_below : 0) + n;
-  head = p;
-  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
-// end include/forkscale/detail/profile/chain.hpp
 // begin include/forkscale/detail/record/buffer.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 #define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
@@ -3242,10 +2836,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -3428,70 +3026,14 @@ inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 // end include/forkscale/detail/record/buffer.hpp
-// begin include/forkscale/detail/engine/join_set.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
-// detail/engine/join_set.hpp: where children report.
-//
-// A join set is what one join waits for: the implicit sync block of a task
-// (Cilk's sync), a task_group, or the single child behind a join_handle.
-// Children fold their path values in as they finish; the join takes the result.
-// A set whose owner lets go without joining hands everything on to `forward`,
-// the set its owner's own totals go to (tasks that outlive their spawner).
-//
-// Counting without an atomic on the spawn path: `outstanding_` starts at
-// owner_ref (the owner's reference) and each finishing child subtracts one.
-// Spawns made by the owning task are counted in `unpublished_`, which only the
-// owner touches; a join is complete when outstanding_ + unpublished_ ==
-// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
-// whoever then brings `outstanding_` to zero is the last user and hands the
-// totals on. Every other field is guarded by the set's own lock.
-#include <cstdint>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/offsets.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
-// (docs/model.md, "What-if regions").
-//
-// For each scenario s (0: every region together; r + 1: region r alone) and each
-// factor k = p/q, a path's what-if length is its length with every strand inside
-// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
-// grow by a strand's cost, as the real length does, except inside regions; so a
-// path value keeps them as offsets from its real length, in units of 1/p tick:
-//
-//   what-if length (s, k) = span + d[s·F + k] / p_k.
-//
-// A strand outside every region changes no offset; a strand of cost c inside
-// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
-// regions (each strand at most once per scenario, so nested regions count once).
-// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
-// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
-// Max and + commute, so the result is the same whatever the interleaving, as
-// for the real span. Offsets are exact integers; the report divides at the end.
-#include <algorithm>
+// begin include/forkscale/detail/util/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
 #include <atomic>
 #include <cstdint>
-#include <cstring>
-#include <new>
-#include <string>
-#include <vector>
+#include <thread>
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -3502,45 +3044,61 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/factors.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
-// factors as exact fractions, call sites named at run time, and the
-// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <string>
-#include <vector>
 
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
 #endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// end include/forkscale/detail/util/spinlock.hpp
 // begin include/forkscale/detail/util/strings.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
 #define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
@@ -3596,6 +3154,91 @@ inline std::string describe_site(const site& where) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
 // end include/forkscale/detail/util/strings.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -3945,386 +3588,6 @@ struct what_if_known_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
-// begin include/forkscale/detail/engine/spinlock.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
-// long; only siblings finishing at the same instant contend), and cpu_relax.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// A test-and-test-and-set lock held for a handful of instructions. Each join set
-// has its own; only siblings finishing at the same instant ever contend.
-class spinlock {
- public:
-  // The uncontended case inline (one exchange); waiting out of line.
-  void lock() noexcept {
-    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
-    lock_slow();
-  }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
-
- private:
-  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
-    do {
-      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
-        if (++spins < 64) {
-          cpu_relax();
-        } else {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    } while (flag_.exchange(true, std::memory_order_acquire));
-  }
-
-  std::atomic<bool> flag_{false};
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// end include/forkscale/detail/engine/spinlock.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct session;
-struct thread_tables;
-
-// A task's own invocation record (site profiles), held back while children the
-// task left unjoined still run: its invocation ends with the last of them
-// (docs/model.md, "Per-site profiles"). The set those children report to keeps
-// it, and the last report finishes it (`finish`, defined with the profiles in
-// profile/task_profile.hpp) before the set's path value goes on.
-struct deferred_record {
-  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
-  session* sess = nullptr;
-  std::uint32_t site = 0;
-  unsigned char flags = 0;
-  std::uint64_t task_id = 0;
-  std::uint64_t span_at_start = 0;
-  std::uint64_t local_work = 0, local_span_at_start = 0;
-  std::uint64_t task_work = 0, task_span_at_start = 0;
-  deferred_record* next_free = nullptr;  // pool link
-};
-
-// What a join takes out of a set.
-struct join_contents {
-  path_totals totals;          // owns totals.what_if
-  path_prof prof;              // the winning path's profile; owns prof.chain
-  std::int64_t running = 0;    // children spawned and not yet reported
-  std::uint64_t finished = 0;  // children folded in since the last join
-  std::uint64_t uid = 0;       // recording: the set and the round taken
-  std::uint32_t round = 0;
-  // The latest clock reading at which a child folded in since the last join
-  // ended (unknown_end when one is not known): a join that begins after it
-  // does not wait (engine::end_sync).
-  std::uint64_t last_end = 0;
-};
-
-inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
-
-// Recording: what reports to a join — a task's last strand and the finished
-// children it merged at its end, or a join handed on.
-struct join_source {
-  std::uint64_t strand = 0;
-  std::uint64_t uid = 0;
-  std::uint32_t round = 0;
-};
-
-class join_set {
- public:
-  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
-
-  static join_set* make(session* s, record_state* rec = nullptr) {
-    join_set* j = object_cache<join_set>::local().take();
-    j->rec_ = rec;
-    j->round_ = 0;
-    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
-      record_buffer& b = rec->buffer();
-      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
-    }
-    j->outstanding_ = owner_ref;
-    j->acc_end_ = 0;
-    j->acc_ = path_totals{};
-    j->acc_prof_ = path_prof{};
-    j->finished_ = 0;
-    j->unpublished_ = 0;
-    j->forward_ = nullptr;
-    j->session_ = s;
-    j->deferred_ = nullptr;
-    return j;
-  }
-  // Frees a set nobody refers to any more.
-  static void destroy(join_set* j) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
-    j->deferred_ = nullptr;
-    what_if_release(j->acc_.what_if);
-    j->acc_.what_if = nullptr;
-    release_prof(j->acc_prof_.chain);
-    j->acc_prof_.chain = nullptr;
-    object_cache<join_set>::local().put(j);
-  }
-
-  session* owner_session() const noexcept { return session_; }
-
-  // The owner's record, finished by the set's last report (owner only, before
-  // release: the release's lock publishes it to whoever reports last).
-  void defer(deferred_record* d) noexcept { deferred_ = d; }
-
-  // One more child, spawned by the owning task: no lock, no atomic.
-  void count_own_child() noexcept { ++unpublished_; }
-  // One more child, spawned from any other task (task groups, forwarded sets).
-  void count_shared_child() noexcept {
-    lock_.lock();
-    ++outstanding_;
-    lock_.unlock();
-  }
-
-  // Children spawned and not yet reported, and children reported since the last
-  // join. The owner's own count is exact only on the owner's thread.
-  join_contents tally() noexcept {
-    join_contents c;
-    lock_.lock();
-    c.running = running();
-    c.finished = finished_;
-    lock_.unlock();
-    return c;
-  }
-
-  // A finished child (or a forwarded set) reports to `j`: its path value folds in
-  // and its reference drops. The last user of a set whose owner has let go hands
-  // the result on, and so on up the chain of forwards. `end` is the clock
-  // reading at which the child ended, when it is known.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
-                     std::uint64_t end = unknown_end) noexcept {
-    while (j) {
-      j->lock_.lock();
-      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
-      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
-      j->acc_.join(t);
-      if (end > j->acc_end_) j->acc_end_ = end;
-      ++j->finished_;
-      const bool last = --j->outstanding_ == 0;
-      j->lock_.unlock();
-      release_prof(loser.chain);
-      if (!last) return;
-      from = join_source{0, j->uid_, j->round_};
-      end = unknown_end;  // a set handed on: when its children ended is not kept
-      join_set* next = retire(j, t, p);
-      j = next;
-    }
-    release_prof(p.chain);
-    what_if_release(t.what_if);
-  }
-
-  // The owner lets go without joining. Children still running will report to
-  // `forward` (which must already count this set as one of its children); with
-  // no forward, what they report is dropped. Returns the tally just before.
-  join_contents release(join_set* forward) noexcept {
-    join_contents c;
-    lock_.lock();
-    c.running = running();
-    c.finished = finished_;
-    forward_ = forward;
-    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
-    unpublished_ = 0;
-    const bool last = outstanding_ == 0;
-    lock_.unlock();
-    if (last) pass_on(this);
-    return c;
-  }
-
-  // A spawned task that never ran: its reference drops with nothing folded in.
-  void drop_child() noexcept {
-    lock_.lock();
-    const bool last = --outstanding_ == 0;
-    lock_.unlock();
-    if (last) pass_on(this);
-  }
-
-  // The join: takes everything folded in so far. When nothing is outstanding the
-  // set is ready for its next round (a task's sync block is reused).
-  join_contents take() noexcept {
-    join_contents c;
-    lock_.lock();
-    c.running = running();
-    c.finished = finished_;
-    c.totals = acc_;
-    c.prof = acc_prof_;
-    c.uid = uid_;
-    c.round = round_++;
-    c.last_end = acc_end_;
-    acc_end_ = 0;
-    acc_ = path_totals{};
-    acc_prof_ = path_prof{};
-    finished_ = 0;
-    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
-      outstanding_ = owner_ref;
-      unpublished_ = 0;
-    }
-    lock_.unlock();
-    return c;
-  }
-
-  // Takes everything out and frees the set when nothing is outstanding; else
-  // leaves it alone and says how many are.
-  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
-    j->lock_.lock();
-    out.running = j->running();
-    out.finished = j->finished_;
-    if (out.running != 0) {
-      j->lock_.unlock();
-      return false;
-    }
-    out.totals = j->acc_;
-    out.prof = j->acc_prof_;
-    out.uid = j->uid_;
-    out.round = j->round_;
-    out.last_end = j->acc_end_;
-    j->acc_.what_if = nullptr;
-    j->acc_prof_.chain = nullptr;
-    j->lock_.unlock();
-    destroy(j);
-    return true;
-  }
-
-  // Merges what a completed set held, as if its children had reported here.
-  void absorb(join_contents& c) noexcept {
-    lock_.lock();
-    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
-    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
-    acc_.join(c.totals);
-    if (c.last_end > acc_end_) acc_end_ = c.last_end;
-    finished_ += c.finished;
-    lock_.unlock();
-    release_prof(loser.chain);
-    c.prof.chain = nullptr;
-  }
-
-  join_set* next_free = nullptr;  // pool link
-  // A task group's or join handle's set is on the list of the thread that bound
-  // it (thread_tables, engine/tasks.hpp) until it is released.
-  join_set* bound_prev = nullptr;
-  join_set* bound_next = nullptr;
-  thread_tables* bound_on = nullptr;
-
- private:
-  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
-  // The last user of a set: its totals go to the set's forward, and it is freed.
-  // Returns the forward; `t` and `p` receive what it held.
-  // A deferred record is finished on the way: `t` and `p` are then the path
-  // value at the end of its task's invocation.
-  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
-    join_set* next = j->forward_;
-    t = j->acc_;
-    p = j->acc_prof_;
-    j->acc_.what_if = nullptr;
-    j->acc_prof_.chain = nullptr;
-    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
-    destroy(j);
-    return next;
-  }
-  static void pass_on(join_set* j) noexcept {
-    path_totals t;
-    path_prof p;
-    const join_source from{0, j->uid_, j->round_};
-    join_set* next = retire(j, t, p);
-    report(next, t, p, from);
-  }
-
-  // Recording, under the lock: `from` reports to this set's current round. The
-  // edge is appended before the lock is let go, so the join that takes the
-  // round finds it.
-  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
-    if (from.strand == 0 && from.uid == 0) return;
-    raw_edge* e = rec_->buffer().edges.next(*rec_);
-    if (!e) return;
-    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
-  }
-
-  spinlock lock_;
-  std::int64_t outstanding_ = owner_ref;
-  std::uint64_t acc_end_ = 0;  // join_contents::last_end
-  path_totals acc_;
-  path_prof acc_prof_;
-  std::uint64_t finished_ = 0;
-  std::uint64_t unpublished_ = 0;  // owner only
-  join_set* forward_ = nullptr;
-  session* session_ = nullptr;
-  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
-  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
-  std::uint64_t uid_ = 0;
-  std::uint32_t round_ = 0;  // joins taken so far
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
-// end include/forkscale/detail/engine/join_set.hpp
-// begin include/forkscale/detail/engine/session.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// detail/engine/session.hpp: one measurement — its clock, burden and
-// compensation, its labeled regions, its per-thread tables, and the misuse found.
-// The event path touches it only through plain reads of its constants and the
-// calling thread's own table.
-#include <atomic>
-#include <cstdint>
-#include <cstdio>
-#include <exception>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/engine/load.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
@@ -4733,31 +3996,6 @@ inline void what_if_notice(session* s, const site& where, std::string problem) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
 // end include/forkscale/detail/engine/session.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// What a region keeps: for an outermost one, the measurement itself.
-struct region_state {
-  std::unique_ptr<session> owned;  // set for an outermost region
-  frame root;
-  frame* task = nullptr;  // set for a nested region
-  region_node* node = nullptr;
-  region_node* saved = nullptr;
-  region_state* enclosing = nullptr;  // the region guard open around this one in the task
-  path_totals at_open;
-  path_totals at_close;  // set when an enclosing region closed first (see end_region)
-  unsigned depth = 0;
-  bool stopped = false;
-  bool closed_early = false;
-  site where;
-  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
-// end include/forkscale/detail/engine/frame.hpp
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -4767,436 +4005,17 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// ---- the frame's chain ----------------------------------------------------------
-
-// Gives back the references to the frame's chain head taken in advance; call
-// before the head changes.
-inline void drop_credits(frame& f) noexcept {
-  if (f.chain_credits) {
-    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
-    f.chain_credits = 0;
-  }
-}
-
-// Appends a finished invocation's on-span record to the frame's path.
-inline void append_record(frame& f, const prof_record& r) {
-  if (f.prof_record_count == prof_node::capacity) {
-    drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
-  }
-  f.prof_records[f.prof_record_count++] = r;
-}
-
-// Makes the frame's path value shareable: its records go onto its chain.
-inline prof_node* freeze_path(frame& f) {
-  if (f.prof_record_count) {
-    drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
-  }
-  return f.path.chain;
-}
-
-// A reference to the frame's path for a child: one atomic add per 64 spawns.
-// A chain past half the fold limit is folded here, by its owner, before it is
-// shared: otherwise every child that adds a record or two to it at its end
-// would fold the same shared prefix again (push_records), and a child whose
-// path then loses its join throws that fold away — a fold per spawn where one
-// per half-limit of records is enough.
-inline prof_node* share_path(frame& f) {
-  prof_node* p = freeze_path(f);
-  if (!p) return nullptr;
-  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
-    drop_credits(f);
-    fold_chain(f.path.chain);
-    p = f.path.chain;
-  }
-  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
-    p->refs.fetch_add(64, std::memory_order_relaxed);
-    f.chain_credits = 64;
-  }
-  --f.chain_credits;
-  return p;
-}
-
-// Takes the frame's path away from it (its end): the caller owns the reference.
-inline prof_node* take_path(frame& f) {
-  prof_node* p = freeze_path(f);
-  drop_credits(f);
-  f.path.chain = nullptr;
-  return p;
-}
-
-// The on-work half of a record: this thread's table, no lock.
-inline void record_on_work(session* s, const prof_record& r) {
-  thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
-    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
-  t.on_work[r.site].add(r);
-}
-
-// ---- events -------------------------------------------------------------------
-
-// Spawn: the child's task id, its site and the spawner's path profile. Returns
-// whether the site was registered just now (site_step::registered).
-inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::spawn);
-  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
-  tk.context = st.next;
-  tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
-  tk.profile = true;
-  tk.path.local_span = f.path.local_span;
-  tk.path.task_span = f.path.task_span;
-  tk.path.chain = share_path(f);
-  return st.registered;
-}
-
-// A child starts: its invocation opens with the spawner's path value.
-inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
-  c.task_id = tk.task_id;
-  c.spawn_count = 0;
-  c.local_work = 0;
-  c.task_work = 0;
-  c.span_at_start = tk.span;
-  c.local_span_at_start = tk.path.local_span;
-  c.task_span_at_start = tk.path.task_span;
-  c.context = tk.context;
-  c.task_site = tk.site_id;
-  c.task_flags = tk.flags;
-  c.prof_record_count = 0;
-  c.chain_credits = 0;
-  c.path = tk.path;
-  tk.path.chain = nullptr;
-}
-
-// A task ends: its own invocation's record (on work now, on span with its path),
-// and the path profile it reports with.
-inline path_prof profile_task_end(frame& c) {
-  prof_record r{};
-  r.site = c.task_site;
-  r.flags = c.task_flags;
-  r.work = c.totals.work;
-  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
-  r.local_work = c.local_work;
-  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
-  r.task_work = c.task_work;
-  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
-  c.path.local_span = c.local_span_at_start;
-  c.path.task_span = c.task_span_at_start;
-  record_on_work(c.sess, r);
-  append_record(c, r);
-  path_prof out = c.path;
-  out.task = c.task_id;
-  out.chain = take_path(c);
-  return out;
-}
-
-// A task ends while children it left unjoined still run: its invocation ends
-// with the last of them. Its record is held back (join_set::defer) and the path
-// value it reports with is its own, running sums as they are; the set those
-// children report to finishes the record with the longest of their paths.
-inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
-  prof_record r{};
-  r.site = d.site;
-  r.flags = d.flags;
-  r.work = t.work;  // the task's own totals and every child it left, all reported here
-  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
-  r.local_work = d.local_work;
-  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
-  r.task_work = d.task_work;
-  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
-  record_on_work(d.sess, r);
-  push_records(p.chain, &r, 1);
-  p.local_span = d.local_span_at_start;
-  p.task_span = d.task_span_at_start;
-  p.task = d.task_id;
-}
-
-inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
-  d = object_cache<deferred_record>::local().take();
-  d->finish = &finish_deferred_record;
-  d->sess = c.sess;
-  d->site = c.task_site;
-  d->flags = c.task_flags;
-  d->task_id = c.task_id;
-  d->span_at_start = c.span_at_start;
-  d->local_work = c.local_work;
-  d->local_span_at_start = c.local_span_at_start;
-  d->task_work = c.task_work;
-  d->task_span_at_start = c.task_span_at_start;
-  path_prof out = c.path;
-  out.task = c.task_id;
-  out.chain = take_path(c);
-  return out;
-}
-
-// A task's predecessors (`depend`) have joined its path where it starts: its
-// invocation starts after them, so that its span, like its work, covers only
-// what it does and joins (their work is counted by whoever joins them).
-inline void profile_restart_task(frame& c) noexcept {
-  c.span_at_start = c.totals.span;
-  c.local_span_at_start = c.path.local_span;
-  c.task_span_at_start = c.path.task_span;
-}
-
-// A call opens: its invocation starts counting local work and span.
-// A call opens; returns whether its site was registered just now.
-inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::call);
-  cs.caller_context = f.context;
-  cs.caller_local_work = f.local_work;
-  cs.span_at_open = f.totals.span;
-  cs.work_at_open = f.totals.work;
-  cs.local_span_at_open = f.path.local_span;
-  cs.site_id = st.site;
-  cs.flags = st.flags;
-  f.context = st.next;
-  f.local_work = 0;
-  return st.registered;
-}
-
-// A call closes: its invocation's record.
-inline void profile_call_close(frame& f, const call_state& cs) {
-  prof_record r{};
-  r.site = cs.site_id;
-  r.flags = cs.flags;
-  r.work = f.totals.work - cs.work_at_open;
-  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
-  r.local_work = f.local_work;
-  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
-  f.path.local_span = cs.local_span_at_open;
-  f.context = cs.caller_context;
-  f.local_work = cs.caller_local_work;
-  record_on_work(f.sess, r);
-  append_record(f, r);
-}
-
-// A join took `joined` (ending at joined_span) while the task's own path ends
-// at f.totals.span (before the join): when a child's path is the longer, the
-// task's path becomes it; otherwise the child's chain is dropped.
-inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
-  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
-    drop_credits(f);
-    release_prof(f.path.chain);
-    f.prof_record_count = 0;
-    f.path.local_span = joined.local_span;
-    f.path.task_span = joined.task_span;
-    f.path.chain = joined.chain;
-  } else {
-    release_prof(joined.chain);
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-// end include/forkscale/detail/profile/task_profile.hpp
-// begin include/forkscale/detail/record/events.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
-// detail/record/events.hpp: what the engine's events add to the record when
-// recording is on. Each is called from one place in engine/events.hpp, behind
-// a predicted-false test of the frame's record flag.
-#include <cstdint>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/regions.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
-// detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
-// strand inside regions does to its path's offsets and to the regions' work
-// (docs/model.md, "What-if regions").
-#include <cstdint>
-#include <mutex>
-#include <string>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// A strand of work cost `cost` inside the regions of `mask` (region bits only).
-inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
-  thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
-  t.what_if_work[0] += cost;
-  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
-}
-
-inline void record_wi_entries(session* s, std::uint64_t mask) {
-  thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
-  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
-}
-
-// Whether `r` is the region of the guard at `w` (a guard's region, not a named
-// call site: same file, line, function and tag).
-inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
-                            const std::string& function, const std::string& tag) noexcept {
-  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
-         (r.tag.empty() == (w.tag == nullptr));
-}
-
-// A guard's region: found by the site's content, registered at its first entry.
-// Returns its bit, or 0 when the measurement analyses no region (a bad
-// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
-// region alone is left out, said once by a diagnostic that names it.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
-  if (s->what_if_off) return 0;
-  what_if_known_region r;
-  r.file = w.file ? w.file : "";
-  r.line = w.line;
-  r.function = w.function ? w.function : "";
-  r.tag = w.tag ? w.tag : "";
-  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
-  std::size_t number = 0;  // the region's number in the measurement, counted from 1
-  {
-    std::lock_guard<std::mutex> g(s->m);
-    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
-      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
-    if (s->what_if_regions.size() < what_if_max_regions) {
-      s->what_if_regions.push_back(std::move(r));
-      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
-    }
-    for (const what_if_known_region& d : s->what_if_dropped)
-      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
-    s->what_if_dropped.push_back(r);
-    number = what_if_max_regions + s->what_if_dropped.size();
-  }
-  what_if_notice(s, w,
-                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
-                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
-                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
-                     "rows, while the other regions' rows and the site profiles are kept");
-  return 0;
-}
-
-// A call site's what-if bits: the named call sites it matches, and the assumed bit.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
-  std::uint64_t bits = 0;
-  const what_if_config& c = s->what_if;
-  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
-    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
-  for (const what_if_spec& a : c.assume)
-    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
-  if (bits & what_if_region_bits) {
-    std::lock_guard<std::mutex> g(s->m);
-    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
-      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
-      if (r.file.empty() && r.line == 0) {
-        r.file = w.file ? w.file : "";
-        r.line = w.line;
-        r.function = w.function ? w.function : "";
-        r.tag = w.tag ? w.tag : "";
-      }
-    }
-  }
-  return bits;
-}
-
-// The bits of a site (a guard's region, or a call site's), cached per thread.
-inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
-  struct slot {
-    std::uint64_t serial = 0;
-    const char* file = nullptr;
-    const char* function = nullptr;
-    const char* tag = nullptr;
-    unsigned line = 0;
-    bool call = false;
-    std::uint64_t bits = 0;
-  };
-  static thread_local slot cache[64];
-  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
-                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
-                           static_cast<std::uintptr_t>(call);
-  slot& e = cache[h & 63u];
-  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
-                              e.function == w.function && e.tag == w.tag && e.call == call))
-    return e.bits;
-  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
-  e.serial = s->serial;
-  e.file = w.file;
-  e.function = w.function;
-  e.tag = w.tag;
-  e.line = w.line;
-  e.call = call;
-  e.bits = bits;
-  return bits;
-}
-
-// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
-// compensation) to the work, `path_raw`/`path` to every path through it. They
-// differ only when a measurement assumes call sites faster.
-struct strand_cost {
-  std::uint64_t work_raw, work, path_raw, path;
-};
-
-// A strand inside what-if regions, or of a measurement that assumes call sites
-// faster: the path cost may differ from the work cost, and the regions' offsets
-// and work grow.
-FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
-  const what_if_config& cfg = f.sess->what_if;
-  strand_cost c{raw, cost, raw, cost};
-  if (f.what_if_mask & what_if_scaled_bit) {
-    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
-    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
-    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
-  }
-  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
-  if (regions) {
-    what_if_add(f.totals.what_if, &cfg, regions, c.path);
-    record_wi_work(f.sess, regions, c.work);
-  }
-  return c;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
-// end include/forkscale/detail/what_if/regions.hpp
 // begin include/forkscale/detail/record/call_tree.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
 #define FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
@@ -5223,10 +4042,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -5356,1082 +4179,6 @@ class call_tree {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
 // end include/forkscale/detail/record/call_tree.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
-// the task's previous strand and the end of the longest path through `f`.
-FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
-  record_state& rs = *f.rec;
-  record_buffer& b = rs.buffer();
-  raw_strand* r = b.strands.next(rs);
-  if (!r) {
-    ++b.dropped;
-    f.rec_prev = 0;
-    f.totals.last_strand = 0;
-    return;
-  }
-  r->prev = f.rec_prev;
-  r->crit_pred = f.totals.last_strand;
-  r->join_uid = f.rec_join_uid;
-  r->join_round = f.rec_join_round;
-  r->join_site = f.rec_join_site;
-  if (f.recording == recording_mode::with_wall_clock) {
-    r->wall_start = f.rec_wall_start;
-    r->wall_end = rs.wall_now();
-  } else {
-    r->wall_start = f.strand_start;
-    r->wall_end = t;
-  }
-  r->work = c.work;
-  r->path = c.path;
-  r->frame = f.rec_frame;
-  r->flags = f.rec_flags;
-  r->what_if = f.what_if_mask & what_if_region_bits;
-  const std::uint64_t id = strand_id(b, b.strands.size() - 1);
-  f.rec_prev = id;
-  f.totals.last_strand = id;
-  f.rec_flags = 0;
-  f.rec_join_uid = 0;
-  f.rec_join_site = 0;
-}
-
-// A spawn: the child starts after the strand that just ended, in the call path
-// the spawn site opens; the spawner's next strand is the continuation. Returns
-// whether a call path was interned just now (its cost is then in no strand).
-FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
-  tk.rec_from = f.rec_prev;
-  f.rec_flags |= rec_after_spawn;
-  bool missed = false;
-  try {
-    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
-  } catch (...) {
-    tk.rec_frame = f.rec_frame;
-  }
-  return missed;
-}
-
-// A sync_point's join took round `c.round` of its set: the next strand starts
-// after that join.
-FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
-  f.rec_join_uid = c.uid;
-  f.rec_join_round = c.round;
-  bool missed = false;
-  try {
-    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
-  } catch (...) {
-    f.rec_join_site = 0;
-  }
-}
-
-// A call opens: the strands inside run in the call path its site opens.
-// Returns whether the path was interned just now.
-FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
-  cs.caller_rec_frame = f.rec_frame;
-  bool missed = false;
-  try {
-    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
-  } catch (...) {
-  }
-  return missed;
-}
-
-// A labeled region's instance closes on this thread.
-FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
-  record_state& r = *f.rec;
-  if (!r.on()) return;
-  try {
-    r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
-  } catch (...) {
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
-// end include/forkscale/detail/record/events.hpp
-// begin include/forkscale/detail/engine/tasks.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
-// detail/engine/tasks.hpp: the parts of the events that do not read the clock —
-// a task's start and end, its children handed on to whoever joins it, task
-// groups and join handles, and labeled regions.
-#include <atomic>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <string>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// ---- frames ---------------------------------------------------------------------
-
-// Whether events share clock readings (frame::fuse): a child run at once starts
-// at its spawn's reading, and a sync that waited for nothing starts the next
-// strand at the reading that ended the last one. Under the wall clocks, whose
-// readings every thread can compare; not while recording (each strand is kept
-// with its own ends). The cost clock counts only charge(), which no event's
-// own code calls, so sharing changes nothing there: tests switch it on
-// (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
-inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
-  if (r != recording_mode::off) return false;
-  return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
-         (k == clock_kind::cost && fuse_readings_under_cost_clock);
-}
-
-// Whether call sites take the engine's slow path in this session.
-inline unsigned char call_events_of(const session& s) noexcept {
-  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
-}
-
-// The root frame of a measurement.
-inline void init_root(frame& root, session* s, const site& where) noexcept {
-  root.totals = path_totals{};
-  root.compensation = s->compensation;
-  root.burden = s->burden.load(std::memory_order_relaxed);
-  root.backends = s->backends_seen.load(std::memory_order_relaxed);
-  root.kind = s->kind;
-  root.state = frame::run_state::running;
-  root.open_guards = 0;
-  root.outer = nullptr;
-  root.sess = s;
-  root.sync_block = nullptr;
-  root.report_to = nullptr;
-  root.region = &s->root;
-  root.where = where;
-  root.profile = s->profile;
-  root.task_id = root_task_id;
-  root.spawn_count = 0;
-  root.local_work = 0;
-  root.task_work = 0;
-  root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
-  root.context = site_registry::instance().empty();
-  root.prof_record_count = 0;
-  root.chain_credits = 0;
-  root.path = path_prof{};
-  root.what_if_mask = s->what_if_root_mask;
-  root.recording = s->recording;
-  root.call_events = call_events_of(*s);
-  root.fuse = s->fuse_readings;
-  root.rec = s->rec.get();
-  root.rec_frame = 0;
-  root.rec_flags = 0;
-  root.rec_prev = 0;
-  root.rec_join_uid = 0;
-  root.rec_end_uid = 0;
-}
-
-// A spawned task's frame, from its spawn token (consumed).
-inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
-  c.totals = path_totals{};
-  c.totals.span = tk.span;
-  c.totals.burdened_span = tk.burdened_span;
-  c.totals.raw_span = tk.raw_span;
-  c.totals.what_if = tk.what_if;
-  tk.what_if = nullptr;
-  c.what_if_mask = tk.what_if_mask;
-  c.compensation = s->compensation;
-  c.burden = s->burden.load(std::memory_order_relaxed);
-  c.backends = s->backends_seen.load(std::memory_order_relaxed);
-  c.kind = s->kind;
-  c.state = frame::run_state::running;
-  c.open_guards = 0;
-  c.outer = outer;
-  c.sess = s;
-  c.sync_block = nullptr;
-  c.report_to = tk.target;
-  c.region = tk.region;
-  c.where = where;
-  c.profile = tk.profile;
-  if (tk.profile) profile_task_start(c, tk);
-  c.totals.last_strand = tk.last_strand;
-  c.recording = s->recording;
-  c.call_events = call_events_of(*s);
-  c.fuse = s->fuse_readings;
-  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
-    c.rec = s->rec.get();
-    c.rec_frame = tk.rec_frame;
-    c.rec_flags = rec_task_start;
-    c.rec_prev = tk.rec_from;
-    c.rec_join_uid = 0;
-    c.rec_end_uid = 0;
-  }
-  tk.target = nullptr;
-}
-
-// A spawn through the adapter of a library `f` has not seen (`from`, a
-// backend_bit): the session learns it unless it knew it already, the first
-// library's burden becomes the session's when the burden follows the backend
-// (options.backend automatic), and the frame takes both. Once per library per
-// session, or per frame that started before the session learnt it.
-FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from) noexcept {
-  session* s = f.sess;
-  unsigned char seen = s->backends_seen.load(std::memory_order_relaxed);
-  if ((seen & from) == 0) {
-    seen = s->backends_seen.fetch_or(from, std::memory_order_relaxed);
-    if (seen == 0) {
-      s->first_backend.store(from, std::memory_order_relaxed);
-      if (s->burden_follows_backend)
-        s->burden.store(s->backend_burden[static_cast<unsigned>(backend_of_bit(from)) & 3u].ticks,
-                        std::memory_order_relaxed);
-    }
-    seen = static_cast<unsigned char>(seen | from);
-  }
-  f.backends = static_cast<unsigned char>(f.backends | seen);
-  f.burden = s->burden.load(std::memory_order_relaxed);
-}
-
-// ---- children handed on -----------------------------------------------------------
-
-// At the end of a measurement's root (a spawned task ends through
-// merge_finished_children and end_with_children_running, below): children it
-// never joined are waited for by whoever joins it; with no one to (the root),
-// those still running are misuse. If they are all done already their totals are
-// simply merged. `out` is the path profile at its end; children merged here
-// compete with it for the path.
-inline void settle_sync_block(frame& f, path_prof* out) noexcept {
-  join_set* j = f.sync_block;
-  if (!j) return;
-  f.sync_block = nullptr;
-  join_contents c;
-  if (join_set::take_if_complete(j, c)) {
-    const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
-    f.totals.join(c.totals);
-    release_prof(loser.chain);
-    if (f.recording != recording_mode::off && c.finished != 0) {
-      f.rec_end_uid = c.uid;
-      f.rec_end_round = c.round;
-    }
-    return;
-  }
-  if (f.report_to) {
-    f.report_to->count_shared_child();  // the forwarded set is one more child of report_to
-    j->release(f.report_to);
-  } else {
-    misuse(f.sess, f.where,
-           "the measurement ended while " + std::to_string(c.running) +
-               " spawned task(s) had not finished; they are not counted");
-    j->release(nullptr);
-  }
-}
-
-// At the end of a spawned task: children it never joined (tasks that outlive
-// their spawner) are waited for by whoever joins the task, and they belong to
-// its invocation — its work and span in the site profiles cover them, whichever
-// join takes them (docs/model.md, "Per-site profiles"). Those that have finished
-// merge into the task now, before its record is made; returns the set of those
-// still running, or null.
-inline join_set* merge_finished_children(frame& f) noexcept {
-  join_set* j = f.sync_block;
-  f.sync_block = nullptr;
-  join_contents c;
-  if (!join_set::take_if_complete(j, c)) return j;
-  if (f.profile) {
-    profile_join(f, c.prof, c.totals.span);
-  } else {
-    release_prof(c.prof.chain);
-  }
-  f.totals.join(c.totals);
-  if (f.recording != recording_mode::off && c.finished != 0) {
-    f.rec_end_uid = c.uid;
-    f.rec_end_round = c.round;
-  }
-  return nullptr;
-}
-
-// The task ends while children it left in `left` still run: its own end
-// reports into `left`, as one more child, with its invocation's record held
-// back; the set goes on to the task's joiner, and the last child to finish
-// completes the record there (join_set::retire).
-inline void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
-  if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
-    f.sync_block = left;
-    path_prof out;
-    if (f.profile) out = profile_task_end(f);
-    settle_sync_block(f, f.profile ? &out : nullptr);
-    join_set::report(nullptr, f.totals, out, from);
-    return;
-  }
-  path_prof out;
-  if (f.profile) {
-    deferred_record* d = nullptr;
-    out = profile_task_end_deferred(f, d);
-    left->defer(d);
-  }
-  left->count_own_child();
-  join_set::report(left, f.totals, out, from);
-  left->release(f.report_to);
-}
-
-// A call scope ends: the children spawned inside it that no join inside it
-// waited for join the enclosing scope's sync block — finished ones with their
-// totals, running ones as one forwarded set.
-inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
-  join_contents c;
-  if (join_set::take_if_complete(inner, c)) {
-    if (c.finished == 0) return;
-    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
-    f.sync_block->absorb(c);
-    return;
-  }
-  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
-  f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
-  inner->release(f.sync_block);
-}
-
-// Children that report after their join are merged by the task's next join (or
-// its end); the numbers of this join miss them, which the diagnostic says.
-FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t running, const site& where) noexcept {
-  misuse(f->sess, where,
-         "sync_point ended while " + std::to_string(running) +
-             " spawned task(s) had not reported back (never ran, still running, or not waited for by this join); "
-             "this join does not include them");
-}
-
-// A spawned task destroyed without ever running (a cancelled task group, a
-// dropped callable): it reports nothing, but it must not keep its join waiting.
-FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
-  join_set* j = tk.target;
-  tk.target = nullptr;
-  release_prof(tk.path.chain);
-  tk.path.chain = nullptr;
-  what_if_release(tk.what_if);
-  tk.what_if = nullptr;
-  misuse(j->owner_session(), where,
-         "a task spawned here was destroyed without running (cancelled?); it counts as empty");
-  j->drop_child();
-}
-
-// A token destroyed unused (spawn_token's destructor, through task_hooks).
-inline void drop_token(spawn_token& tk) noexcept {
-  if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
-  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) what_if_release(tk.what_if);
-  tk.what_if = nullptr;
-}
-
-// ---- task groups and join handles -----------------------------------------------
-
-// Bound sets are listed on the binding thread's table, and counted per thread:
-// binds minus releases, each on the thread that made it (thread_tables).
-// Binding lists the set and counts it on this thread's table.
-inline void list_bound(session* s, join_set* j) {
-  thread_tables& t = tables_for(s);
-  t.bound_net.store(t.bound_net.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  t.bound_lock.lock();
-  j->bound_on = &t;
-  j->bound_prev = nullptr;
-  j->bound_next = t.bound_head;
-  if (t.bound_head) t.bound_head->bound_prev = j;
-  t.bound_head = j;
-  t.bound_lock.unlock();
-}
-inline void unlist_bound(join_set* j) noexcept {
-  thread_tables* t = j->bound_on;
-  if (!t) return;
-  t->bound_lock.lock();
-  if (j->bound_prev) {
-    j->bound_prev->bound_next = j->bound_next;
-  } else {
-    t->bound_head = j->bound_next;
-  }
-  if (j->bound_next) j->bound_next->bound_prev = j->bound_prev;
-  t->bound_lock.unlock();
-  j->bound_on = nullptr;
-}
-// A release counts -1 on the releasing thread's table: a release's last use of
-// the session, since a session with nothing bound may be freed.
-inline void count_released(session* s) {
-  std::atomic<std::int64_t>& n = tables_for(s).bound_net;
-  n.store(n.load(std::memory_order_relaxed) - 1, std::memory_order_release);
-}
-// The sets still bound (the sum over the threads).
-inline std::int64_t bound_count(session& s) {
-  std::lock_guard<std::mutex> g(s.m);
-  std::int64_t n = 0;
-  for (const auto& t : s.tables) n += t->bound_net.load(std::memory_order_acquire);
-  return n;
-}
-
-// A task group's join set, created by the first spawn made into it inside a
-// measurement (`slot` is the group's; `where` records the site of that spawn).
-inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
-  join_set* j = slot.load(std::memory_order_acquire);
-  if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
-  join_set* fresh = join_set::make(s, s->rec.get());
-  if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
-    group_site = where;
-    list_bound(s, fresh);
-    return fresh;
-  }
-  join_set::destroy(fresh);
-  return j;
-}
-
-// A task group goes away: tasks it still waits for are misuse.
-inline void close_group(join_set* j, const site& where) noexcept {
-  session* s = j->owner_session();
-  unlist_bound(j);
-  const join_contents c = j->release(nullptr);
-  if (c.running != 0)
-    misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
-  else if (c.finished != 0)
-    misuse(s, where,
-           "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
-  count_released(s);
-}
-
-// A join handle lets go of its set: after its join (`why` null), or before it,
-// which is misuse when the task was spawned (`why` says how it happened).
-inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
-  session* s = j->owner_session();
-  unlist_bound(j);
-  const join_contents c = j->release(nullptr);
-  if (why && (c.running != 0 || c.finished != 0)) misuse(s, where, why);
-  count_released(s);
-}
-
-// A join handle's set for its next task.
-inline join_set* bind_handle(session* s) {
-  join_set* j = join_set::make(s, s->rec.get());
-  list_bound(s, j);
-  return j;
-}
-
-// The table the guards reach these through (state.hpp).
-inline constexpr task_hooks the_task_hooks{&drop_token,  &drop_unrun,     &group_join_set,
-                                           &close_group, &release_handle, &bind_handle};
-inline void install_task_hooks() noexcept { installed_task_hooks.store(&the_task_hooks, std::memory_order_release); }
-
-// Tasks spawned into task groups or join handles that no sync_point inside the
-// measurement joined (still running, or finished and never waited for).
-inline std::int64_t unjoined_in_bound_sets(session& s) {
-  std::lock_guard<std::mutex> g(s.m);
-  std::int64_t n = 0;
-  for (const auto& t : s.tables) {
-    t->bound_lock.lock();
-    for (join_set* j = t->bound_head; j; j = j->bound_next) {
-      const join_contents c = j->tally();
-      n += c.running + static_cast<std::int64_t>(c.finished);
-    }
-    t->bound_lock.unlock();
-  }
-  return n;
-}
-
-// ---- labeled regions --------------------------------------------------------------
-
-inline region_node* intern_region(session* s, region_node* parent, const std::string& label) {
-  std::lock_guard<std::mutex> g(s->m);
-  for (auto& c : parent->children)
-    if (c->label == label) return c.get();
-  auto node = std::make_unique<region_node>();
-  node->label = label;
-  node->path = parent->path + "/" + escape_region_label(label);
-  node->parent = parent;
-  node->depth = parent->depth + 1;
-  parent->children.push_back(std::move(node));
-  return parent->children.back().get();
-}
-
-inline void record_region(session* s, region_node* node, const path_totals& d) {
-  std::lock_guard<std::mutex> g(s->m);
-  ++node->instances;
-  node->sum.add(d);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
-// end include/forkscale/detail/engine/tasks.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-template <class Clock>
-void install_engine_hooks() noexcept;
-
-// The events, for one clock policy (clock.hpp). All members are static; each
-// thread has one current frame per policy.
-template <class Clock>
-struct engine {
-  using run_state = frame::run_state;
-
-  static frame*& current() noexcept { return current_frame<Clock>; }
-
-  static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
-
-  // ---- strands -------------------------------------------------------------------
-  // Ends the open strand of `f` at clock reading `t`: its cost (less the
-  // compensation estimate) extends every path through `f` and adds to its work.
-  static void close_strand(frame& f, std::uint64_t t) noexcept {
-    // Without branches: strands near the compensation's size go either way.
-    const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t cost = raw - std::min(raw, f.compensation);
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
-      close_strand_slow(f, t, raw, cost);
-      return;
-    }
-    add_strand(f, strand_cost{raw, cost, raw, cost});
-  }
-
-  // A strand inside what-if regions, or recorded.
-  FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
-                                                          std::uint64_t cost) noexcept {
-    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.recording != recording_mode::off) keep_strand(f, t, c);
-    add_strand(f, c);
-  }
-
-  // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept {
-    f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
-  }
-
-  static void add_strand(frame& f, const strand_cost& c) noexcept {
-    f.totals.span += c.path;
-    f.totals.burdened_span += c.path;
-    f.totals.raw_span += c.path_raw;
-    f.totals.work += c.work;
-    f.totals.compensation += c.work_raw - c.work;
-    f.local_work += c.work;
-    f.task_work += c.work;
-    f.path.local_span += c.path;
-    f.path.task_span += c.path;
-  }
-
-  // Ends the open strand of a running frame and starts the next one at once:
-  // a guard boundary inside a task (call sites, regions, what-if regions).
-  static void split_strand(frame& f) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
-    const std::uint64_t t = now(f);
-    close_strand(f, t);
-    start_strand(f, t);
-  }
-
-  // ---- spawn, parent side --------------------------------------------------------
-  // The parent's strand ends; the child will start from the path value here; the
-  // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
-  // the child reports to, or null for the task's own sync block.
-  // `from` names the library the spawn came through (backend_bit; 0: the guards').
-  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
-    spawn_token tk;
-    frame* f = current();
-    if (!f) return tk;  // not measuring: the child will run unmeasured
-    if (FORKSCALE_DETAIL_UNLIKELY((f->backends & from) != from)) note_backend(*f, from);
-    std::uint64_t t = 0;
-    if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
-      t = now(*f);
-      close_strand(*f, t);
-    }
-    join_set* j = group;
-    if (j) {
-      j->count_shared_child();
-    } else {
-      j = f->sync_block;
-      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
-      j->count_own_child();
-    }
-    tk.target = j;
-    tk.region = f->region;
-    tk.what_if_mask = f->what_if_mask;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
-    tk.span = f->totals.span;
-    tk.burdened_span = f->totals.burdened_span;
-    tk.raw_span = f->totals.raw_span;
-    bool registered = false;  // a first lookup of this site: its cost is in no strand
-    if (f->profile) registered = profile_spawn(*f, tk, where);
-    tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
-    ++f->totals.spawns;
-    f->totals.burdened_span += f->burden;
-    if (f->state == run_state::running) {
-      // A site registered just now: its cost is in no strand (and the child,
-      // however it runs, does not start at `t`).
-      if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
-      start_strand(*f, t);
-      if (f->fuse) tk.spawned_at = t;
-    }
-    return tk;
-  }
-
-  // ---- spawn, child side ---------------------------------------------------------
-  // `c` becomes the running frame of this thread. Whatever this thread was
-  // running is suspended: time spent in the child is not its work.
-  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
-    frame* outer = current();
-    if (!tk.target) {
-      c.sess = nullptr;
-      if (outer)
-        misuse(outer->sess, where,
-               "spawn_scope opened with no spawn point (the token is empty or was already used); the "
-               "task is not measured");
-      return;
-    }
-    session* s = tk.target->owner_session();
-    // One clock reading ends the outer strand and starts the child's; none when
-    // the child runs at once where it was spawned, with nothing in between: it
-    // starts at the spawn's reading.
-    std::uint64_t t = 0;
-    bool have_t = false;
-    if (outer && outer->state == run_state::running) {
-      // (Readings are distinct where they are shared: a strand that starts at
-      // `spawned_at` is the spawner's continuation, or this child's.)
-      if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
-        t = tk.spawned_at;
-        have_t = true;
-      } else {
-        t = now(*outer);
-        have_t = outer->kind == s->kind;
-        close_strand(*outer, t);
-      }
-      outer->state = run_state::suspended;
-    } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
-    }
-    start_task(c, s, outer, tk, where);
-    current() = &c;
-    start_strand(c, have_t ? t : now(c));
-  }
-
-  static void end_child(frame& c) noexcept {
-    if (!c.sess) return;
-    const std::uint64_t t = now(c);
-    bool on_this_thread = true;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
-    if (c.state == run_state::running) close_strand(c, t);
-    // Children the task left unjoined belong to its invocation: finished ones
-    // merge now; while some still run, its end waits with them
-    // (end_with_children_running, tasks.hpp).
-    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
-    join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
-      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
-    if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
-      path_prof out;
-      if (c.profile) out = profile_task_end(c);
-      join_set::report(c.report_to, c.totals, out, from, t);
-    } else {
-      end_with_children_running(c, left, from);
-    }
-    c.totals.what_if = nullptr;                              // report() took it
-    if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
-    frame* outer = c.outer;
-    current() = outer;
-    if (outer && outer->state == run_state::suspended) {
-      outer->state = run_state::running;
-      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
-    } else if (outer && outer->kind == c.kind) {
-      outer->lent_end = t;  // a task run inside a join that `outer` waits in
-    }
-  }
-
-  // Returns whether `c` is among this thread's frames (then the frames opened
-  // after it are abandoned with it).
-  FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
-    bool here = current() == &c;
-    if (!here) {
-      here = among_frames(current(), c);
-      misuse(c.sess, c.where,
-             here ? "spawn_scope closed while another task scope opened after it on this thread is still "
-                    "open (guards closed out of order)"
-                  : "spawn_scope closed on a thread that did not open it (an untied task that "
-                    "migrated?); this thread's frames are left as they are");
-    }
-    if (c.open_guards != 0)
-      misuse(c.sess, c.where,
-             "task ended with " + std::to_string(c.open_guards) +
-                 " guard(s) still open in it (guards closed out of order)");
-    return here;
-  }
-
-  // Whether `c` is `top` or a frame under it (through `outer`). The walk ends on
-  // a cycle (which only misuse can make): the tortoise moves every second step.
-  static bool among_frames(const frame* top, const frame& c) noexcept {
-    const frame* slow = top;
-    bool odd = false;
-    for (const frame* f = top; f; f = f->outer) {
-      if (f == &c) return true;
-      if (f->outer == slow) return false;  // a cycle that does not hold `c`
-      if (odd) slow = slow->outer;
-      odd = !odd;
-    }
-    return false;
-  }
-
-  // ---- a task leaves its thread, and resumes on any ------------------------------
-  // OpenMP's untied tasks: at a task scheduling point the runtime may suspend the
-  // task and resume it later on another thread. `c` and the frames opened after
-  // it on this thread stop running here: the open strand ends, `c` is unhooked
-  // from the frame it was opened on, and that frame runs again. Returns the
-  // innermost of the frames taken away, for resume_task; null (nothing done)
-  // when `c` is not among this thread's frames.
-  static frame* suspend_task(frame& c) noexcept {
-    frame* top = current();
-    if (!top || !among_frames(top, c)) return nullptr;
-    const std::uint64_t t = now(*top);
-    if (top->state == run_state::running) {
-      close_strand(*top, t);
-      top->state = run_state::suspended;
-    }
-    frame* outer = c.outer;
-    c.outer = nullptr;
-    current() = outer;
-    if (outer && outer->state == run_state::suspended) {
-      outer->state = run_state::running;
-      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
-    }
-    return top;
-  }
-
-  // `c`, suspended with `top` its innermost frame, runs again on this thread:
-  // what this thread was running is suspended, as for a child (begin_child).
-  static void resume_task(frame& c, frame& top) noexcept {
-    frame* outer = current();
-    std::uint64_t t = 0;
-    bool have_t = false;
-    if (outer && outer->state == run_state::running) {
-      t = now(*outer);
-      have_t = outer->kind == top.kind;
-      close_strand(*outer, t);
-      outer->state = run_state::suspended;
-    } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
-    }
-    c.outer = outer;
-    current() = &top;
-    if (top.state == run_state::suspended) {
-      top.state = run_state::running;
-      start_strand(top, have_t ? t : now(top));
-    }
-  }
-
-  // ---- sync ----------------------------------------------------------------------
-  // Before the library's join blocks: the strand ends; time spent blocked is not
-  // work (tasks this thread runs meanwhile open frames of their own).
-  static void begin_sync(sync_state& st, const site& where) noexcept {
-    frame* f = current();
-    if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->state != run_state::running)) {
-      misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
-      return;
-    }
-    const std::uint64_t t = now(*f);
-    close_strand(*f, t);
-    f->state = run_state::blocked;
-    f->lent = false;
-    st.began = t;
-    st.depth = ++f->open_guards;
-    st.task = f;
-  }
-
-  // After the join returns: the children's path values merge into the task, and
-  // a new strand starts. `j` is the set the join waited for (a task group's or a
-  // join handle's, null when nothing was ever spawned into it); `own_block`
-  // means the task's own sync block instead. A join that cannot have waited
-  // after the last reading on this thread — the one that ended the task's
-  // strand, or the end of the last task the join ran here meanwhile — because
-  // every child it takes had ended by then, starts the next strand at that
-  // reading (frame::fuse); only a join that may have waited reads the clock.
-  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
-    frame* f = st.task;
-    if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
-      close_out_of_order(f, st.depth, where, "sync_point");
-    if (own_block) j = f->sync_block;
-    std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
-    if (f->fuse) last = f->lent ? f->lent_end : st.began;
-    if (j) {
-      join_contents c = j->take();
-      if (c.running != 0 || c.last_end > last) last = 0;
-      if (f->profile) {
-        profile_join(*f, c.prof, c.totals.span);
-      } else {
-        release_prof(c.prof.chain);
-      }
-      f->totals.join(c.totals);
-      if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
-    }
-    ++f->totals.syncs;
-    if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
-    f->state = run_state::running;
-    start_strand(*f, last != 0 ? last : now(*f));
-  }
-
-  // ---- call sites ----------------------------------------------------------------
-  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it
-  // joins only the children spawned inside it, never its caller's; children it
-  // leaves unjoined pass to the enclosing scope when it returns. With `scope`
-  // false the call only counts (OpenMP: a taskwait inside a called function
-  // waits for every child of the task, the caller's too). With site profiles on,
-  // the clock is read when the call opens and closes, so that the strands inside
-  // belong to the call's invocation.
-  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
-    frame* f = current();
-    if (!f) return;
-    cs.task = f;
-    ++f->totals.calls;
-    cs.depth = ++f->open_guards;
-    if (scope) {
-      cs.caller_block = f->sync_block;
-      f->sync_block = nullptr;
-    }
-    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
-      begin_call_slow(*f, cs, where);
-    } else if (f->profile) {
-      split_strand(*f);
-      // A site registered just now: its cost is in no strand.
-      if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
-        start_strand(*f, now(*f));
-    }
-  }
-
-  // A call in a measurement that names what-if call sites, or records.
-  FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t what_if_new = 0;
-    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
-    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
-      start_strand(f, now(f));
-    if (what_if_new != 0) {
-      cs.what_if_set = true;
-      cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= what_if_new;
-      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
-    }
-    if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
-  }
-
-  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
-    frame* f = cs.task;
-    if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
-      close_out_of_order(f, cs.depth, where, "call_site");
-    if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
-      end_call_slow(*f, cs);
-    } else if (f->profile && cs.caller_context) {
-      split_strand(*f);
-      profile_call_close(*f, cs);
-    }
-    if (!scope) return;
-    join_set* inner = f->sync_block;
-    f->sync_block = cs.caller_block;
-    if (inner) hand_on_call_block(*f, inner);
-  }
-
-  FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
-    const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
-    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
-    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
-    if (profiled) profile_call_close(f, cs);
-  }
-
-  // ---- what-if regions -----------------------------------------------------------
-  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
-  // Entering a region the task is already inside counts once.
-  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
-    frame* f = current();
-    if (!f) return;
-    std::uint64_t bit = 0;
-    try {
-      bit = what_if_site_bits(f->sess, where, false);
-    } catch (...) {
-      return;  // out of memory registering the region: it is not analysed
-    }
-    ws.task = f;
-    ws.depth = ++f->open_guards;
-    if (!bit || (f->what_if_mask & bit)) return;
-    record_wi_entries(f->sess, bit);
-    split_strand(*f);
-    ws.saved_mask = f->what_if_mask;
-    f->what_if_mask |= bit;
-    ws.changed = true;
-  }
-
-  static void end_what_if(what_if_state& ws, const site& where) noexcept {
-    frame* f = ws.task;
-    if (!f) return;
-    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
-      close_out_of_order(f, ws.depth, where, "what_if_region");
-    if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
-    if (!ws.changed) return;
-    split_strand(*f);
-    f->what_if_mask = ws.saved_mask;
-  }
-
-  // ---- labeled regions -----------------------------------------------------------
-  // A region inside a measurement adds a row: what completes in this task between
-  // its opening and its closing. Outside any measurement, a region is one.
-  static void begin_region(region_state& rs, const std::string& label) {
-    frame* f = current();
-    rs.task = f;
-    rs.node = intern_region(f->sess, f->region, label);
-    split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
-    rs.at_open = f->totals;
-    rs.saved = f->region;
-    f->region = rs.node;
-    rs.enclosing = f->open_regions;
-    f->open_regions = &rs;
-    rs.depth = ++f->open_guards;
-  }
-
-  // Returns the instance's totals (the report of a nested region). A region that
-  // closes while regions opened inside it are still open (misuse, diagnosed)
-  // closes them too, at the same moment, so that no row outgrows its parent;
-  // their guards find them closed.
-  static path_totals end_region(region_state& rs) {
-    if (rs.closed_early) return rs.at_close;
-    frame* f = rs.task;
-    if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
-    split_strand(*f);
-    bool listed = false;
-    for (region_state* r = f->open_regions; r && !listed; r = r->enclosing) listed = r == &rs;
-    if (listed) {
-      for (region_state* inner = f->open_regions; inner != &rs; inner = inner->enclosing) {
-        inner->at_close = f->totals.since(inner->at_open);
-        inner->closed_early = true;
-        record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
-      }
-      f->open_regions = rs.enclosing;
-    }
-    const path_totals d = f->totals.since(rs.at_open);
-    record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
-    f->region = rs.saved;
-    if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
-    return d;
-  }
-
-  // A measurement's root frame starts running on this thread.
-  static void begin_measurement(region_state& rs) noexcept {
-    install_engine_hooks<Clock>();
-    init_root(rs.root, rs.owned.get(), rs.where);
-    current() = &rs.root;
-    if (rs.owned->rec) rs.owned->rec->start();
-    start_strand(rs.root, now(rs.root));
-  }
-
-  // The measurement's root frame ends (misuse diagnosed); the caller builds the
-  // report from it.
-  static void end_measurement(region_state& rs) noexcept {
-    session* s = rs.owned.get();
-    if (current() != &rs.root)
-      misuse(s, rs.where,
-             "measurement ended while a task scope opened inside it is still open on this thread (guards "
-             "closed out of order)");
-    if (rs.root.open_guards != 0)
-      misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
-    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
-    current() = nullptr;
-  }
-
-  // A guard closes while one opened after it is still open, or on another
-  // thread. (When a guard opened before it has already closed early, that close
-  // was the one diagnosed.)
-  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth, const site& where,
-                                                           const char* what) noexcept {
-    if (current() != f)
-      misuse(f->sess, where,
-             std::string(what) +
-                 " closed on another thread or outside the task that opened it (guards closed out "
-                 "of order)");
-    else if (f->open_guards > depth)
-      misuse(f->sess, where,
-             std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
-  }
-};
-
-// The table the guards call the events through (hooks.hpp), and its installation
-// when a measurement on `Clock` starts.
-template <class Clock>
-inline constexpr engine_hooks engine_hook_table{
-    &engine<Clock>::spawn,      &engine<Clock>::begin_child,   &engine<Clock>::end_child,
-    &engine<Clock>::begin_sync, &engine<Clock>::end_sync,      &engine<Clock>::begin_call,
-    &engine<Clock>::end_call,   &engine<Clock>::begin_what_if, &engine<Clock>::end_what_if};
-
-template <class Clock>
-void install_engine_hooks() noexcept {
-  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock>, std::memory_order_release);
-  install_task_hooks();
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
-// end include/forkscale/detail/engine/events.hpp
-// begin include/forkscale/detail/measurement/measure.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
-#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
-// detail/measurement/measure.hpp: starting and ending a measurement — resolving the
-// clock, calibrating the overhead compensation, and building the report. None of
-// this is on the per-event path.
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <iterator>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <thread>
-#include <vector>
-
-// begin include/forkscale/detail/blame/lock_rows.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_ROWS_HPP
-// detail/blame/lock_rows.hpp: the report's lock profile (report::locks): the
-// threads' lock tables summed per (lock, acquisition site), and, from the
-// record, the holds that lie on the critical path.
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
 // begin include/forkscale/detail/blame/lock_events.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
 #define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_EVENTS_HPP
@@ -6474,10 +4221,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -6669,6 +4420,28 @@ FORKSCALE_NAMESPACE_END
 // compiled form.
 #include <cstdint>
 
+// begin include/forkscale/detail/engine/frame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#include <cstdint>
+#include <memory>
+
+// begin include/forkscale/detail/profile/chain.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
+// invocation's record is appended to the path value of the point where it ends: a
+// chain of shared, reference-counted nodes (a child and its spawner share their
+// common prefix) that is folded into one per-site array once it holds more
+// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
+// A join keeps the winning path's chain and drops the others.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -6678,10 +4451,836 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/util/pool.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// detail/util/pool.hpp: pooled allocation for the engine's fixed-size objects
+// (join sets, on-span chain nodes). No allocation on the event path once a
+// thread's cache is warm; a process-wide free list is touched once per batch.
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
+// a process-wide free list that is touched once per batch. Memory is kept for
+// reuse, so the pool's size is the high-water mark.
+template <class T>
+class object_pool {
+ public:
+  static constexpr unsigned batch = 64;
+
+  static object_pool& instance() noexcept {
+    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
+    return *p;
+  }
+
+  T* take_batch(unsigned& count) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (free_) {
+        T* head = free_;
+        T* tail = head;
+        count = 1;
+        while (count < batch && tail->next_free) {
+          tail = tail->next_free;
+          ++count;
+        }
+        free_ = tail->next_free;
+        tail->next_free = nullptr;
+        return head;
+      }
+    }
+    auto* chunk = new T[batch];
+    {
+      std::lock_guard<std::mutex> g(m_);
+      chunks_.push_back(chunk);
+    }
+    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
+    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
+    count = batch;
+    return chunk;
+  }
+
+  void give_back(T* head, T* tail) {
+    std::lock_guard<std::mutex> g(m_);
+    tail->next_free = free_;
+    free_ = head;
+  }
+
+  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex m_;
+  T* free_ = nullptr;
+  std::vector<T*> chunks_;  // keeps the memory reachable
+  std::atomic<std::size_t> reserved_{0};
+};
+
+template <class T>
+struct object_cache {
+  T* head = nullptr;
+  unsigned count = 0;
+  ~object_cache() {
+    if (head) {
+      T* tail = head;
+      while (tail->next_free) tail = tail->next_free;
+      object_pool<T>::instance().give_back(head, tail);
+    }
+  }
+
+  static object_cache& local() noexcept {
+    static thread_local object_cache cache;
+    return cache;
+  }
+
+  T* take() {
+    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
+    T* o = head;
+    head = o->next_free;
+    --count;
+    o->next_free = nullptr;
+    return o;
+  }
+
+  void put(T* o) noexcept {
+    o->next_free = head;
+    head = o;
+    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
+      // Hand a batch back so a thread that only frees does not hoard memory.
+      T* first = head;
+      T* last = first;
+      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
+      head = last->next_free;
+      count -= object_pool<T>::batch;
+      object_pool<T>::instance().give_back(first, last);
+    }
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// end include/forkscale/detail/util/pool.hpp
+// begin include/forkscale/detail/profile/sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// detail/profile/sites.hpp: call and spawn sites, interned once per process, and
+// the sets of sites open above an invocation ("contexts"). An invocation finds
+// its site id and whether it is a top-call-site / top-caller invocation with one
+// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
+// the registry's lock.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct site_entry {
+  std::string file, function, tag;
+  unsigned line = 0;
+  bool has_tag = false;
+  site_kind kind = site_kind::call;
+  std::uint32_t function_id = 0;
+};
+
+// The sites of the invocations open above a point (a set), and what opening one
+// more invocation does to it.
+struct site_context {
+  std::vector<std::uint32_t> sites;      // sorted
+  std::vector<std::uint32_t> functions;  // sorted
+};
+
+struct site_step {
+  const site_context* next = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
+  // This lookup missed the thread's cache and went to the registry (a lock, maybe
+  // allocations: microseconds, once per site, context and thread). The engine
+  // then starts the next strand after it, so that the cost lands in no strand.
+  bool registered = false;
+};
+
+class site_registry {
+ public:
+  static site_registry& instance() {
+    static site_registry* r = new site_registry;  // never destroyed: late threads may use it
+    return *r;
+  }
+
+  const site_context* empty() const noexcept { return empty_; }
+  std::uint32_t count() const noexcept { return count_.load(std::memory_order_acquire); }
+
+  FORKSCALE_DETAIL_NOINLINE site_step step(const site_context* ctx, const site& where, site_kind kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t id = intern_site(where, kind);
+    auto& memo = steps_[ctx];
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const std::uint32_t fn = entries_[id].function_id;
+    site_step st;
+    st.site = id;
+    const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
+    const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
+    if (seen_site) {
+      st.next = ctx;
+    } else {
+      std::vector<std::uint32_t> s = ctx->sites;
+      s.insert(std::upper_bound(s.begin(), s.end(), id), id);
+      auto found = contexts_.find(s);
+      if (found != contexts_.end()) {
+        st.next = found->second;
+      } else {
+        auto c = std::make_unique<site_context>();
+        c->sites = s;
+        c->functions = ctx->functions;
+        if (!seen_fn) c->functions.insert(std::upper_bound(c->functions.begin(), c->functions.end(), fn), fn);
+        st.next = c.get();
+        contexts_.emplace(std::move(s), c.get());
+        owned_.push_back(std::move(c));
+      }
+    }
+    memo.emplace(id, st);
+    return st;
+  }
+
+  // A copy of the entries [0, n) for a report.
+  std::vector<site_entry> entries(std::uint32_t n) {
+    std::lock_guard<std::mutex> g(m_);
+    n = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(entries_.size()));
+    return std::vector<site_entry>(entries_.begin(), entries_.begin() + n);
+  }
+
+  std::size_t bytes() {
+    std::lock_guard<std::mutex> g(m_);
+    std::size_t b = entries_.size() * sizeof(site_entry) + owned_.size() * sizeof(site_context);
+    for (const auto& c : owned_) b += (c->sites.size() + c->functions.size()) * sizeof(std::uint32_t);
+    for (const auto& kv : steps_) b += kv.second.size() * (sizeof(site_step) + 16);
+    return b;
+  }
+
+ private:
+  site_registry() {
+    auto c = std::make_unique<site_context>();
+    empty_ = c.get();
+    owned_.push_back(std::move(c));
+  }
+
+  std::uint32_t intern_site(const site& where, site_kind kind) {
+    std::string key;
+    key += static_cast<char>('0' + static_cast<int>(kind));
+    key += where.file ? where.file : "";
+    key += '\0';
+    key += std::to_string(where.line);
+    key += '\0';
+    key += where.function ? where.function : "";
+    key += '\0';
+    if (where.tag) {
+      key += '1';
+      key += where.tag;
+    }
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    site_entry e;
+    e.file = where.file ? where.file : "";
+    e.function = where.function ? where.function : "";
+    e.line = where.line;
+    e.has_tag = where.tag != nullptr;
+    e.tag = where.tag ? where.tag : "";
+    e.kind = kind;
+    auto f = functions_.find(e.function);
+    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    e.function_id = f->second;
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(std::move(e));
+    by_key_.emplace(std::move(key), id);
+    count_.store(static_cast<std::uint32_t>(entries_.size()), std::memory_order_release);
+    return id;
+  }
+
+  std::mutex m_;
+  std::deque<site_entry> entries_;
+  std::unordered_map<std::string, std::uint32_t> by_key_;
+  std::unordered_map<std::string, std::uint32_t> functions_;
+  std::map<std::vector<std::uint32_t>, const site_context*> contexts_;
+  std::vector<std::unique_ptr<site_context>> owned_;
+  std::unordered_map<const site_context*, std::unordered_map<std::uint32_t, site_step>> steps_;
+  const site_context* empty_ = nullptr;
+  std::atomic<std::uint32_t> count_{0};
+};
+
+// The per-thread cache in front of site_registry::step. Keyed by the pointers the
+// site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), so a hit costs a hash and four compares.
+struct site_cache_entry {
+  const site_context* ctx = nullptr;
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  unsigned line = 0;
+  site_kind kind = site_kind::root;
+  site_step step;
+};
+
+inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  static thread_local site_cache_entry cache[512];
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.tag);
+  site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
+  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
+                              e.function == where.function && e.tag == where.tag && e.kind == kind))
+    return e.step;
+  site_step st = site_registry::instance().step(ctx, where, kind);
+  e.ctx = ctx;
+  e.file = where.file;
+  e.function = where.function;
+  e.tag = where.tag;
+  e.line = where.line;
+  e.kind = kind;
+  e.step = st;
+  st.registered = true;
+  return st;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// end include/forkscale/detail/profile/sites.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct prof_node {
+  static constexpr unsigned capacity = prof_records_per_node;
+  std::atomic<std::int64_t> refs{1};
+  prof_node* parent = nullptr;
+  std::uint32_t count = 0;                   // records in `records`
+  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
+  std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
+  prof_record records[capacity];
+  prof_node* next_free = nullptr;  // pool link
+};
+
+// A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
+// and `incoming` (ties by task id, docs/model.md); returns the loser, whose chain
+// reference the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_span, const path_prof& incoming,
+                             std::uint64_t incoming_span) noexcept {
+  if (!path_beats(incoming_span, incoming.task, kept_span, kept.task)) return incoming;
+  const path_prof loser = kept;
+  kept = incoming;
+  return loser;
+}
+
+inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+inline prof_node* new_prof_node() {
+  prof_node* p = object_cache<prof_node>::local().take();
+  p->refs.store(1, std::memory_order_relaxed);
+  p->parent = nullptr;
+  p->count = 0;
+  p->records_below = 0;
+  p->folded = nullptr;
+  return p;
+}
+
+// Drops one reference; frees what is no longer shared, down the chain.
+inline void release_prof(prof_node* p) noexcept {
+  while (p) {
+    // The sole owner frees without a read-modify-write: nobody else can add a
+    // reference to a node no one else holds.
+    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    prof_node* parent = p->parent;
+    if (p->folded) {
+      prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+      delete p->folded;
+      p->folded = nullptr;
+    }
+    object_cache<prof_node>::local().put(p);
+    p = parent;
+  }
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  // Every site a record names is registered already: one allocation up front.
+  const std::size_t sites = site_registry::instance().count();
+  if (out.size() < sites) out.resize(sites);
+  for (; p; p = p->parent) {
+    if (p->folded) {
+      if (out.size() < p->folded->size()) out.resize(p->folded->size());
+      for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
+    }
+    for (std::uint32_t i = 0; i < p->count; ++i) {
+      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
+      out[p->records[i].site].add(p->records[i]);
+    }
+  }
+}
+
+// A chain is folded once it holds more records than this (at least 16; the
+// number of sites registered so far).
+inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
+
+// Replaces the chain `head` (whose reference the caller holds) by one folded node
+// with the same sums.
+inline void fold_chain(prof_node*& head) {
+  auto* sums = new std::vector<site_sums>;
+  sum_chain(head, *sums);
+  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+  prof_node* a = new_prof_node();
+  a->folded = sums;
+  release_prof(head);
+  head = a;
+}
+
+// Pushes `n` records on top of the chain `*head` (whose reference the new node
+// takes over); folds the chain into one array node once it has grown past the
+// fold limit, so a chain never holds more than O(sites) records.
+inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
+  prof_node* p = new_prof_node();
+  p->parent = head;
+  p->count = n;
+  for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
+  p->records_below = (head ? head->records_below : 0) + n;
+  head = p;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// end include/forkscale/detail/profile/chain.hpp
+// begin include/forkscale/detail/engine/join_set.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// detail/engine/join_set.hpp: where children report.
+//
+// A join set is what one join waits for: the implicit sync block of a task
+// (Cilk's sync), a task_group, or the single child behind a join_handle.
+// Children fold their path values in as they finish; the join takes the result.
+// A set whose owner lets go without joining hands everything on to `forward`,
+// the set its owner's own totals go to (tasks that outlive their spawner).
+//
+// Counting without an atomic on the spawn path: `outstanding_` starts at
+// owner_ref (the owner's reference) and each finishing child subtracts one.
+// Spawns made by the owning task are counted in `unpublished_`, which only the
+// owner touches; a join is complete when outstanding_ + unpublished_ ==
+// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
+// whoever then brings `outstanding_` to zero is the last user and hands the
+// totals on. Every other field is guarded by the set's own lock.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+struct thread_tables;
+
+// A task's own invocation record (site profiles), held back while children the
+// task left unjoined still run: its invocation ends with the last of them
+// (docs/model.md, "Per-site profiles"). The set those children report to keeps
+// it, and the last report finishes it (`finish`, defined with the profiles in
+// observers/profile.hpp) before the set's path value goes on.
+struct deferred_record {
+  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
+  session* sess = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  std::uint64_t task_id = 0;
+  std::uint64_t span_at_start = 0;
+  std::uint64_t local_work = 0, local_span_at_start = 0;
+  std::uint64_t task_work = 0, task_span_at_start = 0;
+  deferred_record* next_free = nullptr;  // pool link
+};
+
+// What a join takes out of a set.
+struct join_contents {
+  path_totals totals;          // owns totals.what_if
+  path_prof prof;              // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;    // children spawned and not yet reported
+  std::uint64_t finished = 0;  // children folded in since the last join
+  std::uint64_t uid = 0;       // recording: the set and the round taken
+  std::uint32_t round = 0;
+  // The latest clock reading at which a child folded in since the last join
+  // ended (unknown_end when one is not known): a join that begins after it
+  // does not wait (engine::end_sync).
+  std::uint64_t last_end = 0;
+};
+
+inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
+
+// Recording: what reports to a join — a task's last strand and the finished
+// children it merged at its end, or a join handed on.
+struct join_source {
+  std::uint64_t strand = 0;
+  std::uint64_t uid = 0;
+  std::uint32_t round = 0;
+};
+
+class join_set {
+ public:
+  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
+
+  static join_set* make(session* s, record_state* rec = nullptr) {
+    join_set* j = object_cache<join_set>::local().take();
+    j->rec_ = rec;
+    j->round_ = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
+      record_buffer& b = rec->buffer();
+      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
+    }
+    j->outstanding_ = owner_ref;
+    j->acc_end_ = 0;
+    j->acc_ = path_totals{};
+    j->acc_prof_ = path_prof{};
+    j->finished_ = 0;
+    j->unpublished_ = 0;
+    j->forward_ = nullptr;
+    j->session_ = s;
+    j->deferred_ = nullptr;
+    return j;
+  }
+  // Frees a set nobody refers to any more.
+  static void destroy(join_set* j) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
+    j->deferred_ = nullptr;
+    what_if_release(j->acc_.what_if);
+    j->acc_.what_if = nullptr;
+    release_prof(j->acc_prof_.chain);
+    j->acc_prof_.chain = nullptr;
+    object_cache<join_set>::local().put(j);
+  }
+
+  session* owner_session() const noexcept { return session_; }
+
+  // The owner's record, finished by the set's last report (owner only, before
+  // release: the release's lock publishes it to whoever reports last).
+  void defer(deferred_record* d) noexcept { deferred_ = d; }
+
+  // One more child, spawned by the owning task: no lock, no atomic.
+  void count_own_child() noexcept { ++unpublished_; }
+  // One more child, spawned from any other task (task groups, forwarded sets).
+  void count_shared_child() noexcept {
+    lock_.lock();
+    ++outstanding_;
+    lock_.unlock();
+  }
+
+  // Children spawned and not yet reported, and children reported since the last
+  // join. The owner's own count is exact only on the owner's thread.
+  join_contents tally() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    lock_.unlock();
+    return c;
+  }
+
+  // A finished child (or a forwarded set) reports to `j`: its path value folds in
+  // and its reference drops. The last user of a set whose owner has let go hands
+  // the result on, and so on up the chain of forwards. `end` is the clock
+  // reading at which the child ended, when it is known.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
+                     std::uint64_t end = unknown_end) noexcept {
+    while (j) {
+      j->lock_.lock();
+      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
+      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      j->acc_.join(t);
+      if (end > j->acc_end_) j->acc_end_ = end;
+      ++j->finished_;
+      const bool last = --j->outstanding_ == 0;
+      j->lock_.unlock();
+      release_prof(loser.chain);
+      if (!last) return;
+      from = join_source{0, j->uid_, j->round_};
+      end = unknown_end;  // a set handed on: when its children ended is not kept
+      join_set* next = retire(j, t, p);
+      j = next;
+    }
+    release_prof(p.chain);
+    what_if_release(t.what_if);
+  }
+
+  // The owner lets go without joining. Children still running will report to
+  // `forward` (which must already count this set as one of its children); with
+  // no forward, what they report is dropped. Returns the tally just before.
+  join_contents release(join_set* forward) noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    forward_ = forward;
+    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
+    unpublished_ = 0;
+    const bool last = outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+    return c;
+  }
+
+  // A spawned task that never ran: its reference drops with nothing folded in.
+  void drop_child() noexcept {
+    lock_.lock();
+    const bool last = --outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // The join: takes everything folded in so far. When nothing is outstanding the
+  // set is ready for its next round (a task's sync block is reused).
+  join_contents take() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.uid = uid_;
+    c.round = round_++;
+    c.last_end = acc_end_;
+    acc_end_ = 0;
+    acc_ = path_totals{};
+    acc_prof_ = path_prof{};
+    finished_ = 0;
+    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
+      outstanding_ = owner_ref;
+      unpublished_ = 0;
+    }
+    lock_.unlock();
+    return c;
+  }
+
+  // Takes everything out and frees the set when nothing is outstanding; else
+  // leaves it alone and says how many are.
+  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
+    j->lock_.lock();
+    out.running = j->running();
+    out.finished = j->finished_;
+    if (out.running != 0) {
+      j->lock_.unlock();
+      return false;
+    }
+    out.totals = j->acc_;
+    out.prof = j->acc_prof_;
+    out.uid = j->uid_;
+    out.round = j->round_;
+    out.last_end = j->acc_end_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    j->lock_.unlock();
+    destroy(j);
+    return true;
+  }
+
+  // Merges what a completed set held, as if its children had reported here.
+  void absorb(join_contents& c) noexcept {
+    lock_.lock();
+    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
+    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    acc_.join(c.totals);
+    if (c.last_end > acc_end_) acc_end_ = c.last_end;
+    finished_ += c.finished;
+    lock_.unlock();
+    release_prof(loser.chain);
+    c.prof.chain = nullptr;
+  }
+
+  join_set* next_free = nullptr;  // pool link
+  // A task group's or join handle's set is on the list of the thread that bound
+  // it (thread_tables, engine/tasks.hpp) until it is released.
+  join_set* bound_prev = nullptr;
+  join_set* bound_next = nullptr;
+  thread_tables* bound_on = nullptr;
+
+ private:
+  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
+  // The last user of a set: its totals go to the set's forward, and it is freed.
+  // Returns the forward; `t` and `p` receive what it held.
+  // A deferred record is finished on the way: `t` and `p` are then the path
+  // value at the end of its task's invocation.
+  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
+    join_set* next = j->forward_;
+    t = j->acc_;
+    p = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
+    destroy(j);
+    return next;
+  }
+  static void pass_on(join_set* j) noexcept {
+    path_totals t;
+    path_prof p;
+    const join_source from{0, j->uid_, j->round_};
+    join_set* next = retire(j, t, p);
+    report(next, t, p, from);
+  }
+
+  // Recording, under the lock: `from` reports to this set's current round. The
+  // edge is appended before the lock is let go, so the join that takes the
+  // round finds it.
+  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
+    if (from.strand == 0 && from.uid == 0) return;
+    raw_edge* e = rec_->buffer().edges.next(*rec_);
+    if (!e) return;
+    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
+  }
+
+  spinlock lock_;
+  std::int64_t outstanding_ = owner_ref;
+  std::uint64_t acc_end_ = 0;  // join_contents::last_end
+  path_totals acc_;
+  path_prof acc_prof_;
+  std::uint64_t finished_ = 0;
+  std::uint64_t unpublished_ = 0;  // owner only
+  join_set* forward_ = nullptr;
+  session* session_ = nullptr;
+  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
+  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
+  std::uint64_t uid_ = 0;
+  std::uint32_t round_ = 0;  // joins taken so far
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// end include/forkscale/detail/engine/join_set.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// What a region keeps: for an outermost one, the measurement itself.
+struct region_state {
+  std::unique_ptr<session> owned;  // set for an outermost region
+  frame root;
+  frame* task = nullptr;  // set for a nested region
+  region_node* node = nullptr;
+  region_node* saved = nullptr;
+  region_state* enclosing = nullptr;  // the region guard open around this one in the task
+  path_totals at_open;
+  path_totals at_close;  // set when an enclosing region closed first (see end_region)
+  unsigned depth = 0;
+  bool stopped = false;
+  bool closed_early = false;
+  site where;
+  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// end include/forkscale/detail/engine/frame.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -6705,10 +5304,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -6891,10 +5494,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -9167,6 +7774,1230 @@ FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const s
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
 // end include/forkscale/detail/burden/store.hpp
+// begin include/forkscale/detail/engine/tasks.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+// detail/engine/tasks.hpp: the parts of the events that do not read the clock —
+// a task's start and end, its children handed on to whoever joins it, task
+// groups and join handles, and labeled regions.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/engine/frame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#include <cstdint>
+#include <memory>
+
+// begin include/forkscale/detail/profile/chain.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
+// invocation's record is appended to the path value of the point where it ends: a
+// chain of shared, reference-counted nodes (a child and its spawner share their
+// common prefix) that is folded into one per-site array once it holds more
+// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
+// A join keeps the winning path's chain and drops the others.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/util/pool.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// detail/util/pool.hpp: pooled allocation for the engine's fixed-size objects
+// (join sets, on-span chain nodes). No allocation on the event path once a
+// thread's cache is warm; a process-wide free list is touched once per batch.
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
+// a process-wide free list that is touched once per batch. Memory is kept for
+// reuse, so the pool's size is the high-water mark.
+template <class T>
+class object_pool {
+ public:
+  static constexpr unsigned batch = 64;
+
+  static object_pool& instance() noexcept {
+    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
+    return *p;
+  }
+
+  T* take_batch(unsigned& count) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (free_) {
+        T* head = free_;
+        T* tail = head;
+        count = 1;
+        while (count < batch && tail->next_free) {
+          tail = tail->next_free;
+          ++count;
+        }
+        free_ = tail->next_free;
+        tail->next_free = nullptr;
+        return head;
+      }
+    }
+    auto* chunk = new T[batch];
+    {
+      std::lock_guard<std::mutex> g(m_);
+      chunks_.push_back(chunk);
+    }
+    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
+    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
+    count = batch;
+    return chunk;
+  }
+
+  void give_back(T* head, T* tail) {
+    std::lock_guard<std::mutex> g(m_);
+    tail->next_free = free_;
+    free_ = head;
+  }
+
+  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex m_;
+  T* free_ = nullptr;
+  std::vector<T*> chunks_;  // keeps the memory reachable
+  std::atomic<std::size_t> reserved_{0};
+};
+
+template <class T>
+struct object_cache {
+  T* head = nullptr;
+  unsigned count = 0;
+  ~object_cache() {
+    if (head) {
+      T* tail = head;
+      while (tail->next_free) tail = tail->next_free;
+      object_pool<T>::instance().give_back(head, tail);
+    }
+  }
+
+  static object_cache& local() noexcept {
+    static thread_local object_cache cache;
+    return cache;
+  }
+
+  T* take() {
+    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
+    T* o = head;
+    head = o->next_free;
+    --count;
+    o->next_free = nullptr;
+    return o;
+  }
+
+  void put(T* o) noexcept {
+    o->next_free = head;
+    head = o;
+    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
+      // Hand a batch back so a thread that only frees does not hoard memory.
+      T* first = head;
+      T* last = first;
+      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
+      head = last->next_free;
+      count -= object_pool<T>::batch;
+      object_pool<T>::instance().give_back(first, last);
+    }
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// end include/forkscale/detail/util/pool.hpp
+// begin include/forkscale/detail/profile/sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// detail/profile/sites.hpp: call and spawn sites, interned once per process, and
+// the sets of sites open above an invocation ("contexts"). An invocation finds
+// its site id and whether it is a top-call-site / top-caller invocation with one
+// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
+// the registry's lock.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct site_entry {
+  std::string file, function, tag;
+  unsigned line = 0;
+  bool has_tag = false;
+  site_kind kind = site_kind::call;
+  std::uint32_t function_id = 0;
+};
+
+// The sites of the invocations open above a point (a set), and what opening one
+// more invocation does to it.
+struct site_context {
+  std::vector<std::uint32_t> sites;      // sorted
+  std::vector<std::uint32_t> functions;  // sorted
+};
+
+struct site_step {
+  const site_context* next = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
+  // This lookup missed the thread's cache and went to the registry (a lock, maybe
+  // allocations: microseconds, once per site, context and thread). The engine
+  // then starts the next strand after it, so that the cost lands in no strand.
+  bool registered = false;
+};
+
+class site_registry {
+ public:
+  static site_registry& instance() {
+    static site_registry* r = new site_registry;  // never destroyed: late threads may use it
+    return *r;
+  }
+
+  const site_context* empty() const noexcept { return empty_; }
+  std::uint32_t count() const noexcept { return count_.load(std::memory_order_acquire); }
+
+  FORKSCALE_DETAIL_NOINLINE site_step step(const site_context* ctx, const site& where, site_kind kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t id = intern_site(where, kind);
+    auto& memo = steps_[ctx];
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const std::uint32_t fn = entries_[id].function_id;
+    site_step st;
+    st.site = id;
+    const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
+    const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
+    if (seen_site) {
+      st.next = ctx;
+    } else {
+      std::vector<std::uint32_t> s = ctx->sites;
+      s.insert(std::upper_bound(s.begin(), s.end(), id), id);
+      auto found = contexts_.find(s);
+      if (found != contexts_.end()) {
+        st.next = found->second;
+      } else {
+        auto c = std::make_unique<site_context>();
+        c->sites = s;
+        c->functions = ctx->functions;
+        if (!seen_fn) c->functions.insert(std::upper_bound(c->functions.begin(), c->functions.end(), fn), fn);
+        st.next = c.get();
+        contexts_.emplace(std::move(s), c.get());
+        owned_.push_back(std::move(c));
+      }
+    }
+    memo.emplace(id, st);
+    return st;
+  }
+
+  // A copy of the entries [0, n) for a report.
+  std::vector<site_entry> entries(std::uint32_t n) {
+    std::lock_guard<std::mutex> g(m_);
+    n = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(entries_.size()));
+    return std::vector<site_entry>(entries_.begin(), entries_.begin() + n);
+  }
+
+  std::size_t bytes() {
+    std::lock_guard<std::mutex> g(m_);
+    std::size_t b = entries_.size() * sizeof(site_entry) + owned_.size() * sizeof(site_context);
+    for (const auto& c : owned_) b += (c->sites.size() + c->functions.size()) * sizeof(std::uint32_t);
+    for (const auto& kv : steps_) b += kv.second.size() * (sizeof(site_step) + 16);
+    return b;
+  }
+
+ private:
+  site_registry() {
+    auto c = std::make_unique<site_context>();
+    empty_ = c.get();
+    owned_.push_back(std::move(c));
+  }
+
+  std::uint32_t intern_site(const site& where, site_kind kind) {
+    std::string key;
+    key += static_cast<char>('0' + static_cast<int>(kind));
+    key += where.file ? where.file : "";
+    key += '\0';
+    key += std::to_string(where.line);
+    key += '\0';
+    key += where.function ? where.function : "";
+    key += '\0';
+    if (where.tag) {
+      key += '1';
+      key += where.tag;
+    }
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    site_entry e;
+    e.file = where.file ? where.file : "";
+    e.function = where.function ? where.function : "";
+    e.line = where.line;
+    e.has_tag = where.tag != nullptr;
+    e.tag = where.tag ? where.tag : "";
+    e.kind = kind;
+    auto f = functions_.find(e.function);
+    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    e.function_id = f->second;
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(std::move(e));
+    by_key_.emplace(std::move(key), id);
+    count_.store(static_cast<std::uint32_t>(entries_.size()), std::memory_order_release);
+    return id;
+  }
+
+  std::mutex m_;
+  std::deque<site_entry> entries_;
+  std::unordered_map<std::string, std::uint32_t> by_key_;
+  std::unordered_map<std::string, std::uint32_t> functions_;
+  std::map<std::vector<std::uint32_t>, const site_context*> contexts_;
+  std::vector<std::unique_ptr<site_context>> owned_;
+  std::unordered_map<const site_context*, std::unordered_map<std::uint32_t, site_step>> steps_;
+  const site_context* empty_ = nullptr;
+  std::atomic<std::uint32_t> count_{0};
+};
+
+// The per-thread cache in front of site_registry::step. Keyed by the pointers the
+// site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), so a hit costs a hash and four compares.
+struct site_cache_entry {
+  const site_context* ctx = nullptr;
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  unsigned line = 0;
+  site_kind kind = site_kind::root;
+  site_step step;
+};
+
+inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  static thread_local site_cache_entry cache[512];
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.tag);
+  site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
+  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
+                              e.function == where.function && e.tag == where.tag && e.kind == kind))
+    return e.step;
+  site_step st = site_registry::instance().step(ctx, where, kind);
+  e.ctx = ctx;
+  e.file = where.file;
+  e.function = where.function;
+  e.tag = where.tag;
+  e.line = where.line;
+  e.kind = kind;
+  e.step = st;
+  st.registered = true;
+  return st;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// end include/forkscale/detail/profile/sites.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct prof_node {
+  static constexpr unsigned capacity = prof_records_per_node;
+  std::atomic<std::int64_t> refs{1};
+  prof_node* parent = nullptr;
+  std::uint32_t count = 0;                   // records in `records`
+  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
+  std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
+  prof_record records[capacity];
+  prof_node* next_free = nullptr;  // pool link
+};
+
+// A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
+// and `incoming` (ties by task id, docs/model.md); returns the loser, whose chain
+// reference the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_span, const path_prof& incoming,
+                             std::uint64_t incoming_span) noexcept {
+  if (!path_beats(incoming_span, incoming.task, kept_span, kept.task)) return incoming;
+  const path_prof loser = kept;
+  kept = incoming;
+  return loser;
+}
+
+inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+inline prof_node* new_prof_node() {
+  prof_node* p = object_cache<prof_node>::local().take();
+  p->refs.store(1, std::memory_order_relaxed);
+  p->parent = nullptr;
+  p->count = 0;
+  p->records_below = 0;
+  p->folded = nullptr;
+  return p;
+}
+
+// Drops one reference; frees what is no longer shared, down the chain.
+inline void release_prof(prof_node* p) noexcept {
+  while (p) {
+    // The sole owner frees without a read-modify-write: nobody else can add a
+    // reference to a node no one else holds.
+    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    prof_node* parent = p->parent;
+    if (p->folded) {
+      prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+      delete p->folded;
+      p->folded = nullptr;
+    }
+    object_cache<prof_node>::local().put(p);
+    p = parent;
+  }
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  // Every site a record names is registered already: one allocation up front.
+  const std::size_t sites = site_registry::instance().count();
+  if (out.size() < sites) out.resize(sites);
+  for (; p; p = p->parent) {
+    if (p->folded) {
+      if (out.size() < p->folded->size()) out.resize(p->folded->size());
+      for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
+    }
+    for (std::uint32_t i = 0; i < p->count; ++i) {
+      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
+      out[p->records[i].site].add(p->records[i]);
+    }
+  }
+}
+
+// A chain is folded once it holds more records than this (at least 16; the
+// number of sites registered so far).
+inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
+
+// Replaces the chain `head` (whose reference the caller holds) by one folded node
+// with the same sums.
+inline void fold_chain(prof_node*& head) {
+  auto* sums = new std::vector<site_sums>;
+  sum_chain(head, *sums);
+  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+  prof_node* a = new_prof_node();
+  a->folded = sums;
+  release_prof(head);
+  head = a;
+}
+
+// Pushes `n` records on top of the chain `*head` (whose reference the new node
+// takes over); folds the chain into one array node once it has grown past the
+// fold limit, so a chain never holds more than O(sites) records.
+inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
+  prof_node* p = new_prof_node();
+  p->parent = head;
+  p->count = n;
+  for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
+  p->records_below = (head ? head->records_below : 0) + n;
+  head = p;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// end include/forkscale/detail/profile/chain.hpp
+// begin include/forkscale/detail/engine/join_set.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// detail/engine/join_set.hpp: where children report.
+//
+// A join set is what one join waits for: the implicit sync block of a task
+// (Cilk's sync), a task_group, or the single child behind a join_handle.
+// Children fold their path values in as they finish; the join takes the result.
+// A set whose owner lets go without joining hands everything on to `forward`,
+// the set its owner's own totals go to (tasks that outlive their spawner).
+//
+// Counting without an atomic on the spawn path: `outstanding_` starts at
+// owner_ref (the owner's reference) and each finishing child subtracts one.
+// Spawns made by the owning task are counted in `unpublished_`, which only the
+// owner touches; a join is complete when outstanding_ + unpublished_ ==
+// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
+// whoever then brings `outstanding_` to zero is the last user and hands the
+// totals on. Every other field is guarded by the set's own lock.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+struct thread_tables;
+
+// A task's own invocation record (site profiles), held back while children the
+// task left unjoined still run: its invocation ends with the last of them
+// (docs/model.md, "Per-site profiles"). The set those children report to keeps
+// it, and the last report finishes it (`finish`, defined with the profiles in
+// observers/profile.hpp) before the set's path value goes on.
+struct deferred_record {
+  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
+  session* sess = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  std::uint64_t task_id = 0;
+  std::uint64_t span_at_start = 0;
+  std::uint64_t local_work = 0, local_span_at_start = 0;
+  std::uint64_t task_work = 0, task_span_at_start = 0;
+  deferred_record* next_free = nullptr;  // pool link
+};
+
+// What a join takes out of a set.
+struct join_contents {
+  path_totals totals;          // owns totals.what_if
+  path_prof prof;              // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;    // children spawned and not yet reported
+  std::uint64_t finished = 0;  // children folded in since the last join
+  std::uint64_t uid = 0;       // recording: the set and the round taken
+  std::uint32_t round = 0;
+  // The latest clock reading at which a child folded in since the last join
+  // ended (unknown_end when one is not known): a join that begins after it
+  // does not wait (engine::end_sync).
+  std::uint64_t last_end = 0;
+};
+
+inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
+
+// Recording: what reports to a join — a task's last strand and the finished
+// children it merged at its end, or a join handed on.
+struct join_source {
+  std::uint64_t strand = 0;
+  std::uint64_t uid = 0;
+  std::uint32_t round = 0;
+};
+
+class join_set {
+ public:
+  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
+
+  static join_set* make(session* s, record_state* rec = nullptr) {
+    join_set* j = object_cache<join_set>::local().take();
+    j->rec_ = rec;
+    j->round_ = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
+      record_buffer& b = rec->buffer();
+      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
+    }
+    j->outstanding_ = owner_ref;
+    j->acc_end_ = 0;
+    j->acc_ = path_totals{};
+    j->acc_prof_ = path_prof{};
+    j->finished_ = 0;
+    j->unpublished_ = 0;
+    j->forward_ = nullptr;
+    j->session_ = s;
+    j->deferred_ = nullptr;
+    return j;
+  }
+  // Frees a set nobody refers to any more.
+  static void destroy(join_set* j) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
+    j->deferred_ = nullptr;
+    what_if_release(j->acc_.what_if);
+    j->acc_.what_if = nullptr;
+    release_prof(j->acc_prof_.chain);
+    j->acc_prof_.chain = nullptr;
+    object_cache<join_set>::local().put(j);
+  }
+
+  session* owner_session() const noexcept { return session_; }
+
+  // The owner's record, finished by the set's last report (owner only, before
+  // release: the release's lock publishes it to whoever reports last).
+  void defer(deferred_record* d) noexcept { deferred_ = d; }
+
+  // One more child, spawned by the owning task: no lock, no atomic.
+  void count_own_child() noexcept { ++unpublished_; }
+  // One more child, spawned from any other task (task groups, forwarded sets).
+  void count_shared_child() noexcept {
+    lock_.lock();
+    ++outstanding_;
+    lock_.unlock();
+  }
+
+  // Children spawned and not yet reported, and children reported since the last
+  // join. The owner's own count is exact only on the owner's thread.
+  join_contents tally() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    lock_.unlock();
+    return c;
+  }
+
+  // A finished child (or a forwarded set) reports to `j`: its path value folds in
+  // and its reference drops. The last user of a set whose owner has let go hands
+  // the result on, and so on up the chain of forwards. `end` is the clock
+  // reading at which the child ended, when it is known.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
+                     std::uint64_t end = unknown_end) noexcept {
+    while (j) {
+      j->lock_.lock();
+      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
+      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      j->acc_.join(t);
+      if (end > j->acc_end_) j->acc_end_ = end;
+      ++j->finished_;
+      const bool last = --j->outstanding_ == 0;
+      j->lock_.unlock();
+      release_prof(loser.chain);
+      if (!last) return;
+      from = join_source{0, j->uid_, j->round_};
+      end = unknown_end;  // a set handed on: when its children ended is not kept
+      join_set* next = retire(j, t, p);
+      j = next;
+    }
+    release_prof(p.chain);
+    what_if_release(t.what_if);
+  }
+
+  // The owner lets go without joining. Children still running will report to
+  // `forward` (which must already count this set as one of its children); with
+  // no forward, what they report is dropped. Returns the tally just before.
+  join_contents release(join_set* forward) noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    forward_ = forward;
+    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
+    unpublished_ = 0;
+    const bool last = outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+    return c;
+  }
+
+  // A spawned task that never ran: its reference drops with nothing folded in.
+  void drop_child() noexcept {
+    lock_.lock();
+    const bool last = --outstanding_ == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // The join: takes everything folded in so far. When nothing is outstanding the
+  // set is ready for its next round (a task's sync block is reused).
+  join_contents take() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.uid = uid_;
+    c.round = round_++;
+    c.last_end = acc_end_;
+    acc_end_ = 0;
+    acc_ = path_totals{};
+    acc_prof_ = path_prof{};
+    finished_ = 0;
+    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
+      outstanding_ = owner_ref;
+      unpublished_ = 0;
+    }
+    lock_.unlock();
+    return c;
+  }
+
+  // Takes everything out and frees the set when nothing is outstanding; else
+  // leaves it alone and says how many are.
+  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
+    j->lock_.lock();
+    out.running = j->running();
+    out.finished = j->finished_;
+    if (out.running != 0) {
+      j->lock_.unlock();
+      return false;
+    }
+    out.totals = j->acc_;
+    out.prof = j->acc_prof_;
+    out.uid = j->uid_;
+    out.round = j->round_;
+    out.last_end = j->acc_end_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    j->lock_.unlock();
+    destroy(j);
+    return true;
+  }
+
+  // Merges what a completed set held, as if its children had reported here.
+  void absorb(join_contents& c) noexcept {
+    lock_.lock();
+    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
+    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    acc_.join(c.totals);
+    if (c.last_end > acc_end_) acc_end_ = c.last_end;
+    finished_ += c.finished;
+    lock_.unlock();
+    release_prof(loser.chain);
+    c.prof.chain = nullptr;
+  }
+
+  join_set* next_free = nullptr;  // pool link
+  // A task group's or join handle's set is on the list of the thread that bound
+  // it (thread_tables, engine/tasks.hpp) until it is released.
+  join_set* bound_prev = nullptr;
+  join_set* bound_next = nullptr;
+  thread_tables* bound_on = nullptr;
+
+ private:
+  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
+  // The last user of a set: its totals go to the set's forward, and it is freed.
+  // Returns the forward; `t` and `p` receive what it held.
+  // A deferred record is finished on the way: `t` and `p` are then the path
+  // value at the end of its task's invocation.
+  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
+    join_set* next = j->forward_;
+    t = j->acc_;
+    p = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
+    destroy(j);
+    return next;
+  }
+  static void pass_on(join_set* j) noexcept {
+    path_totals t;
+    path_prof p;
+    const join_source from{0, j->uid_, j->round_};
+    join_set* next = retire(j, t, p);
+    report(next, t, p, from);
+  }
+
+  // Recording, under the lock: `from` reports to this set's current round. The
+  // edge is appended before the lock is let go, so the join that takes the
+  // round finds it.
+  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
+    if (from.strand == 0 && from.uid == 0) return;
+    raw_edge* e = rec_->buffer().edges.next(*rec_);
+    if (!e) return;
+    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
+  }
+
+  spinlock lock_;
+  std::int64_t outstanding_ = owner_ref;
+  std::uint64_t acc_end_ = 0;  // join_contents::last_end
+  path_totals acc_;
+  path_prof acc_prof_;
+  std::uint64_t finished_ = 0;
+  std::uint64_t unpublished_ = 0;  // owner only
+  join_set* forward_ = nullptr;
+  session* session_ = nullptr;
+  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
+  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
+  std::uint64_t uid_ = 0;
+  std::uint32_t round_ = 0;  // joins taken so far
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// end include/forkscale/detail/engine/join_set.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// What a region keeps: for an outermost one, the measurement itself.
+struct region_state {
+  std::unique_ptr<session> owned;  // set for an outermost region
+  frame root;
+  frame* task = nullptr;  // set for a nested region
+  region_node* node = nullptr;
+  region_node* saved = nullptr;
+  region_state* enclosing = nullptr;  // the region guard open around this one in the task
+  path_totals at_open;
+  path_totals at_close;  // set when an enclosing region closed first (see end_region)
+  unsigned depth = 0;
+  bool stopped = false;
+  bool closed_early = false;
+  site where;
+  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// end include/forkscale/detail/engine/frame.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- frames ---------------------------------------------------------------------
+
+// Whether events share clock readings (frame::fuse): a child run at once starts
+// at its spawn's reading, and a sync that waited for nothing starts the next
+// strand at the reading that ended the last one. Under the wall clocks, whose
+// readings every thread can compare; not while recording (each strand is kept
+// with its own ends). The cost clock counts only charge(), which no event's
+// own code calls, so sharing changes nothing there: tests switch it on
+// (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
+inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
+  if (r != recording_mode::off) return false;
+  return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
+         (k == clock_kind::cost && fuse_readings_under_cost_clock);
+}
+
+// Whether call sites take the engine's slow path in this session.
+inline unsigned char call_events_of(const session& s) noexcept {
+  return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
+}
+
+// The root frame of a measurement.
+template <class Observers>
+void init_root(frame& root, session* s, const site& where) noexcept {
+  root.totals = path_totals{};
+  root.compensation = s->compensation;
+  root.burden = s->burden.load(std::memory_order_relaxed);
+  root.backends = s->backends_seen.load(std::memory_order_relaxed);
+  root.kind = s->kind;
+  root.state = frame::run_state::running;
+  root.open_guards = 0;
+  root.outer = nullptr;
+  root.sess = s;
+  root.sync_block = nullptr;
+  root.report_to = nullptr;
+  root.region = &s->root;
+  root.where = where;
+  root.call_events = call_events_of(*s);
+  root.fuse = s->fuse_readings;
+  Observers::root_started(root, *s);
+}
+
+// A spawned task's frame, from its spawn token (consumed).
+template <class Observers>
+void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
+  c.totals = path_totals{};
+  c.totals.span = tk.span;
+  c.totals.burdened_span = tk.burdened_span;
+  c.totals.raw_span = tk.raw_span;
+  c.totals.what_if = tk.what_if;
+  tk.what_if = nullptr;
+  c.totals.last_strand = tk.last_strand;
+  c.compensation = s->compensation;
+  c.burden = s->burden.load(std::memory_order_relaxed);
+  c.backends = s->backends_seen.load(std::memory_order_relaxed);
+  c.kind = s->kind;
+  c.state = frame::run_state::running;
+  c.open_guards = 0;
+  c.outer = outer;
+  c.sess = s;
+  c.sync_block = nullptr;
+  c.report_to = tk.target;
+  c.region = tk.region;
+  c.where = where;
+  Observers::task_started(c, *s, tk);
+  c.call_events = call_events_of(*s);
+  c.fuse = s->fuse_readings;
+  tk.target = nullptr;
+}
+
+// A spawn through the adapter of a library `f` has not seen (`from`, a
+// backend_bit): the session learns it unless it knew it already, the first
+// library's burden becomes the session's when the burden follows the backend
+// (options.backend automatic), and the frame takes both. Once per library per
+// session, or per frame that started before the session learnt it.
+FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from) noexcept {
+  session* s = f.sess;
+  unsigned char seen = s->backends_seen.load(std::memory_order_relaxed);
+  if ((seen & from) == 0) {
+    seen = s->backends_seen.fetch_or(from, std::memory_order_relaxed);
+    if (seen == 0) {
+      s->first_backend.store(from, std::memory_order_relaxed);
+      if (s->burden_follows_backend)
+        s->burden.store(s->backend_burden[static_cast<unsigned>(backend_of_bit(from)) & 3u].ticks,
+                        std::memory_order_relaxed);
+    }
+    seen = static_cast<unsigned char>(seen | from);
+  }
+  f.backends = static_cast<unsigned char>(f.backends | seen);
+  f.burden = s->burden.load(std::memory_order_relaxed);
+}
+
+// ---- children handed on -----------------------------------------------------------
+
+// At the end of a measurement's root (a spawned task ends through
+// merge_finished_children and end_with_children_running, below): children it
+// never joined are waited for by whoever joins it; with no one to (the root),
+// those still running are misuse. If they are all done already their totals are
+// simply merged. `out` is the path profile at its end; children merged here
+// compete with it for the path.
+inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+  join_set* j = f.sync_block;
+  if (!j) return;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (join_set::take_if_complete(j, c)) {
+    const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
+    f.totals.join(c.totals);
+    release_prof(loser.chain);
+    if (f.recording != recording_mode::off && c.finished != 0) {
+      f.rec_end_uid = c.uid;
+      f.rec_end_round = c.round;
+    }
+    return;
+  }
+  if (f.report_to) {
+    f.report_to->count_shared_child();  // the forwarded set is one more child of report_to
+    j->release(f.report_to);
+  } else {
+    misuse(f.sess, f.where,
+           "the measurement ended while " + std::to_string(c.running) +
+               " spawned task(s) had not finished; they are not counted");
+    j->release(nullptr);
+  }
+}
+
+// At the end of a spawned task: children it never joined (tasks that outlive
+// their spawner) are waited for by whoever joins the task, and they belong to
+// its invocation — its work and span in the site profiles cover them, whichever
+// join takes them (docs/model.md, "Per-site profiles"). Those that have finished
+// merge into the task now, before its record is made; returns the set of those
+// still running, or null.
+template <class Observers>
+join_set* merge_finished_children(frame& f) noexcept {
+  join_set* j = f.sync_block;
+  f.sync_block = nullptr;
+  join_contents c;
+  if (!join_set::take_if_complete(j, c)) return j;
+  Observers::join_taken(f, c);
+  f.totals.join(c.totals);
+  Observers::join_done(f, c, nullptr);
+  return nullptr;
+}
+
+// The task ends while children it left in `left` still run: its own end
+// reports into `left`, as one more child, with its invocation's record held
+// back; the set goes on to the task's joiner, and the last child to finish
+// completes the record there (join_set::retire).
+template <class Observers>
+void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
+    f.sync_block = left;
+    path_prof out = Observers::task_ended(f);
+    settle_sync_block(f, f.profile ? &out : nullptr);
+    join_set::report(nullptr, f.totals, out, from);
+    return;
+  }
+  deferred_record* d = nullptr;
+  const path_prof out = Observers::task_ended_deferred(f, d);
+  if (d) left->defer(d);
+  left->count_own_child();
+  join_set::report(left, f.totals, out, from);
+  left->release(f.report_to);
+}
+
+// A call scope ends: the children spawned inside it that no join inside it
+// waited for join the enclosing scope's sync block — finished ones with their
+// totals, running ones as one forwarded set.
+inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  join_contents c;
+  if (join_set::take_if_complete(inner, c)) {
+    if (c.finished == 0) return;
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+    f.sync_block->absorb(c);
+    return;
+  }
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+  f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
+  inner->release(f.sync_block);
+}
+
+// Children that report after their join are merged by the task's next join (or
+// its end); the numbers of this join miss them, which the diagnostic says.
+FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t running, const site& where) noexcept {
+  misuse(f->sess, where,
+         "sync_point ended while " + std::to_string(running) +
+             " spawned task(s) had not reported back (never ran, still running, or not waited for by this join); "
+             "this join does not include them");
+}
+
+// A spawned task destroyed without ever running (a cancelled task group, a
+// dropped callable): it reports nothing, but it must not keep its join waiting.
+FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
+  join_set* j = tk.target;
+  tk.target = nullptr;
+  release_prof(tk.path.chain);
+  tk.path.chain = nullptr;
+  what_if_release(tk.what_if);
+  tk.what_if = nullptr;
+  misuse(j->owner_session(), where,
+         "a task spawned here was destroyed without running (cancelled?); it counts as empty");
+  j->drop_child();
+}
+
+// A token destroyed unused (spawn_token's destructor, through task_hooks).
+inline void drop_token(spawn_token& tk) noexcept {
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.target != nullptr)) drop_unrun(tk);
+  if (FORKSCALE_DETAIL_UNLIKELY(tk.what_if != nullptr)) what_if_release(tk.what_if);
+  tk.what_if = nullptr;
+}
+
+// ---- task groups and join handles -----------------------------------------------
+
+// Bound sets are listed on the binding thread's table, and counted per thread:
+// binds minus releases, each on the thread that made it (thread_tables).
+// Binding lists the set and counts it on this thread's table.
+inline void list_bound(session* s, join_set* j) {
+  thread_tables& t = tables_for(s);
+  t.bound_net.store(t.bound_net.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  t.bound_lock.lock();
+  j->bound_on = &t;
+  j->bound_prev = nullptr;
+  j->bound_next = t.bound_head;
+  if (t.bound_head) t.bound_head->bound_prev = j;
+  t.bound_head = j;
+  t.bound_lock.unlock();
+}
+inline void unlist_bound(join_set* j) noexcept {
+  thread_tables* t = j->bound_on;
+  if (!t) return;
+  t->bound_lock.lock();
+  if (j->bound_prev) {
+    j->bound_prev->bound_next = j->bound_next;
+  } else {
+    t->bound_head = j->bound_next;
+  }
+  if (j->bound_next) j->bound_next->bound_prev = j->bound_prev;
+  t->bound_lock.unlock();
+  j->bound_on = nullptr;
+}
+// A release counts -1 on the releasing thread's table: a release's last use of
+// the session, since a session with nothing bound may be freed.
+inline void count_released(session* s) {
+  std::atomic<std::int64_t>& n = tables_for(s).bound_net;
+  n.store(n.load(std::memory_order_relaxed) - 1, std::memory_order_release);
+}
+// The sets still bound (the sum over the threads).
+inline std::int64_t bound_count(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (const auto& t : s.tables) n += t->bound_net.load(std::memory_order_acquire);
+  return n;
+}
+
+// A task group's join set, created by the first spawn made into it inside a
+// measurement (`slot` is the group's; `where` records the site of that spawn).
+inline join_set* group_join_set(std::atomic<join_set*>& slot, site& group_site, session* s, const site& where) {
+  join_set* j = slot.load(std::memory_order_acquire);
+  if (FORKSCALE_DETAIL_LIKELY(j != nullptr)) return j;
+  join_set* fresh = join_set::make(s, s->rec.get());
+  if (slot.compare_exchange_strong(j, fresh, std::memory_order_acq_rel)) {
+    group_site = where;
+    list_bound(s, fresh);
+    return fresh;
+  }
+  join_set::destroy(fresh);
+  return j;
+}
+
+// A task group goes away: tasks it still waits for are misuse.
+inline void close_group(join_set* j, const site& where) noexcept {
+  session* s = j->owner_session();
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
+  if (c.running != 0)
+    misuse(s, where, "task_group destroyed while " + std::to_string(c.running) + " of its tasks had not finished");
+  else if (c.finished != 0)
+    misuse(s, where,
+           "task_group destroyed with " + std::to_string(c.finished) + " finished task(s) that no sync_point joined");
+  count_released(s);
+}
+
+// A join handle lets go of its set: after its join (`why` null), or before it,
+// which is misuse when the task was spawned (`why` says how it happened).
+inline void release_handle(join_set* j, const site& where, const char* why) noexcept {
+  session* s = j->owner_session();
+  unlist_bound(j);
+  const join_contents c = j->release(nullptr);
+  if (why && (c.running != 0 || c.finished != 0)) misuse(s, where, why);
+  count_released(s);
+}
+
+// A join handle's set for its next task.
+inline join_set* bind_handle(session* s) {
+  join_set* j = join_set::make(s, s->rec.get());
+  list_bound(s, j);
+  return j;
+}
+
+// The table the guards reach these through (state.hpp).
+inline constexpr task_hooks the_task_hooks{&drop_token,  &drop_unrun,     &group_join_set,
+                                           &close_group, &release_handle, &bind_handle};
+inline void install_task_hooks() noexcept { installed_task_hooks.store(&the_task_hooks, std::memory_order_release); }
+
+// Tasks spawned into task groups or join handles that no sync_point inside the
+// measurement joined (still running, or finished and never waited for).
+inline std::int64_t unjoined_in_bound_sets(session& s) {
+  std::lock_guard<std::mutex> g(s.m);
+  std::int64_t n = 0;
+  for (const auto& t : s.tables) {
+    t->bound_lock.lock();
+    for (join_set* j = t->bound_head; j; j = j->bound_next) {
+      const join_contents c = j->tally();
+      n += c.running + static_cast<std::int64_t>(c.finished);
+    }
+    t->bound_lock.unlock();
+  }
+  return n;
+}
+
+// ---- labeled regions --------------------------------------------------------------
+
+inline region_node* intern_region(session* s, region_node* parent, const std::string& label) {
+  std::lock_guard<std::mutex> g(s->m);
+  for (auto& c : parent->children)
+    if (c->label == label) return c.get();
+  auto node = std::make_unique<region_node>();
+  node->label = label;
+  node->path = parent->path + "/" + escape_region_label(label);
+  node->parent = parent;
+  node->depth = parent->depth + 1;
+  parent->children.push_back(std::move(node));
+  return parent->children.back().get();
+}
+
+inline void record_region(session* s, region_node* node, const path_totals& d) {
+  std::lock_guard<std::mutex> g(s->m);
+  ++node->instances;
+  node->sum.add(d);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_TASKS_HPP
+// end include/forkscale/detail/engine/tasks.hpp
 // begin include/forkscale/detail/engine/units.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
@@ -9241,11 +9072,1510 @@ class column_rounding {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_UNITS_HPP
 // end include/forkscale/detail/engine/units.hpp
-// begin include/forkscale/detail/profile/rows.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
-// detail/profile/rows.hpp: a finished measurement's call-site and spawn-site
-// rows (docs/model.md, "Per-site profiles").
+// begin include/forkscale/detail/observers/list.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_LIST_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_LIST_HPP
+// detail/observers/list.hpp: what the subsystems above the engine do at
+// its fixed points, and the engine a measurement runs (`engine<Clock>`).
+//
+// The engine (engine/events.hpp, engine/tasks.hpp) knows strands, tasks, joins
+// and paths. At each of its points it calls its Observers parameter, and this is
+// the one a measurement gives it: the site profiles (observers/profile.hpp),
+// what-if regions (observers/what_if.hpp) and the recording (observers/record.hpp),
+// in that order, each behind its own switch — a subsystem a measurement leaves
+// off costs one predictable branch at a point. Chosen at compile time: the
+// points on every spawn, child and join are forced inline into the engine's
+// event (FORKSCALE_DETAIL_ALWAYS_INLINE), so that the compiler's budget for a
+// large translation unit (the compiled form's) does not call them instead.
+//
+// The points, in the engine's words:
+//   strands_watched / strand_closed / strand_added / strand_started — a
+//                           strand's two ends
+//   spawned               — a spawn's token is made (returns: a site was
+//                           registered, so its cost is in no strand)
+//   root_started / task_started — a measurement's root, or a child, starts
+//   task_ended / task_ended_deferred / task_source — a task reports to its join
+//   join_taken / join_done — a join took its children's path values (before and
+//                           after they fold into the task's)
+//   call_opened / call_closed — a call site (it may split the strand: the
+//                           engine is passed in for that)
+//   what_if_opened / what_if_closed — a what_if_region guard
+//   path_kept / task_restarted — a depend edge's two ends
+//   region_opened / region_closed / measurement_started — labeled regions
+#include <cstdint>
+
+// begin include/forkscale/detail/engine/events.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+// detail/engine/events.hpp: the engine. Every event a guard (or an adapter, or
+// the OpenMP tool) reports enters here through one function: spawn, child
+// open/close, sync open/close, call open/close, region open/close, what-if
+// region open/close. Each is a few additions, one clock reading and, where a
+// child finishes or a join completes, one uncontended lock on the join set
+// involved; sessions and regions take a lock only when they are created.
+//
+// The engine knows strands, tasks, joins and paths. What the subsystems above
+// it do at its points (the site profiles, what-if, the recording) it reaches
+// through its `Observers` parameter, chosen at compile time:
+// detail/observers/list.hpp says the points and gives a measurement's.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+template <class Clock, class Observers>
+void install_engine_hooks() noexcept;
+
+// The events, for one clock policy (clock.hpp) and one set of observers. All
+// members are static; each thread has one current frame per policy.
+template <class Clock, class Observers>
+struct basic_engine {
+  using run_state = frame::run_state;
+
+  static frame*& current() noexcept { return current_frame<Clock>; }
+
+  static std::uint64_t now(const frame& f) noexcept { return Clock::now(f.kind); }
+
+  // ---- strands -------------------------------------------------------------------
+  // Ends the open strand of `f` at clock reading `t`: its cost (less the
+  // compensation estimate) extends every path through `f` and adds to its work.
+  static void close_strand(frame& f, std::uint64_t t) noexcept {
+    // Without branches: strands near the compensation's size go either way.
+    const std::uint64_t raw = t - std::min(t, f.strand_start);
+    const std::uint64_t cost = raw - std::min(raw, f.compensation);
+    if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
+      close_strand_slow(f, t, raw, cost);
+      return;
+    }
+    add_strand(f, strand_cost{raw, cost, raw, cost});
+  }
+
+  // A strand an observer watches (what-if, the recording).
+  FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
+                                                          std::uint64_t cost) noexcept {
+    add_strand(f, Observers::strand_closed(f, t, raw, cost));
+  }
+
+  // The open strand of `f` starts at clock reading `t`.
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
+    f.strand_start = t;
+    Observers::strand_started(f);
+  }
+
+  static void add_strand(frame& f, const strand_cost& c) noexcept {
+    f.totals.span += c.path;
+    f.totals.burdened_span += c.path;
+    f.totals.raw_span += c.path_raw;
+    f.totals.work += c.work;
+    f.totals.compensation += c.work_raw - c.work;
+    Observers::strand_added(f, c);
+  }
+
+  // Ends the open strand of a running frame and starts the next one at once:
+  // a guard boundary inside a task (call sites, regions, what-if regions).
+  // split_strand_inline is the same, always inlined: for a call site's
+  // profiled path, where a call would cost more than the split.
+  static void split_strand(frame& f) noexcept { split_strand_inline(f); }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
+    const std::uint64_t t = now(f);
+    close_strand(f, t);
+    start_strand(f, t);
+  }
+
+  // ---- spawn, parent side --------------------------------------------------------
+  // The parent's strand ends; the child will start from the path value here; the
+  // continuation edge carries the burden (Cilkview Fig. 13). `group` is the set
+  // the child reports to, or null for the task's own sync block.
+  // `from` names the library the spawn came through (backend_bit; 0: the guards').
+  static spawn_token spawn(join_set* group, const site& where, unsigned char from = 0) noexcept {
+    spawn_token tk;
+    frame* f = current();
+    if (!f) return tk;  // not measuring: the child will run unmeasured
+    if (FORKSCALE_DETAIL_UNLIKELY((f->backends & from) != from)) note_backend(*f, from);
+    std::uint64_t t = 0;
+    if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
+      t = now(*f);
+      close_strand(*f, t);
+    }
+    join_set* j = group;
+    if (j) {
+      j->count_shared_child();
+    } else {
+      j = f->sync_block;
+      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
+      j->count_own_child();
+    }
+    tk.target = j;
+    tk.region = f->region;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
+    tk.span = f->totals.span;
+    tk.burdened_span = f->totals.burdened_span;
+    tk.raw_span = f->totals.raw_span;
+    tk.last_strand = f->totals.last_strand;
+    // A first lookup of this site: its cost is in no strand.
+    const bool registered = Observers::spawned(*f, tk, where);
+    ++f->totals.spawns;
+    f->totals.burdened_span += f->burden;
+    if (f->state == run_state::running) {
+      // A site registered just now: its cost is in no strand (and the child,
+      // however it runs, does not start at `t`).
+      if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
+      start_strand(*f, t);
+      if (f->fuse) tk.spawned_at = t;
+    }
+    return tk;
+  }
+
+  // ---- spawn, child side ---------------------------------------------------------
+  // `c` becomes the running frame of this thread. Whatever this thread was
+  // running is suspended: time spent in the child is not its work.
+  static void begin_child(frame& c, spawn_token& tk, const site& where) noexcept {
+    frame* outer = current();
+    if (!tk.target) {
+      c.sess = nullptr;
+      if (outer)
+        misuse(outer->sess, where,
+               "spawn_scope opened with no spawn point (the token is empty or was already used); the "
+               "task is not measured");
+      return;
+    }
+    session* s = tk.target->owner_session();
+    // One clock reading ends the outer strand and starts the child's; none when
+    // the child runs at once where it was spawned, with nothing in between: it
+    // starts at the spawn's reading.
+    std::uint64_t t = 0;
+    bool have_t = false;
+    if (outer && outer->state == run_state::running) {
+      // (Readings are distinct where they are shared: a strand that starts at
+      // `spawned_at` is the spawner's continuation, or this child's.)
+      if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
+        t = tk.spawned_at;
+        have_t = true;
+      } else {
+        t = now(*outer);
+        have_t = outer->kind == s->kind;
+        close_strand(*outer, t);
+      }
+      outer->state = run_state::suspended;
+    } else if (outer) {
+      outer->lent = true;
+      outer->lent_end = 0;
+    }
+    start_task<Observers>(c, s, outer, tk, where);
+    current() = &c;
+    start_strand(c, have_t ? t : now(c));
+  }
+
+  static void end_child(frame& c) noexcept {
+    if (!c.sess) return;
+    const std::uint64_t t = now(c);
+    bool on_this_thread = true;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
+    if (c.state == run_state::running) close_strand(c, t);
+    // Children the task left unjoined belong to its invocation: finished ones
+    // merge now; while some still run, its end waits with them
+    // (end_with_children_running, tasks.hpp).
+    join_set* left = c.sync_block != nullptr ? merge_finished_children<Observers>(c) : nullptr;
+    const join_source from = Observers::task_source(c);
+    if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
+      join_set::report(c.report_to, c.totals, Observers::task_ended(c), from, t);
+    } else {
+      end_with_children_running<Observers>(c, left, from);
+    }
+    c.totals.what_if = nullptr;                              // report() took it
+    if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
+    frame* outer = c.outer;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+    } else if (outer && outer->kind == c.kind) {
+      outer->lent_end = t;  // a task run inside a join that `outer` waits in
+    }
+  }
+
+  // Returns whether `c` is among this thread's frames (then the frames opened
+  // after it are abandoned with it).
+  FORKSCALE_DETAIL_NOINLINE static bool misplaced_end(frame& c) noexcept {
+    bool here = current() == &c;
+    if (!here) {
+      here = among_frames(current(), c);
+      misuse(c.sess, c.where,
+             here ? "spawn_scope closed while another task scope opened after it on this thread is still "
+                    "open (guards closed out of order)"
+                  : "spawn_scope closed on a thread that did not open it (an untied task that "
+                    "migrated?); this thread's frames are left as they are");
+    }
+    if (c.open_guards != 0)
+      misuse(c.sess, c.where,
+             "task ended with " + std::to_string(c.open_guards) +
+                 " guard(s) still open in it (guards closed out of order)");
+    return here;
+  }
+
+  // Whether `c` is `top` or a frame under it (through `outer`). The walk ends on
+  // a cycle (which only misuse can make): the tortoise moves every second step.
+  static bool among_frames(const frame* top, const frame& c) noexcept {
+    const frame* slow = top;
+    bool odd = false;
+    for (const frame* f = top; f; f = f->outer) {
+      if (f == &c) return true;
+      if (f->outer == slow) return false;  // a cycle that does not hold `c`
+      if (odd) slow = slow->outer;
+      odd = !odd;
+    }
+    return false;
+  }
+
+  // ---- a task leaves its thread, and resumes on any ------------------------------
+  // OpenMP's untied tasks: at a task scheduling point the runtime may suspend the
+  // task and resume it later on another thread. `c` and the frames opened after
+  // it on this thread stop running here: the open strand ends, `c` is unhooked
+  // from the frame it was opened on, and that frame runs again. Returns the
+  // innermost of the frames taken away, for resume_task; null (nothing done)
+  // when `c` is not among this thread's frames.
+  static frame* suspend_task(frame& c) noexcept {
+    frame* top = current();
+    if (!top || !among_frames(top, c)) return nullptr;
+    const std::uint64_t t = now(*top);
+    if (top->state == run_state::running) {
+      close_strand(*top, t);
+      top->state = run_state::suspended;
+    }
+    frame* outer = c.outer;
+    c.outer = nullptr;
+    current() = outer;
+    if (outer && outer->state == run_state::suspended) {
+      outer->state = run_state::running;
+      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
+    }
+    return top;
+  }
+
+  // `c`, suspended with `top` its innermost frame, runs again on this thread:
+  // what this thread was running is suspended, as for a child (begin_child).
+  static void resume_task(frame& c, frame& top) noexcept {
+    frame* outer = current();
+    std::uint64_t t = 0;
+    bool have_t = false;
+    if (outer && outer->state == run_state::running) {
+      t = now(*outer);
+      have_t = outer->kind == top.kind;
+      close_strand(*outer, t);
+      outer->state = run_state::suspended;
+    } else if (outer) {
+      outer->lent = true;
+      outer->lent_end = 0;
+    }
+    c.outer = outer;
+    current() = &top;
+    if (top.state == run_state::suspended) {
+      top.state = run_state::running;
+      start_strand(top, have_t ? t : now(top));
+    }
+  }
+
+  // ---- sync ----------------------------------------------------------------------
+  // Before the library's join blocks: the strand ends; time spent blocked is not
+  // work (tasks this thread runs meanwhile open frames of their own).
+  static void begin_sync(sync_state& st, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(f->state != run_state::running)) {
+      misuse(f->sess, where, "sync_point opened inside another sync_point of the same task");
+      return;
+    }
+    const std::uint64_t t = now(*f);
+    close_strand(*f, t);
+    f->state = run_state::blocked;
+    f->lent = false;
+    st.began = t;
+    st.depth = ++f->open_guards;
+    st.task = f;
+  }
+
+  // After the join returns: the children's path values merge into the task, and
+  // a new strand starts. `j` is the set the join waited for (a task group's or a
+  // join handle's, null when nothing was ever spawned into it); `own_block`
+  // means the task's own sync block instead. A join that cannot have waited
+  // after the last reading on this thread — the one that ended the task's
+  // strand, or the end of the last task the join ran here meanwhile — because
+  // every child it takes had ended by then, starts the next strand at that
+  // reading (frame::fuse); only a join that may have waited reads the clock.
+  static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
+    frame* f = st.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != st.depth))
+      close_out_of_order(f, st.depth, where, "sync_point");
+    if (own_block) j = f->sync_block;
+    std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
+    if (f->fuse) last = f->lent ? f->lent_end : st.began;
+    if (j) {
+      join_contents c = j->take();
+      if (c.running != 0 || c.last_end > last) last = 0;
+      Observers::join_taken(*f, c);
+      f->totals.join(c.totals);
+      if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+      Observers::join_done(*f, c, &where);
+    }
+    ++f->totals.syncs;
+    if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
+    f->state = run_state::running;
+    start_strand(*f, last != 0 ? last : now(*f));
+  }
+
+  // ---- call sites ----------------------------------------------------------------
+  // A call is a sync scope, as a Cilk function is: a plain sync_point inside it
+  // joins only the children spawned inside it, never its caller's; children it
+  // leaves unjoined pass to the enclosing scope when it returns. With `scope`
+  // false the call only counts (OpenMP: a taskwait inside a called function
+  // waits for every child of the task, the caller's too).
+  static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    cs.task = f;
+    ++f->totals.calls;
+    cs.depth = ++f->open_guards;
+    if (scope) {
+      cs.caller_block = f->sync_block;
+      f->sync_block = nullptr;
+    }
+    Observers::template call_opened<basic_engine>(*f, cs, where);
+  }
+
+  static void end_call(call_state& cs, bool scope, const site& where) noexcept {
+    frame* f = cs.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
+      close_out_of_order(f, cs.depth, where, "call_site");
+    if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
+    Observers::template call_closed<basic_engine>(*f, cs);
+    if (!scope) return;
+    join_set* inner = f->sync_block;
+    f->sync_block = cs.caller_block;
+    if (inner) hand_on_call_block(*f, inner);
+  }
+
+  // ---- what-if regions -----------------------------------------------------------
+  // The guard's place among the task's guards; what it does is the observers'.
+  static void begin_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = current();
+    if (!f) return;
+    bool failed = false;
+    const std::uint64_t bit = Observers::what_if_bit(*f, where, failed);
+    if (failed) return;
+    ws.task = f;
+    ws.depth = ++f->open_guards;
+    Observers::template what_if_opened<basic_engine>(*f, ws, bit);
+  }
+
+  static void end_what_if(what_if_state& ws, const site& where) noexcept {
+    frame* f = ws.task;
+    if (!f) return;
+    if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
+      close_out_of_order(f, ws.depth, where, "what_if_region");
+    if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
+    Observers::template what_if_closed<basic_engine>(*f, ws);
+  }
+
+  // ---- depend edges --------------------------------------------------------------
+  // A `depend` edge P -> S is a join of P's end into S's start with no guard
+  // (detail/ompt/depend.hpp). keep_path: the path value at the running point
+  // of `f` (its open strand closed first, so that its cost is on the path),
+  // kept for the successors; `task_end` says `f` is about to end, and the value
+  // is the one it will report.
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    split_strand(f);
+    kept_path k;
+    k.span = f.totals.span;
+    k.burdened_span = f.totals.burdened_span;
+    k.raw_span = f.totals.raw_span;
+    Observers::path_kept(f, task_end, k);
+    return k;
+  }
+  // The predecessors' kept values in `preds` join the running task's path (one
+  // sync); at a task's start (`task_start`) its invocation starts after them.
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    sync_state st;
+    begin_sync(st, where);
+    end_sync(st, preds, false, where);
+    frame* f = current();
+    if (task_start && f) Observers::task_restarted(*f);
+  }
+
+  // ---- labeled regions -----------------------------------------------------------
+  // A region inside a measurement adds a row: what completes in this task between
+  // its opening and its closing. Outside any measurement, a region is one.
+  static void begin_region(region_state& rs, const std::string& label) {
+    frame* f = current();
+    rs.task = f;
+    rs.node = intern_region(f->sess, f->region, label);
+    split_strand(*f);
+    Observers::region_opened(*f, rs);
+    rs.at_open = f->totals;
+    rs.saved = f->region;
+    f->region = rs.node;
+    rs.enclosing = f->open_regions;
+    f->open_regions = &rs;
+    rs.depth = ++f->open_guards;
+  }
+
+  // Returns the instance's totals (the report of a nested region). A region that
+  // closes while regions opened inside it are still open (misuse, diagnosed)
+  // closes them too, at the same moment, so that no row outgrows its parent;
+  // their guards find them closed.
+  static path_totals end_region(region_state& rs) {
+    if (rs.closed_early) return rs.at_close;
+    frame* f = rs.task;
+    if (current() != f || f->open_guards != rs.depth) close_out_of_order(f, rs.depth, rs.where, "region");
+    split_strand(*f);
+    bool listed = false;
+    for (region_state* r = f->open_regions; r && !listed; r = r->enclosing) listed = r == &rs;
+    if (listed) {
+      for (region_state* inner = f->open_regions; inner != &rs; inner = inner->enclosing) {
+        inner->at_close = f->totals.since(inner->at_open);
+        inner->closed_early = true;
+        record_region(f->sess, inner->node, inner->at_close);
+        Observers::region_closed(*f, *inner);
+      }
+      f->open_regions = rs.enclosing;
+    }
+    const path_totals d = f->totals.since(rs.at_open);
+    record_region(f->sess, rs.node, d);
+    Observers::region_closed(*f, rs);
+    f->region = rs.saved;
+    if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
+    return d;
+  }
+
+  // A measurement's root frame starts running on this thread.
+  static void begin_measurement(region_state& rs) noexcept {
+    install_engine_hooks<Clock, Observers>();
+    init_root<Observers>(rs.root, rs.owned.get(), rs.where);
+    current() = &rs.root;
+    Observers::measurement_started(*rs.owned);
+    start_strand(rs.root, now(rs.root));
+  }
+
+  // The measurement's root frame ends (misuse diagnosed); the caller builds the
+  // report from it.
+  static void end_measurement(region_state& rs) noexcept {
+    session* s = rs.owned.get();
+    if (current() != &rs.root)
+      misuse(s, rs.where,
+             "measurement ended while a task scope opened inside it is still open on this thread (guards "
+             "closed out of order)");
+    if (rs.root.open_guards != 0)
+      misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
+    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    current() = nullptr;
+  }
+
+  // A guard closes while one opened after it is still open, or on another
+  // thread. (When a guard opened before it has already closed early, that close
+  // was the one diagnosed.)
+  FORKSCALE_DETAIL_NOINLINE static void close_out_of_order(frame* f, unsigned depth, const site& where,
+                                                           const char* what) noexcept {
+    if (current() != f)
+      misuse(f->sess, where,
+             std::string(what) +
+                 " closed on another thread or outside the task that opened it (guards closed out "
+                 "of order)");
+    else if (f->open_guards > depth)
+      misuse(f->sess, where,
+             std::string(what) + " closed while a guard opened after it is still open (guards closed out of order)");
+  }
+};
+
+// The table the guards call the events through (hooks.hpp), and its installation
+// when a measurement on `Clock` starts.
+template <class Clock, class Observers>
+inline constexpr engine_hooks engine_hook_table{
+    &basic_engine<Clock, Observers>::spawn,       &basic_engine<Clock, Observers>::begin_child,
+    &basic_engine<Clock, Observers>::end_child,   &basic_engine<Clock, Observers>::begin_sync,
+    &basic_engine<Clock, Observers>::end_sync,    &basic_engine<Clock, Observers>::begin_call,
+    &basic_engine<Clock, Observers>::end_call,    &basic_engine<Clock, Observers>::begin_what_if,
+    &basic_engine<Clock, Observers>::end_what_if, &basic_engine<Clock, Observers>::keep_path,
+    &basic_engine<Clock, Observers>::join_kept};
+
+template <class Clock, class Observers>
+void install_engine_hooks() noexcept {
+  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock, Observers>, std::memory_order_release);
+  install_task_hooks();
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
+// end include/forkscale/detail/engine/events.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/observers/profile.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_PROFILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_PROFILE_HPP
+// detail/observers/profile.hpp: what each engine point does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). measurement_observers
+// (list.hpp) calls these when the measurement profiles sites.
+//
+// A frame's path value for the on-span profile is (totals.span, task_id), its
+// running sums `path.local_span` / `path.task_span`, and its chain of records:
+// `path.chain` plus up to prof_node::capacity records held in the frame itself,
+// pushed onto the chain only when the path is shared (a spawn) or handed on.
+#include <algorithm>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- the frame's chain ----------------------------------------------------------
+
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.chain_credits) {
+    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
+    f.chain_credits = 0;
+  }
+}
+
+// Appends a finished invocation's on-span record to the frame's path.
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.prof_record_count == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
+  }
+  f.prof_records[f.prof_record_count++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.prof_record_count) {
+    drop_credits(f);
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
+  }
+  return f.path.chain;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+// A chain past half the fold limit is folded here, by its owner, before it is
+// shared: otherwise every child that adds a record or two to it at its end
+// would fold the same shared prefix again (push_records), and a child whose
+// path then loses its join throws that fold away — a fold per spawn where one
+// per half-limit of records is enough.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
+    drop_credits(f);
+    fold_chain(f.path.chain);
+    p = f.path.chain;
+  }
+  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.chain_credits = 64;
+  }
+  --f.chain_credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.path.chain = nullptr;
+  return p;
+}
+
+// The on-work half of a record: this thread's table, no lock.
+inline void record_on_work(session* s, const prof_record& r) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
+    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.on_work[r.site].add(r);
+}
+
+// ---- events -------------------------------------------------------------------
+
+// Spawn: the child's task id, its site and the spawner's path profile. Returns
+// whether the site was registered just now (site_step::registered).
+inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::spawn);
+  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
+  tk.context = st.next;
+  tk.site_id = st.site;
+  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
+  tk.profile = true;
+  tk.path.local_span = f.path.local_span;
+  tk.path.task_span = f.path.task_span;
+  tk.path.chain = share_path(f);
+  return st.registered;
+}
+
+// A child starts: its invocation opens with the spawner's path value.
+inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
+  c.task_id = tk.task_id;
+  c.spawn_count = 0;
+  c.local_work = 0;
+  c.task_work = 0;
+  c.span_at_start = tk.span;
+  c.local_span_at_start = tk.path.local_span;
+  c.task_span_at_start = tk.path.task_span;
+  c.context = tk.context;
+  c.task_site = tk.site_id;
+  c.task_flags = tk.flags;
+  c.prof_record_count = 0;
+  c.chain_credits = 0;
+  c.path = tk.path;
+  tk.path.chain = nullptr;
+}
+
+// The record of the task's own invocation, from its start to here.
+inline prof_record task_record(const frame& c) noexcept {
+  prof_record r{};
+  r.site = c.task_site;
+  r.flags = c.task_flags;
+  r.work = c.totals.work;
+  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
+  r.local_work = c.local_work;
+  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
+  r.task_work = c.task_work;
+  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  return r;
+}
+
+// A task ends: its own invocation's record (on work now, on span with its path),
+// and the path profile it reports with.
+inline path_prof profile_task_end(frame& c) {
+  const prof_record r = task_record(c);
+  c.path.local_span = c.local_span_at_start;
+  c.path.task_span = c.task_span_at_start;
+  record_on_work(c.sess, r);
+  append_record(c, r);
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A task ends while children it left unjoined still run: its invocation ends
+// with the last of them. Its record is held back (join_set::defer) and the path
+// value it reports with is its own, running sums as they are; the set those
+// children report to finishes the record with the longest of their paths.
+inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
+  prof_record r{};
+  r.site = d.site;
+  r.flags = d.flags;
+  r.work = t.work;  // the task's own totals and every child it left, all reported here
+  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
+  r.local_work = d.local_work;
+  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
+  r.task_work = d.task_work;
+  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
+  record_on_work(d.sess, r);
+  push_records(p.chain, &r, 1);
+  p.local_span = d.local_span_at_start;
+  p.task_span = d.task_span_at_start;
+  p.task = d.task_id;
+}
+
+inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
+  d = object_cache<deferred_record>::local().take();
+  d->finish = &finish_deferred_record;
+  d->sess = c.sess;
+  d->site = c.task_site;
+  d->flags = c.task_flags;
+  d->task_id = c.task_id;
+  d->span_at_start = c.span_at_start;
+  d->local_work = c.local_work;
+  d->local_span_at_start = c.local_span_at_start;
+  d->task_work = c.task_work;
+  d->task_span_at_start = c.task_span_at_start;
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// The path profile at the running point of `f`, kept for the successors of a
+// depend edge (a share of its chain). At a point the task goes on from, it is
+// what a spawn hands a child; at the task's end (`task_end`), the value it will
+// report: its own invocation's record on top (on span only: its work is filed
+// once, when the task ends), its running sums back at its start.
+inline path_prof profile_path_kept(frame& f, bool task_end) {
+  path_prof p;
+  p.task = f.task_id;
+  p.chain = share_path(f);
+  if (!task_end) {
+    p.local_span = f.path.local_span;
+    p.task_span = f.path.task_span;
+    return p;
+  }
+  const prof_record r = task_record(f);
+  push_records(p.chain, &r, 1);
+  p.local_span = f.local_span_at_start;
+  p.task_span = f.task_span_at_start;
+  return p;
+}
+
+// A task's predecessors (`depend`) have joined its path where it starts: its
+// invocation starts after them, so that its span, like its work, covers only
+// what it does and joins (their work is counted by whoever joins them).
+inline void profile_restart_task(frame& c) noexcept {
+  c.span_at_start = c.totals.span;
+  c.local_span_at_start = c.path.local_span;
+  c.task_span_at_start = c.path.task_span;
+}
+
+// A call opens: its invocation starts counting local work and span.
+// A call opens; returns whether its site was registered just now.
+inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::call);
+  cs.caller_context = f.context;
+  cs.caller_local_work = f.local_work;
+  cs.span_at_open = f.totals.span;
+  cs.work_at_open = f.totals.work;
+  cs.local_span_at_open = f.path.local_span;
+  cs.site_id = st.site;
+  cs.flags = st.flags;
+  f.context = st.next;
+  f.local_work = 0;
+  return st.registered;
+}
+
+// A call closes: its invocation's record.
+inline void profile_call_close(frame& f, const call_state& cs) {
+  prof_record r{};
+  r.site = cs.site_id;
+  r.flags = cs.flags;
+  r.work = f.totals.work - cs.work_at_open;
+  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
+  f.path.local_span = cs.local_span_at_open;
+  f.context = cs.caller_context;
+  f.local_work = cs.caller_local_work;
+  record_on_work(f.sess, r);
+  append_record(f, r);
+}
+
+// A join took `joined` (ending at joined_span) while the task's own path ends
+// at f.totals.span (before the join): when a child's path is the longer, the
+// task's path becomes it; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+    drop_credits(f);
+    release_prof(f.path.chain);
+    f.prof_record_count = 0;
+    f.path.local_span = joined.local_span;
+    f.path.task_span = joined.task_span;
+    f.path.chain = joined.chain;
+  } else {
+    release_prof(joined.chain);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_PROFILE_HPP
+// end include/forkscale/detail/observers/profile.hpp
+// begin include/forkscale/detail/observers/record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_RECORD_HPP
+// detail/observers/record.hpp: what the engine's points add to the record when
+// recording is on. Each is called from one place in list.hpp, behind a
+// predicted-false test of the frame's recording mode.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/observers/what_if.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_WHAT_IF_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_WHAT_IF_HPP
+// detail/observers/what_if.hpp: which what-if regions a strand is in, and what a
+// strand inside regions does to its path's offsets and to the regions' work
+// (docs/model.md, "What-if regions").
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_what_if_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
+  t.what_if_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_what_if_entries(session* s, std::uint64_t mask) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
+}
+
+// Whether `r` is the region of the guard at `w` (a guard's region, not a named
+// call site: same file, line, function and tag).
+inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
+                            const std::string& function, const std::string& tag) noexcept {
+  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+         (r.tag.empty() == (w.tag == nullptr));
+}
+
+// A guard's region: found by the site's content, registered at its first entry.
+// Returns its bit, or 0 when the measurement analyses no region (a bad
+// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
+// region alone is left out, said once by a diagnostic that names it.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
+  if (s->what_if_off) return 0;
+  what_if_known_region r;
+  r.file = w.file ? w.file : "";
+  r.line = w.line;
+  r.function = w.function ? w.function : "";
+  r.tag = w.tag ? w.tag : "";
+  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
+  std::size_t number = 0;  // the region's number in the measurement, counted from 1
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
+      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
+    if (s->what_if_regions.size() < what_if_max_regions) {
+      s->what_if_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
+    }
+    for (const what_if_known_region& d : s->what_if_dropped)
+      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
+    s->what_if_dropped.push_back(r);
+    number = what_if_max_regions + s->what_if_dropped.size();
+  }
+  what_if_notice(s, w,
+                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
+                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
+                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
+                     "rows, while the other regions' rows and the site profiles are kept");
+  return 0;
+}
+
+// A call site's what-if bits: the named call sites it matches, and the assumed bit.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
+  std::uint64_t bits = 0;
+  const what_if_config& c = s->what_if;
+  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
+    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
+  for (const what_if_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
+  if (bits & what_if_region_bits) {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
+      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      if (r.file.empty() && r.line == 0) {
+        r.file = w.file ? w.file : "";
+        r.line = w.line;
+        r.function = w.function ? w.function : "";
+        r.tag = w.tag ? w.tag : "";
+      }
+    }
+  }
+  return bits;
+}
+
+// The bits of a site (a guard's region, or a call site's), cached per thread.
+inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
+  struct slot {
+    std::uint64_t serial = 0;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    bool call = false;
+    std::uint64_t bits = 0;
+  };
+  static thread_local slot cache[64];
+  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
+                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
+                           static_cast<std::uintptr_t>(call);
+  slot& e = cache[h & 63u];
+  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
+                              e.function == w.function && e.tag == w.tag && e.call == call))
+    return e.bits;
+  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
+  e.serial = s->serial;
+  e.file = w.file;
+  e.function = w.function;
+  e.tag = w.tag;
+  e.line = w.line;
+  e.call = call;
+  e.bits = bits;
+  return bits;
+}
+
+// A strand inside what-if regions, or of a measurement that assumes call sites
+// faster: the path cost may differ from the work cost, and the regions' offsets
+// and work grow.
+FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
+  const what_if_config& cfg = f.sess->what_if;
+  strand_cost c{raw, cost, raw, cost};
+  if (f.what_if_mask & what_if_scaled_bit) {
+    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
+  }
+  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
+  if (regions) {
+    what_if_add(f.totals.what_if, &cfg, regions, c.path);
+    record_what_if_work(f.sess, regions, c.work);
+  }
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_WHAT_IF_HPP
+// end include/forkscale/detail/observers/what_if.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
+// the task's previous strand and the end of the longest path through `f`.
+FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
+  record_state& rs = *f.rec;
+  record_buffer& b = rs.buffer();
+  raw_strand* r = b.strands.next(rs);
+  if (!r) {
+    ++b.dropped;
+    f.rec_prev = 0;
+    f.totals.last_strand = 0;
+    return;
+  }
+  r->prev = f.rec_prev;
+  r->crit_pred = f.totals.last_strand;
+  r->join_uid = f.rec_join_uid;
+  r->join_round = f.rec_join_round;
+  r->join_site = f.rec_join_site;
+  if (f.recording == recording_mode::with_wall_clock) {
+    r->wall_start = f.rec_wall_start;
+    r->wall_end = rs.wall_now();
+  } else {
+    r->wall_start = f.strand_start;
+    r->wall_end = t;
+  }
+  r->work = c.work;
+  r->path = c.path;
+  r->frame = f.rec_frame;
+  r->flags = f.rec_flags;
+  r->what_if = f.what_if_mask & what_if_region_bits;
+  const std::uint64_t id = strand_id(b, b.strands.size() - 1);
+  f.rec_prev = id;
+  f.totals.last_strand = id;
+  f.rec_flags = 0;
+  f.rec_join_uid = 0;
+  f.rec_join_site = 0;
+}
+
+// A spawn: the child starts after the strand that just ended, in the call path
+// the spawn site opens; the spawner's next strand is the continuation. Returns
+// whether a call path was interned just now (its cost is then in no strand).
+FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
+  tk.rec_from = f.rec_prev;
+  f.rec_flags |= rec_after_spawn;
+  bool missed = false;
+  try {
+    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
+  } catch (...) {
+    tk.rec_frame = f.rec_frame;
+  }
+  return missed;
+}
+
+// A sync_point's join took round `c.round` of its set: the next strand starts
+// after that join.
+FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
+  f.rec_join_uid = c.uid;
+  f.rec_join_round = c.round;
+  bool missed = false;
+  try {
+    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
+  } catch (...) {
+    f.rec_join_site = 0;
+  }
+}
+
+// A call opens: the strands inside run in the call path its site opens.
+// Returns whether the path was interned just now.
+FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
+  cs.caller_rec_frame = f.rec_frame;
+  bool missed = false;
+  try {
+    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
+  } catch (...) {
+  }
+  return missed;
+}
+
+// A labeled region's instance closes on this thread.
+FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
+  record_state& r = *f.rec;
+  if (!r.on()) return;
+  try {
+    r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_RECORD_HPP
+// end include/forkscale/detail/observers/record.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct measurement_observers {
+  // ---- strands ----------------------------------------------------------------
+  // Whether a strand's end goes past the plain path (one branch for both).
+  FORKSCALE_DETAIL_ALWAYS_INLINE static bool strands_watched(const frame& f) noexcept {
+    return (f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0;
+  }
+  // A watched strand ends at `t`: what-if may price it differently, and the
+  // recording keeps it.
+  static strand_cost strand_closed(frame& f, std::uint64_t t, std::uint64_t raw, std::uint64_t cost) noexcept {
+    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
+    if (f.recording != recording_mode::off) keep_strand(f, t, c);
+    return c;
+  }
+  // Every strand's cost, into the site profiles' running sums.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_added(frame& f, const strand_cost& c) noexcept {
+    f.local_work += c.work;
+    f.task_work += c.work;
+    f.path.local_span += c.path;
+    f.path.task_span += c.path;
+  }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_started(frame& f) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
+  }
+
+  // ---- tasks --------------------------------------------------------------------
+  static void root_started(frame& root, session& s) noexcept {
+    root.profile = s.profile;
+    root.task_id = root_task_id;
+    root.spawn_count = 0;
+    root.local_work = 0;
+    root.task_work = 0;
+    root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
+    root.context = site_registry::instance().empty();
+    root.prof_record_count = 0;
+    root.chain_credits = 0;
+    root.path = path_prof{};
+    root.what_if_mask = s.what_if_root_mask;
+    root.recording = s.recording;
+    root.rec = s.rec.get();
+    root.rec_frame = 0;
+    root.rec_flags = 0;
+    root.rec_prev = 0;
+    root.rec_join_uid = 0;
+    root.rec_end_uid = 0;
+  }
+
+  FORKSCALE_DETAIL_ALWAYS_INLINE static bool spawned(frame& f, spawn_token& tk, const site& where) {
+    tk.what_if_mask = f.what_if_mask;
+    bool registered = false;
+    if (f.profile) registered = profile_spawn(f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) registered |= keep_spawn(f, tk, where);
+    return registered;
+  }
+
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void task_started(frame& c, session& s, spawn_token& tk) noexcept {
+    c.what_if_mask = tk.what_if_mask;
+    c.profile = tk.profile;
+    if (tk.profile) profile_task_start(c, tk);
+    c.recording = s.recording;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
+      c.rec = s.rec.get();
+      c.rec_frame = tk.rec_frame;
+      c.rec_flags = rec_task_start;
+      c.rec_prev = tk.rec_from;
+      c.rec_join_uid = 0;
+      c.rec_end_uid = 0;
+    }
+  }
+
+  // What the task's path carries to its join for the profiles (its own
+  // invocation's record is made here), and for the recording.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static path_prof task_ended(frame& c) {
+    if (c.profile) return profile_task_end(c);
+    return path_prof{};
+  }
+  // The task ends while children it left still run: its record waits for them
+  // (`d`, null when there is none).
+  static path_prof task_ended_deferred(frame& c, deferred_record*& d) {
+    if (c.profile) return profile_task_end_deferred(c, d);
+    return path_prof{};
+  }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static join_source task_source(const frame& c) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
+      return join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    return join_source{};
+  }
+
+  // ---- joins --------------------------------------------------------------------
+  // Before the children's path values fold into the task's: the longer path
+  // keeps its profile chain.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void join_taken(frame& f, join_contents& c) noexcept {
+    if (f.profile) {
+      profile_join(f, c.prof, c.totals.span);
+    } else {
+      release_prof(c.prof.chain);
+    }
+  }
+  // After: the recording's edges. `where` is null for the children a task
+  // merges at its end.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
+      if (where) {
+        keep_join(f, c, *where);
+      } else if (c.finished != 0) {
+        f.rec_end_uid = c.uid;
+        f.rec_end_round = c.round;
+      }
+    }
+  }
+
+  // ---- call sites ---------------------------------------------------------------
+  // With site profiles on, the clock is read when the call opens and closes, so
+  // that the strands inside belong to the call's invocation.
+  template <class E>
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void call_opened(frame& f, call_state& cs, const site& where) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
+      call_opened_slow<E>(f, cs, where);
+    } else if (f.profile) {
+      call_opened_profiled<E>(f, cs, where);
+    }
+  }
+
+  // A profiled call: the strand before it ends, its invocation opens.
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_opened_profiled(frame& f, call_state& cs, const site& where) noexcept {
+    E::split_strand_inline(f);
+    // A site registered just now: its cost is in no strand.
+    if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
+      E::start_strand(f, E::now(f));
+  }
+
+  // A call in a measurement that names what-if call sites, or records.
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
+    std::uint64_t what_if_new = 0;
+    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || what_if_new || f.recording != recording_mode::off) E::split_strand(f);
+    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
+      E::start_strand(f, E::now(f));
+    if (what_if_new != 0) {
+      cs.what_if_set = true;
+      cs.caller_what_if_mask = f.what_if_mask;
+      f.what_if_mask |= what_if_new;
+      if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
+    }
+    if (f.profile && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
+      E::start_strand(f, E::now(f));
+  }
+
+  template <class E>
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void call_closed(frame& f, call_state& cs) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
+      call_closed_slow<E>(f, cs);
+    } else if (f.profile && cs.caller_context) {
+      call_closed_profiled<E>(f, cs);
+    }
+  }
+
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_closed_profiled(frame& f, call_state& cs) noexcept {
+    E::split_strand_inline(f);
+    profile_call_close(f, cs);
+  }
+
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
+    const bool profiled = f.profile && cs.caller_context;
+    if (profiled || cs.what_if_set || f.recording != recording_mode::off) E::split_strand(f);
+    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
+    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
+    if (profiled) profile_call_close(f, cs);
+  }
+
+  // ---- what-if regions ----------------------------------------------------------
+  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
+  // Entering a region the task is already inside counts once. The engine has
+  // counted the guard (ws.task, ws.depth).
+  template <class E>
+  static void what_if_opened(frame& f, what_if_state& ws, std::uint64_t bit) noexcept {
+    if (!bit || (f.what_if_mask & bit)) return;
+    record_what_if_entries(f.sess, bit);
+    E::split_strand(f);
+    ws.saved_mask = f.what_if_mask;
+    f.what_if_mask |= bit;
+    ws.changed = true;
+  }
+  // The region's bit (0: not analysed), looked up before the guard counts.
+  static std::uint64_t what_if_bit(frame& f, const site& where, bool& failed) noexcept {
+    try {
+      return what_if_site_bits(f.sess, where, false);
+    } catch (...) {
+      failed = true;  // out of memory registering the region: it is not analysed
+      return 0;
+    }
+  }
+  template <class E>
+  static void what_if_closed(frame& f, what_if_state& ws) noexcept {
+    if (!ws.changed) return;
+    E::split_strand(f);
+    f.what_if_mask = ws.saved_mask;
+  }
+
+  // ---- depend edges (detail/ompt/depend.hpp) ------------------------------------
+  // A path value kept at the running point of `f`: its what-if offsets and its
+  // site profile (see profile_path_kept).
+  static void path_kept(frame& f, bool task_end, kept_path& k) {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) k.what_if = what_if_copy(f.totals.what_if);
+    if (f.profile) k.prof = profile_path_kept(f, task_end);
+  }
+  // A task's predecessors joined its path where it starts: its invocation
+  // starts after them.
+  static void task_restarted(frame& f) noexcept {
+    if (f.profile) profile_restart_task(f);
+  }
+
+  // ---- labeled regions and the measurement --------------------------------------
+  static void region_opened(frame& f, region_state& rs) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) rs.rec_wall_open = f.rec->wall_now();
+  }
+  static void region_closed(frame& f, const region_state& rs) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) keep_region_instance(f, rs);
+  }
+  static void measurement_started(session& s) noexcept {
+    if (s.rec) s.rec->start();
+  }
+};
+
+// The engine a measurement runs, for one clock policy.
+template <class Clock>
+using engine = basic_engine<Clock, measurement_observers>;
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_LIST_HPP
+// end include/forkscale/detail/observers/list.hpp
+// begin include/forkscale/detail/output/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// a measurement. At the end of every outermost measurement finish_session
+// calls write_record_views(); the writers themselves (record_views.hpp) set
+// record_views_writer from a static initializer, so a measurement never
+// includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  deliver_diagnostic(handler, d);
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored. Any other value is ignored, with one
+// line on stderr the first time the process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
+                 printable_path(raw).c_str());
+  return env_switch::unset;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
+// begin include/forkscale/detail/measurement/profile_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_PROFILE_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_PROFILE_ROWS_HPP
+// detail/measurement/profile_rows.hpp: a finished measurement's call-site and
+// spawn-site rows (docs/model.md, "Per-site profiles").
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -9419,13 +10749,13 @@ inline void add_site_profiles(report& rep, const session& s, const frame& root, 
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_ROWS_HPP
-// end include/forkscale/detail/profile/rows.hpp
-// begin include/forkscale/detail/record/build.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUILD_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_BUILD_HPP
-// detail/record/build.hpp: the record of a finished measurement, built from the
-// threads' buffers once every task has reported: strand ids become positions in
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_PROFILE_ROWS_HPP
+// end include/forkscale/detail/measurement/profile_rows.hpp
+// begin include/forkscale/detail/measurement/record_build.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_RECORD_BUILD_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_RECORD_BUILD_HPP
+// detail/measurement/record_build.hpp: the record of a finished measurement,
+// built from the threads' buffers once every task has reported: strand ids become positions in
 // a topological order of the graph, (set, round) pairs become joins, ticks
 // become the report's unit and wall times nanoseconds since the start, and the
 // critical path is read back from the winning predecessors.
@@ -9445,10 +10775,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -9839,113 +11173,108 @@ class record_builder {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUILD_HPP
-// end include/forkscale/detail/record/build.hpp
-// begin include/forkscale/detail/record/views_hook.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// the engine. At the end of every outermost measurement the engine calls
-// write_record_views(); the writers themselves live in detail/output/
-// (record_views.hpp), which sets record_views_writer from a static initializer,
-// so the engine never includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_RECORD_BUILD_HPP
+// end include/forkscale/detail/measurement/record_build.hpp
+// begin include/forkscale/detail/measurement/region_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
+// detail/measurement/region_rows.hpp: a finished measurement's region rows and the
+// report's header fields.
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-using diagnostic_handler = std::function<void(const diagnostic&)>;
-
-// Writes the files the environment asks for; adds a diagnostic to the report for
-// each one it could not write. Set by detail/output/record_views.hpp.
-using record_views_fn = void (*)(report&, const diagnostic_handler&);
-inline record_views_fn record_views_writer = nullptr;
-
-// The value of an environment variable, or empty.
-inline std::string environment_value(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
+inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances, const path_totals& t) {
+  region_result r;
+  r.label = n.label;
+  r.path = n.path;
+  r.parent = n.parent ? n.parent->path : std::string();
+  r.depth = n.depth;
+  r.instances = instances;
+  r.work = to_unit(s, t.work);
+  r.span = to_unit(s, t.span);
+  r.burdened_span = to_unit(s, t.burdened_span);
+  r.spawns = t.spawns;
+  r.syncs = t.syncs;
+  r.calls = t.calls;
+  r.raw_work = to_unit(s, t.work + t.compensation);
+  r.raw_span = to_unit(s, t.raw_span);
+  return r;
 }
 
-// A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
-                                std::string problem) {
-  diagnostic d{variable, std::move(problem)};
-  ++rep.diagnostic_count;
-  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  deliver_diagnostic(handler, d);
-}
-
-// Called by finish_session with the finished report.
-inline void write_record_views(report& rep, const diagnostic_handler& handler) {
-  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
-  if (record_views_writer) {
-    record_views_writer(rep, handler);
-    return;
+// report::backend: the named backend (options.backend) or else the first
+// library the spawns came through, then the others they came through, joined
+// by '+' ("std_thread+tbb"); empty when none is known.
+inline std::string backend_names(const session& s) {
+  const unsigned seen = s.backends_seen.load(std::memory_order_relaxed);
+  unsigned first = backend_bit(s.named_backend);
+  if (first == 0) first = s.first_backend.load(std::memory_order_relaxed);
+  std::string out = first != 0 ? to_string(backend_of_bit(first)) : "";
+  for (backend b : {backend::std_thread, backend::tbb, backend::openmp}) {
+    const unsigned bit = backend_bit(b);
+    if ((seen & bit) != 0 && bit != first) out += (out.empty() ? "" : "+") + std::string(to_string(b));
   }
-  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
+  return out;
+}
+
+// The burden the first library's spawn chose, when the burden follows the
+// backend and a library is known; else null (the session's own holds).
+inline const burden_choice* followed_burden(const session& s) {
+  if (!s.burden_follows_backend) return nullptr;
+  const unsigned first = s.first_backend.load(std::memory_order_relaxed);
+  if (first == 0) return nullptr;
+  return &s.backend_burden[static_cast<unsigned>(backend_of_bit(first)) & 3u];
+}
+
+inline report make_report_shell(const session& s) {
+  report rep;
+  rep.label = s.root.label;
+  rep.unit = s.info.unit;
+  rep.clock = s.kind;
+  rep.burden = to_unit(s, s.burden.load());
+  rep.burden_source = s.burden_source;
+  rep.burden_note = s.burden_note;
+  if (const burden_choice* c = followed_burden(s)) {
+    rep.burden_source = c->source;
+    rep.burden_note = c->note;
+  }
+  rep.backend = backend_names(s);
+  rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
+  rep.max_processors = s.max_processors;
+  rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
+  return rep;
+}
+
+// Depth first; siblings in the order of their labels, so that the rows do not
+// depend on which thread entered a region first.
+inline void add_region_rows(report& rep, const session& s, const region_node& n) {
+  std::vector<const region_node*> children;
+  children.reserve(n.children.size());
+  for (const auto& c : n.children) children.push_back(c.get());
+  std::sort(children.begin(), children.end(),
+            [](const region_node* a, const region_node* b) { return a->label < b->label; });
+  for (const region_node* c : children) {
+    rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
+    rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
+    add_region_rows(rep, s, *c);
+  }
 }
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// end include/forkscale/detail/record/views_hook.hpp
-// begin include/forkscale/detail/util/env.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
-// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
-#include <cctype>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <set>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-enum class env_switch { unset, off, on };
-
-inline env_switch read_env_switch(const char* name) {
-  const char* raw = std::getenv(name);
-  if (raw == nullptr || *raw == '\0') return env_switch::unset;
-  std::string v = trim(raw);
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
-  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
-  return env_switch::unset;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// end include/forkscale/detail/util/env.hpp
-// begin include/forkscale/detail/what_if/config.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
-// detail/what_if/config.hpp: a measurement's what-if configuration, from its
-// options and the FORKSCALE_WHAT_IF environment variable.
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
+// end include/forkscale/detail/measurement/region_rows.hpp
+// begin include/forkscale/detail/measurement/what_if_config.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_WHAT_IF_CONFIG_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_WHAT_IF_CONFIG_HPP
+// detail/measurement/what_if_config.hpp: a measurement's what-if
+// configuration, from its options and the FORKSCALE_WHAT_IF environment
+// variable.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -10065,13 +11394,13 @@ inline void configure_what_if(session& s, const what_if_options& o) {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_CONFIG_HPP
-// end include/forkscale/detail/what_if/config.hpp
-// begin include/forkscale/detail/what_if/rows.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
-// detail/what_if/rows.hpp: a finished measurement's what-if rows (docs/model.md,
-// "What-if regions").
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_WHAT_IF_CONFIG_HPP
+// end include/forkscale/detail/measurement/what_if_config.hpp
+// begin include/forkscale/detail/measurement/what_if_rows.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_WHAT_IF_ROWS_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_WHAT_IF_ROWS_HPP
+// detail/measurement/what_if_rows.hpp: a finished measurement's what-if rows
+// (docs/model.md, "What-if regions").
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -10205,102 +11534,8 @@ inline void add_what_if(report& rep, session& s, const frame& root) {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_ROWS_HPP
-// end include/forkscale/detail/what_if/rows.hpp
-// begin include/forkscale/detail/measurement/region_rows.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
-// detail/measurement/region_rows.hpp: a finished measurement's region rows and the
-// report's header fields.
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline region_result make_row(const session& s, const region_node& n, std::uint64_t instances, const path_totals& t) {
-  region_result r;
-  r.label = n.label;
-  r.path = n.path;
-  r.parent = n.parent ? n.parent->path : std::string();
-  r.depth = n.depth;
-  r.instances = instances;
-  r.work = to_unit(s, t.work);
-  r.span = to_unit(s, t.span);
-  r.burdened_span = to_unit(s, t.burdened_span);
-  r.spawns = t.spawns;
-  r.syncs = t.syncs;
-  r.calls = t.calls;
-  r.raw_work = to_unit(s, t.work + t.compensation);
-  r.raw_span = to_unit(s, t.raw_span);
-  return r;
-}
-
-// report::backend: the named backend (options.backend) or else the first
-// library the spawns came through, then the others they came through, joined
-// by '+' ("std_thread+tbb"); empty when none is known.
-inline std::string backend_names(const session& s) {
-  const unsigned seen = s.backends_seen.load(std::memory_order_relaxed);
-  unsigned first = backend_bit(s.named_backend);
-  if (first == 0) first = s.first_backend.load(std::memory_order_relaxed);
-  std::string out = first != 0 ? to_string(backend_of_bit(first)) : "";
-  for (backend b : {backend::std_thread, backend::tbb, backend::openmp}) {
-    const unsigned bit = backend_bit(b);
-    if ((seen & bit) != 0 && bit != first) out += (out.empty() ? "" : "+") + std::string(to_string(b));
-  }
-  return out;
-}
-
-// The burden the first library's spawn chose, when the burden follows the
-// backend and a library is known; else null (the session's own holds).
-inline const burden_choice* followed_burden(const session& s) {
-  if (!s.burden_follows_backend) return nullptr;
-  const unsigned first = s.first_backend.load(std::memory_order_relaxed);
-  if (first == 0) return nullptr;
-  return &s.backend_burden[static_cast<unsigned>(backend_of_bit(first)) & 3u];
-}
-
-inline report make_report_shell(const session& s) {
-  report rep;
-  rep.label = s.root.label;
-  rep.unit = s.info.unit;
-  rep.clock = s.kind;
-  rep.burden = to_unit(s, s.burden.load());
-  rep.burden_source = s.burden_source;
-  rep.burden_note = s.burden_note;
-  if (const burden_choice* c = followed_burden(s)) {
-    rep.burden_source = c->source;
-    rep.burden_note = c->note;
-  }
-  rep.backend = backend_names(s);
-  rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
-  rep.max_processors = s.max_processors;
-  rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
-  return rep;
-}
-
-// Depth first; siblings in the order of their labels, so that the rows do not
-// depend on which thread entered a region first.
-inline void add_region_rows(report& rep, const session& s, const region_node& n) {
-  std::vector<const region_node*> children;
-  children.reserve(n.children.size());
-  for (const auto& c : n.children) children.push_back(c.get());
-  std::sort(children.begin(), children.end(),
-            [](const region_node* a, const region_node* b) { return a->label < b->label; });
-  for (const region_node* c : children) {
-    rep.regions.push_back(make_row(s, *c, c->instances, c->sum));
-    rep.profiler_bytes += sizeof(region_node) + c->label.size() + c->path.size();
-    add_region_rows(rep, s, *c);
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_ROWS_HPP
-// end include/forkscale/detail/measurement/region_rows.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_WHAT_IF_ROWS_HPP
+// end include/forkscale/detail/measurement/what_if_rows.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -10339,7 +11574,7 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
   std::vector<double> per_strand;
   for (int batch = 0; batch < 15; ++batch) {
     frame root;
-    init_root(root, &s, site{});
+    init_root<measurement_observers>(root, &s, site{});
     E::current() = &root;
     root.strand_start = E::now(root);
     for (int i = 0; i < rounds; ++i) {
@@ -11554,10 +12789,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -14775,1471 +16014,11 @@ FORKSCALE_NAMESPACE_END
 // files of the one before.
 //
 // Including this header (forkscale.hpp does) installs the writer in the
-// engine's hook (detail/record/views_hook.hpp).
+// hook (detail/output/views_hook.hpp).
 #include <exception>
 #include <string>
 #include <utility>
 
-// begin include/forkscale/detail/record/views_hook.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// the engine. At the end of every outermost measurement the engine calls
-// write_record_views(); the writers themselves live in detail/output/
-// (record_views.hpp), which sets record_views_writer from a static initializer,
-// so the engine never includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <string>
-
-// begin include/forkscale/detail/engine/session.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// detail/engine/session.hpp: one measurement — its clock, burden and
-// compensation, its labeled regions, its per-thread tables, and the misuse found.
-// The event path touches it only through plain reads of its constants and the
-// calling thread's own table.
-#include <atomic>
-#include <cstdint>
-#include <cstdio>
-#include <exception>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
-// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
-// TaskProf FSE'17), and the task ids that break ties between equal paths.
-#include <cstdint>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
-inline std::uint64_t mix64(std::uint64_t z) noexcept {
-  z ^= z >> 30;
-  z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27;
-  z *= 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return z;
-}
-// The id of the k-th task spawned by `parent`: a function of the program's
-// structure only, so ties break the same way whatever the interleaving.
-inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
-  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
-}
-constexpr std::uint64_t root_task_id = 1;
-
-// Does the path (span, task) beat (other_span, other_task) at a join? The longer
-// one wins; between equal ones, the one from the task with the larger id.
-inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
-                       std::uint64_t other_task) noexcept {
-  return span > other_span || (span == other_span && task > other_task);
-}
-
-// Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
-
-// One finished invocation. Times in clock ticks. No default member initializers:
-// frames and chain nodes hold arrays of these that must cost nothing to construct
-// (make one with prof_record r{}).
-struct prof_record {
-  std::uint32_t site;
-  unsigned char flags;
-  std::uint64_t work;
-  std::int64_t span;
-  std::uint64_t local_work;
-  std::int64_t local_span;
-  std::uint64_t task_work;  // tasks only: the task's own strands
-  std::int64_t task_span;   // tasks only: exclusive span
-};
-
-// Count, work and span summed over invocations (one of Cilkprof's measurements).
-struct measure_sum {
-  std::uint64_t count = 0;
-  std::uint64_t work = 0;
-  std::int64_t span = 0;
-
-  void add(std::uint64_t w, std::int64_t s) noexcept {
-    ++count;
-    work += w;
-    span += s;
-  }
-  void add(const measure_sum& o) noexcept {
-    count += o.count;
-    work += o.work;
-    span += o.span;
-  }
-};
-
-// Per-site sums of records: the top-call-site, top-caller and local
-// measurements, and a spawn site's exclusive work and span.
-struct site_sums {
-  measure_sum top_call_site, top_caller, local;
-  std::uint64_t task_work = 0;
-  std::int64_t task_span = 0;
-
-  void add(const prof_record& r) noexcept {
-    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
-    local.add(r.local_work, r.local_span);
-    task_work += r.task_work;
-    task_span += r.task_span;
-  }
-  void add(const site_sums& o) noexcept {
-    top_call_site.add(o.top_call_site);
-    top_caller.add(o.top_caller);
-    local.add(o.local);
-    task_work += o.task_work;
-    task_span += o.task_span;
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
-// begin include/forkscale/detail/record/buffer.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-// detail/record/buffer.hpp: what recording keeps while the program runs. Each
-// thread appends to its own buffer (no lock, no atomic but a relaxed read of
-// the session's on-switch); memory comes in chunks charged against
-// options::record_limit, and past it recording stops for every thread.
-//
-// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
-// the strand's position + 1 in the low 40, so that ids need no shared counter
-// and map back to a position in O(1). Joins are named by the join set's id
-// (made the same way) and the round of the set (a task's sync block is used
-// for one join after another).
-#include <atomic>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <new>
-#include <vector>
-
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline constexpr unsigned record_id_shift = 40;
-inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
-
-// Flags of a raw strand: how it began.
-inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
-inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
-
-struct raw_strand {
-  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
-  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
-  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
-  std::uint64_t wall_start = 0, wall_end = 0;
-  std::uint64_t work = 0, path = 0;  // engine ticks
-  std::uint32_t join_round = 0;
-  std::uint32_t frame = 0;  // call path (call_tree)
-  std::uint32_t flags = 0;
-  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
-  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
-};
-
-// Something reported to a join: a task's last strand, or a join handed on.
-struct raw_edge {
-  std::uint64_t to_uid = 0;
-  std::uint64_t from_strand = 0;  // 0: none
-  std::uint64_t from_uid = 0;     // 0: none
-  std::uint32_t to_round = 0;
-  std::uint32_t from_round = 0;
-};
-
-// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
-struct raw_lock {
-  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
-  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
-  std::uint32_t lock = 0, site = 0;   // call_tree site indices
-  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
-  bool contended = false;
-};
-
-struct region_node;
-struct raw_region {
-  const region_node* node = nullptr;
-  std::uint64_t wall_open = 0, wall_close = 0;
-};
-
-class record_state;
-
-// Append-only storage in fixed chunks, charged to the record's budget.
-template <class T, std::size_t N>
-class record_chunks {
- public:
-  // Room for one more, or null when the budget is spent.
-  T* next(record_state& rs);
-  std::size_t size() const noexcept { return size_; }
-  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
-
- private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
-  std::size_t size_ = 0;
-};
-
-struct record_buffer {
-  std::uint32_t index = 0;  // the thread's index in the record
-  std::uint64_t os_id = 0;
-  std::uint64_t next_uid = 0;
-  std::uint64_t dropped = 0;  // strands not kept (budget spent)
-  record_chunks<raw_strand, 1024> strands;
-  record_chunks<raw_edge, 1024> edges;
-  record_chunks<raw_lock, 256> locks;
-  std::vector<raw_region> regions;
-};
-
-// One measurement's recording.
-class record_state {
- public:
-  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
-    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
-    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
-    separate_wall_ = wall_kind_ != clock;
-    origin_ = read_clock(wall_kind_);
-  }
-
-  // The measurement starts: wall times are counted from here.
-  void start() noexcept { origin_ = read_clock(wall_kind_); }
-  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
-  bool separate_wall() const noexcept { return separate_wall_; }
-  clock_kind wall_kind() const noexcept { return wall_kind_; }
-  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
-  std::uint64_t origin() const noexcept { return origin_; }
-  std::uint64_t limit() const noexcept { return limit_; }
-  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
-  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
-  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
-
-  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
-  bool charge(std::uint64_t n) noexcept {
-    if (!on()) return false;
-    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
-    if (before + n <= limit_) return true;
-    bytes_.fetch_sub(n, std::memory_order_relaxed);
-    limit_hit_.store(true, std::memory_order_relaxed);
-    on_.store(false, std::memory_order_relaxed);
-    return false;
-  }
-
-  // Recording stops (a measurement that ends with tasks still running).
-  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
-
-  // This thread's buffer.
-  record_buffer& buffer() {
-    struct slot {
-      std::uint64_t serial = 0;
-      record_buffer* buffer = nullptr;
-    };
-    static thread_local slot cached;
-    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
-    std::lock_guard<std::mutex> g(m_);
-    auto b = std::make_unique<record_buffer>();
-    b->index = static_cast<std::uint32_t>(buffers_.size());
-#if defined(__linux__)
-    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
-#endif
-    buffers_.push_back(std::move(b));
-    cached.serial = serial_;
-    cached.buffer = buffers_.back().get();
-    return *cached.buffer;
-  }
-
-  // Every buffer, for building the record once no thread appends any more.
-  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
-    std::lock_guard<std::mutex> g(m_);
-    return buffers_;
-  }
-
- private:
-  std::uint64_t serial_;
-  std::uint64_t limit_;
-  clock_kind wall_kind_ = clock_kind::steady;
-  bool separate_wall_ = false;
-  std::uint64_t origin_ = 0;
-  std::atomic<bool> on_{true};
-  std::atomic<bool> limit_hit_{false};
-  std::atomic<std::uint64_t> bytes_{0};
-  std::mutex m_;
-  std::vector<std::unique_ptr<record_buffer>> buffers_;
-};
-
-template <class T, std::size_t N>
-T* record_chunks<T, N>::next(record_state& rs) {
-  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
-    if (size_ / N == chunks_.size()) {
-      if (!rs.charge(sizeof(T) * N)) return nullptr;
-      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
-      if (!c) {
-        rs.stop();
-        return nullptr;
-      }
-      chunks_.push_back(std::move(c));
-    }
-  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
-    return nullptr;
-  }
-  T* p = &chunks_[size_ / N][size_ % N];
-  ++size_;
-  return p;
-}
-
-// A strand's id from its buffer and position, and back.
-inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
-  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-// end include/forkscale/detail/record/buffer.hpp
-// begin include/forkscale/detail/record/mode.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
-// detail/record/mode.hpp: whether a measurement records its execution, which a
-// session sets and each frame copies.
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Whether a measurement records its execution (options::record, detail/record/),
-// and where the record's wall clock comes from.
-enum class recording_mode : unsigned char {
-  off,
-  on,               // the measurement's clock is the wall clock
-  with_wall_clock,  // the wall clock is read beside the measurement's clock
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
-// end include/forkscale/detail/record/mode.hpp
-// begin include/forkscale/detail/what_if/offsets.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
-// (docs/model.md, "What-if regions").
-//
-// For each scenario s (0: every region together; r + 1: region r alone) and each
-// factor k = p/q, a path's what-if length is its length with every strand inside
-// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
-// grow by a strand's cost, as the real length does, except inside regions; so a
-// path value keeps them as offsets from its real length, in units of 1/p tick:
-//
-//   what-if length (s, k) = span + d[s·F + k] / p_k.
-//
-// A strand outside every region changes no offset; a strand of cost c inside
-// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
-// regions (each strand at most once per scenario, so nested regions count once).
-// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
-// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
-// Max and + commute, so the result is the same whatever the interleaving, as
-// for the real span. Offsets are exact integers; the report divides at the end.
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <cstring>
-#include <new>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/factors.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
-// factors as exact fractions, call sites named at run time, and the
-// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
-// bits for the advisor's "assume faster" mode.
-inline constexpr unsigned what_if_max_regions = 62;
-inline constexpr unsigned what_if_max_factors = 16;
-inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
-// Numerators and denominators of factors are at most this: offsets stay within
-// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t what_if_max_term = 65536;
-
-// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct what_if_fraction {
-  double value = 1;
-  std::int64_t p = 1;
-  std::int64_t q = 1;
-};
-
-inline std::string format_factor(double v) {
-  if (std::isinf(v)) return "inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-// `origin` names where the value came from, for the error message.
-inline what_if_fraction make_factor(double v, const std::string& origin) {
-  if (std::isnan(v))
-    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
-  if (!(v > 0))
-    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
-                " is not positive; factors must be positive numbers or inf");
-  what_if_fraction f;
-  f.value = v;
-  if (std::isinf(v)) {
-    f.p = 1;
-    f.q = 0;
-    return f;
-  }
-  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
-    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
-                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
-  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
-  double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
-    const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
-      if (pd > static_cast<double>(what_if_max_term)) break;
-      continue;
-    }
-    const double err = std::fabs(pd / static_cast<double>(q) - v);
-    if (err < best_err) {
-      best_err = err;
-      f.p = static_cast<std::int64_t>(pd);
-      f.q = q;
-      if (err <= v * 1e-12) break;
-    }
-  }
-  return f;
-}
-
-// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
-// a number too large for a double ("1e400") or too small ("1e-400") is out of
-// range, not infinity or zero.
-inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
-  const std::string t = trim(text);
-  std::string lower;
-  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
-  if (t.empty())
-    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(t.c_str(), &end);
-  const bool out_of_range = errno == ERANGE;
-  if (end == t.c_str() || *end != '\0')
-    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
-  if (out_of_range)
-    throw error("forkscale: " + origin + ": what-if factor \"" + t +
-                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
-  if (std::isinf(v))
-    throw error("forkscale: " + origin + ": what-if factor \"" + t +
-                "\" is not a factor; only inf or infinity means infinitely fast");
-  return make_factor(v, origin);
-}
-
-// A call site named at run time: "file:line" (the file matched as a path suffix at
-// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
-// or "tag=NAME".
-struct what_if_spec {
-  std::string text;
-  std::string file;
-  unsigned line = 0;
-  std::string tag;
-  bool by_tag = false;
-};
-
-inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
-  what_if_spec s;
-  s.text = trim(raw);
-  if (s.text.compare(0, 4, "tag=") == 0) {
-    s.by_tag = true;
-    s.tag = s.text.substr(4);
-    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
-    return s;
-  }
-  const auto colon = s.text.find_last_of(':');
-  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
-  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
-  for (char c : digits) ok = ok && c >= '0' && c <= '9';
-  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
-  s.file = s.text.substr(0, colon);
-  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
-  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
-  return s;
-}
-
-inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
-  if (s.by_tag) return w.tag && s.tag == w.tag;
-  if (w.line != s.line || !w.file) return false;
-  const std::size_t n = std::strlen(w.file), m = s.file.size();
-  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
-  if (n == m) return true;
-  const char before = w.file[n - m - 1];
-  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
-}
-
-// The environment variable: entries separated by ';' — call sites, and
-// "factors=2,4,inf" which replaces the factor list (once: a second one is an
-// error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
-                              std::vector<what_if_fraction>& factors, bool& factors_set) {
-  const std::string origin = "FORKSCALE_WHAT_IF";
-  for (const std::string& piece : split(value ? value : "", ';')) {
-    const std::string item = trim(piece);
-    if (item.empty()) continue;
-    if (item.compare(0, 8, "factors=") == 0) {
-      if (factors_set)
-        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
-      factors.clear();
-      factors_set = true;
-      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
-      continue;
-    }
-    specs.push_back(parse_spec(item, origin));
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// end include/forkscale/detail/what_if/factors.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct what_if_config;
-
-// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
-// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
-// token); a spawn copies it. Blocks are cached per thread by size class.
-struct what_if_vec {
-  what_if_vec* next_free = nullptr;
-  const what_if_config* cfg = nullptr;
-  std::uint32_t n = 0;
-  std::uint32_t cls = 0;
-  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
-  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
-};
-static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
-
-inline constexpr unsigned what_if_classes = 3;
-inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
-  return 64u << (3u * cls);
-}  // 64, 512, 4096
-
-inline std::atomic<std::size_t>& what_if_bytes() noexcept {
-  static std::atomic<std::size_t> b{0};
-  return b;
-}
-
-struct what_if_cache {
-  what_if_vec* head[what_if_classes] = {};
-  unsigned count[what_if_classes] = {};
-  ~what_if_cache();
-  static what_if_cache& local() noexcept {
-    static thread_local what_if_cache c;
-    return c;
-  }
-};
-
-inline what_if_cache::~what_if_cache() {
-  for (unsigned c = 0; c < what_if_classes; ++c)
-    while (head[c]) {
-      what_if_vec* v = head[c];
-      head[c] = v->next_free;
-      v->~what_if_vec();
-      ::operator delete(v);
-      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
-                                std::memory_order_relaxed);
-    }
-}
-
-inline what_if_vec* what_if_alloc(std::uint32_t entries) {
-  unsigned cls = 0;
-  while (what_if_class_capacity(cls) < entries) ++cls;
-  what_if_cache& c = what_if_cache::local();
-  what_if_vec* v = c.head[cls];
-  if (v) {
-    c.head[cls] = v->next_free;
-    --c.count[cls];
-  } else {
-    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
-    v = new (::operator new(bytes)) what_if_vec;
-    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
-  }
-  v->next_free = nullptr;
-  v->cls = cls;
-  v->n = 0;
-  return v;
-}
-
-inline void what_if_release(what_if_vec* v) noexcept {
-  if (!v) return;
-  what_if_cache& c = what_if_cache::local();
-  if (c.count[v->cls] >= 64) {
-    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
-                              std::memory_order_relaxed);
-    v->~what_if_vec();
-    ::operator delete(v);
-    return;
-  }
-  v->next_free = c.head[v->cls];
-  c.head[v->cls] = v;
-  ++c.count[v->cls];
-}
-
-inline what_if_vec* what_if_copy(const what_if_vec* v) {
-  if (!v) return nullptr;
-  what_if_vec* c = what_if_alloc(v->n);
-  c->cfg = v->cfg;
-  c->n = v->n;
-  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
-  return c;
-}
-
-// Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
-  if (!v) {
-    v = what_if_alloc(entries);
-    v->cfg = cfg;
-  }
-  if (v->n >= entries) return;
-  if (what_if_class_capacity(v->cls) < entries) {
-    what_if_vec* bigger = what_if_alloc(entries);
-    bigger->cfg = v->cfg;
-    bigger->n = v->n;
-    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    what_if_release(v);
-    v = bigger;
-  }
-  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
-  v->n = entries;
-}
-
-// What a measurement analyses: its factors, the call sites named at run time, and
-// the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct what_if_config {
-  std::vector<what_if_fraction> factors;
-  unsigned F = 0;
-  std::int64_t p[what_if_max_factors] = {};
-  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<what_if_spec> call_sites;
-  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
-  what_if_fraction assume_factor;
-  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
-                           // an assumed strand's path cost by assume_factor.q instead
-};
-
-// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
-// the two entry by entry; `b` (ending at b_span) is consumed.
-inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
-  if (!b) {
-    if (!a) return;
-    // b's offsets are all 0: its what-if lengths equal its real length.
-  } else if (!a && a_span == 0) {
-    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
-    // every what-if length is ≥ 0 when factors are positive.
-    a = b;
-    b = nullptr;
-    return;
-  }
-  const what_if_config* cfg = a ? a->cfg : b->cfg;
-  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  what_if_reserve(a, cfg, n);
-  const std::uint64_t top = a_span > b_span ? a_span : b_span;
-  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
-  const unsigned F = cfg->F;
-  std::int64_t* x = a->data();
-  const std::int64_t* y = b ? b->data() : nullptr;
-  const std::uint32_t bn = b ? b->n : 0;
-  for (std::uint32_t base = 0; base < n; base += F)
-    for (unsigned i = 0; i < F; ++i) {
-      const std::uint32_t e = base + i;
-      const std::int64_t va = x[e] - da * cfg->p[i];
-      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
-      x[e] = va > vb ? va : vb;
-    }
-  what_if_release(b);
-  b = nullptr;
-}
-
-// A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
-  if (cost == 0) return;
-  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
-  const unsigned F = cfg->F;
-  what_if_reserve(v, cfg, (top + 2) * F);
-  std::int64_t* d = v->data();
-  const auto c = static_cast<std::int64_t>(cost);
-  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
-  for (std::uint64_t m = mask; m; m &= m - 1) {
-    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
-    std::int64_t* e = d + (r + 1) * F;
-    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
-  }
-}
-
-// A what-if region of one measurement, known from its first entry (or, for a call
-// site named at run time, from the start).
-struct what_if_known_region {
-  std::string name;
-  std::string file;
-  unsigned line = 0;
-  std::string function;
-  std::string tag;
-  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
-  std::string spec;        // for a named call site: the text that named it
-  bool entered = false;    // set under the session lock at the first entry
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// end include/forkscale/detail/what_if/offsets.hpp
-// begin include/forkscale/detail/engine/load.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
-// and end from the scheduler's counters, never on the event path.
-//
-// Linux keeps, per thread, the time it was ready to run but waited for a CPU
-// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
-// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
-// switches of threads that have already exited; /proc/stat's procs_running is how
-// many threads are ready to run on the whole machine right now.
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <thread>
-#include <utility>
-#include <vector>
-
-
-#if defined(__linux__)
-#include <dirent.h>
-#include <sys/resource.h>
-#define FORKSCALE_DETAIL_LOAD_CHECK 1
-#else
-#define FORKSCALE_DETAIL_LOAD_CHECK 0
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct thread_sched {
-  long tid = 0;
-  std::uint64_t wait_ns = 0;
-  std::uint64_t migrations = 0;
-};
-
-struct load_snapshot {
-  bool ok = false;
-  std::vector<thread_sched> threads;  // sorted by tid
-  std::uint64_t involuntary_switches = 0;
-};
-
-#if FORKSCALE_DETAIL_LOAD_CHECK
-// The number after "key" and spaces or a colon in a small text file, or `fallback`.
-inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return false;
-  char line[256];
-  bool found = false;
-  const std::size_t n = std::strlen(key);
-  while (!found && std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, key, n) != 0) continue;
-    const char* p = line + n;
-    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
-    unsigned long long v = 0;
-    found = std::sscanf(p, "%llu", &v) == 1;
-    out = v;
-  }
-  std::fclose(f);
-  return found;
-}
-
-inline bool read_thread(long tid, thread_sched& t) {
-  char path[320];
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return false;
-  unsigned long long run = 0, wait = 0;
-  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
-  std::fclose(f);
-  if (!ok) return false;
-  t.tid = tid;
-  t.wait_ns = wait;
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
-  std::uint64_t m = 0;
-  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
-  return true;
-}
-
-// Calls fn(tid) for each thread of this process.
-template <class Fn>
-void for_each_thread(Fn&& fn) {
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
-  closedir(d);
-}
-
-inline load_snapshot take_load_snapshot() {
-  load_snapshot s;
-  for_each_thread([&](long tid) {
-    thread_sched t;
-    if (read_thread(tid, t)) s.threads.push_back(t);
-  });
-  std::sort(s.threads.begin(), s.threads.end(),
-            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
-  rusage ru{};
-  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
-  s.ok = !s.threads.empty();
-  return s;
-}
-
-// This process's threads that are running or ready to run (state R).
-inline unsigned own_runnable_threads() {
-  unsigned n = 0;
-  for_each_thread([&](long tid) {
-    char path[96];
-    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-    std::FILE* f = std::fopen(path, "r");
-    if (!f) return;
-    char buf[512];
-    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[len] = 0;
-    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-    if (close && close[1] == ' ' && close[2] == 'R') ++n;
-  });
-  return n;
-}
-
-// Threads of other processes ready to run on the machine right now.
-inline unsigned runnable_threads() {
-  std::uint64_t n = 0;
-  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
-  const unsigned own = own_runnable_threads();
-  return n > own ? static_cast<unsigned>(n - own) : 0;
-}
-#else
-inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
-inline unsigned runnable_threads() { return 0; }
-#endif
-
-inline unsigned hardware_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
-
-// Other processes alone have a thread ready to run for every CPU: the measured
-// threads will have to share them, and a wall-clock strand may wait.
-// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
-inline bool oversubscribed(unsigned runnable_elsewhere) {
-  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
-  return runnable_elsewhere >= hardware_threads();
-}
-
-// What changed between two snapshots, for the threads present in both (threads
-// created and ended in between count only through the involuntary switches).
-// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
-// of it, under a wall clock, and the report says so.
-inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
-                               std::uint64_t work_ns) {
-  load_check c;
-  c.hardware_threads = hardware_threads();
-  if (!a.ok || !b.ok) return c;
-  c.checked = true;
-  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
-  std::size_t i = 0;
-  for (const thread_sched& t : b.threads) {
-    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
-    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
-    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
-    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
-  }
-  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
-  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
-  return c;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-// end include/forkscale/detail/engine/load.hpp
-// begin include/forkscale/detail/engine/path_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles); the profiles'
-// chain.hpp builds on it, state.hpp holds it in a frame.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <cstdint>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct what_if_vec;
-struct prof_node;
-
-// Defined with the engine (what_if/offsets.hpp).
-inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
-
-// Records a frame holds before it pushes them onto its chain (prof_node).
-inline constexpr unsigned prof_records_per_node = 4;
-
-// What a point of the program knows about everything that precedes it. Path
-// lengths are absolute (from the start of the measurement) and in clock ticks;
-// the counters cover the task's own strands plus every child it has joined.
-struct path_totals {
-  std::uint64_t span = 0;           // the longest path to this point
-  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
-  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
-  std::uint64_t work = 0;
-  std::uint64_t compensation = 0;  // compensation taken off `work`
-  std::uint64_t spawns = 0;
-  std::uint64_t syncs = 0;
-  std::uint64_t calls = 0;
-  // Recording: the strand that ends the longest path to this point (0: none).
-  // A join keeps the longer path's, so following them back from the end gives
-  // the critical path (DESIGN.md: "keep that bit").
-  std::uint64_t last_strand = 0;
-  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
-  // whichever path value holds it; a copy of a path_totals does not own it.
-  what_if_vec* what_if = nullptr;
-
-  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
-  // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of what_if_join.)
-  template <class = void>
-  void join(path_totals& o) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      what_if_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) {
-      span = o.span;
-      last_strand = o.last_strand;
-    }
-    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
-    if (o.raw_span > raw_span) raw_span = o.raw_span;
-    work += o.work;
-    compensation += o.compensation;
-    spawns += o.spawns;
-    syncs += o.syncs;
-    calls += o.calls;
-  }
-  // Everything between two points of one task: its own strands and the children
-  // it joined in between (a region instance).
-  path_totals since(const path_totals& begin) const noexcept {
-    path_totals d;
-    d.span = span - begin.span;
-    d.burdened_span = burdened_span - begin.burdened_span;
-    d.raw_span = raw_span - begin.raw_span;
-    d.work = work - begin.work;
-    d.compensation = compensation - begin.compensation;
-    d.spawns = spawns - begin.spawns;
-    d.syncs = syncs - begin.syncs;
-    d.calls = calls - begin.calls;
-    return d;
-  }
-  // Adds a region instance's totals (spans summed, not maxed).
-  void add(const path_totals& d) noexcept {
-    span += d.span;
-    burdened_span += d.burdened_span;
-    raw_span += d.raw_span;
-    work += d.work;
-    compensation += d.compensation;
-    spawns += d.spawns;
-    syncs += d.syncs;
-    calls += d.calls;
-  }
-};
-
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// end include/forkscale/detail/engine/path_value.hpp
-// begin include/forkscale/detail/engine/spinlock.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
-// long; only siblings finishing at the same instant contend), and cpu_relax.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// A test-and-test-and-set lock held for a handful of instructions. Each join set
-// has its own; only siblings finishing at the same instant ever contend.
-class spinlock {
- public:
-  // The uncontended case inline (one exchange); waiting out of line.
-  void lock() noexcept {
-    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
-    lock_slow();
-  }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
-
- private:
-  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
-    do {
-      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
-        if (++spins < 64) {
-          cpu_relax();
-        } else {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    } while (flag_.exchange(true, std::memory_order_acquire));
-  }
-
-  std::atomic<bool> flag_{false};
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// end include/forkscale/detail/engine/spinlock.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// A labeled region, interned per session so that tasks can refer to it after the
-// guard that opened it has gone. Rows are summed over instances.
-struct region_node {
-  std::string label;
-  std::string path;
-  region_node* parent = nullptr;
-  unsigned depth = 0;
-  std::vector<std::unique_ptr<region_node>> children;
-  std::uint64_t instances = 0;
-  path_totals sum;  // spans summed over instances
-};
-
-class join_set;
-
-// State a subsystem above the engine keeps per thread and measurement (the lock
-// sums of detail/blame/ are one): the engine holds it and frees it with the
-// session, and never looks into it. Made by its subsystem on first use.
-struct observer_slot {
-  void* state = nullptr;
-  void (*destroy)(void*) noexcept = nullptr;
-
-  observer_slot() = default;
-  observer_slot(const observer_slot&) = delete;
-  observer_slot& operator=(const observer_slot&) = delete;
-  ~observer_slot() {
-    if (destroy) destroy(state);
-  }
-  // The state, made as T{} the first time.
-  template <class T>
-  T& get() {
-    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
-      state = new T{};
-      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
-    }
-    return *static_cast<T*>(state);
-  }
-  // The state if it was made.
-  template <class T>
-  const T* find() const noexcept {
-    return static_cast<const T*>(state);
-  }
-};
-enum class thread_observer : unsigned { locks, count };
-
-// One thread's tables for one session. Only that thread writes them; the report
-// reads them after every task has been joined (each write happens before the
-// join that absorbs its task), and not at all when tasks may still be running.
-struct thread_tables {
-  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
-  // What-if: outermost entries per region, and work inside regions (index 0: any
-  // region; r + 1: region r).
-  std::vector<std::uint64_t> what_if_entries;
-  std::vector<std::uint64_t> what_if_work;
-  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
-  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
-  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
-  // The task_group and join_handle sets this thread bound and nobody has
-  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
-  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
-  // this thread: only this thread writes it, and the sum over the threads is the
-  // number still bound. Per thread, so that a task group per task (oneTBB
-  // recursion) shares no lock and no counter across threads.
-  spinlock bound_lock;
-  join_set* bound_head = nullptr;
-  std::atomic<std::int64_t> bound_net{0};
-};
-
-// What a stored calibration gives one backend in a session: the burden in
-// ticks, its report::burden_source, and why a stored one is not used
-// (report::burden_note).
-struct burden_choice {
-  std::uint64_t ticks = 0;
-  std::string source = "default";
-  std::string note;
-};
-
-struct session {
-  clock_kind kind = clock_kind::cost;
-  clock_info info;
-  // Ticks. Set at the start; with options.backend automatic, set again once by
-  // the first spawn through an adapter (note_backend), before the frames that
-  // copy it later start.
-  std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
-  unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source), and why a stored one
-  // was not used (report::burden_note).
-  std::string burden_source = "default";
-  std::string burden_note;
-  // The backend (report::backend): options.backend, and the libraries the
-  // spawns came through, each told once by the first spawn through its adapter
-  // (note_backend): their backend_bit, and the first one's.
-  backend named_backend = backend::automatic;
-  std::atomic<unsigned char> backends_seen{0};
-  std::atomic<unsigned char> first_backend{0};
-  // options.backend automatic under a timed clock without options.burden: the
-  // first library's choice becomes the burden (index: its backend value); a
-  // burden file that cannot be read is said once a library is known.
-  bool burden_follows_backend = false;
-  burden_choice backend_burden[4];
-  std::string burden_problem;
-  std::function<void(const diagnostic&)> on_diagnostic;
-  bool profile = true;       // options.site_profiles
-  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
-  // The scheduler's counters at the start (options.check_load, timed clocks).
-  bool check_load = false;
-  bool clock_chosen_for_load = false;
-  unsigned runnable_at_start = 0;
-  load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
-  recording_mode recording = recording_mode::off;
-  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
-  bool fuse_readings = false;
-
-  std::mutex m;  // guards everything below (not on the event path)
-  region_node root;
-  std::vector<diagnostic> diagnostics;
-  std::uint64_t diagnostic_count = 0;
-  // The diagnostics that may leave tasks out of the numbers (misuse of the
-  // guards): with any, the report has no site profile and no what-if rows. The
-  // others (what_if_notice) leave the numbers whole.
-  std::uint64_t misuse_count = 0;
-  // task_group and join_handle objects bound to this session and not yet
-  // released are counted and listed in the threads' tables (bound_head,
-  // bound_net); a session that ends while some remain is kept alive for them.
-  std::vector<std::unique_ptr<thread_tables>> tables;
-  // What-if: the configuration (fixed at the start), whether call sites are
-  // looked up (named ones or assumed ones), and the regions known so far (named
-  // call sites first, then guards in the order of their first entry).
-  what_if_config what_if;
-  bool what_if_calls = false;
-  std::uint64_t what_if_root_mask = 0;
-  std::vector<what_if_known_region> what_if_regions;
-  // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<what_if_known_region> what_if_dropped;
-  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
-  // starts).
-  bool what_if_off = false;
-};
-
-inline std::uint64_t next_session_serial() noexcept {
-  static std::atomic<std::uint64_t> n{0};
-  return n.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
-// This thread's tables for `s`: a compare on the hot path (every profiled
-// record), the registration out of line.
-struct tables_slot {
-  std::uint64_t serial = 0;
-  thread_tables* tables = nullptr;
-};
-inline thread_local tables_slot tables_cached;
-
-FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
-  std::lock_guard<std::mutex> g(s->m);
-  s->tables.push_back(std::make_unique<thread_tables>());
-  tables_cached.serial = s->serial;
-  tables_cached.tables = s->tables.back().get();
-  return *tables_cached.tables;
-}
-
-inline thread_tables& tables_for(session* s) {
-  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
-  return register_tables(s);
-}
-
-// Sessions that ended while tasks or groups still referred to them. They are
-// kept (and reachable) so that late tasks can still report their misuse safely.
-inline void keep_orphan(std::unique_ptr<session> s) {
-  static std::mutex m;
-  static auto* orphans = new std::vector<std::unique_ptr<session>>;
-  std::lock_guard<std::mutex> g(m);
-  orphans->push_back(std::move(s));
-}
-
-inline constexpr std::size_t max_kept_diagnostics = 100;
-
-// A diagnostic to the user's handler, or to stderr as one line. The handler is
-// called where nothing may throw (destructors, noexcept events): an exception
-// from it stops here, said in the same line.
-inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
-  std::string threw;  // why the line is printed although there is a handler
-  if (handler) {
-    try {
-      handler(d);
-      return;
-    } catch (const std::exception& e) {
-      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
-    } catch (...) {
-      threw = " (options.on_diagnostic threw)";
-    }
-  }
-  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
-}
-
-// A diagnostic: counted in the report (the first ones kept), passed to the
-// user's handler or printed as one line. `misuse` says whether it may leave tasks
-// out of the numbers.
-FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
-  if (!s) return;
-  diagnostic d{describe_site(where), std::move(problem)};
-  std::function<void(const diagnostic&)> handler;
-  {
-    std::lock_guard<std::mutex> g(s->m);
-    ++s->diagnostic_count;
-    if (misuse) ++s->misuse_count;
-    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
-    handler = s->on_diagnostic;
-  }
-  deliver_diagnostic(handler, d);
-}
-
-// Misuse found while the program ran.
-inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
-
-// A what-if analysis asked for and not done — a region past the most a
-// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
-// numbers, the site profiles and the other what-if rows stay.
-inline void what_if_notice(session* s, const site& where, std::string problem) {
-  diagnose(s, where, std::move(problem), false);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// end include/forkscale/detail/engine/session.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-using diagnostic_handler = std::function<void(const diagnostic&)>;
-
-// Writes the files the environment asks for; adds a diagnostic to the report for
-// each one it could not write. Set by detail/output/record_views.hpp.
-using record_views_fn = void (*)(report&, const diagnostic_handler&);
-inline record_views_fn record_views_writer = nullptr;
-
-// The value of an environment variable, or empty.
-inline std::string environment_value(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
-
-// A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
-                                std::string problem) {
-  diagnostic d{variable, std::move(problem)};
-  ++rep.diagnostic_count;
-  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  deliver_diagnostic(handler, d);
-}
-
-// Called by finish_session with the finished report.
-inline void write_record_views(report& rep, const diagnostic_handler& handler) {
-  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
-  if (record_views_writer) {
-    record_views_writer(rep, handler);
-    return;
-  }
-  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// end include/forkscale/detail/record/views_hook.hpp
 // begin include/forkscale/detail/output/trace.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
@@ -17305,6 +17084,1498 @@ FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 // end include/forkscale/detail/output/trace.hpp
+// begin include/forkscale/detail/output/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// a measurement. At the end of every outermost measurement finish_session
+// calls write_record_views(); the writers themselves (record_views.hpp) set
+// record_views_writer from a static initializer, so a measurement never
+// includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+struct prof_node;
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
+// begin include/forkscale/detail/util/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// end include/forkscale/detail/util/spinlock.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t what_if_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct what_if_fraction {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline what_if_fraction make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  what_if_fraction f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct what_if_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
+    return c;
+  }
+};
+
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
+    while (head[c]) {
+      what_if_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~what_if_vec();
+      ::operator delete(v);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
+    }
+}
+
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void what_if_release(what_if_vec* v) noexcept {
+  if (!v) return;
+  what_if_cache& c = what_if_cache::local();
+  if (c.count[v->cls] >= 64) {
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
+  if (!v) return nullptr;
+  what_if_vec* c = what_if_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = what_if_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    what_if_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
+  unsigned F = 0;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  what_if_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  what_if_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  what_if_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct what_if_known_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_vec;
+
+// Defined with the engine (what_if/offsets.hpp).
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  what_if_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of what_if_join.)
+  template <class = void>
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      what_if_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+class join_set;
+
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
+};
+
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
+  std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy `recording`.
+  std::unique_ptr<record_state> rec;
+  recording_mode recording = recording_mode::off;
+  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
+  bool fuse_readings = false;
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  what_if_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<what_if_known_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<what_if_known_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  std::string threw;  // why the line is printed although there is a handler
+  if (handler) {
+    try {
+      handler(d);
+      return;
+    } catch (const std::exception& e) {
+      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
+    } catch (...) {
+      threw = " (options.on_diagnostic threw)";
+    }
+  }
+  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
+}
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  deliver_diagnostic(handler, d);
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  deliver_diagnostic(handler, d);
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -19795,10 +21066,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -22234,10 +23509,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -22438,10 +23717,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -26919,7 +28202,7 @@ FORKSCALE_NAMESPACE_END
 // files of the one before.
 //
 // Including this header (forkscale.hpp does) installs the writer in the
-// engine's hook (detail/record/views_hook.hpp).
+// hook (detail/output/views_hook.hpp).
 #include <exception>
 #include <string>
 #include <utility>
@@ -29047,6 +30330,7 @@ FORKSCALE_NAMESPACE_END
 #undef FORKSCALE_DETAIL_LIKELY
 #undef FORKSCALE_DETAIL_UNLIKELY
 #undef FORKSCALE_DETAIL_NOINLINE
+#undef FORKSCALE_DETAIL_ALWAYS_INLINE
 // end include/forkscale/detail/macro_unscope.hpp
 #endif  // FORKSCALE_SINGLE_FORKSCALE_HPP
 // end include/forkscale/forkscale.hpp

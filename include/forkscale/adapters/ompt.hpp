@@ -93,7 +93,7 @@
 #include <omp-tools.h>
 
 #if !FORKSCALE_DETAIL_OMPT_IN_LIBRARY
-#include "../detail/engine/events.hpp"  // the engine itself: the tool splits strands and joins
+#include "../detail/observers/list.hpp"  // the engine itself: the tool splits strands and joins
 #include "../detail/ompt/tool.hpp"
 #endif
 #endif

@@ -215,7 +215,7 @@ class basic_task_token {
   }
   void drop() noexcept {
 #if FORKSCALE_ENABLE
-    if (token_) detail::drop_unrun(token_, where_);
+    if (token_) detail::task_hooks_now()->drop_unrun(token_, where_);
     if (node_) detail::depend::publish(node_, detail::depend::snapshot{});  // successors must not wait for it
     detail::depend::drop(std::exchange(node_, nullptr));
     if (preds_) std::exchange(preds_, nullptr)->release(nullptr);

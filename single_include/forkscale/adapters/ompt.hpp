@@ -104,6 +104,38 @@
 #include <omp-tools.h>
 
 #if !FORKSCALE_DETAIL_OMPT_IN_LIBRARY
+// begin include/forkscale/detail/observers/list.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_LIST_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_LIST_HPP
+// detail/observers/list.hpp: what the subsystems above the engine do at
+// its fixed points, and the engine a measurement runs (`engine<Clock>`).
+//
+// The engine (engine/events.hpp, engine/tasks.hpp) knows strands, tasks, joins
+// and paths. At each of its points it calls its Observers parameter, and this is
+// the one a measurement gives it: the site profiles (observers/profile.hpp),
+// what-if regions (observers/what_if.hpp) and the recording (observers/record.hpp),
+// in that order, each behind its own switch — a subsystem a measurement leaves
+// off costs one predictable branch at a point. Chosen at compile time: the
+// points on every spawn, child and join are forced inline into the engine's
+// event (FORKSCALE_DETAIL_ALWAYS_INLINE), so that the compiler's budget for a
+// large translation unit (the compiled form's) does not call them instead.
+//
+// The points, in the engine's words:
+//   strands_watched / strand_closed / strand_added / strand_started — a
+//                           strand's two ends
+//   spawned               — a spawn's token is made (returns: a site was
+//                           registered, so its cost is in no strand)
+//   root_started / task_started — a measurement's root, or a child, starts
+//   task_ended / task_ended_deferred / task_source — a task reports to its join
+//   join_taken / join_done — a join took its children's path values (before and
+//                           after they fold into the task's)
+//   call_opened / call_closed — a call site (it may split the strand: the
+//                           engine is passed in for that)
+//   what_if_opened / what_if_closed — a what_if_region guard
+//   path_kept / task_restarted — a depend edge's two ends
+//   region_opened / region_closed / measurement_started — labeled regions
+#include <cstdint>
+
 // begin include/forkscale/detail/engine/events.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
@@ -113,6 +145,11 @@
 // region open/close. Each is a few additions, one clock reading and, where a
 // child finishes or a join completes, one uncontended lock on the join set
 // involved; sessions and regions take a lock only when they are created.
+//
+// The engine knows strands, tasks, joins and paths. What the subsystems above
+// it do at its points (the site profiles, what-if, the recording) it reaches
+// through its `Observers` parameter, chosen at compile time:
+// detail/observers/list.hpp says the points and gives a measurement's.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -126,27 +163,17 @@
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/task_profile.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-// detail/profile/task_profile.hpp: what each event does for the per-site
-// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
-// (engine/events.hpp) call these when the measurement profiles sites.
-//
-// A frame's path value for the on-span profile is (totals.span, task_id), its
-// running sums `path.local_span` / `path.task_span`, and its chain of records:
-// `path.chain` plus up to prof_node::capacity records held in the frame itself,
-// pushed onto the chain only when the path is shared (a spawn) or handed on.
-#include <algorithm>
-#include <cstdint>
-
 // begin include/forkscale/detail/engine/frame.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
@@ -169,23 +196,6 @@
 #include <cstdint>
 #include <vector>
 
-// begin include/forkscale/detail/engine/path_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles); the profiles'
-// chain.hpp builds on it, state.hpp holds it in a frame.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <cstdint>
-
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -195,110 +205,21 @@
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct what_if_vec;
-struct prof_node;
-
-// Defined with the engine (what_if/offsets.hpp).
-inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
-
-// Records a frame holds before it pushes them onto its chain (prof_node).
-inline constexpr unsigned prof_records_per_node = 4;
-
-// What a point of the program knows about everything that precedes it. Path
-// lengths are absolute (from the start of the measurement) and in clock ticks;
-// the counters cover the task's own strands plus every child it has joined.
-struct path_totals {
-  std::uint64_t span = 0;           // the longest path to this point
-  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
-  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
-  std::uint64_t work = 0;
-  std::uint64_t compensation = 0;  // compensation taken off `work`
-  std::uint64_t spawns = 0;
-  std::uint64_t syncs = 0;
-  std::uint64_t calls = 0;
-  // Recording: the strand that ends the longest path to this point (0: none).
-  // A join keeps the longer path's, so following them back from the end gives
-  // the critical path (DESIGN.md: "keep that bit").
-  std::uint64_t last_strand = 0;
-  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
-  // whichever path value holds it; a copy of a path_totals does not own it.
-  what_if_vec* what_if = nullptr;
-
-  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
-  // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of what_if_join.)
-  template <class = void>
-  void join(path_totals& o) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      what_if_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) {
-      span = o.span;
-      last_strand = o.last_strand;
-    }
-    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
-    if (o.raw_span > raw_span) raw_span = o.raw_span;
-    work += o.work;
-    compensation += o.compensation;
-    spawns += o.spawns;
-    syncs += o.syncs;
-    calls += o.calls;
-  }
-  // Everything between two points of one task: its own strands and the children
-  // it joined in between (a region instance).
-  path_totals since(const path_totals& begin) const noexcept {
-    path_totals d;
-    d.span = span - begin.span;
-    d.burdened_span = burdened_span - begin.burdened_span;
-    d.raw_span = raw_span - begin.raw_span;
-    d.work = work - begin.work;
-    d.compensation = compensation - begin.compensation;
-    d.spawns = spawns - begin.spawns;
-    d.syncs = syncs - begin.syncs;
-    d.calls = calls - begin.calls;
-    return d;
-  }
-  // Adds a region instance's totals (spans summed, not maxed).
-  void add(const path_totals& d) noexcept {
-    span += d.span;
-    burdened_span += d.burdened_span;
-    raw_span += d.raw_span;
-    work += d.work;
-    compensation += d.compensation;
-    spawns += d.spawns;
-    syncs += d.syncs;
-    calls += d.calls;
-  }
-};
-
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// end include/forkscale/detail/engine/path_value.hpp
-// begin include/forkscale/detail/engine/pool.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
-// detail/engine/pool.hpp: pooled allocation for the engine's fixed-size objects
+// begin include/forkscale/detail/util/pool.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// detail/util/pool.hpp: pooled allocation for the engine's fixed-size objects
 // (join sets, on-span chain nodes). No allocation on the event path once a
 // thread's cache is warm; a process-wide free list is touched once per batch.
 #include <atomic>
@@ -315,10 +236,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -424,24 +349,8 @@ struct object_cache {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_POOL_HPP
-// end include/forkscale/detail/engine/pool.hpp
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// end include/forkscale/detail/util/pool.hpp
 // begin include/forkscale/detail/profile/records.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
@@ -535,6 +444,21 @@ struct site_sums {
   }
 };
 
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+struct prof_node;
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
@@ -567,10 +491,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -893,10 +821,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -1079,6 +1011,79 @@ inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 // end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/util/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// end include/forkscale/detail/util/spinlock.hpp
 // begin include/forkscale/detail/engine/join_set.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
@@ -1108,10 +1113,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -1153,10 +1162,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -1185,10 +1198,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -1596,14 +1613,22 @@ struct what_if_known_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
-// begin include/forkscale/detail/engine/spinlock.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
-// long; only siblings finishing at the same instant contend), and cpu_relax.
-#include <atomic>
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
 #include <cstdint>
-#include <thread>
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -1614,10 +1639,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -1625,46 +1654,88 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
+struct what_if_vec;
 
-// A test-and-test-and-set lock held for a handful of instructions. Each join set
-// has its own; only siblings finishing at the same instant ever contend.
-class spinlock {
- public:
-  // The uncontended case inline (one exchange); waiting out of line.
-  void lock() noexcept {
-    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
-    lock_slow();
+// Defined with the engine (what_if/offsets.hpp).
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  what_if_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of what_if_join.)
+  template <class = void>
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      what_if_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
   }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
-
- private:
-  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
-    do {
-      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
-        if (++spins < 64) {
-          cpu_relax();
-        } else {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    } while (flag_.exchange(true, std::memory_order_acquire));
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
   }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
 
-  std::atomic<bool> flag_{false};
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
 };
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// end include/forkscale/detail/engine/spinlock.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -1676,7 +1747,7 @@ struct thread_tables;
 // task left unjoined still run: its invocation ends with the last of them
 // (docs/model.md, "Per-site profiles"). The set those children report to keeps
 // it, and the last report finishes it (`finish`, defined with the profiles in
-// profile/task_profile.hpp) before the set's path value goes on.
+// observers/profile.hpp) before the set's path value goes on.
 struct deferred_record {
   void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
   session* sess = nullptr;
@@ -1969,10 +2040,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -2424,10 +2499,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -2614,6 +2693,16 @@ struct spawn_token {
   explicit operator bool() const noexcept { return target != nullptr; }
 };
 
+// A path value kept at a point of a task for the successors of its depend
+// edges (detail/ompt/depend.hpp): the path lengths, with the what-if offsets
+// and the site profile of that path. Owns `what_if` and one reference to
+// `prof.chain`.
+struct kept_path {
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  what_if_vec* what_if = nullptr;
+  path_prof prof;
+};
+
 // What a sync_point keeps between its two events.
 struct sync_state {
   frame* task = nullptr;
@@ -2673,699 +2762,6 @@ struct region_state {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
 // end include/forkscale/detail/engine/frame.hpp
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// ---- the frame's chain ----------------------------------------------------------
-
-// Gives back the references to the frame's chain head taken in advance; call
-// before the head changes.
-inline void drop_credits(frame& f) noexcept {
-  if (f.chain_credits) {
-    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
-    f.chain_credits = 0;
-  }
-}
-
-// Appends a finished invocation's on-span record to the frame's path.
-inline void append_record(frame& f, const prof_record& r) {
-  if (f.prof_record_count == prof_node::capacity) {
-    drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
-  }
-  f.prof_records[f.prof_record_count++] = r;
-}
-
-// Makes the frame's path value shareable: its records go onto its chain.
-inline prof_node* freeze_path(frame& f) {
-  if (f.prof_record_count) {
-    drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
-  }
-  return f.path.chain;
-}
-
-// A reference to the frame's path for a child: one atomic add per 64 spawns.
-// A chain past half the fold limit is folded here, by its owner, before it is
-// shared: otherwise every child that adds a record or two to it at its end
-// would fold the same shared prefix again (push_records), and a child whose
-// path then loses its join throws that fold away — a fold per spawn where one
-// per half-limit of records is enough.
-inline prof_node* share_path(frame& f) {
-  prof_node* p = freeze_path(f);
-  if (!p) return nullptr;
-  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
-    drop_credits(f);
-    fold_chain(f.path.chain);
-    p = f.path.chain;
-  }
-  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
-    p->refs.fetch_add(64, std::memory_order_relaxed);
-    f.chain_credits = 64;
-  }
-  --f.chain_credits;
-  return p;
-}
-
-// Takes the frame's path away from it (its end): the caller owns the reference.
-inline prof_node* take_path(frame& f) {
-  prof_node* p = freeze_path(f);
-  drop_credits(f);
-  f.path.chain = nullptr;
-  return p;
-}
-
-// The on-work half of a record: this thread's table, no lock.
-inline void record_on_work(session* s, const prof_record& r) {
-  thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
-    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
-  t.on_work[r.site].add(r);
-}
-
-// ---- events -------------------------------------------------------------------
-
-// Spawn: the child's task id, its site and the spawner's path profile. Returns
-// whether the site was registered just now (site_step::registered).
-inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::spawn);
-  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
-  tk.context = st.next;
-  tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
-  tk.profile = true;
-  tk.path.local_span = f.path.local_span;
-  tk.path.task_span = f.path.task_span;
-  tk.path.chain = share_path(f);
-  return st.registered;
-}
-
-// A child starts: its invocation opens with the spawner's path value.
-inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
-  c.task_id = tk.task_id;
-  c.spawn_count = 0;
-  c.local_work = 0;
-  c.task_work = 0;
-  c.span_at_start = tk.span;
-  c.local_span_at_start = tk.path.local_span;
-  c.task_span_at_start = tk.path.task_span;
-  c.context = tk.context;
-  c.task_site = tk.site_id;
-  c.task_flags = tk.flags;
-  c.prof_record_count = 0;
-  c.chain_credits = 0;
-  c.path = tk.path;
-  tk.path.chain = nullptr;
-}
-
-// A task ends: its own invocation's record (on work now, on span with its path),
-// and the path profile it reports with.
-inline path_prof profile_task_end(frame& c) {
-  prof_record r{};
-  r.site = c.task_site;
-  r.flags = c.task_flags;
-  r.work = c.totals.work;
-  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
-  r.local_work = c.local_work;
-  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
-  r.task_work = c.task_work;
-  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
-  c.path.local_span = c.local_span_at_start;
-  c.path.task_span = c.task_span_at_start;
-  record_on_work(c.sess, r);
-  append_record(c, r);
-  path_prof out = c.path;
-  out.task = c.task_id;
-  out.chain = take_path(c);
-  return out;
-}
-
-// A task ends while children it left unjoined still run: its invocation ends
-// with the last of them. Its record is held back (join_set::defer) and the path
-// value it reports with is its own, running sums as they are; the set those
-// children report to finishes the record with the longest of their paths.
-inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
-  prof_record r{};
-  r.site = d.site;
-  r.flags = d.flags;
-  r.work = t.work;  // the task's own totals and every child it left, all reported here
-  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
-  r.local_work = d.local_work;
-  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
-  r.task_work = d.task_work;
-  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
-  record_on_work(d.sess, r);
-  push_records(p.chain, &r, 1);
-  p.local_span = d.local_span_at_start;
-  p.task_span = d.task_span_at_start;
-  p.task = d.task_id;
-}
-
-inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
-  d = object_cache<deferred_record>::local().take();
-  d->finish = &finish_deferred_record;
-  d->sess = c.sess;
-  d->site = c.task_site;
-  d->flags = c.task_flags;
-  d->task_id = c.task_id;
-  d->span_at_start = c.span_at_start;
-  d->local_work = c.local_work;
-  d->local_span_at_start = c.local_span_at_start;
-  d->task_work = c.task_work;
-  d->task_span_at_start = c.task_span_at_start;
-  path_prof out = c.path;
-  out.task = c.task_id;
-  out.chain = take_path(c);
-  return out;
-}
-
-// A task's predecessors (`depend`) have joined its path where it starts: its
-// invocation starts after them, so that its span, like its work, covers only
-// what it does and joins (their work is counted by whoever joins them).
-inline void profile_restart_task(frame& c) noexcept {
-  c.span_at_start = c.totals.span;
-  c.local_span_at_start = c.path.local_span;
-  c.task_span_at_start = c.path.task_span;
-}
-
-// A call opens: its invocation starts counting local work and span.
-// A call opens; returns whether its site was registered just now.
-inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::call);
-  cs.caller_context = f.context;
-  cs.caller_local_work = f.local_work;
-  cs.span_at_open = f.totals.span;
-  cs.work_at_open = f.totals.work;
-  cs.local_span_at_open = f.path.local_span;
-  cs.site_id = st.site;
-  cs.flags = st.flags;
-  f.context = st.next;
-  f.local_work = 0;
-  return st.registered;
-}
-
-// A call closes: its invocation's record.
-inline void profile_call_close(frame& f, const call_state& cs) {
-  prof_record r{};
-  r.site = cs.site_id;
-  r.flags = cs.flags;
-  r.work = f.totals.work - cs.work_at_open;
-  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
-  r.local_work = f.local_work;
-  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
-  f.path.local_span = cs.local_span_at_open;
-  f.context = cs.caller_context;
-  f.local_work = cs.caller_local_work;
-  record_on_work(f.sess, r);
-  append_record(f, r);
-}
-
-// A join took `joined` (ending at joined_span) while the task's own path ends
-// at f.totals.span (before the join): when a child's path is the longer, the
-// task's path becomes it; otherwise the child's chain is dropped.
-inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
-  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
-    drop_credits(f);
-    release_prof(f.path.chain);
-    f.prof_record_count = 0;
-    f.path.local_span = joined.local_span;
-    f.path.task_span = joined.task_span;
-    f.path.chain = joined.chain;
-  } else {
-    release_prof(joined.chain);
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_TASK_PROFILE_HPP
-// end include/forkscale/detail/profile/task_profile.hpp
-// begin include/forkscale/detail/record/events.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
-// detail/record/events.hpp: what the engine's events add to the record when
-// recording is on. Each is called from one place in engine/events.hpp, behind
-// a predicted-false test of the frame's record flag.
-#include <cstdint>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/regions.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
-// detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
-// strand inside regions does to its path's offsets and to the regions' work
-// (docs/model.md, "What-if regions").
-#include <cstdint>
-#include <mutex>
-#include <string>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// A strand of work cost `cost` inside the regions of `mask` (region bits only).
-inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
-  thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
-  t.what_if_work[0] += cost;
-  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
-}
-
-inline void record_wi_entries(session* s, std::uint64_t mask) {
-  thread_tables& t = tables_for(s);
-  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
-  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
-}
-
-// Whether `r` is the region of the guard at `w` (a guard's region, not a named
-// call site: same file, line, function and tag).
-inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
-                            const std::string& function, const std::string& tag) noexcept {
-  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
-         (r.tag.empty() == (w.tag == nullptr));
-}
-
-// A guard's region: found by the site's content, registered at its first entry.
-// Returns its bit, or 0 when the measurement analyses no region (a bad
-// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
-// region alone is left out, said once by a diagnostic that names it.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
-  if (s->what_if_off) return 0;
-  what_if_known_region r;
-  r.file = w.file ? w.file : "";
-  r.line = w.line;
-  r.function = w.function ? w.function : "";
-  r.tag = w.tag ? w.tag : "";
-  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
-  std::size_t number = 0;  // the region's number in the measurement, counted from 1
-  {
-    std::lock_guard<std::mutex> g(s->m);
-    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
-      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
-    if (s->what_if_regions.size() < what_if_max_regions) {
-      s->what_if_regions.push_back(std::move(r));
-      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
-    }
-    for (const what_if_known_region& d : s->what_if_dropped)
-      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
-    s->what_if_dropped.push_back(r);
-    number = what_if_max_regions + s->what_if_dropped.size();
-  }
-  what_if_notice(s, w,
-                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
-                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
-                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
-                     "rows, while the other regions' rows and the site profiles are kept");
-  return 0;
-}
-
-// A call site's what-if bits: the named call sites it matches, and the assumed bit.
-FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
-  std::uint64_t bits = 0;
-  const what_if_config& c = s->what_if;
-  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
-    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
-  for (const what_if_spec& a : c.assume)
-    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
-  if (bits & what_if_region_bits) {
-    std::lock_guard<std::mutex> g(s->m);
-    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
-      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
-      if (r.file.empty() && r.line == 0) {
-        r.file = w.file ? w.file : "";
-        r.line = w.line;
-        r.function = w.function ? w.function : "";
-        r.tag = w.tag ? w.tag : "";
-      }
-    }
-  }
-  return bits;
-}
-
-// The bits of a site (a guard's region, or a call site's), cached per thread.
-inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
-  struct slot {
-    std::uint64_t serial = 0;
-    const char* file = nullptr;
-    const char* function = nullptr;
-    const char* tag = nullptr;
-    unsigned line = 0;
-    bool call = false;
-    std::uint64_t bits = 0;
-  };
-  static thread_local slot cache[64];
-  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
-                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
-                           static_cast<std::uintptr_t>(call);
-  slot& e = cache[h & 63u];
-  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
-                              e.function == w.function && e.tag == w.tag && e.call == call))
-    return e.bits;
-  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
-  e.serial = s->serial;
-  e.file = w.file;
-  e.function = w.function;
-  e.tag = w.tag;
-  e.line = w.line;
-  e.call = call;
-  e.bits = bits;
-  return bits;
-}
-
-// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
-// compensation) to the work, `path_raw`/`path` to every path through it. They
-// differ only when a measurement assumes call sites faster.
-struct strand_cost {
-  std::uint64_t work_raw, work, path_raw, path;
-};
-
-// A strand inside what-if regions, or of a measurement that assumes call sites
-// faster: the path cost may differ from the work cost, and the regions' offsets
-// and work grow.
-FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
-  const what_if_config& cfg = f.sess->what_if;
-  strand_cost c{raw, cost, raw, cost};
-  if (f.what_if_mask & what_if_scaled_bit) {
-    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
-    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
-    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
-  }
-  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
-  if (regions) {
-    what_if_add(f.totals.what_if, &cfg, regions, c.path);
-    record_wi_work(f.sess, regions, c.work);
-  }
-  return c;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_REGIONS_HPP
-// end include/forkscale/detail/what_if/regions.hpp
-// begin include/forkscale/detail/record/call_tree.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
-// detail/record/call_tree.hpp: the call paths of recorded strands, interned once
-// per process. A path is a node of a tree whose edges are call sites and spawn
-// sites; node 0 is a measurement's root. Recursion is folded: a site already on
-// the path takes the path back to it, so fib has five paths, not 2^n. Lookups
-// go through a per-thread direct-mapped cache keyed by the addresses a site
-// holds; only misses take the tree's lock.
-#include <cstdint>
-#include <map>
-#include <mutex>
-#include <string>
-#include <tuple>
-#include <unordered_map>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-class call_tree {
- public:
-  using kind_type = record_frame::kind_type;
-  static constexpr std::uint32_t no_parent = 0xffffffffu;
-
-  static call_tree& instance() {
-    static call_tree* t = new call_tree;  // never destroyed: late threads may use it
-    return *t;
-  }
-
-  // The path `where` opens inside `parent` (kind call or spawn). `missed` is set
-  // when the lookup went to the tree (a lock, maybe allocations).
-  std::uint32_t child(std::uint32_t parent, const site& where, kind_type kind, bool& missed) {
-    return cached(parent, where, kind, missed);
-  }
-  // A site on its own (a sync_point's), as an index into sites().
-  std::uint32_t site_index(const site& where, bool& missed) {
-    return cached(no_parent, where, kind_type::root, missed);
-  }
-
-  // Copies for a record: every node and site interned so far.
-  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites) {
-    std::lock_guard<std::mutex> g(m_);
-    frames = nodes_;
-    sites = sites_;
-  }
-  // A copy of the sites alone (the lock profile names its rows with them).
-  std::vector<record_site> sites() {
-    std::lock_guard<std::mutex> g(m_);
-    return sites_;
-  }
-
- private:
-  call_tree() { nodes_.push_back(record_frame{}); }
-
-  struct cache_entry {
-    std::uint32_t parent = 0;
-    kind_type kind = kind_type::root;
-    const char* file = nullptr;
-    const char* function = nullptr;
-    const char* tag = nullptr;
-    unsigned line = 0;
-    std::uint32_t value = 0;
-    std::uint64_t generation = 0;  // 0: empty
-  };
-  static constexpr std::size_t cache_size = 1024;
-
-  std::uint32_t cached(std::uint32_t parent, const site& w, kind_type kind, bool& missed) {
-    static thread_local cache_entry cache[cache_size];
-    std::uintptr_t h = reinterpret_cast<std::uintptr_t>(w.file) ^ (reinterpret_cast<std::uintptr_t>(w.function) << 1) ^
-                       (reinterpret_cast<std::uintptr_t>(w.tag) << 2);
-    h ^= (static_cast<std::uintptr_t>(w.line) * 0x9E3779B97F4A7C15ull) ^ (std::uintptr_t(parent) << 7) ^
-         static_cast<std::uintptr_t>(kind);
-    h ^= h >> 29;
-    cache_entry& e = cache[(h * 0xBF58476D1CE4E5B9ull >> 40) % cache_size];
-    if (e.generation != 0 && e.parent == parent && e.kind == kind && e.file == w.file && e.line == w.line &&
-        e.function == w.function && e.tag == w.tag)
-      return e.value;
-    missed = true;
-    const std::uint32_t v = parent == no_parent ? intern_site(w) : intern_node(parent, w, kind);
-    e = cache_entry{parent, kind, w.file, w.function, w.tag, w.line, v, 1};
-    return v;
-  }
-
-  std::uint32_t intern_site_locked(const site& w) {
-    const bool tagged = w.tag != nullptr && *w.tag != '\0';
-    std::string key = std::string(w.file ? w.file : "") + '\n' + std::to_string(w.line) + '\n' +
-                      (w.function ? w.function : "") + '\n' + (tagged ? "1" : "0") + (tagged ? w.tag : "");
-    auto it = site_index_.find(key);
-    if (it != site_index_.end()) return it->second;
-    record_site s;
-    s.file = w.file ? w.file : "";
-    s.line = w.line;
-    s.function = w.function ? w.function : "";
-    if (tagged) s.tag = w.tag;
-    if (tagged) {
-      s.name = s.tag;
-    } else {
-      s.name = short_site_name(s.file, s.line);
-    }
-    const auto id = static_cast<std::uint32_t>(sites_.size());
-    sites_.push_back(std::move(s));
-    site_index_.emplace(std::move(key), id);
-    return id;
-  }
-
-  std::uint32_t intern_site(const site& w) {
-    std::lock_guard<std::mutex> g(m_);
-    return intern_site_locked(w);
-  }
-
-  std::uint32_t intern_node(std::uint32_t parent, const site& w, kind_type kind) {
-    std::lock_guard<std::mutex> g(m_);
-    const std::uint32_t s = intern_site_locked(w);
-    // Folded recursion: the same site and kind already on the path.
-    for (std::uint32_t n = parent; n != 0; n = nodes_[n].parent)
-      if (nodes_[n].site == s && nodes_[n].kind == kind) return n;
-    const auto key = std::make_tuple(parent, s, static_cast<unsigned char>(kind));
-    auto it = node_index_.find(key);
-    if (it != node_index_.end()) return it->second;
-    record_frame f;
-    f.parent = parent;
-    f.kind = kind;
-    f.site = s;
-    f.depth = nodes_[parent].depth + 1;
-    const auto id = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.push_back(f);
-    node_index_.emplace(key, id);
-    return id;
-  }
-
-  std::mutex m_;
-  std::vector<record_frame> nodes_;
-  std::vector<record_site> sites_;
-  std::unordered_map<std::string, std::uint32_t> site_index_;
-  std::map<std::tuple<std::uint32_t, std::uint32_t, unsigned char>, std::uint32_t> node_index_;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
-// end include/forkscale/detail/record/call_tree.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
-// the task's previous strand and the end of the longest path through `f`.
-FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
-  record_state& rs = *f.rec;
-  record_buffer& b = rs.buffer();
-  raw_strand* r = b.strands.next(rs);
-  if (!r) {
-    ++b.dropped;
-    f.rec_prev = 0;
-    f.totals.last_strand = 0;
-    return;
-  }
-  r->prev = f.rec_prev;
-  r->crit_pred = f.totals.last_strand;
-  r->join_uid = f.rec_join_uid;
-  r->join_round = f.rec_join_round;
-  r->join_site = f.rec_join_site;
-  if (f.recording == recording_mode::with_wall_clock) {
-    r->wall_start = f.rec_wall_start;
-    r->wall_end = rs.wall_now();
-  } else {
-    r->wall_start = f.strand_start;
-    r->wall_end = t;
-  }
-  r->work = c.work;
-  r->path = c.path;
-  r->frame = f.rec_frame;
-  r->flags = f.rec_flags;
-  r->what_if = f.what_if_mask & what_if_region_bits;
-  const std::uint64_t id = strand_id(b, b.strands.size() - 1);
-  f.rec_prev = id;
-  f.totals.last_strand = id;
-  f.rec_flags = 0;
-  f.rec_join_uid = 0;
-  f.rec_join_site = 0;
-}
-
-// A spawn: the child starts after the strand that just ended, in the call path
-// the spawn site opens; the spawner's next strand is the continuation. Returns
-// whether a call path was interned just now (its cost is then in no strand).
-FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
-  tk.rec_from = f.rec_prev;
-  f.rec_flags |= rec_after_spawn;
-  bool missed = false;
-  try {
-    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
-  } catch (...) {
-    tk.rec_frame = f.rec_frame;
-  }
-  return missed;
-}
-
-// A sync_point's join took round `c.round` of its set: the next strand starts
-// after that join.
-FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
-  f.rec_join_uid = c.uid;
-  f.rec_join_round = c.round;
-  bool missed = false;
-  try {
-    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
-  } catch (...) {
-    f.rec_join_site = 0;
-  }
-}
-
-// A call opens: the strands inside run in the call path its site opens.
-// Returns whether the path was interned just now.
-FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
-  cs.caller_rec_frame = f.rec_frame;
-  bool missed = false;
-  try {
-    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
-  } catch (...) {
-  }
-  return missed;
-}
-
-// A labeled region's instance closes on this thread.
-FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
-  record_state& r = *f.rec;
-  if (!r.on()) return;
-  try {
-    r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
-  } catch (...) {
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_EVENTS_HPP
-// end include/forkscale/detail/record/events.hpp
 // begin include/forkscale/detail/engine/hooks.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_HOOKS_HPP
@@ -3405,6 +2801,10 @@ struct engine_hooks {
   void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
   void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
   void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+  // A depend edge (detail/ompt/depend.hpp): the path value at a point of a
+  // predecessor, kept; and the predecessors' ends joined into a successor.
+  kept_path (*keep_path)(frame& f, bool task_end) noexcept;
+  void (*join_kept)(join_set* preds, const site& where, bool task_start) noexcept;
 };
 
 template <class Clock>
@@ -3451,6 +2851,14 @@ struct guard_events {
   static void end_what_if(what_if_state& ws, const site& where) noexcept {
     if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
   }
+  // Called only inside a measurement (a running frame).
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    if (const engine_hooks* h = hooks()) return h->keep_path(f, task_end);
+    return kept_path{};
+  }
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    if (const engine_hooks* h = hooks()) h->join_kept(preds, where, task_start);
+  }
 };
 
 }  // namespace detail
@@ -3478,10 +2886,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -3510,7 +2922,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 }
 
 // The root frame of a measurement.
-inline void init_root(frame& root, session* s, const site& where) noexcept {
+template <class Observers>
+void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
   root.compensation = s->compensation;
   root.burden = s->burden.load(std::memory_order_relaxed);
@@ -3524,37 +2937,21 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.report_to = nullptr;
   root.region = &s->root;
   root.where = where;
-  root.profile = s->profile;
-  root.task_id = root_task_id;
-  root.spawn_count = 0;
-  root.local_work = 0;
-  root.task_work = 0;
-  root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
-  root.context = site_registry::instance().empty();
-  root.prof_record_count = 0;
-  root.chain_credits = 0;
-  root.path = path_prof{};
-  root.what_if_mask = s->what_if_root_mask;
-  root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.fuse = s->fuse_readings;
-  root.rec = s->rec.get();
-  root.rec_frame = 0;
-  root.rec_flags = 0;
-  root.rec_prev = 0;
-  root.rec_join_uid = 0;
-  root.rec_end_uid = 0;
+  Observers::root_started(root, *s);
 }
 
 // A spawned task's frame, from its spawn token (consumed).
-inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
+template <class Observers>
+void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
   c.totals = path_totals{};
   c.totals.span = tk.span;
   c.totals.burdened_span = tk.burdened_span;
   c.totals.raw_span = tk.raw_span;
   c.totals.what_if = tk.what_if;
   tk.what_if = nullptr;
-  c.what_if_mask = tk.what_if_mask;
+  c.totals.last_strand = tk.last_strand;
   c.compensation = s->compensation;
   c.burden = s->burden.load(std::memory_order_relaxed);
   c.backends = s->backends_seen.load(std::memory_order_relaxed);
@@ -3567,20 +2964,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.report_to = tk.target;
   c.region = tk.region;
   c.where = where;
-  c.profile = tk.profile;
-  if (tk.profile) profile_task_start(c, tk);
-  c.totals.last_strand = tk.last_strand;
-  c.recording = s->recording;
+  Observers::task_started(c, *s, tk);
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
-  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
-    c.rec = s->rec.get();
-    c.rec_frame = tk.rec_frame;
-    c.rec_flags = rec_task_start;
-    c.rec_prev = tk.rec_from;
-    c.rec_join_uid = 0;
-    c.rec_end_uid = 0;
-  }
   tk.target = nullptr;
 }
 
@@ -3646,21 +3032,15 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
 // join takes them (docs/model.md, "Per-site profiles"). Those that have finished
 // merge into the task now, before its record is made; returns the set of those
 // still running, or null.
-inline join_set* merge_finished_children(frame& f) noexcept {
+template <class Observers>
+join_set* merge_finished_children(frame& f) noexcept {
   join_set* j = f.sync_block;
   f.sync_block = nullptr;
   join_contents c;
   if (!join_set::take_if_complete(j, c)) return j;
-  if (f.profile) {
-    profile_join(f, c.prof, c.totals.span);
-  } else {
-    release_prof(c.prof.chain);
-  }
+  Observers::join_taken(f, c);
   f.totals.join(c.totals);
-  if (f.recording != recording_mode::off && c.finished != 0) {
-    f.rec_end_uid = c.uid;
-    f.rec_end_round = c.round;
-  }
+  Observers::join_done(f, c, nullptr);
   return nullptr;
 }
 
@@ -3668,21 +3048,18 @@ inline join_set* merge_finished_children(frame& f) noexcept {
 // reports into `left`, as one more child, with its invocation's record held
 // back; the set goes on to the task's joiner, and the last child to finish
 // completes the record there (join_set::retire).
-inline void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
+template <class Observers>
+void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
-    path_prof out;
-    if (f.profile) out = profile_task_end(f);
+    path_prof out = Observers::task_ended(f);
     settle_sync_block(f, f.profile ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }
-  path_prof out;
-  if (f.profile) {
-    deferred_record* d = nullptr;
-    out = profile_task_end_deferred(f, d);
-    left->defer(d);
-  }
+  deferred_record* d = nullptr;
+  const path_prof out = Observers::task_ended_deferred(f, d);
+  if (d) left->defer(d);
   left->count_own_child();
   join_set::report(left, f.totals, out, from);
   left->release(f.report_to);
@@ -3872,13 +3249,13 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-template <class Clock>
+template <class Clock, class Observers>
 void install_engine_hooks() noexcept;
 
-// The events, for one clock policy (clock.hpp). All members are static; each
-// thread has one current frame per policy.
-template <class Clock>
-struct engine {
+// The events, for one clock policy (clock.hpp) and one set of observers. All
+// members are static; each thread has one current frame per policy.
+template <class Clock, class Observers>
+struct basic_engine {
   using run_state = frame::run_state;
 
   static frame*& current() noexcept { return current_frame<Clock>; }
@@ -3892,25 +3269,23 @@ struct engine {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
     const std::uint64_t cost = raw - std::min(raw, f.compensation);
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
       return;
     }
     add_strand(f, strand_cost{raw, cost, raw, cost});
   }
 
-  // A strand inside what-if regions, or recorded.
+  // A strand an observer watches (what-if, the recording).
   FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
                                                           std::uint64_t cost) noexcept {
-    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.recording != recording_mode::off) keep_strand(f, t, c);
-    add_strand(f, c);
+    add_strand(f, Observers::strand_closed(f, t, raw, cost));
   }
 
   // The open strand of `f` starts at clock reading `t`.
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
+    Observers::strand_started(f);
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -3919,15 +3294,15 @@ struct engine {
     f.totals.raw_span += c.path_raw;
     f.totals.work += c.work;
     f.totals.compensation += c.work_raw - c.work;
-    f.local_work += c.work;
-    f.task_work += c.work;
-    f.path.local_span += c.path;
-    f.path.task_span += c.path;
+    Observers::strand_added(f, c);
   }
 
   // Ends the open strand of a running frame and starts the next one at once:
   // a guard boundary inside a task (call sites, regions, what-if regions).
-  static void split_strand(frame& f) noexcept {
+  // split_strand_inline is the same, always inlined: for a call site's
+  // profiled path, where a call would cost more than the split.
+  static void split_strand(frame& f) noexcept { split_strand_inline(f); }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
     close_strand(f, t);
@@ -3959,15 +3334,13 @@ struct engine {
     }
     tk.target = j;
     tk.region = f->region;
-    tk.what_if_mask = f->what_if_mask;
     if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
-    bool registered = false;  // a first lookup of this site: its cost is in no strand
-    if (f->profile) registered = profile_spawn(*f, tk, where);
     tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
+    // A first lookup of this site: its cost is in no strand.
+    const bool registered = Observers::spawned(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) {
@@ -4015,7 +3388,7 @@ struct engine {
       outer->lent = true;
       outer->lent_end = 0;
     }
-    start_task(c, s, outer, tk, where);
+    start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
     start_strand(c, have_t ? t : now(c));
   }
@@ -4029,16 +3402,12 @@ struct engine {
     // Children the task left unjoined belong to its invocation: finished ones
     // merge now; while some still run, its end waits with them
     // (end_with_children_running, tasks.hpp).
-    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
-    join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
-      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    join_set* left = c.sync_block != nullptr ? merge_finished_children<Observers>(c) : nullptr;
+    const join_source from = Observers::task_source(c);
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
-      path_prof out;
-      if (c.profile) out = profile_task_end(c);
-      join_set::report(c.report_to, c.totals, out, from, t);
+      join_set::report(c.report_to, c.totals, Observers::task_ended(c), from, t);
     } else {
-      end_with_children_running(c, left, from);
+      end_with_children_running<Observers>(c, left, from);
     }
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
@@ -4171,14 +3540,10 @@ struct engine {
     if (j) {
       join_contents c = j->take();
       if (c.running != 0 || c.last_end > last) last = 0;
-      if (f->profile) {
-        profile_join(*f, c.prof, c.totals.span);
-      } else {
-        release_prof(c.prof.chain);
-      }
+      Observers::join_taken(*f, c);
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
+      Observers::join_done(*f, c, &where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
@@ -4191,9 +3556,7 @@ struct engine {
   // joins only the children spawned inside it, never its caller's; children it
   // leaves unjoined pass to the enclosing scope when it returns. With `scope`
   // false the call only counts (OpenMP: a taskwait inside a called function
-  // waits for every child of the task, the caller's too). With site profiles on,
-  // the clock is read when the call opens and closes, so that the strands inside
-  // belong to the call's invocation.
+  // waits for every child of the task, the caller's too).
   static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
     frame* f = current();
     if (!f) return;
@@ -4204,30 +3567,7 @@ struct engine {
       cs.caller_block = f->sync_block;
       f->sync_block = nullptr;
     }
-    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
-      begin_call_slow(*f, cs, where);
-    } else if (f->profile) {
-      split_strand(*f);
-      // A site registered just now: its cost is in no strand.
-      if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
-        start_strand(*f, now(*f));
-    }
-  }
-
-  // A call in a measurement that names what-if call sites, or records.
-  FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t what_if_new = 0;
-    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
-    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
-      start_strand(f, now(f));
-    if (what_if_new != 0) {
-      cs.what_if_set = true;
-      cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= what_if_new;
-      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
-    }
-    if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
+    Observers::template call_opened<basic_engine>(*f, cs, where);
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {
@@ -4236,46 +3576,24 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
       close_out_of_order(f, cs.depth, where, "call_site");
     if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
-      end_call_slow(*f, cs);
-    } else if (f->profile && cs.caller_context) {
-      split_strand(*f);
-      profile_call_close(*f, cs);
-    }
+    Observers::template call_closed<basic_engine>(*f, cs);
     if (!scope) return;
     join_set* inner = f->sync_block;
     f->sync_block = cs.caller_block;
     if (inner) hand_on_call_block(*f, inner);
   }
 
-  FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
-    const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
-    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
-    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
-    if (profiled) profile_call_close(f, cs);
-  }
-
   // ---- what-if regions -----------------------------------------------------------
-  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
-  // Entering a region the task is already inside counts once.
+  // The guard's place among the task's guards; what it does is the observers'.
   static void begin_what_if(what_if_state& ws, const site& where) noexcept {
     frame* f = current();
     if (!f) return;
-    std::uint64_t bit = 0;
-    try {
-      bit = what_if_site_bits(f->sess, where, false);
-    } catch (...) {
-      return;  // out of memory registering the region: it is not analysed
-    }
+    bool failed = false;
+    const std::uint64_t bit = Observers::what_if_bit(*f, where, failed);
+    if (failed) return;
     ws.task = f;
     ws.depth = ++f->open_guards;
-    if (!bit || (f->what_if_mask & bit)) return;
-    record_wi_entries(f->sess, bit);
-    split_strand(*f);
-    ws.saved_mask = f->what_if_mask;
-    f->what_if_mask |= bit;
-    ws.changed = true;
+    Observers::template what_if_opened<basic_engine>(*f, ws, bit);
   }
 
   static void end_what_if(what_if_state& ws, const site& where) noexcept {
@@ -4284,9 +3602,32 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
       close_out_of_order(f, ws.depth, where, "what_if_region");
     if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
-    if (!ws.changed) return;
-    split_strand(*f);
-    f->what_if_mask = ws.saved_mask;
+    Observers::template what_if_closed<basic_engine>(*f, ws);
+  }
+
+  // ---- depend edges --------------------------------------------------------------
+  // A `depend` edge P -> S is a join of P's end into S's start with no guard
+  // (detail/ompt/depend.hpp). keep_path: the path value at the running point
+  // of `f` (its open strand closed first, so that its cost is on the path),
+  // kept for the successors; `task_end` says `f` is about to end, and the value
+  // is the one it will report.
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    split_strand(f);
+    kept_path k;
+    k.span = f.totals.span;
+    k.burdened_span = f.totals.burdened_span;
+    k.raw_span = f.totals.raw_span;
+    Observers::path_kept(f, task_end, k);
+    return k;
+  }
+  // The predecessors' kept values in `preds` join the running task's path (one
+  // sync); at a task's start (`task_start`) its invocation starts after them.
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    sync_state st;
+    begin_sync(st, where);
+    end_sync(st, preds, false, where);
+    frame* f = current();
+    if (task_start && f) Observers::task_restarted(*f);
   }
 
   // ---- labeled regions -----------------------------------------------------------
@@ -4297,7 +3638,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
+    Observers::region_opened(*f, rs);
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -4322,13 +3663,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
+        Observers::region_closed(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
+    Observers::region_closed(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -4336,10 +3677,10 @@ struct engine {
 
   // A measurement's root frame starts running on this thread.
   static void begin_measurement(region_state& rs) noexcept {
-    install_engine_hooks<Clock>();
-    init_root(rs.root, rs.owned.get(), rs.where);
+    install_engine_hooks<Clock, Observers>();
+    init_root<Observers>(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
-    if (rs.owned->rec) rs.owned->rec->start();
+    Observers::measurement_started(*rs.owned);
     start_strand(rs.root, now(rs.root));
   }
 
@@ -4375,15 +3716,18 @@ struct engine {
 
 // The table the guards call the events through (hooks.hpp), and its installation
 // when a measurement on `Clock` starts.
-template <class Clock>
+template <class Clock, class Observers>
 inline constexpr engine_hooks engine_hook_table{
-    &engine<Clock>::spawn,      &engine<Clock>::begin_child,   &engine<Clock>::end_child,
-    &engine<Clock>::begin_sync, &engine<Clock>::end_sync,      &engine<Clock>::begin_call,
-    &engine<Clock>::end_call,   &engine<Clock>::begin_what_if, &engine<Clock>::end_what_if};
+    &basic_engine<Clock, Observers>::spawn,       &basic_engine<Clock, Observers>::begin_child,
+    &basic_engine<Clock, Observers>::end_child,   &basic_engine<Clock, Observers>::begin_sync,
+    &basic_engine<Clock, Observers>::end_sync,    &basic_engine<Clock, Observers>::begin_call,
+    &basic_engine<Clock, Observers>::end_call,    &basic_engine<Clock, Observers>::begin_what_if,
+    &basic_engine<Clock, Observers>::end_what_if, &basic_engine<Clock, Observers>::keep_path,
+    &basic_engine<Clock, Observers>::join_kept};
 
-template <class Clock>
+template <class Clock, class Observers>
 void install_engine_hooks() noexcept {
-  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock>, std::memory_order_release);
+  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock, Observers>, std::memory_order_release);
   install_task_hooks();
 }
 
@@ -4391,6 +3735,1008 @@ void install_engine_hooks() noexcept {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_EVENTS_HPP
 // end include/forkscale/detail/engine/events.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/observers/profile.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_PROFILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_PROFILE_HPP
+// detail/observers/profile.hpp: what each engine point does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). measurement_observers
+// (list.hpp) calls these when the measurement profiles sites.
+//
+// A frame's path value for the on-span profile is (totals.span, task_id), its
+// running sums `path.local_span` / `path.task_span`, and its chain of records:
+// `path.chain` plus up to prof_node::capacity records held in the frame itself,
+// pushed onto the chain only when the path is shared (a spawn) or handed on.
+#include <algorithm>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// ---- the frame's chain ----------------------------------------------------------
+
+// Gives back the references to the frame's chain head taken in advance; call
+// before the head changes.
+inline void drop_credits(frame& f) noexcept {
+  if (f.chain_credits) {
+    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
+    f.chain_credits = 0;
+  }
+}
+
+// Appends a finished invocation's on-span record to the frame's path.
+inline void append_record(frame& f, const prof_record& r) {
+  if (f.prof_record_count == prof_node::capacity) {
+    drop_credits(f);
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
+  }
+  f.prof_records[f.prof_record_count++] = r;
+}
+
+// Makes the frame's path value shareable: its records go onto its chain.
+inline prof_node* freeze_path(frame& f) {
+  if (f.prof_record_count) {
+    drop_credits(f);
+    push_records(f.path.chain, f.prof_records, f.prof_record_count);
+    f.prof_record_count = 0;
+  }
+  return f.path.chain;
+}
+
+// A reference to the frame's path for a child: one atomic add per 64 spawns.
+// A chain past half the fold limit is folded here, by its owner, before it is
+// shared: otherwise every child that adds a record or two to it at its end
+// would fold the same shared prefix again (push_records), and a child whose
+// path then loses its join throws that fold away — a fold per spawn where one
+// per half-limit of records is enough.
+inline prof_node* share_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  if (!p) return nullptr;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
+    drop_credits(f);
+    fold_chain(f.path.chain);
+    p = f.path.chain;
+  }
+  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+    p->refs.fetch_add(64, std::memory_order_relaxed);
+    f.chain_credits = 64;
+  }
+  --f.chain_credits;
+  return p;
+}
+
+// Takes the frame's path away from it (its end): the caller owns the reference.
+inline prof_node* take_path(frame& f) {
+  prof_node* p = freeze_path(f);
+  drop_credits(f);
+  f.path.chain = nullptr;
+  return p;
+}
+
+// The on-work half of a record: this thread's table, no lock.
+inline void record_on_work(session* s, const prof_record& r) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.on_work.size() <= r.site))
+    t.on_work.resize(std::max<std::size_t>(r.site + 1u, site_registry::instance().count()));
+  t.on_work[r.site].add(r);
+}
+
+// ---- events -------------------------------------------------------------------
+
+// Spawn: the child's task id, its site and the spawner's path profile. Returns
+// whether the site was registered just now (site_step::registered).
+inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::spawn);
+  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
+  tk.context = st.next;
+  tk.site_id = st.site;
+  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
+  tk.profile = true;
+  tk.path.local_span = f.path.local_span;
+  tk.path.task_span = f.path.task_span;
+  tk.path.chain = share_path(f);
+  return st.registered;
+}
+
+// A child starts: its invocation opens with the spawner's path value.
+inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
+  c.task_id = tk.task_id;
+  c.spawn_count = 0;
+  c.local_work = 0;
+  c.task_work = 0;
+  c.span_at_start = tk.span;
+  c.local_span_at_start = tk.path.local_span;
+  c.task_span_at_start = tk.path.task_span;
+  c.context = tk.context;
+  c.task_site = tk.site_id;
+  c.task_flags = tk.flags;
+  c.prof_record_count = 0;
+  c.chain_credits = 0;
+  c.path = tk.path;
+  tk.path.chain = nullptr;
+}
+
+// The record of the task's own invocation, from its start to here.
+inline prof_record task_record(const frame& c) noexcept {
+  prof_record r{};
+  r.site = c.task_site;
+  r.flags = c.task_flags;
+  r.work = c.totals.work;
+  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
+  r.local_work = c.local_work;
+  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
+  r.task_work = c.task_work;
+  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  return r;
+}
+
+// A task ends: its own invocation's record (on work now, on span with its path),
+// and the path profile it reports with.
+inline path_prof profile_task_end(frame& c) {
+  const prof_record r = task_record(c);
+  c.path.local_span = c.local_span_at_start;
+  c.path.task_span = c.task_span_at_start;
+  record_on_work(c.sess, r);
+  append_record(c, r);
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// A task ends while children it left unjoined still run: its invocation ends
+// with the last of them. Its record is held back (join_set::defer) and the path
+// value it reports with is its own, running sums as they are; the set those
+// children report to finishes the record with the longest of their paths.
+inline void finish_deferred_record(deferred_record& d, path_totals& t, path_prof& p) {
+  prof_record r{};
+  r.site = d.site;
+  r.flags = d.flags;
+  r.work = t.work;  // the task's own totals and every child it left, all reported here
+  r.span = static_cast<std::int64_t>(t.span - d.span_at_start);
+  r.local_work = d.local_work;
+  r.local_span = static_cast<std::int64_t>(p.local_span - d.local_span_at_start);
+  r.task_work = d.task_work;
+  r.task_span = static_cast<std::int64_t>(p.task_span - d.task_span_at_start);
+  record_on_work(d.sess, r);
+  push_records(p.chain, &r, 1);
+  p.local_span = d.local_span_at_start;
+  p.task_span = d.task_span_at_start;
+  p.task = d.task_id;
+}
+
+inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
+  d = object_cache<deferred_record>::local().take();
+  d->finish = &finish_deferred_record;
+  d->sess = c.sess;
+  d->site = c.task_site;
+  d->flags = c.task_flags;
+  d->task_id = c.task_id;
+  d->span_at_start = c.span_at_start;
+  d->local_work = c.local_work;
+  d->local_span_at_start = c.local_span_at_start;
+  d->task_work = c.task_work;
+  d->task_span_at_start = c.task_span_at_start;
+  path_prof out = c.path;
+  out.task = c.task_id;
+  out.chain = take_path(c);
+  return out;
+}
+
+// The path profile at the running point of `f`, kept for the successors of a
+// depend edge (a share of its chain). At a point the task goes on from, it is
+// what a spawn hands a child; at the task's end (`task_end`), the value it will
+// report: its own invocation's record on top (on span only: its work is filed
+// once, when the task ends), its running sums back at its start.
+inline path_prof profile_path_kept(frame& f, bool task_end) {
+  path_prof p;
+  p.task = f.task_id;
+  p.chain = share_path(f);
+  if (!task_end) {
+    p.local_span = f.path.local_span;
+    p.task_span = f.path.task_span;
+    return p;
+  }
+  const prof_record r = task_record(f);
+  push_records(p.chain, &r, 1);
+  p.local_span = f.local_span_at_start;
+  p.task_span = f.task_span_at_start;
+  return p;
+}
+
+// A task's predecessors (`depend`) have joined its path where it starts: its
+// invocation starts after them, so that its span, like its work, covers only
+// what it does and joins (their work is counted by whoever joins them).
+inline void profile_restart_task(frame& c) noexcept {
+  c.span_at_start = c.totals.span;
+  c.local_span_at_start = c.path.local_span;
+  c.task_span_at_start = c.path.task_span;
+}
+
+// A call opens: its invocation starts counting local work and span.
+// A call opens; returns whether its site was registered just now.
+inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
+  const site_step st = site_step_for(f.context, where, site_kind::call);
+  cs.caller_context = f.context;
+  cs.caller_local_work = f.local_work;
+  cs.span_at_open = f.totals.span;
+  cs.work_at_open = f.totals.work;
+  cs.local_span_at_open = f.path.local_span;
+  cs.site_id = st.site;
+  cs.flags = st.flags;
+  f.context = st.next;
+  f.local_work = 0;
+  return st.registered;
+}
+
+// A call closes: its invocation's record.
+inline void profile_call_close(frame& f, const call_state& cs) {
+  prof_record r{};
+  r.site = cs.site_id;
+  r.flags = cs.flags;
+  r.work = f.totals.work - cs.work_at_open;
+  r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
+  r.local_work = f.local_work;
+  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
+  f.path.local_span = cs.local_span_at_open;
+  f.context = cs.caller_context;
+  f.local_work = cs.caller_local_work;
+  record_on_work(f.sess, r);
+  append_record(f, r);
+}
+
+// A join took `joined` (ending at joined_span) while the task's own path ends
+// at f.totals.span (before the join): when a child's path is the longer, the
+// task's path becomes it; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+    drop_credits(f);
+    release_prof(f.path.chain);
+    f.prof_record_count = 0;
+    f.path.local_span = joined.local_span;
+    f.path.task_span = joined.task_span;
+    f.path.chain = joined.chain;
+  } else {
+    release_prof(joined.chain);
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_PROFILE_HPP
+// end include/forkscale/detail/observers/profile.hpp
+// begin include/forkscale/detail/observers/record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_RECORD_HPP
+// detail/observers/record.hpp: what the engine's points add to the record when
+// recording is on. Each is called from one place in list.hpp, behind a
+// predicted-false test of the frame's recording mode.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/record/call_tree.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// detail/record/call_tree.hpp: the call paths of recorded strands, interned once
+// per process. A path is a node of a tree whose edges are call sites and spawn
+// sites; node 0 is a measurement's root. Recursion is folded: a site already on
+// the path takes the path back to it, so fib has five paths, not 2^n. Lookups
+// go through a per-thread direct-mapped cache keyed by the addresses a site
+// holds; only misses take the tree's lock.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class call_tree {
+ public:
+  using kind_type = record_frame::kind_type;
+  static constexpr std::uint32_t no_parent = 0xffffffffu;
+
+  static call_tree& instance() {
+    static call_tree* t = new call_tree;  // never destroyed: late threads may use it
+    return *t;
+  }
+
+  // The path `where` opens inside `parent` (kind call or spawn). `missed` is set
+  // when the lookup went to the tree (a lock, maybe allocations).
+  std::uint32_t child(std::uint32_t parent, const site& where, kind_type kind, bool& missed) {
+    return cached(parent, where, kind, missed);
+  }
+  // A site on its own (a sync_point's), as an index into sites().
+  std::uint32_t site_index(const site& where, bool& missed) {
+    return cached(no_parent, where, kind_type::root, missed);
+  }
+
+  // Copies for a record: every node and site interned so far.
+  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites) {
+    std::lock_guard<std::mutex> g(m_);
+    frames = nodes_;
+    sites = sites_;
+  }
+  // A copy of the sites alone (the lock profile names its rows with them).
+  std::vector<record_site> sites() {
+    std::lock_guard<std::mutex> g(m_);
+    return sites_;
+  }
+
+ private:
+  call_tree() { nodes_.push_back(record_frame{}); }
+
+  struct cache_entry {
+    std::uint32_t parent = 0;
+    kind_type kind = kind_type::root;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    std::uint32_t value = 0;
+    std::uint64_t generation = 0;  // 0: empty
+  };
+  static constexpr std::size_t cache_size = 1024;
+
+  std::uint32_t cached(std::uint32_t parent, const site& w, kind_type kind, bool& missed) {
+    static thread_local cache_entry cache[cache_size];
+    std::uintptr_t h = reinterpret_cast<std::uintptr_t>(w.file) ^ (reinterpret_cast<std::uintptr_t>(w.function) << 1) ^
+                       (reinterpret_cast<std::uintptr_t>(w.tag) << 2);
+    h ^= (static_cast<std::uintptr_t>(w.line) * 0x9E3779B97F4A7C15ull) ^ (std::uintptr_t(parent) << 7) ^
+         static_cast<std::uintptr_t>(kind);
+    h ^= h >> 29;
+    cache_entry& e = cache[(h * 0xBF58476D1CE4E5B9ull >> 40) % cache_size];
+    if (e.generation != 0 && e.parent == parent && e.kind == kind && e.file == w.file && e.line == w.line &&
+        e.function == w.function && e.tag == w.tag)
+      return e.value;
+    missed = true;
+    const std::uint32_t v = parent == no_parent ? intern_site(w) : intern_node(parent, w, kind);
+    e = cache_entry{parent, kind, w.file, w.function, w.tag, w.line, v, 1};
+    return v;
+  }
+
+  std::uint32_t intern_site_locked(const site& w) {
+    const bool tagged = w.tag != nullptr && *w.tag != '\0';
+    std::string key = std::string(w.file ? w.file : "") + '\n' + std::to_string(w.line) + '\n' +
+                      (w.function ? w.function : "") + '\n' + (tagged ? "1" : "0") + (tagged ? w.tag : "");
+    auto it = site_index_.find(key);
+    if (it != site_index_.end()) return it->second;
+    record_site s;
+    s.file = w.file ? w.file : "";
+    s.line = w.line;
+    s.function = w.function ? w.function : "";
+    if (tagged) s.tag = w.tag;
+    if (tagged) {
+      s.name = s.tag;
+    } else {
+      s.name = short_site_name(s.file, s.line);
+    }
+    const auto id = static_cast<std::uint32_t>(sites_.size());
+    sites_.push_back(std::move(s));
+    site_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  std::uint32_t intern_site(const site& w) {
+    std::lock_guard<std::mutex> g(m_);
+    return intern_site_locked(w);
+  }
+
+  std::uint32_t intern_node(std::uint32_t parent, const site& w, kind_type kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t s = intern_site_locked(w);
+    // Folded recursion: the same site and kind already on the path.
+    for (std::uint32_t n = parent; n != 0; n = nodes_[n].parent)
+      if (nodes_[n].site == s && nodes_[n].kind == kind) return n;
+    const auto key = std::make_tuple(parent, s, static_cast<unsigned char>(kind));
+    auto it = node_index_.find(key);
+    if (it != node_index_.end()) return it->second;
+    record_frame f;
+    f.parent = parent;
+    f.kind = kind;
+    f.site = s;
+    f.depth = nodes_[parent].depth + 1;
+    const auto id = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(f);
+    node_index_.emplace(key, id);
+    return id;
+  }
+
+  std::mutex m_;
+  std::vector<record_frame> nodes_;
+  std::vector<record_site> sites_;
+  std::unordered_map<std::string, std::uint32_t> site_index_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, unsigned char>, std::uint32_t> node_index_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// end include/forkscale/detail/record/call_tree.hpp
+// begin include/forkscale/detail/observers/what_if.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OBSERVERS_WHAT_IF_HPP
+#define FORKSCALE_SINGLE_DETAIL_OBSERVERS_WHAT_IF_HPP
+// detail/observers/what_if.hpp: which what-if regions a strand is in, and what a
+// strand inside regions does to its path's offsets and to the regions' work
+// (docs/model.md, "What-if regions").
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A strand of work cost `cost` inside the regions of `mask` (region bits only).
+inline void record_what_if_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
+  t.what_if_work[0] += cost;
+  for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
+}
+
+inline void record_what_if_entries(session* s, std::uint64_t mask) {
+  thread_tables& t = tables_for(s);
+  if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
+  for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
+}
+
+// Whether `r` is the region of the guard at `w` (a guard's region, not a named
+// call site: same file, line, function and tag).
+inline bool is_guard_region(const what_if_known_region& r, const site& w, const std::string& file,
+                            const std::string& function, const std::string& tag) noexcept {
+  return !r.call_site && r.line == w.line && r.file == file && r.function == function && r.tag == tag &&
+         (r.tag.empty() == (w.tag == nullptr));
+}
+
+// A guard's region: found by the site's content, registered at its first entry.
+// Returns its bit, or 0 when the measurement analyses no region (a bad
+// FORKSCALE_WHAT_IF) or already has the most regions it can analyse: then this
+// region alone is left out, said once by a diagnostic that names it.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_region_bit_slow(session* s, const site& w) {
+  if (s->what_if_off) return 0;
+  what_if_known_region r;
+  r.file = w.file ? w.file : "";
+  r.line = w.line;
+  r.function = w.function ? w.function : "";
+  r.tag = w.tag ? w.tag : "";
+  r.name = w.tag ? r.tag : short_site_name(r.file, w.line);
+  std::size_t number = 0;  // the region's number in the measurement, counted from 1
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::size_t i = 0; i < s->what_if_regions.size(); ++i)
+      if (is_guard_region(s->what_if_regions[i], w, r.file, r.function, r.tag)) return std::uint64_t{1} << i;
+    if (s->what_if_regions.size() < what_if_max_regions) {
+      s->what_if_regions.push_back(std::move(r));
+      return std::uint64_t{1} << (s->what_if_regions.size() - 1);
+    }
+    for (const what_if_known_region& d : s->what_if_dropped)
+      if (is_guard_region(d, w, r.file, r.function, r.tag)) return 0;  // diagnosed already
+    s->what_if_dropped.push_back(r);
+    number = what_if_max_regions + s->what_if_dropped.size();
+  }
+  what_if_notice(s, w,
+                 "what-if region \"" + r.name + "\" is not analysed: it is region " + std::to_string(number) +
+                     " of this measurement, and at most " + std::to_string(what_if_max_regions) +
+                     " are (named call sites included); it has no what-if rows and is not in the (all regions) "
+                     "rows, while the other regions' rows and the site profiles are kept");
+  return 0;
+}
+
+// A call site's what-if bits: the named call sites it matches, and the assumed bit.
+FORKSCALE_DETAIL_NOINLINE inline std::uint64_t what_if_call_bits_slow(session* s, const site& w) {
+  std::uint64_t bits = 0;
+  const what_if_config& c = s->what_if;
+  for (std::size_t i = 0; i < c.call_sites.size(); ++i)
+    if (spec_matches(c.call_sites[i], w)) bits |= std::uint64_t{1} << i;
+  for (const what_if_spec& a : c.assume)
+    if (spec_matches(a, w)) bits |= what_if_assumed_bit;
+  if (bits & what_if_region_bits) {
+    std::lock_guard<std::mutex> g(s->m);
+    for (std::uint64_t m = bits & what_if_region_bits; m; m &= m - 1) {
+      what_if_known_region& r = s->what_if_regions[static_cast<unsigned>(__builtin_ctzll(m))];
+      if (r.file.empty() && r.line == 0) {
+        r.file = w.file ? w.file : "";
+        r.line = w.line;
+        r.function = w.function ? w.function : "";
+        r.tag = w.tag ? w.tag : "";
+      }
+    }
+  }
+  return bits;
+}
+
+// The bits of a site (a guard's region, or a call site's), cached per thread.
+inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
+  struct slot {
+    std::uint64_t serial = 0;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    bool call = false;
+    std::uint64_t bits = 0;
+  };
+  static thread_local slot cache[64];
+  const std::uintptr_t h = (reinterpret_cast<std::uintptr_t>(w.file) >> 4) ^
+                           (reinterpret_cast<std::uintptr_t>(w.tag) >> 4) ^ (w.line * 0x9E3779B1u) ^
+                           static_cast<std::uintptr_t>(call);
+  slot& e = cache[h & 63u];
+  if (FORKSCALE_DETAIL_LIKELY(e.serial == s->serial && e.file == w.file && e.line == w.line &&
+                              e.function == w.function && e.tag == w.tag && e.call == call))
+    return e.bits;
+  const std::uint64_t bits = call ? what_if_call_bits_slow(s, w) : what_if_region_bit_slow(s, w);
+  e.serial = s->serial;
+  e.file = w.file;
+  e.function = w.function;
+  e.tag = w.tag;
+  e.line = w.line;
+  e.call = call;
+  e.bits = bits;
+  return bits;
+}
+
+// A strand inside what-if regions, or of a measurement that assumes call sites
+// faster: the path cost may differ from the work cost, and the regions' offsets
+// and work grow.
+FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint64_t raw, std::uint64_t cost) {
+  const what_if_config& cfg = f.sess->what_if;
+  strand_cost c{raw, cost, raw, cost};
+  if (f.what_if_mask & what_if_scaled_bit) {
+    const auto P = static_cast<std::uint64_t>(cfg.assume_factor.p);
+    const auto Q = (f.what_if_mask & what_if_assumed_bit) ? static_cast<std::uint64_t>(cfg.assume_factor.q) : P;
+    c = strand_cost{raw * P, cost * P, raw * Q, cost * Q};
+  }
+  const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
+  if (regions) {
+    what_if_add(f.totals.what_if, &cfg, regions, c.path);
+    record_what_if_work(f.sess, regions, c.work);
+  }
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_WHAT_IF_HPP
+// end include/forkscale/detail/observers/what_if.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
+// the task's previous strand and the end of the longest path through `f`.
+FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
+  record_state& rs = *f.rec;
+  record_buffer& b = rs.buffer();
+  raw_strand* r = b.strands.next(rs);
+  if (!r) {
+    ++b.dropped;
+    f.rec_prev = 0;
+    f.totals.last_strand = 0;
+    return;
+  }
+  r->prev = f.rec_prev;
+  r->crit_pred = f.totals.last_strand;
+  r->join_uid = f.rec_join_uid;
+  r->join_round = f.rec_join_round;
+  r->join_site = f.rec_join_site;
+  if (f.recording == recording_mode::with_wall_clock) {
+    r->wall_start = f.rec_wall_start;
+    r->wall_end = rs.wall_now();
+  } else {
+    r->wall_start = f.strand_start;
+    r->wall_end = t;
+  }
+  r->work = c.work;
+  r->path = c.path;
+  r->frame = f.rec_frame;
+  r->flags = f.rec_flags;
+  r->what_if = f.what_if_mask & what_if_region_bits;
+  const std::uint64_t id = strand_id(b, b.strands.size() - 1);
+  f.rec_prev = id;
+  f.totals.last_strand = id;
+  f.rec_flags = 0;
+  f.rec_join_uid = 0;
+  f.rec_join_site = 0;
+}
+
+// A spawn: the child starts after the strand that just ended, in the call path
+// the spawn site opens; the spawner's next strand is the continuation. Returns
+// whether a call path was interned just now (its cost is then in no strand).
+FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
+  tk.rec_from = f.rec_prev;
+  f.rec_flags |= rec_after_spawn;
+  bool missed = false;
+  try {
+    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
+  } catch (...) {
+    tk.rec_frame = f.rec_frame;
+  }
+  return missed;
+}
+
+// A sync_point's join took round `c.round` of its set: the next strand starts
+// after that join.
+FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
+  f.rec_join_uid = c.uid;
+  f.rec_join_round = c.round;
+  bool missed = false;
+  try {
+    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
+  } catch (...) {
+    f.rec_join_site = 0;
+  }
+}
+
+// A call opens: the strands inside run in the call path its site opens.
+// Returns whether the path was interned just now.
+FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
+  cs.caller_rec_frame = f.rec_frame;
+  bool missed = false;
+  try {
+    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
+  } catch (...) {
+  }
+  return missed;
+}
+
+// A labeled region's instance closes on this thread.
+FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
+  record_state& r = *f.rec;
+  if (!r.on()) return;
+  try {
+    r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
+  } catch (...) {
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_RECORD_HPP
+// end include/forkscale/detail/observers/record.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct measurement_observers {
+  // ---- strands ----------------------------------------------------------------
+  // Whether a strand's end goes past the plain path (one branch for both).
+  FORKSCALE_DETAIL_ALWAYS_INLINE static bool strands_watched(const frame& f) noexcept {
+    return (f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0;
+  }
+  // A watched strand ends at `t`: what-if may price it differently, and the
+  // recording keeps it.
+  static strand_cost strand_closed(frame& f, std::uint64_t t, std::uint64_t raw, std::uint64_t cost) noexcept {
+    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
+    if (f.recording != recording_mode::off) keep_strand(f, t, c);
+    return c;
+  }
+  // Every strand's cost, into the site profiles' running sums.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_added(frame& f, const strand_cost& c) noexcept {
+    f.local_work += c.work;
+    f.task_work += c.work;
+    f.path.local_span += c.path;
+    f.path.task_span += c.path;
+  }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_started(frame& f) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
+  }
+
+  // ---- tasks --------------------------------------------------------------------
+  static void root_started(frame& root, session& s) noexcept {
+    root.profile = s.profile;
+    root.task_id = root_task_id;
+    root.spawn_count = 0;
+    root.local_work = 0;
+    root.task_work = 0;
+    root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
+    root.context = site_registry::instance().empty();
+    root.prof_record_count = 0;
+    root.chain_credits = 0;
+    root.path = path_prof{};
+    root.what_if_mask = s.what_if_root_mask;
+    root.recording = s.recording;
+    root.rec = s.rec.get();
+    root.rec_frame = 0;
+    root.rec_flags = 0;
+    root.rec_prev = 0;
+    root.rec_join_uid = 0;
+    root.rec_end_uid = 0;
+  }
+
+  FORKSCALE_DETAIL_ALWAYS_INLINE static bool spawned(frame& f, spawn_token& tk, const site& where) {
+    tk.what_if_mask = f.what_if_mask;
+    bool registered = false;
+    if (f.profile) registered = profile_spawn(f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) registered |= keep_spawn(f, tk, where);
+    return registered;
+  }
+
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void task_started(frame& c, session& s, spawn_token& tk) noexcept {
+    c.what_if_mask = tk.what_if_mask;
+    c.profile = tk.profile;
+    if (tk.profile) profile_task_start(c, tk);
+    c.recording = s.recording;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
+      c.rec = s.rec.get();
+      c.rec_frame = tk.rec_frame;
+      c.rec_flags = rec_task_start;
+      c.rec_prev = tk.rec_from;
+      c.rec_join_uid = 0;
+      c.rec_end_uid = 0;
+    }
+  }
+
+  // What the task's path carries to its join for the profiles (its own
+  // invocation's record is made here), and for the recording.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static path_prof task_ended(frame& c) {
+    if (c.profile) return profile_task_end(c);
+    return path_prof{};
+  }
+  // The task ends while children it left still run: its record waits for them
+  // (`d`, null when there is none).
+  static path_prof task_ended_deferred(frame& c, deferred_record*& d) {
+    if (c.profile) return profile_task_end_deferred(c, d);
+    return path_prof{};
+  }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static join_source task_source(const frame& c) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
+      return join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    return join_source{};
+  }
+
+  // ---- joins --------------------------------------------------------------------
+  // Before the children's path values fold into the task's: the longer path
+  // keeps its profile chain.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void join_taken(frame& f, join_contents& c) noexcept {
+    if (f.profile) {
+      profile_join(f, c.prof, c.totals.span);
+    } else {
+      release_prof(c.prof.chain);
+    }
+  }
+  // After: the recording's edges. `where` is null for the children a task
+  // merges at its end.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
+      if (where) {
+        keep_join(f, c, *where);
+      } else if (c.finished != 0) {
+        f.rec_end_uid = c.uid;
+        f.rec_end_round = c.round;
+      }
+    }
+  }
+
+  // ---- call sites ---------------------------------------------------------------
+  // With site profiles on, the clock is read when the call opens and closes, so
+  // that the strands inside belong to the call's invocation.
+  template <class E>
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void call_opened(frame& f, call_state& cs, const site& where) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
+      call_opened_slow<E>(f, cs, where);
+    } else if (f.profile) {
+      call_opened_profiled<E>(f, cs, where);
+    }
+  }
+
+  // A profiled call: the strand before it ends, its invocation opens.
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_opened_profiled(frame& f, call_state& cs, const site& where) noexcept {
+    E::split_strand_inline(f);
+    // A site registered just now: its cost is in no strand.
+    if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
+      E::start_strand(f, E::now(f));
+  }
+
+  // A call in a measurement that names what-if call sites, or records.
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
+    std::uint64_t what_if_new = 0;
+    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
+    if (f.profile || what_if_new || f.recording != recording_mode::off) E::split_strand(f);
+    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
+      E::start_strand(f, E::now(f));
+    if (what_if_new != 0) {
+      cs.what_if_set = true;
+      cs.caller_what_if_mask = f.what_if_mask;
+      f.what_if_mask |= what_if_new;
+      if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
+    }
+    if (f.profile && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
+      E::start_strand(f, E::now(f));
+  }
+
+  template <class E>
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void call_closed(frame& f, call_state& cs) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
+      call_closed_slow<E>(f, cs);
+    } else if (f.profile && cs.caller_context) {
+      call_closed_profiled<E>(f, cs);
+    }
+  }
+
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_closed_profiled(frame& f, call_state& cs) noexcept {
+    E::split_strand_inline(f);
+    profile_call_close(f, cs);
+  }
+
+  template <class E>
+  FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
+    const bool profiled = f.profile && cs.caller_context;
+    if (profiled || cs.what_if_set || f.recording != recording_mode::off) E::split_strand(f);
+    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
+    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
+    if (profiled) profile_call_close(f, cs);
+  }
+
+  // ---- what-if regions ----------------------------------------------------------
+  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
+  // Entering a region the task is already inside counts once. The engine has
+  // counted the guard (ws.task, ws.depth).
+  template <class E>
+  static void what_if_opened(frame& f, what_if_state& ws, std::uint64_t bit) noexcept {
+    if (!bit || (f.what_if_mask & bit)) return;
+    record_what_if_entries(f.sess, bit);
+    E::split_strand(f);
+    ws.saved_mask = f.what_if_mask;
+    f.what_if_mask |= bit;
+    ws.changed = true;
+  }
+  // The region's bit (0: not analysed), looked up before the guard counts.
+  static std::uint64_t what_if_bit(frame& f, const site& where, bool& failed) noexcept {
+    try {
+      return what_if_site_bits(f.sess, where, false);
+    } catch (...) {
+      failed = true;  // out of memory registering the region: it is not analysed
+      return 0;
+    }
+  }
+  template <class E>
+  static void what_if_closed(frame& f, what_if_state& ws) noexcept {
+    if (!ws.changed) return;
+    E::split_strand(f);
+    f.what_if_mask = ws.saved_mask;
+  }
+
+  // ---- depend edges (detail/ompt/depend.hpp) ------------------------------------
+  // A path value kept at the running point of `f`: its what-if offsets and its
+  // site profile (see profile_path_kept).
+  static void path_kept(frame& f, bool task_end, kept_path& k) {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) k.what_if = what_if_copy(f.totals.what_if);
+    if (f.profile) k.prof = profile_path_kept(f, task_end);
+  }
+  // A task's predecessors joined its path where it starts: its invocation
+  // starts after them.
+  static void task_restarted(frame& f) noexcept {
+    if (f.profile) profile_restart_task(f);
+  }
+
+  // ---- labeled regions and the measurement --------------------------------------
+  static void region_opened(frame& f, region_state& rs) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) rs.rec_wall_open = f.rec->wall_now();
+  }
+  static void region_closed(frame& f, const region_state& rs) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) keep_region_instance(f, rs);
+  }
+  static void measurement_started(session& s) noexcept {
+    if (s.rec) s.rec->start();
+  }
+};
+
+// The engine a measurement runs, for one clock policy.
+template <class Clock>
+using engine = basic_engine<Clock, measurement_observers>;
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OBSERVERS_LIST_HPP
+// end include/forkscale/detail/observers/list.hpp
 // begin include/forkscale/detail/ompt/tool.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OMPT_TOOL_HPP
 #define FORKSCALE_SINGLE_DETAIL_OMPT_TOOL_HPP
@@ -8098,71 +8444,11 @@ FORKSCALE_NAMESPACE_END
 // files of the one before.
 //
 // Including this header (forkscale.hpp does) installs the writer in the
-// engine's hook (detail/record/views_hook.hpp).
+// hook (detail/output/views_hook.hpp).
 #include <exception>
 #include <string>
 #include <utility>
 
-// begin include/forkscale/detail/record/views_hook.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// the engine. At the end of every outermost measurement the engine calls
-// write_record_views(); the writers themselves live in detail/output/
-// (record_views.hpp), which sets record_views_writer from a static initializer,
-// so the engine never includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-using diagnostic_handler = std::function<void(const diagnostic&)>;
-
-// Writes the files the environment asks for; adds a diagnostic to the report for
-// each one it could not write. Set by detail/output/record_views.hpp.
-using record_views_fn = void (*)(report&, const diagnostic_handler&);
-inline record_views_fn record_views_writer = nullptr;
-
-// The value of an environment variable, or empty.
-inline std::string environment_value(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
-
-// A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
-                                std::string problem) {
-  diagnostic d{variable, std::move(problem)};
-  ++rep.diagnostic_count;
-  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  deliver_diagnostic(handler, d);
-}
-
-// Called by finish_session with the finished report.
-inline void write_record_views(report& rep, const diagnostic_handler& handler) {
-  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
-  if (record_views_writer) {
-    record_views_writer(rep, handler);
-    return;
-  }
-  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// end include/forkscale/detail/record/views_hook.hpp
 // begin include/forkscale/detail/output/trace.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
@@ -9228,6 +9514,66 @@ FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 // end include/forkscale/detail/output/trace.hpp
+// begin include/forkscale/detail/output/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// a measurement. At the end of every outermost measurement finish_session
+// calls write_record_views(); the writers themselves (record_views.hpp) set
+// record_views_writer from a static initializer, so a measurement never
+// includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  deliver_diagnostic(handler, d);
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -15367,10 +15713,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -15760,10 +16110,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -15787,10 +16141,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -15834,10 +16192,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -15856,12 +16218,9 @@ inline bool follows(dep_type later, dep_type earlier) noexcept {
   return later != earlier && (later != dep_type::in || earlier != dep_type::in);
 }
 
-// A path value, kept: what a predecessor's end hands to each successor.
-struct snapshot {
-  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  what_if_vec* what_if = nullptr;  // owned
-  path_prof prof;                  // owns one reference to prof.chain
-};
+// A path value, kept: what a predecessor's end hands to each successor
+// (engine/state.hpp).
+using snapshot = kept_path;
 
 inline void release(snapshot& s) noexcept {
   what_if_release(s.what_if);
@@ -15870,41 +16229,13 @@ inline void release(snapshot& s) noexcept {
   s.prof.chain = nullptr;
 }
 
-// The path value at the current point of the running frame `f` (its open strand
-// is closed first, so that its cost is on the path). `task_end`: `f` is a task
-// about to end, and the value is the one it will report — its own invocation's
-// record on top of its chain, its running sums back at its start, as the
-// engine's profile_task_end leaves them; otherwise it is the value at a point the
-// task goes on from, as a spawn hands it to a child.
+// The path value at the current point of the running frame `f`, through the
+// engine's point for it (engine<Clock>::keep_path). `task_end`: `f` is a task
+// about to end, and the value is the one it will report; otherwise it is the
+// value at a point the task goes on from, as a spawn hands it to a child.
 template <class Clock>
 snapshot take(frame& f, bool task_end) {
-  engine<Clock>::split_strand(f);
-  snapshot s;
-  s.span = f.totals.span;
-  s.burdened_span = f.totals.burdened_span;
-  s.raw_span = f.totals.raw_span;
-  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = what_if_copy(f.totals.what_if);
-  if (!f.profile) return s;
-  s.prof.task = f.task_id;
-  s.prof.chain = share_path(f);
-  if (!task_end) {
-    s.prof.local_span = f.path.local_span;
-    s.prof.task_span = f.path.task_span;
-    return s;
-  }
-  prof_record r{};
-  r.site = f.task_site;
-  r.flags = f.task_flags;
-  r.work = f.totals.work;
-  r.span = static_cast<std::int64_t>(f.totals.span - f.span_at_start);
-  r.local_work = f.local_work;
-  r.local_span = static_cast<std::int64_t>(f.path.local_span - f.local_span_at_start);
-  r.task_work = f.task_work;
-  r.task_span = static_cast<std::int64_t>(f.path.task_span - f.task_span_at_start);
-  push_records(s.prof.chain, &r, 1);  // on span only: its work is filed once, when the task ends
-  s.prof.local_span = f.local_span_at_start;
-  s.prof.task_span = f.task_span_at_start;
-  return s;
+  return guard_events<Clock>::keep_path(f, task_end);
 }
 
 // Reports a copy of `s` into `j`, as a finished zero-work child; `counted` says
@@ -16039,22 +16370,18 @@ inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, ses
   preds.clear();
 }
 
-// The successor starts: its predecessors' ends join its path (one sync). At a
-// task's start (`task_start`) its invocation starts after them: its span in the
-// site profiles does not take in theirs, as its work does not take in their work
-// (profile_restart_task). The encountering task of `task if(0) depend(...)`
-// joins them mid-way (task_start false): they are its own children, whose work
-// its invocation counts when it joins them.
+// The successor starts: its predecessors' ends join its path (one sync, the
+// engine's join_kept). At a task's start (`task_start`) its invocation starts
+// after them: its span in the site profiles does not take in theirs, as its
+// work does not take in their work. The encountering task of `task if(0)
+// depend(...)` joins them mid-way (task_start false): they are its own
+// children, whose work its invocation counts when it joins them.
 template <class Clock>
 void join_predecessors(join_set*& preds, const site& where, bool task_start) {
   if (!preds) return;
-  sync_state st;
-  engine<Clock>::begin_sync(st, where);
-  engine<Clock>::end_sync(st, preds, false, where);
+  guard_events<Clock>::join_kept(preds, where, task_start);
   preds->release(nullptr);
   preds = nullptr;
-  frame* f = engine<Clock>::current();
-  if (task_start && f && f->profile) profile_restart_task(*f);
 }
 
 // A predecessor's end: its path value, kept for its successors.
@@ -16263,10 +16590,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -16343,10 +16674,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -17044,10 +17379,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -17751,10 +18090,14 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
 #else
 #define FORKSCALE_DETAIL_LIKELY(x) (x)
 #define FORKSCALE_DETAIL_UNLIKELY(x) (x)
 #define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
@@ -18176,6 +18519,7 @@ FORKSCALE_DETAIL_OMPT_ENTRY void __kmpc_taskloop_5(void* loc, int gtid, void* ta
 #undef FORKSCALE_DETAIL_LIKELY
 #undef FORKSCALE_DETAIL_UNLIKELY
 #undef FORKSCALE_DETAIL_NOINLINE
+#undef FORKSCALE_DETAIL_ALWAYS_INLINE
 // end include/forkscale/detail/macro_unscope.hpp
 #endif  // FORKSCALE_SINGLE_ADAPTERS_OMPT_HPP
 // end include/forkscale/adapters/ompt.hpp

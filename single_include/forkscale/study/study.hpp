@@ -3461,1526 +3461,11 @@ FORKSCALE_NAMESPACE_END
 // files of the one before.
 //
 // Including this header (forkscale.hpp does) installs the writer in the
-// engine's hook (detail/record/views_hook.hpp).
+// hook (detail/output/views_hook.hpp).
 #include <exception>
 #include <string>
 #include <utility>
 
-// begin include/forkscale/detail/record/views_hook.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// the engine. At the end of every outermost measurement the engine calls
-// write_record_views(); the writers themselves live in detail/output/
-// (record_views.hpp), which sets record_views_writer from a static initializer,
-// so the engine never includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
-#include <cstdio>
-#include <cstdlib>
-#include <functional>
-#include <string>
-
-// begin include/forkscale/detail/engine/session.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// detail/engine/session.hpp: one measurement — its clock, burden and
-// compensation, its labeled regions, its per-thread tables, and the misuse found.
-// The event path touches it only through plain reads of its constants and the
-// calling thread's own table.
-#include <atomic>
-#include <cstdint>
-#include <cstdio>
-#include <exception>
-#include <functional>
-#include <memory>
-#include <mutex>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
-// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
-// TaskProf FSE'17), and the task ids that break ties between equal paths.
-#include <cstdint>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
-inline std::uint64_t mix64(std::uint64_t z) noexcept {
-  z ^= z >> 30;
-  z *= 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 27;
-  z *= 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return z;
-}
-// The id of the k-th task spawned by `parent`: a function of the program's
-// structure only, so ties break the same way whatever the interleaving.
-inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
-  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
-}
-constexpr std::uint64_t root_task_id = 1;
-
-// Does the path (span, task) beat (other_span, other_task) at a join? The longer
-// one wins; between equal ones, the one from the task with the larger id.
-inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
-                       std::uint64_t other_task) noexcept {
-  return span > other_span || (span == other_span && task > other_task);
-}
-
-// Which measurements an invocation counts in (Cilkprof §6).
-enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
-
-// One finished invocation. Times in clock ticks. No default member initializers:
-// frames and chain nodes hold arrays of these that must cost nothing to construct
-// (make one with prof_record r{}).
-struct prof_record {
-  std::uint32_t site;
-  unsigned char flags;
-  std::uint64_t work;
-  std::int64_t span;
-  std::uint64_t local_work;
-  std::int64_t local_span;
-  std::uint64_t task_work;  // tasks only: the task's own strands
-  std::int64_t task_span;   // tasks only: exclusive span
-};
-
-// Count, work and span summed over invocations (one of Cilkprof's measurements).
-struct measure_sum {
-  std::uint64_t count = 0;
-  std::uint64_t work = 0;
-  std::int64_t span = 0;
-
-  void add(std::uint64_t w, std::int64_t s) noexcept {
-    ++count;
-    work += w;
-    span += s;
-  }
-  void add(const measure_sum& o) noexcept {
-    count += o.count;
-    work += o.work;
-    span += o.span;
-  }
-};
-
-// Per-site sums of records: the top-call-site, top-caller and local
-// measurements, and a spawn site's exclusive work and span.
-struct site_sums {
-  measure_sum top_call_site, top_caller, local;
-  std::uint64_t task_work = 0;
-  std::int64_t task_span = 0;
-
-  void add(const prof_record& r) noexcept {
-    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
-    local.add(r.local_work, r.local_span);
-    task_work += r.task_work;
-    task_span += r.task_span;
-  }
-  void add(const site_sums& o) noexcept {
-    top_call_site.add(o.top_call_site);
-    top_caller.add(o.top_caller);
-    local.add(o.local);
-    task_work += o.task_work;
-    task_span += o.task_span;
-  }
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
-// begin include/forkscale/detail/record/buffer.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-// detail/record/buffer.hpp: what recording keeps while the program runs. Each
-// thread appends to its own buffer (no lock, no atomic but a relaxed read of
-// the session's on-switch); memory comes in chunks charged against
-// options::record_limit, and past it recording stops for every thread.
-//
-// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
-// the strand's position + 1 in the low 40, so that ids need no shared counter
-// and map back to a position in O(1). Joins are named by the join set's id
-// (made the same way) and the round of the set (a task's sync block is used
-// for one join after another).
-#include <atomic>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <new>
-#include <vector>
-
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline constexpr unsigned record_id_shift = 40;
-inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
-
-// Flags of a raw strand: how it began.
-inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
-inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
-
-struct raw_strand {
-  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
-  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
-  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
-  std::uint64_t wall_start = 0, wall_end = 0;
-  std::uint64_t work = 0, path = 0;  // engine ticks
-  std::uint32_t join_round = 0;
-  std::uint32_t frame = 0;  // call path (call_tree)
-  std::uint32_t flags = 0;
-  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
-  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
-};
-
-// Something reported to a join: a task's last strand, or a join handed on.
-struct raw_edge {
-  std::uint64_t to_uid = 0;
-  std::uint64_t from_strand = 0;  // 0: none
-  std::uint64_t from_uid = 0;     // 0: none
-  std::uint32_t to_round = 0;
-  std::uint32_t from_round = 0;
-};
-
-// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
-struct raw_lock {
-  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
-  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
-  std::uint32_t lock = 0, site = 0;   // call_tree site indices
-  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
-  bool contended = false;
-};
-
-struct region_node;
-struct raw_region {
-  const region_node* node = nullptr;
-  std::uint64_t wall_open = 0, wall_close = 0;
-};
-
-class record_state;
-
-// Append-only storage in fixed chunks, charged to the record's budget.
-template <class T, std::size_t N>
-class record_chunks {
- public:
-  // Room for one more, or null when the budget is spent.
-  T* next(record_state& rs);
-  std::size_t size() const noexcept { return size_; }
-  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
-
- private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
-  std::size_t size_ = 0;
-};
-
-struct record_buffer {
-  std::uint32_t index = 0;  // the thread's index in the record
-  std::uint64_t os_id = 0;
-  std::uint64_t next_uid = 0;
-  std::uint64_t dropped = 0;  // strands not kept (budget spent)
-  record_chunks<raw_strand, 1024> strands;
-  record_chunks<raw_edge, 1024> edges;
-  record_chunks<raw_lock, 256> locks;
-  std::vector<raw_region> regions;
-};
-
-// One measurement's recording.
-class record_state {
- public:
-  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
-    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
-    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
-    separate_wall_ = wall_kind_ != clock;
-    origin_ = read_clock(wall_kind_);
-  }
-
-  // The measurement starts: wall times are counted from here.
-  void start() noexcept { origin_ = read_clock(wall_kind_); }
-  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
-  bool separate_wall() const noexcept { return separate_wall_; }
-  clock_kind wall_kind() const noexcept { return wall_kind_; }
-  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
-  std::uint64_t origin() const noexcept { return origin_; }
-  std::uint64_t limit() const noexcept { return limit_; }
-  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
-  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
-  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
-
-  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
-  bool charge(std::uint64_t n) noexcept {
-    if (!on()) return false;
-    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
-    if (before + n <= limit_) return true;
-    bytes_.fetch_sub(n, std::memory_order_relaxed);
-    limit_hit_.store(true, std::memory_order_relaxed);
-    on_.store(false, std::memory_order_relaxed);
-    return false;
-  }
-
-  // Recording stops (a measurement that ends with tasks still running).
-  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
-
-  // This thread's buffer.
-  record_buffer& buffer() {
-    struct slot {
-      std::uint64_t serial = 0;
-      record_buffer* buffer = nullptr;
-    };
-    static thread_local slot cached;
-    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
-    std::lock_guard<std::mutex> g(m_);
-    auto b = std::make_unique<record_buffer>();
-    b->index = static_cast<std::uint32_t>(buffers_.size());
-#if defined(__linux__)
-    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
-#endif
-    buffers_.push_back(std::move(b));
-    cached.serial = serial_;
-    cached.buffer = buffers_.back().get();
-    return *cached.buffer;
-  }
-
-  // Every buffer, for building the record once no thread appends any more.
-  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
-    std::lock_guard<std::mutex> g(m_);
-    return buffers_;
-  }
-
- private:
-  std::uint64_t serial_;
-  std::uint64_t limit_;
-  clock_kind wall_kind_ = clock_kind::steady;
-  bool separate_wall_ = false;
-  std::uint64_t origin_ = 0;
-  std::atomic<bool> on_{true};
-  std::atomic<bool> limit_hit_{false};
-  std::atomic<std::uint64_t> bytes_{0};
-  std::mutex m_;
-  std::vector<std::unique_ptr<record_buffer>> buffers_;
-};
-
-template <class T, std::size_t N>
-T* record_chunks<T, N>::next(record_state& rs) {
-  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
-    if (size_ / N == chunks_.size()) {
-      if (!rs.charge(sizeof(T) * N)) return nullptr;
-      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
-      if (!c) {
-        rs.stop();
-        return nullptr;
-      }
-      chunks_.push_back(std::move(c));
-    }
-  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
-    return nullptr;
-  }
-  T* p = &chunks_[size_ / N][size_ % N];
-  ++size_;
-  return p;
-}
-
-// A strand's id from its buffer and position, and back.
-inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
-  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
-// end include/forkscale/detail/record/buffer.hpp
-// begin include/forkscale/detail/record/mode.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
-#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
-// detail/record/mode.hpp: whether a measurement records its execution, which a
-// session sets and each frame copies.
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Whether a measurement records its execution (options::record, detail/record/),
-// and where the record's wall clock comes from.
-enum class recording_mode : unsigned char {
-  off,
-  on,               // the measurement's clock is the wall clock
-  with_wall_clock,  // the wall clock is read beside the measurement's clock
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
-// end include/forkscale/detail/record/mode.hpp
-// begin include/forkscale/detail/util/strings.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-// detail/util/strings.hpp: small string helpers shared by the engine, the
-// what-if configuration and the writers.
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// `s` without leading and trailing blanks.
-inline std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return std::string();
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
-// `text` cut at every `sep` (an empty text gives one empty piece).
-inline std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = text.find(sep, a);
-    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) return out;
-    a = b + 1;
-  }
-}
-
-// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
-// when the line is not known (0: OMPT mode names a site whose line the debug
-// information does not give by its file alone, docs/ompt.md).
-inline std::string short_site_name(const std::string& file, unsigned line) {
-  const auto slash = file.find_last_of("/\\");
-  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
-}
-
-// "file.cpp:42 in function", or the tag: how diagnostics name a site.
-inline std::string describe_site(const site& where) {
-  if (where.tag) return std::string(where.tag);
-  std::string s = short_site_name(where.file ? where.file : "", where.line);
-  if (where.function && *where.function) {
-    s += " in ";
-    s += where.function;
-  }
-  return s;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
-// end include/forkscale/detail/util/strings.hpp
-// begin include/forkscale/detail/what_if/offsets.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
-// (docs/model.md, "What-if regions").
-//
-// For each scenario s (0: every region together; r + 1: region r alone) and each
-// factor k = p/q, a path's what-if length is its length with every strand inside
-// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
-// grow by a strand's cost, as the real length does, except inside regions; so a
-// path value keeps them as offsets from its real length, in units of 1/p tick:
-//
-//   what-if length (s, k) = span + d[s·F + k] / p_k.
-//
-// A strand outside every region changes no offset; a strand of cost c inside
-// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
-// regions (each strand at most once per scenario, so nested regions count once).
-// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
-// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
-// Max and + commute, so the result is the same whatever the interleaving, as
-// for the real span. Offsets are exact integers; the report divides at the end.
-#include <algorithm>
-#include <atomic>
-#include <cstdint>
-#include <cstring>
-#include <new>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/what_if/factors.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
-// factors as exact fractions, call sites named at run time, and the
-// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
-#include <cerrno>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <string>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
-// bits for the advisor's "assume faster" mode.
-inline constexpr unsigned what_if_max_regions = 62;
-inline constexpr unsigned what_if_max_factors = 16;
-inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
-inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
-inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
-// Numerators and denominators of factors are at most this: offsets stay within
-// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
-inline constexpr std::int64_t what_if_max_term = 65536;
-
-// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
-struct what_if_fraction {
-  double value = 1;
-  std::int64_t p = 1;
-  std::int64_t q = 1;
-};
-
-inline std::string format_factor(double v) {
-  if (std::isinf(v)) return "inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-// `origin` names where the value came from, for the error message.
-inline what_if_fraction make_factor(double v, const std::string& origin) {
-  if (std::isnan(v))
-    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
-  if (!(v > 0))
-    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
-                " is not positive; factors must be positive numbers or inf");
-  what_if_fraction f;
-  f.value = v;
-  if (std::isinf(v)) {
-    f.p = 1;
-    f.q = 0;
-    return f;
-  }
-  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
-    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
-                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
-  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
-  double best_err = std::numeric_limits<double>::infinity();
-  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
-    const double pd = std::nearbyint(v * static_cast<double>(q));
-    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
-      if (pd > static_cast<double>(what_if_max_term)) break;
-      continue;
-    }
-    const double err = std::fabs(pd / static_cast<double>(q) - v);
-    if (err < best_err) {
-      best_err = err;
-      f.p = static_cast<std::int64_t>(pd);
-      f.q = q;
-      if (err <= v * 1e-12) break;
-    }
-  }
-  return f;
-}
-
-// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
-// a number too large for a double ("1e400") or too small ("1e-400") is out of
-// range, not infinity or zero.
-inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
-  const std::string t = trim(text);
-  std::string lower;
-  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
-  if (t.empty())
-    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(t.c_str(), &end);
-  const bool out_of_range = errno == ERANGE;
-  if (end == t.c_str() || *end != '\0')
-    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
-  if (out_of_range)
-    throw error("forkscale: " + origin + ": what-if factor \"" + t +
-                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
-  if (std::isinf(v))
-    throw error("forkscale: " + origin + ": what-if factor \"" + t +
-                "\" is not a factor; only inf or infinity means infinitely fast");
-  return make_factor(v, origin);
-}
-
-// A call site named at run time: "file:line" (the file matched as a path suffix at
-// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
-// or "tag=NAME".
-struct what_if_spec {
-  std::string text;
-  std::string file;
-  unsigned line = 0;
-  std::string tag;
-  bool by_tag = false;
-};
-
-inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
-  what_if_spec s;
-  s.text = trim(raw);
-  if (s.text.compare(0, 4, "tag=") == 0) {
-    s.by_tag = true;
-    s.tag = s.text.substr(4);
-    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
-    return s;
-  }
-  const auto colon = s.text.find_last_of(':');
-  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
-  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
-  for (char c : digits) ok = ok && c >= '0' && c <= '9';
-  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
-  s.file = s.text.substr(0, colon);
-  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
-  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
-  return s;
-}
-
-inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
-  if (s.by_tag) return w.tag && s.tag == w.tag;
-  if (w.line != s.line || !w.file) return false;
-  const std::size_t n = std::strlen(w.file), m = s.file.size();
-  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
-  if (n == m) return true;
-  const char before = w.file[n - m - 1];
-  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
-}
-
-// The environment variable: entries separated by ';' — call sites, and
-// "factors=2,4,inf" which replaces the factor list (once: a second one is an
-// error, not a replacement).
-inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
-                              std::vector<what_if_fraction>& factors, bool& factors_set) {
-  const std::string origin = "FORKSCALE_WHAT_IF";
-  for (const std::string& piece : split(value ? value : "", ';')) {
-    const std::string item = trim(piece);
-    if (item.empty()) continue;
-    if (item.compare(0, 8, "factors=") == 0) {
-      if (factors_set)
-        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
-      factors.clear();
-      factors_set = true;
-      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
-      continue;
-    }
-    specs.push_back(parse_spec(item, origin));
-  }
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
-// end include/forkscale/detail/what_if/factors.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct what_if_config;
-
-// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
-// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
-// token); a spawn copies it. Blocks are cached per thread by size class.
-struct what_if_vec {
-  what_if_vec* next_free = nullptr;
-  const what_if_config* cfg = nullptr;
-  std::uint32_t n = 0;
-  std::uint32_t cls = 0;
-  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
-  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
-};
-static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
-
-inline constexpr unsigned what_if_classes = 3;
-inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
-  return 64u << (3u * cls);
-}  // 64, 512, 4096
-
-inline std::atomic<std::size_t>& what_if_bytes() noexcept {
-  static std::atomic<std::size_t> b{0};
-  return b;
-}
-
-struct what_if_cache {
-  what_if_vec* head[what_if_classes] = {};
-  unsigned count[what_if_classes] = {};
-  ~what_if_cache();
-  static what_if_cache& local() noexcept {
-    static thread_local what_if_cache c;
-    return c;
-  }
-};
-
-inline what_if_cache::~what_if_cache() {
-  for (unsigned c = 0; c < what_if_classes; ++c)
-    while (head[c]) {
-      what_if_vec* v = head[c];
-      head[c] = v->next_free;
-      v->~what_if_vec();
-      ::operator delete(v);
-      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
-                                std::memory_order_relaxed);
-    }
-}
-
-inline what_if_vec* what_if_alloc(std::uint32_t entries) {
-  unsigned cls = 0;
-  while (what_if_class_capacity(cls) < entries) ++cls;
-  what_if_cache& c = what_if_cache::local();
-  what_if_vec* v = c.head[cls];
-  if (v) {
-    c.head[cls] = v->next_free;
-    --c.count[cls];
-  } else {
-    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
-    v = new (::operator new(bytes)) what_if_vec;
-    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
-  }
-  v->next_free = nullptr;
-  v->cls = cls;
-  v->n = 0;
-  return v;
-}
-
-inline void what_if_release(what_if_vec* v) noexcept {
-  if (!v) return;
-  what_if_cache& c = what_if_cache::local();
-  if (c.count[v->cls] >= 64) {
-    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
-                              std::memory_order_relaxed);
-    v->~what_if_vec();
-    ::operator delete(v);
-    return;
-  }
-  v->next_free = c.head[v->cls];
-  c.head[v->cls] = v;
-  ++c.count[v->cls];
-}
-
-inline what_if_vec* what_if_copy(const what_if_vec* v) {
-  if (!v) return nullptr;
-  what_if_vec* c = what_if_alloc(v->n);
-  c->cfg = v->cfg;
-  c->n = v->n;
-  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
-  return c;
-}
-
-// Makes `v` hold at least `entries` offsets (new ones are 0).
-inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
-  if (!v) {
-    v = what_if_alloc(entries);
-    v->cfg = cfg;
-  }
-  if (v->n >= entries) return;
-  if (what_if_class_capacity(v->cls) < entries) {
-    what_if_vec* bigger = what_if_alloc(entries);
-    bigger->cfg = v->cfg;
-    bigger->n = v->n;
-    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
-    what_if_release(v);
-    v = bigger;
-  }
-  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
-  v->n = entries;
-}
-
-// What a measurement analyses: its factors, the call sites named at run time, and
-// the advisor's "assume faster" call sites. Fixed when the measurement starts.
-struct what_if_config {
-  std::vector<what_if_fraction> factors;
-  unsigned F = 0;
-  std::int64_t p[what_if_max_factors] = {};
-  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
-  std::vector<what_if_spec> call_sites;
-  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
-  what_if_fraction assume_factor;
-  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
-                           // an assumed strand's path cost by assume_factor.q instead
-};
-
-// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
-// the two entry by entry; `b` (ending at b_span) is consumed.
-inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
-  if (!b) {
-    if (!a) return;
-    // b's offsets are all 0: its what-if lengths equal its real length.
-  } else if (!a && a_span == 0) {
-    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
-    // every what-if length is ≥ 0 when factors are positive.
-    a = b;
-    b = nullptr;
-    return;
-  }
-  const what_if_config* cfg = a ? a->cfg : b->cfg;
-  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
-  what_if_reserve(a, cfg, n);
-  const std::uint64_t top = a_span > b_span ? a_span : b_span;
-  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
-  const unsigned F = cfg->F;
-  std::int64_t* x = a->data();
-  const std::int64_t* y = b ? b->data() : nullptr;
-  const std::uint32_t bn = b ? b->n : 0;
-  for (std::uint32_t base = 0; base < n; base += F)
-    for (unsigned i = 0; i < F; ++i) {
-      const std::uint32_t e = base + i;
-      const std::int64_t va = x[e] - da * cfg->p[i];
-      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
-      x[e] = va > vb ? va : vb;
-    }
-  what_if_release(b);
-  b = nullptr;
-}
-
-// A strand of path cost `cost` inside the regions of `mask` (region bits only).
-inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
-  if (cost == 0) return;
-  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
-  const unsigned F = cfg->F;
-  what_if_reserve(v, cfg, (top + 2) * F);
-  std::int64_t* d = v->data();
-  const auto c = static_cast<std::int64_t>(cost);
-  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
-  for (std::uint64_t m = mask; m; m &= m - 1) {
-    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
-    std::int64_t* e = d + (r + 1) * F;
-    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
-  }
-}
-
-// A what-if region of one measurement, known from its first entry (or, for a call
-// site named at run time, from the start).
-struct what_if_known_region {
-  std::string name;
-  std::string file;
-  unsigned line = 0;
-  std::string function;
-  std::string tag;
-  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
-  std::string spec;        // for a named call site: the text that named it
-  bool entered = false;    // set under the session lock at the first entry
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
-// end include/forkscale/detail/what_if/offsets.hpp
-// begin include/forkscale/detail/engine/load.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
-// and end from the scheduler's counters, never on the event path.
-//
-// Linux keeps, per thread, the time it was ready to run but waited for a CPU
-// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
-// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
-// switches of threads that have already exited; /proc/stat's procs_running is how
-// many threads are ready to run on the whole machine right now.
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <thread>
-#include <utility>
-#include <vector>
-
-
-#if defined(__linux__)
-#include <dirent.h>
-#include <sys/resource.h>
-#define FORKSCALE_DETAIL_LOAD_CHECK 1
-#else
-#define FORKSCALE_DETAIL_LOAD_CHECK 0
-#endif
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct thread_sched {
-  long tid = 0;
-  std::uint64_t wait_ns = 0;
-  std::uint64_t migrations = 0;
-};
-
-struct load_snapshot {
-  bool ok = false;
-  std::vector<thread_sched> threads;  // sorted by tid
-  std::uint64_t involuntary_switches = 0;
-};
-
-#if FORKSCALE_DETAIL_LOAD_CHECK
-// The number after "key" and spaces or a colon in a small text file, or `fallback`.
-inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return false;
-  char line[256];
-  bool found = false;
-  const std::size_t n = std::strlen(key);
-  while (!found && std::fgets(line, sizeof line, f)) {
-    if (std::strncmp(line, key, n) != 0) continue;
-    const char* p = line + n;
-    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
-    unsigned long long v = 0;
-    found = std::sscanf(p, "%llu", &v) == 1;
-    out = v;
-  }
-  std::fclose(f);
-  return found;
-}
-
-inline bool read_thread(long tid, thread_sched& t) {
-  char path[320];
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
-  std::FILE* f = std::fopen(path, "r");
-  if (!f) return false;
-  unsigned long long run = 0, wait = 0;
-  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
-  std::fclose(f);
-  if (!ok) return false;
-  t.tid = tid;
-  t.wait_ns = wait;
-  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
-  std::uint64_t m = 0;
-  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
-  return true;
-}
-
-// Calls fn(tid) for each thread of this process.
-template <class Fn>
-void for_each_thread(Fn&& fn) {
-  DIR* d = opendir("/proc/self/task");
-  if (!d) return;
-  while (dirent* e = readdir(d))
-    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
-  closedir(d);
-}
-
-inline load_snapshot take_load_snapshot() {
-  load_snapshot s;
-  for_each_thread([&](long tid) {
-    thread_sched t;
-    if (read_thread(tid, t)) s.threads.push_back(t);
-  });
-  std::sort(s.threads.begin(), s.threads.end(),
-            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
-  rusage ru{};
-  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
-  s.ok = !s.threads.empty();
-  return s;
-}
-
-// This process's threads that are running or ready to run (state R).
-inline unsigned own_runnable_threads() {
-  unsigned n = 0;
-  for_each_thread([&](long tid) {
-    char path[96];
-    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-    std::FILE* f = std::fopen(path, "r");
-    if (!f) return;
-    char buf[512];
-    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
-    std::fclose(f);
-    buf[len] = 0;
-    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
-    if (close && close[1] == ' ' && close[2] == 'R') ++n;
-  });
-  return n;
-}
-
-// Threads of other processes ready to run on the machine right now.
-inline unsigned runnable_threads() {
-  std::uint64_t n = 0;
-  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
-  const unsigned own = own_runnable_threads();
-  return n > own ? static_cast<unsigned>(n - own) : 0;
-}
-#else
-inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
-inline unsigned runnable_threads() { return 0; }
-#endif
-
-inline unsigned hardware_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw ? hw : 1;
-}
-
-// Other processes alone have a thread ready to run for every CPU: the measured
-// threads will have to share them, and a wall-clock strand may wait.
-// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
-inline bool oversubscribed(unsigned runnable_elsewhere) {
-  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
-  return runnable_elsewhere >= hardware_threads();
-}
-
-// What changed between two snapshots, for the threads present in both (threads
-// created and ended in between count only through the involuntary switches).
-// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
-// of it, under a wall clock, and the report says so.
-inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
-                               std::uint64_t work_ns) {
-  load_check c;
-  c.hardware_threads = hardware_threads();
-  if (!a.ok || !b.ok) return c;
-  c.checked = true;
-  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
-  std::size_t i = 0;
-  for (const thread_sched& t : b.threads) {
-    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
-    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
-    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
-    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
-  }
-  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
-  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
-  return c;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
-// end include/forkscale/detail/engine/load.hpp
-// begin include/forkscale/detail/engine/path_value.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles); the profiles'
-// chain.hpp builds on it, state.hpp holds it in a frame.
-//
-// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
-// and for real parallel execution: every point of the program carries the length
-// of the longest path from the start of the measurement to it (plain, burdened
-// and before compensation), together with the work, spawns and syncs of
-// everything known to precede it. A child starts with its spawner's path
-// lengths; whoever joins it takes the maximum of the path lengths and the sum of
-// the rest. Because max and + commute, the result is the same whatever the
-// threads and the interleaving.
-#include <cstdint>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-struct what_if_vec;
-struct prof_node;
-
-// Defined with the engine (what_if/offsets.hpp).
-inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
-
-// Records a frame holds before it pushes them onto its chain (prof_node).
-inline constexpr unsigned prof_records_per_node = 4;
-
-// What a point of the program knows about everything that precedes it. Path
-// lengths are absolute (from the start of the measurement) and in clock ticks;
-// the counters cover the task's own strands plus every child it has joined.
-struct path_totals {
-  std::uint64_t span = 0;           // the longest path to this point
-  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
-  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
-  std::uint64_t work = 0;
-  std::uint64_t compensation = 0;  // compensation taken off `work`
-  std::uint64_t spawns = 0;
-  std::uint64_t syncs = 0;
-  std::uint64_t calls = 0;
-  // Recording: the strand that ends the longest path to this point (0: none).
-  // A join keeps the longer path's, so following them back from the end gives
-  // the critical path (DESIGN.md: "keep that bit").
-  std::uint64_t last_strand = 0;
-  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
-  // whichever path value holds it; a copy of a path_totals does not own it.
-  what_if_vec* what_if = nullptr;
-
-  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
-  // offsets are consumed. (A template only so that a file compiling the guards
-  // alone, which never joins, needs no definition of what_if_join.)
-  template <class = void>
-  void join(path_totals& o) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
-      what_if_join(what_if, span, o.what_if, o.span);
-    if (o.span > span) {
-      span = o.span;
-      last_strand = o.last_strand;
-    }
-    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
-    if (o.raw_span > raw_span) raw_span = o.raw_span;
-    work += o.work;
-    compensation += o.compensation;
-    spawns += o.spawns;
-    syncs += o.syncs;
-    calls += o.calls;
-  }
-  // Everything between two points of one task: its own strands and the children
-  // it joined in between (a region instance).
-  path_totals since(const path_totals& begin) const noexcept {
-    path_totals d;
-    d.span = span - begin.span;
-    d.burdened_span = burdened_span - begin.burdened_span;
-    d.raw_span = raw_span - begin.raw_span;
-    d.work = work - begin.work;
-    d.compensation = compensation - begin.compensation;
-    d.spawns = spawns - begin.spawns;
-    d.syncs = syncs - begin.syncs;
-    d.calls = calls - begin.calls;
-    return d;
-  }
-  // Adds a region instance's totals (spans summed, not maxed).
-  void add(const path_totals& d) noexcept {
-    span += d.span;
-    burdened_span += d.burdened_span;
-    raw_span += d.raw_span;
-    work += d.work;
-    compensation += d.compensation;
-    spawns += d.spawns;
-    syncs += d.syncs;
-    calls += d.calls;
-  }
-};
-
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
-// end include/forkscale/detail/engine/path_value.hpp
-// begin include/forkscale/detail/engine/spinlock.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-#define FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
-// long; only siblings finishing at the same instant contend), and cpu_relax.
-#include <atomic>
-#include <cstdint>
-#include <thread>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
-// A test-and-test-and-set lock held for a handful of instructions. Each join set
-// has its own; only siblings finishing at the same instant ever contend.
-class spinlock {
- public:
-  // The uncontended case inline (one exchange); waiting out of line.
-  void lock() noexcept {
-    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
-    lock_slow();
-  }
-  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
-
- private:
-  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
-    do {
-      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
-        if (++spins < 64) {
-          cpu_relax();
-        } else {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    } while (flag_.exchange(true, std::memory_order_acquire));
-  }
-
-  std::atomic<bool> flag_{false};
-};
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SPINLOCK_HPP
-// end include/forkscale/detail/engine/spinlock.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-// A labeled region, interned per session so that tasks can refer to it after the
-// guard that opened it has gone. Rows are summed over instances.
-struct region_node {
-  std::string label;
-  std::string path;
-  region_node* parent = nullptr;
-  unsigned depth = 0;
-  std::vector<std::unique_ptr<region_node>> children;
-  std::uint64_t instances = 0;
-  path_totals sum;  // spans summed over instances
-};
-
-class join_set;
-
-// State a subsystem above the engine keeps per thread and measurement (the lock
-// sums of detail/blame/ are one): the engine holds it and frees it with the
-// session, and never looks into it. Made by its subsystem on first use.
-struct observer_slot {
-  void* state = nullptr;
-  void (*destroy)(void*) noexcept = nullptr;
-
-  observer_slot() = default;
-  observer_slot(const observer_slot&) = delete;
-  observer_slot& operator=(const observer_slot&) = delete;
-  ~observer_slot() {
-    if (destroy) destroy(state);
-  }
-  // The state, made as T{} the first time.
-  template <class T>
-  T& get() {
-    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
-      state = new T{};
-      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
-    }
-    return *static_cast<T*>(state);
-  }
-  // The state if it was made.
-  template <class T>
-  const T* find() const noexcept {
-    return static_cast<const T*>(state);
-  }
-};
-enum class thread_observer : unsigned { locks, count };
-
-// One thread's tables for one session. Only that thread writes them; the report
-// reads them after every task has been joined (each write happens before the
-// join that absorbs its task), and not at all when tasks may still be running.
-struct thread_tables {
-  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
-  // What-if: outermost entries per region, and work inside regions (index 0: any
-  // region; r + 1: region r).
-  std::vector<std::uint64_t> what_if_entries;
-  std::vector<std::uint64_t> what_if_work;
-  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
-  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
-  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
-  // The task_group and join_handle sets this thread bound and nobody has
-  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
-  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
-  // this thread: only this thread writes it, and the sum over the threads is the
-  // number still bound. Per thread, so that a task group per task (oneTBB
-  // recursion) shares no lock and no counter across threads.
-  spinlock bound_lock;
-  join_set* bound_head = nullptr;
-  std::atomic<std::int64_t> bound_net{0};
-};
-
-// What a stored calibration gives one backend in a session: the burden in
-// ticks, its report::burden_source, and why a stored one is not used
-// (report::burden_note).
-struct burden_choice {
-  std::uint64_t ticks = 0;
-  std::string source = "default";
-  std::string note;
-};
-
-struct session {
-  clock_kind kind = clock_kind::cost;
-  clock_info info;
-  // Ticks. Set at the start; with options.backend automatic, set again once by
-  // the first spawn through an adapter (note_backend), before the frames that
-  // copy it later start.
-  std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
-  unsigned max_processors = 32;
-  // Where the burden came from (report::burden_source), and why a stored one
-  // was not used (report::burden_note).
-  std::string burden_source = "default";
-  std::string burden_note;
-  // The backend (report::backend): options.backend, and the libraries the
-  // spawns came through, each told once by the first spawn through its adapter
-  // (note_backend): their backend_bit, and the first one's.
-  backend named_backend = backend::automatic;
-  std::atomic<unsigned char> backends_seen{0};
-  std::atomic<unsigned char> first_backend{0};
-  // options.backend automatic under a timed clock without options.burden: the
-  // first library's choice becomes the burden (index: its backend value); a
-  // burden file that cannot be read is said once a library is known.
-  bool burden_follows_backend = false;
-  burden_choice backend_burden[4];
-  std::string burden_problem;
-  std::function<void(const diagnostic&)> on_diagnostic;
-  bool profile = true;       // options.site_profiles
-  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
-  // The scheduler's counters at the start (options.check_load, timed clocks).
-  bool check_load = false;
-  bool clock_chosen_for_load = false;
-  unsigned runnable_at_start = 0;
-  load_snapshot load_at_start;
-  // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
-  recording_mode recording = recording_mode::off;
-  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
-  bool fuse_readings = false;
-
-  std::mutex m;  // guards everything below (not on the event path)
-  region_node root;
-  std::vector<diagnostic> diagnostics;
-  std::uint64_t diagnostic_count = 0;
-  // The diagnostics that may leave tasks out of the numbers (misuse of the
-  // guards): with any, the report has no site profile and no what-if rows. The
-  // others (what_if_notice) leave the numbers whole.
-  std::uint64_t misuse_count = 0;
-  // task_group and join_handle objects bound to this session and not yet
-  // released are counted and listed in the threads' tables (bound_head,
-  // bound_net); a session that ends while some remain is kept alive for them.
-  std::vector<std::unique_ptr<thread_tables>> tables;
-  // What-if: the configuration (fixed at the start), whether call sites are
-  // looked up (named ones or assumed ones), and the regions known so far (named
-  // call sites first, then guards in the order of their first entry).
-  what_if_config what_if;
-  bool what_if_calls = false;
-  std::uint64_t what_if_root_mask = 0;
-  std::vector<what_if_known_region> what_if_regions;
-  // Regions entered after the most a measurement analyses, each diagnosed once.
-  std::vector<what_if_known_region> what_if_dropped;
-  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
-  // starts).
-  bool what_if_off = false;
-};
-
-inline std::uint64_t next_session_serial() noexcept {
-  static std::atomic<std::uint64_t> n{0};
-  return n.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
-// This thread's tables for `s`: a compare on the hot path (every profiled
-// record), the registration out of line.
-struct tables_slot {
-  std::uint64_t serial = 0;
-  thread_tables* tables = nullptr;
-};
-inline thread_local tables_slot tables_cached;
-
-FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
-  std::lock_guard<std::mutex> g(s->m);
-  s->tables.push_back(std::make_unique<thread_tables>());
-  tables_cached.serial = s->serial;
-  tables_cached.tables = s->tables.back().get();
-  return *tables_cached.tables;
-}
-
-inline thread_tables& tables_for(session* s) {
-  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
-  return register_tables(s);
-}
-
-// Sessions that ended while tasks or groups still referred to them. They are
-// kept (and reachable) so that late tasks can still report their misuse safely.
-inline void keep_orphan(std::unique_ptr<session> s) {
-  static std::mutex m;
-  static auto* orphans = new std::vector<std::unique_ptr<session>>;
-  std::lock_guard<std::mutex> g(m);
-  orphans->push_back(std::move(s));
-}
-
-inline constexpr std::size_t max_kept_diagnostics = 100;
-
-// A diagnostic to the user's handler, or to stderr as one line. The handler is
-// called where nothing may throw (destructors, noexcept events): an exception
-// from it stops here, said in the same line.
-inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
-  std::string threw;  // why the line is printed although there is a handler
-  if (handler) {
-    try {
-      handler(d);
-      return;
-    } catch (const std::exception& e) {
-      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
-    } catch (...) {
-      threw = " (options.on_diagnostic threw)";
-    }
-  }
-  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
-}
-
-// A diagnostic: counted in the report (the first ones kept), passed to the
-// user's handler or printed as one line. `misuse` says whether it may leave tasks
-// out of the numbers.
-FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
-  if (!s) return;
-  diagnostic d{describe_site(where), std::move(problem)};
-  std::function<void(const diagnostic&)> handler;
-  {
-    std::lock_guard<std::mutex> g(s->m);
-    ++s->diagnostic_count;
-    if (misuse) ++s->misuse_count;
-    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
-    handler = s->on_diagnostic;
-  }
-  deliver_diagnostic(handler, d);
-}
-
-// Misuse found while the program ran.
-inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
-
-// A what-if analysis asked for and not done — a region past the most a
-// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
-// numbers, the site profiles and the other what-if rows stay.
-inline void what_if_notice(session* s, const site& where, std::string problem) {
-  diagnose(s, where, std::move(problem), false);
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
-// end include/forkscale/detail/engine/session.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-using diagnostic_handler = std::function<void(const diagnostic&)>;
-
-// Writes the files the environment asks for; adds a diagnostic to the report for
-// each one it could not write. Set by detail/output/record_views.hpp.
-using record_views_fn = void (*)(report&, const diagnostic_handler&);
-inline record_views_fn record_views_writer = nullptr;
-
-// The value of an environment variable, or empty.
-inline std::string environment_value(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
-
-// A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
-                                std::string problem) {
-  diagnostic d{variable, std::move(problem)};
-  ++rep.diagnostic_count;
-  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  deliver_diagnostic(handler, d);
-}
-
-// Called by finish_session with the finished report.
-inline void write_record_views(report& rep, const diagnostic_handler& handler) {
-  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
-  if (record_views_writer) {
-    record_views_writer(rep, handler);
-    return;
-  }
-  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_VIEWS_HOOK_HPP
-// end include/forkscale/detail/record/views_hook.hpp
 // begin include/forkscale/detail/output/trace.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
@@ -6046,6 +4531,1553 @@ FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
 // end include/forkscale/detail/output/trace.hpp
+// begin include/forkscale/detail/output/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// a measurement. At the end of every outermost measurement finish_session
+// calls write_record_views(); the writers themselves (record_views.hpp) set
+// record_views_writer from a static initializer, so a measurement never
+// includes them. Without them compiled in (a program that
+// includes the guards but not forkscale.hpp), a set variable gets one
+// diagnostic that says so.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
+
+// One finished invocation. Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s) noexcept {
+    ++count;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
+    local.add(r.local_work, r.local_span);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+struct prof_node;
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies.
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
+// begin include/forkscale/detail/util/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// end include/forkscale/detail/util/spinlock.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t what_if_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct what_if_fraction {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline what_if_fraction make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  what_if_fraction f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct what_if_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
+    return c;
+  }
+};
+
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
+    while (head[c]) {
+      what_if_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~what_if_vec();
+      ::operator delete(v);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
+    }
+}
+
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void what_if_release(what_if_vec* v) noexcept {
+  if (!v) return;
+  what_if_cache& c = what_if_cache::local();
+  if (c.count[v->cls] >= 64) {
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
+  if (!v) return nullptr;
+  what_if_vec* c = what_if_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = what_if_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    what_if_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
+  unsigned F = 0;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  what_if_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  what_if_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  what_if_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct what_if_known_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_vec;
+
+// Defined with the engine (what_if/offsets.hpp).
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  what_if_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of what_if_join.)
+  template <class = void>
+  void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      what_if_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+class join_set;
+
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
+};
+
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
+  std::uint64_t compensation = 0;  // ticks subtracted per strand
+  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
+  std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy `recording`.
+  std::unique_ptr<record_state> rec;
+  recording_mode recording = recording_mode::off;
+  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
+  bool fuse_readings = false;
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  what_if_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<what_if_known_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<what_if_known_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  std::string threw;  // why the line is printed although there is a handler
+  if (handler) {
+    try {
+      handler(d);
+      return;
+    } catch (const std::exception& e) {
+      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
+    } catch (...) {
+      threw = " (options.on_diagnostic threw)";
+    }
+  }
+  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
+}
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  deliver_diagnostic(handler, d);
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  deliver_diagnostic(handler, d);
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(rep, handler, variable,
+                      "not written: this program has no trace or folded-stack writer compiled in (include "
+                      "<forkscale/forkscale.hpp>, which brings them)");
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -9,7 +9,6 @@
 #include "../../clock.hpp"
 #include "../../config.hpp"
 #include "../../site.hpp"
-#include "../engine/events.hpp"
 #include "../engine/frame.hpp"
 #include "../engine/session.hpp"
 #include "../macro_scope.hpp"

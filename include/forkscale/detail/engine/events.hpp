@@ -4,6 +4,11 @@
 // region open/close. Each is a few additions, one clock reading and, where a
 // child finishes or a join completes, one uncontended lock on the join set
 // involved; sessions and regions take a lock only when they are created.
+//
+// The engine knows strands, tasks, joins and paths. What the subsystems above
+// it do at its points (the site profiles, what-if, the recording) it reaches
+// through its `Observers` parameter, chosen at compile time:
+// detail/observers/list.hpp says the points and gives a measurement's.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -13,9 +18,6 @@
 #include "../../config.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
-#include "../profile/task_profile.hpp"
-#include "../record/events.hpp"
-#include "../what_if/regions.hpp"
 #include "frame.hpp"
 #include "hooks.hpp"
 #include "join_set.hpp"
@@ -25,13 +27,13 @@
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-template <class Clock>
+template <class Clock, class Observers>
 void install_engine_hooks() noexcept;
 
-// The events, for one clock policy (clock.hpp). All members are static; each
-// thread has one current frame per policy.
-template <class Clock>
-struct engine {
+// The events, for one clock policy (clock.hpp) and one set of observers. All
+// members are static; each thread has one current frame per policy.
+template <class Clock, class Observers>
+struct basic_engine {
   using run_state = frame::run_state;
 
   static frame*& current() noexcept { return current_frame<Clock>; }
@@ -45,25 +47,23 @@ struct engine {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
     const std::uint64_t cost = raw - std::min(raw, f.compensation);
-    if (FORKSCALE_DETAIL_UNLIKELY((f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
       return;
     }
     add_strand(f, strand_cost{raw, cost, raw, cost});
   }
 
-  // A strand inside what-if regions, or recorded.
+  // A strand an observer watches (what-if, the recording).
   FORKSCALE_DETAIL_NOINLINE static void close_strand_slow(frame& f, std::uint64_t t, std::uint64_t raw,
                                                           std::uint64_t cost) noexcept {
-    const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.recording != recording_mode::off) keep_strand(f, t, c);
-    add_strand(f, c);
+    add_strand(f, Observers::strand_closed(f, t, raw, cost));
   }
 
   // The open strand of `f` starts at clock reading `t`.
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
+    Observers::strand_started(f);
   }
 
   static void add_strand(frame& f, const strand_cost& c) noexcept {
@@ -72,15 +72,15 @@ struct engine {
     f.totals.raw_span += c.path_raw;
     f.totals.work += c.work;
     f.totals.compensation += c.work_raw - c.work;
-    f.local_work += c.work;
-    f.task_work += c.work;
-    f.path.local_span += c.path;
-    f.path.task_span += c.path;
+    Observers::strand_added(f, c);
   }
 
   // Ends the open strand of a running frame and starts the next one at once:
   // a guard boundary inside a task (call sites, regions, what-if regions).
-  static void split_strand(frame& f) noexcept {
+  // split_strand_inline is the same, always inlined: for a call site's
+  // profiled path, where a call would cost more than the split.
+  static void split_strand(frame& f) noexcept { split_strand_inline(f); }
+  FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
     close_strand(f, t);
@@ -112,15 +112,13 @@ struct engine {
     }
     tk.target = j;
     tk.region = f->region;
-    tk.what_if_mask = f->what_if_mask;
     if (FORKSCALE_DETAIL_UNLIKELY(f->totals.what_if != nullptr)) tk.what_if = what_if_copy(f->totals.what_if);
     tk.span = f->totals.span;
     tk.burdened_span = f->totals.burdened_span;
     tk.raw_span = f->totals.raw_span;
-    bool registered = false;  // a first lookup of this site: its cost is in no strand
-    if (f->profile) registered = profile_spawn(*f, tk, where);
     tk.last_strand = f->totals.last_strand;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) registered |= keep_spawn(*f, tk, where);
+    // A first lookup of this site: its cost is in no strand.
+    const bool registered = Observers::spawned(*f, tk, where);
     ++f->totals.spawns;
     f->totals.burdened_span += f->burden;
     if (f->state == run_state::running) {
@@ -168,7 +166,7 @@ struct engine {
       outer->lent = true;
       outer->lent_end = 0;
     }
-    start_task(c, s, outer, tk, where);
+    start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
     start_strand(c, have_t ? t : now(c));
   }
@@ -182,16 +180,12 @@ struct engine {
     // Children the task left unjoined belong to its invocation: finished ones
     // merge now; while some still run, its end waits with them
     // (end_with_children_running, tasks.hpp).
-    join_set* left = c.sync_block != nullptr ? merge_finished_children(c) : nullptr;
-    join_source from;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
-      from = join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    join_set* left = c.sync_block != nullptr ? merge_finished_children<Observers>(c) : nullptr;
+    const join_source from = Observers::task_source(c);
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
-      path_prof out;
-      if (c.profile) out = profile_task_end(c);
-      join_set::report(c.report_to, c.totals, out, from, t);
+      join_set::report(c.report_to, c.totals, Observers::task_ended(c), from, t);
     } else {
-      end_with_children_running(c, left, from);
+      end_with_children_running<Observers>(c, left, from);
     }
     c.totals.what_if = nullptr;                              // report() took it
     if (FORKSCALE_DETAIL_UNLIKELY(!on_this_thread)) return;  // leave this thread's frames alone
@@ -324,14 +318,10 @@ struct engine {
     if (j) {
       join_contents c = j->take();
       if (c.running != 0 || c.last_end > last) last = 0;
-      if (f->profile) {
-        profile_join(*f, c.prof, c.totals.span);
-      } else {
-        release_prof(c.prof.chain);
-      }
+      Observers::join_taken(*f, c);
       f->totals.join(c.totals);
       if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
-      if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_join(*f, c, where);
+      Observers::join_done(*f, c, &where);
     }
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
@@ -344,9 +334,7 @@ struct engine {
   // joins only the children spawned inside it, never its caller's; children it
   // leaves unjoined pass to the enclosing scope when it returns. With `scope`
   // false the call only counts (OpenMP: a taskwait inside a called function
-  // waits for every child of the task, the caller's too). With site profiles on,
-  // the clock is read when the call opens and closes, so that the strands inside
-  // belong to the call's invocation.
+  // waits for every child of the task, the caller's too).
   static void begin_call(call_state& cs, bool scope, const site& where) noexcept {
     frame* f = current();
     if (!f) return;
@@ -357,30 +345,7 @@ struct engine {
       cs.caller_block = f->sync_block;
       f->sync_block = nullptr;
     }
-    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
-      begin_call_slow(*f, cs, where);
-    } else if (f->profile) {
-      split_strand(*f);
-      // A site registered just now: its cost is in no strand.
-      if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(*f, cs, where)) && f->state == run_state::running)
-        start_strand(*f, now(*f));
-    }
-  }
-
-  // A call in a measurement that names what-if call sites, or records.
-  FORKSCALE_DETAIL_NOINLINE static void begin_call_slow(frame& f, call_state& cs, const site& where) noexcept {
-    std::uint64_t what_if_new = 0;
-    if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || what_if_new || f.recording != recording_mode::off) split_strand(f);
-    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == run_state::running)
-      start_strand(f, now(f));
-    if (what_if_new != 0) {
-      cs.what_if_set = true;
-      cs.caller_what_if_mask = f.what_if_mask;
-      f.what_if_mask |= what_if_new;
-      if (what_if_new & what_if_region_bits) record_wi_entries(f.sess, what_if_new & what_if_region_bits);
-    }
-    if (f.profile && profile_call_open(f, cs, where) && f.state == run_state::running) start_strand(f, now(f));
+    Observers::template call_opened<basic_engine>(*f, cs, where);
   }
 
   static void end_call(call_state& cs, bool scope, const site& where) noexcept {
@@ -389,46 +354,24 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != cs.depth))
       close_out_of_order(f, cs.depth, where, "call_site");
     if (f->open_guards >= cs.depth) f->open_guards = cs.depth - 1;
-    if (FORKSCALE_DETAIL_UNLIKELY(f->call_events != 0)) {
-      end_call_slow(*f, cs);
-    } else if (f->profile && cs.caller_context) {
-      split_strand(*f);
-      profile_call_close(*f, cs);
-    }
+    Observers::template call_closed<basic_engine>(*f, cs);
     if (!scope) return;
     join_set* inner = f->sync_block;
     f->sync_block = cs.caller_block;
     if (inner) hand_on_call_block(*f, inner);
   }
 
-  FORKSCALE_DETAIL_NOINLINE static void end_call_slow(frame& f, call_state& cs) noexcept {
-    const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording != recording_mode::off) split_strand(f);
-    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
-    if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
-    if (profiled) profile_call_close(f, cs);
-  }
-
   // ---- what-if regions -----------------------------------------------------------
-  // Strands inside are predicted k× faster (docs/model.md, "What-if regions").
-  // Entering a region the task is already inside counts once.
+  // The guard's place among the task's guards; what it does is the observers'.
   static void begin_what_if(what_if_state& ws, const site& where) noexcept {
     frame* f = current();
     if (!f) return;
-    std::uint64_t bit = 0;
-    try {
-      bit = what_if_site_bits(f->sess, where, false);
-    } catch (...) {
-      return;  // out of memory registering the region: it is not analysed
-    }
+    bool failed = false;
+    const std::uint64_t bit = Observers::what_if_bit(*f, where, failed);
+    if (failed) return;
     ws.task = f;
     ws.depth = ++f->open_guards;
-    if (!bit || (f->what_if_mask & bit)) return;
-    record_wi_entries(f->sess, bit);
-    split_strand(*f);
-    ws.saved_mask = f->what_if_mask;
-    f->what_if_mask |= bit;
-    ws.changed = true;
+    Observers::template what_if_opened<basic_engine>(*f, ws, bit);
   }
 
   static void end_what_if(what_if_state& ws, const site& where) noexcept {
@@ -437,9 +380,32 @@ struct engine {
     if (FORKSCALE_DETAIL_UNLIKELY(current() != f || f->open_guards != ws.depth))
       close_out_of_order(f, ws.depth, where, "what_if_region");
     if (f->open_guards >= ws.depth) f->open_guards = ws.depth - 1;
-    if (!ws.changed) return;
-    split_strand(*f);
-    f->what_if_mask = ws.saved_mask;
+    Observers::template what_if_closed<basic_engine>(*f, ws);
+  }
+
+  // ---- depend edges --------------------------------------------------------------
+  // A `depend` edge P -> S is a join of P's end into S's start with no guard
+  // (detail/ompt/depend.hpp). keep_path: the path value at the running point
+  // of `f` (its open strand closed first, so that its cost is on the path),
+  // kept for the successors; `task_end` says `f` is about to end, and the value
+  // is the one it will report.
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    split_strand(f);
+    kept_path k;
+    k.span = f.totals.span;
+    k.burdened_span = f.totals.burdened_span;
+    k.raw_span = f.totals.raw_span;
+    Observers::path_kept(f, task_end, k);
+    return k;
+  }
+  // The predecessors' kept values in `preds` join the running task's path (one
+  // sync); at a task's start (`task_start`) its invocation starts after them.
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    sync_state st;
+    begin_sync(st, where);
+    end_sync(st, preds, false, where);
+    frame* f = current();
+    if (task_start && f) Observers::task_restarted(*f);
   }
 
   // ---- labeled regions -----------------------------------------------------------
@@ -450,7 +416,7 @@ struct engine {
     rs.task = f;
     rs.node = intern_region(f->sess, f->region, label);
     split_strand(*f);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) rs.rec_wall_open = f->rec->wall_now();
+    Observers::region_opened(*f, rs);
     rs.at_open = f->totals;
     rs.saved = f->region;
     f->region = rs.node;
@@ -475,13 +441,13 @@ struct engine {
         inner->at_close = f->totals.since(inner->at_open);
         inner->closed_early = true;
         record_region(f->sess, inner->node, inner->at_close);
-        if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, *inner);
+        Observers::region_closed(*f, *inner);
       }
       f->open_regions = rs.enclosing;
     }
     const path_totals d = f->totals.since(rs.at_open);
     record_region(f->sess, rs.node, d);
-    if (FORKSCALE_DETAIL_UNLIKELY(f->recording != recording_mode::off)) keep_region_instance(*f, rs);
+    Observers::region_closed(*f, rs);
     f->region = rs.saved;
     if (f->open_guards >= rs.depth) f->open_guards = rs.depth - 1;
     return d;
@@ -489,10 +455,10 @@ struct engine {
 
   // A measurement's root frame starts running on this thread.
   static void begin_measurement(region_state& rs) noexcept {
-    install_engine_hooks<Clock>();
-    init_root(rs.root, rs.owned.get(), rs.where);
+    install_engine_hooks<Clock, Observers>();
+    init_root<Observers>(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
-    if (rs.owned->rec) rs.owned->rec->start();
+    Observers::measurement_started(*rs.owned);
     start_strand(rs.root, now(rs.root));
   }
 
@@ -528,15 +494,18 @@ struct engine {
 
 // The table the guards call the events through (hooks.hpp), and its installation
 // when a measurement on `Clock` starts.
-template <class Clock>
+template <class Clock, class Observers>
 inline constexpr engine_hooks engine_hook_table{
-    &engine<Clock>::spawn,      &engine<Clock>::begin_child,   &engine<Clock>::end_child,
-    &engine<Clock>::begin_sync, &engine<Clock>::end_sync,      &engine<Clock>::begin_call,
-    &engine<Clock>::end_call,   &engine<Clock>::begin_what_if, &engine<Clock>::end_what_if};
+    &basic_engine<Clock, Observers>::spawn,       &basic_engine<Clock, Observers>::begin_child,
+    &basic_engine<Clock, Observers>::end_child,   &basic_engine<Clock, Observers>::begin_sync,
+    &basic_engine<Clock, Observers>::end_sync,    &basic_engine<Clock, Observers>::begin_call,
+    &basic_engine<Clock, Observers>::end_call,    &basic_engine<Clock, Observers>::begin_what_if,
+    &basic_engine<Clock, Observers>::end_what_if, &basic_engine<Clock, Observers>::keep_path,
+    &basic_engine<Clock, Observers>::join_kept};
 
-template <class Clock>
+template <class Clock, class Observers>
 void install_engine_hooks() noexcept {
-  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock>, std::memory_order_release);
+  installed_engine_hooks<Clock>.store(&engine_hook_table<Clock, Observers>, std::memory_order_release);
   install_task_hooks();
 }
 

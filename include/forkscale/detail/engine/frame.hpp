@@ -8,11 +8,10 @@
 #include "../../config.hpp"
 #include "../../site.hpp"
 #include "../profile/chain.hpp"
-#include "../profile/sites.hpp"
 #include "../record/buffer.hpp"
+#include "../util/spinlock.hpp"
 #include "join_set.hpp"
 #include "session.hpp"
-#include "spinlock.hpp"
 #include "state.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

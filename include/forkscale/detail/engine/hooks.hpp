@@ -38,6 +38,10 @@ struct engine_hooks {
   void (*end_call)(call_state& cs, bool scope, const site& where) noexcept;
   void (*begin_what_if)(what_if_state& ws, const site& where) noexcept;
   void (*end_what_if)(what_if_state& ws, const site& where) noexcept;
+  // A depend edge (detail/ompt/depend.hpp): the path value at a point of a
+  // predecessor, kept; and the predecessors' ends joined into a successor.
+  kept_path (*keep_path)(frame& f, bool task_end) noexcept;
+  void (*join_kept)(join_set* preds, const site& where, bool task_start) noexcept;
 };
 
 template <class Clock>
@@ -83,6 +87,14 @@ struct guard_events {
   }
   static void end_what_if(what_if_state& ws, const site& where) noexcept {
     if (const engine_hooks* h = hooks()) h->end_what_if(ws, where);
+  }
+  // Called only inside a measurement (a running frame).
+  static kept_path keep_path(frame& f, bool task_end) noexcept {
+    if (const engine_hooks* h = hooks()) return h->keep_path(f, task_end);
+    return kept_path{};
+  }
+  static void join_kept(join_set* preds, const site& where, bool task_start) noexcept {
+    if (const engine_hooks* h = hooks()) h->join_kept(preds, where, task_start);
   }
 };
 

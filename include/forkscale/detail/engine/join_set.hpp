@@ -20,10 +20,10 @@
 #include "../macro_scope.hpp"
 #include "../profile/chain.hpp"
 #include "../record/buffer.hpp"
+#include "../util/pool.hpp"
+#include "../util/spinlock.hpp"
 #include "../what_if/offsets.hpp"
 #include "path_value.hpp"
-#include "pool.hpp"
-#include "spinlock.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -35,7 +35,7 @@ struct thread_tables;
 // task left unjoined still run: its invocation ends with the last of them
 // (docs/model.md, "Per-site profiles"). The set those children report to keeps
 // it, and the last report finishes it (`finish`, defined with the profiles in
-// profile/task_profile.hpp) before the set's path value goes on.
+// observers/profile.hpp) before the set's path value goes on.
 struct deferred_record {
   void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
   session* sess = nullptr;

@@ -1,6 +1,6 @@
 // detail/engine/path_value.hpp: the value a point of the program carries along
-// the dag (path_totals, and path_prof for the site profiles); the profiles'
-// chain.hpp builds on it, state.hpp holds it in a frame.
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -20,13 +20,9 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 struct what_if_vec;
-struct prof_node;
 
 // Defined with the engine (what_if/offsets.hpp).
 inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
-
-// Records a frame holds before it pushes them onto its chain (prof_node).
-inline constexpr unsigned prof_records_per_node = 4;
 
 // What a point of the program knows about everything that precedes it. Path
 // lengths are absolute (from the start of the measurement) and in clock ticks;
@@ -94,14 +90,11 @@ struct path_totals {
   }
 };
 
-// What a path carries for the on-span profile: the id of the task it arrives
-// from (the tie-break at joins), the running sums whose differences are local
-// and exclusive (task) spans, and the chain of records.
-struct path_prof {
-  std::uint64_t task = 0;
-  std::uint64_t local_span = 0;
-  std::uint64_t task_span = 0;
-  prof_node* chain = nullptr;
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
 };
 
 }  // namespace detail

@@ -22,11 +22,11 @@
 #include "../profile/records.hpp"
 #include "../record/buffer.hpp"
 #include "../record/mode.hpp"
+#include "../util/spinlock.hpp"
 #include "../util/strings.hpp"
 #include "../what_if/offsets.hpp"
 #include "load.hpp"
 #include "path_value.hpp"
-#include "spinlock.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

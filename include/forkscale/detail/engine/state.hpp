@@ -196,6 +196,16 @@ struct spawn_token {
   explicit operator bool() const noexcept { return target != nullptr; }
 };
 
+// A path value kept at a point of a task for the successors of its depend
+// edges (detail/ompt/depend.hpp): the path lengths, with the what-if offsets
+// and the site profile of that path. Owns `what_if` and one reference to
+// `prof.chain`.
+struct kept_path {
+  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
+  what_if_vec* what_if = nullptr;
+  path_prof prof;
+};
+
 // What a sync_point keeps between its two events.
 struct sync_state {
   frame* task = nullptr;

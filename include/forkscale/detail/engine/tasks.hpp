@@ -12,7 +12,6 @@
 #include "../../report.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
-#include "../profile/task_profile.hpp"
 #include "frame.hpp"
 #include "join_set.hpp"
 #include "session.hpp"
@@ -41,7 +40,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 }
 
 // The root frame of a measurement.
-inline void init_root(frame& root, session* s, const site& where) noexcept {
+template <class Observers>
+void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
   root.compensation = s->compensation;
   root.burden = s->burden.load(std::memory_order_relaxed);
@@ -55,37 +55,21 @@ inline void init_root(frame& root, session* s, const site& where) noexcept {
   root.report_to = nullptr;
   root.region = &s->root;
   root.where = where;
-  root.profile = s->profile;
-  root.task_id = root_task_id;
-  root.spawn_count = 0;
-  root.local_work = 0;
-  root.task_work = 0;
-  root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
-  root.context = site_registry::instance().empty();
-  root.prof_record_count = 0;
-  root.chain_credits = 0;
-  root.path = path_prof{};
-  root.what_if_mask = s->what_if_root_mask;
-  root.recording = s->recording;
   root.call_events = call_events_of(*s);
   root.fuse = s->fuse_readings;
-  root.rec = s->rec.get();
-  root.rec_frame = 0;
-  root.rec_flags = 0;
-  root.rec_prev = 0;
-  root.rec_join_uid = 0;
-  root.rec_end_uid = 0;
+  Observers::root_started(root, *s);
 }
 
 // A spawned task's frame, from its spawn token (consumed).
-inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
+template <class Observers>
+void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site& where) noexcept {
   c.totals = path_totals{};
   c.totals.span = tk.span;
   c.totals.burdened_span = tk.burdened_span;
   c.totals.raw_span = tk.raw_span;
   c.totals.what_if = tk.what_if;
   tk.what_if = nullptr;
-  c.what_if_mask = tk.what_if_mask;
+  c.totals.last_strand = tk.last_strand;
   c.compensation = s->compensation;
   c.burden = s->burden.load(std::memory_order_relaxed);
   c.backends = s->backends_seen.load(std::memory_order_relaxed);
@@ -98,20 +82,9 @@ inline void start_task(frame& c, session* s, frame* outer, spawn_token& tk, cons
   c.report_to = tk.target;
   c.region = tk.region;
   c.where = where;
-  c.profile = tk.profile;
-  if (tk.profile) profile_task_start(c, tk);
-  c.totals.last_strand = tk.last_strand;
-  c.recording = s->recording;
+  Observers::task_started(c, *s, tk);
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
-  if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
-    c.rec = s->rec.get();
-    c.rec_frame = tk.rec_frame;
-    c.rec_flags = rec_task_start;
-    c.rec_prev = tk.rec_from;
-    c.rec_join_uid = 0;
-    c.rec_end_uid = 0;
-  }
   tk.target = nullptr;
 }
 
@@ -177,21 +150,15 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
 // join takes them (docs/model.md, "Per-site profiles"). Those that have finished
 // merge into the task now, before its record is made; returns the set of those
 // still running, or null.
-inline join_set* merge_finished_children(frame& f) noexcept {
+template <class Observers>
+join_set* merge_finished_children(frame& f) noexcept {
   join_set* j = f.sync_block;
   f.sync_block = nullptr;
   join_contents c;
   if (!join_set::take_if_complete(j, c)) return j;
-  if (f.profile) {
-    profile_join(f, c.prof, c.totals.span);
-  } else {
-    release_prof(c.prof.chain);
-  }
+  Observers::join_taken(f, c);
   f.totals.join(c.totals);
-  if (f.recording != recording_mode::off && c.finished != 0) {
-    f.rec_end_uid = c.uid;
-    f.rec_end_round = c.round;
-  }
+  Observers::join_done(f, c, nullptr);
   return nullptr;
 }
 
@@ -199,21 +166,18 @@ inline join_set* merge_finished_children(frame& f) noexcept {
 // reports into `left`, as one more child, with its invocation's record held
 // back; the set goes on to the task's joiner, and the last child to finish
 // completes the record there (join_set::retire).
-inline void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
+template <class Observers>
+void end_with_children_running(frame& f, join_set* left, const join_source& from) noexcept {
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
-    path_prof out;
-    if (f.profile) out = profile_task_end(f);
+    path_prof out = Observers::task_ended(f);
     settle_sync_block(f, f.profile ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }
-  path_prof out;
-  if (f.profile) {
-    deferred_record* d = nullptr;
-    out = profile_task_end_deferred(f, d);
-    left->defer(d);
-  }
+  deferred_record* d = nullptr;
+  const path_prof out = Observers::task_ended_deferred(f, d);
+  if (d) left->defer(d);
   left->count_own_child();
   join_set::report(left, f.totals, out, from);
   left->release(f.report_to);

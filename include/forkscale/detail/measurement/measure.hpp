@@ -19,19 +19,18 @@
 #include "../../report.hpp"
 #include "../blame/lock_rows.hpp"
 #include "../burden/store.hpp"
-#include "../engine/events.hpp"
 #include "../engine/session.hpp"
 #include "../engine/tasks.hpp"
 #include "../engine/units.hpp"
-#include "../profile/rows.hpp"
-#include "../profile/task_profile.hpp"
-#include "../record/build.hpp"
-#include "../record/views_hook.hpp"
+#include "../observers/list.hpp"
+#include "../output/views_hook.hpp"
 #include "../util/env.hpp"
-#include "../what_if/config.hpp"
-#include "../what_if/rows.hpp"
+#include "profile_rows.hpp"
+#include "record_build.hpp"
 #include "region_api.hpp"
 #include "region_rows.hpp"
+#include "what_if_config.hpp"
+#include "what_if_rows.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -70,7 +69,7 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
   std::vector<double> per_strand;
   for (int batch = 0; batch < 15; ++batch) {
     frame root;
-    init_root(root, &s, site{});
+    init_root<measurement_observers>(root, &s, site{});
     E::current() = &root;
     root.strand_start = E::now(root);
     for (int i = 0; i < rounds; ++i) {

@@ -28,11 +28,10 @@
 #include <vector>
 
 #include "../../config.hpp"
-#include "../engine/events.hpp"
 #include "../engine/frame.hpp"
+#include "../engine/hooks.hpp"
 #include "../engine/join_set.hpp"
 #include "../macro_scope.hpp"
-#include "../profile/task_profile.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -48,12 +47,9 @@ inline bool follows(dep_type later, dep_type earlier) noexcept {
   return later != earlier && (later != dep_type::in || earlier != dep_type::in);
 }
 
-// A path value, kept: what a predecessor's end hands to each successor.
-struct snapshot {
-  std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  what_if_vec* what_if = nullptr;  // owned
-  path_prof prof;                  // owns one reference to prof.chain
-};
+// A path value, kept: what a predecessor's end hands to each successor
+// (engine/state.hpp).
+using snapshot = kept_path;
 
 inline void release(snapshot& s) noexcept {
   what_if_release(s.what_if);
@@ -62,41 +58,13 @@ inline void release(snapshot& s) noexcept {
   s.prof.chain = nullptr;
 }
 
-// The path value at the current point of the running frame `f` (its open strand
-// is closed first, so that its cost is on the path). `task_end`: `f` is a task
-// about to end, and the value is the one it will report — its own invocation's
-// record on top of its chain, its running sums back at its start, as the
-// engine's profile_task_end leaves them; otherwise it is the value at a point the
-// task goes on from, as a spawn hands it to a child.
+// The path value at the current point of the running frame `f`, through the
+// engine's point for it (engine<Clock>::keep_path). `task_end`: `f` is a task
+// about to end, and the value is the one it will report; otherwise it is the
+// value at a point the task goes on from, as a spawn hands it to a child.
 template <class Clock>
 snapshot take(frame& f, bool task_end) {
-  engine<Clock>::split_strand(f);
-  snapshot s;
-  s.span = f.totals.span;
-  s.burdened_span = f.totals.burdened_span;
-  s.raw_span = f.totals.raw_span;
-  if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) s.what_if = what_if_copy(f.totals.what_if);
-  if (!f.profile) return s;
-  s.prof.task = f.task_id;
-  s.prof.chain = share_path(f);
-  if (!task_end) {
-    s.prof.local_span = f.path.local_span;
-    s.prof.task_span = f.path.task_span;
-    return s;
-  }
-  prof_record r{};
-  r.site = f.task_site;
-  r.flags = f.task_flags;
-  r.work = f.totals.work;
-  r.span = static_cast<std::int64_t>(f.totals.span - f.span_at_start);
-  r.local_work = f.local_work;
-  r.local_span = static_cast<std::int64_t>(f.path.local_span - f.local_span_at_start);
-  r.task_work = f.task_work;
-  r.task_span = static_cast<std::int64_t>(f.path.task_span - f.task_span_at_start);
-  push_records(s.prof.chain, &r, 1);  // on span only: its work is filed once, when the task ends
-  s.prof.local_span = f.local_span_at_start;
-  s.prof.task_span = f.task_span_at_start;
-  return s;
+  return guard_events<Clock>::keep_path(f, task_end);
 }
 
 // Reports a copy of `s` into `j`, as a finished zero-work child; `counted` says
@@ -231,22 +199,18 @@ inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, ses
   preds.clear();
 }
 
-// The successor starts: its predecessors' ends join its path (one sync). At a
-// task's start (`task_start`) its invocation starts after them: its span in the
-// site profiles does not take in theirs, as its work does not take in their work
-// (profile_restart_task). The encountering task of `task if(0) depend(...)`
-// joins them mid-way (task_start false): they are its own children, whose work
-// its invocation counts when it joins them.
+// The successor starts: its predecessors' ends join its path (one sync, the
+// engine's join_kept). At a task's start (`task_start`) its invocation starts
+// after them: its span in the site profiles does not take in theirs, as its
+// work does not take in their work. The encountering task of `task if(0)
+// depend(...)` joins them mid-way (task_start false): they are its own
+// children, whose work its invocation counts when it joins them.
 template <class Clock>
 void join_predecessors(join_set*& preds, const site& where, bool task_start) {
   if (!preds) return;
-  sync_state st;
-  engine<Clock>::begin_sync(st, where);
-  engine<Clock>::end_sync(st, preds, false, where);
+  guard_events<Clock>::join_kept(preds, where, task_start);
   preds->release(nullptr);
   preds = nullptr;
-  frame* f = engine<Clock>::current();
-  if (task_start && f && f->profile) profile_restart_task(*f);
 }
 
 // A predecessor's end: its path value, kept for its successors.

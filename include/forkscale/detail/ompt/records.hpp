@@ -11,8 +11,8 @@
 #include "../../site.hpp"
 #include "../engine/frame.hpp"
 #include "../engine/join_set.hpp"
-#include "../engine/pool.hpp"
 #include "../macro_scope.hpp"
+#include "../util/pool.hpp"
 #include "depend.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

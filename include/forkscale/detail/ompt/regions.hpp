@@ -22,8 +22,8 @@
 #include <utility>
 
 #include "../../config.hpp"
-#include "../engine/events.hpp"
 #include "../macro_scope.hpp"
+#include "../observers/list.hpp"
 #include "records.hpp"
 #include "state.hpp"
 

@@ -13,8 +13,8 @@
 
 #include "../../config.hpp"
 #include "../../site.hpp"
-#include "../engine/events.hpp"
 #include "../macro_scope.hpp"
+#include "../observers/list.hpp"
 #include "../util/strings.hpp"
 #include "records.hpp"
 #include "sites.hpp"

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "../../config.hpp"
-#include "../engine/events.hpp"
 #include "../macro_scope.hpp"
+#include "../observers/list.hpp"
 #include "depend.hpp"
 #include "records.hpp"
 #include "state.hpp"

@@ -14,7 +14,7 @@
 // files of the one before.
 //
 // Including this header (forkscale.hpp does) installs the writer in the
-// engine's hook (detail/record/views_hook.hpp).
+// hook (detail/output/views_hook.hpp).
 #pragma once
 #include <exception>
 #include <string>
@@ -22,10 +22,10 @@
 
 #include "../../config.hpp"
 #include "../../report.hpp"
-#include "../record/views_hook.hpp"
 #include "../util/atomic_file.hpp"
 #include "folded.hpp"
 #include "trace.hpp"
+#include "views_hook.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -11,9 +11,8 @@
 #include <vector>
 
 #include "../../config.hpp"
-#include "../engine/path_value.hpp"
-#include "../engine/pool.hpp"
 #include "../macro_scope.hpp"
+#include "../util/pool.hpp"
 #include "records.hpp"
 #include "sites.hpp"
 

@@ -1,4 +1,4 @@
-// detail/engine/spinlock.hpp: the lock a join set takes (a few instructions
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
 // long; only siblings finishing at the same instant contend), and cpu_relax.
 #pragma once
 #include <atomic>

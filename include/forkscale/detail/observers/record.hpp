@@ -1,6 +1,6 @@
-// detail/record/events.hpp: what the engine's events add to the record when
-// recording is on. Each is called from one place in engine/events.hpp, behind
-// a predicted-false test of the frame's record flag.
+// detail/observers/record.hpp: what the engine's points add to the record when
+// recording is on. Each is called from one place in list.hpp, behind a
+// predicted-false test of the frame's recording mode.
 #pragma once
 #include <cstdint>
 
@@ -9,9 +9,9 @@
 #include "../engine/frame.hpp"
 #include "../engine/join_set.hpp"
 #include "../macro_scope.hpp"
-#include "../what_if/regions.hpp"
-#include "buffer.hpp"
-#include "call_tree.hpp"
+#include "../record/buffer.hpp"
+#include "../record/call_tree.hpp"
+#include "what_if.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -1,5 +1,5 @@
-// detail/profile/rows.hpp: a finished measurement's call-site and spawn-site
-// rows (docs/model.md, "Per-site profiles").
+// detail/measurement/profile_rows.hpp: a finished measurement's call-site and
+// spawn-site rows (docs/model.md, "Per-site profiles").
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -13,10 +13,10 @@
 #include "../engine/frame.hpp"
 #include "../engine/session.hpp"
 #include "../engine/units.hpp"
+#include "../profile/chain.hpp"
+#include "../profile/records.hpp"
+#include "../profile/sites.hpp"
 #include "../util/strings.hpp"
-#include "chain.hpp"
-#include "records.hpp"
-#include "sites.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

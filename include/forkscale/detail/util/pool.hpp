@@ -1,4 +1,4 @@
-// detail/engine/pool.hpp: pooled allocation for the engine's fixed-size objects
+// detail/util/pool.hpp: pooled allocation for the engine's fixed-size objects
 // (join sets, on-span chain nodes). No allocation on the event path once a
 // thread's cache is warm; a process-wide free list is touched once per batch.
 #pragma once

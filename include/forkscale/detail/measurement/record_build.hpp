@@ -1,5 +1,5 @@
-// detail/record/build.hpp: the record of a finished measurement, built from the
-// threads' buffers once every task has reported: strand ids become positions in
+// detail/measurement/record_build.hpp: the record of a finished measurement,
+// built from the threads' buffers once every task has reported: strand ids become positions in
 // a topological order of the graph, (set, round) pairs become joins, ticks
 // become the report's unit and wall times nanoseconds since the start, and the
 // critical path is read back from the winning predecessors.
@@ -17,8 +17,8 @@
 #include "../engine/session.hpp"
 #include "../engine/units.hpp"
 #include "../macro_scope.hpp"
-#include "buffer.hpp"
-#include "call_tree.hpp"
+#include "../record/buffer.hpp"
+#include "../record/call_tree.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -1,5 +1,5 @@
-// detail/what_if/rows.hpp: a finished measurement's what-if rows (docs/model.md,
-// "What-if regions").
+// detail/measurement/what_if_rows.hpp: a finished measurement's what-if rows
+// (docs/model.md, "What-if regions").
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include "../engine/frame.hpp"
 #include "../engine/session.hpp"
 #include "../engine/units.hpp"
-#include "offsets.hpp"
+#include "../what_if/offsets.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

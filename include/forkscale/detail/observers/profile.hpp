@@ -1,6 +1,6 @@
-// detail/profile/task_profile.hpp: what each event does for the per-site
-// profiles (docs/model.md, "Per-site profiles"). The engine's event functions
-// (engine/events.hpp) call these when the measurement profiles sites.
+// detail/observers/profile.hpp: what each engine point does for the per-site
+// profiles (docs/model.md, "Per-site profiles"). measurement_observers
+// (list.hpp) calls these when the measurement profiles sites.
 //
 // A frame's path value for the on-span profile is (totals.span, task_id), its
 // running sums `path.local_span` / `path.task_span`, and its chain of records:
@@ -16,9 +16,9 @@
 #include "../engine/frame.hpp"
 #include "../engine/session.hpp"
 #include "../macro_scope.hpp"
-#include "chain.hpp"
-#include "records.hpp"
-#include "sites.hpp"
+#include "../profile/chain.hpp"
+#include "../profile/records.hpp"
+#include "../profile/sites.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -127,9 +127,8 @@ inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
   tk.path.chain = nullptr;
 }
 
-// A task ends: its own invocation's record (on work now, on span with its path),
-// and the path profile it reports with.
-inline path_prof profile_task_end(frame& c) {
+// The record of the task's own invocation, from its start to here.
+inline prof_record task_record(const frame& c) noexcept {
   prof_record r{};
   r.site = c.task_site;
   r.flags = c.task_flags;
@@ -139,6 +138,13 @@ inline path_prof profile_task_end(frame& c) {
   r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
   r.task_work = c.task_work;
   r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  return r;
+}
+
+// A task ends: its own invocation's record (on work now, on span with its path),
+// and the path profile it reports with.
+inline path_prof profile_task_end(frame& c) {
+  const prof_record r = task_record(c);
   c.path.local_span = c.local_span_at_start;
   c.path.task_span = c.task_span_at_start;
   record_on_work(c.sess, r);
@@ -186,6 +192,27 @@ inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
   out.task = c.task_id;
   out.chain = take_path(c);
   return out;
+}
+
+// The path profile at the running point of `f`, kept for the successors of a
+// depend edge (a share of its chain). At a point the task goes on from, it is
+// what a spawn hands a child; at the task's end (`task_end`), the value it will
+// report: its own invocation's record on top (on span only: its work is filed
+// once, when the task ends), its running sums back at its start.
+inline path_prof profile_path_kept(frame& f, bool task_end) {
+  path_prof p;
+  p.task = f.task_id;
+  p.chain = share_path(f);
+  if (!task_end) {
+    p.local_span = f.path.local_span;
+    p.task_span = f.path.task_span;
+    return p;
+  }
+  const prof_record r = task_record(f);
+  push_records(p.chain, &r, 1);
+  p.local_span = f.local_span_at_start;
+  p.task_span = f.task_span_at_start;
+  return p;
 }
 
 // A task's predecessors (`depend`) have joined its path where it starts: its

@@ -1,4 +1,4 @@
-// detail/what_if/regions.hpp: which what-if regions a strand is in, and what a
+// detail/observers/what_if.hpp: which what-if regions a strand is in, and what a
 // strand inside regions does to its path's offsets and to the regions' work
 // (docs/model.md, "What-if regions").
 #pragma once
@@ -12,20 +12,20 @@
 #include "../engine/session.hpp"
 #include "../macro_scope.hpp"
 #include "../util/strings.hpp"
-#include "offsets.hpp"
+#include "../what_if/offsets.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // A strand of work cost `cost` inside the regions of `mask` (region bits only).
-inline void record_wi_work(session* s, std::uint64_t mask, std::uint64_t cost) {
+inline void record_what_if_work(session* s, std::uint64_t mask, std::uint64_t cost) {
   thread_tables& t = tables_for(s);
   if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_work.empty())) t.what_if_work.assign(what_if_max_regions + 1, 0);
   t.what_if_work[0] += cost;
   for (std::uint64_t m = mask; m; m &= m - 1) t.what_if_work[static_cast<unsigned>(__builtin_ctzll(m)) + 1] += cost;
 }
 
-inline void record_wi_entries(session* s, std::uint64_t mask) {
+inline void record_what_if_entries(session* s, std::uint64_t mask) {
   thread_tables& t = tables_for(s);
   if (FORKSCALE_DETAIL_UNLIKELY(t.what_if_entries.empty())) t.what_if_entries.assign(what_if_max_regions, 0);
   for (std::uint64_t m = mask; m; m &= m - 1) ++t.what_if_entries[static_cast<unsigned>(__builtin_ctzll(m))];
@@ -126,13 +126,6 @@ inline std::uint64_t what_if_site_bits(session* s, const site& w, bool call) {
   return bits;
 }
 
-// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
-// compensation) to the work, `path_raw`/`path` to every path through it. They
-// differ only when a measurement assumes call sites faster.
-struct strand_cost {
-  std::uint64_t work_raw, work, path_raw, path;
-};
-
 // A strand inside what-if regions, or of a measurement that assumes call sites
 // faster: the path cost may differ from the work cost, and the regions' offsets
 // and work grow.
@@ -147,7 +140,7 @@ FORKSCALE_DETAIL_NOINLINE inline strand_cost what_if_strand(frame& f, std::uint6
   const std::uint64_t regions = f.what_if_mask & what_if_region_bits;
   if (regions) {
     what_if_add(f.totals.what_if, &cfg, regions, c.path);
-    record_wi_work(f.sess, regions, c.work);
+    record_what_if_work(f.sess, regions, c.work);
   }
   return c;
 }

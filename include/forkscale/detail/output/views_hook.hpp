@@ -1,8 +1,8 @@
-// detail/record/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// the engine. At the end of every outermost measurement the engine calls
-// write_record_views(); the writers themselves live in detail/output/
-// (record_views.hpp), which sets record_views_writer from a static initializer,
-// so the engine never includes them. Without them compiled in (a program that
+// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
+// a measurement. At the end of every outermost measurement finish_session
+// calls write_record_views(); the writers themselves (record_views.hpp) set
+// record_views_writer from a static initializer, so a measurement never
+// includes them. Without them compiled in (a program that
 // includes the guards but not forkscale.hpp), a set variable gets one
 // diagnostic that says so.
 #pragma once

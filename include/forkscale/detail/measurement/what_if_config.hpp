@@ -1,5 +1,6 @@
-// detail/what_if/config.hpp: a measurement's what-if configuration, from its
-// options and the FORKSCALE_WHAT_IF environment variable.
+// detail/measurement/what_if_config.hpp: a measurement's what-if
+// configuration, from its options and the FORKSCALE_WHAT_IF environment
+// variable.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
@@ -11,8 +12,8 @@
 #include "../../report.hpp"
 #include "../../site.hpp"
 #include "../engine/session.hpp"
-#include "factors.hpp"
-#include "offsets.hpp"
+#include "../what_if/factors.hpp"
+#include "../what_if/offsets.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
