@@ -8753,7 +8753,8 @@ FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from)
 // those still running are misuse. If they are all done already their totals are
 // simply merged. `out` is the path profile at its end; children merged here
 // compete with it for the path.
-inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+template <class Observers>
+void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
   f.sync_block = nullptr;
@@ -8762,10 +8763,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.recording != recording_mode::off && c.finished != 0) {
-      f.rec_end_uid = c.uid;
-      f.rec_end_round = c.round;
-    }
+    Observers::join_done(f, c, nullptr);
     return;
   }
   if (f.report_to) {
@@ -8806,7 +8804,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
     path_prof out = Observers::task_ended(f);
-    settle_sync_block(f, f.profile ? &out : nullptr);
+    settle_sync_block<Observers>(f, f.profile ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }
@@ -9250,6 +9248,13 @@ struct basic_engine {
     return tk;
   }
 
+  // A task starts on this thread while `outer` waits in a join here: the
+  // join's next strand may start only after it ends (end_child sets lent_end).
+  static void lend(frame& outer) noexcept {
+    outer.lent = true;
+    outer.lent_end = 0;
+  }
+
   // ---- spawn, child side ---------------------------------------------------------
   // `c` becomes the running frame of this thread. Whatever this thread was
   // running is suspended: time spent in the child is not its work.
@@ -9282,8 +9287,7 @@ struct basic_engine {
       }
       outer->state = run_state::suspended;
     } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
+      lend(*outer);
     }
     start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
@@ -9388,8 +9392,7 @@ struct basic_engine {
       close_strand(*outer, t);
       outer->state = run_state::suspended;
     } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
+      lend(*outer);
     }
     c.outer = outer;
     current() = &top;
@@ -10334,7 +10337,7 @@ struct measurement_observers {
     }
   }
   // After: the recording's edges. `where` is null for the children a task
-  // merges at its end.
+  // (or a measurement's root) merges at its end.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
       if (where) {
@@ -11590,7 +11593,7 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
       E::end_sync(st, nullptr, true, site{});
     }
     E::close_strand(root, E::now(root));
-    settle_sync_block(root, nullptr);
+    settle_sync_block<measurement_observers>(root, nullptr);
     release_prof(take_path(root));
     E::current() = nullptr;
     per_strand.push_back(static_cast<double>(root.totals.work) / (strands_per_round * rounds + 1.0));
@@ -11751,7 +11754,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
                "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
                "partial");
-  settle_sync_block(root, root.profile ? &out : nullptr);
+  settle_sync_block<measurement_observers>(root, root.profile ? &out : nullptr);
   if (s->rec && s->rec->limit_hit())
     diagnose(s.get(), root.where,
              "recording stopped at options.record_limit (" +

@@ -3000,7 +3000,8 @@ FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from)
 // those still running are misuse. If they are all done already their totals are
 // simply merged. `out` is the path profile at its end; children merged here
 // compete with it for the path.
-inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+template <class Observers>
+void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
   f.sync_block = nullptr;
@@ -3009,10 +3010,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.recording != recording_mode::off && c.finished != 0) {
-      f.rec_end_uid = c.uid;
-      f.rec_end_round = c.round;
-    }
+    Observers::join_done(f, c, nullptr);
     return;
   }
   if (f.report_to) {
@@ -3053,7 +3051,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
     path_prof out = Observers::task_ended(f);
-    settle_sync_block(f, f.profile ? &out : nullptr);
+    settle_sync_block<Observers>(f, f.profile ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }
@@ -3353,6 +3351,13 @@ struct basic_engine {
     return tk;
   }
 
+  // A task starts on this thread while `outer` waits in a join here: the
+  // join's next strand may start only after it ends (end_child sets lent_end).
+  static void lend(frame& outer) noexcept {
+    outer.lent = true;
+    outer.lent_end = 0;
+  }
+
   // ---- spawn, child side ---------------------------------------------------------
   // `c` becomes the running frame of this thread. Whatever this thread was
   // running is suspended: time spent in the child is not its work.
@@ -3385,8 +3390,7 @@ struct basic_engine {
       }
       outer->state = run_state::suspended;
     } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
+      lend(*outer);
     }
     start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
@@ -3491,8 +3495,7 @@ struct basic_engine {
       close_strand(*outer, t);
       outer->state = run_state::suspended;
     } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
+      lend(*outer);
     }
     c.outer = outer;
     current() = &top;
@@ -4600,7 +4603,7 @@ struct measurement_observers {
     }
   }
   // After: the recording's edges. `where` is null for the children a task
-  // merges at its end.
+  // (or a measurement's root) merges at its end.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
       if (where) {

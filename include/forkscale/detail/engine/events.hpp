@@ -131,6 +131,13 @@ struct basic_engine {
     return tk;
   }
 
+  // A task starts on this thread while `outer` waits in a join here: the
+  // join's next strand may start only after it ends (end_child sets lent_end).
+  static void lend(frame& outer) noexcept {
+    outer.lent = true;
+    outer.lent_end = 0;
+  }
+
   // ---- spawn, child side ---------------------------------------------------------
   // `c` becomes the running frame of this thread. Whatever this thread was
   // running is suspended: time spent in the child is not its work.
@@ -163,8 +170,7 @@ struct basic_engine {
       }
       outer->state = run_state::suspended;
     } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
+      lend(*outer);
     }
     start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
@@ -269,8 +275,7 @@ struct basic_engine {
       close_strand(*outer, t);
       outer->state = run_state::suspended;
     } else if (outer) {
-      outer->lent = true;
-      outer->lent_end = 0;
+      lend(*outer);
     }
     c.outer = outer;
     current() = &top;

@@ -118,7 +118,8 @@ FORKSCALE_DETAIL_NOINLINE inline void note_backend(frame& f, unsigned char from)
 // those still running are misuse. If they are all done already their totals are
 // simply merged. `out` is the path profile at its end; children merged here
 // compete with it for the path.
-inline void settle_sync_block(frame& f, path_prof* out) noexcept {
+template <class Observers>
+void settle_sync_block(frame& f, path_prof* out) noexcept {
   join_set* j = f.sync_block;
   if (!j) return;
   f.sync_block = nullptr;
@@ -127,10 +128,7 @@ inline void settle_sync_block(frame& f, path_prof* out) noexcept {
     const path_prof loser = out ? keep_longer(*out, f.totals.span, c.prof, c.totals.span) : c.prof;
     f.totals.join(c.totals);
     release_prof(loser.chain);
-    if (f.recording != recording_mode::off && c.finished != 0) {
-      f.rec_end_uid = c.uid;
-      f.rec_end_round = c.round;
-    }
+    Observers::join_done(f, c, nullptr);
     return;
   }
   if (f.report_to) {
@@ -171,7 +169,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
     path_prof out = Observers::task_ended(f);
-    settle_sync_block(f, f.profile ? &out : nullptr);
+    settle_sync_block<Observers>(f, f.profile ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }

@@ -85,7 +85,7 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
       E::end_sync(st, nullptr, true, site{});
     }
     E::close_strand(root, E::now(root));
-    settle_sync_block(root, nullptr);
+    settle_sync_block<measurement_observers>(root, nullptr);
     release_prof(take_path(root));
     E::current() = nullptr;
     per_strand.push_back(static_cast<double>(root.totals.work) / (strands_per_round * rounds + 1.0));
@@ -246,7 +246,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
                "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
                "partial");
-  settle_sync_block(root, root.profile ? &out : nullptr);
+  settle_sync_block<measurement_observers>(root, root.profile ? &out : nullptr);
   if (s->rec && s->rec->limit_hit())
     diagnose(s.get(), root.where,
              "recording stopped at options.record_limit (" +

@@ -140,7 +140,7 @@ struct measurement_observers {
     }
   }
   // After: the recording's edges. `where` is null for the children a task
-  // merges at its end.
+  // (or a measurement's root) merges at its end.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
       if (where) {
