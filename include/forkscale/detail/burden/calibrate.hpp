@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "../../burden.hpp"
 #include "../../config.hpp"
+#include "../../measured_burden.hpp"
 #include "../../report.hpp"
 #include "../engine/load.hpp"
 

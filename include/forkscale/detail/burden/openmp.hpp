@@ -9,8 +9,8 @@
 
 #include <omp.h>
 
-#include "../../burden.hpp"
 #include "../../config.hpp"
+#include "../../measured_burden.hpp"
 #include "calibrate.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

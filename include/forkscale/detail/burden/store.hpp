@@ -24,8 +24,8 @@
 #include <sys/stat.h>
 #endif
 
-#include "../../burden.hpp"
 #include "../../config.hpp"
+#include "../../measured_burden.hpp"
 #include "../input/json_reader.hpp"
 #include "../output/json_writer.hpp"
 #include "../util/atomic_file.hpp"

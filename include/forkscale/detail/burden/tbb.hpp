@@ -9,8 +9,8 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
-#include "../../burden.hpp"
 #include "../../config.hpp"
+#include "../../measured_burden.hpp"
 #include "calibrate.hpp"
 
 // tbb_adapter::publish comes from forkscale/adapters/tbb.hpp, which includes this

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "../../blame.hpp"
 #include "../../config.hpp"
 #include "../../report.hpp"
+#include "../../timeline.hpp"
 #include "../util/atomic_file.hpp"
 #include "csv.hpp"
 #include "format.hpp"

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "../../blame.hpp"
 #include "../../config.hpp"
 #include "../../report.hpp"
+#include "../../timeline.hpp"
 #include "format.hpp"
 #include "site_tables.hpp"
 #include "text_table.hpp"

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "../../blame.hpp"
 #include "../../config.hpp"
 #include "../../report.hpp"
+#include "../../timeline.hpp"
 #include "format.hpp"
 #include "html_blocks.hpp"
 #include "svg.hpp"

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../../config.hpp"
-#include "../../predict.hpp"
+#include "../../prediction.hpp"
 #include "../util/atomic_file.hpp"
 #include "format.hpp"
 #include "json_writer.hpp"

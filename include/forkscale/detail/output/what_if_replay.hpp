@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../../config.hpp"
-#include "../../predict.hpp"
+#include "../../prediction.hpp"
 #include "../../report.hpp"
 #include "format.hpp"
 #include "text_table.hpp"

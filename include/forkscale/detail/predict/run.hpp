@@ -10,7 +10,7 @@
 
 #include "../../backend.hpp"
 #include "../../config.hpp"
-#include "../../predict.hpp"
+#include "../../prediction.hpp"
 #include "../../report.hpp"
 #include "../util/numbers.hpp"
 #include "graph.hpp"
