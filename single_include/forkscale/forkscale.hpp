@@ -9524,8 +9524,8 @@ inline prof_node* share_path(frame& f) {
 
 // Takes the frame's path away from it (its end): the caller owns the reference.
 inline prof_node* take_path(frame& f) {
-  prof_node* p = freeze_path(f);
   drop_credits(f);
+  prof_node* p = freeze_path(f);
   f.path.chain = nullptr;
   return p;
 }
@@ -10516,14 +10516,22 @@ inline void add_spawn_site_rows(report& rep, const session& s, const site_profil
   }
 }
 
-// The call-site and spawn-site rows of a finished measurement whose root frame
-// is `root` and whose critical path's profile is `end`.
-inline void add_site_profiles(report& rep, const session& s, const frame& root, const path_prof& end) {
-  const site_profile_input in = collect_site_sums(s, end);
+// A finished measurement's site profiles, whose root frame is `root` and whose
+// critical path's profile is `end`: the call-site and spawn-site rows when
+// `rows` (a settled measurement), then the path's chain is let go (counted in
+// the profiler's bytes first).
+inline void finish_site_profiles(report& rep, const session& s, const frame& root, path_prof& end, bool rows) {
+  site_profile_input in;
+  if (rows) {
+    in = collect_site_sums(s, end);
+    rep.profiler_bytes += in.table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
+                          object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
+  }
+  release_prof(end.chain);
+  end.chain = nullptr;
+  if (!rows) return;
   add_call_site_rows(rep, s, in, root, end);
   add_spawn_site_rows(rep, s, in, root, end);
-  rep.profiler_bytes += in.table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
-                        object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
 }
 
 }  // namespace detail
@@ -10949,6 +10957,22 @@ class record_builder {
   std::vector<bool> task_start_;
   std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
 };
+
+// The record goes into the report once no task can append to it any more; a
+// measurement that ended with tasks still running (misuse) has none.
+inline void attach_record(report& rep, session& s, frame& root, bool settled) {
+  if (!settled) {
+    s.rec->stop();
+    return;
+  }
+  record_end end;
+  end.last_strand = root.rec_prev;
+  end.end_uid = root.rec_end_uid;
+  end.end_round = root.rec_end_round;
+  end.critical_last = root.totals.last_strand;
+  rep.record = record_builder(s, s.rec->buffers()).build(end);
+  rep.profiler_bytes += s.rec->bytes();
+}
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
@@ -11389,22 +11413,6 @@ inline bool recording_requested(bool option) {
   return option || (trace && *trace) || (folded && *folded);
 }
 
-// The record goes into the report once no task can append to it any more; a
-// measurement that ended with tasks still running (misuse) has none.
-inline void attach_record(report& rep, session& s, frame& root, bool settled) {
-  if (!settled) {
-    s.rec->stop();
-    return;
-  }
-  record_end end;
-  end.last_strand = root.rec_prev;
-  end.end_uid = root.rec_end_uid;
-  end.end_round = root.rec_end_round;
-  end.critical_last = root.totals.last_strand;
-  rep.record = record_builder(s, s.rec->buffers()).build(end);
-  rep.profiler_bytes += s.rec->bytes();
-}
-
 // A burden file that cannot be used, as a diagnostic of the measurement
 // ("forkscale: stored burden: burden file '...': ...; the default burden is used").
 inline void burden_file_notice(session* s, std::string problem) {
@@ -11555,12 +11563,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   }
   settled = settled && misuse_count == 0;
   const bool unbound = bound_count(*s) == 0;
-  if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
+  finish_site_profiles(rep, *s, root, out, root.profile && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
   if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds
   rep.profiler_bytes += what_if_bytes().load(std::memory_order_relaxed);
-  release_prof(out.chain);
   what_if_release(root.totals.what_if);
   root.totals.what_if = nullptr;
   {

@@ -105,22 +105,6 @@ inline bool recording_requested(bool option) {
   return option || (trace && *trace) || (folded && *folded);
 }
 
-// The record goes into the report once no task can append to it any more; a
-// measurement that ended with tasks still running (misuse) has none.
-inline void attach_record(report& rep, session& s, frame& root, bool settled) {
-  if (!settled) {
-    s.rec->stop();
-    return;
-  }
-  record_end end;
-  end.last_strand = root.rec_prev;
-  end.end_uid = root.rec_end_uid;
-  end.end_round = root.rec_end_round;
-  end.critical_last = root.totals.last_strand;
-  rep.record = record_builder(s, s.rec->buffers()).build(end);
-  rep.profiler_bytes += s.rec->bytes();
-}
-
 // A burden file that cannot be used, as a diagnostic of the measurement
 // ("forkscale: stored burden: burden file '...': ...; the default burden is used").
 inline void burden_file_notice(session* s, std::string problem) {
@@ -271,12 +255,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   }
   settled = settled && misuse_count == 0;
   const bool unbound = bound_count(*s) == 0;
-  if (root.profile && settled && unbound) add_site_profiles(rep, *s, root, out);
+  finish_site_profiles(rep, *s, root, out, root.profile && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
   if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds
   rep.profiler_bytes += what_if_bytes().load(std::memory_order_relaxed);
-  release_prof(out.chain);
   what_if_release(root.totals.what_if);
   root.totals.what_if = nullptr;
   {

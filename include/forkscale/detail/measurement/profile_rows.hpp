@@ -171,14 +171,22 @@ inline void add_spawn_site_rows(report& rep, const session& s, const site_profil
   }
 }
 
-// The call-site and spawn-site rows of a finished measurement whose root frame
-// is `root` and whose critical path's profile is `end`.
-inline void add_site_profiles(report& rep, const session& s, const frame& root, const path_prof& end) {
-  const site_profile_input in = collect_site_sums(s, end);
+// A finished measurement's site profiles, whose root frame is `root` and whose
+// critical path's profile is `end`: the call-site and spawn-site rows when
+// `rows` (a settled measurement), then the path's chain is let go (counted in
+// the profiler's bytes first).
+inline void finish_site_profiles(report& rep, const session& s, const frame& root, path_prof& end, bool rows) {
+  site_profile_input in;
+  if (rows) {
+    in = collect_site_sums(s, end);
+    rep.profiler_bytes += in.table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
+                          object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
+  }
+  release_prof(end.chain);
+  end.chain = nullptr;
+  if (!rows) return;
   add_call_site_rows(rep, s, in, root, end);
   add_spawn_site_rows(rep, s, in, root, end);
-  rep.profiler_bytes += in.table_bytes + prof_array_bytes().load(std::memory_order_relaxed) +
-                        object_pool<prof_node>::instance().reserved_bytes() + site_registry::instance().bytes();
 }
 
 }  // namespace detail

@@ -14,6 +14,8 @@
 #include "../../clock.hpp"
 #include "../../config.hpp"
 #include "../../record.hpp"
+#include "../../report.hpp"
+#include "../engine/frame.hpp"
 #include "../engine/session.hpp"
 #include "../engine/units.hpp"
 #include "../macro_scope.hpp"
@@ -403,6 +405,22 @@ class record_builder {
   std::vector<bool> task_start_;
   std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
 };
+
+// The record goes into the report once no task can append to it any more; a
+// measurement that ended with tasks still running (misuse) has none.
+inline void attach_record(report& rep, session& s, frame& root, bool settled) {
+  if (!settled) {
+    s.rec->stop();
+    return;
+  }
+  record_end end;
+  end.last_strand = root.rec_prev;
+  end.end_uid = root.rec_end_uid;
+  end.end_round = root.rec_end_round;
+  end.critical_last = root.totals.last_strand;
+  rep.record = record_builder(s, s.rec->buffers()).build(end);
+  rep.profiler_bytes += s.rec->bytes();
+}
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END

@@ -78,8 +78,8 @@ inline prof_node* share_path(frame& f) {
 
 // Takes the frame's path away from it (its end): the caller owns the reference.
 inline prof_node* take_path(frame& f) {
-  prof_node* p = freeze_path(f);
   drop_credits(f);
+  prof_node* p = freeze_path(f);
   f.path.chain = nullptr;
   return p;
 }
