@@ -4341,6 +4341,48 @@ struct path_prof {
   prof_node* chain = nullptr;
 };
 
+struct site_context;
+
+// What a spawn hands its child for the site profiles: a spawn token's
+// `profile` slot (observers/profile.hpp fills it at the spawn and reads it at
+// the child's start): the child's id, its invocation and the spawner's path.
+struct spawn_profile {
+  bool on = false;
+  unsigned char flags = 0;
+  std::uint32_t site_id = 0;
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  path_prof path;  // owns one reference to path.chain
+
+  // A token moved: the slot goes to `to` with its reference.
+  void hand_on(spawn_profile& to) noexcept {
+    to = *this;
+    path.chain = nullptr;
+  }
+};
+
+// The site profiles' state in one running task: a frame's `profile` slot, which
+// the engine holds and never looks into (observers/profile.hpp keeps it). The
+// task's path value is (totals.span, task_id) plus `path` and the records in
+// `records` not yet pushed onto its chain.
+struct task_profile {
+  bool on = false;               // the measurement profiles sites
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+};
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
@@ -4573,7 +4615,10 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 #define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 // detail/record/mode.hpp: whether a measurement records its execution, which a
-// session sets and each frame copies.
+// session sets and each frame copies, and what a running task keeps for the
+// recording.
+#include <cstdint>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -4584,6 +4629,26 @@ enum class recording_mode : unsigned char {
   off,
   on,               // the measurement's clock is the wall clock
   with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+class record_state;
+
+// The recording's state in one running task: a frame's `recording` slot, which
+// the engine holds and never looks into (observers/record.hpp keeps it). The
+// fields after `state` describe the open strand: how it began, where it runs,
+// what it follows.
+struct task_recording {
+  recording_mode mode = recording_mode::off;  // a copy of the session's
+  record_state* state = nullptr;              // the measurement's record
+  std::uint32_t call_path = 0;                // (call_tree)
+  std::uint32_t flags = 0;                    // rec_after_spawn, rec_task_start
+  std::uint32_t join_round = 0;               // the join it starts after, if join_uid != 0
+  std::uint32_t join_site = 0;                // that sync_point's site + 1
+  std::uint64_t join_uid = 0;
+  std::uint64_t prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t wall_start = 0;  // with_wall_clock: the wall clock at the start
+  std::uint64_t end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t end_round = 0;
 };
 
 }  // namespace detail

@@ -459,6 +459,48 @@ struct path_prof {
   prof_node* chain = nullptr;
 };
 
+struct site_context;
+
+// What a spawn hands its child for the site profiles: a spawn token's
+// `profile` slot (observers/profile.hpp fills it at the spawn and reads it at
+// the child's start): the child's id, its invocation and the spawner's path.
+struct spawn_profile {
+  bool on = false;
+  unsigned char flags = 0;
+  std::uint32_t site_id = 0;
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  path_prof path;  // owns one reference to path.chain
+
+  // A token moved: the slot goes to `to` with its reference.
+  void hand_on(spawn_profile& to) noexcept {
+    to = *this;
+    path.chain = nullptr;
+  }
+};
+
+// The site profiles' state in one running task: a frame's `profile` slot, which
+// the engine holds and never looks into (observers/profile.hpp keeps it). The
+// task's path value is (totals.span, task_id) plus `path` and the records in
+// `records` not yet pushed onto its chain.
+struct task_profile {
+  bool on = false;               // the measurement profiles sites
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+};
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
@@ -735,6 +777,13 @@ inline void release_prof(prof_node* p) noexcept {
     object_cache<prof_node>::local().put(p);
     p = parent;
   }
+}
+
+// A spawn's profile slot given up unused: its reference to the spawner's chain
+// goes.
+inline void release_spawn_profile(spawn_profile& p) noexcept {
+  release_prof(p.path.chain);
+  p.path.chain = nullptr;
 }
 
 // Adds everything in the chain starting at `p` into `out`.
@@ -2055,7 +2104,10 @@ FORKSCALE_NAMESPACE_END
 #ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 #define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 // detail/record/mode.hpp: whether a measurement records its execution, which a
-// session sets and each frame copies.
+// session sets and each frame copies, and what a running task keeps for the
+// recording.
+#include <cstdint>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -2066,6 +2118,26 @@ enum class recording_mode : unsigned char {
   off,
   on,               // the measurement's clock is the wall clock
   with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+class record_state;
+
+// The recording's state in one running task: a frame's `recording` slot, which
+// the engine holds and never looks into (observers/record.hpp keeps it). The
+// fields after `state` describe the open strand: how it began, where it runs,
+// what it follows.
+struct task_recording {
+  recording_mode mode = recording_mode::off;  // a copy of the session's
+  record_state* state = nullptr;              // the measurement's record
+  std::uint32_t call_path = 0;                // (call_tree)
+  std::uint32_t flags = 0;                    // rec_after_spawn, rec_task_start
+  std::uint32_t join_round = 0;               // the join it starts after, if join_uid != 0
+  std::uint32_t join_site = 0;                // that sync_point's site + 1
+  std::uint64_t join_uid = 0;
+  std::uint64_t prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t wall_start = 0;  // with_wall_clock: the wall clock at the start
+  std::uint64_t end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t end_round = 0;
 };
 
 }  // namespace detail
@@ -2570,31 +2642,12 @@ struct frame {
   region_state* open_regions = nullptr;  // the innermost region guard open in this frame
   site where;                            // the guard that opened the frame
 
-  // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
-  // chain.
-  bool profile = false;
-  unsigned char task_flags = 0;  // this task's own invocation
-  unsigned prof_record_count = 0;
-  std::uint32_t task_site = 0;
-  std::uint64_t task_id = root_task_id;
-  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
-  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
-  std::uint64_t task_work = 0;      // cost of this task's own strands
-  std::uint64_t span_at_start = 0;  // at the task's start
-  std::uint64_t local_span_at_start = 0;
-  std::uint64_t task_span_at_start = 0;
-  const site_context* context = nullptr;  // sites of the invocations open here
-  path_prof path;
-  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record prof_records[prof_records_per_node];
-  // What-if regions open here (inherited by children) and the session's mode bits.
-  std::uint64_t what_if_mask = 0;
+  // The subsystems' slots: observers/ keeps them, the engine holds them and
+  // never looks into them.
+  task_profile profile;            // site profiles (docs/model.md; profile/records.hpp)
+  std::uint64_t what_if_mask = 0;  // what-if regions open here, inherited by children
+  task_recording recording;        // options::record (record/mode.hpp)
 
-  // Recording (options::record, detail/record/), a copy of the session's mode.
-  // The rec_ fields describe the open strand: how it began, where it runs, what
-  // it follows.
-  recording_mode recording = recording_mode::off;
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records its execution (2).
   unsigned char call_events = 0;
@@ -2611,16 +2664,6 @@ struct frame {
   // begin_sync and begin_child, read by end_sync only.
   bool lent = false;
   std::uint64_t lent_end = 0;
-  record_state* rec = nullptr;
-  std::uint32_t rec_frame = 0;       // call path (call_tree)
-  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
-  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
-  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
-  std::uint64_t rec_join_uid = 0;
-  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
-  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
-  std::uint32_t rec_end_round = 0;
 };
 
 // What a spawn hands to its child: where to report and the path value at the
@@ -2629,18 +2672,7 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  // Site profiles: the child's id, its invocation and the spawner's path value.
-  std::uint64_t task_id = 0;
-  const site_context* context = nullptr;
-  std::uint32_t site_id = 0;
-  unsigned char flags = 0;
-  bool profile = false;
-  // The callable was invoked as it was made (basic_spawned's rvalue call, the
-  // serial adapter): a child that starts on the spawner's thread with no event
-  // in the spawner since the spawn (its strand still starts at `spawned_at`)
-  // starts at that reading (engine::begin_child).
-  bool at_once = false;
-  path_prof path;
+  spawn_profile profile;  // the site profiles' slot (profile/records.hpp)
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
   std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
@@ -2653,6 +2685,11 @@ struct spawn_token {
     std::uint64_t spawned_at;
   };
   std::uint32_t rec_frame = 0;  // recording: the child's call path
+  // The callable was invoked as it was made (basic_spawned's rvalue call, the
+  // serial adapter): a child that starts on the spawner's thread with no event
+  // in the spawner since the spawn (its strand still starts at `spawned_at`)
+  // starts at that reading (engine::begin_child).
+  bool at_once = false;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -2674,12 +2711,7 @@ struct spawn_token {
     span = o.span;
     burdened_span = o.burdened_span;
     raw_span = o.raw_span;
-    task_id = o.task_id;
-    context = o.context;
-    site_id = o.site_id;
-    flags = o.flags;
-    profile = o.profile;
-    path = o.path;
+    o.profile.hand_on(profile);
     what_if_mask = o.what_if_mask;
     what_if = o.what_if;
     last_strand = o.last_strand;
@@ -2687,7 +2719,6 @@ struct spawn_token {
     rec_frame = o.rec_frame;
     at_once = o.at_once;
     o.target = nullptr;
-    o.path.chain = nullptr;
     o.what_if = nullptr;
   }
   explicit operator bool() const noexcept { return target != nullptr; }
@@ -3051,7 +3082,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
     path_prof out = Observers::task_ended(f);
-    settle_sync_block<Observers>(f, f.profile ? &out : nullptr);
+    settle_sync_block<Observers>(f, Observers::carries_profile(f) ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }
@@ -3066,15 +3097,16 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
 // A call scope ends: the children spawned inside it that no join inside it
 // waited for join the enclosing scope's sync block — finished ones with their
 // totals, running ones as one forwarded set.
-inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+template <class Observers>
+void hand_on_call_block(frame& f, join_set* inner) noexcept {
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;
-    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess, Observers::join_record(f));
     f.sync_block->absorb(c);
     return;
   }
-  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess, Observers::join_record(f));
   f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
   inner->release(f.sync_block);
 }
@@ -3093,8 +3125,7 @@ FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t run
 FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
-  release_prof(tk.path.chain);
-  tk.path.chain = nullptr;
+  release_spawn_profile(tk.profile);
   what_if_release(tk.what_if);
   tk.what_if = nullptr;
   misuse(j->owner_session(), where,
@@ -3327,7 +3358,7 @@ struct basic_engine {
       j->count_shared_child();
     } else {
       j = f->sync_block;
-      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
+      if (!j) j = f->sync_block = join_set::make(f->sess, Observers::join_record(*f));
       j->count_own_child();
     }
     tk.target = j;
@@ -3583,7 +3614,7 @@ struct basic_engine {
     if (!scope) return;
     join_set* inner = f->sync_block;
     f->sync_block = cs.caller_block;
-    if (inner) hand_on_call_block(*f, inner);
+    if (inner) hand_on_call_block<Observers>(*f, inner);
   }
 
   // ---- what-if regions -----------------------------------------------------------
@@ -3801,30 +3832,30 @@ namespace detail {
 // Gives back the references to the frame's chain head taken in advance; call
 // before the head changes.
 inline void drop_credits(frame& f) noexcept {
-  if (f.chain_credits) {
-    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
-    f.chain_credits = 0;
+  if (f.profile.chain_credits) {
+    f.profile.path.chain->refs.fetch_sub(f.profile.chain_credits, std::memory_order_release);
+    f.profile.chain_credits = 0;
   }
 }
 
 // Appends a finished invocation's on-span record to the frame's path.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.prof_record_count == prof_node::capacity) {
+  if (f.profile.record_count == prof_node::capacity) {
     drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
+    push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);
+    f.profile.record_count = 0;
   }
-  f.prof_records[f.prof_record_count++] = r;
+  f.profile.records[f.profile.record_count++] = r;
 }
 
 // Makes the frame's path value shareable: its records go onto its chain.
 inline prof_node* freeze_path(frame& f) {
-  if (f.prof_record_count) {
+  if (f.profile.record_count) {
     drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
+    push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);
+    f.profile.record_count = 0;
   }
-  return f.path.chain;
+  return f.profile.path.chain;
 }
 
 // A reference to the frame's path for a child: one atomic add per 64 spawns.
@@ -3838,14 +3869,14 @@ inline prof_node* share_path(frame& f) {
   if (!p) return nullptr;
   if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
     drop_credits(f);
-    fold_chain(f.path.chain);
-    p = f.path.chain;
+    fold_chain(f.profile.path.chain);
+    p = f.profile.path.chain;
   }
-  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(f.profile.chain_credits == 0)) {
     p->refs.fetch_add(64, std::memory_order_relaxed);
-    f.chain_credits = 64;
+    f.profile.chain_credits = 64;
   }
-  --f.chain_credits;
+  --f.profile.chain_credits;
   return p;
 }
 
@@ -3853,7 +3884,7 @@ inline prof_node* share_path(frame& f) {
 inline prof_node* take_path(frame& f) {
   drop_credits(f);
   prof_node* p = freeze_path(f);
-  f.path.chain = nullptr;
+  f.profile.path.chain = nullptr;
   return p;
 }
 
@@ -3870,47 +3901,47 @@ inline void record_on_work(session* s, const prof_record& r) {
 // Spawn: the child's task id, its site and the spawner's path profile. Returns
 // whether the site was registered just now (site_step::registered).
 inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::spawn);
-  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
-  tk.context = st.next;
-  tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
-  tk.profile = true;
-  tk.path.local_span = f.path.local_span;
-  tk.path.task_span = f.path.task_span;
-  tk.path.chain = share_path(f);
+  const site_step st = site_step_for(f.profile.context, where, site_kind::spawn);
+  tk.profile.task_id = child_task_id(f.profile.task_id, ++f.profile.spawn_count);
+  tk.profile.context = st.next;
+  tk.profile.site_id = st.site;
+  tk.profile.flags = static_cast<unsigned char>(st.flags | prof_task);
+  tk.profile.on = true;
+  tk.profile.path.local_span = f.profile.path.local_span;
+  tk.profile.path.task_span = f.profile.path.task_span;
+  tk.profile.path.chain = share_path(f);
   return st.registered;
 }
 
 // A child starts: its invocation opens with the spawner's path value.
 inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
-  c.task_id = tk.task_id;
-  c.spawn_count = 0;
-  c.local_work = 0;
-  c.task_work = 0;
-  c.span_at_start = tk.span;
-  c.local_span_at_start = tk.path.local_span;
-  c.task_span_at_start = tk.path.task_span;
-  c.context = tk.context;
-  c.task_site = tk.site_id;
-  c.task_flags = tk.flags;
-  c.prof_record_count = 0;
-  c.chain_credits = 0;
-  c.path = tk.path;
-  tk.path.chain = nullptr;
+  c.profile.task_id = tk.profile.task_id;
+  c.profile.spawn_count = 0;
+  c.profile.local_work = 0;
+  c.profile.task_work = 0;
+  c.profile.span_at_start = tk.span;
+  c.profile.local_span_at_start = tk.profile.path.local_span;
+  c.profile.task_span_at_start = tk.profile.path.task_span;
+  c.profile.context = tk.profile.context;
+  c.profile.task_site = tk.profile.site_id;
+  c.profile.task_flags = tk.profile.flags;
+  c.profile.record_count = 0;
+  c.profile.chain_credits = 0;
+  c.profile.path = tk.profile.path;
+  tk.profile.path.chain = nullptr;
 }
 
 // The record of the task's own invocation, from its start to here.
 inline prof_record task_record(const frame& c) noexcept {
   prof_record r{};
-  r.site = c.task_site;
-  r.flags = c.task_flags;
+  r.site = c.profile.task_site;
+  r.flags = c.profile.task_flags;
   r.work = c.totals.work;
-  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
-  r.local_work = c.local_work;
-  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
-  r.task_work = c.task_work;
-  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  r.span = static_cast<std::int64_t>(c.totals.span - c.profile.span_at_start);
+  r.local_work = c.profile.local_work;
+  r.local_span = static_cast<std::int64_t>(c.profile.path.local_span - c.profile.local_span_at_start);
+  r.task_work = c.profile.task_work;
+  r.task_span = static_cast<std::int64_t>(c.profile.path.task_span - c.profile.task_span_at_start);
   return r;
 }
 
@@ -3918,12 +3949,12 @@ inline prof_record task_record(const frame& c) noexcept {
 // and the path profile it reports with.
 inline path_prof profile_task_end(frame& c) {
   const prof_record r = task_record(c);
-  c.path.local_span = c.local_span_at_start;
-  c.path.task_span = c.task_span_at_start;
+  c.profile.path.local_span = c.profile.local_span_at_start;
+  c.profile.path.task_span = c.profile.task_span_at_start;
   record_on_work(c.sess, r);
   append_record(c, r);
-  path_prof out = c.path;
-  out.task = c.task_id;
+  path_prof out = c.profile.path;
+  out.task = c.profile.task_id;
   out.chain = take_path(c);
   return out;
 }
@@ -3953,16 +3984,16 @@ inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
   d = object_cache<deferred_record>::local().take();
   d->finish = &finish_deferred_record;
   d->sess = c.sess;
-  d->site = c.task_site;
-  d->flags = c.task_flags;
-  d->task_id = c.task_id;
-  d->span_at_start = c.span_at_start;
-  d->local_work = c.local_work;
-  d->local_span_at_start = c.local_span_at_start;
-  d->task_work = c.task_work;
-  d->task_span_at_start = c.task_span_at_start;
-  path_prof out = c.path;
-  out.task = c.task_id;
+  d->site = c.profile.task_site;
+  d->flags = c.profile.task_flags;
+  d->task_id = c.profile.task_id;
+  d->span_at_start = c.profile.span_at_start;
+  d->local_work = c.profile.local_work;
+  d->local_span_at_start = c.profile.local_span_at_start;
+  d->task_work = c.profile.task_work;
+  d->task_span_at_start = c.profile.task_span_at_start;
+  path_prof out = c.profile.path;
+  out.task = c.profile.task_id;
   out.chain = take_path(c);
   return out;
 }
@@ -3974,17 +4005,17 @@ inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
 // once, when the task ends), its running sums back at its start.
 inline path_prof profile_path_kept(frame& f, bool task_end) {
   path_prof p;
-  p.task = f.task_id;
+  p.task = f.profile.task_id;
   p.chain = share_path(f);
   if (!task_end) {
-    p.local_span = f.path.local_span;
-    p.task_span = f.path.task_span;
+    p.local_span = f.profile.path.local_span;
+    p.task_span = f.profile.path.task_span;
     return p;
   }
   const prof_record r = task_record(f);
   push_records(p.chain, &r, 1);
-  p.local_span = f.local_span_at_start;
-  p.task_span = f.task_span_at_start;
+  p.local_span = f.profile.local_span_at_start;
+  p.task_span = f.profile.task_span_at_start;
   return p;
 }
 
@@ -3992,24 +4023,24 @@ inline path_prof profile_path_kept(frame& f, bool task_end) {
 // invocation starts after them, so that its span, like its work, covers only
 // what it does and joins (their work is counted by whoever joins them).
 inline void profile_restart_task(frame& c) noexcept {
-  c.span_at_start = c.totals.span;
-  c.local_span_at_start = c.path.local_span;
-  c.task_span_at_start = c.path.task_span;
+  c.profile.span_at_start = c.totals.span;
+  c.profile.local_span_at_start = c.profile.path.local_span;
+  c.profile.task_span_at_start = c.profile.path.task_span;
 }
 
 // A call opens: its invocation starts counting local work and span.
 // A call opens; returns whether its site was registered just now.
 inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::call);
-  cs.caller_context = f.context;
-  cs.caller_local_work = f.local_work;
+  const site_step st = site_step_for(f.profile.context, where, site_kind::call);
+  cs.caller_context = f.profile.context;
+  cs.caller_local_work = f.profile.local_work;
   cs.span_at_open = f.totals.span;
   cs.work_at_open = f.totals.work;
-  cs.local_span_at_open = f.path.local_span;
+  cs.local_span_at_open = f.profile.path.local_span;
   cs.site_id = st.site;
   cs.flags = st.flags;
-  f.context = st.next;
-  f.local_work = 0;
+  f.profile.context = st.next;
+  f.profile.local_work = 0;
   return st.registered;
 }
 
@@ -4020,11 +4051,11 @@ inline void profile_call_close(frame& f, const call_state& cs) {
   r.flags = cs.flags;
   r.work = f.totals.work - cs.work_at_open;
   r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
-  r.local_work = f.local_work;
-  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
-  f.path.local_span = cs.local_span_at_open;
-  f.context = cs.caller_context;
-  f.local_work = cs.caller_local_work;
+  r.local_work = f.profile.local_work;
+  r.local_span = static_cast<std::int64_t>(f.profile.path.local_span - cs.local_span_at_open);
+  f.profile.path.local_span = cs.local_span_at_open;
+  f.profile.context = cs.caller_context;
+  f.profile.local_work = cs.caller_local_work;
   record_on_work(f.sess, r);
   append_record(f, r);
 }
@@ -4033,13 +4064,13 @@ inline void profile_call_close(frame& f, const call_state& cs) {
 // at f.totals.span (before the join): when a child's path is the longer, the
 // task's path becomes it; otherwise the child's chain is dropped.
 inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
-  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.profile.task_id)) {
     drop_credits(f);
-    release_prof(f.path.chain);
-    f.prof_record_count = 0;
-    f.path.local_span = joined.local_span;
-    f.path.task_span = joined.task_span;
-    f.path.chain = joined.chain;
+    release_prof(f.profile.path.chain);
+    f.profile.record_count = 0;
+    f.profile.path.local_span = joined.local_span;
+    f.profile.path.task_span = joined.task_span;
+    f.profile.path.chain = joined.chain;
   } else {
     release_prof(joined.chain);
   }
@@ -4413,22 +4444,22 @@ namespace detail {
 // The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
 // the task's previous strand and the end of the longest path through `f`.
 FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
-  record_state& rs = *f.rec;
+  record_state& rs = *f.recording.state;
   record_buffer& b = rs.buffer();
   raw_strand* r = b.strands.next(rs);
   if (!r) {
     ++b.dropped;
-    f.rec_prev = 0;
+    f.recording.prev = 0;
     f.totals.last_strand = 0;
     return;
   }
-  r->prev = f.rec_prev;
+  r->prev = f.recording.prev;
   r->crit_pred = f.totals.last_strand;
-  r->join_uid = f.rec_join_uid;
-  r->join_round = f.rec_join_round;
-  r->join_site = f.rec_join_site;
-  if (f.recording == recording_mode::with_wall_clock) {
-    r->wall_start = f.rec_wall_start;
+  r->join_uid = f.recording.join_uid;
+  r->join_round = f.recording.join_round;
+  r->join_site = f.recording.join_site;
+  if (f.recording.mode == recording_mode::with_wall_clock) {
+    r->wall_start = f.recording.wall_start;
     r->wall_end = rs.wall_now();
   } else {
     r->wall_start = f.strand_start;
@@ -4436,28 +4467,28 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   }
   r->work = c.work;
   r->path = c.path;
-  r->frame = f.rec_frame;
-  r->flags = f.rec_flags;
+  r->frame = f.recording.call_path;
+  r->flags = f.recording.flags;
   r->what_if = f.what_if_mask & what_if_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
-  f.rec_prev = id;
+  f.recording.prev = id;
   f.totals.last_strand = id;
-  f.rec_flags = 0;
-  f.rec_join_uid = 0;
-  f.rec_join_site = 0;
+  f.recording.flags = 0;
+  f.recording.join_uid = 0;
+  f.recording.join_site = 0;
 }
 
 // A spawn: the child starts after the strand that just ended, in the call path
 // the spawn site opens; the spawner's next strand is the continuation. Returns
 // whether a call path was interned just now (its cost is then in no strand).
 FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
-  tk.rec_from = f.rec_prev;
-  f.rec_flags |= rec_after_spawn;
+  tk.rec_from = f.recording.prev;
+  f.recording.flags |= rec_after_spawn;
   bool missed = false;
   try {
-    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
+    tk.rec_frame = call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::spawn, missed);
   } catch (...) {
-    tk.rec_frame = f.rec_frame;
+    tk.rec_frame = f.recording.call_path;
   }
   return missed;
 }
@@ -4465,23 +4496,24 @@ FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, cons
 // A sync_point's join took round `c.round` of its set: the next strand starts
 // after that join.
 FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
-  f.rec_join_uid = c.uid;
-  f.rec_join_round = c.round;
+  f.recording.join_uid = c.uid;
+  f.recording.join_round = c.round;
   bool missed = false;
   try {
-    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
+    f.recording.join_site = call_tree::instance().site_index(where, missed) + 1;
   } catch (...) {
-    f.rec_join_site = 0;
+    f.recording.join_site = 0;
   }
 }
 
 // A call opens: the strands inside run in the call path its site opens.
 // Returns whether the path was interned just now.
 FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
-  cs.caller_rec_frame = f.rec_frame;
+  cs.caller_rec_frame = f.recording.call_path;
   bool missed = false;
   try {
-    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
+    f.recording.call_path =
+        call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::call, missed);
   } catch (...) {
   }
   return missed;
@@ -4489,7 +4521,7 @@ FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, c
 
 // A labeled region's instance closes on this thread.
 FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
-  record_state& r = *f.rec;
+  record_state& r = *f.recording.state;
   if (!r.on()) return;
   try {
     r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});
@@ -4509,86 +4541,82 @@ struct measurement_observers {
   // ---- strands ----------------------------------------------------------------
   // Whether a strand's end goes past the plain path (one branch for both).
   FORKSCALE_DETAIL_ALWAYS_INLINE static bool strands_watched(const frame& f) noexcept {
-    return (f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0;
+    return (f.what_if_mask | static_cast<unsigned char>(f.recording.mode)) != 0;
   }
   // A watched strand ends at `t`: what-if may price it differently, and the
   // recording keeps it.
   static strand_cost strand_closed(frame& f, std::uint64_t t, std::uint64_t raw, std::uint64_t cost) noexcept {
     const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.recording != recording_mode::off) keep_strand(f, t, c);
+    if (f.recording.mode != recording_mode::off) keep_strand(f, t, c);
     return c;
   }
   // Every strand's cost, into the site profiles' running sums.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_added(frame& f, const strand_cost& c) noexcept {
-    f.local_work += c.work;
-    f.task_work += c.work;
-    f.path.local_span += c.path;
-    f.path.task_span += c.path;
+    f.profile.local_work += c.work;
+    f.profile.task_work += c.work;
+    f.profile.path.local_span += c.path;
+    f.profile.path.task_span += c.path;
   }
   FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_started(frame& f) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode == recording_mode::with_wall_clock))
+      f.recording.wall_start = f.recording.state->wall_now();
   }
+
+  // ---- what the engine asks ----------------------------------------------------
+  // Whether a task's path value carries a site profile to its join.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static bool carries_profile(const frame& f) noexcept { return f.profile.on; }
+  // The record a join set made in this frame writes its edges to (null: none).
+  FORKSCALE_DETAIL_ALWAYS_INLINE static record_state* join_record(const frame& f) noexcept { return f.recording.state; }
 
   // ---- tasks --------------------------------------------------------------------
   static void root_started(frame& root, session& s) noexcept {
-    root.profile = s.profile;
-    root.task_id = root_task_id;
-    root.spawn_count = 0;
-    root.local_work = 0;
-    root.task_work = 0;
-    root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
-    root.context = site_registry::instance().empty();
-    root.prof_record_count = 0;
-    root.chain_credits = 0;
-    root.path = path_prof{};
+    root.profile = task_profile{};
+    root.profile.on = s.profile;
+    root.profile.context = site_registry::instance().empty();
     root.what_if_mask = s.what_if_root_mask;
-    root.recording = s.recording;
-    root.rec = s.rec.get();
-    root.rec_frame = 0;
-    root.rec_flags = 0;
-    root.rec_prev = 0;
-    root.rec_join_uid = 0;
-    root.rec_end_uid = 0;
+    root.recording = task_recording{};
+    root.recording.mode = s.recording;
+    root.recording.state = s.rec.get();
   }
 
   FORKSCALE_DETAIL_ALWAYS_INLINE static bool spawned(frame& f, spawn_token& tk, const site& where) {
     tk.what_if_mask = f.what_if_mask;
     bool registered = false;
-    if (f.profile) registered = profile_spawn(f, tk, where);
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) registered |= keep_spawn(f, tk, where);
+    if (f.profile.on) registered = profile_spawn(f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off)) registered |= keep_spawn(f, tk, where);
     return registered;
   }
 
   FORKSCALE_DETAIL_ALWAYS_INLINE static void task_started(frame& c, session& s, spawn_token& tk) noexcept {
     c.what_if_mask = tk.what_if_mask;
-    c.profile = tk.profile;
-    if (tk.profile) profile_task_start(c, tk);
-    c.recording = s.recording;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
-      c.rec = s.rec.get();
-      c.rec_frame = tk.rec_frame;
-      c.rec_flags = rec_task_start;
-      c.rec_prev = tk.rec_from;
-      c.rec_join_uid = 0;
-      c.rec_end_uid = 0;
+    c.profile.on = tk.profile.on;
+    if (tk.profile.on) profile_task_start(c, tk);
+    c.recording.mode = s.recording;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording.mode != recording_mode::off)) {
+      c.recording.state = s.rec.get();
+      c.recording.call_path = tk.rec_frame;
+      c.recording.flags = rec_task_start;
+      c.recording.prev = tk.rec_from;
+      c.recording.join_uid = 0;
+      c.recording.end_uid = 0;
     }
   }
 
   // What the task's path carries to its join for the profiles (its own
   // invocation's record is made here), and for the recording.
   FORKSCALE_DETAIL_ALWAYS_INLINE static path_prof task_ended(frame& c) {
-    if (c.profile) return profile_task_end(c);
+    if (c.profile.on) return profile_task_end(c);
     return path_prof{};
   }
   // The task ends while children it left still run: its record waits for them
   // (`d`, null when there is none).
   static path_prof task_ended_deferred(frame& c, deferred_record*& d) {
-    if (c.profile) return profile_task_end_deferred(c, d);
+    if (c.profile.on) return profile_task_end_deferred(c, d);
     return path_prof{};
   }
   FORKSCALE_DETAIL_ALWAYS_INLINE static join_source task_source(const frame& c) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
-      return join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording.mode != recording_mode::off))
+      return join_source{c.recording.prev, c.recording.end_uid, c.recording.end_round};
     return join_source{};
   }
 
@@ -4596,7 +4624,7 @@ struct measurement_observers {
   // Before the children's path values fold into the task's: the longer path
   // keeps its profile chain.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_taken(frame& f, join_contents& c) noexcept {
-    if (f.profile) {
+    if (f.profile.on) {
       profile_join(f, c.prof, c.totals.span);
     } else {
       release_prof(c.prof.chain);
@@ -4605,12 +4633,12 @@ struct measurement_observers {
   // After: the recording's edges. `where` is null for the children a task
   // (or a measurement's root) merges at its end.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off)) {
       if (where) {
         keep_join(f, c, *where);
       } else if (c.finished != 0) {
-        f.rec_end_uid = c.uid;
-        f.rec_end_round = c.round;
+        f.recording.end_uid = c.uid;
+        f.recording.end_round = c.round;
       }
     }
   }
@@ -4622,7 +4650,7 @@ struct measurement_observers {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void call_opened(frame& f, call_state& cs, const site& where) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
       call_opened_slow<E>(f, cs, where);
-    } else if (f.profile) {
+    } else if (f.profile.on) {
       call_opened_profiled<E>(f, cs, where);
     }
   }
@@ -4641,8 +4669,8 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
     std::uint64_t what_if_new = 0;
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || what_if_new || f.recording != recording_mode::off) E::split_strand(f);
-    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
+    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
       E::start_strand(f, E::now(f));
     if (what_if_new != 0) {
       cs.what_if_set = true;
@@ -4650,7 +4678,7 @@ struct measurement_observers {
       f.what_if_mask |= what_if_new;
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
-    if (f.profile && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
+    if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
       E::start_strand(f, E::now(f));
   }
 
@@ -4658,7 +4686,7 @@ struct measurement_observers {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void call_closed(frame& f, call_state& cs) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
       call_closed_slow<E>(f, cs);
-    } else if (f.profile && cs.caller_context) {
+    } else if (f.profile.on && cs.caller_context) {
       call_closed_profiled<E>(f, cs);
     }
   }
@@ -4671,9 +4699,9 @@ struct measurement_observers {
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
-    const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording != recording_mode::off) E::split_strand(f);
-    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
+    const bool profiled = f.profile.on && cs.caller_context;
+    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_rec_frame;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }
@@ -4712,20 +4740,21 @@ struct measurement_observers {
   // site profile (see profile_path_kept).
   static void path_kept(frame& f, bool task_end, kept_path& k) {
     if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) k.what_if = what_if_copy(f.totals.what_if);
-    if (f.profile) k.prof = profile_path_kept(f, task_end);
+    if (f.profile.on) k.prof = profile_path_kept(f, task_end);
   }
   // A task's predecessors joined its path where it starts: its invocation
   // starts after them.
   static void task_restarted(frame& f) noexcept {
-    if (f.profile) profile_restart_task(f);
+    if (f.profile.on) profile_restart_task(f);
   }
 
   // ---- labeled regions and the measurement --------------------------------------
   static void region_opened(frame& f, region_state& rs) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) rs.rec_wall_open = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off))
+      rs.rec_wall_open = f.recording.state->wall_now();
   }
   static void region_closed(frame& f, const region_state& rs) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) keep_region_instance(f, rs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off)) keep_region_instance(f, rs);
   }
   static void measurement_started(session& s) noexcept {
     if (s.rec) s.rec->start();

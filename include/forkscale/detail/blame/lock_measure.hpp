@@ -33,8 +33,10 @@ inline clock_kind lock_wall_kind(const session& s) noexcept {
 // The id the open strand of `f` will have in this thread's buffer; 0 when the
 // frame is not running or recording is off.
 inline std::uint64_t open_strand_id(frame& f) {
-  if (f.recording == recording_mode::off || !f.rec || !f.rec->on() || f.state != frame::run_state::running) return 0;
-  record_buffer& b = f.rec->buffer();
+  if (f.recording.mode == recording_mode::off || !f.recording.state || !f.recording.state->on() ||
+      f.state != frame::run_state::running)
+    return 0;
+  record_buffer& b = f.recording.state->buffer();
   return strand_id(b, b.strands.size());
 }
 
@@ -105,10 +107,10 @@ FORKSCALE_INLINE void lock_measure::released(frame& f, lock_table& t, const lock
   row.hold += hold;
   if (hold > row.max_hold) row.max_hold = hold;
   // Recording: the hold as a raw_lock in this thread's buffer.
-  if (f.recording == recording_mode::off || !f.rec || !f.rec->on()) return;
+  if (f.recording.mode == recording_mode::off || !f.recording.state || !f.recording.state->on()) return;
   try {
-    record_buffer& b = f.rec->buffer();
-    raw_lock* e = b.locks.next(*f.rec);
+    record_buffer& b = f.recording.state->buffer();
+    raw_lock* e = b.locks.next(*f.recording.state);
     if (!e) return;
     e->wait_start = h.wait_start;
     e->acquired = h.acquired;

@@ -107,7 +107,7 @@ struct basic_engine {
       j->count_shared_child();
     } else {
       j = f->sync_block;
-      if (!j) j = f->sync_block = join_set::make(f->sess, f->rec);
+      if (!j) j = f->sync_block = join_set::make(f->sess, Observers::join_record(*f));
       j->count_own_child();
     }
     tk.target = j;
@@ -363,7 +363,7 @@ struct basic_engine {
     if (!scope) return;
     join_set* inner = f->sync_block;
     f->sync_block = cs.caller_block;
-    if (inner) hand_on_call_block(*f, inner);
+    if (inner) hand_on_call_block<Observers>(*f, inner);
   }
 
   // ---- what-if regions -----------------------------------------------------------

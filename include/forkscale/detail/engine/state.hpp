@@ -73,31 +73,12 @@ struct frame {
   region_state* open_regions = nullptr;  // the innermost region guard open in this frame
   site where;                            // the guard that opened the frame
 
-  // Site profiles (docs/model.md). The frame's path value is (totals.span,
-  // task_id) plus `path` and the records in `prof_records` not yet pushed onto its
-  // chain.
-  bool profile = false;
-  unsigned char task_flags = 0;  // this task's own invocation
-  unsigned prof_record_count = 0;
-  std::uint32_t task_site = 0;
-  std::uint64_t task_id = root_task_id;
-  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
-  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
-  std::uint64_t task_work = 0;      // cost of this task's own strands
-  std::uint64_t span_at_start = 0;  // at the task's start
-  std::uint64_t local_span_at_start = 0;
-  std::uint64_t task_span_at_start = 0;
-  const site_context* context = nullptr;  // sites of the invocations open here
-  path_prof path;
-  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
-  prof_record prof_records[prof_records_per_node];
-  // What-if regions open here (inherited by children) and the session's mode bits.
-  std::uint64_t what_if_mask = 0;
+  // The subsystems' slots: observers/ keeps them, the engine holds them and
+  // never looks into them.
+  task_profile profile;            // site profiles (docs/model.md; profile/records.hpp)
+  std::uint64_t what_if_mask = 0;  // what-if regions open here, inherited by children
+  task_recording recording;        // options::record (record/mode.hpp)
 
-  // Recording (options::record, detail/record/), a copy of the session's mode.
-  // The rec_ fields describe the open strand: how it began, where it runs, what
-  // it follows.
-  recording_mode recording = recording_mode::off;
   // Call sites take the slow path: the session names what-if call sites (1) or
   // records its execution (2).
   unsigned char call_events = 0;
@@ -114,16 +95,6 @@ struct frame {
   // begin_sync and begin_child, read by end_sync only.
   bool lent = false;
   std::uint64_t lent_end = 0;
-  record_state* rec = nullptr;
-  std::uint32_t rec_frame = 0;       // call path (call_tree)
-  std::uint32_t rec_flags = 0;       // rec_after_spawn, rec_task_start
-  std::uint32_t rec_join_round = 0;  // the join it starts after, if rec_join_uid != 0
-  std::uint32_t rec_join_site = 0;   // that sync_point's site + 1
-  std::uint64_t rec_join_uid = 0;
-  std::uint64_t rec_prev = 0;        // the task's previous strand, or the spawner's
-  std::uint64_t rec_wall_start = 0;  // with_wall_clock: the wall clock at the start
-  std::uint64_t rec_end_uid = 0;     // finished children merged at the task's end
-  std::uint32_t rec_end_round = 0;
 };
 
 // What a spawn hands to its child: where to report and the path value at the
@@ -132,18 +103,7 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  // Site profiles: the child's id, its invocation and the spawner's path value.
-  std::uint64_t task_id = 0;
-  const site_context* context = nullptr;
-  std::uint32_t site_id = 0;
-  unsigned char flags = 0;
-  bool profile = false;
-  // The callable was invoked as it was made (basic_spawned's rvalue call, the
-  // serial adapter): a child that starts on the spawner's thread with no event
-  // in the spawner since the spawn (its strand still starts at `spawned_at`)
-  // starts at that reading (engine::begin_child).
-  bool at_once = false;
-  path_prof path;
+  spawn_profile profile;  // the site profiles' slot (profile/records.hpp)
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
   std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
@@ -156,6 +116,11 @@ struct spawn_token {
     std::uint64_t spawned_at;
   };
   std::uint32_t rec_frame = 0;  // recording: the child's call path
+  // The callable was invoked as it was made (basic_spawned's rvalue call, the
+  // serial adapter): a child that starts on the spawner's thread with no event
+  // in the spawner since the spawn (its strand still starts at `spawned_at`)
+  // starts at that reading (engine::begin_child).
+  bool at_once = false;
 
   spawn_token() = default;
   spawn_token(const spawn_token&) = delete;
@@ -177,12 +142,7 @@ struct spawn_token {
     span = o.span;
     burdened_span = o.burdened_span;
     raw_span = o.raw_span;
-    task_id = o.task_id;
-    context = o.context;
-    site_id = o.site_id;
-    flags = o.flags;
-    profile = o.profile;
-    path = o.path;
+    o.profile.hand_on(profile);
     what_if_mask = o.what_if_mask;
     what_if = o.what_if;
     last_strand = o.last_strand;
@@ -190,7 +150,6 @@ struct spawn_token {
     rec_frame = o.rec_frame;
     at_once = o.at_once;
     o.target = nullptr;
-    o.path.chain = nullptr;
     o.what_if = nullptr;
   }
   explicit operator bool() const noexcept { return target != nullptr; }

@@ -169,7 +169,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
   if (FORKSCALE_DETAIL_UNLIKELY(f.report_to == nullptr)) {  // (a spawned task always has one)
     f.sync_block = left;
     path_prof out = Observers::task_ended(f);
-    settle_sync_block<Observers>(f, f.profile ? &out : nullptr);
+    settle_sync_block<Observers>(f, Observers::carries_profile(f) ? &out : nullptr);
     join_set::report(nullptr, f.totals, out, from);
     return;
   }
@@ -184,15 +184,16 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
 // A call scope ends: the children spawned inside it that no join inside it
 // waited for join the enclosing scope's sync block — finished ones with their
 // totals, running ones as one forwarded set.
-inline void hand_on_call_block(frame& f, join_set* inner) noexcept {
+template <class Observers>
+void hand_on_call_block(frame& f, join_set* inner) noexcept {
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;
-    if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+    if (!f.sync_block) f.sync_block = join_set::make(f.sess, Observers::join_record(f));
     f.sync_block->absorb(c);
     return;
   }
-  if (!f.sync_block) f.sync_block = join_set::make(f.sess, f.rec);
+  if (!f.sync_block) f.sync_block = join_set::make(f.sess, Observers::join_record(f));
   f.sync_block->count_own_child();  // the forwarded set counts as one child of the outer block
   inner->release(f.sync_block);
 }
@@ -211,8 +212,7 @@ FORKSCALE_DETAIL_NOINLINE inline void incomplete_join(frame* f, std::int64_t run
 FORKSCALE_DETAIL_NOINLINE inline void drop_unrun(spawn_token& tk, const site& where = site{}) noexcept {
   join_set* j = tk.target;
   tk.target = nullptr;
-  release_prof(tk.path.chain);
-  tk.path.chain = nullptr;
+  release_spawn_profile(tk.profile);
   what_if_release(tk.what_if);
   tk.what_if = nullptr;
   misuse(j->owner_session(), where,

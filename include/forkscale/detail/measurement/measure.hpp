@@ -215,9 +215,9 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
 // report. The session is freed unless tasks or groups still refer to it.
 inline report finish_session(std::unique_ptr<session> s, frame& root) {
   path_prof out;
-  if (root.profile) {
-    out = root.path;
-    out.task = root.task_id;
+  if (root.profile.on) {
+    out = root.profile.path;
+    out.task = root.profile.task_id;
     out.chain = take_path(root);
   }
   if (followed_burden(*s) && !s->burden_problem.empty()) burden_file_notice(s.get(), s->burden_problem);
@@ -230,7 +230,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
                "or finished and never waited for by a sync_point); they are not counted: the report's numbers are "
                "partial");
-  settle_sync_block<measurement_observers>(root, root.profile ? &out : nullptr);
+  settle_sync_block<measurement_observers>(root, root.profile.on ? &out : nullptr);
   if (s->rec && s->rec->limit_hit())
     diagnose(s.get(), root.where,
              "recording stopped at options.record_limit (" +
@@ -255,7 +255,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   }
   settled = settled && misuse_count == 0;
   const bool unbound = bound_count(*s) == 0;
-  finish_site_profiles(rep, *s, root, out, root.profile && settled && unbound);
+  finish_site_profiles(rep, *s, root, out, root.profile.on && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
   if (settled) add_lock_rows(rep, *s);  // after the record: it marks the critical holds

@@ -125,9 +125,9 @@ inline void add_call_site_rows(report& rep, const session& s, const site_profile
       p.top_call_site_on_work = p.top_caller_on_work = p.top_call_site_on_span = p.top_caller_on_span =
           to_site_measure(s, whole);
       p.local_on_work = p.local_on_span =
-          to_site_measure(s, measure_sum{1, root.local_work, static_cast<std::int64_t>(end.local_span)});
+          to_site_measure(s, measure_sum{1, root.profile.local_work, static_cast<std::int64_t>(end.local_span)});
       p.local_on_work.work =
-          static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.local_work)));
+          static_cast<std::uint64_t>(local_work_col.next(static_cast<std::int64_t>(root.profile.local_work)));
       p.local_on_span.span = local_span_col.next(static_cast<std::int64_t>(end.local_span));
     } else {
       const site_sums& w = in.on_work[key.id];
@@ -156,7 +156,7 @@ inline void add_spawn_site_rows(report& rep, const session& s, const site_profil
       p.tasks = 1;
       p.work = to_unit(s, root.totals.work);
       p.span = to_unit(s, root.totals.span);
-      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(root.task_work)));
+      p.exclusive_work = static_cast<std::uint64_t>(excl_col.next(static_cast<std::int64_t>(root.profile.task_work)));
       p.critical_span = crit_col.next(static_cast<std::int64_t>(end.task_span));
     } else {
       const site_sums& w = in.on_work[key.id];

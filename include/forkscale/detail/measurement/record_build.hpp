@@ -414,9 +414,9 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
     return;
   }
   record_end end;
-  end.last_strand = root.rec_prev;
-  end.end_uid = root.rec_end_uid;
-  end.end_round = root.rec_end_round;
+  end.last_strand = root.recording.prev;
+  end.end_uid = root.recording.end_uid;
+  end.end_round = root.recording.end_round;
   end.critical_last = root.totals.last_strand;
   rep.record = record_builder(s, s.rec->buffers()).build(end);
   rep.profiler_bytes += s.rec->bytes();

@@ -46,86 +46,82 @@ struct measurement_observers {
   // ---- strands ----------------------------------------------------------------
   // Whether a strand's end goes past the plain path (one branch for both).
   FORKSCALE_DETAIL_ALWAYS_INLINE static bool strands_watched(const frame& f) noexcept {
-    return (f.what_if_mask | static_cast<unsigned char>(f.recording)) != 0;
+    return (f.what_if_mask | static_cast<unsigned char>(f.recording.mode)) != 0;
   }
   // A watched strand ends at `t`: what-if may price it differently, and the
   // recording keeps it.
   static strand_cost strand_closed(frame& f, std::uint64_t t, std::uint64_t raw, std::uint64_t cost) noexcept {
     const strand_cost c = f.what_if_mask != 0 ? what_if_strand(f, raw, cost) : strand_cost{raw, cost, raw, cost};
-    if (f.recording != recording_mode::off) keep_strand(f, t, c);
+    if (f.recording.mode != recording_mode::off) keep_strand(f, t, c);
     return c;
   }
   // Every strand's cost, into the site profiles' running sums.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_added(frame& f, const strand_cost& c) noexcept {
-    f.local_work += c.work;
-    f.task_work += c.work;
-    f.path.local_span += c.path;
-    f.path.task_span += c.path;
+    f.profile.local_work += c.work;
+    f.profile.task_work += c.work;
+    f.profile.path.local_span += c.path;
+    f.profile.path.task_span += c.path;
   }
   FORKSCALE_DETAIL_ALWAYS_INLINE static void strand_started(frame& f) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording == recording_mode::with_wall_clock)) f.rec_wall_start = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode == recording_mode::with_wall_clock))
+      f.recording.wall_start = f.recording.state->wall_now();
   }
+
+  // ---- what the engine asks ----------------------------------------------------
+  // Whether a task's path value carries a site profile to its join.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static bool carries_profile(const frame& f) noexcept { return f.profile.on; }
+  // The record a join set made in this frame writes its edges to (null: none).
+  FORKSCALE_DETAIL_ALWAYS_INLINE static record_state* join_record(const frame& f) noexcept { return f.recording.state; }
 
   // ---- tasks --------------------------------------------------------------------
   static void root_started(frame& root, session& s) noexcept {
-    root.profile = s.profile;
-    root.task_id = root_task_id;
-    root.spawn_count = 0;
-    root.local_work = 0;
-    root.task_work = 0;
-    root.span_at_start = root.local_span_at_start = root.task_span_at_start = 0;
-    root.context = site_registry::instance().empty();
-    root.prof_record_count = 0;
-    root.chain_credits = 0;
-    root.path = path_prof{};
+    root.profile = task_profile{};
+    root.profile.on = s.profile;
+    root.profile.context = site_registry::instance().empty();
     root.what_if_mask = s.what_if_root_mask;
-    root.recording = s.recording;
-    root.rec = s.rec.get();
-    root.rec_frame = 0;
-    root.rec_flags = 0;
-    root.rec_prev = 0;
-    root.rec_join_uid = 0;
-    root.rec_end_uid = 0;
+    root.recording = task_recording{};
+    root.recording.mode = s.recording;
+    root.recording.state = s.rec.get();
   }
 
   FORKSCALE_DETAIL_ALWAYS_INLINE static bool spawned(frame& f, spawn_token& tk, const site& where) {
     tk.what_if_mask = f.what_if_mask;
     bool registered = false;
-    if (f.profile) registered = profile_spawn(f, tk, where);
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) registered |= keep_spawn(f, tk, where);
+    if (f.profile.on) registered = profile_spawn(f, tk, where);
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off)) registered |= keep_spawn(f, tk, where);
     return registered;
   }
 
   FORKSCALE_DETAIL_ALWAYS_INLINE static void task_started(frame& c, session& s, spawn_token& tk) noexcept {
     c.what_if_mask = tk.what_if_mask;
-    c.profile = tk.profile;
-    if (tk.profile) profile_task_start(c, tk);
-    c.recording = s.recording;
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off)) {
-      c.rec = s.rec.get();
-      c.rec_frame = tk.rec_frame;
-      c.rec_flags = rec_task_start;
-      c.rec_prev = tk.rec_from;
-      c.rec_join_uid = 0;
-      c.rec_end_uid = 0;
+    c.profile.on = tk.profile.on;
+    if (tk.profile.on) profile_task_start(c, tk);
+    c.recording.mode = s.recording;
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording.mode != recording_mode::off)) {
+      c.recording.state = s.rec.get();
+      c.recording.call_path = tk.rec_frame;
+      c.recording.flags = rec_task_start;
+      c.recording.prev = tk.rec_from;
+      c.recording.join_uid = 0;
+      c.recording.end_uid = 0;
     }
   }
 
   // What the task's path carries to its join for the profiles (its own
   // invocation's record is made here), and for the recording.
   FORKSCALE_DETAIL_ALWAYS_INLINE static path_prof task_ended(frame& c) {
-    if (c.profile) return profile_task_end(c);
+    if (c.profile.on) return profile_task_end(c);
     return path_prof{};
   }
   // The task ends while children it left still run: its record waits for them
   // (`d`, null when there is none).
   static path_prof task_ended_deferred(frame& c, deferred_record*& d) {
-    if (c.profile) return profile_task_end_deferred(c, d);
+    if (c.profile.on) return profile_task_end_deferred(c, d);
     return path_prof{};
   }
   FORKSCALE_DETAIL_ALWAYS_INLINE static join_source task_source(const frame& c) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(c.recording != recording_mode::off))
-      return join_source{c.rec_prev, c.rec_end_uid, c.rec_end_round};
+    if (FORKSCALE_DETAIL_UNLIKELY(c.recording.mode != recording_mode::off))
+      return join_source{c.recording.prev, c.recording.end_uid, c.recording.end_round};
     return join_source{};
   }
 
@@ -133,7 +129,7 @@ struct measurement_observers {
   // Before the children's path values fold into the task's: the longer path
   // keeps its profile chain.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_taken(frame& f, join_contents& c) noexcept {
-    if (f.profile) {
+    if (f.profile.on) {
       profile_join(f, c.prof, c.totals.span);
     } else {
       release_prof(c.prof.chain);
@@ -142,12 +138,12 @@ struct measurement_observers {
   // After: the recording's edges. `where` is null for the children a task
   // (or a measurement's root) merges at its end.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_done(frame& f, const join_contents& c, const site* where) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off)) {
       if (where) {
         keep_join(f, c, *where);
       } else if (c.finished != 0) {
-        f.rec_end_uid = c.uid;
-        f.rec_end_round = c.round;
+        f.recording.end_uid = c.uid;
+        f.recording.end_round = c.round;
       }
     }
   }
@@ -159,7 +155,7 @@ struct measurement_observers {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void call_opened(frame& f, call_state& cs, const site& where) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
       call_opened_slow<E>(f, cs, where);
-    } else if (f.profile) {
+    } else if (f.profile.on) {
       call_opened_profiled<E>(f, cs, where);
     }
   }
@@ -178,8 +174,8 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
     std::uint64_t what_if_new = 0;
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile || what_if_new || f.recording != recording_mode::off) E::split_strand(f);
-    if (f.recording != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
+    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
       E::start_strand(f, E::now(f));
     if (what_if_new != 0) {
       cs.what_if_set = true;
@@ -187,7 +183,7 @@ struct measurement_observers {
       f.what_if_mask |= what_if_new;
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
-    if (f.profile && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
+    if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
       E::start_strand(f, E::now(f));
   }
 
@@ -195,7 +191,7 @@ struct measurement_observers {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void call_closed(frame& f, call_state& cs) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.call_events != 0)) {
       call_closed_slow<E>(f, cs);
-    } else if (f.profile && cs.caller_context) {
+    } else if (f.profile.on && cs.caller_context) {
       call_closed_profiled<E>(f, cs);
     }
   }
@@ -208,9 +204,9 @@ struct measurement_observers {
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
-    const bool profiled = f.profile && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording != recording_mode::off) E::split_strand(f);
-    if (f.recording != recording_mode::off) f.rec_frame = cs.caller_rec_frame;
+    const bool profiled = f.profile.on && cs.caller_context;
+    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_rec_frame;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }
@@ -249,20 +245,21 @@ struct measurement_observers {
   // site profile (see profile_path_kept).
   static void path_kept(frame& f, bool task_end, kept_path& k) {
     if (FORKSCALE_DETAIL_UNLIKELY(f.totals.what_if != nullptr)) k.what_if = what_if_copy(f.totals.what_if);
-    if (f.profile) k.prof = profile_path_kept(f, task_end);
+    if (f.profile.on) k.prof = profile_path_kept(f, task_end);
   }
   // A task's predecessors joined its path where it starts: its invocation
   // starts after them.
   static void task_restarted(frame& f) noexcept {
-    if (f.profile) profile_restart_task(f);
+    if (f.profile.on) profile_restart_task(f);
   }
 
   // ---- labeled regions and the measurement --------------------------------------
   static void region_opened(frame& f, region_state& rs) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) rs.rec_wall_open = f.rec->wall_now();
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off))
+      rs.rec_wall_open = f.recording.state->wall_now();
   }
   static void region_closed(frame& f, const region_state& rs) noexcept {
-    if (FORKSCALE_DETAIL_UNLIKELY(f.recording != recording_mode::off)) keep_region_instance(f, rs);
+    if (FORKSCALE_DETAIL_UNLIKELY(f.recording.mode != recording_mode::off)) keep_region_instance(f, rs);
   }
   static void measurement_started(session& s) noexcept {
     if (s.rec) s.rec->start();

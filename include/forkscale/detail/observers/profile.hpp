@@ -28,30 +28,30 @@ namespace detail {
 // Gives back the references to the frame's chain head taken in advance; call
 // before the head changes.
 inline void drop_credits(frame& f) noexcept {
-  if (f.chain_credits) {
-    f.path.chain->refs.fetch_sub(f.chain_credits, std::memory_order_release);
-    f.chain_credits = 0;
+  if (f.profile.chain_credits) {
+    f.profile.path.chain->refs.fetch_sub(f.profile.chain_credits, std::memory_order_release);
+    f.profile.chain_credits = 0;
   }
 }
 
 // Appends a finished invocation's on-span record to the frame's path.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.prof_record_count == prof_node::capacity) {
+  if (f.profile.record_count == prof_node::capacity) {
     drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
+    push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);
+    f.profile.record_count = 0;
   }
-  f.prof_records[f.prof_record_count++] = r;
+  f.profile.records[f.profile.record_count++] = r;
 }
 
 // Makes the frame's path value shareable: its records go onto its chain.
 inline prof_node* freeze_path(frame& f) {
-  if (f.prof_record_count) {
+  if (f.profile.record_count) {
     drop_credits(f);
-    push_records(f.path.chain, f.prof_records, f.prof_record_count);
-    f.prof_record_count = 0;
+    push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);
+    f.profile.record_count = 0;
   }
-  return f.path.chain;
+  return f.profile.path.chain;
 }
 
 // A reference to the frame's path for a child: one atomic add per 64 spawns.
@@ -65,14 +65,14 @@ inline prof_node* share_path(frame& f) {
   if (!p) return nullptr;
   if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit() / 2)) {
     drop_credits(f);
-    fold_chain(f.path.chain);
-    p = f.path.chain;
+    fold_chain(f.profile.path.chain);
+    p = f.profile.path.chain;
   }
-  if (FORKSCALE_DETAIL_UNLIKELY(f.chain_credits == 0)) {
+  if (FORKSCALE_DETAIL_UNLIKELY(f.profile.chain_credits == 0)) {
     p->refs.fetch_add(64, std::memory_order_relaxed);
-    f.chain_credits = 64;
+    f.profile.chain_credits = 64;
   }
-  --f.chain_credits;
+  --f.profile.chain_credits;
   return p;
 }
 
@@ -80,7 +80,7 @@ inline prof_node* share_path(frame& f) {
 inline prof_node* take_path(frame& f) {
   drop_credits(f);
   prof_node* p = freeze_path(f);
-  f.path.chain = nullptr;
+  f.profile.path.chain = nullptr;
   return p;
 }
 
@@ -97,47 +97,47 @@ inline void record_on_work(session* s, const prof_record& r) {
 // Spawn: the child's task id, its site and the spawner's path profile. Returns
 // whether the site was registered just now (site_step::registered).
 inline bool profile_spawn(frame& f, spawn_token& tk, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::spawn);
-  tk.task_id = child_task_id(f.task_id, ++f.spawn_count);
-  tk.context = st.next;
-  tk.site_id = st.site;
-  tk.flags = static_cast<unsigned char>(st.flags | prof_task);
-  tk.profile = true;
-  tk.path.local_span = f.path.local_span;
-  tk.path.task_span = f.path.task_span;
-  tk.path.chain = share_path(f);
+  const site_step st = site_step_for(f.profile.context, where, site_kind::spawn);
+  tk.profile.task_id = child_task_id(f.profile.task_id, ++f.profile.spawn_count);
+  tk.profile.context = st.next;
+  tk.profile.site_id = st.site;
+  tk.profile.flags = static_cast<unsigned char>(st.flags | prof_task);
+  tk.profile.on = true;
+  tk.profile.path.local_span = f.profile.path.local_span;
+  tk.profile.path.task_span = f.profile.path.task_span;
+  tk.profile.path.chain = share_path(f);
   return st.registered;
 }
 
 // A child starts: its invocation opens with the spawner's path value.
 inline void profile_task_start(frame& c, spawn_token& tk) noexcept {
-  c.task_id = tk.task_id;
-  c.spawn_count = 0;
-  c.local_work = 0;
-  c.task_work = 0;
-  c.span_at_start = tk.span;
-  c.local_span_at_start = tk.path.local_span;
-  c.task_span_at_start = tk.path.task_span;
-  c.context = tk.context;
-  c.task_site = tk.site_id;
-  c.task_flags = tk.flags;
-  c.prof_record_count = 0;
-  c.chain_credits = 0;
-  c.path = tk.path;
-  tk.path.chain = nullptr;
+  c.profile.task_id = tk.profile.task_id;
+  c.profile.spawn_count = 0;
+  c.profile.local_work = 0;
+  c.profile.task_work = 0;
+  c.profile.span_at_start = tk.span;
+  c.profile.local_span_at_start = tk.profile.path.local_span;
+  c.profile.task_span_at_start = tk.profile.path.task_span;
+  c.profile.context = tk.profile.context;
+  c.profile.task_site = tk.profile.site_id;
+  c.profile.task_flags = tk.profile.flags;
+  c.profile.record_count = 0;
+  c.profile.chain_credits = 0;
+  c.profile.path = tk.profile.path;
+  tk.profile.path.chain = nullptr;
 }
 
 // The record of the task's own invocation, from its start to here.
 inline prof_record task_record(const frame& c) noexcept {
   prof_record r{};
-  r.site = c.task_site;
-  r.flags = c.task_flags;
+  r.site = c.profile.task_site;
+  r.flags = c.profile.task_flags;
   r.work = c.totals.work;
-  r.span = static_cast<std::int64_t>(c.totals.span - c.span_at_start);
-  r.local_work = c.local_work;
-  r.local_span = static_cast<std::int64_t>(c.path.local_span - c.local_span_at_start);
-  r.task_work = c.task_work;
-  r.task_span = static_cast<std::int64_t>(c.path.task_span - c.task_span_at_start);
+  r.span = static_cast<std::int64_t>(c.totals.span - c.profile.span_at_start);
+  r.local_work = c.profile.local_work;
+  r.local_span = static_cast<std::int64_t>(c.profile.path.local_span - c.profile.local_span_at_start);
+  r.task_work = c.profile.task_work;
+  r.task_span = static_cast<std::int64_t>(c.profile.path.task_span - c.profile.task_span_at_start);
   return r;
 }
 
@@ -145,12 +145,12 @@ inline prof_record task_record(const frame& c) noexcept {
 // and the path profile it reports with.
 inline path_prof profile_task_end(frame& c) {
   const prof_record r = task_record(c);
-  c.path.local_span = c.local_span_at_start;
-  c.path.task_span = c.task_span_at_start;
+  c.profile.path.local_span = c.profile.local_span_at_start;
+  c.profile.path.task_span = c.profile.task_span_at_start;
   record_on_work(c.sess, r);
   append_record(c, r);
-  path_prof out = c.path;
-  out.task = c.task_id;
+  path_prof out = c.profile.path;
+  out.task = c.profile.task_id;
   out.chain = take_path(c);
   return out;
 }
@@ -180,16 +180,16 @@ inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
   d = object_cache<deferred_record>::local().take();
   d->finish = &finish_deferred_record;
   d->sess = c.sess;
-  d->site = c.task_site;
-  d->flags = c.task_flags;
-  d->task_id = c.task_id;
-  d->span_at_start = c.span_at_start;
-  d->local_work = c.local_work;
-  d->local_span_at_start = c.local_span_at_start;
-  d->task_work = c.task_work;
-  d->task_span_at_start = c.task_span_at_start;
-  path_prof out = c.path;
-  out.task = c.task_id;
+  d->site = c.profile.task_site;
+  d->flags = c.profile.task_flags;
+  d->task_id = c.profile.task_id;
+  d->span_at_start = c.profile.span_at_start;
+  d->local_work = c.profile.local_work;
+  d->local_span_at_start = c.profile.local_span_at_start;
+  d->task_work = c.profile.task_work;
+  d->task_span_at_start = c.profile.task_span_at_start;
+  path_prof out = c.profile.path;
+  out.task = c.profile.task_id;
   out.chain = take_path(c);
   return out;
 }
@@ -201,17 +201,17 @@ inline path_prof profile_task_end_deferred(frame& c, deferred_record*& d) {
 // once, when the task ends), its running sums back at its start.
 inline path_prof profile_path_kept(frame& f, bool task_end) {
   path_prof p;
-  p.task = f.task_id;
+  p.task = f.profile.task_id;
   p.chain = share_path(f);
   if (!task_end) {
-    p.local_span = f.path.local_span;
-    p.task_span = f.path.task_span;
+    p.local_span = f.profile.path.local_span;
+    p.task_span = f.profile.path.task_span;
     return p;
   }
   const prof_record r = task_record(f);
   push_records(p.chain, &r, 1);
-  p.local_span = f.local_span_at_start;
-  p.task_span = f.task_span_at_start;
+  p.local_span = f.profile.local_span_at_start;
+  p.task_span = f.profile.task_span_at_start;
   return p;
 }
 
@@ -219,24 +219,24 @@ inline path_prof profile_path_kept(frame& f, bool task_end) {
 // invocation starts after them, so that its span, like its work, covers only
 // what it does and joins (their work is counted by whoever joins them).
 inline void profile_restart_task(frame& c) noexcept {
-  c.span_at_start = c.totals.span;
-  c.local_span_at_start = c.path.local_span;
-  c.task_span_at_start = c.path.task_span;
+  c.profile.span_at_start = c.totals.span;
+  c.profile.local_span_at_start = c.profile.path.local_span;
+  c.profile.task_span_at_start = c.profile.path.task_span;
 }
 
 // A call opens: its invocation starts counting local work and span.
 // A call opens; returns whether its site was registered just now.
 inline bool profile_call_open(frame& f, call_state& cs, const site& where) {
-  const site_step st = site_step_for(f.context, where, site_kind::call);
-  cs.caller_context = f.context;
-  cs.caller_local_work = f.local_work;
+  const site_step st = site_step_for(f.profile.context, where, site_kind::call);
+  cs.caller_context = f.profile.context;
+  cs.caller_local_work = f.profile.local_work;
   cs.span_at_open = f.totals.span;
   cs.work_at_open = f.totals.work;
-  cs.local_span_at_open = f.path.local_span;
+  cs.local_span_at_open = f.profile.path.local_span;
   cs.site_id = st.site;
   cs.flags = st.flags;
-  f.context = st.next;
-  f.local_work = 0;
+  f.profile.context = st.next;
+  f.profile.local_work = 0;
   return st.registered;
 }
 
@@ -247,11 +247,11 @@ inline void profile_call_close(frame& f, const call_state& cs) {
   r.flags = cs.flags;
   r.work = f.totals.work - cs.work_at_open;
   r.span = static_cast<std::int64_t>(f.totals.span - cs.span_at_open);
-  r.local_work = f.local_work;
-  r.local_span = static_cast<std::int64_t>(f.path.local_span - cs.local_span_at_open);
-  f.path.local_span = cs.local_span_at_open;
-  f.context = cs.caller_context;
-  f.local_work = cs.caller_local_work;
+  r.local_work = f.profile.local_work;
+  r.local_span = static_cast<std::int64_t>(f.profile.path.local_span - cs.local_span_at_open);
+  f.profile.path.local_span = cs.local_span_at_open;
+  f.profile.context = cs.caller_context;
+  f.profile.local_work = cs.caller_local_work;
   record_on_work(f.sess, r);
   append_record(f, r);
 }
@@ -260,13 +260,13 @@ inline void profile_call_close(frame& f, const call_state& cs) {
 // at f.totals.span (before the join): when a child's path is the longer, the
 // task's path becomes it; otherwise the child's chain is dropped.
 inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
-  if (path_beats(joined_span, joined.task, f.totals.span, f.task_id)) {
+  if (path_beats(joined_span, joined.task, f.totals.span, f.profile.task_id)) {
     drop_credits(f);
-    release_prof(f.path.chain);
-    f.prof_record_count = 0;
-    f.path.local_span = joined.local_span;
-    f.path.task_span = joined.task_span;
-    f.path.chain = joined.chain;
+    release_prof(f.profile.path.chain);
+    f.profile.record_count = 0;
+    f.profile.path.local_span = joined.local_span;
+    f.profile.path.task_span = joined.task_span;
+    f.profile.path.chain = joined.chain;
   } else {
     release_prof(joined.chain);
   }

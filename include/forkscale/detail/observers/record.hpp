@@ -19,22 +19,22 @@ namespace detail {
 // The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
 // the task's previous strand and the end of the longest path through `f`.
 FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
-  record_state& rs = *f.rec;
+  record_state& rs = *f.recording.state;
   record_buffer& b = rs.buffer();
   raw_strand* r = b.strands.next(rs);
   if (!r) {
     ++b.dropped;
-    f.rec_prev = 0;
+    f.recording.prev = 0;
     f.totals.last_strand = 0;
     return;
   }
-  r->prev = f.rec_prev;
+  r->prev = f.recording.prev;
   r->crit_pred = f.totals.last_strand;
-  r->join_uid = f.rec_join_uid;
-  r->join_round = f.rec_join_round;
-  r->join_site = f.rec_join_site;
-  if (f.recording == recording_mode::with_wall_clock) {
-    r->wall_start = f.rec_wall_start;
+  r->join_uid = f.recording.join_uid;
+  r->join_round = f.recording.join_round;
+  r->join_site = f.recording.join_site;
+  if (f.recording.mode == recording_mode::with_wall_clock) {
+    r->wall_start = f.recording.wall_start;
     r->wall_end = rs.wall_now();
   } else {
     r->wall_start = f.strand_start;
@@ -42,28 +42,28 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, con
   }
   r->work = c.work;
   r->path = c.path;
-  r->frame = f.rec_frame;
-  r->flags = f.rec_flags;
+  r->frame = f.recording.call_path;
+  r->flags = f.recording.flags;
   r->what_if = f.what_if_mask & what_if_region_bits;
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
-  f.rec_prev = id;
+  f.recording.prev = id;
   f.totals.last_strand = id;
-  f.rec_flags = 0;
-  f.rec_join_uid = 0;
-  f.rec_join_site = 0;
+  f.recording.flags = 0;
+  f.recording.join_uid = 0;
+  f.recording.join_site = 0;
 }
 
 // A spawn: the child starts after the strand that just ended, in the call path
 // the spawn site opens; the spawner's next strand is the continuation. Returns
 // whether a call path was interned just now (its cost is then in no strand).
 FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, const site& where) noexcept {
-  tk.rec_from = f.rec_prev;
-  f.rec_flags |= rec_after_spawn;
+  tk.rec_from = f.recording.prev;
+  f.recording.flags |= rec_after_spawn;
   bool missed = false;
   try {
-    tk.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::spawn, missed);
+    tk.rec_frame = call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::spawn, missed);
   } catch (...) {
-    tk.rec_frame = f.rec_frame;
+    tk.rec_frame = f.recording.call_path;
   }
   return missed;
 }
@@ -71,23 +71,24 @@ FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, cons
 // A sync_point's join took round `c.round` of its set: the next strand starts
 // after that join.
 FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c, const site& where) noexcept {
-  f.rec_join_uid = c.uid;
-  f.rec_join_round = c.round;
+  f.recording.join_uid = c.uid;
+  f.recording.join_round = c.round;
   bool missed = false;
   try {
-    f.rec_join_site = call_tree::instance().site_index(where, missed) + 1;
+    f.recording.join_site = call_tree::instance().site_index(where, missed) + 1;
   } catch (...) {
-    f.rec_join_site = 0;
+    f.recording.join_site = 0;
   }
 }
 
 // A call opens: the strands inside run in the call path its site opens.
 // Returns whether the path was interned just now.
 FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
-  cs.caller_rec_frame = f.rec_frame;
+  cs.caller_rec_frame = f.recording.call_path;
   bool missed = false;
   try {
-    f.rec_frame = call_tree::instance().child(f.rec_frame, where, record_frame::kind_type::call, missed);
+    f.recording.call_path =
+        call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::call, missed);
   } catch (...) {
   }
   return missed;
@@ -95,7 +96,7 @@ FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, c
 
 // A labeled region's instance closes on this thread.
 FORKSCALE_DETAIL_NOINLINE inline void keep_region_instance(frame& f, const region_state& rs) noexcept {
-  record_state& r = *f.rec;
+  record_state& r = *f.recording.state;
   if (!r.on()) return;
   try {
     r.buffer().regions.push_back(raw_region{rs.node, rs.rec_wall_open, r.wall_now()});

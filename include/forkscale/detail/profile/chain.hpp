@@ -73,6 +73,13 @@ inline void release_prof(prof_node* p) noexcept {
   }
 }
 
+// A spawn's profile slot given up unused: its reference to the spawner's chain
+// goes.
+inline void release_spawn_profile(spawn_profile& p) noexcept {
+  release_prof(p.path.chain);
+  p.path.chain = nullptr;
+}
+
 // Adds everything in the chain starting at `p` into `out`.
 inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
   // Every site a record names is registered already: one allocation up front.

@@ -105,5 +105,47 @@ struct path_prof {
   prof_node* chain = nullptr;
 };
 
+struct site_context;
+
+// What a spawn hands its child for the site profiles: a spawn token's
+// `profile` slot (observers/profile.hpp fills it at the spawn and reads it at
+// the child's start): the child's id, its invocation and the spawner's path.
+struct spawn_profile {
+  bool on = false;
+  unsigned char flags = 0;
+  std::uint32_t site_id = 0;
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  path_prof path;  // owns one reference to path.chain
+
+  // A token moved: the slot goes to `to` with its reference.
+  void hand_on(spawn_profile& to) noexcept {
+    to = *this;
+    path.chain = nullptr;
+  }
+};
+
+// The site profiles' state in one running task: a frame's `profile` slot, which
+// the engine holds and never looks into (observers/profile.hpp keeps it). The
+// task's path value is (totals.span, task_id) plus `path` and the records in
+// `records` not yet pushed onto its chain.
+struct task_profile {
+  bool on = false;               // the measurement profiles sites
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+};
+
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
