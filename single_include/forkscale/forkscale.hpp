@@ -1260,7 +1260,7 @@ struct spawn_token {
     std::uint64_t rec_from = 0;
     std::uint64_t spawned_at;
   };
-  std::uint32_t rec_frame = 0;  // recording: the child's call path
+  std::uint32_t rec_call_path = 0;  // recording: the child's call path
   // The callable was invoked as it was made (basic_spawned's rvalue call, the
   // serial adapter): a child that starts on the spawner's thread with no event
   // in the spawner since the spawn (its strand still starts at `spawned_at`)
@@ -1292,7 +1292,7 @@ struct spawn_token {
     what_if = o.what_if;
     last_strand = o.last_strand;
     rec_from = o.rec_from;  // (or spawned_at)
-    rec_frame = o.rec_frame;
+    rec_call_path = o.rec_call_path;
     at_once = o.at_once;
     o.target = nullptr;
     o.what_if = nullptr;
@@ -1329,7 +1329,7 @@ struct call_state {
   unsigned char flags = 0;
   bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
   std::uint64_t caller_what_if_mask = 0;
-  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
+  std::uint32_t caller_call_path = 0;  // recording: the caller's call path
 };
 
 // What a what_if_region keeps.
@@ -10005,9 +10005,10 @@ FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, cons
   f.recording.flags |= rec_after_spawn;
   bool missed = false;
   try {
-    tk.rec_frame = call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::spawn, missed);
+    tk.rec_call_path =
+        call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::spawn, missed);
   } catch (...) {
-    tk.rec_frame = f.recording.call_path;
+    tk.rec_call_path = f.recording.call_path;
   }
   return missed;
 }
@@ -10028,7 +10029,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c
 // A call opens: the strands inside run in the call path its site opens.
 // Returns whether the path was interned just now.
 FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
-  cs.caller_rec_frame = f.recording.call_path;
+  cs.caller_call_path = f.recording.call_path;
   bool missed = false;
   try {
     f.recording.call_path =
@@ -10113,7 +10114,7 @@ struct measurement_observers {
     c.recording.mode = s.recording;
     if (FORKSCALE_DETAIL_UNLIKELY(c.recording.mode != recording_mode::off)) {
       c.recording.state = s.rec.get();
-      c.recording.call_path = tk.rec_frame;
+      c.recording.call_path = tk.rec_call_path;
       c.recording.flags = rec_task_start;
       c.recording.prev = tk.rec_from;
       c.recording.join_uid = 0;
@@ -10220,7 +10221,7 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile.on && cs.caller_context;
     if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
-    if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_rec_frame;
+    if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_call_path;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }

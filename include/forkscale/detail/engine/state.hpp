@@ -115,7 +115,7 @@ struct spawn_token {
     std::uint64_t rec_from = 0;
     std::uint64_t spawned_at;
   };
-  std::uint32_t rec_frame = 0;  // recording: the child's call path
+  std::uint32_t rec_call_path = 0;  // recording: the child's call path
   // The callable was invoked as it was made (basic_spawned's rvalue call, the
   // serial adapter): a child that starts on the spawner's thread with no event
   // in the spawner since the spawn (its strand still starts at `spawned_at`)
@@ -147,7 +147,7 @@ struct spawn_token {
     what_if = o.what_if;
     last_strand = o.last_strand;
     rec_from = o.rec_from;  // (or spawned_at)
-    rec_frame = o.rec_frame;
+    rec_call_path = o.rec_call_path;
     at_once = o.at_once;
     o.target = nullptr;
     o.what_if = nullptr;
@@ -184,7 +184,7 @@ struct call_state {
   unsigned char flags = 0;
   bool what_if_set = false;  // the call entered what-if regions (or an assumed site)
   std::uint64_t caller_what_if_mask = 0;
-  std::uint32_t caller_rec_frame = 0;  // recording: the caller's call path
+  std::uint32_t caller_call_path = 0;  // recording: the caller's call path
 };
 
 // What a what_if_region keeps.

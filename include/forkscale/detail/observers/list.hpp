@@ -99,7 +99,7 @@ struct measurement_observers {
     c.recording.mode = s.recording;
     if (FORKSCALE_DETAIL_UNLIKELY(c.recording.mode != recording_mode::off)) {
       c.recording.state = s.rec.get();
-      c.recording.call_path = tk.rec_frame;
+      c.recording.call_path = tk.rec_call_path;
       c.recording.flags = rec_task_start;
       c.recording.prev = tk.rec_from;
       c.recording.join_uid = 0;
@@ -206,7 +206,7 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile.on && cs.caller_context;
     if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
-    if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_rec_frame;
+    if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_call_path;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
   }

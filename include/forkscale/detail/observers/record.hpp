@@ -61,9 +61,10 @@ FORKSCALE_DETAIL_NOINLINE inline bool keep_spawn(frame& f, spawn_token& tk, cons
   f.recording.flags |= rec_after_spawn;
   bool missed = false;
   try {
-    tk.rec_frame = call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::spawn, missed);
+    tk.rec_call_path =
+        call_tree::instance().child(f.recording.call_path, where, record_frame::kind_type::spawn, missed);
   } catch (...) {
-    tk.rec_frame = f.recording.call_path;
+    tk.rec_call_path = f.recording.call_path;
   }
   return missed;
 }
@@ -84,7 +85,7 @@ FORKSCALE_DETAIL_NOINLINE inline void keep_join(frame& f, const join_contents& c
 // A call opens: the strands inside run in the call path its site opens.
 // Returns whether the path was interned just now.
 FORKSCALE_DETAIL_NOINLINE inline bool keep_call_open(frame& f, call_state& cs, const site& where) noexcept {
-  cs.caller_rec_frame = f.recording.call_path;
+  cs.caller_call_path = f.recording.call_path;
   bool missed = false;
   try {
     f.recording.call_path =
