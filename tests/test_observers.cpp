@@ -88,8 +88,8 @@ struct point_counts {
   std::atomic<std::uint64_t> roots{0}, spawns{0}, starts{0}, ends{0}, deferred_ends{0}, opened{0}, closed{0},
       joins_taken{0}, joins_done{0}, measurements{0};
   void clear() {
-    for (auto* c : {&roots, &spawns, &starts, &ends, &deferred_ends, &opened, &closed, &joins_taken, &joins_done,
-                    &measurements})
+    for (auto* c :
+         {&roots, &spawns, &starts, &ends, &deferred_ends, &opened, &closed, &joins_taken, &joins_done, &measurements})
       c->store(0);
   }
 };
@@ -163,8 +163,8 @@ std::string compare(const rp::region_table& expected, const rp::region_table& go
     if (it == got.end()) {
       diff += "  missing row " + path + "\n";
     } else if (!(it->second == want)) {
-      diff += "  " + path + ": oracle " + rp::to_string(want) + "\n" + std::string(path.size() + 4, ' ') +
-              "engine " + rp::to_string(it->second) + "\n";
+      diff += "  " + path + ": oracle " + rp::to_string(want) + "\n" + std::string(path.size() + 4, ' ') + "engine " +
+              rp::to_string(it->second) + "\n";
     }
   }
   for (const auto& [path, row] : got)
@@ -233,8 +233,7 @@ void points_met_once(unsigned workers, std::uint64_t seed_offset) {
               std::to_string(counts.joins_taken.load()) + "\n";
     if (!diff.empty() || rep.diagnostic_count != 0) {
       ++failures;
-      ADD_FAILURE() << "program with seed " << seed << " (workers " << workers
-                    << "), counting observers:\n"
+      ADD_FAILURE() << "program with seed " << seed << " (workers " << workers << "), counting observers:\n"
                     << diff << "program:\n"
                     << p.describe();
     }
