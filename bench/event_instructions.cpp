@@ -31,16 +31,22 @@ int main(int argc, char** argv) {
   if (std::strcmp(config, "no_profiles") == 0 || std::strcmp(config, "wall_no_profiles") == 0)
     opt.site_profiles = false;
   if (std::strcmp(config, "record") == 0) opt.record = true;
+  // The event kind is decided here, once: a string comparison per iteration
+  // would be counted as part of every event.
+  enum class event { spawn, call, sync };
+  const event kind = std::strcmp(mode, "spawn") == 0  ? event::spawn
+                     : std::strcmp(mode, "call") == 0 ? event::call
+                                                      : event::sync;
   fs::report rep = fs::measure(
       "cg",
       [&] {
         std::optional<fs::what_if_region> region;
         if (in_what_if) region.emplace("hot");
         for (long i = 0; i < n; ++i) {
-          if (std::strcmp(mode, "spawn") == 0) {
+          if (kind == event::spawn) {
             fs::spawn([] { fs::charge(1); })();  // run at once, as the serial adapter does
             fs::sync_point sp;
-          } else if (std::strcmp(mode, "call") == 0) {
+          } else if (kind == event::call) {
             fs::call_site cs;
             fs::charge(1);
           } else {
