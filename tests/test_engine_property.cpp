@@ -28,39 +28,17 @@ using rp::charge;
 using rp::sync;
 using rp::with_body;
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  return std::strtoull(v, nullptr, 10);
-}
-
 std::uint64_t base_seed() {
   static const std::uint64_t seed = [] {
-    const std::uint64_t s = env_or("FORKSCALE_PROPERTY_SEED", std::random_device{}());
+    const std::uint64_t s = rp::env_or("FORKSCALE_PROPERTY_SEED", std::random_device{}());
     std::cout << "[property] base seed " << s << " (replay with FORKSCALE_PROPERTY_SEED=" << s << ")\n";
     return s;
   }();
   return seed;
 }
 
-std::string compare(const rp::region_table& expected, const rp::region_table& got) {
-  std::string diff;
-  for (const auto& [path, want] : expected) {
-    auto it = got.find(path);
-    if (it == got.end()) {
-      diff += "  missing row " + path + "\n";
-    } else if (!(it->second == want)) {
-      diff += "  " + path + ": oracle " + rp::to_string(want) + "\n" + std::string(path.size() + 4, ' ') + "engine " +
-              rp::to_string(it->second) + "\n";
-    }
-  }
-  for (const auto& [path, row] : got)
-    if (!expected.count(path)) diff += "  unexpected row " + path + "\n";
-  return diff;
-}
-
 void run_programs(unsigned workers, std::uint64_t seed_offset, std::uint64_t share = 1) {
-  const std::uint64_t count = std::max<std::uint64_t>(1, env_or("FORKSCALE_PROPERTY_COUNT", 10000) / share);
+  const std::uint64_t count = std::max<std::uint64_t>(1, rp::env_or("FORKSCALE_PROPERTY_COUNT", 10000) / share);
   rp::scheduler sched(workers);
   // Region and profile mismatches are counted apart, so that a profile bug does
   // not stop the region checks: the run stops after 3 region failures, and at most
@@ -78,7 +56,7 @@ void run_programs(unsigned workers, std::uint64_t seed_offset, std::uint64_t sha
     opt.on_diagnostic = [&](const forkscale::diagnostic& d) { diags.push_back(d); };
     const forkscale::report rep = run.run(p, "program", opt);
     ++programs;
-    const std::string diff = compare(expected, rp::from_report(rep));
+    const std::string diff = rp::compare_regions(expected, rp::from_report(rep));
     std::string diag_text;
     for (const auto& d : rep.diagnostics) diag_text += "  " + d.where + ": " + d.problem + "\n";
     if (!diff.empty() || rep.diagnostic_count != 0) {
@@ -117,7 +95,7 @@ TEST(EngineProperty, ThreadedRunsMatchOracle) { run_programs(3, 0); }
 
 // The same programs, fresh seeds, on a single worker plus the waiting threads.
 TEST(EngineProperty, OneWorkerRunsMatchOracle) {
-  if (env_or("FORKSCALE_PROPERTY_COUNT", 10000) < 100) GTEST_SKIP() << "count too small";
+  if (rp::env_or("FORKSCALE_PROPERTY_COUNT", 10000) < 100) GTEST_SKIP() << "count too small";
   run_programs(1, 1u << 30);
 }
 
@@ -287,7 +265,7 @@ TEST(EngineProperty, LongLoopOfSpawnAndSyncMatchesOracle) {
     rp::scheduler sched(workers);
     rp::interpreter<> run(sched, 17 + workers);
     const forkscale::report rep = run.run(p, "loop", forkscale::options{});
-    EXPECT_EQ(compare(expected, rp::from_report(rep)), "") << "workers " << workers;
+    EXPECT_EQ(rp::compare_regions(expected, rp::from_report(rep)), "") << "workers " << workers;
     EXPECT_EQ(rp::compare_profiles(o.profiles(), rep), "") << "workers " << workers;
     EXPECT_EQ(rep.check_profile(), "") << "workers " << workers;
     EXPECT_EQ(rep.diagnostic_count, 0u) << "workers " << workers;

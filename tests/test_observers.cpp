@@ -34,15 +34,9 @@ namespace {
 
 using Clock = fs::default_clock;  // the interpreter's guards
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  return std::strtoull(v, nullptr, 10);
-}
-
 std::uint64_t base_seed() {
   static const std::uint64_t seed = [] {
-    const std::uint64_t s = env_or("FORKSCALE_PROPERTY_SEED", std::random_device{}());
+    const std::uint64_t s = rp::env_or("FORKSCALE_PROPERTY_SEED", std::random_device{}());
     std::cout << "[observers] base seed " << s << " (replay with FORKSCALE_PROPERTY_SEED=" << s << ")\n";
     return s;
   }();
@@ -156,23 +150,7 @@ fs::report measure_with(rp::interpreter<Clock>& run, const rp::program& p) {
   return fd::finish_session(std::move(rs.owned), rs.root);
 }
 
-std::string compare(const rp::region_table& expected, const rp::region_table& got) {
-  std::string diff;
-  for (const auto& [path, want] : expected) {
-    auto it = got.find(path);
-    if (it == got.end()) {
-      diff += "  missing row " + path + "\n";
-    } else if (!(it->second == want)) {
-      diff += "  " + path + ": oracle " + rp::to_string(want) + "\n" + std::string(path.size() + 4, ' ') + "engine " +
-              rp::to_string(it->second) + "\n";
-    }
-  }
-  for (const auto& [path, row] : got)
-    if (!expected.count(path)) diff += "  unexpected row " + path + "\n";
-  return diff;
-}
-
-std::uint64_t program_count() { return std::max<std::uint64_t>(1, env_or("FORKSCALE_PROPERTY_COUNT", 10000) / 20); }
+std::uint64_t program_count() { return std::max<std::uint64_t>(1, rp::env_or("FORKSCALE_PROPERTY_COUNT", 10000) / 20); }
 
 void engine_alone_matches_oracle(unsigned workers, std::uint64_t seed_offset) {
   rp::scheduler sched(workers);
@@ -185,7 +163,7 @@ void engine_alone_matches_oracle(unsigned workers, std::uint64_t seed_offset) {
     rp::interpreter<Clock> run(sched, seed * 7919);
     const fs::report rep = measure_with<no_observers>(run, p);
     sched.reset();
-    const std::string diff = compare(expected, rp::from_report(rep));
+    const std::string diff = rp::compare_regions(expected, rp::from_report(rep));
     if (!diff.empty() || rep.diagnostic_count != 0) {
       ++failures;
       ADD_FAILURE() << "program with seed " << seed << " (workers " << workers
@@ -213,7 +191,7 @@ void points_met_once(unsigned workers, std::uint64_t seed_offset) {
     counts.clear();
     const fs::report rep = measure_with<counting_observers>(run, p);
     sched.reset();
-    std::string diff = compare(expected, rp::from_report(rep));
+    std::string diff = rp::compare_regions(expected, rp::from_report(rep));
     diff += rp::compare_profiles(o.profiles(), rep);
     const auto expect = [&](const char* what, std::uint64_t got, std::uint64_t want) {
       if (got != want)

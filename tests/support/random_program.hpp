@@ -12,6 +12,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -1506,6 +1507,31 @@ std::string compare_rows(const char* what, const std::vector<Row>& want, const s
 }
 
 }  // namespace detail
+
+// The region rows that differ between the oracle's table and the engine's, a
+// line each (empty when they agree).
+inline std::string compare_regions(const region_table& expected, const region_table& got) {
+  std::string diff;
+  for (const auto& [path, want] : expected) {
+    auto it = got.find(path);
+    if (it == got.end()) {
+      diff += "  missing row " + path + "\n";
+    } else if (!(it->second == want)) {
+      diff += "  " + path + ": oracle " + to_string(want) + "\n" + std::string(path.size() + 4, ' ') + "engine " +
+              to_string(it->second) + "\n";
+    }
+  }
+  for (const auto& [path, row] : got)
+    if (!expected.count(path)) diff += "  unexpected row " + path + "\n";
+  return diff;
+}
+
+// A number from the environment (FORKSCALE_PROPERTY_COUNT, _SEED), or `fallback`.
+inline std::uint64_t env_or(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  return std::strtoull(v, nullptr, 10);
+}
 
 // Every row and every field of the report's profiles against the oracle's; empty
 // when they agree. Also checks that the root rows come first and that the other
