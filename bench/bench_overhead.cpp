@@ -346,6 +346,8 @@ struct micro_result {
   std::string error, clock;
   double clock_read_ns = 0, spawn_ns = 0, sync_ns = 0, call_ns = 0;
   double lock_pair_ns = 0;  // one uncontended spinlock lock + unlock (a reference, like the clock read)
+  // A lock-free report's units: one uncontended atomic add, one compare-and-swap maximum.
+  double atomic_add_ns = 0, cas_max_ns = 0;
   // The same events with site profiles off (not a goal: the floor under them).
   double spawn_noprof_ns = 0, sync_noprof_ns = 0, call_noprof_ns = 0;
   double first_measure_s = 0, later_measure_s = 0;  // an empty fs::measure, first and second in a process
@@ -561,6 +563,8 @@ void run_event_costs(suite& s) {
     keep_min(micro.sync_ns, c.num("sync_ns"), first_round);
     keep_min(micro.call_ns, c.num("call_site_ns"), first_round);
     keep_min(micro.lock_pair_ns, c.num("lock_pair_ns"), first_round);
+    keep_min(micro.atomic_add_ns, c.num("atomic_add_ns"), first_round);
+    keep_min(micro.cas_max_ns, c.num("cas_max_ns"), first_round);
     keep_min(micro.spawn_noprof_ns, c.num("spawn_noprof_ns"), first_round);
     keep_min(micro.sync_noprof_ns, c.num("sync_noprof_ns"), first_round);
     keep_min(micro.call_noprof_ns, c.num("call_site_noprof_ns"), first_round);
@@ -777,6 +781,10 @@ void print_event_cost(const suite& s) {
   std::printf("  %-40s %8.2f ns\n", ("one clock read (" + micro.clock + ")").c_str(), micro.clock_read_ns);
   std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "one lock + unlock (uncontended)", micro.lock_pair_ns,
               s.over_clock(micro.lock_pair_ns));
+  std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "one atomic add (uncontended)", micro.atomic_add_ns,
+              s.over_clock(micro.atomic_add_ns));
+  std::printf("  %-40s %8.2f ns = %5.2f x clock\n", "one compare-and-swap maximum", micro.cas_max_ns,
+              s.over_clock(micro.cas_max_ns));
   std::printf("  %-40s %8s %18s   %s\n", "", "", "", "site profiles off");
   auto row = [&](const char* what, double ns, double noprof_ns) {
     std::printf("  %-40s %8.2f ns = %5.2f x clock   %8.2f ns = %5.2f x clock\n", what, ns, s.over_clock(ns), noprof_ns,
@@ -974,6 +982,12 @@ void json_event_cost(json_out& j, const suite& s) {
   j.numbers("clock_read_ns_per_process", s.per_process("clock_read"));
   j.kv("lock_pair_ns", micro.lock_pair_ns);
   j.kv("lock_pair_what", "one uncontended lock and unlock of the engine's spinlock (a spawn cycle takes two)");
+  j.kv("atomic_add_ns", micro.atomic_add_ns);
+  j.kv("cas_max_ns", micro.cas_max_ns);
+  j.kv("atomic_what",
+       "a lock-free report's units, uncontended: one atomic add (acq_rel), one compare-and-swap maximum that "
+       "succeeds at once; a report of a path value without the lock needs 3 maxima (span, burdened, raw) "
+       "and adds for the work, the compensation and the count");
   j.kv("goal", "spawn <= 6 x one clock read; sync and call_site <= 2.5 x each");
   j.begin_object("fixed_cost");
   j.kv("first_measure_s", micro.first_measure_s);

@@ -788,6 +788,18 @@ int run_micro(bool quick) {
     compiler_barrier();
     lock.unlock();
   });
+  // A lock-free report's unit, for comparison with the lock pair: one
+  // uncontended atomic add (the work) and one compare-and-swap maximum (a path
+  // length) on a line this thread owns.
+  std::atomic<std::uint64_t> cell{0};
+  const double atomic_add = best_of(n, reps, [&cell] { cell.fetch_add(1, std::memory_order_acq_rel); });
+  std::uint64_t rising = 0;
+  const double cas_max = best_of(n, reps, [&cell, &rising] {
+    const std::uint64_t v = ++rising + (std::uint64_t(1) << 40);
+    std::uint64_t cur = cell.load(std::memory_order_relaxed);
+    while (cur < v && !cell.compare_exchange_weak(cur, v, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+    }
+  });
   const event_ns on = time_events("micro", n, reps, profile_options());
   // The same events with site profiles off (options::site_profiles): what the
   // strand boundaries and joins cost without the per-site records.
@@ -796,12 +808,13 @@ int run_micro(bool quick) {
   const event_ns off = time_events("micro without site profiles", n, reps, no_profiles);
   auto net = [&](double v) { return std::max(0.0, v - loop); };
   std::printf("RESULT micro=1 enabled=1 n=%" PRIu64
-              " reps=%d clock=%s loop_ns=%.4f clock_read_ns=%.4f lock_pair_ns=%.4f spawn_ns=%.4f "
+              " reps=%d clock=%s loop_ns=%.4f clock_read_ns=%.4f lock_pair_ns=%.4f atomic_add_ns=%.4f "
+              "cas_max_ns=%.4f spawn_ns=%.4f "
               "sync_ns=%.4f call_site_ns=%.4f spawn_noprof_ns=%.4f sync_noprof_ns=%.4f call_site_noprof_ns=%.4f "
               "first_measure_s=%.6f later_measure_s=%.6f diagnostics=%" PRIu64 "\n",
-              n, reps, use_tsc ? "tsc" : "steady", loop, net(clock_read), net(lock_pair), net(on.spawn), net(on.sync),
-              net(on.call), net(off.spawn), net(off.sync), net(off.call), first_measure_s, later_measure_s,
-              g_diagnostics.load());
+              n, reps, use_tsc ? "tsc" : "steady", loop, net(clock_read), net(lock_pair), net(atomic_add), net(cas_max),
+              net(on.spawn), net(on.sync), net(on.call), net(off.spawn), net(off.sync), net(off.call), first_measure_s,
+              later_measure_s, g_diagnostics.load());
   return g_diagnostics.load() ? 1 : 0;
 }
 #endif

@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include <forkscale/detail/engine/join_set.hpp>  // the quiet join, tested on its own
+
 #include "support/random_program.hpp"
 
 namespace {
@@ -208,6 +210,57 @@ TEST(EngineProperty, ManyChildrenReportAtOnce) {
       EXPECT_EQ(rep.diagnostic_count, 0u);
     }
   }
+}
+
+// A join that finds nothing takes no lock (join_set::take's quiet path). Its
+// owner joins over and over while another thread counts children into the set
+// and reports them: every report is taken by exactly one join, whichever
+// interleaving — none lost between a quiet join's two readings, none taken twice.
+TEST(JoinSet, QuietJoinsLoseNoReport) {
+  namespace d = forkscale::detail;
+  static constexpr std::uint64_t children = 20000;
+  d::join_set* j = d::join_set::make(nullptr);
+  std::atomic<bool> done{false};
+  std::thread spawner([&] {
+    for (std::uint64_t i = 0; i < children; ++i) {
+      j->count_shared_child();
+      d::path_totals t;
+      t.work = i + 1;
+      t.span = i + 1;
+      t.spawns = 1;
+      d::join_set::report(j, t, d::path_prof{});
+    }
+    done.store(true);
+  });
+  std::uint64_t work = 0, finished = 0, spawns = 0, quiet = 0, joins = 0;
+  std::uint64_t longest = 0;
+  auto take = [&] {
+    const d::join_contents c = j->take();
+    EXPECT_GE(c.running, 0);
+    ++joins;
+    if (c.quiet) {
+      ++quiet;
+      EXPECT_EQ(c.finished, 0u);
+      EXPECT_EQ(c.totals.work, 0u);
+    }
+    work += c.totals.work;
+    spawns += c.totals.spawns;
+    finished += c.finished;
+    longest = std::max(longest, c.totals.span);
+  };
+  while (!done.load()) take();
+  spawner.join();
+  take();
+  EXPECT_EQ(finished, children);
+  EXPECT_EQ(spawns, children);
+  EXPECT_EQ(work, children * (children + 1) / 2);
+  EXPECT_EQ(longest, children);
+  // The last join, after every report, found nothing left: it was quiet.
+  const d::join_contents last = j->take();
+  EXPECT_TRUE(last.quiet);
+  EXPECT_EQ(last.running, 0);
+  std::cout << "[quiet joins] " << quiet << " of " << joins << " joins took no lock\n";
+  d::join_set::destroy(j);
 }
 
 // A join that waits, under a wall clock: the time it waited is not work, even

@@ -1335,9 +1335,41 @@ inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
 // number of sites registered so far).
 inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
 
+// Folds in place when nobody else holds any node of the chain `head`: every
+// node down to a folded one at its bottom has one reference (the caller's, or
+// the parent link from the node above). Then the records above are added into
+// that node's sums and their nodes freed: no allocation, and the sums already
+// folded are not copied. Returns false (nothing done) otherwise.
+inline bool fold_chain_in_place(prof_node*& head) {
+  prof_node* p = head;
+  for (; p && !p->folded; p = p->parent)
+    if (p->refs.load(std::memory_order_acquire) != 1) return false;
+  if (!p || p->refs.load(std::memory_order_acquire) != 1) return false;
+  std::vector<site_sums>& sums = *p->folded;
+  const std::size_t before = sums.capacity();
+  const std::size_t sites = site_registry::instance().count();
+  if (sums.size() < sites) sums.resize(sites);
+  prof_node* bottom = p;
+  for (prof_node* n = head; n != bottom;) {
+    for (std::uint32_t i = 0; i < n->count; ++i) {
+      if (sums.size() <= n->records[i].site) sums.resize(n->records[i].site + 1u);
+      sums[n->records[i].site].add(n->records[i]);
+    }
+    prof_node* parent = n->parent;
+    object_cache<prof_node>::local().put(n);
+    n = parent;
+  }
+  if (sums.capacity() != before)
+    prof_array_bytes().fetch_add((sums.capacity() - before) * sizeof(site_sums), std::memory_order_relaxed);
+  bottom->records_below = 0;
+  head = bottom;
+  return true;
+}
+
 // Replaces the chain `head` (whose reference the caller holds) by one folded node
 // with the same sums.
 inline void fold_chain(prof_node*& head) {
+  if (fold_chain_in_place(head)) return;
   auto* sums = new std::vector<site_sums>;
   sum_chain(head, *sums);
   prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
@@ -1679,6 +1711,11 @@ FORKSCALE_NAMESPACE_END
 // owner_ref. When the owner lets go it publishes its count and drops owner_ref;
 // whoever then brings `outstanding_` to zero is the last user and hands the
 // totals on. Every other field is guarded by the set's own lock.
+//
+// A join that finds nothing (no child spawned into the set since the last one,
+// none reported) takes no lock: `outstanding_` and `finished_` are written
+// under the lock but read by the owner without it (take's quiet path).
+#include <atomic>
 #include <cstdint>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -2222,6 +2259,9 @@ struct join_contents {
   std::uint64_t finished = 0;  // children folded in since the last join
   std::uint64_t uid = 0;       // recording: the set and the round taken
   std::uint32_t round = 0;
+  // Nothing was spawned into the set since the last join and nothing reported:
+  // everything above is empty (join_set::take's quiet path).
+  bool quiet = false;
   // The latest clock reading at which a child folded in since the last join
   // ended (unknown_end when one is not known): a join that begins after it
   // does not wait (engine::end_sync).
@@ -2229,6 +2269,22 @@ struct join_contents {
 };
 
 inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
+
+// A count written only under a join set's lock, which its owner may also read
+// without the lock (join_set::take's quiet path).
+template <class T>
+class guarded_count {
+ public:
+  explicit guarded_count(T v) noexcept : v_(v) {}
+  // Under the lock.
+  T get() const noexcept { return v_.load(std::memory_order_relaxed); }
+  void set(T v) noexcept { v_.store(v, std::memory_order_release); }
+  // Without it.
+  T peek() const noexcept { return v_.load(std::memory_order_acquire); }
+
+ private:
+  std::atomic<T> v_;
+};
 
 // Recording: what reports to a join — a task's last strand and the finished
 // children it merged at its end, or a join handed on.
@@ -2250,11 +2306,11 @@ class join_set {
       record_buffer& b = rec->buffer();
       j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
     }
-    j->outstanding_ = owner_ref;
+    j->outstanding_.set(owner_ref);
     j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
-    j->finished_ = 0;
+    j->finished_.set(0);
     j->unpublished_ = 0;
     j->forward_ = nullptr;
     j->session_ = s;
@@ -2283,7 +2339,7 @@ class join_set {
   // One more child, spawned from any other task (task groups, forwarded sets).
   void count_shared_child() noexcept {
     lock_.lock();
-    ++outstanding_;
+    outstanding_.set(outstanding_.get() + 1);
     lock_.unlock();
   }
 
@@ -2293,7 +2349,7 @@ class join_set {
     join_contents c;
     lock_.lock();
     c.running = running();
-    c.finished = finished_;
+    c.finished = finished_.get();
     lock_.unlock();
     return c;
   }
@@ -2310,8 +2366,10 @@ class join_set {
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
-      ++j->finished_;
-      const bool last = --j->outstanding_ == 0;
+      j->finished_.set(j->finished_.get() + 1);
+      const std::int64_t left = j->outstanding_.get() - 1;
+      j->outstanding_.set(left);
+      const bool last = left == 0;
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
@@ -2331,11 +2389,12 @@ class join_set {
     join_contents c;
     lock_.lock();
     c.running = running();
-    c.finished = finished_;
+    c.finished = finished_.get();
     forward_ = forward;
-    outstanding_ += static_cast<std::int64_t>(unpublished_) - owner_ref;
+    const std::int64_t left = outstanding_.get() + static_cast<std::int64_t>(unpublished_) - owner_ref;
+    outstanding_.set(left);
     unpublished_ = 0;
-    const bool last = outstanding_ == 0;
+    const bool last = left == 0;
     lock_.unlock();
     if (last) pass_on(this);
     return c;
@@ -2344,41 +2403,57 @@ class join_set {
   // A spawned task that never ran: its reference drops with nothing folded in.
   void drop_child() noexcept {
     lock_.lock();
-    const bool last = --outstanding_ == 0;
+    const std::int64_t left = outstanding_.get() - 1;
+    outstanding_.set(left);
     lock_.unlock();
+    const bool last = left == 0;
     if (last) pass_on(this);
   }
 
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
   join_contents take() noexcept {
+    // The quiet path (owner only; not while recording, whose edges name rounds
+    // under the lock): nothing spawned by the owner since the last join, and
+    // `outstanding_` back at the owner's reference with no report since — read
+    // in that order, so that a child counted and reported in between shows in
+    // `finished_`. A child counted elsewhere after the reading joins next time,
+    // as if it had been counted after this join's lock.
+    if (unpublished_ == 0 && rec_ == nullptr && outstanding_.peek() == owner_ref && finished_.peek() == 0)
+      return take_quiet();
+    return take_locked();
+  }
+
+ private:
+  join_contents take_quiet() noexcept {
     join_contents c;
-    lock_.lock();
-    c.running = running();
-    c.finished = finished_;
-    c.totals = acc_;
-    c.prof = acc_prof_;
     c.uid = uid_;
     c.round = round_++;
-    c.last_end = acc_end_;
+    c.quiet = true;
+    return c;
+  }
+  join_contents take_locked() noexcept {
+    lock_.lock();
+    join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
     acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
-    finished_ = 0;
+    finished_.set(0);
     if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
-      outstanding_ = owner_ref;
+      outstanding_.set(owner_ref);
       unpublished_ = 0;
     }
     lock_.unlock();
     return c;
   }
 
+ public:
   // Takes everything out and frees the set when nothing is outstanding; else
   // leaves it alone and says how many are.
   static bool take_if_complete(join_set* j, join_contents& out) noexcept {
     j->lock_.lock();
     out.running = j->running();
-    out.finished = j->finished_;
+    out.finished = j->finished_.get();
     if (out.running != 0) {
       j->lock_.unlock();
       return false;
@@ -2402,7 +2477,7 @@ class join_set {
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
-    finished_ += c.finished;
+    finished_.set(finished_.get() + c.finished);
     lock_.unlock();
     release_prof(loser.chain);
     c.prof.chain = nullptr;
@@ -2416,7 +2491,9 @@ class join_set {
   thread_tables* bound_on = nullptr;
 
  private:
-  std::int64_t running() const noexcept { return outstanding_ + static_cast<std::int64_t>(unpublished_) - owner_ref; }
+  std::int64_t running() const noexcept {
+    return outstanding_.get() + static_cast<std::int64_t>(unpublished_) - owner_ref;
+  }
   // The last user of a set: its totals go to the set's forward, and it is freed.
   // Returns the forward; `t` and `p` receive what it held.
   // A deferred record is finished on the way: `t` and `p` are then the path
@@ -2450,11 +2527,11 @@ class join_set {
   }
 
   spinlock lock_;
-  std::int64_t outstanding_ = owner_ref;
+  guarded_count<std::int64_t> outstanding_{owner_ref};
   std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
   path_prof acc_prof_;
-  std::uint64_t finished_ = 0;
+  guarded_count<std::uint64_t> finished_{0};
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
   session* session_ = nullptr;

@@ -322,10 +322,12 @@ struct basic_engine {
     if (f->fuse) last = f->lent ? f->lent_end : st.began;
     if (j) {
       join_contents c = j->take();
-      if (c.running != 0 || c.last_end > last) last = 0;
-      Observers::join_taken(*f, c);
-      f->totals.join(c.totals);
-      if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+      if (!c.quiet) {  // (a quiet join took nothing: no path to compare, nothing to add)
+        if (c.running != 0 || c.last_end > last) last = 0;
+        Observers::join_taken(*f, c);
+        f->totals.join(c.totals);
+        if (FORKSCALE_DETAIL_UNLIKELY(c.running != 0)) incomplete_join(f, c.running, where);
+      }
       Observers::join_done(*f, c, &where);
     }
     ++f->totals.syncs;

@@ -101,9 +101,41 @@ inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
 // number of sites registered so far).
 inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
 
+// Folds in place when nobody else holds any node of the chain `head`: every
+// node down to a folded one at its bottom has one reference (the caller's, or
+// the parent link from the node above). Then the records above are added into
+// that node's sums and their nodes freed: no allocation, and the sums already
+// folded are not copied. Returns false (nothing done) otherwise.
+inline bool fold_chain_in_place(prof_node*& head) {
+  prof_node* p = head;
+  for (; p && !p->folded; p = p->parent)
+    if (p->refs.load(std::memory_order_acquire) != 1) return false;
+  if (!p || p->refs.load(std::memory_order_acquire) != 1) return false;
+  std::vector<site_sums>& sums = *p->folded;
+  const std::size_t before = sums.capacity();
+  const std::size_t sites = site_registry::instance().count();
+  if (sums.size() < sites) sums.resize(sites);
+  prof_node* bottom = p;
+  for (prof_node* n = head; n != bottom;) {
+    for (std::uint32_t i = 0; i < n->count; ++i) {
+      if (sums.size() <= n->records[i].site) sums.resize(n->records[i].site + 1u);
+      sums[n->records[i].site].add(n->records[i]);
+    }
+    prof_node* parent = n->parent;
+    object_cache<prof_node>::local().put(n);
+    n = parent;
+  }
+  if (sums.capacity() != before)
+    prof_array_bytes().fetch_add((sums.capacity() - before) * sizeof(site_sums), std::memory_order_relaxed);
+  bottom->records_below = 0;
+  head = bottom;
+  return true;
+}
+
 // Replaces the chain `head` (whose reference the caller holds) by one folded node
 // with the same sums.
 inline void fold_chain(prof_node*& head) {
+  if (fold_chain_in_place(head)) return;
   auto* sums = new std::vector<site_sums>;
   sum_chain(head, *sums);
   prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
