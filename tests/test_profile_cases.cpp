@@ -485,3 +485,45 @@ TEST(ProfileCases, ForkscaleCallTagIsTheTextBeforeTheFirstParenthesis) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// A loop of one call site, 70,000 times in one task: the calls' records follow
+// each other on the root's path and are summed into one as they come, past the
+// 65,535 one summed record holds. Every 1,000 calls the task spawns a child
+// shorter than what follows (so that the task's own path wins the join): the
+// path is shared there and summing starts over. W = the calls' charges + 3 a
+// child (its 1, the continuation's 2); S = the calls' charges + 2 a child (the
+// continuation beats the child at each join). Every measure of the call's row
+// counts all 70,000 calls with all their charges.
+constexpr fs::site long_loop_call{"src/long_loop.cpp", 60, "long_loop", nullptr};
+
+TEST(ProfileCases, LongLoopOfOneCallSite) {
+  constexpr std::uint64_t calls = 70000;
+  for (bool with_spawns : {false, true}) {
+    std::uint64_t charged = 0, children = 0;
+    const fs::report rep = fs::measure(
+        "long loop",
+        [&] {
+          for (std::uint64_t i = 0; i < calls; ++i) {
+            if (with_spawns && i % 1000 == 999) {
+              fs::spawn([] { fs::charge(1); })();
+              ++children;
+              fs::charge(2);  // the parent's continuation, longer than the child
+              fs::sync_point sp;
+            }
+            fs::call_site c(long_loop_call);
+            const std::uint64_t w = 1 + i % 7;
+            fs::charge(w);
+            charged += w;
+          }
+        },
+        cost_clock());
+    const std::string what = with_spawns ? "with spawns" : "calls only";
+    EXPECT_EQ(rep.work(), charged + 3 * children) << what;
+    EXPECT_EQ(rep.span(), charged + 2 * children) << what;
+    const auto* row = find(rep.call_sites, fs::site_kind::call, "long_loop.cpp:60");
+    ASSERT_NE(row, nullptr) << what;
+    const measure all{calls, charged, static_cast<std::int64_t>(charged)};
+    expect_row(*row, call_row{false, all, all, all, all, all, all}, what);
+  }
+}

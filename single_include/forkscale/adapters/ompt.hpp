@@ -389,12 +389,15 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 // Which measurements an invocation counts in (Cilkprof §6).
 enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
-// One finished invocation. Times in clock ticks. No default member initializers:
+// One finished invocation, or several of one site with the same flags that
+// follow each other on one path, summed (`merged` more than one; append_record,
+// observers/profile.hpp). Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
 // (make one with prof_record r{}).
 struct prof_record {
   std::uint32_t site;
   unsigned char flags;
+  std::uint16_t merged;  // invocations summed here besides the first
   std::uint64_t work;
   std::int64_t span;
   std::uint64_t local_work;
@@ -409,8 +412,8 @@ struct measure_sum {
   std::uint64_t work = 0;
   std::int64_t span = 0;
 
-  void add(std::uint64_t w, std::int64_t s) noexcept {
-    ++count;
+  void add(std::uint64_t w, std::int64_t s, std::uint64_t n = 1) noexcept {
+    count += n;
     work += w;
     span += s;
   }
@@ -429,9 +432,10 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
-    local.add(r.local_work, r.local_span);
+    const std::uint64_t n = 1u + r.merged;
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span, n);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span, n);
+    local.add(r.local_work, r.local_span, n);
     task_work += r.task_work;
     task_span += r.task_span;
   }
@@ -3917,8 +3921,25 @@ inline void drop_credits(frame& f) noexcept {
   }
 }
 
-// Appends a finished invocation's on-span record to the frame's path.
+// Appends a finished invocation's on-span record to the frame's path. One of
+// the same site and flags as the record before it on the path is summed into
+// that one (a loop's calls): every use of a record is a sum per site and flag
+// (site_sums::add), so the profile is the same, and the path holds one record
+// where it would hold thousands.
 inline void append_record(frame& f, const prof_record& r) {
+  if (f.profile.record_count != 0) {
+    prof_record& last = f.profile.records[f.profile.record_count - 1];
+    if (last.site == r.site && last.flags == r.flags && last.merged < 0xFFFFu - r.merged) {
+      last.merged = static_cast<std::uint16_t>(last.merged + 1u + r.merged);
+      last.work += r.work;
+      last.span += r.span;
+      last.local_work += r.local_work;
+      last.local_span += r.local_span;
+      last.task_work += r.task_work;
+      last.task_span += r.task_span;
+      return;
+    }
+  }
   if (f.profile.record_count == prof_node::capacity) {
     drop_credits(f);
     push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);

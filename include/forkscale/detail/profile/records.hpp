@@ -35,12 +35,15 @@ inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t oth
 // Which measurements an invocation counts in (Cilkprof §6).
 enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
 
-// One finished invocation. Times in clock ticks. No default member initializers:
+// One finished invocation, or several of one site with the same flags that
+// follow each other on one path, summed (`merged` more than one; append_record,
+// observers/profile.hpp). Times in clock ticks. No default member initializers:
 // frames and chain nodes hold arrays of these that must cost nothing to construct
 // (make one with prof_record r{}).
 struct prof_record {
   std::uint32_t site;
   unsigned char flags;
+  std::uint16_t merged;  // invocations summed here besides the first
   std::uint64_t work;
   std::int64_t span;
   std::uint64_t local_work;
@@ -55,8 +58,8 @@ struct measure_sum {
   std::uint64_t work = 0;
   std::int64_t span = 0;
 
-  void add(std::uint64_t w, std::int64_t s) noexcept {
-    ++count;
+  void add(std::uint64_t w, std::int64_t s, std::uint64_t n = 1) noexcept {
+    count += n;
     work += w;
     span += s;
   }
@@ -75,9 +78,10 @@ struct site_sums {
   std::int64_t task_span = 0;
 
   void add(const prof_record& r) noexcept {
-    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span);
-    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span);
-    local.add(r.local_work, r.local_span);
+    const std::uint64_t n = 1u + r.merged;
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span, n);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span, n);
+    local.add(r.local_work, r.local_span, n);
     task_work += r.task_work;
     task_span += r.task_span;
   }
