@@ -323,11 +323,15 @@ TEST(PredictOsThreadsProperty, EventDrivenReplayMatchesSmallSteps) {
       const fs::prediction pr = fs::predict(rep, {p}, threads(start, 0, wake));
       const double expect = small_steps(*rep.record, p, start, dt, wake);
       const double got = pr.points[0].time;
-      // Without wakes the oracle is never early. With them it can be: a step
-      // that sees an excess end late keeps a core awake that the exact replay
-      // puts to sleep (sleeping cores make the time not monotone in the
-      // events' times), so the bound is two-sided.
-      const double early = wake > 0 ? tolerance : 0.0;
+      // The bound is two-sided: the oracle can be early as well as late.
+      // Processor sharing is not monotone in the strands' end times: a strand
+      // the oracle ends late shares the cores with others for longer, which
+      // can leave a strand on the longest path more of a core than the exact
+      // replay gives it (seed 3837373488, P = 3, no wake: the replay's 88/3
+      // against the oracle's 29.328 in steps of 1/64, and 29.3335 in steps of
+      // 1/2048); and a step that sees an excess end late keeps a core awake
+      // that the exact replay puts to sleep.
+      const double early = tolerance;
       if (!(expect >= 0 && got >= expect - tolerance - 1e-9 && got <= expect + early + 1e-9)) {
         ++failures;
         ADD_FAILURE() << "seed " << seed << ", P = " << p << ", thread start " << start << ", core wake " << wake
