@@ -406,6 +406,20 @@ struct prof_record {
   std::int64_t task_span;   // tasks only: exclusive span
 };
 
+// Sums `r` into `into` when both are of one site with the same flags (and the
+// count of invocations summed still fits); returns whether it did.
+inline bool merge_record(prof_record& into, const prof_record& r) noexcept {
+  if (into.site != r.site || into.flags != r.flags || into.merged >= 0xFFFFu - r.merged) return false;
+  into.merged = static_cast<std::uint16_t>(into.merged + 1u + r.merged);
+  into.work += r.work;
+  into.span += r.span;
+  into.local_work += r.local_work;
+  into.local_span += r.local_span;
+  into.task_work += r.task_work;
+  into.task_span += r.task_span;
+  return true;
+}
+
 // Count, work and span summed over invocations (one of Cilkprof's measurements).
 struct measure_sum {
   std::uint64_t count = 0;
@@ -3927,19 +3941,7 @@ inline void drop_credits(frame& f) noexcept {
 // (site_sums::add), so the profile is the same, and the path holds one record
 // where it would hold thousands.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.profile.record_count != 0) {
-    prof_record& last = f.profile.records[f.profile.record_count - 1];
-    if (last.site == r.site && last.flags == r.flags && last.merged < 0xFFFFu - r.merged) {
-      last.merged = static_cast<std::uint16_t>(last.merged + 1u + r.merged);
-      last.work += r.work;
-      last.span += r.span;
-      last.local_work += r.local_work;
-      last.local_span += r.local_span;
-      last.task_work += r.task_work;
-      last.task_span += r.task_span;
-      return;
-    }
-  }
+  if (f.profile.record_count != 0 && merge_record(f.profile.records[f.profile.record_count - 1], r)) return;
   if (f.profile.record_count == prof_node::capacity) {
     drop_credits(f);
     push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);

@@ -4638,6 +4638,20 @@ struct prof_record {
   std::int64_t task_span;   // tasks only: exclusive span
 };
 
+// Sums `r` into `into` when both are of one site with the same flags (and the
+// count of invocations summed still fits); returns whether it did.
+inline bool merge_record(prof_record& into, const prof_record& r) noexcept {
+  if (into.site != r.site || into.flags != r.flags || into.merged >= 0xFFFFu - r.merged) return false;
+  into.merged = static_cast<std::uint16_t>(into.merged + 1u + r.merged);
+  into.work += r.work;
+  into.span += r.span;
+  into.local_work += r.local_work;
+  into.local_span += r.local_span;
+  into.task_work += r.task_work;
+  into.task_span += r.task_span;
+  return true;
+}
+
 // Count, work and span summed over invocations (one of Cilkprof's measurements).
 struct measure_sum {
   std::uint64_t count = 0;

@@ -40,19 +40,7 @@ inline void drop_credits(frame& f) noexcept {
 // (site_sums::add), so the profile is the same, and the path holds one record
 // where it would hold thousands.
 inline void append_record(frame& f, const prof_record& r) {
-  if (f.profile.record_count != 0) {
-    prof_record& last = f.profile.records[f.profile.record_count - 1];
-    if (last.site == r.site && last.flags == r.flags && last.merged < 0xFFFFu - r.merged) {
-      last.merged = static_cast<std::uint16_t>(last.merged + 1u + r.merged);
-      last.work += r.work;
-      last.span += r.span;
-      last.local_work += r.local_work;
-      last.local_span += r.local_span;
-      last.task_work += r.task_work;
-      last.task_span += r.task_span;
-      return;
-    }
-  }
+  if (f.profile.record_count != 0 && merge_record(f.profile.records[f.profile.record_count - 1], r)) return;
   if (f.profile.record_count == prof_node::capacity) {
     drop_credits(f);
     push_records(f.profile.path.chain, f.profile.records, f.profile.record_count);
