@@ -1332,20 +1332,30 @@ inline void release_spawn_profile(spawn_profile& p) noexcept {
   p.path.chain = nullptr;
 }
 
-// Adds everything in the chain starting at `p` into `out`.
-inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
-  // Every site a record names is registered already: one allocation up front.
+// Sizes `out` for every site registered so far: every site a record names is
+// registered already, so summing into it allocates once.
+inline void size_for_sites(std::vector<site_sums>& out) {
   const std::size_t sites = site_registry::instance().count();
   if (out.size() < sites) out.resize(sites);
+}
+
+// Adds the records held in node `p` (not its folded sums) into `out`.
+inline void add_node_records(const prof_node& p, std::vector<site_sums>& out) {
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    if (out.size() <= p.records[i].site) out.resize(p.records[i].site + 1u);
+    out[p.records[i].site].add(p.records[i]);
+  }
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  size_for_sites(out);
   for (; p; p = p->parent) {
     if (p->folded) {
       if (out.size() < p->folded->size()) out.resize(p->folded->size());
       for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
     }
-    for (std::uint32_t i = 0; i < p->count; ++i) {
-      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
-      out[p->records[i].site].add(p->records[i]);
-    }
+    add_node_records(*p, out);
   }
 }
 
@@ -1365,22 +1375,17 @@ inline bool fold_chain_in_place(prof_node*& head) {
   if (!p || p->refs.load(std::memory_order_acquire) != 1) return false;
   std::vector<site_sums>& sums = *p->folded;
   const std::size_t before = sums.capacity();
-  const std::size_t sites = site_registry::instance().count();
-  if (sums.size() < sites) sums.resize(sites);
-  prof_node* bottom = p;
-  for (prof_node* n = head; n != bottom;) {
-    for (std::uint32_t i = 0; i < n->count; ++i) {
-      if (sums.size() <= n->records[i].site) sums.resize(n->records[i].site + 1u);
-      sums[n->records[i].site].add(n->records[i]);
-    }
+  size_for_sites(sums);
+  for (prof_node* n = head; n != p;) {
+    add_node_records(*n, sums);
     prof_node* parent = n->parent;
     object_cache<prof_node>::local().put(n);
     n = parent;
   }
   if (sums.capacity() != before)
     prof_array_bytes().fetch_add((sums.capacity() - before) * sizeof(site_sums), std::memory_order_relaxed);
-  bottom->records_below = 0;
-  head = bottom;
+  p->records_below = 0;
+  head = p;
   return true;
 }
 
@@ -2299,6 +2304,12 @@ class guarded_count {
   void set(T v) noexcept { v_.store(v, std::memory_order_release); }
   // Without it.
   T peek() const noexcept { return v_.load(std::memory_order_acquire); }
+  // Under the lock: adds `d`, returns the new count.
+  T add(T d) noexcept {
+    const T v = get() + d;
+    set(v);
+    return v;
+  }
 
  private:
   std::atomic<T> v_;
@@ -2357,7 +2368,7 @@ class join_set {
   // One more child, spawned from any other task (task groups, forwarded sets).
   void count_shared_child() noexcept {
     lock_.lock();
-    outstanding_.set(outstanding_.get() + 1);
+    outstanding_.add(1);
     lock_.unlock();
   }
 
@@ -2384,10 +2395,8 @@ class join_set {
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
-      j->finished_.set(j->finished_.get() + 1);
-      const std::int64_t left = j->outstanding_.get() - 1;
-      j->outstanding_.set(left);
-      const bool last = left == 0;
+      j->finished_.add(1);
+      const bool last = j->outstanding_.add(-1) == 0;
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
@@ -2409,10 +2418,8 @@ class join_set {
     c.running = running();
     c.finished = finished_.get();
     forward_ = forward;
-    const std::int64_t left = outstanding_.get() + static_cast<std::int64_t>(unpublished_) - owner_ref;
-    outstanding_.set(left);
+    const bool last = outstanding_.add(static_cast<std::int64_t>(unpublished_) - owner_ref) == 0;
     unpublished_ = 0;
-    const bool last = left == 0;
     lock_.unlock();
     if (last) pass_on(this);
     return c;
@@ -2421,10 +2428,8 @@ class join_set {
   // A spawned task that never ran: its reference drops with nothing folded in.
   void drop_child() noexcept {
     lock_.lock();
-    const std::int64_t left = outstanding_.get() - 1;
-    outstanding_.set(left);
+    const bool last = outstanding_.add(-1) == 0;
     lock_.unlock();
-    const bool last = left == 0;
     if (last) pass_on(this);
   }
 
@@ -2437,19 +2442,17 @@ class join_set {
     // in that order, so that a child counted and reported in between shows in
     // `finished_`. A child counted elsewhere after the reading joins next time,
     // as if it had been counted after this join's lock.
-    if (unpublished_ == 0 && rec_ == nullptr && outstanding_.peek() == owner_ref && finished_.peek() == 0)
-      return take_quiet();
+    if (unpublished_ == 0 && rec_ == nullptr && outstanding_.peek() == owner_ref && finished_.peek() == 0) {
+      join_contents c;
+      c.uid = uid_;
+      c.round = round_++;
+      c.quiet = true;
+      return c;
+    }
     return take_locked();
   }
 
  private:
-  join_contents take_quiet() noexcept {
-    join_contents c;
-    c.uid = uid_;
-    c.round = round_++;
-    c.quiet = true;
-    return c;
-  }
   join_contents take_locked() noexcept {
     lock_.lock();
     join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
@@ -2495,7 +2498,7 @@ class join_set {
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
-    finished_.set(finished_.get() + c.finished);
+    finished_.add(c.finished);
     lock_.unlock();
     release_prof(loser.chain);
     c.prof.chain = nullptr;

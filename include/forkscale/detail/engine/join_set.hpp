@@ -83,6 +83,12 @@ class guarded_count {
   void set(T v) noexcept { v_.store(v, std::memory_order_release); }
   // Without it.
   T peek() const noexcept { return v_.load(std::memory_order_acquire); }
+  // Under the lock: adds `d`, returns the new count.
+  T add(T d) noexcept {
+    const T v = get() + d;
+    set(v);
+    return v;
+  }
 
  private:
   std::atomic<T> v_;
@@ -141,7 +147,7 @@ class join_set {
   // One more child, spawned from any other task (task groups, forwarded sets).
   void count_shared_child() noexcept {
     lock_.lock();
-    outstanding_.set(outstanding_.get() + 1);
+    outstanding_.add(1);
     lock_.unlock();
   }
 
@@ -168,10 +174,8 @@ class join_set {
       const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
-      j->finished_.set(j->finished_.get() + 1);
-      const std::int64_t left = j->outstanding_.get() - 1;
-      j->outstanding_.set(left);
-      const bool last = left == 0;
+      j->finished_.add(1);
+      const bool last = j->outstanding_.add(-1) == 0;
       j->lock_.unlock();
       release_prof(loser.chain);
       if (!last) return;
@@ -193,10 +197,8 @@ class join_set {
     c.running = running();
     c.finished = finished_.get();
     forward_ = forward;
-    const std::int64_t left = outstanding_.get() + static_cast<std::int64_t>(unpublished_) - owner_ref;
-    outstanding_.set(left);
+    const bool last = outstanding_.add(static_cast<std::int64_t>(unpublished_) - owner_ref) == 0;
     unpublished_ = 0;
-    const bool last = left == 0;
     lock_.unlock();
     if (last) pass_on(this);
     return c;
@@ -205,10 +207,8 @@ class join_set {
   // A spawned task that never ran: its reference drops with nothing folded in.
   void drop_child() noexcept {
     lock_.lock();
-    const std::int64_t left = outstanding_.get() - 1;
-    outstanding_.set(left);
+    const bool last = outstanding_.add(-1) == 0;
     lock_.unlock();
-    const bool last = left == 0;
     if (last) pass_on(this);
   }
 
@@ -221,19 +221,17 @@ class join_set {
     // in that order, so that a child counted and reported in between shows in
     // `finished_`. A child counted elsewhere after the reading joins next time,
     // as if it had been counted after this join's lock.
-    if (unpublished_ == 0 && rec_ == nullptr && outstanding_.peek() == owner_ref && finished_.peek() == 0)
-      return take_quiet();
+    if (unpublished_ == 0 && rec_ == nullptr && outstanding_.peek() == owner_ref && finished_.peek() == 0) {
+      join_contents c;
+      c.uid = uid_;
+      c.round = round_++;
+      c.quiet = true;
+      return c;
+    }
     return take_locked();
   }
 
  private:
-  join_contents take_quiet() noexcept {
-    join_contents c;
-    c.uid = uid_;
-    c.round = round_++;
-    c.quiet = true;
-    return c;
-  }
   join_contents take_locked() noexcept {
     lock_.lock();
     join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
@@ -279,7 +277,7 @@ class join_set {
     const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
-    finished_.set(finished_.get() + c.finished);
+    finished_.add(c.finished);
     lock_.unlock();
     release_prof(loser.chain);
     c.prof.chain = nullptr;

@@ -80,20 +80,30 @@ inline void release_spawn_profile(spawn_profile& p) noexcept {
   p.path.chain = nullptr;
 }
 
-// Adds everything in the chain starting at `p` into `out`.
-inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
-  // Every site a record names is registered already: one allocation up front.
+// Sizes `out` for every site registered so far: every site a record names is
+// registered already, so summing into it allocates once.
+inline void size_for_sites(std::vector<site_sums>& out) {
   const std::size_t sites = site_registry::instance().count();
   if (out.size() < sites) out.resize(sites);
+}
+
+// Adds the records held in node `p` (not its folded sums) into `out`.
+inline void add_node_records(const prof_node& p, std::vector<site_sums>& out) {
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    if (out.size() <= p.records[i].site) out.resize(p.records[i].site + 1u);
+    out[p.records[i].site].add(p.records[i]);
+  }
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  size_for_sites(out);
   for (; p; p = p->parent) {
     if (p->folded) {
       if (out.size() < p->folded->size()) out.resize(p->folded->size());
       for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
     }
-    for (std::uint32_t i = 0; i < p->count; ++i) {
-      if (out.size() <= p->records[i].site) out.resize(p->records[i].site + 1u);
-      out[p->records[i].site].add(p->records[i]);
-    }
+    add_node_records(*p, out);
   }
 }
 
@@ -113,22 +123,17 @@ inline bool fold_chain_in_place(prof_node*& head) {
   if (!p || p->refs.load(std::memory_order_acquire) != 1) return false;
   std::vector<site_sums>& sums = *p->folded;
   const std::size_t before = sums.capacity();
-  const std::size_t sites = site_registry::instance().count();
-  if (sums.size() < sites) sums.resize(sites);
-  prof_node* bottom = p;
-  for (prof_node* n = head; n != bottom;) {
-    for (std::uint32_t i = 0; i < n->count; ++i) {
-      if (sums.size() <= n->records[i].site) sums.resize(n->records[i].site + 1u);
-      sums[n->records[i].site].add(n->records[i]);
-    }
+  size_for_sites(sums);
+  for (prof_node* n = head; n != p;) {
+    add_node_records(*n, sums);
     prof_node* parent = n->parent;
     object_cache<prof_node>::local().put(n);
     n = parent;
   }
   if (sums.capacity() != before)
     prof_array_bytes().fetch_add((sums.capacity() - before) * sizeof(site_sums), std::memory_order_relaxed);
-  bottom->records_below = 0;
-  head = bottom;
+  p->records_below = 0;
+  head = p;
   return true;
 }
 
