@@ -14,6 +14,13 @@ also counted with each subsystem on and off (event_instructions.cpp: site
 profiles off, the events inside a what-if region, recording on). Instruction counts do not
 depend on the machine's load. The compiled form's figures must not be higher
 than the header-only form's (recorded, never enforced).
+
+fib: the instructions forkscale adds per call of a fine-grained fib (a charge,
+a spawn run at once, a call site, a sync): bench/event_instructions.cpp's fib
+mode counted at fib(16) and fib(20) (3,193 and 21,891 calls), on minus the same
+program built with FORKSCALE_ENABLE=0, over the difference in calls; site
+profiles on (default), off (no_profiles) and recording (record), both forms.
+The goals (issue: a lean event path) are 400, 250 and 1,500.
 Writes FILE (default bench/results/event_instructions.json) atomically.
 """
 
@@ -33,6 +40,16 @@ LIBRARY_SOURCE = os.path.join(REPO_ROOT, "src", "forkscale.cpp")
 EVENTS = ["spawn", "call", "sync"]
 CONFIGS = ["default", "no_profiles", "what_if", "record", "wall", "wall_no_profiles"]
 COUNTS = (20000, 60000)
+FIB_N = (16, 20)
+FIB_CONFIGS = ["default", "no_profiles", "record"]
+FIB_GOALS = {"default": 400, "no_profiles": 250, "record": 1500}
+
+
+def fib_calls(n):
+    a, b = 1, 1  # calls(0), calls(1)
+    for _ in range(n - 1):
+        a, b = b, a + b + 1
+    return b if n >= 1 else a
 FLAGS = ["-std=c++17", "-O2", "-DNDEBUG", "-I", INCLUDE]
 
 
@@ -51,7 +68,16 @@ def build(cxx, work):
     run([cxx] + FLAGS + ["-DFORKSCALE_COMPILED_LIB", "-c", LIBRARY_SOURCE, "-o", lib])
     compiled = os.path.join(work, "events_compiled")
     run([cxx] + FLAGS + ["-DFORKSCALE_COMPILED_LIB", SOURCE, lib, "-o", compiled, "-pthread"])
-    return {"header_only": header_only, "compiled": compiled}
+    disabled = os.path.join(work, "events_disabled")
+    run([cxx] + FLAGS + ["-DFORKSCALE_ENABLE=0", SOURCE, "-o", disabled, "-pthread"])
+    return {"header_only": header_only, "compiled": compiled, "disabled": disabled}
+
+
+def fib_per_call(programs, form, config, work):
+    on = [instructions(programs[form], "fib", n, work, config) for n in FIB_N]
+    off = [instructions(programs["disabled"], "fib", n, work, config) for n in FIB_N]
+    calls = fib_calls(FIB_N[1]) - fib_calls(FIB_N[0])
+    return round(((on[1] - on[0]) - (off[1] - off[0])) / calls, 1)
 
 
 def instructions(program, event, n, work, config="default"):
@@ -92,7 +118,12 @@ def main(argv):
     with tempfile.TemporaryDirectory(prefix="forkscale-events-") as work:
         try:
             programs = build(args.compiler, work)
+            fib = {}
+            for form in ("header_only", "compiled"):
+                fib[form] = {c: fib_per_call(programs, form, c, work) for c in FIB_CONFIGS}
             for form, program in programs.items():
+                if form == "disabled":
+                    continue
                 rows[form] = {}
                 for event in EVENTS:
                     a = instructions(program, event, COUNTS[0], work)
@@ -113,6 +144,10 @@ def main(argv):
     for e in EVENTS:
         print("  %-8s %12.1f %10.1f %7.3f" % (e, rows["header_only"][e], rows["compiled"][e], ratios[e]))
     configs = dict([("default", rows["header_only"])] + list(configs.items()))
+    print("instructions forkscale adds per fib call (on minus FORKSCALE_ENABLE=0)")
+    print("  %-12s %12s %10s %7s" % ("config", "header-only", "compiled", "goal"))
+    for c in FIB_CONFIGS:
+        print("  %-12s %12.1f %10.1f %7d" % (c, fib["header_only"][c], fib["compiled"][c], FIB_GOALS[c]))
     print("header-only, by configuration")
     print("  %-12s" % "config" + "".join("%10s" % e for e in EVENTS))
     for c in CONFIGS:
@@ -133,6 +168,14 @@ def main(argv):
                     "wall": "the automatic clock (TSC), site profiles on: events share readings",
                     "wall_no_profiles": "the automatic clock (TSC), site profiles off"},
         "header_only_by_config": configs,
+        "fib_per_call": {
+            "method": "fib(%d) and fib(%d) (%d and %d calls), forkscale on minus FORKSCALE_ENABLE=0, "
+                      "over the difference in calls" % (FIB_N[0], FIB_N[1], fib_calls(FIB_N[0]),
+                                                        fib_calls(FIB_N[1])),
+            "goals": FIB_GOALS,
+            "header_only": fib["header_only"],
+            "compiled": fib["compiled"],
+        },
     }
     write_atomically(args.out, json.dumps(doc, indent=2) + "\n")
     print("wrote %s" % args.out)

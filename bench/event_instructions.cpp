@@ -4,6 +4,12 @@
 // (header-only and compiled), with each subsystem on and off.
 //
 //   event_instructions spawn|call|sync N [default|no_profiles|what_if|record|wall|wall_no_profiles]
+//   event_instructions fib N [config]
+//
+// fib N: fib(N) with every call annotated as fine-grained code is: a charge, the
+// first child spawned and run at once, the second a call site, then a sync.
+// Built with FORKSCALE_ENABLE=0 too, so that the instructions forkscale adds
+// per call are the difference of the two builds.
 //
 // default: site profiles on, the rest off (options' defaults); no_profiles:
 // site profiles off; what_if: the events run inside a what_if_region;
@@ -17,6 +23,24 @@
 #include <optional>
 
 namespace fs = forkscale;
+
+namespace {
+long fib(int n) {
+  fs::charge(1);
+  if (n < 2) return n;
+  long x = 0;
+  long y = 0;
+  fs::spawn([&] { x = fib(n - 1); })();
+  {
+    fs::call_site cs;
+    y = fib(n - 2);
+  }
+  {
+    fs::sync_point sp;
+  }
+  return x + y;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "spawn";
@@ -33,15 +57,21 @@ int main(int argc, char** argv) {
   if (std::strcmp(config, "record") == 0) opt.record = true;
   // The event kind is decided here, once: a string comparison per iteration
   // would be counted as part of every event.
-  enum class event { spawn, call, sync };
+  enum class event { spawn, call, sync, fib };
   const event kind = std::strcmp(mode, "spawn") == 0  ? event::spawn
                      : std::strcmp(mode, "call") == 0 ? event::call
+                     : std::strcmp(mode, "fib") == 0  ? event::fib
                                                       : event::sync;
+  long result = 0;
   fs::report rep = fs::measure(
       "cg",
       [&] {
         std::optional<fs::what_if_region> region;
         if (in_what_if) region.emplace("hot");
+        if (kind == event::fib) {
+          result = fib(static_cast<int>(n));
+          return;
+        }
         for (long i = 0; i < n; ++i) {
           if (kind == event::spawn) {
             fs::spawn([] { fs::charge(1); })();  // run at once, as the serial adapter does
@@ -55,5 +85,6 @@ int main(int argc, char** argv) {
         }
       },
       opt);
-  return rep.empty() ? 1 : 0;
+  if (kind == event::fib) return result > 0 ? 0 : 1;
+  return rep.empty() && FORKSCALE_ENABLE ? 1 : 0;
 }
