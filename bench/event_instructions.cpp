@@ -35,9 +35,7 @@ long fib(int n) {
     fs::call_site cs;
     y = fib(n - 2);
   }
-  {
-    fs::sync_point sp;
-  }
+  { fs::sync_point sp; }
   return x + y;
 }
 }  // namespace

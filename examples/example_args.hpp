@@ -174,7 +174,7 @@ inline std::string usage(const std::string& program, std::uint64_t default_n, co
          "             (default: hardware concurrency)\n"
          "  --out      also write DIR/<name>.json, .csv, .txt, .call_sites.csv and\n"
          "             .spawn_sites.csv (DIR is created)\n"
-         "  --clock    auto (default: tsc when invariant), tsc, steady, thread_cpu, or cost\n"
+         "  --clock    auto (default: thread_cpu read from the TSC when invariant), tsc, steady, thread_cpu, or cost\n"
          "             (deterministic units charged by the program)\n" +
          extra_help;
 }

@@ -77,6 +77,86 @@ TEST(Clocks, CostClockIsNeverCompensated) {
   EXPECT_EQ(r.unit, "units");
 }
 
+// Each end of a strand takes half a strand's compensation, by its event's
+// class: scheduling events (spawn, a child's start and end, sync) and strand
+// splits (a call site's two ends). Checked under the cost clock with known
+// halves (2 for scheduling events, 1 for splits), strand by strand.
+TEST(Clocks, CompensationIsChargedByTheEventsAtAStrandsEnds) {
+  fs::detail::cost_clock_compensation_halves[0] = 2;
+  fs::detail::cost_clock_compensation_halves[1] = 1;
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  const fs::report r = fs::measure(
+      "halves",
+      [] {
+        fs::charge(10);                      // start .. spawn: 10 - (2 + 2) = 6
+        fs::spawn([] { fs::charge(7); })();  // the child: 7 - 4 = 3
+        {
+          fs::call_site cs;  // (end_child .. call open: 0)
+          fs::charge(5);     // call open .. call close: 5 - (1 + 1) = 3
+        }
+        {
+          fs::sync_point sp;  // (call close .. sync: 0)
+        }
+        fs::charge(9);  // sync .. call open: 9 - (2 + 1) = 6
+        {
+          fs::call_site cs;
+          fs::charge(1);  // call open .. call close: 1 - 2, never below 0
+        }                 // (call close .. end: 0)
+      },
+      o);
+  fs::detail::cost_clock_compensation_halves[0] = 0;
+  fs::detail::cost_clock_compensation_halves[1] = 0;
+  EXPECT_EQ(r.root().raw_work, 32u);
+  EXPECT_EQ(r.work(), 6u + 3u + 3u + 6u);
+  EXPECT_EQ(r.compensation_total, 32u - 18u);
+  // The child's path (6 + 3) and the continuation's (6 + 3) meet at the sync.
+  EXPECT_EQ(r.span(), 9u + 6u);
+  EXPECT_GT(r.compensation_per_strand, 0.0);
+  // Without compensation asked for, none is taken.
+  fs::detail::cost_clock_compensation_halves[0] = 2;
+  o.compensate = false;
+  const fs::report plain = fs::measure(
+      "plain", [] { fs::charge(10); }, o);
+  fs::detail::cost_clock_compensation_halves[0] = 0;
+  EXPECT_EQ(plain.work(), 10u);
+}
+
+// How far the work may be off: the residual on every strand, said in the text
+// report when it passes 5% of the work (or the strands are shorter than the
+// compensation), not otherwise.
+// The text with its wrapped lines joined.
+std::string unwrapped(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+      out += ' ';
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+TEST(Clocks, WorkUncertaintyFromTheResidual) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  fs::report r = fs::measure(
+      "fib", [] { fs::charge(1000); fib(6); }, o);
+  const std::uint64_t strands = 1 + 2 * r.spawns() + r.syncs() + 2 * r.calls();
+  EXPECT_EQ(r.work_uncertainty(), 0.0);
+  r.compensation_per_strand = 1.0;
+  r.compensation_residual = 0.5;
+  EXPECT_DOUBLE_EQ(r.work_uncertainty(), 0.5 * static_cast<double>(strands));
+  const bool large = r.work_uncertainty() > 0.05 * static_cast<double>(r.work());
+  EXPECT_EQ(unwrapped(r.to_text()).find("the work may be off by up to") != std::string::npos, large);
+  r.compensation_residual = 1000.0;
+  EXPECT_NE(unwrapped(r.to_text()).find("the work may be off by up to"), std::string::npos);
+  r.compensation_residual = 0.0;
+  EXPECT_EQ(unwrapped(r.to_text()).find("the work may be off by up to"), std::string::npos);
+}
+
 TEST(Clocks, FixedPolicies) {
   const fs::report r = fs::measure<fs::cost_clock>("x", [] {
     fs::charge(4);

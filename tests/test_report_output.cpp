@@ -286,6 +286,7 @@ fs::report tricky_report() {
   rep.burden_note = "the std_thread calibration in '/tmp/\"b\".json' was measured on another machine";
   rep.backend = "std_thread+tbb";
   rep.compensation_per_strand = 0.1;  // not exact in binary: must round-trip
+  rep.compensation_residual = 0.3;
   rep.compensation_total = std::numeric_limits<std::uint64_t>::max();
   rep.max_processors = 48;  // not a power of two: last line is 48
   rep.profiler_bytes = 123456789;
@@ -334,6 +335,7 @@ std::string expected_json_python(const fs::report& rep) {
   e += " 'burden_note': " + py_str(rep.burden_note) + ",\n";
   e += " 'backend': " + py_str(rep.backend) + ",\n";
   e += " 'compensation_per_strand': " + py_float(rep.compensation_per_strand) + ",\n";
+  e += " 'compensation_residual': " + py_float(rep.compensation_residual) + ",\n";
   e += " 'compensation_total': " + py_int(rep.compensation_total) + ",\n";
   e += " 'max_processors': " + py_int(rep.max_processors) + ",\n";
   e += " 'profiler_bytes': " + py_int(rep.profiler_bytes) + ",\n";

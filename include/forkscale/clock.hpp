@@ -332,6 +332,9 @@ struct clock_info {
 
 namespace detail {
 
+// The wall clock `automatic` stands for where a wall clock is wanted (a
+// recording's timeline, lock waits): the TSC when invariant, the AArch64
+// counter, else steady_clock.
 inline clock_kind resolve_automatic() noexcept {
 #if FORKSCALE_DETAIL_X86
   return invariant_tsc() ? clock_kind::tsc : clock_kind::steady;
@@ -340,6 +343,15 @@ inline clock_kind resolve_automatic() noexcept {
 #else
   return clock_kind::steady;
 #endif
+}
+
+// The clock a measurement whose options leave the clock `automatic` uses:
+// thread_cpu read from the TSC where it can be (one TSC read per event; the
+// thread's CPU time read only after long intervals, so that time a thread spent
+// off its CPU is taken out of every strand for the whole run, whatever the load
+// when the run started), else the wall clock above.
+inline clock_kind resolve_default() noexcept {
+  return thread_cpu_from_tsc() ? clock_kind::thread_cpu : resolve_automatic();
 }
 
 // Cycles per nanosecond, for expressing the 15,000-cycle burden in ns. The invariant
@@ -356,7 +368,7 @@ inline double cycles_per_ns() noexcept {
 // the TSC counts TSC ticks too.
 inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
   clock_info info;
-  if (k == clock_kind::automatic) k = resolve_automatic();
+  if (k == clock_kind::automatic) k = resolve_default();
   info.kind = k;
   switch (k) {
     case clock_kind::automatic:
@@ -423,8 +435,11 @@ inline std::uint64_t read_clock(clock_kind k) noexcept {
 struct runtime_clock {
   static constexpr bool fixed = false;
   static constexpr clock_kind kind = clock_kind::automatic;
-  // The TSC (what `automatic` resolves to on x86) without a call or a switch.
+  // thread_cpu from the TSC (what `automatic` resolves to on x86) and the TSC
+  // without a call or a switch.
   static std::uint64_t now(clock_kind k) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(k == clock_kind::thread_cpu) && detail::thread_cpu_from_tsc())
+      return detail::thread_cpu_ticks();
     if (k == clock_kind::tsc) return detail::tsc_ticks();
     return detail::read_clock(k);
   }

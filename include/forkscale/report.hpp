@@ -287,8 +287,12 @@ struct report {
   std::string label;
   std::string unit = "units";  // "ns" or "units"
   clock_kind clock = clock_kind::cost;
-  std::uint64_t burden = 0;              // per continuation edge, in `unit`
-  double compensation_per_strand = 0;    // subtracted from every strand, in `unit`
+  std::uint64_t burden = 0;            // per continuation edge, in `unit`
+  double compensation_per_strand = 0;  // subtracted from every strand, in `unit`
+  // How far compensation_per_strand may be off on one strand, in `unit`: the
+  // spread of its start-up measurement. Work may be off by up to this much per
+  // strand (report::work_uncertainty()); 0 when not compensating.
+  double compensation_residual = 0;
   std::uint64_t compensation_total = 0;  // raw work − work, in `unit`
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
@@ -357,6 +361,14 @@ struct report {
   double parallelism() const noexcept { return empty() ? 0 : regions.front().parallelism(); }
   double burdened_parallelism() const noexcept { return empty() ? 0 : regions.front().burdened_parallelism(); }
   double average_maximal_strand() const noexcept { return empty() ? 0 : regions.front().average_maximal_strand(); }
+  // How far the work may be off because the compensation's estimate may be off
+  // on every strand (compensation_residual × the strands: 1 + 2 x spawns +
+  // syncs + 2 x calls), in `unit`; 0 when not compensating.
+  double work_uncertainty() const noexcept {
+    if (empty()) return 0;
+    const region_result& r = regions.front();
+    return compensation_residual * static_cast<double>(1 + 2 * r.spawns + r.syncs + 2 * r.calls);
+  }
   // The profile's built-in self-checks (Cilkprof §2): local span on span summed
   // over the call-site rows (root included) equals the span, local work on work
   // summed equals the work, and the same for the spawn-site rows' critical and

@@ -496,6 +496,9 @@ struct clock_info {
 
 namespace detail {
 
+// The wall clock `automatic` stands for where a wall clock is wanted (a
+// recording's timeline, lock waits): the TSC when invariant, the AArch64
+// counter, else steady_clock.
 inline clock_kind resolve_automatic() noexcept {
 #if FORKSCALE_DETAIL_X86
   return invariant_tsc() ? clock_kind::tsc : clock_kind::steady;
@@ -504,6 +507,15 @@ inline clock_kind resolve_automatic() noexcept {
 #else
   return clock_kind::steady;
 #endif
+}
+
+// The clock a measurement whose options leave the clock `automatic` uses:
+// thread_cpu read from the TSC where it can be (one TSC read per event; the
+// thread's CPU time read only after long intervals, so that time a thread spent
+// off its CPU is taken out of every strand for the whole run, whatever the load
+// when the run started), else the wall clock above.
+inline clock_kind resolve_default() noexcept {
+  return thread_cpu_from_tsc() ? clock_kind::thread_cpu : resolve_automatic();
 }
 
 // Cycles per nanosecond, for expressing the 15,000-cycle burden in ns. The invariant
@@ -520,7 +532,7 @@ inline double cycles_per_ns() noexcept {
 // the TSC counts TSC ticks too.
 inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
   clock_info info;
-  if (k == clock_kind::automatic) k = resolve_automatic();
+  if (k == clock_kind::automatic) k = resolve_default();
   info.kind = k;
   switch (k) {
     case clock_kind::automatic:
@@ -587,8 +599,11 @@ inline std::uint64_t read_clock(clock_kind k) noexcept {
 struct runtime_clock {
   static constexpr bool fixed = false;
   static constexpr clock_kind kind = clock_kind::automatic;
-  // The TSC (what `automatic` resolves to on x86) without a call or a switch.
+  // thread_cpu from the TSC (what `automatic` resolves to on x86) and the TSC
+  // without a call or a switch.
   static std::uint64_t now(clock_kind k) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(k == clock_kind::thread_cpu) && detail::thread_cpu_from_tsc())
+      return detail::thread_cpu_ticks();
     if (k == clock_kind::tsc) return detail::tsc_ticks();
     return detail::read_clock(k);
   }
@@ -1016,7 +1031,7 @@ struct path_totals {
   // offsets are consumed. (A template only so that a file compiling the guards
   // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
-  void join(path_totals& o) noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
@@ -1116,7 +1131,13 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  // Overhead compensation (session::compensation_half): a strand is charged half
+  // of its opening event's class and half of its closing event's — scheduling
+  // events (spawn, child, sync) or strand splits (call sites, regions). The
+  // half its opening event charged is in comp_open.
+  std::uint64_t comp_open = 0;
+  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t comp_call_half = 0;
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -1145,6 +1166,7 @@ struct frame {
   // once starts at its spawn's reading, and a sync that waited for nothing
   // starts the next strand at the reading that ended the last.
   bool fuse = false;
+  bool fuse_join = false;  // the sync half of `fuse` (not under thread_cpu: joins_fuse)
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
   // ended (0 while one runs): the join's next strand may start there. Set by
@@ -1263,6 +1285,10 @@ namespace detail {
 // as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
 // starts; here so that a test built against the compiled form reaches it.
 inline bool fuse_readings_under_cost_clock = false;
+// For tests: the overhead compensation's halves per strand end — scheduling
+// events, strand splits — under the cost clock, which is otherwise never
+// compensated. Read when a measurement starts; {0, 0}: none.
+inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>

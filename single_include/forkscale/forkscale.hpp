@@ -603,6 +603,9 @@ struct clock_info {
 
 namespace detail {
 
+// The wall clock `automatic` stands for where a wall clock is wanted (a
+// recording's timeline, lock waits): the TSC when invariant, the AArch64
+// counter, else steady_clock.
 inline clock_kind resolve_automatic() noexcept {
 #if FORKSCALE_DETAIL_X86
   return invariant_tsc() ? clock_kind::tsc : clock_kind::steady;
@@ -611,6 +614,15 @@ inline clock_kind resolve_automatic() noexcept {
 #else
   return clock_kind::steady;
 #endif
+}
+
+// The clock a measurement whose options leave the clock `automatic` uses:
+// thread_cpu read from the TSC where it can be (one TSC read per event; the
+// thread's CPU time read only after long intervals, so that time a thread spent
+// off its CPU is taken out of every strand for the whole run, whatever the load
+// when the run started), else the wall clock above.
+inline clock_kind resolve_default() noexcept {
+  return thread_cpu_from_tsc() ? clock_kind::thread_cpu : resolve_automatic();
 }
 
 // Cycles per nanosecond, for expressing the 15,000-cycle burden in ns. The invariant
@@ -627,7 +639,7 @@ inline double cycles_per_ns() noexcept {
 // the TSC counts TSC ticks too.
 inline clock_info describe(clock_kind k, bool rate_now = true) noexcept {
   clock_info info;
-  if (k == clock_kind::automatic) k = resolve_automatic();
+  if (k == clock_kind::automatic) k = resolve_default();
   info.kind = k;
   switch (k) {
     case clock_kind::automatic:
@@ -694,8 +706,11 @@ inline std::uint64_t read_clock(clock_kind k) noexcept {
 struct runtime_clock {
   static constexpr bool fixed = false;
   static constexpr clock_kind kind = clock_kind::automatic;
-  // The TSC (what `automatic` resolves to on x86) without a call or a switch.
+  // thread_cpu from the TSC (what `automatic` resolves to on x86) and the TSC
+  // without a call or a switch.
   static std::uint64_t now(clock_kind k) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(k == clock_kind::thread_cpu) && detail::thread_cpu_from_tsc())
+      return detail::thread_cpu_ticks();
     if (k == clock_kind::tsc) return detail::tsc_ticks();
     return detail::read_clock(k);
   }
@@ -1123,7 +1138,7 @@ struct path_totals {
   // offsets are consumed. (A template only so that a file compiling the guards
   // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
-  void join(path_totals& o) noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
@@ -1223,7 +1238,13 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  // Overhead compensation (session::compensation_half): a strand is charged half
+  // of its opening event's class and half of its closing event's — scheduling
+  // events (spawn, child, sync) or strand splits (call sites, regions). The
+  // half its opening event charged is in comp_open.
+  std::uint64_t comp_open = 0;
+  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t comp_call_half = 0;
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -1252,6 +1273,7 @@ struct frame {
   // once starts at its spawn's reading, and a sync that waited for nothing
   // starts the next strand at the reading that ended the last.
   bool fuse = false;
+  bool fuse_join = false;  // the sync half of `fuse` (not under thread_cpu: joins_fuse)
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
   // ended (0 while one runs): the join's next strand may start there. Set by
@@ -1370,6 +1392,10 @@ namespace detail {
 // as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
 // starts; here so that a test built against the compiled form reaches it.
 inline bool fuse_readings_under_cost_clock = false;
+// For tests: the overhead compensation's halves per strand end — scheduling
+// events, strand splits — under the cost clock, which is otherwise never
+// compensated. Read when a measurement starts; {0, 0}: none.
+inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
@@ -2519,8 +2545,12 @@ struct report {
   std::string label;
   std::string unit = "units";  // "ns" or "units"
   clock_kind clock = clock_kind::cost;
-  std::uint64_t burden = 0;              // per continuation edge, in `unit`
-  double compensation_per_strand = 0;    // subtracted from every strand, in `unit`
+  std::uint64_t burden = 0;            // per continuation edge, in `unit`
+  double compensation_per_strand = 0;  // subtracted from every strand, in `unit`
+  // How far compensation_per_strand may be off on one strand, in `unit`: the
+  // spread of its start-up measurement. Work may be off by up to this much per
+  // strand (report::work_uncertainty()); 0 when not compensating.
+  double compensation_residual = 0;
   std::uint64_t compensation_total = 0;  // raw work − work, in `unit`
   unsigned max_processors = 32;          // extent of the speedup estimate
   std::size_t profiler_bytes = 0;        // peak memory held by the engine's pools
@@ -2589,6 +2619,14 @@ struct report {
   double parallelism() const noexcept { return empty() ? 0 : regions.front().parallelism(); }
   double burdened_parallelism() const noexcept { return empty() ? 0 : regions.front().burdened_parallelism(); }
   double average_maximal_strand() const noexcept { return empty() ? 0 : regions.front().average_maximal_strand(); }
+  // How far the work may be off because the compensation's estimate may be off
+  // on every strand (compensation_residual × the strands: 1 + 2 x spawns +
+  // syncs + 2 x calls), in `unit`; 0 when not compensating.
+  double work_uncertainty() const noexcept {
+    if (empty()) return 0;
+    const region_result& r = regions.front();
+    return compensation_residual * static_cast<double>(1 + 2 * r.spawns + r.syncs + 2 * r.calls);
+  }
   // The profile's built-in self-checks (Cilkprof §2): local span on span summed
   // over the call-site rows (root included) equals the span, local work on work
   // summed equals the work, and the same for the spawn-site rows' critical and
@@ -3893,8 +3931,14 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
   // was not used (report::burden_note).
@@ -3925,6 +3969,7 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
+  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -5233,6 +5278,19 @@ class join_set {
     const bool last = outstanding_.add(-1) == 0;
     lock_.unlock();
     if (last) pass_on(this);
+  }
+
+  // Owner only: frees the set when take() would find it quiet (nothing spawned
+  // into it since its last join, nothing reported) and it holds no deferred
+  // record — without the lock: no other task refers to it then (a running
+  // child keeps `outstanding_` or `unpublished_` off the quiet values).
+  // Returns whether it did.
+  bool free_if_quiet() noexcept {
+    if (unpublished_ != 0 || rec_ != nullptr || deferred_ != nullptr || outstanding_.peek() != owner_ref ||
+        finished_.peek() != 0)
+      return false;
+    object_cache<join_set>::local().put(this);
+    return true;
   }
 
   // The join: takes everything folded in so far. When nothing is outstanding the
@@ -8486,6 +8544,19 @@ class join_set {
     if (last) pass_on(this);
   }
 
+  // Owner only: frees the set when take() would find it quiet (nothing spawned
+  // into it since its last join, nothing reported) and it holds no deferred
+  // record — without the lock: no other task refers to it then (a running
+  // child keeps `outstanding_` or `unpublished_` off the quiet values).
+  // Returns whether it did.
+  bool free_if_quiet() noexcept {
+    if (unpublished_ != 0 || rec_ != nullptr || deferred_ != nullptr || outstanding_.peek() != owner_ref ||
+        finished_.peek() != 0)
+      return false;
+    object_cache<join_set>::local().put(this);
+    return true;
+  }
+
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
   join_contents take() noexcept {
@@ -8657,10 +8728,17 @@ namespace detail {
 // with its own ends). The cost clock counts only charge(), which no event's
 // own code calls, so sharing changes nothing there: tests switch it on
 // (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
+// thread_cpu's readings are the thread's own (the TSC less what that thread
+// spent off its CPU), so they are shared only on one thread: a child run at
+// once; a join compares its children's end readings, taken on other threads
+// perhaps, and reads the clock (joins_fuse).
 inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
   if (r != recording_mode::off) return false;
   return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
-         (k == clock_kind::cost && fuse_readings_under_cost_clock);
+         k == clock_kind::thread_cpu || (k == clock_kind::cost && fuse_readings_under_cost_clock);
+}
+inline bool joins_fuse(clock_kind k, recording_mode r) noexcept {
+  return readings_fuse(k, r) && k != clock_kind::thread_cpu;
 }
 
 // Whether call sites take the engine's slow path in this session.
@@ -8668,24 +8746,33 @@ inline unsigned char call_events_of(const session& s) noexcept {
   return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
+// What every frame takes from its session when it starts running: the hot
+// path's copies of the session's constants.
+inline void init_frame(frame& f, session* s, frame* outer, const site& where) noexcept {
+  f.comp_sched_half = s->compensation_half;
+  f.comp_call_half = s->compensation_call_half;
+  f.comp_open = s->compensation_half;
+  f.burden = s->burden.load(std::memory_order_relaxed);
+  f.backends = s->backends_seen.load(std::memory_order_relaxed);
+  f.kind = s->kind;
+  f.state = frame::run_state::running;
+  f.open_guards = 0;
+  f.outer = outer;
+  f.sess = s;
+  f.sync_block = nullptr;
+  f.where = where;
+  f.call_events = call_events_of(*s);
+  f.fuse = s->fuse_readings;
+  f.fuse_join = s->fuse_joins;
+}
+
 // The root frame of a measurement.
 template <class Observers>
 void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
-  root.compensation = s->compensation;
-  root.burden = s->burden.load(std::memory_order_relaxed);
-  root.backends = s->backends_seen.load(std::memory_order_relaxed);
-  root.kind = s->kind;
-  root.state = frame::run_state::running;
-  root.open_guards = 0;
-  root.outer = nullptr;
-  root.sess = s;
-  root.sync_block = nullptr;
+  init_frame(root, s, nullptr, where);
   root.report_to = nullptr;
   root.region = &s->root;
-  root.where = where;
-  root.call_events = call_events_of(*s);
-  root.fuse = s->fuse_readings;
   Observers::root_started(root, *s);
 }
 
@@ -8699,21 +8786,13 @@ void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site&
   c.totals.what_if = tk.what_if;
   tk.what_if = nullptr;
   c.totals.last_strand = tk.last_strand;
-  c.compensation = s->compensation;
-  c.burden = s->burden.load(std::memory_order_relaxed);
-  c.backends = s->backends_seen.load(std::memory_order_relaxed);
-  c.kind = s->kind;
-  c.state = frame::run_state::running;
-  c.open_guards = 0;
-  c.outer = outer;
-  c.sess = s;
-  c.sync_block = nullptr;
+  init_frame(c, s, outer, where);
   c.report_to = tk.target;
   c.region = tk.region;
-  c.where = where;
   Observers::task_started(c, *s, tk);
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
+  c.fuse_join = s->fuse_joins;
   tk.target = nullptr;
 }
 
@@ -8781,6 +8860,7 @@ template <class Observers>
 join_set* merge_finished_children(frame& f) noexcept {
   join_set* j = f.sync_block;
   f.sync_block = nullptr;
+  if (j->free_if_quiet()) return nullptr;  // every child joined already: nothing to merge
   join_contents c;
   if (!join_set::take_if_complete(j, c)) return j;
   Observers::join_taken(f, c);
@@ -8815,6 +8895,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
 // totals, running ones as one forwarded set.
 template <class Observers>
 void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  if (inner->free_if_quiet()) return;  // every child joined inside the call
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;
@@ -9154,10 +9235,13 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  static void close_strand(frame& f, std::uint64_t t) noexcept {
+  // `close_half`: the closing event's half of the compensation (frame.hpp).
+  static void close_strand(frame& f, std::uint64_t t) noexcept { close_strand(f, t, f.comp_sched_half); }
+  static void close_strand(frame& f, std::uint64_t t, std::uint64_t close_half) noexcept {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t cost = raw - std::min(raw, f.compensation);
+    const std::uint64_t comp = f.comp_open + close_half;
+    const std::uint64_t cost = raw - std::min(raw, comp);
     if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
       return;
@@ -9172,8 +9256,10 @@ struct basic_engine {
   }
 
   // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept {
+  static void start_strand(frame& f, std::uint64_t t) noexcept { start_strand(f, t, f.comp_sched_half); }
+  static void start_strand(frame& f, std::uint64_t t, std::uint64_t open_half) noexcept {
     f.strand_start = t;
+    f.comp_open = open_half;
     Observers::strand_started(f);
   }
 
@@ -9194,8 +9280,8 @@ struct basic_engine {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
-    close_strand(f, t);
-    start_strand(f, t);
+    close_strand(f, t, f.comp_call_half);
+    start_strand(f, t, f.comp_call_half);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -9430,7 +9516,7 @@ struct basic_engine {
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
     std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
-    if (f->fuse) last = f->lent ? f->lent_end : st.began;
+    if (f->fuse_join) last = f->lent ? f->lent_end : st.began;
     if (j) {
       join_contents c = j->take();
       if (!c.quiet) {  // (a quiet join took nothing: no path to compare, nothing to add)
@@ -10366,7 +10452,7 @@ struct measurement_observers {
     E::split_strand_inline(f);
     // A site registered just now: its cost is in no strand.
     if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
   }
 
   // A call in a measurement that names what-if call sites, or records.
@@ -10376,7 +10462,7 @@ struct measurement_observers {
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
     if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
     if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
     if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
@@ -10384,7 +10470,7 @@ struct measurement_observers {
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
   }
 
   template <class E>
@@ -11272,6 +11358,7 @@ inline report make_report_shell(const session& s) {
   }
   rep.backend = backend_names(s);
   rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
+  rep.compensation_residual = s.compensation_residual * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
   return rep;
@@ -11569,21 +11656,30 @@ namespace detail {
 
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
-// strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each, 3 where readings are shared). Recording (frame::recording)
-// is part of what is measured.
+// strand. A strand's overhead depends on the events at its ends, so it is
+// measured for two classes of event, each charging half a strand's share:
+// scheduling events (spawn, child, sync) and strand splits (call sites,
+// regions). The medians over 15 batches of 200 rounds of spawn/child/sync, and
+// of the same inside a call site. Recording (frame::recording) is part of what
+// is measured.
+struct compensation_estimate {
+  double per_strand = -1;      // ticks per strand between scheduling events (-1: not measured yet)
+  double per_call_strand = 0;  // ticks per strand between strand splits (call sites)
+  // How far the batches' per-strand figures lie from their median (the larger
+  // of the quartiles' distances): how far the estimate may be off on a strand.
+  double residual = 0;
+};
+
 template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile, recording_mode recording = recording_mode::off) {
+compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
+                                             recording_mode recording = recording_mode::off) {
   using E = engine<Clock>;
   static std::mutex m;
-  static double cached[48];
-  static bool filled = false;
+  static compensation_estimate cached[48];
   std::lock_guard<std::mutex> g(m);
-  if (!filled) std::fill(std::begin(cached), std::end(cached), -1.0);
-  filled = true;
   const auto slot =
       ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
-  if (cached[slot] >= 0) return cached[slot];
+  if (cached[slot].per_strand >= 0) return cached[slot];
   session s;
   s.kind = kind;
   s.profile = profile;
@@ -11596,34 +11692,64 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
   // Where events share readings, the child (run at once) starts at its spawn's
   // reading: three strands end per round, not four.
   s.fuse_readings = readings_fuse(kind, s.recording);
-  const double strands_per_round = s.fuse_readings ? 3.0 : 4.0;
+  s.fuse_joins = joins_fuse(kind, s.recording);
   constexpr int rounds = 200;
-  std::vector<double> per_strand;
-  for (int batch = 0; batch < 15; ++batch) {
-    frame root;
-    init_root<measurement_observers>(root, &s, site{});
-    E::current() = &root;
-    root.strand_start = E::now(root);
-    for (int i = 0; i < rounds; ++i) {
-      {
-        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
-        tk.at_once = true;
-        frame child;
-        E::begin_child(child, tk, site{});
-        E::end_child(child);
-      }
-      sync_state st;
-      E::begin_sync(st, site{});
-      E::end_sync(st, nullptr, true, site{});
+  // Ticks per round of 15 batches of `rounds` rounds of `round`; sorted.
+  const auto batches = [&](auto&& round) {
+    std::vector<double> per_round;
+    for (int batch = 0; batch < 15; ++batch) {
+      frame root;
+      init_root<measurement_observers>(root, &s, site{});
+      E::current() = &root;
+      root.strand_start = E::now(root);
+      for (int i = 0; i < rounds; ++i) round();
+      E::close_strand(root, E::now(root));
+      settle_sync_block<measurement_observers>(root, nullptr);
+      release_prof(take_path(root));
+      E::current() = nullptr;
+      per_round.push_back(static_cast<double>(root.totals.work) / rounds);
     }
-    E::close_strand(root, E::now(root));
-    settle_sync_block<measurement_observers>(root, nullptr);
-    release_prof(take_path(root));
-    E::current() = nullptr;
-    per_strand.push_back(static_cast<double>(root.totals.work) / (strands_per_round * rounds + 1.0));
-  }
-  std::sort(per_strand.begin(), per_strand.end());
-  cached[slot] = per_strand[per_strand.size() / 2];
+    std::sort(per_round.begin(), per_round.end());
+    return per_round;
+  };
+  const site spawn_site{"forkscale-calibration", 1, "", nullptr};
+  const site call_site_here{"forkscale-calibration", 2, "", nullptr};
+  const auto spawn_child_sync = [&] {
+    {
+      spawn_token tk = E::spawn(nullptr, spawn_site);
+      tk.at_once = true;
+      frame child;
+      E::begin_child(child, tk, site{});
+      E::end_child(child);
+    }
+    sync_state st;
+    E::begin_sync(st, site{});
+    E::end_sync(st, nullptr, true, site{});
+  };
+  // Scheduling events alone: a spawn, its child run at once, a sync. Four
+  // strands end per round (three where the child starts at its spawn's
+  // reading): eight halves of a scheduling event's share (six).
+  const double sched_halves = s.fuse_readings ? 6.0 : 8.0;
+  const std::vector<double> sched = batches(spawn_child_sync);
+  // The same inside a call site, as fine-grained code is annotated (fib: the
+  // second call is a call site whose callee spawns and syncs): the call's two
+  // splits add four halves of a split's share, and what a call scope costs
+  // (its own sync block) lands in them.
+  const std::vector<double> in_call = batches([&] {
+    call_state cs;
+    E::begin_call(cs, true, call_site_here);
+    spawn_child_sync();
+    E::end_call(cs, true, call_site_here);
+  });
+  const std::size_t n = sched.size();
+  const double half = sched[n / 2] / sched_halves;
+  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
+  cached[slot].per_strand = 2.0 * half;
+  cached[slot].per_call_strand = 2.0 * split_half;
+  // The quartiles' distance from the median, per strand.
+  cached[slot].residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
+                                    in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
+                          (sched_halves / 2.0);
   return cached[slot];
 }
 
@@ -11707,8 +11833,9 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
   bool chosen_for_load = false;
   if (kind == clock_kind::automatic) {
-    chosen_for_load = FORKSCALE_DETAIL_THREAD_CPU && oversubscribed(runnable);
-    kind = chosen_for_load ? clock_kind::thread_cpu : resolve_automatic();
+    kind = resolve_default();
+    chosen_for_load = kind != clock_kind::thread_cpu && FORKSCALE_DETAIL_THREAD_CPU && oversubscribed(runnable);
+    if (chosen_for_load) kind = clock_kind::thread_cpu;
   }
   if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
   if (opt.burden > 1e15)
@@ -11732,9 +11859,20 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   s->fuse_readings = readings_fuse(kind, s->recording);
+  s->fuse_joins = joins_fuse(kind, s->recording);
   if (opt.compensate && kind != clock_kind::cost) {
-    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
-    s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
+    const compensation_estimate c = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
+    s->compensation_exact = c.per_strand;
+    s->compensation_call_exact = c.per_call_strand;
+    s->compensation_residual = c.residual;
+    s->compensation_half = static_cast<std::uint64_t>(std::llround(c.per_strand / 2));
+    s->compensation_call_half = static_cast<std::uint64_t>(std::llround(c.per_call_strand / 2));
+  } else if (opt.compensate && kind == clock_kind::cost &&
+             (cost_clock_compensation_halves[0] != 0 || cost_clock_compensation_halves[1] != 0)) {
+    s->compensation_half = cost_clock_compensation_halves[0];
+    s->compensation_call_half = cost_clock_compensation_halves[1];
+    s->compensation_exact = 2.0 * static_cast<double>(s->compensation_half);
+    s->compensation_call_exact = 2.0 * static_cast<double>(s->compensation_call_half);
   }
   s->clock_chosen_for_load = chosen_for_load;
   s->runnable_at_start = runnable;
@@ -11774,6 +11912,17 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
+  {
+    // The compensation per strand on average over this run's strands: those
+    // between scheduling events and those between strand splits (call sites).
+    const region_result& r = rep.root();
+    const double sched = static_cast<double>(1 + 2 * r.spawns + r.syncs);
+    const bool calls_split = s->profile || s->recording != recording_mode::off || s->what_if_calls;
+    const double split = calls_split ? 2.0 * static_cast<double>(r.calls) : 0.0;
+    if (split > 0 && s->compensation_exact > 0)
+      rep.compensation_per_strand = (sched * s->compensation_exact + split * s->compensation_call_exact) /
+                                    (sched + split) * unit_per_tick(*s) * static_cast<double>(s->what_if.scale);
+  }
   if (s->check_load) rep.load = compare_load(s->load_at_start, take_load_snapshot(), s->kind, rep.work());
   rep.load.runnable_at_start = s->runnable_at_start;
   rep.load.hardware_threads = hardware_threads();
@@ -14333,6 +14482,7 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("burden_note", rep.burden_note);
   j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_residual", rep.compensation_residual);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
   j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
@@ -17002,7 +17152,7 @@ struct path_totals {
   // offsets are consumed. (A template only so that a file compiling the guards
   // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
-  void join(path_totals& o) noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
@@ -17142,8 +17292,14 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
   // was not used (report::burden_note).
@@ -17174,6 +17330,7 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
+  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -17887,18 +18044,21 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
-  // thread_cpu is a system call per reading: on strands shorter than one, the
-  // numbers are mostly the compensation's estimate of the readings.
+  // Strands near the profiler's own per-strand cost: the compensation decides
+  // much of the work, and its start-up measurement's spread says how far off
+  // the work may be.
   const double strand = rep.average_maximal_strand();
-  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
-    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
-                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
-                       " per reading, subtracted from every "
-                       "strand; strands of " +
-                       fixed(strand, 0) + " " + rep.unit +
-                       " on average): work and span are mostly that estimate; on a machine that is not "
-                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
-                   "", "  ");
+  const double work = static_cast<double>(rep.work());
+  const double off = rep.work_uncertainty();
+  if (strand > 0 && work > 0 && rep.compensation_per_strand > 0 &&
+      (off > 0.05 * work || rep.compensation_per_strand > strand)) {
+    std::string msg = "forkscale: strands average " + fixed(strand, 0) + " " + rep.unit + ", near the " +
+                      fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                      " per strand subtracted for the profiler's own cost (measured at start-up to within " +
+                      fixed(rep.compensation_residual, 1) + " " + rep.unit + "): the work may be off by up to " +
+                      fixed(off, 0) + " " + rep.unit + " (" + fixed(100.0 * off / work, 0) + "%)";
+    out += wrapped(msg, "", "  ");
+  }
   return out;
 }
 
@@ -25370,6 +25530,7 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("burden_note", rep.burden_note);
   j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_residual", rep.compensation_residual);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
   j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
@@ -27169,18 +27330,21 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
-  // thread_cpu is a system call per reading: on strands shorter than one, the
-  // numbers are mostly the compensation's estimate of the readings.
+  // Strands near the profiler's own per-strand cost: the compensation decides
+  // much of the work, and its start-up measurement's spread says how far off
+  // the work may be.
   const double strand = rep.average_maximal_strand();
-  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
-    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
-                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
-                       " per reading, subtracted from every "
-                       "strand; strands of " +
-                       fixed(strand, 0) + " " + rep.unit +
-                       " on average): work and span are mostly that estimate; on a machine that is not "
-                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
-                   "", "  ");
+  const double work = static_cast<double>(rep.work());
+  const double off = rep.work_uncertainty();
+  if (strand > 0 && work > 0 && rep.compensation_per_strand > 0 &&
+      (off > 0.05 * work || rep.compensation_per_strand > strand)) {
+    std::string msg = "forkscale: strands average " + fixed(strand, 0) + " " + rep.unit + ", near the " +
+                      fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                      " per strand subtracted for the profiler's own cost (measured at start-up to within " +
+                      fixed(rep.compensation_residual, 1) + " " + rep.unit + "): the work may be off by up to " +
+                      fixed(off, 0) + " " + rep.unit + " (" + fixed(100.0 * off / work, 0) + "%)";
+    out += wrapped(msg, "", "  ");
+  }
   return out;
 }
 
@@ -27475,7 +27639,7 @@ class session_core {
       throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
     if (!path_.empty()) format_ = snapshot_format_of(path_);
     // The unit and clock a snapshot taken before anything finished states.
-    const clock_kind k = clock == clock_kind::automatic ? resolve_automatic() : clock;
+    const clock_kind k = clock == clock_kind::automatic ? resolve_default() : clock;
     empty_unit_ = k == clock_kind::cost ? "units" : "ns";
     empty_clock_ = k;
     if (every_.count() > 0) writer_ = std::thread([this] { write_periodically(); });

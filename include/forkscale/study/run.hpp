@@ -114,7 +114,7 @@ inline study_result unmeasured_result(const std::string& label, const study_opti
   s.warmup = opt.warmup;
   s.compensated_work = opt.compensated_work;
   s.hardware_threads = opt.hardware_threads ? opt.hardware_threads : std::thread::hardware_concurrency();
-  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_automatic() : opt.measure.clock;
+  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_default() : opt.measure.clock;
   return s;
 }
 

@@ -1792,7 +1792,7 @@ struct path_totals {
   // offsets are consumed. (A template only so that a file compiling the guards
   // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
-  void join(path_totals& o) noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
@@ -2026,6 +2026,19 @@ class join_set {
     const bool last = outstanding_.add(-1) == 0;
     lock_.unlock();
     if (last) pass_on(this);
+  }
+
+  // Owner only: frees the set when take() would find it quiet (nothing spawned
+  // into it since its last join, nothing reported) and it holds no deferred
+  // record — without the lock: no other task refers to it then (a running
+  // child keeps `outstanding_` or `unpublished_` off the quiet values).
+  // Returns whether it did.
+  bool free_if_quiet() noexcept {
+    if (unpublished_ != 0 || rec_ != nullptr || deferred_ != nullptr || outstanding_.peek() != owner_ref ||
+        finished_.peek() != 0)
+      return false;
+    object_cache<join_set>::local().put(this);
+    return true;
   }
 
   // The join: takes everything folded in so far. When nothing is outstanding the
@@ -2505,8 +2518,14 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
   // was not used (report::burden_note).
@@ -2537,6 +2556,7 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
+  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -2727,7 +2747,13 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  // Overhead compensation (session::compensation_half): a strand is charged half
+  // of its opening event's class and half of its closing event's — scheduling
+  // events (spawn, child, sync) or strand splits (call sites, regions). The
+  // half its opening event charged is in comp_open.
+  std::uint64_t comp_open = 0;
+  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t comp_call_half = 0;
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -2756,6 +2782,7 @@ struct frame {
   // once starts at its spawn's reading, and a sync that waited for nothing
   // starts the next strand at the reading that ended the last.
   bool fuse = false;
+  bool fuse_join = false;  // the sync half of `fuse` (not under thread_cpu: joins_fuse)
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
   // ended (0 while one runs): the join's next strand may start there. Set by
@@ -2912,6 +2939,10 @@ namespace detail {
 // as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
 // starts; here so that a test built against the compiled form reaches it.
 inline bool fuse_readings_under_cost_clock = false;
+// For tests: the overhead compensation's halves per strand end — scheduling
+// events, strand splits — under the cost clock, which is otherwise never
+// compensated. Read when a measurement starts; {0, 0}: none.
+inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
@@ -3039,10 +3070,17 @@ namespace detail {
 // with its own ends). The cost clock counts only charge(), which no event's
 // own code calls, so sharing changes nothing there: tests switch it on
 // (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
+// thread_cpu's readings are the thread's own (the TSC less what that thread
+// spent off its CPU), so they are shared only on one thread: a child run at
+// once; a join compares its children's end readings, taken on other threads
+// perhaps, and reads the clock (joins_fuse).
 inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
   if (r != recording_mode::off) return false;
   return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
-         (k == clock_kind::cost && fuse_readings_under_cost_clock);
+         k == clock_kind::thread_cpu || (k == clock_kind::cost && fuse_readings_under_cost_clock);
+}
+inline bool joins_fuse(clock_kind k, recording_mode r) noexcept {
+  return readings_fuse(k, r) && k != clock_kind::thread_cpu;
 }
 
 // Whether call sites take the engine's slow path in this session.
@@ -3050,24 +3088,33 @@ inline unsigned char call_events_of(const session& s) noexcept {
   return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
+// What every frame takes from its session when it starts running: the hot
+// path's copies of the session's constants.
+inline void init_frame(frame& f, session* s, frame* outer, const site& where) noexcept {
+  f.comp_sched_half = s->compensation_half;
+  f.comp_call_half = s->compensation_call_half;
+  f.comp_open = s->compensation_half;
+  f.burden = s->burden.load(std::memory_order_relaxed);
+  f.backends = s->backends_seen.load(std::memory_order_relaxed);
+  f.kind = s->kind;
+  f.state = frame::run_state::running;
+  f.open_guards = 0;
+  f.outer = outer;
+  f.sess = s;
+  f.sync_block = nullptr;
+  f.where = where;
+  f.call_events = call_events_of(*s);
+  f.fuse = s->fuse_readings;
+  f.fuse_join = s->fuse_joins;
+}
+
 // The root frame of a measurement.
 template <class Observers>
 void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
-  root.compensation = s->compensation;
-  root.burden = s->burden.load(std::memory_order_relaxed);
-  root.backends = s->backends_seen.load(std::memory_order_relaxed);
-  root.kind = s->kind;
-  root.state = frame::run_state::running;
-  root.open_guards = 0;
-  root.outer = nullptr;
-  root.sess = s;
-  root.sync_block = nullptr;
+  init_frame(root, s, nullptr, where);
   root.report_to = nullptr;
   root.region = &s->root;
-  root.where = where;
-  root.call_events = call_events_of(*s);
-  root.fuse = s->fuse_readings;
   Observers::root_started(root, *s);
 }
 
@@ -3081,21 +3128,13 @@ void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site&
   c.totals.what_if = tk.what_if;
   tk.what_if = nullptr;
   c.totals.last_strand = tk.last_strand;
-  c.compensation = s->compensation;
-  c.burden = s->burden.load(std::memory_order_relaxed);
-  c.backends = s->backends_seen.load(std::memory_order_relaxed);
-  c.kind = s->kind;
-  c.state = frame::run_state::running;
-  c.open_guards = 0;
-  c.outer = outer;
-  c.sess = s;
-  c.sync_block = nullptr;
+  init_frame(c, s, outer, where);
   c.report_to = tk.target;
   c.region = tk.region;
-  c.where = where;
   Observers::task_started(c, *s, tk);
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
+  c.fuse_join = s->fuse_joins;
   tk.target = nullptr;
 }
 
@@ -3163,6 +3202,7 @@ template <class Observers>
 join_set* merge_finished_children(frame& f) noexcept {
   join_set* j = f.sync_block;
   f.sync_block = nullptr;
+  if (j->free_if_quiet()) return nullptr;  // every child joined already: nothing to merge
   join_contents c;
   if (!join_set::take_if_complete(j, c)) return j;
   Observers::join_taken(f, c);
@@ -3197,6 +3237,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
 // totals, running ones as one forwarded set.
 template <class Observers>
 void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  if (inner->free_if_quiet()) return;  // every child joined inside the call
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;
@@ -3392,10 +3433,13 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  static void close_strand(frame& f, std::uint64_t t) noexcept {
+  // `close_half`: the closing event's half of the compensation (frame.hpp).
+  static void close_strand(frame& f, std::uint64_t t) noexcept { close_strand(f, t, f.comp_sched_half); }
+  static void close_strand(frame& f, std::uint64_t t, std::uint64_t close_half) noexcept {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t cost = raw - std::min(raw, f.compensation);
+    const std::uint64_t comp = f.comp_open + close_half;
+    const std::uint64_t cost = raw - std::min(raw, comp);
     if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
       return;
@@ -3410,8 +3454,10 @@ struct basic_engine {
   }
 
   // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept {
+  static void start_strand(frame& f, std::uint64_t t) noexcept { start_strand(f, t, f.comp_sched_half); }
+  static void start_strand(frame& f, std::uint64_t t, std::uint64_t open_half) noexcept {
     f.strand_start = t;
+    f.comp_open = open_half;
     Observers::strand_started(f);
   }
 
@@ -3432,8 +3478,8 @@ struct basic_engine {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
-    close_strand(f, t);
-    start_strand(f, t);
+    close_strand(f, t, f.comp_call_half);
+    start_strand(f, t, f.comp_call_half);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -3668,7 +3714,7 @@ struct basic_engine {
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
     std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
-    if (f->fuse) last = f->lent ? f->lent_end : st.began;
+    if (f->fuse_join) last = f->lent ? f->lent_end : st.began;
     if (j) {
       join_contents c = j->take();
       if (!c.quiet) {  // (a quiet join took nothing: no path to compare, nothing to add)
@@ -4767,7 +4813,7 @@ struct measurement_observers {
     E::split_strand_inline(f);
     // A site registered just now: its cost is in no strand.
     if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
   }
 
   // A call in a measurement that names what-if call sites, or records.
@@ -4777,7 +4823,7 @@ struct measurement_observers {
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
     if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
     if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
     if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
@@ -4785,7 +4831,7 @@ struct measurement_observers {
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
   }
 
   template <class E>
@@ -8228,6 +8274,7 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("burden_note", rep.burden_note);
   j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_residual", rep.compensation_residual);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
   j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
@@ -10087,18 +10134,21 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
-  // thread_cpu is a system call per reading: on strands shorter than one, the
-  // numbers are mostly the compensation's estimate of the readings.
+  // Strands near the profiler's own per-strand cost: the compensation decides
+  // much of the work, and its start-up measurement's spread says how far off
+  // the work may be.
   const double strand = rep.average_maximal_strand();
-  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
-    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
-                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
-                       " per reading, subtracted from every "
-                       "strand; strands of " +
-                       fixed(strand, 0) + " " + rep.unit +
-                       " on average): work and span are mostly that estimate; on a machine that is not "
-                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
-                   "", "  ");
+  const double work = static_cast<double>(rep.work());
+  const double off = rep.work_uncertainty();
+  if (strand > 0 && work > 0 && rep.compensation_per_strand > 0 &&
+      (off > 0.05 * work || rep.compensation_per_strand > strand)) {
+    std::string msg = "forkscale: strands average " + fixed(strand, 0) + " " + rep.unit + ", near the " +
+                      fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                      " per strand subtracted for the profiler's own cost (measured at start-up to within " +
+                      fixed(rep.compensation_residual, 1) + " " + rep.unit + "): the work may be off by up to " +
+                      fixed(off, 0) + " " + rep.unit + " (" + fixed(100.0 * off / work, 0) + "%)";
+    out += wrapped(msg, "", "  ");
+  }
   return out;
 }
 
@@ -10896,6 +10946,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (top.optional("burden_note")) rep.burden_note = top.str("burden_note");
   if (top.optional("backend")) rep.backend = top.str("backend");
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
+  if (top.optional("compensation_residual")) rep.compensation_residual = top.number("compensation_residual", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");
   const std::uint64_t bytes = top.u64("profiler_bytes");
@@ -12192,7 +12243,7 @@ inline study_result unmeasured_result(const std::string& label, const study_opti
   s.warmup = opt.warmup;
   s.compensated_work = opt.compensated_work;
   s.hardware_threads = opt.hardware_threads ? opt.hardware_threads : std::thread::hardware_concurrency();
-  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_automatic() : opt.measure.clock;
+  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_default() : opt.measure.clock;
   return s;
 }
 

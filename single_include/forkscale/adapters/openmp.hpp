@@ -416,7 +416,7 @@ struct path_totals {
   // offsets are consumed. (A template only so that a file compiling the guards
   // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
-  void join(path_totals& o) noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
@@ -516,7 +516,13 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  // Overhead compensation (session::compensation_half): a strand is charged half
+  // of its opening event's class and half of its closing event's — scheduling
+  // events (spawn, child, sync) or strand splits (call sites, regions). The
+  // half its opening event charged is in comp_open.
+  std::uint64_t comp_open = 0;
+  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t comp_call_half = 0;
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -545,6 +551,7 @@ struct frame {
   // once starts at its spawn's reading, and a sync that waited for nothing
   // starts the next strand at the reading that ended the last.
   bool fuse = false;
+  bool fuse_join = false;  // the sync half of `fuse` (not under thread_cpu: joins_fuse)
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
   // ended (0 while one runs): the join's next strand may start there. Set by
@@ -663,6 +670,10 @@ namespace detail {
 // as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
 // starts; here so that a test built against the compiled form reaches it.
 inline bool fuse_readings_under_cost_clock = false;
+// For tests: the overhead compensation's halves per strand end — scheduling
+// events, strand splits — under the cost clock, which is otherwise never
+// compensated. Read when a measurement starts; {0, 0}: none.
+inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
@@ -2433,6 +2444,19 @@ class join_set {
     if (last) pass_on(this);
   }
 
+  // Owner only: frees the set when take() would find it quiet (nothing spawned
+  // into it since its last join, nothing reported) and it holds no deferred
+  // record — without the lock: no other task refers to it then (a running
+  // child keeps `outstanding_` or `unpublished_` off the quiet values).
+  // Returns whether it did.
+  bool free_if_quiet() noexcept {
+    if (unpublished_ != 0 || rec_ != nullptr || deferred_ != nullptr || outstanding_.peek() != owner_ref ||
+        finished_.peek() != 0)
+      return false;
+    object_cache<join_set>::local().put(this);
+    return true;
+  }
+
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
   join_contents take() noexcept {
@@ -2866,8 +2890,14 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
   // was not used (report::burden_note).
@@ -2898,6 +2928,7 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
+  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

@@ -3134,6 +3134,7 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("burden_note", rep.burden_note);
   j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_residual", rep.compensation_residual);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
   j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
@@ -5858,7 +5859,7 @@ struct path_totals {
   // offsets are consumed. (A template only so that a file compiling the guards
   // alone, which never joins, needs no definition of what_if_join.)
   template <class = void>
-  void join(path_totals& o) noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
       what_if_join(what_if, span, o.what_if, o.span);
     if (o.span > span) {
@@ -5998,8 +5999,14 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
   // was not used (report::burden_note).
@@ -6030,6 +6037,7 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
+  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -6563,18 +6571,21 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
-  // thread_cpu is a system call per reading: on strands shorter than one, the
-  // numbers are mostly the compensation's estimate of the readings.
+  // Strands near the profiler's own per-strand cost: the compensation decides
+  // much of the work, and its start-up measurement's spread says how far off
+  // the work may be.
   const double strand = rep.average_maximal_strand();
-  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
-    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
-                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
-                       " per reading, subtracted from every "
-                       "strand; strands of " +
-                       fixed(strand, 0) + " " + rep.unit +
-                       " on average): work and span are mostly that estimate; on a machine that is not "
-                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
-                   "", "  ");
+  const double work = static_cast<double>(rep.work());
+  const double off = rep.work_uncertainty();
+  if (strand > 0 && work > 0 && rep.compensation_per_strand > 0 &&
+      (off > 0.05 * work || rep.compensation_per_strand > strand)) {
+    std::string msg = "forkscale: strands average " + fixed(strand, 0) + " " + rep.unit + ", near the " +
+                      fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                      " per strand subtracted for the profiler's own cost (measured at start-up to within " +
+                      fixed(rep.compensation_residual, 1) + " " + rep.unit + "): the work may be off by up to " +
+                      fixed(off, 0) + " " + rep.unit + " (" + fixed(100.0 * off / work, 0) + "%)";
+    out += wrapped(msg, "", "  ");
+  }
   return out;
 }
 
@@ -7372,6 +7383,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (top.optional("burden_note")) rep.burden_note = top.str("burden_note");
   if (top.optional("backend")) rep.backend = top.str("backend");
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
+  if (top.optional("compensation_residual")) rep.compensation_residual = top.number("compensation_residual", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");
   const std::uint64_t bytes = top.u64("profiler_bytes");
@@ -8668,7 +8680,7 @@ inline study_result unmeasured_result(const std::string& label, const study_opti
   s.warmup = opt.warmup;
   s.compensated_work = opt.compensated_work;
   s.hardware_threads = opt.hardware_threads ? opt.hardware_threads : std::thread::hardware_concurrency();
-  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_automatic() : opt.measure.clock;
+  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_default() : opt.measure.clock;
   return s;
 }
 

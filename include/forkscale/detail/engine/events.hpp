@@ -43,10 +43,13 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  static void close_strand(frame& f, std::uint64_t t) noexcept {
+  // `close_half`: the closing event's half of the compensation (frame.hpp).
+  static void close_strand(frame& f, std::uint64_t t) noexcept { close_strand(f, t, f.comp_sched_half); }
+  static void close_strand(frame& f, std::uint64_t t, std::uint64_t close_half) noexcept {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t cost = raw - std::min(raw, f.compensation);
+    const std::uint64_t comp = f.comp_open + close_half;
+    const std::uint64_t cost = raw - std::min(raw, comp);
     if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
       return;
@@ -61,8 +64,10 @@ struct basic_engine {
   }
 
   // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept {
+  static void start_strand(frame& f, std::uint64_t t) noexcept { start_strand(f, t, f.comp_sched_half); }
+  static void start_strand(frame& f, std::uint64_t t, std::uint64_t open_half) noexcept {
     f.strand_start = t;
+    f.comp_open = open_half;
     Observers::strand_started(f);
   }
 
@@ -83,8 +88,8 @@ struct basic_engine {
   FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
-    close_strand(f, t);
-    start_strand(f, t);
+    close_strand(f, t, f.comp_call_half);
+    start_strand(f, t, f.comp_call_half);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -319,7 +324,7 @@ struct basic_engine {
       close_out_of_order(f, st.depth, where, "sync_point");
     if (own_block) j = f->sync_block;
     std::uint64_t last = 0;  // the reading the next strand may start at (0: a reading of its own)
-    if (f->fuse) last = f->lent ? f->lent_end : st.began;
+    if (f->fuse_join) last = f->lent ? f->lent_end : st.began;
     if (j) {
       join_contents c = j->take();
       if (!c.quiet) {  // (a quiet join took nothing: no path to compare, nothing to add)

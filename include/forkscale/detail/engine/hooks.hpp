@@ -20,6 +20,10 @@ namespace detail {
 // as the wall clocks do (readings_fuse in tasks.hpp). Read when a measurement
 // starts; here so that a test built against the compiled form reaches it.
 inline bool fuse_readings_under_cost_clock = false;
+// For tests: the overhead compensation's halves per strand end — scheduling
+// events, strand splits — under the cost clock, which is otherwise never
+// compensated. Read when a measurement starts; {0, 0}: none.
+inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>

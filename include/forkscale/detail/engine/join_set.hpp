@@ -212,6 +212,19 @@ class join_set {
     if (last) pass_on(this);
   }
 
+  // Owner only: frees the set when take() would find it quiet (nothing spawned
+  // into it since its last join, nothing reported) and it holds no deferred
+  // record — without the lock: no other task refers to it then (a running
+  // child keeps `outstanding_` or `unpublished_` off the quiet values).
+  // Returns whether it did.
+  bool free_if_quiet() noexcept {
+    if (unpublished_ != 0 || rec_ != nullptr || deferred_ != nullptr || outstanding_.peek() != owner_ref ||
+        finished_.peek() != 0)
+      return false;
+    object_cache<join_set>::local().put(this);
+    return true;
+  }
+
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
   join_contents take() noexcept {

@@ -114,8 +114,14 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  std::uint64_t compensation = 0;  // ticks subtracted per strand
-  double compensation_exact = 0;   // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
   // was not used (report::burden_note).
@@ -146,6 +152,7 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
+  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

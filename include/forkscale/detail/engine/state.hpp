@@ -60,7 +60,13 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  std::uint64_t compensation = 0;  // copies of the session's constants, for the hot path
+  // Overhead compensation (session::compensation_half): a strand is charged half
+  // of its opening event's class and half of its closing event's — scheduling
+  // events (spawn, child, sync) or strand splits (call sites, regions). The
+  // half its opening event charged is in comp_open.
+  std::uint64_t comp_open = 0;
+  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
+  std::uint64_t comp_call_half = 0;
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -89,6 +95,7 @@ struct frame {
   // once starts at its spawn's reading, and a sync that waited for nothing
   // starts the next strand at the reading that ended the last.
   bool fuse = false;
+  bool fuse_join = false;  // the sync half of `fuse` (not under thread_cpu: joins_fuse)
   // A task ran on this thread while this frame was not running (a join that ran
   // other tasks while it waited), and the reading at which the last of them
   // ended (0 while one runs): the join's next strand may start there. Set by

@@ -28,10 +28,17 @@ namespace detail {
 // with its own ends). The cost clock counts only charge(), which no event's
 // own code calls, so sharing changes nothing there: tests switch it on
 // (fuse_readings_under_cost_clock, hooks.hpp) to check exactly that.
+// thread_cpu's readings are the thread's own (the TSC less what that thread
+// spent off its CPU), so they are shared only on one thread: a child run at
+// once; a join compares its children's end readings, taken on other threads
+// perhaps, and reads the clock (joins_fuse).
 inline bool readings_fuse(clock_kind k, recording_mode r) noexcept {
   if (r != recording_mode::off) return false;
   return k == clock_kind::tsc || k == clock_kind::steady || k == clock_kind::arm_counter ||
-         (k == clock_kind::cost && fuse_readings_under_cost_clock);
+         k == clock_kind::thread_cpu || (k == clock_kind::cost && fuse_readings_under_cost_clock);
+}
+inline bool joins_fuse(clock_kind k, recording_mode r) noexcept {
+  return readings_fuse(k, r) && k != clock_kind::thread_cpu;
 }
 
 // Whether call sites take the engine's slow path in this session.
@@ -39,24 +46,33 @@ inline unsigned char call_events_of(const session& s) noexcept {
   return static_cast<unsigned char>((s.what_if_calls ? 1 : 0) | (s.recording != recording_mode::off ? 2 : 0));
 }
 
+// What every frame takes from its session when it starts running: the hot
+// path's copies of the session's constants.
+inline void init_frame(frame& f, session* s, frame* outer, const site& where) noexcept {
+  f.comp_sched_half = s->compensation_half;
+  f.comp_call_half = s->compensation_call_half;
+  f.comp_open = s->compensation_half;
+  f.burden = s->burden.load(std::memory_order_relaxed);
+  f.backends = s->backends_seen.load(std::memory_order_relaxed);
+  f.kind = s->kind;
+  f.state = frame::run_state::running;
+  f.open_guards = 0;
+  f.outer = outer;
+  f.sess = s;
+  f.sync_block = nullptr;
+  f.where = where;
+  f.call_events = call_events_of(*s);
+  f.fuse = s->fuse_readings;
+  f.fuse_join = s->fuse_joins;
+}
+
 // The root frame of a measurement.
 template <class Observers>
 void init_root(frame& root, session* s, const site& where) noexcept {
   root.totals = path_totals{};
-  root.compensation = s->compensation;
-  root.burden = s->burden.load(std::memory_order_relaxed);
-  root.backends = s->backends_seen.load(std::memory_order_relaxed);
-  root.kind = s->kind;
-  root.state = frame::run_state::running;
-  root.open_guards = 0;
-  root.outer = nullptr;
-  root.sess = s;
-  root.sync_block = nullptr;
+  init_frame(root, s, nullptr, where);
   root.report_to = nullptr;
   root.region = &s->root;
-  root.where = where;
-  root.call_events = call_events_of(*s);
-  root.fuse = s->fuse_readings;
   Observers::root_started(root, *s);
 }
 
@@ -70,21 +86,13 @@ void start_task(frame& c, session* s, frame* outer, spawn_token& tk, const site&
   c.totals.what_if = tk.what_if;
   tk.what_if = nullptr;
   c.totals.last_strand = tk.last_strand;
-  c.compensation = s->compensation;
-  c.burden = s->burden.load(std::memory_order_relaxed);
-  c.backends = s->backends_seen.load(std::memory_order_relaxed);
-  c.kind = s->kind;
-  c.state = frame::run_state::running;
-  c.open_guards = 0;
-  c.outer = outer;
-  c.sess = s;
-  c.sync_block = nullptr;
+  init_frame(c, s, outer, where);
   c.report_to = tk.target;
   c.region = tk.region;
-  c.where = where;
   Observers::task_started(c, *s, tk);
   c.call_events = call_events_of(*s);
   c.fuse = s->fuse_readings;
+  c.fuse_join = s->fuse_joins;
   tk.target = nullptr;
 }
 
@@ -152,6 +160,7 @@ template <class Observers>
 join_set* merge_finished_children(frame& f) noexcept {
   join_set* j = f.sync_block;
   f.sync_block = nullptr;
+  if (j->free_if_quiet()) return nullptr;  // every child joined already: nothing to merge
   join_contents c;
   if (!join_set::take_if_complete(j, c)) return j;
   Observers::join_taken(f, c);
@@ -186,6 +195,7 @@ void end_with_children_running(frame& f, join_set* left, const join_source& from
 // totals, running ones as one forwarded set.
 template <class Observers>
 void hand_on_call_block(frame& f, join_set* inner) noexcept {
+  if (inner->free_if_quiet()) return;  // every child joined inside the call
   join_contents c;
   if (join_set::take_if_complete(inner, c)) {
     if (c.finished == 0) return;

@@ -364,6 +364,7 @@ inline report report_from_value(const value& v, const std::string& where = std::
   if (top.optional("burden_note")) rep.burden_note = top.str("burden_note");
   if (top.optional("backend")) rep.backend = top.str("backend");
   rep.compensation_per_strand = top.number("compensation_per_strand", true);
+  if (top.optional("compensation_residual")) rep.compensation_residual = top.number("compensation_residual", true);
   rep.compensation_total = top.u64("compensation_total");
   rep.max_processors = top.u32("max_processors");
   const std::uint64_t bytes = top.u64("profiler_bytes");

@@ -37,21 +37,30 @@ namespace detail {
 
 // Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
 // it is measured once (per clock) on empty strands and subtracted from every
-// strand. Returns ticks per strand: the median over 15 batches of 200
-// spawn/child/sync rounds (4 strand ends each, 3 where readings are shared). Recording (frame::recording)
-// is part of what is measured.
+// strand. A strand's overhead depends on the events at its ends, so it is
+// measured for two classes of event, each charging half a strand's share:
+// scheduling events (spawn, child, sync) and strand splits (call sites,
+// regions). The medians over 15 batches of 200 rounds of spawn/child/sync, and
+// of the same inside a call site. Recording (frame::recording) is part of what
+// is measured.
+struct compensation_estimate {
+  double per_strand = -1;      // ticks per strand between scheduling events (-1: not measured yet)
+  double per_call_strand = 0;  // ticks per strand between strand splits (call sites)
+  // How far the batches' per-strand figures lie from their median (the larger
+  // of the quartiles' distances): how far the estimate may be off on a strand.
+  double residual = 0;
+};
+
 template <class Clock>
-double calibrate_compensation(clock_kind kind, bool profile, recording_mode recording = recording_mode::off) {
+compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
+                                             recording_mode recording = recording_mode::off) {
   using E = engine<Clock>;
   static std::mutex m;
-  static double cached[48];
-  static bool filled = false;
+  static compensation_estimate cached[48];
   std::lock_guard<std::mutex> g(m);
-  if (!filled) std::fill(std::begin(cached), std::end(cached), -1.0);
-  filled = true;
   const auto slot =
       ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
-  if (cached[slot] >= 0) return cached[slot];
+  if (cached[slot].per_strand >= 0) return cached[slot];
   session s;
   s.kind = kind;
   s.profile = profile;
@@ -64,34 +73,64 @@ double calibrate_compensation(clock_kind kind, bool profile, recording_mode reco
   // Where events share readings, the child (run at once) starts at its spawn's
   // reading: three strands end per round, not four.
   s.fuse_readings = readings_fuse(kind, s.recording);
-  const double strands_per_round = s.fuse_readings ? 3.0 : 4.0;
+  s.fuse_joins = joins_fuse(kind, s.recording);
   constexpr int rounds = 200;
-  std::vector<double> per_strand;
-  for (int batch = 0; batch < 15; ++batch) {
-    frame root;
-    init_root<measurement_observers>(root, &s, site{});
-    E::current() = &root;
-    root.strand_start = E::now(root);
-    for (int i = 0; i < rounds; ++i) {
-      {
-        spawn_token tk = E::spawn(nullptr, site{"forkscale-calibration", 0, "", nullptr});
-        tk.at_once = true;
-        frame child;
-        E::begin_child(child, tk, site{});
-        E::end_child(child);
-      }
-      sync_state st;
-      E::begin_sync(st, site{});
-      E::end_sync(st, nullptr, true, site{});
+  // Ticks per round of 15 batches of `rounds` rounds of `round`; sorted.
+  const auto batches = [&](auto&& round) {
+    std::vector<double> per_round;
+    for (int batch = 0; batch < 15; ++batch) {
+      frame root;
+      init_root<measurement_observers>(root, &s, site{});
+      E::current() = &root;
+      root.strand_start = E::now(root);
+      for (int i = 0; i < rounds; ++i) round();
+      E::close_strand(root, E::now(root));
+      settle_sync_block<measurement_observers>(root, nullptr);
+      release_prof(take_path(root));
+      E::current() = nullptr;
+      per_round.push_back(static_cast<double>(root.totals.work) / rounds);
     }
-    E::close_strand(root, E::now(root));
-    settle_sync_block<measurement_observers>(root, nullptr);
-    release_prof(take_path(root));
-    E::current() = nullptr;
-    per_strand.push_back(static_cast<double>(root.totals.work) / (strands_per_round * rounds + 1.0));
-  }
-  std::sort(per_strand.begin(), per_strand.end());
-  cached[slot] = per_strand[per_strand.size() / 2];
+    std::sort(per_round.begin(), per_round.end());
+    return per_round;
+  };
+  const site spawn_site{"forkscale-calibration", 1, "", nullptr};
+  const site call_site_here{"forkscale-calibration", 2, "", nullptr};
+  const auto spawn_child_sync = [&] {
+    {
+      spawn_token tk = E::spawn(nullptr, spawn_site);
+      tk.at_once = true;
+      frame child;
+      E::begin_child(child, tk, site{});
+      E::end_child(child);
+    }
+    sync_state st;
+    E::begin_sync(st, site{});
+    E::end_sync(st, nullptr, true, site{});
+  };
+  // Scheduling events alone: a spawn, its child run at once, a sync. Four
+  // strands end per round (three where the child starts at its spawn's
+  // reading): eight halves of a scheduling event's share (six).
+  const double sched_halves = s.fuse_readings ? 6.0 : 8.0;
+  const std::vector<double> sched = batches(spawn_child_sync);
+  // The same inside a call site, as fine-grained code is annotated (fib: the
+  // second call is a call site whose callee spawns and syncs): the call's two
+  // splits add four halves of a split's share, and what a call scope costs
+  // (its own sync block) lands in them.
+  const std::vector<double> in_call = batches([&] {
+    call_state cs;
+    E::begin_call(cs, true, call_site_here);
+    spawn_child_sync();
+    E::end_call(cs, true, call_site_here);
+  });
+  const std::size_t n = sched.size();
+  const double half = sched[n / 2] / sched_halves;
+  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
+  cached[slot].per_strand = 2.0 * half;
+  cached[slot].per_call_strand = 2.0 * split_half;
+  // The quartiles' distance from the median, per strand.
+  cached[slot].residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
+                                    in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
+                          (sched_halves / 2.0);
   return cached[slot];
 }
 
@@ -175,8 +214,9 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
   bool chosen_for_load = false;
   if (kind == clock_kind::automatic) {
-    chosen_for_load = FORKSCALE_DETAIL_THREAD_CPU && oversubscribed(runnable);
-    kind = chosen_for_load ? clock_kind::thread_cpu : resolve_automatic();
+    kind = resolve_default();
+    chosen_for_load = kind != clock_kind::thread_cpu && FORKSCALE_DETAIL_THREAD_CPU && oversubscribed(runnable);
+    if (chosen_for_load) kind = clock_kind::thread_cpu;
   }
   if (!(opt.burden < 0) && !(opt.burden >= 0)) throw error("forkscale: options.burden is not a number");
   if (opt.burden > 1e15)
@@ -200,9 +240,20 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   s->fuse_readings = readings_fuse(kind, s->recording);
+  s->fuse_joins = joins_fuse(kind, s->recording);
   if (opt.compensate && kind != clock_kind::cost) {
-    s->compensation_exact = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
-    s->compensation = static_cast<std::uint64_t>(std::llround(s->compensation_exact));
+    const compensation_estimate c = calibrate_compensation<Clock>(kind, opt.site_profiles, s->recording);
+    s->compensation_exact = c.per_strand;
+    s->compensation_call_exact = c.per_call_strand;
+    s->compensation_residual = c.residual;
+    s->compensation_half = static_cast<std::uint64_t>(std::llround(c.per_strand / 2));
+    s->compensation_call_half = static_cast<std::uint64_t>(std::llround(c.per_call_strand / 2));
+  } else if (opt.compensate && kind == clock_kind::cost &&
+             (cost_clock_compensation_halves[0] != 0 || cost_clock_compensation_halves[1] != 0)) {
+    s->compensation_half = cost_clock_compensation_halves[0];
+    s->compensation_call_half = cost_clock_compensation_halves[1];
+    s->compensation_exact = 2.0 * static_cast<double>(s->compensation_half);
+    s->compensation_call_exact = 2.0 * static_cast<double>(s->compensation_call_half);
   }
   s->clock_chosen_for_load = chosen_for_load;
   s->runnable_at_start = runnable;
@@ -242,6 +293,17 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.regions.push_back(make_row(*s, s->root, 1, root.totals));
   add_region_rows(rep, *s, s->root);
   rep.compensation_total = rep.root().raw_work - rep.root().work;
+  {
+    // The compensation per strand on average over this run's strands: those
+    // between scheduling events and those between strand splits (call sites).
+    const region_result& r = rep.root();
+    const double sched = static_cast<double>(1 + 2 * r.spawns + r.syncs);
+    const bool calls_split = s->profile || s->recording != recording_mode::off || s->what_if_calls;
+    const double split = calls_split ? 2.0 * static_cast<double>(r.calls) : 0.0;
+    if (split > 0 && s->compensation_exact > 0)
+      rep.compensation_per_strand = (sched * s->compensation_exact + split * s->compensation_call_exact) /
+                                    (sched + split) * unit_per_tick(*s) * static_cast<double>(s->what_if.scale);
+  }
   if (s->check_load) rep.load = compare_load(s->load_at_start, take_load_snapshot(), s->kind, rep.work());
   rep.load.runnable_at_start = s->runnable_at_start;
   rep.load.hardware_threads = hardware_threads();

@@ -73,6 +73,7 @@ inline report make_report_shell(const session& s) {
   }
   rep.backend = backend_names(s);
   rep.compensation_per_strand = s.compensation_exact * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
+  rep.compensation_residual = s.compensation_residual * unit_per_tick(s) * static_cast<double>(s.what_if.scale);
   rep.max_processors = s.max_processors;
   rep.profiler_bytes = object_pool<join_set>::instance().reserved_bytes() + sizeof(session);
   return rep;

@@ -166,7 +166,7 @@ struct measurement_observers {
     E::split_strand_inline(f);
     // A site registered just now: its cost is in no strand.
     if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
   }
 
   // A call in a measurement that names what-if call sites, or records.
@@ -176,7 +176,7 @@ struct measurement_observers {
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
     if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
     if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
     if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
@@ -184,7 +184,7 @@ struct measurement_observers {
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f));
+      E::start_strand(f, E::now(f), f.comp_call_half);
   }
 
   template <class E>

@@ -31,6 +31,7 @@ inline void json_header(json_writer& j, const report& rep) {
   j.member("burden_note", rep.burden_note);
   j.member("backend", rep.backend);
   j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_residual", rep.compensation_residual);
   j.member("compensation_total", rep.compensation_total);
   j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
   j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));

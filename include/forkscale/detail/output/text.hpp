@@ -71,18 +71,21 @@ inline std::string title_text(const report& rep) {
   out += ", unit: " + printable(rep.unit) + ")\n";
   const std::string load = rep.load.warning();  // the machine was busy: said before any number
   if (!load.empty()) out += wrapped(load, "", "  ");
-  // thread_cpu is a system call per reading: on strands shorter than one, the
-  // numbers are mostly the compensation's estimate of the readings.
+  // Strands near the profiler's own per-strand cost: the compensation decides
+  // much of the work, and its start-up measurement's spread says how far off
+  // the work may be.
   const double strand = rep.average_maximal_strand();
-  if (rep.clock == clock_kind::thread_cpu && strand > 0 && rep.compensation_per_strand > strand)
-    out += wrapped("forkscale: the thread_cpu clock costs more per reading than the average strand (" +
-                       fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
-                       " per reading, subtracted from every "
-                       "strand; strands of " +
-                       fixed(strand, 0) + " " + rep.unit +
-                       " on average): work and span are mostly that estimate; on a machine that is not "
-                       "oversubscribed a wall clock (tsc: options.clock, FORKSCALE_OMPT_CLOCK=tsc) measures them",
-                   "", "  ");
+  const double work = static_cast<double>(rep.work());
+  const double off = rep.work_uncertainty();
+  if (strand > 0 && work > 0 && rep.compensation_per_strand > 0 &&
+      (off > 0.05 * work || rep.compensation_per_strand > strand)) {
+    std::string msg = "forkscale: strands average " + fixed(strand, 0) + " " + rep.unit + ", near the " +
+                      fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                      " per strand subtracted for the profiler's own cost (measured at start-up to within " +
+                      fixed(rep.compensation_residual, 1) + " " + rep.unit + "): the work may be off by up to " +
+                      fixed(off, 0) + " " + rep.unit + " (" + fixed(100.0 * off / work, 0) + "%)";
+    out += wrapped(msg, "", "  ");
+  }
   return out;
 }
 
