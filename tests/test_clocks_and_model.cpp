@@ -143,7 +143,12 @@ TEST(Clocks, WorkUncertaintyFromTheResidual) {
   fs::options o;
   o.clock = fs::clock_kind::cost;
   fs::report r = fs::measure(
-      "fib", [] { fs::charge(1000); fib(6); }, o);
+      "fib",
+      [] {
+        fs::charge(1000);
+        fib(6);
+      },
+      o);
   const std::uint64_t strands = 1 + 2 * r.spawns() + r.syncs() + 2 * r.calls();
   EXPECT_EQ(r.work_uncertainty(), 0.0);
   r.compensation_per_strand = 1.0;
