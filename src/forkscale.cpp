@@ -3,8 +3,9 @@
 // users are, it defines once what their headers only declare: the report
 // writers and readers, the HTML page, the analyses (blame, prediction, the
 // advisor, burden calibration), sessions and merging, and the engine's start and end of a
-// measurement for every clock policy forkscale ships. The guards and the
-// engine's per-event paths stay inline in the users' files.
+// measurement for every clock policy forkscale ships, and with it the engine's
+// events, which the guards (inline in the users' files) call through the table
+// of function pointers a measurement's start installs (detail/engine/hooks.hpp).
 #ifndef FORKSCALE_COMPILED_LIB
 #error \
     "src/forkscale.cpp is the compiled form: compile it with FORKSCALE_COMPILED_LIB defined (CMake: forkscale::compiled)"

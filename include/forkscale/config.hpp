@@ -17,11 +17,14 @@
 // defined inline where it is included. With FORKSCALE_COMPILED_LIB defined (the
 // CMake target forkscale::compiled defines it for its users), the headers only
 // declare what need not be inlined — the report writers and readers, the
-// analyses, sessions and merging, the end of a measurement — and
+// analyses, sessions and merging, the start and end of a measurement — and
 // src/forkscale.cpp, compiled with the same macro, defines it once. The guards
-// and the engine's per-event paths are inline in both forms. FORKSCALE_ENABLE=0
-// is always header-only (it defines almost nothing), and so are the single
-// headers (single_include/, which define FORKSCALE_DETAIL_SINGLE_HEADER).
+// are inline in both forms, and in both they call the engine's events through a
+// table of function pointers (detail/engine/hooks.hpp); the events are compiled
+// with the start of a measurement (in the compiled form, in the library).
+// FORKSCALE_ENABLE=0 is always header-only (it defines almost nothing), and so
+// are the single headers (single_include/, which define
+// FORKSCALE_DETAIL_SINGLE_HEADER).
 #if defined(FORKSCALE_COMPILED_LIB) && FORKSCALE_ENABLE && !defined(FORKSCALE_DETAIL_SINGLE_HEADER)
 #define FORKSCALE_HEADER_ONLY 0
 #else
