@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "../../annotate.hpp"
 #include "../../clock.hpp"
 #include "../../config.hpp"
 #include "../../options.hpp"
@@ -95,17 +96,14 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   };
   const site spawn_site{"forkscale-calibration", 1, "", nullptr};
   const site call_site_here{"forkscale-calibration", 2, "", nullptr};
+  // Through the guards, as a program's events come: their own code and the
+  // hook table's call are part of the cost. (The table this measurement will
+  // install; whatever was installed is put back after.)
+  const engine_hooks* installed = installed_engine_hooks<Clock>.load(std::memory_order_acquire);
+  install_engine_hooks<Clock, measurement_observers>();
   const auto spawn_child_sync = [&] {
-    {
-      spawn_token tk = E::spawn(nullptr, spawn_site);
-      tk.at_once = true;
-      frame child;
-      E::begin_child(child, tk, site{});
-      E::end_child(child);
-    }
-    sync_state st;
-    E::begin_sync(st, site{});
-    E::end_sync(st, nullptr, true, site{});
+    ::forkscale::spawn<Clock>([] {}, spawn_site)();  // run at once, as fs::spawn(f)()
+    basic_sync_point<Clock> sp(spawn_site);
   };
   // Scheduling events alone: a spawn, its child run at once, a sync. Four
   // strands end per round (three where the child starts at its spawn's
@@ -117,11 +115,10 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   // splits add four halves of a split's share, and what a call scope costs
   // (its own sync block) lands in them.
   const std::vector<double> in_call = batches([&] {
-    call_state cs;
-    E::begin_call(cs, true, call_site_here);
+    basic_call_site<Clock> cs(call_site_here);
     spawn_child_sync();
-    E::end_call(cs, true, call_site_here);
   });
+  if (installed != nullptr) installed_engine_hooks<Clock>.store(installed, std::memory_order_release);
   const std::size_t n = sched.size();
   const double half = sched[n / 2] / sched_halves;
   const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
