@@ -222,6 +222,27 @@ TEST(Run, ProgramBuiltWithForkscaleIsMeasuredOnce) {
   EXPECT_EQ(count_lines(o.err, "Work:"), 0u) << o.err;  // no second report
 }
 
+#ifdef FORKSCALE_RUN_OMP_SELF
+TEST(Run, OpenMPProgramWithItsOwnToolIsMeasuredOnce) {
+  const stdfs::path dir = scratch("omp-self");
+  const outcome o = run_tool({"run", "--out", dir.string(), "--", FORKSCALE_RUN_OMP_SELF}, "omp-self");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "tasks 10\n");
+  EXPECT_EQ(count_lines(o.err, "steps aside"), 1u) << o.err;
+  const fs::report rep = fs::read_report((dir / "report.json").string());  // written by the program's own tool
+  const std::string source = std::string(FORKSCALE_RUN_OMP_SOURCE);
+  const std::string self_source = source.substr(0, source.rfind('/')) + "/omp_self.cpp";
+  std::ifstream in(self_source);
+  unsigned n = 0, line = 0;
+  for (std::string text; std::getline(in, text);)
+    if (++n && text.find("task:self") != std::string::npos) line = n;
+  const fs::spawn_site_profile* row = row_at(rep, "omp_self.cpp", line);
+  ASSERT_NE(row, nullptr) << o.err;
+  EXPECT_EQ(row->tasks, 10u);  // once, not twice
+  EXPECT_EQ(count_lines(o.err, "Work:"), 1u) << o.err;
+}
+#endif
+
 TEST(Run, ExitStatusPassesThroughWithTheReport) {
   const stdfs::path dir = scratch("exit3");
   const outcome o = run_tool({"run", "--out", dir.string(), "--", FORKSCALE_RUN_EXIT_PROGRAM, "3"}, "exit3");
