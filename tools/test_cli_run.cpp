@@ -214,6 +214,33 @@ TEST(Run, ThreadTree) {
   EXPECT_EQ(rep.diagnostic_count, 0u) << o.err;
 }
 
+TEST(Run, LocksUnjoinedThreadsAndConditionWaits) {
+  const stdfs::path dir = scratch("misc");
+  const outcome o = run_tool({"run", "--out", dir.string(), "--", FORKSCALE_RUN_MISC_PROGRAM}, "misc");
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.out, "counter 2000\n");
+  const fs::report rep = fs::read_report((dir / "report.json").string());
+  EXPECT_EQ(rep.root().spawns, 4u);  // a, b, left, worker
+  EXPECT_EQ(rep.root().syncs, 4u);   // three joins, and left merged at the end
+  const std::string source = std::string(FORKSCALE_RUN_OMP_SOURCE);
+  std::ifstream in(source.substr(0, source.rfind('/')) + "/threads_misc.cpp");
+  unsigned n = 0, line = 0;
+  for (std::string text; std::getline(in, text);)
+    if (++n && text.find("lock:add") != std::string::npos) line = n;
+  std::uint64_t acquisitions = 0;
+  for (const auto& l : rep.locks)
+    if (l.line == line) acquisitions += l.acquisitions;
+  EXPECT_EQ(acquisitions, 2000u) << o.err;  // each of add()'s, named by its line
+  std::size_t never_joined = 0, waits = 0;
+  for (const auto& d : rep.diagnostics) {
+    never_joined += d.problem.find("1 thread(s) were never joined") != std::string::npos;
+    waits += d.problem.find("1 thread(s) waited on condition variables") != std::string::npos;
+  }
+  EXPECT_EQ(never_joined, 1u) << o.err;
+  EXPECT_EQ(waits, 1u) << o.err;
+  EXPECT_EQ(rep.diagnostic_count, 2u) << o.err;
+}
+
 TEST(Run, ProgramBuiltWithForkscaleIsMeasuredOnce) {
   const outcome o = run_tool({"run", "--threads", "--", FORKSCALE_RUN_SELF_PROGRAM}, "self");
   EXPECT_EQ(o.status, 0) << o.err;
