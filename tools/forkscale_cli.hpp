@@ -8,6 +8,7 @@
 //   forkscale-report compare BEFORE.json AFTER.json [--to text|csv|github] [-o OUT] [--fail-if RULE]...
 //   forkscale-report predict RUN.json [--processors LIST] [...]   (cli_predict.hpp)
 //   forkscale-report calibrate [--backend std_thread|tbb|openmp] [--force]  (cli_predict.hpp)
+//   forkscale-report run [--openmp|--threads|--auto] [--out DIR] [--clock C] -- PROGRAM ARGS...  (cli_run.hpp)
 //   forkscale-report --help | --version
 //
 // IN.json is a report (schema "forkscale.report", report::write_json) or a
@@ -86,6 +87,9 @@ inline std::string usage() {
          " calibrate [--backend std_thread|tbb|openmp] [--file PATH] [--force]\n"
          "       " +
          program +
+         " run [--openmp|--threads|--auto] [--out DIR] [--clock C] -- PROGRAM ARGS...\n"
+         "       " +
+         program +
          " --help | --version\n"
          "\n"
          "IN.json is a forkscale report (report::write_json) or a scaling study\n"
@@ -120,6 +124,14 @@ inline std::string usage() {
          "burden.json under $XDG_CACHE_HOME/forkscale or ~/.cache/forkscale); measurements\n"
          "on this machine whose backend it is use it as their burden. On a busy machine it\n"
          "tries 3 times, then stores nothing (exit status 1) unless --force.\n"
+         "run profiles a program built without forkscale: it loads libforkscale_ompt.so (an\n"
+         "OpenMP tool; --openmp, for programs built with clang -fopenmp) or\n"
+         "libforkscale_threads.so (its threads and mutexes; --threads) into it, --auto (the\n"
+         "default) choosing OpenMP when it links libomp; the program keeps its stdin, stdout\n"
+         "and exit status; the report is shown on stderr and, with --out DIR, written there\n"
+         "(report.json, .csv, .txt, .html); --clock sets FORKSCALE_CLOCK (cost, tsc, steady,\n"
+         "thread_cpu, automatic). A program that is not there, not executable or statically\n"
+         "linked gets one line and exit status 2.\n"
          "Without -o the output goes to stdout. Exit status 0, or 2 with one line on\n"
          "stderr when anything is wrong; compare --fail-if exits 1 on a regression.\n";
 }
@@ -454,7 +466,7 @@ inline options parse_args(const std::vector<std::string>& args) {
   if (args.empty()) throw bad("no command given");
   o.command = args[0];
   if (o.command != "convert" && o.command != "compare")
-    throw bad("unknown command " + quoted(o.command) + " (expected convert, compare, predict or calibrate)");
+    throw bad("unknown command " + quoted(o.command) + " (expected convert, compare, predict, calibrate or run)");
   for (std::size_t i = 1; i < args.size(); ++i) {
     std::string a = args[i];
     std::string value;
@@ -644,6 +656,7 @@ inline int compare(const options& o, std::ostream& out, std::ostream& err) {
 }  // namespace forkscale_cli
 
 #include "cli_predict.hpp"  // predict, calibrate
+#include "cli_run.hpp"      // run
 
 namespace forkscale_cli {
 
@@ -665,6 +678,7 @@ inline int run(const std::vector<std::string>& args, std::ostream& out, std::ost
     if (!args.empty() && args[0] == "calibrate") {
       return calibrate_command(args, out, err);
     }
+    if (!args.empty() && args[0] == "run") return run_command(args, err);
     const options o = parse_args(args);
     if (o.command == "compare") return compare(o, out, err);
     convert(o, out);

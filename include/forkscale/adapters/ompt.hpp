@@ -185,7 +185,9 @@ FORKSCALE_DETAIL_OMPT_GLUE void tool_set_enabled(bool on) noexcept {
 }
 #endif  // FORKSCALE_DETAIL_OMPT_IN_LIBRARY
 
-#ifndef FORKSCALE_DETAIL_BUILDING_OMPT
+// (The tool library of `forkscale-report run`, src/forkscale_ompt_tool.cpp,
+// makes this check itself: libomp may be loading it, from its initialization.)
+#if !defined(FORKSCALE_DETAIL_BUILDING_OMPT) && !defined(FORKSCALE_DETAIL_OMPT_TOOL_LIBRARY)
 inline const bool startup_checked = startup_check();
 #endif
 
@@ -238,7 +240,15 @@ untied_part_marks begin_untied_part(const void* record) noexcept;
 void end_untied_part(const void* record, untied_part_marks saved);
 #else
 using ompt_clock = ::forkscale::default_clock;
+#ifdef FORKSCALE_DETAIL_OMPT_TOOL_LIBRARY
+// Whether the tool library of `forkscale-report run` measures this program: not
+// when the program measures itself (src/forkscale_ompt_tool.cpp).
+bool tool_library_wanted() noexcept;
+#endif
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
+#ifdef FORKSCALE_DETAIL_OMPT_TOOL_LIBRARY
+  if (!tool_library_wanted()) return nullptr;
+#endif
   return tool<ompt_clock>::start(omp_version, runtime_version);
 }
 // The program's return address while the runtime's loop dispatch starts a loop.

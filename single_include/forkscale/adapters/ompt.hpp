@@ -15913,18 +15913,17 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/util/env.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
-// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
-#include <cctype>
+// begin include/forkscale/detail/util/clock_env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_CLOCK_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_CLOCK_ENV_HPP
+// detail/util/clock_env.hpp: a clock named in the environment, for the
+// measurements that build their own options (the OMPT tool's whole-program
+// mode, the preload libraries of `forkscale-report run`): cost, tsc, steady,
+// thread_cpu, or auto/automatic (the options' own choice). Any other value
+// leaves the clock automatic, with one line on stderr.
 #include <cstdio>
 #include <cstdlib>
-#include <mutex>
-#include <set>
+#include <initializer_list>
 #include <string>
 
 // begin include/forkscale/detail/util/atomic_file.hpp
@@ -16239,6 +16238,48 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The clock the first of `names` that is set and not empty names (automatic
+// when none is).
+inline clock_kind clock_from_environment(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* raw = std::getenv(name);
+    if (raw == nullptr || *raw == '\0') continue;
+    const std::string k = raw;
+    if (k == "cost") return clock_kind::cost;
+    if (k == "tsc") return clock_kind::tsc;
+    if (k == "steady") return clock_kind::steady;
+    if (k == "thread_cpu") return clock_kind::thread_cpu;
+    if (k != "auto" && k != "automatic")
+      std::fprintf(stderr,
+                   "forkscale: %s=%s is not a clock (cost, tsc, steady, thread_cpu, automatic); using automatic\n",
+                   name, printable_path(raw).c_str());
+    return clock_kind::automatic;
+  }
+  return clock_kind::automatic;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_CLOCK_ENV_HPP
+// end include/forkscale/detail/util/clock_env.hpp
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored. Any other value is ignored, with one
+// line on stderr the first time the process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -16884,7 +16925,10 @@ namespace ompt {
 // One addr2line process for one object file.
 class line_reader {
  public:
-  explicit line_reader(const std::string& object) {
+  // `outermost`: code inlined from a system header (/usr/include: std::mutex,
+  // std::thread) is named by the innermost line outside them that it was
+  // inlined at (addr2line -i gives the lines of every level of inlining).
+  explicit line_reader(const std::string& object, bool outermost = false) : outermost_(outermost) {
     // Addresses go through a socket, written with MSG_NOSIGNAL: if addr2line is
     // gone, the write fails instead of raising SIGPIPE in the program.
     int to[2], from[2];
@@ -16903,6 +16947,8 @@ class line_reader {
     char* argv[] = {const_cast<char*>("addr2line"),
                     const_cast<char*>("-f"),
                     const_cast<char*>("-C"),
+                    const_cast<char*>(outermost ? "-a" : "-f"),
+                    const_cast<char*>(outermost ? "-i" : "-f"),
                     const_cast<char*>("-e"),
                     &exe[0],
                     nullptr};
@@ -16931,6 +16977,7 @@ class line_reader {
 
   // Function and "file:line" of `offset`, or false.
   bool lookup(std::uintptr_t offset, std::string& function, std::string& where) {
+    if (outermost_) return lookup_outermost(offset, function, where);
     for (; pending_ > 0; --pending_)
       if (!read_line(function) || !read_line(where)) return false;
     return ask(offset) && read_line(function) && read_line(where);
@@ -16961,6 +17008,30 @@ class line_reader {
     return false;
   }
 
+  // With -a -i each answer is the address, then a function and a line per
+  // level of inlining, innermost first; the address 0 asked after it (one
+  // level: "??", "??:0") marks where the answer ends.
+  bool lookup_outermost(std::uintptr_t offset, std::string& function, std::string& where) {
+    std::string line, at;
+    for (; pending_ > 0; --pending_)
+      if (!read_line(line) || !read_line(line) || !read_line(line)) return false;
+    if (!ask(offset) || !ask(0) || !read_line(line)) return false;
+    bool any = false, chosen = false;
+    while (read_line(line)) {
+      if (line.compare(0, 2, "0x") == 0) {  // the end mark's address
+        std::string rest;
+        return read_line(rest) && read_line(rest) && any;
+      }
+      if (!read_line(at)) return false;
+      if (chosen) continue;
+      function = line;
+      where = at;
+      any = true;
+      chosen = at.compare(0, 13, "/usr/include/") != 0;
+    }
+    return false;
+  }
+
   bool read_line(std::string& s) {
     s.clear();
     char buf[512];
@@ -16978,6 +17049,7 @@ class line_reader {
   int in_ = -1;
   std::FILE* out_ = nullptr;
   int pending_ = 0;  // answers to prime() not read yet
+  bool outermost_ = false;
 };
 
 // A code pointer's site, and whether the pointer is in the OpenMP runtime.
@@ -17028,6 +17100,12 @@ class code_sites {
     if (!use_addr2line_ || !readers_.empty()) return;
     reader("").prime();
     std::atexit([] { instance().stop_all(); });
+  }
+  // Code inlined into a function is named by that function's line
+  // (line_reader's `outermost`); to be set before the first lookup.
+  void name_inlined_code_by_caller() {
+    std::lock_guard<std::mutex> g(m_);
+    outermost_ = true;
   }
   void stop_all() {
     std::lock_guard<std::mutex> g(m_);
@@ -17153,12 +17231,13 @@ class code_sites {
       if (n > 0) object.assign(path, static_cast<std::size_t>(n));
     }
     auto it = readers_.find(object);
-    if (it == readers_.end()) it = readers_.emplace(object, std::make_unique<line_reader>(object)).first;
+    if (it == readers_.end()) it = readers_.emplace(object, std::make_unique<line_reader>(object, outermost_)).first;
     return *it->second;
   }
 
   std::mutex m_;
   bool use_addr2line_ = true;
+  bool outermost_ = false;
   std::unordered_map<const void*, code_site> sites_;
   std::unordered_map<const void*, std::pair<bool, site>> locations_;  // by ident_t
   std::deque<std::string> text_;
@@ -18037,23 +18116,11 @@ struct whole_program {
     ++rep.diagnostic_count;
   }
 
+  // FORKSCALE_OMPT_CLOCK, else FORKSCALE_CLOCK (the variable every measurement
+  // whose options leave the clock automatic reads).
   static options from_environment() {
     options o;
-    const char* c = std::getenv("FORKSCALE_OMPT_CLOCK");
-    if (!c || !*c) return o;
-    const std::string k = c;
-    if (k == "cost")
-      o.clock = clock_kind::cost;
-    else if (k == "tsc")
-      o.clock = clock_kind::tsc;
-    else if (k == "steady")
-      o.clock = clock_kind::steady;
-    else if (k == "thread_cpu")
-      o.clock = clock_kind::thread_cpu;
-    else if (k != "auto" && k != "automatic")
-      std::fprintf(
-          stderr,
-          "forkscale: FORKSCALE_OMPT_CLOCK=%s is not a clock (auto, tsc, steady, thread_cpu, cost); using auto\n", c);
+    o.clock = clock_from_environment({"FORKSCALE_OMPT_CLOCK", "FORKSCALE_CLOCK"});
     return o;
   }
 
@@ -18376,7 +18443,9 @@ FORKSCALE_DETAIL_OMPT_GLUE void tool_set_enabled(bool on) noexcept {
 }
 #endif  // FORKSCALE_DETAIL_OMPT_IN_LIBRARY
 
-#ifndef FORKSCALE_DETAIL_BUILDING_OMPT
+// (The tool library of `forkscale-report run`, src/forkscale_ompt_tool.cpp,
+// makes this check itself: libomp may be loading it, from its initialization.)
+#if !defined(FORKSCALE_DETAIL_BUILDING_OMPT) && !defined(FORKSCALE_DETAIL_OMPT_TOOL_LIBRARY)
 inline const bool startup_checked = startup_check();
 #endif
 
@@ -18429,7 +18498,15 @@ untied_part_marks begin_untied_part(const void* record) noexcept;
 void end_untied_part(const void* record, untied_part_marks saved);
 #else
 using ompt_clock = ::forkscale::default_clock;
+#ifdef FORKSCALE_DETAIL_OMPT_TOOL_LIBRARY
+// Whether the tool library of `forkscale-report run` measures this program: not
+// when the program measures itself (src/forkscale_ompt_tool.cpp).
+bool tool_library_wanted() noexcept;
+#endif
 FORKSCALE_DETAIL_OMPT_GLUE ompt_start_tool_result_t* start_tool(unsigned int omp_version, const char* runtime_version) {
+#ifdef FORKSCALE_DETAIL_OMPT_TOOL_LIBRARY
+  if (!tool_library_wanted()) return nullptr;
+#endif
   return tool<ompt_clock>::start(omp_version, runtime_version);
 }
 // The program's return address while the runtime's loop dispatch starts a loop.

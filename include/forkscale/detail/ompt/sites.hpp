@@ -73,7 +73,10 @@ namespace ompt {
 // One addr2line process for one object file.
 class line_reader {
  public:
-  explicit line_reader(const std::string& object) {
+  // `outermost`: code inlined from a system header (/usr/include: std::mutex,
+  // std::thread) is named by the innermost line outside them that it was
+  // inlined at (addr2line -i gives the lines of every level of inlining).
+  explicit line_reader(const std::string& object, bool outermost = false) : outermost_(outermost) {
     // Addresses go through a socket, written with MSG_NOSIGNAL: if addr2line is
     // gone, the write fails instead of raising SIGPIPE in the program.
     int to[2], from[2];
@@ -92,6 +95,8 @@ class line_reader {
     char* argv[] = {const_cast<char*>("addr2line"),
                     const_cast<char*>("-f"),
                     const_cast<char*>("-C"),
+                    const_cast<char*>(outermost ? "-a" : "-f"),
+                    const_cast<char*>(outermost ? "-i" : "-f"),
                     const_cast<char*>("-e"),
                     &exe[0],
                     nullptr};
@@ -120,6 +125,7 @@ class line_reader {
 
   // Function and "file:line" of `offset`, or false.
   bool lookup(std::uintptr_t offset, std::string& function, std::string& where) {
+    if (outermost_) return lookup_outermost(offset, function, where);
     for (; pending_ > 0; --pending_)
       if (!read_line(function) || !read_line(where)) return false;
     return ask(offset) && read_line(function) && read_line(where);
@@ -150,6 +156,30 @@ class line_reader {
     return false;
   }
 
+  // With -a -i each answer is the address, then a function and a line per
+  // level of inlining, innermost first; the address 0 asked after it (one
+  // level: "??", "??:0") marks where the answer ends.
+  bool lookup_outermost(std::uintptr_t offset, std::string& function, std::string& where) {
+    std::string line, at;
+    for (; pending_ > 0; --pending_)
+      if (!read_line(line) || !read_line(line) || !read_line(line)) return false;
+    if (!ask(offset) || !ask(0) || !read_line(line)) return false;
+    bool any = false, chosen = false;
+    while (read_line(line)) {
+      if (line.compare(0, 2, "0x") == 0) {  // the end mark's address
+        std::string rest;
+        return read_line(rest) && read_line(rest) && any;
+      }
+      if (!read_line(at)) return false;
+      if (chosen) continue;
+      function = line;
+      where = at;
+      any = true;
+      chosen = at.compare(0, 13, "/usr/include/") != 0;
+    }
+    return false;
+  }
+
   bool read_line(std::string& s) {
     s.clear();
     char buf[512];
@@ -167,6 +197,7 @@ class line_reader {
   int in_ = -1;
   std::FILE* out_ = nullptr;
   int pending_ = 0;  // answers to prime() not read yet
+  bool outermost_ = false;
 };
 
 // A code pointer's site, and whether the pointer is in the OpenMP runtime.
@@ -217,6 +248,12 @@ class code_sites {
     if (!use_addr2line_ || !readers_.empty()) return;
     reader("").prime();
     std::atexit([] { instance().stop_all(); });
+  }
+  // Code inlined into a function is named by that function's line
+  // (line_reader's `outermost`); to be set before the first lookup.
+  void name_inlined_code_by_caller() {
+    std::lock_guard<std::mutex> g(m_);
+    outermost_ = true;
   }
   void stop_all() {
     std::lock_guard<std::mutex> g(m_);
@@ -342,12 +379,13 @@ class code_sites {
       if (n > 0) object.assign(path, static_cast<std::size_t>(n));
     }
     auto it = readers_.find(object);
-    if (it == readers_.end()) it = readers_.emplace(object, std::make_unique<line_reader>(object)).first;
+    if (it == readers_.end()) it = readers_.emplace(object, std::make_unique<line_reader>(object, outermost_)).first;
     return *it->second;
   }
 
   std::mutex m_;
   bool use_addr2line_ = true;
+  bool outermost_ = false;
   std::unordered_map<const void*, code_site> sites_;
   std::unordered_map<const void*, std::pair<bool, site>> locations_;  // by ident_t
   std::deque<std::string> text_;

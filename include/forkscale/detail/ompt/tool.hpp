@@ -23,6 +23,7 @@
 #include "../../study/html_page.hpp"  // write_html is in the library
 #endif
 #include "../macro_scope.hpp"
+#include "../util/clock_env.hpp"
 #include "../util/env.hpp"
 #include "regions.hpp"
 #include "state.hpp"
@@ -164,23 +165,11 @@ struct whole_program {
     ++rep.diagnostic_count;
   }
 
+  // FORKSCALE_OMPT_CLOCK, else FORKSCALE_CLOCK (the variable every measurement
+  // whose options leave the clock automatic reads).
   static options from_environment() {
     options o;
-    const char* c = std::getenv("FORKSCALE_OMPT_CLOCK");
-    if (!c || !*c) return o;
-    const std::string k = c;
-    if (k == "cost")
-      o.clock = clock_kind::cost;
-    else if (k == "tsc")
-      o.clock = clock_kind::tsc;
-    else if (k == "steady")
-      o.clock = clock_kind::steady;
-    else if (k == "thread_cpu")
-      o.clock = clock_kind::thread_cpu;
-    else if (k != "auto" && k != "automatic")
-      std::fprintf(
-          stderr,
-          "forkscale: FORKSCALE_OMPT_CLOCK=%s is not a clock (auto, tsc, steady, thread_cpu, cost); using auto\n", c);
+    o.clock = clock_from_environment({"FORKSCALE_OMPT_CLOCK", "FORKSCALE_CLOCK"});
     return o;
   }
 
