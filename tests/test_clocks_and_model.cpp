@@ -162,6 +162,27 @@ TEST(Clocks, WorkUncertaintyFromTheResidual) {
   EXPECT_EQ(unwrapped(r.to_text()).find("the work may be off by up to"), std::string::npos);
 }
 
+// Work above the CPU time the process used is said, once; at or below it,
+// nothing is; under the cost clock (units), never.
+TEST(Clocks, WorkAboveTheProcessCpuTimeIsSaid) {
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  fs::report r = fs::measure(
+      "x", [] { fs::charge(5000); }, o);
+  const std::size_t before = r.diagnostics.size();
+  fs::detail::note_work_above_cpu(r, 100, "here");  // units: not CPU time
+  EXPECT_EQ(r.diagnostics.size(), before);
+  r.unit = "ns";
+  fs::detail::note_work_above_cpu(r, 5000, "here");
+  EXPECT_EQ(r.diagnostics.size(), before);
+  fs::detail::note_work_above_cpu(r, 4999, "here");
+  ASSERT_EQ(r.diagnostics.size(), before + 1);
+  EXPECT_NE(r.diagnostics.back().problem.find("exceeds the CPU time"), std::string::npos);
+  EXPECT_EQ(r.diagnostics.back().where, "here");
+  fs::detail::note_work_above_cpu(r, 10, "here");
+  EXPECT_EQ(r.diagnostics.size(), before + 1);
+}
+
 TEST(Clocks, FixedPolicies) {
   const fs::report r = fs::measure<fs::cost_clock>("x", [] {
     fs::charge(4);

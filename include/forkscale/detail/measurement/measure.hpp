@@ -131,6 +131,33 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   return cached[slot];
 }
 
+// The CPU time the process has used (ns; 0 where it cannot be read).
+inline std::uint64_t process_cpu_now_ns() noexcept {
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+#else
+  return 0;
+#endif
+}
+
+// Work is time the measured threads ran: it cannot exceed the CPU time the
+// process used meanwhile, unless a wall clock counted waits for a CPU (a busy
+// machine). The report says so then, once.
+inline void note_work_above_cpu(report& rep, std::uint64_t cpu_ns, const std::string& where) {
+  if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+  for (const diagnostic& d : rep.diagnostics)
+    if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
+  rep.diagnostics.push_back(diagnostic{
+      where, "the work (" + std::to_string(rep.work()) +
+                 " ns) exceeds the CPU time the process used during the measurement (" + std::to_string(cpu_ns) +
+                 " ns): the " + to_string(rep.clock) +
+                 " clock counted time the threads waited for a CPU (a busy machine); work and span are inflated "
+                 "(thread_cpu, the default where the TSC is invariant, counts CPU time only)"});
+  ++rep.diagnostic_count;
+}
+
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
 // otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
 inline bool recording_requested(bool option) {
@@ -256,6 +283,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->runnable_at_start = runnable;
   s->check_load = check_load;
   if (check_load) s->load_at_start = take_load_snapshot();
+  if (kind != clock_kind::cost) s->process_cpu_at_start = process_cpu_now_ns();
   return s;
 }
 
@@ -305,6 +333,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.load.runnable_at_start = s->runnable_at_start;
   rep.load.hardware_threads = hardware_threads();
   rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
+  if (s->process_cpu_at_start != 0) {
+    const std::uint64_t cpu = process_cpu_now_ns();
+    note_work_above_cpu(rep, cpu > s->process_cpu_at_start ? cpu - s->process_cpu_at_start : 0,
+                        "measurement '" + s->root.label + "'");
+  }
   // Misuse may leave tasks out (their tables may still change); a what-if
   // notice leaves everything else whole.
   std::uint64_t misuse_count = 0;

@@ -155,6 +155,8 @@ struct whole_program {
   // machine). The report says so then.
   static void check_work_against_cpu(report& rep, std::uint64_t cpu_ns) {
     if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+    for (const diagnostic& d : rep.diagnostics)  // said already by the measurement's own check
+      if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
     rep.diagnostics.push_back(diagnostic{
         "(OpenMP program)", "the work (" + std::to_string(rep.work()) +
                                 " ns) exceeds the CPU time the process used during the "
