@@ -2680,6 +2680,9 @@ struct options {
   // policy fixes the source at compile time, unless it contradicts it. `automatic`
   // is the TSC (steady_clock where there is none), or thread_cpu when the machine
   // is oversubscribed as the measurement starts (report::load says so).
+  // Left `automatic`, the environment may choose: FORKSCALE_CLOCK=cost, tsc,
+  // steady, arm_counter, thread_cpu or automatic (a bad value: one line on
+  // stderr, and automatic). A clock policy fixed at compile time wins over both.
   clock_kind clock = clock_kind::automatic;
   // Under a timed clock, read the scheduler's counters at the start and end and
   // say in report::load whether waiting for a CPU could have inflated the numbers
@@ -10539,8 +10542,9 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
 // FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -10554,6 +10558,15 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
 inline env_switch read_env_switch(const char* name) {
   const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return env_switch::unset;
@@ -10561,13 +10574,29 @@ inline env_switch read_env_switch(const char* name) {
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
   if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
   return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
 }
 
 }  // namespace detail
@@ -11702,6 +11731,8 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
                   "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
     kind = Clock::kind;
+  } else {
+    kind = clock_option(kind);  // FORKSCALE_CLOCK, where the options leave the clock automatic
   }
   const bool check_load = opt.check_load && kind != clock_kind::cost;
   const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
@@ -11978,8 +12009,9 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
 // FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -12360,6 +12392,15 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
 inline env_switch read_env_switch(const char* name) {
   const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return env_switch::unset;
@@ -12367,13 +12408,29 @@ inline env_switch read_env_switch(const char* name) {
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
   if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
   return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
 }
 
 }  // namespace detail
@@ -27475,7 +27532,8 @@ class session_core {
       throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
     if (!path_.empty()) format_ = snapshot_format_of(path_);
     // The unit and clock a snapshot taken before anything finished states.
-    const clock_kind k = clock == clock_kind::automatic ? resolve_automatic() : clock;
+    const clock_kind chosen = clock_option(clock);  // FORKSCALE_CLOCK where clock is automatic
+    const clock_kind k = chosen == clock_kind::automatic ? resolve_automatic() : chosen;
     empty_unit_ = k == clock_kind::cost ? "units" : "ns";
     empty_clock_ = k;
     if (every_.count() > 0) writer_ = std::thread([this] { write_periodically(); });

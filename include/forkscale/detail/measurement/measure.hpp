@@ -170,6 +170,8 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
                   "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
     kind = Clock::kind;
+  } else {
+    kind = clock_option(kind);  // FORKSCALE_CLOCK, where the options leave the clock automatic
   }
   const bool check_load = opt.check_load && kind != clock_kind::cost;
   const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
