@@ -43,6 +43,10 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "../forkscale.hpp"
+
+#if !FORKSCALE_ENABLE
+#include "tbb_disabled.hpp"  // every fs::tbb:: name is oneTBB's own
+#else
 #include "caller_site.hpp"
 #include "split_tree.hpp"
 
@@ -360,5 +364,6 @@ using backend = basic_backend<default_clock>;
 FORKSCALE_NAMESPACE_END
 
 #include "../detail/burden/tbb.hpp"  // calibrate_burden(backend::tbb)
+#endif  // FORKSCALE_ENABLE
 
 #undef FORKSCALE_DETAIL_TSAN

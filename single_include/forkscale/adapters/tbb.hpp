@@ -54,6 +54,353 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "../forkscale.hpp"
+
+#if !FORKSCALE_ENABLE
+// begin include/forkscale/adapters/tbb_disabled.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_TBB_DISABLED_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_TBB_DISABLED_HPP
+// tbb_disabled.hpp: the oneTBB adapter with FORKSCALE_ENABLE=0 (included by
+// tbb.hpp). Every fs::tbb:: name is oneTBB's own: the algorithms are
+// using-declarations of oneTBB's, task_group and task_arena are oneTBB's classes
+// (with native(), which gives the object itself), so a call compiles to the
+// oneTBB call and nothing of forkscale is left in the object. What oneTBB has
+// not — parallel_for(first, last, f, fs::grainsize(g)) and the backend type — is
+// a call of oneTBB's, inline.
+#include <cstddef>
+#include <utility>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_for_each.h>
+#include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/parallel_scan.h>
+#include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+// begin include/forkscale/adapters/split_tree.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
+// split_tree.hpp: how the loop adapters cut a range into leaves — shared by the
+// oneTBB adapter (forkscale/tbb.hpp) and the serial elision backend
+// (forkscale/serial.hpp), so that both build the same dag.
+//
+// parallel_for and parallel_reduce are modeled as divide and conquer. A range that
+// is_divisible() is split in two by its splitting constructor; the right half is
+// spawned, the left half goes on in the same task, and the two are joined: one
+// spawn and one sync per split. Every leaf is one call of the body, a strand of its
+// own; a reduction runs after the join of the two halves it combines.
+//
+// This is oneTBB's simple_partitioner: the split tree is a function of the range
+// and its grain alone, never of the number of threads or of who steals what, so
+// under the cost clock every number is the same on every backend and every run.
+// (auto_partitioner and affinity_partitioner split adaptively; modeling them
+// would make the span depend on timing.)
+//
+// Opt-in: forkscale.hpp does not include this header.
+#include <cstddef>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The tag of a splitting constructor, R(R& r, split): r keeps the first part, the
+// new range takes the rest (oneTBB's tbb::split).
+struct split {};
+
+// Which tag splits a range (or a parallel_reduce body) type: forkscale::split
+// unless specialized. tbb.hpp adds oneTBB's tbb::split for every type that has a
+// tbb::split constructor and no forkscale::split one, so a range that models
+// oneTBB's Range needs nothing; another tag can be given by specializing
+// split_tag<Type> (its `type`).
+template <class Type, class = void>
+struct split_tag {
+  using type = split;
+};
+
+// [begin, end) with a grain: divisible while larger than the grain, split in the
+// middle. The same arithmetic as oneTBB's blocked_range, so a program gets the
+// same leaves with either. A grain of 0 is taken as 1.
+template <class Value>
+class blocked_range {
+ public:
+  using const_iterator = Value;
+  using size_type = std::size_t;
+
+  blocked_range(Value begin, Value end, size_type grainsize = 1)
+      : end_(end), begin_(begin), grainsize_(grainsize ? grainsize : 1) {}
+  blocked_range(blocked_range& r, split)
+      : end_(r.end_), begin_(r.begin_ + (r.end_ - r.begin_) / 2u), grainsize_(r.grainsize_) {
+    r.end_ = begin_;
+  }
+
+  const_iterator begin() const { return begin_; }
+  const_iterator end() const { return end_; }
+  size_type size() const { return size_type(end_ - begin_); }
+  size_type grainsize() const { return grainsize_; }
+  bool empty() const { return !(begin_ < end_); }
+  bool is_divisible() const { return grainsize_ < size(); }
+
+ private:
+  Value end_;  // before begin_, as in oneTBB: the splitting constructor reads it first
+  Value begin_;
+  size_type grainsize_;
+};
+
+// The grain of the index form of parallel_for, given last so that it cannot be
+// mistaken for oneTBB's step: parallel_for(0, n, body, fs::grainsize(64)).
+struct grainsize {
+  std::size_t value = 1;
+  constexpr explicit grainsize(std::size_t g) noexcept : value(g) {}
+};
+
+namespace detail {
+namespace split_tree {
+
+// A Fork policy has
+//   template <class Clock, class Right, class Left>
+//   static void fork(const Right& right, const Left& left, const site& where);
+// which spawns right(), runs left() in the calling task, then joins the spawn.
+
+template <class Type>
+using split_tag_t = typename split_tag<Type>::type;
+
+// The second part of `r`, made by its splitting constructor (r keeps the first).
+template <class Range>
+Range split_off(Range& r) {
+  static_assert(std::is_constructible<Range, Range&, split_tag_t<Range>>::value,
+                "forkscale: this range (or reduce body) has no splitting constructor T(T&, tbb::split) nor "
+                "T(T&, fs::split): give it one (oneTBB's Range and Body requirements), or specialize "
+                "fs::split_tag<T> with the tag it takes");
+  return Range(r, split_tag_t<Range>{});
+}
+
+// What a loop does at a leaf, at a fork and after a join. parallel_for's body is
+// shared by every leaf; a reduce body is split for each spawned half (the body
+// oneTBB would make for a stolen half) and joined into the left one after the
+// join, in order.
+template <class Clock, class Fork, class Body>
+struct for_worker {
+  const Body& body;
+  const site& where;
+
+  template <class Range>
+  void leaf(Range& r) {
+    body(r);
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    for_worker spawned{body, where};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+  }
+};
+
+template <class Clock, class Fork, class Body>
+struct reduce_worker {
+  Body& body;
+  const site& where;
+
+  template <class Range>
+  void leaf(Range& r) {
+    body(r);
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    static_assert(std::is_constructible<Body, Body&, split_tag_t<Body>>::value,
+                  "forkscale: a parallel_reduce body needs a splitting constructor Body(Body&, tbb::split) and "
+                  "join(Body&) (or specialize fs::split_tag<Body>)");
+    Body right_body(body, split_tag_t<Body>{});
+    reduce_worker spawned{right_body, where};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+    body.join(right_body);
+  }
+};
+
+// oneTBB's functional reduce as a body: every split body starts from the
+// identity, a leaf folds its subrange into the value, a join reduces left, right.
+template <class Range, class Value, class RealBody, class Reduction>
+class functional_body {
+ public:
+  functional_body(const Value& identity, const RealBody& real_body, const Reduction& reduction)
+      : identity_(identity), value_(identity), real_body_(real_body), reduction_(reduction) {}
+  functional_body(functional_body& other, forkscale::split)
+      : identity_(other.identity_),
+        value_(other.identity_),
+        real_body_(other.real_body_),
+        reduction_(other.reduction_) {}
+  void operator()(const Range& r) { value_ = real_body_(r, static_cast<const Value&>(value_)); }
+  void join(functional_body& right) {
+    value_ = reduction_(static_cast<const Value&>(value_), static_cast<const Value&>(right.value_));
+  }
+  Value& value() { return value_; }
+
+ private:
+  const Value& identity_;
+  Value value_;
+  const RealBody& real_body_;
+  const Reduction& reduction_;
+};
+
+// oneTBB's simple_partitioner: split while is_divisible(), one leaf per piece.
+// The split tree is a function of the range alone.
+struct simple_partition {};
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, simple_partition p) {
+  if (!r.is_divisible()) {
+    w.leaf(r);
+    return;
+  }
+  Range right = split_off(r);
+  w.fork([&](auto& rw) { run_task(rw, right, p); }, [&] { run_task(w, r, p); });
+}
+
+template <class Clock, class Fork, class Range, class Body, class Partition>
+void parallel_for(const Range& range, const Body& body, Partition p, const site& where) {
+  if (range.empty()) return;
+  Range r(range);
+  for_worker<Clock, Fork, Body> w{body, where};
+  run_task(w, r, p);
+}
+template <class Clock, class Fork, class Range, class Body>
+void parallel_for(const Range& range, const Body& body, const site& where) {
+  parallel_for<Clock, Fork>(range, body, simple_partition{}, where);
+}
+
+// The index form, as oneTBB builds it: the iteration space 0..count-1 cut as a
+// blocked_range with the grain, each leaf calling f(first + k * step) in order.
+template <class Clock, class Fork, class Index, class Function, class Partition = simple_partition,
+          template <class> class Range = blocked_range>
+void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where,
+                        Partition p = Partition{}) {
+  if (step <= Index(0)) throw std::invalid_argument("forkscale: parallel_for step must be positive");
+  if (!(first < last)) return;
+  const Index count = (last - first - Index(1)) / step + Index(1);
+  parallel_for<Clock, Fork>(
+      Range<Index>(Index(0), count, grain),
+      [&](const Range<Index>& leaf) {
+        Index k = first + leaf.begin() * step;
+        for (Index i = leaf.begin(); i < leaf.end(); ++i, k += step) f(k);
+      },
+      p, where);
+}
+
+// oneTBB's class-body reduce: body(leaf) per leaf, a split body per spawned half,
+// left.join(right) after each join.
+template <class Clock, class Fork, class Range, class Body, class Partition = simple_partition>
+void parallel_reduce_body(const Range& range, Body& body, const site& where, Partition p = Partition{}) {
+  if (range.empty()) return;
+  Range r(range);
+  reduce_worker<Clock, Fork, Body> w{body, where};
+  run_task(w, r, p);
+}
+
+// oneTBB's functional form: every split body starts from the identity, and the
+// two halves of a split are combined left-to-right after their join. (With
+// simple_partition every leaf starts from the identity: the order of
+// parallel_deterministic_reduce.)
+template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction,
+          class Partition = simple_partition>
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const site& where, Partition p = Partition{}) {
+  functional_body<Range, Value, RealBody, Reduction> body(identity, real_body, reduction);
+  parallel_reduce_body<Clock, Fork>(range, body, where, p);
+  return std::move(body.value());
+}
+
+}  // namespace split_tree
+}  // namespace detail
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
+// end include/forkscale/adapters/split_tree.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace tbb {
+
+using ::oneapi::tbb::parallel_deterministic_reduce;
+using ::oneapi::tbb::parallel_for;
+using ::oneapi::tbb::parallel_for_each;
+using ::oneapi::tbb::parallel_invoke;
+using ::oneapi::tbb::parallel_reduce;
+using ::oneapi::tbb::parallel_scan;
+using ::oneapi::tbb::parallel_sort;
+
+template <class Value>
+using blocked_range = ::oneapi::tbb::blocked_range<Value>;
+using split = ::oneapi::tbb::split;
+using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+using static_partitioner = ::oneapi::tbb::static_partitioner;
+using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
+using task_group_status = ::oneapi::tbb::task_group_status;
+using forkscale::grainsize;
+
+template <class Clock = default_clock>
+class basic_task_group : public ::oneapi::tbb::task_group {
+ public:
+  using ::oneapi::tbb::task_group::task_group;
+  ::oneapi::tbb::task_group& native() noexcept { return *this; }
+};
+
+template <class Clock = default_clock>
+class basic_task_arena : public ::oneapi::tbb::task_arena {
+ public:
+  using ::oneapi::tbb::task_arena::task_arena;
+  ::oneapi::tbb::task_arena& native() noexcept { return *this; }
+};
+
+using task_group = basic_task_group<default_clock>;
+using task_arena = basic_task_arena<default_clock>;
+
+// The grain form, which oneTBB spells with a blocked_range and simple_partitioner.
+template <class Index, class Function>
+void parallel_for(Index first, Index last, const Function& f, grainsize grain) {
+  if (!(first < last)) return;
+  ::oneapi::tbb::parallel_for(
+      ::oneapi::tbb::blocked_range<Index>(first, last, grain.value ? grain.value : 1),
+      [&f](const ::oneapi::tbb::blocked_range<Index>& r) {
+        for (Index i = r.begin(); i != r.end(); ++i) f(i);
+      },
+      ::oneapi::tbb::simple_partitioner());
+}
+
+template <class Clock = default_clock>
+struct basic_backend {
+  using task_group = tbb::basic_task_group<Clock>;
+  using task_arena = tbb::basic_task_arena<Clock>;
+  template <class Value>
+  using blocked_range = ::oneapi::tbb::blocked_range<Value>;
+  using split = ::oneapi::tbb::split;
+  using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+  using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+  using static_partitioner = ::oneapi::tbb::static_partitioner;
+  using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
+
+  template <class... A>
+  static void parallel_invoke(A&&... a) {
+    ::oneapi::tbb::parallel_invoke(std::forward<A>(a)...);
+  }
+  template <class... A>
+  static void parallel_for(A&&... a) {
+    tbb::parallel_for(std::forward<A>(a)...);
+  }
+  template <class... A>
+  static decltype(auto) parallel_reduce(A&&... a) {
+    return ::oneapi::tbb::parallel_reduce(std::forward<A>(a)...);
+  }
+};
+using backend = basic_backend<default_clock>;
+
+}  // namespace tbb
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_DISABLED_HPP
+// end include/forkscale/adapters/tbb_disabled.hpp
+#else
 // begin include/forkscale/adapters/caller_site.hpp
 #ifndef FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
 #define FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
@@ -1508,6 +1855,7 @@ inline const bool tbb_calibrator_registered = register_calibrator(::forkscale::b
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_TBB_HPP
 // end include/forkscale/detail/burden/tbb.hpp
+#endif  // FORKSCALE_ENABLE
 
 #undef FORKSCALE_DETAIL_TSAN
 #endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_HPP
