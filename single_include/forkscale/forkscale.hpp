@@ -1481,13 +1481,32 @@ class basic_task_group {
   }
 
   // The group's join set, created by the first spawn made inside a measurement.
+  // A group made before the measurement (or used by an earlier one) is bound
+  // to this measurement at its first spawn here, as if made inside it.
   detail::join_set* join_set_for(detail::session* s, const site& where) {
+    if (FORKSCALE_DETAIL_UNLIKELY(owner_.load(std::memory_order_acquire) != s)) bind_to(s);
     return detail::task_hooks_now()->group_join_set(set_, where_, s, where);
   }
   detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
 
  private:
+  // Lets go of the set of an earlier measurement (its tasks, if any are left,
+  // are said there) so that the next spawn makes one in `s`. Spawns racing
+  // into a group as it changes measurement wait here, briefly.
+  void bind_to(detail::session* s) {
+    while (binding_.test_and_set(std::memory_order_acquire)) {
+    }
+    if (owner_.load(std::memory_order_relaxed) != s) {
+      if (detail::join_set* old = set_.exchange(nullptr, std::memory_order_acq_rel))
+        detail::task_hooks_now()->close_group(old, where_);
+      owner_.store(s, std::memory_order_release);
+    }
+    binding_.clear(std::memory_order_release);
+  }
+
   std::atomic<detail::join_set*> set_{nullptr};
+  std::atomic<detail::session*> owner_{nullptr};  // the measurement set_ belongs to
+  std::atomic_flag binding_ = ATOMIC_FLAG_INIT;
   site where_;
 };
 
@@ -11787,7 +11806,8 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
-  if (const std::int64_t unjoined = unjoined_in_bound_sets(*s))
+  const std::int64_t unjoined = unjoined_in_bound_sets(*s);
+  if (unjoined != 0)
     misuse(s.get(), root.where,
            "measurement ended while " + std::to_string(unjoined) +
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
@@ -11817,7 +11837,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     misuse_count = s->misuse_count;
   }
   settled = settled && misuse_count == 0;
-  const bool unbound = bound_count(*s) == 0;
+  // A set still bound whose tasks were all joined inside the measurement (a
+  // task_group made before it, destroyed after) holds nothing that can change.
+  const bool unbound = unjoined == 0 || bound_count(*s) == 0;
   finish_site_profiles(rep, *s, root, out, root.profile.on && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);

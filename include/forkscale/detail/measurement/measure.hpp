@@ -226,7 +226,8 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
-  if (const std::int64_t unjoined = unjoined_in_bound_sets(*s))
+  const std::int64_t unjoined = unjoined_in_bound_sets(*s);
+  if (unjoined != 0)
     misuse(s.get(), root.where,
            "measurement ended while " + std::to_string(unjoined) +
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
@@ -256,7 +257,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     misuse_count = s->misuse_count;
   }
   settled = settled && misuse_count == 0;
-  const bool unbound = bound_count(*s) == 0;
+  // A set still bound whose tasks were all joined inside the measurement (a
+  // task_group made before it, destroyed after) holds nothing that can change.
+  const bool unbound = unjoined == 0 || bound_count(*s) == 0;
   finish_site_profiles(rep, *s, root, out, root.profile.on && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
