@@ -2787,6 +2787,9 @@ struct region_api {
   // Ends the region if it is still open (an outermost one's report goes to
   // last_report()) and frees it.
   static void close(region_state* r) noexcept;
+  // A diagnostic (not misuse) of the measurement the calling thread runs in —
+  // what an adapter could not model; nothing outside a measurement.
+  static void notice(const site& where, const std::string& problem);
 };
 
 }  // namespace detail
@@ -11895,6 +11898,11 @@ region_state* region_api<Clock>::open(std::string label, const options& opt, con
     E::begin_region(*r, label);
   }
   return r.release();
+}
+
+template <class Clock>
+void region_api<Clock>::notice(const site& where, const std::string& problem) {
+  if (frame* f = engine<Clock>::current()) diagnose(f->sess, where, problem, false);
 }
 
 template <class Clock>

@@ -67,6 +67,13 @@ TEST(TbbAdapterDisabled, EveryFormIsOneTbbs) {
   std::vector<int> v{3, 1, 2};
   fs::tbb::parallel_sort(v.begin(), v.end());
   EXPECT_EQ(v, (std::vector<int>{1, 2, 3}));
+  std::atomic<int> fed{0};
+  std::vector<int> items{1, 2};
+  fs::tbb::parallel_for_each(items, [&](int x, fs::tbb::feeder<int>& feeder) {
+    fed += x;
+    if (x < 10) feeder.add(x + 10);
+  });
+  EXPECT_EQ(fed.load(), 1 + 2 + 11 + 12);
   sum_body via_backend;
   fs::tbb::backend::parallel_reduce(fs::tbb::blocked_range<long>(0, 100), via_backend);
   EXPECT_EQ(via_backend.sum, 4950);

@@ -277,7 +277,8 @@ void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... 
 }  // namespace tbb
 FORKSCALE_NAMESPACE_END
 
-#include "tbb_loops.hpp"  // parallel_for, parallel_reduce, parallel_deterministic_reduce
+#include "tbb_algorithms.hpp"  // parallel_for_each, parallel_sort, parallel_scan, parallel_pipeline
+#include "tbb_loops.hpp"       // parallel_for, parallel_reduce, parallel_deterministic_reduce
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace tbb {
@@ -364,6 +365,6 @@ using backend = basic_backend<default_clock>;
 FORKSCALE_NAMESPACE_END
 
 #include "../detail/burden/tbb.hpp"  // calibrate_burden(backend::tbb)
-#endif  // FORKSCALE_ENABLE
+#endif                               // FORKSCALE_ENABLE
 
 #undef FORKSCALE_DETAIL_TSAN

@@ -13,6 +13,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_for_each.h>
 #include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/parallel_pipeline.h>
 #include <oneapi/tbb/parallel_reduce.h>
 #include <oneapi/tbb/parallel_scan.h>
 #include <oneapi/tbb/parallel_sort.h>
@@ -29,6 +30,7 @@ using ::oneapi::tbb::parallel_deterministic_reduce;
 using ::oneapi::tbb::parallel_for;
 using ::oneapi::tbb::parallel_for_each;
 using ::oneapi::tbb::parallel_invoke;
+using ::oneapi::tbb::parallel_pipeline;
 using ::oneapi::tbb::parallel_reduce;
 using ::oneapi::tbb::parallel_scan;
 using ::oneapi::tbb::parallel_sort;
@@ -42,6 +44,8 @@ using static_partitioner = ::oneapi::tbb::static_partitioner;
 using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
 using task_group_status = ::oneapi::tbb::task_group_status;
 using forkscale::grainsize;
+template <class Item>
+using feeder = ::oneapi::tbb::feeder<Item>;
 
 template <class Clock = default_clock>
 class basic_task_group : public ::oneapi::tbb::task_group {

@@ -318,6 +318,11 @@ region_state* region_api<Clock>::open(std::string label, const options& opt, con
 }
 
 template <class Clock>
+void region_api<Clock>::notice(const site& where, const std::string& problem) {
+  if (frame* f = engine<Clock>::current()) diagnose(f->sess, where, problem, false);
+}
+
+template <class Clock>
 report region_api<Clock>::stop(region_state* r) {
   using E = engine<Clock>;
   if (r->stopped) return report{};
