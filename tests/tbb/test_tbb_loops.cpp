@@ -108,9 +108,9 @@ TEST(TbbLoopsSerial, ClassBodyReduceEqualsTheSerialBackend) {
   summing_body on_tbb;
   summing_body serially;
   const auto a = adapter_check::measure(
-      "body", [&] { fs::tbb::parallel_reduce(::tbb::blocked_range<long>(0, 5000, 7), on_tbb); }, 10);
+      "body", [&] { fs::tbb::parallel_reduce(::tbb::blocked_range<long>(0, 5000, 70), on_tbb); }, 10);
   const auto b = adapter_check::measure(
-      "body", [&] { fs::serial::parallel_reduce(::tbb::blocked_range<long>(0, 5000, 7), serially); }, 10);
+      "body", [&] { fs::serial::parallel_reduce(::tbb::blocked_range<long>(0, 5000, 70), serially); }, 10);
   expect_clean(a, "oneTBB");
   expect_same(b.report, a.report, "class body on oneTBB and serially");
   EXPECT_EQ(on_tbb.sum, plain_sum(5000));
@@ -165,7 +165,38 @@ TEST(TbbLoopsRanges, ARangeThatModelsOneTbbsRangeNeedsNoSpecialization) {
   EXPECT_EQ(r.report.work(), 40u);
 }
 
-// ---- partitioners ---------------------------------------------------------------
+// A loop of many leaves shorter than the burden is said once, with its number
+// of leaves and the grain that would make a leaf as long as the burden.
+TEST(TbbLoopsLeaves, ShortLeavesAreSaid) {
+  auto loop = [](std::size_t grain) {
+    return adapter_check::measure(
+        "leaves",
+        [&] {
+          fs::tbb::parallel_for(::tbb::blocked_range<int>(0, 1000, grain),
+                                [](const ::tbb::blocked_range<int>& r) { fs::charge(r.size()); });
+        },
+        10);
+  };
+  const auto fine = loop(1);  // 1000 leaves of 1 unit: 10% of the burden
+  ASSERT_EQ(fine.diagnostics.size(), 1u) << fine.diagnostics_text();
+  const std::string& said = fine.diagnostics[0].problem;
+  EXPECT_NE(said.find("parallel_for made 1000 leaves whose average is 10% of the burden"), std::string::npos) << said;
+  EXPECT_NE(said.find("a grain of at least 10 "), std::string::npos) << said;
+  EXPECT_EQ(fine.report.work(), 1000u) << "a notice changes no number";
+  const auto coarse = loop(16);  // leaves of 15 or 16 units, longer than the burden
+  EXPECT_EQ(leaves_of(1000, 16), 64u);
+  expect_clean(coarse, "grain 16");
+  const auto few = adapter_check::measure(
+      "few",
+      [] {
+        fs::tbb::parallel_for(::tbb::blocked_range<int>(0, 32),
+                              [](const ::tbb::blocked_range<int>& r) { fs::charge(r.size()); });
+      },
+      10);
+  expect_clean(few, "32 short leaves are not many");
+}
+
+// ---- partitioners ----// ---- partitioners ---------------------------------------------------------------
 
 using leaf_set = std::multiset<std::pair<int, int>>;
 
@@ -222,7 +253,10 @@ TEST_F(TbbLoops, AutoPartitionerNumbersByHand) {
         },
         10);
   });
-  expect_clean(r, "auto");
+  // 256 leaves of 4 units, under the burden of 10: said once (ShortLeavesAreSaid).
+  ASSERT_EQ(r.diagnostics.size(), 1u) << r.diagnostics_text();
+  EXPECT_NE(r.diagnostics[0].problem.find("parallel_for made 256 leaves"), std::string::npos)
+      << r.diagnostics[0].problem;
   // P = 4: 2P = 8 chunks of 128 (7 spawns). Each chunk splits once more (64 | 64)
   // and runs its left 64 as 16 leaves of 4 in one task (depth 4); the right task
   // splits once more at each depth (32, 16, 8, 4, then 4 alone): 5 more spawns

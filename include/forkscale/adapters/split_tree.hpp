@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "../forkscale.hpp"
+#include "leaf_stats.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -104,14 +105,15 @@ template <class Clock, class Fork, class Body>
 struct for_worker {
   const Body& body;
   const site& where;
+  leaf_stats& stats;
 
   template <class Range>
   void leaf(Range& r) {
-    body(r);
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
   }
   template <class Right, class Left>
   void fork(const Right& right, const Left& left) {
-    for_worker spawned{body, where};
+    for_worker spawned{body, where, stats};
     Fork::template fork<Clock>([&] { right(spawned); }, left, where);
   }
 };
@@ -120,10 +122,11 @@ template <class Clock, class Fork, class Body>
 struct reduce_worker {
   Body& body;
   const site& where;
+  leaf_stats& stats;
 
   template <class Range>
   void leaf(Range& r) {
-    body(r);
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
   }
   template <class Right, class Left>
   void fork(const Right& right, const Left& left) {
@@ -131,7 +134,7 @@ struct reduce_worker {
                   "forkscale: a parallel_reduce body needs a splitting constructor Body(Body&, tbb::split) and "
                   "join(Body&) (or specialize fs::split_tag<Body>)");
     Body right_body(body, split_tag_t<Body>{});
-    reduce_worker spawned{right_body, where};
+    reduce_worker spawned{right_body, where, stats};
     Fork::template fork<Clock>([&] { right(spawned); }, left, where);
     body.join(right_body);
   }
@@ -180,8 +183,10 @@ template <class Clock, class Fork, class Range, class Body, class Partition>
 void parallel_for(const Range& range, const Body& body, Partition p, const site& where) {
   if (range.empty()) return;
   Range r(range);
-  for_worker<Clock, Fork, Body> w{body, where};
+  leaf_stats stats;
+  for_worker<Clock, Fork, Body> w{body, where, stats};
   run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_for", where);
 }
 template <class Clock, class Fork, class Range, class Body>
 void parallel_for(const Range& range, const Body& body, const site& where) {
@@ -212,8 +217,10 @@ template <class Clock, class Fork, class Range, class Body, class Partition = si
 void parallel_reduce_body(const Range& range, Body& body, const site& where, Partition p = Partition{}) {
   if (range.empty()) return;
   Range r(range);
-  reduce_worker<Clock, Fork, Body> w{body, where};
+  leaf_stats stats;
+  reduce_worker<Clock, Fork, Body> w{body, where, stats};
   run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_reduce", where);
 }
 
 // oneTBB's functional form: every split body starts from the identity, and the
