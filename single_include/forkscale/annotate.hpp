@@ -1381,6 +1381,11 @@ class basic_task_group {
     return detail::task_hooks_now()->group_join_set(set_, where_, s, where);
   }
   detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
+  // The set a join in measurement `s` waits for: none while the group's set
+  // is an earlier measurement's (nothing spawned into it here yet).
+  detail::join_set* set_to_join(const detail::session* s) const noexcept {
+    return owner_.load(std::memory_order_acquire) == s ? current_set() : nullptr;
+  }
 
  private:
   // Lets go of the set of an earlier measurement (its tasks, if any are left,
@@ -1580,7 +1585,7 @@ class basic_sync_point {
   ~basic_sync_point() {
     if (!state_.task) return;
     if (group_) {
-      detail::guard_events<Clock>::end_sync(state_, group_->current_set(), false, where_);
+      detail::guard_events<Clock>::end_sync(state_, group_->set_to_join(state_.task->sess), false, where_);
     } else if (handle_) {
       detail::guard_events<Clock>::end_sync(state_, handle_->current_set(), false, where_);
       handle_->joined();

@@ -1488,6 +1488,11 @@ class basic_task_group {
     return detail::task_hooks_now()->group_join_set(set_, where_, s, where);
   }
   detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
+  // The set a join in measurement `s` waits for: none while the group's set
+  // is an earlier measurement's (nothing spawned into it here yet).
+  detail::join_set* set_to_join(const detail::session* s) const noexcept {
+    return owner_.load(std::memory_order_acquire) == s ? current_set() : nullptr;
+  }
 
  private:
   // Lets go of the set of an earlier measurement (its tasks, if any are left,
@@ -1687,7 +1692,7 @@ class basic_sync_point {
   ~basic_sync_point() {
     if (!state_.task) return;
     if (group_) {
-      detail::guard_events<Clock>::end_sync(state_, group_->current_set(), false, where_);
+      detail::guard_events<Clock>::end_sync(state_, group_->set_to_join(state_.task->sess), false, where_);
     } else if (handle_) {
       detail::guard_events<Clock>::end_sync(state_, handle_->current_set(), false, where_);
       handle_->joined();
@@ -13519,6 +13524,20 @@ inline std::string shortened_site_name(const std::string& name, std::size_t widt
   return truncate_display(name, width);
 }
 
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table — in at most `width` columns. When the
@@ -13541,7 +13560,7 @@ inline std::string site_label(site_kind kind, const std::string& name, const std
   const std::size_t function_room = function_width <= half      ? function_width
                                     : name_width <= room - half ? room - name_width
                                                                 : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -24693,6 +24712,20 @@ inline std::string shortened_site_name(const std::string& name, std::size_t widt
   return truncate_display(name, width);
 }
 
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table — in at most `width` columns. When the
@@ -24715,7 +24748,7 @@ inline std::string site_label(site_kind kind, const std::string& name, const std
   const std::size_t function_room = function_width <= half      ? function_width
                                     : name_width <= room - half ? room - name_width
                                                                 : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
