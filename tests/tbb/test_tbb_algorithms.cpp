@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <forkscale/adapters/tbb.hpp>
+#include <forkscale/adapters/tbb_flow.hpp>
 #include <forkscale/forkscale.hpp>
 
 #include "../support/adapter_check.hpp"
@@ -160,6 +161,23 @@ TEST_F(TbbAlgorithms, PipelineRunsAndSaysItIsNotModeled) {
   EXPECT_EQ(r.report.diagnostic_count, 1u);
   ASSERT_EQ(r.diagnostics.size(), 1u);
   EXPECT_NE(r.diagnostics[0].problem.find("parallel_pipeline is not modeled"), std::string::npos);
+}
+
+TEST_F(TbbAlgorithms, FlowGraphRunsAndSaysItIsNotModeled) {
+  std::atomic<int> seen{0};
+  const auto r = measure("graph", [&] {
+    fs::tbb::flow::graph g;
+    ::tbb::flow::function_node<int> node(g, ::tbb::flow::unlimited, [&](int x) {
+      seen += x;
+      return ::tbb::flow::continue_msg();
+    });
+    for (int i = 1; i <= 10; ++i) node.try_put(i);
+    g.wait_for_all();
+  });
+  EXPECT_EQ(seen.load(), 55);
+  EXPECT_EQ(r.report.diagnostic_count, 1u);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  EXPECT_NE(r.diagnostics[0].problem.find("flow::graph is not modeled"), std::string::npos);
 }
 
 }  // namespace
