@@ -20,6 +20,7 @@
 #include <limits>
 #include <locale>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -1433,6 +1434,39 @@ std::string row_starting(const std::string& text, const std::string& start) {
   for (const auto& line : lines_of(text))
     if (line.rfind("  " + start, 0) == 0) return line;
   return "";
+}
+
+// One line of a template instantiated three times is three rows with the same
+// name: shortened to fit, each keeps the end of its function, which tells them apart.
+TEST_F(ReportOutput, InstancesOfOneTemplateStayApartWhenShortened) {
+  fs::report rep = wide_sites_report();
+  rep.call_sites.resize(1);
+  const std::vector<std::string> functions{"spawn_leaf_of_the_tree<double>", "spawn_leaf_of_the_tree<int>",
+                                           "spawn_leaf_of_the_tree<char>"};
+  for (const std::string& function : functions) {
+    fs::call_site_profile c = rep.call_sites.front();
+    c.name = "a_rather_long_source_file_name.cpp:77";
+    c.function = function;
+    c.kind = fs::site_kind::spawn;
+    rep.call_sites.push_back(c);
+  }
+  const std::string text = rep.sites_text();
+  EXPECT_NE(text.find("(names shortened to fit 80 columns"), std::string::npos) << text;
+  // Each row's label (up to the two blanks before the numbers) ends as its
+  // function does: the three labels differ.
+  std::set<std::string> labels;
+  for (const auto& line : lines_of(text))
+    if (line.rfind("  spawn ", 0) == 0 && line.find(":77 in ") != std::string::npos)
+      labels.insert(line.substr(2, line.find("  ", 2) - 2));
+  EXPECT_EQ(labels.size(), 3u) << text;
+  for (const std::string& function : functions) {
+    const std::string end = function.substr(function.size() - 3);
+    EXPECT_EQ(std::count_if(labels.begin(), labels.end(),
+                            [&](const std::string& l) { return l.size() >= 3 && l.substr(l.size() - 3) == end; }),
+              1)
+        << end << " in\n"
+        << text;
+  }
 }
 
 TEST_F(ReportOutput, SiteTablesKeepEveryFunctionIn80Columns) {

@@ -55,13 +55,37 @@ class basic_task_group {
   }
 
   // The group's join set, created by the first spawn made inside a measurement.
+  // A group made before the measurement (or used by an earlier one) is bound
+  // to this measurement at its first spawn here, as if made inside it.
   detail::join_set* join_set_for(detail::session* s, const site& where) {
+    if (FORKSCALE_DETAIL_UNLIKELY(owner_.load(std::memory_order_acquire) != s)) bind_to(s);
     return detail::task_hooks_now()->group_join_set(set_, where_, s, where);
   }
   detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
+  // The set a join in measurement `s` waits for: none while the group's set
+  // is an earlier measurement's (nothing spawned into it here yet).
+  detail::join_set* set_to_join(const detail::session* s) const noexcept {
+    return owner_.load(std::memory_order_acquire) == s ? current_set() : nullptr;
+  }
 
  private:
+  // Lets go of the set of an earlier measurement (its tasks, if any are left,
+  // are said there) so that the next spawn makes one in `s`. Spawns racing
+  // into a group as it changes measurement wait here, briefly.
+  void bind_to(detail::session* s) {
+    while (binding_.test_and_set(std::memory_order_acquire)) {
+    }
+    if (owner_.load(std::memory_order_relaxed) != s) {
+      if (detail::join_set* old = set_.exchange(nullptr, std::memory_order_acq_rel))
+        detail::task_hooks_now()->close_group(old, where_);
+      owner_.store(s, std::memory_order_release);
+    }
+    binding_.clear(std::memory_order_release);
+  }
+
   std::atomic<detail::join_set*> set_{nullptr};
+  std::atomic<detail::session*> owner_{nullptr};  // the measurement set_ belongs to
+  std::atomic_flag binding_ = ATOMIC_FLAG_INIT;
   site where_;
 };
 
@@ -242,7 +266,7 @@ class basic_sync_point {
   ~basic_sync_point() {
     if (!state_.task) return;
     if (group_) {
-      detail::guard_events<Clock>::end_sync(state_, group_->current_set(), false, where_);
+      detail::guard_events<Clock>::end_sync(state_, group_->set_to_join(state_.task->sess), false, where_);
     } else if (handle_) {
       detail::guard_events<Clock>::end_sync(state_, handle_->current_set(), false, where_);
       handle_->joined();

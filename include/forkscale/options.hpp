@@ -48,6 +48,9 @@ struct options {
   // policy fixes the source at compile time, unless it contradicts it. `automatic`
   // is the TSC (steady_clock where there is none), or thread_cpu when the machine
   // is oversubscribed as the measurement starts (report::load says so).
+  // Left `automatic`, the environment may choose: FORKSCALE_CLOCK=cost, tsc,
+  // steady, arm_counter, thread_cpu or automatic (a bad value: one line on
+  // stderr, and automatic). A clock policy fixed at compile time wins over both.
   clock_kind clock = clock_kind::automatic;
   // Under a timed clock, read the scheduler's counters at the start and end and
   // say in report::load whether waiting for a CPU could have inflated the numbers

@@ -1512,13 +1512,37 @@ class basic_task_group {
   }
 
   // The group's join set, created by the first spawn made inside a measurement.
+  // A group made before the measurement (or used by an earlier one) is bound
+  // to this measurement at its first spawn here, as if made inside it.
   detail::join_set* join_set_for(detail::session* s, const site& where) {
+    if (FORKSCALE_DETAIL_UNLIKELY(owner_.load(std::memory_order_acquire) != s)) bind_to(s);
     return detail::task_hooks_now()->group_join_set(set_, where_, s, where);
   }
   detail::join_set* current_set() const noexcept { return set_.load(std::memory_order_acquire); }
+  // The set a join in measurement `s` waits for: none while the group's set
+  // is an earlier measurement's (nothing spawned into it here yet).
+  detail::join_set* set_to_join(const detail::session* s) const noexcept {
+    return owner_.load(std::memory_order_acquire) == s ? current_set() : nullptr;
+  }
 
  private:
+  // Lets go of the set of an earlier measurement (its tasks, if any are left,
+  // are said there) so that the next spawn makes one in `s`. Spawns racing
+  // into a group as it changes measurement wait here, briefly.
+  void bind_to(detail::session* s) {
+    while (binding_.test_and_set(std::memory_order_acquire)) {
+    }
+    if (owner_.load(std::memory_order_relaxed) != s) {
+      if (detail::join_set* old = set_.exchange(nullptr, std::memory_order_acq_rel))
+        detail::task_hooks_now()->close_group(old, where_);
+      owner_.store(s, std::memory_order_release);
+    }
+    binding_.clear(std::memory_order_release);
+  }
+
   std::atomic<detail::join_set*> set_{nullptr};
+  std::atomic<detail::session*> owner_{nullptr};  // the measurement set_ belongs to
+  std::atomic_flag binding_ = ATOMIC_FLAG_INIT;
   site where_;
 };
 
@@ -1699,7 +1723,7 @@ class basic_sync_point {
   ~basic_sync_point() {
     if (!state_.task) return;
     if (group_) {
-      detail::guard_events<Clock>::end_sync(state_, group_->current_set(), false, where_);
+      detail::guard_events<Clock>::end_sync(state_, group_->set_to_join(state_.task->sess), false, where_);
     } else if (handle_) {
       detail::guard_events<Clock>::end_sync(state_, handle_->current_set(), false, where_);
       handle_->joined();
@@ -2723,6 +2747,9 @@ struct options {
   // policy fixes the source at compile time, unless it contradicts it. `automatic`
   // is the TSC (steady_clock where there is none), or thread_cpu when the machine
   // is oversubscribed as the measurement starts (report::load says so).
+  // Left `automatic`, the environment may choose: FORKSCALE_CLOCK=cost, tsc,
+  // steady, arm_counter, thread_cpu or automatic (a bad value: one line on
+  // stderr, and automatic). A clock policy fixed at compile time wins over both.
   clock_kind clock = clock_kind::automatic;
   // Under a timed clock, read the scheduler's counters at the start and end and
   // say in report::load whether waiting for a CPU could have inflated the numbers
@@ -2808,6 +2835,9 @@ struct region_api {
   // Ends the region if it is still open (an outermost one's report goes to
   // last_report()) and frees it.
   static void close(region_state* r) noexcept;
+  // A diagnostic (not misuse) of the measurement the calling thread runs in —
+  // what an adapter could not model; nothing outside a measurement.
+  static void notice(const site& where, const std::string& problem);
 };
 
 }  // namespace detail
@@ -3974,7 +4004,9 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
-  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -10630,8 +10662,9 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
 // FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -10645,6 +10678,15 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
 inline env_switch read_env_switch(const char* name) {
   const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return env_switch::unset;
@@ -10652,13 +10694,29 @@ inline env_switch read_env_switch(const char* name) {
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
   if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
   return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
 }
 
 }  // namespace detail
@@ -11754,6 +11812,33 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   return cached[slot];
 }
 
+// The CPU time the process has used (ns; 0 where it cannot be read).
+inline std::uint64_t process_cpu_now_ns() noexcept {
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+#else
+  return 0;
+#endif
+}
+
+// Work is time the measured threads ran: it cannot exceed the CPU time the
+// process used meanwhile, unless a wall clock counted waits for a CPU (a busy
+// machine). The report says so then, once.
+inline void note_work_above_cpu(report& rep, std::uint64_t cpu_ns, const std::string& where) {
+  if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+  for (const diagnostic& d : rep.diagnostics)
+    if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
+  rep.diagnostics.push_back(diagnostic{
+      where, "the work (" + std::to_string(rep.work()) +
+                 " ns) exceeds the CPU time the process used during the measurement (" + std::to_string(cpu_ns) +
+                 " ns): the " + to_string(rep.clock) +
+                 " clock counted time the threads waited for a CPU (a busy machine); work and span are inflated "
+                 "(thread_cpu, the default where the TSC is invariant, counts CPU time only)"});
+  ++rep.diagnostic_count;
+}
+
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
 // otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
 inline bool recording_requested(bool option) {
@@ -11829,6 +11914,8 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
                   "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
     kind = Clock::kind;
+  } else {
+    kind = clock_option(kind);  // FORKSCALE_CLOCK, where the options leave the clock automatic
   }
   const bool check_load = opt.check_load && kind != clock_kind::cost;
   const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
@@ -11879,6 +11966,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->runnable_at_start = runnable;
   s->check_load = check_load;
   if (check_load) s->load_at_start = take_load_snapshot();
+  if (kind != clock_kind::cost) s->process_cpu_at_start = process_cpu_now_ns();
   return s;
 }
 
@@ -11895,7 +11983,8 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
-  if (const std::int64_t unjoined = unjoined_in_bound_sets(*s))
+  const std::int64_t unjoined = unjoined_in_bound_sets(*s);
+  if (unjoined != 0)
     misuse(s.get(), root.where,
            "measurement ended while " + std::to_string(unjoined) +
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
@@ -11928,6 +12017,11 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   rep.load.runnable_at_start = s->runnable_at_start;
   rep.load.hardware_threads = hardware_threads();
   rep.load.clock_chosen_for_load = s->clock_chosen_for_load;
+  if (s->process_cpu_at_start != 0) {
+    const std::uint64_t cpu = process_cpu_now_ns();
+    note_work_above_cpu(rep, cpu > s->process_cpu_at_start ? cpu - s->process_cpu_at_start : 0,
+                        "measurement '" + s->root.label + "'");
+  }
   // Misuse may leave tasks out (their tables may still change); a what-if
   // notice leaves everything else whole.
   std::uint64_t misuse_count = 0;
@@ -11936,7 +12030,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     misuse_count = s->misuse_count;
   }
   settled = settled && misuse_count == 0;
-  const bool unbound = bound_count(*s) == 0;
+  // A set still bound whose tasks were all joined inside the measurement (a
+  // task_group made before it, destroyed after) holds nothing that can change.
+  const bool unbound = unjoined == 0 || bound_count(*s) == 0;
   finish_site_profiles(rep, *s, root, out, root.profile.on && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
@@ -11992,6 +12088,11 @@ region_state* region_api<Clock>::open(std::string label, const options& opt, con
     E::begin_region(*r, label);
   }
   return r.release();
+}
+
+template <class Clock>
+void region_api<Clock>::notice(const site& where, const std::string& problem) {
+  if (frame* f = engine<Clock>::current()) diagnose(f->sess, where, problem, false);
 }
 
 template <class Clock>
@@ -12128,8 +12229,9 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
 // FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -12510,6 +12612,15 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
 inline env_switch read_env_switch(const char* name) {
   const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return env_switch::unset;
@@ -12517,13 +12628,29 @@ inline env_switch read_env_switch(const char* name) {
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
   if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
   return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
 }
 
 }  // namespace detail
@@ -13582,6 +13709,20 @@ inline std::string shortened_site_name(const std::string& name, std::size_t widt
   return truncate_display(name, width);
 }
 
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table — in at most `width` columns. When the
@@ -13604,7 +13745,7 @@ inline std::string site_label(site_kind kind, const std::string& name, const std
   const std::size_t function_room = function_width <= half      ? function_width
                                     : name_width <= room - half ? room - name_width
                                                                 : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -17331,7 +17472,9 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
-  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -24767,6 +24910,20 @@ inline std::string shortened_site_name(const std::string& name, std::size_t widt
   return truncate_display(name, width);
 }
 
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table — in at most `width` columns. When the
@@ -24789,7 +24946,7 @@ inline std::string site_label(site_kind kind, const std::string& name, const std
   const std::size_t function_room = function_width <= half      ? function_width
                                     : name_width <= room - half ? room - name_width
                                                                 : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -27640,7 +27797,8 @@ class session_core {
       throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
     if (!path_.empty()) format_ = snapshot_format_of(path_);
     // The unit and clock a snapshot taken before anything finished states.
-    const clock_kind k = clock == clock_kind::automatic ? resolve_default() : clock;
+    const clock_kind chosen = clock_option(clock);  // FORKSCALE_CLOCK where clock is automatic
+    const clock_kind k = chosen == clock_kind::automatic ? resolve_default() : chosen;
     empty_unit_ = k == clock_kind::cost ? "units" : "ns";
     empty_clock_ = k;
     if (every_.count() > 0) writer_ = std::thread([this] { write_periodically(); });

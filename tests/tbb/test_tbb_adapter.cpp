@@ -498,6 +498,30 @@ TEST(TbbAdapterSites, TheBackendTypeNamesTheCallersLine) {
   adapter_check::expect_sites_at(r.report, __FILE__, lines, {}, "fs::tbb::backend");
 }
 
+// A task_group declared before the measurement starts (as a program that starts
+// its timer after making its group does) is measured as if made inside: its
+// spawn sites have rows, in every measurement that uses it.
+TEST(TbbAdapterSites, AGroupMadeBeforeTheMeasurementGivesSpawnSiteRows) {
+  fs::tbb::task_group g;
+  for (int i = 0; i < 2; ++i) {
+    unsigned line = 0;
+    const adapter_check::run r = adapter_check::measure(
+        "before",
+        [&] {
+          line = __LINE__ + 1;
+          g.run([] { site_leaf(3); });
+          g.run([] { site_leaf(4); });
+          g.wait();
+        },
+        10);
+    expect_clean(r, "group made before");
+    adapter_check::expect_sites_at(r.report, __FILE__, {line, line + 1}, {}, "group made before");
+    EXPECT_EQ(r.report.work(), 7u);
+    EXPECT_EQ(r.report.spawns(), 2u);
+    EXPECT_EQ(r.report.check_profile(), "");
+  }
+}
+
 // ---- cancel ------------------------------------------------------------------------------
 
 // A group cancelled before its tasks could start: oneTBB destroys them unrun, which

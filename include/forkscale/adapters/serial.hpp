@@ -215,6 +215,13 @@ Value parallel_reduce(const Range& range, const Value& identity, const RealBody&
   return detail::split_tree::parallel_reduce<Clock, fork_inline>(range, identity, real_body, reduction, where);
 }
 
+// tbb::parallel_reduce's class-body form, serially: body(leaf) per leaf, a body
+// split for each spawned half, left.join(right) after each join.
+template <class Clock = default_clock, class Range, class Body>
+void parallel_reduce(const Range& range, Body& body, const site& where = site::current()) {
+  detail::split_tree::parallel_reduce_body<Clock, fork_inline>(range, body, where);
+}
+
 // std::thread, serially: the body runs to its end inside the constructor, spawned
 // behind the thread's join handle; join() is the join. As with std::thread, an
 // exception leaving the body, or destroying a joinable thread, calls
@@ -456,6 +463,10 @@ struct basic_backend : forkscale::detail::std_adapter::async_forms<Clock, true> 
   static void parallel_for(Index first, Index last, const Function& f, grainsize grain,
                            const site& where = site::current()) {
     serial::parallel_for<Clock>(first, last, f, grain, where);
+  }
+  template <class Range, class Body>
+  static void parallel_reduce(const Range& range, Body& body, const site& where = site::current()) {
+    serial::parallel_reduce<Clock>(range, body, where);
   }
   template <class Range, class Value, class RealBody, class Reduction>
   static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,

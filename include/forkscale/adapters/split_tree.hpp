@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "../forkscale.hpp"
+#include "leaf_stats.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -29,10 +30,12 @@ FORKSCALE_NAMESPACE_BEGIN
 // new range takes the rest (oneTBB's tbb::split).
 struct split {};
 
-// Which tag splits a range type. forkscale::split unless specialized; tbb.hpp
-// specializes it for oneTBB's ranges, and a user range that only has a
-// tbb::split constructor can do the same.
-template <class Range>
+// Which tag splits a range (or a parallel_reduce body) type: forkscale::split
+// unless specialized. tbb.hpp adds oneTBB's tbb::split for every type that has a
+// tbb::split constructor and no forkscale::split one, so a range that models
+// oneTBB's Range needs nothing; another tag can be given by specializing
+// split_tag<Type> (its `type`).
+template <class Type, class = void>
 struct split_tag {
   using type = split;
 };
@@ -81,67 +84,156 @@ namespace split_tree {
 //   static void fork(const Right& right, const Left& left, const site& where);
 // which spawns right(), runs left() in the calling task, then joins the spawn.
 
+template <class Type>
+using split_tag_t = typename split_tag<Type>::type;
+
+// The second part of `r`, made by its splitting constructor (r keeps the first).
 template <class Range>
 Range split_off(Range& r) {
-  return Range(r, typename split_tag<Range>::type{});
+  static_assert(std::is_constructible<Range, Range&, split_tag_t<Range>>::value,
+                "forkscale: this range (or reduce body) has no splitting constructor T(T&, tbb::split) nor "
+                "T(T&, fs::split): give it one (oneTBB's Range and Body requirements), or specialize "
+                "fs::split_tag<T> with the tag it takes");
+  return Range(r, split_tag_t<Range>{});
 }
 
-template <class Clock, class Fork, class Range, class Body>
-void for_each_leaf(Range& r, const Body& body, const site& where) {
+// What a loop does at a leaf, at a fork and after a join. parallel_for's body is
+// shared by every leaf; a reduce body is split for each spawned half (the body
+// oneTBB would make for a stolen half) and joined into the left one after the
+// join, in order.
+template <class Clock, class Fork, class Body>
+struct for_worker {
+  const Body& body;
+  const site& where;
+  leaf_stats& stats;
+
+  template <class Range>
+  void leaf(Range& r) {
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    for_worker spawned{body, where, stats};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+  }
+};
+
+template <class Clock, class Fork, class Body>
+struct reduce_worker {
+  Body& body;
+  const site& where;
+  leaf_stats& stats;
+
+  template <class Range>
+  void leaf(Range& r) {
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    static_assert(std::is_constructible<Body, Body&, split_tag_t<Body>>::value,
+                  "forkscale: a parallel_reduce body needs a splitting constructor Body(Body&, tbb::split) and "
+                  "join(Body&) (or specialize fs::split_tag<Body>)");
+    Body right_body(body, split_tag_t<Body>{});
+    reduce_worker spawned{right_body, where, stats};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+    body.join(right_body);
+  }
+};
+
+// oneTBB's functional reduce as a body: every split body starts from the
+// identity, a leaf folds its subrange into the value, a join reduces left, right.
+template <class Range, class Value, class RealBody, class Reduction>
+class functional_body {
+ public:
+  functional_body(const Value& identity, const RealBody& real_body, const Reduction& reduction)
+      : identity_(identity), value_(identity), real_body_(real_body), reduction_(reduction) {}
+  functional_body(functional_body& other, forkscale::split)
+      : identity_(other.identity_),
+        value_(other.identity_),
+        real_body_(other.real_body_),
+        reduction_(other.reduction_) {}
+  void operator()(const Range& r) { value_ = real_body_(r, static_cast<const Value&>(value_)); }
+  void join(functional_body& right) {
+    value_ = reduction_(static_cast<const Value&>(value_), static_cast<const Value&>(right.value_));
+  }
+  Value& value() { return value_; }
+
+ private:
+  const Value& identity_;
+  Value value_;
+  const RealBody& real_body_;
+  const Reduction& reduction_;
+};
+
+// oneTBB's simple_partitioner: split while is_divisible(), one leaf per piece.
+// The split tree is a function of the range alone.
+struct simple_partition {};
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, simple_partition p) {
   if (!r.is_divisible()) {
-    body(r);
+    w.leaf(r);
     return;
   }
   Range right = split_off(r);
-  Fork::template fork<Clock>([&] { for_each_leaf<Clock, Fork>(right, body, where); },
-                             [&] { for_each_leaf<Clock, Fork>(r, body, where); }, where);
+  w.fork([&](auto& rw) { run_task(rw, right, p); }, [&] { run_task(w, r, p); });
 }
 
-// oneTBB's functional form: every leaf starts from the identity, and the two halves
-// of a split are combined left-to-right after their join. (This is
-// parallel_deterministic_reduce's order; tbb::parallel_reduce may combine fewer,
-// larger pieces, which gives the same value for an associative reduction.)
-template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction>
-Value reduce(Range& r, const Value& identity, const RealBody& body, const Reduction& reduction, const site& where) {
-  if (!r.is_divisible()) return body(r, identity);
-  Range right = split_off(r);
-  Value right_value = identity;
-  Value left_value = identity;
-  Fork::template fork<Clock>([&] { right_value = reduce<Clock, Fork>(right, identity, body, reduction, where); },
-                             [&] { left_value = reduce<Clock, Fork>(r, identity, body, reduction, where); }, where);
-  return reduction(static_cast<const Value&>(left_value), static_cast<const Value&>(right_value));
-}
-
-template <class Clock, class Fork, class Range, class Body>
-void parallel_for(const Range& range, const Body& body, const site& where) {
+template <class Clock, class Fork, class Range, class Body, class Partition>
+void parallel_for(const Range& range, const Body& body, Partition p, const site& where) {
   if (range.empty()) return;
   Range r(range);
-  for_each_leaf<Clock, Fork>(r, body, where);
+  leaf_stats stats;
+  for_worker<Clock, Fork, Body> w{body, where, stats};
+  run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_for", where);
+}
+template <class Clock, class Fork, class Range, class Body>
+void parallel_for(const Range& range, const Body& body, const site& where) {
+  parallel_for<Clock, Fork>(range, body, simple_partition{}, where);
 }
 
 // The index form, as oneTBB builds it: the iteration space 0..count-1 cut as a
 // blocked_range with the grain, each leaf calling f(first + k * step) in order.
-template <class Clock, class Fork, class Index, class Function>
-void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where) {
+template <class Clock, class Fork, class Index, class Function, class Partition = simple_partition,
+          template <class> class Range = blocked_range>
+void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where,
+                        Partition p = Partition{}) {
   if (step <= Index(0)) throw std::invalid_argument("forkscale: parallel_for step must be positive");
   if (!(first < last)) return;
   const Index count = (last - first - Index(1)) / step + Index(1);
-  blocked_range<Index> r(Index(0), count, grain);
-  for_each_leaf<Clock, Fork>(
-      r,
-      [&](const blocked_range<Index>& leaf) {
+  parallel_for<Clock, Fork>(
+      Range<Index>(Index(0), count, grain),
+      [&](const Range<Index>& leaf) {
         Index k = first + leaf.begin() * step;
         for (Index i = leaf.begin(); i < leaf.end(); ++i, k += step) f(k);
       },
-      where);
+      p, where);
 }
 
-template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& body, const Reduction& reduction,
-                      const site& where) {
-  if (range.empty()) return identity;
+// oneTBB's class-body reduce: body(leaf) per leaf, a split body per spawned half,
+// left.join(right) after each join.
+template <class Clock, class Fork, class Range, class Body, class Partition = simple_partition>
+void parallel_reduce_body(const Range& range, Body& body, const site& where, Partition p = Partition{}) {
+  if (range.empty()) return;
   Range r(range);
-  return reduce<Clock, Fork>(r, identity, body, reduction, where);
+  leaf_stats stats;
+  reduce_worker<Clock, Fork, Body> w{body, where, stats};
+  run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_reduce", where);
+}
+
+// oneTBB's functional form: every split body starts from the identity, and the
+// two halves of a split are combined left-to-right after their join. (With
+// simple_partition every leaf starts from the identity: the order of
+// parallel_deterministic_reduce.)
+template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction,
+          class Partition = simple_partition>
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const site& where, Partition p = Partition{}) {
+  functional_body<Range, Value, RealBody, Reduction> body(identity, real_body, reduction);
+  parallel_reduce_body<Clock, Fork>(range, body, where, p);
+  return std::move(body.value());
 }
 
 }  // namespace split_tree

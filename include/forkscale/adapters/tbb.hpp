@@ -13,11 +13,13 @@
 //    of the same group; wait() is the group's join; cancel() is forwarded (a task
 //    cancelled before it ran is reported by the engine and counts as empty).
 //  - parallel_invoke(f1, ..., fn): f1..fn-1 spawned, fn run by the caller, one join.
-//  - parallel_for / parallel_reduce: divide and conquer on a tbb::task_group per
-//    split, with the split tree of split_tree.hpp — simple_partitioner semantics:
-//    a range is split while is_divisible(), so leaves are the grain's size and the
-//    tree, hence every number under the cost clock, is a function of the range
-//    alone. The serial backend (serial.hpp) builds the same tree.
+//  - parallel_for / parallel_reduce / parallel_deterministic_reduce
+//    (tbb_loops.hpp): divide and conquer on a tbb::task_group per split, with the
+//    split tree of split_tree.hpp. Without a partitioner: simple_partitioner's
+//    tree, a function of the range alone (the serial backend, serial.hpp, builds
+//    the same); with oneTBB's simple, auto, static or affinity partitioner, the
+//    tree oneTBB makes when nothing is stolen (tbb_partition.hpp). Any range that
+//    models oneTBB's Range, the class-body reduce and the functional one.
 //  - task_arena: execute(f) may run f on the calling thread or hand it to a thread
 //    of the arena while the caller waits, so f is spawned and joined around the
 //    call either way: one spawn and one join, whoever runs it.
@@ -41,6 +43,10 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "../forkscale.hpp"
+
+#if !FORKSCALE_ENABLE
+#include "tbb_disabled.hpp"  // every fs::tbb:: name is oneTBB's own
+#else
 #include "caller_site.hpp"
 #include "split_tree.hpp"
 
@@ -60,17 +66,13 @@
 
 FORKSCALE_NAMESPACE_BEGIN
 
-// oneTBB's ranges split with tbb::split.
-template <class Value>
-struct split_tag<::oneapi::tbb::blocked_range<Value>> {
-  using type = ::oneapi::tbb::split;
-};
-template <class RowValue, class ColValue>
-struct split_tag<::oneapi::tbb::blocked_range2d<RowValue, ColValue>> {
-  using type = ::oneapi::tbb::split;
-};
-template <class RowValue, class ColValue, class PageValue>
-struct split_tag<::oneapi::tbb::blocked_range3d<RowValue, ColValue, PageValue>> {
+// A type (a range, a reduce body) with oneTBB's splitting constructor T(T&,
+// tbb::split) and not forkscale's splits with tbb::split: every range that
+// models oneTBB's Range (blocked_range, 2d, 3d, and the user's) without a
+// specialization.
+template <class Type>
+struct split_tag<Type, std::enable_if_t<std::is_constructible<Type, Type&, ::oneapi::tbb::split>::value &&
+                                        !std::is_constructible<Type, Type&, forkscale::split>::value>> {
   using type = ::oneapi::tbb::split;
 };
 
@@ -272,61 +274,24 @@ void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... 
   tasks.wait();
 }
 
-// tbb::parallel_for with simple_partitioner semantics (see the top of the file):
-//   parallel_for(range, body[, simple_partitioner])   body(subrange) per leaf
-//   parallel_for(first, last, f[, simple_partitioner]) f(i), grain 1
-//   parallel_for(first, last, step, f)                f(first), f(first + step), ...
-//   parallel_for(first, last, f, fs::grainsize(g))    f(i), leaves of at most g indices
-// Other partitioners are not accepted: their splitting depends on timing.
-template <class Clock = default_clock, class Range, class Body>
-void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for<Clock, fork_task_group>(range, body, where);
-}
-template <class Clock = default_clock, class Range, class Body>
-void parallel_for(const Range& range, const Body& body, const ::oneapi::tbb::simple_partitioner&,
-                  const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for<Clock, fork_task_group>(range, body, where);
-}
-template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1, f, where);
-}
-template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, const Function& f, const ::oneapi::tbb::simple_partitioner&,
-                  const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1, f, where);
-}
-template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, Index step, const Function& f, const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, step, 1, f, where);
-}
-template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, const Function& f, grainsize grain, const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), grain.value, f,
-                                                                            where);
-}
+}  // namespace tbb
+FORKSCALE_NAMESPACE_END
 
-// tbb::parallel_reduce's functional form: real_body(leaf, identity) per leaf,
-// reduction(left, right) after the join of each split — the order of
-// tbb::parallel_deterministic_reduce, so the value is reproducible too.
-template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
-                      const site& where = site::current()) {
-  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(range, identity, real_body, reduction,
-                                                                                where);
-}
-template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
-                      const ::oneapi::tbb::simple_partitioner&, const site& where = site::current()) {
-  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(range, identity, real_body, reduction,
-                                                                                where);
-}
+#include "tbb_algorithms.hpp"  // parallel_for_each, parallel_sort, parallel_scan, parallel_pipeline
+#include "tbb_loops.hpp"       // parallel_for, parallel_reduce, parallel_deterministic_reduce
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace tbb {
 
 using task_group = basic_task_group<default_clock>;
 using task_arena = basic_task_arena<default_clock>;
 template <class Value>
 using blocked_range = ::oneapi::tbb::blocked_range<Value>;
 using split = ::oneapi::tbb::split;
+using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+using static_partitioner = ::oneapi::tbb::static_partitioner;
+using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
 using forkscale::grainsize;
 
 // Every name above, for programs written against a backend type (the serial one is
@@ -340,6 +305,9 @@ struct basic_backend {
   using blocked_range = ::oneapi::tbb::blocked_range<Value>;
   using split = ::oneapi::tbb::split;
   using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+  using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+  using static_partitioner = ::oneapi::tbb::static_partitioner;
+  using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
 
   template <class... F>
   static void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
@@ -349,18 +317,16 @@ struct basic_backend {
   static void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
     tbb::parallel_for<Clock>(range, body, where);
   }
-  template <class Range, class Body>
-  static void parallel_for(const Range& range, const Body& body, const simple_partitioner& p,
-                           const site& where = site::current()) {
+  template <class Range, class Body, class P, class = if_partitioner<P>>
+  static void parallel_for(const Range& range, const Body& body, P&& p, const site& where = site::current()) {
     tbb::parallel_for<Clock>(range, body, p, where);
   }
   template <class Index, class Function>
   static void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
     tbb::parallel_for<Clock>(first, last, f, where);
   }
-  template <class Index, class Function>
-  static void parallel_for(Index first, Index last, const Function& f, const simple_partitioner& p,
-                           const site& where = site::current()) {
+  template <class Index, class Function, class P, class = if_partitioner<P>>
+  static void parallel_for(Index first, Index last, const Function& f, P&& p, const site& where = site::current()) {
     tbb::parallel_for<Clock>(first, last, f, p, where);
   }
   template <class Index, class Function>
@@ -373,15 +339,22 @@ struct basic_backend {
                            const site& where = site::current()) {
     tbb::parallel_for<Clock>(first, last, f, grain, where);
   }
+  template <class Range, class Body>
+  static void parallel_reduce(const Range& range, Body& body, const site& where = site::current()) {
+    tbb::parallel_reduce<Clock>(range, body, where);
+  }
+  template <class Range, class Body, class P, class = if_partitioner<P>>
+  static void parallel_reduce(const Range& range, Body& body, P&& p, const site& where = site::current()) {
+    tbb::parallel_reduce<Clock>(range, body, p, where);
+  }
   template <class Range, class Value, class RealBody, class Reduction>
   static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
                                const Reduction& reduction, const site& where = site::current()) {
     return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, where);
   }
-  template <class Range, class Value, class RealBody, class Reduction>
+  template <class Range, class Value, class RealBody, class Reduction, class P, class = if_partitioner<P>>
   static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
-                               const Reduction& reduction, const simple_partitioner& p,
-                               const site& where = site::current()) {
+                               const Reduction& reduction, P&& p, const site& where = site::current()) {
     return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, p, where);
   }
 };
@@ -392,5 +365,6 @@ using backend = basic_backend<default_clock>;
 FORKSCALE_NAMESPACE_END
 
 #include "../detail/burden/tbb.hpp"  // calibrate_burden(backend::tbb)
+#endif                               // FORKSCALE_ENABLE
 
 #undef FORKSCALE_DETAIL_TSAN

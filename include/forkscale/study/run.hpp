@@ -22,6 +22,7 @@
 #include "../clock.hpp"
 #include "../detail/output/progress.hpp"
 #include "../detail/output/utf8.hpp"
+#include "../detail/util/env.hpp"
 #include "../guards.hpp"
 #include "../report.hpp"
 #include "format.hpp"
@@ -100,9 +101,9 @@ inline void check_request(const std::string& who, const study_workload& w, const
   if (opt.repetitions == 0) throw error(who + "repetitions must be at least 1");
   for (const unsigned p : opt.processors)
     if (p == 0) throw error(who + "P = 0 is not a thread count");
-  if (opt.measure.clock == clock_kind::cost)
-    throw error(who +
-                "the cost clock measures charged units, not time; a study needs a timed clock "
+  if (detail::clock_option(opt.measure.clock) == clock_kind::cost)
+    throw error(who + "the cost clock" + (opt.measure.clock == clock_kind::automatic ? " (FORKSCALE_CLOCK=cost)" : "") +
+                " measures charged units, not time; a study needs a timed clock "
                 "(automatic, tsc, steady, arm_counter or thread_cpu)");
 }
 
@@ -114,7 +115,8 @@ inline study_result unmeasured_result(const std::string& label, const study_opti
   s.warmup = opt.warmup;
   s.compensated_work = opt.compensated_work;
   s.hardware_threads = opt.hardware_threads ? opt.hardware_threads : std::thread::hardware_concurrency();
-  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_default() : opt.measure.clock;
+  const clock_kind chosen = detail::clock_option(opt.measure.clock);
+  s.clock = chosen == clock_kind::automatic ? detail::resolve_default() : chosen;
   return s;
 }
 

@@ -2556,7 +2556,9 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
-  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;
@@ -7373,6 +7375,20 @@ inline std::string shortened_site_name(const std::string& name, std::size_t widt
   return truncate_display(name, width);
 }
 
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table — in at most `width` columns. When the
@@ -7395,7 +7411,7 @@ inline std::string site_label(site_kind kind, const std::string& name, const std
   const std::size_t function_room = function_width <= half      ? function_width
                                     : name_width <= room - half ? room - name_width
                                                                 : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -11858,8 +11874,9 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
 // FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -11873,6 +11890,15 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
 inline env_switch read_env_switch(const char* name) {
   const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return env_switch::unset;
@@ -11880,13 +11906,29 @@ inline env_switch read_env_switch(const char* name) {
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
   if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
   return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
 }
 
 }  // namespace detail
@@ -12229,9 +12271,9 @@ inline void check_request(const std::string& who, const study_workload& w, const
   if (opt.repetitions == 0) throw error(who + "repetitions must be at least 1");
   for (const unsigned p : opt.processors)
     if (p == 0) throw error(who + "P = 0 is not a thread count");
-  if (opt.measure.clock == clock_kind::cost)
-    throw error(who +
-                "the cost clock measures charged units, not time; a study needs a timed clock "
+  if (detail::clock_option(opt.measure.clock) == clock_kind::cost)
+    throw error(who + "the cost clock" + (opt.measure.clock == clock_kind::automatic ? " (FORKSCALE_CLOCK=cost)" : "") +
+                " measures charged units, not time; a study needs a timed clock "
                 "(automatic, tsc, steady, arm_counter or thread_cpu)");
 }
 
@@ -12243,7 +12285,8 @@ inline study_result unmeasured_result(const std::string& label, const study_opti
   s.warmup = opt.warmup;
   s.compensated_work = opt.compensated_work;
   s.hardware_threads = opt.hardware_threads ? opt.hardware_threads : std::thread::hardware_concurrency();
-  s.clock = opt.measure.clock == clock_kind::automatic ? detail::resolve_default() : opt.measure.clock;
+  const clock_kind chosen = detail::clock_option(opt.measure.clock);
+  s.clock = chosen == clock_kind::automatic ? detail::resolve_default() : chosen;
   return s;
 }
 
@@ -16238,6 +16281,72 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
+  return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -16246,6 +16355,7 @@ namespace detail {
 // when none is).
 inline clock_kind clock_from_environment(std::initializer_list<const char*> names) {
   for (const char* name : names) {
+    if (std::string(name) == "FORKSCALE_CLOCK") return read_env_clock();  // the measurements' own reader
     const char* raw = std::getenv(name);
     if (raw == nullptr || *raw == '\0') continue;
     const std::string k = raw;
@@ -16266,46 +16376,6 @@ inline clock_kind clock_from_environment(std::initializer_list<const char*> name
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_CLOCK_ENV_HPP
 // end include/forkscale/detail/util/clock_env.hpp
-// begin include/forkscale/detail/util/env.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
-// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
-#include <cctype>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <set>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-enum class env_switch { unset, off, on };
-
-inline env_switch read_env_switch(const char* name) {
-  const char* raw = std::getenv(name);
-  if (raw == nullptr || *raw == '\0') return env_switch::unset;
-  std::string v = trim(raw);
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
-  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
-  return env_switch::unset;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// end include/forkscale/detail/util/env.hpp
 // begin include/forkscale/detail/ompt/regions.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OMPT_REGIONS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OMPT_REGIONS_HPP
@@ -18106,6 +18176,8 @@ struct whole_program {
   // machine). The report says so then.
   static void check_work_against_cpu(report& rep, std::uint64_t cpu_ns) {
     if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+    for (const diagnostic& d : rep.diagnostics)  // said already by the measurement's own check
+      if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
     rep.diagnostics.push_back(diagnostic{
         "(OpenMP program)", "the work (" + std::to_string(rep.work()) +
                                 " ns) exceeds the CPU time the process used during the "

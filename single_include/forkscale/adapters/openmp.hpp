@@ -2928,7 +2928,9 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
-  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

@@ -25,11 +25,13 @@
 //    of the same group; wait() is the group's join; cancel() is forwarded (a task
 //    cancelled before it ran is reported by the engine and counts as empty).
 //  - parallel_invoke(f1, ..., fn): f1..fn-1 spawned, fn run by the caller, one join.
-//  - parallel_for / parallel_reduce: divide and conquer on a tbb::task_group per
-//    split, with the split tree of split_tree.hpp — simple_partitioner semantics:
-//    a range is split while is_divisible(), so leaves are the grain's size and the
-//    tree, hence every number under the cost clock, is a function of the range
-//    alone. The serial backend (serial.hpp) builds the same tree.
+//  - parallel_for / parallel_reduce / parallel_deterministic_reduce
+//    (tbb_loops.hpp): divide and conquer on a tbb::task_group per split, with the
+//    split tree of split_tree.hpp. Without a partitioner: simple_partitioner's
+//    tree, a function of the range alone (the serial backend, serial.hpp, builds
+//    the same); with oneTBB's simple, auto, static or affinity partitioner, the
+//    tree oneTBB makes when nothing is stolen (tbb_partition.hpp). Any range that
+//    models oneTBB's Range, the class-body reduce and the functional one.
 //  - task_arena: execute(f) may run f on the calling thread or hand it to a thread
 //    of the arena while the caller waits, so f is spawned and joined around the
 //    call either way: one spawn and one join, whoever runs it.
@@ -52,6 +54,459 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "../forkscale.hpp"
+
+#if !FORKSCALE_ENABLE
+// begin include/forkscale/adapters/tbb_disabled.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_TBB_DISABLED_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_TBB_DISABLED_HPP
+// tbb_disabled.hpp: the oneTBB adapter with FORKSCALE_ENABLE=0 (included by
+// tbb.hpp). Every fs::tbb:: name is oneTBB's own: the algorithms are
+// using-declarations of oneTBB's, task_group and task_arena are oneTBB's classes
+// (with native(), which gives the object itself), so a call compiles to the
+// oneTBB call and nothing of forkscale is left in the object. What oneTBB has
+// not — parallel_for(first, last, f, fs::grainsize(g)) and the backend type — is
+// a call of oneTBB's, inline.
+#include <cstddef>
+#include <utility>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_for_each.h>
+#include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/parallel_pipeline.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/parallel_scan.h>
+#include <oneapi/tbb/parallel_sort.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+// begin include/forkscale/adapters/split_tree.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
+// split_tree.hpp: how the loop adapters cut a range into leaves — shared by the
+// oneTBB adapter (forkscale/tbb.hpp) and the serial elision backend
+// (forkscale/serial.hpp), so that both build the same dag.
+//
+// parallel_for and parallel_reduce are modeled as divide and conquer. A range that
+// is_divisible() is split in two by its splitting constructor; the right half is
+// spawned, the left half goes on in the same task, and the two are joined: one
+// spawn and one sync per split. Every leaf is one call of the body, a strand of its
+// own; a reduction runs after the join of the two halves it combines.
+//
+// This is oneTBB's simple_partitioner: the split tree is a function of the range
+// and its grain alone, never of the number of threads or of who steals what, so
+// under the cost clock every number is the same on every backend and every run.
+// (auto_partitioner and affinity_partitioner split adaptively; modeling them
+// would make the span depend on timing.)
+//
+// Opt-in: forkscale.hpp does not include this header.
+#include <cstddef>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+// begin include/forkscale/adapters/leaf_stats.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_LEAF_STATS_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_LEAF_STATS_HPP
+// leaf_stats.hpp: how long a loop's leaves were, for the loop adapters
+// (split_tree.hpp): each leaf is timed on the measurement's clock, and a loop
+// of more than `many_leaves` leaves whose average leaf is shorter than the
+// burden (what one spawn costs on the burdened span) is said in one diagnostic
+// with its number of leaves and a grain that would make them as long as the
+// burden. Outside a measurement nothing is read.
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace split_tree {
+
+// Fewer leaves than this are not warned about: a few short leaves cost a few
+// burdens. (The speedup estimate's default extent, 32 processors.)
+inline constexpr std::uint64_t many_leaves = 32;
+
+template <class Range, class = void>
+struct has_size : std::false_type {};
+template <class Range>
+struct has_size<Range, std::void_t<decltype(std::declval<const Range&>().size())>> : std::true_type {};
+
+struct leaf_stats {
+  std::atomic<std::uint64_t> leaves{0};
+  std::atomic<std::uint64_t> ticks{0};
+  std::atomic<std::uint64_t> items{0};  // the leaves' sizes, for ranges that have size()
+};
+
+// Runs one leaf (`run()`) over `r`, counted and timed.
+template <class Clock, class Range, class Run>
+void timed_leaf(leaf_stats& stats, const Range& r, const Run& run) {
+#if FORKSCALE_ENABLE
+  frame* f = current_frame<Clock>;
+  if (f == nullptr) {
+    run();
+    return;
+  }
+  const clock_kind kind = f->kind;
+  const std::uint64_t start = Clock::now(kind);
+  run();
+  const std::uint64_t end = Clock::now(kind);
+  stats.ticks.fetch_add(end > start ? end - start : 0, std::memory_order_relaxed);
+  stats.leaves.fetch_add(1, std::memory_order_relaxed);
+  if constexpr (has_size<Range>::value) stats.items.fetch_add(r.size(), std::memory_order_relaxed);
+#else
+  (void)stats;
+  (void)r;
+  run();
+#endif
+}
+
+// After the loop, on the thread that called it.
+template <class Clock>
+void warn_if_short(const leaf_stats& stats, const char* loop, const site& where) {
+#if FORKSCALE_ENABLE
+  const frame* f = current_frame<Clock>;
+  const std::uint64_t leaves = stats.leaves.load(std::memory_order_relaxed);
+  const std::uint64_t ticks = stats.ticks.load(std::memory_order_relaxed);
+  if (f == nullptr || leaves <= many_leaves || ticks == 0 || f->burden == 0) return;
+  const double average = static_cast<double>(ticks) / static_cast<double>(leaves);
+  if (average >= static_cast<double>(f->burden)) return;
+  const double share = 100.0 * average / static_cast<double>(f->burden);
+  std::string problem = std::string(loop) + " made " + std::to_string(leaves) + " leaves whose average is " +
+                        std::to_string(static_cast<long long>(std::llround(share))) +
+                        "% of the burden (one spawn's cost on the burdened span)";
+  const std::uint64_t items = stats.items.load(std::memory_order_relaxed);
+  if (items > 0) {
+    const double per_leaf = static_cast<double>(items) / static_cast<double>(leaves);
+    const auto grain = static_cast<long long>(std::ceil(per_leaf * static_cast<double>(f->burden) / average));
+    problem += ": a grain of at least " + std::to_string(grain) + " (now leaves of " +
+               std::to_string(static_cast<long long>(std::llround(per_leaf))) +
+               " on average), or oneTBB's auto_partitioner, would make them longer";
+  } else {
+    problem += ": a coarser grain, or oneTBB's auto_partitioner, would make them longer";
+  }
+  region_api<Clock>::notice(where, problem);
+#else
+  (void)stats;
+  (void)loop;
+  (void)where;
+#endif
+}
+
+}  // namespace split_tree
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_LEAF_STATS_HPP
+// end include/forkscale/adapters/leaf_stats.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The tag of a splitting constructor, R(R& r, split): r keeps the first part, the
+// new range takes the rest (oneTBB's tbb::split).
+struct split {};
+
+// Which tag splits a range (or a parallel_reduce body) type: forkscale::split
+// unless specialized. tbb.hpp adds oneTBB's tbb::split for every type that has a
+// tbb::split constructor and no forkscale::split one, so a range that models
+// oneTBB's Range needs nothing; another tag can be given by specializing
+// split_tag<Type> (its `type`).
+template <class Type, class = void>
+struct split_tag {
+  using type = split;
+};
+
+// [begin, end) with a grain: divisible while larger than the grain, split in the
+// middle. The same arithmetic as oneTBB's blocked_range, so a program gets the
+// same leaves with either. A grain of 0 is taken as 1.
+template <class Value>
+class blocked_range {
+ public:
+  using const_iterator = Value;
+  using size_type = std::size_t;
+
+  blocked_range(Value begin, Value end, size_type grainsize = 1)
+      : end_(end), begin_(begin), grainsize_(grainsize ? grainsize : 1) {}
+  blocked_range(blocked_range& r, split)
+      : end_(r.end_), begin_(r.begin_ + (r.end_ - r.begin_) / 2u), grainsize_(r.grainsize_) {
+    r.end_ = begin_;
+  }
+
+  const_iterator begin() const { return begin_; }
+  const_iterator end() const { return end_; }
+  size_type size() const { return size_type(end_ - begin_); }
+  size_type grainsize() const { return grainsize_; }
+  bool empty() const { return !(begin_ < end_); }
+  bool is_divisible() const { return grainsize_ < size(); }
+
+ private:
+  Value end_;  // before begin_, as in oneTBB: the splitting constructor reads it first
+  Value begin_;
+  size_type grainsize_;
+};
+
+// The grain of the index form of parallel_for, given last so that it cannot be
+// mistaken for oneTBB's step: parallel_for(0, n, body, fs::grainsize(64)).
+struct grainsize {
+  std::size_t value = 1;
+  constexpr explicit grainsize(std::size_t g) noexcept : value(g) {}
+};
+
+namespace detail {
+namespace split_tree {
+
+// A Fork policy has
+//   template <class Clock, class Right, class Left>
+//   static void fork(const Right& right, const Left& left, const site& where);
+// which spawns right(), runs left() in the calling task, then joins the spawn.
+
+template <class Type>
+using split_tag_t = typename split_tag<Type>::type;
+
+// The second part of `r`, made by its splitting constructor (r keeps the first).
+template <class Range>
+Range split_off(Range& r) {
+  static_assert(std::is_constructible<Range, Range&, split_tag_t<Range>>::value,
+                "forkscale: this range (or reduce body) has no splitting constructor T(T&, tbb::split) nor "
+                "T(T&, fs::split): give it one (oneTBB's Range and Body requirements), or specialize "
+                "fs::split_tag<T> with the tag it takes");
+  return Range(r, split_tag_t<Range>{});
+}
+
+// What a loop does at a leaf, at a fork and after a join. parallel_for's body is
+// shared by every leaf; a reduce body is split for each spawned half (the body
+// oneTBB would make for a stolen half) and joined into the left one after the
+// join, in order.
+template <class Clock, class Fork, class Body>
+struct for_worker {
+  const Body& body;
+  const site& where;
+  leaf_stats& stats;
+
+  template <class Range>
+  void leaf(Range& r) {
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    for_worker spawned{body, where, stats};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+  }
+};
+
+template <class Clock, class Fork, class Body>
+struct reduce_worker {
+  Body& body;
+  const site& where;
+  leaf_stats& stats;
+
+  template <class Range>
+  void leaf(Range& r) {
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    static_assert(std::is_constructible<Body, Body&, split_tag_t<Body>>::value,
+                  "forkscale: a parallel_reduce body needs a splitting constructor Body(Body&, tbb::split) and "
+                  "join(Body&) (or specialize fs::split_tag<Body>)");
+    Body right_body(body, split_tag_t<Body>{});
+    reduce_worker spawned{right_body, where, stats};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+    body.join(right_body);
+  }
+};
+
+// oneTBB's functional reduce as a body: every split body starts from the
+// identity, a leaf folds its subrange into the value, a join reduces left, right.
+template <class Range, class Value, class RealBody, class Reduction>
+class functional_body {
+ public:
+  functional_body(const Value& identity, const RealBody& real_body, const Reduction& reduction)
+      : identity_(identity), value_(identity), real_body_(real_body), reduction_(reduction) {}
+  functional_body(functional_body& other, forkscale::split)
+      : identity_(other.identity_),
+        value_(other.identity_),
+        real_body_(other.real_body_),
+        reduction_(other.reduction_) {}
+  void operator()(const Range& r) { value_ = real_body_(r, static_cast<const Value&>(value_)); }
+  void join(functional_body& right) {
+    value_ = reduction_(static_cast<const Value&>(value_), static_cast<const Value&>(right.value_));
+  }
+  Value& value() { return value_; }
+
+ private:
+  const Value& identity_;
+  Value value_;
+  const RealBody& real_body_;
+  const Reduction& reduction_;
+};
+
+// oneTBB's simple_partitioner: split while is_divisible(), one leaf per piece.
+// The split tree is a function of the range alone.
+struct simple_partition {};
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, simple_partition p) {
+  if (!r.is_divisible()) {
+    w.leaf(r);
+    return;
+  }
+  Range right = split_off(r);
+  w.fork([&](auto& rw) { run_task(rw, right, p); }, [&] { run_task(w, r, p); });
+}
+
+template <class Clock, class Fork, class Range, class Body, class Partition>
+void parallel_for(const Range& range, const Body& body, Partition p, const site& where) {
+  if (range.empty()) return;
+  Range r(range);
+  leaf_stats stats;
+  for_worker<Clock, Fork, Body> w{body, where, stats};
+  run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_for", where);
+}
+template <class Clock, class Fork, class Range, class Body>
+void parallel_for(const Range& range, const Body& body, const site& where) {
+  parallel_for<Clock, Fork>(range, body, simple_partition{}, where);
+}
+
+// The index form, as oneTBB builds it: the iteration space 0..count-1 cut as a
+// blocked_range with the grain, each leaf calling f(first + k * step) in order.
+template <class Clock, class Fork, class Index, class Function, class Partition = simple_partition,
+          template <class> class Range = blocked_range>
+void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where,
+                        Partition p = Partition{}) {
+  if (step <= Index(0)) throw std::invalid_argument("forkscale: parallel_for step must be positive");
+  if (!(first < last)) return;
+  const Index count = (last - first - Index(1)) / step + Index(1);
+  parallel_for<Clock, Fork>(
+      Range<Index>(Index(0), count, grain),
+      [&](const Range<Index>& leaf) {
+        Index k = first + leaf.begin() * step;
+        for (Index i = leaf.begin(); i < leaf.end(); ++i, k += step) f(k);
+      },
+      p, where);
+}
+
+// oneTBB's class-body reduce: body(leaf) per leaf, a split body per spawned half,
+// left.join(right) after each join.
+template <class Clock, class Fork, class Range, class Body, class Partition = simple_partition>
+void parallel_reduce_body(const Range& range, Body& body, const site& where, Partition p = Partition{}) {
+  if (range.empty()) return;
+  Range r(range);
+  leaf_stats stats;
+  reduce_worker<Clock, Fork, Body> w{body, where, stats};
+  run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_reduce", where);
+}
+
+// oneTBB's functional form: every split body starts from the identity, and the
+// two halves of a split are combined left-to-right after their join. (With
+// simple_partition every leaf starts from the identity: the order of
+// parallel_deterministic_reduce.)
+template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction,
+          class Partition = simple_partition>
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const site& where, Partition p = Partition{}) {
+  functional_body<Range, Value, RealBody, Reduction> body(identity, real_body, reduction);
+  parallel_reduce_body<Clock, Fork>(range, body, where, p);
+  return std::move(body.value());
+}
+
+}  // namespace split_tree
+}  // namespace detail
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_SPLIT_TREE_HPP
+// end include/forkscale/adapters/split_tree.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace tbb {
+
+using ::oneapi::tbb::parallel_deterministic_reduce;
+using ::oneapi::tbb::parallel_for;
+using ::oneapi::tbb::parallel_for_each;
+using ::oneapi::tbb::parallel_invoke;
+using ::oneapi::tbb::parallel_pipeline;
+using ::oneapi::tbb::parallel_reduce;
+using ::oneapi::tbb::parallel_scan;
+using ::oneapi::tbb::parallel_sort;
+
+template <class Value>
+using blocked_range = ::oneapi::tbb::blocked_range<Value>;
+using split = ::oneapi::tbb::split;
+using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+using static_partitioner = ::oneapi::tbb::static_partitioner;
+using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
+using task_group_status = ::oneapi::tbb::task_group_status;
+using forkscale::grainsize;
+template <class Item>
+using feeder = ::oneapi::tbb::feeder<Item>;
+
+template <class Clock = default_clock>
+class basic_task_group : public ::oneapi::tbb::task_group {
+ public:
+  using ::oneapi::tbb::task_group::task_group;
+  ::oneapi::tbb::task_group& native() noexcept { return *this; }
+};
+
+template <class Clock = default_clock>
+class basic_task_arena : public ::oneapi::tbb::task_arena {
+ public:
+  using ::oneapi::tbb::task_arena::task_arena;
+  ::oneapi::tbb::task_arena& native() noexcept { return *this; }
+};
+
+using task_group = basic_task_group<default_clock>;
+using task_arena = basic_task_arena<default_clock>;
+
+// The grain form, which oneTBB spells with a blocked_range and simple_partitioner.
+template <class Index, class Function>
+void parallel_for(Index first, Index last, const Function& f, grainsize grain) {
+  if (!(first < last)) return;
+  ::oneapi::tbb::parallel_for(
+      ::oneapi::tbb::blocked_range<Index>(first, last, grain.value ? grain.value : 1),
+      [&f](const ::oneapi::tbb::blocked_range<Index>& r) {
+        for (Index i = r.begin(); i != r.end(); ++i) f(i);
+      },
+      ::oneapi::tbb::simple_partitioner());
+}
+
+template <class Clock = default_clock>
+struct basic_backend {
+  using task_group = tbb::basic_task_group<Clock>;
+  using task_arena = tbb::basic_task_arena<Clock>;
+  template <class Value>
+  using blocked_range = ::oneapi::tbb::blocked_range<Value>;
+  using split = ::oneapi::tbb::split;
+  using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+  using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+  using static_partitioner = ::oneapi::tbb::static_partitioner;
+  using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
+
+  template <class... A>
+  static void parallel_invoke(A&&... a) {
+    ::oneapi::tbb::parallel_invoke(std::forward<A>(a)...);
+  }
+  template <class... A>
+  static void parallel_for(A&&... a) {
+    tbb::parallel_for(std::forward<A>(a)...);
+  }
+  template <class... A>
+  static decltype(auto) parallel_reduce(A&&... a) {
+    return ::oneapi::tbb::parallel_reduce(std::forward<A>(a)...);
+  }
+};
+using backend = basic_backend<default_clock>;
+
+}  // namespace tbb
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_DISABLED_HPP
+// end include/forkscale/adapters/tbb_disabled.hpp
+#else
 // begin include/forkscale/adapters/caller_site.hpp
 #ifndef FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
 #define FORKSCALE_SINGLE_ADAPTERS_CALLER_SITE_HPP
@@ -186,6 +641,102 @@ FORKSCALE_NAMESPACE_END
 #include <type_traits>
 #include <utility>
 
+// begin include/forkscale/adapters/leaf_stats.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_LEAF_STATS_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_LEAF_STATS_HPP
+// leaf_stats.hpp: how long a loop's leaves were, for the loop adapters
+// (split_tree.hpp): each leaf is timed on the measurement's clock, and a loop
+// of more than `many_leaves` leaves whose average leaf is shorter than the
+// burden (what one spawn costs on the burdened span) is said in one diagnostic
+// with its number of leaves and a grain that would make them as long as the
+// burden. Outside a measurement nothing is read.
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace split_tree {
+
+// Fewer leaves than this are not warned about: a few short leaves cost a few
+// burdens. (The speedup estimate's default extent, 32 processors.)
+inline constexpr std::uint64_t many_leaves = 32;
+
+template <class Range, class = void>
+struct has_size : std::false_type {};
+template <class Range>
+struct has_size<Range, std::void_t<decltype(std::declval<const Range&>().size())>> : std::true_type {};
+
+struct leaf_stats {
+  std::atomic<std::uint64_t> leaves{0};
+  std::atomic<std::uint64_t> ticks{0};
+  std::atomic<std::uint64_t> items{0};  // the leaves' sizes, for ranges that have size()
+};
+
+// Runs one leaf (`run()`) over `r`, counted and timed.
+template <class Clock, class Range, class Run>
+void timed_leaf(leaf_stats& stats, const Range& r, const Run& run) {
+#if FORKSCALE_ENABLE
+  frame* f = current_frame<Clock>;
+  if (f == nullptr) {
+    run();
+    return;
+  }
+  const clock_kind kind = f->kind;
+  const std::uint64_t start = Clock::now(kind);
+  run();
+  const std::uint64_t end = Clock::now(kind);
+  stats.ticks.fetch_add(end > start ? end - start : 0, std::memory_order_relaxed);
+  stats.leaves.fetch_add(1, std::memory_order_relaxed);
+  if constexpr (has_size<Range>::value) stats.items.fetch_add(r.size(), std::memory_order_relaxed);
+#else
+  (void)stats;
+  (void)r;
+  run();
+#endif
+}
+
+// After the loop, on the thread that called it.
+template <class Clock>
+void warn_if_short(const leaf_stats& stats, const char* loop, const site& where) {
+#if FORKSCALE_ENABLE
+  const frame* f = current_frame<Clock>;
+  const std::uint64_t leaves = stats.leaves.load(std::memory_order_relaxed);
+  const std::uint64_t ticks = stats.ticks.load(std::memory_order_relaxed);
+  if (f == nullptr || leaves <= many_leaves || ticks == 0 || f->burden == 0) return;
+  const double average = static_cast<double>(ticks) / static_cast<double>(leaves);
+  if (average >= static_cast<double>(f->burden)) return;
+  const double share = 100.0 * average / static_cast<double>(f->burden);
+  std::string problem = std::string(loop) + " made " + std::to_string(leaves) + " leaves whose average is " +
+                        std::to_string(static_cast<long long>(std::llround(share))) +
+                        "% of the burden (one spawn's cost on the burdened span)";
+  const std::uint64_t items = stats.items.load(std::memory_order_relaxed);
+  if (items > 0) {
+    const double per_leaf = static_cast<double>(items) / static_cast<double>(leaves);
+    const auto grain = static_cast<long long>(std::ceil(per_leaf * static_cast<double>(f->burden) / average));
+    problem += ": a grain of at least " + std::to_string(grain) + " (now leaves of " +
+               std::to_string(static_cast<long long>(std::llround(per_leaf))) +
+               " on average), or oneTBB's auto_partitioner, would make them longer";
+  } else {
+    problem += ": a coarser grain, or oneTBB's auto_partitioner, would make them longer";
+  }
+  region_api<Clock>::notice(where, problem);
+#else
+  (void)stats;
+  (void)loop;
+  (void)where;
+#endif
+}
+
+}  // namespace split_tree
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_LEAF_STATS_HPP
+// end include/forkscale/adapters/leaf_stats.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 
@@ -193,10 +744,12 @@ FORKSCALE_NAMESPACE_BEGIN
 // new range takes the rest (oneTBB's tbb::split).
 struct split {};
 
-// Which tag splits a range type. forkscale::split unless specialized; tbb.hpp
-// specializes it for oneTBB's ranges, and a user range that only has a
-// tbb::split constructor can do the same.
-template <class Range>
+// Which tag splits a range (or a parallel_reduce body) type: forkscale::split
+// unless specialized. tbb.hpp adds oneTBB's tbb::split for every type that has a
+// tbb::split constructor and no forkscale::split one, so a range that models
+// oneTBB's Range needs nothing; another tag can be given by specializing
+// split_tag<Type> (its `type`).
+template <class Type, class = void>
 struct split_tag {
   using type = split;
 };
@@ -245,67 +798,156 @@ namespace split_tree {
 //   static void fork(const Right& right, const Left& left, const site& where);
 // which spawns right(), runs left() in the calling task, then joins the spawn.
 
+template <class Type>
+using split_tag_t = typename split_tag<Type>::type;
+
+// The second part of `r`, made by its splitting constructor (r keeps the first).
 template <class Range>
 Range split_off(Range& r) {
-  return Range(r, typename split_tag<Range>::type{});
+  static_assert(std::is_constructible<Range, Range&, split_tag_t<Range>>::value,
+                "forkscale: this range (or reduce body) has no splitting constructor T(T&, tbb::split) nor "
+                "T(T&, fs::split): give it one (oneTBB's Range and Body requirements), or specialize "
+                "fs::split_tag<T> with the tag it takes");
+  return Range(r, split_tag_t<Range>{});
 }
 
-template <class Clock, class Fork, class Range, class Body>
-void for_each_leaf(Range& r, const Body& body, const site& where) {
+// What a loop does at a leaf, at a fork and after a join. parallel_for's body is
+// shared by every leaf; a reduce body is split for each spawned half (the body
+// oneTBB would make for a stolen half) and joined into the left one after the
+// join, in order.
+template <class Clock, class Fork, class Body>
+struct for_worker {
+  const Body& body;
+  const site& where;
+  leaf_stats& stats;
+
+  template <class Range>
+  void leaf(Range& r) {
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    for_worker spawned{body, where, stats};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+  }
+};
+
+template <class Clock, class Fork, class Body>
+struct reduce_worker {
+  Body& body;
+  const site& where;
+  leaf_stats& stats;
+
+  template <class Range>
+  void leaf(Range& r) {
+    timed_leaf<Clock>(stats, r, [&] { body(r); });
+  }
+  template <class Right, class Left>
+  void fork(const Right& right, const Left& left) {
+    static_assert(std::is_constructible<Body, Body&, split_tag_t<Body>>::value,
+                  "forkscale: a parallel_reduce body needs a splitting constructor Body(Body&, tbb::split) and "
+                  "join(Body&) (or specialize fs::split_tag<Body>)");
+    Body right_body(body, split_tag_t<Body>{});
+    reduce_worker spawned{right_body, where, stats};
+    Fork::template fork<Clock>([&] { right(spawned); }, left, where);
+    body.join(right_body);
+  }
+};
+
+// oneTBB's functional reduce as a body: every split body starts from the
+// identity, a leaf folds its subrange into the value, a join reduces left, right.
+template <class Range, class Value, class RealBody, class Reduction>
+class functional_body {
+ public:
+  functional_body(const Value& identity, const RealBody& real_body, const Reduction& reduction)
+      : identity_(identity), value_(identity), real_body_(real_body), reduction_(reduction) {}
+  functional_body(functional_body& other, forkscale::split)
+      : identity_(other.identity_),
+        value_(other.identity_),
+        real_body_(other.real_body_),
+        reduction_(other.reduction_) {}
+  void operator()(const Range& r) { value_ = real_body_(r, static_cast<const Value&>(value_)); }
+  void join(functional_body& right) {
+    value_ = reduction_(static_cast<const Value&>(value_), static_cast<const Value&>(right.value_));
+  }
+  Value& value() { return value_; }
+
+ private:
+  const Value& identity_;
+  Value value_;
+  const RealBody& real_body_;
+  const Reduction& reduction_;
+};
+
+// oneTBB's simple_partitioner: split while is_divisible(), one leaf per piece.
+// The split tree is a function of the range alone.
+struct simple_partition {};
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, simple_partition p) {
   if (!r.is_divisible()) {
-    body(r);
+    w.leaf(r);
     return;
   }
   Range right = split_off(r);
-  Fork::template fork<Clock>([&] { for_each_leaf<Clock, Fork>(right, body, where); },
-                             [&] { for_each_leaf<Clock, Fork>(r, body, where); }, where);
+  w.fork([&](auto& rw) { run_task(rw, right, p); }, [&] { run_task(w, r, p); });
 }
 
-// oneTBB's functional form: every leaf starts from the identity, and the two halves
-// of a split are combined left-to-right after their join. (This is
-// parallel_deterministic_reduce's order; tbb::parallel_reduce may combine fewer,
-// larger pieces, which gives the same value for an associative reduction.)
-template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction>
-Value reduce(Range& r, const Value& identity, const RealBody& body, const Reduction& reduction, const site& where) {
-  if (!r.is_divisible()) return body(r, identity);
-  Range right = split_off(r);
-  Value right_value = identity;
-  Value left_value = identity;
-  Fork::template fork<Clock>([&] { right_value = reduce<Clock, Fork>(right, identity, body, reduction, where); },
-                             [&] { left_value = reduce<Clock, Fork>(r, identity, body, reduction, where); }, where);
-  return reduction(static_cast<const Value&>(left_value), static_cast<const Value&>(right_value));
-}
-
-template <class Clock, class Fork, class Range, class Body>
-void parallel_for(const Range& range, const Body& body, const site& where) {
+template <class Clock, class Fork, class Range, class Body, class Partition>
+void parallel_for(const Range& range, const Body& body, Partition p, const site& where) {
   if (range.empty()) return;
   Range r(range);
-  for_each_leaf<Clock, Fork>(r, body, where);
+  leaf_stats stats;
+  for_worker<Clock, Fork, Body> w{body, where, stats};
+  run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_for", where);
+}
+template <class Clock, class Fork, class Range, class Body>
+void parallel_for(const Range& range, const Body& body, const site& where) {
+  parallel_for<Clock, Fork>(range, body, simple_partition{}, where);
 }
 
 // The index form, as oneTBB builds it: the iteration space 0..count-1 cut as a
 // blocked_range with the grain, each leaf calling f(first + k * step) in order.
-template <class Clock, class Fork, class Index, class Function>
-void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where) {
+template <class Clock, class Fork, class Index, class Function, class Partition = simple_partition,
+          template <class> class Range = blocked_range>
+void parallel_for_index(Index first, Index last, Index step, std::size_t grain, const Function& f, const site& where,
+                        Partition p = Partition{}) {
   if (step <= Index(0)) throw std::invalid_argument("forkscale: parallel_for step must be positive");
   if (!(first < last)) return;
   const Index count = (last - first - Index(1)) / step + Index(1);
-  blocked_range<Index> r(Index(0), count, grain);
-  for_each_leaf<Clock, Fork>(
-      r,
-      [&](const blocked_range<Index>& leaf) {
+  parallel_for<Clock, Fork>(
+      Range<Index>(Index(0), count, grain),
+      [&](const Range<Index>& leaf) {
         Index k = first + leaf.begin() * step;
         for (Index i = leaf.begin(); i < leaf.end(); ++i, k += step) f(k);
       },
-      where);
+      p, where);
 }
 
-template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction>
-Value parallel_reduce(const Range& range, const Value& identity, const RealBody& body, const Reduction& reduction,
-                      const site& where) {
-  if (range.empty()) return identity;
+// oneTBB's class-body reduce: body(leaf) per leaf, a split body per spawned half,
+// left.join(right) after each join.
+template <class Clock, class Fork, class Range, class Body, class Partition = simple_partition>
+void parallel_reduce_body(const Range& range, Body& body, const site& where, Partition p = Partition{}) {
+  if (range.empty()) return;
   Range r(range);
-  return reduce<Clock, Fork>(r, identity, body, reduction, where);
+  leaf_stats stats;
+  reduce_worker<Clock, Fork, Body> w{body, where, stats};
+  run_task(w, r, p);
+  warn_if_short<Clock>(stats, "parallel_reduce", where);
+}
+
+// oneTBB's functional form: every split body starts from the identity, and the
+// two halves of a split are combined left-to-right after their join. (With
+// simple_partition every leaf starts from the identity: the order of
+// parallel_deterministic_reduce.)
+template <class Clock, class Fork, class Range, class Value, class RealBody, class Reduction,
+          class Partition = simple_partition>
+Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
+                      const site& where, Partition p = Partition{}) {
+  functional_body<Range, Value, RealBody, Reduction> body(identity, real_body, reduction);
+  parallel_reduce_body<Clock, Fork>(range, body, where, p);
+  return std::move(body.value());
 }
 
 }  // namespace split_tree
@@ -331,17 +973,13 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-// oneTBB's ranges split with tbb::split.
-template <class Value>
-struct split_tag<::oneapi::tbb::blocked_range<Value>> {
-  using type = ::oneapi::tbb::split;
-};
-template <class RowValue, class ColValue>
-struct split_tag<::oneapi::tbb::blocked_range2d<RowValue, ColValue>> {
-  using type = ::oneapi::tbb::split;
-};
-template <class RowValue, class ColValue, class PageValue>
-struct split_tag<::oneapi::tbb::blocked_range3d<RowValue, ColValue, PageValue>> {
+// A type (a range, a reduce body) with oneTBB's splitting constructor T(T&,
+// tbb::split) and not forkscale's splits with tbb::split: every range that
+// models oneTBB's Range (blocked_range, 2d, 3d, and the user's) without a
+// specialization.
+template <class Type>
+struct split_tag<Type, std::enable_if_t<std::is_constructible<Type, Type&, ::oneapi::tbb::split>::value &&
+                                        !std::is_constructible<Type, Type&, forkscale::split>::value>> {
   using type = ::oneapi::tbb::split;
 };
 
@@ -543,33 +1181,334 @@ void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... 
   tasks.wait();
 }
 
-// tbb::parallel_for with simple_partitioner semantics (see the top of the file):
-//   parallel_for(range, body[, simple_partitioner])   body(subrange) per leaf
-//   parallel_for(first, last, f[, simple_partitioner]) f(i), grain 1
-//   parallel_for(first, last, step, f)                f(first), f(first + step), ...
-//   parallel_for(first, last, f, fs::grainsize(g))    f(i), leaves of at most g indices
-// Other partitioners are not accepted: their splitting depends on timing.
+}  // namespace tbb
+FORKSCALE_NAMESPACE_END
+
+// begin include/forkscale/adapters/tbb_algorithms.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_TBB_ALGORITHMS_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_TBB_ALGORITHMS_HPP
+// tbb_algorithms.hpp: oneTBB's other algorithms in the oneTBB adapter (included
+// by tbb.hpp, after its loops):
+//
+//   parallel_for_each(first, last, body) / (range, body)   one leaf per item; a
+//        body(item, fs::tbb::feeder<Item>&) feeds items, each a task of one group
+//   parallel_sort(first, last[, comp]) / (range[, comp])   quicksort: a split
+//        partitions (in the parent, before the fork), leaves of 500 are sorted
+//   parallel_scan(range, body[, partitioner]) / (range, identity, scan, reverse_join)
+//        two passes over simple_partitioner's split tree: pre_scan of every leaf
+//        and reverse_join up the tree, then final_scan of every leaf with its prefix
+//   parallel_pipeline(max_tokens, filters)                  oneTBB's own, not modeled:
+//        one diagnostic says so (its filters run on oneTBB's threads, outside the
+//        measurement; the caller's strand holds the time it waited)
+//
+// oneTBB's feeder cannot be made outside oneTBB, so a feeding body takes
+// fs::tbb::feeder<Item>& (or auto&).
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <oneapi/tbb/parallel_pipeline.h>
+#include <oneapi/tbb/parallel_scan.h>
+
+// begin include/forkscale/adapters/tbb_loops.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_TBB_LOOPS_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_TBB_LOOPS_HPP
+// tbb_loops.hpp: the oneTBB adapter's loops (included by tbb.hpp, after the fork
+// policy fork_task_group): parallel_for and parallel_reduce in every form oneTBB
+// has, with its partitioners, and parallel_deterministic_reduce.
+//
+//   parallel_for(range, body[, partitioner])             body(subrange) per leaf
+//   parallel_for(first, last[, step], f[, partitioner])  f(i) for each index
+//   parallel_for(first, last, f, fs::grainsize(g))       f(i), leaves of at most g indices
+//   parallel_reduce(range, body[, partitioner])          body(leaf), Body(b, split), join
+//   parallel_reduce(range, identity, real_body, reduction[, partitioner])
+//   parallel_deterministic_reduce(...)                   as parallel_reduce, simple or static
+//
+// Without a partitioner the split tree is simple_partitioner's (a function of the
+// range alone: the serial backend builds the same); with one, it is the model of
+// tbb_partition.hpp for the arena's concurrency. A range is anything that models
+// oneTBB's Range (its splitting constructor is used as it is), a reduce body
+// anything that models its Body.
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+// begin include/forkscale/adapters/tbb_partition.hpp
+#ifndef FORKSCALE_SINGLE_ADAPTERS_TBB_PARTITION_HPP
+#define FORKSCALE_SINGLE_ADAPTERS_TBB_PARTITION_HPP
+// tbb_partition.hpp: how oneTBB's partitioners cut a loop's range, as the oneTBB
+// adapter (tbb.hpp) models them on the split tree of split_tree.hpp.
+//
+// Each model follows what oneTBB's partitioner does when no task is stolen, for
+// the concurrency P of the arena the loop is called in, so that the split tree
+// is a function of the range, the grain and P — never of who steals what:
+//  - simple_partitioner (split_tree.hpp): split while is_divisible().
+//  - static_partitioner: P pieces by proportional splits (the range's
+//    proportional splitting constructor when it has one), one leaf each.
+//  - auto_partitioner: 2P tasks by halving, one more "balancing" split per task
+//    (and per task that split made, one fewer level each time), then each task
+//    runs its range as consecutive leaves down to a depth of 5 levels, less the
+//    balancing splits made above it (oneTBB's range pool).
+//  - affinity_partitioner: 16 slots per thread: P pieces by proportional splits,
+//    then each piece runs its range pool, handing its largest piece to a new task
+//    while it has slots (halved at each hand-off), as oneTBB does.
+// The splits oneTBB adds when a task is stolen (its demand-driven depth) are not
+// modeled: they depend on timing.
+//
+// Opt-in: forkscale.hpp does not include this header (tbb.hpp does).
+#include <cstddef>
+#include <deque>
+#include <type_traits>
+#include <utility>
+
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace split_tree {
+
+// oneTBB's constants: the range pool's depth and capacity, the auto
+// partitioner's initial chunks per thread, the affinity partitioner's slots per thread.
+inline constexpr unsigned pool_depth = 5;
+inline constexpr std::size_t pool_capacity = 8;
+inline constexpr std::size_t auto_chunks = 2;
+inline constexpr std::size_t affinity_slots = 16;
+
+struct static_partition {
+  std::size_t pieces;
+};
+struct auto_partition {
+  std::size_t divisor;
+  unsigned depth = pool_depth;
+  bool task_start = true;
+};
+struct affinity_partition {
+  std::size_t divisor;
+  unsigned depth = pool_depth;
+  bool delay_passed = false;  // the first range of a task runs before any hand-off
+  bool task_start = true;
+};
+
+// The second part of `r` for a split into left : right shares: the range's
+// proportional splitting constructor, else its plain one (halves).
+template <class Range>
+Range split_in_proportion(Range& r, std::size_t left, std::size_t right) {
+  if constexpr (std::is_constructible<Range, Range&, ::oneapi::tbb::proportional_split&>::value) {
+    ::oneapi::tbb::proportional_split shares(left, right);
+    return Range(r, shares);
+  } else {
+    return split_off(r);
+  }
+}
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, static_partition p) {
+  if (p.pieces <= 1 || !r.is_divisible()) {
+    w.leaf(r);
+    return;
+  }
+  const std::size_t right_pieces = p.pieces / 2;
+  const std::size_t left_pieces = p.pieces - right_pieces;
+  Range right = split_in_proportion(r, left_pieces, right_pieces);
+  w.fork([&](auto& rw) { run_task(rw, right, static_partition{right_pieces}); },
+         [&] { run_task(w, r, static_partition{left_pieces}); });
+}
+
+// A task's range as consecutive leaves: halved down to `depth` levels while divisible.
+template <class Worker, class Range>
+void run_pool(Worker& w, Range& r, unsigned depth) {
+  if (depth == 0 || !r.is_divisible()) {
+    w.leaf(r);
+    return;
+  }
+  Range right = split_off(r);
+  run_pool(w, r, depth - 1);
+  run_pool(w, right, depth - 1);
+}
+
+// Whether an auto-partitioned task splits once more: while it has chunks to
+// make, and once more (the balancing split, one level of depth less) after.
+inline bool auto_splits(auto_partition& p) {
+  if (p.divisor > 1) return true;
+  if (p.divisor == 1 && p.depth > 0) {
+    --p.depth;
+    p.divisor = 0;
+    return true;
+  }
+  return false;
+}
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, auto_partition p) {
+  if (p.task_start && p.divisor == 0) p.divisor = 1;  // a task a balancing split made may balance once more
+  p.task_start = false;
+  if (r.is_divisible() && auto_splits(p)) {
+    p.divisor /= 2;
+    Range right = split_off(r);
+    const auto_partition child{p.divisor, p.depth, true};
+    w.fork([&](auto& rw) { run_task(rw, right, child); }, [&] { run_task(w, r, p); });
+    return;
+  }
+  run_pool(w, r, p.depth);
+}
+
+template <class Range>
+struct pool_piece {
+  Range range;
+  unsigned depth;
+};
+
+// oneTBB's range pool under the affinity partitioner: the last (leftmost) piece
+// is halved down to the depth, the first (largest) piece is handed to a new
+// task while the task has slots, the last one runs.
+template <class Range>
+void fill_pool(std::deque<pool_piece<Range>>& pool, unsigned depth) {
+  while (pool.size() < pool_capacity && pool.back().depth < depth && pool.back().range.is_divisible()) {
+    pool_piece<Range>& last = pool.back();
+    Range right = split_off(last.range);
+    pool_piece<Range> left{last.range, last.depth + 1};
+    last = pool_piece<Range>{std::move(right), left.depth};
+    pool.push_back(std::move(left));
+  }
+}
+
+inline bool affinity_hands_off(affinity_partition& p) {
+  if (!p.delay_passed) {
+    p.delay_passed = true;
+    return false;
+  }
+  if (p.divisor > 1) return true;
+  if (p.divisor == 1 && p.depth > 0) {
+    p.divisor = 0;
+    return true;
+  }
+  return false;
+}
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, affinity_partition p);
+
+template <class Worker, class Range>
+void run_affinity_pool(Worker& w, std::deque<pool_piece<Range>>& pool, affinity_partition& p) {
+  while (!pool.empty()) {
+    fill_pool(pool, p.depth);
+    if (affinity_hands_off(p)) {
+      if (pool.size() > 1) {
+        pool_piece<Range> first = std::move(pool.front());
+        pool.pop_front();
+        p.divisor /= 2;
+        const affinity_partition child{p.divisor, p.depth - first.depth, true, true};
+        w.fork([&](auto& rw) { run_task(rw, first.range, child); }, [&] { run_affinity_pool(w, pool, p); });
+        return;
+      }
+      if (pool.back().depth < p.depth && pool.back().range.is_divisible()) continue;
+    }
+    w.leaf(pool.back().range);
+    pool.pop_back();
+  }
+}
+
+template <class Worker, class Range>
+void run_task(Worker& w, Range& r, affinity_partition p) {
+  if (p.task_start && p.divisor < affinity_slots) p.divisor = 1;  // not one of the first P tasks
+  p.task_start = false;
+  if (r.is_divisible() && p.divisor > affinity_slots) {
+    const std::size_t n = p.divisor / affinity_slots;
+    const std::size_t right_pieces = n / 2;
+    const std::size_t portion = right_pieces * affinity_slots;
+    p.divisor -= portion;
+    Range right = split_in_proportion(r, n - right_pieces, right_pieces);
+    const affinity_partition child{portion, p.depth, false, true};
+    w.fork([&](auto& rw) { run_task(rw, right, child); }, [&] { run_task(w, r, p); });
+    return;
+  }
+  if (!r.is_divisible() || p.depth == 0) {
+    w.leaf(r);
+    return;
+  }
+  std::deque<pool_piece<Range>> pool;
+  pool.push_back(pool_piece<Range>{r, 0});
+  run_affinity_pool(w, pool, p);
+}
+
+}  // namespace split_tree
+
+namespace tbb_adapter {
+
+// The concurrency oneTBB's partitioners divide by: the current arena's.
+inline std::size_t arena_threads() {
+  const int p = ::oneapi::tbb::this_task_arena::max_concurrency();
+  return p > 0 ? static_cast<std::size_t>(p) : 1u;
+}
+
+inline split_tree::simple_partition partition_of(const ::oneapi::tbb::simple_partitioner&) { return {}; }
+inline split_tree::static_partition partition_of(const ::oneapi::tbb::static_partitioner&) { return {arena_threads()}; }
+inline split_tree::auto_partition partition_of(const ::oneapi::tbb::auto_partitioner&) {
+  return {split_tree::auto_chunks * arena_threads()};
+}
+inline split_tree::affinity_partition partition_of(::oneapi::tbb::affinity_partitioner&) {
+  return {split_tree::affinity_slots * arena_threads()};
+}
+
+// The model of a partitioner type (SFINAE: only oneTBB's four are partitioners).
+template <class Partitioner>
+using partition_t = decltype(partition_of(std::declval<std::remove_reference_t<Partitioner>&>()));
+
+}  // namespace tbb_adapter
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_PARTITION_HPP
+// end include/forkscale/adapters/tbb_partition.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace tbb {
+
+template <class Partitioner>
+using if_partitioner = forkscale::detail::tbb_adapter::partition_t<Partitioner>;
+
 template <class Clock = default_clock, class Range, class Body>
 void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
   forkscale::detail::split_tree::parallel_for<Clock, fork_task_group>(range, body, where);
 }
-template <class Clock = default_clock, class Range, class Body>
-void parallel_for(const Range& range, const Body& body, const ::oneapi::tbb::simple_partitioner&,
+template <class Clock = default_clock, class Range, class Body, class Partitioner, class = if_partitioner<Partitioner>>
+void parallel_for(const Range& range, const Body& body, Partitioner&& partitioner,
                   const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for<Clock, fork_task_group>(range, body, where);
+  forkscale::detail::split_tree::parallel_for<Clock, fork_task_group>(
+      range, body, forkscale::detail::tbb_adapter::partition_of(partitioner), where);
 }
 template <class Clock = default_clock, class Index, class Function>
 void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
   forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1, f, where);
 }
-template <class Clock = default_clock, class Index, class Function>
-void parallel_for(Index first, Index last, const Function& f, const ::oneapi::tbb::simple_partitioner&,
+template <class Clock = default_clock, class Index, class Function, class Partitioner,
+          class = if_partitioner<Partitioner>>
+void parallel_for(Index first, Index last, const Function& f, Partitioner&& partitioner,
                   const site& where = site::current()) {
-  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, Index(1), 1, f, where);
+  using partition = forkscale::detail::tbb_adapter::partition_t<Partitioner>;
+  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group, Index, Function, partition,
+                                                    ::oneapi::tbb::blocked_range>(
+      first, last, Index(1), 1, f, where, forkscale::detail::tbb_adapter::partition_of(partitioner));
 }
 template <class Clock = default_clock, class Index, class Function>
 void parallel_for(Index first, Index last, Index step, const Function& f, const site& where = site::current()) {
   forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group>(first, last, step, 1, f, where);
+}
+template <class Clock = default_clock, class Index, class Function, class Partitioner,
+          class = if_partitioner<Partitioner>>
+void parallel_for(Index first, Index last, Index step, const Function& f, Partitioner&& partitioner,
+                  const site& where = site::current()) {
+  using partition = forkscale::detail::tbb_adapter::partition_t<Partitioner>;
+  forkscale::detail::split_tree::parallel_for_index<Clock, fork_task_group, Index, Function, partition,
+                                                    ::oneapi::tbb::blocked_range>(
+      first, last, step, 1, f, where, forkscale::detail::tbb_adapter::partition_of(partitioner));
 }
 template <class Clock = default_clock, class Index, class Function>
 void parallel_for(Index first, Index last, const Function& f, grainsize grain, const site& where = site::current()) {
@@ -577,27 +1516,361 @@ void parallel_for(Index first, Index last, const Function& f, grainsize grain, c
                                                                             where);
 }
 
-// tbb::parallel_reduce's functional form: real_body(leaf, identity) per leaf,
-// reduction(left, right) after the join of each split — the order of
-// tbb::parallel_deterministic_reduce, so the value is reproducible too.
+// The class-body form: body(leaf) per leaf; each spawned half gets a body split
+// from its left neighbour's (Body(body, tbb::split), made before the spawn), which
+// is joined back (left.join(right)) after the join, in order. oneTBB splits a
+// body only when the half is stolen; the model takes every spawn to be one.
+template <class Clock = default_clock, class Range, class Body>
+void parallel_reduce(const Range& range, Body& body, const site& where = site::current()) {
+  forkscale::detail::split_tree::parallel_reduce_body<Clock, fork_task_group>(range, body, where);
+}
+template <class Clock = default_clock, class Range, class Body, class Partitioner, class = if_partitioner<Partitioner>>
+void parallel_reduce(const Range& range, Body& body, Partitioner&& partitioner, const site& where = site::current()) {
+  forkscale::detail::split_tree::parallel_reduce_body<Clock, fork_task_group>(
+      range, body, where, forkscale::detail::tbb_adapter::partition_of(partitioner));
+}
+
+// The functional form: each split body starts from the identity, a leaf folds its
+// subrange into its body's value (real_body(leaf, value)), reduction(left, right)
+// after each join. Without a partitioner every leaf starts from the identity:
+// tbb::parallel_deterministic_reduce's order, so the value is reproducible too.
 template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
 Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
                       const site& where = site::current()) {
   return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(range, identity, real_body, reduction,
                                                                                 where);
 }
-template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
+template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction, class Partitioner,
+          class = if_partitioner<Partitioner>>
 Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body, const Reduction& reduction,
-                      const ::oneapi::tbb::simple_partitioner&, const site& where = site::current()) {
-  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(range, identity, real_body, reduction,
-                                                                                where);
+                      Partitioner&& partitioner, const site& where = site::current()) {
+  return forkscale::detail::split_tree::parallel_reduce<Clock, fork_task_group>(
+      range, identity, real_body, reduction, where, forkscale::detail::tbb_adapter::partition_of(partitioner));
 }
+
+// tbb::parallel_deterministic_reduce: oneTBB splits the body at every split, as
+// the model does; it takes simple_partitioner (the default) or static_partitioner.
+template <class Partitioner>
+inline constexpr bool deterministic_partitioner =
+    std::is_same<std::decay_t<Partitioner>, ::oneapi::tbb::simple_partitioner>::value ||
+    std::is_same<std::decay_t<Partitioner>, ::oneapi::tbb::static_partitioner>::value;
+
+template <class Clock = default_clock, class Range, class Body>
+void parallel_deterministic_reduce(const Range& range, Body& body, const site& where = site::current()) {
+  tbb::parallel_reduce<Clock>(range, body, where);
+}
+template <class Clock = default_clock, class Range, class Body, class Partitioner,
+          class = std::enable_if_t<deterministic_partitioner<Partitioner>>>
+void parallel_deterministic_reduce(const Range& range, Body& body, Partitioner&& partitioner,
+                                   const site& where = site::current()) {
+  tbb::parallel_reduce<Clock>(range, body, partitioner, where);
+}
+template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction>
+Value parallel_deterministic_reduce(const Range& range, const Value& identity, const RealBody& real_body,
+                                    const Reduction& reduction, const site& where = site::current()) {
+  return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, where);
+}
+template <class Clock = default_clock, class Range, class Value, class RealBody, class Reduction, class Partitioner,
+          class = std::enable_if_t<deterministic_partitioner<Partitioner>>>
+Value parallel_deterministic_reduce(const Range& range, const Value& identity, const RealBody& real_body,
+                                    const Reduction& reduction, Partitioner&& partitioner,
+                                    const site& where = site::current()) {
+  return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, partitioner, where);
+}
+
+}  // namespace tbb
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_LOOPS_HPP
+// end include/forkscale/adapters/tbb_loops.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace tbb_adapter {
+template <class Clock, class Item, class Body>
+class feeder_impl;
+}  // namespace tbb_adapter
+}  // namespace detail
+
+namespace tbb {
+
+// What a parallel_for_each body adds work through: each item added is a task of
+// the loop's group, joined before the loop returns.
+template <class Item>
+class feeder {
+ public:
+  feeder(const feeder&) = delete;
+  feeder& operator=(const feeder&) = delete;
+  void add(const Item& item) { add_copy(item); }
+  void add(Item&& item) { add_move(std::move(item)); }
+
+ private:
+  feeder() = default;
+  virtual ~feeder() = default;
+  virtual void add_copy(const Item& item) = 0;
+  virtual void add_move(Item&& item) = 0;
+  template <class Clock, class I, class Body>
+  friend class forkscale::detail::tbb_adapter::feeder_impl;
+};
+
+}  // namespace tbb
+
+namespace detail {
+namespace tbb_adapter {
+
+template <class Body, class Ref, class Item>
+inline constexpr bool feeds = std::is_invocable<const Body&, Ref, tbb::feeder<Item>&>::value;
+
+template <class Clock, class Item, class Body>
+class feeder_impl final : public tbb::feeder<Item> {
+ public:
+  feeder_impl(tbb::basic_task_group<Clock>& group, const Body& body, const site& where)
+      : group_(group), body_(body), where_(where) {}
+  ~feeder_impl() override = default;
+
+  // One item, with or without the feeder.
+  template <class Ref>
+  void call(Ref&& item) {
+    if constexpr (feeds<Body, Ref, Item>) {
+      body_(std::forward<Ref>(item), static_cast<tbb::feeder<Item>&>(*this));
+    } else {
+      static_assert(std::is_invocable<const Body&, Ref>::value,
+                    "forkscale: a parallel_for_each body takes (item) or (item, fs::tbb::feeder<Item>&); oneTBB's "
+                    "tbb::feeder cannot be made outside oneTBB: write the feeder parameter as "
+                    "fs::tbb::feeder<Item>& or auto&");
+      body_(std::forward<Ref>(item));
+    }
+  }
+
+ private:
+  void add_copy(const Item& item) override { add_move(Item(item)); }
+  void add_move(Item&& item) override {
+    group_.run([this, fed = std::move(item)]() mutable { call(fed); }, where_);
+  }
+
+  tbb::basic_task_group<Clock>& group_;
+  const Body& body_;
+  site where_;
+};
+
+// The quicksort range of parallel_sort: divisible above 500 elements; a split
+// partitions around a median of three, the left part keeps the smaller elements,
+// the new range takes the larger ones, the equal ones stay in place between.
+template <class RandomIt, class Compare>
+class sort_range {
+ public:
+  static constexpr std::ptrdiff_t grain = 500;
+  sort_range(RandomIt begin, RandomIt end, const Compare& comp) : begin_(begin), end_(end), comp_(&comp) {}
+  sort_range(sort_range& r, forkscale::split) : comp_(r.comp_) {
+    const auto pivot = median_of_three(r.begin_, r.end_);
+    RandomIt less_end = std::partition(r.begin_, r.end_, [&](const auto& x) { return (*comp_)(x, pivot); });
+    begin_ = std::partition(less_end, r.end_, [&](const auto& x) { return !(*comp_)(pivot, x); });
+    end_ = r.end_;
+    r.end_ = less_end;
+  }
+  bool empty() const { return end_ == begin_; }
+  bool is_divisible() const { return end_ - begin_ > grain; }
+  void sort() const { std::sort(begin_, end_, *comp_); }
+
+ private:
+  typename std::iterator_traits<RandomIt>::value_type median_of_three(RandomIt b, RandomIt e) const {
+    const Compare& c = *comp_;
+    auto x = *b;
+    auto y = *(b + (e - b) / 2);
+    auto z = *(e - 1);
+    if (c(y, x)) std::swap(x, y);
+    if (c(z, y)) std::swap(y, z);
+    if (c(y, x)) std::swap(x, y);
+    return y;
+  }
+
+  RandomIt begin_;
+  RandomIt end_;
+  const Compare* comp_;
+};
+
+// parallel_scan's two passes over one split tree. A node keeps its range's
+// split and, after the first pass, the summary (a pre-scanned body) of its left
+// half, which the second pass folds into the right half's prefix.
+template <class Range, class Body>
+struct scan_node {
+  explicit scan_node(const Range& r) : range(r) {}
+  Range range;
+  std::unique_ptr<scan_node> left;
+  std::unique_ptr<scan_node> right;
+  std::unique_ptr<Body> left_summary;
+};
+
+template <class Clock, class Fork, class Range, class Body>
+void pre_scan(scan_node<Range, Body>& n, Body& body, const site& where) {
+  if (!n.range.is_divisible()) {
+    body(n.range, ::oneapi::tbb::pre_scan_tag());
+    return;
+  }
+  n.right = std::make_unique<scan_node<Range, Body>>(split_tree::split_off(n.range));
+  n.left = std::make_unique<scan_node<Range, Body>>(n.range);
+  n.left_summary = std::make_unique<Body>(body, ::oneapi::tbb::split());
+  Body right_body(body, ::oneapi::tbb::split());
+  Fork::template fork<Clock>([&] { pre_scan<Clock, Fork>(*n.right, right_body, where); },
+                             [&] { pre_scan<Clock, Fork>(*n.left, *n.left_summary, where); }, where);
+  right_body.reverse_join(*n.left_summary);
+  body.reverse_join(right_body);
+}
+
+// `body` holds the prefix of everything left of the node; on return, through it.
+template <class Clock, class Fork, class Range, class Body>
+void final_scan(scan_node<Range, Body>& n, Body& body, const site& where) {
+  if (!n.left) {
+    body(n.range, ::oneapi::tbb::final_scan_tag());
+    return;
+  }
+  Body right_prefix(body, ::oneapi::tbb::split());
+  right_prefix.reverse_join(*n.left_summary);
+  right_prefix.reverse_join(body);
+  Fork::template fork<Clock>([&] { final_scan<Clock, Fork>(*n.right, right_prefix, where); },
+                             [&] { final_scan<Clock, Fork>(*n.left, body, where); }, where);
+  body.assign(right_prefix);
+}
+
+// The functional form as a body: value = scan(range, value, is_final).
+template <class Range, class Value, class Scan, class ReverseJoin>
+class scan_body {
+ public:
+  scan_body(const Value& identity, const Scan& scan, const ReverseJoin& reverse_join)
+      : identity_(identity), value_(identity), scan_(scan), reverse_join_(reverse_join) {}
+  scan_body(scan_body& other, ::oneapi::tbb::split)
+      : identity_(other.identity_), value_(other.identity_), scan_(other.scan_), reverse_join_(other.reverse_join_) {}
+  template <class Tag>
+  void operator()(const Range& r, Tag tag) {
+    value_ = scan_(r, static_cast<const Value&>(value_), tag.is_final_scan());
+  }
+  void reverse_join(scan_body& left) { value_ = reverse_join_(left.value_, value_); }
+  void assign(scan_body& other) { value_ = other.value_; }
+  Value& value() { return value_; }
+
+ private:
+  const Value& identity_;
+  Value value_;
+  const Scan& scan_;
+  const ReverseJoin& reverse_join_;
+};
+
+}  // namespace tbb_adapter
+}  // namespace detail
+
+namespace tbb {
+
+template <class Clock = default_clock, class Iterator, class Body,
+          class = typename std::iterator_traits<Iterator>::iterator_category>
+void parallel_for_each(Iterator first, Iterator last, const Body& body, const site& where = site::current()) {
+  using item = typename std::iterator_traits<Iterator>::value_type;
+  std::vector<Iterator> items;
+  for (; first != last; ++first) items.push_back(first);
+  basic_task_group<Clock> group;
+  forkscale::detail::tbb_adapter::feeder_impl<Clock, item, Body> feed(group, body, where);
+  tbb::parallel_for<Clock>(
+      forkscale::blocked_range<std::size_t>(0, items.size()),
+      [&](const forkscale::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) feed.call(*items[i]);
+      },
+      where);
+  group.wait(where);
+}
+template <class Clock = default_clock, class Range, class Body, class = decltype(std::begin(std::declval<Range&>()))>
+void parallel_for_each(Range& range, const Body& body, const site& where = site::current()) {
+  tbb::parallel_for_each<Clock>(std::begin(range), std::end(range), body, where);
+}
+template <class Clock = default_clock, class Range, class Body,
+          class = decltype(std::begin(std::declval<const Range&>()))>
+void parallel_for_each(const Range& range, const Body& body, const site& where = site::current()) {
+  tbb::parallel_for_each<Clock>(std::begin(range), std::end(range), body, where);
+}
+
+template <class Clock = default_clock, class RandomIt, class Compare,
+          class = typename std::iterator_traits<RandomIt>::iterator_category>
+void parallel_sort(RandomIt first, RandomIt last, const Compare& comp, const site& where = site::current()) {
+  using range = forkscale::detail::tbb_adapter::sort_range<RandomIt, Compare>;
+  tbb::parallel_for<Clock>(
+      range(first, last, comp), [](const range& leaf) { leaf.sort(); }, where);
+}
+template <class Clock = default_clock, class RandomIt,
+          class = typename std::iterator_traits<RandomIt>::iterator_category>
+void parallel_sort(RandomIt first, RandomIt last, const site& where = site::current()) {
+  tbb::parallel_sort<Clock>(first, last, std::less<typename std::iterator_traits<RandomIt>::value_type>(), where);
+}
+template <class Clock = default_clock, class Range, class Compare, class = decltype(std::begin(std::declval<Range&>()))>
+void parallel_sort(Range&& range, const Compare& comp, const site& where = site::current()) {
+  tbb::parallel_sort<Clock>(std::begin(range), std::end(range), comp, where);
+}
+template <class Clock = default_clock, class Range, class = decltype(std::begin(std::declval<Range&>()))>
+void parallel_sort(Range&& range, const site& where = site::current()) {
+  tbb::parallel_sort<Clock>(std::begin(range), std::end(range), where);
+}
+
+// oneTBB's scan partitioners (simple, auto) are accepted; the model's split tree
+// is simple_partitioner's either way.
+template <class Partitioner>
+inline constexpr bool scan_partitioner =
+    std::is_same<std::decay_t<Partitioner>, ::oneapi::tbb::simple_partitioner>::value ||
+    std::is_same<std::decay_t<Partitioner>, ::oneapi::tbb::auto_partitioner>::value;
+
+template <class Clock = default_clock, class Range, class Body>
+void parallel_scan(const Range& range, Body& body, const site& where = site::current()) {
+  using node = forkscale::detail::tbb_adapter::scan_node<Range, Body>;
+  if (range.empty()) return;
+  node root(range);
+  {
+    Body summary(body, ::oneapi::tbb::split());
+    forkscale::detail::tbb_adapter::pre_scan<Clock, fork_task_group>(root, summary, where);
+  }
+  forkscale::detail::tbb_adapter::final_scan<Clock, fork_task_group>(root, body, where);
+}
+template <class Clock = default_clock, class Range, class Body, class Partitioner,
+          class = std::enable_if_t<scan_partitioner<Partitioner>>>
+void parallel_scan(const Range& range, Body& body, const Partitioner&, const site& where = site::current()) {
+  tbb::parallel_scan<Clock>(range, body, where);
+}
+template <class Clock = default_clock, class Range, class Value, class Scan, class ReverseJoin>
+Value parallel_scan(const Range& range, const Value& identity, const Scan& scan, const ReverseJoin& reverse_join,
+                    const site& where = site::current()) {
+  forkscale::detail::tbb_adapter::scan_body<Range, Value, Scan, ReverseJoin> body(identity, scan, reverse_join);
+  tbb::parallel_scan<Clock>(range, body, where);
+  return std::move(body.value());
+}
+template <class Clock = default_clock, class Range, class Value, class Scan, class ReverseJoin, class Partitioner,
+          class = std::enable_if_t<scan_partitioner<Partitioner>>>
+Value parallel_scan(const Range& range, const Value& identity, const Scan& scan, const ReverseJoin& reverse_join,
+                    const Partitioner&, const site& where = site::current()) {
+  return tbb::parallel_scan<Clock>(range, identity, scan, reverse_join, where);
+}
+
+// oneTBB's pipeline, run as it is; the measurement is told what it misses.
+template <class Clock = default_clock>
+void parallel_pipeline(std::size_t max_number_of_live_tokens, const ::oneapi::tbb::filter<void, void>& filter_chain,
+                       const site& where = site::current()) {
+  forkscale::detail::region_api<Clock>::notice(
+      where,
+      "parallel_pipeline is not modeled: the work its filters do on oneTBB's threads is not counted, and the time "
+      "the caller waited for them is its own strand's");
+  ::oneapi::tbb::parallel_pipeline(max_number_of_live_tokens, filter_chain);
+}
+
+}  // namespace tbb
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_ALGORITHMS_HPP
+// end include/forkscale/adapters/tbb_algorithms.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace tbb {
 
 using task_group = basic_task_group<default_clock>;
 using task_arena = basic_task_arena<default_clock>;
 template <class Value>
 using blocked_range = ::oneapi::tbb::blocked_range<Value>;
 using split = ::oneapi::tbb::split;
+using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+using static_partitioner = ::oneapi::tbb::static_partitioner;
+using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
 using forkscale::grainsize;
 
 // Every name above, for programs written against a backend type (the serial one is
@@ -611,6 +1884,9 @@ struct basic_backend {
   using blocked_range = ::oneapi::tbb::blocked_range<Value>;
   using split = ::oneapi::tbb::split;
   using simple_partitioner = ::oneapi::tbb::simple_partitioner;
+  using auto_partitioner = ::oneapi::tbb::auto_partitioner;
+  using static_partitioner = ::oneapi::tbb::static_partitioner;
+  using affinity_partitioner = ::oneapi::tbb::affinity_partitioner;
 
   template <class... F>
   static void parallel_invoke(forkscale::detail::caller::first_invocable f1, const F&... f) {
@@ -620,18 +1896,16 @@ struct basic_backend {
   static void parallel_for(const Range& range, const Body& body, const site& where = site::current()) {
     tbb::parallel_for<Clock>(range, body, where);
   }
-  template <class Range, class Body>
-  static void parallel_for(const Range& range, const Body& body, const simple_partitioner& p,
-                           const site& where = site::current()) {
+  template <class Range, class Body, class P, class = if_partitioner<P>>
+  static void parallel_for(const Range& range, const Body& body, P&& p, const site& where = site::current()) {
     tbb::parallel_for<Clock>(range, body, p, where);
   }
   template <class Index, class Function>
   static void parallel_for(Index first, Index last, const Function& f, const site& where = site::current()) {
     tbb::parallel_for<Clock>(first, last, f, where);
   }
-  template <class Index, class Function>
-  static void parallel_for(Index first, Index last, const Function& f, const simple_partitioner& p,
-                           const site& where = site::current()) {
+  template <class Index, class Function, class P, class = if_partitioner<P>>
+  static void parallel_for(Index first, Index last, const Function& f, P&& p, const site& where = site::current()) {
     tbb::parallel_for<Clock>(first, last, f, p, where);
   }
   template <class Index, class Function>
@@ -644,15 +1918,22 @@ struct basic_backend {
                            const site& where = site::current()) {
     tbb::parallel_for<Clock>(first, last, f, grain, where);
   }
+  template <class Range, class Body>
+  static void parallel_reduce(const Range& range, Body& body, const site& where = site::current()) {
+    tbb::parallel_reduce<Clock>(range, body, where);
+  }
+  template <class Range, class Body, class P, class = if_partitioner<P>>
+  static void parallel_reduce(const Range& range, Body& body, P&& p, const site& where = site::current()) {
+    tbb::parallel_reduce<Clock>(range, body, p, where);
+  }
   template <class Range, class Value, class RealBody, class Reduction>
   static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
                                const Reduction& reduction, const site& where = site::current()) {
     return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, where);
   }
-  template <class Range, class Value, class RealBody, class Reduction>
+  template <class Range, class Value, class RealBody, class Reduction, class P, class = if_partitioner<P>>
   static Value parallel_reduce(const Range& range, const Value& identity, const RealBody& real_body,
-                               const Reduction& reduction, const simple_partitioner& p,
-                               const site& where = site::current()) {
+                               const Reduction& reduction, P&& p, const site& where = site::current()) {
     return tbb::parallel_reduce<Clock>(range, identity, real_body, reduction, p, where);
   }
 };
@@ -1090,6 +2371,7 @@ inline const bool tbb_calibrator_registered = register_calibrator(::forkscale::b
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_TBB_HPP
 // end include/forkscale/detail/burden/tbb.hpp
+#endif                               // FORKSCALE_ENABLE
 
 #undef FORKSCALE_DETAIL_TSAN
 #endif  // FORKSCALE_SINGLE_ADAPTERS_TBB_HPP

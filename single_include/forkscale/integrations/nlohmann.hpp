@@ -1879,6 +1879,20 @@ inline std::string shortened_site_name(const std::string& name, std::size_t widt
   return truncate_display(name, width);
 }
 
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
 // A site as the tables name it: "(root)" for the root row; otherwise its name
 // (the tag, or file:line) and the function it is in, "spawn " first for the rows
 // of spawn sites in the call-site table — in at most `width` columns. When the
@@ -1901,7 +1915,7 @@ inline std::string site_label(site_kind kind, const std::string& name, const std
   const std::size_t function_room = function_width <= half      ? function_width
                                     : name_width <= room - half ? room - name_width
                                                                 : half;
-  return prefix + shortened_site_name(n, room - function_room) + " in " + truncate_display(f, function_room);
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
 }
 
 // The rows a table shows, in order: sorted by `key`, largest first (ties keep the
@@ -5683,7 +5697,9 @@ struct session {
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
-  bool fuse_joins = false;  // a join that waited for nothing shares a reading too
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
 
   std::mutex m;  // guards everything below (not on the event path)
   region_node root;

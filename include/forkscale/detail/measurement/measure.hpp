@@ -233,6 +233,8 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
       throw error(std::string("forkscale: options.clock is '") + to_string(kind) +
                   "' but this engine's clock policy is '" + to_string(Clock::kind) + "'");
     kind = Clock::kind;
+  } else {
+    kind = clock_option(kind);  // FORKSCALE_CLOCK, where the options leave the clock automatic
   }
   const bool check_load = opt.check_load && kind != clock_kind::cost;
   const unsigned runnable = check_load || kind == clock_kind::automatic ? runnable_threads() : 0;
@@ -300,7 +302,8 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
   // Tasks still running (misuse, diagnosed) may still write their threads'
   // tables: the profile is left out then.
   bool settled = root.sync_block == nullptr || root.sync_block->tally().running == 0;
-  if (const std::int64_t unjoined = unjoined_in_bound_sets(*s))
+  const std::int64_t unjoined = unjoined_in_bound_sets(*s);
+  if (unjoined != 0)
     misuse(s.get(), root.where,
            "measurement ended while " + std::to_string(unjoined) +
                " task(s) spawned into a task_group or join_handle had not been joined inside it (still running, "
@@ -346,7 +349,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     misuse_count = s->misuse_count;
   }
   settled = settled && misuse_count == 0;
-  const bool unbound = bound_count(*s) == 0;
+  // A set still bound whose tasks were all joined inside the measurement (a
+  // task_group made before it, destroyed after) holds nothing that can change.
+  const bool unbound = unjoined == 0 || bound_count(*s) == 0;
   finish_site_profiles(rep, *s, root, out, root.profile.on && settled && unbound);
   if (settled && unbound) add_what_if(rep, *s, root);
   if (s->rec) attach_record(rep, *s, root, settled && unbound);
@@ -402,6 +407,11 @@ region_state* region_api<Clock>::open(std::string label, const options& opt, con
     E::begin_region(*r, label);
   }
   return r.release();
+}
+
+template <class Clock>
+void region_api<Clock>::notice(const site& where, const std::string& problem) {
+  if (frame* f = engine<Clock>::current()) diagnose(f->sess, where, problem, false);
 }
 
 template <class Clock>

@@ -29,6 +29,9 @@ struct region_api {
   // Ends the region if it is still open (an outermost one's report goes to
   // last_report()) and frees it.
   static void close(region_state* r) noexcept;
+  // A diagnostic (not misuse) of the measurement the calling thread runs in —
+  // what an adapter could not model; nothing outside a measurement.
+  static void notice(const site& where, const std::string& problem);
 };
 
 }  // namespace detail

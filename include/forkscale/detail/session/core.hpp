@@ -22,6 +22,7 @@
 #include "../../config.hpp"
 #include "../../record.hpp"
 #include "../../report.hpp"
+#include "../util/env.hpp"
 #include "handle.hpp"
 #include "merger.hpp"
 #include "snapshot_file.hpp"
@@ -44,7 +45,8 @@ class session_core {
       throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
     if (!path_.empty()) format_ = snapshot_format_of(path_);
     // The unit and clock a snapshot taken before anything finished states.
-    const clock_kind k = clock == clock_kind::automatic ? resolve_default() : clock;
+    const clock_kind chosen = clock_option(clock);  // FORKSCALE_CLOCK where clock is automatic
+    const clock_kind k = chosen == clock_kind::automatic ? resolve_default() : chosen;
     empty_unit_ = k == clock_kind::cost ? "units" : "ns";
     empty_clock_ = k;
     if (every_.count() > 0) writer_ = std::thread([this] { write_periodically(); });

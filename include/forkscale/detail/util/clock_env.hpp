@@ -12,6 +12,7 @@
 #include "../../clock.hpp"
 #include "../../config.hpp"
 #include "atomic_file.hpp"  // printable_path
+#include "env.hpp"          // read_env_clock
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -20,6 +21,7 @@ namespace detail {
 // when none is).
 inline clock_kind clock_from_environment(std::initializer_list<const char*> names) {
   for (const char* name : names) {
+    if (std::string(name) == "FORKSCALE_CLOCK") return read_env_clock();  // the measurements' own reader
     const char* raw = std::getenv(name);
     if (raw == nullptr || *raw == '\0') continue;
     const std::string k = raw;

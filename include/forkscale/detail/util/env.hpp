@@ -1,7 +1,8 @@
 // detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
 // FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored. Any other value is ignored, with one
-// line on stderr the first time the process reads it.
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
 #pragma once
 #include <cctype>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "../../clock.hpp"
 #include "../../config.hpp"
 #include "atomic_file.hpp"  // printable_path
 #include "strings.hpp"
@@ -19,6 +21,15 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  static std::mutex m;
+  static std::set<std::string> told;
+  std::lock_guard<std::mutex> g(m);
+  if (told.insert(name).second)
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
 inline env_switch read_env_switch(const char* name) {
   const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return env_switch::unset;
@@ -26,13 +37,29 @@ inline env_switch read_env_switch(const char* name) {
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
   if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not 1 or 0 (nor on/off, yes/no, true/false); it is ignored\n", name,
-                 printable_path(raw).c_str());
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
   return env_switch::unset;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
+// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
+// case; `auto` too). Unset, empty or not a clock (said once): automatic.
+inline clock_kind read_env_clock() {
+  const char* raw = std::getenv("FORKSCALE_CLOCK");
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
 }
 
 }  // namespace detail

@@ -1,0 +1,26 @@
+# Compiles SOURCE twice: as it is (must succeed) and with
+# FORKSCALE_EXPECT_COMPILE_ERROR (must fail, with MESSAGE in the compiler's
+# output, so that the error a user meets says what to do).
+foreach(v CXX SOURCE INCLUDE TBB_INCLUDE MESSAGE)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "compile_message.cmake: ${v} is not set")
+  endif()
+endforeach()
+set(flags -std=c++17 -fsyntax-only -DFORKSCALE_COMPILED_LIB "-I${INCLUDE}")
+foreach(dir IN LISTS TBB_INCLUDE)
+  list(APPEND flags "-I${dir}")
+endforeach()
+execute_process(COMMAND "${CXX}" ${flags} "${SOURCE}" RESULT_VARIABLE ok_result ERROR_VARIABLE ok_err)
+if(NOT ok_result EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} does not compile even without the error:\n${ok_err}")
+endif()
+execute_process(COMMAND "${CXX}" ${flags} -DFORKSCALE_EXPECT_COMPILE_ERROR "${SOURCE}"
+                RESULT_VARIABLE bad_result ERROR_VARIABLE bad_err)
+if(bad_result EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} compiled with FORKSCALE_EXPECT_COMPILE_ERROR; it must not")
+endif()
+string(FIND "${bad_err}" "${MESSAGE}" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "${SOURCE}: the error does not say '${MESSAGE}':\n${bad_err}")
+endif()
+message(STATUS "${SOURCE}: rejected with '${MESSAGE}'")

@@ -1,0 +1,42 @@
+# Compiles SOURCE to an object twice at -O2: with FORKSCALE_ENABLE=0, where `nm -C`
+# must list no symbol of namespace forkscale (every fs::tbb:: call is oneTBB's
+# own), and as it is, where it must list some (so that the check can fail).
+foreach(v CXX NM SOURCE INCLUDE TBB_INCLUDE WORK_DIR)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "disabled_symbols.cmake: ${v} is not set")
+  endif()
+endforeach()
+set(flags -std=c++17 -O2 -c "-I${INCLUDE}")
+foreach(dir IN LISTS TBB_INCLUDE)
+  list(APPEND flags "-I${dir}")
+endforeach()
+file(MAKE_DIRECTORY "${WORK_DIR}")
+
+function(symbols_of out_var object)
+  execute_process(COMMAND "${CXX}" ${flags} ${ARGN} "${SOURCE}" -o "${object}"
+                  RESULT_VARIABLE result ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${SOURCE} does not compile with ${ARGN}:\n${err}")
+  endif()
+  execute_process(COMMAND "${NM}" -C "${object}" RESULT_VARIABLE result OUTPUT_VARIABLE listing ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "nm -C ${object} failed:\n${err}")
+  endif()
+  set(${out_var} "${listing}" PARENT_SCOPE)
+endfunction()
+
+symbols_of(enabled "${WORK_DIR}/enabled.o")
+string(REGEX MATCHALL "[^\n]*forkscale::[^\n]*" enabled_forkscale "${enabled}")
+list(LENGTH enabled_forkscale enabled_count)
+if(enabled_count EQUAL 0)
+  message(FATAL_ERROR "the enabled object lists no forkscale:: symbol: the check would see nothing")
+endif()
+
+symbols_of(disabled "${WORK_DIR}/disabled.o" -DFORKSCALE_ENABLE=0)
+string(REGEX MATCHALL "[^\n]*forkscale::[^\n]*" disabled_forkscale "${disabled}")
+list(LENGTH disabled_forkscale disabled_count)
+if(NOT disabled_count EQUAL 0)
+  string(REPLACE ";" "\n" listed "${disabled_forkscale}")
+  message(FATAL_ERROR "with FORKSCALE_ENABLE=0 the object holds ${disabled_count} forkscale:: symbol(s):\n${listed}")
+endif()
+message(STATUS "FORKSCALE_ENABLE=0: no forkscale:: symbol (the enabled object has ${enabled_count})")
