@@ -3,6 +3,7 @@
 // (never for how long anything took): these machines are shared and noisy.
 #include <gtest/gtest.h>
 
+#include <forkscale/detail/measurement/cpu_check.hpp>
 #include <forkscale/forkscale.hpp>
 
 #include <cmath>

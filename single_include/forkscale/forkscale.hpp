@@ -10723,6 +10723,71 @@ inline clock_kind clock_option(clock_kind option) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // end include/forkscale/detail/util/env.hpp
+// begin include/forkscale/detail/measurement/cpu_check.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CPU_CHECK_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CPU_CHECK_HPP
+// detail/measurement/cpu_check.hpp: a timed measurement's work against the CPU
+// time the process used meanwhile (measure.hpp's finish_session; the OMPT
+// tool's whole-program report). In both forms: it is a few lines, and tests
+// call it directly.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The CPU time the process has used (ns; 0 where it cannot be read).
+inline std::uint64_t process_cpu_now_ns() noexcept {
+#if defined(CLOCK_PROCESS_CPUTIME_ID)
+  timespec ts{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+#else
+  return 0;
+#endif
+}
+
+// Work is time the measured threads ran: it cannot exceed the CPU time the
+// process used meanwhile, unless a wall clock counted waits for a CPU (a busy
+// machine). The report says so then, once.
+inline void note_work_above_cpu(report& rep, std::uint64_t cpu_ns, const std::string& where) {
+  if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
+  for (const diagnostic& d : rep.diagnostics)
+    if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
+  rep.diagnostics.push_back(diagnostic{
+      where, "the work (" + std::to_string(rep.work()) +
+                 " ns) exceeds the CPU time the process used during the measurement (" + std::to_string(cpu_ns) +
+                 " ns): the " + to_string(rep.clock) +
+                 " clock counted time the threads waited for a CPU (a busy machine); work and span are inflated "
+                 "(thread_cpu, the default where the TSC is invariant, counts CPU time only)"});
+  ++rep.diagnostic_count;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CPU_CHECK_HPP
+// end include/forkscale/detail/measurement/cpu_check.hpp
 // begin include/forkscale/detail/measurement/profile_rows.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_PROFILE_ROWS_HPP
 #define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_PROFILE_ROWS_HPP
@@ -11810,33 +11875,6 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
                                     in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
                           (sched_halves / 2.0);
   return cached[slot];
-}
-
-// The CPU time the process has used (ns; 0 where it cannot be read).
-inline std::uint64_t process_cpu_now_ns() noexcept {
-#if defined(CLOCK_PROCESS_CPUTIME_ID)
-  timespec ts{};
-  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
-#else
-  return 0;
-#endif
-}
-
-// Work is time the measured threads ran: it cannot exceed the CPU time the
-// process used meanwhile, unless a wall clock counted waits for a CPU (a busy
-// machine). The report says so then, once.
-inline void note_work_above_cpu(report& rep, std::uint64_t cpu_ns, const std::string& where) {
-  if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
-  for (const diagnostic& d : rep.diagnostics)
-    if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
-  rep.diagnostics.push_back(diagnostic{
-      where, "the work (" + std::to_string(rep.work()) +
-                 " ns) exceeds the CPU time the process used during the measurement (" + std::to_string(cpu_ns) +
-                 " ns): the " + to_string(rep.clock) +
-                 " clock counted time the threads waited for a CPU (a busy machine); work and span are inflated "
-                 "(thread_cpu, the default where the TSC is invariant, counts CPU time only)"});
-  ++rep.diagnostic_count;
 }
 
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says

@@ -26,6 +26,7 @@
 #include "../observers/list.hpp"
 #include "../output/views_hook.hpp"
 #include "../util/env.hpp"
+#include "cpu_check.hpp"
 #include "profile_rows.hpp"
 #include "record_build.hpp"
 #include "region_api.hpp"
@@ -129,33 +130,6 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
                                     in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
                           (sched_halves / 2.0);
   return cached[slot];
-}
-
-// The CPU time the process has used (ns; 0 where it cannot be read).
-inline std::uint64_t process_cpu_now_ns() noexcept {
-#if defined(CLOCK_PROCESS_CPUTIME_ID)
-  timespec ts{};
-  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
-#else
-  return 0;
-#endif
-}
-
-// Work is time the measured threads ran: it cannot exceed the CPU time the
-// process used meanwhile, unless a wall clock counted waits for a CPU (a busy
-// machine). The report says so then, once.
-inline void note_work_above_cpu(report& rep, std::uint64_t cpu_ns, const std::string& where) {
-  if (rep.unit != "ns" || cpu_ns == 0 || rep.work() <= cpu_ns) return;
-  for (const diagnostic& d : rep.diagnostics)
-    if (d.problem.find("exceeds the CPU time") != std::string::npos) return;
-  rep.diagnostics.push_back(diagnostic{
-      where, "the work (" + std::to_string(rep.work()) +
-                 " ns) exceeds the CPU time the process used during the measurement (" + std::to_string(cpu_ns) +
-                 " ns): the " + to_string(rep.clock) +
-                 " clock counted time the threads waited for a CPU (a busy machine); work and span are inflated "
-                 "(thread_cpu, the default where the TSC is invariant, counts CPU time only)"});
-  ++rep.diagnostic_count;
 }
 
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
