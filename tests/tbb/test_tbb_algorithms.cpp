@@ -24,6 +24,22 @@
 
 namespace {
 
+// parallel_pipeline and flow::graph are oneTBB's own calls (not modeled): their
+// bodies run on oneTBB's threads, handed over inside the distributed libtbb,
+// which ThreadSanitizer does not see, and forkscale adds no code there for TSan
+// to check. Under TSan these two tests are skipped rather than suppressed.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool under_tsan = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool under_tsan = true;
+#else
+constexpr bool under_tsan = false;
+#endif
+#else
+constexpr bool under_tsan = false;
+#endif
+
 namespace fs = forkscale;
 using adapter_check::expect_clean;
 
@@ -148,6 +164,7 @@ TEST_F(TbbAlgorithms, ScanGivesEveryPrefixInTwoPasses) {
 }
 
 TEST_F(TbbAlgorithms, PipelineRunsAndSaysItIsNotModeled) {
+  if (under_tsan) GTEST_SKIP() << "oneTBB's own pipeline: its hand-offs are invisible to TSan";
   std::atomic<int> seen{0};
   const auto r = measure("pipeline", [&] {
     int next = 0;
@@ -164,6 +181,7 @@ TEST_F(TbbAlgorithms, PipelineRunsAndSaysItIsNotModeled) {
 }
 
 TEST_F(TbbAlgorithms, FlowGraphRunsAndSaysItIsNotModeled) {
+  if (under_tsan) GTEST_SKIP() << "oneTBB's own flow graph: its hand-offs are invisible to TSan";
   std::atomic<int> seen{0};
   const auto r = measure("graph", [&] {
     fs::tbb::flow::graph g;
