@@ -227,10 +227,20 @@ TEST(Run, LocksUnjoinedThreadsAndConditionWaits) {
   unsigned n = 0, line = 0;
   for (std::string text; std::getline(in, text);)
     if (++n && text.find("lock:add") != std::string::npos) line = n;
-  std::uint64_t acquisitions = 0;
-  for (const auto& l : rep.locks)
+  std::uint64_t acquisitions = 0, all = 0;
+  for (const auto& l : rep.locks) {
     if (l.line == line) acquisitions += l.acquisitions;
+    all += l.acquisitions;
+  }
+#if defined(__clang__)
+  // Built with clang, std::mutex::lock inlined from libstdc++ is named by the
+  // header's line (docs/threads.md, "Sites"): every acquisition is counted,
+  // the program's line is not found.
+  EXPECT_GE(all, 2000u) << o.err;
+#else
   EXPECT_EQ(acquisitions, 2000u) << o.err;  // each of add()'s, named by its line
+  EXPECT_GE(all, acquisitions);
+#endif
   std::size_t never_joined = 0, waits = 0;
   for (const auto& d : rep.diagnostics) {
     never_joined += d.problem.find("1 thread(s) were never joined") != std::string::npos;
