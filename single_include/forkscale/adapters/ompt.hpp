@@ -11910,11 +11910,11 @@ inline env_switch read_env_switch(const char* name) {
   return env_switch::unset;
 }
 
-// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
-// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
-// case; `auto` too). Unset, empty or not a clock (said once): automatic.
-inline clock_kind read_env_clock() {
-  const char* raw = std::getenv("FORKSCALE_CLOCK");
+// A clock named by environment variable `name` (cost, tsc, steady,
+// arm_counter, thread_cpu or automatic, in any case; `auto` too). Unset, empty
+// or not a clock (said once): automatic.
+inline clock_kind read_env_clock(const char* name) {
+  const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
   std::string v = trim(raw);
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -11922,9 +11922,12 @@ inline clock_kind read_env_clock() {
   for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
                              clock_kind::arm_counter, clock_kind::thread_cpu})
     if (v == to_string(k)) return k;
-  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  tell_ignored_once(name, raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
   return clock_kind::automatic;
 }
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it `automatic`.
+inline clock_kind read_env_clock() { return read_env_clock("FORKSCALE_CLOCK"); }
 
 // The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
 inline clock_kind clock_option(clock_kind option) {
@@ -15964,9 +15967,23 @@ FORKSCALE_NAMESPACE_END
 // mode, the preload libraries of `forkscale-report run`): cost, tsc, steady,
 // thread_cpu, or auto/automatic (the options' own choice). Any other value
 // leaves the clock automatic, with one line on stderr.
-#include <cstdio>
 #include <cstdlib>
 #include <initializer_list>
+#include <string>
+
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
 #include <string>
 
 // begin include/forkscale/detail/util/atomic_file.hpp
@@ -16281,21 +16298,6 @@ inline void write_file_atomically(const std::string& path, const std::string& co
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
 // end include/forkscale/detail/util/atomic_file.hpp
-// begin include/forkscale/detail/util/env.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
-// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
-// Any other value is ignored, with one line on stderr the first time the
-// process reads it.
-#include <cctype>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <set>
-#include <string>
-
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -16322,11 +16324,11 @@ inline env_switch read_env_switch(const char* name) {
   return env_switch::unset;
 }
 
-// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
-// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
-// case; `auto` too). Unset, empty or not a clock (said once): automatic.
-inline clock_kind read_env_clock() {
-  const char* raw = std::getenv("FORKSCALE_CLOCK");
+// A clock named by environment variable `name` (cost, tsc, steady,
+// arm_counter, thread_cpu or automatic, in any case; `auto` too). Unset, empty
+// or not a clock (said once): automatic.
+inline clock_kind read_env_clock(const char* name) {
+  const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
   std::string v = trim(raw);
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -16334,9 +16336,12 @@ inline clock_kind read_env_clock() {
   for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
                              clock_kind::arm_counter, clock_kind::thread_cpu})
     if (v == to_string(k)) return k;
-  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  tell_ignored_once(name, raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
   return clock_kind::automatic;
 }
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it `automatic`.
+inline clock_kind read_env_clock() { return read_env_clock("FORKSCALE_CLOCK"); }
 
 // The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
 inline clock_kind clock_option(clock_kind option) {
@@ -16352,22 +16357,11 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // The clock the first of `names` that is set and not empty names (automatic
-// when none is).
+// when none is), read as FORKSCALE_CLOCK is (env.hpp's read_env_clock).
 inline clock_kind clock_from_environment(std::initializer_list<const char*> names) {
   for (const char* name : names) {
-    if (std::string(name) == "FORKSCALE_CLOCK") return read_env_clock();  // the measurements' own reader
     const char* raw = std::getenv(name);
-    if (raw == nullptr || *raw == '\0') continue;
-    const std::string k = raw;
-    if (k == "cost") return clock_kind::cost;
-    if (k == "tsc") return clock_kind::tsc;
-    if (k == "steady") return clock_kind::steady;
-    if (k == "thread_cpu") return clock_kind::thread_cpu;
-    if (k != "auto" && k != "automatic")
-      std::fprintf(stderr,
-                   "forkscale: %s=%s is not a clock (cost, tsc, steady, thread_cpu, automatic); using automatic\n",
-                   name, printable_path(raw).c_str());
-    return clock_kind::automatic;
+    if (raw != nullptr && *raw != '\0') return read_env_clock(name);
   }
   return clock_kind::automatic;
 }

@@ -8347,11 +8347,11 @@ inline env_switch read_env_switch(const char* name) {
   return env_switch::unset;
 }
 
-// FORKSCALE_CLOCK: the clock of a measurement whose options leave it
-// `automatic` (cost, tsc, steady, arm_counter, thread_cpu or automatic, in any
-// case; `auto` too). Unset, empty or not a clock (said once): automatic.
-inline clock_kind read_env_clock() {
-  const char* raw = std::getenv("FORKSCALE_CLOCK");
+// A clock named by environment variable `name` (cost, tsc, steady,
+// arm_counter, thread_cpu or automatic, in any case; `auto` too). Unset, empty
+// or not a clock (said once): automatic.
+inline clock_kind read_env_clock(const char* name) {
+  const char* raw = std::getenv(name);
   if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
   std::string v = trim(raw);
   for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -8359,9 +8359,12 @@ inline clock_kind read_env_clock() {
   for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
                              clock_kind::arm_counter, clock_kind::thread_cpu})
     if (v == to_string(k)) return k;
-  tell_ignored_once("FORKSCALE_CLOCK", raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  tell_ignored_once(name, raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
   return clock_kind::automatic;
 }
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it `automatic`.
+inline clock_kind read_env_clock() { return read_env_clock("FORKSCALE_CLOCK"); }
 
 // The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
 inline clock_kind clock_option(clock_kind option) {
