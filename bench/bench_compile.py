@@ -75,6 +75,10 @@ HEADERS = [
 ]
 GOAL_RATIO = 2.0
 PROGRAM_GOALS = {"header_only": 8.0, "compiled": 3.0}
+PROGRAM_MEMORY_GOALS_MB = {"header_only": 300.0}
+# Each translation unit of the compiled library at -O2.
+LIBRARY_GOAL_S = 20.0
+LIBRARY_GOAL_MB = 500.0
 # An OpenMP file that includes forkscale/ompt.hpp, compiled form, against the
 # baseline file compiled with the same clang++ -fopenmp=libomp flags.
 OMPT_GOAL = 4.0
@@ -155,24 +159,42 @@ def time_compile(cxx, flags, headers, runs, workdir):
     return best
 
 
-def cpu_compile(cxx, flags, source, runs, workdir):
+def run_measured(cmd, cwd=None, env=None):
+    """Runs `cmd`; returns (returncode, stderr, CPU s of the process and its
+    children as the kernel accounted them, peak resident MB of the largest)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    # Linux reports the child together with the children it waited for (the
+    # driver and cc1plus): the sum of their CPU times, the largest peak.
+    cpu = usage.ru_utime + usage.ru_stime
+    peak_kb = usage.ru_maxrss
+    return p.returncode, err, cpu, peak_kb / 1024.0
+
+
+def cpu_compile(cxx, flags, source, runs, workdir, with_memory=False):
     """The least compiler CPU time (user + sys, s) of `runs` compiles of `source`:
-    the children's usage (the driver and cc1plus) as the kernel accounted it."""
+    the children's usage (the driver and cc1plus) as the kernel accounted it.
+    With `with_memory`, (CPU s, peak MB) of that fastest run."""
     src = os.path.join(workdir, "program.cpp")
     with open(src, "w", encoding="utf-8") as f:
         f.write(source)
     cmd = [cxx, "-std=c++17", "-I", INCLUDE] + flags + ["-c", src, "-o", os.path.join(workdir, "program.o")]
+    return cpu_compile_cmd(cmd, runs, "a program", with_memory)
+
+
+def cpu_compile_cmd(cmd, runs, what, with_memory=False):
     best = None
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if r.returncode != 0:
-            first = (r.stderr.strip().splitlines() or ["(no message)"])[0]
-            raise RuntimeError("%s failed to compile a program: %s" % (cxx, first))
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        best = cpu if best is None else min(best, cpu)
-    return best
+        code, err, cpu, peak = run_measured(cmd)
+        if code != 0:
+            first = (err.strip().splitlines() or ["(no message)"])[0]
+            raise RuntimeError("%s failed to compile %s: %s" % (cmd[0], what, first))
+        if best is None or cpu < best[0]:
+            best = (cpu, peak)
+    return best if with_memory else best[0]
 
 
 def program_rows(cxx, runs, workdir, quick):
@@ -188,13 +210,60 @@ def program_rows(cxx, runs, workdir, quick):
     for key, what, source in programs:
         row = {"program": key, "what": what}
         for form, flags in forms:
-            t = cpu_compile(cxx, flags, source, runs, workdir)
-            row[form] = {"cpu_s": round(t, 3), "ratio": round(t / base, 2)}
+            t, mb = cpu_compile(cxx, flags, source, runs, workdir, with_memory=True)
+            row[form] = {"cpu_s": round(t, 3), "ratio": round(t / base, 2), "peak_mb": round(mb, 1)}
             if key == "readme":
                 row[form]["goal_ratio"] = PROGRAM_GOALS[form]
                 row[form]["goal_met"] = t / base <= PROGRAM_GOALS[form]
+                if form in PROGRAM_MEMORY_GOALS_MB:
+                    row[form]["goal_mb"] = PROGRAM_MEMORY_GOALS_MB[form]
+                    row[form]["goal_mb_met"] = mb <= PROGRAM_MEMORY_GOALS_MB[form]
         rows.append(row)
     return base, rows
+
+
+def library_rows(cxx, runs, workdir):
+    """Each translation unit of the compiled library (src/lib/*.cpp) and the
+    one-file build (src/forkscale.cpp) at -O2, as CMake's Release build compiles
+    them: compiler CPU s and peak MB, the least CPU of `runs`."""
+    rows = []
+    sources = sorted(f for f in os.listdir(os.path.join(REPO_ROOT, "src", "lib")) if f.endswith(".cpp"))
+    for name in ["lib/" + f for f in sources] + ["forkscale.cpp"]:
+        src = os.path.join(REPO_ROOT, "src", name)
+        cmd = [cxx, "-std=c++17", "-O2", "-DNDEBUG", "-DFORKSCALE_COMPILED_LIB", "-I", INCLUDE, "-c", src, "-o",
+               os.path.join(workdir, "lib.o")]
+        t, mb = cpu_compile_cmd(cmd, runs, "src/" + name, with_memory=True)
+        row = {"source": "src/" + name, "cpu_s": round(t, 2), "peak_mb": round(mb, 1)}
+        if name.startswith("lib/"):
+            row.update({"goal_s": LIBRARY_GOAL_S, "goal_mb": LIBRARY_GOAL_MB,
+                        "goal_met": t <= LIBRARY_GOAL_S and mb <= LIBRARY_GOAL_MB})
+        else:
+            row["what"] = "every part in one file, for builds without CMake (CMake builds src/lib/*.cpp)"
+        rows.append(row)
+    return rows
+
+
+def trace_check(cxx, workdir):
+    """The README's first program built header-only (-O1) and run with
+    FORKSCALE_TRACE: its exit status, whether it wrote the trace, and the lines
+    it printed about FORKSCALE_TRACE."""
+    src = os.path.join(workdir, "readme.cpp")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(readme_program())
+    exe = os.path.join(workdir, "readme")
+    r = subprocess.run([cxx, "-std=c++17", "-O1", "-I", INCLUDE, src, "-o", exe, "-pthread"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("the README program failed to build: %s" % (r.stderr.strip().splitlines() or ["?"])[0])
+    run_dir = os.path.join(workdir, "run")
+    os.makedirs(run_dir, exist_ok=True)
+    env = dict(os.environ, FORKSCALE_TRACE="t.json")
+    r = subprocess.run([exe], cwd=run_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines = [l for l in r.stderr.splitlines() if l.startswith("forkscale: FORKSCALE_TRACE")]
+    return {"program": "readme", "form": "header_only", "environment": "FORKSCALE_TRACE=t.json",
+            "exit_status": r.returncode, "trace_written": os.path.exists(os.path.join(run_dir, "t.json")),
+            "lines": lines[:2], "line_count": len(lines),
+            "saved_report": sorted(f for f in os.listdir(run_dir) if f.endswith(".report.json"))}
 
 
 def ompt_row(clang, runs, workdir, quick):
@@ -287,6 +356,8 @@ def main(argv):
                                              runs, work)
             program_base, programs = program_rows(args.compiler, runs, work, args.quick)
             ompt = ompt_row(args.ompt_compiler, runs, work, args.quick)
+            library = None if args.quick else library_rows(args.compiler, runs, work)
+            trace = None if args.quick else trace_check(args.compiler, work)
         except (RuntimeError, OSError) as e:
             print("bench_compile: %s" % e, file=sys.stderr)
             return 1
@@ -318,8 +389,21 @@ def main(argv):
                 goal = ""
                 if "goal_ratio" in c:
                     goal = " goal <= %.0f: %s" % (c["goal_ratio"], "met" if c["goal_met"] else "MISSED")
+                if "goal_mb" in c:
+                    goal += "; %.0f MB, goal <= %.0f: %s" % (c["peak_mb"], c["goal_mb"],
+                                                            "met" if c["goal_mb_met"] else "MISSED")
                 cells.append("%s %.2f s (%.2fx%s)" % (form.replace("_", "-"), c["cpu_s"], c["ratio"], goal))
         print("    %-14s %s" % (r["program"], "; ".join(cells)))
+    if library is not None:
+        print("  the compiled library at -O2, compiler CPU s and peak MB (goal <= %.0f s, <= %.0f MB per file):"
+              % (LIBRARY_GOAL_S, LIBRARY_GOAL_MB))
+        for r in library:
+            verdict = ("met" if r["goal_met"] else "MISSED") if "goal_met" in r else "(one-file build, no goal)"
+            print("    %-26s %7.2f s %7.0f MB   %s" % (r["source"], r["cpu_s"], r["peak_mb"], verdict))
+    if trace is not None:
+        print("  README program, header-only, FORKSCALE_TRACE=t.json: exit %d, trace %s, %d line(s)%s" % (
+            trace["exit_status"], "written" if trace["trace_written"] else "not written", trace["line_count"],
+            (": " + trace["lines"][0]) if trace["lines"] else ""))
 
     if "skipped" in ompt:
         print("  OpenMP program with forkscale/ompt.hpp: skipped (%s)" % ompt["skipped"])
@@ -362,6 +446,11 @@ def main(argv):
                                "ratio = program / the baseline file compiled the same way",
                      "baseline_cpu_s": round(program_base, 3), "rows": programs},
         "ompt_program": ompt,
+        "library": None if library is None else {
+            "method": "`CXX -std=c++17 -O2 -DNDEBUG -DFORKSCALE_COMPILED_LIB -c`, the least compiler CPU time "
+                      "(user + sys) of `runs` and that run's peak resident memory (MB)",
+            "goal_s": LIBRARY_GOAL_S, "goal_mb": LIBRARY_GOAL_MB, "rows": library},
+        "trace_without_views": trace,
         "headers": rows,
         "suite_seconds": round(time.time() - started, 1),
     }

@@ -11,10 +11,19 @@
     "src/forkscale.cpp is the compiled form: compile it with FORKSCALE_COMPILED_LIB defined (CMake: forkscale::compiled)"
 #endif
 #define FORKSCALE_DETAIL_BUILDING_LIB 1
+// Every part in this one file (CMake builds the parts one per file: src/lib/).
+#define FORKSCALE_DETAIL_LIB_measure 1
+#define FORKSCALE_DETAIL_LIB_writers 1
+#define FORKSCALE_DETAIL_LIB_views 1
+#define FORKSCALE_DETAIL_LIB_analyses 1
+#define FORKSCALE_DETAIL_LIB_sessions 1
+#define FORKSCALE_DETAIL_LIB_readers 1
 
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <forkscale/study/html.hpp>
+#include <forkscale/study/study.hpp>
+#include <forkscale/views.hpp>
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -11,7 +11,8 @@
 //
 // FORKSCALE_PROPERTY_SEED=<n> replays from seed n; FORKSCALE_VIEWS_COUNT=<n> sets
 // how many random programs each property runs (default 300).
-#include <forkscale/detail/input/report_reader.hpp>  // the strict JSON reader
+#include <forkscale/detail/input/report_reader.hpp>    // the strict JSON reader
+#include <forkscale/detail/output/views_fallback.hpp>  // saved_report_path
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 
@@ -1038,19 +1039,67 @@ TEST(RecordViews, EnvironmentWithRecordingTurnedOffOrNoWriterSaysSo) {
     EXPECT_NE(rep.diagnostics[0].problem.find("has no record"), std::string::npos) << rep.diagnostics[0].problem;
   }
   {
-    // A program built without the writers (the guards without forkscale.hpp).
+    // A program built without the views and without forkscale.hpp's fallback
+    // (the guards alone): one diagnostic, nothing written.
     const auto writer = fs::detail::record_views_writer;
+    const auto fallback = fs::detail::record_views_fallback;
     fs::detail::record_views_writer = nullptr;
+    fs::detail::record_views_fallback = nullptr;
     environment env;
     env.set("FORKSCALE_FOLDED", (d / "f").string());
     const fs::report rep = fs::measure(
         "fib", [] { fib(4); }, o);
     fs::detail::record_views_writer = writer;
+    fs::detail::record_views_fallback = fallback;
     ASSERT_EQ(rep.diagnostics.size(), 1u);
     EXPECT_EQ(rep.diagnostics[0].where, "FORKSCALE_FOLDED");
-    EXPECT_NE(rep.diagnostics[0].problem.find("no trace or folded-stack writer compiled in"), std::string::npos);
+    EXPECT_NE(rep.diagnostics[0].problem.find("built without the views"), std::string::npos)
+        << rep.diagnostics[0].problem;
+    EXPECT_NE(rep.diagnostics[0].problem.find("<forkscale/views.hpp>"), std::string::npos);
   }
   EXPECT_TRUE(stdfs::is_empty(d));
+  stdfs::remove_all(d);
+}
+
+TEST(RecordViews, WithoutTheViewsTheReportIsSavedAndTheCommandSaid) {
+  const stdfs::path d = scratch("env-fallback");
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  std::vector<fs::diagnostic> said;
+  o.on_diagnostic = [&](const fs::diagnostic& x) { said.push_back(x); };
+  const auto writer = fs::detail::record_views_writer;
+  fs::detail::record_views_writer = nullptr;  // as in a header-only program without forkscale/views.hpp
+  environment env;
+  env.set("FORKSCALE_TRACE", (d / "run.trace.json").string()).set("FORKSCALE_FOLDED", (d / "run.folded").string());
+  const fs::report rep = fs::measure(
+      "fib", [] { fib(6); }, o);
+  fs::detail::record_views_writer = writer;
+  ASSERT_TRUE(rep.record);
+  EXPECT_FALSE(stdfs::exists(d / "run.trace.json"));
+  EXPECT_FALSE(stdfs::exists(d / "run.work.folded"));
+  const stdfs::path saved = d / "run.trace.report.json";
+  ASSERT_TRUE(stdfs::exists(saved));
+  // The saved report is the measurement's, with its record: the views rendered
+  // from it are the ones the variables asked for.
+  const fs::report back = fs::read_report(saved.string());
+  ASSERT_TRUE(back.record);
+  EXPECT_EQ(back.work(), rep.work());
+  EXPECT_EQ(back.span(), rep.span());
+  EXPECT_EQ(back.to_trace(), rep.to_trace());
+  EXPECT_EQ(back.to_folded(fs::folded_kind::critical_path), rep.to_folded(fs::folded_kind::critical_path));
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_EQ(said[0].where, "FORKSCALE_TRACE");
+  EXPECT_NE(said[0].problem.find("forkscale-report convert " + saved.string() + " --to trace -o " +
+                                 (d / "run.trace.json").string()),
+            std::string::npos)
+      << said[0].problem;
+  EXPECT_EQ(said[1].where, "FORKSCALE_FOLDED");
+  EXPECT_NE(said[1].problem.find("--to folded-work -o " + (d / "run.work.folded").string()), std::string::npos)
+      << said[1].problem;
+  EXPECT_NE(said[1].problem.find("--to folded-critical -o " + (d / "run.critical.folded").string()), std::string::npos)
+      << said[1].problem;
+  EXPECT_EQ(fs::detail::output::saved_report_path("x.folded"), "x.report.json");
+  EXPECT_EQ(fs::detail::output::saved_report_path("t"), "t.report.json");
   stdfs::remove_all(d);
 }
 

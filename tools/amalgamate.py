@@ -47,6 +47,7 @@ OPT_IN = [
     "study/study.hpp",
     "study/plot.hpp",
     "study/html.hpp",
+    "views.hpp",
 ]
 # Headers whose single versions stand alone: they inline what they include (under
 # the same guards as the umbrella, so they combine with it) instead of including

@@ -10,7 +10,13 @@ Limits:
     no other folder of detail/ (docs/architecture.md, "The layers");
   - a header under include/ has at most 600 lines;
   - a function (or a lambda, or a test body) in include/, tests/, examples/,
-    bench/ and tools/ has at most 80 lines between its braces.
+    bench/ and tools/ has at most 80 lines between its braces;
+  - where a definition goes (docs/architecture.md, "Where a definition goes"):
+    every compiled definition under include/ sits behind
+    #if FORKSCALE_DETAIL_DEFINES(part), part one of the library's files
+    src/lib/<part>.cpp, and that file's translation unit includes the header
+    (checked with the C++ preprocessor, $CXX or c++: a header the library
+    misses would leave its functions undefined in forkscale::compiled).
 
 Functions are found by a scanner, not a compiler: comments, string and
 character literals and preprocessor lines are blanked, then every '{' whose
@@ -23,6 +29,8 @@ functions.
 import argparse
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -191,11 +199,61 @@ def layering_breaches(edges):
     return breaches
 
 
+DEFINES = re.compile(r"^\s*#\s*if\s+FORKSCALE_DETAIL_DEFINES\((\w+)\)", re.M)
+RAW_DEFINITIONS = re.compile(r"^\s*#\s*(?:el)?if\b.*\bFORKSCALE_DETAIL_DEFINITIONS\b", re.M)
+# Where FORKSCALE_DETAIL_DEFINITIONS itself may be tested: config.hpp defines the
+# parts from it; the OMPT tool picks the HTML page's declarations or definitions.
+RAW_DEFINITIONS_ALLOWED = {"include/forkscale/config.hpp", "include/forkscale/detail/ompt/tool.hpp"}
+LINE_MARKER = re.compile(r'^# \d+ "([^"]+)"', re.M)
+
+
+def definition_breaches(root=REPO_ROOT):
+    """Every part named by a header has its library file, and that file's
+    translation unit includes the header."""
+    breaches = []
+    lib = os.path.join(root, "src", "lib")
+    parts = sorted(f[:-4] for f in os.listdir(lib) if f.endswith(".cpp")) if os.path.isdir(lib) else []
+    gated = {}  # part -> headers
+    for dirpath, _, files in os.walk(os.path.join(root, "include")):
+        for f in sorted(files):
+            if not f.endswith(".hpp"):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, root)
+            text = open(path, encoding="utf-8").read()
+            if rel not in RAW_DEFINITIONS_ALLOWED and RAW_DEFINITIONS.search(text):
+                breaches.append(f"{rel}: tests FORKSCALE_DETAIL_DEFINITIONS; a definition goes behind "
+                                "#if FORKSCALE_DETAIL_DEFINES(part)")
+            for part in DEFINES.findall(text):
+                if part not in parts:
+                    breaches.append(f"{rel}: FORKSCALE_DETAIL_DEFINES({part}): no src/lib/{part}.cpp")
+                else:
+                    gated.setdefault(part, set()).add(os.path.realpath(path))
+    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if not cxx:
+        print("check_layout: no C++ compiler found: which library file includes which header is not checked")
+        return breaches
+    for part in parts:
+        src = os.path.join(lib, part + ".cpp")
+        r = subprocess.run([cxx, "-std=c++17", "-E", "-DFORKSCALE_COMPILED_LIB", "-I", os.path.join(root, "include"),
+                            src], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or ["(no message)"])[0]
+            breaches.append(f"src/lib/{part}.cpp: the preprocessor failed: {first}")
+            continue
+        seen = {os.path.realpath(p) for p in LINE_MARKER.findall(r.stdout)}
+        for header in sorted(gated.get(part, ())):
+            if header not in seen:
+                breaches.append(f"{os.path.relpath(header, root)}: defines part '{part}', which src/lib/{part}.cpp "
+                                "does not include: its functions would be missing from forkscale::compiled")
+    return breaches
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--list", type=int, default=0, metavar="N", help="list the N longest functions")
     args = parser.parse_args()
-    breaches = layering_breaches(folder_includes())
+    breaches = layering_breaches(folder_includes()) + definition_breaches()
     everything = []
     for d in SOURCE_DIRS:
         for root, _, files in os.walk(os.path.join(REPO_ROOT, d)):
@@ -220,7 +278,8 @@ def main():
     if breaches:
         print(f"check_layout: {len(breaches)} breach(es) of the layout's limits")
         return 1
-    print("check_layout: detail/'s folders include one way; every header and function is within the size limits")
+    print("check_layout: detail/'s folders include one way; every header and function is within the size limits; "
+          "every compiled definition is in its part's library file")
     return 0
 
 

@@ -23,7 +23,7 @@
 #include "guards.hpp"
 #include "report.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -83,7 +83,7 @@ struct advice {
   FORKSCALE_INLINE std::string to_text() const;
 };
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 
 inline std::string advisor_spec(const call_site_profile& c) {
@@ -136,11 +136,11 @@ FORKSCALE_INLINE std::string advice::to_text() const {
          std::to_string(runs) + " runs)\n";
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 #if FORKSCALE_ENABLE
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 
 // The options of the advisor's first run; every later run adds its what-if sites.
@@ -183,7 +183,7 @@ inline advisor_step advisor_step_for(unsigned step, const call_site_profile& bes
 }
 
 }  // namespace detail
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 namespace detail {
 // The advisor's runs (compiled once): `run` measures the workload with the
@@ -200,7 +200,7 @@ advice advise(const std::string& label, Fn&& workload, const advisor_options& ao
   return detail::advise_runs(label, ao, run);
 }
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 FORKSCALE_INLINE advice detail::advise_runs(const std::string& label, const advisor_options& ao,
                                             function_ref<report(const options&)> run) {
   const detail::what_if_fraction k = detail::make_factor(ao.factor, "advisor_options.factor");
@@ -272,7 +272,7 @@ FORKSCALE_INLINE advice detail::advise_runs(const std::string& label, const advi
   }
   return a;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 #else
 

@@ -32,7 +32,7 @@
 #pragma once
 #include "timeline.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 #include "detail/blame/timeline.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -164,4 +164,4 @@ FORKSCALE_NAMESPACE_END
 // thread_times_csv, idle_blame_csv and their write_* functions.
 #include "detail/output/blame_csv.hpp"
 #include "detail/output/blame_text.hpp"
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES

@@ -22,7 +22,7 @@
 #pragma once
 #include "measured_burden.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(measure)
 #include "detail/burden/calibrate.hpp"
 #include "detail/burden/store.hpp"
 #endif

@@ -38,6 +38,25 @@
 #else
 #define FORKSCALE_DETAIL_DEFINITIONS 0
 #endif
+// Whether this translation unit defines one part's compiled functions: in the
+// header-only form, wherever the part is included; in the compiled form, in
+// the library's source for that part only (src/lib/<part>.cpp defines
+// FORKSCALE_DETAIL_LIB_<part>; src/forkscale.cpp, the one-file build, defines
+// them all). The parts, each a list of headers whose definitions sit behind
+// #if FORKSCALE_DETAIL_DEFINES(part) (docs/architecture.md, "Where a definition
+// goes"; tools/check_layout.py checks the list):
+//   measure   the engine's start and end, the measurement, the burden, locks
+//   writers   the report's text, JSON and CSV
+//   views     trace, folded stacks, the timeline analysis, HTML, what a
+//             measurement reaches at run time (forkscale/views.hpp)
+//   analyses  predict, the advisor, regression checks, scaling studies
+//   sessions  sessions, snapshots, merging
+//   readers   reading a saved report back
+#if FORKSCALE_DETAIL_DEFINITIONS && defined(FORKSCALE_DETAIL_BUILDING_LIB)
+#define FORKSCALE_DETAIL_DEFINES(part) FORKSCALE_DETAIL_LIB_##part
+#else
+#define FORKSCALE_DETAIL_DEFINES(part) FORKSCALE_DETAIL_DEFINITIONS
+#endif
 // What a compiled part is declared and defined with: inline in the header-only
 // form, an ordinary (external) function in the compiled one.
 #if FORKSCALE_HEADER_ONLY

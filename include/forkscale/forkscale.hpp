@@ -25,7 +25,7 @@
 
 // The report writers (report::to_json, write_csv, operator<< ...): in the
 // compiled form they are declared by report.hpp and defined in the library.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 #include "detail/output/report_writers.hpp"
 #endif
 #include "detail/macro_unscope.hpp"

@@ -24,7 +24,7 @@
 
 #if FORKSCALE_ENABLE
 #include "detail/measurement/region_api.hpp"
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(measure)
 #include "detail/measurement/measure.hpp"
 #endif
 #endif

@@ -30,7 +30,7 @@ FORKSCALE_INLINE report merge_reports(const std::vector<report>& reports, const 
 
 FORKSCALE_NAMESPACE_END
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(sessions)
 #include "detail/session/merger.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -42,4 +42,4 @@ FORKSCALE_INLINE report merge_reports(const std::vector<report>& reports, const 
 }
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES

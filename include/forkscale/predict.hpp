@@ -23,7 +23,7 @@
 #pragma once
 #include "prediction.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include "detail/output/prediction.hpp"
 #include "detail/predict/run.hpp"
 #endif

@@ -24,7 +24,7 @@
 #include "config.hpp"
 #include "report.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(readers)
 #include "detail/input/json_reader.hpp"
 #include "detail/input/report_reader.hpp"
 #include "detail/util/atomic_file.hpp"
@@ -40,7 +40,7 @@ FORKSCALE_INLINE report from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read report '<path>': <problem>").
 FORKSCALE_INLINE report read_report(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(readers)
 
 FORKSCALE_INLINE report from_json(const std::string& text) {
   try {
@@ -59,6 +59,6 @@ FORKSCALE_INLINE report read_report(const std::string& path) {
   }
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

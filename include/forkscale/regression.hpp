@@ -80,7 +80,7 @@ FORKSCALE_INLINE std::vector<regression> find_regressions(const report& baseline
 
 FORKSCALE_NAMESPACE_END
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -290,4 +290,4 @@ FORKSCALE_INLINE std::vector<regression> find_regressions(const report& baseline
 }
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES

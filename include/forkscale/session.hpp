@@ -38,7 +38,7 @@
 #if FORKSCALE_ENABLE
 #include "detail/engine/hooks.hpp"
 #include "detail/session/handle.hpp"
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(sessions)
 #include "detail/session/core.hpp"
 #endif
 #endif

@@ -37,7 +37,7 @@
 #include "prediction_plot.hpp"
 #include "study.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -171,4 +171,4 @@ FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path)
 }
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES

@@ -16,7 +16,7 @@
 #include "plot.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 #include <cmath>
 #include <vector>
 #include "../detail/output/html_blocks.hpp"
@@ -27,7 +27,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // The prediction plot of a study as SVG; empty when the study has no prediction.
 FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 namespace detail {
 namespace plot {
 
@@ -151,6 +151,6 @@ FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_op
   return detail::svg::render(detail::plot::prediction_chart(s, opt), opt.standalone);
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -8,7 +8,7 @@
 #include "options.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -38,7 +38,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 namespace study {
 
@@ -341,6 +341,6 @@ FORKSCALE_INLINE study_result run_study(std::string label, const study_workload&
   return s;
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -6,7 +6,7 @@
 #include "../config.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -22,7 +22,7 @@
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 namespace study {
 
@@ -177,6 +177,6 @@ FORKSCALE_INLINE void study_result::write_csv(const std::string& path) const {
   detail::write_file_atomically(path, to_csv());
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

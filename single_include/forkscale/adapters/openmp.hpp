@@ -4140,7 +4140,7 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace burden
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(measure)
 FORKSCALE_INLINE machine_identity this_machine() {
   static const machine_identity here = [] {
     machine_identity id;
@@ -4176,7 +4176,7 @@ FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
                 " in this program");
   return c();
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP

@@ -616,7 +616,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -2046,7 +2046,7 @@ inline void csv_measure(std::string& out, const site_measure& m) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_csv() const {
   namespace io = detail::output;
   std::string out =
@@ -2154,7 +2154,7 @@ FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) cons
 FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
   detail::write_file_atomically(path, spawn_sites_csv());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
@@ -2164,7 +2164,7 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // The analysis as CSV (docs/report-schema.md): the samples, the threads, the
 // blame rows. Without a record: the header line only.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
   namespace io = detail::output;
   std::string out = "time_ns,running,ready\n";
@@ -2198,10 +2198,10 @@ FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
   }
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 // Each replaces the file atomically; throws forkscale::error.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, parallelism_csv(rep));
 }
@@ -2211,7 +2211,7 @@ FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::strin
 FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, idle_blame_csv(rep));
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
@@ -2669,7 +2669,7 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::check_profile() const {
   std::string out;
   for (const auto& f : detail::output::profile_check_failures(*this))
@@ -2684,7 +2684,7 @@ FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
   for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
@@ -2909,14 +2909,14 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
 
 // The analysis as text, as report::to_text shows it (two numbered sections
 // there); empty without a record.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string timeline_text(const report& rep) {
   std::string out;
   for (const auto& s : detail::output::timeline_sections(rep))
     out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
@@ -3037,7 +3037,7 @@ inline std::string folded_text(const report& rep, folded_kind which) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
   return detail::output::folded_text(*this, which);
 }
@@ -3045,7 +3045,7 @@ FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
 FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
   detail::write_file_atomically(path, to_folded(which));
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
@@ -3563,7 +3563,7 @@ inline void json_diagnostics(json_writer& j, const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_json() const {
   namespace io = detail::output;
   io::json_writer j;
@@ -3584,7 +3584,7 @@ FORKSCALE_INLINE std::string report::to_json() const {
 FORKSCALE_INLINE void report::write_json(const std::string& path) const {
   detail::write_file_atomically(path, to_json());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
@@ -3663,7 +3663,7 @@ inline const char* locks_csv_header() noexcept {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::locks_text() const {
   const detail::output::text_section s = detail::output::locks_section(*this, 20);
   return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
@@ -3688,1114 +3688,44 @@ FORKSCALE_INLINE std::string report::locks_csv() const {
 FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
   detail::write_file_atomically(path, locks_csv());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
 // end include/forkscale/detail/output/lock_tables.hpp
-// begin include/forkscale/detail/output/record_views.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
-// detail/output/record_views.hpp: what FORKSCALE_TRACE and FORKSCALE_FOLDED
-// write at the end of every outermost measurement (no code change needed;
-// either variable also turns recording on):
-//
-//   FORKSCALE_TRACE=run.trace.json    the trace (report::write_trace)
-//   FORKSCALE_FOLDED=run.folded       run.work.folded and run.critical.folded
-//                                     (report::write_folded), both or neither
-//
-// The folded files' stem is the path without a trailing ".folded"; any other
-// path gets ".work.folded" and ".critical.folded" appended. A file that cannot
-// be written is a diagnostic of the report (not misuse: the numbers are whole)
-// and one line on stderr ("forkscale: FORKSCALE_TRACE: cannot write ..."); the
-// measurement itself never throws because of it. Each measurement replaces the
-// files of the one before.
-//
-// Including this header (forkscale.hpp does) installs the writer in the
-// hook (detail/output/views_hook.hpp).
-#include <exception>
-#include <string>
-#include <utility>
-
-// begin include/forkscale/detail/output/trace.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
-// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
-// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
-// open ("Trace Event Format", Google, the document linked from the Catapult
-// project; object form). docs/record.md shows what it looks like.
-//
-//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
-//
-// One process (pid 1, named by the report's label); one track per recorded
-// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
-// complete event ("ph": "X", cat "strand") named by its innermost site, with one
-// arg, stack (the folded call path); each region instance an X slice around its
-// strands (cat "region"); the critical path copied onto a track of its own
-// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
-// and the critical path's span as counters ("ph": "C"); spawn and join edges as
-// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
-// the start of the strand they leave and of the one they enter, with its cat,
-// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
-// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
-// time since the measurement started, written with three decimals (whole
-// nanoseconds, exact, whatever the locale); a dur is rounded down where the
-// slice's end, computed from them in doubles, would otherwise pass the start of
-// the next slice or the end of the one around it (trace_track_ends).
-//
-// Perfetto requires the X slices of one track to nest: two slices are disjoint
-// or one holds the other. Strands of one thread never overlap, but clocks read
-// on different occasions can disagree by a few nanoseconds, so the layout
-// enforces it: a strand that starts before the previous strand of its thread
-// ended starts at that end; a region boundary that falls strictly inside a
-// strand moves out to the strand's edge; an inner region that ends after its
-// outer one extends the outer one's end. The critical-path track's copies
-// are made to follow one another the same way. otherData.slices_adjusted counts
-// the slices so moved (0 in a clean run).
-#include <algorithm>
+// begin include/forkscale/detail/output/text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/output/stream_out.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
-// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
-// to a string or to a file, so that a large output (the trace) never has to be
-// held whole; numbers formatted in place (locale-free, no allocation). A
-// writer of many small pieces (the trace's events) asks for room once
-// (stream_out::room) and stores them through a plain pointer (put_text,
-// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
-// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
-// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
-// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
-// the rename waits for the last few MiB only, not for the whole file.
-#include <cerrno>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <utility>
-#include <vector>
-
-#if defined(__linux__)
-#include <fcntl.h>
-#endif
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The decimal digits of 00..99, two by two.
-constexpr char decimal_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// The pieces of put_* below store at `p` and return the end; the caller has
-// made room for them (at most 20 bytes a number, 24 a time).
-template <std::size_t N>
-inline char* put_text(char* p, const char (&text)[N]) noexcept {
-  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
-  return p + (N - 1);
-}
-inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
-  std::memcpy(p, s, n);
-  return p + n;
-}
-inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
-// `v` in decimal, as std::to_chars writes it.
-inline unsigned decimal_digits(std::uint64_t v) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
-  // one less than the digits or the digits; a comparison tells which.
-  static constexpr std::uint64_t powers[] = {1,
-                                             10,
-                                             100,
-                                             1000,
-                                             10000,
-                                             100000,
-                                             1000000,
-                                             10000000,
-                                             100000000,
-                                             1000000000,
-                                             10000000000ull,
-                                             100000000000ull,
-                                             1000000000000ull,
-                                             10000000000000ull,
-                                             100000000000000ull,
-                                             1000000000000000ull,
-                                             10000000000000000ull,
-                                             100000000000000000ull,
-                                             1000000000000000000ull,
-                                             10000000000000000000ull};
-  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
-  const unsigned guess = (bits * 1233u) >> 12;
-  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
-#else
-  unsigned n = 1;
-  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
-  return n;
-#endif
-}
-inline char* put_decimal(char* p, std::uint64_t v) noexcept {
-  if (v < 10) {  // a thread's number, most often
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  const unsigned n = decimal_digits(v);
-  char* q = p + n;
-  while (v >= 100) {
-    const auto pair = static_cast<unsigned>(v % 100) * 2;
-    v /= 100;
-    q -= 2;
-    q[0] = decimal_pairs[pair];
-    q[1] = decimal_pairs[pair + 1];
-  }
-  if (v >= 10) {
-    q[-2] = decimal_pairs[v * 2];
-    q[-1] = decimal_pairs[v * 2 + 1];
-  } else {
-    q[-1] = static_cast<char>('0' + v);
-  }
-  return p + n;
-}
-// Nanoseconds as microseconds with three decimals: exact, locale-free.
-inline char* put_micros(char* p, std::uint64_t ns) noexcept {
-  p = put_decimal(p, ns / 1000);
-  const auto f = static_cast<unsigned>(ns % 1000);
-  p[0] = '.';
-  p[1] = static_cast<char>('0' + f / 100);
-  p[2] = decimal_pairs[(f % 100) * 2];
-  p[3] = decimal_pairs[(f % 100) * 2 + 1];
-  return p + 4;
-}
-
-class stream_out {
- public:
-  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
-  // Into `text` (appended).
-  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
-  // Into `file` (not closed here); `path` names it in errors. With
-  // `write_back`, a regular file's written pages start going to the disk every
-  // write_back_step bytes (where the system can be told: Linux), ahead of the
-  // fsync that makes the file durable.
-  stream_out(std::FILE* file, std::string path, bool write_back = false)
-      : file_(file), path_(std::move(path)), write_back_(write_back) {
-    buf_.resize(buffer_size);
-  }
-  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
-  stream_out(const stream_out&) = delete;
-  stream_out& operator=(const stream_out&) = delete;
-
-  void put(const char* p, std::size_t n) {
-    if (n > buf_.size() - used_) {
-      flush();
-      if (n > buf_.size()) return sink(p, n);
-    }
-    std::memcpy(buf_.data() + used_, p, n);
-    used_ += n;
-  }
-  void put(const std::string& s) { put(s.data(), s.size()); }
-  void put(const char* s) { put(s, std::strlen(s)); }
-  void put(char c) {
-    if (used_ == buf_.size()) flush();
-    buf_[used_++] = c;
-  }
-  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
-  // Nanoseconds as microseconds with three decimals: exact, locale-free.
-  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
-  // Where the next `n` bytes go: room for them at the end of the buffer (made
-  // by flushing it, and for more than it holds by making it larger). advance()
-  // says where what was stored there ends.
-  char* room(std::size_t n) {
-    if (n > buf_.size() - used_) {
-      flush();
-      if (n > buf_.size()) buf_.resize(n);
-    }
-    return buf_.data() + used_;
-  }
-  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
-  void flush() {
-    if (used_ == 0) return;
-    sink(buf_.data(), used_);
-    used_ = 0;
-  }
-
- private:
-  void sink(const char* p, std::size_t n) {
-    if (text_) {
-      text_->append(p, n);
-      return;
-    }
-    errno = 0;
-    if (std::fwrite(p, 1, n, file_) != n) {
-      const int err = errno;
-      throw_write_error(path_, errno_text(err ? err : EIO));
-    }
-    written_ += n;
-    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
-  }
-  // Starts writing the bytes since the last call to the disk, without waiting:
-  // only a hint (a failure here is the sync's to report).
-  void start_write_back() noexcept {
-#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
-    if (std::fflush(file_) == 0)
-      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
-                            SYNC_FILE_RANGE_WRITE);
-#endif
-    handed_ = written_;
-  }
-
-  std::string* text_ = nullptr;
-  std::FILE* file_ = nullptr;
-  std::string path_;
-  std::vector<char> buf_;
-  std::size_t used_ = 0;
-  bool write_back_ = false;
-  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
-};
-
-// Writes `path` atomically with what `fill` puts into the stream (a device or
-// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
-// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
-// partial target nor a temporary behind on failure.
-inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
-  if (path.empty()) throw_write_error(path, "the path is empty");
-  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
-  if (is_special_file(path)) {
-    errno = 0;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
-    try {
-      stream_out out(f, path);
-      fill(out);
-      out.flush();
-    } catch (...) {
-      std::fclose(f);
-      throw;
-    }
-    errno = 0;
-    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
-    const int err = errno;
-    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
-    return;
-  }
-  temporary_file tmp;
-  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
-  {
-    stream_out out(tmp.get(), path, /*write_back=*/true);
-    fill(out);
-    out.flush();
-  }
-  finish_temporary(tmp, path, 1);
-  const std::string reason = rename_onto(tmp, path);
-  if (!reason.empty()) throw_write_error(path, reason);
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
-// end include/forkscale/detail/output/stream_out.hpp
-// begin include/forkscale/detail/output/trace_layout.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
-// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
-// writes them): the thread tracks and the critical path's track, adjusted so
-// that the slices of a track nest, in nanoseconds and in the doubles viewers
-// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
-// strands between two kept ones on a thread merged into one slice.
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// Microseconds with three decimals, from nanoseconds: exact and locale-free.
-inline std::string trace_us(std::uint64_t ns) {
-  const std::string frac = std::to_string(ns % 1000);
-  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
-}
-
-struct trace_slice {
-  std::uint64_t start = 0, end = 0;
-  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
-  bool region = false;
-  bool folded = false;
-};
-
-// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
-// says which strands are folded).
-struct trace_run {
-  std::uint64_t start = 0, end = 0;
-  std::uint64_t strands = 0, work = 0;
-  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
-  std::uint32_t frame = 0;  // the innermost call path around all its strands
-};
-// Where every slice goes, adjusted so that the slices of a track nest.
-struct trace_layout {
-  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
-  std::vector<trace_slice> critical;              // the critical path's track
-  std::vector<std::uint64_t> start, end;          // per strand, as placed
-  std::uint64_t moved = 0;                        // slices whose times were adjusted
-  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
-  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
-  static constexpr std::uint32_t no_run = 0xffffffffu;
-};
-
-// A strand's place in time order: by start, then end, then index.
-struct strand_time_key {
-  std::uint64_t start, end;
-  std::uint32_t index;
-};
-inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
-  if (x.start != y.start) return x.start < y.start;
-  return x.end != y.end ? x.end < y.end : x.index < y.index;
-}
-
-// A thread's strands being put into time order (strand_time_order). They mostly
-// come in time order already (in order of the graph), with some that started
-// earlier further on: add() keeps the strands that follow the last kept one in
-// time in `list` and takes the others out; finish() sorts those on copies of
-// their keys and merges them back from the end. Linear when few are out of order
-// (one in ten in a serial quicksort), never worse than sorting them all.
-struct strand_time_sorter {
-  std::vector<std::uint32_t> list;
-  std::vector<strand_time_key> rest;
-  strand_time_key last{};
-
-  void add(const strand_time_key& k) {
-    if (list.empty() || strand_time_before(last, k)) {
-      list.push_back(k.index);
-      last = k;
-    } else {
-      rest.push_back(k);
-    }
-  }
-  void finish(const execution_record& r) {
-    if (rest.empty()) return;
-    std::sort(rest.begin(), rest.end(), strand_time_before);
-    // Merged from the back: the kept strands hold the front of the list.
-    std::size_t from = list.size(), other = rest.size();
-    list.resize(list.size() + rest.size());
-    std::size_t to = list.size();
-    while (other > 0) {
-      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
-      if (from > 0 &&
-          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
-        list[--to] = list[--from];
-      else
-        list[--to] = rest[--other].index;
-    }
-    rest.clear();
-    rest.shrink_to_fit();
-  }
-};
-
-inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
-  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
-}
-
-// Sorts `list` (strand indices in increasing order) into time order.
-inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
-  strand_time_sorter t;
-  t.list.reserve(list.size());
-  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
-  t.finish(r);
-  list.swap(t.list);
-}
-
-// Strands of each thread in time order, none starting before the previous
-// ended. The strands are read once to sort them out by thread and into time
-// order (most are in it already); L.threads grows to every thread a strand
-// names.
-inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
-  std::vector<strand_time_sorter> sorters(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const record_strand& s = r.strands[i];
-    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
-    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
-  }
-  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
-  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::size_t t = 0; t < sorters.size(); ++t) {
-    sorters[t].finish(r);
-    on[t].swap(sorters[t].list);
-  }
-  L.start.resize(r.strands.size());
-  L.end.resize(r.strands.size());
-  for (auto& list : on) {
-    std::uint64_t last_end = 0;
-    for (const std::uint32_t i : list) {
-      const record_strand& s = r.strands[i];
-      const std::uint64_t start = std::max(s.start_ns, last_end);
-      const std::uint64_t end = std::max(s.end_ns, start);
-      if (start != s.start_ns || end != s.end_ns) ++L.moved;
-      L.start[i] = start;
-      L.end[i] = end;
-      last_end = end;
-    }
-  }
-  return on;
-}
-
-// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
-// falls strictly inside, to that strand's start (`to_start`) or end.
-inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
-                                    bool to_start) {
-  const auto after =
-      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
-  if (after == list.begin()) return t;
-  const std::uint32_t k = *(after - 1);  // the last strand starting before t
-  if (L.end[k] <= t) return t;
-  return to_start ? L.start[k] : L.end[k];
-}
-
-// The region slices of one thread: no boundary strictly inside a strand, and
-// properly nested among themselves (an inner region that outlasts its outer one
-// extends it).
-inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
-                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
-  std::vector<trace_slice> out;
-  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
-    const forkscale::record_region& region = r.regions[g];
-    if (region.thread != thread) continue;
-    trace_slice s;
-    s.region = true;
-    s.index = g;
-    s.start = out_of_strands(L, strands, region.start_ns, true);
-    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
-    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
-    out.push_back(s);
-  }
-  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
-  std::vector<std::size_t> open;
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
-    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
-      out[*it].end = out[k].end;
-      ++L.moved;
-    }
-    open.push_back(k);
-  }
-  return out;
-}
-
-inline trace_layout lay_out_trace(const execution_record& r) {
-  trace_layout L;
-  // A track for every recorded thread and every thread a region or strand names.
-  std::size_t threads = r.threads.size();
-  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
-  L.threads.resize(threads);
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
-  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
-    std::vector<trace_slice>& track = L.threads[t];
-    track = place_regions(r, t, on[t], L);
-    track.reserve(track.size() + on[t].size());
-    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
-    // Enclosing slices first: by start, then longest first, regions before strands.
-    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
-      if (a.start != b.start) return a.start < b.start;
-      if (a.end != b.end) return a.end > b.end;
-      return a.region && !b.region;
-    };
-    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
-      std::stable_sort(track.begin(), track.end(), enclosing_first);
-  }
-  std::uint64_t last_end = 0;
-  for (const std::uint32_t i : r.critical_path) {
-    if (i >= r.strands.size()) continue;
-    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
-    s.end = std::max(L.end[i], s.start);
-    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
-    last_end = s.end;
-    L.critical.push_back(s);
-  }
-  return L;
-}
-
-// The innermost call path that holds both `a` and `b`.
-inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
-  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
-  if (!ok(a) || !ok(b)) return 0;
-  while (a != b) {
-    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
-    const std::uint32_t up = r.frames[a].parent;
-    if (up == a || !ok(up)) return 0;
-    a = up;
-  }
-  return a;
-}
-
-// Each run's span: the longest path through its strands along prev and join
-// edges between strands of the run (strands are in a topological order).
-inline void run_spans(const execution_record& r, trace_layout& L) {
-  std::vector<std::uint64_t> longest(r.strands.size(), 0);
-  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const std::uint32_t run = L.run_of[i];
-    if (run == trace_layout::no_run) continue;
-    const record_strand& s = r.strands[i];
-    std::uint64_t before = 0;
-    const auto from = [&](std::int64_t k) {
-      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
-        before = std::max(before, longest[static_cast<std::size_t>(k)]);
-    };
-    from(s.prev);
-    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
-    while (s.join >= 0 && !todo.empty()) {
-      const std::uint32_t j = todo.back();
-      todo.pop_back();
-      if (j >= r.joins.size() || seen[j] == i + 1) continue;
-      seen[j] = i + 1;
-      for (const std::uint32_t k : r.joins[j].strands) from(k);
-      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
-    }
-    longest[i] = before + s.span;
-    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
-  }
-}
-
-// Replaces the folded strands of each thread's track by runs: consecutive
-// folded strands with no kept strand and no region boundary between them
-// become one slice from the first one's start to the last one's end, so the
-// track still nests. run_of then names each folded strand's run.
-inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
-  if (!p.bounded) return;
-  L.run_of.assign(r.strands.size(), trace_layout::no_run);
-  std::vector<trace_slice> out;
-  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
-  for (std::vector<trace_slice>& track : L.threads) {
-    out.clear();
-    open.clear();
-    std::uint32_t run = trace_layout::no_run;
-    for (const trace_slice& s : track) {
-      while (!open.empty() && open.back() <= s.start) {
-        open.pop_back();
-        run = trace_layout::no_run;
-      }
-      if (s.region || p.keep[s.index]) {
-        if (s.region) open.push_back(s.end);
-        run = trace_layout::no_run;
-        out.push_back(s);
-        continue;
-      }
-      const std::uint32_t frame = r.strands[s.index].frame;
-      if (run == trace_layout::no_run) {
-        run = static_cast<std::uint32_t>(L.runs.size());
-        trace_run x;
-        x.start = s.start;
-        x.frame = frame;
-        L.runs.push_back(x);
-        out.push_back(trace_slice{s.start, s.end, run, false, true});
-      }
-      trace_run& x = L.runs[run];
-      x.end = std::max(x.end, s.end);
-      ++x.strands;
-      x.work += r.strands[s.index].work;
-      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
-      out.back().end = x.end;
-      L.run_of[s.index] = run;
-    }
-    track.swap(out);
-  }
-  run_spans(r, L);
-}
-
-// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
-// (the division is that double: both are the correctly rounded value of one number).
-inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
-
-// The slices of one track as written, enclosing ones first, with each duration
-// rounded down where needed so that the track nests however a viewer computes a
-// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
-// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
-// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
-// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
-// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
-// slice around it and no later than its own end in ns, which is no later than
-// the start of any slice after it: the track nests in double arithmetic as it
-// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
-// it).
-class trace_track_ends {
- public:
-  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
-  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
-    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
-    const double ts = trace_read_us(start), shifted = ts - origin_;
-    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
-    if (!open_.empty()) {
-      bound = std::min(bound, open_.back().read_end);
-      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
-    }
-    std::uint64_t d = end > start ? end - start : 0;
-    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
-    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
-    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
-      --d;
-      read_end = ts + trace_read_us(d);
-      read_end_shifted = shifted + trace_read_us(d);
-    }
-    open_.push_back(open_slice{end, read_end, read_end_shifted});
-    return d;
-  }
-
- private:
-  struct open_slice {
-    std::uint64_t end;        // in ns
-    double read_end;          // ts + dur
-    double read_end_shifted;  // (ts - origin) + dur
-  };
-  double origin_;                 // the track's first ts, as read
-  std::vector<open_slice> open_;  // the slices around the next one
-};
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
-// end include/forkscale/detail/output/trace_layout.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The events, one per line, as members of the "traceEvents" array, written as
-// they are made: an event's pieces go straight into the stream.
-class trace_events {
- public:
-  explicit trace_events(stream_out& out) : out_(out) {}
-  stream_out& begin() {
-    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
-    first_ = false;
-    return out_;
-  }
-  void end() { out_.put('}'); }
-  stream_out& out() { return out_; }
-  // An event stored through a pointer: open() makes room for its separator,
-  // braces and `bound` bytes between them and returns where its members go;
-  // close() takes where they end.
-  char* open(std::size_t bound) {
-    char* p = out_.room(bound + 4);
-    if (first_) {
-      p = put_text(p, "\n{");
-      first_ = false;
-    } else {
-      p = put_text(p, ",\n{");
-    }
-    return p;
-  }
-  void close(char* p) {
-    *p++ = '}';
-    out_.advance(p);
-  }
-
- private:
-  stream_out& out_;
-  bool first_ = true;
-};
-
-// The JSON strings of each call path's name and folded stack, each made once.
-class trace_names {
- public:
-  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
-    name_.resize(r.frames.size() + 1);
-    stack_.resize(r.frames.size() + 1);
-    head_.resize(r.frames.size() + 1);
-    tail_.resize(r.frames.size() + 1);
-  }
-  const std::string& name(std::uint32_t frame) {
-    std::string& s = name_[slot(frame)];
-    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
-    return s;
-  }
-  const std::string& stack(std::uint32_t frame) {
-    std::string& s = stack_[slot(frame)];
-    if (s.empty()) s = json_string(stacks_.of(frame));
-    return s;
-  }
-  // What a strand's slice (cat "strand") holds before its ts, and after its
-  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
-  const std::string& strand_head(std::uint32_t frame) {
-    std::string& s = head_[slot(frame)];
-    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
-    return s;
-  }
-  const std::string& strand_tail(std::uint32_t frame) {
-    std::string& s = tail_[slot(frame)];
-    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
-    return s;
-  }
-
- private:
-  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
-  const execution_record& r_;
-  std::string root_;
-  stack_names stacks_;
-  std::vector<std::string> name_, stack_, head_, tail_;
-};
-
-// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
-constexpr std::size_t trace_slice_head_bound = 160;
-
-// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
-inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
-                              std::uint64_t dur, std::size_t tid) {
-  p = put_text(p, "\"name\":");
-  p = put_bytes(p, name_json);
-  p = put_text(p, ",\"cat\":\"");
-  p = put_bytes(p, cat);
-  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
-  p = put_micros(p, start);
-  p = put_text(p, ",\"dur\":");
-  p = put_micros(p, dur);
-  p = put_text(p, ",\"pid\":1,\"tid\":");
-  p = put_decimal(p, tid);
-  return put_text(p, ",\"args\":{");
-}
-
-// "cat": "__metadata", as Chrome writes its metadata events.
-inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
-  stream_out& o = ev.begin();
-  o.put("\"name\":\"");
-  o.put(name);
-  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
-  o.number(tid);
-  o.put(",\"args\":{");
-  o.put(arg);
-  o.put('}');
-  ev.end();
-}
-
-// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
-inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
-                          const char* key, std::uint64_t value) {
-  stream_out& o = ev.begin();
-  o.put("\"name\":", 7);
-  o.put(name_json);
-  o.put(",\"cat\":\"");
-  o.put(cat);
-  o.put("\",\"ph\":\"C\",\"ts\":");
-  o.micros(ns);
-  o.put(",\"pid\":1,\"args\":{\"");
-  o.put(key);
-  o.put("\":");
-  o.number(value);
-  o.put('}');
-  ev.end();
-}
-
-// A run of folded strands (trace_plan.hpp): named by the innermost call path
-// around all of them, with the strands' cat (so that arrows bind to it), and
-// their count, work and span (the longest path through them) in args.
-inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
-                               std::size_t tid) {
-  static const std::string cat = "strand";
-  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
-  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
-  p = trace_slice_head(p, name, cat, run.start, dur, tid);
-  p = put_text(p, "\"stack\":");
-  p = put_bytes(p, stack);
-  p = put_text(p, ",\"folded_strands\":");
-  p = put_decimal(p, run.strands);
-  p = put_text(p, ",\"work\":");
-  p = put_decimal(p, run.work);
-  p = put_text(p, ",\"span\":");
-  p = put_decimal(p, run.span);
-  *p++ = '}';
-  ev.close(p);
-}
-
-// The slices of the thread tracks and of the critical path's track. A strand's
-// args are its call path only (the same for every strand of that path: a viewer
-// that keys frames on name and args, as speedscope does, keeps one frame per
-// call path); its work and span are on the counters (trace_counters).
-inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
-  // A thread track's strand: the same bytes as below, its pieces around ts,
-  // dur and tid made once per call path.
-  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
-    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
-    char* p = ev.open(head.size() + tail.size() + 96);
-    p = put_bytes(p, head);
-    p = put_micros(p, start);
-    p = put_text(p, ",\"dur\":");
-    p = put_micros(p, dur);
-    p = put_text(p, ",\"pid\":1,\"tid\":");
-    p = put_decimal(p, tid);
-    p = put_bytes(p, tail);
-    ev.close(p);
-  };
-  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
-                          std::size_t tid) {
-    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
-    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
-    p = trace_slice_head(p, name, cat, start, dur, tid);
-    p = put_text(p, "\"stack\":");
-    p = put_bytes(p, stack);
-    *p++ = '}';
-    ev.close(p);
-  };
-  const std::string region_cat = "region", critical_cat = "critical_path";
-  for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
-    for (const trace_slice& s : L.threads[t]) {
-      const std::uint64_t dur = ends.dur(s.start, s.end);
-      if (s.region) {
-        const std::string path = json_string(r.regions[s.index].path);
-        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
-        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
-        p = put_text(p, "\"path\":");
-        p = put_bytes(p, path);
-        *p++ = '}';
-        ev.close(p);
-      } else if (s.folded) {
-        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
-      } else {
-        thread_strand(s.index, s.start, dur, t + 1);
-      }
-    }
-  }
-  const std::size_t critical_tid = L.threads.size() + 1;
-  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
-  for (const trace_slice& s : L.critical)
-    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
-}
-
-// At most this many samples per counter track, besides its first and last: a
-// sample each time the count has grown by 1/trace_counter_steps of its total.
-constexpr std::uint64_t trace_counter_steps = 1000;
-
-// Samples of a growing count: emit(at) is asked after each increase; it samples
-// when the count has passed the next step or reached the total.
-class trace_counter_track {
- public:
-  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
-      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
-  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
-  void add(std::uint64_t at, std::uint64_t amount) {
-    count_ += amount;
-    if (count_ < total_ && count_ - sampled_ <= step_) return;
-    sampled_ = count_;
-    trace_counter(ev_, name_, key_, at, key_, count_);
-  }
-
- private:
-  trace_events& ev_;
-  std::string name_;
-  const char* key_;
-  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
-};
-
-// The numbers of the strands as counters, which viewers draw as a track of
-// their own and show at any point in time: per thread, the work of its strands
-// so far ("work of thread K", 0 at the start of its first slice, then at the
-// end of a slice with work each time it has grown by a thousandth of the
-// thread's work, and at its last), and along the critical path the span so far
-// ("span of the critical path", sampled the same way at the ends of its
-// strands). The last samples add up to the work, and the last critical one is
-// the span.
-inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
-  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
-  for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    std::uint64_t total = 0;
-    for (const trace_slice& s : L.threads[t])
-      if (!s.region) total += work_of(s);
-    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
-    bool first = true;
-    for (const trace_slice& s : L.threads[t]) {
-      if (s.region) continue;
-      if (first) work.start(s.start);
-      first = false;
-      if (work_of(s) != 0) work.add(s.end, work_of(s));
-    }
-  }
-  std::uint64_t total = 0;
-  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
-  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
-  for (std::size_t k = 0; k < L.critical.size(); ++k) {
-    if (k == 0) span.start(L.critical[k].start);
-    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
-  }
-}
-
-// The arrows of the spawn and join edges (trace_flows).
-class trace_arrows {
- public:
-  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
-
-  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
-  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
-  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
-  // name and id. So both are written at their slice's start, with the strands'
-  // cat. A folded strand's end is its run's slice: an edge inside one run has
-  // no arrow, and an edge from a run to a strand already drawn from that run
-  // none again.
-  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
-    if (!L_.run_of.empty()) {
-      const std::uint64_t a = slice_of(from), b = slice_of(to);
-      if (a == b) return;
-      if (b != target_) {
-        target_ = b;
-        sources_.clear();
-      }
-      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
-      sources_.push_back(a);
-    }
-    ++id_;
-    end(kind, from, false);
-    end(kind, to, true);
-  }
-
- private:
-  std::uint64_t slice_of(std::uint32_t i) const {
-    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
-  }
-  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
-  void end(const char* kind, std::uint32_t i, bool finish) {
-    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
-    char* p = ev_.open(160);
-    p = put_text(p, "\"name\":\"");
-    p = put_bytes(p, kind, std::strlen(kind));
-    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
-    p = put_decimal(p, id_);
-    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
-               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
-    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
-    p = put_text(p, ",\"tid\":");
-    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
-    ev_.close(p);
-  }
-
-  const execution_record& r_;
-  const trace_layout& L_;
-  trace_events& ev_;
-  std::uint64_t id_ = 0;
-  std::uint64_t target_ = ~std::uint64_t(0);
-  std::vector<std::uint64_t> sources_;
-};
-
-// Spawn edges (a task's first strand from the strand that spawned it) and join
-// edges (every strand reported to a join, directly or through joins handed on
-// to it, into the strand that starts after the join).
-inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
-  trace_arrows arrows(r, L, ev);
-  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const record_strand& s = r.strands[i];
-    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
-        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
-      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
-    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
-    todo.assign(1, static_cast<std::uint32_t>(s.join));
-    while (!todo.empty()) {
-      const std::uint32_t j = todo.back();
-      todo.pop_back();
-      if (j >= r.joins.size() || seen[j] == i + 1) continue;
-      seen[j] = i + 1;
-      for (const std::uint32_t from : r.joins[j].strands)
-        if (from < r.strands.size()) arrows.edge("join", from, i);
-      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
-    }
-  }
-}
-
-inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
-                                    const trace_plan& p) {
-  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
-                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
-                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
-                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
-                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
-                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
-                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
-                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
-                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
-                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
-  if (r.complete) return o + "\"complete\"}";
-  return o +
-         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
-                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
-         "}";
-}
-
-// The whole trace, into `out`.
-inline void write_trace_to(const report& rep, stream_out& out) {
-  const execution_record& r = require_record(rep);
-  const trace_plan p = plan_trace(r);
-  trace_layout L = lay_out_trace(r);
-  fold_tracks(r, p, L);
-  trace_names names(r, root_name(rep));
-  out.put("{\"traceEvents\":[");
-  trace_events ev(out);
-  {
-    stream_out& o = ev.begin();
-    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
-    o.put(json_string(root_name(rep)));
-    o.put('}');
-    ev.end();
-  }
-  for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
-    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
-    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
-  }
-  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
-  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
-  trace_slices(r, L, names, ev);
-  trace_counters(r, L, ev);
-  trace_flows(r, L, ev);
-  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
-  out.put(trace_other_data(rep, r, L, p));
-  out.put("}\n");
-}
-
-}  // namespace output
-}  // namespace detail
-
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string report::to_trace() const {
-  std::string text;
-  detail::output::stream_out out(text);
-  detail::output::write_trace_to(*this, out);
-  out.flush();
-  return text;
-}
-
-FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
-  detail::output::require_record(*this);  // before any file is made
-  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
-  detail::output::write_streamed_atomically(path, fill);
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
-// end include/forkscale/detail/output/trace.hpp
 // begin include/forkscale/detail/output/views_hook.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
-// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// a measurement. At the end of every outermost measurement finish_session
-// calls write_record_views(); the writers themselves (record_views.hpp) set
-// record_views_writer from a static initializer, so a measurement never
-// includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
+// detail/output/views_hook.hpp: the views a measurement's report reaches at
+// run time, seen from the measurement and the text report. They are function
+// pointers that forkscale/views.hpp sets from a static initializer
+// (detail/output/views_install.hpp), so that a header-only program that
+// includes only forkscale/forkscale.hpp compiles none of them:
+//   - FORKSCALE_TRACE and FORKSCALE_FOLDED, written by finish_session at the
+//     end of every outermost measurement (write_record_views);
+//   - the text report's sections of a record: parallelism over time and idle
+//     blame (blame_text.hpp), and the what-if table through the replay
+//     (what_if_replay.hpp).
+// The compiled library always sets them. Without them (header-only, no
+// views.hpp) a set variable gets one diagnostic, and the text report one line,
+// saying how to get the view.
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 // begin include/forkscale/detail/engine/session.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
@@ -6387,6 +5317,28 @@ using diagnostic_handler = std::function<void(const diagnostic&)>;
 using record_views_fn = void (*)(report&, const diagnostic_handler&);
 inline record_views_fn record_views_writer = nullptr;
 
+// The text report's sections of a record, each (heading, body); none without a
+// record. Set by detail/output/views_install.hpp.
+using record_text_fn = std::vector<std::pair<std::string, std::string>> (*)(const report&);
+inline record_text_fn record_text_writer = nullptr;
+
+// The what-if table's lines through the replay; empty without a whole record.
+// Set by detail/output/views_install.hpp.
+using replay_text_fn = std::string (*)(const report&);
+inline replay_text_fn replay_text_writer = nullptr;
+
+// What the environment's views fall back to in a program built without them
+// (set by forkscale/forkscale.hpp: detail/output/views_fallback.hpp): the report
+// with its record saved beside the path asked for, from which forkscale-report
+// renders the view.
+inline record_views_fn record_views_fallback = nullptr;
+
+// How to get a view this program was built without: one sentence.
+inline const char* views_missing_advice() {
+  return "include <forkscale/views.hpp> in one file of the program, link forkscale::compiled, or render the "
+         "report saved as JSON with `forkscale-report convert FILE.json`";
+}
+
 // The value of an environment variable, or empty.
 inline std::string environment_value(const char* name) {
   const char* v = std::getenv(name);
@@ -6404,28 +5356,6 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   deliver_diagnostic(handler, d);
 }
 
-// Called by finish_session with the finished report.
-inline void write_record_views(report& rep, const diagnostic_handler& handler) {
-  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
-  if (record_views_writer) {
-    record_views_writer(rep, handler);
-    return;
-  }
-  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
-// end include/forkscale/detail/output/views_hook.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
 // The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
 inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
   const std::string suffix = ".folded";
@@ -6435,70 +5365,34 @@ inline std::pair<std::string, std::string> folded_paths(const std::string& path)
   return {stem + ".work.folded", stem + ".critical.folded"};
 }
 
-// An error's message for a diagnostic: without the "forkscale: " the stderr
-// line adds again, and naming the file as what it is.
-inline std::string views_problem(const std::exception& e) {
-  std::string m = e.what();
-  const std::string prefix = "forkscale: ";
-  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
-  const std::string report_word = "cannot write report '";
-  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
-  return m;
+// Why FORKSCALE_TRACE or FORKSCALE_FOLDED wrote nothing for a report without a
+// record.
+inline std::string no_record_problem() {
+  return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+         "that ends with tasks still running keeps none)";
 }
 
-inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
-  const std::string trace = environment_value("FORKSCALE_TRACE");
-  const std::string folded = environment_value("FORKSCALE_FOLDED");
-  if (!rep.record) {
-    const std::string why =
-        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
-        "that ends with tasks still running keeps none)";
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
     return;
   }
-  if (!trace.empty()) {
-    try {
-      rep.write_trace(trace);
-    } catch (const std::exception& e) {
-      record_views_notice(rep, handler, "FORKSCALE_TRACE", views_problem(e));
-    }
+  if (record_views_fallback) {
+    record_views_fallback(rep, handler);
+    return;
   }
-  if (!folded.empty()) {
-    try {
-      const auto paths = folded_paths(folded);
-      write_files_atomically(
-          {{paths.first, rep.to_folded(folded_kind::work)}, {paths.second, rep.to_folded(folded_kind::critical_path)}});
-    } catch (const std::exception& e) {
-      record_views_notice(rep, handler, "FORKSCALE_FOLDED", views_problem(e));
-    }
-  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(
+      rep, handler, variable,
+      std::string("not written: this program was built without the views (header-only): ") + views_missing_advice());
 }
 
-// Installs the writer during static initialization (an inline variable: once
-// per program, however many translation units include this header). With
-// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
-// keeps no static initializer of forkscale's.
-#if FORKSCALE_ENABLE
-inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
-#endif
-
-}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
-// end include/forkscale/detail/output/record_views.hpp
-// begin include/forkscale/detail/output/text.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
-// detail/output/text.hpp: a report as text, for people: report::to_text, one
-// function per section, with the region tables it shows, and report::write_text.
-#include <cstddef>
-#include <cstdint>
-#include <ostream>
-#include <string>
-#include <vector>
-
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
 // begin include/forkscale/detail/output/what_if_tables.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
@@ -6513,69 +5407,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/output/what_if_replay.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
-// detail/output/what_if_replay.hpp: the what-if table's lines through the
-// replay (report::what_if_text, when the report has a whole record): for each
-// region at its largest factor, the time P processors would take if the
-// region's strands ran that much faster, P being the report's max_processors.
-#include <cmath>
-#include <limits>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The report with only the optimized rows at each region's largest factor.
-inline report largest_factor_rows(const report& rep) {
-  report r = rep;
-  r.what_if.clear();
-  for (const what_if_result& w : rep.what_if) {
-    if (w.model != what_if_model::optimized || !w.executed) continue;
-    double top = -1;
-    for (const what_if_result& v : rep.what_if)
-      if (v.region == w.region && v.source == w.source && v.file == w.file && v.line == w.line)
-        top = std::max(top, v.factor);
-    if (w.factor == top) r.what_if.push_back(w);
-  }
-  return r;
-}
-
-inline std::string replay_what_if_text(const report& rep) {
-  if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
-  const unsigned p = rep.max_processors ? rep.max_processors : 32;
-  replay_model m;
-  m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
-  m.seeds = 3;
-  std::vector<what_if_prediction> rows;
-  try {
-    rows = predict_what_if(largest_factor_rows(rep), p, m);
-  } catch (const error&) {
-    return std::string();  // a record the replay cannot take: the table stands alone
-  }
-  if (rows.empty()) return std::string();
-  const std::string u = printable(rep.unit);
-  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
-                                " (work stealing, median of 3 seeds, steals costing the burden); if "
-                                "the region ran k times faster (optimized):",
-                            "  ", "  ");
-  text_table t({"region", "k", "TP", "faster by"});
-  for (const auto& r : rows)
-    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
-  return out + t.render();
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
-// end include/forkscale/detail/output/what_if_replay.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -6726,19 +5557,25 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += replay_what_if_text(rep);  // with a record only
+  if (replay_text_writer)
+    s.body += replay_text_writer(rep);  // with a whole record only
+  else if (rep.record && rep.record->complete && !rep.record->empty())
+    s.body += wrapped(std::string("Through the replay: not in this report, the program was built without the views "
+                                  "(header-only, without <forkscale/views.hpp>); ") +
+                          views_missing_advice() + ".",
+                      "  ", "  ");
   return s;
 }
 
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::what_if_text() const {
   const detail::output::text_section s = detail::output::what_if_section(*this);
   return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
@@ -6905,7 +5742,15 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
   const text_section wi = what_if_section(rep);
   if (!wi.heading.empty()) add(wi.heading, wi.body);
-  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  if (record_text_writer) {
+    for (const auto& s : record_text_writer(rep)) add(s.first, s.second);  // a recorded run
+  } else if (rep.record && !rep.record->empty()) {
+    add("Parallelism over time and idle blame",
+        wrapped(std::string("Not in this report: the program was built without the views (header-only, without "
+                            "<forkscale/views.hpp>); ") +
+                    views_missing_advice() + ".",
+                "  ", "  "));
+  }
   const text_section locks = locks_section(rep, 10);
   if (!locks.heading.empty()) add(locks.heading, locks.body);
   if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
@@ -6981,7 +5826,7 @@ inline std::string diagnostics_text(const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
   namespace io = detail::output;
   const std::string u = io::printable(unit);
@@ -7003,11 +5848,1159 @@ FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw)
 }
 
 FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
 // end include/forkscale/detail/output/text.hpp
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X", cat "strand") named by its innermost site, with one
+// arg, stack (the folded call path); each region instance an X slice around its
+// strands (cat "region"); the critical path copied onto a track of its own
+// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
+// and the critical path's span as counters ("ph": "C"); spawn and join edges as
+// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
+// the start of the strand they leave and of the one they enter, with its cat,
+// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
+// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale); a dur is rounded down where the
+// slice's end, computed from them in doubles, would otherwise pass the start of
+// the next slice or the end of the one around it (trace_track_ends).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/stream_out.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
+// to a string or to a file, so that a large output (the trace) never has to be
+// held whole; numbers formatted in place (locale-free, no allocation). A
+// writer of many small pieces (the trace's events) asks for room once
+// (stream_out::room) and stores them through a plain pointer (put_text,
+// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
+// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The decimal digits of 00..99, two by two.
+constexpr char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The pieces of put_* below store at `p` and return the end; the caller has
+// made room for them (at most 20 bytes a number, 24 a time).
+template <std::size_t N>
+inline char* put_text(char* p, const char (&text)[N]) noexcept {
+  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
+  return p + (N - 1);
+}
+inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
+// `v` in decimal, as std::to_chars writes it.
+inline unsigned decimal_digits(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
+  // one less than the digits or the digits; a comparison tells which.
+  static constexpr std::uint64_t powers[] = {1,
+                                             10,
+                                             100,
+                                             1000,
+                                             10000,
+                                             100000,
+                                             1000000,
+                                             10000000,
+                                             100000000,
+                                             1000000000,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
+                                             10000000000000000000ull};
+  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
+  const unsigned guess = (bits * 1233u) >> 12;
+  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
+#else
+  unsigned n = 1;
+  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
+  return n;
+#endif
+}
+inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  const unsigned n = decimal_digits(v);
+  char* q = p + n;
+  while (v >= 100) {
+    const auto pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = decimal_pairs[pair];
+    q[1] = decimal_pairs[pair + 1];
+  }
+  if (v >= 10) {
+    q[-2] = decimal_pairs[v * 2];
+    q[-1] = decimal_pairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return p + n;
+}
+// Nanoseconds as microseconds with three decimals: exact, locale-free.
+inline char* put_micros(char* p, std::uint64_t ns) noexcept {
+  p = put_decimal(p, ns / 1000);
+  const auto f = static_cast<unsigned>(ns % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  p[2] = decimal_pairs[(f % 100) * 2];
+  p[3] = decimal_pairs[(f % 100) * 2 + 1];
+  return p + 4;
+}
+
+class stream_out {
+ public:
+  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
+  // Into `text` (appended).
+  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
+  stream_out(const stream_out&) = delete;
+  stream_out& operator=(const stream_out&) = delete;
+
+  void put(const char* p, std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) return sink(p, n);
+    }
+    std::memcpy(buf_.data() + used_, p, n);
+    used_ += n;
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  void put(const char* s) { put(s, std::strlen(s)); }
+  void put(char c) {
+    if (used_ == buf_.size()) flush();
+    buf_[used_++] = c;
+  }
+  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
+  // Nanoseconds as microseconds with three decimals: exact, locale-free.
+  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
+  // Where the next `n` bytes go: room for them at the end of the buffer (made
+  // by flushing it, and for more than it holds by making it larger). advance()
+  // says where what was stored there ends.
+  char* room(std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) buf_.resize(n);
+    }
+    return buf_.data() + used_;
+  }
+  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
+  void flush() {
+    if (used_ == 0) return;
+    sink(buf_.data(), used_);
+    used_ = 0;
+  }
+
+ private:
+  void sink(const char* p, std::size_t n) {
+    if (text_) {
+      text_->append(p, n);
+      return;
+    }
+    errno = 0;
+    if (std::fwrite(p, 1, n, file_) != n) {
+      const int err = errno;
+      throw_write_error(path_, errno_text(err ? err : EIO));
+    }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
+  }
+
+  std::string* text_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
+};
+
+// Writes `path` atomically with what `fill` puts into the stream (a device or
+// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
+// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
+// partial target nor a temporary behind on failure.
+inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
+  if (path.empty()) throw_write_error(path, "the path is empty");
+  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
+  if (is_special_file(path)) {
+    errno = 0;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+    try {
+      stream_out out(f, path);
+      fill(out);
+      out.flush();
+    } catch (...) {
+      std::fclose(f);
+      throw;
+    }
+    errno = 0;
+    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
+    return;
+  }
+  temporary_file tmp;
+  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+  {
+    stream_out out(tmp.get(), path, /*write_back=*/true);
+    fill(out);
+    out.flush();
+  }
+  finish_temporary(tmp, path, 1);
+  const std::string reason = rename_onto(tmp, path);
+  if (!reason.empty()) throw_write_error(path, reason);
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// end include/forkscale/detail/output/stream_out.hpp
+// begin include/forkscale/detail/output/trace_layout.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
+// writes them): the thread tracks and the critical path's track, adjusted so
+// that the slices of a track nest, in nanoseconds and in the doubles viewers
+// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
+// strands between two kept ones on a thread merged into one slice.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
+  bool region = false;
+  bool folded = false;
+};
+
+// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
+// says which strands are folded).
+struct trace_run {
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t strands = 0, work = 0;
+  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
+  std::uint32_t frame = 0;  // the innermost call path around all its strands
+};
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  static constexpr std::uint32_t no_run = 0xffffffffu;
+};
+
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
+}
+
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
+  }
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
+  }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
+}
+
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    track.reserve(track.size() + on[t].size());
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    };
+    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
+      std::stable_sort(track.begin(), track.end(), enclosing_first);
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The innermost call path that holds both `a` and `b`.
+inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
+  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
+  if (!ok(a) || !ok(b)) return 0;
+  while (a != b) {
+    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
+    const std::uint32_t up = r.frames[a].parent;
+    if (up == a || !ok(up)) return 0;
+    a = up;
+  }
+  return a;
+}
+
+// Each run's span: the longest path through its strands along prev and join
+// edges between strands of the run (strands are in a topological order).
+inline void run_spans(const execution_record& r, trace_layout& L) {
+  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t run = L.run_of[i];
+    if (run == trace_layout::no_run) continue;
+    const record_strand& s = r.strands[i];
+    std::uint64_t before = 0;
+    const auto from = [&](std::int64_t k) {
+      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
+        before = std::max(before, longest[static_cast<std::size_t>(k)]);
+    };
+    from(s.prev);
+    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (s.join >= 0 && !todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t k : r.joins[j].strands) from(k);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+    longest[i] = before + s.span;
+    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
+  }
+}
+
+// Replaces the folded strands of each thread's track by runs: consecutive
+// folded strands with no kept strand and no region boundary between them
+// become one slice from the first one's start to the last one's end, so the
+// track still nests. run_of then names each folded strand's run.
+inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
+  if (!p.bounded) return;
+  L.run_of.assign(r.strands.size(), trace_layout::no_run);
+  std::vector<trace_slice> out;
+  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  for (std::vector<trace_slice>& track : L.threads) {
+    out.clear();
+    open.clear();
+    std::uint32_t run = trace_layout::no_run;
+    for (const trace_slice& s : track) {
+      while (!open.empty() && open.back() <= s.start) {
+        open.pop_back();
+        run = trace_layout::no_run;
+      }
+      if (s.region || p.keep[s.index]) {
+        if (s.region) open.push_back(s.end);
+        run = trace_layout::no_run;
+        out.push_back(s);
+        continue;
+      }
+      const std::uint32_t frame = r.strands[s.index].frame;
+      if (run == trace_layout::no_run) {
+        run = static_cast<std::uint32_t>(L.runs.size());
+        trace_run x;
+        x.start = s.start;
+        x.frame = frame;
+        L.runs.push_back(x);
+        out.push_back(trace_slice{s.start, s.end, run, false, true});
+      }
+      trace_run& x = L.runs[run];
+      x.end = std::max(x.end, s.end);
+      ++x.strands;
+      x.work += r.strands[s.index].work;
+      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
+      out.back().end = x.end;
+      L.run_of[s.index] = run;
+    }
+    track.swap(out);
+  }
+  run_spans(r, L);
+}
+
+// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
+// (the division is that double: both are the correctly rounded value of one number).
+inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
+
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
+class trace_track_ends {
+ public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
+  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
+    return d;
+  }
+
+ private:
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// end include/forkscale/detail/output/trace_layout.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The events, one per line, as members of the "traceEvents" array, written as
+// they are made: an event's pieces go straight into the stream.
+class trace_events {
+ public:
+  explicit trace_events(stream_out& out) : out_(out) {}
+  stream_out& begin() {
+    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
+    first_ = false;
+    return out_;
+  }
+  void end() { out_.put('}'); }
+  stream_out& out() { return out_; }
+  // An event stored through a pointer: open() makes room for its separator,
+  // braces and `bound` bytes between them and returns where its members go;
+  // close() takes where they end.
+  char* open(std::size_t bound) {
+    char* p = out_.room(bound + 4);
+    if (first_) {
+      p = put_text(p, "\n{");
+      first_ = false;
+    } else {
+      p = put_text(p, ",\n{");
+    }
+    return p;
+  }
+  void close(char* p) {
+    *p++ = '}';
+    out_.advance(p);
+  }
+
+ private:
+  stream_out& out_;
+  bool first_ = true;
+};
+
+// The JSON strings of each call path's name and folded stack, each made once.
+class trace_names {
+ public:
+  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
+    name_.resize(r.frames.size() + 1);
+    stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
+  }
+  const std::string& name(std::uint32_t frame) {
+    std::string& s = name_[slot(frame)];
+    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
+    return s;
+  }
+  const std::string& stack(std::uint32_t frame) {
+    std::string& s = stack_[slot(frame)];
+    if (s.empty()) s = json_string(stacks_.of(frame));
+    return s;
+  }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
+
+ private:
+  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
+  const execution_record& r_;
+  std::string root_;
+  stack_names stacks_;
+  std::vector<std::string> name_, stack_, head_, tail_;
+};
+
+// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
+constexpr std::size_t trace_slice_head_bound = 160;
+
+// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
+inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
+                              std::uint64_t dur, std::size_t tid) {
+  p = put_text(p, "\"name\":");
+  p = put_bytes(p, name_json);
+  p = put_text(p, ",\"cat\":\"");
+  p = put_bytes(p, cat);
+  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
+  p = put_micros(p, start);
+  p = put_text(p, ",\"dur\":");
+  p = put_micros(p, dur);
+  p = put_text(p, ",\"pid\":1,\"tid\":");
+  p = put_decimal(p, tid);
+  return put_text(p, ",\"args\":{");
+}
+
+// "cat": "__metadata", as Chrome writes its metadata events.
+inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":\"");
+  o.put(name);
+  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
+  o.put(arg);
+  o.put('}');
+  ev.end();
+}
+
+// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
+inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
+                          const char* key, std::uint64_t value) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"C\",\"ts\":");
+  o.micros(ns);
+  o.put(",\"pid\":1,\"args\":{\"");
+  o.put(key);
+  o.put("\":");
+  o.number(value);
+  o.put('}');
+  ev.end();
+}
+
+// A run of folded strands (trace_plan.hpp): named by the innermost call path
+// around all of them, with the strands' cat (so that arrows bind to it), and
+// their count, work and span (the longest path through them) in args.
+inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
+                               std::size_t tid) {
+  static const std::string cat = "strand";
+  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
+  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
+  p = trace_slice_head(p, name, cat, run.start, dur, tid);
+  p = put_text(p, "\"stack\":");
+  p = put_bytes(p, stack);
+  p = put_text(p, ",\"folded_strands\":");
+  p = put_decimal(p, run.strands);
+  p = put_text(p, ",\"work\":");
+  p = put_decimal(p, run.work);
+  p = put_text(p, ",\"span\":");
+  p = put_decimal(p, run.span);
+  *p++ = '}';
+  ev.close(p);
+}
+
+// The slices of the thread tracks and of the critical path's track. A strand's
+// args are its call path only (the same for every strand of that path: a viewer
+// that keys frames on name and args, as speedscope does, keeps one frame per
+// call path); its work and span are on the counters (trace_counters).
+inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
+  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
+                          std::size_t tid) {
+    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
+    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
+    p = trace_slice_head(p, name, cat, start, dur, tid);
+    p = put_text(p, "\"stack\":");
+    p = put_bytes(p, stack);
+    *p++ = '}';
+    ev.close(p);
+  };
+  const std::string region_cat = "region", critical_cat = "critical_path";
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
+    for (const trace_slice& s : L.threads[t]) {
+      const std::uint64_t dur = ends.dur(s.start, s.end);
+      if (s.region) {
+        const std::string path = json_string(r.regions[s.index].path);
+        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
+        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = put_text(p, "\"path\":");
+        p = put_bytes(p, path);
+        *p++ = '}';
+        ev.close(p);
+      } else if (s.folded) {
+        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
+      } else {
+        thread_strand(s.index, s.start, dur, t + 1);
+      }
+    }
+  }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
+  for (const trace_slice& s : L.critical)
+    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
+}
+
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
+
+// The numbers of the strands as counters, which viewers draw as a track of
+// their own and show at any point in time: per thread, the work of its strands
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
+inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
+    bool first = true;
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) continue;
+      if (first) work.start(s.start);
+      first = false;
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
+    }
+  }
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
+  for (std::size_t k = 0; k < L.critical.size(); ++k) {
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
+  }
+}
+
+// The arrows of the spawn and join edges (trace_flows).
+class trace_arrows {
+ public:
+  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
+
+  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+  // name and id. So both are written at their slice's start, with the strands'
+  // cat. A folded strand's end is its run's slice: an edge inside one run has
+  // no arrow, and an edge from a run to a strand already drawn from that run
+  // none again.
+  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
+    if (!L_.run_of.empty()) {
+      const std::uint64_t a = slice_of(from), b = slice_of(to);
+      if (a == b) return;
+      if (b != target_) {
+        target_ = b;
+        sources_.clear();
+      }
+      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
+      sources_.push_back(a);
+    }
+    ++id_;
+    end(kind, from, false);
+    end(kind, to, true);
+  }
+
+ private:
+  std::uint64_t slice_of(std::uint32_t i) const {
+    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
+  }
+  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
+  void end(const char* kind, std::uint32_t i, bool finish) {
+    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
+    char* p = ev_.open(160);
+    p = put_text(p, "\"name\":\"");
+    p = put_bytes(p, kind, std::strlen(kind));
+    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
+    p = put_decimal(p, id_);
+    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
+               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_text(p, ",\"tid\":");
+    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.close(p);
+  }
+
+  const execution_record& r_;
+  const trace_layout& L_;
+  trace_events& ev_;
+  std::uint64_t id_ = 0;
+  std::uint64_t target_ = ~std::uint64_t(0);
+  std::vector<std::uint64_t> sources_;
+};
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  trace_arrows arrows(r, L, ev);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) arrows.edge("join", from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
+                                    const trace_plan& p) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
+                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
+                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
+                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
+                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
+                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+// The whole trace, into `out`.
+inline void write_trace_to(const report& rep, stream_out& out) {
+  const execution_record& r = require_record(rep);
+  const trace_plan p = plan_trace(r);
+  trace_layout L = lay_out_trace(r);
+  fold_tracks(r, p, L);
+  trace_names names(r, root_name(rep));
+  out.put("{\"traceEvents\":[");
+  trace_events ev(out);
+  {
+    stream_out& o = ev.begin();
+    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
+    o.put(json_string(root_name(rep)));
+    o.put('}');
+    ev.end();
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
+    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
+  }
+  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
+  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
+  trace_slices(r, L, names, ev);
+  trace_counters(r, L, ev);
+  trace_flows(r, L, ev);
+  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+  out.put(trace_other_data(rep, r, L, p));
+  out.put("}\n");
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string report::to_trace() const {
+  std::string text;
+  detail::output::stream_out out(text);
+  detail::output::write_trace_to(*this, out);
+  out.flush();
+  return text;
+}
+
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::output::require_record(*this);  // before any file is made
+  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
+  detail::output::write_streamed_atomically(path, fill);
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
+// begin include/forkscale/detail/output/views_fallback.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+// detail/output/views_fallback.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED in a
+// program built without the views (header-only, forkscale/views.hpp not
+// included). Nothing is lost: the report with its record is saved beside the
+// path asked for (see saved_report_path), and one line per variable names the
+// forkscale-report command that renders the view from it, or how to build the
+// view in. forkscale/forkscale.hpp installs it; forkscale/views.hpp's writer
+// takes precedence (views_hook.hpp).
+#include <exception>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Where the report goes instead of the view at `path`: the path without a
+// trailing ".json" or ".folded", then ".report.json" (run.trace.json ->
+// run.trace.report.json, run.folded -> run.report.json).
+inline std::string saved_report_path(const std::string& path) {
+  std::string stem = path;
+  for (const std::string suffix : {".json", ".folded"})
+    if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  return stem + ".report.json";
+}
+
+inline void save_report_for_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why = no_record_problem();
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  const std::string saved = saved_report_path(trace.empty() ? folded : trace);
+  const std::string shown = printable_path(saved);
+  std::string problem;
+  try {
+    write_file_atomically(saved, rep.to_json());
+  } catch (const std::exception& e) {
+    problem = e.what();
+    const std::string prefix = "forkscale: ";
+    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+  }
+  const std::string head = "not written: this program was built without the views (header-only, without "
+                           "<forkscale/views.hpp>); ";
+  const std::string tail = "; or include <forkscale/views.hpp> in one file, or link forkscale::compiled";
+  if (!trace.empty()) {
+    const std::string how = problem.empty() ? "the report and its record are in " + shown +
+                                                  ": `forkscale-report convert " + shown + " --to trace -o " +
+                                                  printable_path(trace) + "` writes it"
+                                            : "the report could not be saved either (" + problem + ")";
+    record_views_notice(rep, handler, "FORKSCALE_TRACE", head + how + tail);
+  }
+  if (!folded.empty()) {
+    const auto paths = folded_paths(folded);
+    const std::string how = problem.empty() ? "the report and its record are in " + shown +
+                                                  ": `forkscale-report convert " + shown + " --to folded-work -o " +
+                                                  printable_path(paths.first) + "` and `--to folded-critical -o " +
+                                                  printable_path(paths.second) + "` write them"
+                                            : "the report could not be saved either (" + problem + ")";
+    record_views_notice(rep, handler, "FORKSCALE_FOLDED", head + how + tail);
+  }
+}
+
+// Installed during static initialization by every program that includes
+// forkscale/forkscale.hpp (an inline variable: once per program). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed.
+#if FORKSCALE_ENABLE
+inline const bool views_fallback_installed = (record_views_fallback = &save_report_for_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+// end include/forkscale/detail/output/views_fallback.hpp
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/detail/input/record_reader.hpp
@@ -7830,7 +7823,7 @@ inline std::string prediction_json(const prediction& p) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
 FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
 FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
@@ -7839,7 +7832,7 @@ FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
 FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
   detail::write_file_atomically(path, to_json());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
@@ -8066,7 +8059,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -8409,7 +8402,7 @@ FORKSCALE_INLINE study_result read_study(const std::string& path) {
   }
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_JSON_HPP
@@ -8492,7 +8485,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8857,7 +8850,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 namespace study {
 
@@ -9160,7 +9153,7 @@ FORKSCALE_INLINE study_result run_study(std::string label, const study_workload&
   return s;
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RUN_HPP
@@ -9173,7 +9166,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -9181,7 +9174,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 namespace study {
 
@@ -9336,7 +9329,7 @@ FORKSCALE_INLINE void study_result::write_csv(const std::string& path) const {
   detail::write_file_atomically(path, to_csv());
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_TEXT_HPP
@@ -9344,10 +9337,5726 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_STUDY_HPP
 // end include/forkscale/study/study.hpp
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 #include <algorithm>
 #include <cmath>
 #include <vector>
+// begin include/forkscale/detail/output/report_writers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// detail/output/report_writers.hpp: a report as text (for people), JSON and CSV
+// (for programs), and the write_* functions that put them in files; each piece
+// is in its own header, all in namespace detail::output.
+//
+// The JSON and CSV layouts are described in docs/report-schema.md. Everything here
+// is independent of the global C and C++ locales: numbers always use '.' and no
+// digit grouping except the explicit ',' separators of the text report.
+// begin include/forkscale/detail/output/blame_csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// detail/output/blame_csv.hpp: fs::analyze_timeline's results (blame.hpp) as
+// CSV, with the stable headers of docs/report-schema.md: the parallelism
+// samples, the per-thread times and the idle blame rows; and the write_*
+// functions that put them in files.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/util/atomic_file.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// detail/util/atomic_file.hpp: replace a file in one step, or not at all; and
+// replace a group of files written for one request (a plot's .dat and .gp, an
+// example's five reports) together, or none of them.
+//
+// The contents go to a fresh temporary file next to the target (same directory,
+// hence same file system), which is flushed, synced and closed with every error
+// checked, and is then renamed onto the target. POSIX rename() replaces the
+// target atomically: a reader sees the old file or the new one, never a mixture.
+// On any failure the temporary is removed and forkscale::error is thrown.
+// Devices and pipes (/dev/stdout, a FIFO) are the exception: they are written in
+// place, since there is no file to replace.
+//
+// A group (write_files_atomically) first checks every target and writes every
+// temporary file; only when all of them are complete are they renamed, one by
+// one. A failure before the first rename — a target that is a directory, a
+// directory that is missing or read-only, a full disk — removes every temporary
+// and leaves every old file as it was. The renames themselves are not one atomic
+// step: a reader may see some files of the group new and the others still old
+// for the moment between them, and if a rename fails midway (the directory made
+// read-only between the checks and the rename, say) the files renamed before it
+// hold the new contents, it and the ones after keep their old contents, no
+// temporary is left, and the error names the files already replaced.
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
+
+
+#if defined(_WIN32)
+#include <process.h>
+#include <filesystem>
+#else
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Text (a path, a label) as it goes into one line: control characters are written
+// as escapes, so a newline inside cannot split the line or move the cursor.
+inline std::string printable_path(const std::string& path) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(path.size());
+  for (const char ch : path) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+inline std::string errno_text(int err) {
+  if (err == 0) return "unknown error";
+  return std::error_code(err, std::generic_category()).message();
+}
+
+[[noreturn]] inline void throw_write_error(const std::string& path, const std::string& reason) {
+  throw error("forkscale: cannot write report '" + printable_path(path) + "': " + reason);
+}
+
+inline unsigned long current_process_id() noexcept {
+#if defined(_WIN32)
+  return static_cast<unsigned long>(_getpid());
+#else
+  return static_cast<unsigned long>(getpid());
+#endif
+}
+
+// Removes the temporary file unless released; closes it first if still open.
+class temporary_file {
+ public:
+  temporary_file() = default;
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { discard(); }
+
+  // Creates a file that did not exist before ("x": O_EXCL), so a temporary of
+  // another writer is never truncated or shared. Returns errno on failure.
+  int create(const std::string& target) {
+    static std::atomic<unsigned long> counter{0};
+    int err = 0;
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      name_ = target + ".tmp." + std::to_string(current_process_id()) + "." +
+              std::to_string(counter.fetch_add(1, std::memory_order_relaxed));
+      errno = 0;
+      file_ = std::fopen(name_.c_str(), "wbx");
+      if (file_) return 0;
+      err = errno;
+      if (err != EEXIST) break;
+    }
+    name_.clear();
+    return err ? err : EIO;
+  }
+
+  std::FILE* get() const noexcept { return file_; }
+  const std::string& name() const noexcept { return name_; }
+
+  // Closes the stream; returns errno of the first failure, or 0.
+  int close() noexcept {
+    if (!file_) return 0;
+    errno = 0;
+    const int rc = std::fclose(file_);
+    file_ = nullptr;
+    return rc == 0 ? 0 : (errno ? errno : EIO);
+  }
+
+  // After a successful rename the name belongs to the target: keep it.
+  void release() noexcept { name_.clear(); }
+
+  void discard() noexcept {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    if (!name_.empty()) {
+      std::remove(name_.c_str());
+      name_.clear();
+    }
+  }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string name_;
+};
+
+// A target that is a device or a pipe (/dev/stdout, /dev/null, a FIFO) is written
+// in place: renaming onto it would replace the device node, not feed it.
+inline bool is_special_file(const std::string& path) noexcept {
+#if defined(_WIN32)
+  (void)path;
+  return false;
+#else
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+#endif
+}
+
+inline void write_special_file(const std::string& path, const std::string& contents) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+  errno = 0;
+  const bool written = (contents.empty() || std::fwrite(contents.data(), 1, contents.size(), f) == contents.size()) &&
+                       std::fflush(f) == 0 && !std::ferror(f);
+  const int err = errno;
+  const bool closed = std::fclose(f) == 0;
+  if (!written) throw_write_error(path, errno_text(err ? err : EIO));
+  if (!closed) throw_write_error(path, errno_text(errno ? errno : EIO));
+}
+
+// One file of a group written together (write_files_atomically).
+struct file_to_write {
+  std::string path;
+  std::string contents;
+};
+
+// A group's error: the failing file and why, and — for a group of several —
+// that none of them was replaced.
+[[noreturn]] inline void throw_group_error(const std::string& path, const std::string& reason, std::size_t count) {
+  if (count < 2) throw_write_error(path, reason);
+  throw_write_error(path, reason + " (none of the " + std::to_string(count) + " files was replaced)");
+}
+
+inline bool is_directory_path(const std::string& path) noexcept {
+#if defined(_WIN32)
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::path(path), ec);
+#else
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+#endif
+}
+
+// What can be known about the targets before anything is written: a path that
+// is empty, named twice, or a directory fails the whole group.
+inline void check_targets(const std::vector<file_to_write>& files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].path;
+    if (path.empty()) throw_group_error(path, "the path is empty", files.size());
+    for (std::size_t j = 0; j < i; ++j)
+      if (files[j].path == path) throw_group_error(path, "the same file is named twice in one write", files.size());
+    if (is_directory_path(path)) throw_group_error(path, errno_text(EISDIR), files.size());
+  }
+}
+
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count);
+
+// Writes `contents` into a fresh temporary file for `path`: written, flushed,
+// synced and closed, every error checked. Throws (the temporary is then removed
+// by its owner).
+inline void fill_temporary(temporary_file& tmp, const std::string& path, const std::string& contents,
+                           std::size_t count) {
+  if (const int err = tmp.create(path)) throw_group_error(path, errno_text(err), count);
+  errno = 0;
+  if (!contents.empty() && std::fwrite(contents.data(), 1, contents.size(), tmp.get()) != contents.size()) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+  finish_temporary(tmp, path, count);
+}
+
+// Flushes, syncs and closes a temporary whose contents are written, every error
+// checked. Throws (the temporary is then removed by its owner).
+inline void finish_temporary(temporary_file& tmp, const std::string& path, std::size_t count) {
+  errno = 0;
+  if (std::fflush(tmp.get()) != 0 || std::ferror(tmp.get())) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err ? err : EIO), count);
+  }
+#if !defined(_WIN32)
+  // The data must be on disk before the rename is, or a crash right after the
+  // rename could leave an empty file under the target's name.
+  if (fsync(fileno(tmp.get())) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    const int err = errno;
+    throw_group_error(path, errno_text(err), count);
+  }
+#endif
+  if (const int err = tmp.close()) throw_group_error(path, errno_text(err), count);
+}
+
+// Renames the finished temporary onto `path`. Returns an empty string, or why it
+// failed.
+inline std::string rename_onto(temporary_file& tmp, const std::string& path) {
+#if defined(_WIN32)
+  // std::rename does not replace an existing file on Windows;
+  // std::filesystem::rename does (MoveFileEx with MOVEFILE_REPLACE_EXISTING).
+  std::error_code ec;
+  std::filesystem::rename(std::filesystem::path(tmp.name()), std::filesystem::path(path), ec);
+  if (ec) return ec.message();
+#else
+  errno = 0;
+  if (std::rename(tmp.name().c_str(), path.c_str()) != 0) return errno_text(errno ? errno : EIO);
+#endif
+  tmp.release();
+  return std::string();
+}
+
+// A rename failed after `done` of the group's files were renamed.
+[[noreturn]] inline void throw_midway_error(const std::vector<file_to_write>& files, std::size_t done,
+                                            const std::string& reason) {
+  std::string replaced;
+  for (std::size_t i = 0; i < done; ++i)
+    if (!is_special_file(files[i].path))
+      replaced += (replaced.empty() ? "'" : ", '") + printable_path(files[i].path) + "'";
+  throw_write_error(files[done].path, reason + " (" + std::to_string(files.size()) +
+                                          " files were written together; already replaced: " +
+                                          (replaced.empty() ? std::string("none") : replaced) +
+                                          "; this one and the files after it keep their old contents)");
+}
+
+// Writes every file of `files`, replacing the files there, all together or none
+// (see the top of this header for the window between the renames). Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves no temporary file behind on failure.
+inline void write_files_atomically(const std::vector<file_to_write>& files) {
+  check_targets(files);
+  std::vector<std::unique_ptr<temporary_file>> tmps(files.size());
+  std::vector<bool> special(files.size(), false);
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    special[i] = is_special_file(files[i].path);
+    if (special[i]) continue;
+    tmps[i] = std::make_unique<temporary_file>();
+    fill_temporary(*tmps[i], files[i].path, files[i].contents, files.size());
+  }
+  // Devices and pipes cannot be taken back: they are written once every
+  // temporary is complete, before any rename.
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (special[i]) write_special_file(files[i].path, files[i].contents);
+  std::size_t renamed = 0;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (special[i]) continue;
+    const std::string reason = rename_onto(*tmps[i], files[i].path);
+    if (reason.empty()) {
+      ++renamed;
+      continue;
+    }
+    if (renamed == 0) throw_group_error(files[i].path, reason, files.size());
+    throw_midway_error(files, i, reason);
+  }
+}
+
+// Writes `contents` to `path`, replacing any file there in one step. Throws
+// forkscale::error ("forkscale: cannot write report '<path>': <reason>") and
+// leaves neither a partial target nor a temporary file behind on failure.
+inline void write_file_atomically(const std::string& path, const std::string& contents) {
+  write_files_atomically({file_to_write{path, contents}});
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ATOMIC_FILE_HPP
+// end include/forkscale/detail/util/atomic_file.hpp
+// begin include/forkscale/detail/output/csv.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// detail/output/csv.hpp: a report's CSV tables (regions, call sites, spawn
+// sites, what-if; layouts in docs/report-schema.md), their field quoting, and
+// the write_*csv functions that put them in files.
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// One text field: valid UTF-8; a leading ' when it starts with a character a
+// spreadsheet would take for a formula (=, +, -, @, tab, CR; OWASP "CSV
+// Injection"); then RFC 4180 quoting when it holds a comma, quote, CR or LF.
+inline std::string csv_text(const std::string& s) {
+  std::string v = valid_utf8(s);
+  if (!v.empty()) {
+    const char c = v.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') v.insert(0, 1, '\'');
+  }
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (const char c : v) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string csv_number(double v) { return round_trip(v); }  // empty if not finite
+inline std::string csv_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string csv_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, "inf" for +infinity, an empty field for anything else that is not
+// finite.
+inline std::string csv_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "inf";
+  return csv_number(v);
+}
+
+// The two columns every CSV row ends with: the report's unit and clock, then the
+// end of the line.
+inline std::string csv_unit_clock(const report& rep) {
+  return "," + csv_text(rep.unit) + "," + csv_text(to_string(rep.clock)) + "\n";
+}
+
+// The columns every site CSV starts with (docs/report-schema.md), and their
+// fields for one row.
+inline const char* site_csv_identity() noexcept { return "name,kind,file,line,function,tag,recursive"; }
+
+inline void csv_site_identity(std::string& out, const std::string& name, site_kind kind, const std::string& file,
+                              unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  out += csv_text(name) + ',' + csv_text(to_string(kind)) + ',' + csv_text(file) + ',' +
+         csv_number(static_cast<std::uint64_t>(line)) + ',' + csv_text(function) + ',' + csv_text(tag) + ',' +
+         bool_text(recursive);
+}
+
+// The four columns of one measurement: count, work, span, parallelism.
+inline void csv_measure(std::string& out, const site_measure& m) {
+  out += ',' + csv_number(m.count) + ',' + csv_number(m.work) + ',' + csv_signed(m.span) + ',' +
+         csv_number(m.parallelism());
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::to_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "label,path,parent,depth,instances,work,span,burdened_span,parallelism,"
+      "burdened_parallelism,spawns,syncs,calls,average_maximal_strand,raw_work,raw_span,"
+      "unit,clock\n";
+  const std::string unit_field = io::csv_text(unit);
+  const std::string clock_field = io::csv_text(to_string(clock));
+  for (const auto& r : regions) {
+    const std::string fields[] = {
+        io::csv_text(r.label),
+        io::csv_text(r.path),
+        io::csv_text(r.parent),
+        io::csv_number(static_cast<std::uint64_t>(r.depth)),
+        io::csv_number(r.instances),
+        io::csv_number(r.work),
+        io::csv_number(r.span),
+        io::csv_number(r.burdened_span),
+        io::csv_number(r.parallelism()),
+        io::csv_number(r.burdened_parallelism()),
+        io::csv_number(r.spawns),
+        io::csv_number(r.syncs),
+        io::csv_number(r.calls),
+        io::csv_number(r.average_maximal_strand()),
+        io::csv_number(r.raw_work),
+        io::csv_number(r.raw_span),
+        unit_field,
+        clock_field,
+    };
+    bool first = true;
+    for (const auto& f : fields) {
+      if (!first) out += ',';
+      first = false;
+      out += f;
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::call_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = io::site_csv_identity();
+  for (const char* m : {"top_call_site_on_work", "top_caller_on_work", "local_on_work", "top_call_site_on_span",
+                        "top_caller_on_span", "local_on_span"})
+    for (const char* f : {"count", "work", "span", "parallelism"}) out += std::string(",") + m + "_" + f;
+  out += ",unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& c : call_sites) {
+    io::csv_site_identity(out, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    for (const site_measure* m : {&c.top_call_site_on_work, &c.top_caller_on_work, &c.local_on_work,
+                                  &c.top_call_site_on_span, &c.top_caller_on_span, &c.local_on_span})
+      io::csv_measure(out, *m);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::spawn_sites_csv() const {
+  namespace io = detail::output;
+  std::string out = std::string(io::site_csv_identity()) +
+                    ",tasks,work,span,parallelism,exclusive_work,critical_span,critical_percent,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& p : spawn_sites) {
+    io::csv_site_identity(out, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    out += ',' + io::csv_number(p.tasks) + ',' + io::csv_number(p.work) + ',' + io::csv_number(p.span) + ',' +
+           io::csv_number(p.parallelism()) + ',' + io::csv_number(p.exclusive_work) + ',' +
+           io::csv_signed(p.critical_span) + ',' + io::csv_number(p.critical_percent);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::what_if_csv() const {
+  namespace io = detail::output;
+  std::string out =
+      "region,source,file,line,function,tag,model,factor,executed,entries,region_work,work,span,burdened_span,"
+      "parallelism,gain,span_ticks_num,span_ticks_den,unit,clock\n";
+  const std::string tail = io::csv_unit_clock(*this);
+  for (const auto& w : what_if) {
+    out += io::csv_text(w.region) + ',' + io::csv_text(to_string(w.source)) + ',' + io::csv_text(w.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(w.line)) + ',' + io::csv_text(w.function) + ',' +
+           io::csv_text(w.tag) + ',' + io::csv_text(to_string(w.model)) + ',' + io::csv_unbounded(w.factor) + ',' +
+           io::bool_text(w.executed) + ',' + io::csv_number(w.entries) + ',' + io::csv_number(w.region_work) + ',' +
+           io::csv_number(w.work) + ',' + io::csv_number(w.span) + ',' + io::csv_number(w.burdened_span) + ',' +
+           io::csv_unbounded(w.parallelism) + ',' + io::csv_unbounded(w.gain) + ',' + io::csv_signed(w.span_ticks_num) +
+           ',' + io::csv_signed(w.span_ticks_den);
+    out += tail;
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_csv(const std::string& path) const {
+  detail::write_file_atomically(path, to_csv());
+}
+
+FORKSCALE_INLINE void report::write_what_if_csv(const std::string& path) const {
+  detail::write_file_atomically(path, what_if_csv());
+}
+
+FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, call_sites_csv());
+}
+
+FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
+  detail::write_file_atomically(path, spawn_sites_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
+// end include/forkscale/detail/output/csv.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+
+// The analysis as CSV (docs/report-schema.md): the samples, the threads, the
+// blame rows. Without a record: the header line only.
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "time_ns,running,ready\n";
+  for (const parallelism_sample& s : analyze_timeline(rep).samples)
+    out += io::csv_number(s.time_ns) + ',' + std::to_string(s.running) + ',' + std::to_string(s.ready) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string thread_times_csv(const report& rep) {
+  namespace io = detail::output;
+  std::string out = "thread,os_id,strands,busy_ns,profiler_ns,idle_ns,busy_percent,profiler_percent,idle_percent\n";
+  for (const thread_time& t : analyze_timeline(rep).threads)
+    out += std::to_string(t.thread) + ',' + io::csv_number(t.os_id) + ',' + io::csv_number(t.strands) + ',' +
+           io::csv_number(t.busy_ns) + ',' + io::csv_number(t.profiler_ns) + ',' + io::csv_number(t.idle_ns) + ',' +
+           io::csv_number(t.busy_percent()) + ',' + io::csv_number(t.profiler_percent()) + ',' +
+           io::csv_number(t.idle_percent()) + '\n';
+  return out;
+}
+
+FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
+  namespace io = detail::output;
+  const timeline_analysis a = analyze_timeline(rep);
+  const std::uint64_t idle = a.idle_ns();
+  std::string out = "kind,name,file,line,function,tag,idle_ns,idle_percent,strands,sync_wait_ns,syncs\n";
+  for (const idle_blame_row& b : a.blame) {
+    const double percent = idle ? 100.0 * static_cast<double>(b.idle_ns) / static_cast<double>(idle) : 0.0;
+    out += io::csv_text(to_string(b.kind)) + ',' + io::csv_text(b.name) + ',' + io::csv_text(b.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(b.line)) + ',' + io::csv_text(b.function) + ',' +
+           io::csv_text(b.tag) + ',' + io::csv_number(b.idle_ns) + ',' + io::csv_number(percent) + ',' +
+           io::csv_number(b.strands) + ',' + io::csv_number(b.sync_wait_ns) + ',' + io::csv_number(b.syncs) + '\n';
+  }
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+// Each replaces the file atomically; throws forkscale::error.
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, parallelism_csv(rep));
+}
+FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, thread_times_csv(rep));
+}
+FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
+  detail::write_file_atomically(path, idle_blame_csv(rep));
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
+// end include/forkscale/detail/output/blame_csv.hpp
+// begin include/forkscale/detail/output/blame_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// detail/output/blame_text.hpp: fs::analyze_timeline's results (blame.hpp) as
+// text: parallelism over time with the per-thread times, and idle blame;
+// fs::timeline_text, and the sections report::to_text adds for a recorded run.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              std::size_t width = std::string::npos) {
+  if (kind == site_kind::root) return "(root)";
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// Span within work, per site: an invocation's span grows only by its own
+// strands and by what it joins, whose work it counts, so each summed
+// measurement's span is at most its work. "" when every row holds, else the
+// rows that do not (the first three named).
+inline std::string span_within_work_check(const report& rep) {
+  std::size_t bad = 0;
+  std::string named;
+  const auto check = [&](const std::string& name, const char* column, const site_measure& m) {
+    if (m.span <= 0 || static_cast<std::uint64_t>(m.span) <= m.work) return;
+    if (++bad <= 3)
+      named += (named.empty() ? "" : "; ") + name + " (" + column + ": span " + std::to_string(m.span) + ", work " +
+               std::to_string(m.work) + ")";
+  };
+  for (const auto& c : rep.call_sites) {
+    check(c.name, "top-call-site on work", c.top_call_site_on_work);
+    check(c.name, "top-call-site on span", c.top_call_site_on_span);
+    check(c.name, "top-caller on work", c.top_caller_on_work);
+    check(c.name, "top-caller on span", c.top_caller_on_span);
+  }
+  for (const auto& p : rep.spawn_sites)
+    check(p.name, "spawn site", site_measure{p.tasks, p.work, static_cast<std::int64_t>(p.span)});
+  if (bad == 0) return std::string();
+  return "span above work at " + std::to_string(bad) + (bad == 1 ? " site measurement: " : " site measurements: ") +
+         named + (bad > 3 ? "; ..." : "");
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work()),
+                        span_within_work_check(rep)})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// end include/forkscale/detail/output/site_tables.hpp
+// begin include/forkscale/detail/output/trace_plan.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+// detail/output/trace_plan.hpp: the bound on a trace (options::trace_limit,
+// execution_record::trace_limit): which strands the trace writes as slices of
+// their own and which it folds.
+//
+// A record of at most trace_limit strands (or a limit of 0) is written whole.
+// Above it the trace keeps every strand of the critical path and the longest of
+// the others (by wall-clock duration, ties to the earlier strand), and folds
+// the rest: on each thread, the strands between two kept ones (or a kept one and
+// a region boundary, or the track's ends) become one slice (trace_layout.hpp,
+// fold_tracks), with their count, work and span. A run follows a kept strand, a
+// region boundary or the track's start, so the slices number at most twice the
+// kept strands plus twice the regions plus the threads: the plan keeps
+// (trace_limit - 2 regions - threads) / 2 strands, and so stays within the
+// limit unless the critical path alone passes half of it (it is kept whole
+// whatever its length). The folded files and the report never depend on it.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+struct trace_plan {
+  bool bounded = false;        // some strands are folded
+  std::uint64_t limit = 0;     // the record's trace_limit
+  std::uint64_t strands = 0;   // in the record
+  std::uint64_t kept = 0;      // written as slices of their own (critical ones included)
+  std::uint64_t critical = 0;  // of them, on the critical path
+  std::uint64_t folded = 0;    // strands folded into the slices between the kept ones
+  std::vector<char> keep;      // per strand (empty when not bounded)
+};
+
+inline std::uint64_t strand_duration(const record_strand& s) noexcept {
+  return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
+}
+
+// The plan of a record's trace under its trace_limit.
+inline trace_plan plan_trace(const execution_record& r) {
+  trace_plan p;
+  p.limit = r.trace_limit;
+  p.strands = r.strands.size();
+  p.kept = p.strands;
+  if (p.limit == 0 || p.strands <= p.limit) return p;
+  p.bounded = true;
+  p.keep.assign(r.strands.size(), 0);
+  for (const std::uint32_t i : r.critical_path)
+    if (i < r.strands.size()) p.keep[i] = 1;
+  std::vector<std::uint32_t> others;
+  others.reserve(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
+    if (!p.keep[i]) others.push_back(i);
+  p.critical = r.strands.size() - others.size();
+  std::uint64_t threads = r.threads.size();
+  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
+  const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
+  // The k longest, ties to the earlier strand.
+  if (k > 0 && k < others.size())
+    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
+                     [&](std::uint32_t a, std::uint32_t b) {
+                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
+                       return x != y ? x > y : a < b;
+                     });
+  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  p.kept = p.critical + k;
+  p.folded = p.strands - p.kept;
+  return p;
+}
+
+// What the plan folded, in one sentence (the report's text and the trace's
+// metadata say it the same way).
+inline std::string trace_plan_summary(const trace_plan& p) {
+  if (!p.bounded)
+    return "all " + grouped(p.strands) + " strands written as slices (options.trace_limit " +
+           (p.limit ? grouped(p.limit) : std::string("0: none")) + ")";
+  return grouped(p.strands) + " strands, over options.trace_limit (" + grouped(p.limit) + "): " + grouped(p.kept) +
+         " written as slices (the " + grouped(p.critical) + " of the critical path and the longest others), " +
+         grouped(p.folded) +
+         " folded into the slices between them (one per run of folded strands on a thread, with their count, "
+         "work and span in args)";
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+// end include/forkscale/detail/output/trace_plan.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : std::string("n/a");
+}
+
+// Time with k strands running, for each k that occurred.
+inline std::string running_table(const timeline_analysis& a) {
+  const std::vector<std::uint64_t> hist = a.running_histogram();
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"running", "time", "% of wall"});
+    for (std::size_t k = 0; k < hist.size(); ++k)
+      if (hist[k] > 0) t.add({std::to_string(k), count_text(hist[k], short_numbers), share_of(hist[k], a.wall_ns)});
+    return t;
+  });
+}
+
+inline std::string thread_table(const timeline_analysis& a, std::size_t top_n) {
+  const std::size_t shown = a.threads.size() < top_n ? a.threads.size() : top_n;
+  std::string out = fitted_columns([&](bool short_numbers) {
+    text_table t({"thread", "tid", "strands", "busy", "%", "profiler", "idle", "%"});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const thread_time& h = a.threads[i];
+      t.add({std::to_string(h.thread), std::to_string(h.os_id), count_text(h.strands, short_numbers),
+             count_text(h.busy_ns, short_numbers), percent_text(h.busy_percent()),
+             count_text(h.profiler_ns, short_numbers), count_text(h.idle_ns, short_numbers),
+             percent_text(h.idle_percent())});
+    }
+    return t;
+  });
+  if (shown < a.threads.size()) out += "  (" + grouped(a.threads.size() - shown) + " more threads not shown)\n";
+  return out;
+}
+
+inline text_section parallelism_section(const timeline_analysis& a) {
+  text_section s;
+  s.heading = "Parallelism over time (wall-clock ns; P = " + std::to_string(a.processors) + " thread" +
+              (a.processors == 1 ? "" : "s") + " ran strands)";
+  s.body =
+      wrapped("Wall time " + grouped(a.wall_ns) + " ns. Strands running on average: " + fixed(a.average_running(), 2) +
+                  " of " + std::to_string(a.processors) +
+                  "; ready but not started (waiting for a thread): " + fixed(a.average_ready(), 2) + ".",
+              "  ", "  ");
+  if (!a.complete) s.body += "  The record is partial (options.record_limit): so are these numbers.\n";
+  s.body += running_table(a);
+  s.body += thread_table(a, 16);
+  s.body += wrapped(
+      "running: time with that many strands running at once. Per thread: busy = in strands of the "
+      "measurement, less profiler = the overhead compensation of its strands (0 under the cost clock); "
+      "idle = the rest of the wall time (waiting in a sync, looking for work, or running other code). "
+      "P counts the threads that ran strands: a worker that never got a task is not seen.",
+      "  ", "  ");
+  return s;
+}
+
+inline std::string blame_label(const idle_blame_row& b, std::size_t width) {
+  if (b.kind != idle_blame_row::kind_type::site) return b.name;
+  return site_label(site_kind::call, b.name, b.function, false, width);
+}
+
+inline text_section idle_blame_section(const timeline_analysis& a, std::size_t top_n) {
+  text_section s;
+  s.heading = "Idle blame (blame shifting; times in ns of wall time)";
+  const std::uint64_t idle = a.idle_ns();
+  std::vector<const idle_blame_row*> blamed, waited;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0) blamed.push_back(&b);
+    if (b.sync_wait_ns > 0) waited.push_back(&b);
+  }
+  std::stable_sort(waited.begin(), waited.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  s.body = wrapped("Total idle " + grouped(idle) + " ns (" + share_of(idle, a.wall_ns * a.processors) +
+                       "% of P x wall time), blamed on the code that ran meanwhile:",
+                   "  ", "  ");
+  const std::size_t n_blamed = blamed.size() < top_n ? blamed.size() : top_n;
+  s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+    text_table t({"site", "idle blame", "%", "strands"});
+    for (std::size_t i = 0; i < n_blamed; ++i)
+      t.add({blame_label(*blamed[i], width), count_text(blamed[i]->idle_ns, short_numbers),
+             share_of(blamed[i]->idle_ns, idle), count_text(blamed[i]->strands, short_numbers)});
+    return t;
+  });
+  s.body += not_shown_note(blamed.size() - n_blamed, "site");
+  if (!waited.empty()) {
+    s.body += "  Where threads waited, at sync points (running nothing else):\n";
+    const std::size_t n_waited = waited.size() < top_n ? waited.size() : top_n;
+    s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+      text_table t({"sync point", "wait", "% of idle", "waits"});
+      for (std::size_t i = 0; i < n_waited; ++i)
+        t.add({blame_label(*waited[i], width), count_text(waited[i]->sync_wait_ns, short_numbers),
+               share_of(waited[i]->sync_wait_ns, idle), count_text(waited[i]->syncs, short_numbers)});
+      return t;
+    });
+    s.body += not_shown_note(waited.size() - n_waited, "sync point");
+  }
+  s.body += wrapped(
+      "HPCToolkit's blame shifting: while k of the P threads run strands, the other P - k threads' idle "
+      "time is charged to the k running strands equally, and so to their sites (a strand's innermost call "
+      "or spawn site; (root): the measured function's own code): the serial stretches that left the others "
+      "nothing to do. (nothing running): no thread ran a strand. Sync points: the time a thread waited "
+      "there for children, less the time it ran other strands meanwhile; part of the idle time above.",
+      "  ", "  ");
+  return s;
+}
+
+// The two sections of a recorded report (none without a record).
+inline std::vector<text_section> timeline_sections(const report& rep) {
+  std::vector<text_section> out;
+  const timeline_analysis a = analyze_timeline(rep);
+  if (!a.recorded || a.processors == 0) return out;
+  out.push_back(parallelism_section(a));
+  // What a trace of this record folds (trace_plan.hpp), when it folds anything.
+  const trace_plan plan = plan_trace(*rep.record);
+  if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
+  out.push_back(idle_blame_section(a, 10));
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string timeline_text(const report& rep) {
+  std::string out;
+  for (const auto& s : detail::output::timeline_sections(rep))
+    out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// end include/forkscale/detail/output/blame_text.hpp
+// begin include/forkscale/detail/output/folded.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// detail/output/folded.hpp: folded stacks of a record (report::to_folded,
+// write_folded), the input format of flamegraph.pl and speedscope: one line per
+// distinct call path, "root;site;site count", sorted by the stack (byte order),
+// counts in the report's unit. The stack is the call-path tree's path
+// (execution_record::stack_of): the measurement's label, then the call and
+// spawn sites open around the strand, outermost first.
+//
+// folded_kind::work adds every strand's work, so the file sums to report::work()
+// exactly; folded_kind::critical_path adds the spans of the critical path's
+// strands, so it sums to report::span() exactly (the record rounds both columns
+// so that they add up). Stacks with a count of 0 are left out. A partial record
+// (record->complete false) gives a partial file, with nothing in it to say so
+// (the format has no comments): the report's diagnostic says it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+// begin include/forkscale/detail/output/record_names.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// detail/output/record_names.hpp: what every view of a record (trace, folded
+// stacks, the HTML timeline and flame graph) needs: the record itself or a
+// one-line error, the names of call paths, and their folded stacks.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The report's record; throws forkscale::error when it has none.
+inline const execution_record& require_record(const report& rep) {
+  if (!rep.record)
+    throw error("forkscale: report '" + printable(rep.label) +
+                "' has no record: measure with options.record = true or FORKSCALE_RECORD=1");
+  return *rep.record;
+}
+
+// The name of call-path node 0: the measurement's label ("measurement" when it
+// has none, so that no stack starts with an empty frame).
+inline std::string root_name(const report& rep) { return rep.label.empty() ? "measurement" : rep.label; }
+
+// The innermost site of a call path, as views name a strand: the site's display
+// name (its tag, or "function (file:line)"), or the measurement for node 0.
+inline std::string frame_name(const execution_record& r, std::uint32_t frame, const std::string& root) {
+  if (frame == 0 || frame >= r.frames.size()) return root;
+  const std::uint32_t site = r.frames[frame].site;
+  return site < r.sites.size() ? execution_record::display_name(r.sites[site]) : std::string("?");
+}
+
+// Folded stacks of call paths (valid UTF-8), each computed once.
+class stack_names {
+ public:
+  stack_names(const execution_record& r, std::string root)
+      : r_(r), root_(std::move(root)), cache_(r.frames.size() + 1), done_(r.frames.size() + 1, 0) {}
+  const std::string& of(std::uint32_t frame) {
+    const std::size_t k = frame < r_.frames.size() ? frame : r_.frames.size();
+    if (!done_[k]) {
+      cache_[k] = valid_utf8(r_.stack_of(frame, root_));
+      done_[k] = 1;
+    }
+    return cache_[k];
+  }
+
+ private:
+  const execution_record& r_;
+  std::string root_;
+  std::vector<std::string> cache_;
+  std::vector<char> done_;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// end include/forkscale/detail/output/record_names.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The counts per stack (sorted by the stack).
+inline std::map<std::string, std::uint64_t> folded_counts(const report& rep, folded_kind which) {
+  const execution_record& r = require_record(rep);
+  stack_names names(r, root_name(rep));
+  std::map<std::string, std::uint64_t> counts;
+  if (which == folded_kind::work) {
+    for (const record_strand& s : r.strands)
+      if (s.work != 0) counts[names.of(s.frame)] += s.work;
+  } else {
+    for (const std::uint32_t i : r.critical_path)
+      if (i < r.strands.size() && r.strands[i].span != 0) counts[names.of(r.strands[i].frame)] += r.strands[i].span;
+  }
+  return counts;
+}
+
+inline std::string folded_text(const report& rep, folded_kind which) {
+  std::string out;
+  for (const auto& line : folded_counts(rep, which)) {
+    out += line.first;
+    out += ' ';
+    out += std::to_string(line.second);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
+  return detail::output::folded_text(*this, which);
+}
+
+FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
+  detail::write_file_atomically(path, to_folded(which));
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// end include/forkscale/detail/output/folded.hpp
+// begin include/forkscale/detail/output/json.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// detail/output/json.hpp: a report as JSON, for programs (layout in
+// docs/report-schema.md): report::to_json, one function per member, and
+// report::write_json.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_record.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// detail/output/json_record.hpp: the "record" member of a JSON report (present
+// only when the report has a record; layout in docs/report-schema.md). Tables
+// are arrays of rows, one row per line, each row an array in a fixed column
+// order, so that a record of many strands stays compact; the reader
+// (detail/input/record_reader.hpp) reads the same layout back.
+#include <cstdint>
+#include <string>
+
+// begin include/forkscale/detail/output/json_writer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// end include/forkscale/detail/output/json_writer.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline const char* frame_kind_name(record_frame::kind_type k) noexcept {
+  return k == record_frame::kind_type::root ? "root" : k == record_frame::kind_type::call ? "call" : "spawn";
+}
+
+// One row: its cells joined by ',' in brackets.
+class json_row {
+ public:
+  json_row& u(std::uint64_t v) { return cell(std::to_string(v)); }
+  json_row& i(std::int64_t v) { return cell(std::to_string(v)); }
+  json_row& b(bool v) { return cell(bool_text(v)); }
+  json_row& s(const std::string& v) { return cell(json_string(v)); }
+  json_row& raw(const std::string& v) { return cell(v); }
+  std::string text() const { return "[" + out_ + "]"; }
+
+ private:
+  json_row& cell(const std::string& v) {
+    if (!out_.empty()) out_ += ',';
+    out_ += v;
+    return *this;
+  }
+  std::string out_;
+};
+
+// A list of indices as one row.
+template <typename T>
+std::string json_index_row(const std::vector<T>& v) {
+  json_row r;
+  for (const T x : v) r.u(x);
+  return r.text();
+}
+
+inline void json_record_tables(json_writer& j, const execution_record& r) {
+  const auto table = [&j](const char* name, std::size_t n, auto&& row) {
+    j.key(name);
+    j.begin_array();
+    for (std::size_t k = 0; k < n; ++k) j.value_raw(row(k).text());
+    j.end_array();
+  };
+  table("sites", r.sites.size(), [&](std::size_t k) {
+    const record_site& s = r.sites[k];
+    return json_row().s(s.name).s(s.file).u(s.line).s(s.function).s(s.tag);
+  });
+  table("frames", r.frames.size(), [&](std::size_t k) {
+    const record_frame& f = r.frames[k];
+    return json_row().u(f.parent).s(frame_kind_name(f.kind)).u(f.site).u(f.depth);
+  });
+  table("threads", r.threads.size(),
+        [&](std::size_t k) { return json_row().u(r.threads[k].os_id).u(r.threads[k].busy_ns); });
+  table("tasks", r.tasks.size(), [&](std::size_t k) {
+    const record_task& t = r.tasks[k];
+    return json_row().i(t.parent).u(t.frame).u(t.first).u(t.last);
+  });
+  table("strands", r.strands.size(), [&](std::size_t k) {
+    const record_strand& s = r.strands[k];
+    return json_row()
+        .u(s.thread)
+        .u(s.frame)
+        .u(s.task)
+        .u(s.start_ns)
+        .u(s.end_ns)
+        .u(s.work)
+        .u(s.span)
+        .i(s.prev)
+        .i(s.join)
+        .i(s.critical_pred)
+        .b(s.after_spawn)
+        .b(s.critical);
+  });
+  table("joins", r.joins.size(), [&](std::size_t k) {
+    const record_join& o = r.joins[k];
+    return json_row()
+        .i(o.site)
+        .u(o.thread)
+        .u(o.wait_start_ns)
+        .u(o.wait_end_ns)
+        .raw(json_index_row(o.strands))
+        .raw(json_index_row(o.joins));
+  });
+  table("regions", r.regions.size(), [&](std::size_t k) {
+    const forkscale::record_region& g = r.regions[k];
+    return json_row().s(g.path).u(g.thread).u(g.start_ns).u(g.end_ns);
+  });
+}
+
+// "record": the report's record (docs/report-schema.md, "record").
+inline void json_record(json_writer& j, const execution_record& r) {
+  j.key("record");
+  j.begin_object();
+  j.key("complete");
+  j.value_raw(bool_text(r.complete));
+  j.member("limit_bytes", r.limit_bytes);
+  j.member("trace_limit", r.trace_limit);
+  {
+    // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
+    const trace_plan plan = plan_trace(r);
+    j.key("trace");
+    j.begin_object();
+    j.member("strands_written", plan.kept);
+    j.member("strands_folded", plan.folded);
+    j.member("summary", trace_plan_summary(plan));
+    j.end_object();
+  }
+  j.member("bytes", r.bytes);
+  j.member("dropped_strands", r.dropped_strands);
+  j.member("unit", r.unit);
+  j.member("wall_ns", r.wall_ns);
+  json_record_tables(j, r);
+  // The critical path, twenty strand indices to a line (each piece is written as
+  // one element of the array; the writer's commas join the pieces).
+  j.key("critical_path");
+  j.begin_array();
+  for (std::size_t k = 0; k < r.critical_path.size(); k += 20) {
+    std::string piece;
+    for (std::size_t m = k; m < r.critical_path.size() && m < k + 20; ++m)
+      piece += (m == k ? "" : ",") + std::to_string(r.critical_path[m]);
+    j.value_raw(piece);
+  }
+  j.end_array();
+  j.end_object();
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_RECORD_HPP
+// end include/forkscale/detail/output/json_record.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The members before the tables: the schema, the report's label, unit and clock,
+// and the settings it was measured with.
+inline void json_header(json_writer& j, const report& rep) {
+  j.member("schema", "forkscale.report");
+  j.member("schema_version", std::uint64_t{1});
+  j.member("forkscale_version", FORKSCALE_VERSION_STRING);
+  j.member("label", rep.label);
+  j.member("unit", rep.unit);
+  j.member("clock", to_string(rep.clock));
+  j.member("burden", rep.burden);
+  j.member("burden_source", rep.burden_source);
+  j.member("burden_note", rep.burden_note);
+  j.member("backend", rep.backend);
+  j.member("compensation_per_strand", rep.compensation_per_strand);
+  j.member("compensation_residual", rep.compensation_residual);
+  j.member("compensation_total", rep.compensation_total);
+  j.member("max_processors", static_cast<std::uint64_t>(rep.max_processors));
+  j.member("profiler_bytes", static_cast<std::uint64_t>(rep.profiler_bytes));
+}
+
+// "regions": one object per region, with its speedup estimate.
+inline void json_regions(json_writer& j, const report& rep) {
+  j.key("regions");
+  j.begin_array();
+  for (const auto& r : rep.regions) {
+    j.begin_object();
+    j.member("label", r.label);
+    j.member("path", r.path);
+    j.member("parent", r.parent);
+    j.member("depth", static_cast<std::uint64_t>(r.depth));
+    j.member("instances", r.instances);
+    j.member("work", r.work);
+    j.member("span", r.span);
+    j.member("burdened_span", r.burdened_span);
+    j.member("parallelism", r.parallelism());
+    j.member("burdened_parallelism", r.burdened_parallelism());
+    j.member("spawns", r.spawns);
+    j.member("syncs", r.syncs);
+    j.member("calls", r.calls);
+    j.member("average_maximal_strand", r.average_maximal_strand());
+    j.member("raw_work", r.raw_work);
+    j.member("raw_span", r.raw_span);
+    j.key("speedup_estimate");
+    j.begin_array();
+    for (const auto& b : r.speedup_estimate(rep.max_processors)) {
+      j.begin_object();
+      j.member("processors", static_cast<std::uint64_t>(b.processors));
+      j.member("lower", b.lower);
+      j.member("upper", b.upper);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// One measurement of a call site, as the object `name`.
+inline void json_measure(json_writer& j, const char* name, const site_measure& m) {
+  j.key(name);
+  j.begin_object();
+  j.member("count", m.count);
+  j.member("work", m.work);
+  j.key("span");
+  j.value_raw(json_signed(m.span));
+  j.member("parallelism", m.parallelism());
+  j.end_object();
+}
+
+// The members every site object starts with: what the site is and where.
+inline void json_site_identity(json_writer& j, const std::string& name, site_kind kind, const std::string& file,
+                               unsigned line, const std::string& function, const std::string& tag, bool recursive) {
+  j.member("name", name);
+  j.member("kind", to_string(kind));
+  j.member("file", file);
+  j.member("line", static_cast<std::uint64_t>(line));
+  j.member("function", function);
+  j.member("tag", tag);
+  j.key("recursive");
+  j.value_raw(bool_text(recursive));
+}
+
+// "call_sites": one object per call site, with its six measurements.
+inline void json_call_sites(json_writer& j, const report& rep) {
+  j.key("call_sites");
+  j.begin_array();
+  for (const auto& c : rep.call_sites) {
+    j.begin_object();
+    json_site_identity(j, c.name, c.kind, c.file, c.line, c.function, c.tag, c.recursive);
+    json_measure(j, "top_call_site_on_work", c.top_call_site_on_work);
+    json_measure(j, "top_caller_on_work", c.top_caller_on_work);
+    json_measure(j, "local_on_work", c.local_on_work);
+    json_measure(j, "top_call_site_on_span", c.top_call_site_on_span);
+    json_measure(j, "top_caller_on_span", c.top_caller_on_span);
+    json_measure(j, "local_on_span", c.local_on_span);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "spawn_sites": one object per spawn site.
+inline void json_spawn_sites(json_writer& j, const report& rep) {
+  j.key("spawn_sites");
+  j.begin_array();
+  for (const auto& p : rep.spawn_sites) {
+    j.begin_object();
+    json_site_identity(j, p.name, p.kind, p.file, p.line, p.function, p.tag, p.recursive);
+    j.member("tasks", p.tasks);
+    j.member("work", p.work);
+    j.member("span", p.span);
+    j.member("parallelism", p.parallelism());
+    j.member("exclusive_work", p.exclusive_work);
+    j.key("critical_span");
+    j.value_raw(json_signed(p.critical_span));
+    j.member("critical_percent", p.critical_percent);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "what_if": one object per what-if row.
+inline void json_what_if(json_writer& j, const report& rep) {
+  j.key("what_if");
+  j.begin_array();
+  for (const auto& w : rep.what_if) {
+    j.begin_object();
+    j.member("region", w.region);
+    j.member("source", to_string(w.source));
+    j.member("file", w.file);
+    j.member("line", static_cast<std::uint64_t>(w.line));
+    j.member("function", w.function);
+    j.member("tag", w.tag);
+    j.member("model", to_string(w.model));
+    j.key("factor");
+    j.value_raw(json_unbounded(w.factor));
+    j.key("executed");
+    j.value_raw(bool_text(w.executed));
+    j.member("entries", w.entries);
+    j.member("region_work", w.region_work);
+    j.member("work", w.work);
+    j.member("span", w.span);
+    j.member("burdened_span", w.burdened_span);
+    j.key("parallelism");
+    j.value_raw(json_unbounded(w.parallelism));
+    j.key("gain");
+    j.value_raw(json_unbounded(w.gain));
+    j.key("span_ticks_num");
+    j.value_raw(json_signed(w.span_ticks_num));
+    j.key("span_ticks_den");
+    j.value_raw(json_signed(w.span_ticks_den));
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "locks": one object per lock and acquisition site (report::locks).
+inline void json_locks(json_writer& j, const report& rep) {
+  j.key("locks");
+  j.begin_array();
+  for (const auto& l : rep.locks) {
+    j.begin_object();
+    j.member("lock", l.lock);
+    j.member("name", l.name);
+    j.member("file", l.file);
+    j.member("line", static_cast<std::uint64_t>(l.line));
+    j.member("function", l.function);
+    j.member("tag", l.tag);
+    j.member("acquisitions", l.acquisitions);
+    j.member("contended", l.contended);
+    j.member("wait_ns", l.wait_ns);
+    j.member("max_wait_ns", l.max_wait_ns);
+    j.member("hold_ns", l.hold_ns);
+    j.member("max_hold_ns", l.max_hold_ns);
+    j.member("blamed_wait_ns", l.blamed_wait_ns);
+    j.member("blamed_waits", l.blamed_waits);
+    j.member("critical_holds", l.critical_holds);
+    j.member("critical_hold_ns", l.critical_hold_ns);
+    j.member("critical_wait_ns", l.critical_wait_ns);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+// "load": how busy the machine was (report::load; docs/report-schema.md).
+inline void json_load(json_writer& j, const report& rep) {
+  const load_check& l = rep.load;
+  j.key("load");
+  j.begin_object();
+  j.key("checked");
+  j.value_raw(bool_text(l.checked));
+  j.member("involuntary_switches", l.involuntary_switches);
+  j.member("migrations", l.migrations);
+  j.member("wait_ns", l.wait_ns);
+  j.member("runnable_at_start", static_cast<std::uint64_t>(l.runnable_at_start));
+  j.member("hardware_threads", static_cast<std::uint64_t>(l.hardware_threads));
+  j.key("clock_chosen_for_load");
+  j.value_raw(bool_text(l.clock_chosen_for_load));
+  j.key("inflated");
+  j.value_raw(bool_text(l.inflated));
+  j.member("warning", l.warning());
+  j.end_object();
+}
+
+// "diagnostic_count" and "diagnostics", the ones the report kept.
+inline void json_diagnostics(json_writer& j, const report& rep) {
+  j.member("diagnostic_count", rep.diagnostic_count);
+  j.key("diagnostics");
+  j.begin_array();
+  for (const auto& d : rep.diagnostics) {
+    j.begin_object();
+    j.member("where", d.where);
+    j.member("problem", d.problem);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::to_json() const {
+  namespace io = detail::output;
+  io::json_writer j;
+  j.begin_object();
+  io::json_header(j, *this);
+  io::json_regions(j, *this);
+  io::json_call_sites(j, *this);
+  io::json_spawn_sites(j, *this);
+  io::json_what_if(j, *this);
+  io::json_locks(j, *this);
+  io::json_load(j, *this);
+  io::json_diagnostics(j, *this);
+  if (record) io::json_record(j, *record);
+  j.end_object();
+  return j.finish();
+}
+
+FORKSCALE_INLINE void report::write_json(const std::string& path) const {
+  detail::write_file_atomically(path, to_json());
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
+// end include/forkscale/detail/output/json.hpp
+// begin include/forkscale/detail/output/lock_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// detail/output/lock_tables.hpp: the lock profile (report::locks; mutex.hpp,
+// docs/blame.md) in text, with the holds on the critical path called out, and
+// as CSV: report::locks_text, locks_csv and write_locks_csv.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// "queue at main.cpp:30 in worker"; a lock named by its acquisition site (a
+// guard around another lockable, or lock() of an fs::mutex) is named once.
+inline std::string lock_label(const lock_site_profile& l, std::size_t width = std::string::npos) {
+  const std::string name = l.lock == l.name ? l.name : l.lock + " at " + l.name;
+  return site_label(site_kind::call, name, l.function, false, width);
+}
+
+// The lines that call out holds on the critical path (with a record).
+inline std::string critical_locks_text(const report& rep) {
+  std::string out;
+  for (const lock_site_profile& l : rep.locks) {
+    if (l.critical_holds == 0) continue;
+    std::string line = "On the critical path: " + printable(lock_label(l)) + " was held " + grouped(l.critical_holds) +
+                       (l.critical_holds == 1 ? " time" : " times") + " in critical strands, " +
+                       grouped(l.critical_hold_ns) + " ns of hold";
+    if (l.critical_wait_ns) line += " after " + grouped(l.critical_wait_ns) + " ns of wait";
+    line += ": a shorter critical section there shortens the span.";
+    out += wrapped(line, "  ", "    ");
+  }
+  return out;
+}
+
+inline text_section locks_section(const report& rep, std::size_t top_n) {
+  text_section s;
+  if (rep.locks.empty()) return s;
+  const std::size_t shown = rep.locks.size() < top_n ? rep.locks.size() : top_n;
+  s.heading = "Locks (by total wait, largest first; times in ns of wall time)";
+  s.body = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"lock at site", "acq.", "cont.", "wait", "max", "hold", "caused", "crit."});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const lock_site_profile& l = rep.locks[i];
+      t.add({lock_label(l, label_width), count_text(l.acquisitions, short_numbers),
+             count_text(l.contended, short_numbers), count_text(l.wait_ns, short_numbers),
+             count_text(l.max_wait_ns, short_numbers), count_text(l.hold_ns, short_numbers),
+             count_text(l.blamed_wait_ns, short_numbers), count_text(l.critical_hold_ns, short_numbers)});
+    }
+    return t;
+  });
+  s.body += not_shown_note(rep.locks.size() - shown, "lock site");
+  s.body += critical_locks_text(rep);
+  s.body += wrapped(
+      "acq. = acquisitions by threads running tasks of the measurement; cont. = those that found the lock "
+      "taken and waited; wait = their time waiting here, max = the longest wait; hold = time held after "
+      "acquiring here; caused = the waits of others that began while this site held the lock (directed "
+      "blame: the holder is the cause); crit. = hold time inside strands on the critical path (from "
+      "the record: 0 without options.record).",
+      "  ", "  ");
+  return s;
+}
+
+inline const char* locks_csv_header() noexcept {
+  return "lock,name,file,line,function,tag,acquisitions,contended,wait_ns,max_wait_ns,hold_ns,max_hold_ns,"
+         "blamed_wait_ns,blamed_waits,critical_holds,critical_hold_ns,critical_wait_ns\n";
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::locks_text() const {
+  const detail::output::text_section s = detail::output::locks_section(*this, 20);
+  return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
+}
+
+FORKSCALE_INLINE std::string report::locks_csv() const {
+  namespace io = detail::output;
+  std::string out = io::locks_csv_header();
+  for (const lock_site_profile& l : locks) {
+    out += io::csv_text(l.lock) + ',' + io::csv_text(l.name) + ',' + io::csv_text(l.file) + ',' +
+           io::csv_number(static_cast<std::uint64_t>(l.line)) + ',' + io::csv_text(l.function) + ',' +
+           io::csv_text(l.tag);
+    for (const std::uint64_t v :
+         {l.acquisitions, l.contended, l.wait_ns, l.max_wait_ns, l.hold_ns, l.max_hold_ns, l.blamed_wait_ns,
+          l.blamed_waits, l.critical_holds, l.critical_hold_ns, l.critical_wait_ns})
+      out += ',' + io::csv_number(v);
+    out += '\n';
+  }
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
+  detail::write_file_atomically(path, locks_csv());
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
+// end include/forkscale/detail/output/lock_tables.hpp
+// begin include/forkscale/detail/output/text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/views_hook.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// detail/output/views_hook.hpp: the views a measurement's report reaches at
+// run time, seen from the measurement and the text report. They are function
+// pointers that forkscale/views.hpp sets from a static initializer
+// (detail/output/views_install.hpp), so that a header-only program that
+// includes only forkscale/forkscale.hpp compiles none of them:
+//   - FORKSCALE_TRACE and FORKSCALE_FOLDED, written by finish_session at the
+//     end of every outermost measurement (write_record_views);
+//   - the text report's sections of a record: parallelism over time and idle
+//     blame (blame_text.hpp), and the what-if table through the replay
+//     (what_if_replay.hpp).
+// The compiled library always sets them. Without them (header-only, no
+// views.hpp) a set variable gets one diagnostic, and the text report one line,
+// saying how to get the view.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/profile/records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// detail/profile/records.hpp: what one finished invocation contributes to the
+// per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
+// TaskProf FSE'17), and the task ids that break ties between equal paths.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// SplitMix64's finalizer: task ids for the deterministic tie-break at joins.
+inline std::uint64_t mix64(std::uint64_t z) noexcept {
+  z ^= z >> 30;
+  z *= 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 27;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return z;
+}
+// The id of the k-th task spawned by `parent`: a function of the program's
+// structure only, so ties break the same way whatever the interleaving.
+inline std::uint64_t child_task_id(std::uint64_t parent, std::uint64_t k) noexcept {
+  return mix64(parent + k * 0x9E3779B97F4A7C15ull) | 1u;
+}
+constexpr std::uint64_t root_task_id = 1;
+
+// Does the path (span, task) beat (other_span, other_task) at a join? The longer
+// one wins; between equal ones, the one from the task with the larger id.
+inline bool path_beats(std::uint64_t span, std::uint64_t task, std::uint64_t other_span,
+                       std::uint64_t other_task) noexcept {
+  return span > other_span || (span == other_span && task > other_task);
+}
+
+// Which measurements an invocation counts in (Cilkprof §6).
+enum : unsigned char { prof_top_call_site = 1, prof_top_caller = 2, prof_task = 4 };
+
+// One finished invocation, or several of one site with the same flags that
+// follow each other on one path, summed (`merged` more than one; append_record,
+// observers/profile.hpp). Times in clock ticks. No default member initializers:
+// frames and chain nodes hold arrays of these that must cost nothing to construct
+// (make one with prof_record r{}).
+struct prof_record {
+  std::uint32_t site;
+  unsigned char flags;
+  std::uint16_t merged;  // invocations summed here besides the first
+  std::uint64_t work;
+  std::int64_t span;
+  std::uint64_t local_work;
+  std::int64_t local_span;
+  std::uint64_t task_work;  // tasks only: the task's own strands
+  std::int64_t task_span;   // tasks only: exclusive span
+};
+
+// Sums `r` into `into` when both are of one site with the same flags (and the
+// count of invocations summed still fits); returns whether it did.
+inline bool merge_record(prof_record& into, const prof_record& r) noexcept {
+  if (into.site != r.site || into.flags != r.flags || into.merged >= 0xFFFFu - r.merged) return false;
+  into.merged = static_cast<std::uint16_t>(into.merged + 1u + r.merged);
+  into.work += r.work;
+  into.span += r.span;
+  into.local_work += r.local_work;
+  into.local_span += r.local_span;
+  into.task_work += r.task_work;
+  into.task_span += r.task_span;
+  return true;
+}
+
+// Count, work and span summed over invocations (one of Cilkprof's measurements).
+struct measure_sum {
+  std::uint64_t count = 0;
+  std::uint64_t work = 0;
+  std::int64_t span = 0;
+
+  void add(std::uint64_t w, std::int64_t s, std::uint64_t n = 1) noexcept {
+    count += n;
+    work += w;
+    span += s;
+  }
+  void add(const measure_sum& o) noexcept {
+    count += o.count;
+    work += o.work;
+    span += o.span;
+  }
+};
+
+// Per-site sums of records: the top-call-site, top-caller and local
+// measurements, and a spawn site's exclusive work and span.
+struct site_sums {
+  measure_sum top_call_site, top_caller, local;
+  std::uint64_t task_work = 0;
+  std::int64_t task_span = 0;
+
+  void add(const prof_record& r) noexcept {
+    const std::uint64_t n = 1u + r.merged;
+    if (r.flags & prof_top_call_site) top_call_site.add(r.work, r.span, n);
+    if (r.flags & prof_top_caller) top_caller.add(r.work, r.span, n);
+    local.add(r.local_work, r.local_span, n);
+    task_work += r.task_work;
+    task_span += r.task_span;
+  }
+  void add(const site_sums& o) noexcept {
+    top_call_site.add(o.top_call_site);
+    top_caller.add(o.top_caller);
+    local.add(o.local);
+    task_work += o.task_work;
+    task_span += o.task_span;
+  }
+};
+
+// Records a frame holds before it pushes them onto its chain (prof_node).
+inline constexpr unsigned prof_records_per_node = 4;
+
+struct prof_node;
+
+// What a path carries for the on-span profile: the id of the task it arrives
+// from (the tie-break at joins), the running sums whose differences are local
+// and exclusive (task) spans, and the chain of records.
+struct path_prof {
+  std::uint64_t task = 0;
+  std::uint64_t local_span = 0;
+  std::uint64_t task_span = 0;
+  prof_node* chain = nullptr;
+};
+
+struct site_context;
+
+// What a spawn hands its child for the site profiles: a spawn token's
+// `profile` slot (observers/profile.hpp fills it at the spawn and reads it at
+// the child's start): the child's id, its invocation and the spawner's path.
+struct spawn_profile {
+  bool on = false;
+  unsigned char flags = 0;
+  std::uint32_t site_id = 0;
+  std::uint64_t task_id = 0;
+  const site_context* context = nullptr;
+  path_prof path;  // owns one reference to path.chain
+
+  // A token moved: the slot goes to `to` with its reference.
+  void hand_on(spawn_profile& to) noexcept {
+    to = *this;
+    path.chain = nullptr;
+  }
+};
+
+// The site profiles' state in one running task: a frame's `profile` slot, which
+// the engine holds and never looks into (observers/profile.hpp keeps it). The
+// task's path value is (totals.span, task_id) plus `path` and the records in
+// `records` not yet pushed onto its chain.
+struct task_profile {
+  bool on = false;               // the measurement profiles sites
+  unsigned char task_flags = 0;  // this task's own invocation
+  unsigned record_count = 0;
+  std::uint32_t task_site = 0;
+  std::uint64_t task_id = root_task_id;
+  std::uint64_t spawn_count = 0;    // spawns made by this task, for its children's ids
+  std::uint64_t local_work = 0;     // cost of the strands of the innermost open invocation
+  std::uint64_t task_work = 0;      // cost of this task's own strands
+  std::uint64_t span_at_start = 0;  // at the task's start
+  std::uint64_t local_span_at_start = 0;
+  std::uint64_t task_span_at_start = 0;
+  const site_context* context = nullptr;  // sites of the invocations open here
+  path_prof path;
+  std::int64_t chain_credits = 0;  // references to path.chain taken in advance, for spawns
+  prof_record records[prof_records_per_node];
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
+// end include/forkscale/detail/profile/records.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/record/mode.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// detail/record/mode.hpp: whether a measurement records its execution, which a
+// session sets and each frame copies, and what a running task keeps for the
+// recording.
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Whether a measurement records its execution (options::record, detail/record/),
+// and where the record's wall clock comes from.
+enum class recording_mode : unsigned char {
+  off,
+  on,               // the measurement's clock is the wall clock
+  with_wall_clock,  // the wall clock is read beside the measurement's clock
+};
+
+class record_state;
+
+// The recording's state in one running task: a frame's `recording` slot, which
+// the engine holds and never looks into (observers/record.hpp keeps it). The
+// fields after `state` describe the open strand: how it began, where it runs,
+// what it follows.
+struct task_recording {
+  recording_mode mode = recording_mode::off;  // a copy of the session's
+  record_state* state = nullptr;              // the measurement's record
+  std::uint32_t call_path = 0;                // (call_tree)
+  std::uint32_t flags = 0;                    // rec_after_spawn, rec_task_start
+  std::uint32_t join_round = 0;               // the join it starts after, if join_uid != 0
+  std::uint32_t join_site = 0;                // that sync_point's site + 1
+  std::uint64_t join_uid = 0;
+  std::uint64_t prev = 0;        // the task's previous strand, or the spawner's
+  std::uint64_t wall_start = 0;  // with_wall_clock: the wall clock at the start
+  std::uint64_t end_uid = 0;     // finished children merged at the task's end
+  std::uint32_t end_round = 0;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
+// end include/forkscale/detail/record/mode.hpp
+// begin include/forkscale/detail/util/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// end include/forkscale/detail/util/spinlock.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t what_if_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct what_if_fraction {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline what_if_fraction make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  what_if_fraction f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct what_if_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
+    return c;
+  }
+};
+
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
+    while (head[c]) {
+      what_if_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~what_if_vec();
+      ::operator delete(v);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
+    }
+}
+
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void what_if_release(what_if_vec* v) noexcept {
+  if (!v) return;
+  what_if_cache& c = what_if_cache::local();
+  if (c.count[v->cls] >= 64) {
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
+  if (!v) return nullptr;
+  what_if_vec* c = what_if_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = what_if_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    what_if_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
+  unsigned F = 0;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  what_if_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  what_if_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  what_if_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct what_if_known_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+// begin include/forkscale/detail/engine/path_value.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// detail/engine/path_value.hpp: the value a point of the program carries along
+// the dag (path_totals; the site profiles' part, path_prof, is in
+// profile/records.hpp); state.hpp holds it in a frame.
+//
+// The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
+// and for real parallel execution: every point of the program carries the length
+// of the longest path from the start of the measurement to it (plain, burdened
+// and before compensation), together with the work, spawns and syncs of
+// everything known to precede it. A child starts with its spawner's path
+// lengths; whoever joins it takes the maximum of the path lengths and the sum of
+// the rest. Because max and + commute, the result is the same whatever the
+// threads and the interleaving.
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_vec;
+
+// Defined with the engine (what_if/offsets.hpp).
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span);
+
+// What a point of the program knows about everything that precedes it. Path
+// lengths are absolute (from the start of the measurement) and in clock ticks;
+// the counters cover the task's own strands plus every child it has joined.
+struct path_totals {
+  std::uint64_t span = 0;           // the longest path to this point
+  std::uint64_t burdened_span = 0;  // the longest path in the burdened dag
+  std::uint64_t raw_span = 0;       // the longest path before overhead compensation
+  std::uint64_t work = 0;
+  std::uint64_t compensation = 0;  // compensation taken off `work`
+  std::uint64_t spawns = 0;
+  std::uint64_t syncs = 0;
+  std::uint64_t calls = 0;
+  // Recording: the strand that ends the longest path to this point (0: none).
+  // A join keeps the longer path's, so following them back from the end gives
+  // the critical path (DESIGN.md: "keep that bit").
+  std::uint64_t last_strand = 0;
+  // What-if offsets of this path (what_if/offsets.hpp); null: all 0. Owned by
+  // whichever path value holds it; a copy of a path_totals does not own it.
+  what_if_vec* what_if = nullptr;
+
+  // A join: path lengths take the maximum, everything else adds up. `o`'s what-if
+  // offsets are consumed. (A template only so that a file compiling the guards
+  // alone, which never joins, needs no definition of what_if_join.)
+  template <class = void>
+  FORKSCALE_DETAIL_ALWAYS_INLINE void join(path_totals& o) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(what_if != nullptr || o.what_if != nullptr))
+      what_if_join(what_if, span, o.what_if, o.span);
+    if (o.span > span) {
+      span = o.span;
+      last_strand = o.last_strand;
+    }
+    if (o.burdened_span > burdened_span) burdened_span = o.burdened_span;
+    if (o.raw_span > raw_span) raw_span = o.raw_span;
+    work += o.work;
+    compensation += o.compensation;
+    spawns += o.spawns;
+    syncs += o.syncs;
+    calls += o.calls;
+  }
+  // Everything between two points of one task: its own strands and the children
+  // it joined in between (a region instance).
+  path_totals since(const path_totals& begin) const noexcept {
+    path_totals d;
+    d.span = span - begin.span;
+    d.burdened_span = burdened_span - begin.burdened_span;
+    d.raw_span = raw_span - begin.raw_span;
+    d.work = work - begin.work;
+    d.compensation = compensation - begin.compensation;
+    d.spawns = spawns - begin.spawns;
+    d.syncs = syncs - begin.syncs;
+    d.calls = calls - begin.calls;
+    return d;
+  }
+  // Adds a region instance's totals (spans summed, not maxed).
+  void add(const path_totals& d) noexcept {
+    span += d.span;
+    burdened_span += d.burdened_span;
+    raw_span += d.raw_span;
+    work += d.work;
+    compensation += d.compensation;
+    spawns += d.spawns;
+    syncs += d.syncs;
+    calls += d.calls;
+  }
+};
+
+// A strand's cost split by what it counts for: `work_raw`/`work` (before/after
+// compensation) to the work, `path_raw`/`path` to every path through it. They
+// differ only under what-if analysis (observers/what_if.hpp).
+struct strand_cost {
+  std::uint64_t work_raw, work, path_raw, path;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
+// end include/forkscale/detail/engine/path_value.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+class join_set;
+
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
+};
+
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
+  unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
+  std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy `recording`.
+  std::unique_ptr<record_state> rec;
+  recording_mode recording = recording_mode::off;
+  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
+  bool fuse_readings = false;
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  what_if_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<what_if_known_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<what_if_known_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  std::string threw;  // why the line is printed although there is a handler
+  if (handler) {
+    try {
+      handler(d);
+      return;
+    } catch (const std::exception& e) {
+      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
+    } catch (...) {
+      threw = " (options.on_diagnostic threw)";
+    }
+  }
+  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
+}
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  deliver_diagnostic(handler, d);
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+using diagnostic_handler = std::function<void(const diagnostic&)>;
+
+// Writes the files the environment asks for; adds a diagnostic to the report for
+// each one it could not write. Set by detail/output/record_views.hpp.
+using record_views_fn = void (*)(report&, const diagnostic_handler&);
+inline record_views_fn record_views_writer = nullptr;
+
+// The text report's sections of a record, each (heading, body); none without a
+// record. Set by detail/output/views_install.hpp.
+using record_text_fn = std::vector<std::pair<std::string, std::string>> (*)(const report&);
+inline record_text_fn record_text_writer = nullptr;
+
+// The what-if table's lines through the replay; empty without a whole record.
+// Set by detail/output/views_install.hpp.
+using replay_text_fn = std::string (*)(const report&);
+inline replay_text_fn replay_text_writer = nullptr;
+
+// What the environment's views fall back to in a program built without them
+// (set by forkscale/forkscale.hpp: detail/output/views_fallback.hpp): the report
+// with its record saved beside the path asked for, from which forkscale-report
+// renders the view.
+inline record_views_fn record_views_fallback = nullptr;
+
+// How to get a view this program was built without: one sentence.
+inline const char* views_missing_advice() {
+  return "include <forkscale/views.hpp> in one file of the program, link forkscale::compiled, or render the "
+         "report saved as JSON with `forkscale-report convert FILE.json`";
+}
+
+// The value of an environment variable, or empty.
+inline std::string environment_value(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// A diagnostic about the environment's views (not misuse: the numbers are
+// whole), where = the variable's name: it goes into the report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
+                                std::string problem) {
+  diagnostic d{variable, std::move(problem)};
+  ++rep.diagnostic_count;
+  if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
+  deliver_diagnostic(handler, d);
+}
+
+// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
+inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
+  const std::string suffix = ".folded";
+  std::string stem = path;
+  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stem.resize(stem.size() - suffix.size());
+  return {stem + ".work.folded", stem + ".critical.folded"};
+}
+
+// Why FORKSCALE_TRACE or FORKSCALE_FOLDED wrote nothing for a report without a
+// record.
+inline std::string no_record_problem() {
+  return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+         "that ends with tasks still running keeps none)";
+}
+
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
+    return;
+  }
+  if (record_views_fallback) {
+    record_views_fallback(rep, handler);
+    return;
+  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(
+      rep, handler, variable,
+      std::string("not written: this program was built without the views (header-only): ") + views_missing_advice());
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
+// begin include/forkscale/detail/output/what_if_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+// detail/output/what_if_tables.hpp: the what-if predictions in text: the
+// region with the most to gain, the table of predicted spans, work and
+// parallelism (with its ratio to the measured one), its legend, and
+// report::what_if_text.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The what-if rows of one region, as the text table shows them: one line per
+// factor with both models.
+struct what_if_line {
+  double factor = 1;
+  const what_if_result* parallelized = nullptr;
+  const what_if_result* optimized = nullptr;
+  const what_if_result& any() const { return parallelized ? *parallelized : *optimized; }
+};
+struct what_if_block {
+  const what_if_result* first = nullptr;
+  bool executed = false;
+  std::vector<what_if_line> lines;
+};
+
+// Consecutive rows of the same region (name and source) make a block, in the
+// report's order; within a block, rows of the same factor make a line.
+inline std::vector<what_if_block> what_if_blocks(const std::vector<what_if_result>& rows) {
+  std::vector<what_if_block> blocks;
+  for (const what_if_result& w : rows) {
+    if (blocks.empty() || blocks.back().first->region != w.region || blocks.back().first->source != w.source) {
+      blocks.emplace_back();
+      blocks.back().first = &w;
+    }
+    what_if_block& b = blocks.back();
+    b.executed = b.executed || w.executed;
+    what_if_line* line = nullptr;
+    for (auto& l : b.lines)
+      if (l.factor == w.factor || (std::isnan(l.factor) && std::isnan(w.factor))) line = &l;
+    if (!line) {
+      b.lines.emplace_back();
+      line = &b.lines.back();
+      line->factor = w.factor;
+    }
+    const what_if_result*& slot = w.model == what_if_model::parallelized ? line->parallelized : line->optimized;
+    if (!slot) slot = &w;
+  }
+  return blocks;
+}
+
+// Orders parallelism values, +infinity largest, NaN smallest.
+inline bool parallelism_less(double a, double b) noexcept {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a < b;
+}
+
+// The region with the most to gain at its largest factor (parallelized): an
+// executed region's row, named regions before "all regions"; null when none.
+inline const what_if_result* most_to_gain(const std::vector<what_if_block>& blocks) {
+  const what_if_result* best = nullptr;
+  for (int pass = 0; pass < 2 && !best; ++pass) {
+    for (const what_if_block& b : blocks) {
+      if (!b.executed || (pass == 0 && b.first->source == what_if_source::all)) continue;
+      const what_if_result* top = nullptr;
+      for (const what_if_line& l : b.lines)
+        if (l.parallelized && l.parallelized->executed && (!top || top->factor < l.factor)) top = l.parallelized;
+      if (top && (!best || parallelism_less(best->parallelism, top->parallelism))) best = top;
+    }
+  }
+  return best;
+}
+
+// "Most to gain: <region> at k = <factor>: span <now> -> <then> <unit>,
+// parallelism <now> -> <then> ...", wrapped.
+inline std::string most_to_gain_text(const report& rep, const what_if_result& best) {
+  const bool measured = rep.span() > 0;
+  const double now = rep.parallelism();
+  std::string line = "Most to gain: " + truncate_display(printable(best.region), 40) +
+                     " at k = " + factor_text(best.factor) + ": span " + grouped(rep.span()) + " -> " +
+                     time_text(best.span) + " " + printable(rep.unit) + ", parallelism " + ratio_text(rep.span(), now) +
+                     " -> " + unbounded_ratio_text(best.parallelism);
+  if (rep.max_processors >= 2) {
+    const double p = static_cast<double>(rep.max_processors);
+    line += "; speedup on " + std::to_string(rep.max_processors) + " processors at most " +
+            fixed(measured ? std::min(p, now) : 0.0, 2) + " -> " + fixed(best.speedup_at(rep.max_processors).upper, 2);
+  }
+  return wrapped(line + ".", "  ", "    ");
+}
+
+// The what-if table: a line per region and factor with both models, or a note
+// for a region that never ran; exact numbers when they fit next to a readable
+// region column. The span is the same in both models; the optimized model's
+// work is its own column.
+inline std::string what_if_table(const std::vector<what_if_block>& blocks, bool measured) {
+  std::size_t name_width = 6;  // "region"
+  for (const what_if_block& b : blocks) name_width = std::max(name_width, display_width(printable(b.first->region)));
+  return fitted_next_to_names(name_width, 20, [&](bool short_numbers) {
+    text_table t({"region", "k", "span", "par.", "par./now", "opt.work", "opt.par.", "opt./now"});
+    for (const what_if_block& b : blocks) {
+      const std::string name = printable(b.first->region);
+      if (!b.executed) {
+        t.add_note(
+            name, b.first->source == what_if_source::call_site ? "never executed (named call site)" : "never executed");
+        continue;
+      }
+      for (const what_if_line& l : b.lines) {
+        const auto par = [&](const what_if_result* w) {
+          return w ? unbounded_ratio_text(w->parallelism, short_numbers) : std::string("-");
+        };
+        const auto ratio = [&](const what_if_result* w) {
+          return w ? gain_text(w->gain, measured, short_numbers) : std::string("-");
+        };
+        const std::string opt_work = l.optimized ? time_text(l.optimized->work, short_numbers) : std::string("-");
+        t.add({name, factor_text(l.factor), time_text(l.any().span, short_numbers), par(l.parallelized),
+               ratio(l.parallelized), opt_work, par(l.optimized), ratio(l.optimized)});
+      }
+    }
+    return t;
+  });
+}
+
+// The legend under the what-if table: every column, with its unit.
+inline std::string what_if_legend(const report& rep) {
+  const std::string u = printable(rep.unit);
+  return wrapped("k: how many times faster the region's strands run. span: the predicted span in " + u +
+                     ", the time on unlimited processors (the same in both models). par.: the predicted "
+                     "parallelism if the region is parallelized (its share of every path divides by k; the "
+                     "work stays " +
+                     grouped(rep.work()) + " " + u + "). opt.work: the predicted work in " + u +
+                     " if the region is optimized (its work divides by k too), the time on one processor; "
+                     "opt.par. = opt.work / span.",
+                 "  ", "  ") +
+         wrapped(
+             "par./now and opt./now: predicted / measured parallelism, ratios of parallelism and not of "
+             "time: optimizing a region shortens the work as well as the span, so opt./now can fall "
+             "below 1x while both times drop.",
+             "  ", "  ");
+}
+
+// The what-if section (report::what_if_text, report::to_text); empty heading
+// when the report has no what-if rows.
+inline text_section what_if_section(const report& rep) {
+  text_section s;
+  if (rep.what_if.empty()) return s;
+  const std::vector<what_if_block> blocks = what_if_blocks(rep.what_if);
+  s.heading = "What if a region ran k times faster (times in " + printable(rep.unit) + ")";
+  s.body = wrapped(
+      "Predicted span, work and parallelism of the whole program if the strands of a region were k "
+      "times faster; measured: work " +
+          grouped(rep.work()) + ", span " + grouped(rep.span()) + " " + printable(rep.unit) + ", parallelism " +
+          ratio_text(rep.span(), rep.parallelism()) + ".",
+      "  ", "  ");
+  if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
+  s.body += what_if_table(blocks, rep.span() > 0);
+  s.body += what_if_legend(rep);
+  if (replay_text_writer)
+    s.body += replay_text_writer(rep);  // with a whole record only
+  else if (rep.record && rep.record->complete && !rep.record->empty())
+    s.body += wrapped(std::string("Through the replay: not in this report, the program was built without the views "
+                                  "(header-only, without <forkscale/views.hpp>); ") +
+                          views_missing_advice() + ".",
+                      "  ", "  ");
+  return s;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::what_if_text() const {
+  const detail::output::text_section s = detail::output::what_if_section(*this);
+  return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
+// end include/forkscale/detail/output/what_if_tables.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The region's name in the tables: its label, indented two spaces per level.
+inline std::string tree_name(const region_result& r) {
+  std::string name = r.label.empty() ? (r.depth == 0 ? "(root)" : "(unnamed)") : printable(r.label);
+  return std::string(2 * static_cast<std::size_t>(r.depth), ' ') + name;
+}
+
+// A table of regions with exact, grouped numbers when they fit in 80 columns next
+// to a readable region column; otherwise with three significant digits (5.57G).
+template <typename Build>
+std::string fitted_table(const std::vector<region_result>& regions, Build build) {
+  std::size_t name_width = 6;  // "region"
+  for (const auto& r : regions) {
+    const std::size_t w = display_width(tree_name(r));
+    if (w > name_width) name_width = w;
+  }
+  return fitted_next_to_names(name_width, 16, build);
+}
+
+inline std::string regions_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "inst.", "work", "span", "par.", "b.par.", "spawns", "syncs"});
+    for (const auto& r : regions)
+      t.add({tree_name(r), num(r.instances), num(r.work), num(r.span),
+             ratio_text(r.span, r.parallelism(), short_numbers),
+             ratio_text(r.burdened_span, r.burdened_parallelism(), short_numbers), num(r.spawns), num(r.syncs)});
+    return t;
+  });
+}
+
+inline std::string raw_table(const std::vector<region_result>& regions) {
+  return fitted_table(regions, [&](bool short_numbers) {
+    const auto num = [short_numbers](std::uint64_t v) { return count_text(v, short_numbers); };
+    text_table t({"region", "raw work", "raw span", "work", "span"});
+    for (const auto& r : regions) t.add({tree_name(r), num(r.raw_work), num(r.raw_span), num(r.work), num(r.span)});
+    return t;
+  });
+}
+
+// The first line: the report's label, clock and unit.
+inline std::string title_text(const report& rep) {
+  std::string out = "forkscale report";
+  if (!rep.label.empty()) out += ": " + printable(rep.label);
+  out += "  (clock: ";
+  out += to_string(rep.clock);
+  out += ", unit: " + printable(rep.unit) + ")\n";
+  const std::string load = rep.load.warning();  // the machine was busy: said before any number
+  if (!load.empty()) out += wrapped(load, "", "  ");
+  // Strands near the profiler's own per-strand cost: the compensation decides
+  // much of the work, and its start-up measurement's spread says how far off
+  // the work may be.
+  const double strand = rep.average_maximal_strand();
+  const double work = static_cast<double>(rep.work());
+  const double off = rep.work_uncertainty();
+  if (strand > 0 && work > 0 && rep.compensation_per_strand > 0 &&
+      (off > 0.05 * work || rep.compensation_per_strand > strand)) {
+    std::string msg = "forkscale: strands average " + fixed(strand, 0) + " " + rep.unit + ", near the " +
+                      fixed(rep.compensation_per_strand, 0) + " " + rep.unit +
+                      " per strand subtracted for the profiler's own cost (measured at start-up to within " +
+                      fixed(rep.compensation_residual, 1) + " " + rep.unit + "): the work may be off by up to " +
+                      fixed(off, 0) + " " + rep.unit + " (" + fixed(100.0 * off / work, 0) + "%)";
+    out += wrapped(msg, "", "  ");
+  }
+  return out;
+}
+
+// The legend of section 1.
+inline std::string profile_legend(const std::string& u) {
+  return wrapped(
+             "Work (T1): every strand's time added up, what one processor would take. Span (Tinf): the "
+             "time of the longest path, what unlimited processors would take. Burdened span: the "
+             "longest path when every continuation edge also costs the burden (below). Parallelism = "
+             "work / span and burdened parallelism = work / burdened span are ratios (no unit).",
+             "  ", "  ") +
+         wrapped("Average maximal strand = work / (1 + 2 x spawns + syncs) (Cilkview), in " + u +
+                     ": the mean time of a strand between spawns and syncs; strands not much longer than "
+                     "the burden spend a large share of their time on spawning and scheduling.",
+                 "  ", "  ");
+}
+
+// Section 1: the whole program's numbers, one a line, integer parts
+// right-aligned so that ratios line up with the counts above them; `u` is the
+// unit as the report shows it. A legend says what each line is.
+inline std::string profile_text(const region_result& r, const std::string& u) {
+  struct line {
+    const char* name;
+    std::string value;
+    bool timed;
+  };
+  const line lines[] = {
+      {"Work:", grouped(r.work), true},
+      {"Span:", grouped(r.span), true},
+      {"Burdened span:", grouped(r.burdened_span), true},
+      {"Parallelism:", ratio_text(r.span, r.parallelism()), false},
+      {"Burdened parallelism:", ratio_text(r.burdened_span, r.burdened_parallelism()), false},
+      {"Spawns:", grouped(r.spawns), false},
+      {"Syncs:", grouped(r.syncs), false},
+      {"Average maximal strand:", grouped_round(r.average_maximal_strand()), true},
+  };
+  std::size_t int_width = 0;
+  for (const auto& l : lines) {
+    const std::size_t w = l.value.find('.') == std::string::npos ? l.value.size() : l.value.find('.');
+    if (w > int_width) int_width = w;
+  }
+  std::string out = "\n1) Parallelism Profile (times in " + u + ")\n";
+  for (const auto& l : lines) {
+    const std::size_t dot = l.value.find('.');
+    const std::size_t w = dot == std::string::npos ? l.value.size() : dot;
+    out += "  " + pad_right(l.name, 24) + std::string(int_width - w, ' ') + l.value;
+    if (l.timed) out += " " + u;
+    out += '\n';
+  }
+  return out + profile_legend(u);
+}
+
+// A speedup bound's time on P processors: work / speedup, in the report's unit.
+inline std::string bound_time_text(const region_result& r, double speedup, bool short_numbers) {
+  if (!(speedup > 0)) return "n/a";
+  return time_text(static_cast<double>(r.work) / speedup, short_numbers);
+}
+
+// Section 2: the speedup bounds on 2, 4, ... processors, and the times they
+// predict, in a table with a legend.
+inline std::string speedup_text(const region_result& r, unsigned max_processors, const std::string& u) {
+  std::string out = "\n2) Speedup Estimate (speedup = T1/TP on P processors; times TP in " + u + ")\n";
+  const auto bounds = r.speedup_estimate(max_processors);
+  if (bounds.empty()) return out + "  (none: max_processors is below 2)\n";
+  if (r.span == 0) return out + "  (none: the span is zero)\n";
+  const std::size_t p_width = std::to_string(bounds.back().processors).size();
+  out += fitted_columns([&](bool short_numbers) {
+    text_table t({"P", "lower", "upper", "TP at most", "TP at least"});
+    for (const auto& b : bounds)
+      t.add({pad_left(std::to_string(b.processors), p_width), fixed(b.lower, 2), fixed(b.upper, 2),
+             bound_time_text(r, b.lower, short_numbers), bound_time_text(r, b.upper, short_numbers)});
+    return t;
+  });
+  return out + wrapped(
+                   "lower: T1 / (T1/P + 1.7 x burdened span), Cilkview's estimate of the speedup a "
+                   "work-stealing scheduler reaches (not a guarantee); upper: min(P, parallelism), the "
+                   "work and span laws. TP at most = work / lower, TP at least = work / upper (in " +
+                       u + ").",
+                   "  ", "  ");
+}
+
+// Sections 3 on, those the report has: regions, call sites, spawn sites,
+// what-if, parallelism over time and idle blame (a recorded run), locks, and
+// with `show_raw` the numbers before overhead compensation.
+inline std::string numbered_sections(const report& rep, bool show_raw, const std::string& u) {
+  std::string out;
+  int section = 3;
+  const auto add = [&](const std::string& heading, const std::string& body) {
+    out += "\n" + std::to_string(section++) + ") " + heading + "\n" + body;
+  };
+  if (rep.regions.size() > 1) add("Regions (work and span in " + u + ")", regions_table(rep.regions));
+  for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
+  const text_section wi = what_if_section(rep);
+  if (!wi.heading.empty()) add(wi.heading, wi.body);
+  if (record_text_writer) {
+    for (const auto& s : record_text_writer(rep)) add(s.first, s.second);  // a recorded run
+  } else if (rep.record && !rep.record->empty()) {
+    add("Parallelism over time and idle blame",
+        wrapped(std::string("Not in this report: the program was built without the views (header-only, without "
+                            "<forkscale/views.hpp>); ") +
+                    views_missing_advice() + ".",
+                "  ", "  "));
+  }
+  const text_section locks = locks_section(rep, 10);
+  if (!locks.heading.empty()) add(locks.heading, locks.body);
+  if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
+  return out;
+}
+
+// Where the burden came from, when it needs saying, one sentence each: the
+// cost clock's default is a choice, not a measurement, and a burdened
+// parallelism that rounds to 0.00 is explained (the text and the HTML page).
+inline std::vector<std::string> burden_notes(const report& rep, const std::string& u) {
+  std::vector<std::string> out;
+  if (rep.clock == clock_kind::cost && rep.burden_source == "default")
+    out.push_back(
+        "Under the cost clock the default burden is Cilkview's 15,000 cycles taken as 15,000 of the units "
+        "the program charges: a choice, not a measurement. Set options.burden to what a steal costs in "
+        "those units (docs/predict.md).");
+  else if (rep.burden_source.compare(0, 9, "measured ") == 0)
+    out.push_back("Measured: the steal time fs::calibrate_burden stored for " + printable(rep.burden_source.substr(9)) +
+                  " on this machine (burden_file()).");
+  if (!rep.burden_note.empty()) out.push_back("Not the stored burden: " + printable(rep.burden_note) + ".");
+  const std::size_t plus = rep.backend.find('+');
+  if (plus != std::string::npos)
+    out.push_back("Spawns came through more than one library (" + printable(rep.backend) + "): the burden is " +
+                  printable(rep.backend.substr(0, plus)) + "'s, the first one's.");
+  if (!rep.empty() && rep.work() > 0 && rep.burdened_parallelism() < 0.005)
+    out.push_back("The burdened parallelism reads 0.00: the burdened span (" + grouped(rep.burdened_span()) + " " + u +
+                  ") is more than 200 times the work (" + grouped(rep.work()) + " " + u +
+                  "), because every continuation edge costs the burden and the strands cost far less.");
+  return out;
+}
+
+inline std::string burden_source_text(const report& rep, const std::string& u) {
+  std::string out;
+  for (const std::string& n : burden_notes(rep, u)) out += wrapped(n, "  ", "  ");
+  return out;
+}
+
+// The lines after the sections: the burden, the profiler's memory and the
+// overhead compensation.
+inline std::string burden_text(const report& rep, const std::string& u) {
+  std::string out = "\nBurden: " + grouped(rep.burden) + " " + u + " per continuation edge";
+  if (!rep.burden_source.empty()) out += " (" + printable(rep.burden_source) + ")";
+  if (rep.profiler_bytes > 0) out += "; profiler memory: " + bytes_text(rep.profiler_bytes);
+  out += ".\n";
+  if (!rep.backend.empty()) out += "Backend: " + printable(rep.backend) + ".\n";
+  out += burden_source_text(rep, u);
+  if (rep.compensation_per_strand > 0) {
+    out += "Overhead compensation: " + fixed(rep.compensation_per_strand, 2) + " " + u + " subtracted per strand, " +
+           grouped(rep.compensation_total) + " " + u + " in total.\n";
+  }
+  return out;
+}
+
+// The diagnostics: their count and the first ten.
+inline std::string diagnostics_text(const report& rep) {
+  const std::size_t shown_limit = 10;
+  const std::uint64_t count =
+      rep.diagnostic_count > rep.diagnostics.size() ? rep.diagnostic_count : rep.diagnostics.size();
+  if (count == 0) return "Diagnostics: none.\n";
+  const std::size_t shown = rep.diagnostics.size() < shown_limit ? rep.diagnostics.size() : shown_limit;
+  std::string out = "Diagnostics: " + grouped(count);
+  if (shown < count) out += " (the first " + std::to_string(shown) + " shown)";
+  out += "\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& d = rep.diagnostics[i];
+    out += "  ";
+    if (!d.where.empty()) out += printable(d.where) + ": ";
+    out += printable(d.problem) + "\n";
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
+  namespace io = detail::output;
+  const std::string u = io::printable(unit);
+  std::string out = io::title_text(*this);
+  if (regions.empty()) {
+    out += "\nNothing was measured.\n";
+  } else {
+    out += io::profile_text(regions.front(), u);
+    out += io::speedup_text(regions.front(), max_processors, u);
+    out += io::numbered_sections(*this, show_raw, u);
+  }
+  out += io::burden_text(*this, u);
+  out += io::diagnostics_text(*this);
+  return out;
+}
+
+FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw) const {
+  detail::write_file_atomically(path, to_text(show_raw));
+}
+
+FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// end include/forkscale/detail/output/text.hpp
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X", cat "strand") named by its innermost site, with one
+// arg, stack (the folded call path); each region instance an X slice around its
+// strands (cat "region"); the critical path copied onto a track of its own
+// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
+// and the critical path's span as counters ("ph": "C"); spawn and join edges as
+// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
+// the start of the strand they leave and of the one they enter, with its cat,
+// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
+// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale); a dur is rounded down where the
+// slice's end, computed from them in doubles, would otherwise pass the start of
+// the next slice or the end of the one around it (trace_track_ends).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/stream_out.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
+// to a string or to a file, so that a large output (the trace) never has to be
+// held whole; numbers formatted in place (locale-free, no allocation). A
+// writer of many small pieces (the trace's events) asks for room once
+// (stream_out::room) and stores them through a plain pointer (put_text,
+// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
+// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The decimal digits of 00..99, two by two.
+constexpr char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The pieces of put_* below store at `p` and return the end; the caller has
+// made room for them (at most 20 bytes a number, 24 a time).
+template <std::size_t N>
+inline char* put_text(char* p, const char (&text)[N]) noexcept {
+  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
+  return p + (N - 1);
+}
+inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
+// `v` in decimal, as std::to_chars writes it.
+inline unsigned decimal_digits(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
+  // one less than the digits or the digits; a comparison tells which.
+  static constexpr std::uint64_t powers[] = {1,
+                                             10,
+                                             100,
+                                             1000,
+                                             10000,
+                                             100000,
+                                             1000000,
+                                             10000000,
+                                             100000000,
+                                             1000000000,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
+                                             10000000000000000000ull};
+  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
+  const unsigned guess = (bits * 1233u) >> 12;
+  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
+#else
+  unsigned n = 1;
+  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
+  return n;
+#endif
+}
+inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  const unsigned n = decimal_digits(v);
+  char* q = p + n;
+  while (v >= 100) {
+    const auto pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = decimal_pairs[pair];
+    q[1] = decimal_pairs[pair + 1];
+  }
+  if (v >= 10) {
+    q[-2] = decimal_pairs[v * 2];
+    q[-1] = decimal_pairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return p + n;
+}
+// Nanoseconds as microseconds with three decimals: exact, locale-free.
+inline char* put_micros(char* p, std::uint64_t ns) noexcept {
+  p = put_decimal(p, ns / 1000);
+  const auto f = static_cast<unsigned>(ns % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  p[2] = decimal_pairs[(f % 100) * 2];
+  p[3] = decimal_pairs[(f % 100) * 2 + 1];
+  return p + 4;
+}
+
+class stream_out {
+ public:
+  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
+  // Into `text` (appended).
+  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
+  stream_out(const stream_out&) = delete;
+  stream_out& operator=(const stream_out&) = delete;
+
+  void put(const char* p, std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) return sink(p, n);
+    }
+    std::memcpy(buf_.data() + used_, p, n);
+    used_ += n;
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  void put(const char* s) { put(s, std::strlen(s)); }
+  void put(char c) {
+    if (used_ == buf_.size()) flush();
+    buf_[used_++] = c;
+  }
+  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
+  // Nanoseconds as microseconds with three decimals: exact, locale-free.
+  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
+  // Where the next `n` bytes go: room for them at the end of the buffer (made
+  // by flushing it, and for more than it holds by making it larger). advance()
+  // says where what was stored there ends.
+  char* room(std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) buf_.resize(n);
+    }
+    return buf_.data() + used_;
+  }
+  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
+  void flush() {
+    if (used_ == 0) return;
+    sink(buf_.data(), used_);
+    used_ = 0;
+  }
+
+ private:
+  void sink(const char* p, std::size_t n) {
+    if (text_) {
+      text_->append(p, n);
+      return;
+    }
+    errno = 0;
+    if (std::fwrite(p, 1, n, file_) != n) {
+      const int err = errno;
+      throw_write_error(path_, errno_text(err ? err : EIO));
+    }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
+  }
+
+  std::string* text_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
+};
+
+// Writes `path` atomically with what `fill` puts into the stream (a device or
+// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
+// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
+// partial target nor a temporary behind on failure.
+inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
+  if (path.empty()) throw_write_error(path, "the path is empty");
+  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
+  if (is_special_file(path)) {
+    errno = 0;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+    try {
+      stream_out out(f, path);
+      fill(out);
+      out.flush();
+    } catch (...) {
+      std::fclose(f);
+      throw;
+    }
+    errno = 0;
+    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
+    return;
+  }
+  temporary_file tmp;
+  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+  {
+    stream_out out(tmp.get(), path, /*write_back=*/true);
+    fill(out);
+    out.flush();
+  }
+  finish_temporary(tmp, path, 1);
+  const std::string reason = rename_onto(tmp, path);
+  if (!reason.empty()) throw_write_error(path, reason);
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// end include/forkscale/detail/output/stream_out.hpp
+// begin include/forkscale/detail/output/trace_layout.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
+// writes them): the thread tracks and the critical path's track, adjusted so
+// that the slices of a track nest, in nanoseconds and in the doubles viewers
+// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
+// strands between two kept ones on a thread merged into one slice.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
+  bool region = false;
+  bool folded = false;
+};
+
+// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
+// says which strands are folded).
+struct trace_run {
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t strands = 0, work = 0;
+  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
+  std::uint32_t frame = 0;  // the innermost call path around all its strands
+};
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  static constexpr std::uint32_t no_run = 0xffffffffu;
+};
+
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
+}
+
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
+  }
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
+  }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
+}
+
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    track.reserve(track.size() + on[t].size());
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    };
+    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
+      std::stable_sort(track.begin(), track.end(), enclosing_first);
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The innermost call path that holds both `a` and `b`.
+inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
+  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
+  if (!ok(a) || !ok(b)) return 0;
+  while (a != b) {
+    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
+    const std::uint32_t up = r.frames[a].parent;
+    if (up == a || !ok(up)) return 0;
+    a = up;
+  }
+  return a;
+}
+
+// Each run's span: the longest path through its strands along prev and join
+// edges between strands of the run (strands are in a topological order).
+inline void run_spans(const execution_record& r, trace_layout& L) {
+  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t run = L.run_of[i];
+    if (run == trace_layout::no_run) continue;
+    const record_strand& s = r.strands[i];
+    std::uint64_t before = 0;
+    const auto from = [&](std::int64_t k) {
+      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
+        before = std::max(before, longest[static_cast<std::size_t>(k)]);
+    };
+    from(s.prev);
+    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (s.join >= 0 && !todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t k : r.joins[j].strands) from(k);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+    longest[i] = before + s.span;
+    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
+  }
+}
+
+// Replaces the folded strands of each thread's track by runs: consecutive
+// folded strands with no kept strand and no region boundary between them
+// become one slice from the first one's start to the last one's end, so the
+// track still nests. run_of then names each folded strand's run.
+inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
+  if (!p.bounded) return;
+  L.run_of.assign(r.strands.size(), trace_layout::no_run);
+  std::vector<trace_slice> out;
+  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  for (std::vector<trace_slice>& track : L.threads) {
+    out.clear();
+    open.clear();
+    std::uint32_t run = trace_layout::no_run;
+    for (const trace_slice& s : track) {
+      while (!open.empty() && open.back() <= s.start) {
+        open.pop_back();
+        run = trace_layout::no_run;
+      }
+      if (s.region || p.keep[s.index]) {
+        if (s.region) open.push_back(s.end);
+        run = trace_layout::no_run;
+        out.push_back(s);
+        continue;
+      }
+      const std::uint32_t frame = r.strands[s.index].frame;
+      if (run == trace_layout::no_run) {
+        run = static_cast<std::uint32_t>(L.runs.size());
+        trace_run x;
+        x.start = s.start;
+        x.frame = frame;
+        L.runs.push_back(x);
+        out.push_back(trace_slice{s.start, s.end, run, false, true});
+      }
+      trace_run& x = L.runs[run];
+      x.end = std::max(x.end, s.end);
+      ++x.strands;
+      x.work += r.strands[s.index].work;
+      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
+      out.back().end = x.end;
+      L.run_of[s.index] = run;
+    }
+    track.swap(out);
+  }
+  run_spans(r, L);
+}
+
+// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
+// (the division is that double: both are the correctly rounded value of one number).
+inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
+
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
+class trace_track_ends {
+ public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
+  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
+    return d;
+  }
+
+ private:
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// end include/forkscale/detail/output/trace_layout.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The events, one per line, as members of the "traceEvents" array, written as
+// they are made: an event's pieces go straight into the stream.
+class trace_events {
+ public:
+  explicit trace_events(stream_out& out) : out_(out) {}
+  stream_out& begin() {
+    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
+    first_ = false;
+    return out_;
+  }
+  void end() { out_.put('}'); }
+  stream_out& out() { return out_; }
+  // An event stored through a pointer: open() makes room for its separator,
+  // braces and `bound` bytes between them and returns where its members go;
+  // close() takes where they end.
+  char* open(std::size_t bound) {
+    char* p = out_.room(bound + 4);
+    if (first_) {
+      p = put_text(p, "\n{");
+      first_ = false;
+    } else {
+      p = put_text(p, ",\n{");
+    }
+    return p;
+  }
+  void close(char* p) {
+    *p++ = '}';
+    out_.advance(p);
+  }
+
+ private:
+  stream_out& out_;
+  bool first_ = true;
+};
+
+// The JSON strings of each call path's name and folded stack, each made once.
+class trace_names {
+ public:
+  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
+    name_.resize(r.frames.size() + 1);
+    stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
+  }
+  const std::string& name(std::uint32_t frame) {
+    std::string& s = name_[slot(frame)];
+    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
+    return s;
+  }
+  const std::string& stack(std::uint32_t frame) {
+    std::string& s = stack_[slot(frame)];
+    if (s.empty()) s = json_string(stacks_.of(frame));
+    return s;
+  }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
+
+ private:
+  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
+  const execution_record& r_;
+  std::string root_;
+  stack_names stacks_;
+  std::vector<std::string> name_, stack_, head_, tail_;
+};
+
+// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
+constexpr std::size_t trace_slice_head_bound = 160;
+
+// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
+inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
+                              std::uint64_t dur, std::size_t tid) {
+  p = put_text(p, "\"name\":");
+  p = put_bytes(p, name_json);
+  p = put_text(p, ",\"cat\":\"");
+  p = put_bytes(p, cat);
+  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
+  p = put_micros(p, start);
+  p = put_text(p, ",\"dur\":");
+  p = put_micros(p, dur);
+  p = put_text(p, ",\"pid\":1,\"tid\":");
+  p = put_decimal(p, tid);
+  return put_text(p, ",\"args\":{");
+}
+
+// "cat": "__metadata", as Chrome writes its metadata events.
+inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":\"");
+  o.put(name);
+  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
+  o.put(arg);
+  o.put('}');
+  ev.end();
+}
+
+// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
+inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
+                          const char* key, std::uint64_t value) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"C\",\"ts\":");
+  o.micros(ns);
+  o.put(",\"pid\":1,\"args\":{\"");
+  o.put(key);
+  o.put("\":");
+  o.number(value);
+  o.put('}');
+  ev.end();
+}
+
+// A run of folded strands (trace_plan.hpp): named by the innermost call path
+// around all of them, with the strands' cat (so that arrows bind to it), and
+// their count, work and span (the longest path through them) in args.
+inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
+                               std::size_t tid) {
+  static const std::string cat = "strand";
+  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
+  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
+  p = trace_slice_head(p, name, cat, run.start, dur, tid);
+  p = put_text(p, "\"stack\":");
+  p = put_bytes(p, stack);
+  p = put_text(p, ",\"folded_strands\":");
+  p = put_decimal(p, run.strands);
+  p = put_text(p, ",\"work\":");
+  p = put_decimal(p, run.work);
+  p = put_text(p, ",\"span\":");
+  p = put_decimal(p, run.span);
+  *p++ = '}';
+  ev.close(p);
+}
+
+// The slices of the thread tracks and of the critical path's track. A strand's
+// args are its call path only (the same for every strand of that path: a viewer
+// that keys frames on name and args, as speedscope does, keeps one frame per
+// call path); its work and span are on the counters (trace_counters).
+inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
+  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
+                          std::size_t tid) {
+    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
+    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
+    p = trace_slice_head(p, name, cat, start, dur, tid);
+    p = put_text(p, "\"stack\":");
+    p = put_bytes(p, stack);
+    *p++ = '}';
+    ev.close(p);
+  };
+  const std::string region_cat = "region", critical_cat = "critical_path";
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
+    for (const trace_slice& s : L.threads[t]) {
+      const std::uint64_t dur = ends.dur(s.start, s.end);
+      if (s.region) {
+        const std::string path = json_string(r.regions[s.index].path);
+        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
+        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = put_text(p, "\"path\":");
+        p = put_bytes(p, path);
+        *p++ = '}';
+        ev.close(p);
+      } else if (s.folded) {
+        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
+      } else {
+        thread_strand(s.index, s.start, dur, t + 1);
+      }
+    }
+  }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
+  for (const trace_slice& s : L.critical)
+    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
+}
+
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
+
+// The numbers of the strands as counters, which viewers draw as a track of
+// their own and show at any point in time: per thread, the work of its strands
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
+inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
+    bool first = true;
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) continue;
+      if (first) work.start(s.start);
+      first = false;
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
+    }
+  }
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
+  for (std::size_t k = 0; k < L.critical.size(); ++k) {
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
+  }
+}
+
+// The arrows of the spawn and join edges (trace_flows).
+class trace_arrows {
+ public:
+  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
+
+  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+  // name and id. So both are written at their slice's start, with the strands'
+  // cat. A folded strand's end is its run's slice: an edge inside one run has
+  // no arrow, and an edge from a run to a strand already drawn from that run
+  // none again.
+  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
+    if (!L_.run_of.empty()) {
+      const std::uint64_t a = slice_of(from), b = slice_of(to);
+      if (a == b) return;
+      if (b != target_) {
+        target_ = b;
+        sources_.clear();
+      }
+      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
+      sources_.push_back(a);
+    }
+    ++id_;
+    end(kind, from, false);
+    end(kind, to, true);
+  }
+
+ private:
+  std::uint64_t slice_of(std::uint32_t i) const {
+    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
+  }
+  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
+  void end(const char* kind, std::uint32_t i, bool finish) {
+    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
+    char* p = ev_.open(160);
+    p = put_text(p, "\"name\":\"");
+    p = put_bytes(p, kind, std::strlen(kind));
+    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
+    p = put_decimal(p, id_);
+    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
+               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_text(p, ",\"tid\":");
+    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.close(p);
+  }
+
+  const execution_record& r_;
+  const trace_layout& L_;
+  trace_events& ev_;
+  std::uint64_t id_ = 0;
+  std::uint64_t target_ = ~std::uint64_t(0);
+  std::vector<std::uint64_t> sources_;
+};
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  trace_arrows arrows(r, L, ev);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) arrows.edge("join", from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
+                                    const trace_plan& p) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
+                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
+                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
+                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
+                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
+                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+// The whole trace, into `out`.
+inline void write_trace_to(const report& rep, stream_out& out) {
+  const execution_record& r = require_record(rep);
+  const trace_plan p = plan_trace(r);
+  trace_layout L = lay_out_trace(r);
+  fold_tracks(r, p, L);
+  trace_names names(r, root_name(rep));
+  out.put("{\"traceEvents\":[");
+  trace_events ev(out);
+  {
+    stream_out& o = ev.begin();
+    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
+    o.put(json_string(root_name(rep)));
+    o.put('}');
+    ev.end();
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
+    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
+  }
+  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
+  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
+  trace_slices(r, L, names, ev);
+  trace_counters(r, L, ev);
+  trace_flows(r, L, ev);
+  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+  out.put(trace_other_data(rep, r, L, p));
+  out.put("}\n");
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string report::to_trace() const {
+  std::string text;
+  detail::output::stream_out out(text);
+  detail::output::write_trace_to(*this, out);
+  out.flush();
+  return text;
+}
+
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::output::require_record(*this);  // before any file is made
+  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
+  detail::output::write_streamed_atomically(path, fill);
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
+// begin include/forkscale/detail/output/views_fallback.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+// detail/output/views_fallback.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED in a
+// program built without the views (header-only, forkscale/views.hpp not
+// included). Nothing is lost: the report with its record is saved beside the
+// path asked for (see saved_report_path), and one line per variable names the
+// forkscale-report command that renders the view from it, or how to build the
+// view in. forkscale/forkscale.hpp installs it; forkscale/views.hpp's writer
+// takes precedence (views_hook.hpp).
+#include <exception>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Where the report goes instead of the view at `path`: the path without a
+// trailing ".json" or ".folded", then ".report.json" (run.trace.json ->
+// run.trace.report.json, run.folded -> run.report.json).
+inline std::string saved_report_path(const std::string& path) {
+  std::string stem = path;
+  for (const std::string suffix : {".json", ".folded"})
+    if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  return stem + ".report.json";
+}
+
+inline void save_report_for_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why = no_record_problem();
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  const std::string saved = saved_report_path(trace.empty() ? folded : trace);
+  const std::string shown = printable_path(saved);
+  std::string problem;
+  try {
+    write_file_atomically(saved, rep.to_json());
+  } catch (const std::exception& e) {
+    problem = e.what();
+    const std::string prefix = "forkscale: ";
+    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+  }
+  const std::string head = "not written: this program was built without the views (header-only, without "
+                           "<forkscale/views.hpp>); ";
+  const std::string tail = "; or include <forkscale/views.hpp> in one file, or link forkscale::compiled";
+  if (!trace.empty()) {
+    const std::string how = problem.empty() ? "the report and its record are in " + shown +
+                                                  ": `forkscale-report convert " + shown + " --to trace -o " +
+                                                  printable_path(trace) + "` writes it"
+                                            : "the report could not be saved either (" + problem + ")";
+    record_views_notice(rep, handler, "FORKSCALE_TRACE", head + how + tail);
+  }
+  if (!folded.empty()) {
+    const auto paths = folded_paths(folded);
+    const std::string how = problem.empty() ? "the report and its record are in " + shown +
+                                                  ": `forkscale-report convert " + shown + " --to folded-work -o " +
+                                                  printable_path(paths.first) + "` and `--to folded-critical -o " +
+                                                  printable_path(paths.second) + "` write them"
+                                            : "the report could not be saved either (" + problem + ")";
+    record_views_notice(rep, handler, "FORKSCALE_FOLDED", head + how + tail);
+  }
+}
+
+// Installed during static initialization by every program that includes
+// forkscale/forkscale.hpp (an inline variable: once per program). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed.
+#if FORKSCALE_ENABLE
+inline const bool views_fallback_installed = (record_views_fallback = &save_report_for_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+// end include/forkscale/detail/output/views_fallback.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
+// end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/detail/output/svg.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_SVG_HPP
@@ -9755,7 +15464,7 @@ FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::s
 // as they were). Throws forkscale::error.
 FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 namespace detail {
 namespace plot {
 
@@ -10151,7 +15860,7 @@ FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem
                                   {stem + "-scalability.gp", g.script}});
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PLOT_HPP
@@ -10173,7 +15882,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 #include <cmath>
 #include <vector>
 // begin include/forkscale/detail/output/html_blocks.hpp
@@ -10331,7 +16040,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // The prediction plot of a study as SVG; empty when the study has no prediction.
 FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 namespace detail {
 namespace plot {
 
@@ -10455,13 +16164,13 @@ FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_op
   return detail::svg::render(detail::plot::prediction_chart(s, opt), opt.standalone);
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
 // end include/forkscale/study/prediction_plot.hpp
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -12076,6 +17785,6 @@ FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path)
 }
 
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 #endif  // FORKSCALE_SINGLE_STUDY_HTML_HPP
 // end include/forkscale/study/html.hpp

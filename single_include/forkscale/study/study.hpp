@@ -380,7 +380,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
 // end include/forkscale/study/result.hpp
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -1810,7 +1810,7 @@ inline void csv_measure(std::string& out, const site_measure& m) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_csv() const {
   namespace io = detail::output;
   std::string out =
@@ -1918,7 +1918,7 @@ FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) cons
 FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
   detail::write_file_atomically(path, spawn_sites_csv());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_CSV_HPP
@@ -1928,7 +1928,7 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // The analysis as CSV (docs/report-schema.md): the samples, the threads, the
 // blame rows. Without a record: the header line only.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
   namespace io = detail::output;
   std::string out = "time_ns,running,ready\n";
@@ -1962,10 +1962,10 @@ FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
   }
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 // Each replaces the file atomically; throws forkscale::error.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, parallelism_csv(rep));
 }
@@ -1975,7 +1975,7 @@ FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::strin
 FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, idle_blame_csv(rep));
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_CSV_HPP
@@ -2433,7 +2433,7 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::check_profile() const {
   std::string out;
   for (const auto& f : detail::output::profile_check_failures(*this))
@@ -2448,7 +2448,7 @@ FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
   for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
@@ -2673,14 +2673,14 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
 
 // The analysis as text, as report::to_text shows it (two numbered sections
 // there); empty without a record.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string timeline_text(const report& rep) {
   std::string out;
   for (const auto& s : detail::output::timeline_sections(rep))
     out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
@@ -2801,7 +2801,7 @@ inline std::string folded_text(const report& rep, folded_kind which) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
   return detail::output::folded_text(*this, which);
 }
@@ -2809,7 +2809,7 @@ FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
 FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
   detail::write_file_atomically(path, to_folded(which));
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
@@ -3327,7 +3327,7 @@ inline void json_diagnostics(json_writer& j, const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_json() const {
   namespace io = detail::output;
   io::json_writer j;
@@ -3348,7 +3348,7 @@ FORKSCALE_INLINE std::string report::to_json() const {
 FORKSCALE_INLINE void report::write_json(const std::string& path) const {
   detail::write_file_atomically(path, to_json());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_HPP
@@ -3427,7 +3427,7 @@ inline const char* locks_csv_header() noexcept {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::locks_text() const {
   const detail::output::text_section s = detail::output::locks_section(*this, 20);
   return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
@@ -3452,1114 +3452,44 @@ FORKSCALE_INLINE std::string report::locks_csv() const {
 FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
   detail::write_file_atomically(path, locks_csv());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_LOCK_TABLES_HPP
 // end include/forkscale/detail/output/lock_tables.hpp
-// begin include/forkscale/detail/output/record_views.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
-// detail/output/record_views.hpp: what FORKSCALE_TRACE and FORKSCALE_FOLDED
-// write at the end of every outermost measurement (no code change needed;
-// either variable also turns recording on):
-//
-//   FORKSCALE_TRACE=run.trace.json    the trace (report::write_trace)
-//   FORKSCALE_FOLDED=run.folded       run.work.folded and run.critical.folded
-//                                     (report::write_folded), both or neither
-//
-// The folded files' stem is the path without a trailing ".folded"; any other
-// path gets ".work.folded" and ".critical.folded" appended. A file that cannot
-// be written is a diagnostic of the report (not misuse: the numbers are whole)
-// and one line on stderr ("forkscale: FORKSCALE_TRACE: cannot write ..."); the
-// measurement itself never throws because of it. Each measurement replaces the
-// files of the one before.
-//
-// Including this header (forkscale.hpp does) installs the writer in the
-// hook (detail/output/views_hook.hpp).
-#include <exception>
-#include <string>
-#include <utility>
-
-// begin include/forkscale/detail/output/trace.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
-// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
-// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
-// open ("Trace Event Format", Google, the document linked from the Catapult
-// project; object form). docs/record.md shows what it looks like.
-//
-//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
-//
-// One process (pid 1, named by the report's label); one track per recorded
-// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
-// complete event ("ph": "X", cat "strand") named by its innermost site, with one
-// arg, stack (the folded call path); each region instance an X slice around its
-// strands (cat "region"); the critical path copied onto a track of its own
-// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
-// and the critical path's span as counters ("ph": "C"); spawn and join edges as
-// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
-// the start of the strand they leave and of the one they enter, with its cat,
-// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
-// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
-// time since the measurement started, written with three decimals (whole
-// nanoseconds, exact, whatever the locale); a dur is rounded down where the
-// slice's end, computed from them in doubles, would otherwise pass the start of
-// the next slice or the end of the one around it (trace_track_ends).
-//
-// Perfetto requires the X slices of one track to nest: two slices are disjoint
-// or one holds the other. Strands of one thread never overlap, but clocks read
-// on different occasions can disagree by a few nanoseconds, so the layout
-// enforces it: a strand that starts before the previous strand of its thread
-// ended starts at that end; a region boundary that falls strictly inside a
-// strand moves out to the strand's edge; an inner region that ends after its
-// outer one extends the outer one's end. The critical-path track's copies
-// are made to follow one another the same way. otherData.slices_adjusted counts
-// the slices so moved (0 in a clean run).
-#include <algorithm>
+// begin include/forkscale/detail/output/text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
+// detail/output/text.hpp: a report as text, for people: report::to_text, one
+// function per section, with the region tables it shows, and report::write_text.
+#include <cstddef>
 #include <cstdint>
-#include <cstring>
+#include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
-// begin include/forkscale/detail/output/stream_out.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
-// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
-// to a string or to a file, so that a large output (the trace) never has to be
-// held whole; numbers formatted in place (locale-free, no allocation). A
-// writer of many small pieces (the trace's events) asks for room once
-// (stream_out::room) and stores them through a plain pointer (put_text,
-// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
-// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
-// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
-// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
-// the rename waits for the last few MiB only, not for the whole file.
-#include <cerrno>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <string>
-#include <utility>
-#include <vector>
-
-#if defined(__linux__)
-#include <fcntl.h>
-#endif
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The decimal digits of 00..99, two by two.
-constexpr char decimal_pairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-// The pieces of put_* below store at `p` and return the end; the caller has
-// made room for them (at most 20 bytes a number, 24 a time).
-template <std::size_t N>
-inline char* put_text(char* p, const char (&text)[N]) noexcept {
-  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
-  return p + (N - 1);
-}
-inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
-  std::memcpy(p, s, n);
-  return p + n;
-}
-inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
-// `v` in decimal, as std::to_chars writes it.
-inline unsigned decimal_digits(std::uint64_t v) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
-  // one less than the digits or the digits; a comparison tells which.
-  static constexpr std::uint64_t powers[] = {1,
-                                             10,
-                                             100,
-                                             1000,
-                                             10000,
-                                             100000,
-                                             1000000,
-                                             10000000,
-                                             100000000,
-                                             1000000000,
-                                             10000000000ull,
-                                             100000000000ull,
-                                             1000000000000ull,
-                                             10000000000000ull,
-                                             100000000000000ull,
-                                             1000000000000000ull,
-                                             10000000000000000ull,
-                                             100000000000000000ull,
-                                             1000000000000000000ull,
-                                             10000000000000000000ull};
-  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
-  const unsigned guess = (bits * 1233u) >> 12;
-  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
-#else
-  unsigned n = 1;
-  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
-  return n;
-#endif
-}
-inline char* put_decimal(char* p, std::uint64_t v) noexcept {
-  if (v < 10) {  // a thread's number, most often
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  const unsigned n = decimal_digits(v);
-  char* q = p + n;
-  while (v >= 100) {
-    const auto pair = static_cast<unsigned>(v % 100) * 2;
-    v /= 100;
-    q -= 2;
-    q[0] = decimal_pairs[pair];
-    q[1] = decimal_pairs[pair + 1];
-  }
-  if (v >= 10) {
-    q[-2] = decimal_pairs[v * 2];
-    q[-1] = decimal_pairs[v * 2 + 1];
-  } else {
-    q[-1] = static_cast<char>('0' + v);
-  }
-  return p + n;
-}
-// Nanoseconds as microseconds with three decimals: exact, locale-free.
-inline char* put_micros(char* p, std::uint64_t ns) noexcept {
-  p = put_decimal(p, ns / 1000);
-  const auto f = static_cast<unsigned>(ns % 1000);
-  p[0] = '.';
-  p[1] = static_cast<char>('0' + f / 100);
-  p[2] = decimal_pairs[(f % 100) * 2];
-  p[3] = decimal_pairs[(f % 100) * 2 + 1];
-  return p + 4;
-}
-
-class stream_out {
- public:
-  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
-  // Into `text` (appended).
-  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
-  // Into `file` (not closed here); `path` names it in errors. With
-  // `write_back`, a regular file's written pages start going to the disk every
-  // write_back_step bytes (where the system can be told: Linux), ahead of the
-  // fsync that makes the file durable.
-  stream_out(std::FILE* file, std::string path, bool write_back = false)
-      : file_(file), path_(std::move(path)), write_back_(write_back) {
-    buf_.resize(buffer_size);
-  }
-  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
-  stream_out(const stream_out&) = delete;
-  stream_out& operator=(const stream_out&) = delete;
-
-  void put(const char* p, std::size_t n) {
-    if (n > buf_.size() - used_) {
-      flush();
-      if (n > buf_.size()) return sink(p, n);
-    }
-    std::memcpy(buf_.data() + used_, p, n);
-    used_ += n;
-  }
-  void put(const std::string& s) { put(s.data(), s.size()); }
-  void put(const char* s) { put(s, std::strlen(s)); }
-  void put(char c) {
-    if (used_ == buf_.size()) flush();
-    buf_[used_++] = c;
-  }
-  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
-  // Nanoseconds as microseconds with three decimals: exact, locale-free.
-  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
-  // Where the next `n` bytes go: room for them at the end of the buffer (made
-  // by flushing it, and for more than it holds by making it larger). advance()
-  // says where what was stored there ends.
-  char* room(std::size_t n) {
-    if (n > buf_.size() - used_) {
-      flush();
-      if (n > buf_.size()) buf_.resize(n);
-    }
-    return buf_.data() + used_;
-  }
-  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
-  void flush() {
-    if (used_ == 0) return;
-    sink(buf_.data(), used_);
-    used_ = 0;
-  }
-
- private:
-  void sink(const char* p, std::size_t n) {
-    if (text_) {
-      text_->append(p, n);
-      return;
-    }
-    errno = 0;
-    if (std::fwrite(p, 1, n, file_) != n) {
-      const int err = errno;
-      throw_write_error(path_, errno_text(err ? err : EIO));
-    }
-    written_ += n;
-    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
-  }
-  // Starts writing the bytes since the last call to the disk, without waiting:
-  // only a hint (a failure here is the sync's to report).
-  void start_write_back() noexcept {
-#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
-    if (std::fflush(file_) == 0)
-      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
-                            SYNC_FILE_RANGE_WRITE);
-#endif
-    handed_ = written_;
-  }
-
-  std::string* text_ = nullptr;
-  std::FILE* file_ = nullptr;
-  std::string path_;
-  std::vector<char> buf_;
-  std::size_t used_ = 0;
-  bool write_back_ = false;
-  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
-};
-
-// Writes `path` atomically with what `fill` puts into the stream (a device or
-// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
-// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
-// partial target nor a temporary behind on failure.
-inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
-  if (path.empty()) throw_write_error(path, "the path is empty");
-  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
-  if (is_special_file(path)) {
-    errno = 0;
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
-    try {
-      stream_out out(f, path);
-      fill(out);
-      out.flush();
-    } catch (...) {
-      std::fclose(f);
-      throw;
-    }
-    errno = 0;
-    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
-    const int err = errno;
-    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
-    return;
-  }
-  temporary_file tmp;
-  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
-  {
-    stream_out out(tmp.get(), path, /*write_back=*/true);
-    fill(out);
-    out.flush();
-  }
-  finish_temporary(tmp, path, 1);
-  const std::string reason = rename_onto(tmp, path);
-  if (!reason.empty()) throw_write_error(path, reason);
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
-// end include/forkscale/detail/output/stream_out.hpp
-// begin include/forkscale/detail/output/trace_layout.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
-// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
-// writes them): the thread tracks and the critical path's track, adjusted so
-// that the slices of a track nest, in nanoseconds and in the doubles viewers
-// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
-// strands between two kept ones on a thread merged into one slice.
-#include <algorithm>
-#include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// Microseconds with three decimals, from nanoseconds: exact and locale-free.
-inline std::string trace_us(std::uint64_t ns) {
-  const std::string frac = std::to_string(ns % 1000);
-  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
-}
-
-struct trace_slice {
-  std::uint64_t start = 0, end = 0;
-  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
-  bool region = false;
-  bool folded = false;
-};
-
-// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
-// says which strands are folded).
-struct trace_run {
-  std::uint64_t start = 0, end = 0;
-  std::uint64_t strands = 0, work = 0;
-  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
-  std::uint32_t frame = 0;  // the innermost call path around all its strands
-};
-// Where every slice goes, adjusted so that the slices of a track nest.
-struct trace_layout {
-  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
-  std::vector<trace_slice> critical;              // the critical path's track
-  std::vector<std::uint64_t> start, end;          // per strand, as placed
-  std::uint64_t moved = 0;                        // slices whose times were adjusted
-  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
-  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
-  static constexpr std::uint32_t no_run = 0xffffffffu;
-};
-
-// A strand's place in time order: by start, then end, then index.
-struct strand_time_key {
-  std::uint64_t start, end;
-  std::uint32_t index;
-};
-inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
-  if (x.start != y.start) return x.start < y.start;
-  return x.end != y.end ? x.end < y.end : x.index < y.index;
-}
-
-// A thread's strands being put into time order (strand_time_order). They mostly
-// come in time order already (in order of the graph), with some that started
-// earlier further on: add() keeps the strands that follow the last kept one in
-// time in `list` and takes the others out; finish() sorts those on copies of
-// their keys and merges them back from the end. Linear when few are out of order
-// (one in ten in a serial quicksort), never worse than sorting them all.
-struct strand_time_sorter {
-  std::vector<std::uint32_t> list;
-  std::vector<strand_time_key> rest;
-  strand_time_key last{};
-
-  void add(const strand_time_key& k) {
-    if (list.empty() || strand_time_before(last, k)) {
-      list.push_back(k.index);
-      last = k;
-    } else {
-      rest.push_back(k);
-    }
-  }
-  void finish(const execution_record& r) {
-    if (rest.empty()) return;
-    std::sort(rest.begin(), rest.end(), strand_time_before);
-    // Merged from the back: the kept strands hold the front of the list.
-    std::size_t from = list.size(), other = rest.size();
-    list.resize(list.size() + rest.size());
-    std::size_t to = list.size();
-    while (other > 0) {
-      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
-      if (from > 0 &&
-          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
-        list[--to] = list[--from];
-      else
-        list[--to] = rest[--other].index;
-    }
-    rest.clear();
-    rest.shrink_to_fit();
-  }
-};
-
-inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
-  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
-}
-
-// Sorts `list` (strand indices in increasing order) into time order.
-inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
-  strand_time_sorter t;
-  t.list.reserve(list.size());
-  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
-  t.finish(r);
-  list.swap(t.list);
-}
-
-// Strands of each thread in time order, none starting before the previous
-// ended. The strands are read once to sort them out by thread and into time
-// order (most are in it already); L.threads grows to every thread a strand
-// names.
-inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
-  std::vector<strand_time_sorter> sorters(L.threads.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const record_strand& s = r.strands[i];
-    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
-    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
-  }
-  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
-  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
-  for (std::size_t t = 0; t < sorters.size(); ++t) {
-    sorters[t].finish(r);
-    on[t].swap(sorters[t].list);
-  }
-  L.start.resize(r.strands.size());
-  L.end.resize(r.strands.size());
-  for (auto& list : on) {
-    std::uint64_t last_end = 0;
-    for (const std::uint32_t i : list) {
-      const record_strand& s = r.strands[i];
-      const std::uint64_t start = std::max(s.start_ns, last_end);
-      const std::uint64_t end = std::max(s.end_ns, start);
-      if (start != s.start_ns || end != s.end_ns) ++L.moved;
-      L.start[i] = start;
-      L.end[i] = end;
-      last_end = end;
-    }
-  }
-  return on;
-}
-
-// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
-// falls strictly inside, to that strand's start (`to_start`) or end.
-inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
-                                    bool to_start) {
-  const auto after =
-      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
-  if (after == list.begin()) return t;
-  const std::uint32_t k = *(after - 1);  // the last strand starting before t
-  if (L.end[k] <= t) return t;
-  return to_start ? L.start[k] : L.end[k];
-}
-
-// The region slices of one thread: no boundary strictly inside a strand, and
-// properly nested among themselves (an inner region that outlasts its outer one
-// extends it).
-inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
-                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
-  std::vector<trace_slice> out;
-  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
-    const forkscale::record_region& region = r.regions[g];
-    if (region.thread != thread) continue;
-    trace_slice s;
-    s.region = true;
-    s.index = g;
-    s.start = out_of_strands(L, strands, region.start_ns, true);
-    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
-    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
-    out.push_back(s);
-  }
-  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
-  std::vector<std::size_t> open;
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
-    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
-      out[*it].end = out[k].end;
-      ++L.moved;
-    }
-    open.push_back(k);
-  }
-  return out;
-}
-
-inline trace_layout lay_out_trace(const execution_record& r) {
-  trace_layout L;
-  // A track for every recorded thread and every thread a region or strand names.
-  std::size_t threads = r.threads.size();
-  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
-  L.threads.resize(threads);
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
-  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
-    std::vector<trace_slice>& track = L.threads[t];
-    track = place_regions(r, t, on[t], L);
-    track.reserve(track.size() + on[t].size());
-    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
-    // Enclosing slices first: by start, then longest first, regions before strands.
-    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
-      if (a.start != b.start) return a.start < b.start;
-      if (a.end != b.end) return a.end > b.end;
-      return a.region && !b.region;
-    };
-    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
-      std::stable_sort(track.begin(), track.end(), enclosing_first);
-  }
-  std::uint64_t last_end = 0;
-  for (const std::uint32_t i : r.critical_path) {
-    if (i >= r.strands.size()) continue;
-    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
-    s.end = std::max(L.end[i], s.start);
-    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
-    last_end = s.end;
-    L.critical.push_back(s);
-  }
-  return L;
-}
-
-// The innermost call path that holds both `a` and `b`.
-inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
-  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
-  if (!ok(a) || !ok(b)) return 0;
-  while (a != b) {
-    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
-    const std::uint32_t up = r.frames[a].parent;
-    if (up == a || !ok(up)) return 0;
-    a = up;
-  }
-  return a;
-}
-
-// Each run's span: the longest path through its strands along prev and join
-// edges between strands of the run (strands are in a topological order).
-inline void run_spans(const execution_record& r, trace_layout& L) {
-  std::vector<std::uint64_t> longest(r.strands.size(), 0);
-  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const std::uint32_t run = L.run_of[i];
-    if (run == trace_layout::no_run) continue;
-    const record_strand& s = r.strands[i];
-    std::uint64_t before = 0;
-    const auto from = [&](std::int64_t k) {
-      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
-        before = std::max(before, longest[static_cast<std::size_t>(k)]);
-    };
-    from(s.prev);
-    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
-    while (s.join >= 0 && !todo.empty()) {
-      const std::uint32_t j = todo.back();
-      todo.pop_back();
-      if (j >= r.joins.size() || seen[j] == i + 1) continue;
-      seen[j] = i + 1;
-      for (const std::uint32_t k : r.joins[j].strands) from(k);
-      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
-    }
-    longest[i] = before + s.span;
-    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
-  }
-}
-
-// Replaces the folded strands of each thread's track by runs: consecutive
-// folded strands with no kept strand and no region boundary between them
-// become one slice from the first one's start to the last one's end, so the
-// track still nests. run_of then names each folded strand's run.
-inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
-  if (!p.bounded) return;
-  L.run_of.assign(r.strands.size(), trace_layout::no_run);
-  std::vector<trace_slice> out;
-  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
-  for (std::vector<trace_slice>& track : L.threads) {
-    out.clear();
-    open.clear();
-    std::uint32_t run = trace_layout::no_run;
-    for (const trace_slice& s : track) {
-      while (!open.empty() && open.back() <= s.start) {
-        open.pop_back();
-        run = trace_layout::no_run;
-      }
-      if (s.region || p.keep[s.index]) {
-        if (s.region) open.push_back(s.end);
-        run = trace_layout::no_run;
-        out.push_back(s);
-        continue;
-      }
-      const std::uint32_t frame = r.strands[s.index].frame;
-      if (run == trace_layout::no_run) {
-        run = static_cast<std::uint32_t>(L.runs.size());
-        trace_run x;
-        x.start = s.start;
-        x.frame = frame;
-        L.runs.push_back(x);
-        out.push_back(trace_slice{s.start, s.end, run, false, true});
-      }
-      trace_run& x = L.runs[run];
-      x.end = std::max(x.end, s.end);
-      ++x.strands;
-      x.work += r.strands[s.index].work;
-      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
-      out.back().end = x.end;
-      L.run_of[s.index] = run;
-    }
-    track.swap(out);
-  }
-  run_spans(r, L);
-}
-
-// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
-// (the division is that double: both are the correctly rounded value of one number).
-inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
-
-// The slices of one track as written, enclosing ones first, with each duration
-// rounded down where needed so that the track nests however a viewer computes a
-// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
-// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
-// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
-// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
-// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
-// slice around it and no later than its own end in ns, which is no later than
-// the start of any slice after it: the track nests in double arithmetic as it
-// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
-// it).
-class trace_track_ends {
- public:
-  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
-  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
-    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
-    const double ts = trace_read_us(start), shifted = ts - origin_;
-    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
-    if (!open_.empty()) {
-      bound = std::min(bound, open_.back().read_end);
-      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
-    }
-    std::uint64_t d = end > start ? end - start : 0;
-    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
-    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
-    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
-      --d;
-      read_end = ts + trace_read_us(d);
-      read_end_shifted = shifted + trace_read_us(d);
-    }
-    open_.push_back(open_slice{end, read_end, read_end_shifted});
-    return d;
-  }
-
- private:
-  struct open_slice {
-    std::uint64_t end;        // in ns
-    double read_end;          // ts + dur
-    double read_end_shifted;  // (ts - origin) + dur
-  };
-  double origin_;                 // the track's first ts, as read
-  std::vector<open_slice> open_;  // the slices around the next one
-};
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
-// end include/forkscale/detail/output/trace_layout.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The events, one per line, as members of the "traceEvents" array, written as
-// they are made: an event's pieces go straight into the stream.
-class trace_events {
- public:
-  explicit trace_events(stream_out& out) : out_(out) {}
-  stream_out& begin() {
-    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
-    first_ = false;
-    return out_;
-  }
-  void end() { out_.put('}'); }
-  stream_out& out() { return out_; }
-  // An event stored through a pointer: open() makes room for its separator,
-  // braces and `bound` bytes between them and returns where its members go;
-  // close() takes where they end.
-  char* open(std::size_t bound) {
-    char* p = out_.room(bound + 4);
-    if (first_) {
-      p = put_text(p, "\n{");
-      first_ = false;
-    } else {
-      p = put_text(p, ",\n{");
-    }
-    return p;
-  }
-  void close(char* p) {
-    *p++ = '}';
-    out_.advance(p);
-  }
-
- private:
-  stream_out& out_;
-  bool first_ = true;
-};
-
-// The JSON strings of each call path's name and folded stack, each made once.
-class trace_names {
- public:
-  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
-    name_.resize(r.frames.size() + 1);
-    stack_.resize(r.frames.size() + 1);
-    head_.resize(r.frames.size() + 1);
-    tail_.resize(r.frames.size() + 1);
-  }
-  const std::string& name(std::uint32_t frame) {
-    std::string& s = name_[slot(frame)];
-    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
-    return s;
-  }
-  const std::string& stack(std::uint32_t frame) {
-    std::string& s = stack_[slot(frame)];
-    if (s.empty()) s = json_string(stacks_.of(frame));
-    return s;
-  }
-  // What a strand's slice (cat "strand") holds before its ts, and after its
-  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
-  const std::string& strand_head(std::uint32_t frame) {
-    std::string& s = head_[slot(frame)];
-    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
-    return s;
-  }
-  const std::string& strand_tail(std::uint32_t frame) {
-    std::string& s = tail_[slot(frame)];
-    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
-    return s;
-  }
-
- private:
-  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
-  const execution_record& r_;
-  std::string root_;
-  stack_names stacks_;
-  std::vector<std::string> name_, stack_, head_, tail_;
-};
-
-// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
-constexpr std::size_t trace_slice_head_bound = 160;
-
-// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
-inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
-                              std::uint64_t dur, std::size_t tid) {
-  p = put_text(p, "\"name\":");
-  p = put_bytes(p, name_json);
-  p = put_text(p, ",\"cat\":\"");
-  p = put_bytes(p, cat);
-  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
-  p = put_micros(p, start);
-  p = put_text(p, ",\"dur\":");
-  p = put_micros(p, dur);
-  p = put_text(p, ",\"pid\":1,\"tid\":");
-  p = put_decimal(p, tid);
-  return put_text(p, ",\"args\":{");
-}
-
-// "cat": "__metadata", as Chrome writes its metadata events.
-inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
-  stream_out& o = ev.begin();
-  o.put("\"name\":\"");
-  o.put(name);
-  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
-  o.number(tid);
-  o.put(",\"args\":{");
-  o.put(arg);
-  o.put('}');
-  ev.end();
-}
-
-// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
-inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
-                          const char* key, std::uint64_t value) {
-  stream_out& o = ev.begin();
-  o.put("\"name\":", 7);
-  o.put(name_json);
-  o.put(",\"cat\":\"");
-  o.put(cat);
-  o.put("\",\"ph\":\"C\",\"ts\":");
-  o.micros(ns);
-  o.put(",\"pid\":1,\"args\":{\"");
-  o.put(key);
-  o.put("\":");
-  o.number(value);
-  o.put('}');
-  ev.end();
-}
-
-// A run of folded strands (trace_plan.hpp): named by the innermost call path
-// around all of them, with the strands' cat (so that arrows bind to it), and
-// their count, work and span (the longest path through them) in args.
-inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
-                               std::size_t tid) {
-  static const std::string cat = "strand";
-  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
-  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
-  p = trace_slice_head(p, name, cat, run.start, dur, tid);
-  p = put_text(p, "\"stack\":");
-  p = put_bytes(p, stack);
-  p = put_text(p, ",\"folded_strands\":");
-  p = put_decimal(p, run.strands);
-  p = put_text(p, ",\"work\":");
-  p = put_decimal(p, run.work);
-  p = put_text(p, ",\"span\":");
-  p = put_decimal(p, run.span);
-  *p++ = '}';
-  ev.close(p);
-}
-
-// The slices of the thread tracks and of the critical path's track. A strand's
-// args are its call path only (the same for every strand of that path: a viewer
-// that keys frames on name and args, as speedscope does, keeps one frame per
-// call path); its work and span are on the counters (trace_counters).
-inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
-  // A thread track's strand: the same bytes as below, its pieces around ts,
-  // dur and tid made once per call path.
-  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
-    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
-    char* p = ev.open(head.size() + tail.size() + 96);
-    p = put_bytes(p, head);
-    p = put_micros(p, start);
-    p = put_text(p, ",\"dur\":");
-    p = put_micros(p, dur);
-    p = put_text(p, ",\"pid\":1,\"tid\":");
-    p = put_decimal(p, tid);
-    p = put_bytes(p, tail);
-    ev.close(p);
-  };
-  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
-                          std::size_t tid) {
-    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
-    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
-    p = trace_slice_head(p, name, cat, start, dur, tid);
-    p = put_text(p, "\"stack\":");
-    p = put_bytes(p, stack);
-    *p++ = '}';
-    ev.close(p);
-  };
-  const std::string region_cat = "region", critical_cat = "critical_path";
-  for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
-    for (const trace_slice& s : L.threads[t]) {
-      const std::uint64_t dur = ends.dur(s.start, s.end);
-      if (s.region) {
-        const std::string path = json_string(r.regions[s.index].path);
-        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
-        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
-        p = put_text(p, "\"path\":");
-        p = put_bytes(p, path);
-        *p++ = '}';
-        ev.close(p);
-      } else if (s.folded) {
-        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
-      } else {
-        thread_strand(s.index, s.start, dur, t + 1);
-      }
-    }
-  }
-  const std::size_t critical_tid = L.threads.size() + 1;
-  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
-  for (const trace_slice& s : L.critical)
-    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
-}
-
-// At most this many samples per counter track, besides its first and last: a
-// sample each time the count has grown by 1/trace_counter_steps of its total.
-constexpr std::uint64_t trace_counter_steps = 1000;
-
-// Samples of a growing count: emit(at) is asked after each increase; it samples
-// when the count has passed the next step or reached the total.
-class trace_counter_track {
- public:
-  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
-      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
-  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
-  void add(std::uint64_t at, std::uint64_t amount) {
-    count_ += amount;
-    if (count_ < total_ && count_ - sampled_ <= step_) return;
-    sampled_ = count_;
-    trace_counter(ev_, name_, key_, at, key_, count_);
-  }
-
- private:
-  trace_events& ev_;
-  std::string name_;
-  const char* key_;
-  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
-};
-
-// The numbers of the strands as counters, which viewers draw as a track of
-// their own and show at any point in time: per thread, the work of its strands
-// so far ("work of thread K", 0 at the start of its first slice, then at the
-// end of a slice with work each time it has grown by a thousandth of the
-// thread's work, and at its last), and along the critical path the span so far
-// ("span of the critical path", sampled the same way at the ends of its
-// strands). The last samples add up to the work, and the last critical one is
-// the span.
-inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
-  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
-  for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    std::uint64_t total = 0;
-    for (const trace_slice& s : L.threads[t])
-      if (!s.region) total += work_of(s);
-    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
-    bool first = true;
-    for (const trace_slice& s : L.threads[t]) {
-      if (s.region) continue;
-      if (first) work.start(s.start);
-      first = false;
-      if (work_of(s) != 0) work.add(s.end, work_of(s));
-    }
-  }
-  std::uint64_t total = 0;
-  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
-  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
-  for (std::size_t k = 0; k < L.critical.size(); ++k) {
-    if (k == 0) span.start(L.critical[k].start);
-    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
-  }
-}
-
-// The arrows of the spawn and join edges (trace_flows).
-class trace_arrows {
- public:
-  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
-
-  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
-  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
-  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
-  // name and id. So both are written at their slice's start, with the strands'
-  // cat. A folded strand's end is its run's slice: an edge inside one run has
-  // no arrow, and an edge from a run to a strand already drawn from that run
-  // none again.
-  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
-    if (!L_.run_of.empty()) {
-      const std::uint64_t a = slice_of(from), b = slice_of(to);
-      if (a == b) return;
-      if (b != target_) {
-        target_ = b;
-        sources_.clear();
-      }
-      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
-      sources_.push_back(a);
-    }
-    ++id_;
-    end(kind, from, false);
-    end(kind, to, true);
-  }
-
- private:
-  std::uint64_t slice_of(std::uint32_t i) const {
-    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
-  }
-  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
-  void end(const char* kind, std::uint32_t i, bool finish) {
-    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
-    char* p = ev_.open(160);
-    p = put_text(p, "\"name\":\"");
-    p = put_bytes(p, kind, std::strlen(kind));
-    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
-    p = put_decimal(p, id_);
-    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
-               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
-    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
-    p = put_text(p, ",\"tid\":");
-    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
-    ev_.close(p);
-  }
-
-  const execution_record& r_;
-  const trace_layout& L_;
-  trace_events& ev_;
-  std::uint64_t id_ = 0;
-  std::uint64_t target_ = ~std::uint64_t(0);
-  std::vector<std::uint64_t> sources_;
-};
-
-// Spawn edges (a task's first strand from the strand that spawned it) and join
-// edges (every strand reported to a join, directly or through joins handed on
-// to it, into the strand that starts after the join).
-inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
-  trace_arrows arrows(r, L, ev);
-  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
-    const record_strand& s = r.strands[i];
-    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
-        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
-      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
-    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
-    todo.assign(1, static_cast<std::uint32_t>(s.join));
-    while (!todo.empty()) {
-      const std::uint32_t j = todo.back();
-      todo.pop_back();
-      if (j >= r.joins.size() || seen[j] == i + 1) continue;
-      seen[j] = i + 1;
-      for (const std::uint32_t from : r.joins[j].strands)
-        if (from < r.strands.size()) arrows.edge("join", from, i);
-      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
-    }
-  }
-}
-
-inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
-                                    const trace_plan& p) {
-  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
-                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
-                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
-                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
-                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
-                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
-                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
-                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
-                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
-                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
-  if (r.complete) return o + "\"complete\"}";
-  return o +
-         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
-                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
-         "}";
-}
-
-// The whole trace, into `out`.
-inline void write_trace_to(const report& rep, stream_out& out) {
-  const execution_record& r = require_record(rep);
-  const trace_plan p = plan_trace(r);
-  trace_layout L = lay_out_trace(r);
-  fold_tracks(r, p, L);
-  trace_names names(r, root_name(rep));
-  out.put("{\"traceEvents\":[");
-  trace_events ev(out);
-  {
-    stream_out& o = ev.begin();
-    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
-    o.put(json_string(root_name(rep)));
-    o.put('}');
-    ev.end();
-  }
-  for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
-    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
-    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
-  }
-  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
-  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
-  trace_slices(r, L, names, ev);
-  trace_counters(r, L, ev);
-  trace_flows(r, L, ev);
-  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
-  out.put(trace_other_data(rep, r, L, p));
-  out.put("}\n");
-}
-
-}  // namespace output
-}  // namespace detail
-
-#if FORKSCALE_DETAIL_DEFINITIONS
-FORKSCALE_INLINE std::string report::to_trace() const {
-  std::string text;
-  detail::output::stream_out out(text);
-  detail::output::write_trace_to(*this, out);
-  out.flush();
-  return text;
-}
-
-FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
-  detail::output::require_record(*this);  // before any file is made
-  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
-  detail::output::write_streamed_atomically(path, fill);
-}
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
-
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
-// end include/forkscale/detail/output/trace.hpp
 // begin include/forkscale/detail/output/views_hook.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
-// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// a measurement. At the end of every outermost measurement finish_session
-// calls write_record_views(); the writers themselves (record_views.hpp) set
-// record_views_writer from a static initializer, so a measurement never
-// includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
+// detail/output/views_hook.hpp: the views a measurement's report reaches at
+// run time, seen from the measurement and the text report. They are function
+// pointers that forkscale/views.hpp sets from a static initializer
+// (detail/output/views_install.hpp), so that a header-only program that
+// includes only forkscale/forkscale.hpp compiles none of them:
+//   - FORKSCALE_TRACE and FORKSCALE_FOLDED, written by finish_session at the
+//     end of every outermost measurement (write_record_views);
+//   - the text report's sections of a record: parallelism over time and idle
+//     blame (blame_text.hpp), and the what-if table through the replay
+//     (what_if_replay.hpp).
+// The compiled library always sets them. Without them (header-only, no
+// views.hpp) a set variable gets one diagnostic, and the text report one line,
+// saying how to get the view.
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 // begin include/forkscale/detail/engine/session.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
@@ -6151,6 +5081,28 @@ using diagnostic_handler = std::function<void(const diagnostic&)>;
 using record_views_fn = void (*)(report&, const diagnostic_handler&);
 inline record_views_fn record_views_writer = nullptr;
 
+// The text report's sections of a record, each (heading, body); none without a
+// record. Set by detail/output/views_install.hpp.
+using record_text_fn = std::vector<std::pair<std::string, std::string>> (*)(const report&);
+inline record_text_fn record_text_writer = nullptr;
+
+// The what-if table's lines through the replay; empty without a whole record.
+// Set by detail/output/views_install.hpp.
+using replay_text_fn = std::string (*)(const report&);
+inline replay_text_fn replay_text_writer = nullptr;
+
+// What the environment's views fall back to in a program built without them
+// (set by forkscale/forkscale.hpp: detail/output/views_fallback.hpp): the report
+// with its record saved beside the path asked for, from which forkscale-report
+// renders the view.
+inline record_views_fn record_views_fallback = nullptr;
+
+// How to get a view this program was built without: one sentence.
+inline const char* views_missing_advice() {
+  return "include <forkscale/views.hpp> in one file of the program, link forkscale::compiled, or render the "
+         "report saved as JSON with `forkscale-report convert FILE.json`";
+}
+
 // The value of an environment variable, or empty.
 inline std::string environment_value(const char* name) {
   const char* v = std::getenv(name);
@@ -6168,28 +5120,6 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   deliver_diagnostic(handler, d);
 }
 
-// Called by finish_session with the finished report.
-inline void write_record_views(report& rep, const diagnostic_handler& handler) {
-  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
-  if (record_views_writer) {
-    record_views_writer(rep, handler);
-    return;
-  }
-  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
-// end include/forkscale/detail/output/views_hook.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
 // The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
 inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
   const std::string suffix = ".folded";
@@ -6199,70 +5129,34 @@ inline std::pair<std::string, std::string> folded_paths(const std::string& path)
   return {stem + ".work.folded", stem + ".critical.folded"};
 }
 
-// An error's message for a diagnostic: without the "forkscale: " the stderr
-// line adds again, and naming the file as what it is.
-inline std::string views_problem(const std::exception& e) {
-  std::string m = e.what();
-  const std::string prefix = "forkscale: ";
-  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
-  const std::string report_word = "cannot write report '";
-  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
-  return m;
+// Why FORKSCALE_TRACE or FORKSCALE_FOLDED wrote nothing for a report without a
+// record.
+inline std::string no_record_problem() {
+  return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+         "that ends with tasks still running keeps none)";
 }
 
-inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
-  const std::string trace = environment_value("FORKSCALE_TRACE");
-  const std::string folded = environment_value("FORKSCALE_FOLDED");
-  if (!rep.record) {
-    const std::string why =
-        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
-        "that ends with tasks still running keeps none)";
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+// Called by finish_session with the finished report.
+inline void write_record_views(report& rep, const diagnostic_handler& handler) {
+  if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
+  if (record_views_writer) {
+    record_views_writer(rep, handler);
     return;
   }
-  if (!trace.empty()) {
-    try {
-      rep.write_trace(trace);
-    } catch (const std::exception& e) {
-      record_views_notice(rep, handler, "FORKSCALE_TRACE", views_problem(e));
-    }
+  if (record_views_fallback) {
+    record_views_fallback(rep, handler);
+    return;
   }
-  if (!folded.empty()) {
-    try {
-      const auto paths = folded_paths(folded);
-      write_files_atomically(
-          {{paths.first, rep.to_folded(folded_kind::work)}, {paths.second, rep.to_folded(folded_kind::critical_path)}});
-    } catch (const std::exception& e) {
-      record_views_notice(rep, handler, "FORKSCALE_FOLDED", views_problem(e));
-    }
-  }
+  const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
+  record_views_notice(
+      rep, handler, variable,
+      std::string("not written: this program was built without the views (header-only): ") + views_missing_advice());
 }
 
-// Installs the writer during static initialization (an inline variable: once
-// per program, however many translation units include this header). With
-// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
-// keeps no static initializer of forkscale's.
-#if FORKSCALE_ENABLE
-inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
-#endif
-
-}  // namespace output
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
-// end include/forkscale/detail/output/record_views.hpp
-// begin include/forkscale/detail/output/text.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
-// detail/output/text.hpp: a report as text, for people: report::to_text, one
-// function per section, with the region tables it shows, and report::write_text.
-#include <cstddef>
-#include <cstdint>
-#include <ostream>
-#include <string>
-#include <vector>
-
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_HOOK_HPP
+// end include/forkscale/detail/output/views_hook.hpp
 // begin include/forkscale/detail/output/what_if_tables.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
@@ -6277,69 +5171,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
-// begin include/forkscale/detail/output/what_if_replay.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
-#define FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
-// detail/output/what_if_replay.hpp: the what-if table's lines through the
-// replay (report::what_if_text, when the report has a whole record): for each
-// region at its largest factor, the time P processors would take if the
-// region's strands ran that much faster, P being the report's max_processors.
-#include <cmath>
-#include <limits>
-#include <string>
-#include <vector>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace output {
-
-// The report with only the optimized rows at each region's largest factor.
-inline report largest_factor_rows(const report& rep) {
-  report r = rep;
-  r.what_if.clear();
-  for (const what_if_result& w : rep.what_if) {
-    if (w.model != what_if_model::optimized || !w.executed) continue;
-    double top = -1;
-    for (const what_if_result& v : rep.what_if)
-      if (v.region == w.region && v.source == w.source && v.file == w.file && v.line == w.line)
-        top = std::max(top, v.factor);
-    if (w.factor == top) r.what_if.push_back(w);
-  }
-  return r;
-}
-
-inline std::string replay_what_if_text(const report& rep) {
-  if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
-  const unsigned p = rep.max_processors ? rep.max_processors : 32;
-  replay_model m;
-  m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
-  m.seeds = 3;
-  std::vector<what_if_prediction> rows;
-  try {
-    rows = predict_what_if(largest_factor_rows(rep), p, m);
-  } catch (const error&) {
-    return std::string();  // a record the replay cannot take: the table stands alone
-  }
-  if (rows.empty()) return std::string();
-  const std::string u = printable(rep.unit);
-  std::string out = wrapped("Through the replay (docs/predict.md): on " + std::to_string(p) +
-                                " processors the recorded program takes " + time_text(rows[0].measured_time) + " " + u +
-                                " (work stealing, median of 3 seeds, steals costing the burden); if "
-                                "the region ran k times faster (optimized):",
-                            "  ", "  ");
-  text_table t({"region", "k", "TP", "faster by"});
-  for (const auto& r : rows)
-    t.add({printable(r.region), factor_text(r.factor), time_text(r.time),
-           std::isinf(r.speedup) ? std::string("inf") : fixed(r.speedup, 2) + "x"});
-  return out + t.render();
-}
-
-}  // namespace output
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_REPLAY_HPP
-// end include/forkscale/detail/output/what_if_replay.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -6490,19 +5321,25 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += replay_what_if_text(rep);  // with a record only
+  if (replay_text_writer)
+    s.body += replay_text_writer(rep);  // with a whole record only
+  else if (rep.record && rep.record->complete && !rep.record->empty())
+    s.body += wrapped(std::string("Through the replay: not in this report, the program was built without the views "
+                                  "(header-only, without <forkscale/views.hpp>); ") +
+                          views_missing_advice() + ".",
+                      "  ", "  ");
   return s;
 }
 
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::what_if_text() const {
   const detail::output::text_section s = detail::output::what_if_section(*this);
   return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_WHAT_IF_TABLES_HPP
@@ -6669,7 +5506,15 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
   const text_section wi = what_if_section(rep);
   if (!wi.heading.empty()) add(wi.heading, wi.body);
-  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  if (record_text_writer) {
+    for (const auto& s : record_text_writer(rep)) add(s.first, s.second);  // a recorded run
+  } else if (rep.record && !rep.record->empty()) {
+    add("Parallelism over time and idle blame",
+        wrapped(std::string("Not in this report: the program was built without the views (header-only, without "
+                            "<forkscale/views.hpp>); ") +
+                    views_missing_advice() + ".",
+                "  ", "  "));
+  }
   const text_section locks = locks_section(rep, 10);
   if (!locks.heading.empty()) add(locks.heading, locks.body);
   if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
@@ -6745,7 +5590,7 @@ inline std::string diagnostics_text(const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
   namespace io = detail::output;
   const std::string u = io::printable(unit);
@@ -6767,11 +5612,1159 @@ FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw)
 }
 
 FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_HPP
 // end include/forkscale/detail/output/text.hpp
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X", cat "strand") named by its innermost site, with one
+// arg, stack (the folded call path); each region instance an X slice around its
+// strands (cat "region"); the critical path copied onto a track of its own
+// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
+// and the critical path's span as counters ("ph": "C"); spawn and join edges as
+// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
+// the start of the strand they leave and of the one they enter, with its cat,
+// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
+// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale); a dur is rounded down where the
+// slice's end, computed from them in doubles, would otherwise pass the start of
+// the next slice or the end of the one around it (trace_track_ends).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/stream_out.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
+// to a string or to a file, so that a large output (the trace) never has to be
+// held whole; numbers formatted in place (locale-free, no allocation). A
+// writer of many small pieces (the trace's events) asks for room once
+// (stream_out::room) and stores them through a plain pointer (put_text,
+// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
+// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The decimal digits of 00..99, two by two.
+constexpr char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The pieces of put_* below store at `p` and return the end; the caller has
+// made room for them (at most 20 bytes a number, 24 a time).
+template <std::size_t N>
+inline char* put_text(char* p, const char (&text)[N]) noexcept {
+  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
+  return p + (N - 1);
+}
+inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
+// `v` in decimal, as std::to_chars writes it.
+inline unsigned decimal_digits(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
+  // one less than the digits or the digits; a comparison tells which.
+  static constexpr std::uint64_t powers[] = {1,
+                                             10,
+                                             100,
+                                             1000,
+                                             10000,
+                                             100000,
+                                             1000000,
+                                             10000000,
+                                             100000000,
+                                             1000000000,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
+                                             10000000000000000000ull};
+  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
+  const unsigned guess = (bits * 1233u) >> 12;
+  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
+#else
+  unsigned n = 1;
+  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
+  return n;
+#endif
+}
+inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  const unsigned n = decimal_digits(v);
+  char* q = p + n;
+  while (v >= 100) {
+    const auto pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = decimal_pairs[pair];
+    q[1] = decimal_pairs[pair + 1];
+  }
+  if (v >= 10) {
+    q[-2] = decimal_pairs[v * 2];
+    q[-1] = decimal_pairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return p + n;
+}
+// Nanoseconds as microseconds with three decimals: exact, locale-free.
+inline char* put_micros(char* p, std::uint64_t ns) noexcept {
+  p = put_decimal(p, ns / 1000);
+  const auto f = static_cast<unsigned>(ns % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  p[2] = decimal_pairs[(f % 100) * 2];
+  p[3] = decimal_pairs[(f % 100) * 2 + 1];
+  return p + 4;
+}
+
+class stream_out {
+ public:
+  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
+  // Into `text` (appended).
+  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
+  stream_out(const stream_out&) = delete;
+  stream_out& operator=(const stream_out&) = delete;
+
+  void put(const char* p, std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) return sink(p, n);
+    }
+    std::memcpy(buf_.data() + used_, p, n);
+    used_ += n;
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  void put(const char* s) { put(s, std::strlen(s)); }
+  void put(char c) {
+    if (used_ == buf_.size()) flush();
+    buf_[used_++] = c;
+  }
+  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
+  // Nanoseconds as microseconds with three decimals: exact, locale-free.
+  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
+  // Where the next `n` bytes go: room for them at the end of the buffer (made
+  // by flushing it, and for more than it holds by making it larger). advance()
+  // says where what was stored there ends.
+  char* room(std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) buf_.resize(n);
+    }
+    return buf_.data() + used_;
+  }
+  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
+  void flush() {
+    if (used_ == 0) return;
+    sink(buf_.data(), used_);
+    used_ = 0;
+  }
+
+ private:
+  void sink(const char* p, std::size_t n) {
+    if (text_) {
+      text_->append(p, n);
+      return;
+    }
+    errno = 0;
+    if (std::fwrite(p, 1, n, file_) != n) {
+      const int err = errno;
+      throw_write_error(path_, errno_text(err ? err : EIO));
+    }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
+  }
+
+  std::string* text_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
+};
+
+// Writes `path` atomically with what `fill` puts into the stream (a device or
+// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
+// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
+// partial target nor a temporary behind on failure.
+inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
+  if (path.empty()) throw_write_error(path, "the path is empty");
+  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
+  if (is_special_file(path)) {
+    errno = 0;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+    try {
+      stream_out out(f, path);
+      fill(out);
+      out.flush();
+    } catch (...) {
+      std::fclose(f);
+      throw;
+    }
+    errno = 0;
+    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
+    return;
+  }
+  temporary_file tmp;
+  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+  {
+    stream_out out(tmp.get(), path, /*write_back=*/true);
+    fill(out);
+    out.flush();
+  }
+  finish_temporary(tmp, path, 1);
+  const std::string reason = rename_onto(tmp, path);
+  if (!reason.empty()) throw_write_error(path, reason);
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// end include/forkscale/detail/output/stream_out.hpp
+// begin include/forkscale/detail/output/trace_layout.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
+// writes them): the thread tracks and the critical path's track, adjusted so
+// that the slices of a track nest, in nanoseconds and in the doubles viewers
+// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
+// strands between two kept ones on a thread merged into one slice.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
+  bool region = false;
+  bool folded = false;
+};
+
+// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
+// says which strands are folded).
+struct trace_run {
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t strands = 0, work = 0;
+  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
+  std::uint32_t frame = 0;  // the innermost call path around all its strands
+};
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  static constexpr std::uint32_t no_run = 0xffffffffu;
+};
+
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
+}
+
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
+  }
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
+  }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
+}
+
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    track.reserve(track.size() + on[t].size());
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    };
+    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
+      std::stable_sort(track.begin(), track.end(), enclosing_first);
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The innermost call path that holds both `a` and `b`.
+inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
+  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
+  if (!ok(a) || !ok(b)) return 0;
+  while (a != b) {
+    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
+    const std::uint32_t up = r.frames[a].parent;
+    if (up == a || !ok(up)) return 0;
+    a = up;
+  }
+  return a;
+}
+
+// Each run's span: the longest path through its strands along prev and join
+// edges between strands of the run (strands are in a topological order).
+inline void run_spans(const execution_record& r, trace_layout& L) {
+  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t run = L.run_of[i];
+    if (run == trace_layout::no_run) continue;
+    const record_strand& s = r.strands[i];
+    std::uint64_t before = 0;
+    const auto from = [&](std::int64_t k) {
+      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
+        before = std::max(before, longest[static_cast<std::size_t>(k)]);
+    };
+    from(s.prev);
+    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (s.join >= 0 && !todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t k : r.joins[j].strands) from(k);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+    longest[i] = before + s.span;
+    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
+  }
+}
+
+// Replaces the folded strands of each thread's track by runs: consecutive
+// folded strands with no kept strand and no region boundary between them
+// become one slice from the first one's start to the last one's end, so the
+// track still nests. run_of then names each folded strand's run.
+inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
+  if (!p.bounded) return;
+  L.run_of.assign(r.strands.size(), trace_layout::no_run);
+  std::vector<trace_slice> out;
+  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  for (std::vector<trace_slice>& track : L.threads) {
+    out.clear();
+    open.clear();
+    std::uint32_t run = trace_layout::no_run;
+    for (const trace_slice& s : track) {
+      while (!open.empty() && open.back() <= s.start) {
+        open.pop_back();
+        run = trace_layout::no_run;
+      }
+      if (s.region || p.keep[s.index]) {
+        if (s.region) open.push_back(s.end);
+        run = trace_layout::no_run;
+        out.push_back(s);
+        continue;
+      }
+      const std::uint32_t frame = r.strands[s.index].frame;
+      if (run == trace_layout::no_run) {
+        run = static_cast<std::uint32_t>(L.runs.size());
+        trace_run x;
+        x.start = s.start;
+        x.frame = frame;
+        L.runs.push_back(x);
+        out.push_back(trace_slice{s.start, s.end, run, false, true});
+      }
+      trace_run& x = L.runs[run];
+      x.end = std::max(x.end, s.end);
+      ++x.strands;
+      x.work += r.strands[s.index].work;
+      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
+      out.back().end = x.end;
+      L.run_of[s.index] = run;
+    }
+    track.swap(out);
+  }
+  run_spans(r, L);
+}
+
+// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
+// (the division is that double: both are the correctly rounded value of one number).
+inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
+
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
+class trace_track_ends {
+ public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
+  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
+    return d;
+  }
+
+ private:
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// end include/forkscale/detail/output/trace_layout.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The events, one per line, as members of the "traceEvents" array, written as
+// they are made: an event's pieces go straight into the stream.
+class trace_events {
+ public:
+  explicit trace_events(stream_out& out) : out_(out) {}
+  stream_out& begin() {
+    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
+    first_ = false;
+    return out_;
+  }
+  void end() { out_.put('}'); }
+  stream_out& out() { return out_; }
+  // An event stored through a pointer: open() makes room for its separator,
+  // braces and `bound` bytes between them and returns where its members go;
+  // close() takes where they end.
+  char* open(std::size_t bound) {
+    char* p = out_.room(bound + 4);
+    if (first_) {
+      p = put_text(p, "\n{");
+      first_ = false;
+    } else {
+      p = put_text(p, ",\n{");
+    }
+    return p;
+  }
+  void close(char* p) {
+    *p++ = '}';
+    out_.advance(p);
+  }
+
+ private:
+  stream_out& out_;
+  bool first_ = true;
+};
+
+// The JSON strings of each call path's name and folded stack, each made once.
+class trace_names {
+ public:
+  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
+    name_.resize(r.frames.size() + 1);
+    stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
+  }
+  const std::string& name(std::uint32_t frame) {
+    std::string& s = name_[slot(frame)];
+    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
+    return s;
+  }
+  const std::string& stack(std::uint32_t frame) {
+    std::string& s = stack_[slot(frame)];
+    if (s.empty()) s = json_string(stacks_.of(frame));
+    return s;
+  }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
+
+ private:
+  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
+  const execution_record& r_;
+  std::string root_;
+  stack_names stacks_;
+  std::vector<std::string> name_, stack_, head_, tail_;
+};
+
+// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
+constexpr std::size_t trace_slice_head_bound = 160;
+
+// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
+inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
+                              std::uint64_t dur, std::size_t tid) {
+  p = put_text(p, "\"name\":");
+  p = put_bytes(p, name_json);
+  p = put_text(p, ",\"cat\":\"");
+  p = put_bytes(p, cat);
+  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
+  p = put_micros(p, start);
+  p = put_text(p, ",\"dur\":");
+  p = put_micros(p, dur);
+  p = put_text(p, ",\"pid\":1,\"tid\":");
+  p = put_decimal(p, tid);
+  return put_text(p, ",\"args\":{");
+}
+
+// "cat": "__metadata", as Chrome writes its metadata events.
+inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":\"");
+  o.put(name);
+  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
+  o.put(arg);
+  o.put('}');
+  ev.end();
+}
+
+// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
+inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
+                          const char* key, std::uint64_t value) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"C\",\"ts\":");
+  o.micros(ns);
+  o.put(",\"pid\":1,\"args\":{\"");
+  o.put(key);
+  o.put("\":");
+  o.number(value);
+  o.put('}');
+  ev.end();
+}
+
+// A run of folded strands (trace_plan.hpp): named by the innermost call path
+// around all of them, with the strands' cat (so that arrows bind to it), and
+// their count, work and span (the longest path through them) in args.
+inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
+                               std::size_t tid) {
+  static const std::string cat = "strand";
+  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
+  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
+  p = trace_slice_head(p, name, cat, run.start, dur, tid);
+  p = put_text(p, "\"stack\":");
+  p = put_bytes(p, stack);
+  p = put_text(p, ",\"folded_strands\":");
+  p = put_decimal(p, run.strands);
+  p = put_text(p, ",\"work\":");
+  p = put_decimal(p, run.work);
+  p = put_text(p, ",\"span\":");
+  p = put_decimal(p, run.span);
+  *p++ = '}';
+  ev.close(p);
+}
+
+// The slices of the thread tracks and of the critical path's track. A strand's
+// args are its call path only (the same for every strand of that path: a viewer
+// that keys frames on name and args, as speedscope does, keeps one frame per
+// call path); its work and span are on the counters (trace_counters).
+inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
+  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
+                          std::size_t tid) {
+    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
+    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
+    p = trace_slice_head(p, name, cat, start, dur, tid);
+    p = put_text(p, "\"stack\":");
+    p = put_bytes(p, stack);
+    *p++ = '}';
+    ev.close(p);
+  };
+  const std::string region_cat = "region", critical_cat = "critical_path";
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
+    for (const trace_slice& s : L.threads[t]) {
+      const std::uint64_t dur = ends.dur(s.start, s.end);
+      if (s.region) {
+        const std::string path = json_string(r.regions[s.index].path);
+        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
+        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = put_text(p, "\"path\":");
+        p = put_bytes(p, path);
+        *p++ = '}';
+        ev.close(p);
+      } else if (s.folded) {
+        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
+      } else {
+        thread_strand(s.index, s.start, dur, t + 1);
+      }
+    }
+  }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
+  for (const trace_slice& s : L.critical)
+    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
+}
+
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
+
+// The numbers of the strands as counters, which viewers draw as a track of
+// their own and show at any point in time: per thread, the work of its strands
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
+inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
+    bool first = true;
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) continue;
+      if (first) work.start(s.start);
+      first = false;
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
+    }
+  }
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
+  for (std::size_t k = 0; k < L.critical.size(); ++k) {
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
+  }
+}
+
+// The arrows of the spawn and join edges (trace_flows).
+class trace_arrows {
+ public:
+  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
+
+  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+  // name and id. So both are written at their slice's start, with the strands'
+  // cat. A folded strand's end is its run's slice: an edge inside one run has
+  // no arrow, and an edge from a run to a strand already drawn from that run
+  // none again.
+  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
+    if (!L_.run_of.empty()) {
+      const std::uint64_t a = slice_of(from), b = slice_of(to);
+      if (a == b) return;
+      if (b != target_) {
+        target_ = b;
+        sources_.clear();
+      }
+      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
+      sources_.push_back(a);
+    }
+    ++id_;
+    end(kind, from, false);
+    end(kind, to, true);
+  }
+
+ private:
+  std::uint64_t slice_of(std::uint32_t i) const {
+    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
+  }
+  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
+  void end(const char* kind, std::uint32_t i, bool finish) {
+    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
+    char* p = ev_.open(160);
+    p = put_text(p, "\"name\":\"");
+    p = put_bytes(p, kind, std::strlen(kind));
+    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
+    p = put_decimal(p, id_);
+    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
+               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_text(p, ",\"tid\":");
+    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.close(p);
+  }
+
+  const execution_record& r_;
+  const trace_layout& L_;
+  trace_events& ev_;
+  std::uint64_t id_ = 0;
+  std::uint64_t target_ = ~std::uint64_t(0);
+  std::vector<std::uint64_t> sources_;
+};
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  trace_arrows arrows(r, L, ev);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) arrows.edge("join", from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
+                                    const trace_plan& p) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
+                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
+                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
+                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
+                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
+                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+// The whole trace, into `out`.
+inline void write_trace_to(const report& rep, stream_out& out) {
+  const execution_record& r = require_record(rep);
+  const trace_plan p = plan_trace(r);
+  trace_layout L = lay_out_trace(r);
+  fold_tracks(r, p, L);
+  trace_names names(r, root_name(rep));
+  out.put("{\"traceEvents\":[");
+  trace_events ev(out);
+  {
+    stream_out& o = ev.begin();
+    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
+    o.put(json_string(root_name(rep)));
+    o.put('}');
+    ev.end();
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
+    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
+  }
+  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
+  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
+  trace_slices(r, L, names, ev);
+  trace_counters(r, L, ev);
+  trace_flows(r, L, ev);
+  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+  out.put(trace_other_data(rep, r, L, p));
+  out.put("}\n");
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string report::to_trace() const {
+  std::string text;
+  detail::output::stream_out out(text);
+  detail::output::write_trace_to(*this, out);
+  out.flush();
+  return text;
+}
+
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::output::require_record(*this);  // before any file is made
+  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
+  detail::output::write_streamed_atomically(path, fill);
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
+// begin include/forkscale/detail/output/views_fallback.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+// detail/output/views_fallback.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED in a
+// program built without the views (header-only, forkscale/views.hpp not
+// included). Nothing is lost: the report with its record is saved beside the
+// path asked for (see saved_report_path), and one line per variable names the
+// forkscale-report command that renders the view from it, or how to build the
+// view in. forkscale/forkscale.hpp installs it; forkscale/views.hpp's writer
+// takes precedence (views_hook.hpp).
+#include <exception>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Where the report goes instead of the view at `path`: the path without a
+// trailing ".json" or ".folded", then ".report.json" (run.trace.json ->
+// run.trace.report.json, run.folded -> run.report.json).
+inline std::string saved_report_path(const std::string& path) {
+  std::string stem = path;
+  for (const std::string suffix : {".json", ".folded"})
+    if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      stem.resize(stem.size() - suffix.size());
+      break;
+    }
+  return stem + ".report.json";
+}
+
+inline void save_report_for_views(report& rep, const diagnostic_handler& handler) {
+  const std::string trace = environment_value("FORKSCALE_TRACE");
+  const std::string folded = environment_value("FORKSCALE_FOLDED");
+  if (!rep.record) {
+    const std::string why = no_record_problem();
+    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
+    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    return;
+  }
+  const std::string saved = saved_report_path(trace.empty() ? folded : trace);
+  const std::string shown = printable_path(saved);
+  std::string problem;
+  try {
+    write_file_atomically(saved, rep.to_json());
+  } catch (const std::exception& e) {
+    problem = e.what();
+    const std::string prefix = "forkscale: ";
+    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+  }
+  const std::string head = "not written: this program was built without the views (header-only, without "
+                           "<forkscale/views.hpp>); ";
+  const std::string tail = "; or include <forkscale/views.hpp> in one file, or link forkscale::compiled";
+  if (!trace.empty()) {
+    const std::string how = problem.empty() ? "the report and its record are in " + shown +
+                                                  ": `forkscale-report convert " + shown + " --to trace -o " +
+                                                  printable_path(trace) + "` writes it"
+                                            : "the report could not be saved either (" + problem + ")";
+    record_views_notice(rep, handler, "FORKSCALE_TRACE", head + how + tail);
+  }
+  if (!folded.empty()) {
+    const auto paths = folded_paths(folded);
+    const std::string how = problem.empty() ? "the report and its record are in " + shown +
+                                                  ": `forkscale-report convert " + shown + " --to folded-work -o " +
+                                                  printable_path(paths.first) + "` and `--to folded-critical -o " +
+                                                  printable_path(paths.second) + "` write them"
+                                            : "the report could not be saved either (" + problem + ")";
+    record_views_notice(rep, handler, "FORKSCALE_FOLDED", head + how + tail);
+  }
+}
+
+// Installed during static initialization by every program that includes
+// forkscale/forkscale.hpp (an inline variable: once per program). With
+// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed.
+#if FORKSCALE_ENABLE
+inline const bool views_fallback_installed = (record_views_fallback = &save_report_for_views, true);
+#endif
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_FALLBACK_HPP
+// end include/forkscale/detail/output/views_fallback.hpp
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
 // begin include/forkscale/detail/input/record_reader.hpp
@@ -7594,7 +7587,7 @@ inline std::string prediction_json(const prediction& p) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
 FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
 FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
@@ -7603,7 +7596,7 @@ FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
 FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
   detail::write_file_atomically(path, to_json());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_PREDICTION_HPP
@@ -7830,7 +7823,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -8173,7 +8166,7 @@ FORKSCALE_INLINE study_result read_study(const std::string& path) {
   }
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_JSON_HPP
@@ -8256,7 +8249,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8621,7 +8614,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 namespace study {
 
@@ -8924,7 +8917,7 @@ FORKSCALE_INLINE study_result run_study(std::string label, const study_workload&
   return s;
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RUN_HPP
@@ -8937,7 +8930,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -8945,7 +8938,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 namespace detail {
 namespace study {
 
@@ -9100,7 +9093,7 @@ FORKSCALE_INLINE void study_result::write_csv(const std::string& path) const {
   detail::write_file_atomically(path, to_csv());
 }
 
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_TEXT_HPP

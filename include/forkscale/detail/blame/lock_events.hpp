@@ -212,6 +212,6 @@ inline std::uint32_t lock_waiters(const holder_slot& slot) noexcept {
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(measure)
 #include "lock_measure.hpp"
 #endif

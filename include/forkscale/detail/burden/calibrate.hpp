@@ -165,7 +165,7 @@ inline measured_burden calibrate_std_thread() {
 }  // namespace burden
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(measure)
 FORKSCALE_INLINE machine_identity this_machine() {
   static const machine_identity here = [] {
     machine_identity id;
@@ -201,6 +201,6 @@ FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
                 " in this program");
   return c();
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -247,7 +247,7 @@ inline choice choose(const lookup& l, backend b, const machine_identity& here) {
 }  // namespace burden
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(measure)
 FORKSCALE_INLINE std::string burden_file() {
   const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
   if (file && *file) return file;
@@ -292,6 +292,6 @@ FORKSCALE_INLINE std::optional<measured_burden> stored_burden(backend b, const s
     if (e.m.backend == b) return e.m;
   return std::nullopt;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -17,7 +17,7 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // The analysis as CSV (docs/report-schema.md): the samples, the threads, the
 // blame rows. Without a record: the header line only.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string parallelism_csv(const report& rep) {
   namespace io = detail::output;
   std::string out = "time_ns,running,ready\n";
@@ -51,10 +51,10 @@ FORKSCALE_INLINE std::string idle_blame_csv(const report& rep) {
   }
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 // Each replaces the file atomically; throws forkscale::error.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE void write_parallelism_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, parallelism_csv(rep));
 }
@@ -64,6 +64,6 @@ FORKSCALE_INLINE void write_thread_times_csv(const report& rep, const std::strin
 FORKSCALE_INLINE void write_idle_blame_csv(const report& rep, const std::string& path) {
   detail::write_file_atomically(path, idle_blame_csv(rep));
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

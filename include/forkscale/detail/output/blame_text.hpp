@@ -142,13 +142,13 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
 
 // The analysis as text, as report::to_text shows it (two numbered sections
 // there); empty without a record.
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string timeline_text(const report& rep) {
   std::string out;
   for (const auto& s : detail::output::timeline_sections(rep))
     out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -76,7 +76,7 @@ inline void csv_measure(std::string& out, const site_measure& m) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_csv() const {
   namespace io = detail::output;
   std::string out =
@@ -184,6 +184,6 @@ FORKSCALE_INLINE void report::write_call_sites_csv(const std::string& path) cons
 FORKSCALE_INLINE void report::write_spawn_sites_csv(const std::string& path) const {
   detail::write_file_atomically(path, spawn_sites_csv());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

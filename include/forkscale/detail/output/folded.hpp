@@ -55,7 +55,7 @@ inline std::string folded_text(const report& rep, folded_kind which) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
   return detail::output::folded_text(*this, which);
 }
@@ -63,6 +63,6 @@ FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
 FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
   detail::write_file_atomically(path, to_folded(which));
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -237,7 +237,7 @@ inline void json_diagnostics(json_writer& j, const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_json() const {
   namespace io = detail::output;
   io::json_writer j;
@@ -258,6 +258,6 @@ FORKSCALE_INLINE std::string report::to_json() const {
 FORKSCALE_INLINE void report::write_json(const std::string& path) const {
   detail::write_file_atomically(path, to_json());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -78,7 +78,7 @@ inline const char* locks_csv_header() noexcept {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::locks_text() const {
   const detail::output::text_section s = detail::output::locks_section(*this, 20);
   return s.heading.empty() ? std::string("No locks in this report.\n") : s.heading + "\n" + s.body;
@@ -103,6 +103,6 @@ FORKSCALE_INLINE std::string report::locks_csv() const {
 FORKSCALE_INLINE void report::write_locks_csv(const std::string& path) const {
   detail::write_file_atomically(path, locks_csv());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

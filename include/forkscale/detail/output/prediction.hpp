@@ -173,7 +173,7 @@ inline std::string prediction_json(const prediction& p) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 FORKSCALE_INLINE std::string prediction::to_text() const { return detail::output::prediction_text(*this); }
 FORKSCALE_INLINE std::string prediction::to_json() const { return detail::output::prediction_json(*this); }
 FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
@@ -182,6 +182,6 @@ FORKSCALE_INLINE void prediction::write_text(const std::string& path) const {
 FORKSCALE_INLINE void prediction::write_json(const std::string& path) const {
   detail::write_file_atomically(path, to_json());
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -13,8 +13,8 @@
 // measurement itself never throws because of it. Each measurement replaces the
 // files of the one before.
 //
-// Including this header (forkscale.hpp does) installs the writer in the
-// hook (detail/output/views_hook.hpp).
+// forkscale/views.hpp installs the writer in the hook
+// (detail/output/views_install.hpp, detail/output/views_hook.hpp).
 #pragma once
 #include <exception>
 #include <string>
@@ -31,15 +31,6 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
 
-// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
-inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
-  const std::string suffix = ".folded";
-  std::string stem = path;
-  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
-    stem.resize(stem.size() - suffix.size());
-  return {stem + ".work.folded", stem + ".critical.folded"};
-}
-
 // An error's message for a diagnostic: without the "forkscale: " the stderr
 // line adds again, and naming the file as what it is.
 inline std::string views_problem(const std::exception& e) {
@@ -55,9 +46,7 @@ inline void write_environment_views(report& rep, const diagnostic_handler& handl
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why =
-        "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
-        "that ends with tasks still running keeps none)";
+    const std::string why = no_record_problem();
     if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
     if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
     return;
@@ -79,14 +68,6 @@ inline void write_environment_views(report& rep, const diagnostic_handler& handl
     }
   }
 }
-
-// Installs the writer during static initialization (an inline variable: once
-// per program, however many translation units include this header). With
-// FORKSCALE_ENABLE=0 nothing is measured, so nothing is installed: the program
-// keeps no static initializer of forkscale's.
-#if FORKSCALE_ENABLE
-inline const bool record_views_installed = (record_views_writer = &write_environment_views, true);
-#endif
 
 }  // namespace output
 }  // namespace detail

@@ -14,10 +14,10 @@
 #include "json.hpp"            // report::to_json
 #include "json_writer.hpp"     // JSON literals and json_writer
 #include "lock_tables.hpp"     // report::locks_text, locks_csv
-#include "record_views.hpp"    // FORKSCALE_TRACE, FORKSCALE_FOLDED
 #include "site_tables.hpp"     // report::sites_text, check_profile; the site tables
 #include "text.hpp"            // report::to_text, operator<<
 #include "text_table.hpp"      // text_table, wrapped, text_section
 #include "trace.hpp"           // report::to_trace (Trace Event Format JSON of the record)
 #include "utf8.hpp"            // valid_utf8, display_width, printable, padding
+#include "views_fallback.hpp"  // FORKSCALE_TRACE, FORKSCALE_FOLDED without the views
 #include "what_if_tables.hpp"  // report::what_if_text; the what-if table

@@ -284,7 +284,7 @@ inline std::vector<text_section> site_sections(const report& rep, std::size_t to
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::check_profile() const {
   std::string out;
   for (const auto& f : detail::output::profile_check_failures(*this))
@@ -299,6 +299,6 @@ FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
   for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -17,6 +17,7 @@
 #include "site_tables.hpp"
 #include "text_table.hpp"
 #include "utf8.hpp"
+#include "views_hook.hpp"
 #include "what_if_tables.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -180,7 +181,15 @@ inline std::string numbered_sections(const report& rep, bool show_raw, const std
   for (const auto& s : site_sections(rep, 10)) add(s.heading, s.body);
   const text_section wi = what_if_section(rep);
   if (!wi.heading.empty()) add(wi.heading, wi.body);
-  for (const auto& s : timeline_sections(rep)) add(s.heading, s.body);  // a recorded run
+  if (record_text_writer) {
+    for (const auto& s : record_text_writer(rep)) add(s.first, s.second);  // a recorded run
+  } else if (rep.record && !rep.record->empty()) {
+    add("Parallelism over time and idle blame",
+        wrapped(std::string("Not in this report: the program was built without the views (header-only, without "
+                            "<forkscale/views.hpp>); ") +
+                    views_missing_advice() + ".",
+                "  ", "  "));
+  }
   const text_section locks = locks_section(rep, 10);
   if (!locks.heading.empty()) add(locks.heading, locks.body);
   if (show_raw) add("Before overhead compensation (in " + u + ")", raw_table(rep.regions));
@@ -256,7 +265,7 @@ inline std::string diagnostics_text(const report& rep) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::to_text(bool show_raw) const {
   namespace io = detail::output;
   const std::string u = io::printable(unit);
@@ -278,6 +287,6 @@ FORKSCALE_INLINE void report::write_text(const std::string& path, bool show_raw)
 }
 
 FORKSCALE_INLINE std::ostream& operator<<(std::ostream& os, const report& r) { return os << r.to_text(false); }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -444,7 +444,7 @@ inline void write_trace_to(const report& rep, stream_out& out) {
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(views)
 FORKSCALE_INLINE std::string report::to_trace() const {
   std::string text;
   detail::output::stream_out out(text);
@@ -458,6 +458,6 @@ FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
   auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
   detail::output::write_streamed_atomically(path, fill);
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

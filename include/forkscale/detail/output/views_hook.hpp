@@ -1,15 +1,23 @@
-// detail/output/views_hook.hpp: FORKSCALE_TRACE and FORKSCALE_FOLDED, seen from
-// a measurement. At the end of every outermost measurement finish_session
-// calls write_record_views(); the writers themselves (record_views.hpp) set
-// record_views_writer from a static initializer, so a measurement never
-// includes them. Without them compiled in (a program that
-// includes the guards but not forkscale.hpp), a set variable gets one
-// diagnostic that says so.
+// detail/output/views_hook.hpp: the views a measurement's report reaches at
+// run time, seen from the measurement and the text report. They are function
+// pointers that forkscale/views.hpp sets from a static initializer
+// (detail/output/views_install.hpp), so that a header-only program that
+// includes only forkscale/forkscale.hpp compiles none of them:
+//   - FORKSCALE_TRACE and FORKSCALE_FOLDED, written by finish_session at the
+//     end of every outermost measurement (write_record_views);
+//   - the text report's sections of a record: parallelism over time and idle
+//     blame (blame_text.hpp), and the what-if table through the replay
+//     (what_if_replay.hpp).
+// The compiled library always sets them. Without them (header-only, no
+// views.hpp) a set variable gets one diagnostic, and the text report one line,
+// saying how to get the view.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../../config.hpp"
 #include "../../report.hpp"
@@ -24,6 +32,28 @@ using diagnostic_handler = std::function<void(const diagnostic&)>;
 // each one it could not write. Set by detail/output/record_views.hpp.
 using record_views_fn = void (*)(report&, const diagnostic_handler&);
 inline record_views_fn record_views_writer = nullptr;
+
+// The text report's sections of a record, each (heading, body); none without a
+// record. Set by detail/output/views_install.hpp.
+using record_text_fn = std::vector<std::pair<std::string, std::string>> (*)(const report&);
+inline record_text_fn record_text_writer = nullptr;
+
+// The what-if table's lines through the replay; empty without a whole record.
+// Set by detail/output/views_install.hpp.
+using replay_text_fn = std::string (*)(const report&);
+inline replay_text_fn replay_text_writer = nullptr;
+
+// What the environment's views fall back to in a program built without them
+// (set by forkscale/forkscale.hpp: detail/output/views_fallback.hpp): the report
+// with its record saved beside the path asked for, from which forkscale-report
+// renders the view.
+inline record_views_fn record_views_fallback = nullptr;
+
+// How to get a view this program was built without: one sentence.
+inline const char* views_missing_advice() {
+  return "include <forkscale/views.hpp> in one file of the program, link forkscale::compiled, or render the "
+         "report saved as JSON with `forkscale-report convert FILE.json`";
+}
 
 // The value of an environment variable, or empty.
 inline std::string environment_value(const char* name) {
@@ -42,6 +72,22 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   deliver_diagnostic(handler, d);
 }
 
+// The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
+inline std::pair<std::string, std::string> folded_paths(const std::string& path) {
+  const std::string suffix = ".folded";
+  std::string stem = path;
+  if (stem.size() > suffix.size() && stem.compare(stem.size() - suffix.size(), suffix.size(), suffix) == 0)
+    stem.resize(stem.size() - suffix.size());
+  return {stem + ".work.folded", stem + ".critical.folded"};
+}
+
+// Why FORKSCALE_TRACE or FORKSCALE_FOLDED wrote nothing for a report without a
+// record.
+inline std::string no_record_problem() {
+  return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
+         "that ends with tasks still running keeps none)";
+}
+
 // Called by finish_session with the finished report.
 inline void write_record_views(report& rep, const diagnostic_handler& handler) {
   if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
@@ -49,10 +95,14 @@ inline void write_record_views(report& rep, const diagnostic_handler& handler) {
     record_views_writer(rep, handler);
     return;
   }
+  if (record_views_fallback) {
+    record_views_fallback(rep, handler);
+    return;
+  }
   const char* variable = environment_value("FORKSCALE_TRACE").empty() ? "FORKSCALE_FOLDED" : "FORKSCALE_TRACE";
-  record_views_notice(rep, handler, variable,
-                      "not written: this program has no trace or folded-stack writer compiled in (include "
-                      "<forkscale/forkscale.hpp>, which brings them)");
+  record_views_notice(
+      rep, handler, variable,
+      std::string("not written: this program was built without the views (header-only): ") + views_missing_advice());
 }
 
 }  // namespace detail

@@ -15,7 +15,7 @@
 #include "format.hpp"
 #include "text_table.hpp"
 #include "utf8.hpp"
-#include "what_if_replay.hpp"
+#include "views_hook.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -166,18 +166,24 @@ inline text_section what_if_section(const report& rep) {
   if (const what_if_result* best = most_to_gain(blocks)) s.body += most_to_gain_text(rep, *best);
   s.body += what_if_table(blocks, rep.span() > 0);
   s.body += what_if_legend(rep);
-  s.body += replay_what_if_text(rep);  // with a record only
+  if (replay_text_writer)
+    s.body += replay_text_writer(rep);  // with a whole record only
+  else if (rep.record && rep.record->complete && !rep.record->empty())
+    s.body += wrapped(std::string("Through the replay: not in this report, the program was built without the views "
+                                  "(header-only, without <forkscale/views.hpp>); ") +
+                          views_missing_advice() + ".",
+                      "  ", "  ");
   return s;
 }
 
 }  // namespace output
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(writers)
 FORKSCALE_INLINE std::string report::what_if_text() const {
   const detail::output::text_section s = detail::output::what_if_section(*this);
   return s.heading.empty() ? std::string() : s.heading + "\n" + s.body;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END

@@ -209,7 +209,7 @@ inline std::vector<std::string> assumptions(const prediction& p) {
 }  // namespace predict
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigned>& processors,
                                     const replay_model& model) {
   namespace dp = detail::predict;
@@ -233,7 +233,7 @@ FORKSCALE_INLINE prediction predict(const report& rep, const std::vector<unsigne
   out.assumptions = dp::assumptions(out);
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
 

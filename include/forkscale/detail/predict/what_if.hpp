@@ -60,7 +60,7 @@ inline double model_time(const replay_graph& g, const replay_model& m, unsigned 
 }  // namespace predict
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINITIONS
+#if FORKSCALE_DETAIL_DEFINES(analyses)
 FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& rep, unsigned processors,
                                                                  const replay_model& model) {
   namespace dp = detail::predict;
@@ -92,6 +92,6 @@ FORKSCALE_INLINE std::vector<what_if_prediction> predict_what_if(const report& r
   }
   return out;
 }
-#endif  // FORKSCALE_DETAIL_DEFINITIONS
+#endif  // FORKSCALE_DETAIL_DEFINES
 
 FORKSCALE_NAMESPACE_END
