@@ -75,7 +75,7 @@ LINKED_DOC = re.compile(r"\]\(([A-Za-z0-9_./-]+\.md)\)")
 def missing_architecture_paths():
     """The paths docs/architecture.md names that do not exist."""
     text = read("docs/architecture.md")
-    bases = ["", "include/forkscale", "docs"]
+    bases = ["", "include", "include/forkscale", "docs"]
     names = set()
     for folder in ("include", "src", "tools", "tests", "bench", "docs", "examples", "cmake", "single_include"):
         for _, _, files in os.walk(os.path.join(REPO_ROOT, folder)):
