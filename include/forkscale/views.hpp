@@ -27,5 +27,5 @@
 #include "study/html.hpp"
 
 #include "detail/macro_scope.hpp"
-#include "detail/output/views_install.hpp"
 #include "detail/macro_unscope.hpp"
+#include "detail/output/views_install.hpp"

@@ -6995,23 +6995,24 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
     const std::string prefix = "forkscale: ";
     if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
   }
-  const std::string head = "not written: this program was built without the views (header-only, without "
-                           "<forkscale/views.hpp>); ";
+  const std::string head =
+      "not written: this program was built without the views (header-only, without "
+      "<forkscale/views.hpp>); ";
   const std::string tail = "; or include <forkscale/views.hpp> in one file, or link forkscale::compiled";
   if (!trace.empty()) {
-    const std::string how = problem.empty() ? "the report and its record are in " + shown +
-                                                  ": `forkscale-report convert " + shown + " --to trace -o " +
-                                                  printable_path(trace) + "` writes it"
-                                            : "the report could not be saved either (" + problem + ")";
+    const std::string how = problem.empty()
+                                ? "the report and its record are in " + shown + ": `forkscale-report convert " + shown +
+                                      " --to trace -o " + printable_path(trace) + "` writes it"
+                                : "the report could not be saved either (" + problem + ")";
     record_views_notice(rep, handler, "FORKSCALE_TRACE", head + how + tail);
   }
   if (!folded.empty()) {
     const auto paths = folded_paths(folded);
-    const std::string how = problem.empty() ? "the report and its record are in " + shown +
-                                                  ": `forkscale-report convert " + shown + " --to folded-work -o " +
-                                                  printable_path(paths.first) + "` and `--to folded-critical -o " +
-                                                  printable_path(paths.second) + "` write them"
-                                            : "the report could not be saved either (" + problem + ")";
+    const std::string how = problem.empty()
+                                ? "the report and its record are in " + shown + ": `forkscale-report convert " + shown +
+                                      " --to folded-work -o " + printable_path(paths.first) +
+                                      "` and `--to folded-critical -o " + printable_path(paths.second) + "` write them"
+                                : "the report could not be saved either (" + problem + ")";
     record_views_notice(rep, handler, "FORKSCALE_FOLDED", head + how + tail);
   }
 }
@@ -15049,23 +15050,24 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
     const std::string prefix = "forkscale: ";
     if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
   }
-  const std::string head = "not written: this program was built without the views (header-only, without "
-                           "<forkscale/views.hpp>); ";
+  const std::string head =
+      "not written: this program was built without the views (header-only, without "
+      "<forkscale/views.hpp>); ";
   const std::string tail = "; or include <forkscale/views.hpp> in one file, or link forkscale::compiled";
   if (!trace.empty()) {
-    const std::string how = problem.empty() ? "the report and its record are in " + shown +
-                                                  ": `forkscale-report convert " + shown + " --to trace -o " +
-                                                  printable_path(trace) + "` writes it"
-                                            : "the report could not be saved either (" + problem + ")";
+    const std::string how = problem.empty()
+                                ? "the report and its record are in " + shown + ": `forkscale-report convert " + shown +
+                                      " --to trace -o " + printable_path(trace) + "` writes it"
+                                : "the report could not be saved either (" + problem + ")";
     record_views_notice(rep, handler, "FORKSCALE_TRACE", head + how + tail);
   }
   if (!folded.empty()) {
     const auto paths = folded_paths(folded);
-    const std::string how = problem.empty() ? "the report and its record are in " + shown +
-                                                  ": `forkscale-report convert " + shown + " --to folded-work -o " +
-                                                  printable_path(paths.first) + "` and `--to folded-critical -o " +
-                                                  printable_path(paths.second) + "` write them"
-                                            : "the report could not be saved either (" + problem + ")";
+    const std::string how = problem.empty()
+                                ? "the report and its record are in " + shown + ": `forkscale-report convert " + shown +
+                                      " --to folded-work -o " + printable_path(paths.first) +
+                                      "` and `--to folded-critical -o " + printable_path(paths.second) + "` write them"
+                                : "the report could not be saved either (" + problem + ")";
     record_views_notice(rep, handler, "FORKSCALE_FOLDED", head + how + tail);
   }
 }
@@ -17836,6 +17838,15 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/macro_unscope.hpp
+// detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the
+// umbrella header, so that they do not leak into user code. (The public
+// FORKSCALE_* macros, and the FORKSCALE_DETAIL_ ones they expand to, stay.)
+#undef FORKSCALE_DETAIL_LIKELY
+#undef FORKSCALE_DETAIL_UNLIKELY
+#undef FORKSCALE_DETAIL_NOINLINE
+#undef FORKSCALE_DETAIL_ALWAYS_INLINE
+// end include/forkscale/detail/macro_unscope.hpp
 // begin include/forkscale/detail/output/views_install.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_INSTALL_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_INSTALL_HPP
@@ -19714,14 +19725,5 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_DETAIL_DEFINES
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_VIEWS_INSTALL_HPP
 // end include/forkscale/detail/output/views_install.hpp
-// begin include/forkscale/detail/macro_unscope.hpp
-// detail/macro_unscope.hpp: removes forkscale's internal macros at the end of the
-// umbrella header, so that they do not leak into user code. (The public
-// FORKSCALE_* macros, and the FORKSCALE_DETAIL_ ones they expand to, stay.)
-#undef FORKSCALE_DETAIL_LIKELY
-#undef FORKSCALE_DETAIL_UNLIKELY
-#undef FORKSCALE_DETAIL_NOINLINE
-#undef FORKSCALE_DETAIL_ALWAYS_INLINE
-// end include/forkscale/detail/macro_unscope.hpp
 #endif  // FORKSCALE_SINGLE_VIEWS_HPP
 // end include/forkscale/views.hpp

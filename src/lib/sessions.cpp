@@ -3,7 +3,8 @@
 // Each src/lib/*.cpp defines one part (include/forkscale/config.hpp,
 // FORKSCALE_DETAIL_DEFINES); src/forkscale.cpp defines them all in one file.
 #ifndef FORKSCALE_COMPILED_LIB
-#error "src/lib/sessions.cpp is part of the compiled form: compile it with FORKSCALE_COMPILED_LIB defined (CMake: forkscale::compiled)"
+#error \
+    "src/lib/sessions.cpp is part of the compiled form: compile it with FORKSCALE_COMPILED_LIB defined (CMake: forkscale::compiled)"
 #endif
 #define FORKSCALE_DETAIL_BUILDING_LIB 1
 #define FORKSCALE_DETAIL_LIB_sessions 1

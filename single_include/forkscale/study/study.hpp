@@ -6732,23 +6732,24 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
     const std::string prefix = "forkscale: ";
     if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
   }
-  const std::string head = "not written: this program was built without the views (header-only, without "
-                           "<forkscale/views.hpp>); ";
+  const std::string head =
+      "not written: this program was built without the views (header-only, without "
+      "<forkscale/views.hpp>); ";
   const std::string tail = "; or include <forkscale/views.hpp> in one file, or link forkscale::compiled";
   if (!trace.empty()) {
-    const std::string how = problem.empty() ? "the report and its record are in " + shown +
-                                                  ": `forkscale-report convert " + shown + " --to trace -o " +
-                                                  printable_path(trace) + "` writes it"
-                                            : "the report could not be saved either (" + problem + ")";
+    const std::string how = problem.empty()
+                                ? "the report and its record are in " + shown + ": `forkscale-report convert " + shown +
+                                      " --to trace -o " + printable_path(trace) + "` writes it"
+                                : "the report could not be saved either (" + problem + ")";
     record_views_notice(rep, handler, "FORKSCALE_TRACE", head + how + tail);
   }
   if (!folded.empty()) {
     const auto paths = folded_paths(folded);
-    const std::string how = problem.empty() ? "the report and its record are in " + shown +
-                                                  ": `forkscale-report convert " + shown + " --to folded-work -o " +
-                                                  printable_path(paths.first) + "` and `--to folded-critical -o " +
-                                                  printable_path(paths.second) + "` write them"
-                                            : "the report could not be saved either (" + problem + ")";
+    const std::string how = problem.empty()
+                                ? "the report and its record are in " + shown + ": `forkscale-report convert " + shown +
+                                      " --to folded-work -o " + printable_path(paths.first) +
+                                      "` and `--to folded-critical -o " + printable_path(paths.second) + "` write them"
+                                : "the report could not be saved either (" + problem + ")";
     record_views_notice(rep, handler, "FORKSCALE_FOLDED", head + how + tail);
   }
 }
