@@ -7,6 +7,7 @@
 // programs run one after the other.
 #include <gtest/gtest.h>
 
+#include <forkscale/detail/output/report_format.hpp>
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <forkscale/study/html.hpp>
@@ -258,7 +259,7 @@ TEST(Session, HtmlSnapshotsNeedTheHtmlHeader) {
     ADD_FAILURE() << "no error";
   } catch (const fs::error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "forkscale: snapshot path 'snapshot.html': an HTML snapshot needs the HTML page: #include "
+              "forkscale: report path 'snapshot.html': an HTML report needs the HTML page: #include "
               "<forkscale/study/html.hpp> in the program");
   }
   hook = saved;
