@@ -37,6 +37,7 @@
 #include <vector>
 
 #include <forkscale/adapters/std_thread.hpp>
+#include <forkscale/detail/output/report_format.hpp>  // the format its snapshot path names
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 
