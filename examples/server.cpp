@@ -37,6 +37,7 @@
 #include <vector>
 
 #include <forkscale/adapters/std_thread.hpp>
+#include <forkscale/detail/output/report_format.hpp>  // the format its snapshot path names
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 
@@ -249,7 +250,8 @@ int run(int argc, char** argv) {
     std::cerr << "server: " << wrong << " request(s) answered wrongly or with a diagnostic\n";
     return 1;
   }
-  if (cfg.snapshot.size() >= 5 && cfg.snapshot.compare(cfg.snapshot.size() - 5, 5, ".json") == 0) {
+  // The session took the path, so its format is one of them (in any case).
+  if (fs::detail::report_format_of(cfg.snapshot) == fs::detail::report_format::json) {
     const fs::report r = fs::read_report(cfg.snapshot);
     std::cout << "snapshot " << cfg.snapshot << ": requests " << r.root().instances << " work " << r.work() << " span "
               << r.span() << " parallelism " << r.parallelism() << "\n";

@@ -18,6 +18,7 @@
 #include <string>
 
 #include <forkscale/forkscale.hpp>
+#include <forkscale/detail/output/report_format.hpp>
 #include <forkscale/study/html.hpp>
 
 namespace forkscale_preload {
@@ -85,32 +86,13 @@ inline bool program_has_forkscale() {
   return found;
 }
 
-// Writes `rep` where FORKSCALE_REPORT says: the extension gives the format
-// (.json, .csv, .txt, .html; written atomically); unset, or with another
-// extension, the text report goes to stderr.
+// Writes `rep` where FORKSCALE_REPORT says, in the format its extension names
+// (detail/output/report_format.hpp: .json, .txt, .csv, .html or .htm, in any
+// case; written atomically); unset, or naming no format (then with one line
+// that says so), the text report goes to stderr. Never throws.
 inline void write_report(const fs::report& rep, const char* path) {
-  const std::string p = path ? path : "";
-  const auto ends = [&](const char* ext) {
-    const std::size_t n = std::strlen(ext);
-    return p.size() > n && p.compare(p.size() - n, n, ext) == 0;
-  };
   try {
-    if (ends(".json")) {
-      rep.write_json(p);
-    } else if (ends(".csv")) {
-      rep.write_csv(p);
-    } else if (ends(".txt")) {
-      rep.write_text(p);
-    } else if (ends(".html")) {
-      fs::write_html(rep, p);
-    } else {
-      if (!p.empty())
-        std::fprintf(stderr,
-                     "forkscale: FORKSCALE_REPORT=%s: the extension says no format (.json, .csv, .txt, .html); the "
-                     "report follows here\n",
-                     fs::detail::printable_path(p).c_str());
-      std::fputs(rep.to_text().c_str(), stderr);
-    }
+    fs::detail::write_report_or_show(rep, path);
   } catch (const std::exception& e) {
     const std::string what = e.what();
     std::fprintf(stderr, "%s%s\n", what.rfind("forkscale: ", 0) == 0 ? "" : "forkscale: ", what.c_str());

@@ -7,6 +7,7 @@
 // programs run one after the other.
 #include <gtest/gtest.h>
 
+#include <forkscale/detail/output/report_format.hpp>
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
 #include <forkscale/study/html.hpp>
@@ -258,7 +259,7 @@ TEST(Session, HtmlSnapshotsNeedTheHtmlHeader) {
     ADD_FAILURE() << "no error";
   } catch (const fs::error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "forkscale: snapshot path 'snapshot.html': an HTML snapshot needs the HTML page: #include "
+              "forkscale: report path 'snapshot.html': an HTML report needs the HTML page: #include "
               "<forkscale/study/html.hpp> in the program");
   }
   hook = saved;
@@ -276,12 +277,12 @@ TEST(Session, BadSnapshotOptionsAreErrors) {
   fs::snapshot_options snap;
   snap.path = "snapshot.pdf";
   EXPECT_EQ(message(snap),
-            "forkscale: snapshot path 'snapshot.pdf': unknown extension '.pdf' (the format is named by it: .json, "
-            ".txt, .csv or .html)");
+            "forkscale: report path 'snapshot.pdf': unknown extension '.pdf' (the extension names the format, in "
+            "any case: .json, .txt, .csv, .html or .htm)");
   snap.path = "dir.json/snapshot";
   EXPECT_EQ(message(snap),
-            "forkscale: snapshot path 'dir.json/snapshot': no extension (the format is named by it: .json, .txt, "
-            ".csv or .html)");
+            "forkscale: report path 'dir.json/snapshot': no extension (the extension names the format, in any "
+            "case: .json, .txt, .csv, .html or .htm)");
   snap.path = "s.json";
   snap.every = std::chrono::seconds(-1);
   EXPECT_EQ(message(snap), "forkscale: session 'server': snapshot_options::every is negative");
@@ -300,6 +301,54 @@ TEST(Session, BadSnapshotOptionsAreErrors) {
   }
   EXPECT_THROW(s.write_snapshot(""), fs::error);
   EXPECT_THROW(s.write_snapshot("x.pdf"), fs::error);
+}
+
+// One rule picks a report's format from a path, for a session's snapshots and
+// for the writer of the OMPT tool's and the preload libraries' report at the
+// program's exit (FORKSCALE_REPORT): the extension in any case, .htm as .html,
+// and the same one line for a path that names no format.
+TEST(ReportFormat, OneRuleForSnapshotsAndTheReportAtExit) {
+  using fs::detail::report_format;
+  EXPECT_EQ(fs::detail::report_format_of("a/r.JSON"), report_format::json);
+  EXPECT_EQ(fs::detail::report_format_of("r.TxT"), report_format::text);
+  EXPECT_EQ(fs::detail::report_format_of("r.Csv"), report_format::csv);
+  EXPECT_EQ(fs::detail::report_format_of("r.HTML"), report_format::html);
+  EXPECT_EQ(fs::detail::report_format_of("r.Htm"), report_format::html);
+
+  const stdfs::path dir = fresh_dir("report_format");
+  fs::session s("server", cost_options());
+  s.measure("small", [] { handle_request(10); });
+  const fs::report r = s.snapshot();
+  for (const char* name : {"at_exit.JSON", "at_exit.Htm", "at_exit.tXt"}) {
+    const std::string path = (dir / name).string();
+    testing::internal::CaptureStderr();
+    const bool written = fs::detail::write_report_or_show(r, path.c_str());
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << name;
+    EXPECT_TRUE(written) << name;
+  }
+  EXPECT_EQ(read_text(dir / "at_exit.JSON"), r.to_json());
+  EXPECT_EQ(read_text(dir / "at_exit.Htm"), fs::to_html(r));
+  EXPECT_EQ(read_text(dir / "at_exit.tXt"), r.to_text());
+  s.write_snapshot((dir / "snap.Htm").string());
+  EXPECT_EQ(read_text(dir / "snap.Htm"), fs::to_html(r));
+
+  // A path with no format: the session refuses it with a line; the writer at
+  // exit says the same line once, then shows the report (nothing is lost).
+  for (const char* name : {"x.doc", "dir.json/noext"}) {
+    const std::string bad = name;
+    std::string refused = "no error";
+    try {
+      s.write_snapshot(bad);
+    } catch (const fs::error& e) {
+      refused = e.what();
+    }
+    EXPECT_NE(refused.find("'" + bad + "'"), std::string::npos) << refused;
+    EXPECT_NE(refused.find(".json, .txt, .csv, .html or .htm"), std::string::npos) << refused;
+    testing::internal::CaptureStderr();
+    EXPECT_FALSE(fs::detail::write_report_or_show(r, bad.c_str()));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), refused + "\n" + r.to_text());
+  }
+  EXPECT_EQ(listing(dir), (std::set<std::string>{"at_exit.Htm", "at_exit.JSON", "at_exit.tXt", "snap.Htm"}));
 }
 
 // A snapshot path whose directory is a file: every write fails. The periodic

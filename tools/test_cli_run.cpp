@@ -48,14 +48,12 @@ stdfs::path scratch(const std::string& name) {
   return p;
 }
 
-// Runs forkscale-report with `args`, stdout and stderr to files, `extra`
-// added to the environment.
-outcome run_tool(const std::vector<std::string>& args, const std::string& name,
-                 const std::vector<std::string>& extra = {}) {
+// Runs the program argv[0] with the rest of `argv`, stdout and stderr to files,
+// `extra` added to the environment (without forkscale's and OpenMP's own
+// variables and LD_PRELOAD).
+outcome run_program(std::vector<std::string> argv, const std::string& name, const std::vector<std::string>& extra) {
   const stdfs::path dir = scratch(name + "-io");
   const std::string out = (dir / "stdout").string(), err = (dir / "stderr").string();
-  std::vector<std::string> argv{FORKSCALE_REPORT_EXE};
-  argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> a, e;
   for (auto& s : argv) a.push_back(&s[0]);
   a.push_back(nullptr);
@@ -82,6 +80,14 @@ outcome run_tool(const std::vector<std::string>& args, const std::string& name,
   o.out = slurp(out);
   o.err = slurp(err);
   return o;
+}
+
+// Runs forkscale-report with `args`.
+outcome run_tool(const std::vector<std::string>& args, const std::string& name,
+                 const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv{FORKSCALE_REPORT_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_program(argv, name, extra);
 }
 
 std::size_t count_lines(const std::string& text, const std::string& needle) {
@@ -305,6 +311,39 @@ void expect_one_line_and_2(const outcome& o, const std::string& what) {
   EXPECT_EQ(o.out, "");
 }
 }  // namespace
+
+// libforkscale_threads.so preloaded by hand: FORKSCALE_REPORT's extension in
+// any case names the format (.htm is .html), as for a session's snapshots; a
+// path that names none gets the line a session gives, then the report on
+// stderr.
+TEST(Run, ThreadsLibraryReportFollowsTheOneExtensionRule) {
+  const stdfs::path dir = scratch("threads-ext");
+  const std::vector<std::string> tree{FORKSCALE_RUN_TREE_PROGRAM, "1000"};
+  const std::string preload = std::string("LD_PRELOAD=") + FORKSCALE_THREADS_LIBRARY;
+  for (const char* name : {"r.JSON", "r.Htm"}) {
+    const std::string path = (dir / name).string();
+    const outcome o = run_program(tree, "threads-ext", {preload, "FORKSCALE_REPORT=" + path});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(count_lines(o.err, "report path"), 0u) << o.err;
+    EXPECT_EQ(count_lines(o.err, "Work:"), 0u) << o.err;  // written, not shown
+  }
+  EXPECT_EQ(fs::read_report((dir / "r.JSON").string()).root().spawns, 30u);
+  EXPECT_NE(slurp((dir / "r.Htm").string()).find("<html"), std::string::npos);
+
+  std::string refused = "no error";
+  try {
+    fs::snapshot_options snap;
+    snap.path = (dir / "r.doc").string();
+    fs::session s("x", fs::options{}, snap);
+  } catch (const fs::error& e) {
+    refused = e.what();
+  }
+  const outcome o = run_program(tree, "threads-ext", {preload, "FORKSCALE_REPORT=" + (dir / "r.doc").string()});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(count_lines(o.err, refused), 1u) << refused << "\n" << o.err;
+  EXPECT_EQ(count_lines(o.err, "Work:"), 1u) << o.err;  // the report, not lost
+  EXPECT_FALSE(stdfs::exists(dir / "r.doc"));
+}
 
 TEST(Run, BadInputs) {
   const stdfs::path dir = scratch("bad");

@@ -3,7 +3,7 @@
 // (docs/sessions.md).
 //
 //   fs::snapshot_options snap;
-//   snap.path = "server.json";                       // format from the extension: .json .txt .csv .html
+//   snap.path = "server.json";                       // format from the extension: .json .txt .csv .html .htm
 //   snap.every = std::chrono::seconds(1);            // and a snapshot written every second
 //   fs::session s("server", fs::options{}, snap);
 //   ...
@@ -47,9 +47,10 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // Where and when a session writes its snapshots.
 struct snapshot_options {
-  // The file each snapshot replaces (atomically); its extension names the
-  // format: .json, .txt, .csv or .html (the last needs #include
-  // <forkscale/study/html.hpp>). Empty: snapshots are only returned by snapshot().
+  // The file each snapshot replaces (atomically); its extension, in any case,
+  // names the format: .json, .txt, .csv, .html or .htm (the last two need
+  // #include <forkscale/study/html.hpp>), as for FORKSCALE_REPORT. Empty:
+  // snapshots are only returned by snapshot().
   std::string path;
   // A snapshot is written every `every` by a thread of the session; zero: only
   // when the program calls write_snapshot() (and once at the end).

@@ -26158,7 +26158,7 @@ FORKSCALE_NAMESPACE_END
 // (docs/sessions.md).
 //
 //   fs::snapshot_options snap;
-//   snap.path = "server.json";                       // format from the extension: .json .txt .csv .html
+//   snap.path = "server.json";                       // format from the extension: .json .txt .csv .html .htm
 //   snap.every = std::chrono::seconds(1);            // and a snapshot written every second
 //   fs::session s("server", fs::options{}, snap);
 //   ...
@@ -27380,11 +27380,107 @@ FORKSCALE_NAMESPACE_END
 // begin include/forkscale/detail/session/snapshot_file.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
 #define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_FILE_HPP
-// detail/session/snapshot_file.hpp: a session's snapshot as a file — the format
-// named by the path's extension, and the HTML page when the program has it.
-#include <cctype>
+// detail/session/snapshot_file.hpp: a session's snapshot as a file, in the format
+// its path names (detail/output/report_format.hpp: the rule every report file
+// written from a path follows).
 #include <string>
 
+// begin include/forkscale/detail/output/report_format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_FORMAT_HPP
+// detail/output/report_format.hpp: the one rule that picks a report's format
+// from a file name — for a session's snapshots, the OMPT tool's whole-program
+// report and the preload libraries' (FORKSCALE_REPORT) — and where the HTML
+// page (study/html_page.hpp) leaves its renderer for them.
+#include <cctype>
+#include <cstdio>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header
+// does not include): that header sets this to its to_html when a program
+// includes it, so that a session can write .html snapshots without making every
+// program compile the page.
+using snapshot_renderer = std::string (*)(const report&);
+inline snapshot_renderer& snapshot_html_renderer() noexcept {
+  static snapshot_renderer r = nullptr;
+  return r;
+}
+
+enum class report_format { json, text, csv, html };
+
+// The format a file name asks for, by its extension in any case: .json, .txt,
+// .csv, .html or .htm. Anything else — another extension, none, or .html in a
+// program without the HTML page — throws forkscale::error with one line that
+// names the path (and, for an extension, lists the ones there are).
+inline report_format report_format_of(const std::string& path) {
+  const std::string head = "forkscale: report path '" + printable_path(path) + "': ";
+  const auto slash = path.find_last_of("/\\");
+  const auto dot = path.find_last_of('.');
+  const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  const std::string written = has_ext ? path.substr(dot) : std::string();
+  std::string ext;
+  for (char c : written) ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (ext == ".json") return report_format::json;
+  if (ext == ".txt") return report_format::text;
+  if (ext == ".csv") return report_format::csv;
+  if (ext == ".html" || ext == ".htm") {
+    if (!snapshot_html_renderer())
+      throw error(head + "an HTML report needs the HTML page: #include <forkscale/study/html.hpp> in the program");
+    return report_format::html;
+  }
+  throw error(head + (has_ext ? "unknown extension '" + printable_path(written) + "'" : std::string("no extension")) +
+              " (the extension names the format, in any case: .json, .txt, .csv, .html or .htm)");
+}
+
+// The report in format `f` (html: report_format_of has checked the page is there).
+inline std::string render_report(const report& r, report_format f) {
+  switch (f) {
+    case report_format::json:
+      return r.to_json();
+    case report_format::text:
+      return r.to_text();
+    case report_format::csv:
+      return r.to_csv();
+    case report_format::html:
+      break;
+  }
+  return snapshot_html_renderer()(r);
+}
+
+// For the writers that run at the program's exit and must lose nothing (the
+// OMPT tool's whole-program report, the preload libraries of `forkscale-report
+// run`): writes `rep` to `path` in the format report_format_of finds, atomically,
+// and returns true. With no path (null or empty) the text report goes to stderr;
+// with a path report_format_of refuses, its one line does, then the text report.
+// A write that fails throws forkscale::error, as report::write_json does.
+inline bool write_report_or_show(const report& rep, const char* path) {
+  const std::string p = path ? path : "";
+  if (!p.empty()) {
+    bool known = false;
+    report_format f = report_format::text;
+    try {
+      f = report_format_of(p);
+      known = true;
+    } catch (const error& e) {
+      std::fprintf(stderr, "%s\n", e.what());  // it says "forkscale: " already
+    }
+    if (known) {
+      write_file_atomically(p, render_report(rep, f));
+      return true;
+    }
+  }
+  std::fputs(rep.to_text().c_str(), stderr);
+  return false;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_FORMAT_HPP
+// end include/forkscale/detail/output/report_format.hpp
 // begin include/forkscale/detail/output/report_writers.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
@@ -32396,76 +32492,14 @@ FORKSCALE_NAMESPACE_END
 // end include/forkscale/detail/output/views_fallback.hpp
 #endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_REPORT_WRITERS_HPP
 // end include/forkscale/detail/output/report_writers.hpp
-// begin include/forkscale/detail/session/snapshot_renderer.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
-#define FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
-// detail/session/snapshot_renderer.hpp: where the HTML page (study/html_page.hpp)
-// leaves its renderer for a session's .html snapshots.
-#include <string>
-
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-
-// The HTML page is opt-in (forkscale/study/html.hpp, which the umbrella header does
-// not include): that header sets this to its to_html when a program includes
-// it, so a session can write .html snapshots without making every program
-// compile the page.
-using snapshot_renderer = std::string (*)(const report&);
-inline snapshot_renderer& snapshot_html_renderer() noexcept {
-  static snapshot_renderer r = nullptr;
-  return r;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_SESSION_SNAPSHOT_RENDERER_HPP
-// end include/forkscale/detail/session/snapshot_renderer.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-enum class snapshot_format { json, text, csv, html };
-
-// The format of a snapshot path: .json, .txt, .csv or .html (.htm), in any case.
-// Throws forkscale::error naming the path otherwise.
-inline snapshot_format snapshot_format_of(const std::string& path) {
-  const std::string head = "forkscale: snapshot path '" + printable_path(path) + "': ";
-  const auto slash = path.find_last_of("/\\");
-  const auto dot = path.find_last_of('.');
-  std::string ext;
-  if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
-    for (char c : path.substr(dot + 1)) ext += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (ext == "json") return snapshot_format::json;
-  if (ext == "txt") return snapshot_format::text;
-  if (ext == "csv") return snapshot_format::csv;
-  if (ext == "html" || ext == "htm") {
-    if (!snapshot_html_renderer())
-      throw error(head + "an HTML snapshot needs the HTML page: #include <forkscale/study/html.hpp> in the program");
-    return snapshot_format::html;
-  }
-  throw error(head + (ext.empty() ? std::string("no extension") : "unknown extension '." + ext + "'") +
-              " (the format is named by it: .json, .txt, .csv or .html)");
-}
-
-inline std::string render_snapshot(const report& r, snapshot_format f) {
-  switch (f) {
-    case snapshot_format::json:
-      return r.to_json();
-    case snapshot_format::text:
-      return r.to_text();
-    case snapshot_format::csv:
-      return r.to_csv();
-    case snapshot_format::html:
-      break;
-  }
-  return snapshot_html_renderer()(r);
-}
 
 // Writes `r` to `path` in format `f`, replacing the file atomically (no partial
 // file, ever); throws forkscale::error on failure.
-inline void write_snapshot_file(const report& r, const std::string& path, snapshot_format f) {
-  write_file_atomically(path, render_snapshot(r, f));
+inline void write_snapshot_file(const report& r, const std::string& path, report_format f) {
+  write_file_atomically(path, render_report(r, f));
 }
 
 }  // namespace detail
@@ -32489,7 +32523,7 @@ class session_core {
     if (every_.count() < 0) throw error(head + "snapshot_options::every is negative");
     if (every_.count() > 0 && path_.empty())
       throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
-    if (!path_.empty()) format_ = snapshot_format_of(path_);
+    if (!path_.empty()) format_ = report_format_of(path_);
     // The unit and clock a snapshot taken before anything finished states.
     const clock_kind chosen = clock_option(clock);  // FORKSCALE_CLOCK where clock is automatic
     const clock_kind k = chosen == clock_kind::automatic ? resolve_default() : chosen;
@@ -32583,7 +32617,7 @@ class session_core {
     const std::string& to = path.empty() ? path_ : path;
     if (to.empty())
       throw error("forkscale: session '" + printable_path(label_) + "': no snapshot path (snapshot_options::path)");
-    const snapshot_format f = path.empty() ? format_ : snapshot_format_of(path);
+    const report_format f = path.empty() ? format_ : report_format_of(path);
     std::lock_guard<std::mutex> one_writer(write_m_);
     std::size_t carried = 0;
     report r;
@@ -32669,7 +32703,7 @@ class session_core {
   std::vector<failure> failures_;  // write failures not yet carried into a written snapshot
   std::set<std::string> printed_;  // messages already printed on stderr
   const std::string path_;
-  snapshot_format format_ = snapshot_format::json;
+  report_format format_ = report_format::json;
   const std::chrono::nanoseconds every_;
   const bool rotate_;
   const char* empty_unit_ = "units";
@@ -32712,9 +32746,10 @@ FORKSCALE_NAMESPACE_BEGIN
 
 // Where and when a session writes its snapshots.
 struct snapshot_options {
-  // The file each snapshot replaces (atomically); its extension names the
-  // format: .json, .txt, .csv or .html (the last needs #include
-  // <forkscale/study/html.hpp>). Empty: snapshots are only returned by snapshot().
+  // The file each snapshot replaces (atomically); its extension, in any case,
+  // names the format: .json, .txt, .csv, .html or .htm (the last two need
+  // #include <forkscale/study/html.hpp>), as for FORKSCALE_REPORT. Empty:
+  // snapshots are only returned by snapshot().
   std::string path;
   // A snapshot is written every `every` by a thread of the session; zero: only
   // when the program calls write_snapshot() (and once at the end).

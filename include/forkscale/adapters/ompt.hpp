@@ -6,8 +6,8 @@
 // worksharing loops (static, dynamic and guided schedules), taskloop, sections,
 // single/master, task dependences and nested parallelism. Wrap the part to
 // profile in fs::measure, or run the program with FORKSCALE_OMPT=1 to profile all
-// of it (the report goes to FORKSCALE_REPORT=path.json|.csv|.txt|.html, or to
-// stderr):
+// of it (the report goes to FORKSCALE_REPORT=path.json|.txt|.csv|.html|.htm, the
+// extension in any case, or to stderr):
 //
 //   #include <forkscale/ompt.hpp>
 //   auto rep = fs::measure("cholesky", [&] { cholesky(a, n); });   // unchanged OpenMP code inside

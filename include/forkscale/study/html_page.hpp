@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../config.hpp"
-#include "../detail/session/snapshot_renderer.hpp"
+#include "../detail/output/report_format.hpp"
 #include "../report.hpp"
 #include "html_ids.hpp"
 #include "result.hpp"
@@ -78,9 +78,10 @@ FORKSCALE_INLINE void write_html(const study_result& s, const std::string& path)
 
 #ifndef FORKSCALE_DETAIL_BUILDING_LIB
 namespace detail {
-// A program that includes this header can have an fs::session write .html
-// snapshots (detail/session/snapshot_file.hpp). (Not in the compiled form's
-// library itself: a program that never includes the page has no renderer.)
+// A program that includes this header can write .html and .htm reports by their
+// path: an fs::session's snapshots, say (detail/output/report_format.hpp). (Not in
+// the compiled form's library itself: a program that never includes the page has
+// no renderer.)
 inline const bool html_snapshots_enabled = (
     snapshot_html_renderer() = [](const report& r) { return to_html(r); }, true);
 }  // namespace detail

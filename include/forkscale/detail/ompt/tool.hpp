@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <exception>
 #include <mutex>
@@ -20,9 +19,10 @@
 #if FORKSCALE_DETAIL_DEFINITIONS
 #include "../../study/html.hpp"
 #else
-#include "../../study/html_page.hpp"  // write_html is in the library
+#include "../../study/html_page.hpp"  // to_html is in the library
 #endif
 #include "../macro_scope.hpp"
+#include "../output/report_format.hpp"
 #include "../util/clock_env.hpp"
 #include "../util/env.hpp"
 #include "regions.hpp"
@@ -255,30 +255,11 @@ struct whole_program {
     delete r;
   }
 
+  // FORKSCALE_REPORT: the format by detail/output/report_format.hpp's rule; the
+  // report on stderr when it is unset or names no format (nothing is lost).
   static void write(const report& rep, const char* path) {
-    const std::string p = path ? path : "";
-    auto ends = [&](const char* ext) {
-      const std::size_t n = std::strlen(ext);
-      return p.size() > n && p.compare(p.size() - n, n, ext) == 0;
-    };
-    if (ends(".json")) {
-      rep.write_json(p);
-    } else if (ends(".csv")) {
-      rep.write_csv(p);
-    } else if (ends(".html")) {
-      write_html(rep, p);
-    } else if (ends(".txt")) {
-      rep.write_text(p);
-    } else {
-      if (!p.empty())
-        std::fprintf(stderr,
-                     "forkscale: FORKSCALE_REPORT=%s: the extension says no format (.json, .csv, .txt, .html); the "
-                     "report follows here\n",
-                     p.c_str());
-      std::fputs(rep.to_text().c_str(), stderr);
-      return;
-    }
-    std::fprintf(stderr, "forkscale: report written to %s\n", p.c_str());
+    if (write_report_or_show(rep, path))
+      std::fprintf(stderr, "forkscale: report written to %s\n", printable_path(path).c_str());
   }
 };
 

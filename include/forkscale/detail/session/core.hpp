@@ -43,7 +43,7 @@ class session_core {
     if (every_.count() < 0) throw error(head + "snapshot_options::every is negative");
     if (every_.count() > 0 && path_.empty())
       throw error(head + "snapshot_options::every is set but snapshot_options::path is empty");
-    if (!path_.empty()) format_ = snapshot_format_of(path_);
+    if (!path_.empty()) format_ = report_format_of(path_);
     // The unit and clock a snapshot taken before anything finished states.
     const clock_kind chosen = clock_option(clock);  // FORKSCALE_CLOCK where clock is automatic
     const clock_kind k = chosen == clock_kind::automatic ? resolve_default() : chosen;
@@ -137,7 +137,7 @@ class session_core {
     const std::string& to = path.empty() ? path_ : path;
     if (to.empty())
       throw error("forkscale: session '" + printable_path(label_) + "': no snapshot path (snapshot_options::path)");
-    const snapshot_format f = path.empty() ? format_ : snapshot_format_of(path);
+    const report_format f = path.empty() ? format_ : report_format_of(path);
     std::lock_guard<std::mutex> one_writer(write_m_);
     std::size_t carried = 0;
     report r;
@@ -223,7 +223,7 @@ class session_core {
   std::vector<failure> failures_;  // write failures not yet carried into a written snapshot
   std::set<std::string> printed_;  // messages already printed on stderr
   const std::string path_;
-  snapshot_format format_ = snapshot_format::json;
+  report_format format_ = report_format::json;
   const std::chrono::nanoseconds every_;
   const bool rotate_;
   const char* empty_unit_ = "units";
