@@ -15,7 +15,9 @@
 #define FORKSCALE_DETAIL_LIB_measure 1
 #define FORKSCALE_DETAIL_LIB_writers 1
 #define FORKSCALE_DETAIL_LIB_views 1
+#define FORKSCALE_DETAIL_LIB_html 1
 #define FORKSCALE_DETAIL_LIB_analyses 1
+#define FORKSCALE_DETAIL_LIB_studies 1
 #define FORKSCALE_DETAIL_LIB_sessions 1
 #define FORKSCALE_DETAIL_LIB_readers 1
 

@@ -113,9 +113,11 @@
 // goes"; tools/check_layout.py checks the list):
 //   measure   the engine's start and end, the measurement, the burden, locks
 //   writers   the report's text, JSON and CSV
-//   views     trace, folded stacks, the timeline analysis, HTML, what a
+//   views     trace, folded stacks, the timeline analysis, what a
 //             measurement reaches at run time (forkscale/views.hpp)
-//   analyses  predict, the advisor, regression checks, scaling studies
+//   html      the HTML page and the SVG plots
+//   analyses  predict, the advisor, regression checks
+//   studies   scaling studies
 //   sessions  sessions, snapshots, merging
 //   readers   reading a saved report back
 #if FORKSCALE_DETAIL_DEFINITIONS && defined(FORKSCALE_DETAIL_BUILDING_LIB)

@@ -1027,7 +1027,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -8159,7 +8159,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -8585,7 +8585,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8950,7 +8950,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -9266,7 +9266,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -9274,7 +9274,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -9437,7 +9437,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_STUDY_HPP
 // end include/forkscale/study/study.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -15253,7 +15253,7 @@ FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::s
 // as they were). Throws forkscale::error.
 FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 
@@ -15671,7 +15671,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <cmath>
 #include <vector>
 // begin include/forkscale/detail/output/html_blocks.hpp
@@ -15829,7 +15829,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // The prediction plot of a study as SVG; empty when the study has no prediction.
 FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 
@@ -15959,7 +15959,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
 // end include/forkscale/study/prediction_plot.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -19325,6 +19325,1064 @@ inline const bool views_installed = install_views();
 FORKSCALE_NAMESPACE_END
 
 #if FORKSCALE_DETAIL_DEFINES(views)
+// begin include/forkscale/detail/output/blame_text.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// detail/output/blame_text.hpp: fs::analyze_timeline's results (blame.hpp) as
+// text: parallelism over time with the per-thread times, and idle blame;
+// fs::timeline_text, and the sections report::to_text adds for a recorded run.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/output/format.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// detail/output/format.hpp: numbers as the writers put them out, whatever the
+// global locale: round-trip and fixed decimals, grouped and rounded counts,
+// ratios, percentages, factors and gains.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+// begin include/forkscale/detail/util/numbers.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// detail/util/numbers.hpp: numbers as text, whatever the global locale: the
+// shortest round-trip form, fixed decimals, and grouped counts. The writers
+// (output/format.hpp) build their ratios, percentages and times on these.
+#include <cmath>
+#include <cstdint>
+#include <ios>
+#include <locale>
+#include <sstream>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// The shortest of %.15g, %.16g, %.17g that reads back as the same double, in the
+// classic locale; a ".0" is added to integral values so that they stay floats for
+// typed readers. Non-finite values give an empty string (the caller decides).
+inline std::string round_trip(double v) {
+  if (!std::isfinite(v)) return std::string();
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  std::string text;
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.precision(precision);
+    os << v;
+    text = os.str();
+    std::istringstream is(text);
+    is.imbue(std::locale::classic());
+    double back = 0;
+    is >> back;
+    if (back == v) break;
+  }
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  return text;
+}
+
+inline std::string fixed(double v, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.setf(std::ios::fixed, std::ios::floatfield);
+  os.precision(decimals);
+  os << v;
+  return os.str();
+}
+
+// 1234567 -> "1,234,567".
+inline std::string grouped(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const std::size_t lead = digits.size() % 3;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (i + 3 - lead) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// A rounded double, grouped ("217.98" -> "218"); values too large for an integer
+// fall back to two decimals.
+inline std::string grouped_round(double v) {
+  if (!(v >= 0) || v >= 1.8e19) return fixed(v, 2);
+  return grouped(static_cast<std::uint64_t>(std::round(v)));
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_NUMBERS_HPP
+// end include/forkscale/detail/util/numbers.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+using detail::fixed;
+using detail::grouped;
+using detail::grouped_round;
+using detail::round_trip;
+
+// Three significant digits and an SI suffix: 5570609776 -> "5.57G". Exact below
+// 10,000.
+inline std::string compact(std::uint64_t v) {
+  if (v < 10000) return std::to_string(v);
+  static const char suffixes[] = "kMGTPE";
+  double x = static_cast<double>(v);
+  int s = -1;
+  while (x >= 999.5 && s < 5) {
+    x /= 1000;
+    ++s;
+  }
+  const int decimals = x < 9.995 ? 2 : (x < 99.95 ? 1 : 0);
+  return fixed(x, decimals) + suffixes[s];
+}
+
+inline std::string bytes_text(std::size_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double x = static_cast<double>(bytes) / 1024;
+  int u = 0;
+  while (x >= 1023.95 && u < 5) {
+    x /= 1024;
+    ++u;
+  }
+  return fixed(x, 1) + " " + units[u];
+}
+
+inline std::uint64_t magnitude(std::int64_t v) noexcept {
+  return v < 0 ? std::uint64_t(0) - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v);
+}
+
+// Signed counterparts of grouped() and compact(): -1234567 -> "-1,234,567", "-1.23M".
+inline std::string grouped_signed(std::int64_t v) { return (v < 0 ? "-" : "") + grouped(magnitude(v)); }
+inline std::string compact_signed(std::int64_t v) { return (v < 0 ? "-" : "") + compact(magnitude(v)); }
+
+// A count in a table: exact and grouped ("5,570,609,776"), or in short form
+// (tables that would not fit otherwise) with three significant digits ("5.57G").
+inline std::string count_text(std::uint64_t v, bool short_form) { return short_form ? compact(v) : grouped(v); }
+inline std::string signed_count_text(std::int64_t v, bool short_form) {
+  return short_form ? compact_signed(v) : grouped_signed(v);
+}
+
+inline const char* bool_text(bool b) noexcept { return b ? "true" : "false"; }
+
+// A time that may have a fraction (a predicted span or work): rounded and
+// grouped, or in short form with three significant digits; "n/a" when it is
+// not a finite non-negative number.
+inline std::string time_text(double v, bool short_form = false) {
+  if (!std::isfinite(v) || v < 0) return "n/a";
+  if (v >= 1.8e19) return fixed(v, 0);
+  return count_text(static_cast<std::uint64_t>(std::round(v)), short_form);
+}
+
+// A finite ratio with two decimals; in short form large ratios become "6.15E".
+inline std::string two_decimals(double v, bool short_form) {
+  if (short_form && v >= 9999.995 && v < 1.8e19) return compact(static_cast<std::uint64_t>(std::round(v)));
+  return fixed(v, 2);
+}
+
+// A ratio with two decimals, "n/a" when its denominator is zero; in short form
+// (tables that would not fit otherwise) large ratios become "6.15E".
+inline std::string ratio_text(std::uint64_t denominator, double ratio, bool short_form = false) {
+  if (!denominator) return "n/a";
+  return two_decimals(ratio, short_form);
+}
+
+// A predicted parallelism: two decimals, "inf" when infinite; in short form
+// large values as "6.15E".
+inline std::string unbounded_ratio_text(double v, bool short_form = false) {
+  if (std::isinf(v) && v > 0) return "inf";
+  if (!std::isfinite(v)) return "n/a";
+  return two_decimals(v, short_form);
+}
+
+// A gain ("3.99x", "inf"); "n/a" when the measured parallelism is 0.
+inline std::string gain_text(double gain, bool measured, bool short_form = false) {
+  if (!measured) return "n/a";
+  const std::string t = unbounded_ratio_text(gain, short_form);
+  return t == "inf" || t == "n/a" ? t : t + "x";
+}
+
+// A factor as the tables show it: "inf", else up to six significant digits
+// ("16", "1.5", "0.333333").
+inline std::string factor_text(double k) {
+  if (std::isnan(k)) return "n/a";
+  if (std::isinf(k)) return k > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  os.imbue(std::locale::classic());
+  os.precision(6);
+  os << k;
+  return os.str();
+}
+
+// A percentage with one decimal ("-0.0" written as "0.0"), three significant
+// digits from 100,000 on ("-3.53T"); "n/a" when not finite.
+inline std::string percent_text(double percent) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double m = std::fabs(percent);
+  if (m >= 99999.95) {
+    const std::string sign = percent < 0 ? "-" : "";
+    if (m < 1.8e19) return sign + compact(static_cast<std::uint64_t>(std::round(m)));
+    std::ostringstream os;
+    os.imbue(std::locale::classic());
+    os.setf(std::ios::scientific, std::ios::floatfield);
+    os.precision(1);
+    os << m;
+    return sign + os.str();
+  }
+  std::string t = fixed(percent, 1);
+  if (t == "-0.0") t = "0.0";
+  return t;
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FORMAT_HPP
+// end include/forkscale/detail/output/format.hpp
+// begin include/forkscale/detail/output/site_tables.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// detail/output/site_tables.hpp: the per-site profiles in text: the call-site
+// and spawn-site tables, the profile's self-checks, and report::sites_text and
+// report::check_profile.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/text_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// detail/output/text_table.hpp: the layout of the text reports: aligned tables
+// that fit in 80 columns, wrapped paragraphs, and numbered sections.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/utf8.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// detail/output/utf8.hpp: text as the writers put it out: ill-formed UTF-8
+// repaired, control characters escaped, and widths, cuts and padding measured in
+// terminal columns.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// `s` with every ill-formed UTF-8 sequence replaced by U+FFFD, one replacement per
+// maximal subpart (Unicode §3.9, "U+FFFD substitution of maximal subparts", which
+// is also what Python's bytes.decode('utf-8', 'replace') does). Well-formed text
+// comes back byte for byte.
+inline std::string valid_utf8(const std::string& s) {
+  static const char replacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(s.size());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0);
+      ++i;
+      continue;
+    }
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+      len = 2;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+      len = 3;
+      if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
+      if (b0 == 0xED) hi = 0x9F;  // no surrogates
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+      len = 4;
+      if (b0 == 0xF0) lo = 0x90;  // no overlong forms
+      if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+      out += replacement;  // 80..C1, F5..FF never start a character
+      ++i;
+      continue;
+    }
+    std::size_t k = 1;
+    for (; k < len && i + k < n; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      const unsigned char l = k == 1 ? lo : 0x80;
+      const unsigned char h = k == 1 ? hi : 0xBF;
+      if (b < l || b > h) break;
+    }
+    if (k == len) {
+      out.append(s, i, len);
+    } else {
+      out += replacement;  // the maximal subpart s[i, i+k)
+    }
+    i += k;
+  }
+  return out;
+}
+
+// Columns a terminal gives one code point: 0 for combining marks and zero-width
+// characters, 2 for East Asian wide and fullwidth characters and most emoji, else 1
+// (a compact approximation of wcwidth, enough to keep the tables aligned).
+inline unsigned code_point_width(std::uint32_t c) noexcept {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || (c >= 0xFE00 && c <= 0xFE0F) ||
+      (c >= 0x1AB0 && c <= 0x1AFF) || (c >= 0x1DC0 && c <= 0x1DFF) || (c >= 0x20D0 && c <= 0x20FF) ||
+      (c >= 0xFE20 && c <= 0xFE2F) || c == 0x200D || c == 0xFEFF)
+    return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) || (c >= 0x3041 && c <= 0x33FF) ||
+      (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFE30 && c <= 0xFE4F) ||
+      (c >= 0xFF00 && c <= 0xFF60) || (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD))
+    return 2;
+  return 1;
+}
+
+// Decodes the code point starting at s[i] of valid UTF-8 and advances i past it.
+inline std::uint32_t next_code_point(const std::string& s, std::size_t& i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  std::size_t len = b0 < 0x80 ? 1 : b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4;
+  if (i + len > s.size()) len = s.size() - i;
+  std::uint32_t c = len == 1 ? b0 : len == 2 ? (b0 & 0x1Fu) : len == 3 ? (b0 & 0x0Fu) : (b0 & 0x07u);
+  for (std::size_t k = 1; k < len; ++k) c = (c << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3Fu);
+  i += len;
+  return c;
+}
+
+// The columns valid UTF-8 text takes in a terminal (see code_point_width).
+inline std::size_t display_width(const std::string& s) noexcept {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size();) w += code_point_width(next_code_point(s, i));
+  return w;
+}
+
+// Valid UTF-8 `s` cut to at most `width` columns, with "..." marking a cut.
+inline std::string truncate_display(const std::string& s, std::size_t width) {
+  if (display_width(s) <= width) return s;
+  if (width <= 3) return std::string(width, '.');
+  const std::size_t room = width - 3;
+  std::size_t used = 0, i = 0;
+  while (i < s.size()) {
+    std::size_t next = i;
+    const unsigned w = code_point_width(next_code_point(s, next));
+    if (used + w > room) break;
+    used += w;
+    i = next;
+  }
+  return s.substr(0, i) + "...";
+}
+
+// Text as the text report shows it: valid UTF-8, with control characters written
+// as escapes so that a label cannot break a line or move the cursor.
+inline std::string printable(const std::string& s) { return printable_path(valid_utf8(s)); }
+
+inline std::string pad_left(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : std::string(width - w, ' ') + s;
+}
+
+inline std::string pad_right(const std::string& s, std::size_t width) {
+  const std::size_t w = display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_UTF8_HPP
+// end include/forkscale/detail/output/utf8.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A table: the first column left-aligned (and cut to fit), the others right-aligned.
+// Rows are indented by two spaces, columns separated by two.
+class text_table {
+ public:
+  static constexpr std::size_t line_width = 80;
+
+  explicit text_table(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+    notes_.push_back(false);
+  }
+  void add(std::vector<std::string> row) {
+    rows_.push_back(std::move(row));
+    notes_.push_back(false);
+  }
+  // A row with a first cell and, instead of the other columns, one left-aligned
+  // text ("never executed"); the text does not widen any column.
+  void add_note(std::string first, std::string text) {
+    rows_.push_back({std::move(first), std::move(text)});
+    notes_.push_back(true);
+  }
+
+  // The width the table needs without cutting the first column.
+  std::size_t natural_width() const { return total(widths()); }
+  // The width column `c` needs (0 for a column no row has).
+  std::size_t column_width(std::size_t c) const {
+    const std::vector<std::size_t> w = widths();
+    return c < w.size() ? w[c] : 0;
+  }
+
+  std::string render() const {
+    std::vector<std::size_t> w = widths();
+    const std::size_t min_first = 12;
+    const std::size_t width = total(w);
+    if (width > line_width && w[0] > min_first) {
+      const std::size_t excess = width - line_width;
+      w[0] = w[0] > min_first + excess ? w[0] - excess : min_first;
+    }
+    std::string out;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      std::string line = "  ";
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        if (notes_[r] && c == 1) {
+          line += "  " + row[1];
+        } else if (c == 0) {
+          line += pad_right(truncate_display(row[0], w[0]), w[0]);
+        } else {
+          line += "  ";
+          line += pad_left(row[c], w[c]);
+        }
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line;
+      out += '\n';
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> widths() const {
+    std::vector<std::size_t> w;
+    for (std::size_t r = 0; r < rows_.size(); ++r) {
+      const auto& row = rows_[r];
+      const std::size_t used = notes_[r] ? 1 : row.size();
+      if (w.size() < used) w.resize(used, 0);
+      for (std::size_t c = 0; c < used; ++c) {
+        const std::size_t cw = display_width(row[c]);
+        if (cw > w[c]) w[c] = cw;
+      }
+    }
+    return w;
+  }
+  static std::size_t total(const std::vector<std::size_t>& w) {
+    std::size_t t = 2;
+    for (std::size_t c = 0; c < w.size(); ++c) t += w[c] + (c ? 2 : 0);
+    return t;
+  }
+
+  std::vector<std::vector<std::string>> rows_;
+  std::vector<bool> notes_;  // per row: a note row (add_note)
+};
+
+// The line under a table whose numbers have three significant digits.
+inline constexpr char rounded_note[] = "  (numbers rounded: k = 10^3, M = 10^6, G = 10^9, T = 10^12)\n";
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when its numbers fit in 80 columns next to a first
+// column of `name_width` columns (the widest name, or the header) cut to at most
+// `name_room`; else the short one, whose first column is cut to fit.
+template <typename Build>
+std::string fitted_next_to_names(std::size_t name_width, std::size_t name_room, Build build) {
+  const text_table exact = build(false);
+  const std::size_t numbers_width = exact.natural_width() - name_width;
+  const std::size_t wanted_name = name_width < name_room ? name_width : name_room;
+  if (numbers_width + wanted_name <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// A table built twice, with exact grouped numbers and with three significant
+// digits: the exact one when it fits in 80 columns without cutting a site's
+// name (names matter more here than in the regions table), else the short one,
+// whose first column is cut only if it still does not fit.
+template <typename Build>
+std::string fitted_columns(Build build) {
+  const text_table exact = build(false);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  return build(true).render() + rounded_note;
+}
+
+// `text` (one line, no control characters) cut into lines of at most `width`
+// columns at spaces, the first starting with `indent`, the others with `more`;
+// words longer than a line stay whole.
+inline std::string wrapped(const std::string& text, const std::string& indent, const std::string& more,
+                           std::size_t width = 80) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
+      out += line + '\n';
+      line.clear();
+    }
+    line += line.empty() ? (out.empty() ? indent : more) + word : " " + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += line + '\n';
+  return out;
+}
+
+// A section of a text report: report::to_text numbers the headings, the
+// report::*_text functions show them as they are.
+struct text_section {
+  std::string heading;  // one line, without its number
+  std::string body;     // lines ending in '\n'
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TEXT_TABLE_HPP
+// end include/forkscale/detail/output/text_table.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The site tables: exact numbers with each site's whole label when that fits in
+// 80 columns, else short numbers, else short numbers with the labels shortened to
+// the room the numbers leave (`build(short_numbers, label_width)`; see
+// site_label): the functions stay, the names and functions are cut.
+template <typename Build>
+std::string fitted_site_columns(Build build) {
+  constexpr std::size_t no_limit = std::string::npos;
+  constexpr std::size_t min_label_width = 12;
+  const text_table exact = build(false, no_limit);
+  if (exact.natural_width() <= text_table::line_width) return exact.render();
+  const text_table rounded = build(true, no_limit);
+  const std::size_t width = rounded.natural_width();
+  if (width <= text_table::line_width) return rounded.render() + rounded_note;
+  const std::size_t others = width - rounded.column_width(0);
+  const std::size_t room = others < text_table::line_width ? text_table::line_width - others : 0;
+  return build(true, std::max(room, min_label_width)).render() + rounded_note +
+         "  (names shortened to fit 80 columns: the CSV and JSON have them whole)\n";
+}
+
+// `part` as a percentage of `whole`; "n/a" when `whole` is 0.
+inline std::string share_text(std::int64_t part, std::uint64_t whole) {
+  if (!whole) return "n/a";
+  return percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole));
+}
+
+// `name` in at most `width` columns: a file:line name keeps its line and the start
+// of its file ("quicks...:121"), any other name (a tag) its start.
+inline std::string shortened_site_name(const std::string& name, std::size_t width) {
+  if (display_width(name) <= width) return name;
+  const std::size_t colon = name.rfind(':');
+  const bool has_line = colon != std::string::npos && colon + 1 < name.size() &&
+                        name.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const std::size_t line_width = has_line ? name.size() - colon : 0;
+  if (has_line && width > line_width)
+    return truncate_display(name.substr(0, colon), width - line_width) + name.substr(colon);
+  return truncate_display(name, width);
+}
+
+// `function` in at most `width` columns. The name of a template instance keeps
+// its end too ("spawn_l...<double>"): the rows of one line instantiated several
+// times differ only there. Other names (and names not in ASCII) keep their start.
+inline std::string shortened_function(const std::string& function, std::size_t width) {
+  if (display_width(function) <= width) return function;
+  const std::size_t angle = function.find('<');
+  if (angle == std::string::npos || width < 6 || display_width(function) != function.size())
+    return truncate_display(function, width);
+  const std::size_t room = width - 3;
+  const std::size_t arguments = function.size() - angle;
+  const std::size_t head = arguments + 1 <= room ? room - arguments : room / 3;
+  return function.substr(0, head) + "..." + function.substr(function.size() - (room - head));
+}
+
+// A site as the tables name it: "(root)" for the root row; otherwise its name
+// (the tag, or file:line) and the function it is in, "spawn " first for the rows
+// of spawn sites in the call-site table — in at most `width` columns. When the
+// whole label is wider, the name and the function share the room: each keeps its
+// whole width if the other leaves it that much, else it gets half ("..." marks a
+// cut; a file:line name keeps its line). The function is never left out.
+inline std::string site_label(site_kind kind, const std::string& name, const std::string& function, bool mark_spawn,
+                              std::size_t width = std::string::npos) {
+  if (kind == site_kind::root) return "(root)";
+  const std::string prefix = mark_spawn && kind == site_kind::spawn ? "spawn " : "";
+  const std::string n = name.empty() ? std::string("(unnamed)") : printable(name);
+  const std::string f = printable(function);
+  std::string whole = prefix + n + (f.empty() ? "" : " in " + f);
+  if (display_width(whole) <= width) return whole;
+  const std::size_t fixed = prefix.size() + (f.empty() ? 0 : 4);
+  if (width < fixed + 2) return truncate_display(whole, width);
+  const std::size_t room = width - fixed;
+  if (f.empty()) return prefix + shortened_site_name(n, room);
+  const std::size_t name_width = display_width(n), function_width = display_width(f), half = room / 2;
+  const std::size_t function_room = function_width <= half      ? function_width
+                                    : name_width <= room - half ? room - name_width
+                                                                : half;
+  return prefix + shortened_site_name(n, room - function_room) + " in " + shortened_function(f, function_room);
+}
+
+// The rows a table shows, in order: sorted by `key`, largest first (ties keep the
+// rows' order); every root row, and at most `top_n` others. `hidden` gets the
+// number of rows left out.
+template <typename Row, typename Key>
+std::vector<std::size_t> top_rows(const std::vector<Row>& rows, std::size_t top_n, Key key, std::size_t& hidden) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key(rows[a]) > key(rows[b]); });
+  std::vector<std::size_t> shown;
+  std::size_t others = 0;
+  hidden = 0;
+  for (const std::size_t i : order) {
+    if (rows[i].kind == site_kind::root) {
+      shown.push_back(i);
+    } else if (others < top_n) {
+      shown.push_back(i);
+      ++others;
+    } else {
+      ++hidden;
+    }
+  }
+  return shown;
+}
+
+// A sum of signed or unsigned 64-bit values, exact, with overflow noticed.
+class exact_sum {
+ public:
+  void add(std::int64_t v) noexcept { add_to(v < 0 ? minus_ : plus_, magnitude(v)); }
+  void add(std::uint64_t v) noexcept { add_to(plus_, v); }
+  bool overflow() const noexcept { return overflow_; }
+  bool equals(std::uint64_t total) const noexcept { return !overflow_ && plus_ >= minus_ && plus_ - minus_ == total; }
+  std::string text() const {
+    return plus_ >= minus_ ? std::to_string(plus_ - minus_) : "-" + std::to_string(minus_ - plus_);
+  }
+
+ private:
+  void add_to(std::uint64_t& s, std::uint64_t v) noexcept {
+    if (s > static_cast<std::uint64_t>(-1) - v)
+      overflow_ = true;
+    else
+      s += v;
+  }
+  std::uint64_t plus_ = 0, minus_ = 0;
+  bool overflow_ = false;
+};
+
+// One self-check: "" when `sum` equals `total`, else what failed.
+inline std::string sum_check(const char* table, const char* column, std::size_t rows, const exact_sum& sum,
+                             const char* total_name, std::uint64_t total) {
+  if (sum.equals(total)) return std::string();
+  return std::string(table) + ": " + column + (sum.overflow() ? " overflows 64 bits" : " sums to " + sum.text()) +
+         " over " + std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", but " + total_name + " is " +
+         std::to_string(total);
+}
+
+// Span within work, per site: an invocation's span grows only by its own
+// strands and by what it joins, whose work it counts, so each summed
+// measurement's span is at most its work. "" when every row holds, else the
+// rows that do not (the first three named).
+inline std::string span_within_work_check(const report& rep) {
+  std::size_t bad = 0;
+  std::string named;
+  const auto check = [&](const std::string& name, const char* column, const site_measure& m) {
+    if (m.span <= 0 || static_cast<std::uint64_t>(m.span) <= m.work) return;
+    if (++bad <= 3)
+      named += (named.empty() ? "" : "; ") + name + " (" + column + ": span " + std::to_string(m.span) + ", work " +
+               std::to_string(m.work) + ")";
+  };
+  for (const auto& c : rep.call_sites) {
+    check(c.name, "top-call-site on work", c.top_call_site_on_work);
+    check(c.name, "top-call-site on span", c.top_call_site_on_span);
+    check(c.name, "top-caller on work", c.top_caller_on_work);
+    check(c.name, "top-caller on span", c.top_caller_on_span);
+  }
+  for (const auto& p : rep.spawn_sites)
+    check(p.name, "spawn site", site_measure{p.tasks, p.work, static_cast<std::int64_t>(p.span)});
+  if (bad == 0) return std::string();
+  return "span above work at " + std::to_string(bad) + (bad == 1 ? " site measurement: " : " site measurements: ") +
+         named + (bad > 3 ? "; ..." : "");
+}
+
+// The profile's self-checks that fail (docs/model.md, "Self-checks"): none
+// when it holds or when the report has no site rows.
+inline std::vector<std::string> profile_check_failures(const report& rep) {
+  std::vector<std::string> failed;
+  if (rep.call_sites.empty() && rep.spawn_sites.empty()) return failed;
+  exact_sum local_span, local_work, critical_span, exclusive_work;
+  for (const auto& c : rep.call_sites) {
+    local_span.add(c.local_on_span.span);
+    local_work.add(c.local_on_work.work);
+  }
+  for (const auto& p : rep.spawn_sites) {
+    critical_span.add(p.critical_span);
+    exclusive_work.add(p.exclusive_work);
+  }
+  const std::size_t calls = rep.call_sites.size(), spawns = rep.spawn_sites.size();
+  for (std::string c : {sum_check("call sites", "local span on span", calls, local_span, "the span", rep.span()),
+                        sum_check("call sites", "local work on work", calls, local_work, "the work", rep.work()),
+                        sum_check("spawn sites", "critical span", spawns, critical_span, "the span", rep.span()),
+                        sum_check("spawn sites", "exclusive work", spawns, exclusive_work, "the work", rep.work()),
+                        span_within_work_check(rep)})
+    if (!c.empty()) failed.push_back(std::move(c));
+  return failed;
+}
+
+// The line under a table that left `hidden` rows out: "  (3 more call sites not
+// shown)"; nothing when it left none out.
+inline std::string not_shown_note(std::size_t hidden, const char* what) {
+  if (!hidden) return std::string();
+  return "  (" + grouped(hidden) + " more " + what + (hidden == 1 ? "" : "s") + " not shown)\n";
+}
+
+// A site section: its heading, its table, the rows it left out and what the
+// columns mean.
+inline text_section site_section(std::string heading, const std::string& table, std::size_t hidden, const char* what,
+                                 const char* legend) {
+  text_section s;
+  s.heading = std::move(heading);
+  s.body = table + not_shown_note(hidden, what) + legend;
+  return s;
+}
+
+// The call-site table: the top `top_n` sites by local span on span.
+inline text_section call_sites_section(const report& rep, std::size_t top_n) {
+  const std::uint64_t span = rep.span();
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.call_sites, top_n, [](const call_site_profile& c) { return c.local_on_span.span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"call site", "l.span", "%", "l.work", "t.work", "t.span", "t.par", "count", "r"});
+    for (const std::size_t i : shown) {
+      const call_site_profile& c = rep.call_sites[i];
+      const site_measure& tcs = c.top_call_site_on_work;
+      t.add({site_label(c.kind, c.name, c.function, true, label_width),
+             signed_count_text(c.local_on_span.span, short_numbers), share_text(c.local_on_span.span, span),
+             count_text(c.local_on_span.work, short_numbers), count_text(tcs.work, short_numbers),
+             signed_count_text(tcs.span, short_numbers),
+             ratio_text(tcs.span > 0 ? 1 : 0, tcs.parallelism(), short_numbers),
+             count_text(c.local_on_work.count, short_numbers), c.recursive ? "*" : ""});
+    }
+    return t;
+  });
+  return site_section("Call sites (by local span on span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "call site",
+                      "  l. = local, on span (% = share of the span); t. = top-call-site, on work;\n"
+                      "  count = invocations; r: * = recursive (docs/model.md, \"Per-site profiles\")\n");
+}
+
+// The spawn-site table: the top `top_n` sites by critical span.
+inline text_section spawn_sites_section(const report& rep, std::size_t top_n) {
+  std::size_t hidden = 0;
+  const std::vector<std::size_t> shown = top_rows(
+      rep.spawn_sites, top_n, [](const spawn_site_profile& p) { return p.critical_span; }, hidden);
+  const std::string table = fitted_site_columns([&](bool short_numbers, std::size_t label_width) {
+    text_table t({"spawn site", "tasks", "work", "span", "par.", "crit.span", "crit.%"});
+    for (const std::size_t i : shown) {
+      const spawn_site_profile& p = rep.spawn_sites[i];
+      t.add({site_label(p.kind, p.name, p.function, false, label_width), count_text(p.tasks, short_numbers),
+             count_text(p.work, short_numbers), count_text(p.span, short_numbers),
+             ratio_text(p.span, p.parallelism(), short_numbers), signed_count_text(p.critical_span, short_numbers),
+             percent_text(p.critical_percent)});
+    }
+    return t;
+  });
+  return site_section("Spawn sites (by critical span, largest first; work and span in " + printable(rep.unit) + ")",
+                      table, hidden, "spawn site",
+                      "  work, span = of the top-call-site tasks; crit. = the tasks' own strands on\n"
+                      "  the critical path (% = share of the span)\n");
+}
+
+// The call-site and spawn-site tables (report::sites_text, report::to_text),
+// the last followed by the self-checks that fail.
+inline std::vector<text_section> site_sections(const report& rep, std::size_t top_n) {
+  std::vector<text_section> out;
+  if (!rep.call_sites.empty()) out.push_back(call_sites_section(rep, top_n));
+  if (!rep.spawn_sites.empty()) out.push_back(spawn_sites_section(rep, top_n));
+  const std::vector<std::string> failed = profile_check_failures(rep);
+  if (!failed.empty() && !out.empty()) {
+    out.back().body += "  profile self-check failed:\n";
+    for (const auto& f : failed) out.back().body += wrapped(f, "    ", "      ");
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(writers)
+FORKSCALE_INLINE std::string report::check_profile() const {
+  std::string out;
+  for (const auto& f : detail::output::profile_check_failures(*this))
+    out += (out.empty() ? "profile self-check failed: " : "; ") + f;
+  return out;
+}
+
+FORKSCALE_INLINE std::string report::sites_text(std::size_t top_n) const {
+  const auto sections = detail::output::site_sections(*this, top_n);
+  if (sections.empty()) return "No site profiles in this report.\n";
+  std::string out;
+  for (const auto& s : sections) out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_SITE_TABLES_HPP
+// end include/forkscale/detail/output/site_tables.hpp
+// begin include/forkscale/detail/output/trace_plan.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+// detail/output/trace_plan.hpp: the bound on a trace (options::trace_limit,
+// execution_record::trace_limit): which strands the trace writes as slices of
+// their own and which it folds.
+//
+// A record of at most trace_limit strands (or a limit of 0) is written whole.
+// Above it the trace keeps every strand of the critical path and the longest of
+// the others (by wall-clock duration, ties to the earlier strand), and folds
+// the rest: on each thread, the strands between two kept ones (or a kept one and
+// a region boundary, or the track's ends) become one slice (trace_layout.hpp,
+// fold_tracks), with their count, work and span. A run follows a kept strand, a
+// region boundary or the track's start, so the slices number at most twice the
+// kept strands plus twice the regions plus the threads: the plan keeps
+// (trace_limit - 2 regions - threads) / 2 strands, and so stays within the
+// limit unless the critical path alone passes half of it (it is kept whole
+// whatever its length). The folded files and the report never depend on it.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+struct trace_plan {
+  bool bounded = false;        // some strands are folded
+  std::uint64_t limit = 0;     // the record's trace_limit
+  std::uint64_t strands = 0;   // in the record
+  std::uint64_t kept = 0;      // written as slices of their own (critical ones included)
+  std::uint64_t critical = 0;  // of them, on the critical path
+  std::uint64_t folded = 0;    // strands folded into the slices between the kept ones
+  std::vector<char> keep;      // per strand (empty when not bounded)
+};
+
+inline std::uint64_t strand_duration(const record_strand& s) noexcept {
+  return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
+}
+
+// The plan of a record's trace under its trace_limit.
+inline trace_plan plan_trace(const execution_record& r) {
+  trace_plan p;
+  p.limit = r.trace_limit;
+  p.strands = r.strands.size();
+  p.kept = p.strands;
+  if (p.limit == 0 || p.strands <= p.limit) return p;
+  p.bounded = true;
+  p.keep.assign(r.strands.size(), 0);
+  for (const std::uint32_t i : r.critical_path)
+    if (i < r.strands.size()) p.keep[i] = 1;
+  std::vector<std::uint32_t> others;
+  others.reserve(r.strands.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
+    if (!p.keep[i]) others.push_back(i);
+  p.critical = r.strands.size() - others.size();
+  std::uint64_t threads = r.threads.size();
+  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
+  const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
+  // The k longest, ties to the earlier strand.
+  if (k > 0 && k < others.size())
+    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
+                     [&](std::uint32_t a, std::uint32_t b) {
+                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
+                       return x != y ? x > y : a < b;
+                     });
+  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  p.kept = p.critical + k;
+  p.folded = p.strands - p.kept;
+  return p;
+}
+
+// What the plan folded, in one sentence (the report's text and the trace's
+// metadata say it the same way).
+inline std::string trace_plan_summary(const trace_plan& p) {
+  if (!p.bounded)
+    return "all " + grouped(p.strands) + " strands written as slices (options.trace_limit " +
+           (p.limit ? grouped(p.limit) : std::string("0: none")) + ")";
+  return grouped(p.strands) + " strands, over options.trace_limit (" + grouped(p.limit) + "): " + grouped(p.kept) +
+         " written as slices (the " + grouped(p.critical) + " of the critical path and the longest others), " +
+         grouped(p.folded) +
+         " folded into the slices between them (one per run of folded strands on a thread, with their count, "
+         "work and span in args)";
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_PLAN_HPP
+// end include/forkscale/detail/output/trace_plan.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+inline std::string share_of(std::uint64_t part, std::uint64_t whole) {
+  return whole ? percent_text(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : std::string("n/a");
+}
+
+// Time with k strands running, for each k that occurred.
+inline std::string running_table(const timeline_analysis& a) {
+  const std::vector<std::uint64_t> hist = a.running_histogram();
+  return fitted_columns([&](bool short_numbers) {
+    text_table t({"running", "time", "% of wall"});
+    for (std::size_t k = 0; k < hist.size(); ++k)
+      if (hist[k] > 0) t.add({std::to_string(k), count_text(hist[k], short_numbers), share_of(hist[k], a.wall_ns)});
+    return t;
+  });
+}
+
+inline std::string thread_table(const timeline_analysis& a, std::size_t top_n) {
+  const std::size_t shown = a.threads.size() < top_n ? a.threads.size() : top_n;
+  std::string out = fitted_columns([&](bool short_numbers) {
+    text_table t({"thread", "tid", "strands", "busy", "%", "profiler", "idle", "%"});
+    for (std::size_t i = 0; i < shown; ++i) {
+      const thread_time& h = a.threads[i];
+      t.add({std::to_string(h.thread), std::to_string(h.os_id), count_text(h.strands, short_numbers),
+             count_text(h.busy_ns, short_numbers), percent_text(h.busy_percent()),
+             count_text(h.profiler_ns, short_numbers), count_text(h.idle_ns, short_numbers),
+             percent_text(h.idle_percent())});
+    }
+    return t;
+  });
+  if (shown < a.threads.size()) out += "  (" + grouped(a.threads.size() - shown) + " more threads not shown)\n";
+  return out;
+}
+
+inline text_section parallelism_section(const timeline_analysis& a) {
+  text_section s;
+  s.heading = "Parallelism over time (wall-clock ns; P = " + std::to_string(a.processors) + " thread" +
+              (a.processors == 1 ? "" : "s") + " ran strands)";
+  s.body =
+      wrapped("Wall time " + grouped(a.wall_ns) + " ns. Strands running on average: " + fixed(a.average_running(), 2) +
+                  " of " + std::to_string(a.processors) +
+                  "; ready but not started (waiting for a thread): " + fixed(a.average_ready(), 2) + ".",
+              "  ", "  ");
+  if (!a.complete) s.body += "  The record is partial (options.record_limit): so are these numbers.\n";
+  s.body += running_table(a);
+  s.body += thread_table(a, 16);
+  s.body += wrapped(
+      "running: time with that many strands running at once. Per thread: busy = in strands of the "
+      "measurement, less profiler = the overhead compensation of its strands (0 under the cost clock); "
+      "idle = the rest of the wall time (waiting in a sync, looking for work, or running other code). "
+      "P counts the threads that ran strands: a worker that never got a task is not seen.",
+      "  ", "  ");
+  return s;
+}
+
+inline std::string blame_label(const idle_blame_row& b, std::size_t width) {
+  if (b.kind != idle_blame_row::kind_type::site) return b.name;
+  return site_label(site_kind::call, b.name, b.function, false, width);
+}
+
+inline text_section idle_blame_section(const timeline_analysis& a, std::size_t top_n) {
+  text_section s;
+  s.heading = "Idle blame (blame shifting; times in ns of wall time)";
+  const std::uint64_t idle = a.idle_ns();
+  std::vector<const idle_blame_row*> blamed, waited;
+  for (const idle_blame_row& b : a.blame) {
+    if (b.idle_ns > 0) blamed.push_back(&b);
+    if (b.sync_wait_ns > 0) waited.push_back(&b);
+  }
+  std::stable_sort(waited.begin(), waited.end(),
+                   [](const idle_blame_row* x, const idle_blame_row* y) { return x->sync_wait_ns > y->sync_wait_ns; });
+  s.body = wrapped("Total idle " + grouped(idle) + " ns (" + share_of(idle, a.wall_ns * a.processors) +
+                       "% of P x wall time), blamed on the code that ran meanwhile:",
+                   "  ", "  ");
+  const std::size_t n_blamed = blamed.size() < top_n ? blamed.size() : top_n;
+  s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+    text_table t({"site", "idle blame", "%", "strands"});
+    for (std::size_t i = 0; i < n_blamed; ++i)
+      t.add({blame_label(*blamed[i], width), count_text(blamed[i]->idle_ns, short_numbers),
+             share_of(blamed[i]->idle_ns, idle), count_text(blamed[i]->strands, short_numbers)});
+    return t;
+  });
+  s.body += not_shown_note(blamed.size() - n_blamed, "site");
+  if (!waited.empty()) {
+    s.body += "  Where threads waited, at sync points (running nothing else):\n";
+    const std::size_t n_waited = waited.size() < top_n ? waited.size() : top_n;
+    s.body += fitted_site_columns([&](bool short_numbers, std::size_t width) {
+      text_table t({"sync point", "wait", "% of idle", "waits"});
+      for (std::size_t i = 0; i < n_waited; ++i)
+        t.add({blame_label(*waited[i], width), count_text(waited[i]->sync_wait_ns, short_numbers),
+               share_of(waited[i]->sync_wait_ns, idle), count_text(waited[i]->syncs, short_numbers)});
+      return t;
+    });
+    s.body += not_shown_note(waited.size() - n_waited, "sync point");
+  }
+  s.body += wrapped(
+      "HPCToolkit's blame shifting: while k of the P threads run strands, the other P - k threads' idle "
+      "time is charged to the k running strands equally, and so to their sites (a strand's innermost call "
+      "or spawn site; (root): the measured function's own code): the serial stretches that left the others "
+      "nothing to do. (nothing running): no thread ran a strand. Sync points: the time a thread waited "
+      "there for children, less the time it ran other strands meanwhile; part of the idle time above.",
+      "  ", "  ");
+  return s;
+}
+
+// The two sections of a recorded report (none without a record).
+inline std::vector<text_section> timeline_sections(const report& rep) {
+  std::vector<text_section> out;
+  const timeline_analysis a = analyze_timeline(rep);
+  if (!a.recorded || a.processors == 0) return out;
+  out.push_back(parallelism_section(a));
+  // What a trace of this record folds (trace_plan.hpp), when it folds anything.
+  const trace_plan plan = plan_trace(*rep.record);
+  if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
+  out.push_back(idle_blame_section(a, 10));
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+// The analysis as text, as report::to_text shows it (two numbered sections
+// there); empty without a record.
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string timeline_text(const report& rep) {
+  std::string out;
+  for (const auto& s : detail::output::timeline_sections(rep))
+    out += (out.empty() ? "" : "\n") + s.heading + "\n" + s.body;
+  return out;
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_BLAME_TEXT_HPP
+// end include/forkscale/detail/output/blame_text.hpp
 // begin include/forkscale/detail/output/record_views.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
 #define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_VIEWS_HPP
@@ -19349,6 +20407,1337 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 
+// begin include/forkscale/detail/output/folded.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// detail/output/folded.hpp: folded stacks of a record (report::to_folded,
+// write_folded), the input format of flamegraph.pl and speedscope: one line per
+// distinct call path, "root;site;site count", sorted by the stack (byte order),
+// counts in the report's unit. The stack is the call-path tree's path
+// (execution_record::stack_of): the measurement's label, then the call and
+// spawn sites open around the strand, outermost first.
+//
+// folded_kind::work adds every strand's work, so the file sums to report::work()
+// exactly; folded_kind::critical_path adds the spans of the critical path's
+// strands, so it sums to report::span() exactly (the record rounds both columns
+// so that they add up). Stacks with a count of 0 are left out. A partial record
+// (record->complete false) gives a partial file, with nothing in it to say so
+// (the format has no comments): the report's diagnostic says it.
+#include <cstdint>
+#include <map>
+#include <string>
+
+// begin include/forkscale/detail/output/record_names.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// detail/output/record_names.hpp: what every view of a record (trace, folded
+// stacks, the HTML timeline and flame graph) needs: the record itself or a
+// one-line error, the names of call paths, and their folded stacks.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The report's record; throws forkscale::error when it has none.
+inline const execution_record& require_record(const report& rep) {
+  if (!rep.record)
+    throw error("forkscale: report '" + printable(rep.label) +
+                "' has no record: measure with options.record = true or FORKSCALE_RECORD=1");
+  return *rep.record;
+}
+
+// The name of call-path node 0: the measurement's label ("measurement" when it
+// has none, so that no stack starts with an empty frame).
+inline std::string root_name(const report& rep) { return rep.label.empty() ? "measurement" : rep.label; }
+
+// The innermost site of a call path, as views name a strand: the site's display
+// name (its tag, or "function (file:line)"), or the measurement for node 0.
+inline std::string frame_name(const execution_record& r, std::uint32_t frame, const std::string& root) {
+  if (frame == 0 || frame >= r.frames.size()) return root;
+  const std::uint32_t site = r.frames[frame].site;
+  return site < r.sites.size() ? execution_record::display_name(r.sites[site]) : std::string("?");
+}
+
+// Folded stacks of call paths (valid UTF-8), each computed once.
+class stack_names {
+ public:
+  stack_names(const execution_record& r, std::string root)
+      : r_(r), root_(std::move(root)), cache_(r.frames.size() + 1), done_(r.frames.size() + 1, 0) {}
+  const std::string& of(std::uint32_t frame) {
+    const std::size_t k = frame < r_.frames.size() ? frame : r_.frames.size();
+    if (!done_[k]) {
+      cache_[k] = valid_utf8(r_.stack_of(frame, root_));
+      done_[k] = 1;
+    }
+    return cache_[k];
+  }
+
+ private:
+  const execution_record& r_;
+  std::string root_;
+  std::vector<std::string> cache_;
+  std::vector<char> done_;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_RECORD_NAMES_HPP
+// end include/forkscale/detail/output/record_names.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The counts per stack (sorted by the stack).
+inline std::map<std::string, std::uint64_t> folded_counts(const report& rep, folded_kind which) {
+  const execution_record& r = require_record(rep);
+  stack_names names(r, root_name(rep));
+  std::map<std::string, std::uint64_t> counts;
+  if (which == folded_kind::work) {
+    for (const record_strand& s : r.strands)
+      if (s.work != 0) counts[names.of(s.frame)] += s.work;
+  } else {
+    for (const std::uint32_t i : r.critical_path)
+      if (i < r.strands.size() && r.strands[i].span != 0) counts[names.of(r.strands[i].frame)] += r.strands[i].span;
+  }
+  return counts;
+}
+
+inline std::string folded_text(const report& rep, folded_kind which) {
+  std::string out;
+  for (const auto& line : folded_counts(rep, which)) {
+    out += line.first;
+    out += ' ';
+    out += std::to_string(line.second);
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string report::to_folded(folded_kind which) const {
+  return detail::output::folded_text(*this, which);
+}
+
+FORKSCALE_INLINE void report::write_folded(const std::string& path, folded_kind which) const {
+  detail::write_file_atomically(path, to_folded(which));
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_FOLDED_HPP
+// end include/forkscale/detail/output/folded.hpp
+// begin include/forkscale/detail/output/trace.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// detail/output/trace.hpp: a record as Trace Event Format JSON (report::to_trace,
+// write_trace), the format chrome://tracing and Perfetto UI's JSON importer
+// open ("Trace Event Format", Google, the document linked from the Catapult
+// project; object form). docs/record.md shows what it looks like.
+//
+//   {"traceEvents": [...], "displayTimeUnit": "ns", "otherData": {...}}
+//
+// One process (pid 1, named by the report's label); one track per recorded
+// thread (tid = thread index + 1, named "thread K (tid OS-ID)"); each strand a
+// complete event ("ph": "X", cat "strand") named by its innermost site, with one
+// arg, stack (the folded call path); each region instance an X slice around its
+// strands (cat "region"); the critical path copied onto a track of its own
+// ("critical path", tid = threads + 1, cat "critical_path"); the strands' work
+// and the critical path's span as counters ("ph": "C"); spawn and join edges as
+// flow events of the first version ("ph": "s" and "ph": "f" with "bp": "e", at
+// the start of the strand they leave and of the one they enter, with its cat,
+// one id per edge), which DevTools and Perfetto draw as arrows. Every event has
+// a cat (the metadata "__metadata"). ts and dur are microseconds of wall-clock
+// time since the measurement started, written with three decimals (whole
+// nanoseconds, exact, whatever the locale); a dur is rounded down where the
+// slice's end, computed from them in doubles, would otherwise pass the start of
+// the next slice or the end of the one around it (trace_track_ends).
+//
+// Perfetto requires the X slices of one track to nest: two slices are disjoint
+// or one holds the other. Strands of one thread never overlap, but clocks read
+// on different occasions can disagree by a few nanoseconds, so the layout
+// enforces it: a strand that starts before the previous strand of its thread
+// ended starts at that end; a region boundary that falls strictly inside a
+// strand moves out to the strand's edge; an inner region that ends after its
+// outer one extends the outer one's end. The critical-path track's copies
+// are made to follow one another the same way. otherData.slices_adjusted counts
+// the slices so moved (0 in a clean run).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/output/json_writer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// detail/output/json_writer.hpp: the pieces every JSON file forkscale writes is
+// made of: string and number literals, and a pretty-printing writer.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// A JSON string literal: quote and backslash escaped, control characters as
+// \u00XX, U+2028/U+2029 escaped too (they end lines in JavaScript), other text
+// kept as UTF-8 after ill-formed sequences are replaced by U+FFFD.
+inline std::string json_string(const std::string& s) {
+  static const char hex[] = "0123456789abcdef";
+  const std::string v = valid_utf8(s);
+  std::string out;
+  out.reserve(v.size() + 2);
+  out += '"';
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto c = static_cast<unsigned char>(v[i]);
+    if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += hex[c >> 4];
+      out += hex[c & 0xf];
+    } else if (c == 0xE2 && i + 2 < v.size() && static_cast<unsigned char>(v[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(v[i + 2]) == 0xA8 || static_cast<unsigned char>(v[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(v[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  out += '"';
+  return out;
+}
+
+inline std::string json_number(double v) {
+  const std::string t = round_trip(v);
+  return t.empty() ? "null" : t;
+}
+
+inline std::string json_number(std::uint64_t v) { return std::to_string(v); }
+inline std::string json_signed(std::int64_t v) { return std::to_string(v); }
+
+// A number that may be +infinity (a what-if factor, parallelism or gain): the
+// number, the string "inf" for +infinity, null for anything else that is not
+// finite.
+inline std::string json_unbounded(double v) {
+  if (std::isinf(v) && v > 0) return "\"inf\"";
+  return json_number(v);
+}
+
+// Pretty-printing with two-space indentation, one member per line.
+class json_writer {
+ public:
+  void begin_object() { open('{'); }
+  void end_object() { close('}'); }
+  void begin_array() { open('['); }
+  void end_array() { close(']'); }
+
+  void key(const char* name) {
+    element();
+    out_ += json_string(name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  void value_raw(const std::string& text) {
+    element();
+    out_ += text;
+  }
+  void value(const std::string& s) { value_raw(json_string(s)); }
+  void value(const char* s) { value_raw(json_string(s)); }
+  void value(double v) { value_raw(json_number(v)); }
+  void value(std::uint64_t v) { value_raw(json_number(v)); }
+
+  template <typename T>
+  void member(const char* name, const T& v) {
+    key(name);
+    value(v);
+  }
+
+  std::string finish() {
+    out_ += '\n';
+    return std::move(out_);
+  }
+
+ private:
+  // Before a value or key: a comma after a sibling, then a new indented line,
+  // except for the value right after its key.
+  void element() {
+    if (after_key_) {
+      after_key_ = false;
+      return;
+    }
+    if (!count_.empty()) {
+      if (count_.back()++ != 0) out_ += ',';
+      newline(count_.size());
+    }
+  }
+  void open(char c) {
+    element();
+    out_ += c;
+    count_.push_back(0);
+  }
+  void close(char c) {
+    const bool had_elements = count_.back() != 0;
+    count_.pop_back();
+    if (had_elements) newline(count_.size());
+    out_ += c;
+  }
+  void newline(std::size_t depth) {
+    out_ += '\n';
+    out_.append(2 * depth, ' ');
+  }
+
+  std::string out_;
+  std::vector<std::size_t> count_;
+  bool after_key_ = false;
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_JSON_WRITER_HPP
+// end include/forkscale/detail/output/json_writer.hpp
+// begin include/forkscale/detail/output/stream_out.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// detail/output/stream_out.hpp: text written through a fixed buffer (1 MiB),
+// to a string or to a file, so that a large output (the trace) never has to be
+// held whole; numbers formatted in place (locale-free, no allocation). A
+// writer of many small pieces (the trace's events) asks for room once
+// (stream_out::room) and stores them through a plain pointer (put_text,
+// put_bytes, put_decimal, put_micros), then hands the end back (advance). write_streamed_atomically() writes a file the
+// way write_file_atomically does (a temporary in the same directory, flushed, synced, renamed onto the target; removed
+// on any failure, which throws one line naming the file), with the contents produced piece by piece. On Linux the
+// temporary's pages are handed to the disk every 8 MiB as they are written (sync_file_range), so that the sync before
+// the rename waits for the last few MiB only, not for the whole file.
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#endif
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The decimal digits of 00..99, two by two.
+constexpr char decimal_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The pieces of put_* below store at `p` and return the end; the caller has
+// made room for them (at most 20 bytes a number, 24 a time).
+template <std::size_t N>
+inline char* put_text(char* p, const char (&text)[N]) noexcept {
+  std::memcpy(p, text, N - 1);  // a literal: its length is known, the copy a few stores
+  return p + (N - 1);
+}
+inline char* put_bytes(char* p, const char* s, std::size_t n) noexcept {
+  std::memcpy(p, s, n);
+  return p + n;
+}
+inline char* put_bytes(char* p, const std::string& s) noexcept { return put_bytes(p, s.data(), s.size()); }
+// `v` in decimal, as std::to_chars writes it.
+inline unsigned decimal_digits(std::uint64_t v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  // From the bit width: floor(log10(2^bits)) is bits * 1233 >> 12 for bits <= 64,
+  // one less than the digits or the digits; a comparison tells which.
+  static constexpr std::uint64_t powers[] = {1,
+                                             10,
+                                             100,
+                                             1000,
+                                             10000,
+                                             100000,
+                                             1000000,
+                                             10000000,
+                                             100000000,
+                                             1000000000,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
+                                             10000000000000000000ull};
+  const unsigned bits = 64u - static_cast<unsigned>(__builtin_clzll(v | 1));
+  const unsigned guess = (bits * 1233u) >> 12;
+  return guess + ((v | 1) >= powers[guess] ? 1u : 0u);  // 0 has one digit too
+#else
+  unsigned n = 1;
+  for (std::uint64_t ten = 10; n < 20 && v >= ten; ten *= 10) ++n;
+  return n;
+#endif
+}
+inline char* put_decimal(char* p, std::uint64_t v) noexcept {
+  if (v < 10) {  // a thread's number, most often
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  const unsigned n = decimal_digits(v);
+  char* q = p + n;
+  while (v >= 100) {
+    const auto pair = static_cast<unsigned>(v % 100) * 2;
+    v /= 100;
+    q -= 2;
+    q[0] = decimal_pairs[pair];
+    q[1] = decimal_pairs[pair + 1];
+  }
+  if (v >= 10) {
+    q[-2] = decimal_pairs[v * 2];
+    q[-1] = decimal_pairs[v * 2 + 1];
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return p + n;
+}
+// Nanoseconds as microseconds with three decimals: exact, locale-free.
+inline char* put_micros(char* p, std::uint64_t ns) noexcept {
+  p = put_decimal(p, ns / 1000);
+  const auto f = static_cast<unsigned>(ns % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + f / 100);
+  p[2] = decimal_pairs[(f % 100) * 2];
+  p[3] = decimal_pairs[(f % 100) * 2 + 1];
+  return p + 4;
+}
+
+class stream_out {
+ public:
+  static constexpr std::size_t buffer_size = std::size_t(1) << 20;
+  // Into `text` (appended).
+  explicit stream_out(std::string& text) : text_(&text) { buf_.resize(buffer_size); }
+  // Into `file` (not closed here); `path` names it in errors. With
+  // `write_back`, a regular file's written pages start going to the disk every
+  // write_back_step bytes (where the system can be told: Linux), ahead of the
+  // fsync that makes the file durable.
+  stream_out(std::FILE* file, std::string path, bool write_back = false)
+      : file_(file), path_(std::move(path)), write_back_(write_back) {
+    buf_.resize(buffer_size);
+  }
+  static constexpr std::size_t write_back_step = std::size_t(8) << 20;
+  stream_out(const stream_out&) = delete;
+  stream_out& operator=(const stream_out&) = delete;
+
+  void put(const char* p, std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) return sink(p, n);
+    }
+    std::memcpy(buf_.data() + used_, p, n);
+    used_ += n;
+  }
+  void put(const std::string& s) { put(s.data(), s.size()); }
+  void put(const char* s) { put(s, std::strlen(s)); }
+  void put(char c) {
+    if (used_ == buf_.size()) flush();
+    buf_[used_++] = c;
+  }
+  void number(std::uint64_t v) { advance(put_decimal(room(20), v)); }
+  // Nanoseconds as microseconds with three decimals: exact, locale-free.
+  void micros(std::uint64_t ns) { advance(put_micros(room(24), ns)); }
+  // Where the next `n` bytes go: room for them at the end of the buffer (made
+  // by flushing it, and for more than it holds by making it larger). advance()
+  // says where what was stored there ends.
+  char* room(std::size_t n) {
+    if (n > buf_.size() - used_) {
+      flush();
+      if (n > buf_.size()) buf_.resize(n);
+    }
+    return buf_.data() + used_;
+  }
+  void advance(char* end) noexcept { used_ = static_cast<std::size_t>(end - buf_.data()); }
+  void flush() {
+    if (used_ == 0) return;
+    sink(buf_.data(), used_);
+    used_ = 0;
+  }
+
+ private:
+  void sink(const char* p, std::size_t n) {
+    if (text_) {
+      text_->append(p, n);
+      return;
+    }
+    errno = 0;
+    if (std::fwrite(p, 1, n, file_) != n) {
+      const int err = errno;
+      throw_write_error(path_, errno_text(err ? err : EIO));
+    }
+    written_ += n;
+    if (write_back_ && written_ - handed_ >= write_back_step) start_write_back();
+  }
+  // Starts writing the bytes since the last call to the disk, without waiting:
+  // only a hint (a failure here is the sync's to report).
+  void start_write_back() noexcept {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    if (std::fflush(file_) == 0)
+      (void)sync_file_range(fileno(file_), static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
+                            SYNC_FILE_RANGE_WRITE);
+#endif
+    handed_ = written_;
+  }
+
+  std::string* text_ = nullptr;
+  std::FILE* file_ = nullptr;
+  std::string path_;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+  bool write_back_ = false;
+  std::size_t written_ = 0, handed_ = 0;  // bytes given to the file; of them, handed to the disk
+};
+
+// Writes `path` atomically with what `fill` puts into the stream (a device or
+// a pipe, such as /dev/stdout, is written in place). Throws forkscale::error
+// ("forkscale: cannot write report '<path>': <reason>") and leaves neither a
+// partial target nor a temporary behind on failure.
+inline void write_streamed_atomically(const std::string& path, function_ref<void(stream_out&)> fill) {
+  if (path.empty()) throw_write_error(path, "the path is empty");
+  if (is_directory_path(path)) throw_write_error(path, errno_text(EISDIR));
+  if (is_special_file(path)) {
+    errno = 0;
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw_write_error(path, errno_text(errno ? errno : EIO));
+    try {
+      stream_out out(f, path);
+      fill(out);
+      out.flush();
+    } catch (...) {
+      std::fclose(f);
+      throw;
+    }
+    errno = 0;
+    const bool ok = std::fflush(f) == 0 && !std::ferror(f);
+    const int err = errno;
+    if (std::fclose(f) != 0 || !ok) throw_write_error(path, errno_text(err ? err : EIO));
+    return;
+  }
+  temporary_file tmp;
+  if (const int err = tmp.create(path)) throw_write_error(path, errno_text(err));
+  {
+    stream_out out(tmp.get(), path, /*write_back=*/true);
+    fill(out);
+    out.flush();
+  }
+  finish_temporary(tmp, path, 1);
+  const std::string reason = rename_onto(tmp, path);
+  if (!reason.empty()) throw_write_error(path, reason);
+}
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_STREAM_OUT_HPP
+// end include/forkscale/detail/output/stream_out.hpp
+// begin include/forkscale/detail/output/trace_layout.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+#define FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// detail/output/trace_layout.hpp: where each slice of a trace goes (trace.hpp
+// writes them): the thread tracks and the critical path's track, adjusted so
+// that the slices of a track nest, in nanoseconds and in the doubles viewers
+// compute with; and, for a trace over its bound (trace_plan.hpp), the folded
+// strands between two kept ones on a thread merged into one slice.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// Microseconds with three decimals, from nanoseconds: exact and locale-free.
+inline std::string trace_us(std::uint64_t ns) {
+  const std::string frac = std::to_string(ns % 1000);
+  return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
+}
+
+struct trace_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
+  bool region = false;
+  bool folded = false;
+};
+
+// Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
+// says which strands are folded).
+struct trace_run {
+  std::uint64_t start = 0, end = 0;
+  std::uint64_t strands = 0, work = 0;
+  std::uint64_t span = 0;   // the longest path through its strands along the record's edges
+  std::uint32_t frame = 0;  // the innermost call path around all its strands
+};
+// Where every slice goes, adjusted so that the slices of a track nest.
+struct trace_layout {
+  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
+  std::vector<trace_slice> critical;              // the critical path's track
+  std::vector<std::uint64_t> start, end;          // per strand, as placed
+  std::uint64_t moved = 0;                        // slices whose times were adjusted
+  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  static constexpr std::uint32_t no_run = 0xffffffffu;
+};
+
+// A strand's place in time order: by start, then end, then index.
+struct strand_time_key {
+  std::uint64_t start, end;
+  std::uint32_t index;
+};
+inline bool strand_time_before(const strand_time_key& x, const strand_time_key& y) noexcept {
+  if (x.start != y.start) return x.start < y.start;
+  return x.end != y.end ? x.end < y.end : x.index < y.index;
+}
+
+// A thread's strands being put into time order (strand_time_order). They mostly
+// come in time order already (in order of the graph), with some that started
+// earlier further on: add() keeps the strands that follow the last kept one in
+// time in `list` and takes the others out; finish() sorts those on copies of
+// their keys and merges them back from the end. Linear when few are out of order
+// (one in ten in a serial quicksort), never worse than sorting them all.
+struct strand_time_sorter {
+  std::vector<std::uint32_t> list;
+  std::vector<strand_time_key> rest;
+  strand_time_key last{};
+
+  void add(const strand_time_key& k) {
+    if (list.empty() || strand_time_before(last, k)) {
+      list.push_back(k.index);
+      last = k;
+    } else {
+      rest.push_back(k);
+    }
+  }
+  void finish(const execution_record& r) {
+    if (rest.empty()) return;
+    std::sort(rest.begin(), rest.end(), strand_time_before);
+    // Merged from the back: the kept strands hold the front of the list.
+    std::size_t from = list.size(), other = rest.size();
+    list.resize(list.size() + rest.size());
+    std::size_t to = list.size();
+    while (other > 0) {
+      const std::uint32_t i = from > 0 ? list[from - 1] : 0;
+      if (from > 0 &&
+          strand_time_before(rest[other - 1], strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i}))
+        list[--to] = list[--from];
+      else
+        list[--to] = rest[--other].index;
+    }
+    rest.clear();
+    rest.shrink_to_fit();
+  }
+};
+
+inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i) noexcept {
+  return strand_time_key{r.strands[i].start_ns, r.strands[i].end_ns, i};
+}
+
+// Sorts `list` (strand indices in increasing order) into time order.
+inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
+  strand_time_sorter t;
+  t.list.reserve(list.size());
+  for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
+  t.finish(r);
+  list.swap(t.list);
+}
+
+// Strands of each thread in time order, none starting before the previous
+// ended. The strands are read once to sort them out by thread and into time
+// order (most are in it already); L.threads grows to every thread a strand
+// names.
+inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_record& r, trace_layout& L) {
+  std::vector<strand_time_sorter> sorters(L.threads.size());
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
+  }
+  if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
+  std::vector<std::vector<std::uint32_t>> on(L.threads.size());
+  for (std::size_t t = 0; t < sorters.size(); ++t) {
+    sorters[t].finish(r);
+    on[t].swap(sorters[t].list);
+  }
+  L.start.resize(r.strands.size());
+  L.end.resize(r.strands.size());
+  for (auto& list : on) {
+    std::uint64_t last_end = 0;
+    for (const std::uint32_t i : list) {
+      const record_strand& s = r.strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      if (start != s.start_ns || end != s.end_ns) ++L.moved;
+      L.start[i] = start;
+      L.end[i] = end;
+      last_end = end;
+    }
+  }
+  return on;
+}
+
+// A region's time `t` moved out of the strand of `list` (sorted, disjoint) it
+// falls strictly inside, to that strand's start (`to_start`) or end.
+inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
+                                    bool to_start) {
+  const auto after =
+      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  if (after == list.begin()) return t;
+  const std::uint32_t k = *(after - 1);  // the last strand starting before t
+  if (L.end[k] <= t) return t;
+  return to_start ? L.start[k] : L.end[k];
+}
+
+// The region slices of one thread: no boundary strictly inside a strand, and
+// properly nested among themselves (an inner region that outlasts its outer one
+// extends it).
+inline std::vector<trace_slice> place_regions(const execution_record& r, std::uint32_t thread,
+                                              const std::vector<std::uint32_t>& strands, trace_layout& L) {
+  std::vector<trace_slice> out;
+  for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
+    const forkscale::record_region& region = r.regions[g];
+    if (region.thread != thread) continue;
+    trace_slice s;
+    s.region = true;
+    s.index = g;
+    s.start = out_of_strands(L, strands, region.start_ns, true);
+    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<std::size_t> open;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
+      out[*it].end = out[k].end;
+      ++L.moved;
+    }
+    open.push_back(k);
+  }
+  return out;
+}
+
+inline trace_layout lay_out_trace(const execution_record& r) {
+  trace_layout L;
+  // A track for every recorded thread and every thread a region or strand names.
+  std::size_t threads = r.threads.size();
+  for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
+  L.threads.resize(threads);
+  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
+    std::vector<trace_slice>& track = L.threads[t];
+    track = place_regions(r, t, on[t], L);
+    track.reserve(track.size() + on[t].size());
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    // Enclosing slices first: by start, then longest first, regions before strands.
+    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
+      if (a.start != b.start) return a.start < b.start;
+      if (a.end != b.end) return a.end > b.end;
+      return a.region && !b.region;
+    };
+    if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
+      std::stable_sort(track.begin(), track.end(), enclosing_first);
+  }
+  std::uint64_t last_end = 0;
+  for (const std::uint32_t i : r.critical_path) {
+    if (i >= r.strands.size()) continue;
+    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
+    s.end = std::max(L.end[i], s.start);
+    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    last_end = s.end;
+    L.critical.push_back(s);
+  }
+  return L;
+}
+
+// The innermost call path that holds both `a` and `b`.
+inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, std::uint32_t b) {
+  const auto ok = [&](std::uint32_t f) { return f < r.frames.size(); };
+  if (!ok(a) || !ok(b)) return 0;
+  while (a != b) {
+    if (r.frames[a].depth < r.frames[b].depth || (r.frames[a].depth == r.frames[b].depth && a < b)) std::swap(a, b);
+    const std::uint32_t up = r.frames[a].parent;
+    if (up == a || !ok(up)) return 0;
+    a = up;
+  }
+  return a;
+}
+
+// Each run's span: the longest path through its strands along prev and join
+// edges between strands of the run (strands are in a topological order).
+inline void run_spans(const execution_record& r, trace_layout& L) {
+  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const std::uint32_t run = L.run_of[i];
+    if (run == trace_layout::no_run) continue;
+    const record_strand& s = r.strands[i];
+    std::uint64_t before = 0;
+    const auto from = [&](std::int64_t k) {
+      if (k >= 0 && static_cast<std::size_t>(k) < i && L.run_of[static_cast<std::size_t>(k)] == run)
+        before = std::max(before, longest[static_cast<std::size_t>(k)]);
+    };
+    from(s.prev);
+    if (s.join >= 0) todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (s.join >= 0 && !todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t k : r.joins[j].strands) from(k);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+    longest[i] = before + s.span;
+    L.runs[run].span = std::max(L.runs[run].span, longest[i]);
+  }
+}
+
+// Replaces the folded strands of each thread's track by runs: consecutive
+// folded strands with no kept strand and no region boundary between them
+// become one slice from the first one's start to the last one's end, so the
+// track still nests. run_of then names each folded strand's run.
+inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
+  if (!p.bounded) return;
+  L.run_of.assign(r.strands.size(), trace_layout::no_run);
+  std::vector<trace_slice> out;
+  std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  for (std::vector<trace_slice>& track : L.threads) {
+    out.clear();
+    open.clear();
+    std::uint32_t run = trace_layout::no_run;
+    for (const trace_slice& s : track) {
+      while (!open.empty() && open.back() <= s.start) {
+        open.pop_back();
+        run = trace_layout::no_run;
+      }
+      if (s.region || p.keep[s.index]) {
+        if (s.region) open.push_back(s.end);
+        run = trace_layout::no_run;
+        out.push_back(s);
+        continue;
+      }
+      const std::uint32_t frame = r.strands[s.index].frame;
+      if (run == trace_layout::no_run) {
+        run = static_cast<std::uint32_t>(L.runs.size());
+        trace_run x;
+        x.start = s.start;
+        x.frame = frame;
+        L.runs.push_back(x);
+        out.push_back(trace_slice{s.start, s.end, run, false, true});
+      }
+      trace_run& x = L.runs[run];
+      x.end = std::max(x.end, s.end);
+      ++x.strands;
+      x.work += r.strands[s.index].work;
+      if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
+      out.back().end = x.end;
+      L.run_of[s.index] = run;
+    }
+    track.swap(out);
+  }
+  run_spans(r, L);
+}
+
+// A time written by trace_us as a viewer reads it: the double nearest to ns / 1000
+// (the division is that double: both are the correctly rounded value of one number).
+inline double trace_read_us(std::uint64_t ns) noexcept { return static_cast<double>(ns) / 1000.0; }
+
+// The slices of one track as written, enclosing ones first, with each duration
+// rounded down where needed so that the track nests however a viewer computes a
+// slice's end from the decimals: as ts + dur in doubles (DevTools), and as
+// (ts - the track's first ts) + dur in doubles (speedscope, which moves each
+// track to start at 0 before adding). Written in decimal, 506.682 + 0.220 is
+// 506.90200000000004 in doubles, after a slice that starts at 506.902: such an
+// end is rounded down by 1 ns. So, in both sums, a slice ends no later than the
+// slice around it and no later than its own end in ns, which is no later than
+// the start of any slice after it: the track nests in double arithmetic as it
+// does in nanoseconds (where Perfetto, rounding ts and dur to ns each, reads
+// it).
+class trace_track_ends {
+ public:
+  explicit trace_track_ends(std::uint64_t origin) : origin_(trace_read_us(origin)) {}
+  std::uint64_t dur(std::uint64_t start, std::uint64_t end) {
+    while (!open_.empty() && open_.back().end <= start) open_.pop_back();
+    const double ts = trace_read_us(start), shifted = ts - origin_;
+    double bound = trace_read_us(end), bound_shifted = trace_read_us(end) - origin_;
+    if (!open_.empty()) {
+      bound = std::min(bound, open_.back().read_end);
+      bound_shifted = std::min(bound_shifted, open_.back().read_end_shifted);
+    }
+    std::uint64_t d = end > start ? end - start : 0;
+    if (bound <= ts || bound_shifted <= shifted) d = 0;  // nothing fits (a slice at the very end of the one around it)
+    double read_end = ts + trace_read_us(d), read_end_shifted = shifted + trace_read_us(d);
+    while (d > 0 && (read_end > bound || read_end_shifted > bound_shifted)) {
+      --d;
+      read_end = ts + trace_read_us(d);
+      read_end_shifted = shifted + trace_read_us(d);
+    }
+    open_.push_back(open_slice{end, read_end, read_end_shifted});
+    return d;
+  }
+
+ private:
+  struct open_slice {
+    std::uint64_t end;        // in ns
+    double read_end;          // ts + dur
+    double read_end_shifted;  // (ts - origin) + dur
+  };
+  double origin_;                 // the track's first ts, as read
+  std::vector<open_slice> open_;  // the slices around the next one
+};
+
+}  // namespace output
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_LAYOUT_HPP
+// end include/forkscale/detail/output/trace_layout.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace output {
+
+// The events, one per line, as members of the "traceEvents" array, written as
+// they are made: an event's pieces go straight into the stream.
+class trace_events {
+ public:
+  explicit trace_events(stream_out& out) : out_(out) {}
+  stream_out& begin() {
+    out_.put(first_ ? "\n{" : ",\n{", first_ ? 2 : 3);
+    first_ = false;
+    return out_;
+  }
+  void end() { out_.put('}'); }
+  stream_out& out() { return out_; }
+  // An event stored through a pointer: open() makes room for its separator,
+  // braces and `bound` bytes between them and returns where its members go;
+  // close() takes where they end.
+  char* open(std::size_t bound) {
+    char* p = out_.room(bound + 4);
+    if (first_) {
+      p = put_text(p, "\n{");
+      first_ = false;
+    } else {
+      p = put_text(p, ",\n{");
+    }
+    return p;
+  }
+  void close(char* p) {
+    *p++ = '}';
+    out_.advance(p);
+  }
+
+ private:
+  stream_out& out_;
+  bool first_ = true;
+};
+
+// The JSON strings of each call path's name and folded stack, each made once.
+class trace_names {
+ public:
+  trace_names(const execution_record& r, std::string root) : r_(r), root_(root), stacks_(r, std::move(root)) {
+    name_.resize(r.frames.size() + 1);
+    stack_.resize(r.frames.size() + 1);
+    head_.resize(r.frames.size() + 1);
+    tail_.resize(r.frames.size() + 1);
+  }
+  const std::string& name(std::uint32_t frame) {
+    std::string& s = name_[slot(frame)];
+    if (s.empty()) s = json_string(frame_name(r_, frame, root_));
+    return s;
+  }
+  const std::string& stack(std::uint32_t frame) {
+    std::string& s = stack_[slot(frame)];
+    if (s.empty()) s = json_string(stacks_.of(frame));
+    return s;
+  }
+  // What a strand's slice (cat "strand") holds before its ts, and after its
+  // tid: "name":N,"cat":"strand","ph":"X","ts":  and  ,"args":{"stack":S}
+  const std::string& strand_head(std::uint32_t frame) {
+    std::string& s = head_[slot(frame)];
+    if (s.empty()) s = "\"name\":" + name(frame) + ",\"cat\":\"strand\",\"ph\":\"X\",\"ts\":";
+    return s;
+  }
+  const std::string& strand_tail(std::uint32_t frame) {
+    std::string& s = tail_[slot(frame)];
+    if (s.empty()) s = ",\"args\":{\"stack\":" + stack(frame) + "}";
+    return s;
+  }
+
+ private:
+  std::size_t slot(std::uint32_t frame) const { return frame < r_.frames.size() ? frame : r_.frames.size(); }
+  const execution_record& r_;
+  std::string root_;
+  stack_names stacks_;
+  std::vector<std::string> name_, stack_, head_, tail_;
+};
+
+// The most "name":N,"cat":"C",...,"args":{ takes besides N and C.
+constexpr std::size_t trace_slice_head_bound = 160;
+
+// "name":N,"cat":"C","ph":"X","ts":T,"dur":D,"pid":1,"tid":K,"args":{  (the args follow)
+inline char* trace_slice_head(char* p, const std::string& name_json, const std::string& cat, std::uint64_t start,
+                              std::uint64_t dur, std::size_t tid) {
+  p = put_text(p, "\"name\":");
+  p = put_bytes(p, name_json);
+  p = put_text(p, ",\"cat\":\"");
+  p = put_bytes(p, cat);
+  p = put_text(p, "\",\"ph\":\"X\",\"ts\":");
+  p = put_micros(p, start);
+  p = put_text(p, ",\"dur\":");
+  p = put_micros(p, dur);
+  p = put_text(p, ",\"pid\":1,\"tid\":");
+  p = put_decimal(p, tid);
+  return put_text(p, ",\"args\":{");
+}
+
+// "cat": "__metadata", as Chrome writes its metadata events.
+inline void trace_metadata(trace_events& ev, const char* name, std::size_t tid, const std::string& arg) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":\"");
+  o.put(name);
+  o.put("\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"tid\":");
+  o.number(tid);
+  o.put(",\"args\":{");
+  o.put(arg);
+  o.put('}');
+  ev.end();
+}
+
+// A counter sample ("ph": "C"): `key` = `value` from `ns` on.
+inline void trace_counter(trace_events& ev, const std::string& name_json, const char* cat, std::uint64_t ns,
+                          const char* key, std::uint64_t value) {
+  stream_out& o = ev.begin();
+  o.put("\"name\":", 7);
+  o.put(name_json);
+  o.put(",\"cat\":\"");
+  o.put(cat);
+  o.put("\",\"ph\":\"C\",\"ts\":");
+  o.micros(ns);
+  o.put(",\"pid\":1,\"args\":{\"");
+  o.put(key);
+  o.put("\":");
+  o.number(value);
+  o.put('}');
+  ev.end();
+}
+
+// A run of folded strands (trace_plan.hpp): named by the innermost call path
+// around all of them, with the strands' cat (so that arrows bind to it), and
+// their count, work and span (the longest path through them) in args.
+inline void trace_folded_slice(trace_events& ev, trace_names& names, const trace_run& run, std::uint64_t dur,
+                               std::size_t tid) {
+  static const std::string cat = "strand";
+  const std::string &name = names.name(run.frame), &stack = names.stack(run.frame);
+  char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 128);
+  p = trace_slice_head(p, name, cat, run.start, dur, tid);
+  p = put_text(p, "\"stack\":");
+  p = put_bytes(p, stack);
+  p = put_text(p, ",\"folded_strands\":");
+  p = put_decimal(p, run.strands);
+  p = put_text(p, ",\"work\":");
+  p = put_decimal(p, run.work);
+  p = put_text(p, ",\"span\":");
+  p = put_decimal(p, run.span);
+  *p++ = '}';
+  ev.close(p);
+}
+
+// The slices of the thread tracks and of the critical path's track. A strand's
+// args are its call path only (the same for every strand of that path: a viewer
+// that keys frames on name and args, as speedscope does, keeps one frame per
+// call path); its work and span are on the counters (trace_counters).
+inline void trace_slices(const execution_record& r, const trace_layout& L, trace_names& names, trace_events& ev) {
+  // A thread track's strand: the same bytes as below, its pieces around ts,
+  // dur and tid made once per call path.
+  const auto thread_strand = [&](std::uint32_t i, std::uint64_t start, std::uint64_t dur, std::size_t tid) {
+    const std::string &head = names.strand_head(r.strands[i].frame), &tail = names.strand_tail(r.strands[i].frame);
+    char* p = ev.open(head.size() + tail.size() + 96);
+    p = put_bytes(p, head);
+    p = put_micros(p, start);
+    p = put_text(p, ",\"dur\":");
+    p = put_micros(p, dur);
+    p = put_text(p, ",\"pid\":1,\"tid\":");
+    p = put_decimal(p, tid);
+    p = put_bytes(p, tail);
+    ev.close(p);
+  };
+  const auto strand = [&](std::uint32_t i, const std::string& cat, std::uint64_t start, std::uint64_t dur,
+                          std::size_t tid) {
+    const std::string &name = names.name(r.strands[i].frame), &stack = names.stack(r.strands[i].frame);
+    char* p = ev.open(trace_slice_head_bound + name.size() + cat.size() + stack.size() + 16);
+    p = trace_slice_head(p, name, cat, start, dur, tid);
+    p = put_text(p, "\"stack\":");
+    p = put_bytes(p, stack);
+    *p++ = '}';
+    ev.close(p);
+  };
+  const std::string region_cat = "region", critical_cat = "critical_path";
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
+    for (const trace_slice& s : L.threads[t]) {
+      const std::uint64_t dur = ends.dur(s.start, s.end);
+      if (s.region) {
+        const std::string path = json_string(r.regions[s.index].path);
+        char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
+        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = put_text(p, "\"path\":");
+        p = put_bytes(p, path);
+        *p++ = '}';
+        ev.close(p);
+      } else if (s.folded) {
+        trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
+      } else {
+        thread_strand(s.index, s.start, dur, t + 1);
+      }
+    }
+  }
+  const std::size_t critical_tid = L.threads.size() + 1;
+  trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
+  for (const trace_slice& s : L.critical)
+    strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
+}
+
+// At most this many samples per counter track, besides its first and last: a
+// sample each time the count has grown by 1/trace_counter_steps of its total.
+constexpr std::uint64_t trace_counter_steps = 1000;
+
+// Samples of a growing count: emit(at) is asked after each increase; it samples
+// when the count has passed the next step or reached the total.
+class trace_counter_track {
+ public:
+  trace_counter_track(trace_events& ev, std::string name_json, const char* key, std::uint64_t total)
+      : ev_(ev), name_(std::move(name_json)), key_(key), total_(total), step_(total / trace_counter_steps) {}
+  void start(std::uint64_t at) { trace_counter(ev_, name_, key_, at, key_, 0); }
+  void add(std::uint64_t at, std::uint64_t amount) {
+    count_ += amount;
+    if (count_ < total_ && count_ - sampled_ <= step_) return;
+    sampled_ = count_;
+    trace_counter(ev_, name_, key_, at, key_, count_);
+  }
+
+ private:
+  trace_events& ev_;
+  std::string name_;
+  const char* key_;
+  std::uint64_t total_, step_, count_ = 0, sampled_ = 0;
+};
+
+// The numbers of the strands as counters, which viewers draw as a track of
+// their own and show at any point in time: per thread, the work of its strands
+// so far ("work of thread K", 0 at the start of its first slice, then at the
+// end of a slice with work each time it has grown by a thousandth of the
+// thread's work, and at its last), and along the critical path the span so far
+// ("span of the critical path", sampled the same way at the ends of its
+// strands). The last samples add up to the work, and the last critical one is
+// the span.
+inline void trace_counters(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  const auto work_of = [&](const trace_slice& s) { return s.folded ? L.runs[s.index].work : r.strands[s.index].work; };
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    std::uint64_t total = 0;
+    for (const trace_slice& s : L.threads[t])
+      if (!s.region) total += work_of(s);
+    trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
+    bool first = true;
+    for (const trace_slice& s : L.threads[t]) {
+      if (s.region) continue;
+      if (first) work.start(s.start);
+      first = false;
+      if (work_of(s) != 0) work.add(s.end, work_of(s));
+    }
+  }
+  std::uint64_t total = 0;
+  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
+  for (std::size_t k = 0; k < L.critical.size(); ++k) {
+    if (k == 0) span.start(L.critical[k].start);
+    if (r.strands[L.critical[k].index].span != 0) span.add(L.critical[k].end, r.strands[L.critical[k].index].span);
+  }
+}
+
+// The arrows of the spawn and join edges (trace_flows).
+class trace_arrows {
+ public:
+  trace_arrows(const execution_record& r, const trace_layout& L, trace_events& ev) : r_(r), L_(L), ev_(ev) {}
+
+  // One arrow, as Chrome binds flow events: a flow event belongs to the slice of
+  // its pid and tid with the same ts and cat ("s" to the slice it starts in, "f"
+  // with "bp": "e" to the slice it ends in), and a start and an end pair by cat,
+  // name and id. So both are written at their slice's start, with the strands'
+  // cat. A folded strand's end is its run's slice: an edge inside one run has
+  // no arrow, and an edge from a run to a strand already drawn from that run
+  // none again.
+  void edge(const char* kind, std::uint32_t from, std::uint32_t to) {
+    if (!L_.run_of.empty()) {
+      const std::uint64_t a = slice_of(from), b = slice_of(to);
+      if (a == b) return;
+      if (b != target_) {
+        target_ = b;
+        sources_.clear();
+      }
+      if (std::find(sources_.begin(), sources_.end(), a) != sources_.end()) return;
+      sources_.push_back(a);
+    }
+    ++id_;
+    end(kind, from, false);
+    end(kind, to, true);
+  }
+
+ private:
+  std::uint64_t slice_of(std::uint32_t i) const {
+    return L_.run_of[i] == trace_layout::no_run ? i : r_.strands.size() + L_.run_of[i];
+  }
+  // `kind` is "spawn" or "join" (a literal of at most 8 characters).
+  void end(const char* kind, std::uint32_t i, bool finish) {
+    const bool folded = !L_.run_of.empty() && L_.run_of[i] != trace_layout::no_run;
+    char* p = ev_.open(160);
+    p = put_text(p, "\"name\":\"");
+    p = put_bytes(p, kind, std::strlen(kind));
+    p = put_text(p, "\",\"cat\":\"strand\",\"id\":");
+    p = put_decimal(p, id_);
+    p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
+               : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_text(p, ",\"tid\":");
+    p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
+    ev_.close(p);
+  }
+
+  const execution_record& r_;
+  const trace_layout& L_;
+  trace_events& ev_;
+  std::uint64_t id_ = 0;
+  std::uint64_t target_ = ~std::uint64_t(0);
+  std::vector<std::uint64_t> sources_;
+};
+
+// Spawn edges (a task's first strand from the strand that spawned it) and join
+// edges (every strand reported to a join, directly or through joins handed on
+// to it, into the strand that starts after the join).
+inline void trace_flows(const execution_record& r, const trace_layout& L, trace_events& ev) {
+  trace_arrows arrows(r, L, ev);
+  std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
+  for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    if (s.prev >= 0 && static_cast<std::size_t>(s.prev) < r.strands.size() &&
+        r.strands[static_cast<std::size_t>(s.prev)].task != s.task)
+      arrows.edge("spawn", static_cast<std::uint32_t>(s.prev), i);
+    if (s.join < 0 || static_cast<std::size_t>(s.join) >= r.joins.size()) continue;
+    todo.assign(1, static_cast<std::uint32_t>(s.join));
+    while (!todo.empty()) {
+      const std::uint32_t j = todo.back();
+      todo.pop_back();
+      if (j >= r.joins.size() || seen[j] == i + 1) continue;
+      seen[j] = i + 1;
+      for (const std::uint32_t from : r.joins[j].strands)
+        if (from < r.strands.size()) arrows.edge("join", from, i);
+      for (const std::uint32_t k : r.joins[j].joins) todo.push_back(k);
+    }
+  }
+}
+
+inline std::string trace_other_data(const report& rep, const execution_record& r, const trace_layout& L,
+                                    const trace_plan& p) {
+  std::string o = "{\"producer\":\"forkscale " FORKSCALE_VERSION_STRING "\",\"label\":" + json_string(rep.label) +
+                  ",\"clock\":\"" + to_string(rep.clock) + "\",\"unit\":" + json_string(rep.unit) + ",\"work\":\"" +
+                  std::to_string(rep.work()) + "\",\"span\":\"" + std::to_string(rep.span()) + "\",\"strands\":\"" +
+                  std::to_string(r.strands.size()) + "\",\"time\":\"ts and dur: microseconds " +
+                  "of wall-clock time since the measurement started (whole ns; a dur rounded down by 1 ns where " +
+                  "ts + dur in doubles would pass the next slice)\",\"slices_adjusted\":\"" + std::to_string(L.moved) +
+                  "\",\"trace_limit\":\"" + std::to_string(p.limit) + "\",\"strands_written\":\"" +
+                  std::to_string(p.kept) + "\",\"strands_folded\":\"" + std::to_string(p.folded) +
+                  "\",\"folded_slices\":\"" + std::to_string(L.runs.size()) +
+                  "\",\"folded\":" + json_string(trace_plan_summary(p)) + ",\"record\":";
+  if (r.complete) return o + "\"complete\"}";
+  return o +
+         json_string("partial: recording stopped at options.record_limit (" + std::to_string(r.dropped_strands) +
+                     " strands dropped): the timeline has gaps; the report's numbers are whole") +
+         "}";
+}
+
+// The whole trace, into `out`.
+inline void write_trace_to(const report& rep, stream_out& out) {
+  const execution_record& r = require_record(rep);
+  const trace_plan p = plan_trace(r);
+  trace_layout L = lay_out_trace(r);
+  fold_tracks(r, p, L);
+  trace_names names(r, root_name(rep));
+  out.put("{\"traceEvents\":[");
+  trace_events ev(out);
+  {
+    stream_out& o = ev.begin();
+    o.put("\"name\":\"process_name\",\"cat\":\"__metadata\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":");
+    o.put(json_string(root_name(rep)));
+    o.put('}');
+    ev.end();
+  }
+  for (std::size_t t = 0; t < L.threads.size(); ++t) {
+    const std::string os = t < r.threads.size() ? " (tid " + std::to_string(r.threads[t].os_id) + ")" : "";
+    trace_metadata(ev, "thread_name", t + 1, "\"name\":\"thread " + std::to_string(t) + os + "\"");
+    trace_metadata(ev, "thread_sort_index", t + 1, "\"sort_index\":" + std::to_string(t + 1));
+  }
+  trace_metadata(ev, "thread_name", L.threads.size() + 1, "\"name\":\"critical path\"");
+  trace_metadata(ev, "thread_sort_index", L.threads.size() + 1, "\"sort_index\":0");
+  trace_slices(r, L, names, ev);
+  trace_counters(r, L, ev);
+  trace_flows(r, L, ev);
+  out.put("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":");
+  out.put(trace_other_data(rep, r, L, p));
+  out.put("}\n");
+}
+
+}  // namespace output
+}  // namespace detail
+
+#if FORKSCALE_DETAIL_DEFINES(views)
+FORKSCALE_INLINE std::string report::to_trace() const {
+  std::string text;
+  detail::output::stream_out out(text);
+  detail::output::write_trace_to(*this, out);
+  out.flush();
+  return text;
+}
+
+FORKSCALE_INLINE void report::write_trace(const std::string& path) const {
+  detail::output::require_record(*this);  // before any file is made
+  auto fill = [this](detail::output::stream_out& out) { detail::output::write_trace_to(*this, out); };
+  detail::output::write_streamed_atomically(path, fill);
+}
+#endif  // FORKSCALE_DETAIL_DEFINES
+
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OUTPUT_TRACE_HPP
+// end include/forkscale/detail/output/trace.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -1,5 +1,5 @@
 // src/lib/analyses.cpp: one translation unit of the compiled form (forkscale::compiled):
-// it defines predict, the advisor, regression checks and scaling studies.
+// it defines predict, the advisor and regression checks.
 // Each src/lib/*.cpp defines one part (include/forkscale/config.hpp,
 // FORKSCALE_DETAIL_DEFINES); src/forkscale.cpp defines them all in one file.
 #ifndef FORKSCALE_COMPILED_LIB
@@ -10,5 +10,3 @@
 #define FORKSCALE_DETAIL_LIB_analyses 1
 
 #include <forkscale/forkscale.hpp>
-#include <forkscale/study/html.hpp>
-#include <forkscale/study/study.hpp>

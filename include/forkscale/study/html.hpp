@@ -37,7 +37,7 @@
 #include "prediction_plot.hpp"
 #include "study.hpp"
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cctype>
 #include <string>

@@ -7,7 +7,7 @@
 #include "../config.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -44,7 +44,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {

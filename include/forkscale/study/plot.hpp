@@ -27,7 +27,7 @@
 #include "../report.hpp"
 #include "study.hpp"
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -74,7 +74,7 @@ FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::s
 // as they were). Throws forkscale::error.
 FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 

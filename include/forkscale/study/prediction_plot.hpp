@@ -16,7 +16,7 @@
 #include "plot.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <cmath>
 #include <vector>
 #include "../detail/output/html_blocks.hpp"
@@ -27,7 +27,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // The prediction plot of a study as SVG; empty when the study has no prediction.
 FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 

@@ -8,7 +8,7 @@
 #include "options.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -38,7 +38,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 

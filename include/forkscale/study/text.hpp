@@ -6,7 +6,7 @@
 #include "../config.hpp"
 #include "result.hpp"
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -22,7 +22,7 @@
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 

@@ -1000,7 +1000,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -8132,7 +8132,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -8558,7 +8558,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8923,7 +8923,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -9239,7 +9239,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -9247,7 +9247,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -9410,7 +9410,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_STUDY_HPP
 // end include/forkscale/study/study.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -15226,7 +15226,7 @@ FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::s
 // as they were). Throws forkscale::error.
 FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 
@@ -15644,7 +15644,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <cmath>
 #include <vector>
 // begin include/forkscale/detail/output/html_blocks.hpp
@@ -15802,7 +15802,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // The prediction plot of a study as SVG; empty when the study has no prediction.
 FORKSCALE_INLINE std::string prediction_svg(const study_result& s, const plot_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 
@@ -15932,7 +15932,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_PREDICTION_PLOT_HPP
 // end include/forkscale/study/prediction_plot.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cctype>
 #include <string>

@@ -407,7 +407,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
 // end include/forkscale/study/result.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -7851,7 +7851,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -8277,7 +8277,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8642,7 +8642,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -8958,7 +8958,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -8966,7 +8966,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -9129,7 +9129,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_STUDY_HPP
 // end include/forkscale/study/study.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -15257,7 +15257,7 @@ FORKSCALE_INLINE gnuplot_files scalability_gnuplot(const report& r, const std::s
 // as they were). Throws forkscale::error.
 FORKSCALE_INLINE void write_plots(const study_result& s, const std::string& stem);
 
-#if FORKSCALE_DETAIL_DEFINES(views)
+#if FORKSCALE_DETAIL_DEFINES(html)
 namespace detail {
 namespace plot {
 

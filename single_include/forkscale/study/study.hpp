@@ -380,7 +380,7 @@ FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_STUDY_RESULT_HPP
 // end include/forkscale/study/result.hpp
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -7824,7 +7824,7 @@ FORKSCALE_INLINE study_result study_from_json(const std::string& text);
 // forkscale::error ("forkscale: cannot read study '<path>': <problem>").
 FORKSCALE_INLINE study_result read_study(const std::string& path);
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 // ---- writing ------------------------------------------------------------------------
 
 namespace detail {
@@ -8250,7 +8250,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -8615,7 +8615,7 @@ FORKSCALE_NAMESPACE_BEGIN
 // the hardware threads. Exceptions from the workload propagate.
 FORKSCALE_INLINE study_result run_study(std::string label, const study_workload& w, const study_options& opt = {});
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 
@@ -8931,7 +8931,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -8939,7 +8939,7 @@ FORKSCALE_NAMESPACE_END
 
 FORKSCALE_NAMESPACE_BEGIN
 
-#if FORKSCALE_DETAIL_DEFINES(analyses)
+#if FORKSCALE_DETAIL_DEFINES(studies)
 namespace detail {
 namespace study {
 

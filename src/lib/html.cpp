@@ -1,0 +1,13 @@
+// src/lib/html.cpp: one translation unit of the compiled form (forkscale::compiled):
+// it defines the HTML page and the SVG plots (forkscale/study/html.hpp).
+// Each src/lib/*.cpp defines one part (include/forkscale/config.hpp,
+// FORKSCALE_DETAIL_DEFINES); src/forkscale.cpp defines them all in one file.
+#ifndef FORKSCALE_COMPILED_LIB
+#error \
+    "src/lib/html.cpp is part of the compiled form: compile it with FORKSCALE_COMPILED_LIB defined (CMake: forkscale::compiled)"
+#endif
+#define FORKSCALE_DETAIL_BUILDING_LIB 1
+#define FORKSCALE_DETAIL_LIB_html 1
+
+#include <forkscale/forkscale.hpp>
+#include <forkscale/study/html.hpp>
