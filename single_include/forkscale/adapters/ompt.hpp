@@ -8726,6 +8726,7 @@ FORKSCALE_NAMESPACE_END
 // saying how to get the view.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
@@ -8795,6 +8796,24 @@ inline std::pair<std::string, std::string> folded_paths(const std::string& path)
 inline std::string no_record_problem() {
   return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
          "that ends with tasks still running keeps none)";
+}
+
+// Both variables' diagnostic for a report without a record.
+inline void notice_no_record(report& rep, const diagnostic_handler& handler, const std::string& trace,
+                             const std::string& folded) {
+  if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", no_record_problem());
+  if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", no_record_problem());
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
 }
 
 // Called by finish_session with the finished report.
@@ -10378,9 +10397,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why = no_record_problem();
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    notice_no_record(rep, handler, trace, folded);
     return;
   }
   const std::string saved = saved_report_path(trace.empty() ? folded : trace);
@@ -10389,9 +10406,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   try {
     write_file_atomically(saved, rep.to_json());
   } catch (const std::exception& e) {
-    problem = e.what();
-    const std::string prefix = "forkscale: ";
-    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+    problem = views_problem(e);
   }
   const std::string head =
       "not written: this program was built without the views (header-only, without "
@@ -14890,6 +14905,7 @@ FORKSCALE_NAMESPACE_END
 // saying how to get the view.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
@@ -14959,6 +14975,24 @@ inline std::pair<std::string, std::string> folded_paths(const std::string& path)
 inline std::string no_record_problem() {
   return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
          "that ends with tasks still running keeps none)";
+}
+
+// Both variables' diagnostic for a report without a record.
+inline void notice_no_record(report& rep, const diagnostic_handler& handler, const std::string& trace,
+                             const std::string& folded) {
+  if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", no_record_problem());
+  if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", no_record_problem());
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
 }
 
 // Called by finish_session with the finished report.
@@ -16542,9 +16576,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why = no_record_problem();
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    notice_no_record(rep, handler, trace, folded);
     return;
   }
   const std::string saved = saved_report_path(trace.empty() ? folded : trace);
@@ -16553,9 +16585,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   try {
     write_file_atomically(saved, rep.to_json());
   } catch (const std::exception& e) {
-    problem = e.what();
-    const std::string prefix = "forkscale: ";
-    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+    problem = views_problem(e);
   }
   const std::string head =
       "not written: this program was built without the views (header-only, without "

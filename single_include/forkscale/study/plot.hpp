@@ -3513,6 +3513,7 @@ FORKSCALE_NAMESPACE_END
 // saying how to get the view.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
@@ -5163,6 +5164,24 @@ inline std::string no_record_problem() {
          "that ends with tasks still running keeps none)";
 }
 
+// Both variables' diagnostic for a report without a record.
+inline void notice_no_record(report& rep, const diagnostic_handler& handler, const std::string& trace,
+                             const std::string& folded) {
+  if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", no_record_problem());
+  if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", no_record_problem());
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
+}
+
 // Called by finish_session with the finished report.
 inline void write_record_views(report& rep, const diagnostic_handler& handler) {
   if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
@@ -6744,9 +6763,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why = no_record_problem();
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    notice_no_record(rep, handler, trace, folded);
     return;
   }
   const std::string saved = saved_report_path(trace.empty() ? folded : trace);
@@ -6755,9 +6772,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   try {
     write_file_atomically(saved, rep.to_json());
   } catch (const std::exception& e) {
-    problem = e.what();
-    const std::string prefix = "forkscale: ";
-    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+    problem = views_problem(e);
   }
   const std::string head =
       "not written: this program was built without the views (header-only, without "
@@ -11568,6 +11583,7 @@ FORKSCALE_NAMESPACE_END
 // saying how to get the view.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
@@ -13218,6 +13234,24 @@ inline std::string no_record_problem() {
          "that ends with tasks still running keeps none)";
 }
 
+// Both variables' diagnostic for a report without a record.
+inline void notice_no_record(report& rep, const diagnostic_handler& handler, const std::string& trace,
+                             const std::string& folded) {
+  if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", no_record_problem());
+  if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", no_record_problem());
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
+}
+
 // Called by finish_session with the finished report.
 inline void write_record_views(report& rep, const diagnostic_handler& handler) {
   if (environment_value("FORKSCALE_TRACE").empty() && environment_value("FORKSCALE_FOLDED").empty()) return;
@@ -14799,9 +14833,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why = no_record_problem();
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    notice_no_record(rep, handler, trace, folded);
     return;
   }
   const std::string saved = saved_report_path(trace.empty() ? folded : trace);
@@ -14810,9 +14842,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   try {
     write_file_atomically(saved, rep.to_json());
   } catch (const std::exception& e) {
-    problem = e.what();
-    const std::string prefix = "forkscale: ";
-    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+    problem = views_problem(e);
   }
   const std::string head =
       "not written: this program was built without the views (header-only, without "

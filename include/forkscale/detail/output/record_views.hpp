@@ -31,24 +31,11 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 namespace output {
 
-// An error's message for a diagnostic: without the "forkscale: " the stderr
-// line adds again, and naming the file as what it is.
-inline std::string views_problem(const std::exception& e) {
-  std::string m = e.what();
-  const std::string prefix = "forkscale: ";
-  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
-  const std::string report_word = "cannot write report '";
-  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
-  return m;
-}
-
 inline void write_environment_views(report& rep, const diagnostic_handler& handler) {
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why = no_record_problem();
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    notice_no_record(rep, handler, trace, folded);
     return;
   }
   if (!trace.empty()) {

@@ -35,9 +35,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   const std::string trace = environment_value("FORKSCALE_TRACE");
   const std::string folded = environment_value("FORKSCALE_FOLDED");
   if (!rep.record) {
-    const std::string why = no_record_problem();
-    if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", why);
-    if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", why);
+    notice_no_record(rep, handler, trace, folded);
     return;
   }
   const std::string saved = saved_report_path(trace.empty() ? folded : trace);
@@ -46,9 +44,7 @@ inline void save_report_for_views(report& rep, const diagnostic_handler& handler
   try {
     write_file_atomically(saved, rep.to_json());
   } catch (const std::exception& e) {
-    problem = e.what();
-    const std::string prefix = "forkscale: ";
-    if (problem.compare(0, prefix.size(), prefix) == 0) problem.erase(0, prefix.size());
+    problem = views_problem(e);
   }
   const std::string head =
       "not written: this program was built without the views (header-only, without "

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <string>
 #include <utility>
@@ -86,6 +87,24 @@ inline std::pair<std::string, std::string> folded_paths(const std::string& path)
 inline std::string no_record_problem() {
   return "not written: the measurement has no record (FORKSCALE_RECORD=0 turns recording off, and a measurement "
          "that ends with tasks still running keeps none)";
+}
+
+// Both variables' diagnostic for a report without a record.
+inline void notice_no_record(report& rep, const diagnostic_handler& handler, const std::string& trace,
+                             const std::string& folded) {
+  if (!trace.empty()) record_views_notice(rep, handler, "FORKSCALE_TRACE", no_record_problem());
+  if (!folded.empty()) record_views_notice(rep, handler, "FORKSCALE_FOLDED", no_record_problem());
+}
+
+// An error's message for a diagnostic: without the "forkscale: " the stderr
+// line adds again, and naming the file as what it is.
+inline std::string views_problem(const std::exception& e) {
+  std::string m = e.what();
+  const std::string prefix = "forkscale: ";
+  if (m.compare(0, prefix.size(), prefix) == 0) m.erase(0, prefix.size());
+  const std::string report_word = "cannot write report '";
+  if (m.compare(0, report_word.size(), report_word) == 0) m = "cannot write '" + m.substr(report_word.size());
+  return m;
 }
 
 // Called by finish_session with the finished report.
