@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/random_program.hpp"
@@ -246,6 +247,66 @@ TEST(Record, FibCriticalPathRunsDownTheSpawns) {
   std::map<std::string, int> stacks;
   for (const auto& s : r.strands) ++stacks[r.stack_of(s.frame, "fib")];
   EXPECT_EQ(stacks.size(), 5u);
+}
+
+// What a record holds that does not depend on when it was built: the strands'
+// numbers, edges and call paths, the tasks, the regions' paths, and the tables
+// of frames and sites.
+std::string record_digest(const fs::execution_record& r) {
+  std::string d = std::to_string(r.strands.size()) + " strands, " + std::to_string(r.frames.size()) + " frames, " +
+                  std::to_string(r.sites.size()) + " sites, " + std::to_string(r.tasks.size()) + " tasks\n";
+  for (const auto& s : r.strands)
+    d += std::to_string(s.work) + " " + std::to_string(s.span) + " " + std::to_string(s.frame) + " " +
+         std::to_string(s.prev) + " " + std::to_string(s.join) + " " + std::to_string(s.task) + "\n";
+  for (const auto& g : r.regions) d += g.path + "\n";
+  for (std::uint32_t i : r.critical_path) d += std::to_string(i) + " ";
+  return d;
+}
+
+void fib_in_a_region(int n) {
+  fs::region r("part");
+  fib(n);
+}
+
+// The record is built from the buffers the first time it is read, once, and
+// copies share it: the same whether it is read at once, after the measurement
+// that made it is gone and others have grown the call tree, or by several
+// threads at the same moment.
+TEST(Record, BuiltWhenFirstReadTheSameWheneverAndOnce) {
+  const fs::report first = fs::measure(
+      "fib", [] { fib_in_a_region(9); }, recorded());
+  ASSERT_TRUE(first.record);
+  const std::string at_once = record_digest(*first.record);
+  EXPECT_TRUE(first.record.built());
+
+  fs::report later = fs::measure(
+      "fib", [] { fib_in_a_region(9); }, recorded());
+  ASSERT_TRUE(later.record);
+  EXPECT_FALSE(later.record.built());
+  // Other measurements intern new call paths and sites meanwhile.
+  const fs::report other = fs::measure(
+      "other",
+      [] {
+        fs::spawn([] { fs::charge(3); })();
+        fs::sync_point sp;
+      },
+      recorded());
+  ASSERT_TRUE(other.record);
+  const fs::report copy = later;
+  std::vector<const fs::execution_record*> seen(4, nullptr);
+  std::vector<std::thread> readers;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    readers.emplace_back([&, i] { seen[i] = (i % 2 == 0 ? later : copy).record.get(); });
+  for (auto& t : readers) t.join();
+  for (const fs::execution_record* p : seen) EXPECT_EQ(p, seen[0]);
+  ASSERT_NE(seen[0], nullptr);
+  EXPECT_TRUE(later.record.built());
+  EXPECT_TRUE(copy.record.built());
+  EXPECT_EQ(record_digest(*later.record), at_once);
+  EXPECT_EQ(check_record(later), "");
+  // As a std::shared_ptr, it is the same record.
+  const std::shared_ptr<const fs::execution_record> shared = copy.record;
+  EXPECT_EQ(shared.get(), seen[0]);
 }
 
 TEST(Record, OffByDefault) {

@@ -9,8 +9,14 @@
 // `join`. A join follows the last strands of the tasks that reported to it and
 // the joins handed on to it (tasks that outlived the scope that spawned them).
 #pragma once
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "config.hpp"
@@ -234,6 +240,78 @@ struct execution_record {
                        (a == 0xE2 && b == 0x81 && c == 0x9F) || (a == 0xE3 && b == 0x80 && c == 0x80);
     return space ? 3 : 0;
   }
+};
+
+namespace detail {
+// What builds a measurement's record from its threads' buffers, the first time
+// the record is read (detail/measurement/record_build.hpp).
+struct record_source {
+  virtual ~record_source() = default;
+  virtual std::shared_ptr<const execution_record> build() = 0;
+};
+}  // namespace detail
+
+// report::record: a shared pointer to a record that is built the first time it
+// is read. A measurement keeps its threads' raw buffers; the record (strand ids
+// become positions in a topological order, ticks become the report's unit) is
+// built from them once, by whichever thread reads it first, and copies of the
+// report share it. It reads as std::shared_ptr<const execution_record> does
+// (`if (rep.record)`, `rep.record->strands`, `*rep.record`, `.get()`) and
+// converts to one; a null one means the measurement was not recorded.
+class record_ptr {
+ public:
+  record_ptr() noexcept = default;
+  record_ptr(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor): as shared_ptr's
+  template <class T, class = std::enable_if_t<std::is_convertible<T*, const execution_record*>::value>>
+  record_ptr(std::shared_ptr<T> built) {  // NOLINT(google-explicit-constructor): as shared_ptr's
+    if (!built) return;
+    s_ = std::make_shared<state>();
+    s_->rec = std::move(built);
+    s_->done.store(true, std::memory_order_relaxed);
+  }
+  // A record to build when first read.
+  explicit record_ptr(std::unique_ptr<detail::record_source> source) {
+    if (!source) return;
+    s_ = std::make_shared<state>();
+    s_->source = std::move(source);
+  }
+
+  const execution_record* get() const {
+    if (!s_) return nullptr;
+    if (!s_->done.load(std::memory_order_acquire)) build();
+    return s_->rec.get();
+  }
+  const execution_record& operator*() const { return *get(); }
+  const execution_record* operator->() const { return get(); }
+  explicit operator bool() const noexcept { return s_ != nullptr; }
+  operator std::shared_ptr<const execution_record>() const {  // NOLINT(google-explicit-constructor)
+    get();
+    return s_ ? s_->rec : nullptr;
+  }
+  void reset() noexcept { s_.reset(); }
+  // Whether the record has been built (false for a null one).
+  bool built() const noexcept { return s_ && s_->done.load(std::memory_order_acquire); }
+
+  friend bool operator==(const record_ptr& p, std::nullptr_t) noexcept { return !p; }
+  friend bool operator==(std::nullptr_t, const record_ptr& p) noexcept { return !p; }
+  friend bool operator!=(const record_ptr& p, std::nullptr_t) noexcept { return static_cast<bool>(p); }
+  friend bool operator!=(std::nullptr_t, const record_ptr& p) noexcept { return static_cast<bool>(p); }
+
+ private:
+  struct state {
+    std::mutex m;
+    std::atomic<bool> done{false};
+    std::unique_ptr<detail::record_source> source;  // released once built
+    std::shared_ptr<const execution_record> rec;
+  };
+  void build() const {
+    std::lock_guard<std::mutex> g(s_->m);
+    if (s_->done.load(std::memory_order_relaxed)) return;
+    s_->rec = s_->source->build();  // (a throw leaves the source for the next read)
+    s_->source.reset();
+    s_->done.store(true, std::memory_order_release);
+  }
+  std::shared_ptr<state> s_;
 };
 
 FORKSCALE_NAMESPACE_END

@@ -328,8 +328,10 @@ struct report {
   // measured thread took an fs::mutex or a forkscale lock guard.
   std::vector<lock_site_profile> locks;
   // The strand graph (options::record), or null when the measurement was not
-  // recorded. Shared: copies of a report share one record, which never changes.
-  std::shared_ptr<const execution_record> record;
+  // recorded. Shared: copies of a report share one record, which never changes;
+  // it is built from the measurement's buffers the first time it is read
+  // (record_ptr, record.hpp).
+  record_ptr record;
   // The rows for one region ("(all regions)", a tag, file:line or named call site).
   std::vector<const what_if_result*> what_if_rows(const std::string& region) const {
     std::vector<const what_if_result*> out;

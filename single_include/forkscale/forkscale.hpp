@@ -2100,8 +2100,14 @@ FORKSCALE_NAMESPACE_END
 // strand, the spawner's strand that ended at the spawn) and, after a sync, its
 // `join`. A join follows the last strands of the tasks that reported to it and
 // the joins handed on to it (tasks that outlived the scope that spawned them).
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 
@@ -2324,6 +2330,78 @@ struct execution_record {
                        (a == 0xE2 && b == 0x81 && c == 0x9F) || (a == 0xE3 && b == 0x80 && c == 0x80);
     return space ? 3 : 0;
   }
+};
+
+namespace detail {
+// What builds a measurement's record from its threads' buffers, the first time
+// the record is read (detail/measurement/record_build.hpp).
+struct record_source {
+  virtual ~record_source() = default;
+  virtual std::shared_ptr<const execution_record> build() = 0;
+};
+}  // namespace detail
+
+// report::record: a shared pointer to a record that is built the first time it
+// is read. A measurement keeps its threads' raw buffers; the record (strand ids
+// become positions in a topological order, ticks become the report's unit) is
+// built from them once, by whichever thread reads it first, and copies of the
+// report share it. It reads as std::shared_ptr<const execution_record> does
+// (`if (rep.record)`, `rep.record->strands`, `*rep.record`, `.get()`) and
+// converts to one; a null one means the measurement was not recorded.
+class record_ptr {
+ public:
+  record_ptr() noexcept = default;
+  record_ptr(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor): as shared_ptr's
+  template <class T, class = std::enable_if_t<std::is_convertible<T*, const execution_record*>::value>>
+  record_ptr(std::shared_ptr<T> built) {  // NOLINT(google-explicit-constructor): as shared_ptr's
+    if (!built) return;
+    s_ = std::make_shared<state>();
+    s_->rec = std::move(built);
+    s_->done.store(true, std::memory_order_relaxed);
+  }
+  // A record to build when first read.
+  explicit record_ptr(std::unique_ptr<detail::record_source> source) {
+    if (!source) return;
+    s_ = std::make_shared<state>();
+    s_->source = std::move(source);
+  }
+
+  const execution_record* get() const {
+    if (!s_) return nullptr;
+    if (!s_->done.load(std::memory_order_acquire)) build();
+    return s_->rec.get();
+  }
+  const execution_record& operator*() const { return *get(); }
+  const execution_record* operator->() const { return get(); }
+  explicit operator bool() const noexcept { return s_ != nullptr; }
+  operator std::shared_ptr<const execution_record>() const {  // NOLINT(google-explicit-constructor)
+    get();
+    return s_ ? s_->rec : nullptr;
+  }
+  void reset() noexcept { s_.reset(); }
+  // Whether the record has been built (false for a null one).
+  bool built() const noexcept { return s_ && s_->done.load(std::memory_order_acquire); }
+
+  friend bool operator==(const record_ptr& p, std::nullptr_t) noexcept { return !p; }
+  friend bool operator==(std::nullptr_t, const record_ptr& p) noexcept { return !p; }
+  friend bool operator!=(const record_ptr& p, std::nullptr_t) noexcept { return static_cast<bool>(p); }
+  friend bool operator!=(std::nullptr_t, const record_ptr& p) noexcept { return static_cast<bool>(p); }
+
+ private:
+  struct state {
+    std::mutex m;
+    std::atomic<bool> done{false};
+    std::unique_ptr<detail::record_source> source;  // released once built
+    std::shared_ptr<const execution_record> rec;
+  };
+  void build() const {
+    std::lock_guard<std::mutex> g(s_->m);
+    if (s_->done.load(std::memory_order_relaxed)) return;
+    s_->rec = s_->source->build();  // (a throw leaves the source for the next read)
+    s_->source.reset();
+    s_->done.store(true, std::memory_order_release);
+  }
+  std::shared_ptr<state> s_;
 };
 
 FORKSCALE_NAMESPACE_END
@@ -2636,8 +2714,10 @@ struct report {
   // measured thread took an fs::mutex or a forkscale lock guard.
   std::vector<lock_site_profile> locks;
   // The strand graph (options::record), or null when the measurement was not
-  // recorded. Shared: copies of a report share one record, which never changes.
-  std::shared_ptr<const execution_record> record;
+  // recorded. Shared: copies of a report share one record, which never changes;
+  // it is built from the measurement's buffers the first time it is read
+  // (record_ptr, record.hpp).
+  record_ptr record;
   // The rows for one region ("(all regions)", a tag, file:line or named call site).
   std::vector<const what_if_result*> what_if_rows(const std::string& region) const {
     std::vector<const what_if_result*> out;
@@ -4021,7 +4101,9 @@ struct session {
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
   // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
@@ -4176,6 +4258,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -4227,6 +4310,12 @@ class call_tree {
     std::lock_guard<std::mutex> g(m_);
     frames = nodes_;
     sites = sites_;
+  }
+  // How many nodes and sites are interned so far (a record built later takes
+  // only these: the tree only grows).
+  std::pair<std::size_t, std::size_t> sizes() {
+    std::lock_guard<std::mutex> g(m_);
+    return {nodes_.size(), sites_.size()};
   }
   // A copy of the sites alone (the lock profile names its rows with them).
   std::vector<record_site> sites() {
@@ -9185,6 +9274,7 @@ inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcep
 class column_rounding {
  public:
   explicit column_rounding(const session& s) : upt_(unit_per_tick(s)) {}
+  explicit column_rounding(double unit_per_tick) : upt_(unit_per_tick) {}
   std::int64_t next(std::int64_t ticks) {
     sum_ += ticks;
     const std::int64_t now = to_unit_signed_at(upt_, sum_);
@@ -11079,8 +11169,10 @@ FORKSCALE_NAMESPACE_END
 // critical path is read back from the winning predecessors.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -11117,15 +11209,30 @@ struct record_end {
   std::uint64_t critical_last = 0;
 };
 
+// What the record needs of its measurement, taken when the measurement ends:
+// the threads' buffers (shared with the session while it lives), the unit, and
+// the what-if regions the strands' bits name.
+struct record_inputs {
+  std::shared_ptr<record_state> rec;
+  std::string unit;
+  double unit_per_tick = 1.0;
+  std::vector<what_if_known_region> what_if_regions;
+  record_end end;
+  // The call tree's size when the measurement ended (call_tree::sizes).
+  std::pair<std::size_t, std::size_t> call_tree_sizes{0, 0};
+  // The paths of the regions the buffers name (their nodes are the session's).
+  std::map<const region_node*, std::string> region_paths;
+};
+
 class record_builder {
  public:
-  record_builder(session& s, const std::vector<std::unique_ptr<record_buffer>>& buffers)
-      : s_(s), rs_(*s.rec), buffers_(buffers) {}
+  explicit record_builder(const record_inputs& in) : in_(in), rs_(*in.rec), buffers_(in.rec->buffers()) {}
 
-  std::shared_ptr<execution_record> build(const record_end& end) {
+  std::shared_ptr<execution_record> build() {
+    const record_end& end = in_.end;
     auto out = std::make_shared<execution_record>();
     execution_record& r = *out;
-    r.unit = s_.info.unit;
+    r.unit = in_.unit;
     r.limit_bytes = rs_.limit();
     r.trace_limit = rs_.trace_limit;
     r.bytes = rs_.bytes();
@@ -11143,6 +11250,8 @@ class record_builder {
     fill_locks(r);
     fill_what_if_regions(r);
     call_tree::instance().snapshot(r.frames, r.sites);
+    if (r.frames.size() > in_.call_tree_sizes.first) r.frames.resize(in_.call_tree_sizes.first);
+    if (r.sites.size() > in_.call_tree_sizes.second) r.sites.resize(in_.call_tree_sizes.second);
     return out;
   }
 
@@ -11320,8 +11429,8 @@ class record_builder {
     const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
     };
-    column_rounding work(s_);
-    const double upt = unit_per_tick(s_);
+    column_rounding work(in_.unit_per_tick);
+    const double upt = in_.unit_per_tick;
     // Each strand made whole and appended (the array is written once), its
     // thread's busy time summed on the way.
     r.threads.resize(buffers_.size());
@@ -11403,7 +11512,7 @@ class record_builder {
       p = position(raw_[p]->crit_pred);
     }
     std::reverse(path.begin(), path.end());
-    column_rounding span(s_);
+    column_rounding span(in_.unit_per_tick);
     for (std::uint32_t i : path)
       r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(raw_[order_of(i)]->path)));
     r.critical_path = std::move(path);
@@ -11423,7 +11532,10 @@ class record_builder {
     for (std::size_t i = 0; i < buffers_.size(); ++i)
       for (const raw_region& g : buffers_[i]->regions) {
         forkscale::record_region o;
-        o.path = g.node ? g.node->path : std::string();
+        if (g.node) {
+          const auto p = in_.region_paths.find(g.node);
+          if (p != in_.region_paths.end()) o.path = p->second;
+        }
         o.thread = static_cast<std::uint32_t>(i);
         o.start_ns = wall_ns(g.wall_open);
         o.end_ns = std::max(o.start_ns, wall_ns(g.wall_close));
@@ -11466,12 +11578,11 @@ class record_builder {
   }
 
   void fill_what_if_regions(execution_record& r) {
-    std::lock_guard<std::mutex> g(s_.m);
-    for (const what_if_known_region& w : s_.what_if_regions)
+    for (const what_if_known_region& w : in_.what_if_regions)
       r.what_if_regions.push_back({w.name, w.call_site, w.file, w.line, w.function, w.tag});
   }
 
-  session& s_;
+  const record_inputs& in_;
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
@@ -11489,6 +11600,17 @@ class record_builder {
   std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
 };
 
+// The record of a measurement that ended, built when it is first read
+// (record_ptr): until then the report holds the raw buffers.
+class buffered_record final : public record_source {
+ public:
+  explicit buffered_record(record_inputs in) : in_(std::move(in)) {}
+  std::shared_ptr<const execution_record> build() override { return record_builder(in_).build(); }
+
+ private:
+  record_inputs in_;
+};
+
 // The record goes into the report once no task can append to it any more; a
 // measurement that ended with tasks still running (misuse) has none.
 inline void attach_record(report& rep, session& s, frame& root, bool settled) {
@@ -11496,12 +11618,24 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
     s.rec->stop();
     return;
   }
-  record_end end;
-  end.last_strand = root.recording.prev;
-  end.end_uid = root.recording.end_uid;
-  end.end_round = root.recording.end_round;
-  end.critical_last = root.totals.last_strand;
-  rep.record = record_builder(s, s.rec->buffers()).build(end);
+  record_inputs in;
+  in.rec = s.rec;
+  in.unit = s.info.unit;
+  in.unit_per_tick = unit_per_tick(s);
+  {
+    std::lock_guard<std::mutex> g(s.m);
+    in.what_if_regions = s.what_if_regions;
+  }
+  in.end.last_strand = root.recording.prev;
+  in.end.end_uid = root.recording.end_uid;
+  in.end.end_round = root.recording.end_round;
+  in.end.critical_last = root.totals.last_strand;
+  in.call_tree_sizes = call_tree::instance().sizes();
+  for (const auto& b : s.rec->buffers())
+    for (const raw_region& g : b->regions)
+      if (g.node && in.region_paths.find(g.node) == in.region_paths.end())
+        in.region_paths.emplace(g.node, g.node->path);
+  rep.record = record_ptr(std::make_unique<buffered_record>(std::move(in)));
   rep.profiler_bytes += s.rec->bytes();
 }
 
@@ -11907,7 +12041,7 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
   if (recording != recording_mode::off) {
-    s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
+    s.rec = std::make_shared<record_state>(s.serial, std::uint64_t(1) << 30, kind);
     s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   // Where events share readings, the child (run at once) starts at its spawn's
@@ -12073,7 +12207,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->root.path = escape_region_label(label);
   configure_what_if(*s, opt.what_if);
   if (recording_requested(opt.record)) {
-    s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
+    s->rec = std::make_shared<record_state>(s->serial, opt.record_limit, kind);
     s->rec->trace_limit = opt.trace_limit;
     s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
@@ -16533,7 +16667,9 @@ struct session {
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
   // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
@@ -30711,7 +30847,9 @@ struct session {
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
   // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
@@ -36847,7 +36985,9 @@ struct session {
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
   // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;

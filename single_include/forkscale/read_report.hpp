@@ -4601,7 +4601,9 @@ struct session {
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
   // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;

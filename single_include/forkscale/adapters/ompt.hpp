@@ -2552,7 +2552,9 @@ struct session {
   unsigned runnable_at_start = 0;
   load_snapshot load_at_start;
   // Recording (options::record): null when off; frames copy `recording`.
-  std::unique_ptr<record_state> rec;
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
   recording_mode recording = recording_mode::off;
   // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
   bool fuse_readings = false;
@@ -4276,6 +4278,7 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 // begin include/forkscale/detail/macro_scope.hpp
@@ -4327,6 +4330,12 @@ class call_tree {
     std::lock_guard<std::mutex> g(m_);
     frames = nodes_;
     sites = sites_;
+  }
+  // How many nodes and sites are interned so far (a record built later takes
+  // only these: the tree only grows).
+  std::pair<std::size_t, std::size_t> sizes() {
+    std::lock_guard<std::mutex> g(m_);
+    return {nodes_.size(), sites_.size()};
   }
   // A copy of the sites alone (the lock profile names its rows with them).
   std::vector<record_site> sites() {

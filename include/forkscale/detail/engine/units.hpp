@@ -55,6 +55,7 @@ inline std::int64_t to_unit_signed(const session& s, std::int64_t ticks) noexcep
 class column_rounding {
  public:
   explicit column_rounding(const session& s) : upt_(unit_per_tick(s)) {}
+  explicit column_rounding(double unit_per_tick) : upt_(unit_per_tick) {}
   std::int64_t next(std::int64_t ticks) {
     sum_ += ticks;
     const std::int64_t now = to_unit_signed_at(upt_, sum_);

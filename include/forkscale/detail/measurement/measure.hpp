@@ -69,7 +69,7 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   s.serial = next_session_serial();
   s.on_diagnostic = [](const diagnostic&) {};
   if (recording != recording_mode::off) {
-    s.rec = std::make_unique<record_state>(s.serial, std::uint64_t(1) << 30, kind);
+    s.rec = std::make_shared<record_state>(s.serial, std::uint64_t(1) << 30, kind);
     s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }
   // Where events share readings, the child (run at once) starts at its spawn's
@@ -235,7 +235,7 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
   s->root.path = escape_region_label(label);
   configure_what_if(*s, opt.what_if);
   if (recording_requested(opt.record)) {
-    s->rec = std::make_unique<record_state>(s->serial, opt.record_limit, kind);
+    s->rec = std::make_shared<record_state>(s->serial, opt.record_limit, kind);
     s->rec->trace_limit = opt.trace_limit;
     s->recording = s->rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
   }

@@ -6,8 +6,10 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,15 +36,30 @@ struct record_end {
   std::uint64_t critical_last = 0;
 };
 
+// What the record needs of its measurement, taken when the measurement ends:
+// the threads' buffers (shared with the session while it lives), the unit, and
+// the what-if regions the strands' bits name.
+struct record_inputs {
+  std::shared_ptr<record_state> rec;
+  std::string unit;
+  double unit_per_tick = 1.0;
+  std::vector<what_if_known_region> what_if_regions;
+  record_end end;
+  // The call tree's size when the measurement ended (call_tree::sizes).
+  std::pair<std::size_t, std::size_t> call_tree_sizes{0, 0};
+  // The paths of the regions the buffers name (their nodes are the session's).
+  std::map<const region_node*, std::string> region_paths;
+};
+
 class record_builder {
  public:
-  record_builder(session& s, const std::vector<std::unique_ptr<record_buffer>>& buffers)
-      : s_(s), rs_(*s.rec), buffers_(buffers) {}
+  explicit record_builder(const record_inputs& in) : in_(in), rs_(*in.rec), buffers_(in.rec->buffers()) {}
 
-  std::shared_ptr<execution_record> build(const record_end& end) {
+  std::shared_ptr<execution_record> build() {
+    const record_end& end = in_.end;
     auto out = std::make_shared<execution_record>();
     execution_record& r = *out;
-    r.unit = s_.info.unit;
+    r.unit = in_.unit;
     r.limit_bytes = rs_.limit();
     r.trace_limit = rs_.trace_limit;
     r.bytes = rs_.bytes();
@@ -60,6 +77,8 @@ class record_builder {
     fill_locks(r);
     fill_what_if_regions(r);
     call_tree::instance().snapshot(r.frames, r.sites);
+    if (r.frames.size() > in_.call_tree_sizes.first) r.frames.resize(in_.call_tree_sizes.first);
+    if (r.sites.size() > in_.call_tree_sizes.second) r.sites.resize(in_.call_tree_sizes.second);
     return out;
   }
 
@@ -237,8 +256,8 @@ class record_builder {
     const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
     };
-    column_rounding work(s_);
-    const double upt = unit_per_tick(s_);
+    column_rounding work(in_.unit_per_tick);
+    const double upt = in_.unit_per_tick;
     // Each strand made whole and appended (the array is written once), its
     // thread's busy time summed on the way.
     r.threads.resize(buffers_.size());
@@ -320,7 +339,7 @@ class record_builder {
       p = position(raw_[p]->crit_pred);
     }
     std::reverse(path.begin(), path.end());
-    column_rounding span(s_);
+    column_rounding span(in_.unit_per_tick);
     for (std::uint32_t i : path)
       r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(raw_[order_of(i)]->path)));
     r.critical_path = std::move(path);
@@ -340,7 +359,10 @@ class record_builder {
     for (std::size_t i = 0; i < buffers_.size(); ++i)
       for (const raw_region& g : buffers_[i]->regions) {
         forkscale::record_region o;
-        o.path = g.node ? g.node->path : std::string();
+        if (g.node) {
+          const auto p = in_.region_paths.find(g.node);
+          if (p != in_.region_paths.end()) o.path = p->second;
+        }
         o.thread = static_cast<std::uint32_t>(i);
         o.start_ns = wall_ns(g.wall_open);
         o.end_ns = std::max(o.start_ns, wall_ns(g.wall_close));
@@ -383,12 +405,11 @@ class record_builder {
   }
 
   void fill_what_if_regions(execution_record& r) {
-    std::lock_guard<std::mutex> g(s_.m);
-    for (const what_if_known_region& w : s_.what_if_regions)
+    for (const what_if_known_region& w : in_.what_if_regions)
       r.what_if_regions.push_back({w.name, w.call_site, w.file, w.line, w.function, w.tag});
   }
 
-  session& s_;
+  const record_inputs& in_;
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
@@ -406,6 +427,17 @@ class record_builder {
   std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
 };
 
+// The record of a measurement that ended, built when it is first read
+// (record_ptr): until then the report holds the raw buffers.
+class buffered_record final : public record_source {
+ public:
+  explicit buffered_record(record_inputs in) : in_(std::move(in)) {}
+  std::shared_ptr<const execution_record> build() override { return record_builder(in_).build(); }
+
+ private:
+  record_inputs in_;
+};
+
 // The record goes into the report once no task can append to it any more; a
 // measurement that ended with tasks still running (misuse) has none.
 inline void attach_record(report& rep, session& s, frame& root, bool settled) {
@@ -413,12 +445,24 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
     s.rec->stop();
     return;
   }
-  record_end end;
-  end.last_strand = root.recording.prev;
-  end.end_uid = root.recording.end_uid;
-  end.end_round = root.recording.end_round;
-  end.critical_last = root.totals.last_strand;
-  rep.record = record_builder(s, s.rec->buffers()).build(end);
+  record_inputs in;
+  in.rec = s.rec;
+  in.unit = s.info.unit;
+  in.unit_per_tick = unit_per_tick(s);
+  {
+    std::lock_guard<std::mutex> g(s.m);
+    in.what_if_regions = s.what_if_regions;
+  }
+  in.end.last_strand = root.recording.prev;
+  in.end.end_uid = root.recording.end_uid;
+  in.end.end_round = root.recording.end_round;
+  in.end.critical_last = root.totals.last_strand;
+  in.call_tree_sizes = call_tree::instance().sizes();
+  for (const auto& b : s.rec->buffers())
+    for (const raw_region& g : b->regions)
+      if (g.node && in.region_paths.find(g.node) == in.region_paths.end())
+        in.region_paths.emplace(g.node, g.node->path);
+  rep.record = record_ptr(std::make_unique<buffered_record>(std::move(in)));
   rep.profiler_bytes += s.rec->bytes();
 }
 

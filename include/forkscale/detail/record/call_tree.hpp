@@ -11,6 +11,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "../../config.hpp"
@@ -47,6 +48,12 @@ class call_tree {
     std::lock_guard<std::mutex> g(m_);
     frames = nodes_;
     sites = sites_;
+  }
+  // How many nodes and sites are interned so far (a record built later takes
+  // only these: the tree only grows).
+  std::pair<std::size_t, std::size_t> sizes() {
+    std::lock_guard<std::mutex> g(m_);
+    return {nodes_.size(), sites_.size()};
   }
   // A copy of the sites alone (the lock profile names its rows with them).
   std::vector<record_site> sites() {
