@@ -1136,6 +1136,18 @@ TEST(RecordViews, BoundedTraceFoldsTheRestWithTheirWorkAndSpan) {
   // The report says what the trace folds, in its text and its JSON.
   EXPECT_NE(rep.to_text().find("Trace: "), std::string::npos);
   EXPECT_NE(rep.to_text().find("over options.trace_limit (60)"), std::string::npos);
+  // Above the bound the text report does not analyse the record, and says so
+  // (the timeline and the replay); below it, it does.
+  EXPECT_NE(rep.to_text().find("Left out: the record holds " + fs::detail::grouped(rep.record->strands.size()) +
+                               " strands, more than options.trace_limit (60)"),
+            std::string::npos);
+  EXPECT_EQ(rep.to_text().find("Parallelism over time (wall-clock"), std::string::npos);
+  fs::report unbounded = rep;
+  auto whole = std::make_shared<fs::execution_record>(*rep.record);
+  whole->trace_limit = 0;
+  unbounded.record = whole;
+  EXPECT_EQ(unbounded.to_text().find("Left out: the record holds"), std::string::npos);
+  EXPECT_NE(unbounded.to_text().find("Parallelism over time (wall-clock"), std::string::npos);
   EXPECT_NE(rep.to_json().find("\"strands_folded\": "), std::string::npos);
   // Read back, the record keeps its bound: the same trace.
   EXPECT_EQ(fs::from_json(rep.to_json()).to_trace(), trace);

@@ -95,7 +95,9 @@ struct options {
   // path and the longest others and folds the strands between them on a
   // thread into one slice, with their count, work and span in args; the
   // folded files and the report's numbers stay exact (docs/record.md, "The
-  // bound"). 0: no bound. Kept in the record (execution_record::trace_limit).
+  // bound"). Above it the text report does not analyse the record either (its
+  // timeline, idle blame and replay lines: one paragraph says so). 0: no
+  // bound. Kept in the record (execution_record::trace_limit).
   std::uint64_t trace_limit = 1000000;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.

@@ -2895,7 +2895,9 @@ struct options {
   // path and the longest others and folds the strands between them on a
   // thread into one slice, with their count, work and span in args; the
   // folded files and the report's numbers stay exact (docs/record.md, "The
-  // bound"). 0: no bound. Kept in the record (execution_record::trace_limit).
+  // bound"). Above it the text report does not analyse the record either (its
+  // timeline, idle blame and replay lines: one paragraph says so). 0: no
+  // bound. Kept in the record (execution_record::trace_limit).
   std::uint64_t trace_limit = 1000000;
   // Called for each misuse found (already counted in the report). Empty: print one
   // line to stderr.
@@ -12310,6 +12312,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostics = s->diagnostics;
     rep.diagnostic_count = s->diagnostic_count;
   }
+  // The record's buffers now belong to the report's record alone, which frees
+  // them once it is built (a view written below builds it).
+  if (rep.record) s->rec.reset();
   write_record_views(rep, s->on_diagnostic);  // FORKSCALE_TRACE, FORKSCALE_FOLDED
   if (!unbound || bound_count(*s) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it

@@ -21860,8 +21860,31 @@ inline report largest_factor_rows(const report& rep) {
   return r;
 }
 
+// The text report leaves out the analyses of a record that grow with it (the
+// timeline, idle blame, the replay) above options.trace_limit strands, the
+// bound the trace keeps too (docs/record.md, "The bound"): for a record of
+// millions of strands they would take many times the measured run.
+inline bool record_over_text_bound(const report& rep) {
+  if (!rep.record) return false;
+  const execution_record& r = *rep.record;
+  return r.trace_limit != 0 && r.strands.size() > r.trace_limit;
+}
+inline std::string record_over_text_bound_note(const report& rep) {
+  return wrapped("Left out: the record holds " + grouped(rep.record->strands.size()) +
+                     " strands, more than options.trace_limit (" + grouped(rep.record->trace_limit) +
+                     "), above which the text report does not analyse it (docs/record.md, \"The bound\"). "
+                     "fs::timeline_text(rep) and fs::predict_what_if(rep, P) do, on the same report; "
+                     "options.trace_limit = 0 puts them here.",
+                 "  ", "  ");
+}
+
 inline std::string replay_what_if_text(const report& rep) {
   if (!rep.record || !rep.record->complete || rep.record->empty() || rep.what_if.empty()) return std::string();
+  if (record_over_text_bound(rep))
+    return wrapped("Through the replay: left out, the record's " + grouped(rep.record->strands.size()) +
+                       " strands being more than options.trace_limit (see \"Parallelism over time and idle "
+                       "blame\" below).",
+                   "  ", "  ");
   const unsigned p = rep.max_processors ? rep.max_processors : 32;
   replay_model m;
   m.scheduler = replay_scheduler::work_stealing;  // what the sentence below says, whatever the backend
@@ -21898,6 +21921,14 @@ namespace output {
 
 inline std::vector<std::pair<std::string, std::string>> record_text_sections(const report& rep) {
   std::vector<std::pair<std::string, std::string>> out;
+  if (record_over_text_bound(rep)) {
+    // What the trace folds is still said (trace_plan.hpp).
+    std::string body = record_over_text_bound_note(rep);
+    const trace_plan plan = plan_trace(*rep.record);
+    if (plan.bounded) body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
+    out.emplace_back("Parallelism over time and idle blame", std::move(body));
+    return out;
+  }
   for (text_section& s : timeline_sections(rep)) out.emplace_back(std::move(s.heading), std::move(s.body));
   return out;
 }

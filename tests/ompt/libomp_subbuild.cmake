@@ -25,7 +25,10 @@ set(configure_args
   "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
   "-DCMAKE_BUILD_TYPE=${CONFIG}"
   "-DFORKSCALE_SOURCE=${FORKSCALE_SOURCE_DIR}"
-  "-DFORKSCALE_OMPT_SANITIZE=${SANITIZE}")
+  "-DFORKSCALE_OMPT_SANITIZE=${SANITIZE}"
+  # The library once, in one file: less CPU than one file per part, and this
+  # build has no cores to spare for -j (the parent's tests run beside it).
+  -DFORKSCALE_COMPILED_ONE_FILE=ON)
 if(NOT "${CONFIG_FLAGS}" STREQUAL "")
   list(APPEND configure_args "-DCMAKE_CXX_FLAGS_${config_upper}=${CONFIG_FLAGS}")
 endif()

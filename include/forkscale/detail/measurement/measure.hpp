@@ -338,6 +338,9 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     rep.diagnostics = s->diagnostics;
     rep.diagnostic_count = s->diagnostic_count;
   }
+  // The record's buffers now belong to the report's record alone, which frees
+  // them once it is built (a view written below builds it).
+  if (rep.record) s->rec.reset();
   write_record_views(rep, s->on_diagnostic);  // FORKSCALE_TRACE, FORKSCALE_FOLDED
   if (!unbound || bound_count(*s) != 0 || misuse_count != 0)
     keep_orphan(std::move(s));  // something may still report to it

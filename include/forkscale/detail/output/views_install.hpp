@@ -38,6 +38,14 @@ namespace output {
 
 inline std::vector<std::pair<std::string, std::string>> record_text_sections(const report& rep) {
   std::vector<std::pair<std::string, std::string>> out;
+  if (record_over_text_bound(rep)) {
+    // What the trace folds is still said (trace_plan.hpp).
+    std::string body = record_over_text_bound_note(rep);
+    const trace_plan plan = plan_trace(*rep.record);
+    if (plan.bounded) body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
+    out.emplace_back("Parallelism over time and idle blame", std::move(body));
+    return out;
+  }
   for (text_section& s : timeline_sections(rep)) out.emplace_back(std::move(s.heading), std::move(s.body));
   return out;
 }
