@@ -261,9 +261,9 @@ struct record_source {
 class record_ptr {
  public:
   record_ptr() noexcept = default;
-  record_ptr(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor): as shared_ptr's
+  record_ptr(std::nullptr_t) noexcept {}  // implicit, as shared_ptr's
   template <class T, class = std::enable_if_t<std::is_convertible<T*, const execution_record*>::value>>
-  record_ptr(std::shared_ptr<T> built) {  // NOLINT(google-explicit-constructor): as shared_ptr's
+  record_ptr(std::shared_ptr<T> built) {  // implicit, as shared_ptr's
     if (!built) return;
     s_ = std::make_shared<state>();
     s_->rec = std::move(built);
@@ -284,7 +284,7 @@ class record_ptr {
   const execution_record& operator*() const { return *get(); }
   const execution_record* operator->() const { return get(); }
   explicit operator bool() const noexcept { return s_ != nullptr; }
-  operator std::shared_ptr<const execution_record>() const {  // NOLINT(google-explicit-constructor)
+  operator std::shared_ptr<const execution_record>() const {  // implicit, as the member's type was
     get();
     return s_ ? s_->rec : nullptr;
   }

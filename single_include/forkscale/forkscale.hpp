@@ -2351,9 +2351,9 @@ struct record_source {
 class record_ptr {
  public:
   record_ptr() noexcept = default;
-  record_ptr(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor): as shared_ptr's
+  record_ptr(std::nullptr_t) noexcept {}  // implicit, as shared_ptr's
   template <class T, class = std::enable_if_t<std::is_convertible<T*, const execution_record*>::value>>
-  record_ptr(std::shared_ptr<T> built) {  // NOLINT(google-explicit-constructor): as shared_ptr's
+  record_ptr(std::shared_ptr<T> built) {  // implicit, as shared_ptr's
     if (!built) return;
     s_ = std::make_shared<state>();
     s_->rec = std::move(built);
@@ -2374,7 +2374,7 @@ class record_ptr {
   const execution_record& operator*() const { return *get(); }
   const execution_record* operator->() const { return get(); }
   explicit operator bool() const noexcept { return s_ != nullptr; }
-  operator std::shared_ptr<const execution_record>() const {  // NOLINT(google-explicit-constructor)
+  operator std::shared_ptr<const execution_record>() const {  // implicit, as the member's type was
     get();
     return s_ ? s_->rec : nullptr;
   }
@@ -4254,6 +4254,8 @@ FORKSCALE_NAMESPACE_END
 // the path takes the path back to it, so fib has five paths, not 2^n. Lookups
 // go through a per-thread direct-mapped cache keyed by the addresses a site
 // holds; only misses take the tree's lock.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -4307,14 +4309,15 @@ class call_tree {
     return cached(no_parent, where, kind_type::root, missed);
   }
 
-  // Copies for a record: every node and site interned so far.
-  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites) {
+  // Copies for a record: the first `sizes` (from sizes()) of the nodes and
+  // sites; the tree only grows, so they are what was interned then.
+  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites,
+                std::pair<std::size_t, std::size_t> sizes) {
     std::lock_guard<std::mutex> g(m_);
-    frames = nodes_;
-    sites = sites_;
+    frames.assign(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(std::min(sizes.first, nodes_.size())));
+    sites.assign(sites_.begin(), sites_.begin() + static_cast<std::ptrdiff_t>(std::min(sizes.second, sites_.size())));
   }
-  // How many nodes and sites are interned so far (a record built later takes
-  // only these: the tree only grows).
+  // How many nodes and sites are interned so far.
   std::pair<std::size_t, std::size_t> sizes() {
     std::lock_guard<std::mutex> g(m_);
     return {nodes_.size(), sites_.size()};
@@ -11251,9 +11254,7 @@ class record_builder {
     fill_threads_and_regions(r);
     fill_locks(r);
     fill_what_if_regions(r);
-    call_tree::instance().snapshot(r.frames, r.sites);
-    if (r.frames.size() > in_.call_tree_sizes.first) r.frames.resize(in_.call_tree_sizes.first);
-    if (r.sites.size() > in_.call_tree_sizes.second) r.sites.resize(in_.call_tree_sizes.second);
+    call_tree::instance().snapshot(r.frames, r.sites, in_.call_tree_sizes);
     return out;
   }
 
@@ -11635,8 +11636,7 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   in.call_tree_sizes = call_tree::instance().sizes();
   for (const auto& b : s.rec->buffers())
     for (const raw_region& g : b->regions)
-      if (g.node && in.region_paths.find(g.node) == in.region_paths.end())
-        in.region_paths.emplace(g.node, g.node->path);
+      if (g.node) in.region_paths.try_emplace(g.node, g.node->path);
   rep.record = record_ptr(std::make_unique<buffered_record>(std::move(in)));
   rep.profiler_bytes += s.rec->bytes();
 }

@@ -4272,6 +4272,8 @@ FORKSCALE_NAMESPACE_END
 // the path takes the path back to it, so fib has five paths, not 2^n. Lookups
 // go through a per-thread direct-mapped cache keyed by the addresses a site
 // holds; only misses take the tree's lock.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -4325,14 +4327,15 @@ class call_tree {
     return cached(no_parent, where, kind_type::root, missed);
   }
 
-  // Copies for a record: every node and site interned so far.
-  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites) {
+  // Copies for a record: the first `sizes` (from sizes()) of the nodes and
+  // sites; the tree only grows, so they are what was interned then.
+  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites,
+                std::pair<std::size_t, std::size_t> sizes) {
     std::lock_guard<std::mutex> g(m_);
-    frames = nodes_;
-    sites = sites_;
+    frames.assign(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(std::min(sizes.first, nodes_.size())));
+    sites.assign(sites_.begin(), sites_.begin() + static_cast<std::ptrdiff_t>(std::min(sizes.second, sites_.size())));
   }
-  // How many nodes and sites are interned so far (a record built later takes
-  // only these: the tree only grows).
+  // How many nodes and sites are interned so far.
   std::pair<std::size_t, std::size_t> sizes() {
     std::lock_guard<std::mutex> g(m_);
     return {nodes_.size(), sites_.size()};

@@ -76,9 +76,7 @@ class record_builder {
     fill_threads_and_regions(r);
     fill_locks(r);
     fill_what_if_regions(r);
-    call_tree::instance().snapshot(r.frames, r.sites);
-    if (r.frames.size() > in_.call_tree_sizes.first) r.frames.resize(in_.call_tree_sizes.first);
-    if (r.sites.size() > in_.call_tree_sizes.second) r.sites.resize(in_.call_tree_sizes.second);
+    call_tree::instance().snapshot(r.frames, r.sites, in_.call_tree_sizes);
     return out;
   }
 
@@ -460,8 +458,7 @@ inline void attach_record(report& rep, session& s, frame& root, bool settled) {
   in.call_tree_sizes = call_tree::instance().sizes();
   for (const auto& b : s.rec->buffers())
     for (const raw_region& g : b->regions)
-      if (g.node && in.region_paths.find(g.node) == in.region_paths.end())
-        in.region_paths.emplace(g.node, g.node->path);
+      if (g.node) in.region_paths.try_emplace(g.node, g.node->path);
   rep.record = record_ptr(std::make_unique<buffered_record>(std::move(in)));
   rep.profiler_bytes += s.rec->bytes();
 }
