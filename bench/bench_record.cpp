@@ -9,9 +9,11 @@
 //  - the cost of building the record when the measurement ends, per strand;
 //  - the trace (bench_record_trace.hpp): writing it, per strand (time, bytes,
 //    memory above the record), whole and over a bound; and the quicksort of
-//    10^6 (10^5 with --quick), under the automatic clock and under tsc, with
-//    FORKSCALE_TRACE set against the unrecorded
-//    run, with the goals of 1 us per strand, 1.5x the file in memory and 3x.
+//    10^6 (10^5 with --quick), under the automatic clock and under tsc, and of
+//    10^7 (past the trace's bound; not with --quick) under the automatic clock,
+//    with FORKSCALE_TRACE set against the unrecorded run, with the goals of 1 us
+//    per strand, 1.5x the file in memory and 3x; the runs' peak memory against
+//    1.5x the record's size plus the unrecorded run's.
 //
 //   bench_record [--quick] [--out FILE]        (default bench/results/record.json)
 #include <algorithm>
@@ -153,6 +155,8 @@ trace_rows measure_trace(const config& cfg) {
   rep = fs::report();
   for (const fs::clock_kind c : {fs::clock_kind::automatic, fs::clock_kind::tsc})
     t.runs.push_back(bench_trace::traced_quicksort(n, cfg.quick ? 1 : 3, path, c));
+  // The size whose trace passes the default bound (10^7: 6 million strands).
+  if (!cfg.quick) t.runs.push_back(bench_trace::traced_quicksort(10000000, 2, path, fs::clock_kind::automatic));
   return t;
 }
 
@@ -191,6 +195,13 @@ void write_trace_json(json_out& j, const trace_rows& t) {
     j.kv("traced_cpu_s", q.traced_cpu_s);
     j.kv("cpu_ratio", q.traced_cpu_s / q.unrecorded_cpu_s);
     j.kv("goal_ratio", 3.0);
+    if (q.memory_measured) {
+      j.kv("unrecorded_peak_bytes", q.unrecorded_peak);
+      j.kv("traced_peak_bytes", q.traced_peak);
+      j.kv("record_bytes", q.record_bytes);
+      j.kv("peak_goal_bytes",
+           static_cast<std::uint64_t>(1.5 * static_cast<double>(q.record_bytes)) + q.unrecorded_peak);
+    }
     j.end_object();
   }
   j.end_array();
@@ -212,10 +223,13 @@ void print_trace(const trace_rows& t) {
   for (const auto& q : t.runs)
     std::printf(
         "  quicksort(%zu), clock %s, with FORKSCALE_TRACE: %.3f s against %.3f s unrecorded: x%.2f wall, x%.2f CPU "
-        "(goal 3); %llu strands, %llu bytes\n",
+        "(goal 3); %llu strands, %llu bytes; peak memory %.0f MB against %.0f MB unrecorded, record %.0f MB "
+        "(goal %.0f MB)\n",
         q.n, q.clock.c_str(), q.traced_s, q.unrecorded_s, q.traced_s / q.unrecorded_s,
         q.traced_cpu_s / q.unrecorded_cpu_s, static_cast<unsigned long long>(q.strands),
-        static_cast<unsigned long long>(q.trace_bytes));
+        static_cast<unsigned long long>(q.trace_bytes), q.traced_peak / 1e6, q.unrecorded_peak / 1e6,
+        q.record_bytes / 1e6,
+        (1.5 * static_cast<double>(q.record_bytes) + static_cast<double>(q.unrecorded_peak)) / 1e6);
 }
 
 void write_json(const config& cfg, const std::vector<event_row>& rows, const std::vector<size_row>& sizes,

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <forkscale/forkscale.hpp>
+#include <forkscale/views.hpp>  // FORKSCALE_TRACE writes the trace in a header-only build too
 
 namespace bench_trace {
 
@@ -162,7 +163,21 @@ struct run_row {
   double unrecorded_s = 1e300, traced_s = 1e300;          // wall
   double unrecorded_cpu_s = 1e300, traced_cpu_s = 1e300;  // the thread's CPU time
   std::uint64_t strands = 0, trace_bytes = 0;
+  // Peak resident memory of each run (VmHWM, reset before it; the least of the
+  // rounds), and the record's own size (execution_record::bytes, what the
+  // threads' buffers held): the goal is a traced peak of at most 1.5x the record
+  // plus the unrecorded run's.
+  std::uint64_t unrecorded_peak = 0, traced_peak = 0, record_bytes = 0;
+  bool memory_measured = false;
 };
+
+// The peak resident memory of `run()`, bytes (0 where it cannot be read).
+template <class F>
+std::uint64_t peak_of(F&& run) {
+  const bool reset = reset_peak();
+  run();
+  return reset ? status_kb("VmHWM") * 1024 : 0;
+}
 
 // The quicksort of n unrecorded and with FORKSCALE_TRACE set, alternating, best
 // of `rounds` each.
@@ -172,15 +187,22 @@ inline run_row traced_quicksort(std::size_t n, int rounds, const std::string& pa
   for (int k = 0; k < rounds; ++k) {
     double cpu = 0;
     fs::report plain;
-    row.unrecorded_s = std::min(row.unrecorded_s, quicksort_seconds(n, false, &plain, &cpu, clock));
+    const std::uint64_t plain_peak = peak_of(
+        [&] { row.unrecorded_s = std::min(row.unrecorded_s, quicksort_seconds(n, false, &plain, &cpu, clock)); });
     row.clock = fs::to_string(plain.clock);
     row.unrecorded_cpu_s = std::min(row.unrecorded_cpu_s, cpu);
+    plain = fs::report();
     setenv("FORKSCALE_TRACE", path.c_str(), 1);
     fs::report rep;
-    row.traced_s = std::min(row.traced_s, quicksort_seconds(n, false, &rep, &cpu, clock));
+    const std::uint64_t traced_peak =
+        peak_of([&] { row.traced_s = std::min(row.traced_s, quicksort_seconds(n, false, &rep, &cpu, clock)); });
     row.traced_cpu_s = std::min(row.traced_cpu_s, cpu);
     unsetenv("FORKSCALE_TRACE");
+    row.memory_measured = plain_peak != 0 && traced_peak != 0;
+    row.unrecorded_peak = k == 0 ? plain_peak : std::min(row.unrecorded_peak, plain_peak);
+    row.traced_peak = k == 0 ? traced_peak : std::min(row.traced_peak, traced_peak);
     row.strands = rep.record ? rep.record->strands.size() : 0;
+    row.record_bytes = rep.record ? rep.record->bytes : 0;
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     row.trace_bytes = static_cast<std::uint64_t>(in.tellg());
     std::remove(path.c_str());

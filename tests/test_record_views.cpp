@@ -12,6 +12,7 @@
 // FORKSCALE_PROPERTY_SEED=<n> replays from seed n; FORKSCALE_VIEWS_COUNT=<n> sets
 // how many random programs each property runs (default 300).
 #include <forkscale/detail/input/report_reader.hpp>    // the strict JSON reader
+#include <forkscale/detail/output/trace_plan.hpp>      // plan_trace
 #include <forkscale/detail/output/views_fallback.hpp>  // saved_report_path
 #include <forkscale/forkscale.hpp>
 #include <forkscale/read_report.hpp>
@@ -627,6 +628,54 @@ TEST(RecordViewsProperty, ThreadedProgramsTraceAndFold) { run_programs(3, true, 
 TEST(RecordViewsProperty, BoundedTracesKeepTheCriticalPathAndAddUp) {
   run_programs(0, true, 2u << 20, true);
   run_programs(3, true, 3u << 20, true);
+}
+
+// The plan keeps the critical path and, of the others, the longest by duration
+// with ties to the earlier strand: against a sort of every other strand by
+// (duration descending, index), on records with many equal durations and
+// bounds from tiny to past the record's size.
+TEST(RecordViewsProperty, TracePlanKeepsTheLongestOthersTiesToTheEarlier) {
+  std::mt19937_64 gen(7);
+  for (int round = 0; round < 300; ++round) {
+    fs::execution_record r;
+    const std::size_t n = 1 + gen() % 400;
+    r.threads.resize(1 + gen() % 3);
+    for (std::size_t i = 0; i < n; ++i) {
+      fs::record_strand s;
+      s.thread = static_cast<std::uint32_t>(gen() % r.threads.size());
+      s.start_ns = gen() % 1000;
+      s.end_ns = s.start_ns + gen() % (round % 3 == 0 ? 3 : 50);  // few distinct durations: many ties
+      r.strands.push_back(s);
+    }
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (gen() % 10 == 0) r.critical_path.push_back(i);
+    r.trace_limit = gen() % (n + 40);
+    const fs::detail::output::trace_plan p = fs::detail::output::plan_trace(r);
+    if (r.trace_limit == 0 || n <= r.trace_limit) {
+      EXPECT_FALSE(p.bounded);
+      continue;
+    }
+    std::vector<char> expect(n, 0);
+    for (const std::uint32_t i : r.critical_path) expect[i] = 1;
+    std::vector<std::uint32_t> others;
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (!expect[i]) others.push_back(i);
+    std::sort(others.begin(), others.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto da = r.strands[a].end_ns - r.strands[a].start_ns, db = r.strands[b].end_ns - r.strands[b].start_ns;
+      return da != db ? da > db : a < b;
+    });
+    const std::size_t fixed = r.threads.size();
+    const std::size_t budget = r.trace_limit > fixed ? (r.trace_limit - fixed) / 2 : 0;
+    const std::size_t critical = n - others.size();
+    const std::size_t k = std::min(budget > critical ? budget - critical : 0, others.size());
+    for (std::size_t m = 0; m < k; ++m) expect[others[m]] = 1;
+    ASSERT_EQ(p.keep, expect) << "round " << round << ": " << n << " strands, limit " << r.trace_limit;
+    EXPECT_EQ(p.kept, critical + k);
+    EXPECT_EQ(p.critical, critical);
+    const fs::detail::output::trace_plan counts = fs::detail::output::plan_trace(r, false);  // the summary's
+    EXPECT_TRUE(counts.bounded && counts.keep.empty());
+    EXPECT_EQ(fs::detail::output::trace_plan_summary(counts), fs::detail::output::trace_plan_summary(p));
+  }
 }
 
 namespace {

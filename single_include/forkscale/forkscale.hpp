@@ -11229,6 +11229,33 @@ struct record_inputs {
   std::map<const region_node*, std::string> region_paths;
 };
 
+// Rows of numbers in one array (compressed rows): row r is
+// values[first[r]] .. values[first[r + 1] - 1], in the order its pairs were
+// listed. One allocation for all rows instead of one per row.
+class compressed_rows {
+ public:
+  struct row_view {
+    const std::uint32_t *b, *e;
+    const std::uint32_t* begin() const noexcept { return b; }
+    const std::uint32_t* end() const noexcept { return e; }
+    std::size_t size() const noexcept { return static_cast<std::size_t>(e - b); }
+  };
+  // From (row, value) pairs, rows < `rows`; a stable counting sort by row.
+  void assign(std::uint32_t rows, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+    first_.assign(std::size_t(rows) + 1, 0);
+    for (const auto& p : pairs) ++first_[std::size_t(p.first) + 1];
+    for (std::size_t r = 0; r < rows; ++r) first_[r + 1] += first_[r];
+    values_.resize(pairs.size());
+    std::vector<std::size_t> next(first_.begin(), first_.end() - 1);
+    for (const auto& p : pairs) values_[next[p.first]++] = p.second;
+  }
+  row_view row(std::uint32_t r) const noexcept { return {values_.data() + first_[r], values_.data() + first_[r + 1]}; }
+
+ private:
+  std::vector<std::size_t> first_;
+  std::vector<std::uint32_t> values_;
+};
+
 class record_builder {
  public:
   explicit record_builder(const record_inputs& in) : in_(in), rs_(*in.rec), buffers_(in.rec->buffers()) {}
@@ -11248,6 +11275,7 @@ class record_builder {
     collect_joins(end);
     const std::vector<std::uint32_t> order = topological_order(r.complete);
     fill_strands(r, order);
+    release(thread_of_, prev_, strand_join_);  // read by fill_strands alone
     fill_joins(r);
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
@@ -11260,6 +11288,12 @@ class record_builder {
 
  private:
   static constexpr std::uint32_t none = 0xffffffffu;
+
+  // Frees what a step of the build no longer needs, before the next allocates.
+  template <class... V>
+  static void release(V&... v) {
+    ((v = V()), ...);
+  }
 
   // A raw id's position in `raw_` (none for 0 or an id no buffer holds).
   std::uint32_t position(std::uint64_t id) const noexcept {
@@ -11291,14 +11325,12 @@ class record_builder {
   // is one open-addressed table (linear probing, at most half full), not a node
   // per join.
   std::uint32_t join_of(std::uint64_t uid, std::uint32_t round) {
-    if (2 * (join_strands_.size() + 1) > join_slots_.size()) grow_join_index();
+    if (2 * (joins_ + 1) > join_slots_.size()) grow_join_index();
     const std::size_t mask = join_slots_.size() - 1;
     for (std::size_t k = join_slot(uid, round) & mask;; k = (k + 1) & mask) {
       join_slot_entry& e = join_slots_[k];
       if (e.id == none) {
-        e = join_slot_entry{uid, round, static_cast<std::uint32_t>(join_strands_.size())};
-        join_strands_.emplace_back();
-        join_joins_.emplace_back();
+        e = join_slot_entry{uid, round, joins_++};
         return e.id;
       }
       if (e.uid == uid && e.round == round) return e.id;
@@ -11336,6 +11368,10 @@ class record_builder {
     while (slots < 2 * edges) slots *= 2;
     join_slots_.assign(slots, join_slot_entry{});
     strand_join_.assign(raw_.size(), none);
+    // What is reported to each join, as (join, strand) and (join, join) pairs
+    // in the order the buffers list them; then one array of rows per kind.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> strands_in, joins_in;
+    strands_in.reserve(edges);
     for (std::size_t i = 0; i < raw_.size(); ++i)
       if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
     for (const auto& b : buffers_)
@@ -11343,22 +11379,25 @@ class record_builder {
         const raw_edge& e = b->edges[k];
         const std::uint32_t to = join_of(e.to_uid, e.to_round);
         const std::uint32_t from = position(e.from_strand);
-        if (from != none) join_strands_[to].push_back(from);
+        if (from != none) strands_in.emplace_back(to, from);
         if (e.from_uid != 0) {
           const std::uint32_t j = join_of(e.from_uid, e.from_round);
-          join_joins_[to].push_back(j);
+          joins_in.emplace_back(to, j);
         }
       }
     // The measurement's end: its last strand and the children merged there.
     end_join_ = join_of(0, 0);
-    if (const std::uint32_t p = position(end.last_strand); p != none) join_strands_[end_join_].push_back(p);
-    if (end.end_uid != 0) join_joins_[end_join_].push_back(join_of(end.end_uid, end.end_round));
+    if (const std::uint32_t p = position(end.last_strand); p != none) strands_in.emplace_back(end_join_, p);
+    if (end.end_uid != 0) joins_in.emplace_back(end_join_, join_of(end.end_uid, end.end_round));
+    join_strands_.assign(joins_, strands_in);
+    join_joins_.assign(joins_, joins_in);
+    join_slots_ = std::vector<join_slot_entry>();  // every join is numbered: the index is done with
   }
 
   // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
   // strand are its prev and its join; of a join, its strands and joins.
   std::vector<std::uint32_t> topological_order(bool& complete) {
-    const std::size_t n = raw_.size(), m = join_strands_.size();
+    const std::size_t n = raw_.size(), m = joins_;
     // The successors in one array (compressed rows: node v's are succ[first[v]],
     // ..., succ[first[v + 1] - 1], in the order the edges are listed), not a
     // vector per node: one allocation instead of one per strand.
@@ -11369,8 +11408,8 @@ class record_builder {
           edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
       }
       for (std::size_t j = 0; j < m; ++j) {
-        for (std::uint32_t s : join_strands_[j]) edge(s, static_cast<std::uint32_t>(n + j));
-        for (std::uint32_t k : join_joins_[j])
+        for (std::uint32_t s : join_strands_.row(j)) edge(s, static_cast<std::uint32_t>(n + j));
+        for (std::uint32_t k : join_joins_.row(j))
           edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
       }
     };
@@ -11462,11 +11501,13 @@ class record_builder {
   }
 
   void fill_joins(execution_record& r) {
-    r.joins.resize(join_strands_.size());
-    for (std::size_t j = 0; j < join_strands_.size(); ++j) {
+    r.joins.resize(joins_);
+    for (std::uint32_t j = 0; j < joins_; ++j) {
       record_join& o = r.joins[join_order_[j]];
-      for (std::uint32_t s : join_strands_[j]) o.strands.push_back(new_index_[s]);
-      for (std::uint32_t k : join_joins_[j]) o.joins.push_back(join_order_[k]);
+      o.strands.reserve(join_strands_.row(j).size());
+      for (std::uint32_t s : join_strands_.row(j)) o.strands.push_back(new_index_[s]);
+      o.joins.reserve(join_joins_.row(j).size());
+      for (std::uint32_t k : join_joins_.row(j)) o.joins.push_back(join_order_[k]);
       std::sort(o.strands.begin(), o.strands.end());
       std::sort(o.joins.begin(), o.joins.end());
     }
@@ -11594,8 +11635,9 @@ class record_builder {
   std::vector<std::uint32_t> thread_of_;
   std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
-  std::vector<join_slot_entry> join_slots_;  // the index of joins by (uid, round): join_of
-  std::vector<std::vector<std::uint32_t>> join_strands_, join_joins_;
+  std::vector<join_slot_entry> join_slots_;    // the index of joins by (uid, round): join_of
+  std::uint32_t joins_ = 0;                    // joins numbered so far (join_of)
+  compressed_rows join_strands_, join_joins_;  // per join: the strands and the joins reported to it
   std::uint32_t end_join_ = 0;
   std::vector<std::uint32_t> join_order_;
   std::vector<std::uint32_t> new_index_, back_;
@@ -14271,8 +14313,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -14282,26 +14325,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -14438,7 +14507,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -14846,7 +14915,7 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.member("trace_limit", r.trace_limit);
   {
     // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
-    const trace_plan plan = plan_trace(r);
+    const trace_plan plan = plan_trace(r, false);
     j.key("trace");
     j.begin_object();
     j.member("strands_written", plan.kept);
@@ -20778,8 +20847,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -20789,26 +20859,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -20945,7 +21041,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -28790,8 +28886,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -28801,26 +28898,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -28957,7 +29080,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -29365,7 +29488,7 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.member("trace_limit", r.trace_limit);
   {
     // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
-    const trace_plan plan = plan_trace(r);
+    const trace_plan plan = plan_trace(r, false);
     j.key("trace");
     j.begin_object();
     j.member("strands_written", plan.kept);
@@ -34534,8 +34657,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -34545,26 +34669,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -34701,7 +34851,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -35109,7 +35259,7 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.member("trace_limit", r.trace_limit);
   {
     // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
-    const trace_plan plan = plan_trace(r);
+    const trace_plan plan = plan_trace(r, false);
     j.key("trace");
     j.begin_object();
     j.member("strands_written", plan.kept);

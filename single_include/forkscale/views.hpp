@@ -2830,8 +2830,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -2841,26 +2842,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -2997,7 +3024,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -3405,7 +3432,7 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.member("trace_limit", r.trace_limit);
   {
     // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
-    const trace_plan plan = plan_trace(r);
+    const trace_plan plan = plan_trace(r, false);
     j.key("trace");
     j.begin_object();
     j.member("strands_written", plan.kept);
@@ -10590,8 +10617,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -10601,26 +10629,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -10757,7 +10811,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -11165,7 +11219,7 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.member("trace_limit", r.trace_limit);
   {
     // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
-    const trace_plan plan = plan_trace(r);
+    const trace_plan plan = plan_trace(r, false);
     j.key("trace");
     j.begin_object();
     j.member("strands_written", plan.kept);
@@ -20248,8 +20302,9 @@ inline std::uint64_t strand_duration(const record_strand& s) noexcept {
   return s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
 }
 
-// The plan of a record's trace under its trace_limit.
-inline trace_plan plan_trace(const execution_record& r) {
+// The plan of a record's trace under its trace_limit. `which`: false when only
+// the counts are wanted (the summary): `keep` is then left empty.
+inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   trace_plan p;
   p.limit = r.trace_limit;
   p.strands = r.strands.size();
@@ -20259,26 +20314,52 @@ inline trace_plan plan_trace(const execution_record& r) {
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
-  std::vector<std::uint32_t> others;
-  others.reserve(r.strands.size());
-  for (std::uint32_t i = 0; i < r.strands.size(); ++i)
-    if (!p.keep[i]) others.push_back(i);
-  p.critical = r.strands.size() - others.size();
-  std::uint64_t threads = r.threads.size();
-  for (const record_strand& s : r.strands) threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+  // One pass over the strands: the threads they name, and the durations of
+  // the others (in strand order).
+  std::uint64_t threads = r.threads.size(), others = 0;
+  std::vector<std::uint64_t> d;
+  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  for (std::size_t i = 0; i < r.strands.size(); ++i) {
+    const record_strand& s = r.strands[i];
+    threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
+    if (p.keep[i]) continue;
+    ++others;
+    if (which) d.push_back(strand_duration(s));
+  }
+  p.critical = r.strands.size() - others;
   const std::uint64_t fixed = 2 * std::uint64_t(r.regions.size()) + threads;
   const std::uint64_t budget = p.limit > fixed ? (p.limit - fixed) / 2 : 0;
-  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others.size());
-  // The k longest, ties to the earlier strand.
-  if (k > 0 && k < others.size())
-    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(k - 1), others.end(),
-                     [&](std::uint32_t a, std::uint32_t b) {
-                       const std::uint64_t x = strand_duration(r.strands[a]), y = strand_duration(r.strands[b]);
-                       return x != y ? x > y : a < b;
-                     });
-  for (std::uint64_t m = 0; m < k; ++m) p.keep[others[m]] = 1;
+  const std::uint64_t k = std::min<std::uint64_t>(budget > p.critical ? budget - p.critical : 0, others);
   p.kept = p.critical + k;
   p.folded = p.strands - p.kept;
+  if (!which) {
+    p.keep.clear();
+    return p;
+  }
+  // The k longest, ties to the earlier strand: the k-th longest duration `t`
+  // (a selection over a copy of the durations), then every other strand
+  // longer than `t` and, in order, as many of those of exactly `t` as are
+  // still wanted.
+  if (k > 0) {
+    std::vector<std::uint64_t> sel(d);
+    std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
+                     [](std::uint64_t x, std::uint64_t y) { return x > y; });
+    const std::uint64_t t = sel[k - 1];
+    std::uint64_t longer = 0;
+    for (const std::uint64_t x : sel) longer += x > t ? 1 : 0;
+    sel = std::vector<std::uint64_t>();
+    std::uint64_t ties = k - longer;
+    for (std::size_t i = 0, o = 0; i < r.strands.size(); ++i) {
+      if (p.keep[i]) continue;  // on the critical path
+      const std::uint64_t x = d[o++];
+      if (x > t) {
+        p.keep[i] = 1;
+      } else if (x == t && ties > 0) {
+        p.keep[i] = 1;
+        --ties;
+      }
+    }
+  }
   return p;
 }
 
@@ -20415,7 +20496,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;
@@ -21924,7 +22005,7 @@ inline std::vector<std::pair<std::string, std::string>> record_text_sections(con
   if (record_over_text_bound(rep)) {
     // What the trace folds is still said (trace_plan.hpp).
     std::string body = record_over_text_bound_note(rep);
-    const trace_plan plan = plan_trace(*rep.record);
+    const trace_plan plan = plan_trace(*rep.record, false);
     if (plan.bounded) body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
     out.emplace_back("Parallelism over time and idle blame", std::move(body));
     return out;

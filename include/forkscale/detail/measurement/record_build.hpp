@@ -51,6 +51,33 @@ struct record_inputs {
   std::map<const region_node*, std::string> region_paths;
 };
 
+// Rows of numbers in one array (compressed rows): row r is
+// values[first[r]] .. values[first[r + 1] - 1], in the order its pairs were
+// listed. One allocation for all rows instead of one per row.
+class compressed_rows {
+ public:
+  struct row_view {
+    const std::uint32_t *b, *e;
+    const std::uint32_t* begin() const noexcept { return b; }
+    const std::uint32_t* end() const noexcept { return e; }
+    std::size_t size() const noexcept { return static_cast<std::size_t>(e - b); }
+  };
+  // From (row, value) pairs, rows < `rows`; a stable counting sort by row.
+  void assign(std::uint32_t rows, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+    first_.assign(std::size_t(rows) + 1, 0);
+    for (const auto& p : pairs) ++first_[std::size_t(p.first) + 1];
+    for (std::size_t r = 0; r < rows; ++r) first_[r + 1] += first_[r];
+    values_.resize(pairs.size());
+    std::vector<std::size_t> next(first_.begin(), first_.end() - 1);
+    for (const auto& p : pairs) values_[next[p.first]++] = p.second;
+  }
+  row_view row(std::uint32_t r) const noexcept { return {values_.data() + first_[r], values_.data() + first_[r + 1]}; }
+
+ private:
+  std::vector<std::size_t> first_;
+  std::vector<std::uint32_t> values_;
+};
+
 class record_builder {
  public:
   explicit record_builder(const record_inputs& in) : in_(in), rs_(*in.rec), buffers_(in.rec->buffers()) {}
@@ -70,6 +97,7 @@ class record_builder {
     collect_joins(end);
     const std::vector<std::uint32_t> order = topological_order(r.complete);
     fill_strands(r, order);
+    release(thread_of_, prev_, strand_join_);  // read by fill_strands alone
     fill_joins(r);
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
@@ -82,6 +110,12 @@ class record_builder {
 
  private:
   static constexpr std::uint32_t none = 0xffffffffu;
+
+  // Frees what a step of the build no longer needs, before the next allocates.
+  template <class... V>
+  static void release(V&... v) {
+    ((v = V()), ...);
+  }
 
   // A raw id's position in `raw_` (none for 0 or an id no buffer holds).
   std::uint32_t position(std::uint64_t id) const noexcept {
@@ -113,14 +147,12 @@ class record_builder {
   // is one open-addressed table (linear probing, at most half full), not a node
   // per join.
   std::uint32_t join_of(std::uint64_t uid, std::uint32_t round) {
-    if (2 * (join_strands_.size() + 1) > join_slots_.size()) grow_join_index();
+    if (2 * (joins_ + 1) > join_slots_.size()) grow_join_index();
     const std::size_t mask = join_slots_.size() - 1;
     for (std::size_t k = join_slot(uid, round) & mask;; k = (k + 1) & mask) {
       join_slot_entry& e = join_slots_[k];
       if (e.id == none) {
-        e = join_slot_entry{uid, round, static_cast<std::uint32_t>(join_strands_.size())};
-        join_strands_.emplace_back();
-        join_joins_.emplace_back();
+        e = join_slot_entry{uid, round, joins_++};
         return e.id;
       }
       if (e.uid == uid && e.round == round) return e.id;
@@ -158,6 +190,10 @@ class record_builder {
     while (slots < 2 * edges) slots *= 2;
     join_slots_.assign(slots, join_slot_entry{});
     strand_join_.assign(raw_.size(), none);
+    // What is reported to each join, as (join, strand) and (join, join) pairs
+    // in the order the buffers list them; then one array of rows per kind.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> strands_in, joins_in;
+    strands_in.reserve(edges);
     for (std::size_t i = 0; i < raw_.size(); ++i)
       if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
     for (const auto& b : buffers_)
@@ -165,22 +201,25 @@ class record_builder {
         const raw_edge& e = b->edges[k];
         const std::uint32_t to = join_of(e.to_uid, e.to_round);
         const std::uint32_t from = position(e.from_strand);
-        if (from != none) join_strands_[to].push_back(from);
+        if (from != none) strands_in.emplace_back(to, from);
         if (e.from_uid != 0) {
           const std::uint32_t j = join_of(e.from_uid, e.from_round);
-          join_joins_[to].push_back(j);
+          joins_in.emplace_back(to, j);
         }
       }
     // The measurement's end: its last strand and the children merged there.
     end_join_ = join_of(0, 0);
-    if (const std::uint32_t p = position(end.last_strand); p != none) join_strands_[end_join_].push_back(p);
-    if (end.end_uid != 0) join_joins_[end_join_].push_back(join_of(end.end_uid, end.end_round));
+    if (const std::uint32_t p = position(end.last_strand); p != none) strands_in.emplace_back(end_join_, p);
+    if (end.end_uid != 0) joins_in.emplace_back(end_join_, join_of(end.end_uid, end.end_round));
+    join_strands_.assign(joins_, strands_in);
+    join_joins_.assign(joins_, joins_in);
+    join_slots_ = std::vector<join_slot_entry>();  // every join is numbered: the index is done with
   }
 
   // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
   // strand are its prev and its join; of a join, its strands and joins.
   std::vector<std::uint32_t> topological_order(bool& complete) {
-    const std::size_t n = raw_.size(), m = join_strands_.size();
+    const std::size_t n = raw_.size(), m = joins_;
     // The successors in one array (compressed rows: node v's are succ[first[v]],
     // ..., succ[first[v + 1] - 1], in the order the edges are listed), not a
     // vector per node: one allocation instead of one per strand.
@@ -191,8 +230,8 @@ class record_builder {
           edge(static_cast<std::uint32_t>(n + strand_join_[i]), static_cast<std::uint32_t>(i));
       }
       for (std::size_t j = 0; j < m; ++j) {
-        for (std::uint32_t s : join_strands_[j]) edge(s, static_cast<std::uint32_t>(n + j));
-        for (std::uint32_t k : join_joins_[j])
+        for (std::uint32_t s : join_strands_.row(j)) edge(s, static_cast<std::uint32_t>(n + j));
+        for (std::uint32_t k : join_joins_.row(j))
           edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
       }
     };
@@ -284,11 +323,13 @@ class record_builder {
   }
 
   void fill_joins(execution_record& r) {
-    r.joins.resize(join_strands_.size());
-    for (std::size_t j = 0; j < join_strands_.size(); ++j) {
+    r.joins.resize(joins_);
+    for (std::uint32_t j = 0; j < joins_; ++j) {
       record_join& o = r.joins[join_order_[j]];
-      for (std::uint32_t s : join_strands_[j]) o.strands.push_back(new_index_[s]);
-      for (std::uint32_t k : join_joins_[j]) o.joins.push_back(join_order_[k]);
+      o.strands.reserve(join_strands_.row(j).size());
+      for (std::uint32_t s : join_strands_.row(j)) o.strands.push_back(new_index_[s]);
+      o.joins.reserve(join_joins_.row(j).size());
+      for (std::uint32_t k : join_joins_.row(j)) o.joins.push_back(join_order_[k]);
       std::sort(o.strands.begin(), o.strands.end());
       std::sort(o.joins.begin(), o.joins.end());
     }
@@ -416,8 +457,9 @@ class record_builder {
   std::vector<std::uint32_t> thread_of_;
   std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
-  std::vector<join_slot_entry> join_slots_;  // the index of joins by (uid, round): join_of
-  std::vector<std::vector<std::uint32_t>> join_strands_, join_joins_;
+  std::vector<join_slot_entry> join_slots_;    // the index of joins by (uid, round): join_of
+  std::uint32_t joins_ = 0;                    // joins numbered so far (join_of)
+  compressed_rows join_strands_, join_joins_;  // per join: the strands and the joins reported to it
   std::uint32_t end_join_ = 0;
   std::vector<std::uint32_t> join_order_;
   std::vector<std::uint32_t> new_index_, back_;

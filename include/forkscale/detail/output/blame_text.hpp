@@ -131,7 +131,7 @@ inline std::vector<text_section> timeline_sections(const report& rep) {
   if (!a.recorded || a.processors == 0) return out;
   out.push_back(parallelism_section(a));
   // What a trace of this record folds (trace_plan.hpp), when it folds anything.
-  const trace_plan plan = plan_trace(*rep.record);
+  const trace_plan plan = plan_trace(*rep.record, false);
   if (plan.bounded) out.back().body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
   out.push_back(idle_blame_section(a, 10));
   return out;

@@ -112,7 +112,7 @@ inline void json_record(json_writer& j, const execution_record& r) {
   j.member("trace_limit", r.trace_limit);
   {
     // What the trace of this record folds (trace_plan.hpp); computed, so never read back.
-    const trace_plan plan = plan_trace(r);
+    const trace_plan plan = plan_trace(r, false);
     j.key("trace");
     j.begin_object();
     j.member("strands_written", plan.kept);

@@ -41,7 +41,7 @@ inline std::vector<std::pair<std::string, std::string>> record_text_sections(con
   if (record_over_text_bound(rep)) {
     // What the trace folds is still said (trace_plan.hpp).
     std::string body = record_over_text_bound_note(rep);
-    const trace_plan plan = plan_trace(*rep.record);
+    const trace_plan plan = plan_trace(*rep.record, false);
     if (plan.bounded) body += wrapped("Trace: " + trace_plan_summary(plan) + ".", "  ", "  ");
     out.emplace_back("Parallelism over time and idle blame", std::move(body));
     return out;
