@@ -13,6 +13,7 @@
 #define FORKSCALE_DETAIL_BUILDING_LIB 1
 // Every part in this one file (CMake builds the parts one per file: src/lib/).
 #define FORKSCALE_DETAIL_LIB_measure 1
+#define FORKSCALE_DETAIL_LIB_finish 1
 #define FORKSCALE_DETAIL_LIB_writers 1
 #define FORKSCALE_DETAIL_LIB_views 1
 #define FORKSCALE_DETAIL_LIB_html 1

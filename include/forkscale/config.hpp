@@ -46,6 +46,8 @@
 // #if FORKSCALE_DETAIL_DEFINES(part) (docs/architecture.md, "Where a definition
 // goes"; tools/check_layout.py checks the list):
 //   measure   the engine's start and end, the measurement, the burden, locks
+//   finish    the end of a measurement: its report's rows, the record, the
+//             views it writes (detail/measurement/measure.hpp: finish_session)
 //   writers   the report's text, JSON and CSV
 //   views     trace, folded stacks, the timeline analysis, what a
 //             measurement reaches at run time (forkscale/views.hpp)

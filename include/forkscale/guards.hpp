@@ -24,7 +24,7 @@
 
 #if FORKSCALE_ENABLE
 #include "detail/measurement/region_api.hpp"
-#if FORKSCALE_DETAIL_DEFINES(measure)
+#if FORKSCALE_DETAIL_DEFINES(measure) || FORKSCALE_DETAIL_DEFINES(finish)
 #include "detail/measurement/measure.hpp"
 #endif
 #endif

@@ -89,6 +89,8 @@
 // #if FORKSCALE_DETAIL_DEFINES(part) (docs/architecture.md, "Where a definition
 // goes"; tools/check_layout.py checks the list):
 //   measure   the engine's start and end, the measurement, the burden, locks
+//   finish    the end of a measurement: its report's rows, the record, the
+//             views it writes (detail/measurement/measure.hpp: finish_session)
 //   writers   the report's text, JSON and CSV
 //   views     trace, folded stacks, the timeline analysis, what a
 //             measurement reaches at run time (forkscale/views.hpp)
@@ -2951,7 +2953,7 @@ FORKSCALE_INLINE report last_report();
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_REGION_API_HPP
 // end include/forkscale/detail/measurement/region_api.hpp
-#if FORKSCALE_DETAIL_DEFINES(measure)
+#if FORKSCALE_DETAIL_DEFINES(measure) || FORKSCALE_DETAIL_DEFINES(finish)
 // begin include/forkscale/detail/measurement/measure.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
 #define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
@@ -12280,8 +12282,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
 }
 
 // Ends a measurement whose root frame is `root` (already closed) and builds its
-// report. The session is freed unless tasks or groups still refer to it.
-inline report finish_session(std::unique_ptr<session> s, frame& root) {
+// report. The session is freed unless tasks or groups still refer to it. In
+// the compiled form it is a part of its own (src/lib/finish.cpp): it reaches
+// every row, the record and the views, and the engine's part does not.
+FORKSCALE_INLINE report finish_session(std::unique_ptr<session> s, frame& root);
+#if FORKSCALE_DETAIL_DEFINES(finish)
+FORKSCALE_INLINE report finish_session(std::unique_ptr<session> s, frame& root) {
   path_prof out;
   if (root.profile.on) {
     out = root.profile.path;
@@ -12362,6 +12368,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     keep_orphan(std::move(s));  // something may still report to it
   return rep;
 }
+#endif  // FORKSCALE_DETAIL_DEFINES(finish)
 
 // The report of one instance of a nested region: its only row is the instance.
 inline report nested_region_report(const session& s, const region_node& node, const path_totals& d) {
@@ -12433,10 +12440,12 @@ void region_api<Clock>::close(region_state* r) noexcept {
 
 }  // namespace detail
 
+#if FORKSCALE_DETAIL_DEFINES(measure)
 FORKSCALE_INLINE report last_report() {
   std::lock_guard<std::mutex> g(detail::last_report_mutex());
   return detail::last_report_slot();
 }
+#endif
 
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_MEASURE_HPP
@@ -24323,6 +24332,28 @@ FORKSCALE_NAMESPACE_END
 // compiled form.
 #include <cstdint>
 
+// begin include/forkscale/detail/engine/frame.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// detail/engine/frame.hpp: one running task, and what each guard keeps between
+// its two events.
+#include <cstdint>
+#include <memory>
+
+// begin include/forkscale/detail/profile/chain.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// detail/profile/chain.hpp: the on-span half of the site profiles. Every finished
+// invocation's record is appended to the path value of the point where it ends: a
+// chain of shared, reference-counted nodes (a child and its spawner share their
+// common prefix) that is folded into one per-site array once it holds more
+// records than there are sites — Cilkprof §5's list/array hybrid, made persistent.
+// A join keeps the winning path's chain and drops the others.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
 // forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
@@ -24343,6 +24374,2419 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/util/pool.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// detail/util/pool.hpp: pooled allocation for the engine's fixed-size objects
+// (join sets, on-span chain nodes). No allocation on the event path once a
+// thread's cache is warm; a process-wide free list is touched once per batch.
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Pooled allocation for fixed-size engine objects: a per-thread cache in front of
+// a process-wide free list that is touched once per batch. Memory is kept for
+// reuse, so the pool's size is the high-water mark.
+template <class T>
+class object_pool {
+ public:
+  static constexpr unsigned batch = 64;
+
+  static object_pool& instance() noexcept {
+    static object_pool* p = new object_pool;  // never destroyed: late threads may still return objects
+    return *p;
+  }
+
+  T* take_batch(unsigned& count) {
+    {
+      std::lock_guard<std::mutex> g(m_);
+      if (free_) {
+        T* head = free_;
+        T* tail = head;
+        count = 1;
+        while (count < batch && tail->next_free) {
+          tail = tail->next_free;
+          ++count;
+        }
+        free_ = tail->next_free;
+        tail->next_free = nullptr;
+        return head;
+      }
+    }
+    auto* chunk = new T[batch];
+    {
+      std::lock_guard<std::mutex> g(m_);
+      chunks_.push_back(chunk);
+    }
+    reserved_.fetch_add(sizeof(T) * batch, std::memory_order_relaxed);
+    for (unsigned i = 0; i + 1 < batch; ++i) chunk[i].next_free = &chunk[i + 1];
+    count = batch;
+    return chunk;
+  }
+
+  void give_back(T* head, T* tail) {
+    std::lock_guard<std::mutex> g(m_);
+    tail->next_free = free_;
+    free_ = head;
+  }
+
+  std::size_t reserved_bytes() const noexcept { return reserved_.load(std::memory_order_relaxed); }
+
+ private:
+  std::mutex m_;
+  T* free_ = nullptr;
+  std::vector<T*> chunks_;  // keeps the memory reachable
+  std::atomic<std::size_t> reserved_{0};
+};
+
+template <class T>
+struct object_cache {
+  T* head = nullptr;
+  unsigned count = 0;
+  ~object_cache() {
+    if (head) {
+      T* tail = head;
+      while (tail->next_free) tail = tail->next_free;
+      object_pool<T>::instance().give_back(head, tail);
+    }
+  }
+
+  static object_cache& local() noexcept {
+    static thread_local object_cache cache;
+    return cache;
+  }
+
+  T* take() {
+    if (FORKSCALE_DETAIL_UNLIKELY(!head)) head = object_pool<T>::instance().take_batch(count);
+    T* o = head;
+    head = o->next_free;
+    --count;
+    o->next_free = nullptr;
+    return o;
+  }
+
+  void put(T* o) noexcept {
+    o->next_free = head;
+    head = o;
+    if (FORKSCALE_DETAIL_UNLIKELY(++count > 2 * object_pool<T>::batch)) {
+      // Hand a batch back so a thread that only frees does not hoard memory.
+      T* first = head;
+      T* last = first;
+      for (unsigned i = 1; i < object_pool<T>::batch; ++i) last = last->next_free;
+      head = last->next_free;
+      count -= object_pool<T>::batch;
+      object_pool<T>::instance().give_back(first, last);
+    }
+  }
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
+// end include/forkscale/detail/util/pool.hpp
+// begin include/forkscale/detail/profile/sites.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// detail/profile/sites.hpp: call and spawn sites, interned once per process, and
+// the sets of sites open above an invocation ("contexts"). An invocation finds
+// its site id and whether it is a top-call-site / top-caller invocation with one
+// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
+// the registry's lock.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct site_entry {
+  std::string file, function, tag;
+  unsigned line = 0;
+  bool has_tag = false;
+  site_kind kind = site_kind::call;
+  std::uint32_t function_id = 0;
+};
+
+// The sites of the invocations open above a point (a set), and what opening one
+// more invocation does to it.
+struct site_context {
+  std::vector<std::uint32_t> sites;      // sorted
+  std::vector<std::uint32_t> functions;  // sorted
+};
+
+struct site_step {
+  const site_context* next = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;  // prof_top_call_site | prof_top_caller
+  // This lookup missed the thread's cache and went to the registry (a lock, maybe
+  // allocations: microseconds, once per site, context and thread). The engine
+  // then starts the next strand after it, so that the cost lands in no strand.
+  bool registered = false;
+};
+
+class site_registry {
+ public:
+  static site_registry& instance() {
+    static site_registry* r = new site_registry;  // never destroyed: late threads may use it
+    return *r;
+  }
+
+  const site_context* empty() const noexcept { return empty_; }
+  std::uint32_t count() const noexcept { return count_.load(std::memory_order_acquire); }
+
+  FORKSCALE_DETAIL_NOINLINE site_step step(const site_context* ctx, const site& where, site_kind kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t id = intern_site(where, kind);
+    auto& memo = steps_[ctx];
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const std::uint32_t fn = entries_[id].function_id;
+    site_step st;
+    st.site = id;
+    const bool seen_site = std::binary_search(ctx->sites.begin(), ctx->sites.end(), id);
+    const bool seen_fn = std::binary_search(ctx->functions.begin(), ctx->functions.end(), fn);
+    st.flags = static_cast<unsigned char>((seen_site ? 0 : prof_top_call_site) | (seen_fn ? 0 : prof_top_caller));
+    if (seen_site) {
+      st.next = ctx;
+    } else {
+      std::vector<std::uint32_t> s = ctx->sites;
+      s.insert(std::upper_bound(s.begin(), s.end(), id), id);
+      auto found = contexts_.find(s);
+      if (found != contexts_.end()) {
+        st.next = found->second;
+      } else {
+        auto c = std::make_unique<site_context>();
+        c->sites = s;
+        c->functions = ctx->functions;
+        if (!seen_fn) c->functions.insert(std::upper_bound(c->functions.begin(), c->functions.end(), fn), fn);
+        st.next = c.get();
+        contexts_.emplace(std::move(s), c.get());
+        owned_.push_back(std::move(c));
+      }
+    }
+    memo.emplace(id, st);
+    return st;
+  }
+
+  // A copy of the entries [0, n) for a report.
+  std::vector<site_entry> entries(std::uint32_t n) {
+    std::lock_guard<std::mutex> g(m_);
+    n = std::min<std::uint32_t>(n, static_cast<std::uint32_t>(entries_.size()));
+    return std::vector<site_entry>(entries_.begin(), entries_.begin() + n);
+  }
+
+  std::size_t bytes() {
+    std::lock_guard<std::mutex> g(m_);
+    std::size_t b = entries_.size() * sizeof(site_entry) + owned_.size() * sizeof(site_context);
+    for (const auto& c : owned_) b += (c->sites.size() + c->functions.size()) * sizeof(std::uint32_t);
+    for (const auto& kv : steps_) b += kv.second.size() * (sizeof(site_step) + 16);
+    return b;
+  }
+
+ private:
+  site_registry() {
+    auto c = std::make_unique<site_context>();
+    empty_ = c.get();
+    owned_.push_back(std::move(c));
+  }
+
+  std::uint32_t intern_site(const site& where, site_kind kind) {
+    std::string key;
+    key += static_cast<char>('0' + static_cast<int>(kind));
+    key += where.file ? where.file : "";
+    key += '\0';
+    key += std::to_string(where.line);
+    key += '\0';
+    key += where.function ? where.function : "";
+    key += '\0';
+    if (where.tag) {
+      key += '1';
+      key += where.tag;
+    }
+    auto it = by_key_.find(key);
+    if (it != by_key_.end()) return it->second;
+    site_entry e;
+    e.file = where.file ? where.file : "";
+    e.function = where.function ? where.function : "";
+    e.line = where.line;
+    e.has_tag = where.tag != nullptr;
+    e.tag = where.tag ? where.tag : "";
+    e.kind = kind;
+    auto f = functions_.find(e.function);
+    if (f == functions_.end()) f = functions_.emplace(e.function, static_cast<std::uint32_t>(functions_.size())).first;
+    e.function_id = f->second;
+    const auto id = static_cast<std::uint32_t>(entries_.size());
+    entries_.push_back(std::move(e));
+    by_key_.emplace(std::move(key), id);
+    count_.store(static_cast<std::uint32_t>(entries_.size()), std::memory_order_release);
+    return id;
+  }
+
+  std::mutex m_;
+  std::deque<site_entry> entries_;
+  std::unordered_map<std::string, std::uint32_t> by_key_;
+  std::unordered_map<std::string, std::uint32_t> functions_;
+  std::map<std::vector<std::uint32_t>, const site_context*> contexts_;
+  std::vector<std::unique_ptr<site_context>> owned_;
+  std::unordered_map<const site_context*, std::unordered_map<std::uint32_t, site_step>> steps_;
+  const site_context* empty_ = nullptr;
+  std::atomic<std::uint32_t> count_{0};
+};
+
+// The per-thread cache in front of site_registry::step. Keyed by the pointers the
+// site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), so a hit costs a hash and four compares.
+struct site_cache_entry {
+  const site_context* ctx = nullptr;
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  unsigned line = 0;
+  site_kind kind = site_kind::root;
+  site_step step;
+};
+
+inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  static thread_local site_cache_entry cache[512];
+  std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
+  h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
+  h ^= reinterpret_cast<std::uintptr_t>(where.tag);
+  site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
+  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
+                              e.function == where.function && e.tag == where.tag && e.kind == kind))
+    return e.step;
+  site_step st = site_registry::instance().step(ctx, where, kind);
+  e.ctx = ctx;
+  e.file = where.file;
+  e.function = where.function;
+  e.tag = where.tag;
+  e.line = where.line;
+  e.kind = kind;
+  e.step = st;
+  st.registered = true;
+  return st;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
+// end include/forkscale/detail/profile/sites.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct prof_node {
+  static constexpr unsigned capacity = prof_records_per_node;
+  std::atomic<std::int64_t> refs{1};
+  prof_node* parent = nullptr;
+  std::uint32_t count = 0;                   // records in `records`
+  std::uint32_t records_below = 0;           // records here and below, down to the nearest folded node
+  std::vector<site_sums>* folded = nullptr;  // a folded node: everything below it, summed
+  prof_record records[capacity];
+  prof_node* next_free = nullptr;  // pool link
+};
+
+// A join of two paths: `kept` (ending at kept_span) becomes the longer of itself
+// and `incoming` (ties by task id, docs/model.md); returns the loser, whose chain
+// reference the caller drops (outside any lock).
+inline path_prof keep_longer(path_prof& kept, std::uint64_t kept_span, const path_prof& incoming,
+                             std::uint64_t incoming_span) noexcept {
+  if (!path_beats(incoming_span, incoming.task, kept_span, kept.task)) return incoming;
+  const path_prof loser = kept;
+  kept = incoming;
+  return loser;
+}
+
+inline std::atomic<std::size_t>& prof_array_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+inline prof_node* new_prof_node() {
+  prof_node* p = object_cache<prof_node>::local().take();
+  p->refs.store(1, std::memory_order_relaxed);
+  p->parent = nullptr;
+  p->count = 0;
+  p->records_below = 0;
+  p->folded = nullptr;
+  return p;
+}
+
+// Drops one reference; frees what is no longer shared, down the chain.
+inline void release_prof(prof_node* p) noexcept {
+  while (p) {
+    // The sole owner frees without a read-modify-write: nobody else can add a
+    // reference to a node no one else holds.
+    if (p->refs.load(std::memory_order_acquire) != 1 && p->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    prof_node* parent = p->parent;
+    if (p->folded) {
+      prof_array_bytes().fetch_sub(p->folded->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+      delete p->folded;
+      p->folded = nullptr;
+    }
+    object_cache<prof_node>::local().put(p);
+    p = parent;
+  }
+}
+
+// A spawn's profile slot given up unused: its reference to the spawner's chain
+// goes.
+inline void release_spawn_profile(spawn_profile& p) noexcept {
+  release_prof(p.path.chain);
+  p.path.chain = nullptr;
+}
+
+// Sizes `out` for every site registered so far: every site a record names is
+// registered already, so summing into it allocates once.
+inline void size_for_sites(std::vector<site_sums>& out) {
+  const std::size_t sites = site_registry::instance().count();
+  if (out.size() < sites) out.resize(sites);
+}
+
+// Adds the records held in node `p` (not its folded sums) into `out`.
+inline void add_node_records(const prof_node& p, std::vector<site_sums>& out) {
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    if (out.size() <= p.records[i].site) out.resize(p.records[i].site + 1u);
+    out[p.records[i].site].add(p.records[i]);
+  }
+}
+
+// Adds everything in the chain starting at `p` into `out`.
+inline void sum_chain(const prof_node* p, std::vector<site_sums>& out) {
+  size_for_sites(out);
+  for (; p; p = p->parent) {
+    if (p->folded) {
+      if (out.size() < p->folded->size()) out.resize(p->folded->size());
+      for (std::size_t i = 0; i < p->folded->size(); ++i) out[i].add((*p->folded)[i]);
+    }
+    add_node_records(*p, out);
+  }
+}
+
+// A chain is folded once it holds more records than this (at least 16; the
+// number of sites registered so far).
+inline std::uint32_t fold_limit() noexcept { return std::max<std::uint32_t>(16, site_registry::instance().count()); }
+
+// Folds in place when nobody else holds any node of the chain `head`: every
+// node down to a folded one at its bottom has one reference (the caller's, or
+// the parent link from the node above). Then the records above are added into
+// that node's sums and their nodes freed: no allocation, and the sums already
+// folded are not copied. Returns false (nothing done) otherwise.
+inline bool fold_chain_in_place(prof_node*& head) {
+  prof_node* p = head;
+  for (; p && !p->folded; p = p->parent)
+    if (p->refs.load(std::memory_order_acquire) != 1) return false;
+  if (!p || p->refs.load(std::memory_order_acquire) != 1) return false;
+  std::vector<site_sums>& sums = *p->folded;
+  const std::size_t before = sums.capacity();
+  size_for_sites(sums);
+  for (prof_node* n = head; n != p;) {
+    add_node_records(*n, sums);
+    prof_node* parent = n->parent;
+    object_cache<prof_node>::local().put(n);
+    n = parent;
+  }
+  if (sums.capacity() != before)
+    prof_array_bytes().fetch_add((sums.capacity() - before) * sizeof(site_sums), std::memory_order_relaxed);
+  p->records_below = 0;
+  head = p;
+  return true;
+}
+
+// Replaces the chain `head` (whose reference the caller holds) by one folded node
+// with the same sums.
+inline void fold_chain(prof_node*& head) {
+  if (fold_chain_in_place(head)) return;
+  auto* sums = new std::vector<site_sums>;
+  sum_chain(head, *sums);
+  prof_array_bytes().fetch_add(sums->capacity() * sizeof(site_sums), std::memory_order_relaxed);
+  prof_node* a = new_prof_node();
+  a->folded = sums;
+  release_prof(head);
+  head = a;
+}
+
+// Pushes `n` records on top of the chain `*head` (whose reference the new node
+// takes over); folds the chain into one array node once it has grown past the
+// fold limit, so a chain never holds more than O(sites) records.
+inline void push_records(prof_node*& head, const prof_record* recs, unsigned n) {
+  prof_node* p = new_prof_node();
+  p->parent = head;
+  p->count = n;
+  for (unsigned i = 0; i < n; ++i) p->records[i] = recs[i];
+  p->records_below = (head ? head->records_below : 0) + n;
+  head = p;
+  if (FORKSCALE_DETAIL_UNLIKELY(p->records_below > fold_limit())) fold_chain(head);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_CHAIN_HPP
+// end include/forkscale/detail/profile/chain.hpp
+// begin include/forkscale/detail/record/buffer.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// detail/record/buffer.hpp: what recording keeps while the program runs. Each
+// thread appends to its own buffer (no lock, no atomic but a relaxed read of
+// the session's on-switch); memory comes in chunks charged against
+// options::record_limit, and past it recording stops for every thread.
+//
+// Strands are named by 64-bit ids: the buffer's index + 1 in the high bits and
+// the strand's position + 1 in the low 40, so that ids need no shared counter
+// and map back to a position in O(1). Joins are named by the join set's id
+// (made the same way) and the round of the set (a task's sync block is used
+// for one join after another).
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline constexpr unsigned record_id_shift = 40;
+inline constexpr std::uint64_t record_id_mask = (std::uint64_t(1) << record_id_shift) - 1;
+
+// Flags of a raw strand: how it began.
+inline constexpr std::uint32_t rec_after_spawn = 1;  // continues its task after a spawn
+inline constexpr std::uint32_t rec_task_start = 2;   // a spawned task's first strand
+
+struct raw_strand {
+  std::uint64_t prev = 0;       // strand id: the task's previous strand, or the spawner's
+  std::uint64_t crit_pred = 0;  // strand id ending the longest path to the start
+  std::uint64_t join_uid = 0;   // the join it starts after (0: none)
+  std::uint64_t wall_start = 0, wall_end = 0;
+  std::uint64_t work = 0, path = 0;  // engine ticks
+  std::uint32_t join_round = 0;
+  std::uint32_t frame = 0;  // call path (call_tree)
+  std::uint32_t flags = 0;
+  std::uint32_t join_site = 0;  // the sync_point's site + 1 (0: none)
+  std::uint64_t what_if = 0;    // the what-if regions it ran inside (region bits)
+};
+
+// Something reported to a join: a task's last strand, or a join handed on.
+struct raw_edge {
+  std::uint64_t to_uid = 0;
+  std::uint64_t from_strand = 0;  // 0: none
+  std::uint64_t from_uid = 0;     // 0: none
+  std::uint32_t to_round = 0;
+  std::uint32_t from_round = 0;
+};
+
+// A hold of a lock (detail/blame/lock_events.hpp), kept when it is released.
+struct raw_lock {
+  std::uint64_t wait_start = 0, acquired = 0, released = 0;  // wall ticks
+  std::uint64_t first = 0, last = 0;  // strand ids: open at the acquisition, at the release (0: none)
+  std::uint32_t lock = 0, site = 0;   // call_tree site indices
+  std::uint32_t holder = 0;           // the holder's site + 1 seen by a contended wait (0: none)
+  bool contended = false;
+};
+
+struct region_node;
+struct raw_region {
+  const region_node* node = nullptr;
+  std::uint64_t wall_open = 0, wall_close = 0;
+};
+
+class record_state;
+
+// Append-only storage in fixed chunks, charged to the record's budget.
+template <class T, std::size_t N>
+class record_chunks {
+ public:
+  // Room for one more, or null when the budget is spent.
+  T* next(record_state& rs);
+  std::size_t size() const noexcept { return size_; }
+  const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  std::size_t size_ = 0;
+};
+
+struct record_buffer {
+  std::uint32_t index = 0;  // the thread's index in the record
+  std::uint64_t os_id = 0;
+  std::uint64_t next_uid = 0;
+  std::uint64_t dropped = 0;  // strands not kept (budget spent)
+  record_chunks<raw_strand, 1024> strands;
+  record_chunks<raw_edge, 1024> edges;
+  record_chunks<raw_lock, 256> locks;
+  std::vector<raw_region> regions;
+};
+
+// One measurement's recording.
+class record_state {
+ public:
+  record_state(std::uint64_t serial, std::uint64_t limit, clock_kind clock) : serial_(serial), limit_(limit) {
+    wall_kind_ = clock == clock_kind::cost || clock == clock_kind::thread_cpu ? resolve_automatic() : clock;
+    if (wall_kind_ == clock_kind::automatic) wall_kind_ = clock_kind::steady;
+    separate_wall_ = wall_kind_ != clock;
+    origin_ = read_clock(wall_kind_);
+  }
+
+  // The measurement starts: wall times are counted from here.
+  void start() noexcept { origin_ = read_clock(wall_kind_); }
+  bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
+  bool separate_wall() const noexcept { return separate_wall_; }
+  clock_kind wall_kind() const noexcept { return wall_kind_; }
+  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  std::uint64_t origin() const noexcept { return origin_; }
+  std::uint64_t limit() const noexcept { return limit_; }
+  std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
+  bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
+
+  // Charges `n` bytes; false (and recording stops) when they would pass the limit.
+  bool charge(std::uint64_t n) noexcept {
+    if (!on()) return false;
+    const std::uint64_t before = bytes_.fetch_add(n, std::memory_order_relaxed);
+    if (before + n <= limit_) return true;
+    bytes_.fetch_sub(n, std::memory_order_relaxed);
+    limit_hit_.store(true, std::memory_order_relaxed);
+    on_.store(false, std::memory_order_relaxed);
+    return false;
+  }
+
+  // Recording stops (a measurement that ends with tasks still running).
+  void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
+
+  // This thread's buffer.
+  record_buffer& buffer() {
+    struct slot {
+      std::uint64_t serial = 0;
+      record_buffer* buffer = nullptr;
+    };
+    static thread_local slot cached;
+    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+    std::lock_guard<std::mutex> g(m_);
+    auto b = std::make_unique<record_buffer>();
+    b->index = static_cast<std::uint32_t>(buffers_.size());
+#if defined(__linux__)
+    b->os_id = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+#endif
+    buffers_.push_back(std::move(b));
+    cached.serial = serial_;
+    cached.buffer = buffers_.back().get();
+    return *cached.buffer;
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  std::uint64_t serial_;
+  std::uint64_t limit_;
+  clock_kind wall_kind_ = clock_kind::steady;
+  bool separate_wall_ = false;
+  std::uint64_t origin_ = 0;
+  std::atomic<bool> on_{true};
+  std::atomic<bool> limit_hit_{false};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::mutex m_;
+  std::vector<std::unique_ptr<record_buffer>> buffers_;
+};
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
+    if (size_ / N == chunks_.size()) {
+      if (!rs.charge(sizeof(T) * N)) return nullptr;
+      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
+      if (!c) {
+        rs.stop();
+        return nullptr;
+      }
+      chunks_.push_back(std::move(c));
+    }
+  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+    return nullptr;
+  }
+  T* p = &chunks_[size_ / N][size_ % N];
+  ++size_;
+  return p;
+}
+
+// A strand's id from its buffer and position, and back.
+inline std::uint64_t strand_id(const record_buffer& b, std::size_t pos) noexcept {
+  return (std::uint64_t(b.index) + 1) << record_id_shift | (std::uint64_t(pos) + 1);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
+// end include/forkscale/detail/record/buffer.hpp
+// begin include/forkscale/detail/util/spinlock.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// detail/util/spinlock.hpp: the lock a join set takes (a few instructions
+// long; only siblings finishing at the same instant contend), and cpu_relax.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// A test-and-test-and-set lock held for a handful of instructions. Each join set
+// has its own; only siblings finishing at the same instant ever contend.
+class spinlock {
+ public:
+  // The uncontended case inline (one exchange); waiting out of line.
+  void lock() noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(!flag_.exchange(true, std::memory_order_acquire))) return;
+    lock_slow();
+  }
+  void unlock() noexcept { flag_.store(false, std::memory_order_release); }
+
+ private:
+  FORKSCALE_DETAIL_NOINLINE void lock_slow() noexcept {
+    do {
+      for (int spins = 0; flag_.load(std::memory_order_relaxed);) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    } while (flag_.exchange(true, std::memory_order_acquire));
+  }
+
+  std::atomic<bool> flag_{false};
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_SPINLOCK_HPP
+// end include/forkscale/detail/util/spinlock.hpp
+// begin include/forkscale/detail/engine/join_set.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// detail/engine/join_set.hpp: where children report.
+//
+// A join set is what one join waits for: the implicit sync block of a task
+// (Cilk's sync), a task_group, or the single child behind a join_handle.
+// Children fold their path values in as they finish; the join takes the result.
+// A set whose owner lets go without joining hands everything on to `forward`,
+// the set its owner's own totals go to (tasks that outlive their spawner).
+//
+// Counting without an atomic on the spawn path: `outstanding_` starts at
+// owner_ref (the owner's reference) and each finishing child subtracts one.
+// Spawns made by the owning task are counted in `unpublished_`, which only the
+// owner touches; a join is complete when outstanding_ + unpublished_ ==
+// owner_ref. When the owner lets go it publishes its count and drops owner_ref;
+// whoever then brings `outstanding_` to zero is the last user and hands the
+// totals on. Every other field is guarded by the set's own lock.
+//
+// A join that finds nothing (no child spawned into the set since the last one,
+// none reported) takes no lock: `outstanding_` and `finished_` are written
+// under the lock but read by the owner without it (take's quiet path).
+#include <atomic>
+#include <cstdint>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/offsets.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// detail/what_if/offsets.hpp: the what-if (causal) analysis's path data
+// (docs/model.md, "What-if regions").
+//
+// For each scenario s (0: every region together; r + 1: region r alone) and each
+// factor k = p/q, a path's what-if length is its length with every strand inside
+// the scenario's regions counted (q/p)× its cost. Along a path these lengths only
+// grow by a strand's cost, as the real length does, except inside regions; so a
+// path value keeps them as offsets from its real length, in units of 1/p tick:
+//
+//   what-if length (s, k) = span + d[s·F + k] / p_k.
+//
+// A strand outside every region changes no offset; a strand of cost c inside
+// regions R adds c·(q − p) to the offsets of the scenarios that contain R's
+// regions (each strand at most once per scenario, so nested regions count once).
+// A join takes, entry by entry, the larger of its two inputs' what-if lengths:
+// with P the larger real length, d = max(d₁ − (P − span₁)·p, d₂ − (P − span₂)·p).
+// Max and + commute, so the result is the same whatever the interleaving, as
+// for the real span. Offsets are exact integers; the report divides at the end.
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/what_if/factors.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+#define FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// detail/what_if/factors.hpp: what a what-if analysis is asked about — speedup
+// factors as exact fractions, call sites named at run time, and the
+// FORKSCALE_WHAT_IF environment variable (docs/model.md, "What-if regions").
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/util/strings.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// detail/util/strings.hpp: small string helpers shared by the engine, the
+// what-if configuration and the writers.
+#include <string>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// `s` without leading and trailing blanks.
+inline std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return std::string();
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+// `text` cut at every `sep` (an empty text gives one empty piece).
+inline std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = text.find(sep, a);
+    out.push_back(text.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+// "file.cpp:42": the file without its directory, and the line; "file.cpp:?"
+// when the line is not known (0: OMPT mode names a site whose line the debug
+// information does not give by its file alone, docs/ompt.md).
+inline std::string short_site_name(const std::string& file, unsigned line) {
+  const auto slash = file.find_last_of("/\\");
+  return (slash == std::string::npos ? file : file.substr(slash + 1)) + ":" + (line ? std::to_string(line) : "?");
+}
+
+// "file.cpp:42 in function", or the tag: how diagnostics name a site.
+inline std::string describe_site(const site& where) {
+  if (where.tag) return std::string(where.tag);
+  std::string s = short_site_name(where.file ? where.file : "", where.line);
+  if (where.function && *where.function) {
+    s += " in ";
+    s += where.function;
+  }
+  return s;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_STRINGS_HPP
+// end include/forkscale/detail/util/strings.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Region bits of a frame's mask: bit r for region r (r < what_if_max_regions), plus two
+// bits for the advisor's "assume faster" mode.
+inline constexpr unsigned what_if_max_regions = 62;
+inline constexpr unsigned what_if_max_factors = 16;
+inline constexpr std::uint64_t what_if_assumed_bit = std::uint64_t{1} << 62;  // inside an assumed call site
+inline constexpr std::uint64_t what_if_scaled_bit = std::uint64_t{1} << 63;   // the session rescales strands
+inline constexpr std::uint64_t what_if_region_bits = (std::uint64_t{1} << what_if_max_regions) - 1;
+// Numerators and denominators of factors are at most this: offsets stay within
+// 64 bits for runs of up to 2^47 ticks (about 15 hours of TSC ticks at 2.5 GHz).
+inline constexpr std::int64_t what_if_max_term = 65536;
+
+// A speedup factor as the exact fraction p/q (q = 0: infinitely fast).
+struct what_if_fraction {
+  double value = 1;
+  std::int64_t p = 1;
+  std::int64_t q = 1;
+};
+
+inline std::string format_factor(double v) {
+  if (std::isinf(v)) return "inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// `origin` names where the value came from, for the error message.
+inline what_if_fraction make_factor(double v, const std::string& origin) {
+  if (std::isnan(v))
+    throw error("forkscale: " + origin + ": what-if factor is NaN; factors must be positive numbers or inf");
+  if (!(v > 0))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is not positive; factors must be positive numbers or inf");
+  what_if_fraction f;
+  f.value = v;
+  if (std::isinf(v)) {
+    f.p = 1;
+    f.q = 0;
+    return f;
+  }
+  if (v > static_cast<double>(what_if_max_term) || v < 1.0 / static_cast<double>(what_if_max_term))
+    throw error("forkscale: " + origin + ": what-if factor " + format_factor(v) +
+                " is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  // The fraction p/q nearest to v with p, q ≤ 65536; the first exact one wins.
+  double best_err = std::numeric_limits<double>::infinity();
+  for (std::int64_t q = 1; q <= what_if_max_term; ++q) {
+    const double pd = std::nearbyint(v * static_cast<double>(q));
+    if (pd < 1 || pd > static_cast<double>(what_if_max_term)) {
+      if (pd > static_cast<double>(what_if_max_term)) break;
+      continue;
+    }
+    const double err = std::fabs(pd / static_cast<double>(q) - v);
+    if (err < best_err) {
+      best_err = err;
+      f.p = static_cast<std::int64_t>(pd);
+      f.q = q;
+      if (err <= v * 1e-12) break;
+    }
+  }
+  return f;
+}
+
+// "2", "0.5", "inf", "infinity" (any case). Only those two words mean infinity:
+// a number too large for a double ("1e400") or too small ("1e-400") is out of
+// range, not infinity or zero.
+inline what_if_fraction parse_factor(const std::string& text, const std::string& origin) {
+  const std::string t = trim(text);
+  std::string lower;
+  for (char c : t) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (lower == "inf" || lower == "infinity") return make_factor(std::numeric_limits<double>::infinity(), origin);
+  if (t.empty())
+    throw error("forkscale: " + origin + ": empty what-if factor; factors must be positive numbers or inf");
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(t.c_str(), &end);
+  const bool out_of_range = errno == ERANGE;
+  if (end == t.c_str() || *end != '\0')
+    throw error("forkscale: " + origin + ": what-if factor \"" + t + "\" is not a number");
+  if (out_of_range)
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is out of range (1/65536 to 65536; use inf for infinitely fast)");
+  if (std::isinf(v))
+    throw error("forkscale: " + origin + ": what-if factor \"" + t +
+                "\" is not a factor; only inf or infinity means infinitely fast");
+  return make_factor(v, origin);
+}
+
+// A call site named at run time: "file:line" (the file matched as a path suffix at
+// a directory boundary, so "quicksort.cpp:57" matches "/src/examples/quicksort.cpp")
+// or "tag=NAME".
+struct what_if_spec {
+  std::string text;
+  std::string file;
+  unsigned line = 0;
+  std::string tag;
+  bool by_tag = false;
+};
+
+inline what_if_spec parse_spec(const std::string& raw, const std::string& origin) {
+  what_if_spec s;
+  s.text = trim(raw);
+  if (s.text.compare(0, 4, "tag=") == 0) {
+    s.by_tag = true;
+    s.tag = s.text.substr(4);
+    if (s.tag.empty()) throw error("forkscale: " + origin + ": \"" + s.text + "\" names no tag (expected tag=NAME)");
+    return s;
+  }
+  const auto colon = s.text.find_last_of(':');
+  const std::string digits = colon == std::string::npos ? std::string() : s.text.substr(colon + 1);
+  bool ok = colon != std::string::npos && colon > 0 && !digits.empty() && digits.size() <= 9;
+  for (char c : digits) ok = ok && c >= '0' && c <= '9';
+  if (!ok) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" is neither file:line nor tag=NAME");
+  s.file = s.text.substr(0, colon);
+  s.line = static_cast<unsigned>(std::strtoul(digits.c_str(), nullptr, 10));
+  if (s.line == 0) throw error("forkscale: " + origin + ": call site \"" + s.text + "\" has line 0");
+  return s;
+}
+
+inline bool spec_matches(const what_if_spec& s, const site& w) noexcept {
+  if (s.by_tag) return w.tag && s.tag == w.tag;
+  if (w.line != s.line || !w.file) return false;
+  const std::size_t n = std::strlen(w.file), m = s.file.size();
+  if (n < m || std::memcmp(w.file + (n - m), s.file.data(), m) != 0) return false;
+  if (n == m) return true;
+  const char before = w.file[n - m - 1];
+  return before == '/' || before == '\\' || s.file[0] == '/' || s.file[0] == '\\';
+}
+
+// The environment variable: entries separated by ';' — call sites, and
+// "factors=2,4,inf" which replaces the factor list (once: a second one is an
+// error, not a replacement).
+inline void parse_what_if_env(const char* value, std::vector<what_if_spec>& specs,
+                              std::vector<what_if_fraction>& factors, bool& factors_set) {
+  const std::string origin = "FORKSCALE_WHAT_IF";
+  for (const std::string& piece : split(value ? value : "", ';')) {
+    const std::string item = trim(piece);
+    if (item.empty()) continue;
+    if (item.compare(0, 8, "factors=") == 0) {
+      if (factors_set)
+        throw error("forkscale: " + origin + ": factors= is given twice; give one list, as factors=2,4,inf");
+      factors.clear();
+      factors_set = true;
+      for (const std::string& f : split(item.substr(8), ',')) factors.push_back(parse_factor(f, origin));
+      continue;
+    }
+    specs.push_back(parse_spec(item, origin));
+  }
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_FACTORS_HPP
+// end include/forkscale/detail/what_if/factors.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct what_if_config;
+
+// One path value's offsets: scenario-major, F entries per scenario, `n` in use.
+// Owned by exactly one path value (a frame, a join set's accumulator or a spawn
+// token); a spawn copies it. Blocks are cached per thread by size class.
+struct what_if_vec {
+  what_if_vec* next_free = nullptr;
+  const what_if_config* cfg = nullptr;
+  std::uint32_t n = 0;
+  std::uint32_t cls = 0;
+  std::int64_t* data() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  const std::int64_t* data() const noexcept { return reinterpret_cast<const std::int64_t*>(this + 1); }
+};
+static_assert(sizeof(what_if_vec) % alignof(std::int64_t) == 0, "offsets follow the header");
+
+inline constexpr unsigned what_if_classes = 3;
+inline constexpr std::uint32_t what_if_class_capacity(unsigned cls) noexcept {
+  return 64u << (3u * cls);
+}  // 64, 512, 4096
+
+inline std::atomic<std::size_t>& what_if_bytes() noexcept {
+  static std::atomic<std::size_t> b{0};
+  return b;
+}
+
+struct what_if_cache {
+  what_if_vec* head[what_if_classes] = {};
+  unsigned count[what_if_classes] = {};
+  ~what_if_cache();
+  static what_if_cache& local() noexcept {
+    static thread_local what_if_cache c;
+    return c;
+  }
+};
+
+inline what_if_cache::~what_if_cache() {
+  for (unsigned c = 0; c < what_if_classes; ++c)
+    while (head[c]) {
+      what_if_vec* v = head[c];
+      head[c] = v->next_free;
+      v->~what_if_vec();
+      ::operator delete(v);
+      what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(c),
+                                std::memory_order_relaxed);
+    }
+}
+
+inline what_if_vec* what_if_alloc(std::uint32_t entries) {
+  unsigned cls = 0;
+  while (what_if_class_capacity(cls) < entries) ++cls;
+  what_if_cache& c = what_if_cache::local();
+  what_if_vec* v = c.head[cls];
+  if (v) {
+    c.head[cls] = v->next_free;
+    --c.count[cls];
+  } else {
+    const std::size_t bytes = sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(cls);
+    v = new (::operator new(bytes)) what_if_vec;
+    what_if_bytes().fetch_add(bytes, std::memory_order_relaxed);
+  }
+  v->next_free = nullptr;
+  v->cls = cls;
+  v->n = 0;
+  return v;
+}
+
+inline void what_if_release(what_if_vec* v) noexcept {
+  if (!v) return;
+  what_if_cache& c = what_if_cache::local();
+  if (c.count[v->cls] >= 64) {
+    what_if_bytes().fetch_sub(sizeof(what_if_vec) + sizeof(std::int64_t) * what_if_class_capacity(v->cls),
+                              std::memory_order_relaxed);
+    v->~what_if_vec();
+    ::operator delete(v);
+    return;
+  }
+  v->next_free = c.head[v->cls];
+  c.head[v->cls] = v;
+  ++c.count[v->cls];
+}
+
+inline what_if_vec* what_if_copy(const what_if_vec* v) {
+  if (!v) return nullptr;
+  what_if_vec* c = what_if_alloc(v->n);
+  c->cfg = v->cfg;
+  c->n = v->n;
+  std::memcpy(c->data(), v->data(), sizeof(std::int64_t) * v->n);
+  return c;
+}
+
+// Makes `v` hold at least `entries` offsets (new ones are 0).
+inline void what_if_reserve(what_if_vec*& v, const what_if_config* cfg, std::uint32_t entries) {
+  if (!v) {
+    v = what_if_alloc(entries);
+    v->cfg = cfg;
+  }
+  if (v->n >= entries) return;
+  if (what_if_class_capacity(v->cls) < entries) {
+    what_if_vec* bigger = what_if_alloc(entries);
+    bigger->cfg = v->cfg;
+    bigger->n = v->n;
+    std::memcpy(bigger->data(), v->data(), sizeof(std::int64_t) * v->n);
+    what_if_release(v);
+    v = bigger;
+  }
+  std::memset(v->data() + v->n, 0, sizeof(std::int64_t) * (entries - v->n));
+  v->n = entries;
+}
+
+// What a measurement analyses: its factors, the call sites named at run time, and
+// the advisor's "assume faster" call sites. Fixed when the measurement starts.
+struct what_if_config {
+  std::vector<what_if_fraction> factors;
+  unsigned F = 0;
+  std::int64_t p[what_if_max_factors] = {};
+  std::int64_t c[what_if_max_factors] = {};  // q − p: what one tick inside a region adds to an offset
+  std::vector<what_if_spec> call_sites;
+  std::vector<what_if_spec> assume;  // call sites whose strands the measurement rescales
+  what_if_fraction assume_factor;
+  std::int64_t scale = 1;  // with `assume`: every cost is multiplied by assume_factor.p,
+                           // an assumed strand's path cost by assume_factor.q instead
+};
+
+// The offsets of a join's two inputs: `a` (ending at a_span) becomes the larger of
+// the two entry by entry; `b` (ending at b_span) is consumed.
+inline void what_if_join(what_if_vec*& a, std::uint64_t a_span, what_if_vec*& b, std::uint64_t b_span) {
+  if (!b) {
+    if (!a) return;
+    // b's offsets are all 0: its what-if lengths equal its real length.
+  } else if (!a && a_span == 0) {
+    // An empty accumulator (a path of length 0 with no offsets) never wins an entry:
+    // every what-if length is ≥ 0 when factors are positive.
+    a = b;
+    b = nullptr;
+    return;
+  }
+  const what_if_config* cfg = a ? a->cfg : b->cfg;
+  const std::uint32_t n = std::max(a ? a->n : 0u, b ? b->n : 0u);
+  what_if_reserve(a, cfg, n);
+  const std::uint64_t top = a_span > b_span ? a_span : b_span;
+  const std::int64_t da = static_cast<std::int64_t>(top - a_span), db = static_cast<std::int64_t>(top - b_span);
+  const unsigned F = cfg->F;
+  std::int64_t* x = a->data();
+  const std::int64_t* y = b ? b->data() : nullptr;
+  const std::uint32_t bn = b ? b->n : 0;
+  for (std::uint32_t base = 0; base < n; base += F)
+    for (unsigned i = 0; i < F; ++i) {
+      const std::uint32_t e = base + i;
+      const std::int64_t va = x[e] - da * cfg->p[i];
+      const std::int64_t vb = (e < bn ? y[e] : 0) - db * cfg->p[i];
+      x[e] = va > vb ? va : vb;
+    }
+  what_if_release(b);
+  b = nullptr;
+}
+
+// A strand of path cost `cost` inside the regions of `mask` (region bits only).
+inline void what_if_add(what_if_vec*& v, const what_if_config* cfg, std::uint64_t mask, std::uint64_t cost) {
+  if (cost == 0) return;
+  unsigned top = 63u - static_cast<unsigned>(__builtin_clzll(mask));
+  const unsigned F = cfg->F;
+  what_if_reserve(v, cfg, (top + 2) * F);
+  std::int64_t* d = v->data();
+  const auto c = static_cast<std::int64_t>(cost);
+  for (unsigned i = 0; i < F; ++i) d[i] += c * cfg->c[i];
+  for (std::uint64_t m = mask; m; m &= m - 1) {
+    const unsigned r = static_cast<unsigned>(__builtin_ctzll(m));
+    std::int64_t* e = d + (r + 1) * F;
+    for (unsigned i = 0; i < F; ++i) e[i] += c * cfg->c[i];
+  }
+}
+
+// A what-if region of one measurement, known from its first entry (or, for a call
+// site named at run time, from the start).
+struct what_if_known_region {
+  std::string name;
+  std::string file;
+  unsigned line = 0;
+  std::string function;
+  std::string tag;
+  bool call_site = false;  // a call site named at run time (else a what_if_region guard)
+  std::string spec;        // for a named call site: the text that named it
+  bool entered = false;    // set under the session lock at the first entry
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
+// end include/forkscale/detail/what_if/offsets.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct session;
+struct thread_tables;
+
+// A task's own invocation record (site profiles), held back while children the
+// task left unjoined still run: its invocation ends with the last of them
+// (docs/model.md, "Per-site profiles"). The set those children report to keeps
+// it, and the last report finishes it (`finish`, defined with the profiles in
+// observers/profile.hpp) before the set's path value goes on.
+struct deferred_record {
+  void (*finish)(deferred_record&, path_totals&, path_prof&) = nullptr;
+  session* sess = nullptr;
+  std::uint32_t site = 0;
+  unsigned char flags = 0;
+  std::uint64_t task_id = 0;
+  std::uint64_t span_at_start = 0;
+  std::uint64_t local_work = 0, local_span_at_start = 0;
+  std::uint64_t task_work = 0, task_span_at_start = 0;
+  deferred_record* next_free = nullptr;  // pool link
+};
+
+// What a join takes out of a set.
+struct join_contents {
+  path_totals totals;          // owns totals.what_if
+  path_prof prof;              // the winning path's profile; owns prof.chain
+  std::int64_t running = 0;    // children spawned and not yet reported
+  std::uint64_t finished = 0;  // children folded in since the last join
+  std::uint64_t uid = 0;       // recording: the set and the round taken
+  std::uint32_t round = 0;
+  // Nothing was spawned into the set since the last join and nothing reported:
+  // everything above is empty (join_set::take's quiet path).
+  bool quiet = false;
+  // The latest clock reading at which a child folded in since the last join
+  // ended (unknown_end when one is not known): a join that begins after it
+  // does not wait (engine::end_sync).
+  std::uint64_t last_end = 0;
+};
+
+inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
+
+// A count written only under a join set's lock, which its owner may also read
+// without the lock (join_set::take's quiet path).
+template <class T>
+class guarded_count {
+ public:
+  explicit guarded_count(T v) noexcept : v_(v) {}
+  // Under the lock.
+  T get() const noexcept { return v_.load(std::memory_order_relaxed); }
+  void set(T v) noexcept { v_.store(v, std::memory_order_release); }
+  // Without it.
+  T peek() const noexcept { return v_.load(std::memory_order_acquire); }
+  // Under the lock: adds `d`, returns the new count.
+  T add(T d) noexcept {
+    const T v = get() + d;
+    set(v);
+    return v;
+  }
+
+ private:
+  std::atomic<T> v_;
+};
+
+// Recording: what reports to a join — a task's last strand and the finished
+// children it merged at its end, or a join handed on.
+struct join_source {
+  std::uint64_t strand = 0;
+  std::uint64_t uid = 0;
+  std::uint32_t round = 0;
+};
+
+class join_set {
+ public:
+  static constexpr std::int64_t owner_ref = std::int64_t(1) << 40;
+
+  static join_set* make(session* s, record_state* rec = nullptr) {
+    join_set* j = object_cache<join_set>::local().take();
+    j->rec_ = rec;
+    j->round_ = 0;
+    if (FORKSCALE_DETAIL_UNLIKELY(rec != nullptr)) {
+      record_buffer& b = rec->buffer();
+      j->uid_ = (std::uint64_t(b.index) + 1) << record_id_shift | ++b.next_uid;
+    }
+    j->outstanding_.set(owner_ref);
+    j->acc_end_ = 0;
+    j->acc_ = path_totals{};
+    j->acc_prof_ = path_prof{};
+    j->finished_.set(0);
+    j->unpublished_ = 0;
+    j->forward_ = nullptr;
+    j->session_ = s;
+    j->deferred_ = nullptr;
+    return j;
+  }
+  // Frees a set nobody refers to any more.
+  static void destroy(join_set* j) noexcept {
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) object_cache<deferred_record>::local().put(j->deferred_);
+    j->deferred_ = nullptr;
+    what_if_release(j->acc_.what_if);
+    j->acc_.what_if = nullptr;
+    release_prof(j->acc_prof_.chain);
+    j->acc_prof_.chain = nullptr;
+    object_cache<join_set>::local().put(j);
+  }
+
+  session* owner_session() const noexcept { return session_; }
+
+  // The owner's record, finished by the set's last report (owner only, before
+  // release: the release's lock publishes it to whoever reports last).
+  void defer(deferred_record* d) noexcept { deferred_ = d; }
+
+  // One more child, spawned by the owning task: no lock, no atomic.
+  void count_own_child() noexcept { ++unpublished_; }
+  // One more child, spawned from any other task (task groups, forwarded sets).
+  void count_shared_child() noexcept {
+    lock_.lock();
+    outstanding_.add(1);
+    lock_.unlock();
+  }
+
+  // Children spawned and not yet reported, and children reported since the last
+  // join. The owner's own count is exact only on the owner's thread.
+  join_contents tally() noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_.get();
+    lock_.unlock();
+    return c;
+  }
+
+  // A finished child (or a forwarded set) reports to `j`: its path value folds in
+  // and its reference drops. The last user of a set whose owner has let go hands
+  // the result on, and so on up the chain of forwards. `end` is the clock
+  // reading at which the child ended, when it is known.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
+                     std::uint64_t end = unknown_end) noexcept {
+    while (j) {
+      j->lock_.lock();
+      if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
+      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      j->acc_.join(t);
+      if (end > j->acc_end_) j->acc_end_ = end;
+      j->finished_.add(1);
+      const bool last = j->outstanding_.add(-1) == 0;
+      j->lock_.unlock();
+      release_prof(loser.chain);
+      if (!last) return;
+      from = join_source{0, j->uid_, j->round_};
+      end = unknown_end;  // a set handed on: when its children ended is not kept
+      join_set* next = retire(j, t, p);
+      j = next;
+    }
+    release_prof(p.chain);
+    what_if_release(t.what_if);
+  }
+
+  // The owner lets go without joining. Children still running will report to
+  // `forward` (which must already count this set as one of its children); with
+  // no forward, what they report is dropped. Returns the tally just before.
+  join_contents release(join_set* forward) noexcept {
+    join_contents c;
+    lock_.lock();
+    c.running = running();
+    c.finished = finished_.get();
+    forward_ = forward;
+    const bool last = outstanding_.add(static_cast<std::int64_t>(unpublished_) - owner_ref) == 0;
+    unpublished_ = 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+    return c;
+  }
+
+  // A spawned task that never ran: its reference drops with nothing folded in.
+  void drop_child() noexcept {
+    lock_.lock();
+    const bool last = outstanding_.add(-1) == 0;
+    lock_.unlock();
+    if (last) pass_on(this);
+  }
+
+  // Owner only: frees the set when take() would find it quiet (nothing spawned
+  // into it since its last join, nothing reported) and it holds no deferred
+  // record — without the lock: no other task refers to it then (a running
+  // child keeps `outstanding_` or `unpublished_` off the quiet values).
+  // Returns whether it did.
+  bool free_if_quiet() noexcept {
+    if (unpublished_ != 0 || rec_ != nullptr || deferred_ != nullptr || outstanding_.peek() != owner_ref ||
+        finished_.peek() != 0)
+      return false;
+    object_cache<join_set>::local().put(this);
+    return true;
+  }
+
+  // The join: takes everything folded in so far. When nothing is outstanding the
+  // set is ready for its next round (a task's sync block is reused).
+  join_contents take() noexcept {
+    // The quiet path (owner only; not while recording, whose edges name rounds
+    // under the lock): nothing spawned by the owner since the last join, and
+    // `outstanding_` back at the owner's reference with no report since — read
+    // in that order, so that a child counted and reported in between shows in
+    // `finished_`. A child counted elsewhere after the reading joins next time,
+    // as if it had been counted after this join's lock.
+    if (unpublished_ == 0 && rec_ == nullptr && outstanding_.peek() == owner_ref && finished_.peek() == 0) {
+      join_contents c;
+      c.uid = uid_;
+      c.round = round_++;
+      c.quiet = true;
+      return c;
+    }
+    return take_locked();
+  }
+
+ private:
+  join_contents take_locked() noexcept {
+    lock_.lock();
+    join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
+    acc_end_ = 0;
+    acc_ = path_totals{};
+    acc_prof_ = path_prof{};
+    finished_.set(0);
+    if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
+      outstanding_.set(owner_ref);
+      unpublished_ = 0;
+    }
+    lock_.unlock();
+    return c;
+  }
+
+ public:
+  // Takes everything out and frees the set when nothing is outstanding; else
+  // leaves it alone and says how many are.
+  static bool take_if_complete(join_set* j, join_contents& out) noexcept {
+    j->lock_.lock();
+    out.running = j->running();
+    out.finished = j->finished_.get();
+    if (out.running != 0) {
+      j->lock_.unlock();
+      return false;
+    }
+    out.totals = j->acc_;
+    out.prof = j->acc_prof_;
+    out.uid = j->uid_;
+    out.round = j->round_;
+    out.last_end = j->acc_end_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    j->lock_.unlock();
+    destroy(j);
+    return true;
+  }
+
+  // Merges what a completed set held, as if its children had reported here.
+  void absorb(join_contents& c) noexcept {
+    lock_.lock();
+    if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
+    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    acc_.join(c.totals);
+    if (c.last_end > acc_end_) acc_end_ = c.last_end;
+    finished_.add(c.finished);
+    lock_.unlock();
+    release_prof(loser.chain);
+    c.prof.chain = nullptr;
+  }
+
+  join_set* next_free = nullptr;  // pool link
+  // A task group's or join handle's set is on the list of the thread that bound
+  // it (thread_tables, engine/tasks.hpp) until it is released.
+  join_set* bound_prev = nullptr;
+  join_set* bound_next = nullptr;
+  thread_tables* bound_on = nullptr;
+
+ private:
+  std::int64_t running() const noexcept {
+    return outstanding_.get() + static_cast<std::int64_t>(unpublished_) - owner_ref;
+  }
+  // The last user of a set: its totals go to the set's forward, and it is freed.
+  // Returns the forward; `t` and `p` receive what it held.
+  // A deferred record is finished on the way: `t` and `p` are then the path
+  // value at the end of its task's invocation.
+  static join_set* retire(join_set* j, path_totals& t, path_prof& p) noexcept {
+    join_set* next = j->forward_;
+    t = j->acc_;
+    p = j->acc_prof_;
+    j->acc_.what_if = nullptr;
+    j->acc_prof_.chain = nullptr;
+    if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
+    destroy(j);
+    return next;
+  }
+  static void pass_on(join_set* j) noexcept {
+    path_totals t;
+    path_prof p;
+    const join_source from{0, j->uid_, j->round_};
+    join_set* next = retire(j, t, p);
+    report(next, t, p, from);
+  }
+
+  // Recording, under the lock: `from` reports to this set's current round. The
+  // edge is appended before the lock is let go, so the join that takes the
+  // round finds it.
+  FORKSCALE_DETAIL_NOINLINE void record_source(const join_source& from) noexcept {
+    if (from.strand == 0 && from.uid == 0) return;
+    raw_edge* e = rec_->buffer().edges.next(*rec_);
+    if (!e) return;
+    *e = raw_edge{uid_, from.strand, from.uid, round_, from.round};
+  }
+
+  spinlock lock_;
+  guarded_count<std::int64_t> outstanding_{owner_ref};
+  std::uint64_t acc_end_ = 0;  // join_contents::last_end
+  path_totals acc_;
+  path_prof acc_prof_;
+  guarded_count<std::uint64_t> finished_{0};
+  std::uint64_t unpublished_ = 0;  // owner only
+  join_set* forward_ = nullptr;
+  session* session_ = nullptr;
+  record_state* rec_ = nullptr;          // recording: this measurement's record, else null
+  deferred_record* deferred_ = nullptr;  // the owner's record, when it ended before its children
+  std::uint64_t uid_ = 0;
+  std::uint32_t round_ = 0;  // joins taken so far
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_JOIN_SET_HPP
+// end include/forkscale/detail/engine/join_set.hpp
+// begin include/forkscale/detail/engine/session.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// detail/engine/session.hpp: one measurement — its clock, burden and
+// compensation, its labeled regions, its per-thread tables, and the misuse found.
+// The event path touches it only through plain reads of its constants and the
+// calling thread's own table.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/engine/load.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// detail/engine/load.hpp: how busy the machine is — read at a measurement's start
+// and end from the scheduler's counters, never on the event path.
+//
+// Linux keeps, per thread, the time it was ready to run but waited for a CPU
+// (/proc/<pid>/task/<tid>/schedstat, second field, ns), its migrations and
+// involuntary switches (.../sched); getrusage(RUSAGE_SELF) adds the involuntary
+// switches of threads that have already exited; /proc/stat's procs_running is how
+// many threads are ready to run on the whole machine right now.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#if defined(__linux__)
+#include <dirent.h>
+#include <sys/resource.h>
+#define FORKSCALE_DETAIL_LOAD_CHECK 1
+#else
+#define FORKSCALE_DETAIL_LOAD_CHECK 0
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+struct thread_sched {
+  long tid = 0;
+  std::uint64_t wait_ns = 0;
+  std::uint64_t migrations = 0;
+};
+
+struct load_snapshot {
+  bool ok = false;
+  std::vector<thread_sched> threads;  // sorted by tid
+  std::uint64_t involuntary_switches = 0;
+};
+
+#if FORKSCALE_DETAIL_LOAD_CHECK
+// The number after "key" and spaces or a colon in a small text file, or `fallback`.
+inline bool read_counter(const char* path, const char* key, std::uint64_t& out) {
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char line[256];
+  bool found = false;
+  const std::size_t n = std::strlen(key);
+  while (!found && std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, key, n) != 0) continue;
+    const char* p = line + n;
+    while (*p == ' ' || *p == ':' || *p == '\t') ++p;
+    unsigned long long v = 0;
+    found = std::sscanf(p, "%llu", &v) == 1;
+    out = v;
+  }
+  std::fclose(f);
+  return found;
+}
+
+inline bool read_thread(long tid, thread_sched& t) {
+  char path[320];
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+  std::FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  unsigned long long run = 0, wait = 0;
+  const bool ok = std::fscanf(f, "%llu %llu", &run, &wait) == 2;
+  std::fclose(f);
+  if (!ok) return false;
+  t.tid = tid;
+  t.wait_ns = wait;
+  std::snprintf(path, sizeof path, "/proc/self/task/%ld/sched", tid);
+  std::uint64_t m = 0;
+  if (read_counter(path, "se.nr_migrations", m)) t.migrations = m;
+  return true;
+}
+
+// Calls fn(tid) for each thread of this process.
+template <class Fn>
+void for_each_thread(Fn&& fn) {
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] >= '0' && e->d_name[0] <= '9') fn(std::atol(e->d_name));
+  closedir(d);
+}
+
+inline load_snapshot take_load_snapshot() {
+  load_snapshot s;
+  for_each_thread([&](long tid) {
+    thread_sched t;
+    if (read_thread(tid, t)) s.threads.push_back(t);
+  });
+  std::sort(s.threads.begin(), s.threads.end(),
+            [](const thread_sched& a, const thread_sched& b) { return a.tid < b.tid; });
+  rusage ru{};
+  if (getrusage(RUSAGE_SELF, &ru) == 0) s.involuntary_switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
+  s.ok = !s.threads.empty();
+  return s;
+}
+
+// This process's threads that are running or ready to run (state R).
+inline unsigned own_runnable_threads() {
+  unsigned n = 0;
+  for_each_thread([&](long tid) {
+    char path[96];
+    std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) return;
+    char buf[512];
+    const std::size_t len = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    buf[len] = 0;
+    const char* close = std::strrchr(buf, ')');  // the name may hold spaces and parentheses
+    if (close && close[1] == ' ' && close[2] == 'R') ++n;
+  });
+  return n;
+}
+
+// Threads of other processes ready to run on the machine right now.
+inline unsigned runnable_threads() {
+  std::uint64_t n = 0;
+  if (!read_counter("/proc/stat", "procs_running", n)) return 0;
+  const unsigned own = own_runnable_threads();
+  return n > own ? static_cast<unsigned>(n - own) : 0;
+}
+#else
+inline load_snapshot take_load_snapshot() { return load_snapshot{}; }
+inline unsigned runnable_threads() { return 0; }
+#endif
+
+inline unsigned hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw ? hw : 1;
+}
+
+// Other processes alone have a thread ready to run for every CPU: the measured
+// threads will have to share them, and a wall-clock strand may wait.
+// FORKSCALE_ASSUME_LOAD=1 (or 0) in the environment says so instead (tests, demos).
+inline bool oversubscribed(unsigned runnable_elsewhere) {
+  if (const char* v = std::getenv("FORKSCALE_ASSUME_LOAD")) return v[0] == '1';
+  return runnable_elsewhere >= hardware_threads();
+}
+
+// What changed between two snapshots, for the threads present in both (threads
+// created and ended in between count only through the involuntary switches).
+// `work_ns` is the measured work, to judge whether the wait matters: more than 2%
+// of it, under a wall clock, and the report says so.
+inline load_check compare_load(const load_snapshot& a, const load_snapshot& b, clock_kind clock,
+                               std::uint64_t work_ns) {
+  load_check c;
+  c.hardware_threads = hardware_threads();
+  if (!a.ok || !b.ok) return c;
+  c.checked = true;
+  c.involuntary_switches = b.involuntary_switches - std::min(a.involuntary_switches, b.involuntary_switches);
+  std::size_t i = 0;
+  for (const thread_sched& t : b.threads) {
+    while (i < a.threads.size() && a.threads[i].tid < t.tid) ++i;
+    if (i == a.threads.size() || a.threads[i].tid != t.tid) continue;
+    if (t.wait_ns > a.threads[i].wait_ns) c.wait_ns += t.wait_ns - a.threads[i].wait_ns;
+    if (t.migrations > a.threads[i].migrations) c.migrations += t.migrations - a.threads[i].migrations;
+  }
+  const bool wall = clock == clock_kind::tsc || clock == clock_kind::steady || clock == clock_kind::arm_counter;
+  c.inflated = wall && c.wait_ns * 50 > work_ns && c.wait_ns > 100000;
+  return c;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
+// end include/forkscale/detail/engine/load.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// A labeled region, interned per session so that tasks can refer to it after the
+// guard that opened it has gone. Rows are summed over instances.
+struct region_node {
+  std::string label;
+  std::string path;
+  region_node* parent = nullptr;
+  unsigned depth = 0;
+  std::vector<std::unique_ptr<region_node>> children;
+  std::uint64_t instances = 0;
+  path_totals sum;  // spans summed over instances
+};
+
+class join_set;
+
+// State a subsystem above the engine keeps per thread and measurement (the lock
+// sums of detail/blame/ are one): the engine holds it and frees it with the
+// session, and never looks into it. Made by its subsystem on first use.
+struct observer_slot {
+  void* state = nullptr;
+  void (*destroy)(void*) noexcept = nullptr;
+
+  observer_slot() = default;
+  observer_slot(const observer_slot&) = delete;
+  observer_slot& operator=(const observer_slot&) = delete;
+  ~observer_slot() {
+    if (destroy) destroy(state);
+  }
+  // The state, made as T{} the first time.
+  template <class T>
+  T& get() {
+    if (FORKSCALE_DETAIL_UNLIKELY(state == nullptr)) {
+      state = new T{};
+      destroy = [](void* p) noexcept { delete static_cast<T*>(p); };
+    }
+    return *static_cast<T*>(state);
+  }
+  // The state if it was made.
+  template <class T>
+  const T* find() const noexcept {
+    return static_cast<const T*>(state);
+  }
+};
+enum class thread_observer : unsigned { locks, count };
+
+// One thread's tables for one session. Only that thread writes them; the report
+// reads them after every task has been joined (each write happens before the
+// join that absorbs its task), and not at all when tasks may still be running.
+struct thread_tables {
+  std::vector<site_sums> on_work;  // per-site on-work sums of the site profile
+  // What-if: outermost entries per region, and work inside regions (index 0: any
+  // region; r + 1: region r).
+  std::vector<std::uint64_t> what_if_entries;
+  std::vector<std::uint64_t> what_if_work;
+  observer_slot observers[static_cast<unsigned>(thread_observer::count)];
+  observer_slot& observer(thread_observer o) noexcept { return observers[static_cast<unsigned>(o)]; }
+  const observer_slot& observer(thread_observer o) const noexcept { return observers[static_cast<unsigned>(o)]; }
+  // The task_group and join_handle sets this thread bound and nobody has
+  // released yet (engine/tasks.hpp); a thread that releases one of them unlinks
+  // it under `bound_lock`. `bound_net` is the binds minus the releases made on
+  // this thread: only this thread writes it, and the sum over the threads is the
+  // number still bound. Per thread, so that a task group per task (oneTBB
+  // recursion) shares no lock and no counter across threads.
+  spinlock bound_lock;
+  join_set* bound_head = nullptr;
+  std::atomic<std::int64_t> bound_net{0};
+};
+
+// What a stored calibration gives one backend in a session: the burden in
+// ticks, its report::burden_source, and why a stored one is not used
+// (report::burden_note).
+struct burden_choice {
+  std::uint64_t ticks = 0;
+  std::string source = "default";
+  std::string note;
+};
+
+struct session {
+  clock_kind kind = clock_kind::cost;
+  clock_info info;
+  // Ticks. Set at the start; with options.backend automatic, set again once by
+  // the first spawn through an adapter (note_backend), before the frames that
+  // copy it later start.
+  std::atomic<std::uint64_t> burden{0};
+  // Ticks subtracted per strand: half for the event that opens it, half for
+  // the one that closes it, by the event's class: scheduling (spawn, child,
+  // sync) or a strand split (call sites, regions, what-if regions).
+  std::uint64_t compensation_half = 0;
+  std::uint64_t compensation_call_half = 0;
+  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
+  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
+  unsigned max_processors = 32;
+  // Where the burden came from (report::burden_source), and why a stored one
+  // was not used (report::burden_note).
+  std::string burden_source = "default";
+  std::string burden_note;
+  // The backend (report::backend): options.backend, and the libraries the
+  // spawns came through, each told once by the first spawn through its adapter
+  // (note_backend): their backend_bit, and the first one's.
+  backend named_backend = backend::automatic;
+  std::atomic<unsigned char> backends_seen{0};
+  std::atomic<unsigned char> first_backend{0};
+  // options.backend automatic under a timed clock without options.burden: the
+  // first library's choice becomes the burden (index: its backend value); a
+  // burden file that cannot be read is said once a library is known.
+  bool burden_follows_backend = false;
+  burden_choice backend_burden[4];
+  std::string burden_problem;
+  std::function<void(const diagnostic&)> on_diagnostic;
+  bool profile = true;       // options.site_profiles
+  std::uint64_t serial = 0;  // distinguishes sessions for per-thread caches
+  // The scheduler's counters at the start (options.check_load, timed clocks).
+  bool check_load = false;
+  bool clock_chosen_for_load = false;
+  unsigned runnable_at_start = 0;
+  load_snapshot load_at_start;
+  // Recording (options::record): null when off; frames copy `recording`.
+  // Shared with the report's record (record_build.hpp), which builds from the
+  // buffers when first read.
+  std::shared_ptr<record_state> rec;
+  recording_mode recording = recording_mode::off;
+  // Events share clock readings (frame::fuse; readings_fuse in tasks.hpp).
+  bool fuse_readings = false;
+  bool fuse_joins = false;
+  std::uint64_t process_cpu_at_start = 0;  // the process's CPU time (ns) at the start (timed clocks)  // a join that
+                                           // waited for nothing shares a reading too
+
+  std::mutex m;  // guards everything below (not on the event path)
+  region_node root;
+  std::vector<diagnostic> diagnostics;
+  std::uint64_t diagnostic_count = 0;
+  // The diagnostics that may leave tasks out of the numbers (misuse of the
+  // guards): with any, the report has no site profile and no what-if rows. The
+  // others (what_if_notice) leave the numbers whole.
+  std::uint64_t misuse_count = 0;
+  // task_group and join_handle objects bound to this session and not yet
+  // released are counted and listed in the threads' tables (bound_head,
+  // bound_net); a session that ends while some remain is kept alive for them.
+  std::vector<std::unique_ptr<thread_tables>> tables;
+  // What-if: the configuration (fixed at the start), whether call sites are
+  // looked up (named ones or assumed ones), and the regions known so far (named
+  // call sites first, then guards in the order of their first entry).
+  what_if_config what_if;
+  bool what_if_calls = false;
+  std::uint64_t what_if_root_mask = 0;
+  std::vector<what_if_known_region> what_if_regions;
+  // Regions entered after the most a measurement analyses, each diagnosed once.
+  std::vector<what_if_known_region> what_if_dropped;
+  // A bad FORKSCALE_WHAT_IF: no region is analysed (fixed before the measurement
+  // starts).
+  bool what_if_off = false;
+};
+
+inline std::uint64_t next_session_serial() noexcept {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// This thread's tables for `s`: a compare on the hot path (every profiled
+// record), the registration out of line.
+struct tables_slot {
+  std::uint64_t serial = 0;
+  thread_tables* tables = nullptr;
+};
+inline thread_local tables_slot tables_cached;
+
+FORKSCALE_DETAIL_NOINLINE inline thread_tables& register_tables(session* s) {
+  std::lock_guard<std::mutex> g(s->m);
+  s->tables.push_back(std::make_unique<thread_tables>());
+  tables_cached.serial = s->serial;
+  tables_cached.tables = s->tables.back().get();
+  return *tables_cached.tables;
+}
+
+inline thread_tables& tables_for(session* s) {
+  if (FORKSCALE_DETAIL_LIKELY(tables_cached.serial == s->serial)) return *tables_cached.tables;
+  return register_tables(s);
+}
+
+// Sessions that ended while tasks or groups still referred to them. They are
+// kept (and reachable) so that late tasks can still report their misuse safely.
+inline void keep_orphan(std::unique_ptr<session> s) {
+  static std::mutex m;
+  static auto* orphans = new std::vector<std::unique_ptr<session>>;
+  std::lock_guard<std::mutex> g(m);
+  orphans->push_back(std::move(s));
+}
+
+inline constexpr std::size_t max_kept_diagnostics = 100;
+
+// A diagnostic to the user's handler, or to stderr as one line. The handler is
+// called where nothing may throw (destructors, noexcept events): an exception
+// from it stops here, said in the same line.
+inline void deliver_diagnostic(const std::function<void(const diagnostic&)>& handler, const diagnostic& d) noexcept {
+  std::string threw;  // why the line is printed although there is a handler
+  if (handler) {
+    try {
+      handler(d);
+      return;
+    } catch (const std::exception& e) {
+      threw = std::string(" (options.on_diagnostic threw: ") + e.what() + ")";
+    } catch (...) {
+      threw = " (options.on_diagnostic threw)";
+    }
+  }
+  std::fprintf(stderr, "forkscale: %s: %s%s\n", d.where.c_str(), d.problem.c_str(), threw.c_str());
+}
+
+// A diagnostic: counted in the report (the first ones kept), passed to the
+// user's handler or printed as one line. `misuse` says whether it may leave tasks
+// out of the numbers.
+FORKSCALE_DETAIL_NOINLINE inline void diagnose(session* s, const site& where, std::string problem, bool misuse) {
+  if (!s) return;
+  diagnostic d{describe_site(where), std::move(problem)};
+  std::function<void(const diagnostic&)> handler;
+  {
+    std::lock_guard<std::mutex> g(s->m);
+    ++s->diagnostic_count;
+    if (misuse) ++s->misuse_count;
+    if (s->diagnostics.size() < max_kept_diagnostics) s->diagnostics.push_back(d);
+    handler = s->on_diagnostic;
+  }
+  deliver_diagnostic(handler, d);
+}
+
+// Misuse found while the program ran.
+inline void misuse(session* s, const site& where, std::string problem) { diagnose(s, where, std::move(problem), true); }
+
+// A what-if analysis asked for and not done — a region past the most a
+// measurement analyses, a bad FORKSCALE_WHAT_IF. Reported as misuse is, but the
+// numbers, the site profiles and the other what-if rows stay.
+inline void what_if_notice(session* s, const site& where, std::string problem) {
+  diagnose(s, where, std::move(problem), false);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_SESSION_HPP
+// end include/forkscale/detail/engine/session.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// What a region keeps: for an outermost one, the measurement itself.
+struct region_state {
+  std::unique_ptr<session> owned;  // set for an outermost region
+  frame root;
+  frame* task = nullptr;  // set for a nested region
+  region_node* node = nullptr;
+  region_node* saved = nullptr;
+  region_state* enclosing = nullptr;  // the region guard open around this one in the task
+  path_totals at_open;
+  path_totals at_close;  // set when an enclosing region closed first (see end_region)
+  unsigned depth = 0;
+  bool stopped = false;
+  bool closed_early = false;
+  site where;
+  std::uint64_t rec_wall_open = 0;  // recording: the wall clock at the opening
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_FRAME_HPP
+// end include/forkscale/detail/engine/frame.hpp
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/record/call_tree.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+#define FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// detail/record/call_tree.hpp: the call paths of recorded strands, interned once
+// per process. A path is a node of a tree whose edges are call sites and spawn
+// sites; node 0 is a measurement's root. Recursion is folded: a site already on
+// the path takes the path back to it, so fib has five paths, not 2^n. Lookups
+// go through a per-thread direct-mapped cache keyed by the addresses a site
+// holds; only misses take the tree's lock.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+class call_tree {
+ public:
+  using kind_type = record_frame::kind_type;
+  static constexpr std::uint32_t no_parent = 0xffffffffu;
+
+  static call_tree& instance() {
+    static call_tree* t = new call_tree;  // never destroyed: late threads may use it
+    return *t;
+  }
+
+  // The path `where` opens inside `parent` (kind call or spawn). `missed` is set
+  // when the lookup went to the tree (a lock, maybe allocations).
+  std::uint32_t child(std::uint32_t parent, const site& where, kind_type kind, bool& missed) {
+    return cached(parent, where, kind, missed);
+  }
+  // A site on its own (a sync_point's), as an index into sites().
+  std::uint32_t site_index(const site& where, bool& missed) {
+    return cached(no_parent, where, kind_type::root, missed);
+  }
+
+  // Copies for a record: the first `sizes` (from sizes()) of the nodes and
+  // sites; the tree only grows, so they are what was interned then.
+  void snapshot(std::vector<record_frame>& frames, std::vector<record_site>& sites,
+                std::pair<std::size_t, std::size_t> sizes) {
+    std::lock_guard<std::mutex> g(m_);
+    frames.assign(nodes_.begin(), nodes_.begin() + static_cast<std::ptrdiff_t>(std::min(sizes.first, nodes_.size())));
+    sites.assign(sites_.begin(), sites_.begin() + static_cast<std::ptrdiff_t>(std::min(sizes.second, sites_.size())));
+  }
+  // How many nodes and sites are interned so far.
+  std::pair<std::size_t, std::size_t> sizes() {
+    std::lock_guard<std::mutex> g(m_);
+    return {nodes_.size(), sites_.size()};
+  }
+  // A copy of the sites alone (the lock profile names its rows with them).
+  std::vector<record_site> sites() {
+    std::lock_guard<std::mutex> g(m_);
+    return sites_;
+  }
+
+ private:
+  call_tree() { nodes_.push_back(record_frame{}); }
+
+  struct cache_entry {
+    std::uint32_t parent = 0;
+    kind_type kind = kind_type::root;
+    const char* file = nullptr;
+    const char* function = nullptr;
+    const char* tag = nullptr;
+    unsigned line = 0;
+    std::uint32_t value = 0;
+    std::uint64_t generation = 0;  // 0: empty
+  };
+  static constexpr std::size_t cache_size = 1024;
+
+  std::uint32_t cached(std::uint32_t parent, const site& w, kind_type kind, bool& missed) {
+    static thread_local cache_entry cache[cache_size];
+    std::uintptr_t h = reinterpret_cast<std::uintptr_t>(w.file) ^ (reinterpret_cast<std::uintptr_t>(w.function) << 1) ^
+                       (reinterpret_cast<std::uintptr_t>(w.tag) << 2);
+    h ^= (static_cast<std::uintptr_t>(w.line) * 0x9E3779B97F4A7C15ull) ^ (std::uintptr_t(parent) << 7) ^
+         static_cast<std::uintptr_t>(kind);
+    h ^= h >> 29;
+    cache_entry& e = cache[(h * 0xBF58476D1CE4E5B9ull >> 40) % cache_size];
+    if (e.generation != 0 && e.parent == parent && e.kind == kind && e.file == w.file && e.line == w.line &&
+        e.function == w.function && e.tag == w.tag)
+      return e.value;
+    missed = true;
+    const std::uint32_t v = parent == no_parent ? intern_site(w) : intern_node(parent, w, kind);
+    e = cache_entry{parent, kind, w.file, w.function, w.tag, w.line, v, 1};
+    return v;
+  }
+
+  std::uint32_t intern_site_locked(const site& w) {
+    const bool tagged = w.tag != nullptr && *w.tag != '\0';
+    std::string key = std::string(w.file ? w.file : "") + '\n' + std::to_string(w.line) + '\n' +
+                      (w.function ? w.function : "") + '\n' + (tagged ? "1" : "0") + (tagged ? w.tag : "");
+    auto it = site_index_.find(key);
+    if (it != site_index_.end()) return it->second;
+    record_site s;
+    s.file = w.file ? w.file : "";
+    s.line = w.line;
+    s.function = w.function ? w.function : "";
+    if (tagged) s.tag = w.tag;
+    if (tagged) {
+      s.name = s.tag;
+    } else {
+      s.name = short_site_name(s.file, s.line);
+    }
+    const auto id = static_cast<std::uint32_t>(sites_.size());
+    sites_.push_back(std::move(s));
+    site_index_.emplace(std::move(key), id);
+    return id;
+  }
+
+  std::uint32_t intern_site(const site& w) {
+    std::lock_guard<std::mutex> g(m_);
+    return intern_site_locked(w);
+  }
+
+  std::uint32_t intern_node(std::uint32_t parent, const site& w, kind_type kind) {
+    std::lock_guard<std::mutex> g(m_);
+    const std::uint32_t s = intern_site_locked(w);
+    // Folded recursion: the same site and kind already on the path.
+    for (std::uint32_t n = parent; n != 0; n = nodes_[n].parent)
+      if (nodes_[n].site == s && nodes_[n].kind == kind) return n;
+    const auto key = std::make_tuple(parent, s, static_cast<unsigned char>(kind));
+    auto it = node_index_.find(key);
+    if (it != node_index_.end()) return it->second;
+    record_frame f;
+    f.parent = parent;
+    f.kind = kind;
+    f.site = s;
+    f.depth = nodes_[parent].depth + 1;
+    const auto id = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.push_back(f);
+    node_index_.emplace(key, id);
+    return id;
+  }
+
+  std::mutex m_;
+  std::vector<record_frame> nodes_;
+  std::vector<record_site> sites_;
+  std::unordered_map<std::string, std::uint32_t> site_index_;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, unsigned char>, std::uint32_t> node_index_;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_RECORD_CALL_TREE_HPP
+// end include/forkscale/detail/record/call_tree.hpp
+// begin include/forkscale/detail/blame/lock_table.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+#define FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// detail/blame/lock_table.hpp: one thread's lock sums for one measurement,
+// per (lock, acquire site): what fs::mutex and the forkscale lock guards add up
+// while the thread runs a task of the measurement (lock_events.hpp). Only that
+// thread writes them; the report reads them once every task has been joined,
+// as it reads the other thread tables (engine/session.hpp).
+#include <cstdint>
+#include <unordered_map>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Times in ticks of the table's wall clock (lock_table::wall).
+struct lock_sums {
+  std::uint64_t acquisitions = 0;
+  std::uint64_t contended = 0;  // acquisitions that found the lock taken
+  std::uint64_t wait = 0, max_wait = 0;
+  std::uint64_t hold = 0, max_hold = 0;
+  // Waits of other acquisitions that began while this site held the lock
+  // (directed blame shifting: the waiting is the holder's doing).
+  std::uint64_t blamed = 0, blamed_waits = 0;
+};
+
+class lock_table {
+ public:
+  // The clock lock times are read with: a measurement's wall clock (the record's
+  // when it records, so that lock events and strands share one time line).
+  clock_kind wall = clock_kind::steady;
+  bool ready = false;  // `wall` is set
+
+  static std::uint64_t key(std::uint32_t lock, std::uint32_t site) noexcept { return std::uint64_t(lock) << 32 | site; }
+
+  // The sums of (lock, site); the last one used is remembered (a loop takes
+  // one lock at one site again and again).
+  lock_sums& at(std::uint32_t lock, std::uint32_t site) {
+    const std::uint64_t k = key(lock, site);
+    if (last_ && last_key_ == k) return *last_;
+    last_ = &rows_[k];  // node-based: the address stays valid
+    last_key_ = k;
+    return *last_;
+  }
+  const std::unordered_map<std::uint64_t, lock_sums>& rows() const noexcept { return rows_; }
+
+ private:
+  std::unordered_map<std::uint64_t, lock_sums> rows_;
+  std::uint64_t last_key_ = 0;
+  lock_sums* last_ = nullptr;
+};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_BLAME_LOCK_TABLE_HPP
+// end include/forkscale/detail/blame/lock_table.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

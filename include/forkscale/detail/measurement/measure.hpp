@@ -264,8 +264,12 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
 }
 
 // Ends a measurement whose root frame is `root` (already closed) and builds its
-// report. The session is freed unless tasks or groups still refer to it.
-inline report finish_session(std::unique_ptr<session> s, frame& root) {
+// report. The session is freed unless tasks or groups still refer to it. In
+// the compiled form it is a part of its own (src/lib/finish.cpp): it reaches
+// every row, the record and the views, and the engine's part does not.
+FORKSCALE_INLINE report finish_session(std::unique_ptr<session> s, frame& root);
+#if FORKSCALE_DETAIL_DEFINES(finish)
+FORKSCALE_INLINE report finish_session(std::unique_ptr<session> s, frame& root) {
   path_prof out;
   if (root.profile.on) {
     out = root.profile.path;
@@ -346,6 +350,7 @@ inline report finish_session(std::unique_ptr<session> s, frame& root) {
     keep_orphan(std::move(s));  // something may still report to it
   return rep;
 }
+#endif  // FORKSCALE_DETAIL_DEFINES(finish)
 
 // The report of one instance of a nested region: its only row is the instance.
 inline report nested_region_report(const session& s, const region_node& node, const path_totals& d) {
@@ -417,9 +422,11 @@ void region_api<Clock>::close(region_state* r) noexcept {
 
 }  // namespace detail
 
+#if FORKSCALE_DETAIL_DEFINES(measure)
 FORKSCALE_INLINE report last_report() {
   std::lock_guard<std::mutex> g(detail::last_report_mutex());
   return detail::last_report_slot();
 }
+#endif
 
 FORKSCALE_NAMESPACE_END
