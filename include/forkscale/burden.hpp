@@ -24,5 +24,7 @@
 
 #if FORKSCALE_DETAIL_DEFINES(measure)
 #include "detail/burden/calibrate.hpp"
+#endif
+#if FORKSCALE_DETAIL_DEFINES(measure) || FORKSCALE_DETAIL_DEFINES(readers)
 #include "detail/burden/store.hpp"
 #endif

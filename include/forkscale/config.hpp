@@ -45,7 +45,8 @@
 // them all). The parts, each a list of headers whose definitions sit behind
 // #if FORKSCALE_DETAIL_DEFINES(part) (docs/architecture.md, "Where a definition
 // goes"; tools/check_layout.py checks the list):
-//   measure   the engine's start and end, the measurement, the burden, locks
+//   measure   the engine's start and end, the measurement, the burden's
+//             calibration, locks
 //   finish    the end of a measurement: its report's rows, the record, the
 //             views it writes (detail/measurement/measure.hpp: finish_session)
 //   writers   the report's text, JSON and CSV
@@ -55,7 +56,7 @@
 //   analyses  predict, the advisor, regression checks
 //   studies   scaling studies
 //   sessions  sessions, snapshots, merging
-//   readers   reading a saved report back
+//   readers   reading a saved report back, and the burden file
 #if FORKSCALE_DETAIL_DEFINITIONS && defined(FORKSCALE_DETAIL_BUILDING_LIB)
 #define FORKSCALE_DETAIL_DEFINES(part) FORKSCALE_DETAIL_LIB_##part
 #else

@@ -88,7 +88,8 @@
 // them all). The parts, each a list of headers whose definitions sit behind
 // #if FORKSCALE_DETAIL_DEFINES(part) (docs/architecture.md, "Where a definition
 // goes"; tools/check_layout.py checks the list):
-//   measure   the engine's start and end, the measurement, the burden, locks
+//   measure   the engine's start and end, the measurement, the burden's
+//             calibration, locks
 //   finish    the end of a measurement: its report's rows, the record, the
 //             views it writes (detail/measurement/measure.hpp: finish_session)
 //   writers   the report's text, JSON and CSV
@@ -98,7 +99,7 @@
 //   analyses  predict, the advisor, regression checks
 //   studies   scaling studies
 //   sessions  sessions, snapshots, merging
-//   readers   reading a saved report back
+//   readers   reading a saved report back, and the burden file
 #if FORKSCALE_DETAIL_DEFINITIONS && defined(FORKSCALE_DETAIL_BUILDING_LIB)
 #define FORKSCALE_DETAIL_DEFINES(part) FORKSCALE_DETAIL_LIB_##part
 #else
@@ -7783,7 +7784,11 @@ struct lookup {
   std::string problem;
 };
 
-inline lookup read_for_measurement() {
+// (Defined with the reading of saved files, the `readers` part: the JSON
+// reader stays out of the engine's file in the compiled form.)
+FORKSCALE_INLINE lookup read_for_measurement();
+#if FORKSCALE_DETAIL_DEFINES(readers)
+FORKSCALE_INLINE lookup read_for_measurement() {
   struct cached {
     lookup l;
     file_facts facts;
@@ -7807,6 +7812,7 @@ inline lookup read_for_measurement() {
   }
   return c.l;
 }
+#endif  // FORKSCALE_DETAIL_DEFINES(readers)
 
 inline std::string machine_text(const std::string& cpu_model, unsigned threads) {
   return (cpu_model.empty() ? std::string("CPU model unknown") : "'" + printable_path(cpu_model) + "'") + ", " +
@@ -7843,7 +7849,7 @@ inline choice choose(const lookup& l, backend b, const machine_identity& here) {
 }  // namespace burden
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINES(measure)
+#if FORKSCALE_DETAIL_DEFINES(readers)
 FORKSCALE_INLINE std::string burden_file() {
   const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
   if (file && *file) return file;
@@ -11393,7 +11399,7 @@ class record_builder {
     if (end.end_uid != 0) joins_in.emplace_back(end_join_, join_of(end.end_uid, end.end_round));
     join_strands_.assign(joins_, strands_in);
     join_joins_.assign(joins_, joins_in);
-    join_slots_ = std::vector<join_slot_entry>();  // every join is numbered: the index is done with
+    release(join_slots_);  // every join is numbered: the index is done with
   }
 
   // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
@@ -21585,6 +21591,8 @@ FORKSCALE_INLINE measured_burden calibrate_burden(backend b) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_BURDEN_CALIBRATE_HPP
 // end include/forkscale/detail/burden/calibrate.hpp
+#endif
+#if FORKSCALE_DETAIL_DEFINES(measure) || FORKSCALE_DETAIL_DEFINES(readers)
 // begin include/forkscale/detail/burden/store.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
 #define FORKSCALE_SINGLE_DETAIL_BURDEN_STORE_HPP
@@ -23224,7 +23232,11 @@ struct lookup {
   std::string problem;
 };
 
-inline lookup read_for_measurement() {
+// (Defined with the reading of saved files, the `readers` part: the JSON
+// reader stays out of the engine's file in the compiled form.)
+FORKSCALE_INLINE lookup read_for_measurement();
+#if FORKSCALE_DETAIL_DEFINES(readers)
+FORKSCALE_INLINE lookup read_for_measurement() {
   struct cached {
     lookup l;
     file_facts facts;
@@ -23248,6 +23260,7 @@ inline lookup read_for_measurement() {
   }
   return c.l;
 }
+#endif  // FORKSCALE_DETAIL_DEFINES(readers)
 
 inline std::string machine_text(const std::string& cpu_model, unsigned threads) {
   return (cpu_model.empty() ? std::string("CPU model unknown") : "'" + printable_path(cpu_model) + "'") + ", " +
@@ -23284,7 +23297,7 @@ inline choice choose(const lookup& l, backend b, const machine_identity& here) {
 }  // namespace burden
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINES(measure)
+#if FORKSCALE_DETAIL_DEFINES(readers)
 FORKSCALE_INLINE std::string burden_file() {
   const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
   if (file && *file) return file;

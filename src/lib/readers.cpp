@@ -1,5 +1,5 @@
 // src/lib/readers.cpp: one translation unit of the compiled form (forkscale::compiled):
-// it defines reading a saved report back.
+// it defines reading a saved report back, and the burden file (detail/burden/store.hpp: found, read, stored).
 // Each src/lib/*.cpp defines one part (include/forkscale/config.hpp,
 // FORKSCALE_DETAIL_DEFINES); src/forkscale.cpp defines them all in one file.
 #ifndef FORKSCALE_COMPILED_LIB
@@ -9,4 +9,5 @@
 #define FORKSCALE_DETAIL_BUILDING_LIB 1
 #define FORKSCALE_DETAIL_LIB_readers 1
 
+#include <forkscale/burden.hpp>  // the burden file: read, stored, found
 #include <forkscale/read_report.hpp>

@@ -187,7 +187,11 @@ struct lookup {
   std::string problem;
 };
 
-inline lookup read_for_measurement() {
+// (Defined with the reading of saved files, the `readers` part: the JSON
+// reader stays out of the engine's file in the compiled form.)
+FORKSCALE_INLINE lookup read_for_measurement();
+#if FORKSCALE_DETAIL_DEFINES(readers)
+FORKSCALE_INLINE lookup read_for_measurement() {
   struct cached {
     lookup l;
     file_facts facts;
@@ -211,6 +215,7 @@ inline lookup read_for_measurement() {
   }
   return c.l;
 }
+#endif  // FORKSCALE_DETAIL_DEFINES(readers)
 
 inline std::string machine_text(const std::string& cpu_model, unsigned threads) {
   return (cpu_model.empty() ? std::string("CPU model unknown") : "'" + printable_path(cpu_model) + "'") + ", " +
@@ -247,7 +252,7 @@ inline choice choose(const lookup& l, backend b, const machine_identity& here) {
 }  // namespace burden
 }  // namespace detail
 
-#if FORKSCALE_DETAIL_DEFINES(measure)
+#if FORKSCALE_DETAIL_DEFINES(readers)
 FORKSCALE_INLINE std::string burden_file() {
   const char* file = std::getenv("FORKSCALE_BURDEN_FILE");
   if (file && *file) return file;

@@ -213,7 +213,7 @@ class record_builder {
     if (end.end_uid != 0) joins_in.emplace_back(end_join_, join_of(end.end_uid, end.end_round));
     join_strands_.assign(joins_, strands_in);
     join_joins_.assign(joins_, joins_in);
-    join_slots_ = std::vector<join_slot_entry>();  // every join is numbered: the index is done with
+    release(join_slots_);  // every join is numbered: the index is done with
   }
 
   // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
