@@ -909,6 +909,7 @@ FORKSCALE_NAMESPACE_END
 #include <memory>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #if defined(__linux__)
@@ -986,7 +987,9 @@ struct raw_region {
 
 class record_state;
 
-// Append-only storage in fixed chunks, charged to the record's budget.
+// Append-only storage in fixed chunks, charged to the record's budget. Within
+// a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
+// out of line.
 template <class T, std::size_t N>
 class record_chunks {
  public:
@@ -996,7 +999,19 @@ class record_chunks {
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
 
  private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  // A chunk is raw memory: every entry is written whole when it is taken, so
+  // none is initialised twice (the entries are aggregates, created by the
+  // allocation, and trivially destroyed).
+  struct chunk_free {
+    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+  };
+  using chunk = std::unique_ptr<T[], chunk_free>;
+  static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
+                "record entries are written whole into raw memory");
+  FORKSCALE_DETAIL_NOINLINE T* next_chunk(record_state& rs);
+  std::vector<chunk> chunks_;
+  T* cur_ = nullptr;  // the next free entry of the last chunk
+  T* end_ = nullptr;  // that chunk's end
   std::size_t size_ = 0;
 };
 
@@ -1026,7 +1041,10 @@ class record_state {
   bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
   bool separate_wall() const noexcept { return separate_wall_; }
   clock_kind wall_kind() const noexcept { return wall_kind_; }
-  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  FORKSCALE_DETAIL_ALWAYS_INLINE std::uint64_t wall_now() const noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(wall_kind_ == clock_kind::tsc)) return tsc_ticks();
+    return read_clock(wall_kind_);
+  }
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
@@ -1048,13 +1066,30 @@ class record_state {
   void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
 
   // This thread's buffer.
-  record_buffer& buffer() {
-    struct slot {
-      std::uint64_t serial = 0;
-      record_buffer* buffer = nullptr;
-    };
-    static thread_local slot cached;
-    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+  FORKSCALE_DETAIL_ALWAYS_INLINE record_buffer& buffer() {
+    const buffer_slot& c = cached_buffer();
+    if (FORKSCALE_DETAIL_LIKELY(c.serial == serial_)) return *c.buffer;
+    return new_buffer();
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  struct buffer_slot {
+    std::uint64_t serial = 0;
+    record_buffer* buffer = nullptr;
+  };
+  FORKSCALE_DETAIL_ALWAYS_INLINE static buffer_slot& cached_buffer() noexcept {
+    static thread_local buffer_slot cached;
+    return cached;
+  }
+  // The calling thread's first append to this measurement's record.
+  FORKSCALE_DETAIL_NOINLINE record_buffer& new_buffer() {
+    buffer_slot& cached = cached_buffer();
     std::lock_guard<std::mutex> g(m_);
     auto b = std::make_unique<record_buffer>();
     b->index = static_cast<std::uint32_t>(buffers_.size());
@@ -1067,13 +1102,6 @@ class record_state {
     return *cached.buffer;
   }
 
-  // Every buffer, for building the record once no thread appends any more.
-  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
-    std::lock_guard<std::mutex> g(m_);
-    return buffers_;
-  }
-
- private:
   std::uint64_t serial_;
   std::uint64_t limit_;
   clock_kind wall_kind_ = clock_kind::steady;
@@ -1087,23 +1115,33 @@ class record_state {
 };
 
 template <class T, std::size_t N>
-T* record_chunks<T, N>::next(record_state& rs) {
-  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
-    if (size_ / N == chunks_.size()) {
-      if (!rs.charge(sizeof(T) * N)) return nullptr;
-      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
-      if (!c) {
-        rs.stop();
-        return nullptr;
-      }
-      chunks_.push_back(std::move(c));
-    }
-  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_LIKELY(cur_ != end_)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) return nullptr;
+    ++size_;
+    return cur_++;
+  }
+  return next_chunk(rs);
+}
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next_chunk(record_state& rs) {
+  if (!rs.charge(sizeof(T) * N)) return nullptr;
+  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  if (!c) {
+    rs.stop();
     return nullptr;
   }
-  T* p = &chunks_[size_ / N][size_ % N];
+  try {
+    chunks_.push_back(std::move(c));
+  } catch (...) {
+    rs.stop();
+    return nullptr;
+  }
+  cur_ = chunks_.back().get();
+  end_ = cur_ + N;
   ++size_;
-  return p;
+  return cur_++;
 }
 
 // A strand's id from its buffer and position, and back.
@@ -4607,34 +4645,32 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
-// the task's previous strand and the end of the longest path through `f`.
-FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
+// the task's previous strand and the end of the longest path through `f`. Its
+// entry is written whole, in one store, into the thread's buffer. Inlined into
+// the engine's one out-of-line path for watched strands.
+FORKSCALE_DETAIL_ALWAYS_INLINE void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
   record_state& rs = *f.recording.state;
   record_buffer& b = rs.buffer();
   raw_strand* r = b.strands.next(rs);
-  if (!r) {
+  if (FORKSCALE_DETAIL_UNLIKELY(!r)) {
     ++b.dropped;
     f.recording.prev = 0;
     f.totals.last_strand = 0;
     return;
   }
-  r->prev = f.recording.prev;
-  r->crit_pred = f.totals.last_strand;
-  r->join_uid = f.recording.join_uid;
-  r->join_round = f.recording.join_round;
-  r->join_site = f.recording.join_site;
-  if (f.recording.mode == recording_mode::with_wall_clock) {
-    r->wall_start = f.recording.wall_start;
-    r->wall_end = rs.wall_now();
-  } else {
-    r->wall_start = f.strand_start;
-    r->wall_end = t;
-  }
-  r->work = c.work;
-  r->path = c.path;
-  r->frame = f.recording.call_path;
-  r->flags = f.recording.flags;
-  r->what_if = f.what_if_mask & what_if_region_bits;
+  const bool own_wall = f.recording.mode == recording_mode::with_wall_clock;
+  *r = raw_strand{f.recording.prev,
+                  f.totals.last_strand,
+                  f.recording.join_uid,
+                  own_wall ? f.recording.wall_start : f.strand_start,
+                  own_wall ? rs.wall_now() : t,
+                  c.work,
+                  c.path,
+                  f.recording.join_round,
+                  f.recording.call_path,
+                  f.recording.flags,
+                  f.recording.join_site,
+                  f.what_if_mask & what_if_region_bits};
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.recording.prev = id;
   f.totals.last_strand = id;

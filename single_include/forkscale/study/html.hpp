@@ -4054,6 +4054,7 @@ FORKSCALE_NAMESPACE_END
 #include <memory>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #if defined(__linux__)
@@ -4131,7 +4132,9 @@ struct raw_region {
 
 class record_state;
 
-// Append-only storage in fixed chunks, charged to the record's budget.
+// Append-only storage in fixed chunks, charged to the record's budget. Within
+// a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
+// out of line.
 template <class T, std::size_t N>
 class record_chunks {
  public:
@@ -4141,7 +4144,19 @@ class record_chunks {
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
 
  private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  // A chunk is raw memory: every entry is written whole when it is taken, so
+  // none is initialised twice (the entries are aggregates, created by the
+  // allocation, and trivially destroyed).
+  struct chunk_free {
+    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+  };
+  using chunk = std::unique_ptr<T[], chunk_free>;
+  static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
+                "record entries are written whole into raw memory");
+  FORKSCALE_DETAIL_NOINLINE T* next_chunk(record_state& rs);
+  std::vector<chunk> chunks_;
+  T* cur_ = nullptr;  // the next free entry of the last chunk
+  T* end_ = nullptr;  // that chunk's end
   std::size_t size_ = 0;
 };
 
@@ -4171,7 +4186,10 @@ class record_state {
   bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
   bool separate_wall() const noexcept { return separate_wall_; }
   clock_kind wall_kind() const noexcept { return wall_kind_; }
-  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  FORKSCALE_DETAIL_ALWAYS_INLINE std::uint64_t wall_now() const noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(wall_kind_ == clock_kind::tsc)) return tsc_ticks();
+    return read_clock(wall_kind_);
+  }
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
@@ -4193,13 +4211,30 @@ class record_state {
   void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
 
   // This thread's buffer.
-  record_buffer& buffer() {
-    struct slot {
-      std::uint64_t serial = 0;
-      record_buffer* buffer = nullptr;
-    };
-    static thread_local slot cached;
-    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+  FORKSCALE_DETAIL_ALWAYS_INLINE record_buffer& buffer() {
+    const buffer_slot& c = cached_buffer();
+    if (FORKSCALE_DETAIL_LIKELY(c.serial == serial_)) return *c.buffer;
+    return new_buffer();
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  struct buffer_slot {
+    std::uint64_t serial = 0;
+    record_buffer* buffer = nullptr;
+  };
+  FORKSCALE_DETAIL_ALWAYS_INLINE static buffer_slot& cached_buffer() noexcept {
+    static thread_local buffer_slot cached;
+    return cached;
+  }
+  // The calling thread's first append to this measurement's record.
+  FORKSCALE_DETAIL_NOINLINE record_buffer& new_buffer() {
+    buffer_slot& cached = cached_buffer();
     std::lock_guard<std::mutex> g(m_);
     auto b = std::make_unique<record_buffer>();
     b->index = static_cast<std::uint32_t>(buffers_.size());
@@ -4212,13 +4247,6 @@ class record_state {
     return *cached.buffer;
   }
 
-  // Every buffer, for building the record once no thread appends any more.
-  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
-    std::lock_guard<std::mutex> g(m_);
-    return buffers_;
-  }
-
- private:
   std::uint64_t serial_;
   std::uint64_t limit_;
   clock_kind wall_kind_ = clock_kind::steady;
@@ -4232,23 +4260,33 @@ class record_state {
 };
 
 template <class T, std::size_t N>
-T* record_chunks<T, N>::next(record_state& rs) {
-  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
-    if (size_ / N == chunks_.size()) {
-      if (!rs.charge(sizeof(T) * N)) return nullptr;
-      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
-      if (!c) {
-        rs.stop();
-        return nullptr;
-      }
-      chunks_.push_back(std::move(c));
-    }
-  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_LIKELY(cur_ != end_)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) return nullptr;
+    ++size_;
+    return cur_++;
+  }
+  return next_chunk(rs);
+}
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next_chunk(record_state& rs) {
+  if (!rs.charge(sizeof(T) * N)) return nullptr;
+  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  if (!c) {
+    rs.stop();
     return nullptr;
   }
-  T* p = &chunks_[size_ / N][size_ % N];
+  try {
+    chunks_.push_back(std::move(c));
+  } catch (...) {
+    rs.stop();
+    return nullptr;
+  }
+  cur_ = chunks_.back().get();
+  end_ = cur_ + N;
   ++size_;
-  return p;
+  return cur_++;
 }
 
 // A strand's id from its buffer and position, and back.
@@ -11841,6 +11879,7 @@ FORKSCALE_NAMESPACE_END
 #include <memory>
 #include <mutex>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #if defined(__linux__)
@@ -11918,7 +11957,9 @@ struct raw_region {
 
 class record_state;
 
-// Append-only storage in fixed chunks, charged to the record's budget.
+// Append-only storage in fixed chunks, charged to the record's budget. Within
+// a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
+// out of line.
 template <class T, std::size_t N>
 class record_chunks {
  public:
@@ -11928,7 +11969,19 @@ class record_chunks {
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
 
  private:
-  std::vector<std::unique_ptr<T[]>> chunks_;
+  // A chunk is raw memory: every entry is written whole when it is taken, so
+  // none is initialised twice (the entries are aggregates, created by the
+  // allocation, and trivially destroyed).
+  struct chunk_free {
+    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+  };
+  using chunk = std::unique_ptr<T[], chunk_free>;
+  static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
+                "record entries are written whole into raw memory");
+  FORKSCALE_DETAIL_NOINLINE T* next_chunk(record_state& rs);
+  std::vector<chunk> chunks_;
+  T* cur_ = nullptr;  // the next free entry of the last chunk
+  T* end_ = nullptr;  // that chunk's end
   std::size_t size_ = 0;
 };
 
@@ -11958,7 +12011,10 @@ class record_state {
   bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
   bool separate_wall() const noexcept { return separate_wall_; }
   clock_kind wall_kind() const noexcept { return wall_kind_; }
-  std::uint64_t wall_now() const noexcept { return read_clock(wall_kind_); }
+  FORKSCALE_DETAIL_ALWAYS_INLINE std::uint64_t wall_now() const noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(wall_kind_ == clock_kind::tsc)) return tsc_ticks();
+    return read_clock(wall_kind_);
+  }
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
@@ -11980,13 +12036,30 @@ class record_state {
   void stop() noexcept { on_.store(false, std::memory_order_relaxed); }
 
   // This thread's buffer.
-  record_buffer& buffer() {
-    struct slot {
-      std::uint64_t serial = 0;
-      record_buffer* buffer = nullptr;
-    };
-    static thread_local slot cached;
-    if (FORKSCALE_DETAIL_LIKELY(cached.serial == serial_)) return *cached.buffer;
+  FORKSCALE_DETAIL_ALWAYS_INLINE record_buffer& buffer() {
+    const buffer_slot& c = cached_buffer();
+    if (FORKSCALE_DETAIL_LIKELY(c.serial == serial_)) return *c.buffer;
+    return new_buffer();
+  }
+
+  // Every buffer, for building the record once no thread appends any more.
+  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
+    std::lock_guard<std::mutex> g(m_);
+    return buffers_;
+  }
+
+ private:
+  struct buffer_slot {
+    std::uint64_t serial = 0;
+    record_buffer* buffer = nullptr;
+  };
+  FORKSCALE_DETAIL_ALWAYS_INLINE static buffer_slot& cached_buffer() noexcept {
+    static thread_local buffer_slot cached;
+    return cached;
+  }
+  // The calling thread's first append to this measurement's record.
+  FORKSCALE_DETAIL_NOINLINE record_buffer& new_buffer() {
+    buffer_slot& cached = cached_buffer();
     std::lock_guard<std::mutex> g(m_);
     auto b = std::make_unique<record_buffer>();
     b->index = static_cast<std::uint32_t>(buffers_.size());
@@ -11999,13 +12072,6 @@ class record_state {
     return *cached.buffer;
   }
 
-  // Every buffer, for building the record once no thread appends any more.
-  const std::vector<std::unique_ptr<record_buffer>>& buffers() {
-    std::lock_guard<std::mutex> g(m_);
-    return buffers_;
-  }
-
- private:
   std::uint64_t serial_;
   std::uint64_t limit_;
   clock_kind wall_kind_ = clock_kind::steady;
@@ -12019,23 +12085,33 @@ class record_state {
 };
 
 template <class T, std::size_t N>
-T* record_chunks<T, N>::next(record_state& rs) {
-  if (FORKSCALE_DETAIL_UNLIKELY(size_ % N == 0)) {
-    if (size_ / N == chunks_.size()) {
-      if (!rs.charge(sizeof(T) * N)) return nullptr;
-      std::unique_ptr<T[]> c(new (std::nothrow) T[N]);
-      if (!c) {
-        rs.stop();
-        return nullptr;
-      }
-      chunks_.push_back(std::move(c));
-    }
-  } else if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) {
+FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
+  if (FORKSCALE_DETAIL_LIKELY(cur_ != end_)) {
+    if (FORKSCALE_DETAIL_UNLIKELY(!rs.on())) return nullptr;
+    ++size_;
+    return cur_++;
+  }
+  return next_chunk(rs);
+}
+
+template <class T, std::size_t N>
+T* record_chunks<T, N>::next_chunk(record_state& rs) {
+  if (!rs.charge(sizeof(T) * N)) return nullptr;
+  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  if (!c) {
+    rs.stop();
     return nullptr;
   }
-  T* p = &chunks_[size_ / N][size_ % N];
+  try {
+    chunks_.push_back(std::move(c));
+  } catch (...) {
+    rs.stop();
+    return nullptr;
+  }
+  cur_ = chunks_.back().get();
+  end_ = cur_ + N;
   ++size_;
-  return p;
+  return cur_++;
 }
 
 // A strand's id from its buffer and position, and back.

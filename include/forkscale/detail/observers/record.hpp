@@ -17,34 +17,32 @@ FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
 // The open strand of `f` ends at clock reading `t` with costs `c`. It becomes
-// the task's previous strand and the end of the longest path through `f`.
-FORKSCALE_DETAIL_NOINLINE inline void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
+// the task's previous strand and the end of the longest path through `f`. Its
+// entry is written whole, in one store, into the thread's buffer. Inlined into
+// the engine's one out-of-line path for watched strands.
+FORKSCALE_DETAIL_ALWAYS_INLINE void keep_strand(frame& f, std::uint64_t t, const strand_cost& c) noexcept {
   record_state& rs = *f.recording.state;
   record_buffer& b = rs.buffer();
   raw_strand* r = b.strands.next(rs);
-  if (!r) {
+  if (FORKSCALE_DETAIL_UNLIKELY(!r)) {
     ++b.dropped;
     f.recording.prev = 0;
     f.totals.last_strand = 0;
     return;
   }
-  r->prev = f.recording.prev;
-  r->crit_pred = f.totals.last_strand;
-  r->join_uid = f.recording.join_uid;
-  r->join_round = f.recording.join_round;
-  r->join_site = f.recording.join_site;
-  if (f.recording.mode == recording_mode::with_wall_clock) {
-    r->wall_start = f.recording.wall_start;
-    r->wall_end = rs.wall_now();
-  } else {
-    r->wall_start = f.strand_start;
-    r->wall_end = t;
-  }
-  r->work = c.work;
-  r->path = c.path;
-  r->frame = f.recording.call_path;
-  r->flags = f.recording.flags;
-  r->what_if = f.what_if_mask & what_if_region_bits;
+  const bool own_wall = f.recording.mode == recording_mode::with_wall_clock;
+  *r = raw_strand{f.recording.prev,
+                  f.totals.last_strand,
+                  f.recording.join_uid,
+                  own_wall ? f.recording.wall_start : f.strand_start,
+                  own_wall ? rs.wall_now() : t,
+                  c.work,
+                  c.path,
+                  f.recording.join_round,
+                  f.recording.call_path,
+                  f.recording.flags,
+                  f.recording.join_site,
+                  f.what_if_mask & what_if_region_bits};
   const std::uint64_t id = strand_id(b, b.strands.size() - 1);
   f.recording.prev = id;
   f.totals.last_strand = id;
