@@ -408,4 +408,29 @@ TEST(Record, TimedClockRecordsAreWellFormed) {
   for (const auto& s : r.strands) EXPECT_LE(s.end_ns, r.wall_ns);
 }
 
+// A record of many chunks of raw strands on each of two threads: the build
+// frees each chunk once its last strand is read, in the graph's order, which
+// interleaves the threads and the chunks; the record must still give the
+// report's numbers back (work, span, burdened span, critical path, tasks).
+TEST(RecordProperty, ChunksFreedAsTheyAreReadKeepEveryStrand) {
+  for (int n : {15, 17}) {
+    fs::options o = recorded();
+    o.burden = 3;
+    const fs::report rep = fs::measure(
+        "fib",
+        [n] {
+          fs::join_handle h;
+          std::thread t(fs::spawn(h, [n] { fib(n); }));
+          fib(n - 1);
+          fs::sync_point sp(h);
+          t.join();
+        },
+        o);
+    ASSERT_TRUE(rep.record);
+    EXPECT_GT(rep.record->strands.size(), 6u * 1024u);  // several chunks on each thread
+    EXPECT_EQ(rep.record->threads.size(), 2u);
+    EXPECT_EQ(check_record(rep), "") << "fib(" << n << ")";
+  }
+}
+
 }  // namespace

@@ -3048,6 +3048,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -3119,6 +3122,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -3129,13 +3218,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -3180,6 +3284,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -3259,7 +3366,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;
@@ -11221,6 +11328,7 @@ FORKSCALE_NAMESPACE_END
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11305,6 +11413,12 @@ class record_builder {
   explicit record_builder(const record_inputs& in) : in_(in), rs_(*in.rec), buffers_(in.rec->buffers()) {}
 
   std::shared_ptr<execution_record> build() {
+    // A build that failed (out of memory) after freeing raw strands cannot be
+    // tried again: record_ptr leaves the source for the next read.
+    if (rs_.consumed)
+      throw std::runtime_error(
+          "forkscale: the record cannot be built: an earlier build ran out of memory after it had freed the threads' "
+          "buffers");
     const record_end& end = in_.end;
     auto out = std::make_shared<execution_record>();
     execution_record& r = *out;
@@ -11319,7 +11433,7 @@ class record_builder {
     collect_joins(end);
     const std::vector<std::uint32_t> order = topological_order(r.complete);
     fill_strands(r, order);
-    release(thread_of_, prev_, strand_join_);  // read by fill_strands alone
+    release(raw_, thread_of_, prev_, strand_join_);  // read by fill_strands alone
     fill_joins(r);
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
@@ -11354,15 +11468,17 @@ class record_builder {
       offset_.push_back(n);
       n += b->strands.size();
     }
-    raw_.reserve(n);
-    thread_of_.reserve(n);
-    for (std::size_t i = 0; i < buffers_.size(); ++i)
-      for (std::size_t k = 0; k < buffers_[i]->strands.size(); ++k) {
-        raw_.push_back(&buffers_[i]->strands[k]);
-        thread_of_.push_back(static_cast<std::uint32_t>(i));
-      }
-    prev_.reserve(n);
-    for (const raw_strand* w : raw_) prev_.push_back(position(w->prev));
+    raw_.resize(n);
+    thread_of_.resize(n);
+    prev_.resize(n);
+    std::size_t at = 0;
+    for (std::size_t t = 0; t < buffers_.size(); ++t)
+      buffers_[t]->strands.each([&](const raw_strand& w) {
+        raw_[at] = &w;
+        thread_of_[at] = static_cast<std::uint32_t>(t);
+        prev_[at] = position(w.prev);
+        ++at;
+      });
   }
 
   // The join of (uid, round), numbered in the order first asked for. The index
@@ -11509,31 +11625,45 @@ class record_builder {
     return wall_factor_ == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * wall_factor_);
   }
 
+  // Each strand made whole and appended in the topological order (the array is
+  // written once), its thread's busy time summed on the way. A chunk of raw
+  // strands is freed as soon as its last strand has been read, so that the raw
+  // strands and the record are not both held whole.
   void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
+    const std::size_t n = order.size();
     new_index_.assign(raw_.size(), none);
-    for (std::size_t i = 0; i < order.size(); ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < n; ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
     const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
     };
     column_rounding work(in_.unit_per_tick);
     const double upt = in_.unit_per_tick;
-    // Each strand made whole and appended (the array is written once), its
-    // thread's busy time summed on the way.
+    constexpr std::size_t per_chunk = decltype(record_buffer::strands)::chunk_entries;
+    std::vector<std::vector<std::uint32_t>> unread(buffers_.size());  // per thread and chunk
+    for (std::size_t t = 0; t < buffers_.size(); ++t) {
+      const std::size_t size = buffers_[t]->strands.size();
+      unread[t].assign((size + per_chunk - 1) / per_chunk, static_cast<std::uint32_t>(per_chunk));
+      if (size % per_chunk != 0) unread[t].back() = static_cast<std::uint32_t>(size % per_chunk);
+    }
     r.threads.resize(buffers_.size());
-    r.strands.reserve(order.size());
-    task_start_.reserve(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const raw_strand& w = *raw_[order[i]];
+    r.strands.reserve(n);
+    task_start_.reserve(n);
+    path_ticks_.reserve(n);
+    rs_.consumed = true;  // from here on the raw strands are being freed
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t p = order[i];
+      const raw_strand& w = *raw_[p];
       forkscale::record_strand o;
-      o.thread = thread_of_[order[i]];
+      o.thread = thread_of_[p];
       o.frame = w.frame;
       o.start_ns = wall_ns(w.wall_start);
       o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
       o.work = static_cast<std::uint64_t>(work.next(static_cast<std::int64_t>(w.work)));
       o.span = to_unit_at(upt, w.path);
-      o.prev = mapped(prev_[order[i]]);
+      path_ticks_.push_back(w.path);
+      o.prev = mapped(prev_[p]);
       o.critical_pred = mapped(position(w.crit_pred));
-      o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
+      o.join = strand_join_[p] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[p]]);
       o.after_spawn = (w.flags & rec_after_spawn) != 0;
       o.what_if = w.what_if;
       task_start_.push_back((w.flags & rec_task_start) != 0);
@@ -11541,6 +11671,8 @@ class record_builder {
       r.wall_ns = std::max(r.wall_ns, o.end_ns);
       r.threads[o.thread].busy_ns += o.end_ns - o.start_ns;
       r.strands.push_back(o);
+      const std::size_t c = (p - offset_[o.thread]) / per_chunk;
+      if (--unread[o.thread][c] == 0) buffers_[o.thread]->strands.free_chunk(c);
     }
   }
 
@@ -11592,27 +11724,19 @@ class record_builder {
   // spans of its strands are rounded together so that they add up to the span.
   void fill_critical_path(execution_record& r, std::uint64_t last) {
     std::vector<std::uint32_t> path;
-    for (std::uint32_t p = position(last); p != none;) {
-      const std::uint32_t i = new_index_[p];
-      if (r.strands[i].critical) break;  // cannot happen; guards a broken record
-      r.strands[i].critical = true;
-      path.push_back(i);
-      p = position(raw_[p]->crit_pred);
+    const std::uint32_t p = position(last);
+    for (std::int64_t i = p == none ? -1 : static_cast<std::int64_t>(new_index_[p]); i >= 0;) {
+      forkscale::record_strand& s = r.strands[static_cast<std::size_t>(i)];
+      if (s.critical) break;  // cannot happen; guards a broken record
+      s.critical = true;
+      path.push_back(static_cast<std::uint32_t>(i));
+      i = s.critical_pred;
     }
     std::reverse(path.begin(), path.end());
     column_rounding span(in_.unit_per_tick);
     for (std::uint32_t i : path)
-      r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(raw_[order_of(i)]->path)));
+      r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(path_ticks_[i])));
     r.critical_path = std::move(path);
-  }
-
-  std::uint32_t order_of(std::uint32_t new_index) {
-    if (back_.empty()) {
-      back_.assign(new_index_.size(), 0);
-      for (std::uint32_t p = 0; p < new_index_.size(); ++p)
-        if (new_index_[p] != none) back_[new_index_[p]] = p;
-    }
-    return back_[new_index];
   }
 
   void fill_threads_and_regions(execution_record& r) {
@@ -11674,8 +11798,8 @@ class record_builder {
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
-  double wall_factor_ = 1.0;  // ns per wall-clock tick
-  std::vector<const raw_strand*> raw_;
+  double wall_factor_ = 1.0;            // ns per wall-clock tick
+  std::vector<const raw_strand*> raw_;  // per raw strand, until fill_strands frees them
   std::vector<std::uint32_t> thread_of_;
   std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
@@ -11684,7 +11808,8 @@ class record_builder {
   compressed_rows join_strands_, join_joins_;  // per join: the strands and the joins reported to it
   std::uint32_t end_join_ = 0;
   std::vector<std::uint32_t> join_order_;
-  std::vector<std::uint32_t> new_index_, back_;
+  std::vector<std::uint32_t> new_index_;
+  std::vector<std::uint64_t> path_ticks_;  // per strand (record order): its path cost in ticks
   std::vector<bool> task_start_;
   std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
 };
@@ -15622,6 +15747,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -15693,6 +15821,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -15703,13 +15917,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -15754,6 +15983,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -15833,7 +16065,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;
@@ -24989,6 +25221,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -25060,6 +25295,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -25070,13 +25391,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -25121,6 +25457,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -25200,7 +25539,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;
@@ -32541,6 +32880,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -32612,6 +32954,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -32622,13 +33050,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -32673,6 +33116,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -32752,7 +33198,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;
@@ -38522,6 +38968,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -38593,6 +39042,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -38603,13 +39138,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -38654,6 +39204,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -38733,7 +39286,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;

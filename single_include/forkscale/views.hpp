@@ -4088,6 +4088,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -4159,6 +4162,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -4169,13 +4258,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -4220,6 +4324,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -4299,7 +4406,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;
@@ -11913,6 +12020,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -11984,6 +12094,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -11994,13 +12190,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -12045,6 +12256,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -12124,7 +12338,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;
@@ -18042,6 +18256,9 @@ FORKSCALE_NAMESPACE_END
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 // begin include/forkscale/detail/macro_scope.hpp
 // detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
@@ -18113,6 +18330,92 @@ struct raw_region {
 
 class record_state;
 
+// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
+// so that its memory can go back to the system when it is freed (the record's
+// build frees the chunks as it goes; malloc would keep them). Freed chunks are
+// kept for the next records, up to `kept_bytes` in all, so that measurements
+// run one after another reuse memory already in place rather than fault in
+// fresh pages; past that they are unmapped.
+class record_memory {
+ public:
+  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+
+  // `bytes` of memory (null when there is none).
+  static void* take(std::size_t bytes) noexcept {
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      for (free_list& l : m.lists_)
+        if (l.bytes == bytes && !l.blocks.empty()) {
+          void* p = l.blocks.back();
+          l.blocks.pop_back();
+          m.kept_ -= bytes;
+          return p;
+        }
+    }
+    return map(bytes);
+  }
+  static void give(void* p, std::size_t bytes) noexcept {
+    if (!p) return;
+    record_memory& m = instance();
+    {
+      std::lock_guard<std::mutex> g(m.m_);
+      if (m.kept_ + bytes <= kept_bytes) {
+        try {
+          free_list* l = nullptr;
+          for (free_list& x : m.lists_)
+            if (x.bytes == bytes) l = &x;
+          if (!l) {
+            m.lists_.push_back(free_list{bytes, {}});
+            l = &m.lists_.back();
+          }
+          l->blocks.push_back(p);
+          m.kept_ += bytes;
+          return;
+        } catch (...) {
+        }
+      }
+    }
+    unmap(p, bytes);
+  }
+
+ private:
+  struct free_list {
+    std::size_t bytes;
+    std::vector<void*> blocks;
+  };
+  // Never destroyed: records freed during static destruction still give back.
+  static record_memory& instance() noexcept {
+    static record_memory* m = new record_memory;
+    return *m;
+  }
+  static void* map(std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+#if defined(MAP_POPULATE)
+    // Faulted in at once: one system call rather than a page fault per page.
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+#else
+    constexpr int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#endif
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#else
+    return ::operator new(bytes, std::nothrow);
+#endif
+  }
+  static void unmap(void* p, std::size_t bytes) noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+    ::munmap(p, bytes);
+#else
+    (void)bytes;
+    ::operator delete(p);
+#endif
+  }
+  std::mutex m_;
+  std::vector<free_list> lists_;
+  std::size_t kept_ = 0;
+};
+
 // Append-only storage in fixed chunks, charged to the record's budget. Within
 // a chunk an append is a pointer bump (`cur_` to `end_`); a new chunk is taken
 // out of line.
@@ -18123,13 +18426,28 @@ class record_chunks {
   T* next(record_state& rs);
   std::size_t size() const noexcept { return size_; }
   const T& operator[](std::size_t i) const noexcept { return chunks_[i / N][i % N]; }
+  // Calls `f` on every entry in order, a chunk at a time.
+  template <class F>
+  void each(F&& f) const {
+    std::size_t left = size_;
+    for (const chunk& c : chunks_) {
+      const std::size_t k = left < N ? left : N;
+      for (const T* p = c.get(); p != c.get() + k; ++p) f(*p);
+      left -= k;
+    }
+  }
+  // Entries per chunk, and the freeing of chunk `c` once nothing will read its
+  // entries again (size() stays, for ids to keep their positions).
+  static constexpr std::size_t chunk_entries = N;
+  void free_chunk(std::size_t c) noexcept { chunks_[c].reset(); }
 
  private:
-  // A chunk is raw memory: every entry is written whole when it is taken, so
-  // none is initialised twice (the entries are aggregates, created by the
-  // allocation, and trivially destroyed).
+  // A chunk is raw memory (record_memory): every entry is written whole when
+  // it is taken, so none is initialised twice (the entries are aggregates,
+  // created by the allocation, and trivially destroyed).
+  static constexpr std::size_t chunk_bytes = sizeof(T) * N;
   struct chunk_free {
-    void operator()(T* p) const noexcept { ::operator delete(static_cast<void*>(p)); }
+    void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
   using chunk = std::unique_ptr<T[], chunk_free>;
   static_assert(std::is_trivially_destructible<T>::value && std::is_trivially_copyable<T>::value,
@@ -18174,6 +18492,9 @@ class record_state {
   std::uint64_t origin() const noexcept { return origin_; }
   std::uint64_t limit() const noexcept { return limit_; }
   std::uint64_t trace_limit = 1000000;  // options::trace_limit, handed to the record
+  // Set by the record's build once it starts freeing the raw strands (only the
+  // build reads them, once, after every thread has stopped appending).
+  bool consumed = false;
   std::uint64_t bytes() const noexcept { return bytes_.load(std::memory_order_relaxed); }
   bool limit_hit() const noexcept { return limit_hit_.load(std::memory_order_relaxed); }
 
@@ -18253,7 +18574,7 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
-  chunk c(static_cast<T*>(::operator new(sizeof(T) * N, std::nothrow)));
+  chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
   if (!c) {
     rs.stop();
     return nullptr;

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,12 @@ class record_builder {
   explicit record_builder(const record_inputs& in) : in_(in), rs_(*in.rec), buffers_(in.rec->buffers()) {}
 
   std::shared_ptr<execution_record> build() {
+    // A build that failed (out of memory) after freeing raw strands cannot be
+    // tried again: record_ptr leaves the source for the next read.
+    if (rs_.consumed)
+      throw std::runtime_error(
+          "forkscale: the record cannot be built: an earlier build ran out of memory after it had freed the threads' "
+          "buffers");
     const record_end& end = in_.end;
     auto out = std::make_shared<execution_record>();
     execution_record& r = *out;
@@ -97,7 +104,7 @@ class record_builder {
     collect_joins(end);
     const std::vector<std::uint32_t> order = topological_order(r.complete);
     fill_strands(r, order);
-    release(thread_of_, prev_, strand_join_);  // read by fill_strands alone
+    release(raw_, thread_of_, prev_, strand_join_);  // read by fill_strands alone
     fill_joins(r);
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
@@ -132,15 +139,17 @@ class record_builder {
       offset_.push_back(n);
       n += b->strands.size();
     }
-    raw_.reserve(n);
-    thread_of_.reserve(n);
-    for (std::size_t i = 0; i < buffers_.size(); ++i)
-      for (std::size_t k = 0; k < buffers_[i]->strands.size(); ++k) {
-        raw_.push_back(&buffers_[i]->strands[k]);
-        thread_of_.push_back(static_cast<std::uint32_t>(i));
-      }
-    prev_.reserve(n);
-    for (const raw_strand* w : raw_) prev_.push_back(position(w->prev));
+    raw_.resize(n);
+    thread_of_.resize(n);
+    prev_.resize(n);
+    std::size_t at = 0;
+    for (std::size_t t = 0; t < buffers_.size(); ++t)
+      buffers_[t]->strands.each([&](const raw_strand& w) {
+        raw_[at] = &w;
+        thread_of_[at] = static_cast<std::uint32_t>(t);
+        prev_[at] = position(w.prev);
+        ++at;
+      });
   }
 
   // The join of (uid, round), numbered in the order first asked for. The index
@@ -287,31 +296,45 @@ class record_builder {
     return wall_factor_ == 1.0 ? d : static_cast<std::uint64_t>(static_cast<double>(d) * wall_factor_);
   }
 
+  // Each strand made whole and appended in the topological order (the array is
+  // written once), its thread's busy time summed on the way. A chunk of raw
+  // strands is freed as soon as its last strand has been read, so that the raw
+  // strands and the record are not both held whole.
   void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
+    const std::size_t n = order.size();
     new_index_.assign(raw_.size(), none);
-    for (std::size_t i = 0; i < order.size(); ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < n; ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
     const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
     };
     column_rounding work(in_.unit_per_tick);
     const double upt = in_.unit_per_tick;
-    // Each strand made whole and appended (the array is written once), its
-    // thread's busy time summed on the way.
+    constexpr std::size_t per_chunk = decltype(record_buffer::strands)::chunk_entries;
+    std::vector<std::vector<std::uint32_t>> unread(buffers_.size());  // per thread and chunk
+    for (std::size_t t = 0; t < buffers_.size(); ++t) {
+      const std::size_t size = buffers_[t]->strands.size();
+      unread[t].assign((size + per_chunk - 1) / per_chunk, static_cast<std::uint32_t>(per_chunk));
+      if (size % per_chunk != 0) unread[t].back() = static_cast<std::uint32_t>(size % per_chunk);
+    }
     r.threads.resize(buffers_.size());
-    r.strands.reserve(order.size());
-    task_start_.reserve(order.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const raw_strand& w = *raw_[order[i]];
+    r.strands.reserve(n);
+    task_start_.reserve(n);
+    path_ticks_.reserve(n);
+    rs_.consumed = true;  // from here on the raw strands are being freed
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t p = order[i];
+      const raw_strand& w = *raw_[p];
       forkscale::record_strand o;
-      o.thread = thread_of_[order[i]];
+      o.thread = thread_of_[p];
       o.frame = w.frame;
       o.start_ns = wall_ns(w.wall_start);
       o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
       o.work = static_cast<std::uint64_t>(work.next(static_cast<std::int64_t>(w.work)));
       o.span = to_unit_at(upt, w.path);
-      o.prev = mapped(prev_[order[i]]);
+      path_ticks_.push_back(w.path);
+      o.prev = mapped(prev_[p]);
       o.critical_pred = mapped(position(w.crit_pred));
-      o.join = strand_join_[order[i]] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[order[i]]]);
+      o.join = strand_join_[p] == none ? -1 : static_cast<std::int64_t>(join_order_[strand_join_[p]]);
       o.after_spawn = (w.flags & rec_after_spawn) != 0;
       o.what_if = w.what_if;
       task_start_.push_back((w.flags & rec_task_start) != 0);
@@ -319,6 +342,8 @@ class record_builder {
       r.wall_ns = std::max(r.wall_ns, o.end_ns);
       r.threads[o.thread].busy_ns += o.end_ns - o.start_ns;
       r.strands.push_back(o);
+      const std::size_t c = (p - offset_[o.thread]) / per_chunk;
+      if (--unread[o.thread][c] == 0) buffers_[o.thread]->strands.free_chunk(c);
     }
   }
 
@@ -370,27 +395,19 @@ class record_builder {
   // spans of its strands are rounded together so that they add up to the span.
   void fill_critical_path(execution_record& r, std::uint64_t last) {
     std::vector<std::uint32_t> path;
-    for (std::uint32_t p = position(last); p != none;) {
-      const std::uint32_t i = new_index_[p];
-      if (r.strands[i].critical) break;  // cannot happen; guards a broken record
-      r.strands[i].critical = true;
-      path.push_back(i);
-      p = position(raw_[p]->crit_pred);
+    const std::uint32_t p = position(last);
+    for (std::int64_t i = p == none ? -1 : static_cast<std::int64_t>(new_index_[p]); i >= 0;) {
+      forkscale::record_strand& s = r.strands[static_cast<std::size_t>(i)];
+      if (s.critical) break;  // cannot happen; guards a broken record
+      s.critical = true;
+      path.push_back(static_cast<std::uint32_t>(i));
+      i = s.critical_pred;
     }
     std::reverse(path.begin(), path.end());
     column_rounding span(in_.unit_per_tick);
     for (std::uint32_t i : path)
-      r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(raw_[order_of(i)]->path)));
+      r.strands[i].span = static_cast<std::uint64_t>(span.next(static_cast<std::int64_t>(path_ticks_[i])));
     r.critical_path = std::move(path);
-  }
-
-  std::uint32_t order_of(std::uint32_t new_index) {
-    if (back_.empty()) {
-      back_.assign(new_index_.size(), 0);
-      for (std::uint32_t p = 0; p < new_index_.size(); ++p)
-        if (new_index_[p] != none) back_[new_index_[p]] = p;
-    }
-    return back_[new_index];
   }
 
   void fill_threads_and_regions(execution_record& r) {
@@ -452,8 +469,8 @@ class record_builder {
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
-  double wall_factor_ = 1.0;  // ns per wall-clock tick
-  std::vector<const raw_strand*> raw_;
+  double wall_factor_ = 1.0;            // ns per wall-clock tick
+  std::vector<const raw_strand*> raw_;  // per raw strand, until fill_strands frees them
   std::vector<std::uint32_t> thread_of_;
   std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
@@ -462,7 +479,8 @@ class record_builder {
   compressed_rows join_strands_, join_joins_;  // per join: the strands and the joins reported to it
   std::uint32_t end_join_ = 0;
   std::vector<std::uint32_t> join_order_;
-  std::vector<std::uint32_t> new_index_, back_;
+  std::vector<std::uint32_t> new_index_;
+  std::vector<std::uint64_t> path_ticks_;  // per strand (record order): its path cost in ticks
   std::vector<bool> task_start_;
   std::vector<std::pair<std::int64_t, std::uint32_t>> join_site_;
 };
