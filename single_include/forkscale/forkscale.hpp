@@ -3130,7 +3130,7 @@ class record_state;
 // fresh pages; past that they are unmapped.
 class record_memory {
  public:
-  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
   // `bytes` of memory (null when there is none).
   static void* take(std::size_t bytes) noexcept {
@@ -15829,7 +15829,7 @@ class record_state;
 // fresh pages; past that they are unmapped.
 class record_memory {
  public:
-  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
   // `bytes` of memory (null when there is none).
   static void* take(std::size_t bytes) noexcept {
@@ -25303,7 +25303,7 @@ class record_state;
 // fresh pages; past that they are unmapped.
 class record_memory {
  public:
-  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
   // `bytes` of memory (null when there is none).
   static void* take(std::size_t bytes) noexcept {
@@ -32962,7 +32962,7 @@ class record_state;
 // fresh pages; past that they are unmapped.
 class record_memory {
  public:
-  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
   // `bytes` of memory (null when there is none).
   static void* take(std::size_t bytes) noexcept {
@@ -39050,7 +39050,7 @@ class record_state;
 // fresh pages; past that they are unmapped.
 class record_memory {
  public:
-  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
   // `bytes` of memory (null when there is none).
   static void* take(std::size_t bytes) noexcept {

@@ -3508,7 +3508,7 @@ class record_state;
 // fresh pages; past that they are unmapped.
 class record_memory {
  public:
-  static constexpr std::size_t kept_bytes = std::size_t(64) << 20;
+  static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
   // `bytes` of memory (null when there is none).
   static void* take(std::size_t bytes) noexcept {
