@@ -6626,7 +6626,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   std::size_t threads = r.threads.size();
   for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
   L.threads.resize(threads);
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
@@ -6638,6 +6638,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
       if (a.end != b.end) return a.end > b.end;
       return a.region && !b.region;
     };
+    std::vector<std::uint32_t>().swap(on[t]);  // in the track now
     if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
       std::stable_sort(track.begin(), track.end(), enclosing_first);
   }
@@ -6738,6 +6739,7 @@ inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_la
     }
     track.swap(out);
   }
+  std::vector<trace_slice>().swap(out);  // the last whole track, before run_spans allocates
   run_spans(r, L);
 }
 
@@ -14558,7 +14560,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   std::size_t threads = r.threads.size();
   for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
   L.threads.resize(threads);
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
@@ -14570,6 +14572,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
       if (a.end != b.end) return a.end > b.end;
       return a.region && !b.region;
     };
+    std::vector<std::uint32_t>().swap(on[t]);  // in the track now
     if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
       std::stable_sort(track.begin(), track.end(), enclosing_first);
   }
@@ -14670,6 +14673,7 @@ inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_la
     }
     track.swap(out);
   }
+  std::vector<trace_slice>().swap(out);  // the last whole track, before run_spans allocates
   run_spans(r, L);
 }
 
@@ -21725,7 +21729,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   std::size_t threads = r.threads.size();
   for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
   L.threads.resize(threads);
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
@@ -21737,6 +21741,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
       if (a.end != b.end) return a.end > b.end;
       return a.region && !b.region;
     };
+    std::vector<std::uint32_t>().swap(on[t]);  // in the track now
     if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
       std::stable_sort(track.begin(), track.end(), enclosing_first);
   }
@@ -21837,6 +21842,7 @@ inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_la
     }
     track.swap(out);
   }
+  std::vector<trace_slice>().swap(out);  // the last whole track, before run_spans allocates
   run_spans(r, L);
 }
 

@@ -6291,7 +6291,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   std::size_t threads = r.threads.size();
   for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
   L.threads.resize(threads);
-  const std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
+  std::vector<std::vector<std::uint32_t>> on = place_strands(r, L);
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
@@ -6303,6 +6303,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
       if (a.end != b.end) return a.end > b.end;
       return a.region && !b.region;
     };
+    std::vector<std::uint32_t>().swap(on[t]);  // in the track now
     if (!std::is_sorted(track.begin(), track.end(), enclosing_first))
       std::stable_sort(track.begin(), track.end(), enclosing_first);
   }
@@ -6403,6 +6404,7 @@ inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_la
     }
     track.swap(out);
   }
+  std::vector<trace_slice>().swap(out);  // the last whole track, before run_spans allocates
   run_spans(r, L);
 }
 
