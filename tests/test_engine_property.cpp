@@ -325,6 +325,42 @@ TEST(EngineProperty, LongLoopOfSpawnAndSyncMatchesOracle) {
   }
 }
 
+// A task's end reports the records still in its frame beside its chain, and
+// its join set copies them only when its path is the longest there (profile
+// records.hpp, pending_records). Children that end with 0 to 6 records in the
+// frame (distinct sites in turn, so none merge; past 4 the frame has pushed
+// some onto the chain), that win or lose against a sibling or the spawner's
+// own path, that leave a child of their own to join at their end, and joins
+// that take two rounds of children at once: the oracle's profiles, serially
+// and on worker threads.
+TEST(EngineProperty, RecordsLeftInTheFrameAtATasksEndMatchOracle) {
+  rp::program p;
+  for (int i = 0; i < 60; ++i) {
+    rp::body child;
+    for (int k = 0; k < i % 7; ++k)
+      child.push_back(
+          rp::with_body(rp::op::call, (i + k) % 6, {rp::charge(1 + static_cast<std::uint64_t>(i * k) % 5)}));
+    if (i % 5 == 0) child.push_back(rp::with_body(rp::op::spawn, 1, {rp::charge(4 + i % 3)}));  // joined at its end
+    child.push_back(rp::charge(static_cast<std::uint64_t>(i % 4)));
+    p.root.push_back(rp::with_body(rp::op::spawn, i % 4, std::move(child)));
+    if (i % 3 == 0) p.root.push_back(rp::with_body(rp::op::spawn, (i + 1) % 4, {rp::charge(3u * (i % 5))}));
+    p.root.push_back(rp::charge(1 + static_cast<std::uint64_t>(i * 5) % 13));
+    if (i % 2 == 0) p.root.push_back(rp::sync());
+  }
+  p.root.push_back(rp::sync());
+  rp::oracle o;
+  const rp::region_table expected = o.evaluate(p, "pending");
+  for (unsigned workers : {0u, 3u}) {
+    rp::scheduler sched(workers);
+    rp::interpreter<> run(sched, 23 + workers);
+    const forkscale::report rep = run.run(p, "pending", forkscale::options{});
+    EXPECT_EQ(rp::compare_regions(expected, rp::from_report(rep)), "") << "workers " << workers;
+    EXPECT_EQ(rp::compare_profiles(o.profiles(), rep), "") << "workers " << workers;
+    EXPECT_EQ(rep.check_profile(), "") << "workers " << workers;
+    EXPECT_EQ(rep.diagnostic_count, 0u) << "workers " << workers;
+  }
+}
+
 TEST(Oracle, HandMadeProgram) {
   // charge 10; spawn { charge 100 }; charge 50; sync; charge 5  (burden 7)
   rp::program p;

@@ -57,6 +57,7 @@ struct no_observers {
   static bool spawned(fd::frame&, fd::spawn_token&, const fs::site&) { return false; }
   static void task_started(fd::frame&, fd::session&, fd::spawn_token&) noexcept {}
   static fd::path_prof task_ended(fd::frame&) { return fd::path_prof{}; }
+  static fd::pending_records task_pending(const fd::frame&) noexcept { return fd::pending_records{}; }
   static fd::path_prof task_ended_deferred(fd::frame&, fd::deferred_record*&) { return fd::path_prof{}; }
   static fd::join_source task_source(const fd::frame&) noexcept { return fd::join_source{}; }
   static void join_taken(fd::frame&, fd::join_contents& c) noexcept { fd::release_prof(c.prof.chain); }

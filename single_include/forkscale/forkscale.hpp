@@ -995,6 +995,20 @@ struct site_sums {
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
 
+// Copies `n` records, at most prof_records_per_node, one at a time: a loop over
+// `n` would be compiled to a call of memcpy, which costs more than the copy.
+inline void copy_records(prof_record* to, const prof_record* from, unsigned n) noexcept {
+  static_assert(prof_records_per_node == 4, "copy_records copies at most 4");
+  if (n == 0) return;
+  to[0] = from[0];
+  if (n == 1) return;
+  to[1] = from[1];
+  if (n == 2) return;
+  to[2] = from[2];
+  if (n == 3) return;
+  to[3] = from[3];
+}
+
 struct prof_node;
 
 // What a path carries for the on-span profile: the id of the task it arrives
@@ -1005,6 +1019,15 @@ struct path_prof {
   std::uint64_t local_span = 0;
   std::uint64_t task_span = 0;
   prof_node* chain = nullptr;
+};
+
+// The records a task's path has on top of its chain when the task ends, still
+// in its frame: the join set it reports to copies them only when that path
+// wins there (join_set::report), so that a task end makes no chain node, and
+// one that loses copies nothing.
+struct pending_records {
+  const prof_record* at = nullptr;
+  unsigned count = 0;
 };
 
 struct site_context;
@@ -4989,9 +5012,10 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 // detail/profile/sites.hpp: call and spawn sites, interned once per process, and
 // the sets of sites open above an invocation ("contexts"). An invocation finds
-// its site id and whether it is a top-call-site / top-caller invocation with one
-// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
-// the registry's lock.
+// its site id and whether it is a top-call-site / top-caller invocation in its
+// site's slot in this thread (site_step_for): no hash, no lookup; only misses
+// look further, and only what no thread-local cache holds takes the registry's
+// lock.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -5161,9 +5185,17 @@ class site_registry {
   std::atomic<std::uint32_t> count_{0};
 };
 
-// The per-thread cache in front of site_registry::step. Keyed by the pointers the
-// site holds (string literals from __builtin_FILE and friends, or the user's
-// static tags), so a hit costs a hash and four compares.
+// The per-thread caches in front of site_registry::step, keyed by the pointers
+// the site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), never by their text.
+//
+// First, a site's slot: one per site and thread (a table indexed by the site's
+// line and file, direct-mapped), holding the site's id and its steps from the
+// last two contexts it was reached from — a recursive site is reached from two
+// in turn, from outside itself and from inside. A hit costs no hash and no
+// lookup: the site compared, then the context. Behind it, a cache of (context,
+// site) pairs, for the site reached from more contexts than that or whose slot
+// another site took; only a miss there takes the registry's lock.
 struct site_cache_entry {
   const site_context* ctx = nullptr;
   const char* file = nullptr;
@@ -5174,26 +5206,94 @@ struct site_cache_entry {
   site_step step;
 };
 
-inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+struct site_slot {
+  // The site: all zero in an empty slot, whose ways are empty too (no context is
+  // null), so that the table is zero-initialized storage.
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  std::uint64_t line_kind = 0;  // line | kind << 32
+  std::uint32_t site = 0;
+  struct way {
+    const site_context* ctx = nullptr;
+    const site_context* next = nullptr;
+    unsigned char flags = 0;
+  } ways[2];
+};
+
+inline constexpr unsigned site_slot_count = 256;
+
+inline std::uint64_t site_line_kind(const site& where, site_kind kind) noexcept {
+  return static_cast<std::uint64_t>(where.line) | static_cast<std::uint64_t>(kind) << 32;
+}
+
+inline site_slot& site_slot_for(const site& where, site_kind kind) noexcept {
+  static thread_local site_slot slots[site_slot_count];
+  const auto h = static_cast<unsigned>(where.line * 2u + static_cast<unsigned>(kind)) ^
+                 static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(where.file) >> 4);
+  return slots[h & (site_slot_count - 1)];
+}
+
+// The slot missed: the (context, site) cache, then the registry. The slot then
+// holds the site with this context's step first.
+FORKSCALE_DETAIL_NOINLINE inline site_step site_step_missed(site_slot& s, const site_context* ctx, const site& where,
+                                                            site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
   h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.tag);
   site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
-  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
-                              e.function == where.function && e.tag == where.tag && e.kind == kind))
-    return e.step;
-  site_step st = site_registry::instance().step(ctx, where, kind);
-  e.ctx = ctx;
-  e.file = where.file;
-  e.function = where.function;
-  e.tag = where.tag;
-  e.line = where.line;
-  e.kind = kind;
-  e.step = st;
-  st.registered = true;
+  site_step st;
+  if (e.ctx == ctx && e.file == where.file && e.line == where.line && e.function == where.function &&
+      e.tag == where.tag && e.kind == kind) {
+    st = e.step;
+  } else {
+    st = site_registry::instance().step(ctx, where, kind);
+    e.ctx = ctx;
+    e.file = where.file;
+    e.function = where.function;
+    e.tag = where.tag;
+    e.line = where.line;
+    e.kind = kind;
+    e.step = st;
+    st.registered = true;
+  }
+  const std::uint64_t lk = site_line_kind(where, kind);
+  if (s.file != where.file || s.function != where.function || s.tag != where.tag || s.line_kind != lk) {
+    s.file = where.file;
+    s.function = where.function;
+    s.tag = where.tag;
+    s.line_kind = lk;
+    s.ways[0] = site_slot::way{};
+  }
+  s.site = st.site;
+  s.ways[1] = s.ways[0];
+  s.ways[0].ctx = ctx;
+  s.ways[0].next = st.next;
+  s.ways[0].flags = st.flags;
   return st;
+}
+
+// The step of invoking `where` (a call or a spawn site) from context `ctx`.
+FORKSCALE_DETAIL_ALWAYS_INLINE site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  site_slot& s = site_slot_for(where, kind);
+  const std::uint64_t differs =
+      (reinterpret_cast<std::uintptr_t>(s.file) ^ reinterpret_cast<std::uintptr_t>(where.file)) |
+      (reinterpret_cast<std::uintptr_t>(s.function) ^ reinterpret_cast<std::uintptr_t>(where.function)) |
+      (reinterpret_cast<std::uintptr_t>(s.tag) ^ reinterpret_cast<std::uintptr_t>(where.tag)) |
+      (s.line_kind ^ site_line_kind(where, kind));
+  if (FORKSCALE_DETAIL_LIKELY(differs == 0)) {
+    const site_slot::way* w = s.ways[0].ctx == ctx ? &s.ways[0] : s.ways[1].ctx == ctx ? &s.ways[1] : nullptr;
+    if (FORKSCALE_DETAIL_LIKELY(w != nullptr)) {
+      site_step st;
+      st.next = w->next;
+      st.site = s.site;
+      st.flags = w->flags;
+      return st;
+    }
+  }
+  return site_step_missed(s, ctx, where, kind);
 }
 
 }  // namespace detail
@@ -5436,6 +5536,10 @@ struct join_contents {
   // ended (unknown_end when one is not known): a join that begins after it
   // does not wait (engine::end_sync).
   std::uint64_t last_end = 0;
+  // The winning path's records on top of prof.chain, copied out of the set
+  // under its lock.
+  unsigned pending_count = 0;
+  prof_record pending[prof_records_per_node];
 };
 
 inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
@@ -5486,6 +5590,7 @@ class join_set {
     j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
+    j->acc_pending_count_ = 0;
     j->finished_.set(0);
     j->unpublished_ = 0;
     j->forward_ = nullptr;
@@ -5534,12 +5639,14 @@ class join_set {
   // and its reference drops. The last user of a set whose owner has let go hands
   // the result on, and so on up the chain of forwards. `end` is the clock
   // reading at which the child ended, when it is known.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
-                     std::uint64_t end = unknown_end) noexcept {
+  // `pending`: the records `p` has on top of its chain, held by the caller
+  // (a task's end: its frame's), copied here only if `p` wins.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}, std::uint64_t end = unknown_end,
+                     pending_records pending = {}) noexcept {
     while (j) {
       j->lock_.lock();
       if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
-      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      const path_prof loser = j->keep_longer_path(p, t.span, pending);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
       j->finished_.add(1);
@@ -5550,6 +5657,7 @@ class join_set {
       from = join_source{0, j->uid_, j->round_};
       end = unknown_end;  // a set handed on: when its children ended is not kept
       join_set* next = retire(j, t, p);
+      pending = pending_records{};  // retire pushed the set's onto p.chain
       j = next;
     }
     release_prof(p.chain);
@@ -5595,7 +5703,7 @@ class join_set {
 
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
-  join_contents take() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take() noexcept {
     // The quiet path (owner only; not while recording, whose edges name rounds
     // under the lock): nothing spawned by the owner since the last join, and
     // `outstanding_` back at the owner's reference with no report since — read
@@ -5613,12 +5721,23 @@ class join_set {
   }
 
  private:
-  join_contents take_locked() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take_locked() noexcept {
     lock_.lock();
-    join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
+    // (Member by member: braces would zero `pending` first.)
+    join_contents c;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.running = running();
+    c.finished = finished_.get();
+    c.uid = uid_;
+    c.round = round_++;
+    c.last_end = acc_end_;
+    c.pending_count = acc_pending_count_;
+    copy_records(c.pending, acc_pending_, acc_pending_count_);
     acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
+    acc_pending_count_ = 0;
     finished_.set(0);
     if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
       outstanding_.set(owner_ref);
@@ -5647,6 +5766,7 @@ class join_set {
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
+    j->push_pending(out.prof);  // nobody else refers to the set now
     destroy(j);
     return true;
   }
@@ -5655,7 +5775,7 @@ class join_set {
   void absorb(join_contents& c) noexcept {
     lock_.lock();
     if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
-    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    const path_prof loser = keep_longer_path(c.prof, c.totals.span, pending_records{});
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
     finished_.add(c.finished);
@@ -5683,6 +5803,7 @@ class join_set {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
+    j->push_pending(p);
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
@@ -5695,6 +5816,26 @@ class join_set {
     const join_source from{0, j->uid_, j->round_};
     join_set* next = retire(j, t, p);
     report(next, t, p, from);
+  }
+
+  // Under the lock: the set's path becomes the longer of itself and `p` (ending
+  // at `span`; ties by task id, keep_longer), with the records `p` has on top
+  // of its chain (`pending`) copied here when it wins. Returns the loser, whose
+  // chain reference the caller drops (outside the lock).
+  path_prof keep_longer_path(const path_prof& p, std::uint64_t span, pending_records pending) noexcept {
+    if (!path_beats(span, p.task, acc_.span, acc_prof_.task)) return p;
+    const path_prof loser = acc_prof_;
+    acc_prof_ = p;
+    acc_pending_count_ = pending.count;
+    copy_records(acc_pending_, pending.at, pending.count);
+    return loser;
+  }
+  // The set's path value `p` leaves the set: the records on top of its chain
+  // go onto it.
+  void push_pending(path_prof& p) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(acc_pending_count_ == 0)) return;
+    push_records(p.chain, acc_pending_, acc_pending_count_);
+    acc_pending_count_ = 0;
   }
 
   // Recording, under the lock: `from` reports to this set's current round. The
@@ -5711,7 +5852,9 @@ class join_set {
   guarded_count<std::int64_t> outstanding_{owner_ref};
   std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
-  path_prof acc_prof_;
+  path_prof acc_prof_;  // its records on top of acc_prof_.chain are acc_pending_
+  unsigned acc_pending_count_ = 0;
+  prof_record acc_pending_[prof_records_per_node];
   guarded_count<std::uint64_t> finished_{0};
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
@@ -8258,9 +8401,10 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 // detail/profile/sites.hpp: call and spawn sites, interned once per process, and
 // the sets of sites open above an invocation ("contexts"). An invocation finds
-// its site id and whether it is a top-call-site / top-caller invocation with one
-// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
-// the registry's lock.
+// its site id and whether it is a top-call-site / top-caller invocation in its
+// site's slot in this thread (site_step_for): no hash, no lookup; only misses
+// look further, and only what no thread-local cache holds takes the registry's
+// lock.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -8430,9 +8574,17 @@ class site_registry {
   std::atomic<std::uint32_t> count_{0};
 };
 
-// The per-thread cache in front of site_registry::step. Keyed by the pointers the
-// site holds (string literals from __builtin_FILE and friends, or the user's
-// static tags), so a hit costs a hash and four compares.
+// The per-thread caches in front of site_registry::step, keyed by the pointers
+// the site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), never by their text.
+//
+// First, a site's slot: one per site and thread (a table indexed by the site's
+// line and file, direct-mapped), holding the site's id and its steps from the
+// last two contexts it was reached from — a recursive site is reached from two
+// in turn, from outside itself and from inside. A hit costs no hash and no
+// lookup: the site compared, then the context. Behind it, a cache of (context,
+// site) pairs, for the site reached from more contexts than that or whose slot
+// another site took; only a miss there takes the registry's lock.
 struct site_cache_entry {
   const site_context* ctx = nullptr;
   const char* file = nullptr;
@@ -8443,26 +8595,94 @@ struct site_cache_entry {
   site_step step;
 };
 
-inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+struct site_slot {
+  // The site: all zero in an empty slot, whose ways are empty too (no context is
+  // null), so that the table is zero-initialized storage.
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  std::uint64_t line_kind = 0;  // line | kind << 32
+  std::uint32_t site = 0;
+  struct way {
+    const site_context* ctx = nullptr;
+    const site_context* next = nullptr;
+    unsigned char flags = 0;
+  } ways[2];
+};
+
+inline constexpr unsigned site_slot_count = 256;
+
+inline std::uint64_t site_line_kind(const site& where, site_kind kind) noexcept {
+  return static_cast<std::uint64_t>(where.line) | static_cast<std::uint64_t>(kind) << 32;
+}
+
+inline site_slot& site_slot_for(const site& where, site_kind kind) noexcept {
+  static thread_local site_slot slots[site_slot_count];
+  const auto h = static_cast<unsigned>(where.line * 2u + static_cast<unsigned>(kind)) ^
+                 static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(where.file) >> 4);
+  return slots[h & (site_slot_count - 1)];
+}
+
+// The slot missed: the (context, site) cache, then the registry. The slot then
+// holds the site with this context's step first.
+FORKSCALE_DETAIL_NOINLINE inline site_step site_step_missed(site_slot& s, const site_context* ctx, const site& where,
+                                                            site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
   h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.tag);
   site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
-  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
-                              e.function == where.function && e.tag == where.tag && e.kind == kind))
-    return e.step;
-  site_step st = site_registry::instance().step(ctx, where, kind);
-  e.ctx = ctx;
-  e.file = where.file;
-  e.function = where.function;
-  e.tag = where.tag;
-  e.line = where.line;
-  e.kind = kind;
-  e.step = st;
-  st.registered = true;
+  site_step st;
+  if (e.ctx == ctx && e.file == where.file && e.line == where.line && e.function == where.function &&
+      e.tag == where.tag && e.kind == kind) {
+    st = e.step;
+  } else {
+    st = site_registry::instance().step(ctx, where, kind);
+    e.ctx = ctx;
+    e.file = where.file;
+    e.function = where.function;
+    e.tag = where.tag;
+    e.line = where.line;
+    e.kind = kind;
+    e.step = st;
+    st.registered = true;
+  }
+  const std::uint64_t lk = site_line_kind(where, kind);
+  if (s.file != where.file || s.function != where.function || s.tag != where.tag || s.line_kind != lk) {
+    s.file = where.file;
+    s.function = where.function;
+    s.tag = where.tag;
+    s.line_kind = lk;
+    s.ways[0] = site_slot::way{};
+  }
+  s.site = st.site;
+  s.ways[1] = s.ways[0];
+  s.ways[0].ctx = ctx;
+  s.ways[0].next = st.next;
+  s.ways[0].flags = st.flags;
   return st;
+}
+
+// The step of invoking `where` (a call or a spawn site) from context `ctx`.
+FORKSCALE_DETAIL_ALWAYS_INLINE site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  site_slot& s = site_slot_for(where, kind);
+  const std::uint64_t differs =
+      (reinterpret_cast<std::uintptr_t>(s.file) ^ reinterpret_cast<std::uintptr_t>(where.file)) |
+      (reinterpret_cast<std::uintptr_t>(s.function) ^ reinterpret_cast<std::uintptr_t>(where.function)) |
+      (reinterpret_cast<std::uintptr_t>(s.tag) ^ reinterpret_cast<std::uintptr_t>(where.tag)) |
+      (s.line_kind ^ site_line_kind(where, kind));
+  if (FORKSCALE_DETAIL_LIKELY(differs == 0)) {
+    const site_slot::way* w = s.ways[0].ctx == ctx ? &s.ways[0] : s.ways[1].ctx == ctx ? &s.ways[1] : nullptr;
+    if (FORKSCALE_DETAIL_LIKELY(w != nullptr)) {
+      site_step st;
+      st.next = w->next;
+      st.site = s.site;
+      st.flags = w->flags;
+      return st;
+    }
+  }
+  return site_step_missed(s, ctx, where, kind);
 }
 
 }  // namespace detail
@@ -8705,6 +8925,10 @@ struct join_contents {
   // ended (unknown_end when one is not known): a join that begins after it
   // does not wait (engine::end_sync).
   std::uint64_t last_end = 0;
+  // The winning path's records on top of prof.chain, copied out of the set
+  // under its lock.
+  unsigned pending_count = 0;
+  prof_record pending[prof_records_per_node];
 };
 
 inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
@@ -8755,6 +8979,7 @@ class join_set {
     j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
+    j->acc_pending_count_ = 0;
     j->finished_.set(0);
     j->unpublished_ = 0;
     j->forward_ = nullptr;
@@ -8803,12 +9028,14 @@ class join_set {
   // and its reference drops. The last user of a set whose owner has let go hands
   // the result on, and so on up the chain of forwards. `end` is the clock
   // reading at which the child ended, when it is known.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
-                     std::uint64_t end = unknown_end) noexcept {
+  // `pending`: the records `p` has on top of its chain, held by the caller
+  // (a task's end: its frame's), copied here only if `p` wins.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}, std::uint64_t end = unknown_end,
+                     pending_records pending = {}) noexcept {
     while (j) {
       j->lock_.lock();
       if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
-      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      const path_prof loser = j->keep_longer_path(p, t.span, pending);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
       j->finished_.add(1);
@@ -8819,6 +9046,7 @@ class join_set {
       from = join_source{0, j->uid_, j->round_};
       end = unknown_end;  // a set handed on: when its children ended is not kept
       join_set* next = retire(j, t, p);
+      pending = pending_records{};  // retire pushed the set's onto p.chain
       j = next;
     }
     release_prof(p.chain);
@@ -8864,7 +9092,7 @@ class join_set {
 
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
-  join_contents take() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take() noexcept {
     // The quiet path (owner only; not while recording, whose edges name rounds
     // under the lock): nothing spawned by the owner since the last join, and
     // `outstanding_` back at the owner's reference with no report since — read
@@ -8882,12 +9110,23 @@ class join_set {
   }
 
  private:
-  join_contents take_locked() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take_locked() noexcept {
     lock_.lock();
-    join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
+    // (Member by member: braces would zero `pending` first.)
+    join_contents c;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.running = running();
+    c.finished = finished_.get();
+    c.uid = uid_;
+    c.round = round_++;
+    c.last_end = acc_end_;
+    c.pending_count = acc_pending_count_;
+    copy_records(c.pending, acc_pending_, acc_pending_count_);
     acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
+    acc_pending_count_ = 0;
     finished_.set(0);
     if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
       outstanding_.set(owner_ref);
@@ -8916,6 +9155,7 @@ class join_set {
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
+    j->push_pending(out.prof);  // nobody else refers to the set now
     destroy(j);
     return true;
   }
@@ -8924,7 +9164,7 @@ class join_set {
   void absorb(join_contents& c) noexcept {
     lock_.lock();
     if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
-    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    const path_prof loser = keep_longer_path(c.prof, c.totals.span, pending_records{});
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
     finished_.add(c.finished);
@@ -8952,6 +9192,7 @@ class join_set {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
+    j->push_pending(p);
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
@@ -8964,6 +9205,26 @@ class join_set {
     const join_source from{0, j->uid_, j->round_};
     join_set* next = retire(j, t, p);
     report(next, t, p, from);
+  }
+
+  // Under the lock: the set's path becomes the longer of itself and `p` (ending
+  // at `span`; ties by task id, keep_longer), with the records `p` has on top
+  // of its chain (`pending`) copied here when it wins. Returns the loser, whose
+  // chain reference the caller drops (outside the lock).
+  path_prof keep_longer_path(const path_prof& p, std::uint64_t span, pending_records pending) noexcept {
+    if (!path_beats(span, p.task, acc_.span, acc_prof_.task)) return p;
+    const path_prof loser = acc_prof_;
+    acc_prof_ = p;
+    acc_pending_count_ = pending.count;
+    copy_records(acc_pending_, pending.at, pending.count);
+    return loser;
+  }
+  // The set's path value `p` leaves the set: the records on top of its chain
+  // go onto it.
+  void push_pending(path_prof& p) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(acc_pending_count_ == 0)) return;
+    push_records(p.chain, acc_pending_, acc_pending_count_);
+    acc_pending_count_ = 0;
   }
 
   // Recording, under the lock: `from` reports to this set's current round. The
@@ -8980,7 +9241,9 @@ class join_set {
   guarded_count<std::int64_t> outstanding_{owner_ref};
   std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
-  path_prof acc_prof_;
+  path_prof acc_prof_;  // its records on top of acc_prof_.chain are acc_pending_
+  unsigned acc_pending_count_ = 0;
+  prof_record acc_pending_[prof_records_per_node];
   guarded_count<std::uint64_t> finished_{0};
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
@@ -9473,7 +9736,8 @@ FORKSCALE_NAMESPACE_END
 //   spawned               — a spawn's token is made (returns: a site was
 //                           registered, so its cost is in no strand)
 //   root_started / task_started — a measurement's root, or a child, starts
-//   task_ended / task_ended_deferred / task_source — a task reports to its join
+//   task_ended / task_pending / task_ended_deferred / task_source — a task
+//                           reports to its join
 //   join_taken / join_done — a join took its children's path values (before and
 //                           after they fold into the task's)
 //   call_opened / call_closed — a call site (it may split the strand: the
@@ -9692,7 +9956,8 @@ struct basic_engine {
     join_set* left = c.sync_block != nullptr ? merge_finished_children<Observers>(c) : nullptr;
     const join_source from = Observers::task_source(c);
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
-      join_set::report(c.report_to, c.totals, Observers::task_ended(c), from, t);
+      const path_prof out = Observers::task_ended(c);
+      join_set::report(c.report_to, c.totals, out, from, t, Observers::task_pending(c));
     } else {
       end_with_children_running<Observers>(c, left, from);
     }
@@ -10205,17 +10470,26 @@ inline prof_record task_record(const frame& c) noexcept {
 }
 
 // A task ends: its own invocation's record (on work now, on span with its path),
-// and the path profile it reports with.
+// and the path profile it reports with: its chain, and on top of it the
+// records left in the frame (profile_task_pending), which are not pushed onto
+// the chain.
 inline path_prof profile_task_end(frame& c) {
   const prof_record r = task_record(c);
   c.profile.path.local_span = c.profile.local_span_at_start;
   c.profile.path.task_span = c.profile.task_span_at_start;
   record_on_work(c.sess, r);
   append_record(c, r);
+  drop_credits(c);
   path_prof out = c.profile.path;
   out.task = c.profile.task_id;
-  out.chain = take_path(c);
+  c.profile.path.chain = nullptr;
   return out;
+}
+
+// The records on top of the chain profile_task_end gave: the frame's, read by
+// the report that follows it.
+inline pending_records profile_task_pending(const frame& c) noexcept {
+  return pending_records{c.profile.records, c.profile.record_count};
 }
 
 // A task ends while children it left unjoined still run: its invocation ends
@@ -10319,14 +10593,17 @@ inline void profile_call_close(frame& f, const call_state& cs) {
   append_record(f, r);
 }
 
-// A join took `joined` (ending at joined_span) while the task's own path ends
-// at f.totals.span (before the join): when a child's path is the longer, the
-// task's path becomes it; otherwise the child's chain is dropped.
-inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+// A join took `joined` (ending at joined_span; `pending` its records on top of
+// its chain) while the task's own path ends at f.totals.span (before the
+// join): when a child's path is the longer, the task's path becomes it, its
+// records on top in the frame; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span, const prof_record* pending,
+                         unsigned pending_count) noexcept {
   if (path_beats(joined_span, joined.task, f.totals.span, f.profile.task_id)) {
     drop_credits(f);
     release_prof(f.profile.path.chain);
-    f.profile.record_count = 0;
+    copy_records(f.profile.records, pending, pending_count);
+    f.profile.record_count = pending_count;
     f.profile.path.local_span = joined.local_span;
     f.profile.path.task_span = joined.task_span;
     f.profile.path.chain = joined.chain;
@@ -10703,6 +10980,12 @@ struct measurement_observers {
     if (c.profile.on) return profile_task_end(c);
     return path_prof{};
   }
+  // After task_ended: the records the task's path has on top of that chain,
+  // still in its frame, for the report that follows.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static pending_records task_pending(const frame& c) noexcept {
+    if (c.profile.on) return profile_task_pending(c);
+    return pending_records{};
+  }
   // The task ends while children it left still run: its record waits for them
   // (`d`, null when there is none).
   static path_prof task_ended_deferred(frame& c, deferred_record*& d) {
@@ -10720,7 +11003,7 @@ struct measurement_observers {
   // keeps its profile chain.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_taken(frame& f, join_contents& c) noexcept {
     if (f.profile.on) {
-      profile_join(f, c.prof, c.totals.span);
+      profile_join(f, c.prof, c.totals.span, c.pending, c.pending_count);
     } else {
       release_prof(c.prof.chain);
     }
@@ -15664,6 +15947,20 @@ struct site_sums {
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
 
+// Copies `n` records, at most prof_records_per_node, one at a time: a loop over
+// `n` would be compiled to a call of memcpy, which costs more than the copy.
+inline void copy_records(prof_record* to, const prof_record* from, unsigned n) noexcept {
+  static_assert(prof_records_per_node == 4, "copy_records copies at most 4");
+  if (n == 0) return;
+  to[0] = from[0];
+  if (n == 1) return;
+  to[1] = from[1];
+  if (n == 2) return;
+  to[2] = from[2];
+  if (n == 3) return;
+  to[3] = from[3];
+}
+
 struct prof_node;
 
 // What a path carries for the on-span profile: the id of the task it arrives
@@ -15674,6 +15971,15 @@ struct path_prof {
   std::uint64_t local_span = 0;
   std::uint64_t task_span = 0;
   prof_node* chain = nullptr;
+};
+
+// The records a task's path has on top of its chain when the task ends, still
+// in its frame: the join set it reports to copies them only when that path
+// wins there (join_set::report), so that a task end makes no chain node, and
+// one that loses copies nothing.
+struct pending_records {
+  const prof_record* at = nullptr;
+  unsigned count = 0;
 };
 
 struct site_context;
@@ -24835,9 +25141,10 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 // detail/profile/sites.hpp: call and spawn sites, interned once per process, and
 // the sets of sites open above an invocation ("contexts"). An invocation finds
-// its site id and whether it is a top-call-site / top-caller invocation with one
-// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
-// the registry's lock.
+// its site id and whether it is a top-call-site / top-caller invocation in its
+// site's slot in this thread (site_step_for): no hash, no lookup; only misses
+// look further, and only what no thread-local cache holds takes the registry's
+// lock.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -25007,9 +25314,17 @@ class site_registry {
   std::atomic<std::uint32_t> count_{0};
 };
 
-// The per-thread cache in front of site_registry::step. Keyed by the pointers the
-// site holds (string literals from __builtin_FILE and friends, or the user's
-// static tags), so a hit costs a hash and four compares.
+// The per-thread caches in front of site_registry::step, keyed by the pointers
+// the site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), never by their text.
+//
+// First, a site's slot: one per site and thread (a table indexed by the site's
+// line and file, direct-mapped), holding the site's id and its steps from the
+// last two contexts it was reached from — a recursive site is reached from two
+// in turn, from outside itself and from inside. A hit costs no hash and no
+// lookup: the site compared, then the context. Behind it, a cache of (context,
+// site) pairs, for the site reached from more contexts than that or whose slot
+// another site took; only a miss there takes the registry's lock.
 struct site_cache_entry {
   const site_context* ctx = nullptr;
   const char* file = nullptr;
@@ -25020,26 +25335,94 @@ struct site_cache_entry {
   site_step step;
 };
 
-inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+struct site_slot {
+  // The site: all zero in an empty slot, whose ways are empty too (no context is
+  // null), so that the table is zero-initialized storage.
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  std::uint64_t line_kind = 0;  // line | kind << 32
+  std::uint32_t site = 0;
+  struct way {
+    const site_context* ctx = nullptr;
+    const site_context* next = nullptr;
+    unsigned char flags = 0;
+  } ways[2];
+};
+
+inline constexpr unsigned site_slot_count = 256;
+
+inline std::uint64_t site_line_kind(const site& where, site_kind kind) noexcept {
+  return static_cast<std::uint64_t>(where.line) | static_cast<std::uint64_t>(kind) << 32;
+}
+
+inline site_slot& site_slot_for(const site& where, site_kind kind) noexcept {
+  static thread_local site_slot slots[site_slot_count];
+  const auto h = static_cast<unsigned>(where.line * 2u + static_cast<unsigned>(kind)) ^
+                 static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(where.file) >> 4);
+  return slots[h & (site_slot_count - 1)];
+}
+
+// The slot missed: the (context, site) cache, then the registry. The slot then
+// holds the site with this context's step first.
+FORKSCALE_DETAIL_NOINLINE inline site_step site_step_missed(site_slot& s, const site_context* ctx, const site& where,
+                                                            site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
   h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.tag);
   site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
-  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
-                              e.function == where.function && e.tag == where.tag && e.kind == kind))
-    return e.step;
-  site_step st = site_registry::instance().step(ctx, where, kind);
-  e.ctx = ctx;
-  e.file = where.file;
-  e.function = where.function;
-  e.tag = where.tag;
-  e.line = where.line;
-  e.kind = kind;
-  e.step = st;
-  st.registered = true;
+  site_step st;
+  if (e.ctx == ctx && e.file == where.file && e.line == where.line && e.function == where.function &&
+      e.tag == where.tag && e.kind == kind) {
+    st = e.step;
+  } else {
+    st = site_registry::instance().step(ctx, where, kind);
+    e.ctx = ctx;
+    e.file = where.file;
+    e.function = where.function;
+    e.tag = where.tag;
+    e.line = where.line;
+    e.kind = kind;
+    e.step = st;
+    st.registered = true;
+  }
+  const std::uint64_t lk = site_line_kind(where, kind);
+  if (s.file != where.file || s.function != where.function || s.tag != where.tag || s.line_kind != lk) {
+    s.file = where.file;
+    s.function = where.function;
+    s.tag = where.tag;
+    s.line_kind = lk;
+    s.ways[0] = site_slot::way{};
+  }
+  s.site = st.site;
+  s.ways[1] = s.ways[0];
+  s.ways[0].ctx = ctx;
+  s.ways[0].next = st.next;
+  s.ways[0].flags = st.flags;
   return st;
+}
+
+// The step of invoking `where` (a call or a spawn site) from context `ctx`.
+FORKSCALE_DETAIL_ALWAYS_INLINE site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  site_slot& s = site_slot_for(where, kind);
+  const std::uint64_t differs =
+      (reinterpret_cast<std::uintptr_t>(s.file) ^ reinterpret_cast<std::uintptr_t>(where.file)) |
+      (reinterpret_cast<std::uintptr_t>(s.function) ^ reinterpret_cast<std::uintptr_t>(where.function)) |
+      (reinterpret_cast<std::uintptr_t>(s.tag) ^ reinterpret_cast<std::uintptr_t>(where.tag)) |
+      (s.line_kind ^ site_line_kind(where, kind));
+  if (FORKSCALE_DETAIL_LIKELY(differs == 0)) {
+    const site_slot::way* w = s.ways[0].ctx == ctx ? &s.ways[0] : s.ways[1].ctx == ctx ? &s.ways[1] : nullptr;
+    if (FORKSCALE_DETAIL_LIKELY(w != nullptr)) {
+      site_step st;
+      st.next = w->next;
+      st.site = s.site;
+      st.flags = w->flags;
+      return st;
+    }
+  }
+  return site_step_missed(s, ctx, where, kind);
 }
 
 }  // namespace detail
@@ -26213,6 +26596,10 @@ struct join_contents {
   // ended (unknown_end when one is not known): a join that begins after it
   // does not wait (engine::end_sync).
   std::uint64_t last_end = 0;
+  // The winning path's records on top of prof.chain, copied out of the set
+  // under its lock.
+  unsigned pending_count = 0;
+  prof_record pending[prof_records_per_node];
 };
 
 inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
@@ -26263,6 +26650,7 @@ class join_set {
     j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
+    j->acc_pending_count_ = 0;
     j->finished_.set(0);
     j->unpublished_ = 0;
     j->forward_ = nullptr;
@@ -26311,12 +26699,14 @@ class join_set {
   // and its reference drops. The last user of a set whose owner has let go hands
   // the result on, and so on up the chain of forwards. `end` is the clock
   // reading at which the child ended, when it is known.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
-                     std::uint64_t end = unknown_end) noexcept {
+  // `pending`: the records `p` has on top of its chain, held by the caller
+  // (a task's end: its frame's), copied here only if `p` wins.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}, std::uint64_t end = unknown_end,
+                     pending_records pending = {}) noexcept {
     while (j) {
       j->lock_.lock();
       if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
-      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      const path_prof loser = j->keep_longer_path(p, t.span, pending);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
       j->finished_.add(1);
@@ -26327,6 +26717,7 @@ class join_set {
       from = join_source{0, j->uid_, j->round_};
       end = unknown_end;  // a set handed on: when its children ended is not kept
       join_set* next = retire(j, t, p);
+      pending = pending_records{};  // retire pushed the set's onto p.chain
       j = next;
     }
     release_prof(p.chain);
@@ -26372,7 +26763,7 @@ class join_set {
 
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
-  join_contents take() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take() noexcept {
     // The quiet path (owner only; not while recording, whose edges name rounds
     // under the lock): nothing spawned by the owner since the last join, and
     // `outstanding_` back at the owner's reference with no report since — read
@@ -26390,12 +26781,23 @@ class join_set {
   }
 
  private:
-  join_contents take_locked() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take_locked() noexcept {
     lock_.lock();
-    join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
+    // (Member by member: braces would zero `pending` first.)
+    join_contents c;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.running = running();
+    c.finished = finished_.get();
+    c.uid = uid_;
+    c.round = round_++;
+    c.last_end = acc_end_;
+    c.pending_count = acc_pending_count_;
+    copy_records(c.pending, acc_pending_, acc_pending_count_);
     acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
+    acc_pending_count_ = 0;
     finished_.set(0);
     if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
       outstanding_.set(owner_ref);
@@ -26424,6 +26826,7 @@ class join_set {
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
+    j->push_pending(out.prof);  // nobody else refers to the set now
     destroy(j);
     return true;
   }
@@ -26432,7 +26835,7 @@ class join_set {
   void absorb(join_contents& c) noexcept {
     lock_.lock();
     if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
-    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    const path_prof loser = keep_longer_path(c.prof, c.totals.span, pending_records{});
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
     finished_.add(c.finished);
@@ -26460,6 +26863,7 @@ class join_set {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
+    j->push_pending(p);
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
@@ -26472,6 +26876,26 @@ class join_set {
     const join_source from{0, j->uid_, j->round_};
     join_set* next = retire(j, t, p);
     report(next, t, p, from);
+  }
+
+  // Under the lock: the set's path becomes the longer of itself and `p` (ending
+  // at `span`; ties by task id, keep_longer), with the records `p` has on top
+  // of its chain (`pending`) copied here when it wins. Returns the loser, whose
+  // chain reference the caller drops (outside the lock).
+  path_prof keep_longer_path(const path_prof& p, std::uint64_t span, pending_records pending) noexcept {
+    if (!path_beats(span, p.task, acc_.span, acc_prof_.task)) return p;
+    const path_prof loser = acc_prof_;
+    acc_prof_ = p;
+    acc_pending_count_ = pending.count;
+    copy_records(acc_pending_, pending.at, pending.count);
+    return loser;
+  }
+  // The set's path value `p` leaves the set: the records on top of its chain
+  // go onto it.
+  void push_pending(path_prof& p) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(acc_pending_count_ == 0)) return;
+    push_records(p.chain, acc_pending_, acc_pending_count_);
+    acc_pending_count_ = 0;
   }
 
   // Recording, under the lock: `from` reports to this set's current round. The
@@ -26488,7 +26912,9 @@ class join_set {
   guarded_count<std::int64_t> outstanding_{owner_ref};
   std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
-  path_prof acc_prof_;
+  path_prof acc_prof_;  // its records on top of acc_prof_.chain are acc_pending_
+  unsigned acc_pending_count_ = 0;
+  prof_record acc_pending_[prof_records_per_node];
   guarded_count<std::uint64_t> finished_{0};
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;
@@ -38889,6 +39315,20 @@ struct site_sums {
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
 
+// Copies `n` records, at most prof_records_per_node, one at a time: a loop over
+// `n` would be compiled to a call of memcpy, which costs more than the copy.
+inline void copy_records(prof_record* to, const prof_record* from, unsigned n) noexcept {
+  static_assert(prof_records_per_node == 4, "copy_records copies at most 4");
+  if (n == 0) return;
+  to[0] = from[0];
+  if (n == 1) return;
+  to[1] = from[1];
+  if (n == 2) return;
+  to[2] = from[2];
+  if (n == 3) return;
+  to[3] = from[3];
+}
+
 struct prof_node;
 
 // What a path carries for the on-span profile: the id of the task it arrives
@@ -38899,6 +39339,15 @@ struct path_prof {
   std::uint64_t local_span = 0;
   std::uint64_t task_span = 0;
   prof_node* chain = nullptr;
+};
+
+// The records a task's path has on top of its chain when the task ends, still
+// in its frame: the join set it reports to copies them only when that path
+// wins there (join_set::report), so that a task end makes no chain node, and
+// one that loses copies nothing.
+struct pending_records {
+  const prof_record* at = nullptr;
+  unsigned count = 0;
 };
 
 struct site_context;

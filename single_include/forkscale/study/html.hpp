@@ -3978,6 +3978,20 @@ struct site_sums {
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
 
+// Copies `n` records, at most prof_records_per_node, one at a time: a loop over
+// `n` would be compiled to a call of memcpy, which costs more than the copy.
+inline void copy_records(prof_record* to, const prof_record* from, unsigned n) noexcept {
+  static_assert(prof_records_per_node == 4, "copy_records copies at most 4");
+  if (n == 0) return;
+  to[0] = from[0];
+  if (n == 1) return;
+  to[1] = from[1];
+  if (n == 2) return;
+  to[2] = from[2];
+  if (n == 3) return;
+  to[3] = from[3];
+}
+
 struct prof_node;
 
 // What a path carries for the on-span profile: the id of the task it arrives
@@ -3988,6 +4002,15 @@ struct path_prof {
   std::uint64_t local_span = 0;
   std::uint64_t task_span = 0;
   prof_node* chain = nullptr;
+};
+
+// The records a task's path has on top of its chain when the task ends, still
+// in its frame: the join set it reports to copies them only when that path
+// wins there (join_set::report), so that a task end makes no chain node, and
+// one that loses copies nothing.
+struct pending_records {
+  const prof_record* at = nullptr;
+  unsigned count = 0;
 };
 
 struct site_context;
@@ -11912,6 +11935,20 @@ struct site_sums {
 // Records a frame holds before it pushes them onto its chain (prof_node).
 inline constexpr unsigned prof_records_per_node = 4;
 
+// Copies `n` records, at most prof_records_per_node, one at a time: a loop over
+// `n` would be compiled to a call of memcpy, which costs more than the copy.
+inline void copy_records(prof_record* to, const prof_record* from, unsigned n) noexcept {
+  static_assert(prof_records_per_node == 4, "copy_records copies at most 4");
+  if (n == 0) return;
+  to[0] = from[0];
+  if (n == 1) return;
+  to[1] = from[1];
+  if (n == 2) return;
+  to[2] = from[2];
+  if (n == 3) return;
+  to[3] = from[3];
+}
+
 struct prof_node;
 
 // What a path carries for the on-span profile: the id of the task it arrives
@@ -11922,6 +11959,15 @@ struct path_prof {
   std::uint64_t local_span = 0;
   std::uint64_t task_span = 0;
   prof_node* chain = nullptr;
+};
+
+// The records a task's path has on top of its chain when the task ends, still
+// in its frame: the join set it reports to copies them only when that path
+// wins there (join_set::report), so that a task end makes no chain node, and
+// one that loses copies nothing.
+struct pending_records {
+  const prof_record* at = nullptr;
+  unsigned count = 0;
 };
 
 struct site_context;

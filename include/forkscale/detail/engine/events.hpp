@@ -194,7 +194,8 @@ struct basic_engine {
     join_set* left = c.sync_block != nullptr ? merge_finished_children<Observers>(c) : nullptr;
     const join_source from = Observers::task_source(c);
     if (FORKSCALE_DETAIL_LIKELY(left == nullptr)) {
-      join_set::report(c.report_to, c.totals, Observers::task_ended(c), from, t);
+      const path_prof out = Observers::task_ended(c);
+      join_set::report(c.report_to, c.totals, out, from, t, Observers::task_pending(c));
     } else {
       end_with_children_running<Observers>(c, left, from);
     }

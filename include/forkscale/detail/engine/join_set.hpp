@@ -68,6 +68,10 @@ struct join_contents {
   // ended (unknown_end when one is not known): a join that begins after it
   // does not wait (engine::end_sync).
   std::uint64_t last_end = 0;
+  // The winning path's records on top of prof.chain, copied out of the set
+  // under its lock.
+  unsigned pending_count = 0;
+  prof_record pending[prof_records_per_node];
 };
 
 inline constexpr std::uint64_t unknown_end = ~std::uint64_t(0);
@@ -118,6 +122,7 @@ class join_set {
     j->acc_end_ = 0;
     j->acc_ = path_totals{};
     j->acc_prof_ = path_prof{};
+    j->acc_pending_count_ = 0;
     j->finished_.set(0);
     j->unpublished_ = 0;
     j->forward_ = nullptr;
@@ -166,12 +171,14 @@ class join_set {
   // and its reference drops. The last user of a set whose owner has let go hands
   // the result on, and so on up the chain of forwards. `end` is the clock
   // reading at which the child ended, when it is known.
-  static void report(join_set* j, path_totals t, path_prof p, join_source from = {},
-                     std::uint64_t end = unknown_end) noexcept {
+  // `pending`: the records `p` has on top of its chain, held by the caller
+  // (a task's end: its frame's), copied here only if `p` wins.
+  static void report(join_set* j, path_totals t, path_prof p, join_source from = {}, std::uint64_t end = unknown_end,
+                     pending_records pending = {}) noexcept {
     while (j) {
       j->lock_.lock();
       if (FORKSCALE_DETAIL_UNLIKELY(j->rec_ != nullptr)) j->record_source(from);
-      const path_prof loser = keep_longer(j->acc_prof_, j->acc_.span, p, t.span);
+      const path_prof loser = j->keep_longer_path(p, t.span, pending);
       j->acc_.join(t);
       if (end > j->acc_end_) j->acc_end_ = end;
       j->finished_.add(1);
@@ -182,6 +189,7 @@ class join_set {
       from = join_source{0, j->uid_, j->round_};
       end = unknown_end;  // a set handed on: when its children ended is not kept
       join_set* next = retire(j, t, p);
+      pending = pending_records{};  // retire pushed the set's onto p.chain
       j = next;
     }
     release_prof(p.chain);
@@ -227,7 +235,7 @@ class join_set {
 
   // The join: takes everything folded in so far. When nothing is outstanding the
   // set is ready for its next round (a task's sync block is reused).
-  join_contents take() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take() noexcept {
     // The quiet path (owner only; not while recording, whose edges name rounds
     // under the lock): nothing spawned by the owner since the last join, and
     // `outstanding_` back at the owner's reference with no report since — read
@@ -245,12 +253,23 @@ class join_set {
   }
 
  private:
-  join_contents take_locked() noexcept {
+  FORKSCALE_DETAIL_ALWAYS_INLINE join_contents take_locked() noexcept {
     lock_.lock();
-    join_contents c{acc_, acc_prof_, running(), finished_.get(), uid_, round_++, false, acc_end_};
+    // (Member by member: braces would zero `pending` first.)
+    join_contents c;
+    c.totals = acc_;
+    c.prof = acc_prof_;
+    c.running = running();
+    c.finished = finished_.get();
+    c.uid = uid_;
+    c.round = round_++;
+    c.last_end = acc_end_;
+    c.pending_count = acc_pending_count_;
+    copy_records(c.pending, acc_pending_, acc_pending_count_);
     acc_end_ = 0;
     acc_ = path_totals{};
     acc_prof_ = path_prof{};
+    acc_pending_count_ = 0;
     finished_.set(0);
     if (FORKSCALE_DETAIL_LIKELY(c.running == 0)) {
       outstanding_.set(owner_ref);
@@ -279,6 +298,7 @@ class join_set {
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     j->lock_.unlock();
+    j->push_pending(out.prof);  // nobody else refers to the set now
     destroy(j);
     return true;
   }
@@ -287,7 +307,7 @@ class join_set {
   void absorb(join_contents& c) noexcept {
     lock_.lock();
     if (FORKSCALE_DETAIL_UNLIKELY(rec_ != nullptr)) record_source(join_source{0, c.uid, c.round});
-    const path_prof loser = keep_longer(acc_prof_, acc_.span, c.prof, c.totals.span);
+    const path_prof loser = keep_longer_path(c.prof, c.totals.span, pending_records{});
     acc_.join(c.totals);
     if (c.last_end > acc_end_) acc_end_ = c.last_end;
     finished_.add(c.finished);
@@ -315,6 +335,7 @@ class join_set {
     join_set* next = j->forward_;
     t = j->acc_;
     p = j->acc_prof_;
+    j->push_pending(p);
     j->acc_.what_if = nullptr;
     j->acc_prof_.chain = nullptr;
     if (FORKSCALE_DETAIL_UNLIKELY(j->deferred_ != nullptr)) j->deferred_->finish(*j->deferred_, t, p);
@@ -327,6 +348,26 @@ class join_set {
     const join_source from{0, j->uid_, j->round_};
     join_set* next = retire(j, t, p);
     report(next, t, p, from);
+  }
+
+  // Under the lock: the set's path becomes the longer of itself and `p` (ending
+  // at `span`; ties by task id, keep_longer), with the records `p` has on top
+  // of its chain (`pending`) copied here when it wins. Returns the loser, whose
+  // chain reference the caller drops (outside the lock).
+  path_prof keep_longer_path(const path_prof& p, std::uint64_t span, pending_records pending) noexcept {
+    if (!path_beats(span, p.task, acc_.span, acc_prof_.task)) return p;
+    const path_prof loser = acc_prof_;
+    acc_prof_ = p;
+    acc_pending_count_ = pending.count;
+    copy_records(acc_pending_, pending.at, pending.count);
+    return loser;
+  }
+  // The set's path value `p` leaves the set: the records on top of its chain
+  // go onto it.
+  void push_pending(path_prof& p) noexcept {
+    if (FORKSCALE_DETAIL_LIKELY(acc_pending_count_ == 0)) return;
+    push_records(p.chain, acc_pending_, acc_pending_count_);
+    acc_pending_count_ = 0;
   }
 
   // Recording, under the lock: `from` reports to this set's current round. The
@@ -343,7 +384,9 @@ class join_set {
   guarded_count<std::int64_t> outstanding_{owner_ref};
   std::uint64_t acc_end_ = 0;  // join_contents::last_end
   path_totals acc_;
-  path_prof acc_prof_;
+  path_prof acc_prof_;  // its records on top of acc_prof_.chain are acc_pending_
+  unsigned acc_pending_count_ = 0;
+  prof_record acc_pending_[prof_records_per_node];
   guarded_count<std::uint64_t> finished_{0};
   std::uint64_t unpublished_ = 0;  // owner only
   join_set* forward_ = nullptr;

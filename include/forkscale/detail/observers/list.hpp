@@ -17,7 +17,8 @@
 //   spawned               — a spawn's token is made (returns: a site was
 //                           registered, so its cost is in no strand)
 //   root_started / task_started — a measurement's root, or a child, starts
-//   task_ended / task_ended_deferred / task_source — a task reports to its join
+//   task_ended / task_pending / task_ended_deferred / task_source — a task
+//                           reports to its join
 //   join_taken / join_done — a join took its children's path values (before and
 //                           after they fold into the task's)
 //   call_opened / call_closed — a call site (it may split the strand: the
@@ -113,6 +114,12 @@ struct measurement_observers {
     if (c.profile.on) return profile_task_end(c);
     return path_prof{};
   }
+  // After task_ended: the records the task's path has on top of that chain,
+  // still in its frame, for the report that follows.
+  FORKSCALE_DETAIL_ALWAYS_INLINE static pending_records task_pending(const frame& c) noexcept {
+    if (c.profile.on) return profile_task_pending(c);
+    return pending_records{};
+  }
   // The task ends while children it left still run: its record waits for them
   // (`d`, null when there is none).
   static path_prof task_ended_deferred(frame& c, deferred_record*& d) {
@@ -130,7 +137,7 @@ struct measurement_observers {
   // keeps its profile chain.
   FORKSCALE_DETAIL_ALWAYS_INLINE static void join_taken(frame& f, join_contents& c) noexcept {
     if (f.profile.on) {
-      profile_join(f, c.prof, c.totals.span);
+      profile_join(f, c.prof, c.totals.span, c.pending, c.pending_count);
     } else {
       release_prof(c.prof.chain);
     }

@@ -147,17 +147,26 @@ inline prof_record task_record(const frame& c) noexcept {
 }
 
 // A task ends: its own invocation's record (on work now, on span with its path),
-// and the path profile it reports with.
+// and the path profile it reports with: its chain, and on top of it the
+// records left in the frame (profile_task_pending), which are not pushed onto
+// the chain.
 inline path_prof profile_task_end(frame& c) {
   const prof_record r = task_record(c);
   c.profile.path.local_span = c.profile.local_span_at_start;
   c.profile.path.task_span = c.profile.task_span_at_start;
   record_on_work(c.sess, r);
   append_record(c, r);
+  drop_credits(c);
   path_prof out = c.profile.path;
   out.task = c.profile.task_id;
-  out.chain = take_path(c);
+  c.profile.path.chain = nullptr;
   return out;
+}
+
+// The records on top of the chain profile_task_end gave: the frame's, read by
+// the report that follows it.
+inline pending_records profile_task_pending(const frame& c) noexcept {
+  return pending_records{c.profile.records, c.profile.record_count};
 }
 
 // A task ends while children it left unjoined still run: its invocation ends
@@ -261,14 +270,17 @@ inline void profile_call_close(frame& f, const call_state& cs) {
   append_record(f, r);
 }
 
-// A join took `joined` (ending at joined_span) while the task's own path ends
-// at f.totals.span (before the join): when a child's path is the longer, the
-// task's path becomes it; otherwise the child's chain is dropped.
-inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span) noexcept {
+// A join took `joined` (ending at joined_span; `pending` its records on top of
+// its chain) while the task's own path ends at f.totals.span (before the
+// join): when a child's path is the longer, the task's path becomes it, its
+// records on top in the frame; otherwise the child's chain is dropped.
+inline void profile_join(frame& f, const path_prof& joined, std::uint64_t joined_span, const prof_record* pending,
+                         unsigned pending_count) noexcept {
   if (path_beats(joined_span, joined.task, f.totals.span, f.profile.task_id)) {
     drop_credits(f);
     release_prof(f.profile.path.chain);
-    f.profile.record_count = 0;
+    copy_records(f.profile.records, pending, pending_count);
+    f.profile.record_count = pending_count;
     f.profile.path.local_span = joined.local_span;
     f.profile.path.task_span = joined.task_span;
     f.profile.path.chain = joined.chain;

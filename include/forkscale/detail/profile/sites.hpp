@@ -1,8 +1,9 @@
 // detail/profile/sites.hpp: call and spawn sites, interned once per process, and
 // the sets of sites open above an invocation ("contexts"). An invocation finds
-// its site id and whether it is a top-call-site / top-caller invocation with one
-// lookup of (context, site) in a per-thread direct-mapped cache; only misses take
-// the registry's lock.
+// its site id and whether it is a top-call-site / top-caller invocation in its
+// site's slot in this thread (site_step_for): no hash, no lookup; only misses
+// look further, and only what no thread-local cache holds takes the registry's
+// lock.
 #pragma once
 #include <algorithm>
 #include <atomic>
@@ -158,9 +159,17 @@ class site_registry {
   std::atomic<std::uint32_t> count_{0};
 };
 
-// The per-thread cache in front of site_registry::step. Keyed by the pointers the
-// site holds (string literals from __builtin_FILE and friends, or the user's
-// static tags), so a hit costs a hash and four compares.
+// The per-thread caches in front of site_registry::step, keyed by the pointers
+// the site holds (string literals from __builtin_FILE and friends, or the user's
+// static tags), never by their text.
+//
+// First, a site's slot: one per site and thread (a table indexed by the site's
+// line and file, direct-mapped), holding the site's id and its steps from the
+// last two contexts it was reached from — a recursive site is reached from two
+// in turn, from outside itself and from inside. A hit costs no hash and no
+// lookup: the site compared, then the context. Behind it, a cache of (context,
+// site) pairs, for the site reached from more contexts than that or whose slot
+// another site took; only a miss there takes the registry's lock.
 struct site_cache_entry {
   const site_context* ctx = nullptr;
   const char* file = nullptr;
@@ -171,26 +180,94 @@ struct site_cache_entry {
   site_step step;
 };
 
-inline site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+struct site_slot {
+  // The site: all zero in an empty slot, whose ways are empty too (no context is
+  // null), so that the table is zero-initialized storage.
+  const char* file = nullptr;
+  const char* function = nullptr;
+  const char* tag = nullptr;
+  std::uint64_t line_kind = 0;  // line | kind << 32
+  std::uint32_t site = 0;
+  struct way {
+    const site_context* ctx = nullptr;
+    const site_context* next = nullptr;
+    unsigned char flags = 0;
+  } ways[2];
+};
+
+inline constexpr unsigned site_slot_count = 256;
+
+inline std::uint64_t site_line_kind(const site& where, site_kind kind) noexcept {
+  return static_cast<std::uint64_t>(where.line) | static_cast<std::uint64_t>(kind) << 32;
+}
+
+inline site_slot& site_slot_for(const site& where, site_kind kind) noexcept {
+  static thread_local site_slot slots[site_slot_count];
+  const auto h = static_cast<unsigned>(where.line * 2u + static_cast<unsigned>(kind)) ^
+                 static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(where.file) >> 4);
+  return slots[h & (site_slot_count - 1)];
+}
+
+// The slot missed: the (context, site) cache, then the registry. The slot then
+// holds the site with this context's step first.
+FORKSCALE_DETAIL_NOINLINE inline site_step site_step_missed(site_slot& s, const site_context* ctx, const site& where,
+                                                            site_kind kind) {
   static thread_local site_cache_entry cache[512];
   std::uint64_t h = reinterpret_cast<std::uintptr_t>(ctx) * 0x9E3779B97F4A7C15ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.file) * 0xC2B2AE3D27D4EB4Full;
   h ^= (static_cast<std::uint64_t>(where.line) << 2 | static_cast<std::uint64_t>(kind)) * 0x165667B19E3779F9ull;
   h ^= reinterpret_cast<std::uintptr_t>(where.tag);
   site_cache_entry& e = cache[(h ^ (h >> 29)) & 511u];
-  if (FORKSCALE_DETAIL_LIKELY(e.ctx == ctx && e.file == where.file && e.line == where.line &&
-                              e.function == where.function && e.tag == where.tag && e.kind == kind))
-    return e.step;
-  site_step st = site_registry::instance().step(ctx, where, kind);
-  e.ctx = ctx;
-  e.file = where.file;
-  e.function = where.function;
-  e.tag = where.tag;
-  e.line = where.line;
-  e.kind = kind;
-  e.step = st;
-  st.registered = true;
+  site_step st;
+  if (e.ctx == ctx && e.file == where.file && e.line == where.line && e.function == where.function &&
+      e.tag == where.tag && e.kind == kind) {
+    st = e.step;
+  } else {
+    st = site_registry::instance().step(ctx, where, kind);
+    e.ctx = ctx;
+    e.file = where.file;
+    e.function = where.function;
+    e.tag = where.tag;
+    e.line = where.line;
+    e.kind = kind;
+    e.step = st;
+    st.registered = true;
+  }
+  const std::uint64_t lk = site_line_kind(where, kind);
+  if (s.file != where.file || s.function != where.function || s.tag != where.tag || s.line_kind != lk) {
+    s.file = where.file;
+    s.function = where.function;
+    s.tag = where.tag;
+    s.line_kind = lk;
+    s.ways[0] = site_slot::way{};
+  }
+  s.site = st.site;
+  s.ways[1] = s.ways[0];
+  s.ways[0].ctx = ctx;
+  s.ways[0].next = st.next;
+  s.ways[0].flags = st.flags;
   return st;
+}
+
+// The step of invoking `where` (a call or a spawn site) from context `ctx`.
+FORKSCALE_DETAIL_ALWAYS_INLINE site_step site_step_for(const site_context* ctx, const site& where, site_kind kind) {
+  site_slot& s = site_slot_for(where, kind);
+  const std::uint64_t differs =
+      (reinterpret_cast<std::uintptr_t>(s.file) ^ reinterpret_cast<std::uintptr_t>(where.file)) |
+      (reinterpret_cast<std::uintptr_t>(s.function) ^ reinterpret_cast<std::uintptr_t>(where.function)) |
+      (reinterpret_cast<std::uintptr_t>(s.tag) ^ reinterpret_cast<std::uintptr_t>(where.tag)) |
+      (s.line_kind ^ site_line_kind(where, kind));
+  if (FORKSCALE_DETAIL_LIKELY(differs == 0)) {
+    const site_slot::way* w = s.ways[0].ctx == ctx ? &s.ways[0] : s.ways[1].ctx == ctx ? &s.ways[1] : nullptr;
+    if (FORKSCALE_DETAIL_LIKELY(w != nullptr)) {
+      site_step st;
+      st.next = w->next;
+      st.site = s.site;
+      st.flags = w->flags;
+      return st;
+    }
+  }
+  return site_step_missed(s, ctx, where, kind);
 }
 
 }  // namespace detail
