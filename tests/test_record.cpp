@@ -8,8 +8,10 @@
 // FORKSCALE_PROPERTY_SEED=<n> replays from seed n; FORKSCALE_RECORD_COUNT=<n> sets
 // how many programs are run (default 2,000).
 #include <gtest/gtest.h>
+#include <forkscale/detail/record/buffer.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -431,6 +433,59 @@ TEST(RecordProperty, ChunksFreedAsTheyAreReadKeepEveryStrand) {
     EXPECT_EQ(rep.record->threads.size(), 2u);
     EXPECT_EQ(check_record(rep), "") << "fib(" << n << ")";
   }
+}
+
+// The record's chunks come from shared slabs: chunks of several sizes taken by
+// four threads at once, written whole, must not overlap, and once every one is
+// given back (in an order unlike the one they were taken in) the slabs go back
+// too, but for the one each size is taken from and those kept for reuse.
+TEST(RecordMemory, SlabsHandOutDisjointChunksAndGoBackWhenEmpty) {
+  using mem = fs::detail::record_memory;
+  const std::size_t before = mem::mapped();
+  const std::size_t sizes[] = {64 * 1024, 48 * 1024 + 8, 24 * 1024};
+  struct block {
+    unsigned char* p;
+    std::size_t bytes;
+    unsigned char mark;
+  };
+  std::vector<std::vector<block>> taken(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < taken.size(); ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937 gen(static_cast<unsigned>(t) + 1);
+      for (int k = 0; k < 600; ++k) {
+        const std::size_t bytes = sizes[gen() % 3];
+        auto* p = static_cast<unsigned char*>(mem::take(bytes));
+        ASSERT_NE(p, nullptr);
+        ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+        const auto mark = static_cast<unsigned char>(1 + (t * 600 + std::size_t(k)) % 251);
+        std::fill(p, p + bytes, mark);
+        taken[t].push_back(block{p, bytes, mark});
+      }
+    });
+  for (auto& th : threads) th.join();
+  std::size_t total = 0;
+  std::vector<block> all;
+  for (const auto& v : taken)
+    for (const block& b : v) {
+      total += b.bytes;
+      all.push_back(b);
+    }
+  EXPECT_GE(mem::mapped(), total);
+  for (const block& b : all)  // a chunk written over by another would show here
+    ASSERT_TRUE(std::all_of(b.p, b.p + b.bytes, [&](unsigned char c) { return c == b.mark; }));
+  std::shuffle(all.begin(), all.end(), std::mt19937(7));
+  std::vector<std::thread> givers;
+  for (std::size_t t = 0; t < 2; ++t)
+    givers.emplace_back([&, t] {
+      for (std::size_t i = t; i < all.size(); i += 2) mem::give(all[i].p, all[i].bytes);
+    });
+  for (auto& th : givers) th.join();
+  EXPECT_LE(mem::mapped(), before + mem::kept_bytes + 3 * mem::slab_bytes);
+  // Taken again: the kept slabs serve it.
+  void* again = mem::take(sizes[0]);
+  ASSERT_NE(again, nullptr);
+  mem::give(again, sizes[0]);
 }
 
 }  // namespace

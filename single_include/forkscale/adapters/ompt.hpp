@@ -1005,6 +1005,7 @@ FORKSCALE_NAMESPACE_END
 // and map back to a position in O(1). Joins are named by the join set's id
 // (made the same way) and the round of the set (a task's sync block is used
 // for one join after another).
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -1091,64 +1092,154 @@ struct raw_region {
 
 class record_state;
 
-// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
-// so that its memory can go back to the system when it is freed (the record's
-// build frees the chunks as it goes; malloc would keep them). Freed chunks are
-// kept for the next records, up to `kept_bytes` in all, so that measurements
-// run one after another reuse memory already in place rather than fault in
-// fresh pages; past that they are unmapped.
+// Raw memory for record chunks, carved from slabs of `slab_bytes`. On POSIX
+// systems a slab is mapped on its own, so that its memory goes back to the
+// system when the last chunk in it is freed (the record's build frees the
+// chunks as it goes; malloc would keep them). A chunk is taken by a pointer
+// bump in the current slab; the slab is unmapped (or kept) when every chunk
+// taken from it has been given back, so that a record of millions of strands
+// maps and unmaps a few hundred slabs rather than a region per chunk: each
+// unmapping of a threaded process's memory interrupts its other CPUs to flush
+// their TLBs, which on a virtual machine costs hundreds of microseconds. Free
+// slabs are kept for the next records, up to `kept_bytes` in all, so that
+// measurements run one after another reuse memory already in place rather
+// than fault in fresh pages.
 class record_memory {
  public:
+  static constexpr std::size_t slab_bytes = std::size_t(2) << 20;
   static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
-  // `bytes` of memory (null when there is none).
+  // `bytes` of memory, aligned to a cache line (null when there is none).
   static void* take(std::size_t bytes) noexcept {
+    bytes = rounded(bytes);
     record_memory& m = instance();
-    {
-      std::lock_guard<std::mutex> g(m.m_);
-      for (free_list& l : m.lists_)
-        if (l.bytes == bytes && !l.blocks.empty()) {
-          void* p = l.blocks.back();
-          l.blocks.pop_back();
-          m.kept_ -= bytes;
-          return p;
-        }
-    }
-    return map(bytes);
-  }
-  static void give(void* p, std::size_t bytes) noexcept {
-    if (!p) return;
-    record_memory& m = instance();
-    {
-      std::lock_guard<std::mutex> g(m.m_);
-      if (m.kept_ + bytes <= kept_bytes) {
-        try {
-          free_list* l = nullptr;
-          for (free_list& x : m.lists_)
-            if (x.bytes == bytes) l = &x;
-          if (!l) {
-            m.lists_.push_back(free_list{bytes, {}});
-            l = &m.lists_.back();
-          }
-          l->blocks.push_back(p);
-          m.kept_ += bytes;
-          return;
-        } catch (...) {
-        }
+    std::lock_guard<std::mutex> g(m.m_);
+    if (bytes > slab_bytes / 4) {  // a slab of its own
+      char* p = static_cast<char*>(m.map_slab(bytes));
+      if (!p) return nullptr;
+      if (!m.file(slab{p, bytes, bytes, bytes})) {
+        unmap(p, bytes);
+        return nullptr;
       }
+      return p;
     }
-    unmap(p, bytes);
+    slab* cur = m.current(bytes);
+    if (!cur) return nullptr;
+    if (cur->base == nullptr || cur->size - cur->used < bytes) {
+      char* p = static_cast<char*>(m.map_slab(slab_bytes));
+      if (!p) return nullptr;
+      const slab old = *cur;
+      if (old.base != nullptr && old.live != 0 && !m.file(old)) {
+        m.release(slab{p, slab_bytes, 0, 0});
+        return nullptr;
+      }
+      if (old.base != nullptr && old.live == 0) m.release(old);
+      *cur = slab{p, slab_bytes, 0, 0};
+    }
+    char* p = cur->base + cur->used;
+    cur->used += bytes;
+    cur->live += bytes;
+    return p;
+  }
+
+  // Bytes mapped now: slabs with chunks out, the current ones, and those kept.
+  static std::size_t mapped() noexcept {
+    record_memory& m = instance();
+    std::lock_guard<std::mutex> g(m.m_);
+    std::size_t n = m.kept_;
+    for (const current_slab& c : m.current_) n += c.s.size;
+    for (const slab& x : m.filed_) n += x.size;
+    return n;
+  }
+
+  static void give(void* q, std::size_t bytes) noexcept {
+    if (!q) return;
+    bytes = rounded(bytes);
+    char* p = static_cast<char*>(q);
+    record_memory& m = instance();
+    std::lock_guard<std::mutex> g(m.m_);
+    for (current_slab& c : m.current_)
+      if (c.s.base != nullptr && p >= c.s.base && p < c.s.base + c.s.size) {
+        c.s.live -= bytes;
+        if (c.s.live == 0) c.s.used = 0;  // empty: bump from its start again
+        return;
+      }
+    // The filed slab holding p: the last one starting at or before it.
+    auto it =
+        std::upper_bound(m.filed_.begin(), m.filed_.end(), p, [](const char* a, const slab& b) { return a < b.base; });
+    if (it == m.filed_.begin()) return;  // not ours: cannot happen
+    --it;
+    it->live -= bytes;
+    if (it->live != 0) return;
+    const slab done = *it;
+    m.filed_.erase(it);
+    m.release(done);
   }
 
  private:
-  struct free_list {
-    std::size_t bytes;
-    std::vector<void*> blocks;
+  struct slab {
+    char* base = nullptr;
+    std::size_t size = 0;  // bytes mapped
+    std::size_t used = 0;  // bytes handed out from its start
+    std::size_t live = 0;  // bytes handed out and not given back
   };
+  // The slab chunks of one size are taken from: chunks of one kind (a thread's
+  // strands, its edges) are freed together, so they do not share slabs with
+  // chunks of another kind, which would keep them mapped.
+  struct current_slab {
+    std::size_t chunk = 0;
+    slab s;
+  };
+  slab* current(std::size_t bytes) noexcept {
+    for (current_slab& c : current_)
+      if (c.chunk == bytes) return &c.s;
+    try {
+      current_.push_back(current_slab{bytes, slab{}});
+    } catch (...) {
+      return nullptr;
+    }
+    return &current_.back().s;
+  }
+  static std::size_t rounded(std::size_t bytes) noexcept { return (bytes + 63) & ~std::size_t(63); }
   // Never destroyed: records freed during static destruction still give back.
   static record_memory& instance() noexcept {
     static record_memory* m = new record_memory;
     return *m;
+  }
+  // A slab no longer the current one, with chunks still out: kept in order of
+  // its address, for give() to find.
+  bool file(const slab& s) noexcept {
+    try {
+      auto it = std::upper_bound(filed_.begin(), filed_.end(), s.base,
+                                 [](const char* a, const slab& b) { return a < b.base; });
+      filed_.insert(it, s);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+  // A slab of `bytes`: a kept one of that size, or fresh memory.
+  void* map_slab(std::size_t bytes) noexcept {
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (free_[i].size == bytes) {
+        void* p = free_[i].base;
+        kept_ -= bytes;
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+        return p;
+      }
+    return map(bytes);
+  }
+  // A slab with nothing out: kept for the next records, or unmapped.
+  void release(const slab& s) noexcept {
+    if (kept_ + s.size <= kept_bytes) {
+      try {
+        free_.push_back(slab{s.base, s.size, 0, 0});
+        kept_ += s.size;
+        return;
+      } catch (...) {
+      }
+    }
+    unmap(s.base, s.size);
   }
   static void* map(std::size_t bytes) noexcept {
 #if defined(__unix__) || defined(__APPLE__)
@@ -1173,7 +1264,9 @@ class record_memory {
 #endif
   }
   std::mutex m_;
-  std::vector<free_list> lists_;
+  std::vector<current_slab> current_;  // where chunks of each size are taken from
+  std::vector<slab> filed_;            // earlier slabs with chunks out, by address
+  std::vector<slab> free_;             // slabs kept for reuse (kept_ bytes)
   std::size_t kept_ = 0;
 };
 
@@ -8034,6 +8127,83 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/util/huge_pages.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_HUGE_PAGES_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_HUGE_PAGES_HPP
+// detail/util/huge_pages.hpp: large arrays backed by transparent huge pages
+// where the system offers them on request (Linux, `madvise` mode).
+//
+// The record's build and the trace's layout fill arrays of hundreds of MB once.
+// Faulted in 4 KiB at a time, that is a page fault per 4 KiB, each a trap into
+// the kernel that costs several microseconds on a virtual machine; backed by
+// 2 MiB pages it is one per 2 MiB, and the arrays take fewer TLB entries while
+// they are read. A hint only: nothing changes where it is not supported.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Asks for huge pages on the whole 2 MiB pages inside [p, p + bytes), when there
+// are at least two of them. Call it before the memory is first written.
+inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (p == nullptr || end < begin + 2 * huge) return;
+  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// v.reserve(n), the new storage advised as above: a resize or assign of up to n
+// elements that follows writes it without reallocating.
+template <class V>
+void reserve_huge(V& v, std::size_t n) {
+  if (v.capacity() >= n) return;
+  v.reserve(n);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(typename V::value_type));
+}
+
+// (A vector of bool's storage is not reachable: reserved only.)
+template <class A>
+void reserve_huge(std::vector<bool, A>& v, std::size_t n) {
+  v.reserve(n);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_HUGE_PAGES_HPP
+// end include/forkscale/detail/util/huge_pages.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -8062,6 +8232,7 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   p.kept = p.strands;
   if (p.limit == 0 || p.strands <= p.limit) return p;
   p.bounded = true;
+  reserve_huge(p.keep, r.strands.size());
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
@@ -8069,7 +8240,7 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   // the others (in strand order).
   std::uint64_t threads = r.threads.size(), others = 0;
   std::vector<std::uint64_t> d;
-  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  if (which) reserve_huge(d, r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
   for (std::size_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
@@ -8092,7 +8263,9 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   // longer than `t` and, in order, as many of those of exactly `t` as are
   // still wanted.
   if (k > 0) {
-    std::vector<std::uint64_t> sel(d);
+    std::vector<std::uint64_t> sel;
+    reserve_huge(sel, d.size());
+    sel.assign(d.begin(), d.end());
     std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
                      [](std::uint64_t x, std::uint64_t y) { return x > y; });
     const std::uint64_t t = sel[k - 1];
@@ -10011,6 +10184,7 @@ struct strand_time_sorter {
     std::sort(rest.begin(), rest.end(), strand_time_before);
     // Merged from the back: the kept strands hold the front of the list.
     std::size_t from = list.size(), other = rest.size();
+    reserve_huge(list, list.size() + rest.size());
     list.resize(list.size() + rest.size());
     std::size_t to = list.size();
     while (other > 0) {
@@ -10033,7 +10207,7 @@ inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i
 // Sorts `list` (strand indices in increasing order) into time order.
 inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
   strand_time_sorter t;
-  t.list.reserve(list.size());
+  reserve_huge(t.list, list.size());
   for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
   t.finish(r);
   list.swap(t.list);
@@ -10048,6 +10222,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    // (Reserved whole, in address space only: what no strand fills is never touched.)
+    if (sorters[s.thread].list.capacity() == 0) reserve_huge(sorters[s.thread].list, r.strands.size());
     sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
   }
   if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
@@ -10056,6 +10232,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
     sorters[t].finish(r);
     on[t].swap(sorters[t].list);
   }
+  reserve_huge(L.start, r.strands.size());
+  reserve_huge(L.end, r.strands.size());
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
@@ -10127,7 +10305,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
-    track.reserve(track.size() + on[t].size());
+    reserve_huge(track, track.size() + on[t].size());
     for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
     const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
@@ -10167,7 +10345,9 @@ inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, st
 // Each run's span: the longest path through its strands along prev and join
 // edges between strands of the run (strands are in a topological order).
 inline void run_spans(const execution_record& r, trace_layout& L) {
-  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint64_t> longest;
+  reserve_huge(longest, r.strands.size());
+  longest.assign(r.strands.size(), 0);
   std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const std::uint32_t run = L.run_of[i];
@@ -10199,9 +10379,13 @@ inline void run_spans(const execution_record& r, trace_layout& L) {
 // track still nests. run_of then names each folded strand's run.
 inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
   if (!p.bounded) return;
+  reserve_huge(L.run_of, r.strands.size());
   L.run_of.assign(r.strands.size(), trace_layout::no_run);
   std::vector<trace_slice> out;
   std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  std::size_t longest_track = 0;
+  for (const std::vector<trace_slice>& track : L.threads) longest_track = std::max(longest_track, track.size());
+  reserve_huge(out, longest_track);
   for (std::vector<trace_slice>& track : L.threads) {
     out.clear();
     open.clear();
@@ -14242,6 +14426,83 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <vector>
 
+// begin include/forkscale/detail/util/huge_pages.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_HUGE_PAGES_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_HUGE_PAGES_HPP
+// detail/util/huge_pages.hpp: large arrays backed by transparent huge pages
+// where the system offers them on request (Linux, `madvise` mode).
+//
+// The record's build and the trace's layout fill arrays of hundreds of MB once.
+// Faulted in 4 KiB at a time, that is a page fault per 4 KiB, each a trap into
+// the kernel that costs several microseconds on a virtual machine; backed by
+// 2 MiB pages it is one per 2 MiB, and the arrays take fewer TLB entries while
+// they are read. A hint only: nothing changes where it is not supported.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Asks for huge pages on the whole 2 MiB pages inside [p, p + bytes), when there
+// are at least two of them. Call it before the memory is first written.
+inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t huge = std::uintptr_t(2) << 20;
+  const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (p == nullptr || end < begin + 2 * huge) return;
+  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// v.reserve(n), the new storage advised as above: a resize or assign of up to n
+// elements that follows writes it without reallocating.
+template <class V>
+void reserve_huge(V& v, std::size_t n) {
+  if (v.capacity() >= n) return;
+  v.reserve(n);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(typename V::value_type));
+}
+
+// (A vector of bool's storage is not reachable: reserved only.)
+template <class A>
+void reserve_huge(std::vector<bool, A>& v, std::size_t n) {
+  v.reserve(n);
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_HUGE_PAGES_HPP
+// end include/forkscale/detail/util/huge_pages.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -14270,6 +14531,7 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   p.kept = p.strands;
   if (p.limit == 0 || p.strands <= p.limit) return p;
   p.bounded = true;
+  reserve_huge(p.keep, r.strands.size());
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
@@ -14277,7 +14539,7 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   // the others (in strand order).
   std::uint64_t threads = r.threads.size(), others = 0;
   std::vector<std::uint64_t> d;
-  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  if (which) reserve_huge(d, r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
   for (std::size_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
@@ -14300,7 +14562,9 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   // longer than `t` and, in order, as many of those of exactly `t` as are
   // still wanted.
   if (k > 0) {
-    std::vector<std::uint64_t> sel(d);
+    std::vector<std::uint64_t> sel;
+    reserve_huge(sel, d.size());
+    sel.assign(d.begin(), d.end());
     std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
                      [](std::uint64_t x, std::uint64_t y) { return x > y; });
     const std::uint64_t t = sel[k - 1];
@@ -16219,6 +16483,7 @@ struct strand_time_sorter {
     std::sort(rest.begin(), rest.end(), strand_time_before);
     // Merged from the back: the kept strands hold the front of the list.
     std::size_t from = list.size(), other = rest.size();
+    reserve_huge(list, list.size() + rest.size());
     list.resize(list.size() + rest.size());
     std::size_t to = list.size();
     while (other > 0) {
@@ -16241,7 +16506,7 @@ inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i
 // Sorts `list` (strand indices in increasing order) into time order.
 inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
   strand_time_sorter t;
-  t.list.reserve(list.size());
+  reserve_huge(t.list, list.size());
   for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
   t.finish(r);
   list.swap(t.list);
@@ -16256,6 +16521,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    // (Reserved whole, in address space only: what no strand fills is never touched.)
+    if (sorters[s.thread].list.capacity() == 0) reserve_huge(sorters[s.thread].list, r.strands.size());
     sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
   }
   if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
@@ -16264,6 +16531,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
     sorters[t].finish(r);
     on[t].swap(sorters[t].list);
   }
+  reserve_huge(L.start, r.strands.size());
+  reserve_huge(L.end, r.strands.size());
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
@@ -16335,7 +16604,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
-    track.reserve(track.size() + on[t].size());
+    reserve_huge(track, track.size() + on[t].size());
     for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
     const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
@@ -16375,7 +16644,9 @@ inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, st
 // Each run's span: the longest path through its strands along prev and join
 // edges between strands of the run (strands are in a topological order).
 inline void run_spans(const execution_record& r, trace_layout& L) {
-  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint64_t> longest;
+  reserve_huge(longest, r.strands.size());
+  longest.assign(r.strands.size(), 0);
   std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const std::uint32_t run = L.run_of[i];
@@ -16407,9 +16678,13 @@ inline void run_spans(const execution_record& r, trace_layout& L) {
 // track still nests. run_of then names each folded strand's run.
 inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
   if (!p.bounded) return;
+  reserve_huge(L.run_of, r.strands.size());
   L.run_of.assign(r.strands.size(), trace_layout::no_run);
   std::vector<trace_slice> out;
   std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  std::size_t longest_track = 0;
+  for (const std::vector<trace_slice>& track : L.threads) longest_track = std::max(longest_track, track.size());
+  reserve_huge(out, longest_track);
   for (std::vector<trace_slice>& track : L.threads) {
     out.clear();
     open.clear();

@@ -1543,6 +1543,7 @@ FORKSCALE_NAMESPACE_END
 // and map back to a position in O(1). Joins are named by the join set's id
 // (made the same way) and the round of the set (a task's sync block is used
 // for one join after another).
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -1629,64 +1630,154 @@ struct raw_region {
 
 class record_state;
 
-// Raw memory for record chunks. On POSIX systems a chunk is mapped on its own,
-// so that its memory can go back to the system when it is freed (the record's
-// build frees the chunks as it goes; malloc would keep them). Freed chunks are
-// kept for the next records, up to `kept_bytes` in all, so that measurements
-// run one after another reuse memory already in place rather than fault in
-// fresh pages; past that they are unmapped.
+// Raw memory for record chunks, carved from slabs of `slab_bytes`. On POSIX
+// systems a slab is mapped on its own, so that its memory goes back to the
+// system when the last chunk in it is freed (the record's build frees the
+// chunks as it goes; malloc would keep them). A chunk is taken by a pointer
+// bump in the current slab; the slab is unmapped (or kept) when every chunk
+// taken from it has been given back, so that a record of millions of strands
+// maps and unmaps a few hundred slabs rather than a region per chunk: each
+// unmapping of a threaded process's memory interrupts its other CPUs to flush
+// their TLBs, which on a virtual machine costs hundreds of microseconds. Free
+// slabs are kept for the next records, up to `kept_bytes` in all, so that
+// measurements run one after another reuse memory already in place rather
+// than fault in fresh pages.
 class record_memory {
  public:
+  static constexpr std::size_t slab_bytes = std::size_t(2) << 20;
   static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
-  // `bytes` of memory (null when there is none).
+  // `bytes` of memory, aligned to a cache line (null when there is none).
   static void* take(std::size_t bytes) noexcept {
+    bytes = rounded(bytes);
     record_memory& m = instance();
-    {
-      std::lock_guard<std::mutex> g(m.m_);
-      for (free_list& l : m.lists_)
-        if (l.bytes == bytes && !l.blocks.empty()) {
-          void* p = l.blocks.back();
-          l.blocks.pop_back();
-          m.kept_ -= bytes;
-          return p;
-        }
-    }
-    return map(bytes);
-  }
-  static void give(void* p, std::size_t bytes) noexcept {
-    if (!p) return;
-    record_memory& m = instance();
-    {
-      std::lock_guard<std::mutex> g(m.m_);
-      if (m.kept_ + bytes <= kept_bytes) {
-        try {
-          free_list* l = nullptr;
-          for (free_list& x : m.lists_)
-            if (x.bytes == bytes) l = &x;
-          if (!l) {
-            m.lists_.push_back(free_list{bytes, {}});
-            l = &m.lists_.back();
-          }
-          l->blocks.push_back(p);
-          m.kept_ += bytes;
-          return;
-        } catch (...) {
-        }
+    std::lock_guard<std::mutex> g(m.m_);
+    if (bytes > slab_bytes / 4) {  // a slab of its own
+      char* p = static_cast<char*>(m.map_slab(bytes));
+      if (!p) return nullptr;
+      if (!m.file(slab{p, bytes, bytes, bytes})) {
+        unmap(p, bytes);
+        return nullptr;
       }
+      return p;
     }
-    unmap(p, bytes);
+    slab* cur = m.current(bytes);
+    if (!cur) return nullptr;
+    if (cur->base == nullptr || cur->size - cur->used < bytes) {
+      char* p = static_cast<char*>(m.map_slab(slab_bytes));
+      if (!p) return nullptr;
+      const slab old = *cur;
+      if (old.base != nullptr && old.live != 0 && !m.file(old)) {
+        m.release(slab{p, slab_bytes, 0, 0});
+        return nullptr;
+      }
+      if (old.base != nullptr && old.live == 0) m.release(old);
+      *cur = slab{p, slab_bytes, 0, 0};
+    }
+    char* p = cur->base + cur->used;
+    cur->used += bytes;
+    cur->live += bytes;
+    return p;
+  }
+
+  // Bytes mapped now: slabs with chunks out, the current ones, and those kept.
+  static std::size_t mapped() noexcept {
+    record_memory& m = instance();
+    std::lock_guard<std::mutex> g(m.m_);
+    std::size_t n = m.kept_;
+    for (const current_slab& c : m.current_) n += c.s.size;
+    for (const slab& x : m.filed_) n += x.size;
+    return n;
+  }
+
+  static void give(void* q, std::size_t bytes) noexcept {
+    if (!q) return;
+    bytes = rounded(bytes);
+    char* p = static_cast<char*>(q);
+    record_memory& m = instance();
+    std::lock_guard<std::mutex> g(m.m_);
+    for (current_slab& c : m.current_)
+      if (c.s.base != nullptr && p >= c.s.base && p < c.s.base + c.s.size) {
+        c.s.live -= bytes;
+        if (c.s.live == 0) c.s.used = 0;  // empty: bump from its start again
+        return;
+      }
+    // The filed slab holding p: the last one starting at or before it.
+    auto it =
+        std::upper_bound(m.filed_.begin(), m.filed_.end(), p, [](const char* a, const slab& b) { return a < b.base; });
+    if (it == m.filed_.begin()) return;  // not ours: cannot happen
+    --it;
+    it->live -= bytes;
+    if (it->live != 0) return;
+    const slab done = *it;
+    m.filed_.erase(it);
+    m.release(done);
   }
 
  private:
-  struct free_list {
-    std::size_t bytes;
-    std::vector<void*> blocks;
+  struct slab {
+    char* base = nullptr;
+    std::size_t size = 0;  // bytes mapped
+    std::size_t used = 0;  // bytes handed out from its start
+    std::size_t live = 0;  // bytes handed out and not given back
   };
+  // The slab chunks of one size are taken from: chunks of one kind (a thread's
+  // strands, its edges) are freed together, so they do not share slabs with
+  // chunks of another kind, which would keep them mapped.
+  struct current_slab {
+    std::size_t chunk = 0;
+    slab s;
+  };
+  slab* current(std::size_t bytes) noexcept {
+    for (current_slab& c : current_)
+      if (c.chunk == bytes) return &c.s;
+    try {
+      current_.push_back(current_slab{bytes, slab{}});
+    } catch (...) {
+      return nullptr;
+    }
+    return &current_.back().s;
+  }
+  static std::size_t rounded(std::size_t bytes) noexcept { return (bytes + 63) & ~std::size_t(63); }
   // Never destroyed: records freed during static destruction still give back.
   static record_memory& instance() noexcept {
     static record_memory* m = new record_memory;
     return *m;
+  }
+  // A slab no longer the current one, with chunks still out: kept in order of
+  // its address, for give() to find.
+  bool file(const slab& s) noexcept {
+    try {
+      auto it = std::upper_bound(filed_.begin(), filed_.end(), s.base,
+                                 [](const char* a, const slab& b) { return a < b.base; });
+      filed_.insert(it, s);
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+  // A slab of `bytes`: a kept one of that size, or fresh memory.
+  void* map_slab(std::size_t bytes) noexcept {
+    for (std::size_t i = 0; i < free_.size(); ++i)
+      if (free_[i].size == bytes) {
+        void* p = free_[i].base;
+        kept_ -= bytes;
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+        return p;
+      }
+    return map(bytes);
+  }
+  // A slab with nothing out: kept for the next records, or unmapped.
+  void release(const slab& s) noexcept {
+    if (kept_ + s.size <= kept_bytes) {
+      try {
+        free_.push_back(slab{s.base, s.size, 0, 0});
+        kept_ += s.size;
+        return;
+      } catch (...) {
+      }
+    }
+    unmap(s.base, s.size);
   }
   static void* map(std::size_t bytes) noexcept {
 #if defined(__unix__) || defined(__APPLE__)
@@ -1711,7 +1802,9 @@ class record_memory {
 #endif
   }
   std::mutex m_;
-  std::vector<free_list> lists_;
+  std::vector<current_slab> current_;  // where chunks of each size are taken from
+  std::vector<slab> filed_;            // earlier slabs with chunks out, by address
+  std::vector<slab> free_;             // slabs kept for reuse (kept_ bytes)
   std::size_t kept_ = 0;
 };
 

@@ -24,6 +24,7 @@
 #include "../macro_scope.hpp"
 #include "../record/buffer.hpp"
 #include "../record/call_tree.hpp"
+#include "../util/huge_pages.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -65,9 +66,11 @@ class compressed_rows {
   };
   // From (row, value) pairs, rows < `rows`; a stable counting sort by row.
   void assign(std::uint32_t rows, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs) {
+    reserve_huge(first_, std::size_t(rows) + 1);
     first_.assign(std::size_t(rows) + 1, 0);
     for (const auto& p : pairs) ++first_[std::size_t(p.first) + 1];
     for (std::size_t r = 0; r < rows; ++r) first_[r + 1] += first_[r];
+    reserve_huge(values_, pairs.size());
     values_.resize(pairs.size());
     std::vector<std::size_t> next(first_.begin(), first_.end() - 1);
     for (const auto& p : pairs) values_[next[p.first]++] = p.second;
@@ -139,6 +142,9 @@ class record_builder {
       offset_.push_back(n);
       n += b->strands.size();
     }
+    reserve_huge(raw_, n);
+    reserve_huge(thread_of_, n);
+    reserve_huge(prev_, n);
     raw_.resize(n);
     thread_of_.resize(n);
     prev_.resize(n);
@@ -197,12 +203,14 @@ class record_builder {
     for (const auto& b : buffers_) edges += b->edges.size();
     std::size_t slots = 1024;
     while (slots < 2 * edges) slots *= 2;
+    reserve_huge(join_slots_, slots);
     join_slots_.assign(slots, join_slot_entry{});
+    reserve_huge(strand_join_, raw_.size());
     strand_join_.assign(raw_.size(), none);
     // What is reported to each join, as (join, strand) and (join, join) pairs
     // in the order the buffers list them; then one array of rows per kind.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> strands_in, joins_in;
-    strands_in.reserve(edges);
+    reserve_huge(strands_in, edges);
     for (std::size_t i = 0; i < raw_.size(); ++i)
       if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
     for (const auto& b : buffers_)
@@ -244,8 +252,12 @@ class record_builder {
           edge(static_cast<std::uint32_t>(n + k), static_cast<std::uint32_t>(n + j));
       }
     };
-    std::vector<std::uint32_t> indegree(n + m, 0);
-    std::vector<std::size_t> first(n + m + 1, 0);
+    std::vector<std::uint32_t> indegree;
+    reserve_huge(indegree, n + m);
+    indegree.assign(n + m, 0);
+    std::vector<std::size_t> first;
+    reserve_huge(first, n + m + 1);
+    first.assign(n + m + 1, 0);
     each_edge([&](std::uint32_t from, std::uint32_t to) {
       ++first[from + 1];
       ++indegree[to];
@@ -257,7 +269,7 @@ class record_builder {
       each_edge([&](std::uint32_t from, std::uint32_t to) { succ[next[from]++] = to; });
     }
     std::vector<std::uint32_t> ready, order;
-    order.reserve(n);
+    reserve_huge(order, n);
     for (std::size_t v = n + m; v-- > 0;)
       if (indegree[v] == 0) ready.push_back(static_cast<std::uint32_t>(v));
     join_order_.assign(m, none);
@@ -302,6 +314,7 @@ class record_builder {
   // strands and the record are not both held whole.
   void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
     const std::size_t n = order.size();
+    reserve_huge(new_index_, raw_.size());
     new_index_.assign(raw_.size(), none);
     for (std::size_t i = 0; i < n; ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
     const auto mapped = [&](std::uint32_t p) -> std::int64_t {
@@ -317,9 +330,9 @@ class record_builder {
       if (size % per_chunk != 0) unread[t].back() = static_cast<std::uint32_t>(size % per_chunk);
     }
     r.threads.resize(buffers_.size());
-    r.strands.reserve(n);
-    task_start_.reserve(n);
-    path_ticks_.reserve(n);
+    reserve_huge(r.strands, n);
+    reserve_huge(task_start_, n);
+    reserve_huge(path_ticks_, n);
     rs_.consumed = true;  // from here on the raw strands are being freed
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t p = order[i];
@@ -348,6 +361,7 @@ class record_builder {
   }
 
   void fill_joins(execution_record& r) {
+    reserve_huge(r.joins, joins_);
     r.joins.resize(joins_);
     for (std::uint32_t j = 0; j < joins_; ++j) {
       record_join& o = r.joins[join_order_[j]];
@@ -364,6 +378,12 @@ class record_builder {
 
   // The tasks, and (in the same pass over the strands) the joins' waits.
   void fill_tasks(execution_record& r) {
+    std::size_t tasks = 0;
+    for (std::size_t i = 0; i < r.strands.size(); ++i) {
+      const std::int64_t prev = r.strands[i].prev;
+      tasks += task_start_[i] || prev < 0 || static_cast<std::size_t>(prev) >= i;
+    }
+    reserve_huge(r.tasks, r.tasks.size() + tasks);
     for (std::size_t i = 0; i < r.strands.size(); ++i) {
       forkscale::record_strand& s = r.strands[i];
       // The thread that waited and how long: from the strand before the sync to

@@ -12,6 +12,7 @@
 
 #include "../../config.hpp"
 #include "../../record.hpp"
+#include "../util/huge_pages.hpp"
 #include "trace_plan.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -84,6 +85,7 @@ struct strand_time_sorter {
     std::sort(rest.begin(), rest.end(), strand_time_before);
     // Merged from the back: the kept strands hold the front of the list.
     std::size_t from = list.size(), other = rest.size();
+    reserve_huge(list, list.size() + rest.size());
     list.resize(list.size() + rest.size());
     std::size_t to = list.size();
     while (other > 0) {
@@ -106,7 +108,7 @@ inline strand_time_key strand_time_of(const execution_record& r, std::uint32_t i
 // Sorts `list` (strand indices in increasing order) into time order.
 inline void strand_time_order(const execution_record& r, std::vector<std::uint32_t>& list) {
   strand_time_sorter t;
-  t.list.reserve(list.size());
+  reserve_huge(t.list, list.size());
   for (const std::uint32_t i : list) t.add(strand_time_of(r, i));
   t.finish(r);
   list.swap(t.list);
@@ -121,6 +123,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     if (s.thread >= sorters.size()) sorters.resize(std::size_t(s.thread) + 1);
+    // (Reserved whole, in address space only: what no strand fills is never touched.)
+    if (sorters[s.thread].list.capacity() == 0) reserve_huge(sorters[s.thread].list, r.strands.size());
     sorters[s.thread].add(strand_time_key{s.start_ns, s.end_ns, i});
   }
   if (sorters.size() > L.threads.size()) L.threads.resize(sorters.size());
@@ -129,6 +133,8 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
     sorters[t].finish(r);
     on[t].swap(sorters[t].list);
   }
+  reserve_huge(L.start, r.strands.size());
+  reserve_huge(L.end, r.strands.size());
   L.start.resize(r.strands.size());
   L.end.resize(r.strands.size());
   for (auto& list : on) {
@@ -200,7 +206,7 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   for (std::uint32_t t = 0; t < L.threads.size(); ++t) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
-    track.reserve(track.size() + on[t].size());
+    reserve_huge(track, track.size() + on[t].size());
     for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
     const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
@@ -240,7 +246,9 @@ inline std::uint32_t common_frame(const execution_record& r, std::uint32_t a, st
 // Each run's span: the longest path through its strands along prev and join
 // edges between strands of the run (strands are in a topological order).
 inline void run_spans(const execution_record& r, trace_layout& L) {
-  std::vector<std::uint64_t> longest(r.strands.size(), 0);
+  std::vector<std::uint64_t> longest;
+  reserve_huge(longest, r.strands.size());
+  longest.assign(r.strands.size(), 0);
   std::vector<std::uint32_t> seen(r.joins.size(), 0), todo;
   for (std::uint32_t i = 0; i < r.strands.size(); ++i) {
     const std::uint32_t run = L.run_of[i];
@@ -272,9 +280,13 @@ inline void run_spans(const execution_record& r, trace_layout& L) {
 // track still nests. run_of then names each folded strand's run.
 inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_layout& L) {
   if (!p.bounded) return;
+  reserve_huge(L.run_of, r.strands.size());
   L.run_of.assign(r.strands.size(), trace_layout::no_run);
   std::vector<trace_slice> out;
   std::vector<std::uint64_t> open;  // the ends of the regions around the next slice
+  std::size_t longest_track = 0;
+  for (const std::vector<trace_slice>& track : L.threads) longest_track = std::max(longest_track, track.size());
+  reserve_huge(out, longest_track);
   for (std::vector<trace_slice>& track : L.threads) {
     out.clear();
     open.clear();

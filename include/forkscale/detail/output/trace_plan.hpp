@@ -21,6 +21,7 @@
 
 #include "../../config.hpp"
 #include "../../record.hpp"
+#include "../util/huge_pages.hpp"
 #include "format.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -50,6 +51,7 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   p.kept = p.strands;
   if (p.limit == 0 || p.strands <= p.limit) return p;
   p.bounded = true;
+  reserve_huge(p.keep, r.strands.size());
   p.keep.assign(r.strands.size(), 0);
   for (const std::uint32_t i : r.critical_path)
     if (i < r.strands.size()) p.keep[i] = 1;
@@ -57,7 +59,7 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   // the others (in strand order).
   std::uint64_t threads = r.threads.size(), others = 0;
   std::vector<std::uint64_t> d;
-  if (which) d.reserve(r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
+  if (which) reserve_huge(d, r.strands.size() - std::min<std::size_t>(r.critical_path.size(), r.strands.size()));
   for (std::size_t i = 0; i < r.strands.size(); ++i) {
     const record_strand& s = r.strands[i];
     threads = std::max<std::uint64_t>(threads, std::uint64_t(s.thread) + 1);
@@ -80,7 +82,9 @@ inline trace_plan plan_trace(const execution_record& r, bool which = true) {
   // longer than `t` and, in order, as many of those of exactly `t` as are
   // still wanted.
   if (k > 0) {
-    std::vector<std::uint64_t> sel(d);
+    std::vector<std::uint64_t> sel;
+    reserve_huge(sel, d.size());
+    sel.assign(d.begin(), d.end());
     std::nth_element(sel.begin(), sel.begin() + static_cast<std::ptrdiff_t>(k - 1), sel.end(),
                      [](std::uint64_t x, std::uint64_t y) { return x > y; });
     const std::uint64_t t = sel[k - 1];
