@@ -774,10 +774,10 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
+// begin include/forkscale/detail/profile/prof_records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+// detail/profile/prof_records.hpp: what one finished invocation contributes to the
 // per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
 // TaskProf FSE'17), and the task ids that break ties between equal paths.
 #include <cstdint>
@@ -967,8 +967,8 @@ struct task_profile {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+// end include/forkscale/detail/profile/prof_records.hpp
 // begin include/forkscale/detail/record/mode.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 #define FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
@@ -1018,7 +1018,7 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
 // the dag (path_totals; the site profiles' part, path_prof, is in
-// profile/records.hpp); state.hpp holds it in a frame.
+// profile/prof_records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -1204,7 +1204,7 @@ struct frame {
 
   // The subsystems' slots: observers/ keeps them, the engine holds them and
   // never looks into them.
-  task_profile profile;            // site profiles (docs/model.md; profile/records.hpp)
+  task_profile profile;            // site profiles (docs/model.md; profile/prof_records.hpp)
   std::uint64_t what_if_mask = 0;  // what-if regions open here, inherited by children
   task_recording recording;        // options::record (record/mode.hpp)
 
@@ -1233,7 +1233,7 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  spawn_profile profile;  // the site profiles' slot (profile/records.hpp)
+  spawn_profile profile;  // the site profiles' slot (profile/prof_records.hpp)
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
   std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn

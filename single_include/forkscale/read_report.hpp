@@ -3286,10 +3286,10 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
+// begin include/forkscale/detail/profile/prof_records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+// detail/profile/prof_records.hpp: what one finished invocation contributes to the
 // per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
 // TaskProf FSE'17), and the task ids that break ties between equal paths.
 #include <cstdint>
@@ -3479,8 +3479,8 @@ struct task_profile {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+// end include/forkscale/detail/profile/prof_records.hpp
 // begin include/forkscale/detail/record/buffer.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
 #define FORKSCALE_SINGLE_DETAIL_RECORD_BUFFER_HPP
@@ -4730,7 +4730,7 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
 // the dag (path_totals; the site profiles' part, path_prof, is in
-// profile/records.hpp); state.hpp holds it in a frame.
+// profile/prof_records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length

@@ -352,10 +352,10 @@ struct object_cache {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_POOL_HPP
 // end include/forkscale/detail/util/pool.hpp
-// begin include/forkscale/detail/profile/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// detail/profile/records.hpp: what one finished invocation contributes to the
+// begin include/forkscale/detail/profile/prof_records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+// detail/profile/prof_records.hpp: what one finished invocation contributes to the
 // per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
 // TaskProf FSE'17), and the task ids that break ties between equal paths.
 #include <cstdint>
@@ -545,8 +545,8 @@ struct task_profile {
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_RECORDS_HPP
-// end include/forkscale/detail/profile/records.hpp
+#endif  // FORKSCALE_SINGLE_DETAIL_PROFILE_PROF_RECORDS_HPP
+// end include/forkscale/detail/profile/prof_records.hpp
 // begin include/forkscale/detail/profile/sites.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
 #define FORKSCALE_SINGLE_DETAIL_PROFILE_SITES_HPP
@@ -2066,7 +2066,7 @@ FORKSCALE_NAMESPACE_END
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 // detail/engine/path_value.hpp: the value a point of the program carries along
 // the dag (path_totals; the site profiles' part, path_prof, is in
-// profile/records.hpp); state.hpp holds it in a frame.
+// profile/prof_records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length
@@ -3154,7 +3154,7 @@ struct frame {
 
   // The subsystems' slots: observers/ keeps them, the engine holds them and
   // never looks into them.
-  task_profile profile;            // site profiles (docs/model.md; profile/records.hpp)
+  task_profile profile;            // site profiles (docs/model.md; profile/prof_records.hpp)
   std::uint64_t what_if_mask = 0;  // what-if regions open here, inherited by children
   task_recording recording;        // options::record (record/mode.hpp)
 
@@ -3183,7 +3183,7 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  spawn_profile profile;  // the site profiles' slot (profile/records.hpp)
+  spawn_profile profile;  // the site profiles' slot (profile/prof_records.hpp)
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
   std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn
@@ -21467,451 +21467,6 @@ FORKSCALE_NAMESPACE_END
 #endif
 #endif
 // end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/ompt/records.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_RECORDS_HPP
-#define FORKSCALE_SINGLE_DETAIL_OMPT_RECORDS_HPP
-// detail/ompt/records.hpp: what the OMPT tool keeps per OpenMP task and per
-// parallel region. In OMPT mode no frame can live on the program's stack: each
-// task gets a record from a pool, found again through the ompt_data_t the
-// runtime keeps for it (task_data->ptr, parallel_data->ptr).
-#include <cstdint>
-#include <mutex>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-// Inlined into its caller whatever the size of the translation unit around it
-// (the engine's small hot functions and its observer points).
-#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-// begin include/forkscale/detail/ompt/depend.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
-#define FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
-// detail/ompt/depend.hpp: task dependences (`depend` clauses) as joins, for the
-// OMPT tool (adapters/ompt.hpp) and the annotated adapter (adapters/openmp.hpp).
-//
-// A `depend` edge P -> S says that S starts after P ends (OpenMP 5.1, §2.19.11).
-// forkscale keeps the model's two events and adds no new one: the edge is a join
-// of P's end into S's start. Every task that may be a predecessor is a `node`;
-// when P ends, its path value (the longest path to its end, with its what-if
-// offsets and the on-span profile of that path) is kept as a `snapshot`, and a
-// copy of it is reported into a join set owned by each successor S, as a
-// zero-work child would. S joins that set with one sync as it starts. Work and
-// counts never travel along the edge: only path lengths do, so the work of P is
-// counted once (by whoever joins P itself), whatever its number of successors.
-//
-// Which earlier sibling a new task depends on is decided here, from the
-// addresses and types of its dependences, as the specification says: an `in`
-// follows the last out/inout and every mutexinoutset/inoutset since; out and
-// inout follow everything before them; mutexinoutset follows in/inoutset (and
-// the last out), not other mutexinoutset; inoutset follows in/mutexinoutset,
-// not other inoutset. The runtime's own edges (ompt_callback_task_dependence)
-// are not used: libomp reports only edges to predecessors that are still
-// running, which would make the span depend on timing.
-#include <atomic>
-#include <cstdint>
-#include <mutex>
-#include <unordered_map>
-#include <utility>
-#include <vector>
-
-// begin include/forkscale/detail/macro_scope.hpp
-// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
-// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
-// parsed later (an adapter) includes this file again to get them back.
-#ifndef FORKSCALE_DETAIL_LIKELY
-#if defined(__GNUC__) || defined(__clang__)
-#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
-#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
-// Inlined into its caller whatever the size of the translation unit around it
-// (the engine's small hot functions and its observer points).
-#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
-#else
-#define FORKSCALE_DETAIL_LIKELY(x) (x)
-#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
-#define FORKSCALE_DETAIL_NOINLINE
-#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
-#endif
-#endif
-// end include/forkscale/detail/macro_scope.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace depend {
-
-enum class dep_type : unsigned char { in, out, inout, mutexinoutset, inoutset };
-
-// Whether a task with dependence `later` on an address follows an earlier
-// sibling with dependence `earlier` on the same address.
-inline bool follows(dep_type later, dep_type earlier) noexcept {
-  if (later == dep_type::out || later == dep_type::inout) return true;
-  if (earlier == dep_type::out || earlier == dep_type::inout) return true;
-  return later != earlier && (later != dep_type::in || earlier != dep_type::in);
-}
-
-// A path value, kept: what a predecessor's end hands to each successor
-// (engine/state.hpp).
-using snapshot = kept_path;
-
-inline void release(snapshot& s) noexcept {
-  what_if_release(s.what_if);
-  s.what_if = nullptr;
-  release_prof(s.prof.chain);
-  s.prof.chain = nullptr;
-}
-
-// The path value at the current point of the running frame `f`, through the
-// engine's point for it (engine<Clock>::keep_path). `task_end`: `f` is a task
-// about to end, and the value is the one it will report; otherwise it is the
-// value at a point the task goes on from, as a spawn hands it to a child.
-template <class Clock>
-snapshot take(frame& f, bool task_end) {
-  return guard_events<Clock>::keep_path(f, task_end);
-}
-
-// Reports a copy of `s` into `j`, as a finished zero-work child; `counted` says
-// whether `j` already counts it (count_shared_child was called for it).
-inline void feed(join_set* j, const snapshot& s, bool counted) {
-  path_totals t;
-  t.span = s.span;
-  t.burdened_span = s.burdened_span;
-  t.raw_span = s.raw_span;
-  if (s.what_if) t.what_if = what_if_copy(s.what_if);
-  path_prof p = s.prof;
-  if (p.chain) p.chain->refs.fetch_add(1, std::memory_order_relaxed);
-  if (!counted) j->count_shared_child();
-  join_set::report(j, t, p);
-}
-
-// One task that may be a predecessor. Reference-counted: the tracker of its
-// parent and the task itself hold it.
-struct node {
-  std::mutex m;
-  std::atomic<int> refs{1};
-  bool done = false;
-  snapshot end;                    // set when done
-  std::vector<join_set*> waiting;  // successors' sets that count it and wait for its end
-};
-
-inline node* make_node() { return new node; }
-inline void hold(node* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
-inline void drop(node* n) noexcept {
-  if (n && n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    release(n->end);
-    delete n;
-  }
-}
-
-// The predecessor ends: its path value goes to every successor already waiting,
-// and is kept for successors created later.
-inline void publish(node* n, snapshot s) {
-  std::vector<join_set*> waiting;
-  {
-    std::lock_guard<std::mutex> g(n->m);
-    release(n->end);
-    n->end = s;
-    n->done = true;
-    waiting.swap(n->waiting);
-  }
-  for (join_set* j : waiting) feed(j, s, true);
-}
-
-// The task behind `n` starts again from scratch (an undeferred task that takes
-// over the node of libomp's taskwait stand-in, see adapters/ompt.hpp).
-inline void reopen(node* n) {
-  std::lock_guard<std::mutex> g(n->m);
-  release(n->end);
-  n->done = false;
-}
-
-// Makes `pred` a predecessor of the task whose set is `*succ` (made on first use).
-inline void connect(node* pred, join_set*& succ, session* s) {
-  if (!succ) succ = join_set::make(s);
-  std::unique_lock<std::mutex> g(pred->m);
-  if (pred->done) {
-    const snapshot copy = pred->end;  // fed while the lock keeps it alive
-    feed(succ, copy, false);
-    return;
-  }
-  succ->count_shared_child();
-  pred->waiting.push_back(succ);
-}
-
-// The dependences of the children of one task, by address.
-class tracker {
- public:
-  tracker() = default;
-  tracker(const tracker&) = delete;
-  tracker& operator=(const tracker&) = delete;
-  ~tracker() { clear(); }
-
-  // Adds the dependence (addr, t) of the new child `n`; appends to `preds` the
-  // earlier siblings it follows (possibly with repeats), each with a reference
-  // that connect_all drops.
-  void add(node* n, const void* addr, dep_type t, std::vector<node*>& preds) {
-    entry& e = by_address_[addr];
-    if (e.last_out) {
-      hold(e.last_out);
-      preds.push_back(e.last_out);
-    }
-    for (const auto& p : e.since)
-      if (follows(t, p.second)) {
-        hold(p.first);
-        preds.push_back(p.first);
-      }
-    hold(n);
-    if (t == dep_type::out || t == dep_type::inout) {
-      for (auto& p : e.since) drop(p.first);
-      e.since.clear();
-      drop(e.last_out);
-      e.last_out = n;
-    } else {
-      e.since.emplace_back(n, t);
-    }
-  }
-
-  // Every child has been joined (a taskwait, a barrier): the edges from them are
-  // implied by the parent's path from here on.
-  void clear() noexcept {
-    for (auto& kv : by_address_) {
-      drop(kv.second.last_out);
-      for (auto& p : kv.second.since) drop(p.first);
-    }
-    by_address_.clear();
-  }
-  bool empty() const noexcept { return by_address_.empty(); }
-
- private:
-  struct entry {
-    node* last_out = nullptr;
-    std::vector<std::pair<node*, dep_type>> since;  // later dependences that are not out/inout
-  };
-  std::unordered_map<const void*, entry> by_address_;
-};
-
-// Connects `n` (the new task) to its predecessors `preds`, each once, and drops
-// the references tracker::add took.
-inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, session* s) {
-  for (std::size_t i = 0; i < preds.size(); ++i) {
-    bool seen = preds[i] == n;
-    for (std::size_t k = 0; k < i && !seen; ++k) seen = preds[k] == preds[i];
-    if (!seen) connect(preds[i], succ, s);
-  }
-  for (node* p : preds) drop(p);
-  preds.clear();
-}
-
-// The successor starts: its predecessors' ends join its path (one sync, the
-// engine's join_kept). At a task's start (`task_start`) its invocation starts
-// after them: its span in the site profiles does not take in theirs, as its
-// work does not take in their work. The encountering task of `task if(0)
-// depend(...)` joins them mid-way (task_start false): they are its own
-// children, whose work its invocation counts when it joins them.
-template <class Clock>
-void join_predecessors(join_set*& preds, const site& where, bool task_start) {
-  if (!preds) return;
-  guard_events<Clock>::join_kept(preds, where, task_start);
-  preds->release(nullptr);
-  preds = nullptr;
-}
-
-// A predecessor's end: its path value, kept for its successors.
-template <class Clock>
-void end_predecessor(node*& n, frame& f) {
-  if (!n) return;
-  publish(n, take<Clock>(f, true));
-  drop(n);
-  n = nullptr;
-}
-
-}  // namespace depend
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
-// end include/forkscale/detail/ompt/depend.hpp
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-namespace ompt {
-
-enum class task_kind : unsigned char {
-  initial,        // an initial task (the program's, or a foreign thread's)
-  implicit_task,  // a thread's share of a parallel region
-  explicit_task,  // `task`, `taskloop`'s tasks, undeferred and included tasks alike
-  wait_stand_in,  // libomp's stand-in for the wait of `task if(0) depend(...)` / `taskwait depend(...)`
-};
-
-// A taskgroup open in a task: the frame that was running when it began (spawns
-// from that frame go into it, as the annotated adapter's group_context does)
-// and the set its tasks report to.
-struct open_group {
-  const frame* opened_by = nullptr;
-  join_set* set = nullptr;  // null outside a measurement
-  std::uint64_t spawned = 0;
-  site where;
-};
-
-// A worksharing loop (or `sections`) on one thread: each chunk the thread takes
-// is a child of its implicit task (regions.hpp).
-struct loop_state {
-  frame chunk;
-  bool open = false;
-  bool dynamic = false;  // chunks come from __kmpc_dispatch_next_*
-  bool chunk_open = false;
-  site where;
-  loop_state* outer = nullptr;      // the loop open on this thread around this one (nested regions)
-  loop_state* next_free = nullptr;  // pool link
-};
-
-struct team;
-
-// One OpenMP task.
-struct task_record {
-  task_kind kind = task_kind::explicit_task;
-  bool started = false;
-  bool ended = false;
-  bool untied = false;          // may resume on another thread after a task scheduling point
-  bool suspended = false;       // an untied task between two of its parts (tasks.hpp)
-  frame* resume_top = nullptr;  // then: its innermost frame, taken off the thread it left
-  frame body;                   // the task's frame; for an implicit task, its current segment
-  spawn_token token;            // an explicit task's spawn, until it starts
-  site where;
-  task_record* parent = nullptr;  // the task that created it (explicit tasks)
-  std::vector<open_group> groups;
-  sync_state wait;  // an open taskwait or taskgroup wait
-  site wait_where;  // the open taskwait's site (its end has the same code pointer)
-  bool waiting = false;
-  // Dependences: this task as a predecessor, its predecessors' ends, and the
-  // dependences of its own children.
-  depend::node* node = nullptr;
-  join_set* preds = nullptr;
-  depend::tracker* children = nullptr;
-  const session* children_session = nullptr;  // the measurement `children` belongs to
-  depend::node* stand_in = nullptr;           // a `task if(0) depend` stand-in waiting for its task
-  // Implicit tasks.
-  team* region = nullptr;
-  unsigned index = 0;
-  unsigned phase = 0;
-  bool segment_open = false;
-  loop_state* loop = nullptr;
-  const void* outer_taskloop_ra = nullptr;  // the thread's taskloop note while this task runs
-  task_record* outer_stand_in = nullptr;    // a stand-in: the one its thread waits in around it
-  task_record* next_free = nullptr;         // pool link
-};
-
-// One parallel region. Its encountering task is blocked from parallel-begin to
-// parallel-end; between two barriers ("a phase") each thread's implicit task
-// runs as one child of it, spawned in thread order; a barrier joins them all.
-struct team {
-  frame* encountering = nullptr;  // null: the region is not measured
-  sync_state blocked;
-  std::mutex m;
-  join_set* set = nullptr;  // the implicit tasks of the current phase
-  std::vector<spawn_token> tokens;
-  unsigned size = 0;
-  unsigned phase = 0;
-  bool made = false;  // tokens made for `phase`
-  unsigned requested = 0;
-  bool nested = false;  // inside another active parallel region
-  site where;
-  team* outer_open = nullptr;  // the region its encountering thread began before it, still open (regions.hpp)
-  team* next_free = nullptr;   // pool link
-};
-
-template <class T>
-T* take_pooled() {
-  return object_cache<T>::local().take();
-}
-template <class T>
-void give_back(T* p) noexcept {
-  object_cache<T>::local().put(p);
-}
-
-inline task_record* new_task(task_kind k) {
-  task_record* r = take_pooled<task_record>();
-  r->kind = k;
-  r->started = r->ended = r->waiting = r->segment_open = false;
-  r->untied = r->suspended = false;
-  r->resume_top = nullptr;
-  r->where = site{};
-  r->parent = nullptr;
-  r->groups.clear();
-  r->wait = sync_state{};
-  r->node = r->stand_in = nullptr;
-  r->preds = nullptr;
-  r->children = nullptr;
-  r->children_session = nullptr;
-  r->region = nullptr;
-  r->index = r->phase = 0;
-  r->loop = nullptr;
-  r->outer_stand_in = nullptr;
-  r->body.sess = nullptr;
-  return r;
-}
-
-inline void free_task(task_record* r) noexcept {
-  if (r->token) drop_unrun(r->token, r->where);
-  depend::drop(r->node);
-  depend::drop(r->stand_in);
-  if (r->preds) r->preds->release(nullptr);
-  delete r->children;
-  if (r->loop) give_back(r->loop);
-  for (auto& g : r->groups)
-    if (g.set) g.set->release(nullptr);
-  r->groups.clear();
-  give_back(r);
-}
-
-inline loop_state& loop_of(task_record& r) {
-  if (!r.loop) {
-    r.loop = take_pooled<loop_state>();
-    r.loop->open = r.loop->dynamic = r.loop->chunk_open = false;
-  }
-  return *r.loop;
-}
-
-inline team* new_team() {
-  team* t = take_pooled<team>();
-  t->encountering = nullptr;
-  t->blocked = sync_state{};
-  t->set = nullptr;
-  t->tokens.clear();
-  t->size = t->phase = t->requested = 0;
-  t->made = t->nested = false;
-  t->outer_open = nullptr;
-  t->where = site{};
-  return t;
-}
-
-inline void free_team(team* t) noexcept {
-  for (auto& tk : t->tokens)
-    if (tk) drop_unrun(tk, t->where);
-  t->tokens.clear();
-  if (t->set) t->set->release(nullptr);
-  t->set = nullptr;
-  give_back(t);
-}
-
-}  // namespace ompt
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_RECORDS_HPP
-// end include/forkscale/detail/ompt/records.hpp
 // begin include/forkscale/detail/ompt/state.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_OMPT_STATE_HPP
 #define FORKSCALE_SINGLE_DETAIL_OMPT_STATE_HPP
@@ -22365,6 +21920,451 @@ class code_sites {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_OMPT_SITES_HPP
 // end include/forkscale/detail/ompt/sites.hpp
+// begin include/forkscale/detail/ompt/task_records.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_TASK_RECORDS_HPP
+#define FORKSCALE_SINGLE_DETAIL_OMPT_TASK_RECORDS_HPP
+// detail/ompt/task_records.hpp: what the OMPT tool keeps per OpenMP task and per
+// parallel region. In OMPT mode no frame can live on the program's stack: each
+// task gets a record from a pool, found again through the ompt_data_t the
+// runtime keeps for it (task_data->ptr, parallel_data->ptr).
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+// begin include/forkscale/detail/ompt/depend.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+#define FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+// detail/ompt/depend.hpp: task dependences (`depend` clauses) as joins, for the
+// OMPT tool (adapters/ompt.hpp) and the annotated adapter (adapters/openmp.hpp).
+//
+// A `depend` edge P -> S says that S starts after P ends (OpenMP 5.1, §2.19.11).
+// forkscale keeps the model's two events and adds no new one: the edge is a join
+// of P's end into S's start. Every task that may be a predecessor is a `node`;
+// when P ends, its path value (the longest path to its end, with its what-if
+// offsets and the on-span profile of that path) is kept as a `snapshot`, and a
+// copy of it is reported into a join set owned by each successor S, as a
+// zero-work child would. S joins that set with one sync as it starts. Work and
+// counts never travel along the edge: only path lengths do, so the work of P is
+// counted once (by whoever joins P itself), whatever its number of successors.
+//
+// Which earlier sibling a new task depends on is decided here, from the
+// addresses and types of its dependences, as the specification says: an `in`
+// follows the last out/inout and every mutexinoutset/inoutset since; out and
+// inout follow everything before them; mutexinoutset follows in/inoutset (and
+// the last out), not other mutexinoutset; inoutset follows in/mutexinoutset,
+// not other inoutset. The runtime's own edges (ompt_callback_task_dependence)
+// are not used: libomp reports only edges to predecessors that are still
+// running, which would make the span depend on timing.
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+// begin include/forkscale/detail/macro_scope.hpp
+// detail/macro_scope.hpp: internal helper macros. No include guard on purpose:
+// forkscale.hpp removes them at its end (detail/macro_unscope.hpp), and a header
+// parsed later (an adapter) includes this file again to get them back.
+#ifndef FORKSCALE_DETAIL_LIKELY
+#if defined(__GNUC__) || defined(__clang__)
+#define FORKSCALE_DETAIL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define FORKSCALE_DETAIL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FORKSCALE_DETAIL_NOINLINE __attribute__((noinline))
+// Inlined into its caller whatever the size of the translation unit around it
+// (the engine's small hot functions and its observer points).
+#define FORKSCALE_DETAIL_ALWAYS_INLINE __attribute__((always_inline)) inline
+#else
+#define FORKSCALE_DETAIL_LIKELY(x) (x)
+#define FORKSCALE_DETAIL_UNLIKELY(x) (x)
+#define FORKSCALE_DETAIL_NOINLINE
+#define FORKSCALE_DETAIL_ALWAYS_INLINE inline
+#endif
+#endif
+// end include/forkscale/detail/macro_scope.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace depend {
+
+enum class dep_type : unsigned char { in, out, inout, mutexinoutset, inoutset };
+
+// Whether a task with dependence `later` on an address follows an earlier
+// sibling with dependence `earlier` on the same address.
+inline bool follows(dep_type later, dep_type earlier) noexcept {
+  if (later == dep_type::out || later == dep_type::inout) return true;
+  if (earlier == dep_type::out || earlier == dep_type::inout) return true;
+  return later != earlier && (later != dep_type::in || earlier != dep_type::in);
+}
+
+// A path value, kept: what a predecessor's end hands to each successor
+// (engine/state.hpp).
+using snapshot = kept_path;
+
+inline void release(snapshot& s) noexcept {
+  what_if_release(s.what_if);
+  s.what_if = nullptr;
+  release_prof(s.prof.chain);
+  s.prof.chain = nullptr;
+}
+
+// The path value at the current point of the running frame `f`, through the
+// engine's point for it (engine<Clock>::keep_path). `task_end`: `f` is a task
+// about to end, and the value is the one it will report; otherwise it is the
+// value at a point the task goes on from, as a spawn hands it to a child.
+template <class Clock>
+snapshot take(frame& f, bool task_end) {
+  return guard_events<Clock>::keep_path(f, task_end);
+}
+
+// Reports a copy of `s` into `j`, as a finished zero-work child; `counted` says
+// whether `j` already counts it (count_shared_child was called for it).
+inline void feed(join_set* j, const snapshot& s, bool counted) {
+  path_totals t;
+  t.span = s.span;
+  t.burdened_span = s.burdened_span;
+  t.raw_span = s.raw_span;
+  if (s.what_if) t.what_if = what_if_copy(s.what_if);
+  path_prof p = s.prof;
+  if (p.chain) p.chain->refs.fetch_add(1, std::memory_order_relaxed);
+  if (!counted) j->count_shared_child();
+  join_set::report(j, t, p);
+}
+
+// One task that may be a predecessor. Reference-counted: the tracker of its
+// parent and the task itself hold it.
+struct node {
+  std::mutex m;
+  std::atomic<int> refs{1};
+  bool done = false;
+  snapshot end;                    // set when done
+  std::vector<join_set*> waiting;  // successors' sets that count it and wait for its end
+};
+
+inline node* make_node() { return new node; }
+inline void hold(node* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+inline void drop(node* n) noexcept {
+  if (n && n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    release(n->end);
+    delete n;
+  }
+}
+
+// The predecessor ends: its path value goes to every successor already waiting,
+// and is kept for successors created later.
+inline void publish(node* n, snapshot s) {
+  std::vector<join_set*> waiting;
+  {
+    std::lock_guard<std::mutex> g(n->m);
+    release(n->end);
+    n->end = s;
+    n->done = true;
+    waiting.swap(n->waiting);
+  }
+  for (join_set* j : waiting) feed(j, s, true);
+}
+
+// The task behind `n` starts again from scratch (an undeferred task that takes
+// over the node of libomp's taskwait stand-in, see adapters/ompt.hpp).
+inline void reopen(node* n) {
+  std::lock_guard<std::mutex> g(n->m);
+  release(n->end);
+  n->done = false;
+}
+
+// Makes `pred` a predecessor of the task whose set is `*succ` (made on first use).
+inline void connect(node* pred, join_set*& succ, session* s) {
+  if (!succ) succ = join_set::make(s);
+  std::unique_lock<std::mutex> g(pred->m);
+  if (pred->done) {
+    const snapshot copy = pred->end;  // fed while the lock keeps it alive
+    feed(succ, copy, false);
+    return;
+  }
+  succ->count_shared_child();
+  pred->waiting.push_back(succ);
+}
+
+// The dependences of the children of one task, by address.
+class tracker {
+ public:
+  tracker() = default;
+  tracker(const tracker&) = delete;
+  tracker& operator=(const tracker&) = delete;
+  ~tracker() { clear(); }
+
+  // Adds the dependence (addr, t) of the new child `n`; appends to `preds` the
+  // earlier siblings it follows (possibly with repeats), each with a reference
+  // that connect_all drops.
+  void add(node* n, const void* addr, dep_type t, std::vector<node*>& preds) {
+    entry& e = by_address_[addr];
+    if (e.last_out) {
+      hold(e.last_out);
+      preds.push_back(e.last_out);
+    }
+    for (const auto& p : e.since)
+      if (follows(t, p.second)) {
+        hold(p.first);
+        preds.push_back(p.first);
+      }
+    hold(n);
+    if (t == dep_type::out || t == dep_type::inout) {
+      for (auto& p : e.since) drop(p.first);
+      e.since.clear();
+      drop(e.last_out);
+      e.last_out = n;
+    } else {
+      e.since.emplace_back(n, t);
+    }
+  }
+
+  // Every child has been joined (a taskwait, a barrier): the edges from them are
+  // implied by the parent's path from here on.
+  void clear() noexcept {
+    for (auto& kv : by_address_) {
+      drop(kv.second.last_out);
+      for (auto& p : kv.second.since) drop(p.first);
+    }
+    by_address_.clear();
+  }
+  bool empty() const noexcept { return by_address_.empty(); }
+
+ private:
+  struct entry {
+    node* last_out = nullptr;
+    std::vector<std::pair<node*, dep_type>> since;  // later dependences that are not out/inout
+  };
+  std::unordered_map<const void*, entry> by_address_;
+};
+
+// Connects `n` (the new task) to its predecessors `preds`, each once, and drops
+// the references tracker::add took.
+inline void connect_all(std::vector<node*>& preds, node* n, join_set*& succ, session* s) {
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    bool seen = preds[i] == n;
+    for (std::size_t k = 0; k < i && !seen; ++k) seen = preds[k] == preds[i];
+    if (!seen) connect(preds[i], succ, s);
+  }
+  for (node* p : preds) drop(p);
+  preds.clear();
+}
+
+// The successor starts: its predecessors' ends join its path (one sync, the
+// engine's join_kept). At a task's start (`task_start`) its invocation starts
+// after them: its span in the site profiles does not take in theirs, as its
+// work does not take in their work. The encountering task of `task if(0)
+// depend(...)` joins them mid-way (task_start false): they are its own
+// children, whose work its invocation counts when it joins them.
+template <class Clock>
+void join_predecessors(join_set*& preds, const site& where, bool task_start) {
+  if (!preds) return;
+  guard_events<Clock>::join_kept(preds, where, task_start);
+  preds->release(nullptr);
+  preds = nullptr;
+}
+
+// A predecessor's end: its path value, kept for its successors.
+template <class Clock>
+void end_predecessor(node*& n, frame& f) {
+  if (!n) return;
+  publish(n, take<Clock>(f, true));
+  drop(n);
+  n = nullptr;
+}
+
+}  // namespace depend
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_DEPEND_HPP
+// end include/forkscale/detail/ompt/depend.hpp
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+namespace ompt {
+
+enum class task_kind : unsigned char {
+  initial,        // an initial task (the program's, or a foreign thread's)
+  implicit_task,  // a thread's share of a parallel region
+  explicit_task,  // `task`, `taskloop`'s tasks, undeferred and included tasks alike
+  wait_stand_in,  // libomp's stand-in for the wait of `task if(0) depend(...)` / `taskwait depend(...)`
+};
+
+// A taskgroup open in a task: the frame that was running when it began (spawns
+// from that frame go into it, as the annotated adapter's group_context does)
+// and the set its tasks report to.
+struct open_group {
+  const frame* opened_by = nullptr;
+  join_set* set = nullptr;  // null outside a measurement
+  std::uint64_t spawned = 0;
+  site where;
+};
+
+// A worksharing loop (or `sections`) on one thread: each chunk the thread takes
+// is a child of its implicit task (regions.hpp).
+struct loop_state {
+  frame chunk;
+  bool open = false;
+  bool dynamic = false;  // chunks come from __kmpc_dispatch_next_*
+  bool chunk_open = false;
+  site where;
+  loop_state* outer = nullptr;      // the loop open on this thread around this one (nested regions)
+  loop_state* next_free = nullptr;  // pool link
+};
+
+struct team;
+
+// One OpenMP task.
+struct task_record {
+  task_kind kind = task_kind::explicit_task;
+  bool started = false;
+  bool ended = false;
+  bool untied = false;          // may resume on another thread after a task scheduling point
+  bool suspended = false;       // an untied task between two of its parts (tasks.hpp)
+  frame* resume_top = nullptr;  // then: its innermost frame, taken off the thread it left
+  frame body;                   // the task's frame; for an implicit task, its current segment
+  spawn_token token;            // an explicit task's spawn, until it starts
+  site where;
+  task_record* parent = nullptr;  // the task that created it (explicit tasks)
+  std::vector<open_group> groups;
+  sync_state wait;  // an open taskwait or taskgroup wait
+  site wait_where;  // the open taskwait's site (its end has the same code pointer)
+  bool waiting = false;
+  // Dependences: this task as a predecessor, its predecessors' ends, and the
+  // dependences of its own children.
+  depend::node* node = nullptr;
+  join_set* preds = nullptr;
+  depend::tracker* children = nullptr;
+  const session* children_session = nullptr;  // the measurement `children` belongs to
+  depend::node* stand_in = nullptr;           // a `task if(0) depend` stand-in waiting for its task
+  // Implicit tasks.
+  team* region = nullptr;
+  unsigned index = 0;
+  unsigned phase = 0;
+  bool segment_open = false;
+  loop_state* loop = nullptr;
+  const void* outer_taskloop_ra = nullptr;  // the thread's taskloop note while this task runs
+  task_record* outer_stand_in = nullptr;    // a stand-in: the one its thread waits in around it
+  task_record* next_free = nullptr;         // pool link
+};
+
+// One parallel region. Its encountering task is blocked from parallel-begin to
+// parallel-end; between two barriers ("a phase") each thread's implicit task
+// runs as one child of it, spawned in thread order; a barrier joins them all.
+struct team {
+  frame* encountering = nullptr;  // null: the region is not measured
+  sync_state blocked;
+  std::mutex m;
+  join_set* set = nullptr;  // the implicit tasks of the current phase
+  std::vector<spawn_token> tokens;
+  unsigned size = 0;
+  unsigned phase = 0;
+  bool made = false;  // tokens made for `phase`
+  unsigned requested = 0;
+  bool nested = false;  // inside another active parallel region
+  site where;
+  team* outer_open = nullptr;  // the region its encountering thread began before it, still open (regions.hpp)
+  team* next_free = nullptr;   // pool link
+};
+
+template <class T>
+T* take_pooled() {
+  return object_cache<T>::local().take();
+}
+template <class T>
+void give_back(T* p) noexcept {
+  object_cache<T>::local().put(p);
+}
+
+inline task_record* new_task(task_kind k) {
+  task_record* r = take_pooled<task_record>();
+  r->kind = k;
+  r->started = r->ended = r->waiting = r->segment_open = false;
+  r->untied = r->suspended = false;
+  r->resume_top = nullptr;
+  r->where = site{};
+  r->parent = nullptr;
+  r->groups.clear();
+  r->wait = sync_state{};
+  r->node = r->stand_in = nullptr;
+  r->preds = nullptr;
+  r->children = nullptr;
+  r->children_session = nullptr;
+  r->region = nullptr;
+  r->index = r->phase = 0;
+  r->loop = nullptr;
+  r->outer_stand_in = nullptr;
+  r->body.sess = nullptr;
+  return r;
+}
+
+inline void free_task(task_record* r) noexcept {
+  if (r->token) drop_unrun(r->token, r->where);
+  depend::drop(r->node);
+  depend::drop(r->stand_in);
+  if (r->preds) r->preds->release(nullptr);
+  delete r->children;
+  if (r->loop) give_back(r->loop);
+  for (auto& g : r->groups)
+    if (g.set) g.set->release(nullptr);
+  r->groups.clear();
+  give_back(r);
+}
+
+inline loop_state& loop_of(task_record& r) {
+  if (!r.loop) {
+    r.loop = take_pooled<loop_state>();
+    r.loop->open = r.loop->dynamic = r.loop->chunk_open = false;
+  }
+  return *r.loop;
+}
+
+inline team* new_team() {
+  team* t = take_pooled<team>();
+  t->encountering = nullptr;
+  t->blocked = sync_state{};
+  t->set = nullptr;
+  t->tokens.clear();
+  t->size = t->phase = t->requested = 0;
+  t->made = t->nested = false;
+  t->outer_open = nullptr;
+  t->where = site{};
+  return t;
+}
+
+inline void free_team(team* t) noexcept {
+  for (auto& tk : t->tokens)
+    if (tk) drop_unrun(tk, t->where);
+  t->tokens.clear();
+  if (t->set) t->set->release(nullptr);
+  t->set = nullptr;
+  give_back(t);
+}
+
+}  // namespace ompt
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_OMPT_TASK_RECORDS_HPP
+// end include/forkscale/detail/ompt/task_records.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

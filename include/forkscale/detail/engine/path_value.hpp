@@ -1,6 +1,6 @@
 // detail/engine/path_value.hpp: the value a point of the program carries along
 // the dag (path_totals; the site profiles' part, path_prof, is in
-// profile/records.hpp); state.hpp holds it in a frame.
+// profile/prof_records.hpp); state.hpp holds it in a frame.
 //
 // The model is Cilkview's (SPAA'10, Fig. 13) made to work for any join pattern
 // and for real parallel execution: every point of the program carries the length

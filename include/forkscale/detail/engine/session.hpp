@@ -19,7 +19,7 @@
 #include "../../report.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
-#include "../profile/records.hpp"
+#include "../profile/prof_records.hpp"
 #include "../record/buffer.hpp"
 #include "../record/mode.hpp"
 #include "../util/spinlock.hpp"

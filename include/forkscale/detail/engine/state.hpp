@@ -10,7 +10,7 @@
 #include "../../config.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
-#include "../profile/records.hpp"
+#include "../profile/prof_records.hpp"
 #include "../record/mode.hpp"
 #include "path_value.hpp"
 
@@ -81,7 +81,7 @@ struct frame {
 
   // The subsystems' slots: observers/ keeps them, the engine holds them and
   // never looks into them.
-  task_profile profile;            // site profiles (docs/model.md; profile/records.hpp)
+  task_profile profile;            // site profiles (docs/model.md; profile/prof_records.hpp)
   std::uint64_t what_if_mask = 0;  // what-if regions open here, inherited by children
   task_recording recording;        // options::record (record/mode.hpp)
 
@@ -110,7 +110,7 @@ struct spawn_token {
   join_set* target = nullptr;
   region_node* region = nullptr;
   std::uint64_t span = 0, burdened_span = 0, raw_span = 0;
-  spawn_profile profile;  // the site profiles' slot (profile/records.hpp)
+  spawn_profile profile;  // the site profiles' slot (profile/prof_records.hpp)
   std::uint64_t what_if_mask = 0;
   what_if_vec* what_if = nullptr;  // the spawner's what-if offsets (a copy the child takes)
   std::uint64_t last_strand = 0;   // path_totals::last_strand at the spawn

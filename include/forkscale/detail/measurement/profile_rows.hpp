@@ -14,7 +14,7 @@
 #include "../engine/session.hpp"
 #include "../engine/units.hpp"
 #include "../profile/chain.hpp"
-#include "../profile/records.hpp"
+#include "../profile/prof_records.hpp"
 #include "../profile/sites.hpp"
 #include "../util/strings.hpp"
 

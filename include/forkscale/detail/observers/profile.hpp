@@ -17,7 +17,7 @@
 #include "../engine/session.hpp"
 #include "../macro_scope.hpp"
 #include "../profile/chain.hpp"
-#include "../profile/records.hpp"
+#include "../profile/prof_records.hpp"
 #include "../profile/sites.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

@@ -24,8 +24,8 @@
 #include "../../config.hpp"
 #include "../macro_scope.hpp"
 #include "../observers/list.hpp"
-#include "records.hpp"
 #include "state.hpp"
+#include "task_records.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

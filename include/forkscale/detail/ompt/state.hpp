@@ -16,8 +16,8 @@
 #include "../macro_scope.hpp"
 #include "../observers/list.hpp"
 #include "../util/strings.hpp"
-#include "records.hpp"
 #include "sites.hpp"
+#include "task_records.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -22,8 +22,8 @@
 #include "../macro_scope.hpp"
 #include "../observers/list.hpp"
 #include "depend.hpp"
-#include "records.hpp"
 #include "state.hpp"
+#include "task_records.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

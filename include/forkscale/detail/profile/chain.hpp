@@ -13,7 +13,7 @@
 #include "../../config.hpp"
 #include "../macro_scope.hpp"
 #include "../util/pool.hpp"
-#include "records.hpp"
+#include "prof_records.hpp"
 #include "sites.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN

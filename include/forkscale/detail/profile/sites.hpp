@@ -20,7 +20,7 @@
 #include "../../report.hpp"
 #include "../../site.hpp"
 #include "../macro_scope.hpp"
-#include "records.hpp"
+#include "prof_records.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {

@@ -1,4 +1,4 @@
-// detail/ompt/records.hpp: what the OMPT tool keeps per OpenMP task and per
+// detail/ompt/task_records.hpp: what the OMPT tool keeps per OpenMP task and per
 // parallel region. In OMPT mode no frame can live on the program's stack: each
 // task gets a record from a pool, found again through the ompt_data_t the
 // runtime keeps for it (task_data->ptr, parallel_data->ptr).

@@ -1,4 +1,4 @@
-// detail/profile/records.hpp: what one finished invocation contributes to the
+// detail/profile/prof_records.hpp: what one finished invocation contributes to the
 // per-site profiles (docs/model.md, "Per-site profiles"; Cilkprof SPAA'15 §4–§6,
 // TaskProf FSE'17), and the task ids that break ties between equal paths.
 #pragma once
