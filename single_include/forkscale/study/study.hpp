@@ -3948,32 +3948,27 @@ class record_memory {
   static constexpr std::size_t slab_bytes = std::size_t(2) << 20;
   static constexpr std::size_t kept_bytes = std::size_t(32) << 20;
 
-  // `bytes` of memory, aligned to a cache line (null when there is none).
+  // The largest chunk: a slab holds at least four.
+  static constexpr std::size_t max_chunk_bytes = slab_bytes / 4;
+
+  // `bytes` (at most max_chunk_bytes) of memory, aligned to a cache line (null
+  // when there is none).
   static void* take(std::size_t bytes) noexcept {
     bytes = rounded(bytes);
     record_memory& m = instance();
     std::lock_guard<std::mutex> g(m.m_);
-    if (bytes > slab_bytes / 4) {  // a slab of its own
-      char* p = static_cast<char*>(m.map_slab(bytes));
-      if (!p) return nullptr;
-      if (!m.file(slab{p, bytes, bytes, bytes})) {
-        unmap(p, bytes);
-        return nullptr;
-      }
-      return p;
-    }
     slab* cur = m.current(bytes);
     if (!cur) return nullptr;
-    if (cur->base == nullptr || cur->size - cur->used < bytes) {
-      char* p = static_cast<char*>(m.map_slab(slab_bytes));
+    if (cur->base == nullptr || slab_bytes - cur->used < bytes) {
+      char* p = m.map_slab();
       if (!p) return nullptr;
       const slab old = *cur;
       if (old.base != nullptr && old.live != 0 && !m.file(old)) {
-        m.release(slab{p, slab_bytes, 0, 0});
+        m.release(p);
         return nullptr;
       }
-      if (old.base != nullptr && old.live == 0) m.release(old);
-      *cur = slab{p, slab_bytes, 0, 0};
+      if (old.base != nullptr && old.live == 0) m.release(old.base);
+      *cur = slab{p, 0, 0};
     }
     char* p = cur->base + cur->used;
     cur->used += bytes;
@@ -3985,10 +3980,9 @@ class record_memory {
   static std::size_t mapped() noexcept {
     record_memory& m = instance();
     std::lock_guard<std::mutex> g(m.m_);
-    std::size_t n = m.kept_;
-    for (const current_slab& c : m.current_) n += c.s.size;
-    for (const slab& x : m.filed_) n += x.size;
-    return n;
+    std::size_t n = m.free_.size() + m.filed_.size();
+    for (const current_slab& c : m.current_) n += c.s.base != nullptr;
+    return n * slab_bytes;
   }
 
   static void give(void* q, std::size_t bytes) noexcept {
@@ -3998,7 +3992,7 @@ class record_memory {
     record_memory& m = instance();
     std::lock_guard<std::mutex> g(m.m_);
     for (current_slab& c : m.current_)
-      if (c.s.base != nullptr && p >= c.s.base && p < c.s.base + c.s.size) {
+      if (c.s.base != nullptr && p >= c.s.base && p < c.s.base + slab_bytes) {
         c.s.live -= bytes;
         if (c.s.live == 0) c.s.used = 0;  // empty: bump from its start again
         return;
@@ -4010,15 +4004,14 @@ class record_memory {
     --it;
     it->live -= bytes;
     if (it->live != 0) return;
-    const slab done = *it;
+    char* const done = it->base;
     m.filed_.erase(it);
     m.release(done);
   }
 
  private:
   struct slab {
-    char* base = nullptr;
-    std::size_t size = 0;  // bytes mapped
+    char* base = nullptr;  // slab_bytes mapped
     std::size_t used = 0;  // bytes handed out from its start
     std::size_t live = 0;  // bytes handed out and not given back
   };
@@ -4057,28 +4050,25 @@ class record_memory {
       return false;
     }
   }
-  // A slab of `bytes`: a kept one of that size, or fresh memory.
-  void* map_slab(std::size_t bytes) noexcept {
-    for (std::size_t i = 0; i < free_.size(); ++i)
-      if (free_[i].size == bytes) {
-        void* p = free_[i].base;
-        kept_ -= bytes;
-        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
-        return p;
-      }
-    return map(bytes);
+  // A slab: a kept one, or fresh memory.
+  char* map_slab() noexcept {
+    if (!free_.empty()) {
+      char* p = free_.back();
+      free_.pop_back();
+      return p;
+    }
+    return static_cast<char*>(map(slab_bytes));
   }
   // A slab with nothing out: kept for the next records, or unmapped.
-  void release(const slab& s) noexcept {
-    if (kept_ + s.size <= kept_bytes) {
+  void release(char* base) noexcept {
+    if ((free_.size() + 1) * slab_bytes <= kept_bytes) {
       try {
-        free_.push_back(slab{s.base, s.size, 0, 0});
-        kept_ += s.size;
+        free_.push_back(base);
         return;
       } catch (...) {
       }
     }
-    unmap(s.base, s.size);
+    unmap(base, slab_bytes);
   }
   static void* map(std::size_t bytes) noexcept {
 #if defined(__unix__) || defined(__APPLE__)
@@ -4105,8 +4095,7 @@ class record_memory {
   std::mutex m_;
   std::vector<current_slab> current_;  // where chunks of each size are taken from
   std::vector<slab> filed_;            // earlier slabs with chunks out, by address
-  std::vector<slab> free_;             // slabs kept for reuse (kept_ bytes)
-  std::size_t kept_ = 0;
+  std::vector<char*> free_;            // slabs kept for reuse (at most kept_bytes)
 };
 
 // Append-only storage in fixed chunks, charged to the record's budget. Within
@@ -4139,6 +4128,7 @@ class record_chunks {
   // it is taken, so none is initialised twice (the entries are aggregates,
   // created by the allocation, and trivially destroyed).
   static constexpr std::size_t chunk_bytes = sizeof(T) * N;
+  static_assert(chunk_bytes <= record_memory::max_chunk_bytes, "a record chunk must fit a slab four times");
   struct chunk_free {
     void operator()(T* p) const noexcept { record_memory::give(p, chunk_bytes); }
   };
