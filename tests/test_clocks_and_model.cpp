@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <forkscale/detail/measurement/cpu_check.hpp>
+#include <forkscale/detail/measurement/measure.hpp>  // compensation_from, calibration_settled
 #include <forkscale/forkscale.hpp>
 
 #include <cmath>
@@ -121,6 +122,43 @@ TEST(Clocks, CompensationIsChargedByTheEventsAtAStrandsEnds) {
       "plain", [] { fs::charge(10); }, o);
   fs::detail::cost_clock_compensation_halves[0] = 0;
   EXPECT_EQ(plain.work(), 10u);
+}
+
+// A calibration is kept when its batches agree; one that ran while the machine
+// changed under it (batches spread wide) is run again, and of the attempts the
+// one whose batches agree best is kept. Synthetic batches (ticks per round,
+// sorted, six halves per round as where readings fuse): the estimate is the
+// median's share, the residual the quartiles' distance from it per strand.
+TEST(Clocks, CalibrationKeptOnlyWhenItsBatchesAgree) {
+  namespace d = fs::detail;
+  const auto batches = [](double median, double spread) {
+    std::vector<double> b;
+    for (int i = -7; i <= 7; ++i) b.push_back(median + spread * i / 7.0);
+    return b;
+  };
+  // Quiet: 90 ticks per round of three strands, the call adds four halves of 5.
+  const d::compensation_estimate quiet = d::compensation_from(batches(90, 0.35), batches(100, 0.35), 6.0);
+  EXPECT_DOUBLE_EQ(quiet.per_strand, 30.0);
+  EXPECT_DOUBLE_EQ(quiet.per_call_strand, 5.0);
+  EXPECT_NEAR(quiet.residual, 0.35 * 4.0 / 7.0 / 3.0, 1e-12);
+  EXPECT_TRUE(d::calibration_settled(quiet));
+  // Disturbed: the batches spread over +-15 ticks per round (5 per strand).
+  const d::compensation_estimate busy = d::compensation_from(batches(96, 15), batches(106, 15), 6.0);
+  EXPECT_DOUBLE_EQ(busy.per_strand, 32.0);
+  EXPECT_GT(busy.residual, 0.03 * busy.per_strand);
+  EXPECT_FALSE(d::calibration_settled(busy));
+  // A spread of one tick per strand is settled whatever the figure.
+  const d::compensation_estimate small = d::compensation_from(batches(6, 2.6), batches(8, 2.6), 6.0);
+  EXPECT_LE(small.residual, 1.0);
+  EXPECT_TRUE(d::calibration_settled(small));
+  // Not measured yet: not settled, and any attempt is better.
+  const d::compensation_estimate none;
+  EXPECT_FALSE(d::calibration_settled(none));
+  EXPECT_TRUE(d::better_calibration(busy, none));
+  EXPECT_TRUE(d::better_calibration(quiet, busy));
+  EXPECT_FALSE(d::better_calibration(busy, quiet));
+  // Batches that do not match: no estimate.
+  EXPECT_LT(d::compensation_from(batches(90, 1), {}, 6.0).per_strand, 0.0);
 }
 
 // How far the work may be off: the residual on every strand, said in the text

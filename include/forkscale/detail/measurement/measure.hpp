@@ -53,6 +53,42 @@ struct compensation_estimate {
   double residual = 0;
 };
 
+// One calibration's estimate from its batches' ticks per round, each sorted:
+// `sched` of spawn/child/sync rounds (`sched_halves` halves of a scheduling
+// event's share end per round), `in_call` of the same inside a call site.
+inline compensation_estimate compensation_from(const std::vector<double>& sched, const std::vector<double>& in_call,
+                                               double sched_halves) noexcept {
+  compensation_estimate e;
+  const std::size_t n = sched.size();
+  if (n == 0 || in_call.size() != n || !(sched_halves > 0)) return e;
+  const double half = sched[n / 2] / sched_halves;
+  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
+  e.per_strand = 2.0 * half;
+  e.per_call_strand = 2.0 * split_half;
+  // The quartiles' distance from the median, per strand.
+  e.residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
+                         in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
+               (sched_halves / 2.0);
+  return e;
+}
+
+// A calibration whose batches agree to within 3% of the per-strand figure (or
+// a tick) is kept. One whose batches spread wider ran while the machine
+// changed under it (another process on the core, a virtual CPU slowed or
+// stopped by its host): its median can be off by many times the spread of a
+// quiet one (a 31 ns figure against 27-29 ns in quiet runs, within 5 ns
+// against 0.1-0.4 ns), and a fine-grained program subtracts it millions of
+// times. Such a calibration is run again, up to calibration_attempts times in
+// all, and the attempt whose batches agree best is kept.
+inline constexpr int calibration_attempts = 5;
+inline bool calibration_settled(const compensation_estimate& e) noexcept {
+  return e.per_strand >= 0 && e.residual <= std::max(1.0, 0.03 * e.per_strand);
+}
+// Whether `b` is the better of two attempts: the batches that agree best.
+inline bool better_calibration(const compensation_estimate& b, const compensation_estimate& a) noexcept {
+  return a.per_strand < 0 || (b.per_strand >= 0 && b.residual < a.residual);
+}
+
 template <class Clock>
 compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
                                              recording_mode recording = recording_mode::off) {
@@ -110,25 +146,22 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   // strands end per round (three where the child starts at its spawn's
   // reading): eight halves of a scheduling event's share (six).
   const double sched_halves = s.fuse_readings ? 6.0 : 8.0;
-  const std::vector<double> sched = batches(spawn_child_sync);
-  // The same inside a call site, as fine-grained code is annotated (fib: the
-  // second call is a call site whose callee spawns and syncs): the call's two
-  // splits add four halves of a split's share, and what a call scope costs
-  // (its own sync block) lands in them.
-  const std::vector<double> in_call = batches([&] {
-    basic_call_site<Clock> cs(call_site_here);
-    spawn_child_sync();
-  });
+  compensation_estimate best;
+  for (int attempt = 0; attempt < calibration_attempts && !calibration_settled(best); ++attempt) {
+    const std::vector<double> sched = batches(spawn_child_sync);
+    // The same inside a call site, as fine-grained code is annotated (fib: the
+    // second call is a call site whose callee spawns and syncs): the call's two
+    // splits add four halves of a split's share, and what a call scope costs
+    // (its own sync block) lands in them.
+    const std::vector<double> in_call = batches([&] {
+      basic_call_site<Clock> cs(call_site_here);
+      spawn_child_sync();
+    });
+    const compensation_estimate e = compensation_from(sched, in_call, sched_halves);
+    if (better_calibration(e, best)) best = e;
+  }
   if (installed != nullptr) installed_engine_hooks<Clock>.store(installed, std::memory_order_release);
-  const std::size_t n = sched.size();
-  const double half = sched[n / 2] / sched_halves;
-  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
-  cached[slot].per_strand = 2.0 * half;
-  cached[slot].per_call_strand = 2.0 * split_half;
-  // The quartiles' distance from the median, per strand.
-  cached[slot].residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
-                                    in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
-                          (sched_halves / 2.0);
+  cached[slot] = best;
   return cached[slot];
 }
 
