@@ -327,7 +327,7 @@ TEST(EngineProperty, LongLoopOfSpawnAndSyncMatchesOracle) {
 
 // A task's end reports the records still in its frame beside its chain, and
 // its join set copies them only when its path is the longest there (profile
-// records.hpp, pending_records). Children that end with 0 to 6 records in the
+// prof_records.hpp, pending_records). Children that end with 0 to 6 records in the
 // frame (distinct sites in turn, so none merge; past 4 the frame has pushed
 // some onto the chain), that win or lose against a sibling or the spawner's
 // own path, that leave a child of their own to join at their end, and joins

@@ -317,7 +317,7 @@ struct basic_engine {
   // after the last reading on this thread — the one that ended the task's
   // strand, or the end of the last task the join ran here meanwhile — because
   // every child it takes had ended by then, starts the next strand at that
-  // reading (frame::fuse); only a join that may have waited reads the clock.
+  // reading (frame::fuse_join); only a join that may have waited reads the clock.
   static void end_sync(sync_state& st, join_set* j, bool own_block, const site& where) noexcept {
     frame* f = st.task;
     if (!f) return;

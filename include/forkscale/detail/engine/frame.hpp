@@ -1,5 +1,7 @@
-// detail/engine/frame.hpp: one running task, and what each guard keeps between
-// its two events.
+// detail/engine/frame.hpp: what a region guard keeps between its two events
+// (region_state), with everything it needs in one include: the frame and the
+// other guards' states are in state.hpp, the join sets and the session beside
+// it.
 #pragma once
 #include <cstdint>
 #include <memory>

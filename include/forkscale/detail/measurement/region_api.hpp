@@ -2,7 +2,8 @@
 // engine — open a region or a whole measurement, stop it, forget it — as
 // functions per clock policy over a region whose state the guard never looks
 // into. The header-only form defines them inline (detail/measurement/measure.hpp);
-// the compiled form declares them here and src/forkscale.cpp defines them once
+// the compiled form declares them here and the library (src/lib/measure.cpp,
+// or src/forkscale.cpp) defines them once
 // for every clock policy forkscale ships (a policy of the user's own needs the
 // header-only form).
 #pragma once

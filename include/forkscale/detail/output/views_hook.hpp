@@ -30,7 +30,8 @@ namespace detail {
 using diagnostic_handler = std::function<void(const diagnostic&)>;
 
 // Writes the files the environment asks for; adds a diagnostic to the report for
-// each one it could not write. Set by detail/output/record_views.hpp.
+// each one it could not write. Set by detail/output/views_install.hpp (to
+// record_views.hpp's writer).
 using record_views_fn = void (*)(report&, const diagnostic_handler&);
 inline record_views_fn record_views_writer = nullptr;
 
