@@ -84,7 +84,8 @@
 // CMake target forkscale::compiled defines it for its users), the headers only
 // declare what need not be inlined — the report writers and readers, the
 // analyses, sessions and merging, the start and end of a measurement — and
-// src/forkscale.cpp, compiled with the same macro, defines it once. The guards
+// the library's translation units (src/lib/*.cpp in the CMake build, or
+// src/forkscale.cpp alone), compiled with the same macro, define it once. The guards
 // are inline in both forms, and in both they call the engine's events through a
 // table of function pointers (detail/engine/hooks.hpp); the events are compiled
 // with the start of a measurement (in the compiled form, in the library).
