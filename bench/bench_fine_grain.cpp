@@ -94,6 +94,12 @@ struct row {
   std::string clock;
 };
 
+// The raw work less every strand's compensation, none held at zero.
+double unclamped_work(const fs::report& rep) {
+  const double strands = double(1 + 2 * rep.spawns() + rep.syncs() + 2 * rep.calls());
+  return double(rep.root().raw_work) - strands * rep.compensation_per_strand;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,8 +141,7 @@ int main(int argc, char** argv) {
       r.plain_ns.push_back(plain);
       r.work_ns.push_back(double(rep.work()));
       r.ratios.push_back(double(rep.work()) / plain);
-      const double strands = double(1 + 2 * rep.spawns() + rep.syncs() + 2 * rep.calls());
-      r.unclamped_ratios.push_back((double(rep.root().raw_work) - strands * rep.compensation_per_strand) / plain);
+      r.unclamped_ratios.push_back(unclamped_work(rep) / plain);
       r.compensation_ns = rep.compensation_per_strand;
       r.residual_ns = rep.compensation_residual;
       r.clock = fs::to_string(rep.clock);

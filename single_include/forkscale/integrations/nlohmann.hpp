@@ -3752,6 +3752,7 @@ class record_memory {
     // each TLB miss's two-level page walk costs more than the strand's entry.
     // Mapped twice as large and trimmed to the boundary.
     static_assert((slab_bytes & (slab_bytes - 1)) == 0, "a slab is a power of two");
+    if ((bytes & (bytes - 1)) != 0) return nullptr;  // (only slabs come here)
     void* raw = ::mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return nullptr;
     const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(raw);
@@ -3760,7 +3761,8 @@ class record_memory {
     if (a + 2 * bytes > p + bytes) ::munmap(reinterpret_cast<void*>(p + bytes), a + 2 * bytes - (p + bytes));
     char* const q = reinterpret_cast<char*>(p);
     (void)::madvise(q, bytes, MADV_HUGEPAGE);
-    // Faulted in at once (a hint: without it, the pages fault in as written).
+    // Faulted in at once: one call (Linux 5.14 and later), else a write to each
+    // 4 KiB page (the first write to a huge page faults in all of it).
 #if defined(MADV_POPULATE_WRITE)
     if (::madvise(q, bytes, MADV_POPULATE_WRITE) == 0) return q;
 #endif
