@@ -6,8 +6,9 @@
 Runs examples/fib N times (default 6) per clock (default: the default clock,
 then tsc for comparison); 0.1 s after each run starts, K busy processes
 (default 2, one per core here) start spinning, and they stop when the run
-ends. Each run's parallelism is read from the report the program prints. The
-figure is max/min of the runs' parallelism per clock; the goal, for the
+ends. Each run's parallelism is read from the report the program prints,
+with its work, span and compensation per strand (what moved, when the
+parallelism did). The figure is max/min of the runs' parallelism per clock; the goal, for the
 default clock, is at most 2. Writes FILE (default bench/results/fib_load.json)
 atomically. The ratio is the benchmark's figure, never a test's.
 """
@@ -52,7 +53,14 @@ def one_run(fib, clock, k):
     c = re.search(r"\(clock: (\w+),", out)
     if not m:
         raise RuntimeError("no 'Parallelism:' line in the output of %s" % " ".join(cmd))
-    return float(m.group(1).replace(",", "")), (c.group(1) if c else "?"), wall
+    # What a run's parallelism is made of, to tell a run whose work moved (the
+    # compensation) from one whose span did (a strand on the critical path).
+    parts = {}
+    for key, pattern in (("work", r"^\s*Work:\s+([0-9,]+)"), ("span", r"^\s*Span:\s+([0-9,]+)"),
+                         ("compensation_per_strand", r"([0-9.]+) \w+ subtracted per strand")):
+        f = re.search(pattern, out, re.M)
+        parts[key] = float(f.group(1).replace(",", "")) if f else None
+    return float(m.group(1).replace(",", "")), (c.group(1) if c else "?"), wall, parts
 
 
 def write_atomically(path, text):
@@ -89,6 +97,8 @@ def main(argv):
             par = [r[0] for r in runs]
             ratio = max(par) / min(par) if min(par) > 0 else float("inf")
             row = {"clock_asked": clock, "clock": runs[0][1], "parallelism": par,
+                   "work": [r[3]["work"] for r in runs], "span": [r[3]["span"] for r in runs],
+                   "compensation_per_strand": [r[3]["compensation_per_strand"] for r in runs],
                    "wall_s": [round(r[2], 3) for r in runs], "max_over_min": round(ratio, 3)}
             if clock == "default":
                 row["goal"] = GOAL
@@ -97,6 +107,10 @@ def main(argv):
             print("%-8s (%s) parallelism %s  max/min %.2f%s" % (
                 clock, row["clock"], ", ".join("%.1f" % x for x in par), ratio,
                 "" if clock != "default" else ("  (goal <= %.0f %s)" % (GOAL, "met" if ratio <= GOAL else "NOT met"))))
+            print("%8s work %s; span %s" % ("", ", ".join("%.1fM" % (r[3]["work"] / 1e6) if r[3]["work"] else "?"
+                                                          for r in runs),
+                                            ", ".join("%.0fk" % (r[3]["span"] / 1e3) if r[3]["span"] else "?"
+                                                      for r in runs)))
     except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
         print("bench_fib_load: %s" % e, file=sys.stderr)
         return 1
