@@ -124,6 +124,28 @@ TEST(Clocks, CompensationIsChargedByTheEventsAtAStrandsEnds) {
   EXPECT_EQ(plain.work(), 10u);
 }
 
+// The profiler's own slow paths (a record's new slab) are taken out of the
+// thread_cpu readings from the TSC: two readings around an interval of which
+// `excluded` ticks were the profiler's differ by at most the TSC's advance
+// less those ticks. Without the exclusion they differ by the whole advance.
+TEST(Clocks, ProfilersOwnTimeTakenOutOfThreadCpu) {
+  namespace d = fs::detail;
+  if (!d::thread_cpu_from_tsc()) GTEST_SKIP() << "thread_cpu is not read from the TSC here";
+  EXPECT_EQ(d::own_time_end(0), 0u);  // nothing begun: nothing taken out
+  const std::uint64_t before = d::tsc_ticks();
+  const std::uint64_t r0 = d::thread_cpu_ticks();
+  const std::uint64_t began = d::own_time_begin();
+  ASSERT_NE(began, 0u);
+  // The slow path: until the TSC has moved 2^20 ticks (under a millisecond).
+  while (d::tsc_ticks() - began < (std::uint64_t(1) << 20)) {
+  }
+  const std::uint64_t excluded = d::own_time_end(began);
+  const std::uint64_t r1 = d::thread_cpu_ticks();
+  const std::uint64_t after = d::tsc_ticks();
+  EXPECT_GE(excluded, std::uint64_t(1) << 20);
+  EXPECT_LE(r1 - r0 + excluded, after - before);
+}
+
 // A calibration is kept when its batches agree; one that ran while the machine
 // changed under it (batches spread wide) is run again, and of the attempts the
 // one whose batches agree best is kept. Synthetic batches (ticks per round,

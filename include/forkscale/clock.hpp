@@ -295,6 +295,25 @@ inline std::uint64_t thread_cpu_ticks() noexcept {
   return t - c.removed;
 }
 
+// Time the profiler spends on a thread in a slow path of its own — a new chunk
+// of the record, whose slab is mapped and faulted in (hundreds of microseconds
+// on a virtual machine, more under load) — is taken out of the thread's
+// thread_cpu readings from the TSC, as a check's own time is: the strand it
+// lands in does not count it, and the next reading does not take it for time
+// off the CPU. Under the other clocks it stays in that strand.
+// own_time_begin() before the slow path (0: nothing to take out), and
+// own_time_end() with that value after it; returns the ticks taken out.
+inline std::uint64_t own_time_begin() noexcept { return thread_cpu_from_tsc() ? tsc_ticks() : 0; }
+inline std::uint64_t own_time_end(std::uint64_t began) noexcept {
+  if (began == 0) return 0;
+  const std::uint64_t end = tsc_ticks();
+  if (end <= began) return 0;
+  cpu_time_clock& c = cpu_time_state;
+  c.removed += end - began;
+  if (c.last != 0 && end > c.last) c.last = end;
+  return end - began;
+}
+
 // Whether the ticks of clock `k` are TSC ticks (converted at tsc_ns_per_tick()).
 inline bool counts_tsc_ticks(clock_kind k) noexcept {
   return k == clock_kind::tsc || (k == clock_kind::thread_cpu && thread_cpu_from_tsc());

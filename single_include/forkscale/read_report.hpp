@@ -3931,7 +3931,11 @@ FORKSCALE_DETAIL_ALWAYS_INLINE T* record_chunks<T, N>::next(record_state& rs) {
 template <class T, std::size_t N>
 T* record_chunks<T, N>::next_chunk(record_state& rs) {
   if (!rs.charge(sizeof(T) * N)) return nullptr;
+  // A new slab is mapped and faulted in here: its time is the profiler's, not
+  // the strand's (own_time_begin, clock.hpp).
+  const std::uint64_t began = own_time_begin();
   chunk c(static_cast<T*>(record_memory::take(chunk_bytes)));
+  own_time_end(began);
   if (!c) {
     rs.stop();
     return nullptr;
