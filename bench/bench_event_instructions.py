@@ -9,7 +9,10 @@ and with FORKSCALE_COMPILED_LIB against src/forkscale.cpp compiled the same way
 60,000 events of one kind (a spawn + child + sync cycle, a call site, a sync
 with nothing to join) in one measurement under the cost clock; the instructions
 per event are the difference of the two totals over 40,000, so that start-up
-and the measurement's own start and end cancel out. The header-only form is
+and the measurement's own start and end cancel out. Callgrind counts only
+inside the measured function (--toggle-collect): the wall configurations'
+compensation is calibrated by a measurement before it, whose attempts vary
+with the machine's timing. The header-only form is
 also counted with each subsystem on and off (event_instructions.cpp: site
 profiles off, the events inside a what-if region, recording on). Instruction counts do not
 depend on the machine's load. The compiled form's figures must not be higher
@@ -82,7 +85,10 @@ def fib_per_call(programs, form, config, work):
 
 def instructions(program, event, n, work, config="default"):
     out = os.path.join(work, "callgrind.out")
-    run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out, program, event, str(n), config])
+    # Only inside the counted measurement: a timed clock's calibration runs in a
+    # measurement before it, and its attempts vary with the machine's timing.
+    run(["valgrind", "--tool=callgrind", "--toggle-collect=*forkscale_bench_counted*",
+         "--callgrind-out-file=" + out, program, event, str(n), config])
     with open(out, encoding="utf-8") as f:
         for line in f:
             if line.startswith("summary:") or line.startswith("totals:"):

@@ -85,20 +85,10 @@ struct row {
   double leaf_ns = 0, goal = 0;
   std::uint64_t iterations = 0;
   std::vector<double> plain_ns, work_ns, ratios;
-  // The raw work less the compensation of every strand, none held at zero: what
-  // the work would read if a strand cheaper than its compensation counted
-  // below zero (a strand's cost never does; docs/model.md).
-  std::vector<double> unclamped_ratios;
-  double ratio = 0, unclamped_ratio = 0;
+  double ratio = 0;
   double compensation_ns = 0, residual_ns = 0;
   std::string clock;
 };
-
-// The raw work less every strand's compensation, none held at zero.
-double unclamped_work(const fs::report& rep) {
-  const double strands = double(1 + 2 * rep.spawns() + rep.syncs() + 2 * rep.calls());
-  return double(rep.root().raw_work) - strands * rep.compensation_per_strand;
-}
 
 }  // namespace
 
@@ -128,8 +118,7 @@ int main(int argc, char** argv) {
     rows[i].goal = goals[i];
   }
   bool all_met = true;
-  std::printf("%-6s %10s %14s %14s %8s %6s %10s\n", "leaf", "iters", "plain cpu ns", "work ns", "ratio", "goal",
-              "unclamped");
+  std::printf("%-6s %10s %14s %14s %8s %6s\n", "leaf", "iters", "plain cpu ns", "work ns", "ratio", "goal");
   for (row& r : rows) {
     r.iterations = iterations_for(r.leaf_ns);
     for (int i = 0; i < runs + 1; ++i) {  // the first pair warms up, uncounted
@@ -141,17 +130,15 @@ int main(int argc, char** argv) {
       r.plain_ns.push_back(plain);
       r.work_ns.push_back(double(rep.work()));
       r.ratios.push_back(double(rep.work()) / plain);
-      r.unclamped_ratios.push_back(unclamped_work(rep) / plain);
       r.compensation_ns = rep.compensation_per_strand;
       r.residual_ns = rep.compensation_residual;
       r.clock = fs::to_string(rep.clock);
     }
     r.ratio = bench_common::median(r.ratios);
-    r.unclamped_ratio = bench_common::median(r.unclamped_ratios);
     const bool met = r.leaf_ns >= 1000 ? std::abs(r.ratio - 1.0) <= r.goal - 1.0 : r.ratio <= r.goal;
     all_met = all_met && met;
-    std::printf("%-6s %10llu %14.0f %14.0f %8.3f %6.2f %10.3f%s\n", r.name.c_str(), (unsigned long long)r.iterations,
-                bench_common::median(r.plain_ns), bench_common::median(r.work_ns), r.ratio, r.goal, r.unclamped_ratio,
+    std::printf("%-6s %10llu %14.0f %14.0f %8.3f %6.2f%s\n", r.name.c_str(), (unsigned long long)r.iterations,
+                bench_common::median(r.plain_ns), bench_common::median(r.work_ns), r.ratio, r.goal,
                 met ? "" : "  (goal not met)");
   }
   json_out j;
@@ -160,9 +147,6 @@ int main(int argc, char** argv) {
   j.kv("compiler", bench_common::compiler_string()).kv("date", bench_common::utc_now());
   j.kv("shape", "serial fork-join tree of 2^14 leaves: spawn (run at once), call site, sync per node");
   j.kv("figure", "reported work (default options) / the plain program's thread CPU time, median of runs");
-  j.kv("unclamped",
-       "(raw work - strands x compensation per strand) / the plain run's CPU time: the work if no "
-       "strand's cost were held at zero; beside the figure, not a goal");
   j.begin_array("rows");
   for (const row& r : rows) {
     j.begin_object().kv("leaf", r.name).kv("leaf_ns", r.leaf_ns).kv("spin_iterations", r.iterations);
@@ -170,7 +154,6 @@ int main(int argc, char** argv) {
     j.kv("compensation_residual_ns", r.residual_ns);
     j.numbers("plain_cpu_ns", r.plain_ns).numbers("work_ns", r.work_ns).numbers("ratios", r.ratios);
     j.kv("ratio", r.ratio).kv("goal", r.goal);
-    j.numbers("unclamped_ratios", r.unclamped_ratios).kv("unclamped_ratio", r.unclamped_ratio);
     j.end_object();
   }
   j.end_array();

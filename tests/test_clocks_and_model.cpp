@@ -4,10 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <forkscale/detail/measurement/cpu_check.hpp>
-#include <forkscale/detail/measurement/measure.hpp>  // compensation_from, calibration_settled
+#include <forkscale/detail/measurement/measure.hpp>  // compensation_from, calibration_settled, fit_compensation
 #include <forkscale/forkscale.hpp>
 
 #include <cmath>
+#include <random>
 #include <thread>
 
 namespace fs = forkscale;
@@ -151,6 +152,81 @@ TEST(Clocks, ProfilersOwnTimeTakenOutOfThreadCpu) {
 // one whose batches agree best is kept. Synthetic batches (ticks per round,
 // sorted, six halves per round as where readings fuse): the estimate is the
 // median's share, the residual the quartiles' distance from it per strand.
+// Each end of a strand is charged its own event's share, by kind: distinct
+// shares under the cost clock, one program, each strand's charge worked out by
+// hand from the events at its two ends. With shared readings the child starts
+// at its spawn's reading (a share of its own) and the spawner's strand between
+// the spawn and the child's start is gone.
+TEST(Clocks, CompensationIsChargedByTheKindsOfEventAtAStrandsEnds) {
+  namespace d = fs::detail;
+  d::compensation_table shares;
+  for (unsigned k = 0; k < d::open_kinds; ++k) shares.open[k] = 1 + k;           // 1, 2, ... 8
+  for (unsigned k = 0; k < d::close_kinds; ++k) shares.close[k] = 10 * (1 + k);  // 10, 20, ... 70
+  d::cost_clock_compensation_shares = &shares;
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  const auto program = [] {
+    fs::charge(100);                       // the root's start .. spawn: 100 - (2 + 10) = 88
+    fs::spawn([] { fs::charge(100); })();  // the child .. its end: 100 - (2 + 20) = 78, at once 100 - (1 + 20) = 79
+    {
+      fs::call_site cs;  // (after the child .. call enter: 0)
+      fs::charge(100);   // call enter .. call exit: 100 - (6 + 50) = 44
+    }
+    { fs::sync_point sp; }  // (call exit .. sync: 0)
+    fs::charge(100);        // after the sync .. the end (a split): 100 - (4 + 70) = 26
+  };
+  const fs::report own = fs::measure("own readings", program, o);
+  d::fuse_readings_under_cost_clock = true;
+  const fs::report shared = fs::measure("shared readings", program, o);
+  d::fuse_readings_under_cost_clock = false;
+  d::cost_clock_compensation_shares = nullptr;
+  EXPECT_EQ(own.root().raw_work, 400u);
+  EXPECT_EQ(own.work(), 88u + 78u + 44u + 26u);
+  EXPECT_EQ(own.span(), 88u + 78u + 26u);
+  EXPECT_EQ(shared.work(), 88u + 79u + 44u + 26u);
+  EXPECT_EQ(shared.span(), 88u + 79u + 26u);
+}
+
+// The shares fitted to measured strands: drawn from random shares, every
+// measured strand's sum comes back to within the rounding of its two shares,
+// and so does any strand whose kinds the measured ones connect; a kind no
+// strand measured takes half of its class's strand.
+TEST(Clocks, CompensationSharesFitTheMeasuredStrands) {
+  namespace d = fs::detail;
+  std::mt19937 rng(20261207);
+  std::uniform_real_distribution<double> share(0.0, 80.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    double open[d::open_kinds], close[d::close_kinds];
+    for (double& v : open) v = share(rng);
+    for (double& v : close) v = share(rng);
+    // The strands the calibration's shapes measure with site profiles on.
+    const std::pair<d::comp_open_kind, d::comp_close_kind> kinds[] = {
+        {d::open_child_at_once, d::close_child_end}, {d::open_after_child, d::close_sync},
+        {d::open_after_sync, d::close_spawn},        {d::open_after_sync, d::close_call_exit},
+        {d::open_call_enter, d::close_spawn},        {d::open_call_exit, d::close_call_enter},
+        {d::open_after_child, d::close_call_enter},  {d::open_call_exit, d::close_sync},
+        {d::open_after_child, d::close_spawn},       {d::open_child_at_once, d::close_spawn},
+        {d::open_after_sync, d::close_child_end},    {d::open_call_enter, d::close_call_exit}};
+    std::vector<d::strand_measure> measured;
+    for (const auto& k : kinds)
+      measured.push_back(d::strand_measure{k.first, k.second, open[k.first] + close[k.second]});
+    const d::compensation_table t = d::fit_compensation(measured, 30.0, 20.0);
+    const auto fitted = [&](unsigned o, unsigned c) { return double(t.open[o] + t.close[c]); };
+    for (const auto& k : kinds) EXPECT_NEAR(fitted(k.first, k.second), open[k.first] + close[k.second], 1.01);
+    // Not measured, but fixed by the measured ones: fib's node as a child
+    // ends after its join, and a sync follows a join.
+    EXPECT_NEAR(fitted(d::open_after_sync, d::close_sync), open[d::open_after_sync] + close[d::close_sync], 1.01);
+    EXPECT_NEAR(fitted(d::open_child_at_once, d::close_call_enter),
+                open[d::open_child_at_once] + close[d::close_call_enter], 1.01);
+  }
+  // Nothing measured: each end takes half of its class's strand (here 60
+  // ticks between scheduling events, 40 between splits).
+  const d::compensation_table halves = d::fit_compensation({}, 30.0, 20.0);
+  EXPECT_EQ(halves.open[d::open_after_sync] + halves.close[d::close_spawn], 60u);
+  EXPECT_EQ(halves.open[d::open_call_enter] + halves.close[d::close_call_exit], 40u);
+  EXPECT_EQ(halves.open[d::open_split] + halves.close[d::close_sync], 50u);
+}
+
 TEST(Clocks, CalibrationKeptOnlyWhenItsBatchesAgree) {
   namespace d = fs::detail;
   const auto batches = [](double median, double spread) {

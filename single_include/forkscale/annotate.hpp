@@ -1033,6 +1033,58 @@ struct task_recording {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 // end include/forkscale/detail/record/mode.hpp
+// begin include/forkscale/detail/engine/compensation.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// detail/engine/compensation.hpp: the overhead compensation's shares by kind
+// of event, which a strand's cost is charged less of (engine/events.hpp),
+// calibrated per clock (detail/measurement/calibrate.hpp).
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Overhead compensation by event (Cilkprof §7; calibrate_compensation in
+// calibrate.hpp): a strand's cost less `open[k]` of the event that opened it and
+// `close[k]` of the event that closed it. The instrumentation's own time
+// between a strand's two clock readings is the tail of its opening event
+// (after that event's reading) and the head of its closing one (before it),
+// and those differ by event: a child run at once starts at its spawn's
+// reading, so the spawn's bookkeeping and the child's start land in the
+// child's first strand; a continuation after a child's end carries the
+// child's report to its join.
+enum comp_open_kind : unsigned char {
+  open_child_at_once,  // a child's first strand, started at its spawn's reading
+  open_child,          // a task's first strand, or a task resumed, on a reading of its own
+  open_after_child,    // the spawner again, after a child it ran ended
+  open_after_sync,     // after a join
+  open_after_spawn,    // the spawner's continuation, its child not run at once
+  open_call_enter,     // inside a profiled call site
+  open_call_exit,      // after one
+  open_split,          // after another split: a region, a what-if region, a depend edge
+  open_kinds
+};
+enum comp_close_kind : unsigned char {
+  close_spawn,
+  close_child_end,
+  close_sync,
+  close_call_enter,
+  close_call_exit,
+  close_child_begin,  // the spawner's strand, ended where a child not run at once starts
+  close_split,        // another split, a task leaving its thread, a region's end
+  close_kinds
+};
+struct compensation_table {
+  std::uint64_t open[open_kinds] = {};
+  std::uint64_t close[close_kinds] = {};
+};
+inline const compensation_table no_compensation{};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// end include/forkscale/detail/engine/compensation.hpp
 // begin include/forkscale/detail/engine/path_value.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
@@ -1203,13 +1255,11 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  // Overhead compensation (session::compensation_half): a strand is charged half
-  // of its opening event's class and half of its closing event's — scheduling
-  // events (spawn, child, sync) or strand splits (call sites, regions). The
-  // half its opening event charged is in comp_open.
+  // Overhead compensation (session::compensation): a strand is charged its
+  // opening event's share and its closing event's, by the events' kinds
+  // (compensation_table). The share its opening event charged is in comp_open.
   std::uint64_t comp_open = 0;
-  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
-  std::uint64_t comp_call_half = 0;
+  const compensation_table* comp = &no_compensation;  // the session's table
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -1361,6 +1411,9 @@ inline bool fuse_readings_under_cost_clock = false;
 // events, strand splits — under the cost clock, which is otherwise never
 // compensated. Read when a measurement starts; {0, 0}: none.
 inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
+// For tests: every share under the cost clock, by kind of event
+// (compensation_table); null: the halves above.
+inline const compensation_table* cost_clock_compensation_shares = nullptr;
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>

@@ -1140,6 +1140,58 @@ struct task_recording {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 // end include/forkscale/detail/record/mode.hpp
+// begin include/forkscale/detail/engine/compensation.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// detail/engine/compensation.hpp: the overhead compensation's shares by kind
+// of event, which a strand's cost is charged less of (engine/events.hpp),
+// calibrated per clock (detail/measurement/calibrate.hpp).
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Overhead compensation by event (Cilkprof §7; calibrate_compensation in
+// calibrate.hpp): a strand's cost less `open[k]` of the event that opened it and
+// `close[k]` of the event that closed it. The instrumentation's own time
+// between a strand's two clock readings is the tail of its opening event
+// (after that event's reading) and the head of its closing one (before it),
+// and those differ by event: a child run at once starts at its spawn's
+// reading, so the spawn's bookkeeping and the child's start land in the
+// child's first strand; a continuation after a child's end carries the
+// child's report to its join.
+enum comp_open_kind : unsigned char {
+  open_child_at_once,  // a child's first strand, started at its spawn's reading
+  open_child,          // a task's first strand, or a task resumed, on a reading of its own
+  open_after_child,    // the spawner again, after a child it ran ended
+  open_after_sync,     // after a join
+  open_after_spawn,    // the spawner's continuation, its child not run at once
+  open_call_enter,     // inside a profiled call site
+  open_call_exit,      // after one
+  open_split,          // after another split: a region, a what-if region, a depend edge
+  open_kinds
+};
+enum comp_close_kind : unsigned char {
+  close_spawn,
+  close_child_end,
+  close_sync,
+  close_call_enter,
+  close_call_exit,
+  close_child_begin,  // the spawner's strand, ended where a child not run at once starts
+  close_split,        // another split, a task leaving its thread, a region's end
+  close_kinds
+};
+struct compensation_table {
+  std::uint64_t open[open_kinds] = {};
+  std::uint64_t close[close_kinds] = {};
+};
+inline const compensation_table no_compensation{};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// end include/forkscale/detail/engine/compensation.hpp
 // begin include/forkscale/detail/engine/path_value.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_PATH_VALUE_HPP
@@ -1310,13 +1362,11 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  // Overhead compensation (session::compensation_half): a strand is charged half
-  // of its opening event's class and half of its closing event's — scheduling
-  // events (spawn, child, sync) or strand splits (call sites, regions). The
-  // half its opening event charged is in comp_open.
+  // Overhead compensation (session::compensation): a strand is charged its
+  // opening event's share and its closing event's, by the events' kinds
+  // (compensation_table). The share its opening event charged is in comp_open.
   std::uint64_t comp_open = 0;
-  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
-  std::uint64_t comp_call_half = 0;
+  const compensation_table* comp = &no_compensation;  // the session's table
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -1468,6 +1518,9 @@ inline bool fuse_readings_under_cost_clock = false;
 // events, strand splits — under the cost clock, which is otherwise never
 // compensated. Read when a measurement starts; {0, 0}: none.
 inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
+// For tests: every share under the cost clock, by kind of event
+// (compensation_table); null: the halves above.
+inline const compensation_table* cost_clock_compensation_shares = nullptr;
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
@@ -4372,13 +4425,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
@@ -9453,9 +9504,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 // What every frame takes from its session when it starts running: the hot
 // path's copies of the session's constants.
 inline void init_frame(frame& f, session* s, frame* outer, const site& where) noexcept {
-  f.comp_sched_half = s->compensation_half;
-  f.comp_call_half = s->compensation_call_half;
-  f.comp_open = s->compensation_half;
+  f.comp = &s->compensation;
+  f.comp_open = s->compensation.open[open_child];
   f.burden = s->burden.load(std::memory_order_relaxed);
   f.backends = s->backends_seen.load(std::memory_order_relaxed);
   f.kind = s->kind;
@@ -9941,12 +9991,13 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  // `close_half`: the closing event's half of the compensation (frame.hpp).
-  static void close_strand(frame& f, std::uint64_t t) noexcept { close_strand(f, t, f.comp_sched_half); }
-  static void close_strand(frame& f, std::uint64_t t, std::uint64_t close_half) noexcept {
+  // `k`: the closing event's kind, for its share of the compensation
+  // (compensation_table, state.hpp).
+  template <comp_close_kind K>
+  FORKSCALE_DETAIL_NOINLINE static void close_strand(frame& f, std::uint64_t t) noexcept {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t comp = f.comp_open + close_half;
+    const std::uint64_t comp = f.comp_open + f.comp->close[K];
     const std::uint64_t cost = raw - std::min(raw, comp);
     if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
@@ -9961,11 +10012,12 @@ struct basic_engine {
     add_strand(f, Observers::strand_closed(f, t, raw, cost));
   }
 
-  // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept { start_strand(f, t, f.comp_sched_half); }
-  static void start_strand(frame& f, std::uint64_t t, std::uint64_t open_half) noexcept {
+  // The open strand of `f` starts at clock reading `t`, opened by an event of
+  // kind `k`.
+  template <comp_open_kind K>
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    f.comp_open = open_half;
+    f.comp_open = f.comp->open[K];
     Observers::strand_started(f);
   }
 
@@ -9980,14 +10032,19 @@ struct basic_engine {
 
   // Ends the open strand of a running frame and starts the next one at once:
   // a guard boundary inside a task (call sites, regions, what-if regions).
-  // split_strand_inline is the same, always inlined: for a call site's
-  // profiled path, where a call would cost more than the split.
-  static void split_strand(frame& f) noexcept { split_strand_inline(f); }
+  // split_strand_inline is the same, always inlined, with the events' kinds:
+  // for a call site's profiled path, where a call would cost more than the
+  // split.
+  template <comp_close_kind C = close_split, comp_open_kind O = open_split>
+  static void split_strand(frame& f) noexcept {
+    split_strand_inline<C, O>(f);
+  }
+  template <comp_close_kind C, comp_open_kind O>
   FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
-    close_strand(f, t, f.comp_call_half);
-    start_strand(f, t, f.comp_call_half);
+    close_strand<C>(f, t);
+    start_strand<O>(f, t);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -10003,7 +10060,7 @@ struct basic_engine {
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);
-      close_strand(*f, t);
+      close_strand<close_spawn>(*f, t);
     }
     join_set* j = group;
     if (j) {
@@ -10028,7 +10085,7 @@ struct basic_engine {
       // A site registered just now: its cost is in no strand (and the child,
       // however it runs, does not start at `t`).
       if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
-      start_strand(*f, t);
+      start_strand<open_after_spawn>(*f, t);
       if (f->fuse) tk.spawned_at = t;
     }
     return tk;
@@ -10059,17 +10116,18 @@ struct basic_engine {
     // the child runs at once where it was spawned, with nothing in between: it
     // starts at the spawn's reading.
     std::uint64_t t = 0;
-    bool have_t = false;
+    bool have_t = false, at_once = false;
     if (outer && outer->state == run_state::running) {
       // (Readings are distinct where they are shared: a strand that starts at
       // `spawned_at` is the spawner's continuation, or this child's.)
       if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
         t = tk.spawned_at;
         have_t = true;
+        at_once = true;
       } else {
         t = now(*outer);
         have_t = outer->kind == s->kind;
-        close_strand(*outer, t);
+        close_strand<close_child_begin>(*outer, t);
       }
       outer->state = run_state::suspended;
     } else if (outer) {
@@ -10077,7 +10135,11 @@ struct basic_engine {
     }
     start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
-    start_strand(c, have_t ? t : now(c));
+    if (at_once) {
+      start_strand<open_child_at_once>(c, t);
+    } else {
+      start_strand<open_child>(c, have_t ? t : now(c));
+    }
   }
 
   static void end_child(frame& c) noexcept {
@@ -10085,7 +10147,7 @@ struct basic_engine {
     const std::uint64_t t = now(c);
     bool on_this_thread = true;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
-    if (c.state == run_state::running) close_strand(c, t);
+    if (c.state == run_state::running) close_strand<close_child_end>(c, t);
     // Children the task left unjoined belong to its invocation: finished ones
     // merge now; while some still run, its end waits with them
     // (end_with_children_running, tasks.hpp).
@@ -10103,7 +10165,7 @@ struct basic_engine {
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+      start_strand<open_after_child>(*outer, outer->kind == c.kind ? t : now(*outer));
     } else if (outer && outer->kind == c.kind) {
       outer->lent_end = t;  // a task run inside a join that `outer` waits in
     }
@@ -10154,7 +10216,7 @@ struct basic_engine {
     if (!top || !among_frames(top, c)) return nullptr;
     const std::uint64_t t = now(*top);
     if (top->state == run_state::running) {
-      close_strand(*top, t);
+      close_strand<close_split>(*top, t);
       top->state = run_state::suspended;
     }
     frame* outer = c.outer;
@@ -10162,7 +10224,7 @@ struct basic_engine {
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
+      start_strand<open_after_child>(*outer, outer->kind == top->kind ? t : now(*outer));
     }
     return top;
   }
@@ -10176,7 +10238,7 @@ struct basic_engine {
     if (outer && outer->state == run_state::running) {
       t = now(*outer);
       have_t = outer->kind == top.kind;
-      close_strand(*outer, t);
+      close_strand<close_child_begin>(*outer, t);
       outer->state = run_state::suspended;
     } else if (outer) {
       lend(*outer);
@@ -10185,7 +10247,7 @@ struct basic_engine {
     current() = &top;
     if (top.state == run_state::suspended) {
       top.state = run_state::running;
-      start_strand(top, have_t ? t : now(top));
+      start_strand<open_child>(top, have_t ? t : now(top));
     }
   }
 
@@ -10200,7 +10262,7 @@ struct basic_engine {
       return;
     }
     const std::uint64_t t = now(*f);
-    close_strand(*f, t);
+    close_strand<close_sync>(*f, t);
     f->state = run_state::blocked;
     f->lent = false;
     st.began = t;
@@ -10237,7 +10299,7 @@ struct basic_engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, last != 0 ? last : now(*f));
+    start_strand<open_after_sync>(*f, last != 0 ? last : now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------
@@ -10370,7 +10432,7 @@ struct basic_engine {
     init_root<Observers>(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
     Observers::measurement_started(*rs.owned);
-    start_strand(rs.root, now(rs.root));
+    start_strand<open_child>(rs.root, now(rs.root));
   }
 
   // The measurement's root frame ends (misuse diagnosed); the caller builds the
@@ -10383,7 +10445,7 @@ struct basic_engine {
              "closed out of order)");
     if (rs.root.open_guards != 0)
       misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
-    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    if (rs.root.state == run_state::running) close_strand<close_split>(rs.root, now(rs.root));
     current() = nullptr;
   }
 
@@ -11172,10 +11234,10 @@ struct measurement_observers {
   // A profiled call: the strand before it ends, its invocation opens.
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_opened_profiled(frame& f, call_state& cs, const site& where) noexcept {
-    E::split_strand_inline(f);
+    E::template split_strand_inline<close_call_enter, open_call_enter>(f);
     // A site registered just now: its cost is in no strand.
     if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
   }
 
   // A call in a measurement that names what-if call sites, or records.
@@ -11183,9 +11245,10 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
     std::uint64_t what_if_new = 0;
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off)
+      E::template split_strand<close_call_enter, open_call_enter>(f);
     if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
     if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
@@ -11193,7 +11256,7 @@ struct measurement_observers {
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
   }
 
   template <class E>
@@ -11207,14 +11270,15 @@ struct measurement_observers {
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_profiled(frame& f, call_state& cs) noexcept {
-    E::split_strand_inline(f);
+    E::template split_strand_inline<close_call_exit, open_call_exit>(f);
     profile_call_close(f, cs);
   }
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile.on && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off)
+      E::template split_strand<close_call_exit, open_call_exit>(f);
     if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_call_path;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
@@ -11482,6 +11546,401 @@ inline clock_kind clock_option(clock_kind option) {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
 // end include/forkscale/detail/util/env.hpp
+// begin include/forkscale/detail/measurement/calibrate.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CALIBRATE_HPP
+#define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CALIBRATE_HPP
+// detail/measurement/calibrate.hpp: the overhead compensation's calibration —
+// the instrumentation's own time in a strand, measured once per clock on empty
+// strands (Cilkprof §7), by the kinds of event at the strand's two ends
+// (compensation_table, engine/state.hpp). Not on the per-event path: it runs
+// when a measurement opens (open_session), and its result is kept per clock.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// What a calibration gives: the share of each kind of event (`table`, in
+// ticks), and two figures for the report. `per_strand` and `per_call_strand`
+// are the average strand's of a spawn/child/sync cycle and of a call site's
+// two splits; `residual` is how far the batches' figures lie from their
+// median (the larger of the quartiles' distances), per strand.
+struct compensation_estimate {
+  double per_strand = -1;      // ticks per strand between scheduling events (-1: not measured yet)
+  double per_call_strand = 0;  // ticks per strand between strand splits (call sites)
+  double residual = 0;
+  compensation_table table;
+};
+
+// The two figures from a calibration's batches' ticks per round, each sorted:
+// `sched` of spawn/child/sync rounds (`sched_halves` halves of a scheduling
+// event's share end per round), `in_call` of the same inside a call site.
+inline compensation_estimate compensation_from(const std::vector<double>& sched, const std::vector<double>& in_call,
+                                               double sched_halves) noexcept {
+  compensation_estimate e;
+  const std::size_t n = sched.size();
+  if (n == 0 || in_call.size() != n || !(sched_halves > 0)) return e;
+  const double half = sched[n / 2] / sched_halves;
+  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
+  e.per_strand = 2.0 * half;
+  e.per_call_strand = 2.0 * split_half;
+  // The quartiles' distance from the median, per strand.
+  e.residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
+                         in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
+               (sched_halves / 2.0);
+  return e;
+}
+
+// A calibration whose batches agree to within 3% of the per-strand figure (or
+// a tick) is kept. One whose batches spread wider ran while the machine
+// changed under it (another process on the core, a virtual CPU slowed or
+// stopped by its host): its median can be off by many times the spread of a
+// quiet one (a 31 ns figure against 27-29 ns in quiet runs, within 5 ns
+// against 0.1-0.4 ns), and a fine-grained program subtracts it millions of
+// times. Such a calibration is run again, up to calibration_attempts times in
+// all, and the attempt whose batches agree best is kept.
+inline constexpr int calibration_attempts = 5;
+inline bool calibration_settled(const compensation_estimate& e) noexcept {
+  return e.per_strand >= 0 && e.residual <= std::max(1.0, 0.03 * e.per_strand);
+}
+// Whether `b` is the better of two attempts: the batches that agree best.
+inline bool better_calibration(const compensation_estimate& b, const compensation_estimate& a) noexcept {
+  return a.per_strand < 0 || (b.per_strand >= 0 && b.residual < a.residual);
+}
+
+// One kind of strand measured on its own: the median, over a calibration's
+// batches, of the ticks between the readings at its two ends.
+struct strand_measure {
+  comp_open_kind open;
+  comp_close_kind close;
+  double ticks;
+};
+
+// Whether an event kind is a strand split (a call site's end, a region's), as
+// against a scheduling event: the share it takes when no strand measured it.
+inline bool split_kind(unsigned index) noexcept {
+  return index == open_call_enter || index == open_call_exit || index == open_split ||
+         index == open_kinds + close_call_enter || index == open_kinds + close_call_exit ||
+         index == open_kinds + close_split;
+}
+
+// Each event kind's share from the measured strands: the shares whose sums
+// over each measured strand's two ends come nearest its ticks (least squares).
+// Strands only fix sums, so a share is also drawn, weakly, to the event's
+// half of the average strand of its class (`sched_half`, `split_half`): that
+// settles what the strands leave open (a kind no strand measured takes that
+// half), and moves no measured sum by more than a thousandth of a tick.
+// Shares are whole ticks, none below zero.
+inline compensation_table fit_compensation(const std::vector<strand_measure>& strands, double sched_half,
+                                           double split_half) {
+  constexpr unsigned n = open_kinds + close_kinds;
+  constexpr double pull = 1e-4;
+  double a[n][n + 1] = {};
+  for (unsigned k = 0; k < n; ++k) {
+    a[k][k] = pull;
+    a[k][n] = pull * (split_kind(k) ? split_half : sched_half);
+  }
+  for (const strand_measure& m : strands) {
+    const unsigned i = m.open, j = open_kinds + m.close;
+    a[i][i] += 1;
+    a[j][j] += 1;
+    a[i][j] += 1;
+    a[j][i] += 1;
+    a[i][n] += m.ticks;
+    a[j][n] += m.ticks;
+  }
+  // Gaussian elimination (the system is symmetric and positive definite).
+  for (unsigned c = 0; c < n; ++c) {
+    for (unsigned r = c + 1; r < n; ++r) {
+      const double f = a[r][c] / a[c][c];
+      for (unsigned k = c; k <= n; ++k) a[r][k] -= f * a[c][k];
+    }
+  }
+  double x[n] = {};
+  for (unsigned r = n; r-- > 0;) {
+    double v = a[r][n];
+    for (unsigned k = r + 1; k < n; ++k) v -= a[r][k] * x[k];
+    x[r] = v / a[r][r];
+  }
+  // Only sums count: add the same to every opening share and take it off every
+  // closing one, so that none is below zero where that can be done.
+  const double lowest_open = *std::min_element(x, x + open_kinds);
+  const double lowest_close = *std::min_element(x + open_kinds, x + n);
+  const double lo = -lowest_open, hi = lowest_close;
+  const double d = lo <= hi ? std::min(std::max(0.0, lo), hi) : lo;
+  compensation_table t;
+  for (unsigned k = 0; k < open_kinds; ++k)
+    t.open[k] = static_cast<std::uint64_t>(std::llround(std::max(0.0, x[k] + d)));
+  for (unsigned k = 0; k < close_kinds; ++k)
+    t.close[k] = static_cast<std::uint64_t>(std::llround(std::max(0.0, x[open_kinds + k] - d)));
+  return t;
+}
+
+// The shares of a cost-clock session given by two halves (tests): `sched` for
+// scheduling events, `split` for splits.
+inline compensation_table halves_table(std::uint64_t sched, std::uint64_t split) noexcept {
+  compensation_table t;
+  for (unsigned k = 0; k < open_kinds; ++k) t.open[k] = split_kind(k) ? split : sched;
+  for (unsigned k = 0; k < close_kinds; ++k) t.close[k] = split_kind(open_kinds + k) ? split : sched;
+  return t;
+}
+
+// The sums of each kind of strand a calibration batch measured.
+struct strand_sums {
+  double ticks[open_kinds][close_kinds] = {};
+  unsigned count[open_kinds][close_kinds] = {};
+  bool on = true;  // false in a warm-up round
+};
+
+// Reads a frame's work between events: each reading gives the strands closed
+// since the one before (the calibration subtracts nothing, so that is their
+// ticks), added to the sums of one kind of strand.
+struct strand_probe {
+  const path_totals* at = nullptr;
+  std::uint64_t last = 0;
+  strand_sums* sums = nullptr;
+
+  void watch(const frame& f, strand_sums& s) noexcept {
+    at = &f.totals;
+    last = f.totals.work;
+    sums = &s;
+  }
+  std::uint64_t take() noexcept {
+    const std::uint64_t w = at->work;
+    const std::uint64_t d = w - last;
+    last = w;
+    return d;
+  }
+  void add(comp_open_kind o, comp_close_kind c, double ticks) noexcept {
+    if (!sums->on) return;
+    sums->ticks[o][c] += ticks;
+    ++sums->count[o][c];
+  }
+  void strand(comp_open_kind o, comp_close_kind c) noexcept { add(o, c, static_cast<double>(take())); }
+};
+
+// The calibration's shapes of empty strands, through the guards as a
+// program's events come, each round read strand by strand with `p` (the
+// root's). Children run at once, as fs::spawn(f)() runs them; `fused`: their
+// first strand starts at the spawn's reading (readings_fuse); `splits`: call
+// sites split strands (site profiles or recording).
+template <class Clock>
+struct calibration_round {
+  strand_probe& p;
+  bool fused, splits;
+  comp_open_kind child_open;
+  site at_spawn, at_call;
+
+  // An empty child spawned from the frame `q` reads, run at once; the strand
+  // before the spawn was opened by an event of kind `o`.
+  void leaf(strand_probe& q, comp_open_kind o) {
+    auto c = ::forkscale::spawn<Clock>(
+        [&q, this] {
+          if (!fused) q.strand(open_after_spawn, close_child_begin);
+        },
+        at_spawn);
+    q.strand(o, close_spawn);
+    std::move(c)();
+  }
+  // The join of `q`'s children (the strand before it opened by `o`), and the
+  // one child's strand, which the join adds.
+  void join(strand_probe& q, comp_open_kind o, bool one_child = true) {
+    {
+      basic_sync_point<Clock> sp(at_spawn);
+      q.strand(o, close_sync);
+    }
+    if (one_child) {
+      q.strand(child_open, close_child_end);
+    } else {
+      q.take();
+    }
+  }
+  // spawn, child, sync
+  void sched() {
+    leaf(p, open_after_sync);
+    join(p, open_after_child);
+  }
+  // spawn, child, spawn, child, sync
+  void two_children() {
+    leaf(p, open_after_sync);
+    leaf(p, open_after_child);
+    join(p, open_after_child, false);
+  }
+  // the same as sched() inside a call site
+  void in_call() {
+    {
+      basic_call_site<Clock> cs(at_call);
+      if (splits) p.strand(open_call_exit, close_call_enter);
+      leaf(p, splits ? open_call_enter : open_after_sync);
+      join(p, open_after_child);
+    }
+    if (splits) p.strand(open_after_sync, close_call_exit);
+  }
+  // fib's node: spawn, child, a call site around spawn, child, sync; sync
+  void fib_node() {
+    leaf(p, open_after_sync);
+    {
+      basic_call_site<Clock> cs(at_call);
+      if (splits) p.strand(open_after_child, close_call_enter);
+      leaf(p, splits ? open_call_enter : open_after_child);
+      join(p, open_after_child);
+    }
+    if (splits) p.strand(open_after_sync, close_call_exit);
+    join(p, splits ? open_call_exit : open_after_sync);
+  }
+  // fib's node over leaves: spawn, child, an empty call site, sync (splits only)
+  void leaf_call() {
+    leaf(p, open_after_sync);
+    {
+      basic_call_site<Clock> cs(at_call);
+      p.strand(open_after_child, close_call_enter);
+    }
+    p.strand(open_call_enter, close_call_exit);
+    join(p, open_call_exit);
+  }
+  // a child that spawns, runs and joins one of its own
+  void nested() {
+    std::uint64_t inner = 0;
+    auto c = ::forkscale::spawn<Clock>(
+        [&] {
+          if (!fused) p.strand(open_after_spawn, close_child_begin);
+          strand_probe q;
+          q.watch(*engine<Clock>::current(), *p.sums);
+          leaf(q, child_open);
+          join(q, open_after_child);
+          inner = q.last;  // the child's work but its last strand
+        },
+        at_spawn);
+    p.strand(open_after_sync, close_spawn);
+    std::move(c)();
+    {
+      basic_sync_point<Clock> sp(at_spawn);
+      p.strand(open_after_child, close_sync);
+    }
+    const std::uint64_t whole = p.take();
+    p.add(open_after_sync, close_child_end, static_cast<double>(whole) - static_cast<double>(inner));
+  }
+};
+
+// One shape's batches: `rounds` rounds of `shape` in each of 15 batches, each
+// batch in a root frame of its own after a warm-up round. Returns the ticks
+// per round of each batch, sorted, and adds the median of each kind of strand
+// the shape measured to `out`.
+template <class Clock, class Shape>
+std::vector<double> calibration_batches(session& s, calibration_round<Clock>& r, Shape shape,
+                                        std::vector<strand_measure>& out) {
+  using E = engine<Clock>;
+  constexpr int rounds = 200, batches = 15;
+  std::vector<double> per_round, per_kind[open_kinds][close_kinds];
+  for (int batch = 0; batch < batches; ++batch) {
+    frame root;
+    init_root<measurement_observers>(root, &s, site{});
+    E::current() = &root;
+    root.strand_start = E::now(root);
+    strand_sums sums;
+    r.p.watch(root, sums);
+    sums.on = false;
+    (r.*shape)();
+    sums.on = true;
+    const std::uint64_t from = root.totals.work;
+    for (int i = 0; i < rounds; ++i) (r.*shape)();
+    per_round.push_back(static_cast<double>(root.totals.work - from) / rounds);
+    E::template close_strand<close_split>(root, E::now(root));
+    settle_sync_block<measurement_observers>(root, nullptr);
+    release_prof(take_path(root));
+    E::current() = nullptr;
+    for (unsigned o = 0; o < open_kinds; ++o)
+      for (unsigned c = 0; c < close_kinds; ++c)
+        if (sums.count[o][c] != 0) per_kind[o][c].push_back(sums.ticks[o][c] / sums.count[o][c]);
+  }
+  for (unsigned o = 0; o < open_kinds; ++o) {
+    for (unsigned c = 0; c < close_kinds; ++c) {
+      std::vector<double>& v = per_kind[o][c];
+      if (v.size() != static_cast<std::size_t>(batches)) continue;
+      std::sort(v.begin(), v.end());
+      out.push_back(strand_measure{static_cast<comp_open_kind>(o), static_cast<comp_close_kind>(c), v[v.size() / 2]});
+    }
+  }
+  std::sort(per_round.begin(), per_round.end());
+  return per_round;
+}
+
+// One attempt: every shape's batches, the two figures from the spawn/child/sync
+// rounds and the same inside a call site, and each event kind's share fitted
+// to every kind of strand measured.
+template <class Clock>
+compensation_estimate calibration_attempt(session& s, bool splits) {
+  strand_probe p;
+  calibration_round<Clock> r{p,
+                             s.fuse_readings,
+                             splits,
+                             s.fuse_readings ? open_child_at_once : open_child,
+                             site{"forkscale-calibration", 1, "", nullptr},
+                             site{"forkscale-calibration", 2, "", nullptr}};
+  using R = calibration_round<Clock>;
+  std::vector<strand_measure> strands;
+  const std::vector<double> sched = calibration_batches(s, r, &R::sched, strands);
+  const std::vector<double> in_call = calibration_batches(s, r, &R::in_call, strands);
+  calibration_batches(s, r, &R::fib_node, strands);
+  calibration_batches(s, r, &R::two_children, strands);
+  calibration_batches(s, r, &R::nested, strands);
+  if (splits) calibration_batches(s, r, &R::leaf_call, strands);
+  // Three strands end per spawn/child/sync round where the child starts at its
+  // spawn's reading, four otherwise: six or eight halves of a scheduling
+  // event's share.
+  compensation_estimate e = compensation_from(sched, in_call, s.fuse_readings ? 6.0 : 8.0);
+  if (e.per_strand >= 0) e.table = fit_compensation(strands, e.per_strand / 2, e.per_call_strand / 2);
+  return e;
+}
+
+// The calibration of a clock, site profiles on or off and a recording mode,
+// kept for the process after its first measurement. Recording (frame::recording)
+// is part of what is measured.
+template <class Clock>
+compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
+                                             recording_mode recording = recording_mode::off) {
+  static std::mutex m;
+  static compensation_estimate cached[48];
+  std::lock_guard<std::mutex> g(m);
+  const auto slot =
+      ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
+  if (cached[slot].per_strand >= 0) return cached[slot];
+  session s;
+  s.kind = kind;
+  s.profile = profile;
+  s.serial = next_session_serial();
+  s.on_diagnostic = [](const diagnostic&) {};
+  if (recording != recording_mode::off) {
+    s.rec = std::make_shared<record_state>(s.serial, std::uint64_t(1) << 30, kind);
+    s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
+  }
+  s.fuse_readings = readings_fuse(kind, s.recording);
+  s.fuse_joins = joins_fuse(kind, s.recording);
+  // Through the guards, as a program's events come: their own code and the
+  // hook table's call are part of the cost. (The table this measurement will
+  // install; whatever was installed is put back after.)
+  const engine_hooks* installed = installed_engine_hooks<Clock>.load(std::memory_order_acquire);
+  install_engine_hooks<Clock, measurement_observers>();
+  const bool splits = profile || s.recording != recording_mode::off;
+  compensation_estimate best;
+  for (int attempt = 0; attempt < calibration_attempts && !calibration_settled(best); ++attempt) {
+    const compensation_estimate e = calibration_attempt<Clock>(s, splits);
+    if (better_calibration(e, best)) best = e;
+  }
+  if (installed != nullptr) installed_engine_hooks<Clock>.store(installed, std::memory_order_release);
+  cached[slot] = best;
+  return cached[slot];
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+
+#endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CALIBRATE_HPP
+// end include/forkscale/detail/measurement/calibrate.hpp
 // begin include/forkscale/detail/measurement/cpu_check.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CPU_CHECK_HPP
 #define FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CPU_CHECK_HPP
@@ -12738,134 +13197,6 @@ FORKSCALE_NAMESPACE_END
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
 
-// Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
-// it is measured once (per clock) on empty strands and subtracted from every
-// strand. A strand's overhead depends on the events at its ends, so it is
-// measured for two classes of event, each charging half a strand's share:
-// scheduling events (spawn, child, sync) and strand splits (call sites,
-// regions). The medians over 15 batches of 200 rounds of spawn/child/sync, and
-// of the same inside a call site. Recording (frame::recording) is part of what
-// is measured.
-struct compensation_estimate {
-  double per_strand = -1;      // ticks per strand between scheduling events (-1: not measured yet)
-  double per_call_strand = 0;  // ticks per strand between strand splits (call sites)
-  // How far the batches' per-strand figures lie from their median (the larger
-  // of the quartiles' distances): how far the estimate may be off on a strand.
-  double residual = 0;
-};
-
-// One calibration's estimate from its batches' ticks per round, each sorted:
-// `sched` of spawn/child/sync rounds (`sched_halves` halves of a scheduling
-// event's share end per round), `in_call` of the same inside a call site.
-inline compensation_estimate compensation_from(const std::vector<double>& sched, const std::vector<double>& in_call,
-                                               double sched_halves) noexcept {
-  compensation_estimate e;
-  const std::size_t n = sched.size();
-  if (n == 0 || in_call.size() != n || !(sched_halves > 0)) return e;
-  const double half = sched[n / 2] / sched_halves;
-  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
-  e.per_strand = 2.0 * half;
-  e.per_call_strand = 2.0 * split_half;
-  // The quartiles' distance from the median, per strand.
-  e.residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
-                         in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
-               (sched_halves / 2.0);
-  return e;
-}
-
-// A calibration whose batches agree to within 3% of the per-strand figure (or
-// a tick) is kept. One whose batches spread wider ran while the machine
-// changed under it (another process on the core, a virtual CPU slowed or
-// stopped by its host): its median can be off by many times the spread of a
-// quiet one (a 31 ns figure against 27-29 ns in quiet runs, within 5 ns
-// against 0.1-0.4 ns), and a fine-grained program subtracts it millions of
-// times. Such a calibration is run again, up to calibration_attempts times in
-// all, and the attempt whose batches agree best is kept.
-inline constexpr int calibration_attempts = 5;
-inline bool calibration_settled(const compensation_estimate& e) noexcept {
-  return e.per_strand >= 0 && e.residual <= std::max(1.0, 0.03 * e.per_strand);
-}
-// Whether `b` is the better of two attempts: the batches that agree best.
-inline bool better_calibration(const compensation_estimate& b, const compensation_estimate& a) noexcept {
-  return a.per_strand < 0 || (b.per_strand >= 0 && b.residual < a.residual);
-}
-
-template <class Clock>
-compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
-                                             recording_mode recording = recording_mode::off) {
-  using E = engine<Clock>;
-  static std::mutex m;
-  static compensation_estimate cached[48];
-  std::lock_guard<std::mutex> g(m);
-  const auto slot =
-      ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
-  if (cached[slot].per_strand >= 0) return cached[slot];
-  session s;
-  s.kind = kind;
-  s.profile = profile;
-  s.serial = next_session_serial();
-  s.on_diagnostic = [](const diagnostic&) {};
-  if (recording != recording_mode::off) {
-    s.rec = std::make_shared<record_state>(s.serial, std::uint64_t(1) << 30, kind);
-    s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
-  }
-  // Where events share readings, the child (run at once) starts at its spawn's
-  // reading: three strands end per round, not four.
-  s.fuse_readings = readings_fuse(kind, s.recording);
-  s.fuse_joins = joins_fuse(kind, s.recording);
-  constexpr int rounds = 200;
-  // Ticks per round of 15 batches of `rounds` rounds of `round`; sorted.
-  const auto batches = [&](auto&& round) {
-    std::vector<double> per_round;
-    for (int batch = 0; batch < 15; ++batch) {
-      frame root;
-      init_root<measurement_observers>(root, &s, site{});
-      E::current() = &root;
-      root.strand_start = E::now(root);
-      for (int i = 0; i < rounds; ++i) round();
-      E::close_strand(root, E::now(root));
-      settle_sync_block<measurement_observers>(root, nullptr);
-      release_prof(take_path(root));
-      E::current() = nullptr;
-      per_round.push_back(static_cast<double>(root.totals.work) / rounds);
-    }
-    std::sort(per_round.begin(), per_round.end());
-    return per_round;
-  };
-  const site spawn_site{"forkscale-calibration", 1, "", nullptr};
-  const site call_site_here{"forkscale-calibration", 2, "", nullptr};
-  // Through the guards, as a program's events come: their own code and the
-  // hook table's call are part of the cost. (The table this measurement will
-  // install; whatever was installed is put back after.)
-  const engine_hooks* installed = installed_engine_hooks<Clock>.load(std::memory_order_acquire);
-  install_engine_hooks<Clock, measurement_observers>();
-  const auto spawn_child_sync = [&] {
-    ::forkscale::spawn<Clock>([] {}, spawn_site)();  // run at once, as fs::spawn(f)()
-    basic_sync_point<Clock> sp(spawn_site);
-  };
-  // Scheduling events alone: a spawn, its child run at once, a sync. Four
-  // strands end per round (three where the child starts at its spawn's
-  // reading): eight halves of a scheduling event's share (six).
-  const double sched_halves = s.fuse_readings ? 6.0 : 8.0;
-  compensation_estimate best;
-  for (int attempt = 0; attempt < calibration_attempts && !calibration_settled(best); ++attempt) {
-    const std::vector<double> sched = batches(spawn_child_sync);
-    // The same inside a call site, as fine-grained code is annotated (fib: the
-    // second call is a call site whose callee spawns and syncs): the call's two
-    // splits add four halves of a split's share, and what a call scope costs
-    // (its own sync block) lands in them.
-    const std::vector<double> in_call = batches([&] {
-      basic_call_site<Clock> cs(call_site_here);
-      spawn_child_sync();
-    });
-    const compensation_estimate e = compensation_from(sched, in_call, sched_halves);
-    if (better_calibration(e, best)) best = e;
-  }
-  if (installed != nullptr) installed_engine_hooks<Clock>.store(installed, std::memory_order_release);
-  cached[slot] = best;
-  return cached[slot];
-}
-
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
 // otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
 inline bool recording_requested(bool option) {
@@ -12980,14 +13311,14 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     s->compensation_exact = c.per_strand;
     s->compensation_call_exact = c.per_call_strand;
     s->compensation_residual = c.residual;
-    s->compensation_half = static_cast<std::uint64_t>(std::llround(c.per_strand / 2));
-    s->compensation_call_half = static_cast<std::uint64_t>(std::llround(c.per_call_strand / 2));
+    s->compensation = c.table;
+  } else if (opt.compensate && kind == clock_kind::cost && cost_clock_compensation_shares != nullptr) {
+    s->compensation = *cost_clock_compensation_shares;
   } else if (opt.compensate && kind == clock_kind::cost &&
              (cost_clock_compensation_halves[0] != 0 || cost_clock_compensation_halves[1] != 0)) {
-    s->compensation_half = cost_clock_compensation_halves[0];
-    s->compensation_call_half = cost_clock_compensation_halves[1];
-    s->compensation_exact = 2.0 * static_cast<double>(s->compensation_half);
-    s->compensation_call_exact = 2.0 * static_cast<double>(s->compensation_call_half);
+    s->compensation = halves_table(cost_clock_compensation_halves[0], cost_clock_compensation_halves[1]);
+    s->compensation_exact = 2.0 * static_cast<double>(cost_clock_compensation_halves[0]);
+    s->compensation_call_exact = 2.0 * static_cast<double>(cost_clock_compensation_halves[1]);
   }
   s->clock_chosen_for_load = chosen_for_load;
   s->runnable_at_start = runnable;
@@ -17405,6 +17736,58 @@ struct what_if_known_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/compensation.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// detail/engine/compensation.hpp: the overhead compensation's shares by kind
+// of event, which a strand's cost is charged less of (engine/events.hpp),
+// calibrated per clock (detail/measurement/calibrate.hpp).
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Overhead compensation by event (Cilkprof §7; calibrate_compensation in
+// calibrate.hpp): a strand's cost less `open[k]` of the event that opened it and
+// `close[k]` of the event that closed it. The instrumentation's own time
+// between a strand's two clock readings is the tail of its opening event
+// (after that event's reading) and the head of its closing one (before it),
+// and those differ by event: a child run at once starts at its spawn's
+// reading, so the spawn's bookkeeping and the child's start land in the
+// child's first strand; a continuation after a child's end carries the
+// child's report to its join.
+enum comp_open_kind : unsigned char {
+  open_child_at_once,  // a child's first strand, started at its spawn's reading
+  open_child,          // a task's first strand, or a task resumed, on a reading of its own
+  open_after_child,    // the spawner again, after a child it ran ended
+  open_after_sync,     // after a join
+  open_after_spawn,    // the spawner's continuation, its child not run at once
+  open_call_enter,     // inside a profiled call site
+  open_call_exit,      // after one
+  open_split,          // after another split: a region, a what-if region, a depend edge
+  open_kinds
+};
+enum comp_close_kind : unsigned char {
+  close_spawn,
+  close_child_end,
+  close_sync,
+  close_call_enter,
+  close_call_exit,
+  close_child_begin,  // the spawner's strand, ended where a child not run at once starts
+  close_split,        // another split, a task leaving its thread, a region's end
+  close_kinds
+};
+struct compensation_table {
+  std::uint64_t open[open_kinds] = {};
+  std::uint64_t close[close_kinds] = {};
+};
+inline const compensation_table no_compensation{};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// end include/forkscale/detail/engine/compensation.hpp
 // begin include/forkscale/detail/engine/load.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
@@ -17791,13 +18174,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
@@ -27891,13 +28272,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
@@ -35275,13 +35654,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
@@ -41427,6 +41804,58 @@ struct what_if_known_region {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_WHAT_IF_OFFSETS_HPP
 // end include/forkscale/detail/what_if/offsets.hpp
+// begin include/forkscale/detail/engine/compensation.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// detail/engine/compensation.hpp: the overhead compensation's shares by kind
+// of event, which a strand's cost is charged less of (engine/events.hpp),
+// calibrated per clock (detail/measurement/calibrate.hpp).
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Overhead compensation by event (Cilkprof §7; calibrate_compensation in
+// calibrate.hpp): a strand's cost less `open[k]` of the event that opened it and
+// `close[k]` of the event that closed it. The instrumentation's own time
+// between a strand's two clock readings is the tail of its opening event
+// (after that event's reading) and the head of its closing one (before it),
+// and those differ by event: a child run at once starts at its spawn's
+// reading, so the spawn's bookkeeping and the child's start land in the
+// child's first strand; a continuation after a child's end carries the
+// child's report to its join.
+enum comp_open_kind : unsigned char {
+  open_child_at_once,  // a child's first strand, started at its spawn's reading
+  open_child,          // a task's first strand, or a task resumed, on a reading of its own
+  open_after_child,    // the spawner again, after a child it ran ended
+  open_after_sync,     // after a join
+  open_after_spawn,    // the spawner's continuation, its child not run at once
+  open_call_enter,     // inside a profiled call site
+  open_call_exit,      // after one
+  open_split,          // after another split: a region, a what-if region, a depend edge
+  open_kinds
+};
+enum comp_close_kind : unsigned char {
+  close_spawn,
+  close_child_end,
+  close_sync,
+  close_call_enter,
+  close_call_exit,
+  close_child_begin,  // the spawner's strand, ended where a child not run at once starts
+  close_split,        // another split, a task leaving its thread, a region's end
+  close_kinds
+};
+struct compensation_table {
+  std::uint64_t open[open_kinds] = {};
+  std::uint64_t close[close_kinds] = {};
+};
+inline const compensation_table no_compensation{};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// end include/forkscale/detail/engine/compensation.hpp
 // begin include/forkscale/detail/engine/load.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
@@ -41813,13 +42242,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one

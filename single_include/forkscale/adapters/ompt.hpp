@@ -2657,6 +2657,58 @@ struct task_recording {
 FORKSCALE_NAMESPACE_END
 #endif  // FORKSCALE_SINGLE_DETAIL_RECORD_MODE_HPP
 // end include/forkscale/detail/record/mode.hpp
+// begin include/forkscale/detail/engine/compensation.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+#define FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// detail/engine/compensation.hpp: the overhead compensation's shares by kind
+// of event, which a strand's cost is charged less of (engine/events.hpp),
+// calibrated per clock (detail/measurement/calibrate.hpp).
+#include <cstdint>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+// Overhead compensation by event (Cilkprof §7; calibrate_compensation in
+// calibrate.hpp): a strand's cost less `open[k]` of the event that opened it and
+// `close[k]` of the event that closed it. The instrumentation's own time
+// between a strand's two clock readings is the tail of its opening event
+// (after that event's reading) and the head of its closing one (before it),
+// and those differ by event: a child run at once starts at its spawn's
+// reading, so the spawn's bookkeeping and the child's start land in the
+// child's first strand; a continuation after a child's end carries the
+// child's report to its join.
+enum comp_open_kind : unsigned char {
+  open_child_at_once,  // a child's first strand, started at its spawn's reading
+  open_child,          // a task's first strand, or a task resumed, on a reading of its own
+  open_after_child,    // the spawner again, after a child it ran ended
+  open_after_sync,     // after a join
+  open_after_spawn,    // the spawner's continuation, its child not run at once
+  open_call_enter,     // inside a profiled call site
+  open_call_exit,      // after one
+  open_split,          // after another split: a region, a what-if region, a depend edge
+  open_kinds
+};
+enum comp_close_kind : unsigned char {
+  close_spawn,
+  close_child_end,
+  close_sync,
+  close_call_enter,
+  close_call_exit,
+  close_child_begin,  // the spawner's strand, ended where a child not run at once starts
+  close_split,        // another split, a task leaving its thread, a region's end
+  close_kinds
+};
+struct compensation_table {
+  std::uint64_t open[open_kinds] = {};
+  std::uint64_t close[close_kinds] = {};
+};
+inline const compensation_table no_compensation{};
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_ENGINE_COMPENSATION_HPP
+// end include/forkscale/detail/engine/compensation.hpp
 // begin include/forkscale/detail/engine/load.hpp
 #ifndef FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
 #define FORKSCALE_SINGLE_DETAIL_ENGINE_LOAD_HPP
@@ -2920,13 +2972,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one
@@ -3153,13 +3203,11 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  // Overhead compensation (session::compensation_half): a strand is charged half
-  // of its opening event's class and half of its closing event's — scheduling
-  // events (spawn, child, sync) or strand splits (call sites, regions). The
-  // half its opening event charged is in comp_open.
+  // Overhead compensation (session::compensation): a strand is charged its
+  // opening event's share and its closing event's, by the events' kinds
+  // (compensation_table). The share its opening event charged is in comp_open.
   std::uint64_t comp_open = 0;
-  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
-  std::uint64_t comp_call_half = 0;
+  const compensation_table* comp = &no_compensation;  // the session's table
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;
@@ -3349,6 +3397,9 @@ inline bool fuse_readings_under_cost_clock = false;
 // events, strand splits — under the cost clock, which is otherwise never
 // compensated. Read when a measurement starts; {0, 0}: none.
 inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
+// For tests: every share under the cost clock, by kind of event
+// (compensation_table); null: the halves above.
+inline const compensation_table* cost_clock_compensation_shares = nullptr;
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>
@@ -3497,9 +3548,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 // What every frame takes from its session when it starts running: the hot
 // path's copies of the session's constants.
 inline void init_frame(frame& f, session* s, frame* outer, const site& where) noexcept {
-  f.comp_sched_half = s->compensation_half;
-  f.comp_call_half = s->compensation_call_half;
-  f.comp_open = s->compensation_half;
+  f.comp = &s->compensation;
+  f.comp_open = s->compensation.open[open_child];
   f.burden = s->burden.load(std::memory_order_relaxed);
   f.backends = s->backends_seen.load(std::memory_order_relaxed);
   f.kind = s->kind;
@@ -3839,12 +3889,13 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  // `close_half`: the closing event's half of the compensation (frame.hpp).
-  static void close_strand(frame& f, std::uint64_t t) noexcept { close_strand(f, t, f.comp_sched_half); }
-  static void close_strand(frame& f, std::uint64_t t, std::uint64_t close_half) noexcept {
+  // `k`: the closing event's kind, for its share of the compensation
+  // (compensation_table, state.hpp).
+  template <comp_close_kind K>
+  FORKSCALE_DETAIL_NOINLINE static void close_strand(frame& f, std::uint64_t t) noexcept {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t comp = f.comp_open + close_half;
+    const std::uint64_t comp = f.comp_open + f.comp->close[K];
     const std::uint64_t cost = raw - std::min(raw, comp);
     if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
@@ -3859,11 +3910,12 @@ struct basic_engine {
     add_strand(f, Observers::strand_closed(f, t, raw, cost));
   }
 
-  // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept { start_strand(f, t, f.comp_sched_half); }
-  static void start_strand(frame& f, std::uint64_t t, std::uint64_t open_half) noexcept {
+  // The open strand of `f` starts at clock reading `t`, opened by an event of
+  // kind `k`.
+  template <comp_open_kind K>
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    f.comp_open = open_half;
+    f.comp_open = f.comp->open[K];
     Observers::strand_started(f);
   }
 
@@ -3878,14 +3930,19 @@ struct basic_engine {
 
   // Ends the open strand of a running frame and starts the next one at once:
   // a guard boundary inside a task (call sites, regions, what-if regions).
-  // split_strand_inline is the same, always inlined: for a call site's
-  // profiled path, where a call would cost more than the split.
-  static void split_strand(frame& f) noexcept { split_strand_inline(f); }
+  // split_strand_inline is the same, always inlined, with the events' kinds:
+  // for a call site's profiled path, where a call would cost more than the
+  // split.
+  template <comp_close_kind C = close_split, comp_open_kind O = open_split>
+  static void split_strand(frame& f) noexcept {
+    split_strand_inline<C, O>(f);
+  }
+  template <comp_close_kind C, comp_open_kind O>
   FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
-    close_strand(f, t, f.comp_call_half);
-    start_strand(f, t, f.comp_call_half);
+    close_strand<C>(f, t);
+    start_strand<O>(f, t);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -3901,7 +3958,7 @@ struct basic_engine {
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);
-      close_strand(*f, t);
+      close_strand<close_spawn>(*f, t);
     }
     join_set* j = group;
     if (j) {
@@ -3926,7 +3983,7 @@ struct basic_engine {
       // A site registered just now: its cost is in no strand (and the child,
       // however it runs, does not start at `t`).
       if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
-      start_strand(*f, t);
+      start_strand<open_after_spawn>(*f, t);
       if (f->fuse) tk.spawned_at = t;
     }
     return tk;
@@ -3957,17 +4014,18 @@ struct basic_engine {
     // the child runs at once where it was spawned, with nothing in between: it
     // starts at the spawn's reading.
     std::uint64_t t = 0;
-    bool have_t = false;
+    bool have_t = false, at_once = false;
     if (outer && outer->state == run_state::running) {
       // (Readings are distinct where they are shared: a strand that starts at
       // `spawned_at` is the spawner's continuation, or this child's.)
       if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
         t = tk.spawned_at;
         have_t = true;
+        at_once = true;
       } else {
         t = now(*outer);
         have_t = outer->kind == s->kind;
-        close_strand(*outer, t);
+        close_strand<close_child_begin>(*outer, t);
       }
       outer->state = run_state::suspended;
     } else if (outer) {
@@ -3975,7 +4033,11 @@ struct basic_engine {
     }
     start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
-    start_strand(c, have_t ? t : now(c));
+    if (at_once) {
+      start_strand<open_child_at_once>(c, t);
+    } else {
+      start_strand<open_child>(c, have_t ? t : now(c));
+    }
   }
 
   static void end_child(frame& c) noexcept {
@@ -3983,7 +4045,7 @@ struct basic_engine {
     const std::uint64_t t = now(c);
     bool on_this_thread = true;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
-    if (c.state == run_state::running) close_strand(c, t);
+    if (c.state == run_state::running) close_strand<close_child_end>(c, t);
     // Children the task left unjoined belong to its invocation: finished ones
     // merge now; while some still run, its end waits with them
     // (end_with_children_running, tasks.hpp).
@@ -4001,7 +4063,7 @@ struct basic_engine {
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+      start_strand<open_after_child>(*outer, outer->kind == c.kind ? t : now(*outer));
     } else if (outer && outer->kind == c.kind) {
       outer->lent_end = t;  // a task run inside a join that `outer` waits in
     }
@@ -4052,7 +4114,7 @@ struct basic_engine {
     if (!top || !among_frames(top, c)) return nullptr;
     const std::uint64_t t = now(*top);
     if (top->state == run_state::running) {
-      close_strand(*top, t);
+      close_strand<close_split>(*top, t);
       top->state = run_state::suspended;
     }
     frame* outer = c.outer;
@@ -4060,7 +4122,7 @@ struct basic_engine {
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
+      start_strand<open_after_child>(*outer, outer->kind == top->kind ? t : now(*outer));
     }
     return top;
   }
@@ -4074,7 +4136,7 @@ struct basic_engine {
     if (outer && outer->state == run_state::running) {
       t = now(*outer);
       have_t = outer->kind == top.kind;
-      close_strand(*outer, t);
+      close_strand<close_child_begin>(*outer, t);
       outer->state = run_state::suspended;
     } else if (outer) {
       lend(*outer);
@@ -4083,7 +4145,7 @@ struct basic_engine {
     current() = &top;
     if (top.state == run_state::suspended) {
       top.state = run_state::running;
-      start_strand(top, have_t ? t : now(top));
+      start_strand<open_child>(top, have_t ? t : now(top));
     }
   }
 
@@ -4098,7 +4160,7 @@ struct basic_engine {
       return;
     }
     const std::uint64_t t = now(*f);
-    close_strand(*f, t);
+    close_strand<close_sync>(*f, t);
     f->state = run_state::blocked;
     f->lent = false;
     st.began = t;
@@ -4135,7 +4197,7 @@ struct basic_engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, last != 0 ? last : now(*f));
+    start_strand<open_after_sync>(*f, last != 0 ? last : now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------
@@ -4268,7 +4330,7 @@ struct basic_engine {
     init_root<Observers>(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
     Observers::measurement_started(*rs.owned);
-    start_strand(rs.root, now(rs.root));
+    start_strand<open_child>(rs.root, now(rs.root));
   }
 
   // The measurement's root frame ends (misuse diagnosed); the caller builds the
@@ -4281,7 +4343,7 @@ struct basic_engine {
              "closed out of order)");
     if (rs.root.open_guards != 0)
       misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
-    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    if (rs.root.state == run_state::running) close_strand<close_split>(rs.root, now(rs.root));
     current() = nullptr;
   }
 
@@ -5243,10 +5305,10 @@ struct measurement_observers {
   // A profiled call: the strand before it ends, its invocation opens.
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_opened_profiled(frame& f, call_state& cs, const site& where) noexcept {
-    E::split_strand_inline(f);
+    E::template split_strand_inline<close_call_enter, open_call_enter>(f);
     // A site registered just now: its cost is in no strand.
     if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
   }
 
   // A call in a measurement that names what-if call sites, or records.
@@ -5254,9 +5316,10 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
     std::uint64_t what_if_new = 0;
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off)
+      E::template split_strand<close_call_enter, open_call_enter>(f);
     if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
     if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
@@ -5264,7 +5327,7 @@ struct measurement_observers {
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
   }
 
   template <class E>
@@ -5278,14 +5341,15 @@ struct measurement_observers {
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_profiled(frame& f, call_state& cs) noexcept {
-    E::split_strand_inline(f);
+    E::template split_strand_inline<close_call_exit, open_call_exit>(f);
     profile_call_close(f, cs);
   }
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile.on && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off)
+      E::template split_strand<close_call_exit, open_call_exit>(f);
     if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_call_path;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);

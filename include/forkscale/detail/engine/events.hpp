@@ -43,12 +43,13 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  // `close_half`: the closing event's half of the compensation (frame.hpp).
-  static void close_strand(frame& f, std::uint64_t t) noexcept { close_strand(f, t, f.comp_sched_half); }
-  static void close_strand(frame& f, std::uint64_t t, std::uint64_t close_half) noexcept {
+  // `k`: the closing event's kind, for its share of the compensation
+  // (compensation_table, state.hpp).
+  template <comp_close_kind K>
+  FORKSCALE_DETAIL_NOINLINE static void close_strand(frame& f, std::uint64_t t) noexcept {
     // Without branches: strands near the compensation's size go either way.
     const std::uint64_t raw = t - std::min(t, f.strand_start);
-    const std::uint64_t comp = f.comp_open + close_half;
+    const std::uint64_t comp = f.comp_open + f.comp->close[K];
     const std::uint64_t cost = raw - std::min(raw, comp);
     if (FORKSCALE_DETAIL_UNLIKELY(Observers::strands_watched(f))) {
       close_strand_slow(f, t, raw, cost);
@@ -63,11 +64,12 @@ struct basic_engine {
     add_strand(f, Observers::strand_closed(f, t, raw, cost));
   }
 
-  // The open strand of `f` starts at clock reading `t`.
-  static void start_strand(frame& f, std::uint64_t t) noexcept { start_strand(f, t, f.comp_sched_half); }
-  static void start_strand(frame& f, std::uint64_t t, std::uint64_t open_half) noexcept {
+  // The open strand of `f` starts at clock reading `t`, opened by an event of
+  // kind `k`.
+  template <comp_open_kind K>
+  static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
-    f.comp_open = open_half;
+    f.comp_open = f.comp->open[K];
     Observers::strand_started(f);
   }
 
@@ -82,14 +84,19 @@ struct basic_engine {
 
   // Ends the open strand of a running frame and starts the next one at once:
   // a guard boundary inside a task (call sites, regions, what-if regions).
-  // split_strand_inline is the same, always inlined: for a call site's
-  // profiled path, where a call would cost more than the split.
-  static void split_strand(frame& f) noexcept { split_strand_inline(f); }
+  // split_strand_inline is the same, always inlined, with the events' kinds:
+  // for a call site's profiled path, where a call would cost more than the
+  // split.
+  template <comp_close_kind C = close_split, comp_open_kind O = open_split>
+  static void split_strand(frame& f) noexcept {
+    split_strand_inline<C, O>(f);
+  }
+  template <comp_close_kind C, comp_open_kind O>
   FORKSCALE_DETAIL_ALWAYS_INLINE static void split_strand_inline(frame& f) noexcept {
     if (FORKSCALE_DETAIL_UNLIKELY(f.state != run_state::running)) return;
     const std::uint64_t t = now(f);
-    close_strand(f, t, f.comp_call_half);
-    start_strand(f, t, f.comp_call_half);
+    close_strand<C>(f, t);
+    start_strand<O>(f, t);
   }
 
   // ---- spawn, parent side --------------------------------------------------------
@@ -105,7 +112,7 @@ struct basic_engine {
     std::uint64_t t = 0;
     if (FORKSCALE_DETAIL_LIKELY(f->state == run_state::running)) {
       t = now(*f);
-      close_strand(*f, t);
+      close_strand<close_spawn>(*f, t);
     }
     join_set* j = group;
     if (j) {
@@ -130,7 +137,7 @@ struct basic_engine {
       // A site registered just now: its cost is in no strand (and the child,
       // however it runs, does not start at `t`).
       if (FORKSCALE_DETAIL_UNLIKELY(registered)) t = now(*f);
-      start_strand(*f, t);
+      start_strand<open_after_spawn>(*f, t);
       if (f->fuse) tk.spawned_at = t;
     }
     return tk;
@@ -161,17 +168,18 @@ struct basic_engine {
     // the child runs at once where it was spawned, with nothing in between: it
     // starts at the spawn's reading.
     std::uint64_t t = 0;
-    bool have_t = false;
+    bool have_t = false, at_once = false;
     if (outer && outer->state == run_state::running) {
       // (Readings are distinct where they are shared: a strand that starts at
       // `spawned_at` is the spawner's continuation, or this child's.)
       if (tk.at_once && outer->fuse && outer->strand_start == tk.spawned_at && tk.spawned_at != 0) {
         t = tk.spawned_at;
         have_t = true;
+        at_once = true;
       } else {
         t = now(*outer);
         have_t = outer->kind == s->kind;
-        close_strand(*outer, t);
+        close_strand<close_child_begin>(*outer, t);
       }
       outer->state = run_state::suspended;
     } else if (outer) {
@@ -179,7 +187,11 @@ struct basic_engine {
     }
     start_task<Observers>(c, s, outer, tk, where);
     current() = &c;
-    start_strand(c, have_t ? t : now(c));
+    if (at_once) {
+      start_strand<open_child_at_once>(c, t);
+    } else {
+      start_strand<open_child>(c, have_t ? t : now(c));
+    }
   }
 
   static void end_child(frame& c) noexcept {
@@ -187,7 +199,7 @@ struct basic_engine {
     const std::uint64_t t = now(c);
     bool on_this_thread = true;
     if (FORKSCALE_DETAIL_UNLIKELY(current() != &c || c.open_guards != 0)) on_this_thread = misplaced_end(c);
-    if (c.state == run_state::running) close_strand(c, t);
+    if (c.state == run_state::running) close_strand<close_child_end>(c, t);
     // Children the task left unjoined belong to its invocation: finished ones
     // merge now; while some still run, its end waits with them
     // (end_with_children_running, tasks.hpp).
@@ -205,7 +217,7 @@ struct basic_engine {
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      start_strand(*outer, outer->kind == c.kind ? t : now(*outer));
+      start_strand<open_after_child>(*outer, outer->kind == c.kind ? t : now(*outer));
     } else if (outer && outer->kind == c.kind) {
       outer->lent_end = t;  // a task run inside a join that `outer` waits in
     }
@@ -256,7 +268,7 @@ struct basic_engine {
     if (!top || !among_frames(top, c)) return nullptr;
     const std::uint64_t t = now(*top);
     if (top->state == run_state::running) {
-      close_strand(*top, t);
+      close_strand<close_split>(*top, t);
       top->state = run_state::suspended;
     }
     frame* outer = c.outer;
@@ -264,7 +276,7 @@ struct basic_engine {
     current() = outer;
     if (outer && outer->state == run_state::suspended) {
       outer->state = run_state::running;
-      start_strand(*outer, outer->kind == top->kind ? t : now(*outer));
+      start_strand<open_after_child>(*outer, outer->kind == top->kind ? t : now(*outer));
     }
     return top;
   }
@@ -278,7 +290,7 @@ struct basic_engine {
     if (outer && outer->state == run_state::running) {
       t = now(*outer);
       have_t = outer->kind == top.kind;
-      close_strand(*outer, t);
+      close_strand<close_child_begin>(*outer, t);
       outer->state = run_state::suspended;
     } else if (outer) {
       lend(*outer);
@@ -287,7 +299,7 @@ struct basic_engine {
     current() = &top;
     if (top.state == run_state::suspended) {
       top.state = run_state::running;
-      start_strand(top, have_t ? t : now(top));
+      start_strand<open_child>(top, have_t ? t : now(top));
     }
   }
 
@@ -302,7 +314,7 @@ struct basic_engine {
       return;
     }
     const std::uint64_t t = now(*f);
-    close_strand(*f, t);
+    close_strand<close_sync>(*f, t);
     f->state = run_state::blocked;
     f->lent = false;
     st.began = t;
@@ -339,7 +351,7 @@ struct basic_engine {
     ++f->totals.syncs;
     if (f->open_guards >= st.depth) f->open_guards = st.depth - 1;
     f->state = run_state::running;
-    start_strand(*f, last != 0 ? last : now(*f));
+    start_strand<open_after_sync>(*f, last != 0 ? last : now(*f));
   }
 
   // ---- call sites ----------------------------------------------------------------
@@ -472,7 +484,7 @@ struct basic_engine {
     init_root<Observers>(rs.root, rs.owned.get(), rs.where);
     current() = &rs.root;
     Observers::measurement_started(*rs.owned);
-    start_strand(rs.root, now(rs.root));
+    start_strand<open_child>(rs.root, now(rs.root));
   }
 
   // The measurement's root frame ends (misuse diagnosed); the caller builds the
@@ -485,7 +497,7 @@ struct basic_engine {
              "closed out of order)");
     if (rs.root.open_guards != 0)
       misuse(s, rs.where, "measurement ended with " + std::to_string(rs.root.open_guards) + " guard(s) still open");
-    if (rs.root.state == run_state::running) close_strand(rs.root, now(rs.root));
+    if (rs.root.state == run_state::running) close_strand<close_split>(rs.root, now(rs.root));
     current() = nullptr;
   }
 

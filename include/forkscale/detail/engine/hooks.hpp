@@ -24,6 +24,9 @@ inline bool fuse_readings_under_cost_clock = false;
 // events, strand splits — under the cost clock, which is otherwise never
 // compensated. Read when a measurement starts; {0, 0}: none.
 inline std::uint64_t cost_clock_compensation_halves[2] = {0, 0};
+// For tests: every share under the cost clock, by kind of event
+// (compensation_table); null: the halves above.
+inline const compensation_table* cost_clock_compensation_shares = nullptr;
 
 // The running frame of this thread, per clock policy (null: not measuring).
 template <class Clock>

@@ -25,6 +25,7 @@
 #include "../util/spinlock.hpp"
 #include "../util/strings.hpp"
 #include "../what_if/offsets.hpp"
+#include "compensation.hpp"
 #include "load.hpp"
 #include "path_value.hpp"
 
@@ -114,13 +115,11 @@ struct session {
   // the first spawn through an adapter (note_backend), before the frames that
   // copy it later start.
   std::atomic<std::uint64_t> burden{0};
-  // Ticks subtracted per strand: half for the event that opens it, half for
-  // the one that closes it, by the event's class: scheduling (spawn, child,
-  // sync) or a strand split (call sites, regions, what-if regions).
-  std::uint64_t compensation_half = 0;
-  std::uint64_t compensation_call_half = 0;
-  double compensation_call_exact = 0;  // a split-bounded strand's, before halving
-  double compensation_exact = 0;       // the calibrated estimate, before rounding
+  // Ticks subtracted per strand: the share of the event that opens it and of
+  // the one that closes it, by the events' kinds (compensation_table).
+  compensation_table compensation;
+  double compensation_call_exact = 0;  // a split-bounded strand's (a call site's), on average
+  double compensation_exact = 0;       // a spawn/child/sync cycle's strand's, on average, before rounding
   double compensation_residual = 0;    // how far it may be off per strand (calibrate_compensation)
   unsigned max_processors = 32;
   // Where the burden came from (report::burden_source), and why a stored one

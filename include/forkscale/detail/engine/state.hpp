@@ -12,6 +12,7 @@
 #include "../macro_scope.hpp"
 #include "../profile/prof_records.hpp"
 #include "../record/mode.hpp"
+#include "compensation.hpp"
 #include "path_value.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
@@ -60,13 +61,11 @@ struct frame {
 
   path_totals totals;              // the path value at the start of the open strand
   std::uint64_t strand_start = 0;  // clock reading at the start of the open strand
-  // Overhead compensation (session::compensation_half): a strand is charged half
-  // of its opening event's class and half of its closing event's — scheduling
-  // events (spawn, child, sync) or strand splits (call sites, regions). The
-  // half its opening event charged is in comp_open.
+  // Overhead compensation (session::compensation): a strand is charged its
+  // opening event's share and its closing event's, by the events' kinds
+  // (compensation_table). The share its opening event charged is in comp_open.
   std::uint64_t comp_open = 0;
-  std::uint64_t comp_sched_half = 0;  // copies of the session's constants, for the hot path
-  std::uint64_t comp_call_half = 0;
+  const compensation_table* comp = &no_compensation;  // the session's table
   std::uint64_t burden = 0;
   clock_kind kind = clock_kind::cost;
   run_state state = run_state::running;

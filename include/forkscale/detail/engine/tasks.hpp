@@ -49,9 +49,8 @@ inline unsigned char call_events_of(const session& s) noexcept {
 // What every frame takes from its session when it starts running: the hot
 // path's copies of the session's constants.
 inline void init_frame(frame& f, session* s, frame* outer, const site& where) noexcept {
-  f.comp_sched_half = s->compensation_half;
-  f.comp_call_half = s->compensation_call_half;
-  f.comp_open = s->compensation_half;
+  f.comp = &s->compensation;
+  f.comp_open = s->compensation.open[open_child];
   f.burden = s->burden.load(std::memory_order_relaxed);
   f.backends = s->backends_seen.load(std::memory_order_relaxed);
   f.kind = s->kind;

@@ -26,6 +26,7 @@
 #include "../observers/list.hpp"
 #include "../output/views_hook.hpp"
 #include "../util/env.hpp"
+#include "calibrate.hpp"
 #include "cpu_check.hpp"
 #include "profile_rows.hpp"
 #include "record_build.hpp"
@@ -36,134 +37,6 @@
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
-
-// Cilkprof §7: the instrumentation's own cost lands in the strands it bounds, so
-// it is measured once (per clock) on empty strands and subtracted from every
-// strand. A strand's overhead depends on the events at its ends, so it is
-// measured for two classes of event, each charging half a strand's share:
-// scheduling events (spawn, child, sync) and strand splits (call sites,
-// regions). The medians over 15 batches of 200 rounds of spawn/child/sync, and
-// of the same inside a call site. Recording (frame::recording) is part of what
-// is measured.
-struct compensation_estimate {
-  double per_strand = -1;      // ticks per strand between scheduling events (-1: not measured yet)
-  double per_call_strand = 0;  // ticks per strand between strand splits (call sites)
-  // How far the batches' per-strand figures lie from their median (the larger
-  // of the quartiles' distances): how far the estimate may be off on a strand.
-  double residual = 0;
-};
-
-// One calibration's estimate from its batches' ticks per round, each sorted:
-// `sched` of spawn/child/sync rounds (`sched_halves` halves of a scheduling
-// event's share end per round), `in_call` of the same inside a call site.
-inline compensation_estimate compensation_from(const std::vector<double>& sched, const std::vector<double>& in_call,
-                                               double sched_halves) noexcept {
-  compensation_estimate e;
-  const std::size_t n = sched.size();
-  if (n == 0 || in_call.size() != n || !(sched_halves > 0)) return e;
-  const double half = sched[n / 2] / sched_halves;
-  const double split_half = std::max(0.0, (in_call[n / 2] - sched_halves * half) / 4.0);
-  e.per_strand = 2.0 * half;
-  e.per_call_strand = 2.0 * split_half;
-  // The quartiles' distance from the median, per strand.
-  e.residual = std::max({sched[n / 2] - sched[n / 4], sched[n - 1 - n / 4] - sched[n / 2],
-                         in_call[n / 2] - in_call[n / 4], in_call[n - 1 - n / 4] - in_call[n / 2]}) /
-               (sched_halves / 2.0);
-  return e;
-}
-
-// A calibration whose batches agree to within 3% of the per-strand figure (or
-// a tick) is kept. One whose batches spread wider ran while the machine
-// changed under it (another process on the core, a virtual CPU slowed or
-// stopped by its host): its median can be off by many times the spread of a
-// quiet one (a 31 ns figure against 27-29 ns in quiet runs, within 5 ns
-// against 0.1-0.4 ns), and a fine-grained program subtracts it millions of
-// times. Such a calibration is run again, up to calibration_attempts times in
-// all, and the attempt whose batches agree best is kept.
-inline constexpr int calibration_attempts = 5;
-inline bool calibration_settled(const compensation_estimate& e) noexcept {
-  return e.per_strand >= 0 && e.residual <= std::max(1.0, 0.03 * e.per_strand);
-}
-// Whether `b` is the better of two attempts: the batches that agree best.
-inline bool better_calibration(const compensation_estimate& b, const compensation_estimate& a) noexcept {
-  return a.per_strand < 0 || (b.per_strand >= 0 && b.residual < a.residual);
-}
-
-template <class Clock>
-compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
-                                             recording_mode recording = recording_mode::off) {
-  using E = engine<Clock>;
-  static std::mutex m;
-  static compensation_estimate cached[48];
-  std::lock_guard<std::mutex> g(m);
-  const auto slot =
-      ((static_cast<unsigned>(kind) & 7u) * 2u + (profile ? 1u : 0u)) * 3u + static_cast<unsigned>(recording);
-  if (cached[slot].per_strand >= 0) return cached[slot];
-  session s;
-  s.kind = kind;
-  s.profile = profile;
-  s.serial = next_session_serial();
-  s.on_diagnostic = [](const diagnostic&) {};
-  if (recording != recording_mode::off) {
-    s.rec = std::make_shared<record_state>(s.serial, std::uint64_t(1) << 30, kind);
-    s.recording = s.rec->separate_wall() ? recording_mode::with_wall_clock : recording_mode::on;
-  }
-  // Where events share readings, the child (run at once) starts at its spawn's
-  // reading: three strands end per round, not four.
-  s.fuse_readings = readings_fuse(kind, s.recording);
-  s.fuse_joins = joins_fuse(kind, s.recording);
-  constexpr int rounds = 200;
-  // Ticks per round of 15 batches of `rounds` rounds of `round`; sorted.
-  const auto batches = [&](auto&& round) {
-    std::vector<double> per_round;
-    for (int batch = 0; batch < 15; ++batch) {
-      frame root;
-      init_root<measurement_observers>(root, &s, site{});
-      E::current() = &root;
-      root.strand_start = E::now(root);
-      for (int i = 0; i < rounds; ++i) round();
-      E::close_strand(root, E::now(root));
-      settle_sync_block<measurement_observers>(root, nullptr);
-      release_prof(take_path(root));
-      E::current() = nullptr;
-      per_round.push_back(static_cast<double>(root.totals.work) / rounds);
-    }
-    std::sort(per_round.begin(), per_round.end());
-    return per_round;
-  };
-  const site spawn_site{"forkscale-calibration", 1, "", nullptr};
-  const site call_site_here{"forkscale-calibration", 2, "", nullptr};
-  // Through the guards, as a program's events come: their own code and the
-  // hook table's call are part of the cost. (The table this measurement will
-  // install; whatever was installed is put back after.)
-  const engine_hooks* installed = installed_engine_hooks<Clock>.load(std::memory_order_acquire);
-  install_engine_hooks<Clock, measurement_observers>();
-  const auto spawn_child_sync = [&] {
-    ::forkscale::spawn<Clock>([] {}, spawn_site)();  // run at once, as fs::spawn(f)()
-    basic_sync_point<Clock> sp(spawn_site);
-  };
-  // Scheduling events alone: a spawn, its child run at once, a sync. Four
-  // strands end per round (three where the child starts at its spawn's
-  // reading): eight halves of a scheduling event's share (six).
-  const double sched_halves = s.fuse_readings ? 6.0 : 8.0;
-  compensation_estimate best;
-  for (int attempt = 0; attempt < calibration_attempts && !calibration_settled(best); ++attempt) {
-    const std::vector<double> sched = batches(spawn_child_sync);
-    // The same inside a call site, as fine-grained code is annotated (fib: the
-    // second call is a call site whose callee spawns and syncs): the call's two
-    // splits add four halves of a split's share, and what a call scope costs
-    // (its own sync block) lands in them.
-    const std::vector<double> in_call = batches([&] {
-      basic_call_site<Clock> cs(call_site_here);
-      spawn_child_sync();
-    });
-    const compensation_estimate e = compensation_from(sched, in_call, sched_halves);
-    if (better_calibration(e, best)) best = e;
-  }
-  if (installed != nullptr) installed_engine_hooks<Clock>.store(installed, std::memory_order_release);
-  cached[slot] = best;
-  return cached[slot];
-}
 
 // Whether a measurement records: options.record, unless FORKSCALE_RECORD says
 // otherwise; FORKSCALE_TRACE or FORKSCALE_FOLDED ask for it too.
@@ -279,14 +152,14 @@ std::unique_ptr<session> open_session(const std::string& label, const options& o
     s->compensation_exact = c.per_strand;
     s->compensation_call_exact = c.per_call_strand;
     s->compensation_residual = c.residual;
-    s->compensation_half = static_cast<std::uint64_t>(std::llround(c.per_strand / 2));
-    s->compensation_call_half = static_cast<std::uint64_t>(std::llround(c.per_call_strand / 2));
+    s->compensation = c.table;
+  } else if (opt.compensate && kind == clock_kind::cost && cost_clock_compensation_shares != nullptr) {
+    s->compensation = *cost_clock_compensation_shares;
   } else if (opt.compensate && kind == clock_kind::cost &&
              (cost_clock_compensation_halves[0] != 0 || cost_clock_compensation_halves[1] != 0)) {
-    s->compensation_half = cost_clock_compensation_halves[0];
-    s->compensation_call_half = cost_clock_compensation_halves[1];
-    s->compensation_exact = 2.0 * static_cast<double>(s->compensation_half);
-    s->compensation_call_exact = 2.0 * static_cast<double>(s->compensation_call_half);
+    s->compensation = halves_table(cost_clock_compensation_halves[0], cost_clock_compensation_halves[1]);
+    s->compensation_exact = 2.0 * static_cast<double>(cost_clock_compensation_halves[0]);
+    s->compensation_call_exact = 2.0 * static_cast<double>(cost_clock_compensation_halves[1]);
   }
   s->clock_chosen_for_load = chosen_for_load;
   s->runnable_at_start = runnable;

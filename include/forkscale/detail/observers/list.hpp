@@ -170,10 +170,10 @@ struct measurement_observers {
   // A profiled call: the strand before it ends, its invocation opens.
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_opened_profiled(frame& f, call_state& cs, const site& where) noexcept {
-    E::split_strand_inline(f);
+    E::template split_strand_inline<close_call_enter, open_call_enter>(f);
     // A site registered just now: its cost is in no strand.
     if (FORKSCALE_DETAIL_UNLIKELY(profile_call_open(f, cs, where)) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
   }
 
   // A call in a measurement that names what-if call sites, or records.
@@ -181,9 +181,10 @@ struct measurement_observers {
   FORKSCALE_DETAIL_NOINLINE static void call_opened_slow(frame& f, call_state& cs, const site& where) noexcept {
     std::uint64_t what_if_new = 0;
     if (f.sess->what_if_calls) what_if_new = what_if_site_bits(f.sess, where, true) & ~f.what_if_mask;
-    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (f.profile.on || what_if_new || f.recording.mode != recording_mode::off)
+      E::template split_strand<close_call_enter, open_call_enter>(f);
     if (f.recording.mode != recording_mode::off && keep_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
     if (what_if_new != 0) {
       cs.what_if_set = true;
       cs.caller_what_if_mask = f.what_if_mask;
@@ -191,7 +192,7 @@ struct measurement_observers {
       if (what_if_new & what_if_region_bits) record_what_if_entries(f.sess, what_if_new & what_if_region_bits);
     }
     if (f.profile.on && profile_call_open(f, cs, where) && f.state == frame::run_state::running)
-      E::start_strand(f, E::now(f), f.comp_call_half);
+      E::template start_strand<open_call_enter>(f, E::now(f));
   }
 
   template <class E>
@@ -205,14 +206,15 @@ struct measurement_observers {
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_profiled(frame& f, call_state& cs) noexcept {
-    E::split_strand_inline(f);
+    E::template split_strand_inline<close_call_exit, open_call_exit>(f);
     profile_call_close(f, cs);
   }
 
   template <class E>
   FORKSCALE_DETAIL_NOINLINE static void call_closed_slow(frame& f, call_state& cs) noexcept {
     const bool profiled = f.profile.on && cs.caller_context;
-    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off) E::split_strand(f);
+    if (profiled || cs.what_if_set || f.recording.mode != recording_mode::off)
+      E::template split_strand<close_call_exit, open_call_exit>(f);
     if (f.recording.mode != recording_mode::off) f.recording.call_path = cs.caller_call_path;
     if (cs.what_if_set) f.what_if_mask = cs.caller_what_if_mask;
     if (profiled) profile_call_close(f, cs);
