@@ -11689,25 +11689,48 @@ inline compensation_table halves_table(std::uint64_t sched, std::uint64_t split)
   return t;
 }
 
-// The sums of each kind of strand a calibration batch measured.
-struct strand_sums {
-  double ticks[open_kinds][close_kinds] = {};
-  unsigned count[open_kinds][close_kinds] = {};
-  bool on = true;  // false in a warm-up round
+// What a calibration batch read: each strand's ticks and its kinds, in the
+// order read. A reading costs a few stores (it lands in the strands it
+// measures); the sums are made after the batch.
+struct strand_log {
+  static constexpr unsigned skip = 0xff;      // a reading that only moves the baseline
+  static constexpr unsigned capacity = 4096;  // readings per batch (a round reads at most 12)
+  std::vector<std::uint64_t> ticks;
+  std::vector<unsigned char> kinds;  // open * close_kinds + close, or skip
+  unsigned n = 0;
+
+  strand_log() : ticks(capacity), kinds(capacity) {}
+  // The mean ticks of each kind of strand logged, in `mean`; `count` of each.
+  void sums(double (&mean)[open_kinds][close_kinds], unsigned (&count)[open_kinds][close_kinds]) const noexcept {
+    for (unsigned i = 0; i < n; ++i) {
+      if (kinds[i] == skip) continue;
+      mean[kinds[i] / close_kinds][kinds[i] % close_kinds] += static_cast<double>(ticks[i]);
+      ++count[kinds[i] / close_kinds][kinds[i] % close_kinds];
+    }
+    for (unsigned o = 0; o < open_kinds; ++o)
+      for (unsigned c = 0; c < close_kinds; ++c)
+        if (count[o][c] != 0) mean[o][c] /= count[o][c];
+  }
 };
 
 // Reads a frame's work between events: each reading gives the strands closed
 // since the one before (the calibration subtracts nothing, so that is their
-// ticks), added to the sums of one kind of strand.
+// ticks), logged as one kind of strand.
 struct strand_probe {
   const path_totals* at = nullptr;
   std::uint64_t last = 0;
-  strand_sums* sums = nullptr;
+  strand_log* log = nullptr;
 
-  void watch(const frame& f, strand_sums& s) noexcept {
+  void watch(const frame& f, strand_log& l) noexcept {
     at = &f.totals;
     last = f.totals.work;
-    sums = &s;
+    log = &l;
+  }
+  void put(std::uint64_t ticks, unsigned kind) noexcept {
+    if (log->n == strand_log::capacity) return;
+    log->ticks[log->n] = ticks;
+    log->kinds[log->n] = static_cast<unsigned char>(kind);
+    ++log->n;
   }
   std::uint64_t take() noexcept {
     const std::uint64_t w = at->work;
@@ -11715,12 +11738,14 @@ struct strand_probe {
     last = w;
     return d;
   }
-  void add(comp_open_kind o, comp_close_kind c, double ticks) noexcept {
-    if (!sums->on) return;
-    sums->ticks[o][c] += ticks;
-    ++sums->count[o][c];
+  void strand(comp_open_kind o, comp_close_kind c) noexcept { put(take(), o * close_kinds + c); }
+  // A reading of several strands, one of kind (o, c) and the rest `known`
+  // ticks read before.
+  void strand_less(comp_open_kind o, comp_close_kind c, std::uint64_t known) noexcept {
+    const std::uint64_t d = take();
+    put(d - std::min(d, known), o * close_kinds + c);
   }
-  void strand(comp_open_kind o, comp_close_kind c) noexcept { add(o, c, static_cast<double>(take())); }
+  void skip() noexcept { put(take(), strand_log::skip); }
 };
 
 // The calibration's shapes of empty strands, through the guards as a
@@ -11756,7 +11781,7 @@ struct calibration_round {
     if (one_child) {
       q.strand(child_open, close_child_end);
     } else {
-      q.take();
+      q.skip();
     }
   }
   // spawn, child, sync
@@ -11809,7 +11834,7 @@ struct calibration_round {
         [&] {
           if (!fused) p.strand(open_after_spawn, close_child_begin);
           strand_probe q;
-          q.watch(*engine<Clock>::current(), *p.sums);
+          q.watch(*engine<Clock>::current(), *p.log);
           leaf(q, child_open);
           join(q, open_after_child);
           inner = q.last;  // the child's work but its last strand
@@ -11821,8 +11846,7 @@ struct calibration_round {
       basic_sync_point<Clock> sp(at_spawn);
       p.strand(open_after_child, close_sync);
     }
-    const std::uint64_t whole = p.take();
-    p.add(open_after_sync, close_child_end, static_cast<double>(whole) - static_cast<double>(inner));
+    p.strand_less(open_after_sync, close_child_end, inner);
   }
 };
 
@@ -11836,16 +11860,15 @@ std::vector<double> calibration_batches(session& s, calibration_round<Clock>& r,
   using E = engine<Clock>;
   constexpr int rounds = 200, batches = 15;
   std::vector<double> per_round, per_kind[open_kinds][close_kinds];
+  strand_log log;
   for (int batch = 0; batch < batches; ++batch) {
     frame root;
     init_root<measurement_observers>(root, &s, site{});
     E::current() = &root;
     root.strand_start = E::now(root);
-    strand_sums sums;
-    r.p.watch(root, sums);
-    sums.on = false;
+    r.p.watch(root, log);
     (r.*shape)();
-    sums.on = true;
+    log.n = 0;  // (a warm-up round)
     const std::uint64_t from = root.totals.work;
     for (int i = 0; i < rounds; ++i) (r.*shape)();
     per_round.push_back(static_cast<double>(root.totals.work - from) / rounds);
@@ -11853,9 +11876,12 @@ std::vector<double> calibration_batches(session& s, calibration_round<Clock>& r,
     settle_sync_block<measurement_observers>(root, nullptr);
     release_prof(take_path(root));
     E::current() = nullptr;
+    double mean[open_kinds][close_kinds] = {};
+    unsigned count[open_kinds][close_kinds] = {};
+    log.sums(mean, count);
     for (unsigned o = 0; o < open_kinds; ++o)
       for (unsigned c = 0; c < close_kinds; ++c)
-        if (sums.count[o][c] != 0) per_kind[o][c].push_back(sums.ticks[o][c] / sums.count[o][c]);
+        if (count[o][c] != 0) per_kind[o][c].push_back(mean[o][c]);
   }
   for (unsigned o = 0; o < open_kinds; ++o) {
     for (unsigned c = 0; c < close_kinds; ++c) {
@@ -11869,11 +11895,30 @@ std::vector<double> calibration_batches(session& s, calibration_round<Clock>& r,
   return per_round;
 }
 
-// One attempt: every shape's batches, the two figures from the spawn/child/sync
-// rounds and the same inside a call site, and each event kind's share fitted
-// to every kind of strand measured.
+// One attempt: the spawn/child/sync rounds and the same inside a call site,
+// their two figures and the strands they measured.
+struct calibration_attempt_result {
+  compensation_estimate e;
+  std::vector<strand_measure> strands;
+};
 template <class Clock>
-compensation_estimate calibration_attempt(session& s, bool splits) {
+calibration_attempt_result calibration_attempt(session& s, calibration_round<Clock>& r) {
+  using R = calibration_round<Clock>;
+  calibration_attempt_result a;
+  const std::vector<double> sched = calibration_batches(s, r, &R::sched, a.strands);
+  const std::vector<double> in_call = calibration_batches(s, r, &R::in_call, a.strands);
+  // Three strands end per spawn/child/sync round where the child starts at its
+  // spawn's reading, four otherwise: six or eight halves of a scheduling
+  // event's share.
+  a.e = compensation_from(sched, in_call, s.fuse_readings ? 6.0 : 8.0);
+  return a;
+}
+
+// The attempts until one is settled (or the last), then the other shapes once
+// after the attempt kept, and each event kind's share fitted to every kind of
+// strand measured.
+template <class Clock>
+compensation_estimate calibration_of(session& s, bool splits) {
   strand_probe p;
   calibration_round<Clock> r{p,
                              s.fuse_readings,
@@ -11881,20 +11926,19 @@ compensation_estimate calibration_attempt(session& s, bool splits) {
                              s.fuse_readings ? open_child_at_once : open_child,
                              site{"forkscale-calibration", 1, "", nullptr},
                              site{"forkscale-calibration", 2, "", nullptr}};
+  calibration_attempt_result best;
+  for (int attempt = 0; attempt < calibration_attempts && !calibration_settled(best.e); ++attempt) {
+    calibration_attempt_result a = calibration_attempt(s, r);
+    if (better_calibration(a.e, best.e)) best = std::move(a);
+  }
+  if (best.e.per_strand < 0) return best.e;
   using R = calibration_round<Clock>;
-  std::vector<strand_measure> strands;
-  const std::vector<double> sched = calibration_batches(s, r, &R::sched, strands);
-  const std::vector<double> in_call = calibration_batches(s, r, &R::in_call, strands);
-  calibration_batches(s, r, &R::fib_node, strands);
-  calibration_batches(s, r, &R::two_children, strands);
-  calibration_batches(s, r, &R::nested, strands);
-  if (splits) calibration_batches(s, r, &R::leaf_call, strands);
-  // Three strands end per spawn/child/sync round where the child starts at its
-  // spawn's reading, four otherwise: six or eight halves of a scheduling
-  // event's share.
-  compensation_estimate e = compensation_from(sched, in_call, s.fuse_readings ? 6.0 : 8.0);
-  if (e.per_strand >= 0) e.table = fit_compensation(strands, e.per_strand / 2, e.per_call_strand / 2);
-  return e;
+  calibration_batches(s, r, &R::fib_node, best.strands);
+  calibration_batches(s, r, &R::two_children, best.strands);
+  calibration_batches(s, r, &R::nested, best.strands);
+  if (splits) calibration_batches(s, r, &R::leaf_call, best.strands);
+  best.e.table = fit_compensation(best.strands, best.e.per_strand / 2, best.e.per_call_strand / 2);
+  return best.e;
 }
 
 // The calibration of a clock, site profiles on or off and a recording mode,
@@ -11925,12 +11969,7 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
   // install; whatever was installed is put back after.)
   const engine_hooks* installed = installed_engine_hooks<Clock>.load(std::memory_order_acquire);
   install_engine_hooks<Clock, measurement_observers>();
-  const bool splits = profile || s.recording != recording_mode::off;
-  compensation_estimate best;
-  for (int attempt = 0; attempt < calibration_attempts && !calibration_settled(best); ++attempt) {
-    const compensation_estimate e = calibration_attempt<Clock>(s, splits);
-    if (better_calibration(e, best)) best = e;
-  }
+  const compensation_estimate best = calibration_of<Clock>(s, profile || s.recording != recording_mode::off);
   if (installed != nullptr) installed_engine_hooks<Clock>.store(installed, std::memory_order_release);
   cached[slot] = best;
   return cached[slot];
@@ -11938,7 +11977,6 @@ compensation_estimate calibrate_compensation(clock_kind kind, bool profile,
 
 }  // namespace detail
 FORKSCALE_NAMESPACE_END
-
 #endif  // FORKSCALE_SINGLE_DETAIL_MEASUREMENT_CALIBRATE_HPP
 // end include/forkscale/detail/measurement/calibrate.hpp
 // begin include/forkscale/detail/measurement/cpu_check.hpp
