@@ -9991,8 +9991,8 @@ struct basic_engine {
   // ---- strands -------------------------------------------------------------------
   // Ends the open strand of `f` at clock reading `t`: its cost (less the
   // compensation estimate) extends every path through `f` and adds to its work.
-  // `k`: the closing event's kind, for its share of the compensation
-  // (compensation_table, state.hpp).
+  // `K`: the closing event's kind, for its share of the compensation
+  // (compensation_table, compensation.hpp).
   template <comp_close_kind K>
   FORKSCALE_DETAIL_NOINLINE static void close_strand(frame& f, std::uint64_t t) noexcept {
     // Without branches: strands near the compensation's size go either way.
@@ -10013,7 +10013,7 @@ struct basic_engine {
   }
 
   // The open strand of `f` starts at clock reading `t`, opened by an event of
-  // kind `k`.
+  // kind `K`.
   template <comp_open_kind K>
   static void start_strand(frame& f, std::uint64_t t) noexcept {
     f.strand_start = t;
