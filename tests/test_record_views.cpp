@@ -1152,6 +1152,33 @@ TEST(RecordViews, WithoutTheViewsTheReportIsSavedAndTheCommandSaid) {
   stdfs::remove_all(d);
 }
 
+// Without a handler, a program that measures twice says each view's line once
+// on stderr; both reports carry the diagnostic.
+TEST(RecordViews, WithoutTheViewsTwoMeasurementsPrintTheLineOnce) {
+  const stdfs::path d = scratch("env-fallback-twice");
+  fs::options o;
+  o.clock = fs::clock_kind::cost;
+  const auto writer = fs::detail::record_views_writer;
+  fs::detail::record_views_writer = nullptr;  // as in a header-only program without forkscale/views.hpp
+  environment env;
+  env.set("FORKSCALE_TRACE", (d / "twice.json").string());
+  testing::internal::CaptureStderr();
+  const fs::report first = fs::measure(
+      "fib", [] { fib(5); }, o);
+  const fs::report second = fs::measure(
+      "fib", [] { fib(6); }, o);
+  const std::string err = testing::internal::GetCapturedStderr();
+  fs::detail::record_views_writer = writer;
+  for (const fs::report* rep : {&first, &second}) {
+    ASSERT_EQ(rep->diagnostics.size(), 1u);
+    EXPECT_EQ(rep->diagnostics[0].where, "FORKSCALE_TRACE");
+  }
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("forkscale: FORKSCALE_TRACE: not written"), std::string::npos) << err;
+  EXPECT_TRUE(stdfs::exists(d / "twice.report.json"));
+  stdfs::remove_all(d);
+}
+
 namespace {
 
 long bounded_fib(int n) {
@@ -1253,6 +1280,66 @@ TEST(TraceWriter, DecimalsAndMicrosecondsAreExact) {
 }
 
 // A thread's strands out of index order are placed by start, then end, then index.
+// Strands of a thread that overlap in the record (clocks read on different
+// occasions) are moved to nest; the layout keeps only the moved ones' times
+// (trace_layout::moved_strands), and every other strand is read at its own.
+TEST(RecordViews, OverlappingStrandsAreMovedAndTheRestKeepTheirTimes) {
+  const fs::report measured = fs::measure(
+      "fib", [] { fib(12); }, recorded());
+  ASSERT_TRUE(measured.record);
+  std::mt19937_64 gen(base_seed());
+  for (int trial = 0; trial < 20; ++trial) {
+    fs::execution_record r = *measured.record;
+    std::vector<std::uint32_t> order(r.strands.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+    std::map<std::uint32_t, std::uint64_t> clock;  // per thread: where the last strand ended
+    std::size_t overlapping = 0;
+    for (const std::uint32_t i : order) {
+      fs::record_strand& s = r.strands[i];
+      auto it = clock.emplace(s.thread, 100000).first;
+      const std::uint64_t back = gen() % 3 == 0 ? 1 + gen() % 40 : 0;  // starts before the last one ended
+      overlapping += back != 0 ? 1 : 0;
+      s.start_ns = it->second - back;
+      s.end_ns = s.start_ns + gen() % 200;
+      it->second = std::max(it->second, s.end_ns);
+    }
+    r.regions.clear();
+    fs::report rep = measured;
+    rep.record = std::make_shared<const fs::execution_record>(std::move(r));
+    json::value top;
+    const trace_facts t = check_trace_format(rep.to_trace(), top);
+    std::string all;
+    for (const auto& p : t.problems) all += p + "\n";
+    ASSERT_EQ(all, "") << "trial " << trial;
+    EXPECT_EQ(check_trace(rep), "") << "trial " << trial;
+    const fs::detail::output::trace_layout L = fs::detail::output::lay_out_trace(*rep.record);
+    ASSERT_GT(overlapping, 0u);
+    EXPECT_GT(other_u64(top, "slices_adjusted"), 0u) << "trial " << trial;
+    // Each strand's place: its own times, or the end of the one before it on
+    // its thread in time order (recomputed here from the record alone).
+    std::map<std::uint32_t, std::uint64_t> last_end;
+    std::vector<std::uint32_t> by_time(rep.record->strands.size());
+    for (std::uint32_t i = 0; i < by_time.size(); ++i) by_time[i] = i;
+    std::sort(by_time.begin(), by_time.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const fs::record_strand &x = rep.record->strands[a], &y = rep.record->strands[b];
+      return std::tie(x.start_ns, x.end_ns, a) < std::tie(y.start_ns, y.end_ns, b);
+    });
+    std::size_t moved = 0;
+    for (const std::uint32_t i : by_time) {
+      const fs::record_strand& s = rep.record->strands[i];
+      const std::uint64_t start = std::max(s.start_ns, last_end[s.thread]);
+      const std::uint64_t end = std::max(s.end_ns, start);
+      moved += start != s.start_ns || end != s.end_ns ? 1 : 0;
+      ASSERT_EQ(L.strand_start(i), start) << "trial " << trial << " strand " << i;
+      ASSERT_EQ(L.strand_end(i), end) << "trial " << trial << " strand " << i;
+      last_end[s.thread] = end;
+    }
+    EXPECT_EQ(L.moved_strands.size(), moved);
+  }
+}
+
 TEST(TraceWriter, StrandsOfAThreadGoInTimeOrder) {
   std::mt19937_64 gen(base_seed());
   for (int trial = 0; trial < 300; ++trial) {

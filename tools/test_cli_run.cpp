@@ -215,7 +215,11 @@ TEST(Run, ThreadTree) {
   EXPECT_EQ(rep.clock, fs::clock_kind::thread_cpu);
   EXPECT_EQ(rep.root().spawns, 30u);  // 2 + 4 + 8 + 16 threads
   EXPECT_EQ(rep.root().syncs, 30u);   // each joined
-  EXPECT_GE(rep.root().parallelism(), 8.0) << o.err;
+  // 16 leaves of the same CPU work give about 16 on a quiet machine; a leaf
+  // that shares its core with a busy process reads more CPU time (this was 4.0
+  // under a parallel test run on a 2-core host). Threads measured one after
+  // another, not side by side, would give 1.
+  EXPECT_GE(rep.root().parallelism(), 2.0) << o.err;
   EXPECT_LE(rep.root().parallelism(), 17.0) << o.err;
   EXPECT_EQ(rep.diagnostic_count, 0u) << o.err;
 }

@@ -52,6 +52,9 @@ struct record_strand {
   std::uint32_t thread = 0;  // index into execution_record::threads
   std::uint32_t frame = 0;   // index into execution_record::frames: where it ran
   std::uint32_t task = 0;    // index into execution_record::tasks
+  bool after_spawn = false;  // continues its task after a spawn: the continuation
+                             // edge, which carries Cilkview's burden
+  bool critical = false;     // on the critical path
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint64_t work = 0;  // what it adds to the work
@@ -63,9 +66,6 @@ struct record_strand {
   // edge that decided the join's maximum. Following it from the last strand
   // gives the critical path.
   std::int64_t critical_pred = -1;
-  bool after_spawn = false;  // continues its task after a spawn: the continuation
-                             // edge, which carries Cilkview's burden
-  bool critical = false;     // on the critical path
   // The what-if regions it ran inside: bit r set for execution_record::what_if_regions[r].
   std::uint64_t what_if = 0;
 };

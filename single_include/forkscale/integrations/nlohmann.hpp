@@ -3264,10 +3264,12 @@ FORKSCALE_NAMESPACE_END
 // The compiled library always sets them. Without them (header-only, no
 // views.hpp) a set variable gets one diagnostic, and the text report one line,
 // saying how to get the view.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -5225,12 +5227,26 @@ inline std::string environment_value(const char* name) {
 // A diagnostic about the environment's views (not misuse: the numbers are
 // whole), where = the variable's name: it goes into the report and to the
 // handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
+// Whether the stderr line of `d` is printed for the first time in this process.
+inline bool first_views_line(const diagnostic& d) {
+  static std::mutex m;
+  static std::vector<std::string> said;
+  const std::string line = d.where + ": " + d.problem;
+  std::lock_guard<std::mutex> g(m);
+  if (std::find(said.begin(), said.end(), line) != said.end()) return false;
+  said.push_back(line);
+  return true;
+}
+
+// Every report gets the diagnostic; without a handler its stderr line is
+// printed once per process, so that a program that measures several times
+// (each report saved to the same path) says it once, not once a measurement.
 inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
                                 std::string problem) {
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  deliver_diagnostic(handler, d);
+  if (handler || first_views_line(d)) deliver_diagnostic(handler, d);
 }
 
 // The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
@@ -6057,11 +6073,21 @@ inline std::string trace_us(std::uint64_t ns) {
   return std::to_string(ns / 1000) + "." + std::string(3 - frac.size(), '0') + frac;
 }
 
+// A slice of a thread's track, named by index: a strand, a region when
+// `region`, a run of folded strands when `folded`. Its times are the layout's
+// (trace_layout::start and end): a track holds millions of strands in a large
+// record, so a slice is one word, not its times again.
 struct trace_slice {
-  std::uint64_t start = 0, end = 0;
-  std::uint32_t index = 0;  // a strand, a region when `region`, a run of folded strands when `folded`
+  std::uint32_t index = 0;
   bool region = false;
   bool folded = false;
+};
+
+// A slice of the critical path's track, with its own times (a strand there
+// may start later than on its thread, after the one before it on the path).
+struct trace_path_slice {
+  std::uint64_t start = 0, end = 0;
+  std::uint32_t index = 0;  // a strand
 };
 
 // Consecutive folded strands of one thread, written as one slice (trace_plan.hpp
@@ -6072,15 +6098,49 @@ struct trace_run {
   std::uint64_t span = 0;   // the longest path through its strands along the record's edges
   std::uint32_t frame = 0;  // the innermost call path around all its strands
 };
-// Where every slice goes, adjusted so that the slices of a track nest.
+
+// A strand placed at times other than its own (trace_layout::strand_start).
+struct trace_moved_strand {
+  std::uint32_t index = 0;
+  std::uint64_t start = 0, end = 0;
+};
+
+// Where every slice goes, adjusted so that the slices of a track nest. A
+// strand keeps its recorded times unless they overlap the one before it on its
+// thread; only the few that moved are stored (sorted by strand, marked in
+// `strand_moved`), so that the layout of a record of millions of strands is a
+// word per strand, not three.
 struct trace_layout {
-  std::vector<std::vector<trace_slice>> threads;  // per thread, in output order
-  std::vector<trace_slice> critical;              // the critical path's track
-  std::vector<std::uint64_t> start, end;          // per strand, as placed
-  std::uint64_t moved = 0;                        // slices whose times were adjusted
-  std::vector<trace_run> runs;                    // the folded slices (none when the plan keeps every strand)
-  std::vector<std::uint32_t> run_of;              // per strand: its run, or no_run (empty when none is folded)
+  const execution_record* rec = nullptr;
+  std::vector<std::vector<trace_slice>> threads;                      // per thread, in output order
+  std::vector<trace_path_slice> critical;                             // the critical path's track
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> region_times;  // per record region, as placed
+  std::vector<bool> strand_moved;                                     // per strand (empty when none moved)
+  std::vector<trace_moved_strand> moved_strands;                      // by strand index
+  std::uint64_t moved = 0;                                            // slices whose times were adjusted
+  std::vector<trace_run> runs;        // the folded slices (none when the plan keeps every strand)
+  std::vector<std::uint32_t> run_of;  // per strand: its run, or no_run (empty when none is folded)
   static constexpr std::uint32_t no_run = 0xffffffffu;
+
+  std::uint64_t strand_start(std::uint32_t i) const noexcept {
+    return is_moved(i) ? moved_of(i).start : rec->strands[i].start_ns;
+  }
+  std::uint64_t strand_end(std::uint32_t i) const noexcept {
+    return is_moved(i) ? moved_of(i).end : rec->strands[i].end_ns;
+  }
+  std::uint64_t start(const trace_slice& s) const noexcept {
+    return s.region ? region_times[s.index].first : s.folded ? runs[s.index].start : strand_start(s.index);
+  }
+  std::uint64_t end(const trace_slice& s) const noexcept {
+    return s.region ? region_times[s.index].second : s.folded ? runs[s.index].end : strand_end(s.index);
+  }
+
+ private:
+  bool is_moved(std::uint32_t i) const noexcept { return !strand_moved.empty() && strand_moved[i]; }
+  const trace_moved_strand& moved_of(std::uint32_t i) const noexcept {
+    return *std::lower_bound(moved_strands.begin(), moved_strands.end(), i,
+                             [](const trace_moved_strand& m, std::uint32_t k) { return m.index < k; });
+  }
 };
 
 // A strand's place in time order: by start, then end, then index.
@@ -6165,22 +6225,23 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
     sorters[t].finish(r);
     on[t].swap(sorters[t].list);
   }
-  reserve_huge(L.start, r.strands.size());
-  reserve_huge(L.end, r.strands.size());
-  L.start.resize(r.strands.size());
-  L.end.resize(r.strands.size());
   for (auto& list : on) {
     std::uint64_t last_end = 0;
     for (const std::uint32_t i : list) {
       const record_strand& s = r.strands[i];
       const std::uint64_t start = std::max(s.start_ns, last_end);
       const std::uint64_t end = std::max(s.end_ns, start);
-      if (start != s.start_ns || end != s.end_ns) ++L.moved;
-      L.start[i] = start;
-      L.end[i] = end;
+      if (start != s.start_ns || end != s.end_ns) {
+        ++L.moved;
+        if (L.strand_moved.empty()) L.strand_moved.assign(r.strands.size(), false);
+        L.strand_moved[i] = true;
+        L.moved_strands.push_back(trace_moved_strand{i, start, end});
+      }
       last_end = end;
     }
   }
+  std::sort(L.moved_strands.begin(), L.moved_strands.end(),
+            [](const trace_moved_strand& a, const trace_moved_strand& b) { return a.index < b.index; });
   return on;
 }
 
@@ -6188,12 +6249,12 @@ inline std::vector<std::vector<std::uint32_t>> place_strands(const execution_rec
 // falls strictly inside, to that strand's start (`to_start`) or end.
 inline std::uint64_t out_of_strands(const trace_layout& L, const std::vector<std::uint32_t>& list, std::uint64_t t,
                                     bool to_start) {
-  const auto after =
-      std::lower_bound(list.begin(), list.end(), t, [&](std::uint32_t i, std::uint64_t x) { return L.start[i] < x; });
+  const auto after = std::lower_bound(list.begin(), list.end(), t,
+                                      [&](std::uint32_t i, std::uint64_t x) { return L.strand_start(i) < x; });
   if (after == list.begin()) return t;
   const std::uint32_t k = *(after - 1);  // the last strand starting before t
-  if (L.end[k] <= t) return t;
-  return to_start ? L.start[k] : L.end[k];
+  if (L.strand_end(k) <= t) return t;
+  return to_start ? L.strand_start(k) : L.strand_end(k);
 }
 
 // The region slices of one thread: no boundary strictly inside a strand, and
@@ -6205,22 +6266,20 @@ inline std::vector<trace_slice> place_regions(const execution_record& r, std::ui
   for (std::uint32_t g = 0; g < r.regions.size(); ++g) {
     const forkscale::record_region& region = r.regions[g];
     if (region.thread != thread) continue;
-    trace_slice s;
-    s.region = true;
-    s.index = g;
-    s.start = out_of_strands(L, strands, region.start_ns, true);
-    s.end = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
-    if (s.start != region.start_ns || s.end != region.end_ns) ++L.moved;
-    out.push_back(s);
+    auto& t = L.region_times[g];
+    t.first = out_of_strands(L, strands, region.start_ns, true);
+    t.second = out_of_strands(L, strands, std::max(region.end_ns, region.start_ns), false);
+    if (t.first != region.start_ns || t.second != region.end_ns) ++L.moved;
+    out.push_back(trace_slice{g, true, false});
   }
-  std::sort(out.begin(), out.end(), [](const trace_slice& a, const trace_slice& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  std::sort(out.begin(), out.end(), [&](const trace_slice& a, const trace_slice& b) {
+    return L.start(a) != L.start(b) ? L.start(a) < L.start(b) : L.end(a) > L.end(b);
   });
   std::vector<std::size_t> open;
   for (std::size_t k = 0; k < out.size(); ++k) {
-    while (!open.empty() && out[open.back()].end <= out[k].start) open.pop_back();
-    for (auto it = open.rbegin(); it != open.rend() && out[*it].end < out[k].end; ++it) {
-      out[*it].end = out[k].end;
+    while (!open.empty() && L.end(out[open.back()]) <= L.start(out[k])) open.pop_back();
+    for (auto it = open.rbegin(); it != open.rend() && L.end(out[*it]) < L.end(out[k]); ++it) {
+      L.region_times[out[*it].index].second = L.end(out[k]);
       ++L.moved;
     }
     open.push_back(k);
@@ -6230,6 +6289,8 @@ inline std::vector<trace_slice> place_regions(const execution_record& r, std::ui
 
 inline trace_layout lay_out_trace(const execution_record& r) {
   trace_layout L;
+  L.rec = &r;
+  L.region_times.resize(r.regions.size());
   // A track for every recorded thread and every thread a region or strand names.
   std::size_t threads = r.threads.size();
   for (const auto& g : r.regions) threads = std::max<std::size_t>(threads, std::size_t(g.thread) + 1);
@@ -6239,11 +6300,13 @@ inline trace_layout lay_out_trace(const execution_record& r) {
     std::vector<trace_slice>& track = L.threads[t];
     track = place_regions(r, t, on[t], L);
     reserve_huge(track, track.size() + on[t].size());
-    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{L.start[i], L.end[i], i, false});
+    for (const std::uint32_t i : on[t]) track.push_back(trace_slice{i, false, false});
     // Enclosing slices first: by start, then longest first, regions before strands.
-    const auto enclosing_first = [](const trace_slice& a, const trace_slice& b) {
-      if (a.start != b.start) return a.start < b.start;
-      if (a.end != b.end) return a.end > b.end;
+    const auto enclosing_first = [&L](const trace_slice& a, const trace_slice& b) {
+      const std::uint64_t as = L.start(a), bs = L.start(b);
+      if (as != bs) return as < bs;
+      const std::uint64_t ae = L.end(a), be = L.end(b);
+      if (ae != be) return ae > be;
       return a.region && !b.region;
     };
     std::vector<std::uint32_t>().swap(on[t]);  // in the track now
@@ -6253,9 +6316,9 @@ inline trace_layout lay_out_trace(const execution_record& r) {
   std::uint64_t last_end = 0;
   for (const std::uint32_t i : r.critical_path) {
     if (i >= r.strands.size()) continue;
-    trace_slice s{std::max(L.start[i], last_end), 0, i, false};
-    s.end = std::max(L.end[i], s.start);
-    if (s.start != L.start[i] || s.end != L.end[i]) ++L.moved;
+    trace_path_slice s{std::max(L.strand_start(i), last_end), 0, i};
+    s.end = std::max(L.strand_end(i), s.start);
+    if (s.start != L.strand_start(i) || s.end != L.strand_end(i)) ++L.moved;
     last_end = s.end;
     L.critical.push_back(s);
   }
@@ -6324,12 +6387,12 @@ inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_la
     open.clear();
     std::uint32_t run = trace_layout::no_run;
     for (const trace_slice& s : track) {
-      while (!open.empty() && open.back() <= s.start) {
+      while (!open.empty() && open.back() <= L.start(s)) {
         open.pop_back();
         run = trace_layout::no_run;
       }
       if (s.region || p.keep[s.index]) {
-        if (s.region) open.push_back(s.end);
+        if (s.region) open.push_back(L.end(s));
         run = trace_layout::no_run;
         out.push_back(s);
         continue;
@@ -6338,17 +6401,16 @@ inline void fold_tracks(const execution_record& r, const trace_plan& p, trace_la
       if (run == trace_layout::no_run) {
         run = static_cast<std::uint32_t>(L.runs.size());
         trace_run x;
-        x.start = s.start;
+        x.start = L.start(s);
         x.frame = frame;
         L.runs.push_back(x);
-        out.push_back(trace_slice{s.start, s.end, run, false, true});
+        out.push_back(trace_slice{run, false, true});
       }
       trace_run& x = L.runs[run];
-      x.end = std::max(x.end, s.end);
+      x.end = std::max(x.end, L.end(s));
       ++x.strands;
       x.work += r.strands[s.index].work;
       if (x.frame != frame) x.frame = common_frame(r, x.frame, frame);
-      out.back().end = x.end;
       L.run_of[s.index] = run;
     }
     track.swap(out);
@@ -6592,13 +6654,13 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
   };
   const std::string region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.start(L.threads[t].front()));
     for (const trace_slice& s : L.threads[t]) {
-      const std::uint64_t dur = ends.dur(s.start, s.end);
+      const std::uint64_t start = L.start(s), dur = ends.dur(start, L.end(s));
       if (s.region) {
         const std::string path = json_string(r.regions[s.index].path);
         char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
-        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = trace_slice_head(p, path, region_cat, start, dur, t + 1);
         p = put_text(p, "\"path\":");
         p = put_bytes(p, path);
         *p++ = '}';
@@ -6606,13 +6668,13 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        thread_strand(s.index, s.start, dur, t + 1);
+        thread_strand(s.index, start, dur, t + 1);
       }
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
   trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
-  for (const trace_slice& s : L.critical)
+  for (const trace_path_slice& s : L.critical)
     strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
 }
 
@@ -6656,16 +6718,20 @@ inline void trace_counters(const execution_record& r, const trace_layout& L, tra
     for (const trace_slice& s : L.threads[t])
       if (!s.region) total += work_of(s);
     trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
+    // Sampled at the latest end so far: a slice sorted after one that encloses
+    // it (an empty strand at the start of the next) may end earlier.
     bool first = true;
+    std::uint64_t at = 0;
     for (const trace_slice& s : L.threads[t]) {
       if (s.region) continue;
-      if (first) work.start(s.start);
+      if (first) work.start(L.start(s));
       first = false;
-      if (work_of(s) != 0) work.add(s.end, work_of(s));
+      at = std::max(at, L.end(s));
+      if (work_of(s) != 0) work.add(at, work_of(s));
     }
   }
   std::uint64_t total = 0;
-  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  for (const trace_path_slice& s : L.critical) total += r.strands[s.index].span;
   trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
   for (std::size_t k = 0; k < L.critical.size(); ++k) {
     if (k == 0) span.start(L.critical[k].start);
@@ -6715,7 +6781,7 @@ class trace_arrows {
     p = put_decimal(p, id_);
     p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
                : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
-    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.strand_start(i));
     p = put_text(p, ",\"tid\":");
     p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
     ev_.close(p);

@@ -107,7 +107,7 @@ class record_builder {
     collect_joins(end);
     const std::vector<std::uint32_t> order = topological_order(r.complete);
     fill_strands(r, order);
-    release(raw_, thread_of_, prev_, strand_join_);  // read by fill_strands alone
+    release(prev_, strand_join_);  // read by fill_strands alone
     fill_joins(r);
     fill_tasks(r);
     fill_critical_path(r, end.critical_last);
@@ -127,7 +127,7 @@ class record_builder {
     ((v = V()), ...);
   }
 
-  // A raw id's position in `raw_` (none for 0 or an id no buffer holds).
+  // A raw id's position among the buffers' strands, buffer after buffer (none for 0 or an id no buffer holds).
   std::uint32_t position(std::uint64_t id) const noexcept {
     if (id == 0) return none;
     const std::uint64_t b = (id >> record_id_shift) - 1;
@@ -136,26 +136,24 @@ class record_builder {
     return static_cast<std::uint32_t>(offset_[b] + k);
   }
 
+  // The buffer (thread) that holds raw position `p` (offset_ is increasing).
+  std::uint32_t thread_of(std::uint32_t p) const noexcept {
+    const auto after = std::upper_bound(offset_.begin(), offset_.end(), std::uint64_t(p));
+    return static_cast<std::uint32_t>(after - offset_.begin() - 1);
+  }
+
   void index_strands() {
     std::uint64_t n = 0;
     for (const auto& b : buffers_) {
       offset_.push_back(n);
       n += b->strands.size();
     }
-    reserve_huge(raw_, n);
-    reserve_huge(thread_of_, n);
+    strands_ = n;
     reserve_huge(prev_, n);
-    raw_.resize(n);
-    thread_of_.resize(n);
     prev_.resize(n);
     std::size_t at = 0;
     for (std::size_t t = 0; t < buffers_.size(); ++t)
-      buffers_[t]->strands.each([&](const raw_strand& w) {
-        raw_[at] = &w;
-        thread_of_[at] = static_cast<std::uint32_t>(t);
-        prev_[at] = position(w.prev);
-        ++at;
-      });
+      buffers_[t]->strands.each([&](const raw_strand& w) { prev_[at++] = position(w.prev); });
   }
 
   // The join of (uid, round), numbered in the order first asked for. The index
@@ -205,14 +203,18 @@ class record_builder {
     while (slots < 2 * edges) slots *= 2;
     reserve_huge(join_slots_, slots);
     join_slots_.assign(slots, join_slot_entry{});
-    reserve_huge(strand_join_, raw_.size());
-    strand_join_.assign(raw_.size(), none);
+    reserve_huge(strand_join_, strands_);
+    strand_join_.assign(strands_, none);
     // What is reported to each join, as (join, strand) and (join, join) pairs
     // in the order the buffers list them; then one array of rows per kind.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> strands_in, joins_in;
     reserve_huge(strands_in, edges);
-    for (std::size_t i = 0; i < raw_.size(); ++i)
-      if (raw_[i]->join_uid != 0) strand_join_[i] = join_of(raw_[i]->join_uid, raw_[i]->join_round);
+    std::size_t at = 0;
+    for (const auto& b : buffers_)
+      b->strands.each([&](const raw_strand& w) {
+        if (w.join_uid != 0) strand_join_[at] = join_of(w.join_uid, w.join_round);
+        ++at;
+      });
     for (const auto& b : buffers_)
       for (std::size_t k = 0; k < b->edges.size(); ++k) {
         const raw_edge& e = b->edges[k];
@@ -236,7 +238,7 @@ class record_builder {
   // Kahn's algorithm over strands (0..n) and joins (n..): predecessors of a
   // strand are its prev and its join; of a join, its strands and joins.
   std::vector<std::uint32_t> topological_order(bool& complete) {
-    const std::size_t n = raw_.size(), m = joins_;
+    const std::size_t n = strands_, m = joins_;
     // The successors in one array (compressed rows: node v's are succ[first[v]],
     // ..., succ[first[v + 1] - 1], in the order the edges are listed), not a
     // vector per node: one allocation instead of one per strand.
@@ -314,8 +316,8 @@ class record_builder {
   // strands and the record are not both held whole.
   void fill_strands(execution_record& r, const std::vector<std::uint32_t>& order) {
     const std::size_t n = order.size();
-    reserve_huge(new_index_, raw_.size());
-    new_index_.assign(raw_.size(), none);
+    reserve_huge(new_index_, strands_);
+    new_index_.assign(strands_, none);
     for (std::size_t i = 0; i < n; ++i) new_index_[order[i]] = static_cast<std::uint32_t>(i);
     const auto mapped = [&](std::uint32_t p) -> std::int64_t {
       return p == none ? -1 : static_cast<std::int64_t>(new_index_[p]);
@@ -336,9 +338,10 @@ class record_builder {
     rs_.consumed = true;  // from here on the raw strands are being freed
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t p = order[i];
-      const raw_strand& w = *raw_[p];
+      const std::uint32_t t = thread_of(p);
+      const raw_strand& w = buffers_[t]->strands[p - offset_[t]];
       forkscale::record_strand o;
-      o.thread = thread_of_[p];
+      o.thread = t;
       o.frame = w.frame;
       o.start_ns = wall_ns(w.wall_start);
       o.end_ns = std::max(o.start_ns, wall_ns(w.wall_end));
@@ -489,9 +492,8 @@ class record_builder {
   record_state& rs_;
   const std::vector<std::unique_ptr<record_buffer>>& buffers_;
   std::vector<std::uint64_t> offset_;
-  double wall_factor_ = 1.0;            // ns per wall-clock tick
-  std::vector<const raw_strand*> raw_;  // per raw strand, until fill_strands frees them
-  std::vector<std::uint32_t> thread_of_;
+  double wall_factor_ = 1.0;         // ns per wall-clock tick
+  std::size_t strands_ = 0;          // raw strands in all the buffers
   std::vector<std::uint32_t> prev_;  // per raw strand: its prev's position (none: the first)
   std::vector<std::uint32_t> strand_join_;
   std::vector<join_slot_entry> join_slots_;    // the index of joins by (uid, round): join_of

@@ -229,13 +229,13 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
   };
   const std::string region_cat = "region", critical_cat = "critical_path";
   for (std::size_t t = 0; t < L.threads.size(); ++t) {
-    trace_track_ends ends(L.threads[t].empty() ? 0 : L.threads[t].front().start);
+    trace_track_ends ends(L.threads[t].empty() ? 0 : L.start(L.threads[t].front()));
     for (const trace_slice& s : L.threads[t]) {
-      const std::uint64_t dur = ends.dur(s.start, s.end);
+      const std::uint64_t start = L.start(s), dur = ends.dur(start, L.end(s));
       if (s.region) {
         const std::string path = json_string(r.regions[s.index].path);
         char* p = ev.open(trace_slice_head_bound + 2 * path.size() + region_cat.size() + 16);
-        p = trace_slice_head(p, path, region_cat, s.start, dur, t + 1);
+        p = trace_slice_head(p, path, region_cat, start, dur, t + 1);
         p = put_text(p, "\"path\":");
         p = put_bytes(p, path);
         *p++ = '}';
@@ -243,13 +243,13 @@ inline void trace_slices(const execution_record& r, const trace_layout& L, trace
       } else if (s.folded) {
         trace_folded_slice(ev, names, L.runs[s.index], dur, t + 1);
       } else {
-        thread_strand(s.index, s.start, dur, t + 1);
+        thread_strand(s.index, start, dur, t + 1);
       }
     }
   }
   const std::size_t critical_tid = L.threads.size() + 1;
   trace_track_ends ends(L.critical.empty() ? 0 : L.critical.front().start);
-  for (const trace_slice& s : L.critical)
+  for (const trace_path_slice& s : L.critical)
     strand(s.index, critical_cat, s.start, ends.dur(s.start, s.end), critical_tid);
 }
 
@@ -293,16 +293,20 @@ inline void trace_counters(const execution_record& r, const trace_layout& L, tra
     for (const trace_slice& s : L.threads[t])
       if (!s.region) total += work_of(s);
     trace_counter_track work(ev, json_string("work of thread " + std::to_string(t)), "work", total);
+    // Sampled at the latest end so far: a slice sorted after one that encloses
+    // it (an empty strand at the start of the next) may end earlier.
     bool first = true;
+    std::uint64_t at = 0;
     for (const trace_slice& s : L.threads[t]) {
       if (s.region) continue;
-      if (first) work.start(s.start);
+      if (first) work.start(L.start(s));
       first = false;
-      if (work_of(s) != 0) work.add(s.end, work_of(s));
+      at = std::max(at, L.end(s));
+      if (work_of(s) != 0) work.add(at, work_of(s));
     }
   }
   std::uint64_t total = 0;
-  for (const trace_slice& s : L.critical) total += r.strands[s.index].span;
+  for (const trace_path_slice& s : L.critical) total += r.strands[s.index].span;
   trace_counter_track span(ev, json_string("span of the critical path"), "span", total);
   for (std::size_t k = 0; k < L.critical.size(); ++k) {
     if (k == 0) span.start(L.critical[k].start);
@@ -352,7 +356,7 @@ class trace_arrows {
     p = put_decimal(p, id_);
     p = finish ? put_text(p, ",\"pid\":1,\"ph\":\"f\",\"bp\":\"e\",\"ts\":")
                : put_text(p, ",\"pid\":1,\"ph\":\"s\",\"ts\":");
-    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.start[i]);
+    p = put_micros(p, folded ? L_.runs[L_.run_of[i]].start : L_.strand_start(i));
     p = put_text(p, ",\"tid\":");
     p = put_decimal(p, std::uint64_t(r_.strands[i].thread) + 1);
     ev_.close(p);
