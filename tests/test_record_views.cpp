@@ -860,6 +860,19 @@ TEST(RecordViews, FoldedNamesReadTheSameInEveryReader) {
 // (506.682 + 0.220 > 506.902, and many more): the record of a run, its times
 // replaced by back-to-back strands of such lengths on every thread. Every
 // slice must still nest in doubles and in ns, and the flows bind.
+namespace {
+
+// The record's strands by start time (ties in strand order).
+std::vector<std::uint32_t> strands_by_start(const fs::execution_record& r) {
+  std::vector<std::uint32_t> order(r.strands.size());
+  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+  return order;
+}
+
+}  // namespace
+
 TEST(RecordViews, SharedBoundariesNestInDoubles) {
   const fs::report measured = fs::measure(
       "fib", [] { fib(12); }, recorded());
@@ -867,10 +880,7 @@ TEST(RecordViews, SharedBoundariesNestInDoubles) {
   fs::execution_record r = *measured.record;
   const std::uint64_t lengths[] = {220, 181, 1, 333, 97, 1024, 7, 250, 119};
   std::map<std::uint32_t, std::uint64_t> clock;  // per thread: where the next strand starts
-  std::vector<std::uint32_t> order(r.strands.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+  const std::vector<std::uint32_t> order = strands_by_start(r);
   std::size_t k = 0;
   for (const std::uint32_t i : order) {
     fs::record_strand& s = r.strands[i];
@@ -1290,10 +1300,7 @@ TEST(RecordViews, OverlappingStrandsAreMovedAndTheRestKeepTheirTimes) {
   std::mt19937_64 gen(base_seed());
   for (int trial = 0; trial < 20; ++trial) {
     fs::execution_record r = *measured.record;
-    std::vector<std::uint32_t> order(r.strands.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return r.strands[a].start_ns < r.strands[b].start_ns; });
+    const std::vector<std::uint32_t> order = strands_by_start(r);
     std::map<std::uint32_t, std::uint64_t> clock;  // per thread: where the last strand ended
     std::size_t overlapping = 0;
     for (const std::uint32_t i : order) {

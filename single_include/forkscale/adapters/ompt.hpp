@@ -9326,16 +9326,89 @@ FORKSCALE_NAMESPACE_END
 // The compiled library always sets them. Without them (header-only, no
 // views.hpp) a set variable gets one diagnostic, and the text report one line,
 // saying how to get the view.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+// Whether `key` is asked about for the first time in this process: what is
+// said on stderr once per process however often it happens.
+inline bool first_in_process(const std::string& key) {
+  static std::mutex m;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> g(m);
+  return seen.insert(key).second;
+}
+
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  if (first_in_process(std::string("ignored ") + name))
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
+  return env_switch::unset;
+}
+
+// A clock named by environment variable `name` (cost, tsc, steady,
+// arm_counter, thread_cpu or automatic, in any case; `auto` too). Unset, empty
+// or not a clock (said once): automatic.
+inline clock_kind read_env_clock(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once(name, raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it `automatic`.
+inline clock_kind read_env_clock() { return read_env_clock("FORKSCALE_CLOCK"); }
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -9377,20 +9450,8 @@ inline std::string environment_value(const char* name) {
 }
 
 // A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-// Whether the stderr line of `d` is printed for the first time in this process.
-inline bool first_views_line(const diagnostic& d) {
-  static std::mutex m;
-  static std::vector<std::string> said;
-  const std::string line = d.where + ": " + d.problem;
-  std::lock_guard<std::mutex> g(m);
-  if (std::find(said.begin(), said.end(), line) != said.end()) return false;
-  said.push_back(line);
-  return true;
-}
-
-// Every report gets the diagnostic; without a handler its stderr line is
+// whole), where = the variable's name: it goes into every report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ..."),
 // printed once per process, so that a program that measures several times
 // (each report saved to the same path) says it once, not once a measurement.
 inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
@@ -9398,7 +9459,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler || first_views_line(d)) deliver_diagnostic(handler, d);
+  if (handler || first_in_process("views " + d.where + ": " + d.problem)) deliver_diagnostic(handler, d);
 }
 
 // The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
@@ -12631,75 +12692,6 @@ FORKSCALE_NAMESPACE_END
 #include <string>
 #include <utility>
 
-// begin include/forkscale/detail/util/env.hpp
-#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
-// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
-// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
-// Any other value is ignored, with one line on stderr the first time the
-// process reads it.
-#include <cctype>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
-#include <set>
-#include <string>
-
-
-FORKSCALE_NAMESPACE_BEGIN
-namespace detail {
-
-enum class env_switch { unset, off, on };
-
-// Says once per process, for each variable, that its value is not one it takes.
-inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
-    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
-}
-
-inline env_switch read_env_switch(const char* name) {
-  const char* raw = std::getenv(name);
-  if (raw == nullptr || *raw == '\0') return env_switch::unset;
-  std::string v = trim(raw);
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
-  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
-  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
-  return env_switch::unset;
-}
-
-// A clock named by environment variable `name` (cost, tsc, steady,
-// arm_counter, thread_cpu or automatic, in any case; `auto` too). Unset, empty
-// or not a clock (said once): automatic.
-inline clock_kind read_env_clock(const char* name) {
-  const char* raw = std::getenv(name);
-  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
-  std::string v = trim(raw);
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "auto") return clock_kind::automatic;
-  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
-                             clock_kind::arm_counter, clock_kind::thread_cpu})
-    if (v == to_string(k)) return k;
-  tell_ignored_once(name, raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
-  return clock_kind::automatic;
-}
-
-// FORKSCALE_CLOCK: the clock of a measurement whose options leave it `automatic`.
-inline clock_kind read_env_clock() { return read_env_clock("FORKSCALE_CLOCK"); }
-
-// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
-inline clock_kind clock_option(clock_kind option) {
-  return option == clock_kind::automatic ? read_env_clock() : option;
-}
-
-}  // namespace detail
-FORKSCALE_NAMESPACE_END
-#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
-// end include/forkscale/detail/util/env.hpp
 
 #if defined(_WIN32)
 #include <io.h>
@@ -15692,16 +15684,89 @@ FORKSCALE_NAMESPACE_END
 // The compiled library always sets them. Without them (header-only, no
 // views.hpp) a set variable gets one diagnostic, and the text report one line,
 // saying how to get the view.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+// begin include/forkscale/detail/util/env.hpp
+#ifndef FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+#define FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// detail/util/env.hpp: the environment's on/off switches (FORKSCALE_RECORD,
+// FORKSCALE_PROGRESS, FORKSCALE_OMPT): 1 or 0, also on/off, yes/no, true/false
+// in any case, blanks around them ignored; and FORKSCALE_CLOCK, a clock's name.
+// Any other value is ignored, with one line on stderr the first time the
+// process reads it.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+#include <string>
+
+
+FORKSCALE_NAMESPACE_BEGIN
+namespace detail {
+
+enum class env_switch { unset, off, on };
+
+// Whether `key` is asked about for the first time in this process: what is
+// said on stderr once per process however often it happens.
+inline bool first_in_process(const std::string& key) {
+  static std::mutex m;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> g(m);
+  return seen.insert(key).second;
+}
+
+// Says once per process, for each variable, that its value is not one it takes.
+inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
+  if (first_in_process(std::string("ignored ") + name))
+    std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
+}
+
+inline env_switch read_env_switch(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return env_switch::unset;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "on" || v == "yes" || v == "true") return env_switch::on;
+  if (v == "0" || v == "off" || v == "no" || v == "false") return env_switch::off;
+  tell_ignored_once(name, raw, "1 or 0 (nor on/off, yes/no, true/false)");
+  return env_switch::unset;
+}
+
+// A clock named by environment variable `name` (cost, tsc, steady,
+// arm_counter, thread_cpu or automatic, in any case; `auto` too). Unset, empty
+// or not a clock (said once): automatic.
+inline clock_kind read_env_clock(const char* name) {
+  const char* raw = std::getenv(name);
+  if (raw == nullptr || *raw == '\0') return clock_kind::automatic;
+  std::string v = trim(raw);
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "auto") return clock_kind::automatic;
+  for (const clock_kind k : {clock_kind::automatic, clock_kind::cost, clock_kind::tsc, clock_kind::steady,
+                             clock_kind::arm_counter, clock_kind::thread_cpu})
+    if (v == to_string(k)) return k;
+  tell_ignored_once(name, raw, "a clock (cost, tsc, steady, arm_counter, thread_cpu or automatic)");
+  return clock_kind::automatic;
+}
+
+// FORKSCALE_CLOCK: the clock of a measurement whose options leave it `automatic`.
+inline clock_kind read_env_clock() { return read_env_clock("FORKSCALE_CLOCK"); }
+
+// The clock options ask for: `option`, or FORKSCALE_CLOCK's when it is automatic.
+inline clock_kind clock_option(clock_kind option) {
+  return option == clock_kind::automatic ? read_env_clock() : option;
+}
+
+}  // namespace detail
+FORKSCALE_NAMESPACE_END
+#endif  // FORKSCALE_SINGLE_DETAIL_UTIL_ENV_HPP
+// end include/forkscale/detail/util/env.hpp
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -15743,20 +15808,8 @@ inline std::string environment_value(const char* name) {
 }
 
 // A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-// Whether the stderr line of `d` is printed for the first time in this process.
-inline bool first_views_line(const diagnostic& d) {
-  static std::mutex m;
-  static std::vector<std::string> said;
-  const std::string line = d.where + ": " + d.problem;
-  std::lock_guard<std::mutex> g(m);
-  if (std::find(said.begin(), said.end(), line) != said.end()) return false;
-  said.push_back(line);
-  return true;
-}
-
-// Every report gets the diagnostic; without a handler its stderr line is
+// whole), where = the variable's name: it goes into every report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ..."),
 // printed once per process, so that a program that measures several times
 // (each report saved to the same path) says it once, not once a measurement.
 inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
@@ -15764,7 +15817,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler || first_views_line(d)) deliver_diagnostic(handler, d);
+  if (handler || first_in_process("views " + d.where + ": " + d.problem)) deliver_diagnostic(handler, d);
 }
 
 // The two files FORKSCALE_FOLDED=`path` names: (work, critical path).
@@ -21574,12 +21627,18 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Whether `key` is asked about for the first time in this process: what is
+// said on stderr once per process however often it happens.
+inline bool first_in_process(const std::string& key) {
+  static std::mutex m;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> g(m);
+  return seen.insert(key).second;
+}
+
 // Says once per process, for each variable, that its value is not one it takes.
 inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
+  if (first_in_process(std::string("ignored ") + name))
     std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
 }
 

@@ -12,12 +12,10 @@
 // views.hpp) a set variable gets one diagnostic, and the text report one line,
 // saying how to get the view.
 #pragma once
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +23,7 @@
 #include "../../config.hpp"
 #include "../../report.hpp"
 #include "../engine/session.hpp"
+#include "../util/env.hpp"
 
 FORKSCALE_NAMESPACE_BEGIN
 namespace detail {
@@ -66,20 +65,8 @@ inline std::string environment_value(const char* name) {
 }
 
 // A diagnostic about the environment's views (not misuse: the numbers are
-// whole), where = the variable's name: it goes into the report and to the
-// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ...").
-// Whether the stderr line of `d` is printed for the first time in this process.
-inline bool first_views_line(const diagnostic& d) {
-  static std::mutex m;
-  static std::vector<std::string> said;
-  const std::string line = d.where + ": " + d.problem;
-  std::lock_guard<std::mutex> g(m);
-  if (std::find(said.begin(), said.end(), line) != said.end()) return false;
-  said.push_back(line);
-  return true;
-}
-
-// Every report gets the diagnostic; without a handler its stderr line is
+// whole), where = the variable's name: it goes into every report and to the
+// handler, or else to stderr as one line ("forkscale: FORKSCALE_TRACE: ..."),
 // printed once per process, so that a program that measures several times
 // (each report saved to the same path) says it once, not once a measurement.
 inline void record_views_notice(report& rep, const diagnostic_handler& handler, const char* variable,
@@ -87,7 +74,7 @@ inline void record_views_notice(report& rep, const diagnostic_handler& handler, 
   diagnostic d{variable, std::move(problem)};
   ++rep.diagnostic_count;
   if (rep.diagnostics.size() < max_kept_diagnostics) rep.diagnostics.push_back(d);
-  if (handler || first_views_line(d)) deliver_diagnostic(handler, d);
+  if (handler || first_in_process("views " + d.where + ": " + d.problem)) deliver_diagnostic(handler, d);
 }
 
 // The two files FORKSCALE_FOLDED=`path` names: (work, critical path).

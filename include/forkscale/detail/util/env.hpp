@@ -21,12 +21,18 @@ namespace detail {
 
 enum class env_switch { unset, off, on };
 
+// Whether `key` is asked about for the first time in this process: what is
+// said on stderr once per process however often it happens.
+inline bool first_in_process(const std::string& key) {
+  static std::mutex m;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> g(m);
+  return seen.insert(key).second;
+}
+
 // Says once per process, for each variable, that its value is not one it takes.
 inline void tell_ignored_once(const char* name, const char* raw, const char* expected) {
-  static std::mutex m;
-  static std::set<std::string> told;
-  std::lock_guard<std::mutex> g(m);
-  if (told.insert(name).second)
+  if (first_in_process(std::string("ignored ") + name))
     std::fprintf(stderr, "forkscale: %s=%s is not %s; it is ignored\n", name, printable_path(raw).c_str(), expected);
 }
 
